@@ -1,0 +1,64 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { Option, type Command } from "commander";
+import cliProgress from "cli-progress";
+import { importBenchmarkFiles } from "@/lib/importers";
+import { postFrames, IngestHttpError } from "@/lib/client/http";
+import { readClientConfig } from "../config";
+
+/** Files bigger than this get a progress bar while sending. */
+const PROGRESS_BAR_MIN_FRAMES = 20;
+
+/** Registers `pitwall import <file...>`. */
+export function registerImportCommand(program: Command): void {
+  program
+    .command("import")
+    .argument("<files...>", "result files: SGLang bench_serving JSONL, vLLM bench serve JSON/JSONL")
+    .description("import benchmark result files through POST /api/ingest (PITWALL_URL, PITWALL_TOKEN)")
+    .option("--host <host>", "where the benchmark ran (default: the token's host)")
+    .option("--name <name>", "run name; with several files, makes them ONE run (one file per concurrency level)")
+    .addOption(new Option("--tag <tag...>", "tag(s) for the run(s)").default([]))
+    .action(async (files: string[], opts: { host?: string; name?: string; tag: string[] }) => {
+      const config = readClientConfig();
+      if (!config.PITWALL_TOKEN) {
+        program.error("PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>`", { exitCode: 2 });
+      }
+      const inputs = await Promise.all(
+        files.map(async (file) => {
+          try {
+            return { path: file, text: await fs.readFile(file, "utf8") };
+          } catch (err) {
+            program.error(`cannot read ${file}: ${(err as Error).message}`, { exitCode: 2 });
+          }
+        }),
+      );
+      const { runs, problems } = importBenchmarkFiles(inputs, { name: opts.name, host: opts.host, tags: opts.tag });
+      for (const p of problems) process.stderr.write(`${p.file}:${p.line}: ${p.message}\n`);
+
+      let failed = problems.length > 0;
+      for (const run of runs) {
+        const label = run.files.map((f) => path.basename(f)).join(", ");
+        const bar =
+          run.frames.length >= PROGRESS_BAR_MIN_FRAMES && process.stderr.isTTY
+            ? new cliProgress.SingleBar({ format: `${label} [{bar}] {value}/{total} frames`, stream: process.stderr }, cliProgress.Presets.shades_classic)
+            : null;
+        bar?.start(run.frames.length, 0);
+        try {
+          const results = await postFrames(config.PITWALL_URL, config.PITWALL_TOKEN!, run.frames, (sent) => bar?.update(sent));
+          bar?.stop();
+          const rejected = results.filter((r) => !r.ok);
+          const duplicates = results.filter((r) => r.ok && r.duplicate).length;
+          for (const r of rejected) if (!r.ok) process.stderr.write(`${label}: frame ${r.id} rejected: ${r.code}: ${r.message}\n`);
+          if (rejected.length) failed = true;
+          const note = duplicates === results.length ? " (already imported; nothing changed)" : "";
+          process.stdout.write(`${label}: ${run.format}, ${run.pointCount} points → run ${run.runKey}${note}\n`);
+        } catch (err) {
+          bar?.stop();
+          if (err instanceof IngestHttpError) program.error(err.message, { exitCode: 1 });
+          throw err;
+        }
+      }
+      process.stdout.write(`open ${new URL("/runs", config.PITWALL_URL).toString()}\n`);
+      if (failed) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,44 @@
+import type { Command } from "commander";
+import { createToken, listTokens, revokeToken } from "@/lib/server/repositories/tokens";
+import { withAdminDatabase } from "../admin-db";
+
+/** Registers `pitwall token create|list|revoke`. */
+export function registerTokenCommands(program: Command): void {
+  const token = program.command("token").description("manage worker tokens (admin; talks to the database directly)");
+
+  token
+    .command("create")
+    .argument("<host>", "host the token speaks for (e.g. kpro5); created when new")
+    .description("create a worker token; prints it as the last line (it is stored hashed and shown only once)")
+    .action(async (host: string) => {
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(host)) {
+        program.error(`invalid host name '${host}': use letters, digits, '.', '_' and '-'`, { exitCode: 2 });
+      }
+      const created = await withAdminDatabase((db) => createToken(db, host));
+      process.stderr.write(`created token #${created.id} for host ${created.hostName}; store it now, it is not shown again:\n`);
+      process.stdout.write(`${created.token}\n`);
+    });
+
+  token
+    .command("list")
+    .description("list worker tokens (never their secrets)")
+    .action(async () => {
+      const rows = await withAdminDatabase((db) => listTokens(db));
+      for (const t of rows) {
+        const state = t.revokedAt ? `revoked ${t.revokedAt.toISOString()}` : "active";
+        process.stdout.write(`#${t.id}\t${t.host.name}\t${t.prefix}…\t${state}\tcreated ${t.createdAt.toISOString()}\n`);
+      }
+    });
+
+  token
+    .command("revoke")
+    .argument("<id>", "token number from `pitwall token list`")
+    .description("revoke a worker token; its sockets are refused from then on")
+    .action(async (id: string) => {
+      const n = Number(id.replace(/^#/, ""));
+      if (!Number.isSafeInteger(n)) program.error(`invalid token id '${id}'`, { exitCode: 2 });
+      const ok = await withAdminDatabase((db) => revokeToken(db, n));
+      if (!ok) program.error(`no active token #${n}`, { exitCode: 1 });
+      process.stdout.write(`revoked token #${n}\n`);
+    });
+}

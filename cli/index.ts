@@ -1,0 +1,24 @@
+/**
+ * `npx pitwall …`: the Pitwall command line. Admin commands (token) talk to the database;
+ * client commands (import) talk to a Pitwall server over HTTP with a worker token.
+ */
+import { Command } from "commander";
+import { registerImportCommand } from "./commands/import";
+import { registerTokenCommands } from "./commands/token";
+
+const program = new Command("pitwall")
+  .description("Pitwall: live dashboard for LLM infrastructure work")
+  .showHelpAfterError()
+  .configureOutput({ outputError: (s, write) => write(s) });
+program.exitOverride((err) => {
+  // Our own program.error() calls carry their exit code; commander's usage errors exit 2.
+  process.exit(err.code === "commander.error" || err.exitCode === 0 ? err.exitCode : 2);
+});
+
+registerTokenCommands(program);
+registerImportCommand(program);
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`pitwall: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,200 @@
+import { z } from "zod";
+
+/**
+ * Pitwall wire protocol v1: the frames a worker sends to `/ws/ingest` (one JSON object per
+ * WebSocket message) or `POST /api/ingest` (a JSON array of the same objects), and the server's
+ * replies. Documented for humans in docs/protocol.md; this module is the source of truth.
+ */
+
+export const PROTOCOL_VERSION = 1 as const;
+
+/** Largest accepted frame (one ws message or one HTTP body), in bytes: 1 MiB. */
+export const MAX_FRAME_BYTES = 1024 * 1024;
+
+/**
+ * A number that may be non-finite. Accepts JSON numbers (including NaN/±Infinity after
+ * lenient parsing) and the strings "NaN", "Infinity", "-Infinity" (what JS clients must send,
+ * since `JSON.stringify(NaN)` is `null`).
+ */
+export const anyNumber = z.union([
+  z.custom<number>((v) => typeof v === "number", { message: "expected a number" }),
+  z.enum(["NaN", "Infinity", "-Infinity"]).transform((s) => Number(s)),
+]);
+
+/** A finite number (non-finite rejected). */
+const finite = z.number();
+/** Non-negative integer that fits a Postgres int4. */
+const nonNegInt = z.number().int().nonnegative().max(2_147_483_647);
+/** Epoch milliseconds. */
+const epochMs = z.number().int().nonnegative();
+/** Client-chosen stable key (run key, point key): printable, at most 200 chars. */
+const clientKey = z.string().min(1).max(200);
+const hostName = z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "host names use letters, digits, '.', '_' and '-'");
+
+const base = {
+  v: z.literal(PROTOCOL_VERSION),
+  /** Client message id; the server deduplicates on it (per host) and acks it once committed. */
+  id: z.string().min(1).max(200),
+};
+
+export const RUN_KINDS = ["benchmark", "extraction", "generation", "training", "eval"] as const;
+export const RUN_END_STATUSES = ["succeeded", "failed", "cancelled"] as const;
+
+/** `hello`: optional first frame; identifies the client software and the worker. */
+export const helloFrame = z.strictObject({
+  ...base,
+  type: z.literal("hello"),
+  client: z.string().max(200).optional(),
+  workerId: z.string().max(200).optional(),
+});
+
+/**
+ * `heartbeat`: the sending host is alive. `intervalS` is the sender's heartbeat period
+ * (default 10 s) from which staleness is derived; `facts` carries host hardware readings.
+ */
+export const heartbeatFrame = z.strictObject({
+  ...base,
+  type: z.literal("heartbeat"),
+  ts: epochMs.optional(),
+  intervalS: z.number().positive().max(3600).optional(),
+  facts: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * `run.start`: creates a run, or updates it when the key exists (re-sends upsert).
+ * `host` names where the work runs; default the token's host.
+ */
+export const runStartFrame = z.strictObject({
+  ...base,
+  type: z.literal("run.start"),
+  run: clientKey,
+  name: z.string().min(1).max(300),
+  kind: z.enum(RUN_KINDS),
+  host: hostName.optional(),
+  startedAt: epochMs.optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+  tags: z.array(z.string().min(1).max(100)).max(50).optional(),
+  notes: z.string().max(10_000).optional(),
+});
+
+export const BENCHMARK_SCENARIOS = ["throughput", "long-context"] as const;
+
+/**
+ * One benchmark result: one level of a sweep. Latencies in ms, throughputs in tok/s or req/s,
+ * `durationS` in seconds. A TTFT/TPOT/ITL that was not measured (non-streaming runs) is null.
+ */
+export const benchmarkPoint = z.strictObject({
+  /** Stable key within the run; a later frame with the same key replaces the point. */
+  key: clientKey,
+  /** Position in the source (line number for files), for stable ordering. */
+  ord: nonNegInt.optional(),
+  scenario: z.enum(BENCHMARK_SCENARIOS).default("throughput"),
+  dataset: z.string().max(200).nullish(),
+  /** Configured level (SGLang/vLLM `max_concurrency`); null when unbounded. */
+  concurrency: nonNegInt.nullish(),
+  /** Mean requests actually in flight (SGLang's `concurrency` field). */
+  measuredConcurrency: anyNumber.nullish(),
+  /** Offered request rate in req/s; null with `requestRateUnbounded` for "inf". */
+  requestRate: anyNumber.nullish(),
+  requestRateUnbounded: z.boolean().optional(),
+  inputLen: nonNegInt.nullish(),
+  outputLen: nonNegInt.nullish(),
+  completed: nonNegInt.nullish(),
+  failed: nonNegInt.nullish(),
+  durationS: anyNumber.nullish(),
+  requestThroughput: anyNumber.nullish(),
+  outputTokPerS: anyNumber.nullish(),
+  totalTokPerS: anyNumber.nullish(),
+  ttftMsMean: anyNumber.nullish(),
+  ttftMsMedian: anyNumber.nullish(),
+  ttftMsP99: anyNumber.nullish(),
+  tpotMsMean: anyNumber.nullish(),
+  tpotMsMedian: anyNumber.nullish(),
+  tpotMsP99: anyNumber.nullish(),
+  itlMsMean: anyNumber.nullish(),
+  itlMsMedian: anyNumber.nullish(),
+  itlMsP99: anyNumber.nullish(),
+  e2eMsMean: anyNumber.nullish(),
+  e2eMsMedian: anyNumber.nullish(),
+  e2eMsP99: anyNumber.nullish(),
+  /** Acceptance length τ (tokens per verify step) when speculative decoding was on. */
+  acceptLength: anyNumber.nullish(),
+  /** The source row, minus per-request arrays and large blobs. */
+  raw: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** `run.benchmark`: one or more benchmark points for a started run. */
+export const runBenchmarkFrame = z.strictObject({
+  ...base,
+  type: z.literal("run.benchmark"),
+  run: clientKey,
+  points: z.array(benchmarkPoint).min(1).max(5000),
+});
+
+/** `run.end`: final status of a run. */
+export const runEndFrame = z.strictObject({
+  ...base,
+  type: z.literal("run.end"),
+  run: clientKey,
+  status: z.enum(RUN_END_STATUSES),
+  endedAt: epochMs.optional(),
+  error: z.string().max(10_000).optional(),
+});
+
+/** Any worker → server frame. */
+export const clientFrame = z.discriminatedUnion("type", [
+  helloFrame,
+  heartbeatFrame,
+  runStartFrame,
+  runBenchmarkFrame,
+  runEndFrame,
+]);
+
+export type HelloFrame = z.infer<typeof helloFrame>;
+export type HeartbeatFrame = z.infer<typeof heartbeatFrame>;
+export type RunStartFrame = z.infer<typeof runStartFrame>;
+export type BenchmarkPointInput = z.input<typeof benchmarkPoint>;
+export type BenchmarkPoint = z.infer<typeof benchmarkPoint>;
+export type RunBenchmarkFrame = z.infer<typeof runBenchmarkFrame>;
+export type RunEndFrame = z.infer<typeof runEndFrame>;
+/** A validated worker → server frame. */
+export type ClientFrame = z.infer<typeof clientFrame>;
+/** A worker → server frame as a client writes it (before defaults/transforms). */
+export type ClientFrameInput = z.input<typeof clientFrame>;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+/** Error codes the server sends in `error` frames and per-frame HTTP results. */
+export const ERROR_CODES = [
+  "invalid_json",
+  "invalid_frame",
+  "unsupported_version",
+  "unknown_run",
+  "frame_too_large",
+  "batch_too_large",
+  "unauthorized",
+  "forbidden",
+  "internal",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Server → worker: the listed frame ids are committed (or were already). */
+export const ackFrame = z.strictObject({
+  v: z.literal(PROTOCOL_VERSION),
+  type: z.literal("ack"),
+  ids: z.array(z.string()),
+});
+
+/** Server → worker: a frame was rejected; `id` is null when the frame had no readable id. */
+export const errorFrame = z.strictObject({
+  v: z.literal(PROTOCOL_VERSION),
+  type: z.literal("error"),
+  id: z.string().nullable(),
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+});
+
+/** Any server → worker frame. */
+export const serverFrame = z.discriminatedUnion("type", [ackFrame, errorFrame]);
+export type AckFrame = z.infer<typeof ackFrame>;
+export type ErrorFrame = z.infer<typeof errorFrame>;
+export type ServerFrame = z.infer<typeof serverFrame>;

@@ -1,0 +1,4 @@
+export * from "./frames";
+export * from "./json";
+export * from "./validate";
+export * from "./live";

@@ -1,0 +1,50 @@
+import { z } from "zod";
+import { clientFrame, PROTOCOL_VERSION, type ClientFrame, type ErrorCode } from "./frames";
+
+/** Outcome of validating one inbound value as a frame. */
+export type FrameCheck =
+  | { ok: true; frame: ClientFrame }
+  | { ok: false; id: string | null; code: ErrorCode; message: string };
+
+/**
+ * Validates one parsed JSON value as a worker → server frame.
+ * Never throws: a bad frame yields `{ ok: false }` with a specific code (`invalid_frame`,
+ * `unsupported_version`) and a message naming the offending field(s).
+ */
+export function checkFrame(value: unknown): FrameCheck {
+  const id = readId(value);
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    return { ok: false, id, code: "invalid_frame", message: "a frame must be a JSON object" };
+  }
+  const v = (value as { v?: unknown }).v;
+  if (v !== PROTOCOL_VERSION) {
+    return {
+      ok: false,
+      id,
+      code: "unsupported_version",
+      message: v === undefined ? "missing protocol version 'v' (expected 1)" : `unsupported protocol version ${JSON.stringify(v)} (expected 1)`,
+    };
+  }
+  const parsed = clientFrame.safeParse(value);
+  if (parsed.success) return { ok: true, frame: parsed.data };
+  return { ok: false, id, code: "invalid_frame", message: describeIssues(parsed.error) };
+}
+
+/** Reads a frame's `id` when it is a usable string, for error replies. */
+function readId(value: unknown): string | null {
+  if (value && typeof value === "object" && "id" in value) {
+    const id = (value as { id: unknown }).id;
+    if (typeof id === "string" && id.length > 0 && id.length <= 200) return id;
+  }
+  return null;
+}
+
+/** Formats zod issues as "path: message; path: message" (at most 5). */
+export function describeIssues(error: z.ZodError): string {
+  const parts = error.issues.slice(0, 5).map((issue) => {
+    const path = issue.path.length ? issue.path.join(".") : "(frame)";
+    return `${path}: ${issue.message}`;
+  });
+  if (error.issues.length > 5) parts.push(`and ${error.issues.length - 5} more`);
+  return parts.join("; ");
+}

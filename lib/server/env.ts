@@ -1,0 +1,31 @@
+import { z } from "zod";
+
+/**
+ * Server configuration, parsed once from `process.env`. Nothing else in the server reads
+ * `process.env`; code that needs configuration receives it as an argument.
+ */
+const envSchema = z.object({
+  DATABASE_URL: z.string().url().optional(),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default("0.0.0.0"),
+  PITWALL_DATA_DIR: z.string().optional(),
+  NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
+  /** Ingest flush: at most this many frames per transaction. */
+  PITWALL_INGEST_BATCH_FRAMES: z.coerce.number().int().min(1).max(10_000).default(500),
+});
+
+/** Parsed server configuration. */
+export type Env = z.infer<typeof envSchema>;
+
+/**
+ * Parses the given environment (default `process.env`).
+ * @throws Error listing every invalid variable.
+ */
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new Error(`invalid environment:\n  ${lines.join("\n  ")}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,34 @@
+import type { ErrorCode } from "@/lib/protocol";
+
+/** Base class of errors that carry a protocol/API error code and an HTTP status. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode | "not_found",
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A request or frame failed validation (HTTP 400). */
+export class ValidationError extends AppError {
+  constructor(message: string, code: ErrorCode = "invalid_frame") {
+    super(code, message, 400);
+  }
+}
+
+/** Missing, unknown or revoked credentials (HTTP 401). */
+export class AuthError extends AppError {
+  constructor(message = "a valid worker token is required (Authorization: Bearer <token>)") {
+    super("unauthorized", message, 401);
+  }
+}
+
+/** A resource does not exist (HTTP 404). */
+export class NotFoundError extends AppError {
+  constructor(message: string) {
+    super("not_found", message, 404);
+  }
+}

@@ -1,0 +1,128 @@
+import type { WebSocket, RawData } from "ws";
+import {
+  checkFrame,
+  parseLenientJson,
+  PROTOCOL_VERSION,
+  stringifyJson,
+  type ClientFrame,
+  type ServerFrame,
+} from "@/lib/protocol";
+import { pool } from "@/lib/server/db";
+import type { Logger } from "@/lib/server/logger";
+import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
+import { telemetry } from "@/lib/server/telemetry";
+import { applyFrames } from "./apply";
+
+/** Frames queued beyond this pause reading from the socket until the queue drains. */
+const HIGH_WATER_FRAMES = 20_000;
+
+/**
+ * One worker connection on `/ws/ingest`.
+ *
+ * Each message is one frame object or a JSON array of frames. Bad frames are answered with an
+ * `error` at once; good frames are queued and written in batches: while one batch is being
+ * committed, new frames accumulate, so a fast sender gets large transactions and a slow one low
+ * latency, without timers. Acks are sent only after COMMIT, listing the committed ids (frames
+ * already committed earlier are acked again without being re-applied).
+ */
+export class IngestConnection {
+  private queue: ClientFrame[] = [];
+  private flushing: Promise<void> | null = null;
+  private paused = false;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly principal: TokenPrincipal,
+    private readonly opts: { batchFrames: number; log: Logger },
+  ) {
+    telemetry().ingestSockets.inc();
+    ws.on("message", (data, isBinary) => this.onMessage(data, isBinary));
+    ws.on("close", () => telemetry().ingestSockets.dec());
+  }
+
+  /** Resolves once every frame received so far is committed (or rejected). */
+  async drain(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private onMessage(data: RawData, isBinary: boolean): void {
+    const t = telemetry();
+    let parsed: unknown;
+    try {
+      parsed = parseLenientJson(rawToString(data, isBinary));
+    } catch (err) {
+      t.framesReceived.inc({ transport: "ws" });
+      t.framesRejected.inc({ transport: "ws", code: "invalid_json" });
+      this.send({ v: PROTOCOL_VERSION, type: "error", id: null, code: "invalid_json", message: `message is not JSON: ${(err as Error).message}` });
+      return;
+    }
+    const values = Array.isArray(parsed) ? parsed : [parsed];
+    t.framesReceived.inc({ transport: "ws" }, values.length);
+    for (const value of values) {
+      const check = checkFrame(value);
+      if (check.ok) {
+        this.queue.push(check.frame);
+      } else {
+        t.framesRejected.inc({ transport: "ws", code: check.code });
+        this.send({ v: PROTOCOL_VERSION, type: "error", id: check.id, code: check.code, message: check.message });
+      }
+    }
+    if (this.queue.length > HIGH_WATER_FRAMES && !this.paused) {
+      this.paused = true;
+      this.ws.pause();
+    }
+    this.kick();
+  }
+
+  private kick(): void {
+    if (this.flushing || this.queue.length === 0) return;
+    this.flushing = this.flushLoop().finally(() => {
+      this.flushing = null;
+      this.kick();
+    });
+  }
+
+  private async flushLoop(): Promise<void> {
+    const t = telemetry();
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.opts.batchFrames);
+      if (this.paused && this.queue.length < HIGH_WATER_FRAMES / 2) {
+        this.paused = false;
+        this.ws.resume();
+      }
+      try {
+        const outcomes = await applyFrames(pool(), this.principal, batch);
+        const ids: string[] = [];
+        for (const o of outcomes) {
+          if (o.ok) {
+            ids.push(o.id);
+          } else {
+            t.framesRejected.inc({ transport: "ws", code: o.code });
+            this.send({ v: PROTOCOL_VERSION, type: "error", id: o.id, code: o.code, message: o.message });
+          }
+        }
+        if (ids.length) {
+          t.framesAcked.inc({ transport: "ws" }, ids.length);
+          this.send({ v: PROTOCOL_VERSION, type: "ack", ids });
+        }
+      } catch (err) {
+        // applyFrames only throws when the database is unreachable: nothing was committed, so we
+        // ack nothing and the worker resends after reconnecting. Close so it does.
+        this.opts.log.error({ err, host: this.principal.hostName }, "ingest batch failed");
+        this.queue = [];
+        this.ws.close(1011, "database unavailable; resend unacknowledged frames");
+        return;
+      }
+    }
+  }
+
+  private send(frame: ServerFrame): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(stringifyJson(frame));
+  }
+}
+
+function rawToString(data: RawData, _isBinary: boolean): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString("utf8");
+  return data.toString("utf8");
+}

@@ -1,0 +1,125 @@
+import pg from "pg";
+import type { WebSocket } from "ws";
+import { LIVE_CHANNEL, liveChange, liveSubscribe, type LiveServerMessage } from "@/lib/protocol/live";
+import type { Logger } from "@/lib/server/logger";
+import { telemetry } from "@/lib/server/telemetry";
+
+/** Per socket and topic, at most one notification per this many ms (trailing edge kept). */
+const COALESCE_MS = 250;
+
+interface Subscriber {
+  ws: WebSocket;
+  topics: Set<string>;
+  seq: number;
+  lastSentAt: Map<string, number>;
+  pending: Map<string, NodeJS.Timeout>;
+}
+
+/**
+ * Live fan-out to browsers on `/ws/live`.
+ *
+ * Ingest commits send `pg_notify('pitwall_live', {topic})`; every app instance LISTENs on a
+ * dedicated connection and forwards matching topics to its own browser sockets. Going through
+ * Postgres (rather than an in-process emitter) is what lets several instances behind a load
+ * balancer share one database with no extra broker. Bursts are coalesced per socket and topic so
+ * a worker pushing 1000 frames/s causes a handful of refetches, not 1000.
+ */
+export class LiveHub {
+  private readonly subscribers = new Set<Subscriber>();
+  private listener: pg.Client | null = null;
+  private closed = false;
+  private retryMs = 500;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly log: Logger,
+  ) {}
+
+  /** Opens the LISTEN connection; reconnects by itself when it drops. */
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.databaseUrl });
+    client.on("notification", (msg) => this.onNotification(msg.payload));
+    client.on("error", (err) => {
+      this.log.warn({ err }, "live LISTEN connection lost; reconnecting");
+      this.reconnectLater();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${LIVE_CHANNEL}`);
+    this.listener = client;
+    this.retryMs = 500;
+  }
+
+  private reconnectLater(): void {
+    const old = this.listener;
+    this.listener = null;
+    old?.end().catch(() => undefined);
+    if (this.closed) return;
+    const delay = this.retryMs;
+    this.retryMs = Math.min(this.retryMs * 2, 10_000);
+    setTimeout(() => {
+      if (!this.closed) this.start().catch(() => this.reconnectLater());
+    }, delay).unref();
+  }
+
+  /** Registers a browser socket; it receives nothing until it subscribes to topics. */
+  add(ws: WebSocket): void {
+    const sub: Subscriber = { ws, topics: new Set(), seq: 0, lastSentAt: new Map(), pending: new Map() };
+    this.subscribers.add(sub);
+    telemetry().liveSubscribers.set(this.subscribers.size);
+    this.send(sub, { type: "hello", seq: sub.seq });
+    ws.on("message", (data) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(data.toString());
+      } catch {
+        this.send(sub, { type: "error", code: "invalid_json", message: "message is not JSON" });
+        return;
+      }
+      const parsed = liveSubscribe.safeParse(value);
+      if (!parsed.success) {
+        this.send(sub, { type: "error", code: "invalid_message", message: 'expected {"type":"subscribe","topics":[...]}' });
+        return;
+      }
+      sub.topics = new Set(parsed.data.topics);
+    });
+    ws.on("close", () => {
+      for (const t of sub.pending.values()) clearTimeout(t);
+      this.subscribers.delete(sub);
+      telemetry().liveSubscribers.set(this.subscribers.size);
+    });
+  }
+
+  private onNotification(payload: string | undefined): void {
+    let topic: string;
+    try {
+      topic = liveChange.parse(JSON.parse(payload ?? "")).topic;
+    } catch {
+      return;
+    }
+    for (const sub of this.subscribers) if (sub.topics.has(topic)) this.notify(sub, topic);
+  }
+
+  private notify(sub: Subscriber, topic: string): void {
+    if (sub.pending.has(topic)) return;
+    const wait = (sub.lastSentAt.get(topic) ?? 0) + COALESCE_MS - Date.now();
+    const fire = () => {
+      sub.pending.delete(topic);
+      sub.lastSentAt.set(topic, Date.now());
+      sub.seq += 1;
+      this.send(sub, { type: "changed", topic, seq: sub.seq, at: Date.now() });
+    };
+    if (wait <= 0) fire();
+    else sub.pending.set(topic, setTimeout(fire, wait));
+  }
+
+  private send(sub: Subscriber, msg: LiveServerMessage): void {
+    if (sub.ws.readyState === sub.ws.OPEN) sub.ws.send(JSON.stringify(msg));
+  }
+
+  /** Stops listening and closes every browser socket (going away). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const sub of this.subscribers) sub.ws.close(1001, "server shutting down");
+    await this.listener?.end().catch(() => undefined);
+  }
+}

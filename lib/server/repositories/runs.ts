@@ -1,0 +1,196 @@
+import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { z } from "zod";
+import { RUN_KINDS } from "@/lib/protocol";
+import { NotFoundError, ValidationError } from "@/lib/server/errors";
+import type { BenchmarkPointView, RunDetail, RunListPage, RunSummary, RunState } from "@/lib/view-models";
+
+/** Query filters of `GET /api/runs` and the /runs page (all optional). */
+export const runFilters = z.object({
+  kind: z.enum(RUN_KINDS).optional(),
+  host: z.string().max(100).optional(),
+  status: z.enum(["running", "succeeded", "failed", "cancelled", "stale"]).optional(),
+  tag: z.string().max(100).optional(),
+  q: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+});
+export type RunFilters = z.infer<typeof runFilters>;
+
+const runSelect = {
+  id: true,
+  key: true,
+  name: true,
+  kind: true,
+  status: true,
+  config: true,
+  tags: true,
+  notes: true,
+  error: true,
+  stallAfterS: true,
+  startedAt: true,
+  endedAt: true,
+  lastPushAt: true,
+  host: { select: { name: true } },
+} satisfies Prisma.RunSelect;
+
+type RunRow = Prisma.RunGetPayload<{ select: typeof runSelect }>;
+
+/** Derives the displayed state: a running run with no push within its stall threshold is stale. */
+export function deriveState(status: RunRow["status"], lastPushAt: Date, stallAfterS: number, now: Date): RunState {
+  if (status === "running" && now.getTime() - lastPushAt.getTime() > stallAfterS * 1000) return "stale";
+  return status;
+}
+
+interface Cursor {
+  startedAt: string;
+  id: number;
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString("base64url");
+}
+
+function decodeCursor(s: string): Cursor {
+  try {
+    const c = JSON.parse(Buffer.from(s, "base64url").toString("utf8")) as Cursor;
+    if (typeof c.id !== "number" || Number.isNaN(Date.parse(c.startedAt))) throw new Error();
+    return c;
+  } catch {
+    throw new ValidationError("invalid cursor", "invalid_frame");
+  }
+}
+
+/**
+ * Lists runs newest first (by start time, then id) with keyset pagination.
+ * @throws ValidationError for a malformed cursor.
+ */
+export async function listRuns(db: PrismaClient, filters: RunFilters, now: Date = new Date()): Promise<RunListPage> {
+  const where: Prisma.RunWhereInput[] = [];
+  if (filters.kind) where.push({ kind: filters.kind });
+  if (filters.host) where.push({ host: { name: filters.host } });
+  if (filters.tag) where.push({ tags: { has: filters.tag } });
+  if (filters.q) {
+    where.push({
+      OR: [
+        { name: { contains: filters.q, mode: "insensitive" } },
+        { key: { contains: filters.q, mode: "insensitive" } },
+        { tags: { has: filters.q } },
+      ],
+    });
+  }
+  if (filters.status === "stale" || filters.status === "running") {
+    // Staleness depends on each run's own threshold: filter candidates here, refine below.
+    where.push({ status: "running" });
+  } else if (filters.status) {
+    where.push({ status: filters.status });
+  }
+  if (filters.cursor) {
+    const c = decodeCursor(filters.cursor);
+    const at = new Date(c.startedAt);
+    where.push({ OR: [{ startedAt: { lt: at } }, { startedAt: at, id: { lt: c.id } }] });
+  }
+
+  const rows: RunRow[] = [];
+  let hasMore = false;
+  // Over-fetch when the stale/running split must be applied in memory.
+  const refine = filters.status === "stale" || filters.status === "running";
+  let lastCursor: Cursor | undefined;
+  const batch = filters.limit + 1;
+  for (let guard = 0; guard < 20; guard++) {
+    const page = await db.run.findMany({
+      where: { AND: [...where, ...(lastCursor ? [{ OR: [{ startedAt: { lt: new Date(lastCursor.startedAt) } }, { startedAt: new Date(lastCursor.startedAt), id: { lt: lastCursor.id } }] }] : [])] },
+      orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+      take: refine ? batch * 4 : batch,
+      select: runSelect,
+    });
+    for (const r of page) {
+      if (refine && deriveState(r.status, r.lastPushAt, r.stallAfterS, now) !== filters.status) continue;
+      rows.push(r);
+    }
+    const last = page[page.length - 1];
+    if (!refine || page.length < batch * 4 || rows.length > filters.limit || !last) break;
+    lastCursor = { startedAt: last.startedAt.toISOString(), id: last.id };
+  }
+  if (rows.length > filters.limit) {
+    hasMore = true;
+    rows.length = filters.limit;
+  }
+  const stats = await pointStats(db, rows.map((r) => r.id));
+  const runs = rows.map((r) => toSummary(r, stats.get(r.id), now));
+  const last = rows[rows.length - 1];
+  return { runs, nextCursor: hasMore && last ? encodeCursor({ startedAt: last.startedAt.toISOString(), id: last.id }) : null };
+}
+
+/**
+ * One run with its benchmark points (ordered by scenario, concurrency, request rate, source order).
+ * @throws NotFoundError when no run has this id.
+ */
+export async function getRun(db: PrismaClient, id: number, now: Date = new Date()): Promise<RunDetail> {
+  const row = await db.run.findUnique({ where: { id }, select: runSelect });
+  if (!row) throw new NotFoundError(`run ${id} not found`);
+  const points = await db.benchmarkPoint.findMany({
+    where: { runId: id },
+    orderBy: [{ scenario: "asc" }, { concurrency: { sort: "asc", nulls: "last" } }, { requestRate: { sort: "asc", nulls: "last" } }, { ord: "asc" }, { key: "asc" }],
+    omit: { runId: true },
+  });
+  const stats = await pointStats(db, [id]);
+  return {
+    ...toSummary(row, stats.get(id), now),
+    notes: row.notes,
+    error: row.error,
+    benchmarkPoints: points.map(toPointView),
+  };
+}
+
+interface PointStats {
+  peak: number | null;
+  count: number;
+}
+
+async function pointStats(db: PrismaClient, runIds: number[]): Promise<Map<number, PointStats>> {
+  const map = new Map<number, PointStats>();
+  if (runIds.length === 0) return map;
+  // NaN sorts above every number in Postgres, so max() must skip non-finite values explicitly.
+  const rows = await db.$queryRaw<Array<{ runId: number; peak: number | null; count: number }>>`
+    SELECT "runId",
+           max("outputTokPerS") FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND "outputTokPerS" < 'Infinity'::float8 AND coalesce(completed, 1) > 0) AS peak,
+           count(*)::int AS count
+    FROM "BenchmarkPoint" WHERE "runId" IN (${Prisma.join(runIds)}) GROUP BY "runId"`;
+  for (const r of rows) map.set(r.runId, { peak: r.peak, count: Number(r.count) });
+  return map;
+}
+
+function str(v: unknown): string | null {
+  return typeof v === "string" && v.length > 0 ? v : typeof v === "number" ? String(v) : null;
+}
+
+function toSummary(r: RunRow, stats: PointStats | undefined, now: Date): RunSummary {
+  const config = (r.config ?? {}) as Record<string, unknown>;
+  return {
+    id: r.id,
+    key: r.key,
+    name: r.name,
+    kind: r.kind,
+    status: r.status,
+    state: deriveState(r.status, r.lastPushAt, r.stallAfterS, now),
+    host: r.host.name,
+    startedAt: r.startedAt.toISOString(),
+    endedAt: r.endedAt?.toISOString() ?? null,
+    lastPushAt: r.lastPushAt.toISOString(),
+    durationS: ((r.endedAt ?? now).getTime() - r.startedAt.getTime()) / 1000,
+    tags: r.tags,
+    config,
+    model: str(config.model),
+    engine: str(config.engine),
+    engineVersion: str(config.engineVersion),
+    peakOutputTokPerS: stats?.peak ?? null,
+    pointCount: stats?.count ?? 0,
+  };
+}
+
+type PointRow = Omit<Prisma.BenchmarkPointGetPayload<object>, "runId">;
+
+function toPointView(p: PointRow): BenchmarkPointView {
+  const { updatedAt, raw, ...rest } = p;
+  return { ...rest, raw: (raw ?? {}) as Record<string, unknown>, updatedAt: updatedAt.toISOString() };
+}

@@ -1,0 +1,85 @@
+/**
+ * Read models shared by server components, API responses and client components. Plain JSON
+ * shapes (dates as ISO 8601 strings); no database types, so client code may import them.
+ * Units live in field names: `durationS` seconds, `ttftMsMedian` milliseconds, `outputTokPerS`
+ * output tokens per second (aggregate over all requests).
+ */
+
+/** Stored status plus the derived `stale` (running, but no push within its stall threshold). */
+export type RunState = "running" | "succeeded" | "failed" | "cancelled" | "stale";
+
+/** One row of the run list. */
+export interface RunSummary {
+  id: number;
+  key: string;
+  name: string;
+  kind: "benchmark" | "extraction" | "generation" | "training" | "eval";
+  status: "running" | "succeeded" | "failed" | "cancelled";
+  state: RunState;
+  host: string;
+  startedAt: string;
+  endedAt: string | null;
+  lastPushAt: string;
+  /** Seconds from start to end (or to now while running). */
+  durationS: number;
+  tags: string[];
+  config: Record<string, unknown>;
+  model: string | null;
+  engine: string | null;
+  engineVersion: string | null;
+  /** Highest finite aggregate output tok/s among successful points; null without points. */
+  peakOutputTokPerS: number | null;
+  pointCount: number;
+}
+
+/** A page of runs; pass `nextCursor` back as `cursor` for the next page (null: last page). */
+export interface RunListPage {
+  runs: RunSummary[];
+  nextCursor: string | null;
+}
+
+/** One benchmark point. Latencies in ms; null = not measured. Non-finite values stay numbers. */
+export interface BenchmarkPointView {
+  key: string;
+  ord: number;
+  scenario: string;
+  dataset: string | null;
+  /** Configured concurrency level (max_concurrency); null when unbounded. */
+  concurrency: number | null;
+  /** Mean requests actually in flight (SGLang `concurrency`). */
+  measuredConcurrency: number | null;
+  /** Offered request rate in req/s; null when unbounded (see requestRateUnbounded). */
+  requestRate: number | null;
+  requestRateUnbounded: boolean;
+  inputLen: number | null;
+  outputLen: number | null;
+  completed: number | null;
+  failed: number | null;
+  durationS: number | null;
+  requestThroughput: number | null;
+  outputTokPerS: number | null;
+  totalTokPerS: number | null;
+  ttftMsMean: number | null;
+  ttftMsMedian: number | null;
+  ttftMsP99: number | null;
+  tpotMsMean: number | null;
+  tpotMsMedian: number | null;
+  tpotMsP99: number | null;
+  itlMsMean: number | null;
+  itlMsMedian: number | null;
+  itlMsP99: number | null;
+  e2eMsMean: number | null;
+  e2eMsMedian: number | null;
+  e2eMsP99: number | null;
+  /** Acceptance length τ (tokens per verify step) with speculative decoding; else null. */
+  acceptLength: number | null;
+  raw: Record<string, unknown>;
+  updatedAt: string;
+}
+
+/** A run with everything its page shows. */
+export interface RunDetail extends RunSummary {
+  notes: string | null;
+  error: string | null;
+  benchmarkPoints: BenchmarkPointView[];
+}

@@ -1,0 +1,49 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+const SOURCES = ["app", "components", "lib", "public", "next.config.ts", "package-lock.json", "postcss.config.mjs", "tsconfig.json"];
+const SKIP = new Set(["node_modules", ".next", ".data", "generated"]);
+
+/** Newest modification time (ms) among files under `p`. */
+function newestMtime(p: string): number {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(p);
+  } catch {
+    return 0;
+  }
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = 0;
+  for (const entry of fs.readdirSync(p)) {
+    if (SKIP.has(entry) || entry.endsWith(".test.ts")) continue;
+    newest = Math.max(newest, newestMtime(path.join(p, entry)));
+  }
+  return newest;
+}
+
+/** True when `.next` is missing or older than any source that goes into the build. */
+export function buildIsStale(projectDir: string): boolean {
+  const buildId = path.join(projectDir, ".next", "BUILD_ID");
+  if (!fs.existsSync(buildId)) return true;
+  const built = fs.statSync(buildId).mtimeMs;
+  return SOURCES.some((s) => newestMtime(path.join(projectDir, s)) > built);
+}
+
+/**
+ * Runs `next build` when the production build is missing or stale (~25 s), streaming its output.
+ * @throws Error when the build fails.
+ */
+export async function ensureBuild(projectDir: string, log: (msg: string) => void): Promise<void> {
+  if (!buildIsStale(projectDir)) return;
+  log("building the dashboard (next build); this takes about half a minute the first time");
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(path.join(projectDir, "node_modules", ".bin", "next"), ["build"], {
+      cwd: projectDir,
+      stdio: "inherit",
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`next build failed (exit ${code})`))));
+    child.on("error", reject);
+  });
+}

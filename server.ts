@@ -1,0 +1,134 @@
+import http from "node:http";
+import type { Duplex } from "node:stream";
+import next from "next";
+import { WebSocketServer, type WebSocket } from "ws";
+import { MAX_FRAME_BYTES } from "@/lib/protocol";
+import { closeDb, databaseUrl } from "@/lib/server/db";
+import type { Env } from "@/lib/server/env";
+import { AuthError } from "@/lib/server/errors";
+import { authenticateWorker } from "@/lib/server/ingest/service";
+import { IngestConnection } from "@/lib/server/ingest/socket";
+import { LiveHub } from "@/lib/server/live/hub";
+import type { Logger } from "@/lib/server/logger";
+
+/** A running Pitwall server. */
+export interface RunningServer {
+  port: number;
+  /** Graceful stop: refuse new sockets, commit queued frames, close sockets, close Next and DB. */
+  close(): Promise<void>;
+}
+
+/** How often sockets are pinged; a peer that missed one ping is terminated. */
+const PING_INTERVAL_MS = 30_000;
+
+/**
+ * Starts Next.js and both WebSocket endpoints on one HTTP port:
+ * `/ws/ingest` (workers, bearer token checked during the upgrade: 401 and no socket on failure;
+ * messages over 1 MiB close the socket with 1009), `/ws/live` (browsers), Next's own upgrades
+ * (dev HMR) handed to Next; any other upgrade is refused.
+ * @throws when Next cannot start or the port is taken.
+ */
+export async function startServer(env: Env, log: Logger): Promise<RunningServer> {
+  const dev = env.NODE_ENV === "development";
+  const app = next({ dev, hostname: env.HOST, port: env.PORT, dir: import.meta.dirname });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const nextUpgrade = app.getUpgradeHandler();
+
+  const hub = new LiveHub(databaseUrl(), log);
+  await hub.start();
+
+  const ingestWss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  const liveWss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const connections = new Set<IngestConnection>();
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log.error({ err, url: req.url }, "request failed");
+      if (!res.headersSent) res.writeHead(500).end("internal error");
+    });
+  });
+
+  server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const pathname = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (pathname === "/ws/ingest") {
+      authenticateWorker(req.headers.authorization)
+        .then((principal) => {
+          ingestWss.handleUpgrade(req, socket, head, (ws) => {
+            const conn = new IngestConnection(track(ws), principal, { batchFrames: env.PITWALL_INGEST_BATCH_FRAMES, log });
+            connections.add(conn);
+            ws.on("close", () => connections.delete(conn));
+            log.info({ host: principal.hostName }, "worker connected");
+          });
+        })
+        .catch((err: unknown) => {
+          const status = err instanceof AuthError ? "401 Unauthorized" : "503 Service Unavailable";
+          const body = err instanceof AuthError ? err.message : "authentication unavailable";
+          if (!(err instanceof AuthError)) log.error({ err }, "ingest upgrade failed");
+          refuse(socket, status, body);
+        });
+    } else if (pathname === "/ws/live") {
+      liveWss.handleUpgrade(req, socket, head, (ws) => hub.add(track(ws)));
+    } else if (pathname.startsWith("/_next/")) {
+      void nextUpgrade(req, socket, head);
+    } else {
+      socket.destroy();
+    }
+  });
+
+  const heartbeat = setInterval(() => {
+    for (const wss of [ingestWss, liveWss]) for (const ws of wss.clients) pingOrTerminate(ws);
+  }, PING_INTERVAL_MS);
+  heartbeat.unref();
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(env.PORT, env.HOST, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : env.PORT;
+  log.info({ port, dev }, `Pitwall listening on http://localhost:${port}`);
+
+  let closing: Promise<void> | null = null;
+  return {
+    port,
+    close: () =>
+      (closing ??= (async () => {
+        clearInterval(heartbeat);
+        server.close();
+        // Commit what workers already sent before saying goodbye, so their acks are not lost
+        // work: anything still unacknowledged after close is resent by the worker.
+        await Promise.allSettled([...connections].map((c) => c.drain()));
+        for (const ws of ingestWss.clients) ws.close(1001, "server shutting down");
+        await hub.close();
+        server.closeAllConnections();
+        await app.close();
+        await closeDb();
+      })()),
+  };
+}
+
+const alive = new WeakMap<WebSocket, boolean>();
+
+/** Marks a socket alive now and on every pong. */
+function track(ws: WebSocket): WebSocket {
+  alive.set(ws, true);
+  ws.on("pong", () => alive.set(ws, true));
+  return ws;
+}
+
+/** A socket that has not answered the previous ping is dead (half-open TCP): drop it. */
+function pingOrTerminate(ws: WebSocket): void {
+  if (alive.get(ws) === false) {
+    ws.terminate();
+    return;
+  }
+  alive.set(ws, false);
+  ws.ping();
+}
+
+function refuse(socket: Duplex, status: string, body: string): void {
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

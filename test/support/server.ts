@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import readline from "node:readline";
+
+const projectDir = path.resolve(import.meta.dirname, "../..");
+
+/** A Pitwall server process started for a test. */
+export interface TestServer {
+  url: string;
+  port: number;
+  /** Everything the server logged so far (JSON lines). */
+  logs: string[];
+  /** SIGTERM and wait for exit (graceful shutdown path). */
+  stop(): Promise<void>;
+  /** SIGKILL and wait (crash). */
+  kill(): Promise<void>;
+}
+
+/**
+ * Starts the real server (`scripts/start.ts`, production build, the given database) on `port`
+ * (default: a free one chosen by the OS) and resolves once it listens.
+ * @throws Error with the server's output when it exits before listening or takes over 60 s.
+ */
+export async function startTestServer(opts: { databaseUrl: string; port?: number; env?: Record<string, string> }): Promise<TestServer> {
+  const child = spawn(path.join(projectDir, "node_modules", ".bin", "tsx"), ["scripts/start.ts"], {
+    cwd: projectDir,
+    env: { ...process.env, DATABASE_URL: opts.databaseUrl, PORT: String(opts.port ?? 0), HOST: "127.0.0.1", LOG_LEVEL: "info", ...opts.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs: string[] = [];
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 60 s:\n${logs.join("\n")}`)), 60_000);
+    const onLine = (line: string) => {
+      logs.push(line);
+      if (line.includes("Pitwall listening")) {
+        try {
+          clearTimeout(timer);
+          resolve((JSON.parse(line) as { port: number }).port);
+        } catch {
+          // not JSON: keep waiting
+        }
+      }
+    };
+    readline.createInterface({ input: child.stdout! }).on("line", onLine);
+    readline.createInterface({ input: child.stderr! }).on("line", (l) => logs.push(l));
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${logs.join("\n")}`));
+    });
+  });
+  const stopWith = (signal: NodeJS.Signals) => async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  return { url: `http://127.0.0.1:${port}`, port, logs, stop: stopWith("SIGTERM"), kill: stopWith("SIGKILL") };
+}
+
+export type { ChildProcess };
