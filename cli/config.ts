@@ -11,7 +11,8 @@ export type ClientConfig = z.infer<typeof clientEnv>;
 
 /** Reads PITWALL_URL and PITWALL_TOKEN. @throws Error naming the invalid variable. */
 export function readClientConfig(source: Record<string, string | undefined> = process.env): ClientConfig {
-  const parsed = clientEnv.safeParse(source);
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = clientEnv.safeParse(cleaned);
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
   return parsed.data;
 }

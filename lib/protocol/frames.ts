@@ -21,8 +21,6 @@ export const anyNumber = z.union([
   z.enum(["NaN", "Infinity", "-Infinity"]).transform((s) => Number(s)),
 ]);
 
-/** A finite number (non-finite rejected). */
-const finite = z.number();
 /** Non-negative integer that fits a Postgres int4. */
 const nonNegInt = z.number().int().nonnegative().max(2_147_483_647);
 /** Epoch milliseconds. */

@@ -18,11 +18,13 @@ const envSchema = z.object({
 export type Env = z.infer<typeof envSchema>;
 
 /**
- * Parses the given environment (default `process.env`).
+ * Parses the given environment (default `process.env`); empty values count as unset.
  * @throws Error listing every invalid variable.
  */
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
-  const parsed = envSchema.safeParse(source);
+  // An empty variable (DATABASE_URL=) means unset, as in most tools.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new Error(`invalid environment:\n  ${lines.join("\n  ")}`);

@@ -17,7 +17,8 @@ const projectDir = path.resolve(import.meta.dirname, "../..");
  */
 export default async function setup(project: TestProject) {
   // Integration tests start the real server, which serves the production build.
-  await ensureBuild(projectDir, (m) => console.log(m));
+  // PITWALL_TEST_SKIP_BUILD=1 skips this for quick unit-only runs.
+  if (!process.env.PITWALL_TEST_SKIP_BUILD) await ensureBuild(projectDir, (m) => console.log(m));
   let adminUrl = process.env.PITWALL_TEST_ADMIN_URL;
   let stop = async () => undefined as void;
   let dataDir: string | null = null;

@@ -22,7 +22,9 @@ export interface TestServer {
  * @throws Error with the server's output when it exits before listening or takes over 60 s.
  */
 export async function startTestServer(opts: { databaseUrl: string; port?: number; env?: Record<string, string> }): Promise<TestServer> {
-  const child = spawn(path.join(projectDir, "node_modules", ".bin", "tsx"), ["scripts/start.ts"], {
+  // PITWALL_TEST_DEV=1 serves with `next dev` instead of the production build (debugging only).
+  const args = ["scripts/start.ts", ...(process.env.PITWALL_TEST_DEV ? ["--dev"] : [])];
+  const child = spawn(path.join(projectDir, "node_modules", ".bin", "tsx"), args, {
     cwd: projectDir,
     env: { ...process.env, DATABASE_URL: opts.databaseUrl, PORT: String(opts.port ?? 0), HOST: "127.0.0.1", LOG_LEVEL: "info", ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],

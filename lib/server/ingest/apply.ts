@@ -4,7 +4,6 @@ import {
   type BenchmarkPoint,
   type ClientFrame,
   type ErrorCode,
-  type RunBenchmarkFrame,
   type RunEndFrame,
   type RunStartFrame,
 } from "@/lib/protocol";

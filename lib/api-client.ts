@@ -1,0 +1,64 @@
+import type { RunDetail, RunListPage } from "./view-models";
+import { apiRunPath, apiRunsPath, type RunListQuery } from "./paths";
+
+/**
+ * Browser-side reads of the Pitwall API for react-query. The API writes non-finite numbers as the
+ * strings "NaN" / "Infinity" / "-Infinity" (JSON has no such numbers); they are turned back into
+ * numbers here so components see the same values a server component gets from the repository.
+ */
+
+/** A non-2xx API answer: HTTP `status` plus the body's `error.code` / `error.message` when present. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+const NON_FINITE: Record<string, number> = { NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY, "-Infinity": Number.NEGATIVE_INFINITY };
+
+/** JSON.parse reviver that turns "NaN" / "Infinity" / "-Infinity" strings back into numbers. */
+export function reviveNonFinite(_key: string, value: unknown): unknown {
+  return typeof value === "string" && Object.hasOwn(NON_FINITE, value) ? NON_FINITE[value] : value;
+}
+
+/** Parses API JSON text, reviving non-finite numbers. @throws SyntaxError for invalid JSON. */
+export function parseApiJson<T>(text: string): T {
+  return JSON.parse(text, reviveNonFinite) as T;
+}
+
+/**
+ * GETs an API path and parses the body with {@link reviveNonFinite}.
+ * @throws ApiError for non-2xx answers; TypeError when the network fails.
+ */
+export async function fetchJson<T>(path: string, init?: { signal?: AbortSignal }): Promise<T> {
+  const res = await fetch(path, { headers: { accept: "application/json" }, cache: "no-store", signal: init?.signal });
+  const text = await res.text();
+  if (!res.ok) {
+    let code = "http_error";
+    let message = `${res.status} ${res.statusText}`;
+    try {
+      const body = parseApiJson<{ error?: { code?: string; message?: string } }>(text);
+      code = body.error?.code ?? code;
+      message = body.error?.message ?? message;
+    } catch {
+      // Not JSON (proxy error page): keep the status line.
+    }
+    throw new ApiError(res.status, code, message);
+  }
+  return parseApiJson<T>(text);
+}
+
+/** One page of runs (`GET /api/runs`). */
+export function fetchRuns(q: RunListQuery, signal?: AbortSignal): Promise<RunListPage> {
+  return fetchJson<RunListPage>(apiRunsPath(q), { signal });
+}
+
+/** One run with its points (`GET /api/runs/:id`). @throws ApiError 404 when it does not exist. */
+export function fetchRun(id: number, signal?: AbortSignal): Promise<RunDetail> {
+  return fetchJson<RunDetail>(apiRunPath(id), { signal });
+}

@@ -1,0 +1,64 @@
+import type { RunState, RunSummary } from "./view-models";
+
+/**
+ * URL builders for pages and API reads, so links and fetches agree on parameter names.
+ * Empty values are left out, keeping URLs short and shareable.
+ */
+
+/** Filters of the run list as they appear in `/runs?…` and `/api/runs?…`. */
+export interface RunListQuery {
+  kind?: RunSummary["kind"];
+  status?: RunState;
+  host?: string;
+  tag?: string;
+  q?: string;
+  cursor?: string;
+}
+
+/** Run kinds in the order the filter offers them. */
+export const RUN_KIND_OPTIONS: readonly RunSummary["kind"][] = ["benchmark", "extraction", "generation", "training", "eval"];
+/** Run states in the order the filter offers them. */
+export const RUN_STATE_OPTIONS: readonly RunState[] = ["running", "stale", "succeeded", "failed", "cancelled"];
+
+function query(params: Record<string, string | undefined>): string {
+  const sp = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") sp.set(k, v);
+  const s = sp.toString();
+  return s ? `?${s}` : "";
+}
+
+/** `/runs` with filters (and an optional cursor). */
+export function runsPath(q: RunListQuery = {}): string {
+  return `/runs${query({ kind: q.kind, status: q.status, host: q.host, tag: q.tag, q: q.q, cursor: q.cursor })}`;
+}
+
+/** `/runs/:id`. */
+export function runPath(id: number): string {
+  return `/runs/${id}`;
+}
+
+/** `/compare?ids=1,2,3`. */
+export function comparePath(ids: readonly number[]): string {
+  return ids.length ? `/compare?ids=${ids.join(",")}` : "/compare";
+}
+
+/** `GET /api/runs` with the same filters as the page. */
+export function apiRunsPath(q: RunListQuery = {}): string {
+  return `/api/runs${query({ kind: q.kind, status: q.status, host: q.host, tag: q.tag, q: q.q, cursor: q.cursor })}`;
+}
+
+/** `GET /api/runs/:id`. */
+export function apiRunPath(id: number): string {
+  return `/api/runs/${id}`;
+}
+
+/** Parses `ids=1,2,3` into distinct positive integers (order kept, junk dropped, at most 12). */
+export function parseIds(value: string | string[] | undefined): number[] {
+  const text = Array.isArray(value) ? value.join(",") : (value ?? "");
+  const ids: number[] = [];
+  for (const part of text.split(",")) {
+    const n = Number(part.trim());
+    if (part.trim() !== "" && Number.isSafeInteger(n) && n > 0 && !ids.includes(n)) ids.push(n);
+  }
+  return ids.slice(0, 12);
+}

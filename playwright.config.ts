@@ -1,0 +1,40 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { defineConfig } from "@playwright/test";
+
+// One fresh embedded database and port per run. The config is evaluated by the runner and again
+// by each worker; setting the values into process.env here makes workers (spawned later, with
+// this environment) agree with the runner.
+process.env.PITWALL_E2E_PORT ??= String(20_000 + Math.floor(Math.random() * 20_000));
+process.env.PITWALL_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-e2e-"));
+const port = Number(process.env.PITWALL_E2E_PORT);
+const executablePath = process.env.PITWALL_CHROMIUM ?? (fs.existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined);
+
+export default defineConfig({
+  testDir: "e2e",
+  workers: 1,
+  fullyParallel: false,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  forbidOnly: !!process.env.CI,
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    },
+  },
+  webServer: {
+    command: "node_modules/.bin/tsx scripts/start.ts",
+    url: `http://127.0.0.1:${port}/healthz`,
+    timeout: 180_000,
+    reuseExistingServer: false,
+    stdout: "ignore",
+    stderr: "pipe",
+    gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
+    env: { PORT: String(port), HOST: "127.0.0.1", PITWALL_DATA_DIR: process.env.PITWALL_E2E_DATA_DIR, DATABASE_URL: "" },
+  },
+});
