@@ -1,0 +1,314 @@
+import { MAX_FRAME_BYTES, runStartFrame, type ClientFrameInput } from "../protocol/frames";
+import { describeIssues } from "../protocol/validate";
+import { parseLenientJson } from "../protocol/json";
+import {
+  baseName,
+  countLines,
+  isPlainObject,
+  iterateLines,
+  MIN_FORMAT_SCORE,
+  readJsonRecords,
+  sha256Hex,
+  type BenchmarkFormat,
+  type BenchmarkFormatModule,
+  type ImportProblem,
+  type JsonObject,
+} from "./benchmark-common";
+import { buildRun, DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME, type MappedRecord, type ParsedFile } from "./benchmark-run";
+import { sglangBenchServing } from "./sglang-bench-serving";
+import { vllmBenchServe } from "./vllm-bench-serve";
+
+/**
+ * Benchmark importers: real benchmark tool output files → Pitwall protocol frames
+ * (`run.start` + `run.benchmark`… + `run.end`, kind `benchmark`). Pure parsing: no database, no
+ * network, no file system (callers pass file contents), so the CLI can run it on any host and send
+ * the frames through the same ingest path as a live worker.
+ *
+ * Formats (see each module for the writer versions and quirks):
+ * - `sglang-bench-serving`: SGLang `python -m sglang.bench_serving --output-file` JSONL.
+ * - `vllm-bench-serve`: vLLM `vllm bench serve --save-result` JSON / `--append-result` JSONL
+ *   (and legacy `benchmarks/benchmark_serving.py`).
+ */
+
+export type { BenchmarkFormat, ImportProblem } from "./benchmark-common";
+export { BENCHMARK_FORMATS } from "./benchmark-common";
+export { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME } from "./benchmark-run";
+export type { MappedRecord, ParsedFile } from "./benchmark-run";
+export { summariseServerInfo } from "./sglang-bench-serving";
+export { vllmMetadata } from "./vllm-bench-serve";
+
+/** The format modules, in detection order. */
+const FORMAT_MODULES: readonly BenchmarkFormatModule[] = [sglangBenchServing, vllmBenchServe];
+
+/** How many non-blank lines {@link detectFormat} looks at before giving up. */
+const DETECT_MAX_LINES = 20;
+
+/** One input file: `path` as the user named it (used in messages and for the default run name), `text` its content. */
+export interface ImportFile {
+  path: string;
+  text: string;
+}
+
+/**
+ * Import options.
+ * - `name`: run name; with several files it also makes them ONE run (default: one run per file,
+ *   named by the file's base name). At most 300 chars (longer names are cut).
+ * - `host`: host the benchmark ran on (`run.start.host`; letters, digits, '.', '_', '-').
+ * - `tags`: run tags (at most 50, each 1–100 chars).
+ * - `maxPointsPerFrame` (default 500, at most 5000) and `maxFrameBytes` (default 768 KiB, at most
+ *   1 MiB): limits for each `run.benchmark` frame, measured as serialised by `stringifyJson`.
+ */
+export interface ImportOptions {
+  name?: string;
+  host?: string;
+  tags?: string[];
+  maxPointsPerFrame?: number;
+  maxFrameBytes?: number;
+}
+
+/**
+ * One imported run: its deterministic `runKey` (`import:<32 hex>`), `name`, source `format`,
+ * `files` (paths in canonical order: natural order of base names, then content hash),
+ * `pointCount` (one point per result line) and `frames` to send in order
+ * (`run.start`, `run.benchmark`…, `run.end`); every frame passes `checkFrame`.
+ */
+export interface ImportedRun {
+  runKey: string;
+  name: string;
+  format: BenchmarkFormat;
+  files: string[];
+  pointCount: number;
+  frames: ClientFrameInput[];
+}
+
+/** Result of {@link importBenchmarkFiles}: the runs, and every line-level problem skipped over. */
+export interface ImportResult {
+  runs: ImportedRun[];
+  problems: ImportProblem[];
+}
+
+/**
+ * A file or option that cannot be imported at all. `file` names the input file (null for option
+ * errors); the message already includes it.
+ */
+export class BenchmarkImportError extends Error {
+  readonly file: string | null;
+  constructor(file: string | null, message: string) {
+    super(message);
+    this.name = "BenchmarkImportError";
+    this.file = file;
+  }
+}
+
+/** A file whose content matches no known benchmark format (or holds no result at all). */
+export class UnknownFormatError extends BenchmarkImportError {
+  constructor(file: string, detail: string) {
+    super(
+      file,
+      `${file}: not a recognised benchmark result file (expected SGLang bench_serving --output-file JSONL or vLLM bench serve --save-result JSON/JSONL): ${detail}`,
+    );
+    this.name = "UnknownFormatError";
+  }
+}
+
+/**
+ * The format one parsed JSON object belongs to, or null. A result row must have numeric
+ * `completed` and `duration` (both writers always write them); then the module with the most
+ * format-specific keys wins, if it has at least two and strictly more than any other.
+ */
+export function classifyRow(row: unknown): BenchmarkFormat | null {
+  if (!isPlainObject(row) || typeof row.completed !== "number" || typeof row.duration !== "number") return null;
+  let best: BenchmarkFormatModule | null = null;
+  let bestScore = 0;
+  let tie = false;
+  for (const mod of FORMAT_MODULES) {
+    const s = mod.score(row);
+    if (s > bestScore) {
+      best = mod;
+      bestScore = s;
+      tie = false;
+    } else if (s === bestScore && s > 0) tie = true;
+  }
+  return best && !tie && bestScore >= MIN_FORMAT_SCORE ? best.format : null;
+}
+
+/**
+ * Detects a file's format from its content (key presence, never version strings): the format of
+ * the first of its first 20 non-blank lines that is a recognisable result row; a pretty-printed
+ * single JSON object is also read. Returns null when nothing matches. Never throws.
+ */
+export function detectFormat(text: string): BenchmarkFormat | null {
+  let seen = 0;
+  for (const { text: line } of iterateLines(text)) {
+    if (!/\S/.test(line)) continue;
+    let value: unknown;
+    try {
+      value = parseLenientJson(line);
+    } catch {
+      if (seen === 0) {
+        try {
+          return classifyRow(parseLenientJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text));
+        } catch {
+          // not one JSON document either: keep scanning lines
+        }
+      }
+      value = undefined;
+    }
+    const format = classifyRow(value);
+    if (format) return format;
+    if (++seen >= DETECT_MAX_LINES) break;
+  }
+  return null;
+}
+
+function moduleFor(format: BenchmarkFormat): BenchmarkFormatModule {
+  const mod = FORMAT_MODULES.find((m) => m.format === format);
+  if (!mod) throw new Error(`no importer module for format ${format}`);
+  return mod;
+}
+
+/**
+ * Parses one file: every non-blank line is a result (see `readJsonRecords` for the one-object
+ * fallback). The file's format is that of its first recognisable row; lines that are not JSON, not
+ * objects, not result rows, or rows of another format are returned as problems and skipped.
+ * @returns the parsed file (records mapped to points) and its line problems.
+ * @throws UnknownFormatError naming the file when no line is a recognisable result.
+ */
+export function parseBenchmarkFile(file: ImportFile): { parsed: ParsedFile; problems: ImportProblem[] } {
+  const { records, problems } = readJsonRecords(file.path, file.text);
+  let mod: BenchmarkFormatModule | null = null;
+  const mapped: MappedRecord[] = [];
+  const rowProblems: ImportProblem[] = [];
+  for (const rec of records) {
+    const format = classifyRow(rec.row);
+    if (format === null) {
+      rowProblems.push({ file: file.path, line: rec.line, message: describeUnrecognised(rec.row) });
+      continue;
+    }
+    mod ??= moduleFor(format);
+    if (format !== mod.format) {
+      rowProblems.push({
+        file: file.path,
+        line: rec.line,
+        message: `looks like ${moduleFor(format).tool} output, but this file is ${mod.tool} output; skipped`,
+      });
+      continue;
+    }
+    mapped.push({ line: rec.line, text: rec.text, mapping: mod.mapRow(rec.row) });
+  }
+  const allProblems = [...problems, ...rowProblems].sort((a, b) => a.line - b.line);
+  if (!mod) {
+    const first = allProblems[0];
+    throw new UnknownFormatError(file.path, first ? `line ${first.line}: ${first.message}` : "the file is empty");
+  }
+  return {
+    parsed: {
+      path: file.path,
+      contentHash: sha256Hex(file.text),
+      format: mod.format,
+      lineCount: countLines(file.text),
+      records: mapped,
+    },
+    problems: allProblems,
+  };
+}
+
+function describeUnrecognised(row: JsonObject): string {
+  const missing = ["completed", "duration"].filter((k) => typeof row[k] !== "number");
+  if (missing.length > 0) return `not a benchmark result row: no numeric ${missing.map((k) => `'${k}'`).join(" or ")}`;
+  return "not a recognisable SGLang bench_serving or vLLM bench serve result row";
+}
+
+interface CheckedOptions {
+  name?: string;
+  host?: string;
+  tags?: string[];
+  maxPointsPerFrame: number;
+  maxFrameBytes: number;
+}
+
+function checkOptions(opts: ImportOptions): CheckedOptions {
+  const shape = runStartFrame.shape;
+  const name = opts.name?.trim() ? opts.name.trim().slice(0, 300) : undefined;
+  if (opts.host !== undefined) {
+    const host = shape.host.safeParse(opts.host);
+    if (!host.success) throw new BenchmarkImportError(null, `invalid host ${JSON.stringify(opts.host)}: ${describeIssues(host.error)}`);
+  }
+  if (opts.tags !== undefined) {
+    const tags = shape.tags.safeParse(opts.tags);
+    if (!tags.success) throw new BenchmarkImportError(null, `invalid tags: ${describeIssues(tags.error)}`);
+  }
+  const maxPointsPerFrame = opts.maxPointsPerFrame ?? DEFAULT_MAX_POINTS_PER_FRAME;
+  if (!Number.isInteger(maxPointsPerFrame) || maxPointsPerFrame < 1 || maxPointsPerFrame > 5000) {
+    throw new BenchmarkImportError(null, `maxPointsPerFrame must be an integer in 1..5000, got ${maxPointsPerFrame}`);
+  }
+  const maxFrameBytes = opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  if (!Number.isInteger(maxFrameBytes) || maxFrameBytes < 4096 || maxFrameBytes > MAX_FRAME_BYTES) {
+    throw new BenchmarkImportError(null, `maxFrameBytes must be an integer in 4096..${MAX_FRAME_BYTES}, got ${maxFrameBytes}`);
+  }
+  return { name, host: opts.host, tags: opts.tags, maxPointsPerFrame, maxFrameBytes };
+}
+
+/**
+ * Imports benchmark result files as protocol frames.
+ * - Each file's format is detected from its content.
+ * - Without `opts.name`, every file becomes its own run named by its base name; with `opts.name`,
+ *   all files become ONE run of that name (a sweep saved one file per level). One point per
+ *   result line in either case.
+ * - Files with identical content are imported once (the repeat is reported as a problem).
+ * - Bad lines are skipped and reported as `{file, line, message}`; the other lines are imported.
+ * Output is deterministic: the same files and options give byte-identical frames (run keys, point
+ * keys and frame ids derive from the contents), whatever the paths or the order of `files`.
+ * @throws UnknownFormatError when a file holds no recognisable result (nothing is imported).
+ * @throws BenchmarkImportError for invalid options, or for files of different formats given
+ *   together with `opts.name`.
+ */
+export function importBenchmarkFiles(files: readonly ImportFile[], opts: ImportOptions = {}): ImportResult {
+  const options = checkOptions(opts);
+  const problems: ImportProblem[] = [];
+  const parsed: ParsedFile[] = [];
+  const byHash = new Map<string, string>();
+  for (const file of files) {
+    const { parsed: p, problems: fileProblems } = parseBenchmarkFile(file);
+    problems.push(...fileProblems);
+    const firstPath = byHash.get(p.contentHash);
+    if (firstPath !== undefined) {
+      problems.push({ file: file.path, line: 0, message: `same content as ${firstPath}; imported once` });
+      continue;
+    }
+    byHash.set(p.contentHash, file.path);
+    parsed.push(p);
+  }
+
+  const groups: ParsedFile[][] = options.name !== undefined && parsed.length > 1 ? [parsed] : parsed.map((p) => [p]);
+  if (groups.length === 1 && groups[0] && groups[0].length > 1) {
+    const formats = [...new Set(groups[0].map((p) => p.format))];
+    if (formats.length > 1) {
+      throw new BenchmarkImportError(null, `cannot combine ${formats.join(" and ")} files into one run "${options.name}"; import them as separate runs`);
+    }
+  }
+
+  const runs: ImportedRun[] = [];
+  for (const group of groups) {
+    const withRecords = group.filter((p) => p.records.length > 0);
+    if (withRecords.length === 0) continue;
+    const name = options.name ?? baseName((withRecords[0] as ParsedFile).path).slice(0, 300);
+    const built = buildRun(withRecords, {
+      name,
+      host: options.host,
+      tags: options.tags,
+      maxPointsPerFrame: options.maxPointsPerFrame,
+      maxFrameBytes: options.maxFrameBytes,
+    });
+    problems.push(...built.problems);
+    runs.push({
+      runKey: built.runKey,
+      name: built.name,
+      format: built.format,
+      files: built.files,
+      pointCount: built.pointCount,
+      frames: built.frames,
+    });
+  }
+  return { runs, problems };
+}
