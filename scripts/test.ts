@@ -1,8 +1,9 @@
 /**
  * `npm test`: every test of the project, as CI runs them.
  *   1. makes sure a Chromium is there (see scripts/lib/browser.ts),
- *   2. vitest: unit + integration tests against a real, fresh PostgreSQL and the real server,
- *   3. Playwright: end-to-end tests in Chromium against the built app on a fresh database.
+ *   2. builds the dashboard when stale (integration and e2e tests serve the production build),
+ *   3. vitest: unit + integration tests against a real, fresh PostgreSQL and the real server,
+ *   4. Playwright: end-to-end tests in Chromium against the built app on a fresh database.
  * Prints one closing line "tests: N passed, N failed" and exits non-zero when anything failed.
  */
 import { spawn } from "node:child_process";
@@ -10,6 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ensureChromium } from "./lib/browser";
+import { ensureBuild } from "./lib/build";
 
 const projectDir = path.resolve(import.meta.dirname, "..");
 const bin = (name: string) => path.join(projectDir, "node_modules", ".bin", name);
@@ -33,6 +35,9 @@ function readJson<T>(file: string): T | null {
 async function main(): Promise<void> {
   const chromium = ensureChromium((m) => console.log(`[test] ${m}`));
   const browserEnv: Record<string, string> = chromium ? { PITWALL_CHROMIUM: chromium } : {};
+
+  // Integration and e2e tests serve the production build; build it once, up front.
+  await ensureBuild(projectDir, (m) => console.log(`[test] ${m}`));
 
   const vitestJson = path.join(reportDir, "vitest.json");
   const vitestCode = await run(bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`]);

@@ -5,7 +5,6 @@ import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres } from "@/lib/server/database/embedded";
 import { migrateDeploy } from "@/lib/server/database/migrate";
-import { ensureBuild } from "@/scripts/lib/build";
 import { TEMPLATE_DB } from "./db";
 
 const projectDir = path.resolve(import.meta.dirname, "../..");
@@ -16,9 +15,6 @@ const projectDir = path.resolve(import.meta.dirname, "../..");
  * PITWALL_TEST_ADMIN_URL set (a superuser URL of any PostgreSQL 14+), that server is used instead.
  */
 export default async function setup(project: TestProject) {
-  // Integration tests start the real server, which serves the production build.
-  // PITWALL_TEST_SKIP_BUILD=1 skips this for quick unit-only runs.
-  if (!process.env.PITWALL_TEST_SKIP_BUILD) await ensureBuild(projectDir, (m) => console.log(m));
   let adminUrl = process.env.PITWALL_TEST_ADMIN_URL;
   let stop = async () => undefined as void;
   let dataDir: string | null = null;

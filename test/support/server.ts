@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import readline from "node:readline";
+import { buildIsStale } from "@/scripts/lib/build";
 
 const projectDir = path.resolve(import.meta.dirname, "../..");
 
@@ -19,9 +20,14 @@ export interface TestServer {
 /**
  * Starts the real server (`scripts/start.ts`, production build, the given database) on `port`
  * (default: a free one chosen by the OS) and resolves once it listens.
- * @throws Error with the server's output when it exits before listening or takes over 60 s.
+ * @throws Error with the server's output when it exits before listening or takes over 60 s, or
+ *   when the production build is stale.
  */
 export async function startTestServer(opts: { databaseUrl: string; port?: number; env?: Record<string, string> }): Promise<TestServer> {
+  if (!process.env.PITWALL_TEST_DEV && buildIsStale(projectDir)) {
+    // Building here would race between test files; `npm test` builds once before vitest.
+    throw new Error("the production build is missing or stale: run `npm run build` (npm test does it for you)");
+  }
   // PITWALL_TEST_DEV=1 serves with `next dev` instead of the production build (debugging only).
   const args = ["scripts/start.ts", ...(process.env.PITWALL_TEST_DEV ? ["--dev"] : [])];
   const child = spawn(path.join(projectDir, "node_modules", ".bin", "tsx"), args, {
