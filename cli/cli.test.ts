@@ -71,6 +71,18 @@ describe("pitwall token create", () => {
     expect(ingest.status).toBe(200);
   });
 
+  test("with no DATABASE_URL and no running server, starts the embedded database itself", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "pitwall-cli-data-"));
+    const env = { DATABASE_URL: "", PITWALL_DATA_DIR: dataDir };
+    const created = await pitwall(["token", "create", "standalone-host"], env);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toContain("starting it for this command");
+    const listed = await pitwall(["token", "list"], env);
+    expect(listed.stdout).toContain("standalone-host");
+    // It stopped the database it started: no live connection file remains.
+    await expect(fs.access(path.join(dataDir, "connection.json"))).rejects.toThrow();
+  });
+
   test("rejects an invalid host name with a usage error", async () => {
     const res = await pitwall(["token", "create", "bad host!"]);
     expect(res.code).toBe(2);
@@ -118,8 +130,8 @@ describe("pitwall import", () => {
     const file = path.join(dir, "broken.jsonl");
     await fs.writeFile(file, [lines[0], "{this is not json", lines[1]].join("\n") + "\n");
     const res = await pitwall(["import", file, "--host", "bench-client", "--tag", "broken"], { PITWALL_TOKEN: token });
-    expect(res.code).toBe(1);
     expect(res.stderr).toContain(`${file}:2:`);
+    expect(res.code).toBe(1);
     const { runs } = await getJson<{ runs: RunRow[] }>(`${server.url}/api/runs?tag=broken`);
     expect(runs).toHaveLength(1);
     expect(runs[0]!.pointCount).toBe(2);

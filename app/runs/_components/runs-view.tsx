@@ -1,0 +1,124 @@
+"use client";
+
+import Link from "next/link";
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { ArrowLeft, ArrowRight, GitCompareArrows, X } from "lucide-react";
+import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
+import { RunsEmptyState } from "@/components/runs/runs-empty-state";
+import { Button, buttonVariants } from "@/components/ui/button";
+import { fetchRuns } from "@/lib/api-client";
+import { comparePath, hasRunFilters, runsPath, type RunListQuery } from "@/lib/paths";
+import { runsQueryKey } from "@/lib/query-keys";
+import type { RunListPage } from "@/lib/view-models";
+import { cn } from "@/lib/utils";
+import { RunFilters } from "./run-filters";
+import { RunsTable } from "./runs-table";
+
+interface RunsViewProps {
+  initial: RunListPage;
+  query: RunListQuery;
+  pageSize: number;
+  renderedAt: number;
+  origin: string;
+  ignored: string[];
+}
+
+/** The live run list: filters, table with compare selection, cursor pagination, empty states. */
+export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored }: RunsViewProps) {
+  const live = useLiveTopics(["runs"]);
+  const { data, error } = useQuery({
+    queryKey: runsQueryKey(query),
+    queryFn: ({ signal }) => fetchRuns(query, signal),
+    initialData: initial,
+    initialDataUpdatedAt: renderedAt,
+    refetchInterval: refetchIntervalFor(live),
+  });
+  const [selected, setSelected] = useState<number[]>([]);
+  const toggle = (id: number) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
+
+  const filtered = hasRunFilters(query);
+  const firstPage = !query.cursor;
+  const noRunsAtAll = data.runs.length === 0 && !filtered && firstPage;
+  const hosts = [...new Set(data.runs.map((r) => r.host))].sort();
+
+  return (
+    <div className="grid gap-4">
+      <div className="flex min-h-8 flex-wrap items-center gap-x-4 gap-y-2">
+        <h1 className="text-lg font-semibold tracking-tight">Runs</h1>
+        <span className="text-sm text-muted-fg tabular-nums">
+          {data.runs.length === 0 ? "" : `${firstPage ? "" : "older · "}${data.runs.length}${data.nextCursor ? "+" : ""} shown`}
+        </span>
+        <div className="ml-auto flex items-center gap-2">
+          {selected.length > 0 && (
+            <>
+              <span className="text-sm text-muted-fg tabular-nums">{selected.length} selected</span>
+              <Button variant="ghost" size="sm" onClick={() => setSelected([])}>
+                <X aria-hidden />
+                Clear
+              </Button>
+            </>
+          )}
+          {!noRunsAtAll && (
+          <Link
+            href={comparePath(selected)}
+            aria-disabled={selected.length < 2}
+            tabIndex={selected.length < 2 ? -1 : undefined}
+            title={selected.length < 2 ? "Select two or more benchmark runs to compare" : undefined}
+            className={cn(buttonVariants({ variant: selected.length >= 2 ? "default" : "outline", size: "sm" }))}
+          >
+            <GitCompareArrows aria-hidden />
+            Compare{selected.length >= 2 ? ` ${selected.length} runs` : ""}
+          </Link>
+          )}
+        </div>
+      </div>
+
+      {!noRunsAtAll && <RunFilters query={query} hosts={hosts} />}
+
+      {ignored.length > 0 && (
+        <p role="status" className="rounded-md border border-stale/40 bg-stale-bg px-3 py-2 text-sm text-stale">
+          Ignored invalid URL parameter{ignored.length > 1 ? "s" : ""}: {ignored.join(", ")}.
+        </p>
+      )}
+      {error && (
+        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+          Could not refresh the list ({error.message}); showing the last data received.
+        </p>
+      )}
+
+      {noRunsAtAll ? (
+        <RunsEmptyState origin={origin} />
+      ) : data.runs.length === 0 ? (
+        <div className="rounded-lg border border-dashed border-border bg-card px-6 py-10 text-center text-sm text-muted-fg">
+          {filtered ? "No runs match these filters." : "No older runs."}{" "}
+          <Link href="/runs" className="text-link underline-offset-4 hover:underline">
+            Show all runs
+          </Link>
+        </div>
+      ) : (
+        <RunsTable runs={data.runs} selected={selected} onToggle={toggle} />
+      )}
+
+      {(data.nextCursor || !firstPage) && (
+        <nav aria-label="Pages" className="flex items-center justify-between">
+          {!firstPage ? (
+            <Link href={runsPath({ ...query, cursor: undefined })} className={buttonVariants({ variant: "outline", size: "sm" })}>
+              <ArrowLeft aria-hidden />
+              Newest
+            </Link>
+          ) : (
+            <span />
+          )}
+          {data.nextCursor && (
+            <Link href={runsPath({ ...query, cursor: data.nextCursor })} className={buttonVariants({ variant: "outline", size: "sm" })}>
+              Older
+              <ArrowRight aria-hidden />
+            </Link>
+          )}
+        </nav>
+      )}
+      <span className="sr-only">{pageSize} runs per page</span>
+    </div>
+  );
+}

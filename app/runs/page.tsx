@@ -1,0 +1,42 @@
+import type { Metadata } from "next";
+import { headers } from "next/headers";
+import { parseRunListQuery, type RunListQuery } from "@/lib/paths";
+import { prisma } from "@/lib/server/db";
+import { ValidationError } from "@/lib/server/errors";
+import { listRuns, runFilters } from "@/lib/server/repositories/runs";
+import type { RunListPage } from "@/lib/view-models";
+import { RunsView } from "./_components/runs-view";
+
+export const metadata: Metadata = { title: "Runs" };
+
+const PAGE_SIZE = 50;
+
+/** The URL this request reached us on (behind a proxy: X-Forwarded-*), for copy-paste commands. */
+async function requestOrigin(): Promise<string> {
+  const h = await headers();
+  const host = h.get("x-forwarded-host") ?? h.get("host") ?? "localhost:8080";
+  const proto = h.get("x-forwarded-proto")?.split(",")[0]?.trim() ?? "http";
+  return `${proto}://${host}`;
+}
+
+/**
+ * Loads one page of runs; an invalid cursor (stale or hand-edited) falls back to the newest page
+ * and is reported in `ignored`. Returns the load time for react-query's initialDataUpdatedAt.
+ */
+async function loadPage(query: RunListQuery, ignored: string[]): Promise<{ page: RunListPage; loadedAt: number }> {
+  try {
+    return { page: await listRuns(prisma(), runFilters.parse({ ...query, limit: PAGE_SIZE })), loadedAt: Date.now() };
+  } catch (err) {
+    if (!(err instanceof ValidationError) || !query.cursor) throw err;
+    ignored.push("cursor");
+    delete query.cursor;
+    return { page: await listRuns(prisma(), runFilters.parse({ ...query, limit: PAGE_SIZE })), loadedAt: Date.now() };
+  }
+}
+
+/** /runs: the run list with filters and search in the URL; the first page is loaded here, then kept live in the browser. */
+export default async function RunsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const { query, ignored } = parseRunListQuery(await searchParams);
+  const { page, loadedAt } = await loadPage(query, ignored);
+  return <RunsView initial={page} query={query} pageSize={PAGE_SIZE} renderedAt={loadedAt} origin={await requestOrigin()} ignored={ignored} />;
+}

@@ -1,0 +1,198 @@
+"use client";
+
+import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { formatCompact, formatMs } from "@/lib/format";
+import { plottable, sweepAxisTitle, sweepPointLabel, type SweepDatum, type SweepScale } from "@/lib/metrics/benchmark-sweep";
+import {
+  ChartLegend,
+  ChartPlaceholder,
+  LegendItem,
+  TooltipFrame,
+  axisLabelStyle,
+  axisTick,
+  mergeSweepRows,
+  niceYAxis,
+  rowValues,
+  sweepXAxis,
+  type SweepRow,
+  type SweepSeries,
+} from "./sweep-chart-parts";
+
+type Metric = "ttft" | "tpot" | "itl";
+
+type PointField = "ttftMsMedian" | "ttftMsP99" | "tpotMsMedian" | "tpotMsP99" | "itlMsMedian" | "itlMsP99";
+
+const METRICS: Record<
+  Metric,
+  { title: string; axis: string; median: (d: SweepDatum) => number | null; p99: (d: SweepDatum) => number | null; fields: [PointField, PointField]; missing: string }
+> = {
+  ttft: {
+    title: "Time to first token",
+    axis: "TTFT (ms)",
+    median: (d) => plottable(d.point.ttftMsMedian),
+    p99: (d) => plottable(d.point.ttftMsP99),
+    fields: ["ttftMsMedian", "ttftMsP99"],
+    missing: "TTFT was not measured",
+  },
+  tpot: {
+    title: "Time per output token",
+    axis: "TPOT (ms)",
+    median: (d) => plottable(d.point.tpotMsMedian),
+    p99: (d) => plottable(d.point.tpotMsP99),
+    fields: ["tpotMsMedian", "tpotMsP99"],
+    missing: "TPOT was not measured (non-streaming run, or an older writer without TPOT)",
+  },
+  itl: {
+    title: "Inter-token latency (TPOT not reported)",
+    axis: "ITL (ms)",
+    median: (d) => plottable(d.point.itlMsMedian),
+    p99: (d) => plottable(d.point.itlMsP99),
+    fields: ["itlMsMedian", "itlMsP99"],
+    missing: "Neither TPOT nor ITL was measured (non-streaming run)",
+  },
+};
+
+interface LatencyChartProps {
+  series: SweepSeries[];
+  scale: SweepScale;
+  /** Height of each panel's plot in px (fixed). */
+  height?: number;
+}
+
+/**
+ * "Latency by concurrency": TTFT and TPOT side by side, median solid and p99 dashed, in ms, on the
+ * same log₂ x axis as the throughput chart. Failed points are left out.
+ */
+export function LatencyChart({ series, scale, height = 240 }: LatencyChartProps) {
+  const multi = series.length > 1;
+  // Older SGLang writers report ITL but no TPOT; ITL is the closest per-token latency then.
+  const has = (m: Metric) => series.some((s) => s.data.some((d) => METRICS[m].median(d) !== null || METRICS[m].p99(d) !== null));
+  const tpotOrItl: Metric = !has("tpot") && has("itl") ? "itl" : "tpot";
+  const hasP99 = series.some((s) => s.data.some((d) => METRICS.ttft.p99(d) !== null || METRICS[tpotOrItl].p99(d) !== null));
+  return (
+    <div className="grid gap-2">
+      <ChartLegend>
+        {multi &&
+          series.map((s) => (
+            <LegendItem key={s.key} color={s.color}>
+              {s.label}
+            </LegendItem>
+          ))}
+        <LegendItem color={multi ? "var(--chart-axis)" : (series[0]?.color ?? "var(--chart-1)")}>median</LegendItem>
+        {hasP99 && (
+          <LegendItem color={multi ? "var(--chart-axis)" : (series[0]?.color ?? "var(--chart-1)")} dashed>
+            p99
+          </LegendItem>
+        )}
+      </ChartLegend>
+      <div className="grid gap-4 xl:grid-cols-2">
+        <LatencyPanel metric="ttft" series={series} scale={scale} height={height} />
+        <LatencyPanel metric={tpotOrItl} series={series} scale={scale} height={height} />
+      </div>
+    </div>
+  );
+}
+
+function LatencyPanel({ metric, series, scale, height }: { metric: Metric; series: SweepSeries[]; scale: SweepScale; height: number }) {
+  const m = METRICS[metric];
+  const rows = mergeSweepRows(series, (d) => ({ med: m.median(d), p99: m.p99(d) }));
+  const hasData = rows.some((r) => Object.entries(r).some(([k, v]) => (k.startsWith("med") || k.startsWith("p99")) && typeof v === "number"));
+  const x = sweepXAxis(rows, scale);
+  const y = niceYAxis([...rowValues(rows, "med"), ...rowValues(rows, "p99")]);
+  return (
+    <figure className="grid gap-1">
+      <figcaption className="text-xs font-medium text-muted-fg">{m.title}</figcaption>
+      {!hasData ? (
+        <ChartPlaceholder height={height}>{m.missing}</ChartPlaceholder>
+      ) : (
+        <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 8, right: 16, bottom: 4, left: 4 }}>
+          <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
+          <XAxis
+            type="number"
+            dataKey="lx"
+            domain={x.domain}
+            ticks={x.ticks}
+            tickFormatter={x.tickFormatter}
+            tick={axisTick}
+            tickLine={false}
+            axisLine={{ stroke: "var(--chart-grid)" }}
+            padding={{ left: 16, right: 16 }}
+            height={40}
+            label={{ value: sweepAxisTitle(scale), position: "insideBottom", offset: 0, style: axisLabelStyle }}
+            allowDecimals
+          />
+          <YAxis
+            domain={y.domain}
+            ticks={y.ticks}
+            tickFormatter={formatCompact}
+            tick={axisTick}
+            tickLine={false}
+            axisLine={false}
+            width={56}
+            label={{ value: m.axis, angle: -90, position: "insideLeft", offset: 4, style: axisLabelStyle }}
+          />
+          <Tooltip
+            cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}
+            content={(p) => <LatencyTooltip active={p.active} row={p.payload?.[0]?.payload as SweepRow | undefined} metric={metric} series={series} scale={scale} />}
+            isAnimationActive={false}
+          />
+          {series.map((s, i) => (
+            <Line
+              key={`med-${s.key}`}
+              type="linear"
+              dataKey={`med${i}`}
+              name={`${s.label ? `${s.label} · ` : ""}median`}
+              stroke={s.color}
+              strokeWidth={2}
+              dot={{ r: 2.5, fill: s.color, strokeWidth: 0 }}
+              activeDot={{ r: 4 }}
+              connectNulls
+              isAnimationActive={false}
+            />
+          ))}
+          {series.map((s, i) => (
+            <Line
+              key={`p99-${s.key}`}
+              type="linear"
+              dataKey={`p99${i}`}
+              name={`${s.label ? `${s.label} · ` : ""}p99`}
+              stroke={s.color}
+              strokeWidth={1.5}
+              strokeDasharray="5 4"
+              strokeOpacity={0.85}
+              dot={{ r: 2, fill: "var(--card)", stroke: s.color, strokeWidth: 1.5 }}
+              activeDot={{ r: 4 }}
+              connectNulls
+              isAnimationActive={false}
+            />
+          ))}
+        </LineChart>
+      )}
+    </figure>
+  );
+}
+
+function LatencyTooltip({ active, row, metric, series, scale }: { active?: boolean; row: SweepRow | undefined;  metric: Metric; series: SweepSeries[]; scale: SweepScale }) {
+  if (!active || !row) return null;
+  const m = METRICS[metric];
+  return (
+    <TooltipFrame title={`${m.axis.replace(" (ms)", "")} at ${sweepPointLabel(row.x, scale)}`}>
+      {series.map((s, i) => {
+        const d = row[`pt${i}`] as SweepDatum | undefined;
+        if (!d) return null;
+        return (
+          <div key={s.key} className="flex items-baseline gap-2">
+            <span aria-hidden className="size-2 shrink-0 translate-y-px rounded-full" style={{ background: s.color }} />
+            {series.length > 1 && <span className="max-w-56 truncate">{s.label}</span>}
+            <span className="ml-auto pl-2">
+              median <span className="text-foreground">{formatMs(d.point[m.fields[0]])}</span>
+            </span>
+            <span>
+              p99 <span className="text-foreground">{formatMs(d.point[m.fields[1]])}</span>
+            </span>
+          </div>
+        );
+      })}
+    </TooltipFrame>
+  );
+}

@@ -1,0 +1,174 @@
+import { describe, expect, it } from "vitest";
+import { LiveClient, type LiveClientDeps, type SocketLike } from "./live-client";
+
+class FakeSocket implements SocketLike {
+  readyState = 0;
+  sent: string[] = [];
+  closed = false;
+  onopen: ((ev: unknown) => void) | null = null;
+  onclose: ((ev: unknown) => void) | null = null;
+  onerror: ((ev: unknown) => void) | null = null;
+  onmessage: ((ev: { data: unknown }) => void) | null = null;
+  send(data: string) {
+    this.sent.push(data);
+  }
+  close() {
+    this.closed = true;
+    this.readyState = 3;
+  }
+  open() {
+    this.readyState = 1;
+    this.onopen?.({});
+  }
+  drop() {
+    this.readyState = 3;
+    this.onclose?.({});
+  }
+  message(msg: unknown) {
+    this.onmessage?.({ data: JSON.stringify(msg) });
+  }
+}
+
+function harness() {
+  const sockets: FakeSocket[] = [];
+  const timers: Array<{ fn: () => void; ms: number; cleared: boolean }> = [];
+  const deps: LiveClientDeps = {
+    url: () => "ws://test/ws/live",
+    createSocket: () => {
+      const s = new FakeSocket();
+      sockets.push(s);
+      return s;
+    },
+    setTimer: (fn, ms) => {
+      const t = { fn, ms, cleared: false };
+      timers.push(t);
+      return t;
+    },
+    clearTimer: (h) => {
+      (h as { cleared: boolean }).cleared = true;
+    },
+    random: () => 1,
+    minDelayMs: 500,
+    maxDelayMs: 4000,
+    idleCloseMs: 5000,
+  };
+  const runTimers = () => {
+    const due = timers.splice(0).filter((t) => !t.cleared);
+    for (const t of due) t.fn();
+    return due.map((t) => t.ms);
+  };
+  return { client: new LiveClient(deps), sockets, timers, runTimers };
+}
+
+function recorder(topics: string[]) {
+  const changed: string[] = [];
+  let resyncs = 0;
+  return {
+    sub: { topics, onChanged: (t: string) => changed.push(t), onResync: () => resyncs++ },
+    changed,
+    resyncs: () => resyncs,
+  };
+}
+
+describe("LiveClient", () => {
+  it("connects on first subscribe, subscribes to the union of topics and resyncs on open", () => {
+    const { client, sockets } = harness();
+    const a = recorder(["runs"]);
+    const b = recorder(["run:42"]);
+    expect(client.getStatus()).toBe("idle");
+    client.subscribe(a.sub);
+    client.subscribe(b.sub);
+    expect(sockets).toHaveLength(1);
+    expect(client.getStatus()).toBe("connecting");
+    sockets[0]!.open();
+    expect(client.getStatus()).toBe("open");
+    expect(JSON.parse(sockets[0]!.sent.at(-1)!)).toEqual({ type: "subscribe", topics: ["run:42", "runs"] });
+    expect([a.resyncs(), b.resyncs()]).toEqual([1, 1]);
+  });
+
+  it("routes changed messages to the subscribers of that topic", () => {
+    const { client, sockets } = harness();
+    const a = recorder(["runs"]);
+    const b = recorder(["run:42"]);
+    client.subscribe(a.sub);
+    client.subscribe(b.sub);
+    sockets[0]!.open();
+    sockets[0]!.message({ type: "hello", seq: 0 });
+    sockets[0]!.message({ type: "changed", topic: "run:42", seq: 1, at: 1 });
+    sockets[0]!.message({ type: "changed", topic: "runs", seq: 2, at: 2 });
+    sockets[0]!.message("not json at all");
+    expect(a.changed).toEqual(["runs"]);
+    expect(b.changed).toEqual(["run:42"]);
+  });
+
+  it("resyncs everyone when a sequence number is skipped", () => {
+    const { client, sockets } = harness();
+    const a = recorder(["runs"]);
+    client.subscribe(a.sub);
+    sockets[0]!.open();
+    sockets[0]!.message({ type: "hello", seq: 0 });
+    sockets[0]!.message({ type: "changed", topic: "runs", seq: 3, at: 1 });
+    expect(a.resyncs()).toBe(2);
+  });
+
+  it("reconnects with exponential backoff after a drop and resyncs when back", () => {
+    const { client, sockets, runTimers } = harness();
+    const a = recorder(["runs"]);
+    client.subscribe(a.sub);
+    sockets[0]!.open();
+    sockets[0]!.drop();
+    expect(client.getStatus()).toBe("reconnecting");
+    expect(runTimers()).toEqual([500]);
+    sockets[1]!.drop();
+    expect(runTimers()).toEqual([1000]);
+    sockets[2]!.drop();
+    expect(runTimers()).toEqual([2000]);
+    sockets[3]!.drop();
+    expect(runTimers()).toEqual([4000]);
+    sockets[4]!.drop();
+    expect(runTimers()).toEqual([4000]);
+    sockets[5]!.open();
+    expect(client.getStatus()).toBe("open");
+    expect(a.resyncs()).toBe(2);
+    sockets[5]!.drop();
+    expect(runTimers()).toEqual([500]);
+  });
+
+  it("updates the server subscription and closes the socket a while after the last unsubscribe", () => {
+    const { client, sockets, runTimers } = harness();
+    const a = recorder(["runs"]);
+    const b = recorder(["run:1"]);
+    const offA = client.subscribe(a.sub);
+    const offB = client.subscribe(b.sub);
+    sockets[0]!.open();
+    offA();
+    expect(JSON.parse(sockets[0]!.sent.at(-1)!)).toEqual({ type: "subscribe", topics: ["run:1"] });
+    offB();
+    expect(sockets[0]!.closed).toBe(false);
+    runTimers();
+    expect(sockets[0]!.closed).toBe(true);
+    expect(client.getStatus()).toBe("idle");
+  });
+
+  it("reuses the open socket when a page re-subscribes within the idle window", () => {
+    const { client, sockets, runTimers } = harness();
+    const off = client.subscribe(recorder(["runs"]).sub);
+    sockets[0]!.open();
+    off();
+    client.subscribe(recorder(["run:7"]).sub);
+    runTimers();
+    expect(sockets).toHaveLength(1);
+    expect(sockets[0]!.closed).toBe(false);
+    expect(JSON.parse(sockets[0]!.sent.at(-1)!)).toEqual({ type: "subscribe", topics: ["run:7"] });
+  });
+
+  it("notifies status listeners", () => {
+    const { client, sockets } = harness();
+    const seen: string[] = [];
+    client.onStatus(() => seen.push(client.getStatus()));
+    client.subscribe(recorder(["runs"]).sub);
+    sockets[0]!.open();
+    sockets[0]!.drop();
+    expect(seen).toEqual(["connecting", "open", "reconnecting"]);
+  });
+});

@@ -1,0 +1,34 @@
+"use client";
+
+import { createContext, useContext, useState, type ReactNode } from "react";
+import { LiveClient, browserDeps } from "./live-client";
+
+const LiveContext = createContext<LiveClient | null>(null);
+
+/** Provides the page's one shared `/ws/live` connection (opened lazily on the first subscription). */
+export function LiveProvider({ children }: { children: ReactNode }) {
+  // The constructor touches no browser API, so creating it during the server render is harmless;
+  // the socket itself is opened from the subscription effect in useLiveTopics.
+  const [client] = useState(() => new LiveClient(typeof window === "undefined" ? serverDeps : browserDeps()));
+  return <LiveContext.Provider value={client}>{children}</LiveContext.Provider>;
+}
+
+/** The shared live client. @throws Error outside <LiveProvider>. */
+export function useLiveClient(): LiveClient {
+  const client = useContext(LiveContext);
+  if (!client) throw new Error("useLiveClient must be used inside <LiveProvider>");
+  return client;
+}
+
+const serverDeps = {
+  url: () => "",
+  createSocket: () => {
+    throw new Error("no live socket during server rendering");
+  },
+  setTimer: () => null,
+  clearTimer: () => undefined,
+  random: () => 0,
+  minDelayMs: 500,
+  maxDelayMs: 15_000,
+  idleCloseMs: 5_000,
+};

@@ -1,0 +1,230 @@
+import { CircleCheck, CircleX, TriangleAlert } from "lucide-react";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { MISSING, autoDecimals, formatCount, formatNumber } from "@/lib/format";
+import { isFailedPoint } from "@/lib/metrics/benchmark-sweep";
+import type { BenchmarkPointView } from "@/lib/view-models";
+import { cn } from "@/lib/utils";
+
+interface Column {
+  id: string;
+  header: string;
+  title?: string;
+  value: (p: BenchmarkPointView) => number | null;
+  format?: (v: number | null) => string;
+}
+
+interface ColumnGroup {
+  header: string;
+  columns: Column[];
+}
+
+const num = (v: number | null) => formatNumber(v);
+
+/**
+ * One precision per column (from its largest finite value) so decimals line up down the column:
+ * 0.026 / 0.180 / 0.858 rather than 0.026 / 0.18 / 0.858, and 85.0 next to 93.5.
+ */
+function columnFormat(values: ReadonlyArray<number | null>): (v: number | null) => string {
+  const finite = values.filter((v): v is number => v !== null && Number.isFinite(v));
+  if (finite.length === 0 || finite.every(Number.isInteger)) return num;
+  const decimals = autoDecimals(Math.max(...finite.map(Math.abs)));
+  return (v) => formatNumber(v, decimals);
+}
+const stat = (label: string, m: "Mean" | "Median" | "P99") => ({ header: m === "Median" ? "p50" : m === "P99" ? "p99" : "mean", title: `${label} ${m.toLowerCase()}` });
+
+function latencyGroup(name: string, label: string, mean: keyof BenchmarkPointView, median: keyof BenchmarkPointView, p99: keyof BenchmarkPointView): ColumnGroup {
+  const get = (k: keyof BenchmarkPointView) => (p: BenchmarkPointView) => p[k] as number | null;
+  return {
+    header: `${name} (ms)`,
+    columns: [
+      { id: String(mean), ...stat(label, "Mean"), value: get(mean) },
+      { id: String(median), ...stat(label, "Median"), value: get(median) },
+      { id: String(p99), ...stat(label, "P99"), value: get(p99) },
+    ],
+  };
+}
+
+const METRIC_GROUPS: ColumnGroup[] = [
+  {
+    header: "Requests",
+    columns: [
+      { id: "completed", header: "done", title: "Completed requests", value: (p) => p.completed, format: formatCount },
+      { id: "failed", header: "failed", title: "Failed requests", value: (p) => p.failed, format: formatCount },
+      { id: "durationS", header: "dur. (s)", title: "Benchmark duration in seconds", value: (p) => p.durationS },
+      { id: "requestThroughput", header: "req/s", title: "Completed requests per second", value: (p) => p.requestThroughput },
+    ],
+  },
+  {
+    header: "Throughput (tok/s)",
+    columns: [
+      { id: "outputTokPerS", header: "output", title: "Aggregate output tokens per second", value: (p) => p.outputTokPerS },
+      { id: "totalTokPerS", header: "total", title: "Aggregate input + output tokens per second", value: (p) => p.totalTokPerS },
+    ],
+  },
+  latencyGroup("TTFT", "Time to first token", "ttftMsMean", "ttftMsMedian", "ttftMsP99"),
+  latencyGroup("TPOT", "Time per output token", "tpotMsMean", "tpotMsMedian", "tpotMsP99"),
+  latencyGroup("ITL", "Inter-token latency", "itlMsMean", "itlMsMedian", "itlMsP99"),
+  latencyGroup("E2E", "End-to-end latency", "e2eMsMean", "e2eMsMedian", "e2eMsP99"),
+  {
+    header: "Spec.",
+    columns: [{ id: "acceptLength", header: "τ", title: "Acceptance length τ (tokens per verify step)", value: (p) => p.acceptLength }],
+  },
+];
+
+/** How a point's series is shown in the table (same colour as in the charts). */
+export interface PointSeriesTag {
+  label: string;
+  color: string;
+}
+
+interface BenchmarkPointTableProps {
+  points: BenchmarkPointView[];
+  /** Series of each point by point key; a Series column appears when there is more than one. */
+  seriesOf?: ReadonlyMap<string, PointSeriesTag>;
+}
+
+/**
+ * Every benchmark point with units in the headers. FAILED points (no completed request) are
+ * marked in red with an icon; columns no point measured are hidden and listed under the table.
+ */
+export function BenchmarkPointTable({ points, seriesOf }: BenchmarkPointTableProps) {
+  const groups = METRIC_GROUPS.map((g) => ({
+    ...g,
+    columns: g.columns
+      .filter((c) => points.some((p) => c.value(p) !== null))
+      .map((c) => ({ ...c, format: c.format ?? columnFormat(points.map(c.value)) })),
+  })).filter((g) => g.columns.length > 0);
+  const hidden = METRIC_GROUPS.flatMap((g) => {
+    const gone = g.columns.filter((c) => !points.some((p) => c.value(p) !== null));
+    const name = g.header.replace(/ \(.*\)$/, "");
+    if (gone.length === 0) return [];
+    if (gone.length === g.columns.length && g.columns.length > 1) return [name];
+    return gone.length === 1 && g.columns.length === 1 ? [gone[0]?.title ?? name] : [`${name} ${gone.map((c) => c.header).join("/")}`];
+  });
+  const multiSeries = seriesOf !== undefined && new Set([...seriesOf.values()].map((s) => s.label)).size > 1;
+  const showConcurrency = points.some((p) => p.concurrency !== null);
+  const showRate = points.some((p) => p.requestRate !== null || p.requestRateUnbounded);
+  const showMeasured = points.some((p) => p.measuredConcurrency !== null);
+  const rateFormat = columnFormat(points.map((p) => p.requestRate));
+  const measuredFormat = columnFormat(points.map((p) => p.measuredConcurrency));
+  if (!showConcurrency) hidden.unshift("Concurrency");
+  if (!showRate) hidden.unshift("Request rate");
+  const stickyBg = (failed: boolean) => (failed ? "bg-[color-mix(in_srgb,var(--status-failed-bg)_40%,var(--card))]" : "bg-card");
+
+  return (
+    <div className="grid gap-2">
+      <Table containerClassName="rounded-b-lg">
+        <TableHeader>
+          <TableRow className="hover:bg-transparent">
+            <TableHead colSpan={(multiSeries ? 1 : 0) + (showConcurrency ? 1 : 0) + (showMeasured ? 1 : 0) + (showRate ? 1 : 0) + 1} className="sticky left-0 z-10 bg-card">
+              Load
+            </TableHead>
+            {groups.map((g) => (
+              <TableHead key={g.header} colSpan={g.columns.length} className="border-l border-border text-center">
+                {g.header}
+              </TableHead>
+            ))}
+          </TableRow>
+          <TableRow className="hover:bg-transparent">
+            {multiSeries && <TableHead className="sticky left-0 z-10 bg-card">Series</TableHead>}
+            {showConcurrency && (
+              <TableHead className={cn("text-right", !multiSeries && "sticky left-0 z-10 bg-card")} title="Configured max concurrency">
+                concurrency
+              </TableHead>
+            )}
+            {showMeasured && (
+              <TableHead className="text-right" title="Mean requests actually in flight">
+                in flight
+              </TableHead>
+            )}
+            {showRate && (
+              <TableHead className="text-right" title="Offered request rate (req/s); max = unbounded">
+                rate (req/s)
+              </TableHead>
+            )}
+            <TableHead>result</TableHead>
+            {groups.map((g) =>
+              g.columns.map((c, i) => (
+                <TableHead key={c.id} title={c.title} className={cn("text-right", i === 0 && "border-l border-border")}>
+                  {c.header}
+                </TableHead>
+              )),
+            )}
+          </TableRow>
+        </TableHeader>
+        <TableBody>
+          {points.map((p) => {
+            const failed = isFailedPoint(p);
+            const tag = seriesOf?.get(p.key);
+            return (
+              <TableRow key={p.key} className={cn(failed && "bg-failed-bg/40 hover:bg-failed-bg/60")}>
+                {multiSeries && (
+                  <TableCell className={cn("sticky left-0 z-10 max-w-64", stickyBg(failed))}>
+                    <span className="flex items-center gap-1.5">
+                      <span aria-hidden className="size-2 shrink-0 rounded-full" style={{ background: tag?.color }} />
+                      <span className="truncate" title={tag?.label}>
+                        {tag?.label}
+                      </span>
+                    </span>
+                  </TableCell>
+                )}
+                {showConcurrency && (
+                  <TableCell className={cn("text-right font-medium", !multiSeries && cn("sticky left-0 z-10", stickyBg(failed)))}>{p.concurrency === null ? <Missing /> : formatCount(p.concurrency)}</TableCell>
+                )}
+                {showMeasured && <TableCell className="text-right">{cell(p.measuredConcurrency, measuredFormat)}</TableCell>}
+                {showRate && <TableCell className="text-right">{p.requestRateUnbounded ? "max" : cell(p.requestRate, rateFormat)}</TableCell>}
+                <TableCell>
+                  <PointResult point={p} />
+                </TableCell>
+                {groups.map((g) =>
+                  g.columns.map((c, i) => (
+                    <TableCell key={c.id} className={cn("text-right", i === 0 && "border-l border-border", c.id === "outputTokPerS" && "font-medium")}>
+                      {cell(c.value(p), c.format)}
+                    </TableCell>
+                  )),
+                )}
+              </TableRow>
+            );
+          })}
+        </TableBody>
+      </Table>
+      {hidden.length > 0 && <p className="px-4 pb-3 text-xs text-muted-fg">Not measured in any point (columns hidden): {hidden.join(", ")}.</p>}
+    </div>
+  );
+}
+
+function Missing() {
+  return <span className="text-muted-fg">{MISSING}</span>;
+}
+
+function cell(v: number | null, format: (v: number | null) => string) {
+  if (v === null) return <Missing />;
+  if (!Number.isFinite(v)) return <span className="text-stale" title="Non-finite value reported by the benchmark">{format(v)}</span>;
+  return format(v);
+}
+
+/** OK / FAILED / partially failed marker for one point (icon plus label, never colour alone). */
+export function PointResult({ point }: { point: BenchmarkPointView }) {
+  if (isFailedPoint(point)) {
+    return (
+      <span className="inline-flex items-center gap-1 font-semibold text-failed" title="No request completed: this point is not plotted">
+        <CircleX aria-hidden className="size-3.5" />
+        FAILED
+      </span>
+    );
+  }
+  if (point.failed !== null && point.failed > 0) {
+    return (
+      <span className="inline-flex items-center gap-1 text-stale" title={`${point.failed} request(s) failed`}>
+        <TriangleAlert aria-hidden className="size-3.5" />
+        partial
+      </span>
+    );
+  }
+  return (
+    <span className="inline-flex items-center gap-1 text-muted-fg">
+      <CircleCheck aria-hidden className="size-3.5 text-succeeded" />
+      ok
+    </span>
+  );
+}

@@ -1,0 +1,40 @@
+import { formatConfigValue } from "@/lib/format";
+import { configEntries } from "@/lib/run-config";
+import { cn } from "@/lib/utils";
+
+/** A config value: arrays of strings (flags, varying facts) as chips, long text wrapped, the rest plain. */
+export function ConfigValue({ value }: { value: unknown }) {
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === "string" || typeof v === "number")) {
+    return (
+      <span className="flex flex-wrap gap-1">
+        {value.map((v, i) => (
+          <code key={i} className="rounded bg-muted px-1 py-px font-mono text-xs break-all">
+            {String(v)}
+          </code>
+        ))}
+      </span>
+    );
+  }
+  const text = formatConfigValue(value);
+  return <span className={cn("break-words", typeof value === "string" && text.startsWith("--") && "font-mono text-xs")}>{text}</span>;
+}
+
+/** The run's configuration as a dense key/value list, known keys (model, engine, parallelism, speculative, flags, dataset, lengths) first. */
+export function ConfigPanel({ config, className }: { config: Record<string, unknown>; className?: string }) {
+  const entries = configEntries(config);
+  if (entries.length === 0) return <p className={cn("text-sm text-muted-fg", className)}>No configuration was reported for this run.</p>;
+  return (
+    <dl className={cn("grid grid-cols-[minmax(6rem,11rem)_minmax(0,1fr)] gap-x-4 gap-y-1.5 text-[13px]", className)}>
+      {entries.map((e) => (
+        <div key={e.key} className="contents">
+          <dt className={cn("truncate text-muted-fg", e.label === e.key && "font-mono text-xs leading-5")} title={e.key}>
+            {e.label}
+          </dt>
+          <dd className="min-w-0 tabular-nums">
+            <ConfigValue value={e.value} />
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

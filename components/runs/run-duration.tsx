@@ -1,0 +1,17 @@
+"use client";
+
+import { useNow } from "@/components/live/use-now";
+import { MISSING, formatDuration } from "@/lib/format";
+import type { RunSummary } from "@/lib/view-models";
+
+/** Run duration; ticks while the run is running (a stale run's clock stops at its last push). */
+export function RunDuration({ run, className }: { run: Pick<RunSummary, "state" | "startedAt" | "endedAt" | "lastPushAt" | "durationS">; className?: string }) {
+  const now = useNow();
+  let seconds = run.durationS;
+  // Whole seconds while ticking: a live clock with decimals is noise.
+  if (!run.endedAt && run.state === "running") seconds = Math.floor((now - Date.parse(run.startedAt)) / 1000);
+  else if (!run.endedAt && run.state === "stale") seconds = (Date.parse(run.lastPushAt) - Date.parse(run.startedAt)) / 1000;
+  // Imported results often carry no timing: start == end says "unknown", not "took 0 ms".
+  if (run.endedAt && seconds === 0) return <span className={className} title="No timing was reported for this run">{MISSING}</span>;
+  return <span className={className}>{formatDuration(seconds)}</span>;
+}
