@@ -21,6 +21,24 @@ export const anyNumber = z.union([
   z.enum(["NaN", "Infinity", "-Infinity"]).transform((s) => Number(s)),
 ]);
 
+/** Non-negative integer exactly representable as a JS number (counts of items, bytes). */
+const safeCount = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+/**
+ * A 64-bit training step: a safe JS integer, or a decimal string for values beyond 2^53
+ * (Python ints serialise as bare numbers; JS clients send strings for big steps).
+ */
+export const step64 = z.union([
+  z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
+  z
+    .string()
+    .regex(/^-?\d{1,19}$/, "expected an integer step")
+    .refine((v) => BigInt(v) >= -(2n ** 63n) && BigInt(v) < 2n ** 63n, "step outside the signed 64-bit range"),
+]);
+/** Counter/gauge names like `s3.uploaded`, `disk.freeBytes`. */
+const counterName = z.string().min(1).max(100).regex(/^[A-Za-z][A-Za-z0-9_.\-/]*$/, "counter names use letters, digits, '.', '_', '-', '/'");
+/** Metric keys like `loss`, `train/loss`, `eval/accuracy`, `tau`. */
+const metricKey = z.string().min(1).max(200);
+
 /** Non-negative integer that fits a Postgres int4. */
 const nonNegInt = z.number().int().nonnegative().max(2_147_483_647);
 /** Epoch milliseconds. */
@@ -46,16 +64,41 @@ export const helloFrame = z.strictObject({
   workerId: z.string().max(200).optional(),
 });
 
+/** One GPU's readings in a heartbeat (nvidia-smi units). */
+export const gpuFacts = z.looseObject({
+  index: z.number().int().nonnegative().max(1024),
+  name: z.string().max(200).optional(),
+  /** Utilisation, percent 0-100. */
+  utilPct: z.number().min(0).max(100).optional(),
+  memUsedMiB: z.number().nonnegative().optional(),
+  memTotalMiB: z.number().nonnegative().optional(),
+  tempC: z.number().min(-50).max(200).optional(),
+  powerW: z.number().nonnegative().optional(),
+});
+
+/** Host readings carried by a heartbeat. Extra fields are kept as sent. */
+export const hostFacts = z.looseObject({
+  gpus: z.array(gpuFacts).max(64).optional(),
+  cpuPct: z.number().min(0).max(100).optional(),
+  cpuCount: z.number().int().positive().optional(),
+  ramUsedBytes: safeCount.optional(),
+  ramTotalBytes: safeCount.optional(),
+  diskFreeBytes: safeCount.optional(),
+  diskTotalBytes: safeCount.optional(),
+  loadAvg1: z.number().nonnegative().optional(),
+});
+export type HostFacts = z.infer<typeof hostFacts>;
+
 /**
- * `heartbeat`: the sending host is alive. `intervalS` is the sender's heartbeat period
- * (default 10 s) from which staleness is derived; `facts` carries host hardware readings.
+ * `heartbeat`: the token's host is alive. `intervalS` is the sender's heartbeat period
+ * (default 10 s): the host turns stale after 3 missed heartbeats, offline after 5 minutes.
  */
 export const heartbeatFrame = z.strictObject({
   ...base,
   type: z.literal("heartbeat"),
   ts: epochMs.optional(),
   intervalS: z.number().positive().max(3600).optional(),
-  facts: z.record(z.string(), z.unknown()).optional(),
+  facts: hostFacts.optional(),
 });
 
 /**
@@ -73,6 +116,12 @@ export const runStartFrame = z.strictObject({
   config: z.record(z.string(), z.unknown()).optional(),
   tags: z.array(z.string().min(1).max(100)).max(50).optional(),
   notes: z.string().max(10_000).optional(),
+  /** Expected items in all (e.g. 914000 samples), when known up front. */
+  total: safeCount.optional(),
+  /** What the items are: samples, prompts, steps, files… */
+  unit: z.string().min(1).max(50).optional(),
+  /** Seconds without a push after which the run shows as stale (default 120). */
+  stallAfterS: z.number().int().min(5).max(7 * 86_400).optional(),
 });
 
 export const BENCHMARK_SCENARIOS = ["throughput", "long-context"] as const;
@@ -129,7 +178,66 @@ export const runBenchmarkFrame = z.strictObject({
   points: z.array(benchmarkPoint).min(1).max(5000),
 });
 
-/** `run.end`: final status of a run. */
+/**
+ * `run.progress`: where one worker of a run stands. `done`/`total` are item counts; `counters`
+ * are cumulative per worker *boot* (`bootId` changes when the worker process restarts, and the
+ * server keeps run totals monotonic across restarts). Names ending in `inflight` and starting
+ * with `disk.` are gauges (current values), not cumulative.
+ */
+export const runProgressFrame = z.strictObject({
+  ...base,
+  type: z.literal("run.progress"),
+  run: clientKey,
+  workerId: z.string().min(1).max(100).default("main"),
+  bootId: z.string().min(1).max(100),
+  ts: epochMs.optional(),
+  done: safeCount.optional(),
+  total: safeCount.optional(),
+  unit: z.string().min(1).max(50).optional(),
+  counters: z.record(counterName, z.number().nonnegative().max(Number.MAX_SAFE_INTEGER)).optional(),
+});
+
+/** One metric value at a step; a re-sent (run, key, step) replaces the value (latest wins). */
+export const metricPoint = z.strictObject({
+  key: metricKey,
+  step: step64,
+  value: anyNumber,
+  ts: epochMs.optional(),
+});
+
+/** `run.metrics`: metric points (loss, accuracy, lr, τ…); NaN and ±Infinity are kept as such. */
+export const runMetricsFrame = z.strictObject({
+  ...base,
+  type: z.literal("run.metrics"),
+  run: clientKey,
+  points: z.array(metricPoint).min(1).max(10_000),
+});
+
+/** `run.artifact`: a checkpoint or uploaded object; re-sending the same uri updates it. */
+export const runArtifactFrame = z.strictObject({
+  ...base,
+  type: z.literal("run.artifact"),
+  run: clientKey,
+  kind: z.string().min(1).max(50),
+  uri: z.string().min(1).max(2000),
+  sizeBytes: safeCount.optional(),
+  step: step64.optional(),
+  ts: epochMs.optional(),
+});
+
+export const EVENT_LEVELS = ["debug", "info", "warn", "error"] as const;
+
+/** `run.event`: a log line worth keeping on the run page. */
+export const runEventFrame = z.strictObject({
+  ...base,
+  type: z.literal("run.event"),
+  run: clientKey,
+  level: z.enum(EVENT_LEVELS).default("info"),
+  message: z.string().min(1).max(10_000),
+  ts: epochMs.optional(),
+});
+
+/** `run.end`: final status of a run, optionally with the last lines of its output. */
 export const runEndFrame = z.strictObject({
   ...base,
   type: z.literal("run.end"),
@@ -137,6 +245,9 @@ export const runEndFrame = z.strictObject({
   status: z.enum(RUN_END_STATUSES),
   endedAt: epochMs.optional(),
   error: z.string().max(10_000).optional(),
+  exitCode: z.number().int().optional(),
+  /** The last lines of the command's output (at most 200 lines / 64 KiB are kept). */
+  outputTail: z.array(z.string().max(4000)).max(200).optional(),
 });
 
 /** Any worker → server frame. */
@@ -145,6 +256,10 @@ export const clientFrame = z.discriminatedUnion("type", [
   heartbeatFrame,
   runStartFrame,
   runBenchmarkFrame,
+  runProgressFrame,
+  runMetricsFrame,
+  runArtifactFrame,
+  runEventFrame,
   runEndFrame,
 ]);
 
@@ -155,6 +270,11 @@ export type BenchmarkPointInput = z.input<typeof benchmarkPoint>;
 export type BenchmarkPoint = z.infer<typeof benchmarkPoint>;
 export type RunBenchmarkFrame = z.infer<typeof runBenchmarkFrame>;
 export type RunEndFrame = z.infer<typeof runEndFrame>;
+export type RunProgressFrame = z.infer<typeof runProgressFrame>;
+export type RunMetricsFrame = z.infer<typeof runMetricsFrame>;
+export type MetricPointInput = z.input<typeof metricPoint>;
+export type RunArtifactFrame = z.infer<typeof runArtifactFrame>;
+export type RunEventFrame = z.infer<typeof runEventFrame>;
 /** A validated worker → server frame. */
 export type ClientFrame = z.infer<typeof clientFrame>;
 /** A worker → server frame as a client writes it (before defaults/transforms). */

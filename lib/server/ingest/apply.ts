@@ -1,14 +1,12 @@
 import type pg from "pg";
-import {
-  toJsonSafe,
-  type BenchmarkPoint,
-  type ClientFrame,
-  type ErrorCode,
-  type RunEndFrame,
-  type RunStartFrame,
-} from "@/lib/protocol";
+import type { z } from "zod";
+import type { BenchmarkPoint, ClientFrame, ErrorCode, metricPoint } from "@/lib/protocol";
+import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
-import { LIVE_CHANNEL, type LiveChange } from "@/lib/protocol/live";
+import { upsertBenchmarkPoints } from "./writers/benchmark-points";
+import { upsertMetricPoints } from "./writers/metrics";
+import { applyProgress, checkRunInvariants, type WorkerCache } from "./writers/progress";
+import { claimFrameIds, endRun, insertEvent, loadRuns, recordHeartbeat, touchRun, upsertArtifact, upsertRun } from "./writers/runs";
 
 /**
  * Applies validated frames to PostgreSQL in one transaction per batch.
@@ -32,11 +30,6 @@ export type FrameOutcome =
 
 /** Clock, injectable for tests. */
 export type Now = () => Date;
-
-interface RunRef {
-  id: number;
-  key: string;
-}
 
 /**
  * Applies `frames` (already validated, in arrival order) for `principal` and returns one outcome
@@ -84,12 +77,21 @@ async function applyBatch(pool: pg.Pool, principal: TokenPrincipal, frames: Clie
   }
 }
 
+/** Frame types that refer to a run by its client key. */
+const RUN_FRAMES = new Set<ClientFrame["type"]>(["run.benchmark", "run.progress", "run.metrics", "run.artifact", "run.event", "run.end"]);
+
+type RunScopedFrame = Extract<ClientFrame, { run: string }>;
+
+function refersToRun(f: ClientFrame): f is RunScopedFrame {
+  return RUN_FRAMES.has(f.type);
+}
+
 async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincipal, frames: ClientFrame[], at: Date): Promise<FrameOutcome[]> {
   const outcomes = new Map<number, FrameOutcome>();
 
   // 1. Frames that reference runs must name a run that exists or is started earlier in the batch.
   const referenced = new Set<string>();
-  for (const f of frames) if (f.type === "run.benchmark" || f.type === "run.end") referenced.add(f.run);
+  for (const f of frames) if (refersToRun(f)) referenced.add(f.run);
   const runs = await loadRuns(client, [...referenced]);
   const startedInBatch = new Set<string>();
   const accepted: number[] = [];
@@ -101,7 +103,7 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
     }
     seenIds.add(f.id);
     if (f.type === "run.start") startedInBatch.add(f.run);
-    if ((f.type === "run.benchmark" || f.type === "run.end") && !runs.has(f.run) && !startedInBatch.has(f.run)) {
+    if (refersToRun(f) && !runs.has(f.run) && !startedInBatch.has(f.run)) {
       outcomes.set(i, { id: f.id, ok: false, code: "unknown_run", message: `run '${f.run}' has not been started (send run.start first)` });
       return;
     }
@@ -117,191 +119,85 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
     else outcomes.set(i, { id: f.id, ok: true, duplicate: true });
   }
 
-  // 3. Apply in order; consecutive benchmark frames are written as one multi-row upsert.
-  const changes = new Map<string, LiveChange>();
-  let pendingPoints: Array<{ runId: number; point: BenchmarkPoint }> = [];
-  const flushPoints = async () => {
-    if (pendingPoints.length === 0) return;
-    await upsertPoints(client, pendingPoints, at);
-    pendingPoints = [];
+  // 3. Apply in order. High-rate rows (benchmark points, metric points) of consecutive frames are
+  //    buffered and written as one multi-row upsert; any other frame flushes the buffers first,
+  //    so effects keep the order the worker sent them in.
+  const topics = new Set<string>();
+  const touched = new Set<number>();
+  const progressRuns = new Set<number>();
+  const workers: WorkerCache = new Map();
+  let points: Array<{ runId: number; point: BenchmarkPoint }> = [];
+  let metrics: Array<{ runId: number; point: z.infer<typeof metricPoint> }> = [];
+  const flush = async () => {
+    if (points.length) await upsertBenchmarkPoints(client, points, at);
+    points = [];
+    if (metrics.length) {
+      for (const alert of await upsertMetricPoints(client, metrics, at)) {
+        await insertEvent(client, alert.runId, alert, at);
+        topics.add("events");
+      }
+    }
+    metrics = [];
   };
+
   for (const i of toApply) {
     const f = frames[i]!;
+    if (f.type !== "run.benchmark") {
+      if (points.length) await flush();
+    }
+    if (f.type !== "run.metrics") {
+      if (metrics.length) await flush();
+    }
+    const run = refersToRun(f) ? runs.get(f.run) : undefined;
     switch (f.type) {
       case "hello":
         break;
       case "heartbeat":
-        await client.query(
-          `UPDATE "Host" SET "lastHeartbeatAt" = $2, "heartbeatIntervalS" = COALESCE($3, "heartbeatIntervalS"), facts = COALESCE($4::jsonb, facts) WHERE id = $1`,
-          [principal.hostId, f.ts ? new Date(f.ts) : at, f.intervalS ?? null, f.facts ? JSON.stringify(toJsonSafe(f.facts)) : null],
-        );
-        changes.set("hosts", { topic: "hosts" });
+        await recordHeartbeat(client, principal.hostId, f, at);
+        topics.add("hosts");
         break;
       case "run.start": {
-        await flushPoints();
-        const run = await upsertRun(client, principal, f, at);
-        runs.set(f.run, run);
-        changes.set("runs", { topic: "runs" });
-        changes.set(`run:${run.id}`, { topic: `run:${run.id}` });
+        const started = await upsertRun(client, principal, f, at);
+        runs.set(f.run, started);
+        topics.add("runs").add(`run:${started.id}`);
         break;
       }
-      case "run.benchmark": {
-        const run = runs.get(f.run)!;
-        for (const point of f.points) pendingPoints.push({ runId: run.id, point });
-        await touchRun(client, run.id, at);
-        changes.set(`run:${run.id}`, { topic: `run:${run.id}` });
-        changes.set("runs", { topic: "runs" });
+      case "run.benchmark":
+        for (const point of f.points) points.push({ runId: run!.id, point });
         break;
-      }
-      case "run.end": {
-        await flushPoints();
-        const run = runs.get(f.run)!;
-        await endRun(client, run.id, f, at);
-        changes.set("runs", { topic: "runs" });
-        changes.set(`run:${run.id}`, { topic: `run:${run.id}` });
+      case "run.metrics":
+        for (const point of f.points) metrics.push({ runId: run!.id, point });
         break;
-      }
+      case "run.progress":
+        await applyProgress(client, run!.id, f, at, workers);
+        progressRuns.add(run!.id);
+        topics.add("runs");
+        break;
+      case "run.artifact":
+        await upsertArtifact(client, run!.id, f, at);
+        break;
+      case "run.event":
+        await insertEvent(client, run!.id, f, at);
+        topics.add("events");
+        break;
+      case "run.end":
+        await endRun(client, run!.id, f, at);
+        topics.add("runs");
+        break;
+      default:
+        f satisfies never;
+    }
+    if (run) {
+      touched.add(run.id);
+      topics.add(`run:${run.id}`);
     }
     outcomes.set(i, { id: f.id, ok: true, duplicate: false });
   }
-  await flushPoints();
+  await flush();
 
-  for (const change of changes.values()) {
-    await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify(change)]);
-  }
+  for (const runId of touched) await touchRun(client, runId, at);
+  for (const runId of progressRuns) if (await checkRunInvariants(client, runId, at)) topics.add("events");
+  if (touched.size) topics.add("runs");
+  for (const topic of topics) await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
   return frames.map((_, i) => outcomes.get(i)!);
-}
-
-async function loadRuns(client: pg.PoolClient, keys: string[]): Promise<Map<string, RunRef>> {
-  const map = new Map<string, RunRef>();
-  if (keys.length === 0) return map;
-  const res = await client.query<RunRef>(`SELECT id, key FROM "Run" WHERE key = ANY($1::text[])`, [keys]);
-  for (const row of res.rows) map.set(row.key, row);
-  return map;
-}
-
-/** Inserts id rows; returns the ids this transaction newly claimed. */
-async function claimFrameIds(client: pg.PoolClient, hostId: number, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const res = await client.query<{ frameId: string }>(
-    `INSERT INTO "IngestedFrame" ("hostId", "frameId")
-     SELECT $1, unnest($2::text[])
-     ON CONFLICT DO NOTHING
-     RETURNING "frameId"`,
-    [hostId, ids],
-  );
-  return new Set(res.rows.map((r) => r.frameId));
-}
-
-async function ensureHost(client: pg.PoolClient, name: string): Promise<number> {
-  // A non-empty DO UPDATE makes this a single race-free statement that always returns the id.
-  const res = await client.query<{ id: number }>(
-    `INSERT INTO "Host" (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id`,
-    [name],
-  );
-  return res.rows[0]!.id;
-}
-
-async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal, f: RunStartFrame, at: Date): Promise<RunRef> {
-  const hostId = f.host && f.host !== principal.hostName ? await ensureHost(client, f.host) : principal.hostId;
-  const res = await client.query<RunRef>(
-    `INSERT INTO "Run" (key, name, kind, status, "hostId", config, tags, notes, "startedAt", "lastPushAt")
-     VALUES ($1, $2, $3::"RunKind", 'running', $4, $5::jsonb, $6::text[], $7, $8, $9)
-     ON CONFLICT (key) DO UPDATE SET
-       name = EXCLUDED.name, kind = EXCLUDED.kind, status = 'running', "endedAt" = NULL, error = NULL,
-       "hostId" = EXCLUDED."hostId", config = EXCLUDED.config, tags = EXCLUDED.tags,
-       notes = COALESCE(EXCLUDED.notes, "Run".notes), "startedAt" = EXCLUDED."startedAt", "lastPushAt" = EXCLUDED."lastPushAt"
-     RETURNING id, key`,
-    [
-      f.run,
-      f.name,
-      f.kind,
-      hostId,
-      JSON.stringify(toJsonSafe(f.config ?? {})),
-      f.tags ?? [],
-      f.notes ?? null,
-      f.startedAt ? new Date(f.startedAt) : at,
-      at,
-    ],
-  );
-  return res.rows[0]!;
-}
-
-async function touchRun(client: pg.PoolClient, runId: number, at: Date): Promise<void> {
-  await client.query(`UPDATE "Run" SET "lastPushAt" = GREATEST("lastPushAt", $2) WHERE id = $1`, [runId, at]);
-}
-
-async function endRun(client: pg.PoolClient, runId: number, f: RunEndFrame, at: Date): Promise<void> {
-  await client.query(
-    `UPDATE "Run" SET status = $2::"RunStatus", "endedAt" = $3, error = $4, "lastPushAt" = GREATEST("lastPushAt", $5) WHERE id = $1`,
-    [runId, f.status, f.endedAt ? new Date(f.endedAt) : at, f.error ?? null, at],
-  );
-}
-
-/** Column name, Postgres array type, and how to read it from a point. */
-type Column = readonly [name: string, pgType: string, read: (p: BenchmarkPoint, ord: number) => unknown];
-
-const num = (v: number | null | undefined) => (v === undefined ? null : v);
-
-const POINT_COLUMNS: readonly Column[] = [
-  ["key", "text", (p) => p.key],
-  ["ord", "int4", (p, ord) => p.ord ?? ord],
-  ["scenario", "text", (p) => p.scenario],
-  ["dataset", "text", (p) => p.dataset ?? null],
-  ["concurrency", "int4", (p) => num(p.concurrency)],
-  ["measuredConcurrency", "float8", (p) => num(p.measuredConcurrency)],
-  ["requestRate", "float8", (p) => num(p.requestRate)],
-  ["requestRateUnbounded", "bool", (p) => p.requestRateUnbounded ?? false],
-  ["inputLen", "int4", (p) => num(p.inputLen)],
-  ["outputLen", "int4", (p) => num(p.outputLen)],
-  ["completed", "int4", (p) => num(p.completed)],
-  ["failed", "int4", (p) => num(p.failed)],
-  ["durationS", "float8", (p) => num(p.durationS)],
-  ["requestThroughput", "float8", (p) => num(p.requestThroughput)],
-  ["outputTokPerS", "float8", (p) => num(p.outputTokPerS)],
-  ["totalTokPerS", "float8", (p) => num(p.totalTokPerS)],
-  ["ttftMsMean", "float8", (p) => num(p.ttftMsMean)],
-  ["ttftMsMedian", "float8", (p) => num(p.ttftMsMedian)],
-  ["ttftMsP99", "float8", (p) => num(p.ttftMsP99)],
-  ["tpotMsMean", "float8", (p) => num(p.tpotMsMean)],
-  ["tpotMsMedian", "float8", (p) => num(p.tpotMsMedian)],
-  ["tpotMsP99", "float8", (p) => num(p.tpotMsP99)],
-  ["itlMsMean", "float8", (p) => num(p.itlMsMean)],
-  ["itlMsMedian", "float8", (p) => num(p.itlMsMedian)],
-  ["itlMsP99", "float8", (p) => num(p.itlMsP99)],
-  ["e2eMsMean", "float8", (p) => num(p.e2eMsMean)],
-  ["e2eMsMedian", "float8", (p) => num(p.e2eMsMedian)],
-  ["e2eMsP99", "float8", (p) => num(p.e2eMsP99)],
-  ["acceptLength", "float8", (p) => num(p.acceptLength)],
-  ["raw", "jsonb", (p) => JSON.stringify(toJsonSafe(p.raw ?? {}))],
-];
-
-const UPSERT_POINTS_SQL = (() => {
-  const cols = POINT_COLUMNS.map(([name]) => `"${name}"`);
-  const params = POINT_COLUMNS.map(([, type], i) => `$${i + 3}::${type}[]`);
-  const updates = POINT_COLUMNS.filter(([name]) => name !== "key")
-    .map(([name]) => `"${name}" = EXCLUDED."${name}"`)
-    .join(", ");
-  return `INSERT INTO "BenchmarkPoint" ("runId", "updatedAt", ${cols.join(", ")})
-    SELECT $1::int4, $2::timestamptz, * FROM unnest(${params.join(", ")})
-    ON CONFLICT ("runId", key) DO UPDATE SET ${updates}, "updatedAt" = EXCLUDED."updatedAt"`;
-})();
-
-/**
- * Upserts points with one statement per run. Within one statement a key may appear only once
- * (Postgres refuses to update a row twice), so the latest occurrence of a key wins here too.
- */
-async function upsertPoints(client: pg.PoolClient, items: Array<{ runId: number; point: BenchmarkPoint }>, at: Date): Promise<void> {
-  const byRun = new Map<number, Map<string, { point: BenchmarkPoint; ord: number }>>();
-  items.forEach(({ runId, point }, ord) => {
-    let points = byRun.get(runId);
-    if (!points) byRun.set(runId, (points = new Map()));
-    points.delete(point.key);
-    points.set(point.key, { point, ord });
-  });
-  for (const [runId, points] of byRun) {
-    const rows = [...points.values()];
-    const arrays = POINT_COLUMNS.map(([, , read]) => rows.map(({ point, ord }) => read(point, ord)));
-    await client.query(UPSERT_POINTS_SQL, [runId, at, ...arrays]);
-  }
 }

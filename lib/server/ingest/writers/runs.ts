@@ -1,0 +1,134 @@
+import type pg from "pg";
+import { toJsonSafe, type HeartbeatFrame, type RunArtifactFrame, type RunEndFrame, type RunEventFrame, type RunStartFrame } from "@/lib/protocol";
+import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
+
+/** A run as the ingest path knows it. */
+export interface RunRef {
+  id: number;
+  key: string;
+}
+
+/** Output tail kept per run: the last 200 lines, at most 64 KiB. */
+const OUTPUT_TAIL_MAX_CHARS = 64 * 1024;
+/** Host samples are kept this long (the host page charts the last hour). */
+const HOST_SAMPLE_RETENTION = "24 hours";
+
+/** Looks up runs by client key. */
+export async function loadRuns(client: pg.PoolClient, keys: string[]): Promise<Map<string, RunRef>> {
+  const map = new Map<string, RunRef>();
+  if (keys.length === 0) return map;
+  const res = await client.query<RunRef>(`SELECT id, key FROM "Run" WHERE key = ANY($1::text[])`, [keys]);
+  for (const row of res.rows) map.set(row.key, row);
+  return map;
+}
+
+/** Inserts frame-id rows; returns the ids this transaction newly claimed (see apply.ts). */
+export async function claimFrameIds(client: pg.PoolClient, hostId: number, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const res = await client.query<{ frameId: string }>(
+    `INSERT INTO "IngestedFrame" ("hostId", "frameId")
+     SELECT $1, unnest($2::text[])
+     ON CONFLICT DO NOTHING
+     RETURNING "frameId"`,
+    [hostId, ids],
+  );
+  return new Set(res.rows.map((r) => r.frameId));
+}
+
+/** Returns the id of host `name`, creating it when new (race-free single statement). */
+export async function ensureHost(client: pg.PoolClient, name: string): Promise<number> {
+  // A non-empty DO UPDATE makes this one INSERT ... ON CONFLICT that always returns the id.
+  const res = await client.query<{ id: number }>(
+    `INSERT INTO "Host" (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id`,
+    [name],
+  );
+  return res.rows[0]!.id;
+}
+
+/** Creates the run or, for a known key, updates it and marks it running again. */
+export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal, f: RunStartFrame, at: Date): Promise<RunRef> {
+  const hostId = f.host && f.host !== principal.hostName ? await ensureHost(client, f.host) : principal.hostId;
+  const res = await client.query<RunRef>(
+    `INSERT INTO "Run" (key, name, kind, status, "hostId", config, tags, notes, "startedAt", "lastPushAt", total, unit, "stallAfterS")
+     VALUES ($1, $2, $3::"RunKind", 'running', $4, $5::jsonb, $6::text[], $7, $8, $9, $10, $11, COALESCE($12, 120))
+     ON CONFLICT (key) DO UPDATE SET
+       name = EXCLUDED.name, kind = EXCLUDED.kind, status = 'running', "endedAt" = NULL, error = NULL, "exitCode" = NULL,
+       "hostId" = EXCLUDED."hostId", config = EXCLUDED.config, tags = EXCLUDED.tags,
+       notes = COALESCE(EXCLUDED.notes, "Run".notes), "startedAt" = EXCLUDED."startedAt", "lastPushAt" = EXCLUDED."lastPushAt",
+       total = COALESCE(EXCLUDED.total, "Run".total), unit = COALESCE(EXCLUDED.unit, "Run".unit),
+       "stallAfterS" = CASE WHEN $12::int IS NULL THEN "Run"."stallAfterS" ELSE EXCLUDED."stallAfterS" END,
+       "notifiedState" = NULL
+     RETURNING id, key`,
+    [
+      f.run,
+      f.name,
+      f.kind,
+      hostId,
+      JSON.stringify(toJsonSafe(f.config ?? {})),
+      f.tags ?? [],
+      f.notes ?? null,
+      f.startedAt ? new Date(f.startedAt) : at,
+      at,
+      f.total ?? null,
+      f.unit ?? null,
+      f.stallAfterS ?? null,
+    ],
+  );
+  return res.rows[0]!;
+}
+
+/** Records that a run received a push now (drives "last update" and staleness). */
+export async function touchRun(client: pg.PoolClient, runId: number, at: Date): Promise<void> {
+  await client.query(`UPDATE "Run" SET "lastPushAt" = GREATEST("lastPushAt", $2) WHERE id = $1`, [runId, at]);
+}
+
+/** Stores a run's final status, exit code and output tail. */
+export async function endRun(client: pg.PoolClient, runId: number, f: RunEndFrame, at: Date): Promise<void> {
+  let tail = f.outputTail?.join("\n") ?? null;
+  if (tail && tail.length > OUTPUT_TAIL_MAX_CHARS) tail = tail.slice(-OUTPUT_TAIL_MAX_CHARS);
+  await client.query(
+    `UPDATE "Run" SET status = $2::"RunStatus", "endedAt" = $3, error = $4, "exitCode" = $5,
+       "outputTail" = COALESCE($6, "outputTail"), "lastPushAt" = GREATEST("lastPushAt", $7) WHERE id = $1`,
+    [runId, f.status, f.endedAt ? new Date(f.endedAt) : at, f.error ?? null, f.exitCode ?? null, tail, at],
+  );
+}
+
+/** Upserts an artifact by (run, uri). */
+export async function upsertArtifact(client: pg.PoolClient, runId: number, f: RunArtifactFrame, at: Date): Promise<void> {
+  await client.query(
+    `INSERT INTO "Artifact" ("runId", kind, uri, "sizeBytes", step, ts) VALUES ($1, $2, $3, $4, $5::int8, $6)
+     ON CONFLICT ("runId", uri) DO UPDATE SET kind = EXCLUDED.kind, "sizeBytes" = EXCLUDED."sizeBytes", step = EXCLUDED.step, ts = EXCLUDED.ts`,
+    [runId, f.kind, f.uri, f.sizeBytes ?? null, f.step === undefined ? null : String(f.step), f.ts ? new Date(f.ts) : at],
+  );
+}
+
+/** Appends an event to a run (worker log line, or a server alert when `code` is set). */
+export async function insertEvent(
+  client: pg.PoolClient,
+  runId: number,
+  e: Pick<RunEventFrame, "level" | "message"> & { code?: string; ts?: number },
+  at: Date,
+): Promise<void> {
+  await client.query(`INSERT INTO "RunEvent" ("runId", level, message, code, ts) VALUES ($1, $2, $3, $4, $5)`, [
+    runId,
+    e.level,
+    e.message,
+    e.code ?? null,
+    e.ts ? new Date(e.ts) : at,
+  ]);
+}
+
+/** Records a heartbeat: host liveness, latest facts, and a sample for the host charts. */
+export async function recordHeartbeat(client: pg.PoolClient, hostId: number, f: HeartbeatFrame, at: Date): Promise<void> {
+  const ts = f.ts ? new Date(f.ts) : at;
+  const facts = f.facts ? JSON.stringify(toJsonSafe(f.facts)) : null;
+  await client.query(
+    `UPDATE "Host" SET "lastHeartbeatAt" = GREATEST(COALESCE("lastHeartbeatAt", $2), $2),
+       "heartbeatIntervalS" = COALESCE($3, "heartbeatIntervalS"), facts = COALESCE($4::jsonb, facts) WHERE id = $1`,
+    [hostId, ts, f.intervalS ?? null, facts],
+  );
+  if (facts) {
+    await client.query(`INSERT INTO "HostSample" ("hostId", ts, facts) VALUES ($1, $2, $3::jsonb) ON CONFLICT DO NOTHING`, [hostId, ts, facts]);
+    await client.query(`DELETE FROM "HostSample" WHERE "hostId" = $1 AND ts < $2::timestamptz - interval '${HOST_SAMPLE_RETENTION}'`, [hostId, at]);
+  }
+}
