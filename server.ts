@@ -3,12 +3,13 @@ import type { Duplex } from "node:stream";
 import next from "next";
 import { WebSocketServer, type WebSocket } from "ws";
 import { MAX_FRAME_BYTES } from "@/lib/protocol";
-import { closeDb, databaseUrl } from "@/lib/server/db";
+import { closeDb, databaseUrl, pool } from "@/lib/server/db";
 import type { Env } from "@/lib/server/env";
 import { AuthError } from "@/lib/server/errors";
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { IngestConnection } from "@/lib/server/ingest/socket";
 import { LiveHub } from "@/lib/server/live/hub";
+import { startNotifier } from "@/lib/server/notify/notifier";
 import type { Logger } from "@/lib/server/logger";
 
 /** A running Pitwall server. */
@@ -89,12 +90,20 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
   const port = typeof address === "object" && address ? address.port : env.PORT;
   log.info({ port, dev }, `Pitwall listening on http://localhost:${port}`);
 
+  const notifier = startNotifier({
+    pool: pool(),
+    log,
+    webhookUrl: env.PITWALL_WEBHOOK_URL,
+    publicUrl: env.PITWALL_PUBLIC_URL ?? `http://localhost:${port}`,
+  });
+
   let closing: Promise<void> | null = null;
   return {
     port,
     close: () =>
       (closing ??= (async () => {
         clearInterval(heartbeat);
+        notifier.stop();
         server.close();
         // Commit what workers already sent before saying goodbye, so their acks are not lost
         // work: anything still unacknowledged after close is resent by the worker.

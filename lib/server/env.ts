@@ -10,6 +10,10 @@ const envSchema = z.object({
   HOST: z.string().default("0.0.0.0"),
   PITWALL_DATA_DIR: z.string().optional(),
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
+  /** Slack-compatible incoming webhook for stale/failed/alert notifications (optional). */
+  PITWALL_WEBHOOK_URL: z.string().url().optional(),
+  /** Base URL used in links of notifications (default http://localhost:PORT). */
+  PITWALL_PUBLIC_URL: z.string().url().optional(),
   /** Ingest flush: at most this many frames per transaction. */
   PITWALL_INGEST_BATCH_FRAMES: z.coerce.number().int().min(1).max(10_000).default(500),
 });

@@ -5,6 +5,11 @@ import path from "node:path";
 const SOURCES = ["app", "components", "lib", "public", "next.config.ts", "package-lock.json", "postcss.config.mjs", "tsconfig.json"];
 const SKIP = new Set(["node_modules", ".next", ".data", "generated"]);
 
+/** Next's output folder (see next.config.ts). */
+function distDir(): string {
+  return process.env.PITWALL_NEXT_DIST_DIR || ".next";
+}
+
 /** Newest modification time (ms) among files under `p`. */
 function newestMtime(p: string): number {
   let st: fs.Stats;
@@ -16,7 +21,7 @@ function newestMtime(p: string): number {
   if (!st.isDirectory()) return st.mtimeMs;
   let newest = 0;
   for (const entry of fs.readdirSync(p)) {
-    if (SKIP.has(entry) || entry.endsWith(".test.ts")) continue;
+    if (SKIP.has(entry) || entry.startsWith(".next") || entry.endsWith(".test.ts")) continue;
     newest = Math.max(newest, newestMtime(path.join(p, entry)));
   }
   return newest;
@@ -24,7 +29,7 @@ function newestMtime(p: string): number {
 
 /** True when `.next` is missing or older than any source that goes into the build. */
 export function buildIsStale(projectDir: string): boolean {
-  const buildId = path.join(projectDir, ".next", "BUILD_ID");
+  const buildId = path.join(projectDir, distDir(), "BUILD_ID");
   if (!fs.existsSync(buildId)) return true;
   const built = fs.statSync(buildId).mtimeMs;
   return SOURCES.some((s) => newestMtime(path.join(projectDir, s)) > built);

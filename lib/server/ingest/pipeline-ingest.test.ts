@@ -1,0 +1,165 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "@/generated/prisma/client";
+import { checkFrame, type ClientFrame } from "@/lib/protocol";
+import { createToken, type TokenPrincipal } from "@/lib/server/repositories/tokens";
+import { createTestDatabase } from "@/test/support/db";
+import { applyFrames } from "./apply";
+
+// The pipeline frames (progress, metrics, artifacts, events, heartbeats) through the real ingest
+// code into a real PostgreSQL: monotonic counters across worker restarts, non-finite metric
+// values, 64-bit steps, overflow and invariant alerts raised once per transition.
+
+let pool: pg.Pool;
+let prisma: PrismaClient;
+let principal: TokenPrincipal;
+
+beforeAll(async () => {
+  const url = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: url, max: 4 });
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
+  const { token } = await createToken(prisma, "gpu-node-7");
+  const { verifyToken } = await import("@/lib/server/repositories/tokens");
+  principal = (await verifyToken(prisma, token))!;
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await pool?.end();
+});
+
+/** Validates frames like the transports do, then applies them; returns the outcomes. */
+async function ingest(...raw: Array<Record<string, unknown>>) {
+  const frames = raw.map((r) => {
+    const check = checkFrame({ v: 1, id: randomUUID(), ...r });
+    if (!check.ok) throw new Error(`${check.code}: ${check.message}`);
+    return check.frame as ClientFrame;
+  });
+  return applyFrames(pool, principal, frames);
+}
+
+async function startRun(extra: Record<string, unknown> = {}) {
+  const run = `pipe-${randomUUID()}`;
+  await ingest({ type: "run.start", run, name: "hidden states", kind: "extraction", total: 914_000, unit: "samples", ...extra });
+  const id = (await pool.query<{ id: number }>(`SELECT id FROM "Run" WHERE key = $1`, [run])).rows[0]!.id;
+  return { run, id };
+}
+
+async function events(runId: number) {
+  return (await pool.query<{ code: string | null; level: string; message: string }>(`SELECT code, level, message FROM "RunEvent" WHERE "runId" = $1 ORDER BY id`, [runId])).rows;
+}
+
+describe("run.progress", () => {
+  test("counters stay monotonic across a worker restart: 1000, 1010, restart, 5, 15 → 1025", async () => {
+    const { run, id } = await startRun();
+    const push = (bootId: string, uploaded: number, inflight: number) =>
+      ingest({ type: "run.progress", run, workerId: "gpu0", bootId, done: uploaded, counters: { "s3.uploaded": uploaded, "s3.inflight": inflight } });
+    await push("boot-a", 1000, 90);
+    await push("boot-a", 1010, 100);
+    await push("boot-b", 5, 3);
+    await push("boot-b", 15, 7);
+    const w = (await pool.query(`SELECT counters, done, "bootId" FROM "WorkerProgress" WHERE "runId" = $1`, [id])).rows[0];
+    expect(w.counters).toEqual({ "s3.uploaded": 1025, "s3.inflight": 7 });
+    expect(w.done).toBe(15);
+    expect(w.bootId).toBe("boot-b");
+    const samples = await pool.query(`SELECT count(*)::int AS n FROM "ProgressSample" WHERE "runId" = $1`, [id]);
+    expect(samples.rows[0].n).toBe(4);
+  });
+
+  test("several pushes of one worker in one batch chain correctly", async () => {
+    const { run, id } = await startRun();
+    const frames = [1, 2, 3].map((n) => ({ type: "run.progress", run, workerId: "w", bootId: "b", counters: { "s3.uploaded": n * 10 } }));
+    await ingest(...frames, { type: "run.progress", run, workerId: "w", bootId: "b2", counters: { "s3.uploaded": 4 } });
+    const w = (await pool.query(`SELECT counters FROM "WorkerProgress" WHERE "runId" = $1`, [id])).rows[0];
+    expect(w.counters["s3.uploaded"]).toBe(34);
+  });
+
+  test("progress for a run never started is rejected alone", async () => {
+    const { run } = await startRun();
+    const outcomes = await ingest(
+      { type: "run.progress", run: `missing-${randomUUID()}`, bootId: "b", done: 1 },
+      { type: "run.progress", run, bootId: "b", done: 2 },
+    );
+    expect(outcomes.map((o) => (o.ok ? "ok" : o.code))).toEqual(["unknown_run", "ok"]);
+  });
+
+  test("'deleted locally but never uploaded' is raised once per transition, and cleared", async () => {
+    const { run, id } = await startRun();
+    const push = (uploaded: number, deleted: number) =>
+      ingest({ type: "run.progress", run, workerId: "gpu1", bootId: "b", counters: { "s3.uploaded": uploaded, "local.deleted": deleted } });
+    await push(100, 100);
+    expect(await events(id)).toEqual([]);
+    await push(100, 120);
+    await push(101, 125);
+    const raised = await events(id);
+    expect(raised).toHaveLength(1);
+    expect(raised[0]).toMatchObject({ code: "deleted_before_upload", level: "error" });
+    expect((await pool.query(`SELECT "activeAlerts" FROM "Run" WHERE id = $1`, [id])).rows[0].activeAlerts).toEqual(["deleted_before_upload"]);
+    await push(130, 125);
+    const after = await events(id);
+    expect(after.map((e) => e.code)).toEqual(["deleted_before_upload", "deleted_before_upload_resolved"]);
+    expect((await pool.query(`SELECT "activeAlerts" FROM "Run" WHERE id = $1`, [id])).rows[0].activeAlerts).toEqual([]);
+  });
+});
+
+describe("run.metrics", () => {
+  test("non-finite values are stored as such; a re-sent step replaces; out-of-order steps are kept", async () => {
+    const { run, id } = await startRun({ kind: "training" });
+    await ingest({ type: "run.metrics", run, points: [{ key: "loss", step: 20, value: 1.5 }, { key: "loss", step: 10, value: 2.5 }, { key: "loss", step: 30, value: "NaN" }] });
+    await ingest({ type: "run.metrics", run, points: [{ key: "loss", step: 20, value: 1.25 }, { key: "grad_norm", step: 30, value: "Infinity" }] });
+    const rows = (await pool.query<{ key: string; step: string; value: number }>(`SELECT key, step::text, value FROM "MetricPoint" WHERE "runId" = $1 ORDER BY key, step`, [id])).rows;
+    expect(rows.map((r) => [r.key, r.step])).toEqual([["grad_norm", "30"], ["loss", "10"], ["loss", "20"], ["loss", "30"]]);
+    expect(rows[0]!.value).toBe(Infinity);
+    expect(rows[2]!.value).toBe(1.25);
+    expect(rows[3]!.value).toBeNaN();
+  });
+
+  test("steps are 64-bit: a step beyond 2^53 sent as a string is stored exactly", async () => {
+    const { run, id } = await startRun({ kind: "training" });
+    await ingest({ type: "run.metrics", run, points: [{ key: "tokens", step: "9007199254740993", value: 1 }] });
+    const row = (await pool.query(`SELECT step::text AS step FROM "MetricPoint" WHERE "runId" = $1`, [id])).rows[0];
+    expect(row.step).toBe("9007199254740993");
+  });
+
+  test("a step that jumps back by about 2^32 raises a step_overflow alert; an ordinary resume does not", async () => {
+    const { run, id } = await startRun({ kind: "training" });
+    await ingest({ type: "run.metrics", run, points: [{ key: "loss", step: 5000, value: 1 }] });
+    await ingest({ type: "run.metrics", run, points: [{ key: "loss", step: 4000, value: 1 }] });
+    expect(await events(id)).toEqual([]);
+    await ingest({ type: "run.metrics", run, points: [{ key: "loss", step: 4294967290, value: 1 }] });
+    await ingest({ type: "run.metrics", run, points: [{ key: "loss", step: 6, value: 1 }] });
+    const raised = await events(id);
+    expect(raised.map((e) => e.code)).toEqual(["step_overflow"]);
+    expect(raised[0]!.message).toContain("4294967290");
+  });
+});
+
+describe("artifacts, events, heartbeats", () => {
+  test("an artifact is upserted by uri; events are appended", async () => {
+    const { run, id } = await startRun({ kind: "training" });
+    const uri = "s3://drafters/dflash-bs16/step-1000/model.safetensors";
+    await ingest({ type: "run.artifact", run, kind: "checkpoint", uri, step: 1000 });
+    await ingest({ type: "run.artifact", run, kind: "checkpoint", uri, step: 1000, sizeBytes: 3_400_000_000 }, { type: "run.event", run, level: "warn", message: "upload retried twice" });
+    const artifacts = (await pool.query(`SELECT kind, uri, "sizeBytes", step::text AS step FROM "Artifact" WHERE "runId" = $1`, [id])).rows;
+    expect(artifacts).toEqual([{ kind: "checkpoint", uri, sizeBytes: 3_400_000_000, step: "1000" }]);
+    expect(await events(id)).toEqual([{ code: null, level: "warn", message: "upload retried twice" }]);
+  });
+
+  test("a heartbeat stores the host's facts and a sample for its charts", async () => {
+    const ts = Date.now();
+    await ingest({
+      type: "heartbeat",
+      ts,
+      intervalS: 5,
+      facts: { gpus: [{ index: 0, name: "NVIDIA RTX A6000", utilPct: 97, memUsedMiB: 45000, memTotalMiB: 49140, tempC: 71 }], cpuPct: 12.5, diskFreeBytes: 1.2e12 },
+    });
+    const host = (await pool.query(`SELECT facts, "heartbeatIntervalS", "lastHeartbeatAt" FROM "Host" WHERE id = $1`, [principal.hostId])).rows[0];
+    expect(host.facts.gpus[0].utilPct).toBe(97);
+    expect(host.heartbeatIntervalS).toBe(5);
+    expect(host.lastHeartbeatAt.getTime()).toBe(ts);
+    const samples = await pool.query(`SELECT count(*)::int AS n FROM "HostSample" WHERE "hostId" = $1`, [principal.hostId]);
+    expect(samples.rows[0].n).toBe(1);
+  });
+});

@@ -1,0 +1,95 @@
+import http from "node:http";
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import pg from "pg";
+import pino from "pino";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "@/generated/prisma/client";
+import { checkFrame, type ClientFrame } from "@/lib/protocol";
+import { applyFrames } from "@/lib/server/ingest/apply";
+import { createToken, verifyToken, type TokenPrincipal } from "@/lib/server/repositories/tokens";
+import { createTestDatabase } from "@/test/support/db";
+import { startNotifier, type Notifier } from "./notifier";
+
+// The notifier against a real database and a real HTTP webhook receiver, with an injected clock:
+// one message per transition (stale, resumed, failed, alert), none repeated on later ticks.
+
+let pool: pg.Pool;
+let prisma: PrismaClient;
+let principal: TokenPrincipal;
+let receiver: http.Server;
+let webhookUrl: string;
+const received: Array<{ text: string }> = [];
+let clock = Date.now();
+let notifier: Notifier;
+
+beforeAll(async () => {
+  const url = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: url, max: 3 });
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }) });
+  principal = (await verifyToken(prisma, (await createToken(prisma, "notify-host")).token))!;
+  receiver = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      received.push(JSON.parse(body) as { text: string });
+      res.writeHead(200).end("ok");
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
+  webhookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  notifier = startNotifier({ pool, log: pino({ level: "silent" }), webhookUrl, publicUrl: "https://pitwall.example", intervalMs: 3_600_000, now: () => new Date(clock) });
+});
+
+afterAll(async () => {
+  notifier?.stop();
+  receiver?.close();
+  await prisma?.$disconnect();
+  await pool?.end();
+});
+
+async function ingest(...raw: Array<Record<string, unknown>>) {
+  const frames = raw.map((r) => {
+    const check = checkFrame({ v: 1, id: randomUUID(), ...r });
+    if (!check.ok) throw new Error(check.message);
+    return check.frame as ClientFrame;
+  });
+  return applyFrames(pool, principal, frames, () => new Date(clock));
+}
+
+describe("notifier", () => {
+  test("stale once, resumed once, failed once, alert once", async () => {
+    const run = `n-${randomUUID()}`;
+    await ingest({ type: "run.start", run, name: "extract shard 3", kind: "extraction", stallAfterS: 60 });
+    expect(await notifier.tick()).toEqual([]);
+
+    clock += 61_000;
+    const first = await notifier.tick();
+    expect(first.map((n) => n.kind)).toEqual(["stale"]);
+    expect(await notifier.tick()).toEqual([]);
+
+    await ingest({ type: "run.progress", run, bootId: "b", counters: { "s3.uploaded": 1, "local.deleted": 5 } });
+    const second = await notifier.tick();
+    expect(second.map((n) => n.kind).sort()).toEqual(["alert", "resumed"]);
+
+    await ingest({ type: "run.end", run, status: "failed", error: "CUDA out of memory" });
+    const third = await notifier.tick();
+    expect(third.map((n) => n.kind)).toEqual(["failed"]);
+    expect(await notifier.tick()).toEqual([]);
+
+    // Every message reached the webhook, in Slack's {text} shape, with a link to the run.
+    expect(received).toHaveLength(4);
+    expect(received[0]!.text).toContain("is *stale*");
+    expect(received[0]!.text).toMatch(/<https:\/\/pitwall\.example\/runs\/\d+\|extract shard 3>/);
+    expect(received.at(-1)!.text).toContain("CUDA out of memory");
+  });
+
+  test("a failure older than 15 minutes (e.g. an imported historical file) is not announced", async () => {
+    const run = `old-${randomUUID()}`;
+    const savedClock = clock;
+    clock -= 3_600_000;
+    await ingest({ type: "run.start", run, name: "old sweep", kind: "benchmark" }, { type: "run.end", run, status: "failed" });
+    clock = savedClock;
+    expect((await notifier.tick()).filter((n) => n.kind === "failed")).toEqual([]);
+  });
+});

@@ -1,0 +1,165 @@
+import type pg from "pg";
+import { LIVE_CHANNEL } from "@/lib/protocol/live";
+import type { Logger } from "@/lib/server/logger";
+
+/**
+ * Watches for run state transitions that no frame announces — a run going **stale** because
+ * its worker fell silent, or coming back — and for alerts worth a human's attention (a run that
+ * **failed**, invariant alerts such as "deleted locally but never uploaded"). For each, it:
+ *   1. tells open browsers (pg_notify on the run's topics), so "stale" shows up live, and
+ *   2. posts once per transition to the notification webhook (Slack-compatible JSON), if set.
+ *
+ * "Once" holds across several app instances: every transition is claimed with a single
+ * `UPDATE ... RETURNING` (Run.notifiedState, RunEvent.notifiedAt), so exactly one instance sees
+ * it. Delivery to the webhook is at most once: a failed POST is logged, not retried, so a
+ * flapping webhook never floods the channel.
+ */
+
+/** A message for the webhook; `text` is Slack mrkdwn. */
+export interface Notification {
+  kind: "stale" | "resumed" | "failed" | "alert";
+  runId: number;
+  text: string;
+}
+
+/** Where notifications go (an HTTP POST of `{text}`), injectable for tests. */
+export type Deliver = (n: Notification) => Promise<void>;
+
+/** Options of {@link startNotifier}. */
+export interface NotifierOptions {
+  pool: pg.Pool;
+  log: Logger;
+  /** Slack-compatible incoming-webhook URL; undefined = browser updates only. */
+  webhookUrl?: string;
+  /** Base URL for links in messages, e.g. https://pitwall.example.com. */
+  publicUrl: string;
+  /** Poll period (ms), default 5000. */
+  intervalMs?: number;
+  /** Clock, injectable. */
+  now?: () => Date;
+  /** Delivery, injectable; default POSTs JSON to webhookUrl with a 5 s timeout. */
+  deliver?: Deliver;
+}
+
+/** A running notifier: `tick()` runs one check now (tests), `stop()` ends the loop. */
+export interface Notifier {
+  tick(): Promise<Notification[]>;
+  stop(): void;
+}
+
+/**
+ * Only fresh transitions are announced: a failure or alert older than RECENT (e.g. a historical
+ * file imported today, or the backlog on a first deploy) and runs silent for longer than
+ * QUIET_AFTER (abandoned long ago) are not posted.
+ */
+const RECENT = "15 minutes";
+const QUIET_AFTER = "24 hours";
+
+interface RunRow {
+  id: number;
+  name: string;
+  host: string;
+  stallAfterS: number;
+  lastPushAt: Date;
+  error: string | null;
+}
+
+/** Starts the periodic check. Errors inside a tick are logged; the loop keeps going. */
+export function startNotifier(opts: NotifierOptions): Notifier {
+  const now = opts.now ?? (() => new Date());
+  const deliver = opts.deliver ?? (opts.webhookUrl ? postWebhook(opts.webhookUrl) : async () => undefined);
+  const link = (r: { id: number; name: string }) => `<${new URL(`/runs/${r.id}`, opts.publicUrl).toString()}|${escapeMrkdwn(r.name)}>`;
+  const ago = (d: Date) => `${Math.round((now().getTime() - d.getTime()) / 1000)} s`;
+
+  const tick = async (): Promise<Notification[]> => {
+    const at = now();
+    const out: Notification[] = [];
+    const stale = await opts.pool.query<RunRow>(
+      `UPDATE "Run" r SET "notifiedState" = 'stale' FROM "Host" h
+       WHERE h.id = r."hostId" AND r.status = 'running' AND r."lastPushAt" < $1::timestamptz - make_interval(secs => r."stallAfterS")
+         AND r."lastPushAt" > $1::timestamptz - interval '${QUIET_AFTER}'
+         AND r."notifiedState" IS DISTINCT FROM 'stale'
+       RETURNING r.id, r.name, h.name AS host, r."stallAfterS", r."lastPushAt", r.error`,
+      [at],
+    );
+    for (const r of stale.rows) out.push({ kind: "stale", runId: r.id, text: `:warning: Run ${link(r)} on ${r.host} is *stale*: no push for ${ago(r.lastPushAt)} (threshold ${r.stallAfterS} s).` });
+
+    const resumed = await opts.pool.query<RunRow>(
+      `UPDATE "Run" r SET "notifiedState" = NULL FROM "Host" h
+       WHERE h.id = r."hostId" AND r.status = 'running' AND r."lastPushAt" >= $1::timestamptz - make_interval(secs => r."stallAfterS")
+         AND r."notifiedState" = 'stale'
+       RETURNING r.id, r.name, h.name AS host, r."stallAfterS", r."lastPushAt", r.error`,
+      [at],
+    );
+    for (const r of resumed.rows) out.push({ kind: "resumed", runId: r.id, text: `:white_check_mark: Run ${link(r)} on ${r.host} is pushing again.` });
+
+    const failed = await opts.pool.query<RunRow>(
+      `UPDATE "Run" r SET "notifiedState" = 'failed' FROM "Host" h
+       WHERE h.id = r."hostId" AND r.status = 'failed' AND r."notifiedState" IS DISTINCT FROM 'failed'
+         AND r."lastPushAt" > $1::timestamptz - interval '${RECENT}'
+       RETURNING r.id, r.name, h.name AS host, r."stallAfterS", r."lastPushAt", r.error`,
+      [at],
+    );
+    for (const r of failed.rows) {
+      const why = r.error ? `: ${truncate(r.error, 300)}` : "";
+      out.push({ kind: "failed", runId: r.id, text: `:x: Run ${link(r)} on ${r.host} *failed*${why}` });
+    }
+
+    const alerts = await opts.pool.query<{ id: string; runId: number; name: string; host: string; message: string; code: string }>(
+      `UPDATE "RunEvent" e SET "notifiedAt" = $1 FROM "Run" r JOIN "Host" h ON h.id = r."hostId"
+       WHERE r.id = e."runId" AND e.code IS NOT NULL AND e.level IN ('warn', 'error') AND e."notifiedAt" IS NULL
+         AND e.ts > $1::timestamptz - interval '${RECENT}'
+       RETURNING e.id, e."runId", r.name, h.name AS host, e.message, e.code`,
+      [at],
+    );
+    for (const a of alerts.rows) {
+      out.push({ kind: "alert", runId: a.runId, text: `:rotating_light: Run ${link({ id: a.runId, name: a.name })} on ${a.host}: ${escapeMrkdwn(a.message)} (\`${a.code}\`)` });
+    }
+
+    // Browsers learn about transitions no frame announced (stale / resumed).
+    const topics = new Set<string>();
+    for (const n of out) topics.add(`run:${n.runId}`).add("runs");
+    if (alerts.rowCount) topics.add("events");
+    for (const topic of topics) await opts.pool.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
+
+    for (const n of out) {
+      try {
+        await deliver(n);
+      } catch (err) {
+        opts.log.warn({ err, runId: n.runId, kind: n.kind }, "notification webhook failed; not retried");
+      }
+    }
+    return out;
+  };
+
+  let running: Promise<unknown> | null = null;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = tick()
+      .catch((err: unknown) => opts.log.error({ err }, "notifier tick failed"))
+      .finally(() => (running = null));
+  }, opts.intervalMs ?? 5000);
+  timer.unref();
+  return { tick, stop: () => clearInterval(timer) };
+}
+
+/** POSTs `{text}` (Slack incoming-webhook format) with a 5 s timeout. @throws on non-2xx. */
+function postWebhook(url: string): Deliver {
+  return async (n) => {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: n.text }),
+      signal: AbortSignal.timeout(5000),
+    });
+    if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}`);
+  };
+}
+
+function escapeMrkdwn(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
