@@ -115,8 +115,14 @@ describe("pitwall import", () => {
       rows.map((r) => (r as unknown as { request_rate: number }).request_rate).sort((a, b) => a - b),
     );
 
+    // Renaming on re-import updates the run in place and it still ends (not stuck "running").
+    const renamed = await pitwall(["import", llamaFile, "--tag", "llama70b", "--name", "Llama 3.3 70B online"], { PITWALL_TOKEN: token });
+    expect(renamed.code).toBe(0);
+    const afterRename = await getJson<{ runs: Array<RunRow & { state: string }> }>(`${server.url}/api/runs?tag=llama70b`);
+    expect(afterRename.runs.map((r) => [r.name, r.state, r.pointCount])).toEqual([["Llama 3.3 70B online", "succeeded", 7]]);
+
     // Importing the same file again creates nothing new.
-    const again = await pitwall(["import", llamaFile, "--tag", "llama70b"], { PITWALL_TOKEN: token });
+    const again = await pitwall(["import", llamaFile, "--tag", "llama70b", "--name", "Llama 3.3 70B online"], { PITWALL_TOKEN: token });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("already imported");
     const after = await getJson<{ runs: RunRow[] }>(`${server.url}/api/runs?tag=llama70b`);

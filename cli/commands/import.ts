@@ -2,7 +2,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import cliProgress from "cli-progress";
-import { importBenchmarkFiles } from "@/lib/importers";
+import { importFiles } from "@/lib/importers";
+import type { ClientFrameInput } from "@/lib/protocol";
 import { postFrames, IngestHttpError } from "@/lib/client/http";
 import { readClientConfig } from "../config";
 import { fail } from "../fail";
@@ -14,10 +15,16 @@ const PROGRESS_BAR_MIN_FRAMES = 20;
 export function registerImportCommand(program: Command): void {
   program
     .command("import")
-    .argument("<files...>", "result files: SGLang bench_serving JSONL, vLLM bench serve JSON/JSONL")
-    .description("import benchmark result files through POST /api/ingest (PITWALL_URL, PITWALL_TOKEN)")
-    .option("--host <host>", "where the benchmark ran (default: the token's host)")
-    .option("--name <name>", "run name; with several files, makes them ONE run (one file per concurrency level)")
+    .argument(
+      "<files...>",
+      "benchmark results (SGLang bench_serving JSONL, vLLM bench serve JSON/JSONL) or training logs (Hugging Face trainer_state.json, LLaMA-Factory trainer_log.jsonl); the format is detected from the content",
+    )
+    .description("import benchmark results and training logs through POST /api/ingest (PITWALL_URL, PITWALL_TOKEN)")
+    .option("--host <host>", "where the benchmark or training ran (default: the token's host)")
+    .option(
+      "--name <name>",
+      "run name; with several benchmark files, makes them ONE run (one file per concurrency level); training logs default to their folder's name",
+    )
     .addOption(new Option("--tag <tag...>", "tag(s) for the run(s)").default([]))
     .action(async (files: string[], opts: { host?: string; name?: string; tag: string[] }) => {
       const config = readClientConfig();
@@ -33,9 +40,20 @@ export function registerImportCommand(program: Command): void {
           }
         }),
       );
-      const { runs, problems } = importBenchmarkFiles(inputs, { name: opts.name, host: opts.host, tags: opts.tag });
+      const { benchmarkRuns, trainingRuns, problems } = importFiles(inputs, { name: opts.name, host: opts.host, tags: opts.tag });
       for (const p of problems) process.stderr.write(`${p.file}:${p.line}: ${p.message}\n`);
 
+      // One line per run once its frames are in: what it is, and where it went.
+      const runs: Array<{ files: string[]; frames: ClientFrameInput[]; summary: string }> = [
+        ...benchmarkRuns.map((run) => ({ files: run.files, frames: run.frames, summary: `${run.format}, ${run.pointCount} points → run ${run.runKey}` })),
+        ...trainingRuns.map((run) => ({
+          files: run.files,
+          frames: run.frames,
+          summary:
+            `${run.format}, ${run.pointCount} metric points, step ${run.lastStep ?? "?"}${run.totalSteps !== null ? `/${run.totalSteps}` : ""} → run ${run.runKey}` +
+            (run.finished ? ", training finished" : "; the log does not show training finished, so the run stays running"),
+        })),
+      ];
       let failed = problems.length > 0;
       for (const run of runs) {
         const label = run.files.map((f) => path.basename(f)).join(", ");
@@ -52,7 +70,7 @@ export function registerImportCommand(program: Command): void {
           for (const r of rejected) if (!r.ok) process.stderr.write(`${label}: frame ${r.id} rejected: ${r.code}: ${r.message}\n`);
           if (rejected.length) failed = true;
           const note = duplicates === results.length ? " (already imported; nothing changed)" : "";
-          process.stdout.write(`${label}: ${run.format}, ${run.pointCount} points → run ${run.runKey}${note}\n`);
+          process.stdout.write(`${label}: ${run.summary}${note}\n`);
         } catch (err) {
           bar?.stop();
           if (err instanceof IngestHttpError) fail(err.message, 1);

@@ -152,7 +152,8 @@ export function buildRun(files: readonly ParsedFile[], opts: RunOptions): BuiltR
     config,
     ...(opts.tags !== undefined && opts.tags.length > 0 ? { tags: opts.tags } : {}),
   };
-  const frames: ClientFrameInput[] = [withId(startBody, frameId(runKey, "start", startBody))];
+  const startId = frameId(runKey, "start", startBody);
+  const frames: ClientFrameInput[] = [withId(startBody, startId)];
 
   for (const chunk of chunkPoints(points, runKey, opts, problems, ordered)) {
     const body: Omit<RunBenchmarkInput, "id"> = { v: PROTOCOL_VERSION, type: "run.benchmark", run: runKey, points: chunk };
@@ -167,7 +168,9 @@ export function buildRun(files: readonly ParsedFile[], opts: RunOptions): BuiltR
     ...(endedAt !== undefined ? { endedAt } : {}),
     ...(anyCompleted ? {} : { error: "every benchmark result has completed = 0 (all requests failed)" }),
   };
-  frames.push(withId(endBody, frameId(runKey, "end", endBody)));
+  // A re-import under another name or tags re-applies run.start (which marks the run running
+  // again), so the end frame's id depends on the start frame's: the run is ended again too.
+  frames.push(withId(endBody, frameId(runKey, "end", { ...endBody, after: startId })));
 
   return {
     runKey,

@@ -121,11 +121,14 @@ describe("identity and determinism", () => {
     for (const frame of run.frames) expect(frame.id.startsWith(`${run.runKey}/`)).toBe(true);
     expect(new Set(run.frames.map((f) => f.id)).size).toBe(run.frames.length);
 
-    // Another folder and file name: the points and their frames are the same; only the
-    // run.start (default name, sourceFiles) differs.
+    // Another folder and file name: the points and their frames are the same; the run.start
+    // (default name, sourceFiles) differs, and so does the run.end's id, which follows the
+    // start's so that a re-applied start (status back to running) is ended again.
     const moved = onlyRun(importBenchmarkFiles([{ path: "/elsewhere/llama.jsonl", text: LLAMA.text }], { host: "CT129", tags: ["h200"] }));
     expect(moved.runKey).toBe(run.runKey);
-    expect(moved.frames.slice(1)).toEqual(run.frames.slice(1));
+    expect(moved.frames.slice(1, -1)).toEqual(run.frames.slice(1, -1));
+    expect(moved.frames.at(-1)!.id).not.toBe(run.frames.at(-1)!.id);
+    expect({ ...moved.frames.at(-1)!, id: "" }).toEqual({ ...run.frames.at(-1)!, id: "" });
     expect(startOf(moved).config?.sourceFiles).toEqual(["llama.jsonl"]);
   });
 

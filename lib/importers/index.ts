@@ -15,7 +15,19 @@ import {
   type JsonObject,
 } from "./benchmark-common";
 import { buildRun, DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME, type MappedRecord, type ParsedFile } from "./benchmark-run";
+import { hfTrainerState } from "./hf-trainer-state";
+import { llamaFactoryTrainerLog } from "./llamafactory-trainer-log";
 import { sglangBenchServing } from "./sglang-bench-serving";
+import {
+  buildTrainingRuns,
+  checkTrainingOptions,
+  type ImportedTrainingRun,
+  type ParsedTrainingLog,
+  type TrainingFormat,
+  type TrainingFormatModule,
+  type TrainingImportOptions,
+  type TrainingImportResult,
+} from "./training-common";
 import { vllmBenchServe } from "./vllm-bench-serve";
 
 /**
@@ -28,6 +40,12 @@ import { vllmBenchServe } from "./vllm-bench-serve";
  * - `sglang-bench-serving`: SGLang `python -m sglang.bench_serving --output-file` JSONL.
  * - `vllm-bench-serve`: vLLM `vllm bench serve --save-result` JSON / `--append-result` JSONL
  *   (and legacy `benchmarks/benchmark_serving.py`).
+ *
+ * Training logs → `run.start` (kind `training`) + `run.metrics`… + `run.progress` + `run.end` when
+ * the log shows training finished (see training-common.ts for identity and frames):
+ * - `hf-trainer-state`: Hugging Face Transformers `Trainer` trainer_state.json.
+ * - `llamafactory-trainer-log`: LLaMA-Factory trainer_log.jsonl.
+ * {@link importFiles} takes any mix of these files (what `pitwall import` does).
  */
 
 export type { BenchmarkFormat, ImportProblem } from "./benchmark-common";
@@ -36,9 +54,25 @@ export { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME } from "./benchma
 export type { MappedRecord, ParsedFile } from "./benchmark-run";
 export { summariseServerInfo } from "./sglang-bench-serving";
 export { vllmMetadata } from "./vllm-bench-serve";
+export {
+  DEFAULT_MAX_METRIC_FRAME_BYTES,
+  DEFAULT_MAX_METRIC_POINTS_PER_FRAME,
+  parseDurationS,
+  parseNumberLike,
+  TRAINING_FORMATS,
+  TrainingImportError,
+} from "./training-common";
+export type { ImportedTrainingRun, TrainingFormat, TrainingImportOptions, TrainingImportResult } from "./training-common";
 
 /** The format modules, in detection order. */
 const FORMAT_MODULES: readonly BenchmarkFormatModule[] = [sglangBenchServing, vllmBenchServe];
+/** The training log modules, in detection order (their marker keys never overlap). */
+const TRAINING_MODULES: readonly TrainingFormatModule[] = [hfTrainerState, llamaFactoryTrainerLog];
+
+const BENCHMARK_FILES = "benchmark result file (expected SGLang bench_serving --output-file JSONL or vLLM bench serve --save-result JSON/JSONL)";
+const TRAINING_FILES = "training log (expected a Hugging Face trainer_state.json or a LLaMA-Factory trainer_log.jsonl)";
+const ANY_FILES =
+  "benchmark result or training log (expected SGLang bench_serving --output-file JSONL, vLLM bench serve --save-result JSON/JSONL, Hugging Face trainer_state.json or LLaMA-Factory trainer_log.jsonl)";
 
 /** How many non-blank lines {@link detectFormat} looks at before giving up. */
 const DETECT_MAX_LINES = 20;
@@ -100,13 +134,13 @@ export class BenchmarkImportError extends Error {
   }
 }
 
-/** A file whose content matches no known benchmark format (or holds no result at all). */
+/**
+ * A file whose content matches no known format (or holds no result at all). `expected` describes
+ * what was looked for (default: the benchmark formats).
+ */
 export class UnknownFormatError extends BenchmarkImportError {
-  constructor(file: string, detail: string) {
-    super(
-      file,
-      `${file}: not a recognised benchmark result file (expected SGLang bench_serving --output-file JSONL or vLLM bench serve --save-result JSON/JSONL): ${detail}`,
-    );
+  constructor(file: string, detail: string, expected: string = BENCHMARK_FILES) {
+    super(file, `${file}: not a recognised ${expected}: ${detail}`);
     this.name = "UnknownFormatError";
   }
 }
@@ -175,6 +209,10 @@ function moduleFor(format: BenchmarkFormat): BenchmarkFormatModule {
  * @throws UnknownFormatError naming the file when no line is a recognisable result.
  */
 export function parseBenchmarkFile(file: ImportFile): { parsed: ParsedFile; problems: ImportProblem[] } {
+  return parseBenchmarkFileAs(file, BENCHMARK_FILES);
+}
+
+function parseBenchmarkFileAs(file: ImportFile, expected: string): { parsed: ParsedFile; problems: ImportProblem[] } {
   const { records, problems } = readJsonRecords(file.path, file.text);
   let mod: BenchmarkFormatModule | null = null;
   const mapped: MappedRecord[] = [];
@@ -199,7 +237,7 @@ export function parseBenchmarkFile(file: ImportFile): { parsed: ParsedFile; prob
   const allProblems = [...problems, ...rowProblems].sort((a, b) => a.line - b.line);
   if (!mod) {
     const first = allProblems[0];
-    throw new UnknownFormatError(file.path, first ? `line ${first.line}: ${first.message}` : "the file is empty");
+    throw new UnknownFormatError(file.path, first ? `line ${first.line}: ${first.message}` : "the file is empty", expected);
   }
   return {
     parsed: {
@@ -264,12 +302,16 @@ function checkOptions(opts: ImportOptions): CheckedOptions {
  *   together with `opts.name`.
  */
 export function importBenchmarkFiles(files: readonly ImportFile[], opts: ImportOptions = {}): ImportResult {
+  return importBenchmarkFilesAs(files, opts, BENCHMARK_FILES);
+}
+
+function importBenchmarkFilesAs(files: readonly ImportFile[], opts: ImportOptions, expected: string): ImportResult {
   const options = checkOptions(opts);
   const problems: ImportProblem[] = [];
   const parsed: ParsedFile[] = [];
   const byHash = new Map<string, string>();
   for (const file of files) {
-    const { parsed: p, problems: fileProblems } = parseBenchmarkFile(file);
+    const { parsed: p, problems: fileProblems } = parseBenchmarkFileAs(file, expected);
     problems.push(...fileProblems);
     const firstPath = byHash.get(p.contentHash);
     if (firstPath !== undefined) {
@@ -311,4 +353,127 @@ export function importBenchmarkFiles(files: readonly ImportFile[], opts: ImportO
     });
   }
   return { runs, problems };
+}
+
+/**
+ * Detects a training log's format from its content (key presence, never version strings): a line
+ * among the first 20 non-blank ones that is a LLaMA-Factory trainer_log record (`current_steps` and
+ * `total_steps`), or a document with a `log_history` array and `global_step` (Hugging Face
+ * trainer_state.json, pretty-printed or on one line). Returns null otherwise. Never throws.
+ */
+export function detectTrainingFormat(text: string): TrainingFormat | null {
+  let seen = 0;
+  for (const { text: line } of iterateLines(text)) {
+    if (!/\S/.test(line)) continue;
+    let value: unknown;
+    try {
+      value = parseLenientJson(line);
+    } catch {
+      if (seen === 0 && line.trimStart().startsWith("{")) {
+        try {
+          const whole = parseLenientJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+          const mod = TRAINING_MODULES.find((m) => m.recognises(whole));
+          if (mod) return mod.format;
+        } catch {
+          // not one JSON document either: keep scanning lines
+        }
+      }
+      value = undefined;
+    }
+    const mod = TRAINING_MODULES.find((m) => m.recognises(value));
+    if (mod) return mod.format;
+    if (++seen >= DETECT_MAX_LINES) break;
+  }
+  return null;
+}
+
+/** What {@link detectImportFormat} found: a benchmark result file or a training log, and its format. */
+export type DetectedFormat = { kind: "benchmark"; format: BenchmarkFormat } | { kind: "training"; format: TrainingFormat };
+
+/**
+ * Detects any importable file: training logs first (their marker keys never occur in benchmark
+ * rows), then benchmark results ({@link detectFormat}). Returns null when neither matches.
+ */
+export function detectImportFormat(text: string): DetectedFormat | null {
+  const training = detectTrainingFormat(text);
+  if (training) return { kind: "training", format: training };
+  const benchmark = detectFormat(text);
+  return benchmark ? { kind: "benchmark", format: benchmark } : null;
+}
+
+/**
+ * Parses one training log file with the module its content matches.
+ * @throws UnknownFormatError when it is no training log; TrainingImportError when it looked like
+ *   one but holds no usable record (e.g. a truncated trainer_state.json).
+ */
+export function parseTrainingFile(file: ImportFile): { parsed: ParsedTrainingLog; problems: ImportProblem[] } {
+  return parseTrainingFileAs(file, TRAINING_FILES);
+}
+
+function parseTrainingFileAs(file: ImportFile, expected: string): { parsed: ParsedTrainingLog; problems: ImportProblem[] } {
+  const format = detectTrainingFormat(file.text);
+  const mod = TRAINING_MODULES.find((m) => m.format === format);
+  if (!mod) throw new UnknownFormatError(file.path, file.text.trim() === "" ? "the file is empty" : "no trainer_state.json document or trainer_log line found", expected);
+  return mod.parse(file.path, file.text);
+}
+
+/**
+ * Imports training logs (trainer_state.json, trainer_log.jsonl) as protocol frames.
+ * - Snapshots of one training (same first log record: `checkpoint-<N>/trainer_state.json`, or a
+ *   trainer_log.jsonl imported again after it grew) become ONE run; other logs, one run each.
+ * - Files with identical content are imported once (the repeat is a problem at line 0).
+ * - Bad records are skipped and reported as `{file, line, message}`; the rest is imported.
+ * Output is deterministic: the same files and options give identical frames whatever the order of
+ * `files`; run keys do not depend on paths or options.
+ * @throws UnknownFormatError when a file is no training log (nothing is imported).
+ * @throws TrainingImportError for invalid options, an unreadable trainer_state.json, or a name
+ *   given for files of several training runs.
+ */
+export function importTrainingFiles(files: readonly ImportFile[], opts: TrainingImportOptions = {}): TrainingImportResult {
+  return importTrainingFilesAs(files, opts, TRAINING_FILES);
+}
+
+function importTrainingFilesAs(files: readonly ImportFile[], opts: TrainingImportOptions, expected: string): TrainingImportResult {
+  const options = checkTrainingOptions(opts);
+  const problems: ImportProblem[] = [];
+  const parsed: ParsedTrainingLog[] = [];
+  const byHash = new Map<string, string>();
+  for (const file of files) {
+    const { parsed: p, problems: fileProblems } = parseTrainingFileAs(file, expected);
+    problems.push(...fileProblems);
+    const firstPath = byHash.get(p.contentHash);
+    if (firstPath !== undefined) {
+      problems.push({ file: file.path, line: 0, message: `same content as ${firstPath}; imported once` });
+      continue;
+    }
+    byHash.set(p.contentHash, file.path);
+    parsed.push(p);
+  }
+  const built = buildTrainingRuns(parsed, options);
+  return { runs: built.runs, problems: [...problems, ...built.problems] };
+}
+
+/** Result of {@link importFiles}: benchmark runs, training runs, and every problem skipped over. */
+export interface AnyImportResult {
+  benchmarkRuns: ImportedRun[];
+  trainingRuns: ImportedTrainingRun[];
+  problems: ImportProblem[];
+}
+
+/**
+ * Imports any mix of benchmark result files and training logs, each detected from its content
+ * ({@link detectTrainingFormat} first, else a benchmark file): benchmark files as
+ * {@link importBenchmarkFiles} does (with `name`, several benchmark files make one run), training
+ * logs as {@link importTrainingFiles} does. `name`, `host` and `tags` apply to both.
+ * @throws UnknownFormatError naming a file that is neither (nothing is imported), and the errors of
+ *   the two importers.
+ */
+export function importFiles(files: readonly ImportFile[], opts: Pick<ImportOptions, "name" | "host" | "tags"> = {}): AnyImportResult {
+  const training: ImportFile[] = [];
+  const benchmark: ImportFile[] = [];
+  for (const file of files) (detectTrainingFormat(file.text) ? training : benchmark).push(file);
+  const options = { name: opts.name, host: opts.host, tags: opts.tags };
+  const b = benchmark.length > 0 ? importBenchmarkFilesAs(benchmark, options, ANY_FILES) : { runs: [], problems: [] };
+  const t = training.length > 0 ? importTrainingFilesAs(training, options, ANY_FILES) : { runs: [], problems: [] };
+  return { benchmarkRuns: b.runs, trainingRuns: t.runs, problems: [...b.problems, ...t.problems] };
 }
