@@ -9,6 +9,7 @@ import { AuthError } from "@/lib/server/errors";
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { IngestConnection } from "@/lib/server/ingest/socket";
 import { LiveHub } from "@/lib/server/live/hub";
+import { startMaintenance } from "@/lib/server/maintenance";
 import { startNotifier } from "@/lib/server/notify/notifier";
 import type { Logger } from "@/lib/server/logger";
 
@@ -96,6 +97,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
     webhookUrl: env.PITWALL_WEBHOOK_URL,
     publicUrl: env.PITWALL_PUBLIC_URL ?? `http://localhost:${port}`,
   });
+  const stopMaintenance = startMaintenance(pool(), log);
 
   let closing: Promise<void> | null = null;
   return {
@@ -104,6 +106,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
       (closing ??= (async () => {
         clearInterval(heartbeat);
         notifier.stop();
+        stopMaintenance();
         server.close();
         // Commit what workers already sent before saying goodbye, so their acks are not lost
         // work: anything still unacknowledged after close is resent by the worker.
