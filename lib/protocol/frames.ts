@@ -250,6 +250,64 @@ export const runEndFrame = z.strictObject({
   outputTail: z.array(z.string().max(4000)).max(200).optional(),
 });
 
+export const SESSION_SOURCES = ["opencode", "claude-code", "pushed"] as const;
+/** Statuses with their own meaning; any other status string is kept and shown neutrally. */
+export const TODO_STATUSES = ["pending", "in_progress", "completed", "cancelled"] as const;
+
+/** One todo item as the agent's `todowrite` tool wrote it. */
+export const todoItem = z.strictObject({
+  id: z.string().max(200).optional(),
+  content: z.string().max(20_000),
+  /** pending | in_progress | completed | cancelled, or any other word (e.g. "failed"). */
+  status: z.string().min(1).max(50),
+  priority: z.string().max(50).optional(),
+  activeForm: z.string().max(20_000).optional(),
+});
+
+/**
+ * `session.todos`: one snapshot of an agent session's todo list (the whole list, as each
+ * `todowrite` rewrites it). Snapshots are ordered by `ts`, then `seq` (position in the source).
+ * Re-sending a snapshot with the same (session, seq) replaces it.
+ */
+export const sessionTodosFrame = z.strictObject({
+  ...base,
+  type: z.literal("session.todos"),
+  session: clientKey,
+  source: z.enum(SESSION_SOURCES),
+  title: z.string().max(500).optional(),
+  host: hostName.optional(),
+  seq: nonNegInt,
+  ts: epochMs,
+  items: z.array(todoItem).max(1000),
+});
+
+export const PLAN_PRIORITIES = ["high", "medium", "low"] as const;
+
+/** One proposed next step. */
+export const planItem = z.strictObject({
+  content: z.string().min(1).max(20_000),
+  priority: z.enum(PLAN_PRIORITIES).optional(),
+});
+
+/**
+ * `plan.propose`: an agent (or a person) proposes next steps and waits for a decision, which
+ * arrives as `plan.decision` on the proposer's socket (or by long-polling
+ * `GET /api/plans/:plan/decision?wait=60`). Re-proposing the same `plan` key while it is still
+ * undecided updates it; a decided plan is immutable.
+ */
+export const planProposeFrame = z.strictObject({
+  ...base,
+  type: z.literal("plan.propose"),
+  plan: clientKey,
+  session: clientKey.optional(),
+  run: clientKey.optional(),
+  title: z.string().min(1).max(500),
+  rationale: z.string().max(50_000).optional(),
+  items: z.array(planItem).min(1).max(200),
+  /** Seconds until the plan expires undecided (default 24 h). */
+  expiresInS: z.number().int().min(10).max(30 * 86_400).optional(),
+});
+
 /** Any worker → server frame. */
 export const clientFrame = z.discriminatedUnion("type", [
   helloFrame,
@@ -261,6 +319,8 @@ export const clientFrame = z.discriminatedUnion("type", [
   runArtifactFrame,
   runEventFrame,
   runEndFrame,
+  sessionTodosFrame,
+  planProposeFrame,
 ]);
 
 export type HelloFrame = z.infer<typeof helloFrame>;
@@ -275,6 +335,10 @@ export type RunMetricsFrame = z.infer<typeof runMetricsFrame>;
 export type MetricPointInput = z.input<typeof metricPoint>;
 export type RunArtifactFrame = z.infer<typeof runArtifactFrame>;
 export type RunEventFrame = z.infer<typeof runEventFrame>;
+export type TodoItem = z.infer<typeof todoItem>;
+export type SessionTodosFrame = z.infer<typeof sessionTodosFrame>;
+export type PlanItem = z.infer<typeof planItem>;
+export type PlanProposeFrame = z.infer<typeof planProposeFrame>;
 /** A validated worker → server frame. */
 export type ClientFrame = z.infer<typeof clientFrame>;
 /** A worker → server frame as a client writes it (before defaults/transforms). */
@@ -310,6 +374,22 @@ export const errorFrame = z.strictObject({
   code: z.enum(ERROR_CODES),
   message: z.string(),
 });
+
+export const PLAN_DECISIONS = ["approved", "changes_requested", "rejected", "expired"] as const;
+
+/** Server → worker: the decision on a plan this worker proposed (possibly with edited items). */
+export const planDecisionFrame = z.strictObject({
+  v: z.literal(PROTOCOL_VERSION),
+  type: z.literal("plan.decision"),
+  plan: z.string(),
+  decision: z.enum(PLAN_DECISIONS),
+  items: z.array(planItem),
+  comment: z.string().nullable(),
+  decidedBy: z.string().nullable(),
+  /** Epoch ms. */
+  decidedAt: z.number(),
+});
+export type PlanDecisionFrame = z.infer<typeof planDecisionFrame>;
 
 /** Any server → worker frame. */
 export const serverFrame = z.discriminatedUnion("type", [ackFrame, errorFrame]);

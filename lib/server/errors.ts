@@ -3,7 +3,7 @@ import type { ErrorCode } from "@/lib/protocol";
 /** Base class of errors that carry a protocol/API error code and an HTTP status. */
 export class AppError extends Error {
   constructor(
-    readonly code: ErrorCode | "not_found",
+    readonly code: ErrorCode | "not_found" | "conflict",
     message: string,
     readonly status: number,
   ) {
@@ -30,5 +30,12 @@ export class AuthError extends AppError {
 export class NotFoundError extends AppError {
   constructor(message: string) {
     super("not_found", message, 404);
+  }
+}
+
+/** The request conflicts with the resource's state, e.g. deciding an already decided plan (HTTP 409). */
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super("conflict", message, 409);
   }
 }

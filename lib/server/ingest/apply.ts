@@ -7,6 +7,7 @@ import { upsertBenchmarkPoints } from "./writers/benchmark-points";
 import { upsertMetricPoints } from "./writers/metrics";
 import { applyProgress, checkRunInvariants, type WorkerCache } from "./writers/progress";
 import { claimFrameIds, endRun, insertEvent, loadRuns, recordHeartbeat, touchRun, upsertArtifact, upsertRun } from "./writers/runs";
+import { applyTodos, proposePlan } from "./writers/sessions";
 
 /**
  * Applies validated frames to PostgreSQL in one transaction per batch.
@@ -86,12 +87,22 @@ function refersToRun(f: ClientFrame): f is RunScopedFrame {
   return RUN_FRAMES.has(f.type);
 }
 
+/** The run key a frame needs to exist (run.start creates its run; plan.propose may name one). */
+function requiredRunKey(f: ClientFrame): string | undefined {
+  if (refersToRun(f)) return f.run;
+  if (f.type === "plan.propose") return f.run;
+  return undefined;
+}
+
 async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincipal, frames: ClientFrame[], at: Date): Promise<FrameOutcome[]> {
   const outcomes = new Map<number, FrameOutcome>();
 
   // 1. Frames that reference runs must name a run that exists or is started earlier in the batch.
   const referenced = new Set<string>();
-  for (const f of frames) if (refersToRun(f)) referenced.add(f.run);
+  for (const f of frames) {
+    const key = requiredRunKey(f);
+    if (key !== undefined) referenced.add(key);
+  }
   const runs = await loadRuns(client, [...referenced]);
   const startedInBatch = new Set<string>();
   const accepted: number[] = [];
@@ -103,8 +114,9 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
     }
     seenIds.add(f.id);
     if (f.type === "run.start") startedInBatch.add(f.run);
-    if (refersToRun(f) && !runs.has(f.run) && !startedInBatch.has(f.run)) {
-      outcomes.set(i, { id: f.id, ok: false, code: "unknown_run", message: `run '${f.run}' has not been started (send run.start first)` });
+    const runKey = requiredRunKey(f);
+    if (runKey !== undefined && !runs.has(runKey) && !startedInBatch.has(runKey)) {
+      outcomes.set(i, { id: f.id, ok: false, code: "unknown_run", message: `run '${runKey}' has not been started (send run.start first)` });
       return;
     }
     accepted.push(i);
@@ -184,6 +196,19 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
         await endRun(client, run!.id, f, at);
         topics.add("runs");
         break;
+      case "session.todos": {
+        const sessionId = await applyTodos(client, principal, f);
+        topics.add("sessions").add(`session:${sessionId}`);
+        break;
+      }
+      case "plan.propose": {
+        // A decided plan is immutable: proposing under its key again changes nothing, and the
+        // proposer's connection is sent the decision (see IngestConnection).
+        const linked = f.run !== undefined ? runs.get(f.run)!.id : null;
+        const result = await proposePlan(client, principal, f, linked, at);
+        if (result.ok) topics.add("plans").add(`plan:${result.planId}`);
+        break;
+      }
       default:
         f satisfies never;
     }

@@ -5,12 +5,15 @@ import {
   PROTOCOL_VERSION,
   stringifyJson,
   type ClientFrame,
+  type PlanDecisionFrame,
   type ServerFrame,
 } from "@/lib/protocol";
 import { pool } from "@/lib/server/db";
 import type { Logger } from "@/lib/server/logger";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { telemetry } from "@/lib/server/telemetry";
+import { liveBus } from "@/lib/server/live/bus";
+import { planDecision } from "@/lib/server/repositories/plan-decisions";
 import { applyFrames } from "./apply";
 
 /** Frames queued beyond this pause reading from the socket until the queue drains. */
@@ -29,6 +32,12 @@ export class IngestConnection {
   private queue: ClientFrame[] = [];
   private flushing: Promise<void> | null = null;
   private paused = false;
+  /** Keys of plans proposed on this socket whose decision it still waits for. */
+  private readonly watchedPlans = new Set<string>();
+  private readonly onTopic = (topic: string) => {
+    const prefix = "plan-decision:";
+    if (topic.startsWith(prefix) && this.watchedPlans.has(topic.slice(prefix.length))) void this.deliverDecision(topic.slice(prefix.length));
+  };
 
   constructor(
     private readonly ws: WebSocket,
@@ -37,7 +46,10 @@ export class IngestConnection {
   ) {
     telemetry().ingestSockets.inc();
     ws.on("message", (data, isBinary) => this.onMessage(data, isBinary));
-    ws.on("close", () => telemetry().ingestSockets.dec());
+    ws.on("close", () => {
+      telemetry().ingestSockets.dec();
+      liveBus().off("topic", this.onTopic);
+    });
   }
 
   /** Resolves once every frame received so far is committed (or rejected). */
@@ -93,9 +105,11 @@ export class IngestConnection {
       try {
         const outcomes = await applyFrames(pool(), this.principal, batch);
         const ids: string[] = [];
-        for (const o of outcomes) {
+        for (const [i, o] of outcomes.entries()) {
           if (o.ok) {
             ids.push(o.id);
+            const frame = batch[i]!;
+            if (frame.type === "plan.propose") this.watchPlan(frame.plan);
           } else {
             t.framesRejected.inc({ transport: "ws", code: o.code });
             this.send({ v: PROTOCOL_VERSION, type: "error", id: o.id, code: o.code, message: o.message });
@@ -116,7 +130,29 @@ export class IngestConnection {
     }
   }
 
-  private send(frame: ServerFrame): void {
+  /**
+   * The proposer waits on this socket: deliver the decision as soon as it exists — now, if the
+   * plan was decided while the worker was disconnected, or when any app instance records it.
+   * Subscribing before checking means a decision made in between is never missed.
+   */
+  private watchPlan(key: string): void {
+    if (this.watchedPlans.size === 0) liveBus().on("topic", this.onTopic);
+    this.watchedPlans.add(key);
+    void this.deliverDecision(key);
+  }
+
+  private async deliverDecision(key: string): Promise<void> {
+    try {
+      const decision = await planDecision(pool(), key);
+      if (!decision || !this.watchedPlans.delete(key)) return;
+      if (this.watchedPlans.size === 0) liveBus().off("topic", this.onTopic);
+      this.send(decision);
+    } catch (err) {
+      this.opts.log.warn({ err, plan: key }, "could not deliver a plan decision");
+    }
+  }
+
+  private send(frame: ServerFrame | PlanDecisionFrame): void {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(stringifyJson(frame));
   }
 }

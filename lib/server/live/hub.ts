@@ -3,6 +3,7 @@ import type { WebSocket } from "ws";
 import { LIVE_CHANNEL, liveChange, liveSubscribe, type LiveServerMessage } from "@/lib/protocol/live";
 import type { Logger } from "@/lib/server/logger";
 import { telemetry } from "@/lib/server/telemetry";
+import { liveBus } from "./bus";
 
 /** Per socket and topic, at most one notification per this many ms (trailing edge kept). */
 const COALESCE_MS = 250;
@@ -96,6 +97,7 @@ export class LiveHub {
     } catch {
       return;
     }
+    liveBus().emit("topic", topic);
     for (const sub of this.subscribers) if (sub.topics.has(topic)) this.notify(sub, topic);
   }
 

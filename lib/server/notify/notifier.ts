@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import type { Logger } from "@/lib/server/logger";
+import { expirePlans } from "@/lib/server/repositories/plan-decisions";
 
 /**
  * Watches for run state transitions that no frame announces — a run going **stale** because
@@ -15,9 +16,9 @@ import type { Logger } from "@/lib/server/logger";
  * flapping webhook never floods the channel.
  */
 
-/** A message for the webhook; `text` is Slack mrkdwn. */
+/** A message for the webhook; `text` is Slack mrkdwn. `runId` is 0 for plan messages. */
 export interface Notification {
-  kind: "stale" | "resumed" | "failed" | "alert";
+  kind: "stale" | "resumed" | "failed" | "alert" | "plan";
   runId: number;
   text: string;
 }
@@ -116,9 +117,21 @@ export function startNotifier(opts: NotifierOptions): Notifier {
       out.push({ kind: "alert", runId: a.runId, text: `:rotating_light: Run ${link({ id: a.runId, name: a.name })} on ${a.host}: ${escapeMrkdwn(a.message)} (\`${a.code}\`)` });
     }
 
+    const plans = await opts.pool.query<{ id: number; title: string; host: string; items: unknown[] }>(
+      `UPDATE "Plan" p SET "notifiedAt" = $1 FROM "Host" h
+       WHERE h.id = p."hostId" AND p.status = 'proposed' AND p."notifiedAt" IS NULL AND p."proposedAt" > $1::timestamptz - interval '${RECENT}'
+       RETURNING p.id, p.title, h.name AS host, p.items`,
+      [at],
+    );
+    for (const p of plans.rows) {
+      const url = new URL(`/plans/${p.id}`, opts.publicUrl).toString();
+      out.push({ kind: "plan", runId: 0, text: `:clipboard: A plan from ${p.host} is waiting for a decision: <${url}|${escapeMrkdwn(p.title)}> (${p.items.length} steps)` });
+    }
+    await expirePlans(opts.pool, at);
+
     // Browsers learn about transitions no frame announced (stale / resumed).
     const topics = new Set<string>();
-    for (const n of out) topics.add(`run:${n.runId}`).add("runs");
+    for (const n of out) if (n.kind !== "plan") topics.add(`run:${n.runId}`).add("runs");
     if (alerts.rowCount) topics.add("events");
     for (const topic of topics) await opts.pool.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
 

@@ -1,0 +1,33 @@
+import { pool } from "@/lib/server/db";
+import { errorResponse, handle, json } from "@/lib/server/http";
+import { authenticateWorker } from "@/lib/server/ingest/service";
+import { planDecisionTopic, waitForTopic } from "@/lib/server/live/bus";
+import { planDecision } from "@/lib/server/repositories/plan-decisions";
+
+/** Longest accepted long-poll, in seconds. */
+const MAX_WAIT_S = 120;
+
+/**
+ * GET /api/plans/:key/decision?wait=60 — the proposer's view of its plan (worker token).
+ * Answers `{status: "proposed", decision: null}` while undecided; with `wait`, holds the request
+ * up to that many seconds (max 120) until a decision arrives. Decided: `{status, decision}` where
+ * `decision` is the `plan.decision` frame (items as decided, comment, who, when). 404 unknown key.
+ */
+export async function GET(request: Request, ctx: { params: Promise<{ key: string }> }): Promise<Response> {
+  return handle(async () => {
+    await authenticateWorker(request.headers.get("authorization"));
+    const { key } = await ctx.params;
+    const waitParam = new URL(request.url).searchParams.get("wait") ?? "0";
+    const waitS = Number(waitParam);
+    if (!Number.isFinite(waitS) || waitS < 0) return errorResponse(400, "invalid_query", "wait must be a number of seconds ≥ 0");
+    // Subscribe first, then read: a decision recorded in between is not missed.
+    const waiter = waitForTopic(planDecisionTopic(key), Math.min(waitS, MAX_WAIT_S) * 1000, request.signal);
+    try {
+      let decision = await planDecision(pool(), key);
+      if (!decision && waitS > 0 && (await waiter.promise)) decision = await planDecision(pool(), key);
+      return json(decision ? { status: decision.decision, decision } : { status: "proposed", decision: null });
+    } finally {
+      waiter.cancel();
+    }
+  });
+}

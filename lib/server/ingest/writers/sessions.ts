@@ -1,0 +1,79 @@
+import type pg from "pg";
+import { toJsonSafe, type PlanProposeFrame, type SessionTodosFrame } from "@/lib/protocol";
+import { runState } from "@/lib/metrics/staleness";
+import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
+import { ensureHost } from "./runs";
+
+/** Default time a plan waits for a decision before it expires: 24 h. */
+export const PLAN_DEFAULT_EXPIRY_S = 24 * 3600;
+
+/** Returns the id of agent session `key`, creating a bare one (source "pushed") when new. */
+export async function ensureSession(client: pg.PoolClient, key: string, at: Date): Promise<number> {
+  const res = await client.query<{ id: number }>(
+    `INSERT INTO "AgentSession" (key, source, "startedAt", "lastUpdateAt") VALUES ($1, 'pushed', $2, $2)
+     ON CONFLICT (key) DO UPDATE SET key = EXCLUDED.key RETURNING id`,
+    [key, at],
+  );
+  return res.rows[0]!.id;
+}
+
+/**
+ * Stores one todo-list snapshot: upserts the session (source, title, host; start = earliest
+ * snapshot, last update = latest) and the snapshot by (session, seq) — a re-sent snapshot
+ * replaces the old one. Returns the session id.
+ */
+export async function applyTodos(client: pg.PoolClient, principal: TokenPrincipal, f: SessionTodosFrame): Promise<number> {
+  const ts = new Date(f.ts);
+  const hostId = f.host ? (f.host === principal.hostName ? principal.hostId : await ensureHost(client, f.host)) : principal.hostId;
+  const session = await client.query<{ id: number }>(
+    `INSERT INTO "AgentSession" (key, source, title, "hostId", "startedAt", "lastUpdateAt") VALUES ($1, $2, $3, $4, $5, $5)
+     ON CONFLICT (key) DO UPDATE SET source = EXCLUDED.source, title = COALESCE(EXCLUDED.title, "AgentSession".title),
+       "hostId" = EXCLUDED."hostId", "startedAt" = LEAST("AgentSession"."startedAt", EXCLUDED."startedAt"),
+       "lastUpdateAt" = GREATEST("AgentSession"."lastUpdateAt", EXCLUDED."lastUpdateAt")
+     RETURNING id`,
+    [f.session, f.source, f.title ?? null, hostId, ts],
+  );
+  const sessionId = session.rows[0]!.id;
+  await client.query(
+    `INSERT INTO "TodoSnapshot" ("sessionId", seq, ts, items) VALUES ($1, $2, $3, $4::jsonb)
+     ON CONFLICT ("sessionId", seq) DO UPDATE SET ts = EXCLUDED.ts, items = EXCLUDED.items`,
+    [sessionId, f.seq, ts, JSON.stringify(toJsonSafe(f.items))],
+  );
+  return sessionId;
+}
+
+/** Outcome of a proposal: stored (id), or refused because the plan was already decided. */
+export type ProposeResult = { ok: true; planId: number } | { ok: false; planId: number; status: string };
+
+/**
+ * Stores a proposed plan, or updates it while it is still undecided. A decided plan is
+ * immutable: proposing under its key again is refused (the proposer gets the decision instead).
+ * Records the linked run's state now, to flag later decisions "based on stale state".
+ */
+export async function proposePlan(client: pg.PoolClient, principal: TokenPrincipal, f: PlanProposeFrame, runId: number | null, at: Date): Promise<ProposeResult> {
+  const existing = await client.query<{ id: number; status: string }>(`SELECT id, status FROM "Plan" WHERE key = $1 FOR UPDATE`, [f.plan]);
+  const row = existing.rows[0];
+  if (row && row.status !== "proposed") return { ok: false, planId: row.id, status: row.status };
+
+  const sessionId = f.session ? await ensureSession(client, f.session, at) : null;
+  let runStateAtProposal: string | null = null;
+  if (runId !== null) {
+    const r = await client.query<{ status: "running" | "succeeded" | "failed" | "cancelled"; lastPushAt: Date; stallAfterS: number }>(
+      `SELECT status, "lastPushAt", "stallAfterS" FROM "Run" WHERE id = $1`,
+      [runId],
+    );
+    const run = r.rows[0];
+    if (run) runStateAtProposal = runState(run.status, run.lastPushAt.getTime(), run.stallAfterS, at.getTime());
+  }
+  const expiresAt = new Date(at.getTime() + (f.expiresInS ?? PLAN_DEFAULT_EXPIRY_S) * 1000);
+  const res = await client.query<{ id: number }>(
+    `INSERT INTO "Plan" (key, "hostId", "sessionId", "runId", title, rationale, items, status, "proposedAt", "expiresAt", "runStateAtProposal")
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, 'proposed', $8, $9, $10)
+     ON CONFLICT (key) DO UPDATE SET "sessionId" = EXCLUDED."sessionId", "runId" = EXCLUDED."runId", title = EXCLUDED.title,
+       rationale = EXCLUDED.rationale, items = EXCLUDED.items, "proposedAt" = EXCLUDED."proposedAt", "expiresAt" = EXCLUDED."expiresAt",
+       "runStateAtProposal" = EXCLUDED."runStateAtProposal", "notifiedAt" = NULL
+     RETURNING id`,
+    [f.plan, principal.hostId, sessionId, runId, f.title, f.rationale ?? null, JSON.stringify(f.items), at, expiresAt, runStateAtProposal],
+  );
+  return { ok: true, planId: res.rows[0]!.id };
+}

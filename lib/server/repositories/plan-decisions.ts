@@ -1,0 +1,107 @@
+import type pg from "pg";
+import { z } from "zod";
+import { LIVE_CHANNEL } from "@/lib/protocol/live";
+import { PLAN_PRIORITIES, type PlanDecisionFrame, type PlanItem } from "@/lib/protocol";
+import { ConflictError, NotFoundError } from "@/lib/server/errors";
+import { planDecisionTopic } from "@/lib/server/live/bus";
+
+/** What a person decides on a plan (HTTP body of POST /api/plans/:id/decision). */
+export const decisionInput = z.strictObject({
+  decision: z.enum(["approved", "changes_requested", "rejected"]),
+  /** Edited items (approve with edits); default: the items as proposed. */
+  items: z.array(z.strictObject({ content: z.string().min(1).max(20_000), priority: z.enum(PLAN_PRIORITIES).optional() })).min(1).max(200).optional(),
+  comment: z.string().max(20_000).optional(),
+});
+export type DecisionInput = z.infer<typeof decisionInput>;
+
+async function notify(client: pg.PoolClient | pg.Pool, topics: string[]): Promise<void> {
+  for (const topic of topics) await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
+}
+
+/**
+ * Records a decision on a proposed plan and announces it (the proposer's socket and long-poll
+ * receive it). A decided plan is immutable.
+ * @throws NotFoundError for an unknown plan; ConflictError when it is no longer `proposed`
+ *   (already decided or expired).
+ */
+export async function decidePlan(pool: pg.Pool, planId: number, input: DecisionInput, decidedBy: string, at: Date = new Date()): Promise<PlanDecisionFrame> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const res = await client.query<{ key: string; status: string; items: PlanItem[]; expiresAt: Date }>(
+      `SELECT key, status, items, "expiresAt" FROM "Plan" WHERE id = $1 FOR UPDATE`,
+      [planId],
+    );
+    const plan = res.rows[0];
+    if (!plan) throw new NotFoundError(`plan ${planId} not found`);
+    if (plan.status !== "proposed") throw new ConflictError(`plan ${planId} is already ${plan.status.replace("_", " ")}; a decided plan cannot change`);
+    if (plan.expiresAt <= at) throw new ConflictError(`plan ${planId} expired at ${plan.expiresAt.toISOString()}`);
+    const items = input.items ?? plan.items;
+    await client.query(
+      `INSERT INTO "PlanDecision" ("planId", decision, items, comment, "decidedBy", "decidedAt") VALUES ($1, $2::"PlanStatus", $3::jsonb, $4, $5, $6)`,
+      [planId, input.decision, JSON.stringify(items), input.comment ?? null, decidedBy, at],
+    );
+    await client.query(`UPDATE "Plan" SET status = $2::"PlanStatus" WHERE id = $1`, [planId, input.decision]);
+    await notify(client, ["plans", `plan:${planId}`, planDecisionTopic(plan.key)]);
+    await client.query("COMMIT");
+    return { v: 1, type: "plan.decision", plan: plan.key, decision: input.decision, items, comment: input.comment ?? null, decidedBy, decidedAt: at.getTime() };
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Marks proposed plans past their expiry as expired (with a decision row) and announces them. */
+export async function expirePlans(pool: pg.Pool, at: Date = new Date()): Promise<number> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const res = await client.query<{ id: number; key: string; items: PlanItem[] }>(
+      `UPDATE "Plan" SET status = 'expired' WHERE status = 'proposed' AND "expiresAt" <= $1 RETURNING id, key, items`,
+      [at],
+    );
+    for (const p of res.rows) {
+      await client.query(
+        `INSERT INTO "PlanDecision" ("planId", decision, items, comment, "decidedBy", "decidedAt") VALUES ($1, 'expired', $2::jsonb, 'no decision before the plan expired', 'pitwall', $3)`,
+        [p.id, JSON.stringify(p.items), at],
+      );
+      await notify(client, [`plan:${p.id}`, planDecisionTopic(p.key)]);
+    }
+    if (res.rowCount) await notify(client, ["plans"]);
+    await client.query("COMMIT");
+    return res.rowCount ?? 0;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * The decision on plan `key` as the proposer receives it, or null while undecided.
+ * @throws NotFoundError for an unknown plan key.
+ */
+export async function planDecision(pool: pg.Pool, key: string): Promise<PlanDecisionFrame | null> {
+  const res = await pool.query<{ status: string; decision: string | null; items: PlanItem[] | null; comment: string | null; decidedBy: string | null; decidedAt: Date | null }>(
+    `SELECT p.status, d.decision, d.items, d.comment, d."decidedBy", d."decidedAt"
+     FROM "Plan" p LEFT JOIN LATERAL (SELECT * FROM "PlanDecision" WHERE "planId" = p.id ORDER BY id DESC LIMIT 1) d ON true
+     WHERE p.key = $1`,
+    [key],
+  );
+  const row = res.rows[0];
+  if (!row) throw new NotFoundError(`plan '${key}' not found`);
+  if (row.status === "proposed" || !row.decision) return null;
+  return {
+    v: 1,
+    type: "plan.decision",
+    plan: key,
+    decision: row.decision as PlanDecisionFrame["decision"],
+    items: row.items ?? [],
+    comment: row.comment,
+    decidedBy: row.decidedBy,
+    decidedAt: row.decidedAt?.getTime() ?? 0,
+  };
+}
