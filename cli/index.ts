@@ -1,9 +1,12 @@
 /**
  * `npx pitwall …`: the Pitwall command line. Admin commands (token) talk to the database;
- * client commands (import) talk to a Pitwall server over HTTP with a worker token.
+ * client commands (import, run, push, heartbeat) talk to a Pitwall server with a worker token.
  */
 import { Command } from "commander";
+import { registerHeartbeatCommand } from "./commands/heartbeat";
 import { registerImportCommand } from "./commands/import";
+import { registerPushCommand } from "./commands/push";
+import { registerRunCommand } from "./commands/run";
 import { registerTokenCommands } from "./commands/token";
 
 const program = new Command("pitwall")
@@ -17,6 +20,9 @@ program.exitOverride((err) => {
 
 registerTokenCommands(program);
 registerImportCommand(program);
+registerRunCommand(program);
+registerPushCommand(program);
+registerHeartbeatCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`pitwall: ${(err as Error).message}\n`);

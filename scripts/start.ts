@@ -33,7 +33,8 @@ async function main(): Promise<void> {
   try {
     await migrateDeploy(projectDir, url);
     logger.info("database migrations applied");
-    if (!dev) await ensureBuild(projectDir, (m) => logger.info(m));
+    // PITWALL_SKIP_BUILD=1: serve the existing build as is (tests build once up front).
+    if (!dev && !process.env.PITWALL_SKIP_BUILD) await ensureBuild(projectDir, (m) => logger.info(m));
   } catch (err) {
     await stopDb();
     throw err;

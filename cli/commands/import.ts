@@ -17,10 +17,10 @@ export function registerImportCommand(program: Command): void {
     .command("import")
     .argument(
       "<files...>",
-      "benchmark results (SGLang bench_serving JSONL, vLLM bench serve JSON/JSONL) or training logs (Hugging Face trainer_state.json, LLaMA-Factory trainer_log.jsonl); the format is detected from the content",
+      "benchmark results (SGLang bench_serving JSONL, vLLM bench serve JSON/JSONL), training logs (Hugging Face trainer_state.json, LLaMA-Factory trainer_log.jsonl) or agent sessions (`opencode export <id>` JSON, Claude Code ~/.claude/projects/…/<session>.jsonl); the format is detected from the content",
     )
-    .description("import benchmark results and training logs through POST /api/ingest (PITWALL_URL, PITWALL_TOKEN)")
-    .option("--host <host>", "where the benchmark or training ran (default: the token's host)")
+    .description("import benchmark results, training logs and agent-session todo lists through POST /api/ingest (PITWALL_URL, PITWALL_TOKEN)")
+    .option("--host <host>", "where the benchmark, training or agent session ran (default: the token's host)")
     .option(
       "--name <name>",
       "run name; with several benchmark files, makes them ONE run (one file per concurrency level); training logs default to their folder's name",
@@ -40,10 +40,10 @@ export function registerImportCommand(program: Command): void {
           }
         }),
       );
-      const { benchmarkRuns, trainingRuns, problems } = importFiles(inputs, { name: opts.name, host: opts.host, tags: opts.tag });
+      const { benchmarkRuns, trainingRuns, sessions, problems } = importFiles(inputs, { name: opts.name, host: opts.host, tags: opts.tag });
       for (const p of problems) process.stderr.write(`${p.file}:${p.line}: ${p.message}\n`);
 
-      // One line per run once its frames are in: what it is, and where it went.
+      // One line per run or session once its frames are in: what it is, and where it went.
       const runs: Array<{ files: string[]; frames: ClientFrameInput[]; summary: string }> = [
         ...benchmarkRuns.map((run) => ({ files: run.files, frames: run.frames, summary: `${run.format}, ${run.pointCount} points → run ${run.runKey}` })),
         ...trainingRuns.map((run) => ({
@@ -52,6 +52,13 @@ export function registerImportCommand(program: Command): void {
           summary:
             `${run.format}, ${run.pointCount} metric points, step ${run.lastStep ?? "?"}${run.totalSteps !== null ? `/${run.totalSteps}` : ""} → run ${run.runKey}` +
             (run.finished ? ", training finished" : "; the log does not show training finished, so the run stays running"),
+        })),
+        ...sessions.map((session) => ({
+          files: [session.file],
+          // `session.todos` is not in the `clientFrame` union until its ingest lands; until then the
+          // server answers invalid_frame for these frames, which is reported below like any rejection.
+          frames: session.frames as unknown as ClientFrameInput[],
+          summary: `${session.format}, ${session.snapshotCount} todo snapshot${session.snapshotCount === 1 ? "" : "s"} → session ${session.sessionKey}${session.title !== null ? ` ("${session.title}")` : ""}`,
         })),
       ];
       let failed = problems.length > 0;
@@ -77,7 +84,7 @@ export function registerImportCommand(program: Command): void {
           throw err;
         }
       }
-      process.stdout.write(`open ${new URL("/runs", config.PITWALL_URL).toString()}\n`);
+      if (benchmarkRuns.length + trainingRuns.length > 0) process.stdout.write(`open ${new URL("/runs", config.PITWALL_URL).toString()}\n`);
       if (failed) process.exitCode = 1;
     });
 }

@@ -29,10 +29,9 @@ const safeCount = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
  */
 export const step64 = z.union([
   z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
-  z
-    .string()
-    .regex(/^-?\d{1,19}$/, "expected an integer step")
-    .refine((v) => BigInt(v) >= -(2n ** 63n) && BigInt(v) < 2n ** 63n, "step outside the signed 64-bit range"),
+  // One refine (not regex + refine): zod runs later checks even after a failed one, and BigInt()
+  // throws on text that is not an integer.
+  z.string().refine((v) => /^-?\d{1,19}$/.test(v) && BigInt(v) >= -(2n ** 63n) && BigInt(v) < 2n ** 63n, "expected an integer step within the signed 64-bit range"),
 ]);
 /** Counter/gauge names like `s3.uploaded`, `disk.freeBytes`. */
 const counterName = z.string().min(1).max(100).regex(/^[A-Za-z][A-Za-z0-9_.\-/]*$/, "counter names use letters, digits, '.', '_', '-', '/'");
@@ -392,7 +391,7 @@ export const planDecisionFrame = z.strictObject({
 export type PlanDecisionFrame = z.infer<typeof planDecisionFrame>;
 
 /** Any server → worker frame. */
-export const serverFrame = z.discriminatedUnion("type", [ackFrame, errorFrame]);
+export const serverFrame = z.discriminatedUnion("type", [ackFrame, errorFrame, planDecisionFrame]);
 export type AckFrame = z.infer<typeof ackFrame>;
 export type ErrorFrame = z.infer<typeof errorFrame>;
 export type ServerFrame = z.infer<typeof serverFrame>;

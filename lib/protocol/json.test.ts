@@ -35,3 +35,15 @@ describe("stringifyJson / toJsonSafe", () => {
     expect(text).toBe('{"v":"Infinity"}');
   });
 });
+
+describe("checkFrame never throws", () => {
+  test("a step that is not an integer is an invalid_frame, not an exception", async () => {
+    const { checkFrame } = await import("./validate");
+    const check = checkFrame({ v: 1, id: "m1", type: "run.metrics", run: "r", points: [{ key: "loss", step: "three", value: 1 }] });
+    expect(check).toMatchObject({ ok: false, code: "invalid_frame" });
+    const big = checkFrame({ v: 1, id: "m2", type: "run.metrics", run: "r", points: [{ key: "loss", step: "99999999999999999999", value: 1 }] });
+    expect(big).toMatchObject({ ok: false, code: "invalid_frame" });
+    const ok = checkFrame({ v: 1, id: "m3", type: "run.metrics", run: "r", points: [{ key: "loss", step: "9223372036854775807", value: 1 }] });
+    expect(ok.ok).toBe(true);
+  });
+});

@@ -25,7 +25,13 @@ export function checkFrame(value: unknown): FrameCheck {
       message: v === undefined ? "missing protocol version 'v' (expected 1)" : `unsupported protocol version ${JSON.stringify(v)} (expected 1)`,
     };
   }
-  const parsed = clientFrame.safeParse(value);
+  let parsed: ReturnType<typeof clientFrame.safeParse>;
+  try {
+    parsed = clientFrame.safeParse(value);
+  } catch (err) {
+    // A schema check that throws is a bug of ours, but it must not cost the sender its socket.
+    return { ok: false, id, code: "invalid_frame", message: `frame could not be validated: ${(err as Error).message}` };
+  }
   if (parsed.success) return { ok: true, frame: parsed.data };
   return { ok: false, id, code: "invalid_frame", message: describeIssues(parsed.error) };
 }

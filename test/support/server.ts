@@ -24,15 +24,18 @@ export interface TestServer {
  *   when the production build is stale.
  */
 export async function startTestServer(opts: { databaseUrl: string; port?: number; env?: Record<string, string> }): Promise<TestServer> {
-  if (!process.env.PITWALL_TEST_DEV && buildIsStale(projectDir)) {
+  // PITWALL_TEST_ASSUME_BUILT=1 skips the check (working next to people editing the UI).
+  if (!process.env.PITWALL_TEST_DEV && !process.env.PITWALL_TEST_ASSUME_BUILT && buildIsStale(projectDir)) {
     // Building here would race between test files; `npm test` builds once before vitest.
     throw new Error("the production build is missing or stale: run `npm run build` (npm test does it for you)");
   }
   // PITWALL_TEST_DEV=1 serves with `next dev` instead of the production build (debugging only).
   const args = ["scripts/start.ts", ...(process.env.PITWALL_TEST_DEV ? ["--dev"] : [])];
-  const child = spawn(path.join(projectDir, "node_modules", ".bin", "tsx"), args, {
+  // Node itself with tsx's loader (not the tsx wrapper), so the pid is the server's own:
+  // kill() must really kill the server, not a wrapper whose child lives on.
+  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
     cwd: projectDir,
-    env: { ...process.env, DATABASE_URL: opts.databaseUrl, PORT: String(opts.port ?? 0), HOST: "127.0.0.1", LOG_LEVEL: "info", ...opts.env },
+    env: { ...process.env, DATABASE_URL: opts.databaseUrl, PORT: String(opts.port ?? 0), HOST: "127.0.0.1", LOG_LEVEL: "info", PITWALL_SKIP_BUILD: "1", ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const logs: string[] = [];

@@ -5,7 +5,6 @@ import {
   PROTOCOL_VERSION,
   stringifyJson,
   type ClientFrame,
-  type PlanDecisionFrame,
   type ServerFrame,
 } from "@/lib/protocol";
 import { pool } from "@/lib/server/db";
@@ -152,7 +151,7 @@ export class IngestConnection {
     }
   }
 
-  private send(frame: ServerFrame | PlanDecisionFrame): void {
+  private send(frame: ServerFrame): void {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(stringifyJson(frame));
   }
 }

@@ -1,0 +1,344 @@
+import type { SessionTodosFrame, TodoItem } from "../protocol/frames";
+import { isPlainObject, sha256Hex, type ImportProblem, type JsonObject } from "./benchmark-common";
+
+/**
+ * opencode session exports → agent-session todo snapshots (`session.todos` frames are built in
+ * index.ts). Format: the JSON that `opencode export <sessionID>` prints (opencode 1.18.30;
+ * writer anomalyco/opencode packages/opencode/src/cli/cmd/export.ts at cfa809bf, types from npm
+ * @opencode-ai/sdk 1.19.3): one pretty-printed `{ info: Session, messages: [{ info, parts }] }`
+ * document. Several exports appended to one file (`opencode export a >> f; opencode export b >> f`)
+ * are read one after another. Pure parsing: no I/O besides hashing.
+ *
+ * The first section holds what both session importers share (this one and
+ * claude-code-transcript.ts): snapshot types, the session key, the todo-list reader.
+ */
+
+// ─── Shared with claude-code-transcript.ts ───────────────────────────────────────────────────────
+
+/** Agent-session formats the importers understand. */
+export const SESSION_FORMATS = ["opencode-export", "claude-code-transcript"] as const;
+/** `"opencode-export"` (`opencode export` JSON) or `"claude-code-transcript"` (Claude Code `~/.claude/projects/…/<session>.jsonl`). */
+export type SessionFormat = (typeof SESSION_FORMATS)[number];
+
+/** One todo-list snapshot read from a file: `seq` its position in the source, `ts` epoch ms, `line` where it sits (1-based). */
+export interface ParsedTodoSnapshot {
+  seq: number;
+  ts: number;
+  line: number;
+  items: TodoItem[];
+}
+
+/**
+ * One agent session read from a file: `sessionKey` (`<source>:<tool's session id>`), the frame's
+ * `source`, an optional `title` (≤ 500 chars) and its snapshots in source order.
+ */
+export interface ParsedSession {
+  sessionKey: string;
+  source: SessionTodosFrame["source"];
+  title?: string;
+  snapshots: ParsedTodoSnapshot[];
+}
+
+/** What a session module reads from one file: its sessions (with ≥ 1 snapshot) and the problems skipped over. */
+export interface ParsedSessionFile {
+  sessions: ParsedSession[];
+  problems: ImportProblem[];
+}
+
+/**
+ * One agent-session format. `recognises(text)` tells by key presence whether a file's content is
+ * this format (never throws); `parse(path, text)` reads it, every defect a problem with its line.
+ */
+export interface SessionFormatModule {
+  format: SessionFormat;
+  /** Human name of the writer, for messages. */
+  tool: string;
+  recognises(text: string): boolean;
+  parse(path: string, text: string): ParsedSessionFile;
+}
+
+/** Longest session key made from a tool's id; longer ids are hashed, so frame ids stay ≤ 200 chars. */
+const MAX_SESSION_KEY_CHARS = 160;
+/** Longest title the protocol accepts. */
+export const MAX_SESSION_TITLE_CHARS = 500;
+const MAX_TODO_TEXT_CHARS = 20_000;
+const MAX_TODO_ITEMS = 1000;
+const MAX_TODO_ID_CHARS = 200;
+const MAX_TODO_STATUS_CHARS = 50;
+
+/**
+ * Session key for a tool's session id: `<source>:<id>` (e.g. `opencode:ses_f785…`); when that
+ * would pass 160 chars, `<source>:sha256-<32 hex of the id>`. Deterministic: re-imports hit the
+ * same session.
+ */
+export function sessionKeyFor(source: SessionTodosFrame["source"], sessionId: string): string {
+  const key = `${source}:${sessionId}`;
+  return key.length <= MAX_SESSION_KEY_CHARS ? key : `${source}:sha256-${sha256Hex(sessionId).slice(0, 32)}`;
+}
+
+/** A title as the protocol takes it: trimmed, whitespace runs collapsed, cut to 500 chars; undefined when empty or not a string. */
+export function cleanTitle(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const t = value.trim().replace(/\s+/g, " ");
+  return t === "" ? undefined : t.slice(0, MAX_SESSION_TITLE_CHARS);
+}
+
+function describeType(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (value === null) return "null";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+/**
+ * Reads a todo list as a `todowrite`/`TodoWrite` call wrote it: an array of
+ * `{content, status, id?, priority?, activeForm?}`. `content` (may be empty) and `status`
+ * (non-empty) must be strings; statuses outside pending/in_progress/completed/cancelled and
+ * truncated content are kept as written. A numeric `id` becomes its decimal string; optional fields
+ * of other types, and unknown keys, are left out.
+ * @returns the items, or the first defect (the whole list is then unusable).
+ */
+export function readTodoList(value: unknown): { ok: true; items: TodoItem[] } | { ok: false; message: string } {
+  if (value === undefined) return { ok: false, message: "no 'todos' list" };
+  if (!Array.isArray(value)) return { ok: false, message: `todos is not an array (got ${describeType(value)})` };
+  if (value.length > MAX_TODO_ITEMS) return { ok: false, message: `${value.length} todos (at most ${MAX_TODO_ITEMS})` };
+  const items: TodoItem[] = [];
+  for (let i = 0; i < value.length; i++) {
+    const raw: unknown = value[i];
+    const at = `todos[${i}]`;
+    if (!isPlainObject(raw)) return { ok: false, message: `${at} is not an object (got ${describeType(raw)})` };
+    if (typeof raw.content !== "string") return { ok: false, message: `${at} has no 'content' string` };
+    if (typeof raw.status !== "string" || raw.status === "") return { ok: false, message: `${at} has no 'status' string` };
+    if (raw.content.length > MAX_TODO_TEXT_CHARS) return { ok: false, message: `${at}.content is ${raw.content.length} chars (at most ${MAX_TODO_TEXT_CHARS})` };
+    if (raw.status.length > MAX_TODO_STATUS_CHARS) return { ok: false, message: `${at}.status is ${raw.status.length} chars (at most ${MAX_TODO_STATUS_CHARS})` };
+    const item: TodoItem = { content: raw.content, status: raw.status };
+    const id = typeof raw.id === "number" && Number.isFinite(raw.id) ? String(raw.id) : raw.id;
+    if (typeof id === "string") {
+      if (id.length > MAX_TODO_ID_CHARS) return { ok: false, message: `${at}.id is ${id.length} chars (at most ${MAX_TODO_ID_CHARS})` };
+      item.id = id;
+    }
+    if (typeof raw.priority === "string") {
+      if (raw.priority.length > MAX_TODO_STATUS_CHARS) return { ok: false, message: `${at}.priority is ${raw.priority.length} chars (at most ${MAX_TODO_STATUS_CHARS})` };
+      item.priority = raw.priority;
+    }
+    if (typeof raw.activeForm === "string") {
+      if (raw.activeForm.length > MAX_TODO_TEXT_CHARS) return { ok: false, message: `${at}.activeForm is ${raw.activeForm.length} chars (at most ${MAX_TODO_TEXT_CHARS})` };
+      item.activeForm = raw.activeForm;
+    }
+    items.push(item);
+  }
+  return { ok: true, items };
+}
+
+/** `value` when it is a non-negative safe integer (epoch ms), else null. */
+export function epochMsOrNull(value: unknown): number | null {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
+}
+
+// ─── opencode export ─────────────────────────────────────────────────────────────────────────────
+
+/** One top-level JSON value of a file: where it starts (1-based line, char offset) and its text. */
+interface JsonDocument {
+  line: number;
+  start: number;
+  text: string;
+}
+
+/**
+ * Splits a file into its top-level JSON objects/arrays (a string-aware bracket scan), so appended
+ * exports can be read one by one. Text outside any document (e.g. opencode's "Exporting session:"
+ * progress line when stderr was redirected too) is reported once per line; an unclosed document
+ * (a cut-off file) is a problem at its first line.
+ */
+function splitJsonDocuments(file: string, text: string, limits: { maxDocs?: number; maxJunkLines?: number } = {}): { docs: JsonDocument[]; problems: ImportProblem[] } {
+  const maxDocs = limits.maxDocs ?? Number.POSITIVE_INFINITY;
+  const maxJunkLines = limits.maxJunkLines ?? Number.POSITIVE_INFINITY;
+  const docs: JsonDocument[] = [];
+  const problems: ImportProblem[] = [];
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 1;
+  const n = text.length;
+  while (i < n && docs.length < maxDocs && problems.length < maxJunkLines) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a) {
+      line++;
+      i++;
+      continue;
+    }
+    if (c === 0x20 || c === 0x09 || c === 0x0d) {
+      i++;
+      continue;
+    }
+    if (c !== 0x7b /* { */ && c !== 0x5b /* [ */) {
+      let end = text.indexOf("\n", i);
+      if (end === -1) end = n;
+      const junk = text.slice(i, end).trim();
+      problems.push({ file, line, message: `not part of a JSON document: ${JSON.stringify(junk.slice(0, 80))}; skipped` });
+      i = end;
+      continue;
+    }
+    const start = i;
+    const startLine = line;
+    let depth = 0;
+    let inString = false;
+    let closed = false;
+    for (; i < n; i++) {
+      const d = text.charCodeAt(i);
+      if (d === 0x0a) line++;
+      if (inString) {
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) inString = false;
+        continue;
+      }
+      if (d === 0x22) inString = true;
+      else if (d === 0x7b || d === 0x5b) depth++;
+      else if (d === 0x7d || d === 0x5d) {
+        depth--;
+        if (depth === 0) {
+          i++;
+          closed = true;
+          break;
+        }
+      }
+    }
+    if (!closed) {
+      problems.push({ file, line: startLine, message: "JSON document is not closed (file cut off?); skipped" });
+      break;
+    }
+    docs.push({ line: startLine, start, text: text.slice(start, i) });
+  }
+  return { docs, problems };
+}
+
+/** True for an `opencode export` document: `info` with a string `id`, and a `messages` array. */
+function isExportDocument(value: unknown): value is JsonObject & { info: JsonObject; messages: unknown[] } {
+  return isPlainObject(value) && isPlainObject(value.info) && typeof value.info.id === "string" && value.info.id !== "" && Array.isArray(value.messages);
+}
+
+/** Line numbers of a document's text: finds values in source order and maps offsets to lines. */
+class LineFinder {
+  private readonly newlines: number[] = [];
+  private from = 0;
+  constructor(private readonly doc: JsonDocument) {
+    for (let k = doc.text.indexOf("\n"); k !== -1; k = doc.text.indexOf("\n", k + 1)) this.newlines.push(k);
+  }
+
+  /** Line of the next occurrence of the JSON string `value` after the last one found, else null. */
+  lineOf(value: string): number | null {
+    const at = this.doc.text.indexOf(JSON.stringify(value), this.from);
+    if (at === -1) return null;
+    this.from = at + 1;
+    let lo = 0;
+    let hi = this.newlines.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.newlines[mid] as number) < at) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.doc.line + lo;
+  }
+}
+
+/** The time of a `todowrite` call (epoch ms): `state.time.start`, else `state.time.end`, else its message's `time.created`. */
+function partTimeMs(state: JsonObject, message: JsonObject): number | null {
+  const time = isPlainObject(state.time) ? state.time : {};
+  const created = isPlainObject(message.info) && isPlainObject(message.info.time) ? message.info.time.created : undefined;
+  return epochMsOrNull(time.start) ?? epochMsOrNull(time.end) ?? epochMsOrNull(created);
+}
+
+/**
+ * Reads the sessions of an `opencode export` file. One session per export document (key
+ * `opencode:<info.id>`, title `info.title`); one snapshot per `todowrite` tool part, in the order
+ * the export lists messages and parts:
+ * - `seq`: 1-based position among the session's `todowrite` parts (skipped ones keep their number,
+ *   so a re-export of a longer session leaves earlier snapshots' seq unchanged);
+ * - `ts`: `state.time.start` (when the call ran), else `state.time.end`, else the message's
+ *   `time.created`;
+ * - items: `state.input.todos` (what the model wrote; `metadata.todos` and `output` repeat it, and
+ *   `input` survives compaction), else `state.metadata.todos`.
+ * Parts in state `pending` (input still streaming) or `error` (the call failed, so the list did
+ * not change) are skipped without a problem. A part whose todos are unusable, or without any time,
+ * is a problem at the line of its `callID` and skipped alone. Sessions without a snapshot are left out.
+ */
+export function parseOpencodeExport(path: string, text: string): ParsedSessionFile {
+  const { docs, problems } = splitJsonDocuments(path, text);
+  const sessions: ParsedSession[] = [];
+  for (const doc of docs) {
+    let value: unknown;
+    try {
+      value = JSON.parse(doc.text);
+    } catch (err) {
+      problems.push({ file: path, line: doc.line, message: `not valid JSON: ${(err as Error).message.slice(0, 200)}; skipped` });
+      continue;
+    }
+    if (!isExportDocument(value)) {
+      problems.push({ file: path, line: doc.line, message: "not an opencode export document (expected {info: {id, …}, messages: […]}); skipped" });
+      continue;
+    }
+    const lines = new LineFinder(doc);
+    const sessionId = value.info.id as string;
+    const snapshots: ParsedTodoSnapshot[] = [];
+    let seq = 0;
+    for (const message of value.messages) {
+      if (!isPlainObject(message) || !Array.isArray(message.parts)) continue;
+      for (const part of message.parts) {
+        if (!isPlainObject(part) || part.type !== "tool" || part.tool !== "todowrite") continue;
+        seq++;
+        const ref = typeof part.callID === "string" ? part.callID : typeof part.id === "string" ? part.id : null;
+        const line = (ref !== null ? lines.lineOf(ref) : null) ?? doc.line;
+        const label = `todowrite ${ref ?? `#${seq}`}`;
+        const state = part.state;
+        if (!isPlainObject(state)) {
+          problems.push({ file: path, line, message: `${label}: no 'state' object; skipped` });
+          continue;
+        }
+        if (state.status === "pending" || state.status === "error") continue;
+        const input = isPlainObject(state.input) ? state.input : {};
+        const metadata = isPlainObject(state.metadata) ? state.metadata : {};
+        const todos = input.todos !== undefined ? input.todos : metadata.todos;
+        const list = readTodoList(todos);
+        if (!list.ok) {
+          problems.push({ file: path, line, message: `${label}: ${list.message}; snapshot skipped` });
+          continue;
+        }
+        const ts = partTimeMs(state, message);
+        if (ts === null) {
+          problems.push({ file: path, line, message: `${label}: no time (state.time.start/end or message time.created); snapshot skipped` });
+          continue;
+        }
+        snapshots.push({ seq, ts, line, items: list.items });
+      }
+    }
+    if (snapshots.length === 0) continue;
+    const title = cleanTitle(value.info.title);
+    sessions.push({ sessionKey: sessionKeyFor("opencode", sessionId), source: "opencode", ...(title !== undefined ? { title } : {}), snapshots });
+  }
+  return { sessions, problems };
+}
+
+/** Lines of other text {@link recognisesOpencodeExport} skips before giving up. */
+const DETECT_MAX_JUNK_LINES = 5;
+
+/**
+ * True when the first JSON document of `text` is an `opencode export` (`info.id` + `messages`);
+ * text before it (a progress line) is allowed. Never throws.
+ */
+export function recognisesOpencodeExport(text: string): boolean {
+  // Cheap native scans first: a big benchmark or training file is not bracket-scanned and parsed.
+  if (!text.includes('"info"') || !text.includes('"messages"')) return false;
+  const { docs } = splitJsonDocuments("", text, { maxDocs: 1, maxJunkLines: DETECT_MAX_JUNK_LINES });
+  const first = docs[0];
+  if (!first) return false;
+  try {
+    return isExportDocument(JSON.parse(first.text));
+  } catch {
+    return false;
+  }
+}
+
+/** The `opencode export` module for index.ts. */
+export const opencodeExport: SessionFormatModule = {
+  format: "opencode-export",
+  tool: "opencode export",
+  recognises: recognisesOpencodeExport,
+  parse: parseOpencodeExport,
+};
