@@ -5,6 +5,7 @@
 import { Command } from "commander";
 import { registerHeartbeatCommand } from "./commands/heartbeat";
 import { registerImportCommand } from "./commands/import";
+import { registerPlanCommands } from "./commands/plan";
 import { registerPushCommand } from "./commands/push";
 import { registerRunCommand } from "./commands/run";
 import { registerTokenCommands } from "./commands/token";
@@ -23,6 +24,7 @@ registerImportCommand(program);
 registerRunCommand(program);
 registerPushCommand(program);
 registerHeartbeatCommand(program);
+registerPlanCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`pitwall: ${(err as Error).message}\n`);
