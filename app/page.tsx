@@ -1,6 +1,26 @@
-import { redirect } from "next/navigation";
+import type { Metadata } from "next";
+import { headers } from "next/headers";
+import { prisma } from "@/lib/server/db";
+import { getOverview } from "@/lib/server/repositories/overview";
+import { OverviewView } from "./_components/overview-view";
 
-/** `/` → the run list (the only section so far). */
-export default function Home(): never {
-  redirect("/runs");
+export const metadata: Metadata = { title: "Overview" };
+
+/** The URL this request reached us on (behind a proxy: X-Forwarded-*), for copy-paste commands. */
+async function requestOrigin(): Promise<string> {
+  const h = await headers();
+  const host = h.get("x-forwarded-host") ?? h.get("host") ?? "localhost:8080";
+  const proto = h.get("x-forwarded-proto")?.split(",")[0]?.trim() ?? "http";
+  return `${proto}://${host}`;
+}
+
+/**
+ * `/`: the overview the team leaves open all day: running and stale runs with progress, hosts,
+ * events and alerts, recently finished runs. `?wall=1` shows it full screen, dark, for a TV.
+ */
+export default async function OverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const sp = await searchParams;
+  const wall = sp.wall === "1" || sp.wall === "true";
+  const initial = await getOverview(prisma());
+  return <OverviewView initial={initial} renderedAt={Date.parse(initial.asOf)} wall={wall} origin={await requestOrigin()} />;
 }

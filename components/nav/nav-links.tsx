@@ -5,7 +5,9 @@ import { usePathname } from "next/navigation";
 import { cn } from "@/lib/utils";
 
 const LINKS = [
+  { href: "/", label: "Overview" },
   { href: "/runs", label: "Runs" },
+  { href: "/hosts", label: "Hosts" },
   { href: "/compare", label: "Compare" },
 ] as const;
 
@@ -15,7 +17,7 @@ export function NavLinks() {
   return (
     <nav aria-label="Main" className="flex items-center gap-1">
       {LINKS.map((l) => {
-        const active = pathname === l.href || pathname.startsWith(`${l.href}/`);
+        const active = pathname === l.href || (l.href !== "/" && pathname.startsWith(`${l.href}/`));
         return (
           <Link
             key={l.href}

@@ -7,7 +7,7 @@ export function TopNav() {
   return (
     <header className="sticky top-0 z-30 border-b border-border bg-card/95 backdrop-blur supports-[backdrop-filter]:bg-card/80">
       <div className="mx-auto flex h-12 w-full max-w-[2200px] items-center gap-6 px-4 lg:px-6">
-        <Link href="/runs" className="flex items-center gap-2 rounded-sm font-semibold tracking-tight" aria-label="Pitwall home">
+        <Link href="/" className="flex items-center gap-2 rounded-sm font-semibold tracking-tight" aria-label="Pitwall home">
           <svg viewBox="0 0 20 20" aria-hidden className="size-5 text-primary">
             <rect x="1" y="1" width="18" height="18" rx="4" fill="currentColor" />
             <path d="M5 14V6h4.2a2.6 2.6 0 0 1 0 5.2H5" fill="none" stroke="var(--primary-fg)" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" />

@@ -3,16 +3,29 @@ import { notFound } from "next/navigation";
 import { cache } from "react";
 import { prisma } from "@/lib/server/db";
 import { NotFoundError } from "@/lib/server/errors";
+import { getRunMetrics } from "@/lib/server/repositories/metrics";
+import { getRunProgress } from "@/lib/server/repositories/pipelines";
 import { getRun } from "@/lib/server/repositories/runs";
 import type { RunDetail } from "@/lib/view-models";
+import type { RunMetricsView } from "@/lib/view-models/metrics";
+import type { RunProgressView } from "@/lib/view-models/pipeline";
 import { RunDetailView } from "./_components/run-detail-view";
 
-/** Loads a run once per request (shared by metadata and page); null when the id is invalid or unknown. */
-const loadRun = cache(async (id: string): Promise<{ run: RunDetail; loadedAt: number } | null> => {
+interface LoadedRun {
+  run: RunDetail;
+  progress: RunProgressView;
+  metrics: RunMetricsView;
+  loadedAt: number;
+}
+
+/** Loads a run with its progress and metrics once per request (shared by metadata and page); null when the id is invalid or unknown. */
+const loadRun = cache(async (id: string): Promise<LoadedRun | null> => {
   const runId = Number(id);
   if (!/^\d+$/.test(id) || !Number.isSafeInteger(runId) || runId <= 0) return null;
   try {
-    return { run: await getRun(prisma(), runId), loadedAt: Date.now() };
+    const now = new Date();
+    const [run, progress, metrics] = await Promise.all([getRun(prisma(), runId, now), getRunProgress(prisma(), runId, now), getRunMetrics(prisma(), runId)]);
+    return { run, progress, metrics, loadedAt: Date.now() };
   } catch (err) {
     if (err instanceof NotFoundError) return null;
     throw err;
@@ -25,9 +38,13 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
   return { title: loaded ? loaded.run.name : "Run not found" };
 }
 
-/** /runs/:id: one run with its configuration, headline figures, charts and every point; live. */
+/**
+ * /runs/:id: one run, live. Benchmark runs: headline figures, charts and every point; pipeline
+ * runs: progress, workers, S3 panel and uploads over time; training runs: one chart per metric;
+ * all: events, artifacts and the `pitwall run` command when present.
+ */
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
   const loaded = await loadRun((await params).id);
   if (!loaded) notFound();
-  return <RunDetailView initial={loaded.run} renderedAt={loaded.loadedAt} />;
+  return <RunDetailView initial={loaded.run} initialProgress={loaded.progress} initialMetrics={loaded.metrics} renderedAt={loaded.loadedAt} />;
 }

@@ -11,25 +11,71 @@ import { ConfigPanel } from "@/components/runs/config-panel";
 import { HeadlineFigures, type HeadlineItem } from "@/components/runs/headline-figures";
 import { RunHeader } from "@/components/runs/run-header";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
+import { ProgressCard } from "@/components/pipelines/progress-card";
+import { fetchRunMetrics, fetchRunProgress, metricsQueryKey, progressQueryKey } from "@/components/pipelines/queries";
+import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
 import { fetchRun } from "@/lib/api-client";
 import { groupSeries, headline, isFailedPoint, plotData, sweepScale } from "@/lib/metrics/benchmark-sweep";
 import { runTopic } from "@/lib/protocol/live";
 import { runQueryKey } from "@/lib/query-keys";
+import { cn } from "@/lib/utils";
 import type { RunDetail } from "@/lib/view-models";
+import type { RunMetricsView } from "@/lib/view-models/metrics";
+import type { RunProgressView } from "@/lib/view-models/pipeline";
+import { ActivitySections, MetricSections, PipelineSections } from "./activity-sections";
 
 const THROUGHPUT_HEIGHT = 320;
 const LATENCY_HEIGHT = 240;
+/** Config keys `pitwall run` sets, shown in the command card rather than the configuration. */
+const COMMAND_KEYS = new Set(["command", "commandLine", "cwd", "gitCommit"]);
+/** Progress and metrics refetch at most this often (ms) while pushes arrive: they are the heavier reads. */
+const ACTIVITY_REFRESH_MS = 2000;
 
-/** The live run page: header, headline figures, charts, configuration and the point table. */
-export function RunDetailView({ initial, renderedAt }: { initial: RunDetail; renderedAt: number }) {
+interface RunDetailViewProps {
+  initial: RunDetail;
+  initialProgress: RunProgressView;
+  initialMetrics: RunMetricsView;
+  renderedAt: number;
+}
+
+/**
+ * The live run page. Benchmark runs: headline figures, charts, configuration and the point table.
+ * Pipeline runs (extraction/generation, or any run reporting progress): progress, workers, S3 panel
+ * and uploads over time. Training runs (or any run with metric points): one chart per metric.
+ * Every run: the `pitwall run` command, events and artifacts when it has them.
+ */
+export function RunDetailView({ initial, initialProgress, initialMetrics, renderedAt }: RunDetailViewProps) {
   const live = useLiveTopics([runTopic(initial.id)]);
-  const { data: run, error } = useQuery({
+  useLiveInvalidate([runTopic(initial.id)], [progressQueryKey(initial.id), metricsQueryKey(initial.id)], { minIntervalMs: ACTIVITY_REFRESH_MS });
+  const refetchInterval = refetchIntervalFor(live);
+  const { data: fetched, error } = useQuery({
     queryKey: runQueryKey(initial.id),
     queryFn: ({ signal }) => fetchRun(initial.id, signal),
     initialData: initial,
     initialDataUpdatedAt: renderedAt,
-    refetchInterval: refetchIntervalFor(live),
+    refetchInterval,
   });
+  const progressQuery = useQuery({
+    queryKey: progressQueryKey(initial.id),
+    queryFn: ({ signal }) => fetchRunProgress(initial.id, signal),
+    initialData: initialProgress,
+    initialDataUpdatedAt: renderedAt,
+    refetchInterval,
+  });
+  const { data: metrics } = useQuery({
+    queryKey: metricsQueryKey(initial.id),
+    queryFn: ({ signal }) => fetchRunMetrics(initial.id, signal),
+    initialData: initialMetrics,
+    initialDataUpdatedAt: renderedAt,
+    refetchInterval,
+  });
+  const progress = progressQuery.data;
+  const serverNow = useServerNow(progress.asOf, progressQuery.dataUpdatedAt);
+  // Nothing is pushed when a worker goes quiet: re-derive "stale" on the server's clock each second.
+  const lastPushAt = Date.parse(fetched.lastPushAt) >= Date.parse(progress.lastPushAt) ? fetched.lastPushAt : progress.lastPushAt;
+  const state = liveRunState(fetched.state, lastPushAt, progress.stallAfterS, serverNow);
+  const run = useMemo(() => (state === fetched.state ? fetched : { ...fetched, state }), [fetched, state]);
 
   const view = useMemo(() => {
     const points = run.benchmarkPoints;
@@ -43,12 +89,29 @@ export function RunDetailView({ initial, renderedAt }: { initial: RunDetail; ren
     const tablePoints = groups.flatMap((g) => g.points);
     const failed = points.filter(isFailedPoint).length;
     return { points, scale, series, headlines, seriesOf, tablePoints, failed };
-  }, [run]);
+  }, [run.benchmarkPoints, run.config]);
 
   const isBenchmark = run.kind === "benchmark";
+  const isPipeline = run.kind === "extraction" || run.kind === "generation" || progress.workers.length > 0;
+  const isTraining = run.kind === "training" || metrics.series.length > 0;
+  const showProgress = isPipeline || progress.progress.done !== null || progress.progress.total !== null;
+  const hasActivity = progress.events.length > 0 || progress.artifactTotal > 0 || progress.command !== null;
   const hasPoints = view.points.length > 0;
   const waiting = run.state === "running" ? "Waiting for the first benchmark point…" : "This run reported no benchmark points.";
   const byWhat = view.scale.kind === "concurrency" ? "concurrency" : "request rate";
+
+  // The command card already shows what `pitwall run` put in the config.
+  const configShown = progress.command ? Object.fromEntries(Object.entries(run.config).filter(([k]) => !COMMAND_KEYS.has(k))) : run.config;
+  const configCard = (
+    <Card className={cn("min-w-0 xl:self-start", isBenchmark && "xl:row-span-2")}>
+      <CardHeader>
+        <CardTitle>Configuration</CardTitle>
+      </CardHeader>
+      <CardContent>
+        <ConfigPanel config={configShown} />
+      </CardContent>
+    </Card>
+  );
 
   return (
     <div className="grid gap-4">
@@ -59,70 +122,72 @@ export function RunDetailView({ initial, renderedAt }: { initial: RunDetail; ren
         </p>
       )}
 
-      {isBenchmark && (
-        // Rendered before the first point too (empty figures), so the layout does not jump when it arrives.
-        <HeadlineFigures items={hasPoints ? view.headlines : [{ key: "empty", label: "", color: "", headline: headline([], view.scale) }]} scale={view.scale} />
-      )}
+      {showProgress && <ProgressCard view={progress} state={run.state} serverNowMs={serverNow} />}
 
-      <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(320px,400px)]">
-        {isBenchmark ? (
-          <Card className="min-w-0">
-            <CardHeader>
-              <CardTitle>Output tok/s by {byWhat}</CardTitle>
-              <CardDescription className="ml-auto">
-                {view.scale.kind === "requestRate" && view.scale.unboundedX !== null ? "“max” = all requests sent at once · " : ""}
-                failed points are not plotted
-              </CardDescription>
-            </CardHeader>
-            <CardContent>
-              {hasPoints ? (
-                <ThroughputChart series={view.series} scale={view.scale} height={THROUGHPUT_HEIGHT} />
-              ) : (
-                <ChartPlaceholder height={THROUGHPUT_HEIGHT + 28}>{waiting}</ChartPlaceholder>
-              )}
-            </CardContent>
-          </Card>
-        ) : (
-          <Card>
-            <CardContent className="text-sm text-muted-fg">This is a {run.kind} run; its progress and metrics views are not built yet.</CardContent>
-          </Card>
-        )}
-        <Card className="min-w-0 xl:row-span-2 xl:self-start">
-          <CardHeader>
-            <CardTitle>Configuration</CardTitle>
-          </CardHeader>
-          <CardContent>
-            <ConfigPanel config={run.config} />
-          </CardContent>
-        </Card>
-        {isBenchmark && (
-          <Card className="min-w-0">
-            <CardHeader>
-              <CardTitle>Latency by {byWhat}</CardTitle>
-              <CardDescription className="ml-auto">median and p99, ms</CardDescription>
-            </CardHeader>
-            <CardContent>
-              {hasPoints ? (
-                <LatencyChart series={view.series} scale={view.scale} height={LATENCY_HEIGHT} />
-              ) : (
-                <ChartPlaceholder height={LATENCY_HEIGHT + 48}>{waiting}</ChartPlaceholder>
-              )}
-            </CardContent>
-          </Card>
-        )}
-      </div>
-
-      {isBenchmark && hasPoints && (
-        <Card className="min-w-0">
-          <CardHeader>
-            <CardTitle>Points</CardTitle>
-            <CardDescription className="tabular-nums">
-              {view.points.length} point{view.points.length === 1 ? "" : "s"}
-              {view.failed > 0 && <span className="font-medium text-failed"> · {view.failed} failed</span>}
-            </CardDescription>
-          </CardHeader>
-          <BenchmarkPointTable points={view.tablePoints} seriesOf={view.seriesOf} />
-        </Card>
+      {isBenchmark ? (
+        <>
+          {/* Rendered before the first point too (empty figures), so the layout does not jump when it arrives. */}
+          <HeadlineFigures items={hasPoints ? view.headlines : [{ key: "empty", label: "", color: "", headline: headline([], view.scale) }]} scale={view.scale} />
+          <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(320px,400px)]">
+            <Card className="min-w-0">
+              <CardHeader>
+                <CardTitle>Output tok/s by {byWhat}</CardTitle>
+                <CardDescription className="ml-auto">
+                  {view.scale.kind === "requestRate" && view.scale.unboundedX !== null ? "“max” = all requests sent at once · " : ""}
+                  failed points are not plotted
+                </CardDescription>
+              </CardHeader>
+              <CardContent>
+                {hasPoints ? (
+                  <ThroughputChart series={view.series} scale={view.scale} height={THROUGHPUT_HEIGHT} />
+                ) : (
+                  <ChartPlaceholder height={THROUGHPUT_HEIGHT + 28}>{waiting}</ChartPlaceholder>
+                )}
+              </CardContent>
+            </Card>
+            {configCard}
+            <Card className="min-w-0">
+              <CardHeader>
+                <CardTitle>Latency by {byWhat}</CardTitle>
+                <CardDescription className="ml-auto">median and p99, ms</CardDescription>
+              </CardHeader>
+              <CardContent>
+                {hasPoints ? (
+                  <LatencyChart series={view.series} scale={view.scale} height={LATENCY_HEIGHT} />
+                ) : (
+                  <ChartPlaceholder height={LATENCY_HEIGHT + 48}>{waiting}</ChartPlaceholder>
+                )}
+              </CardContent>
+            </Card>
+          </div>
+          {hasPoints && (
+            <Card className="min-w-0">
+              <CardHeader>
+                <CardTitle>Points</CardTitle>
+                <CardDescription className="tabular-nums">
+                  {view.points.length} point{view.points.length === 1 ? "" : "s"}
+                  {view.failed > 0 && <span className="font-medium text-failed"> · {view.failed} failed</span>}
+                </CardDescription>
+              </CardHeader>
+              <BenchmarkPointTable points={view.tablePoints} seriesOf={view.seriesOf} />
+            </Card>
+          )}
+          {isTraining && <MetricSections metrics={metrics} />}
+          {hasActivity && <ActivitySections view={progress} state={run.state} artifactTitle="Artifacts" />}
+        </>
+      ) : (
+        <>
+          {isPipeline && <PipelineSections view={progress} />}
+          {isTraining && <MetricSections metrics={metrics} />}
+          {!isPipeline && !isTraining && (
+            <Card>
+              <CardContent className="text-sm text-muted-fg">
+                {run.state === "running" ? "Waiting for the first progress report or metric point…" : `This ${run.kind} run reported no progress and no metrics.`}
+              </CardContent>
+            </Card>
+          )}
+          <ActivitySections view={progress} state={run.state} artifactTitle={isTraining ? "Checkpoints" : "Artifacts"} config={configCard} />
+        </>
       )}
     </div>
   );

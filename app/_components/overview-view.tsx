@@ -1,0 +1,256 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, type ReactNode } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { Maximize2, Minimize2, OctagonAlert } from "lucide-react";
+import { HostLine } from "@/components/hosts/host-line";
+import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
+import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
+import { useHydrated, useNow } from "@/components/live/use-now";
+import { LiveIndicator } from "@/components/nav/live-indicator";
+import { ActiveRunRow } from "@/components/pipelines/active-run-row";
+import { alertTitle } from "@/components/pipelines/alerts";
+import { EventList } from "@/components/pipelines/event-list";
+import { fetchOverview, overviewQueryKey } from "@/components/pipelines/queries";
+import { formatClock } from "@/components/pipelines/units";
+import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
+import { RelativeTime } from "@/components/runs/relative-time";
+import { StatusBadge } from "@/components/runs/status-badge";
+import { buttonVariants } from "@/components/ui/button";
+import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { formatDuration } from "@/lib/format";
+import { runPath, runsPath } from "@/lib/paths";
+import type { RunState } from "@/lib/view-models";
+import type { ActiveRunView, FinishedRunView, OverviewView as Overview } from "@/lib/view-models/overview";
+import { cn } from "@/lib/utils";
+import { OverviewEmptyState } from "./overview-empty-state";
+import { WALL_THEME } from "./wall-theme";
+
+interface OverviewViewProps {
+  initial: Overview;
+  renderedAt: number;
+  wall: boolean;
+  origin: string;
+}
+
+/** Stale first (most recently silent on top), then running in the server's order (newest start). */
+function orderRuns(runs: ReadonlyArray<{ run: ActiveRunView; state: RunState }>) {
+  const stale = runs.filter((r) => r.state === "stale").sort((a, b) => Date.parse(b.run.lastPushAt) - Date.parse(a.run.lastPushAt));
+  return [...stale, ...runs.filter((r) => r.state !== "stale")];
+}
+
+/**
+ * The overview, live: running and stale runs with progress lines, alerts, hosts, events and recently
+ * finished runs. Run states are re-derived every second on the server's clock, so a run whose
+ * worker went quiet turns amber on time even though nothing is pushed. `wall` shows it full
+ * screen and dark with larger type for a team TV.
+ */
+export function OverviewView({ initial, renderedAt, wall, origin }: OverviewViewProps) {
+  const live = useLiveTopics(["runs"]);
+  useLiveInvalidate(["hosts"], [overviewQueryKey]);
+  const { data, error, dataUpdatedAt } = useQuery({
+    queryKey: overviewQueryKey,
+    queryFn: ({ signal }) => fetchOverview(signal),
+    initialData: initial,
+    initialDataUpdatedAt: renderedAt,
+    refetchInterval: refetchIntervalFor(live),
+  });
+  const serverNow = useServerNow(data.asOf, dataUpdatedAt);
+  const runs = orderRuns(data.active.map((run) => ({ run, state: liveRunState(run.state, run.lastPushAt, run.stallAfterS, serverNow) })));
+  const staleCount = runs.filter((r) => r.state === "stale").length;
+  const alerting = data.active.filter((r) => r.activeAlerts.length > 0);
+  const online = data.hosts.filter((h) => h.state === "online").length;
+
+  const summary = (
+    <span className={cn("flex flex-wrap items-baseline gap-x-3 text-muted-fg tabular-nums", wall ? "text-lg" : "text-sm")}>
+      <span>
+        <span className="font-medium text-foreground">{runs.length - staleCount}</span> running
+      </span>
+      {staleCount > 0 && (
+        <span className="font-medium text-stale">
+          {staleCount} stale
+        </span>
+      )}
+      {data.hosts.length > 0 && (
+        <span>
+          <span className="font-medium text-foreground">{online}</span>/{data.hosts.length} hosts online
+        </span>
+      )}
+      {alerting.length > 0 && <span className="font-medium text-failed">{alerting.length} alerting</span>}
+    </span>
+  );
+
+  const body = (
+    <>
+      {error && (
+        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+          Could not refresh the overview ({error.message}); showing the last data received.
+        </p>
+      )}
+      {alerting.length > 0 && (
+        <div role="alert" className={cn("grid gap-1 rounded-lg border border-failed/50 bg-failed-bg px-4 py-2.5 text-failed", wall ? "text-lg" : "text-sm")}>
+          {alerting.flatMap((r) =>
+            r.activeAlerts.map((code) => (
+              <div key={`${r.id}-${code}`} className="flex items-center gap-2">
+                <OctagonAlert aria-hidden className={cn("shrink-0", wall ? "size-5" : "size-4")} />
+                <span className="font-semibold">{alertTitle(code)}</span>
+                <span>in</span>
+                <Link href={runPath(r.id)} className="truncate font-medium underline-offset-4 hover:underline">
+                  {r.name}
+                </Link>
+              </div>
+            )),
+          )}
+        </div>
+      )}
+      {data.empty ? (
+        <OverviewEmptyState origin={origin} />
+      ) : (
+        <div className={cn("grid gap-4", wall ? "grid-cols-[minmax(0,1.75fr)_minmax(0,1fr)]" : "xl:grid-cols-[minmax(0,1fr)_minmax(340px,400px)] 2xl:grid-cols-[minmax(0,1fr)_minmax(400px,480px)]")}>
+          <div className="grid min-w-0 content-start gap-4">
+            <Section title="Running now" wall={wall} note={data.olderStaleCount > 0 ? <OlderStale count={data.olderStaleCount} /> : undefined}>
+              {runs.length === 0 ? (
+                <p className={cn("px-4 py-6 text-center text-muted-fg", wall ? "text-lg" : "text-sm")}>Nothing is running right now.</p>
+              ) : (
+                <ul aria-label="Running and stale runs">
+                  {runs.map(({ run, state }) => (
+                    <ActiveRunRow key={run.id} run={run} state={state} serverNowMs={serverNow} wall={wall} />
+                  ))}
+                </ul>
+              )}
+            </Section>
+            {data.recent.length > 0 && (
+              <Section title="Recently finished" wall={wall}>
+                <ul>
+                  {data.recent.slice(0, wall ? 5 : 10).map((r) => (
+                    <FinishedRow key={r.id} run={r} wall={wall} />
+                  ))}
+                </ul>
+              </Section>
+            )}
+          </div>
+          <div className="grid min-w-0 content-start gap-4">
+            <Section title="Hosts" wall={wall} note={<Link href="/hosts" className="text-link hover:underline">All hosts</Link>}>
+              {data.hosts.length === 0 ? (
+                <p className="px-4 py-3 text-sm text-muted-fg">No hosts yet.</p>
+              ) : (
+                <ul className="divide-y divide-border">
+                  {data.hosts.map((h) => (
+                    <HostLine key={h.name} host={h} asOf={data.asOf} wall={wall} />
+                  ))}
+                </ul>
+              )}
+            </Section>
+            <Section title="Events and alerts" wall={wall}>
+              <EventList
+                events={data.events.slice(0, wall ? 12 : 30)}
+                wall={wall}
+                emptyText="No events yet: workers send them with run.event; alerts appear here too."
+                className={wall ? undefined : "max-h-[32rem] overflow-y-auto"}
+              />
+            </Section>
+          </div>
+        </div>
+      )}
+    </>
+  );
+
+  if (wall) {
+    return (
+      <div style={WALL_THEME} className="fixed inset-0 z-50 overflow-auto bg-background p-6 text-foreground" data-testid="wall">
+        <WallExitOnEscape />
+        <div className="mb-5 flex items-center gap-6">
+          <span className="text-2xl font-semibold tracking-tight">Pitwall</span>
+          {summary}
+          <div className="ml-auto flex items-center gap-5">
+            <LiveIndicator />
+            <WallClock />
+            <Link href="/" className="rounded-md px-2 py-1 text-sm text-muted-fg hover:bg-muted hover:text-foreground" title="Leave wall mode (Esc)">
+              <Minimize2 aria-hidden className="mr-1 inline size-4" />
+              Exit
+            </Link>
+          </div>
+        </div>
+        <div className="grid gap-4">{body}</div>
+      </div>
+    );
+  }
+  return (
+    <div className="grid gap-4">
+      <div className="flex min-h-8 flex-wrap items-baseline gap-x-4 gap-y-2">
+        <h1 className="text-lg font-semibold tracking-tight">Overview</h1>
+        {!data.empty && summary}
+        <Link href="/?wall=1" className={cn(buttonVariants({ variant: "outline", size: "sm" }), "ml-auto self-center")} title="Full screen, dark, large type: for a team screen">
+          <Maximize2 aria-hidden />
+          Wall mode
+        </Link>
+      </div>
+      {body}
+    </div>
+  );
+}
+
+function Section({ title, note, wall, children }: { title: string; note?: ReactNode; wall: boolean; children: ReactNode }) {
+  return (
+    <Card className="min-w-0 overflow-hidden">
+      <CardHeader className={wall ? "min-h-12" : undefined}>
+        <CardTitle className={wall ? "text-lg" : undefined}>{title}</CardTitle>
+        {note && <CardDescription className="ml-auto">{note}</CardDescription>}
+      </CardHeader>
+      {children}
+    </Card>
+  );
+}
+
+function OlderStale({ count }: { count: number }) {
+  return (
+    <Link href={runsPath({ status: "stale" })} className="text-stale hover:underline">
+      + {count} stale for over a day
+    </Link>
+  );
+}
+
+function FinishedRow({ run, wall }: { run: FinishedRunView; wall: boolean }) {
+  const detail = run.state === "failed" ? (run.error ?? (run.exitCode !== null ? `exit code ${run.exitCode}` : null)) : null;
+  return (
+    <li className={cn("grid grid-cols-[auto_minmax(0,1fr)_auto] items-center gap-x-3 border-b border-border px-4 last:border-b-0", wall ? "py-2.5 text-base" : "py-2 text-[13px]")}>
+      <StatusBadge state={run.state} />
+      <div className="min-w-0">
+        <Link href={runPath(run.id)} className="block truncate font-medium hover:underline" title={run.name}>
+          {run.name}
+        </Link>
+        {detail && <div className="truncate text-xs text-failed">{detail}</div>}
+      </div>
+      <div className="text-right text-xs text-muted-fg tabular-nums">
+        <div>
+          {run.kind} · {run.host} · {formatDuration(run.durationS)}
+        </div>
+        <div>
+          ended <RelativeTime iso={run.endedAt} />
+        </div>
+      </div>
+    </li>
+  );
+}
+
+function WallClock() {
+  const now = useNow();
+  const hydrated = useHydrated();
+  const zone = hydrated ? Intl.DateTimeFormat().resolvedOptions().timeZone : undefined;
+  return <span className="text-2xl font-semibold tabular-nums">{formatClock(now, zone)}</span>;
+}
+
+/** Esc leaves wall mode (a keyboard listener: an external system, hence the effect). */
+function WallExitOnEscape() {
+  const router = useRouter();
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") router.push("/");
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [router]);
+  return null;
+}

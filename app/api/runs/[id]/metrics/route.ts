@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { describeIssues } from "@/lib/protocol";
+import { prisma } from "@/lib/server/db";
+import { errorResponse, handle, json } from "@/lib/server/http";
+import { DEFAULT_MAX_POINTS, getRunMetrics } from "@/lib/server/repositories/metrics";
+
+const params = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
+const query = z.object({
+  maxPoints: z.coerce.number().int().min(10).max(20_000).default(DEFAULT_MAX_POINTS),
+  key: z.array(z.string().min(1).max(200)).max(100).optional(),
+});
+
+/** GET /api/runs/:id/metrics?maxPoints=1000&key=loss&key=lr → every (or the named) metric series, downsampled to maxPoints each; 404 when unknown. */
+export async function GET(request: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+  return handle(async () => {
+    const p = params.safeParse(await ctx.params);
+    if (!p.success) return errorResponse(400, "invalid_query", describeIssues(p.error));
+    const sp = new URL(request.url).searchParams;
+    const keys = sp.getAll("key");
+    const q = query.safeParse({ maxPoints: sp.get("maxPoints") ?? undefined, key: keys.length ? keys : undefined });
+    if (!q.success) return errorResponse(400, "invalid_query", describeIssues(q.error));
+    return json(await getRunMetrics(prisma(), p.data.id, { maxPoints: q.data.maxPoints, keys: q.data.key }));
+  });
+}

@@ -1,0 +1,32 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { cache } from "react";
+import { prisma } from "@/lib/server/db";
+import { NotFoundError } from "@/lib/server/errors";
+import { getHost } from "@/lib/server/repositories/hosts";
+import type { HostDetailView } from "@/lib/view-models/hosts";
+import { HostDetail } from "./_components/host-detail";
+
+/** Loads a host once per request (shared by metadata and page); null when unknown. */
+const loadHost = cache(async (name: string): Promise<{ host: HostDetailView; loadedAt: number } | null> => {
+  if (name.length === 0 || name.length > 100) return null;
+  try {
+    return { host: await getHost(prisma(), name), loadedAt: Date.now() };
+  } catch (err) {
+    if (err instanceof NotFoundError) return null;
+    throw err;
+  }
+});
+
+/** Page title: the host's name. */
+export async function generateMetadata({ params }: { params: Promise<{ name: string }> }): Promise<Metadata> {
+  const loaded = await loadHost((await params).name);
+  return { title: loaded ? loaded.host.name : "Host not found" };
+}
+
+/** /hosts/:name: one host's GPUs, CPU, RAM, disk, last hour and runs; live. */
+export default async function HostPage({ params }: { params: Promise<{ name: string }> }) {
+  const loaded = await loadHost((await params).name);
+  if (!loaded) notFound();
+  return <HostDetail initial={loaded.host} renderedAt={loaded.loadedAt} />;
+}

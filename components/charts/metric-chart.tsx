@@ -1,0 +1,162 @@
+"use client";
+
+import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { formatCompact, formatCount, formatNonFinite, formatNumber } from "@/lib/format";
+import type { MetricSeriesView } from "@/lib/view-models/metrics";
+import { ChartPlaceholder, TooltipFrame, axisLabelStyle, axisTick } from "./sweep-chart-parts";
+
+/** A chart row: x = step (as a number, for plotting), the finite value, or a marker for a non-finite one. */
+interface Row {
+  x: number;
+  /** Exact step for labels (a decimal string beyond 2^53). */
+  step: number | string;
+  v: number | null;
+  /** Marker y (top edge for NaN/+∞, bottom edge for −∞); null for finite rows. */
+  nf: number | null;
+  raw: number;
+}
+
+/** Round step for about `intervals` intervals over `span`: 1, 2, 2.5 or 5 × 10^k. */
+function niceStep(span: number, intervals: number): number {
+  const raw = span / intervals;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  return ([1, 2, 2.5, 5, 10].find((m) => m * mag >= raw) ?? 10) * mag;
+}
+
+/** Ticks at multiples of a round step inside [lo, hi]. */
+function roundTicks(lo: number, hi: number, intervals = 4): number[] {
+  if (!(hi > lo)) return [lo];
+  const step = niceStep(hi - lo, intervals);
+  const ticks: number[] = [];
+  for (let t = Math.ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step) ticks.push(Number(t.toPrecision(12)));
+  return ticks;
+}
+
+/**
+ * Axis label for a value on an axis with the given tick step: compact for large numbers ("1.5k"),
+ * enough decimals for the step ("0.25"), scientific for tiny values ("3e-4", "2.5e-5").
+ */
+export function formatAxisValue(v: number, step: number): string {
+  if (v === 0) return "0";
+  const a = Math.abs(step);
+  if (a >= 1 || Math.abs(v) >= 1000) return formatCompact(v);
+  if (a >= 1e-3) {
+    // As many decimals as the tick step has: 0.25 → 2, 0.1 → 1, 0.005 → 3.
+    const stepText = String(Number(a.toPrecision(6)));
+    const decimals = stepText.split(".")[1]?.length ?? 0;
+    return v.toFixed(decimals).replace(/^-/, "−");
+  }
+  const [m, e] = v.toExponential(2).split("e");
+  return `${Number(m)}e${Number(e)}`.replace(/^-/, "−");
+}
+
+/** A y domain with round ticks around the finite values (not forced to include 0, unlike sweep charts). */
+export function metricYAxis(values: readonly number[]): { domain: [number, number]; ticks: number[] } {
+  const finite = values.filter(Number.isFinite);
+  if (finite.length === 0) return { domain: [0, 1], ticks: [0, 0.5, 1] };
+  let lo = Math.min(...finite);
+  let hi = Math.max(...finite);
+  if (lo === hi) {
+    const pad = lo === 0 ? 1 : Math.abs(lo) * 0.1;
+    lo -= pad;
+    hi += pad;
+  }
+  // Values that start near zero read best against a zero baseline (loss, accuracy, lr).
+  if (lo > 0 && lo < (hi - lo) * 0.5) lo = 0;
+  const step = niceStep(hi - lo, 4);
+  const start = Math.floor(lo / step + 1e-9) * step;
+  const end = Math.ceil(hi / step - 1e-9) * step;
+  const ticks: number[] = [];
+  for (let t = start; t <= end + step / 2; t += step) ticks.push(Number(t.toPrecision(12)));
+  return { domain: [ticks[0] ?? start, ticks[ticks.length - 1] ?? end], ticks };
+}
+
+/** Step as text: "1,200", or the exact decimal string of a 64-bit step. */
+export function formatStep(step: number | string): string {
+  return typeof step === "number" ? formatCount(step) : step;
+}
+
+/** "NaN at step 1,200", "+∞ at step 40", "−∞ at step 7". */
+export function nonFiniteLabel(value: number, step: number | string): string {
+  const name = Number.isNaN(value) ? "NaN" : value > 0 ? "+∞" : "−∞";
+  return `${name} at step ${formatStep(step)}`;
+}
+
+function Marker(props: { cx?: number; cy?: number; payload?: Row }) {
+  const { cx, cy, payload } = props;
+  if (cx === undefined || cy === undefined || !payload || payload.nf === null) return <g />;
+  const down = payload.raw === Number.NEGATIVE_INFINITY;
+  // Triangles sit on the plot edge and point out of it: NaN and +∞ at the top, −∞ at the bottom.
+  const d = down ? `M${cx - 5},${cy - 8}L${cx + 5},${cy - 8}L${cx},${cy}Z` : `M${cx - 5},${cy + 8}L${cx + 5},${cy + 8}L${cx},${cy}Z`;
+  return (
+    <path d={d} fill="var(--status-failed)" stroke="var(--card)" strokeWidth={1} className="nonfinite-marker" data-step={String(payload.step)}>
+      <title>{nonFiniteLabel(payload.raw, payload.step)}</title>
+    </path>
+  );
+}
+
+/**
+ * One metric key by step ("loss by step"): a line through the finite values and a red triangle on
+ * the plot's edge at every NaN/±Infinity step (with "NaN at step 1200" in its tooltip), so a
+ * diverged run never shows as a gap or a zero.
+ */
+export function MetricChart({ series, height = 220, color = "var(--chart-1)" }: { series: MetricSeriesView; height?: number; color?: string }) {
+  const finite = series.points.filter((p) => Number.isFinite(p.value)).map((p) => p.value);
+  const y = metricYAxis(finite);
+  const [lo, hi] = y.domain;
+  const rows: Row[] = series.points.map((p) => {
+    const x = typeof p.step === "number" ? p.step : Number(p.step);
+    const ok = Number.isFinite(p.value);
+    return { x, step: p.step, v: ok ? p.value : null, nf: ok ? null : p.value === Number.NEGATIVE_INFINITY ? lo : hi, raw: p.value };
+  });
+  const hasNonFinite = rows.some((r) => r.nf !== null);
+  const xs = rows.map((r) => r.x).filter(Number.isFinite);
+  const xMin = Math.min(...xs);
+  const xMax = Math.max(...xs);
+  const xTicks = roundTicks(xMin, xMax, 4);
+  const yStep = (y.ticks[1] ?? 1) - (y.ticks[0] ?? 0);
+
+  if (rows.length === 0) return <ChartPlaceholder height={height}>No points yet</ChartPlaceholder>;
+  return (
+    <div data-testid="metric-chart" data-key={series.key}>
+      <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 10, right: 14, bottom: 4, left: 4 }}>
+        <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
+        <XAxis
+          type="number"
+          dataKey="x"
+          domain={xMin === xMax ? [xMin - 1, xMax + 1] : [xMin, xMax]}
+          ticks={xMin === xMax ? [xMin] : xTicks}
+          tickFormatter={formatCompact}
+          tick={axisTick}
+          tickLine={false}
+          axisLine={{ stroke: "var(--chart-grid)" }}
+          height={36}
+          label={{ value: "step", position: "insideBottom", offset: 0, style: axisLabelStyle }}
+          allowDecimals={false}
+        />
+        <YAxis domain={y.domain} ticks={y.ticks} tickFormatter={(v: number) => formatAxisValue(v, yStep)} tick={axisTick} tickLine={false} axisLine={false} width={52} allowDataOverflow />
+        <Tooltip
+          cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}
+          isAnimationActive={false}
+          content={(p) => {
+            const row = p.payload?.[0]?.payload as Row | undefined;
+            if (!p.active || !row) return null;
+            return (
+              <TooltipFrame title={`step ${formatStep(row.step)}`}>
+                {row.nf !== null ? (
+                  <span className="font-medium text-failed">{nonFiniteLabel(row.raw, row.step)}</span>
+                ) : (
+                  <span>
+                    {series.key} <span className="font-medium text-foreground">{formatNonFinite(row.raw) ?? formatNumber(row.raw)}</span>
+                  </span>
+                )}
+              </TooltipFrame>
+            );
+          }}
+        />
+        <Line type="linear" dataKey="v" name={series.key} stroke={color} strokeWidth={1.75} dot={rows.length <= 60 ? { r: 2.5, fill: color, strokeWidth: 0 } : false} activeDot={{ r: 3.5 }} connectNulls isAnimationActive={false} />
+        {hasNonFinite && <Line type="linear" dataKey="nf" name="non-finite" stroke="none" dot={<Marker />} activeDot={false} legendType="none" isAnimationActive={false} />}
+      </LineChart>
+    </div>
+  );
+}

@@ -1,0 +1,55 @@
+import Link from "next/link";
+import { Sparkline } from "@/components/charts/sparkline";
+import { formatPct } from "@/components/pipelines/units";
+import type { HostView } from "@/lib/view-models/hosts";
+import { cn } from "@/lib/utils";
+import { GpuBars } from "./gpu-bars";
+import { gpuSummary } from "./gpu-summary";
+import { HeartbeatAge } from "./host-card";
+import { HostStateBadge } from "./host-state-badge";
+import { hostPath } from "./queries";
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** A host in one dense line for the overview: state, name, GPUs (one bar each), mean util / memory, last-hour util sparkline, heartbeat age. */
+export function HostLine({ host, asOf, wall = false }: { host: HostView; asOf: string; wall?: boolean }) {
+  const s = gpuSummary(host.facts);
+  const toMs = Date.parse(asOf);
+  return (
+    <li data-testid="host-line" data-state={host.state} className={cn("grid grid-cols-[minmax(0,1fr)_auto] items-center gap-x-3 gap-y-1 px-4", wall ? "py-3" : "py-2")}>
+      <div className="flex min-w-0 items-center gap-2">
+        <HostStateBadge state={host.state} className={wall ? "h-6 text-sm [&_svg]:size-4" : undefined} />
+        <Link href={hostPath(host.name)} className={cn("truncate rounded-sm font-medium hover:underline", wall ? "text-lg" : "text-[13px]")}>
+          {host.name}
+        </Link>
+        {host.runningRuns > 0 && (
+          <span className={cn("shrink-0 text-muted-fg tabular-nums", wall ? "text-sm" : "text-xs")}>
+            · {host.runningRuns} run{host.runningRuns === 1 ? "" : "s"}
+          </span>
+        )}
+      </div>
+      <div className={cn("flex items-center justify-end gap-2 tabular-nums", wall ? "text-base" : "text-xs", host.state !== "online" && "opacity-50")} title={host.state !== "online" ? "Last readings before the host went quiet" : undefined}>
+        {s ? (
+          <>
+            <GpuBars gpus={host.facts?.gpus ?? []} height={wall ? 24 : 16} />
+            <span className={cn("w-[4.5rem] text-right", host.state === "online" ? "text-foreground" : "text-muted-fg")} title={`${s.label}: mean utilisation ${formatPct(s.utilPct)}, memory ${formatPct(s.memPct)} used`}>
+              {formatPct(s.utilPct)} util
+            </span>
+          </>
+        ) : (
+          <span className="text-muted-fg">{host.facts ? "no GPUs" : "no facts"}</span>
+        )}
+      </div>
+      <div className={cn("flex min-w-0 items-center gap-2 text-muted-fg", wall ? "text-sm" : "text-xs")}>
+        {s && <span className="truncate">{s.label}</span>}
+        {s && s.memPct !== null && <span className="shrink-0 tabular-nums">· mem {formatPct(s.memPct)}</span>}
+        {host.state !== "online" && <HeartbeatAge host={host} className="ml-auto shrink-0 tabular-nums" />}
+      </div>
+      <div className={cn("w-28", host.state !== "online" && "opacity-50")}>
+        {host.lastHour.length > 0 ? (
+          <Sparkline points={host.lastHour.map((p) => ({ tMs: p.tMs, value: p.gpuUtilPct }))} fromMs={toMs - HOUR_MS} toMs={toMs} height={wall ? 26 : 18} label={`${host.name} GPU utilisation over the last hour`} />
+        ) : null}
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,97 @@
+"use client";
+
+import Link from "next/link";
+import { OctagonAlert } from "lucide-react";
+import { StatusBadge } from "@/components/runs/status-badge";
+import { formatAge, formatCount, formatNumber } from "@/lib/format";
+import { runPath } from "@/lib/paths";
+import type { ActiveRunView } from "@/lib/view-models/overview";
+import type { RunState } from "@/lib/view-models";
+import { cn } from "@/lib/utils";
+import { alertTitle } from "./alerts";
+import { ProgressBar, ProgressFiguresText } from "./progress-line";
+
+/** "train/loss 0.25 @ 20 · lr 1e-4 @ 10". */
+function metricsText(run: ActiveRunView): string {
+  return run.latestMetrics.map((m) => `${m.key} ${formatNumber(m.value)} @ step ${typeof m.step === "number" ? formatCount(m.step) : m.step}`).join(" · ");
+}
+
+/**
+ * One running or stale run on the overview: name, kind, host and workers, a progress bar with
+ * done/total, percent, rate and ETA in one line. A stale run is amber with "no push for 4 min",
+ * never blue. `state` is re-derived by the caller on the server's clock.
+ */
+export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: ActiveRunView; state: RunState; serverNowMs: number; wall?: boolean }) {
+  const stale = state === "stale";
+  const silentFor = formatAge(run.lastPushAt, serverNowMs);
+  const hasProgress = run.progress.done !== null || run.progress.total !== null;
+  const staleNote = `no push for ${silentFor}`;
+  return (
+    <li
+      data-testid="active-run"
+      data-state={state}
+      className={cn(
+        "grid gap-x-6 gap-y-2 border-b border-border border-l-[3px] px-4 last:border-b-0",
+        wall ? "grid-cols-[minmax(18rem,1fr)_minmax(0,1.5fr)] py-4" : "grid-cols-1 py-3 md:grid-cols-[minmax(13rem,1fr)_minmax(0,1.6fr)]",
+        stale ? "border-l-stale bg-stale-bg/45" : "border-l-transparent",
+      )}
+    >
+      <div className="min-w-0">
+        <div className="flex min-w-0 items-start gap-2">
+          <StatusBadge state={state} className={cn("shrink-0", wall ? "mt-0.5 h-6 text-sm [&_svg]:size-4" : "mt-px")} />
+          <Link href={runPath(run.id)} className={cn("line-clamp-2 rounded-sm font-semibold break-words hover:underline", wall ? "text-xl leading-7" : "text-sm")} title={run.name}>
+            {run.name}
+          </Link>
+        </div>
+        <div className={cn("mt-1 flex flex-wrap gap-x-2 text-muted-fg tabular-nums", wall ? "text-base" : "text-xs")}>
+          <span>{run.kind}</span>
+          <span aria-hidden>·</span>
+          <span>{run.host}</span>
+          {run.workers > 0 && (
+            <>
+              <span aria-hidden>·</span>
+              <span>
+                {run.workers} worker{run.workers === 1 ? "" : "s"}
+                {run.staleWorkers > 0 && !stale && <span className="font-medium text-stale"> ({run.staleWorkers} silent)</span>}
+              </span>
+            </>
+          )}
+          {!stale && (
+            <>
+              <span aria-hidden>·</span>
+              <span title={`Last push ${run.lastPushAt}`}>updated {silentFor} ago</span>
+            </>
+          )}
+        </div>
+        {run.activeAlerts.map((code) => (
+          <div key={code} className={cn("mt-1.5 flex items-center gap-1.5 font-medium text-failed", wall ? "text-base" : "text-xs")} role="alert">
+            <OctagonAlert aria-hidden className={wall ? "size-5" : "size-3.5"} />
+            {alertTitle(code)}
+          </div>
+        ))}
+      </div>
+      <div className="min-w-0 self-center">
+        <div className={cn("mb-1.5 flex items-baseline justify-between gap-3 text-muted-fg", wall ? "text-lg" : "text-[13px]")}>
+          {hasProgress ? (
+            <ProgressFiguresText progress={run.progress} state={state} />
+          ) : run.latestMetrics.length > 0 ? (
+            <span className="truncate tabular-nums">{metricsText(run)}</span>
+          ) : run.pointCount > 0 ? (
+            <span className="tabular-nums">
+              {formatCount(run.pointCount)} benchmark point{run.pointCount === 1 ? "" : "s"}
+            </span>
+          ) : (
+            <span>Waiting for the first progress report</span>
+          )}
+          {stale && (
+            <span className={cn("shrink-0 font-semibold text-stale tabular-nums", wall ? "text-base" : "text-xs")} title={`Last push ${run.lastPushAt}`}>
+              {staleNote}
+            </span>
+          )}
+        </div>
+        {hasProgress && <ProgressBar progress={run.progress} state={state} label={`${run.name} progress`} className={wall ? "h-3" : undefined} />}
+        {hasProgress && run.latestMetrics.length > 0 && <div className={cn("mt-1 truncate text-muted-fg tabular-nums", wall ? "text-base" : "text-xs")}>{metricsText(run)}</div>}
+      </div>
+    </li>
+  );
+}

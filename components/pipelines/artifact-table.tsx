@@ -1,0 +1,47 @@
+import { RelativeTime } from "@/components/runs/relative-time";
+import { CopyButton } from "@/components/ui/copy-button";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { MISSING, formatCount } from "@/lib/format";
+import type { ArtifactView } from "@/lib/view-models/pipeline";
+import { formatBytes } from "./units";
+
+/** Checkpoints and uploaded objects, newest first: step, kind, URI (copyable), size, time. */
+export function ArtifactTable({ artifacts, total }: { artifacts: readonly ArtifactView[]; total: number }) {
+  const showStep = artifacts.some((a) => a.step !== null);
+  return (
+    <>
+      <Table>
+        <TableHeader>
+          <TableRow className="hover:bg-transparent">
+            {showStep && <TableHead className="text-right">Step</TableHead>}
+            <TableHead>Kind</TableHead>
+            <TableHead>URI</TableHead>
+            <TableHead className="text-right">Size</TableHead>
+            <TableHead>Time</TableHead>
+          </TableRow>
+        </TableHeader>
+        <TableBody>
+          {artifacts.map((a) => (
+            <TableRow key={a.id}>
+              {showStep && <TableCell className="text-right">{a.step === null ? MISSING : typeof a.step === "number" ? formatCount(a.step) : a.step}</TableCell>}
+              <TableCell className="text-muted-fg">{a.kind}</TableCell>
+              <TableCell className="max-w-[36rem]">
+                <span className="flex min-w-0 items-center gap-1">
+                  <span className="truncate font-mono text-xs" title={a.uri}>
+                    {a.uri}
+                  </span>
+                  <CopyButton text={a.uri} label="Copy URI" />
+                </span>
+              </TableCell>
+              <TableCell className="text-right">{formatBytes(a.sizeBytes)}</TableCell>
+              <TableCell>
+                <RelativeTime iso={a.ts} />
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+      {total > artifacts.length && <p className="px-4 py-2 text-xs text-muted-fg tabular-nums">Newest {formatCount(artifacts.length)} of {formatCount(total)} shown.</p>}
+    </>
+  );
+}

@@ -1,0 +1,50 @@
+import { CopyButton } from "@/components/ui/copy-button";
+import type { CommandView } from "@/lib/view-models/pipeline";
+import { cn } from "@/lib/utils";
+
+/** What `pitwall run` ran: command line, working directory, git commit, exit code, and the output tail (monospace, scrollable, pinned to the end). */
+export function CommandPanel({ command, running }: { command: CommandView; running: boolean }) {
+  const exit = command.exitCode;
+  return (
+    <div className="grid gap-3">
+      <dl className="grid grid-cols-[6.5rem_minmax(0,1fr)] gap-x-4 gap-y-1.5 text-[13px]">
+        {command.command && (
+          <>
+            <dt className="text-muted-fg">Command</dt>
+            <dd className="flex min-w-0 items-start gap-1">
+              <code className="min-w-0 flex-1 rounded bg-muted px-1.5 py-0.5 font-mono text-xs break-all">{command.command}</code>
+              <CopyButton text={command.command} label="Copy command" />
+            </dd>
+          </>
+        )}
+        {command.cwd && (
+          <>
+            <dt className="text-muted-fg">Directory</dt>
+            <dd className="font-mono text-xs break-all">{command.cwd}</dd>
+          </>
+        )}
+        {command.gitCommit && (
+          <>
+            <dt className="text-muted-fg">Git commit</dt>
+            <dd className="font-mono text-xs" title={command.gitCommit}>
+              {command.gitCommit.slice(0, 12)}
+            </dd>
+          </>
+        )}
+        <dt className="text-muted-fg">Exit code</dt>
+        <dd className={cn("font-mono text-xs tabular-nums", exit !== null && exit !== 0 && "font-semibold text-failed", exit === 0 && "text-succeeded")}>
+          {exit !== null ? exit : running ? "still running" : "not reported"}
+        </dd>
+      </dl>
+      {command.outputTail.length > 0 && (
+        <div className="grid gap-1">
+          <div className="text-xs text-muted-fg">Last {command.outputTail.length} lines of output</div>
+          {/* column-reverse keeps the view scrolled to the newest line without an effect. */}
+          <div className="flex max-h-80 flex-col-reverse overflow-auto rounded-md border border-border bg-muted/50" tabIndex={0} aria-label="Output tail">
+            <pre className="p-3 font-mono text-xs leading-5 whitespace-pre">{command.outputTail.join("\n")}</pre>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}

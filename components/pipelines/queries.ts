@@ -1,0 +1,43 @@
+import { fetchJson } from "@/lib/api-client";
+import type { RunMetricsView } from "@/lib/view-models/metrics";
+import type { OverviewView } from "@/lib/view-models/overview";
+import type { RunProgressView } from "@/lib/view-models/pipeline";
+
+/**
+ * react-query keys and fetchers of the pipeline, training and overview reads. The overview key
+ * starts with "runs", which the `runs` topic already invalidates (lib/query-keys.ts). A run's
+ * progress and metrics are heavier reads: their keys are outside ["run", id] so that the run page
+ * refreshes them throttled (useLiveInvalidate with minIntervalMs), not on every push.
+ */
+
+/** Key of a run's progress view. */
+export const progressQueryKey = (runId: number) => ["run-progress", runId] as const;
+/** Key of a run's metric series. */
+export const metricsQueryKey = (runId: number) => ["run-metrics", runId] as const;
+/** Key of the overview (under "runs": every run change refreshes it). */
+export const overviewQueryKey = ["runs", "overview"] as const;
+
+/** `GET /api/runs/:id/progress`. */
+export function apiRunProgressPath(runId: number): string {
+  return `/api/runs/${runId}/progress`;
+}
+
+/** `GET /api/runs/:id/metrics`. */
+export function apiRunMetricsPath(runId: number): string {
+  return `/api/runs/${runId}/metrics`;
+}
+
+/** One run's progress view. @throws ApiError (404 when the run is gone). */
+export function fetchRunProgress(runId: number, signal?: AbortSignal): Promise<RunProgressView> {
+  return fetchJson<RunProgressView>(apiRunProgressPath(runId), { signal });
+}
+
+/** One run's metric series. @throws ApiError (404 when the run is gone). */
+export function fetchRunMetrics(runId: number, signal?: AbortSignal): Promise<RunMetricsView> {
+  return fetchJson<RunMetricsView>(apiRunMetricsPath(runId), { signal });
+}
+
+/** The overview. @throws ApiError. */
+export function fetchOverview(signal?: AbortSignal): Promise<OverviewView> {
+  return fetchJson<OverviewView>("/api/overview", { signal });
+}

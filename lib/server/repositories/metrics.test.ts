@@ -1,0 +1,151 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "@/generated/prisma/client";
+import { checkFrame, type ClientFrame } from "@/lib/protocol";
+import { minMaxDownsample } from "@/lib/metrics/downsample";
+import { applyFrames } from "@/lib/server/ingest/apply";
+import { NotFoundError } from "@/lib/server/errors";
+import { createToken, verifyToken, type TokenPrincipal } from "./tokens";
+import { getRunMetrics } from "./metrics";
+import { createTestDatabase } from "@/test/support/db";
+
+// Metric series downsampled in SQL, over points written by the real ingest code: a spike and
+// every non-finite value survive, small series come back whole, 64-bit steps stay exact, and the
+// result equals lib/metrics' minMaxDownsample on the same data.
+
+let pool: pg.Pool;
+let prisma: PrismaClient;
+let principal: TokenPrincipal;
+
+beforeAll(async () => {
+  const url = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: url, max: 4 });
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
+  principal = (await verifyToken(prisma, (await createToken(prisma, "train-host")).token))!;
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await pool?.end();
+});
+
+async function ingest(...raw: Array<Record<string, unknown>>) {
+  const frames = raw.map((r) => {
+    const check = checkFrame({ v: 1, id: randomUUID(), ...r });
+    if (!check.ok) throw new Error(`${check.code}: ${check.message}`);
+    return check.frame as ClientFrame;
+  });
+  const outcomes = await applyFrames(pool, principal, frames);
+  for (const o of outcomes) if (!o.ok) throw new Error(`${o.code}: ${o.message}`);
+}
+
+async function startRun(): Promise<{ run: string; id: number }> {
+  const run = `train-${randomUUID()}`;
+  await ingest({ type: "run.start", run, name: "drafter", kind: "training" });
+  return { run, id: (await pool.query<{ id: number }>(`SELECT id FROM "Run" WHERE key = $1`, [run])).rows[0]!.id };
+}
+
+/** A noisy decreasing loss over `n` steps, deterministic. */
+function lossAt(step: number): number {
+  return 2 / (1 + step / 500) + 0.05 * Math.sin(step * 12.9898);
+}
+
+describe("getRunMetrics", () => {
+  test("downsamples a long series to min/max per step bucket, keeping the spike and every NaN/±Infinity", async () => {
+    const { run, id } = await startRun();
+    const special = new Map<number, number | string>([
+      [1200, "NaN"],
+      [2345, 100],
+      [3000, "NaN"],
+      [4000, "Infinity"],
+      [4500, "-Infinity"],
+    ]);
+    const points = Array.from({ length: 5000 }, (_, step) => ({ key: "loss", step, value: special.get(step) ?? lossAt(step) }));
+    for (let i = 0; i < points.length; i += 2500) await ingest({ type: "run.metrics", run, points: points.slice(i, i + 2500) });
+    await ingest({ type: "run.metrics", run, points: [0, 100, 200].map((step) => ({ key: "lr", step, value: 3e-4 / (1 + step) })) });
+
+    const view = await getRunMetrics(prisma, id, { maxPoints: 1000 });
+    expect(view.maxPoints).toBe(1000);
+    expect(view.series.map((s) => s.key)).toEqual(["loss", "lr"]);
+    const loss = view.series[0]!;
+    expect(loss.total).toBe(5000);
+    expect(loss.shown).toBe(loss.points.length);
+    expect(loss.shown).toBeLessThanOrEqual(1000 + 4);
+    expect(loss.shown).toBeGreaterThan(900);
+    const at = new Map(loss.points.map((p) => [p.step, p.value]));
+    expect(at.get(2345)).toBe(100);
+    expect(at.get(1200)).toBeNaN();
+    expect(at.get(3000)).toBeNaN();
+    expect(at.get(4000)).toBe(Infinity);
+    expect(at.get(4500)).toBe(-Infinity);
+    const steps = loss.points.map((p) => p.step as number);
+    expect(steps).toEqual([...steps].sort((a, b) => a - b));
+
+    // Same rule as the pure implementation, point for point.
+    const expected = minMaxDownsample(
+      points.map((p) => ({ x: p.step, y: typeof p.value === "string" ? Number(p.value) : p.value })),
+      1000,
+    );
+    expect(loss.points.map((p) => [p.step, p.value])).toEqual(expected.points.map((p) => [p.x, p.y]));
+
+    const lr = view.series[1]!;
+    expect(lr).toEqual({ key: "lr", total: 3, shown: 3, points: [0, 100, 200].map((step) => ({ step, value: 3e-4 / (1 + step) })) });
+  });
+
+  test("returns a series within budget whole, 64-bit steps as exact strings, and filters by key", async () => {
+    const { run, id } = await startRun();
+    await ingest({
+      type: "run.metrics",
+      run,
+      points: [
+        { key: "tau", step: "9007199254740993", value: 3.5 },
+        { key: "tau", step: "9223372036854775807", value: "NaN" },
+        { key: "tau", step: 7, value: 2.25 },
+        { key: "accuracy", step: 1, value: 0.5 },
+      ],
+    });
+    const view = await getRunMetrics(prisma, id, { keys: ["tau"] });
+    expect(view.series).toEqual([
+      {
+        key: "tau",
+        total: 3,
+        shown: 3,
+        points: [
+          { step: 7, value: 2.25 },
+          { step: "9007199254740993", value: 3.5 },
+          { step: "9223372036854775807", value: NaN },
+        ],
+      },
+    ]);
+    expect((await getRunMetrics(prisma, id)).series.map((s) => s.key)).toEqual(["accuracy", "tau"]);
+  });
+
+  test("downsampling keeps 64-bit steps exact (steps near 2^62 and below zero)", async () => {
+    const { run, id } = await startRun();
+    const base = 2n ** 62n;
+    const gap = 2n ** 40n;
+    const points = Array.from({ length: 30 }, (_, i) => ({ key: "big", step: (base + BigInt(i) * gap + 1n).toString(), value: i === 17 ? 9 : (i % 5) / 10 }));
+    points.push({ key: "big", step: "-4294967297", value: -1 }, { key: "big", step: "-3", value: 8 });
+    await ingest({ type: "run.metrics", run, points });
+    const big = (await getRunMetrics(prisma, id, { maxPoints: 10 })).series[0]!;
+    expect(big.total).toBe(32);
+    const sent = new Set(points.map((p) => p.step));
+    for (const p of big.points) expect(sent.has(String(p.step))).toBe(true);
+    const byStep = new Map(big.points.map((p) => [String(p.step), p.value]));
+    expect(byStep.get((base + 17n * gap + 1n).toString())).toBe(9);
+    expect(byStep.get("-4294967297")).toBe(-1);
+    expect(big.points.map((p) => BigInt(p.step))).toEqual([...big.points.map((p) => BigInt(p.step))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  });
+
+  test("a flat series keeps one point per bucket; a run without metrics has no series; unknown runs throw", async () => {
+    const { run, id } = await startRun();
+    await ingest({ type: "run.metrics", run, points: Array.from({ length: 50 }, (_, step) => ({ key: "flat", step, value: 1 })) });
+    const flat = (await getRunMetrics(prisma, id, { maxPoints: 10 })).series[0]!;
+    expect(flat.total).toBe(50);
+    expect(flat.points.map((p) => p.step)).toEqual([0, 10, 20, 30, 40]);
+    expect((await startRun().then((r) => getRunMetrics(prisma, r.id))).series).toEqual([]);
+    await expect(getRunMetrics(prisma, 987_654_321)).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
