@@ -42,7 +42,7 @@ export type Now = () => Date;
 export async function applyFrames(pool: pg.Pool, principal: TokenPrincipal, frames: ClientFrame[], now: Now = () => new Date()): Promise<FrameOutcome[]> {
   if (frames.length === 0) return [];
   try {
-    return await applyBatch(pool, principal, frames, now);
+    return await applyWithRetry(pool, principal, frames, now);
   } catch (err) {
     // Only a frame whose *data* Postgres refused (SQLSTATE class 22 data exception, 23 constraint)
     // is isolated and rejected; anything else (connection lost, server shutting down) propagates
@@ -55,6 +55,26 @@ export async function applyFrames(pool: pg.Pool, principal: TokenPrincipal, fram
     const outcomes: FrameOutcome[] = [];
     for (const frame of frames) outcomes.push(...(await applyFrames(pool, principal, [frame], now)));
     return outcomes;
+  }
+}
+
+/** Attempts at a batch that hit a deadlock or serialization failure before giving up. */
+const CONFLICT_ATTEMPTS = 4;
+
+/**
+ * Two sockets writing to the same runs can deadlock (each locks rows the other needs next);
+ * Postgres then aborts one transaction (40P01), or a serialization failure (40001) occurs.
+ * Nothing of it was committed, so the batch is simply retried after a short random pause.
+ */
+async function applyWithRetry(pool: pg.Pool, principal: TokenPrincipal, frames: ClientFrame[], now: Now): Promise<FrameOutcome[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await applyBatch(pool, principal, frames, now);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if ((code !== "40P01" && code !== "40001") || attempt >= CONFLICT_ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+    }
   }
 }
 
@@ -121,6 +141,12 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
     }
     accepted.push(i);
   });
+
+  // Lock the existing runs this batch writes to, up front and in id order: batches for the same
+  // runs then queue behind each other instead of deadlocking on row locks taken mid-way (the
+  // foreign keys of inserted rows take KEY SHARE locks on their run in frame order).
+  const lockIds = [...runs.values()].map((r) => r.id).sort((a, b) => a - b);
+  if (lockIds.length) await client.query(`SELECT id FROM "Run" WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE`, [lockIds]);
 
   // 2. Claim frame ids; those already claimed were committed before: ack without applying.
   const claimed = await claimFrameIds(client, principal.hostId, accepted.map((i) => frames[i]!.id));
@@ -220,8 +246,10 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
   }
   await flush();
 
-  for (const runId of touched) await touchRun(client, runId, at);
-  for (const runId of progressRuns) if (await checkRunInvariants(client, runId, at)) topics.add("events");
+  // Lock run rows in one global order (by id) to make deadlocks between batches rare.
+  const byId = (a: number, b: number) => a - b;
+  for (const runId of [...touched].sort(byId)) await touchRun(client, runId, at);
+  for (const runId of [...progressRuns].sort(byId)) if (await checkRunInvariants(client, runId, at)) topics.add("events");
   if (touched.size) topics.add("runs");
   for (const topic of topics) await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
   return frames.map((_, i) => outcomes.get(i)!);

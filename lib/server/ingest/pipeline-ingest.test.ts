@@ -136,6 +136,19 @@ describe("run.metrics", () => {
   });
 });
 
+describe("concurrency", () => {
+  test("concurrent batches touching the same runs in opposite orders all commit (deadlocks are retried)", async () => {
+    const a = await startRun();
+    const b = await startRun();
+    const push = (run: string, workerId: string, n: number) => ({ type: "run.progress", run, workerId, bootId: "b", done: n, counters: { "s3.uploaded": n } });
+    const batches = Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? [push(a.run, `w${i}`, i), push(b.run, `w${i}`, i)] : [push(b.run, `w${i}`, i), push(a.run, `w${i}`, i)]));
+    const results = await Promise.all(batches.map((frames) => ingest(...frames)));
+    expect(results.flat().every((o) => o.ok)).toBe(true);
+    const rows = await pool.query(`SELECT count(*)::int AS n FROM "WorkerProgress" WHERE "runId" = ANY($1::int[])`, [[a.id, b.id]]);
+    expect(rows.rows[0].n).toBe(48);
+  });
+});
+
 describe("artifacts, events, heartbeats", () => {
   test("an artifact is upserted by uri; events are appended", async () => {
     const { run, id } = await startRun({ kind: "training" });

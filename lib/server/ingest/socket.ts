@@ -15,8 +15,11 @@ import { liveBus } from "@/lib/server/live/bus";
 import { planDecision } from "@/lib/server/repositories/plan-decisions";
 import { applyFrames } from "./apply";
 
-/** Frames queued beyond this pause reading from the socket until the queue drains. */
+/** Frames (or bytes of frame JSON) queued beyond this pause reading from the socket until the queue drains. */
 const HIGH_WATER_FRAMES = 20_000;
+const HIGH_WATER_BYTES = 32 * 1024 * 1024;
+/** One transaction takes at most this much frame JSON (besides the frame-count limit). */
+const BATCH_BYTES = 4 * 1024 * 1024;
 
 /**
  * One worker connection on `/ws/ingest`.
@@ -28,7 +31,8 @@ const HIGH_WATER_FRAMES = 20_000;
  * already committed earlier are acked again without being re-applied).
  */
 export class IngestConnection {
-  private queue: ClientFrame[] = [];
+  private queue: Array<{ frame: ClientFrame; bytes: number }> = [];
+  private queuedBytes = 0;
   private flushing: Promise<void> | null = null;
   private paused = false;
   /** Keys of plans proposed on this socket whose decision it still waits for. */
@@ -69,16 +73,19 @@ export class IngestConnection {
     }
     const values = Array.isArray(parsed) ? parsed : [parsed];
     t.framesReceived.inc({ transport: "ws" }, values.length);
+    // Memory is bounded by bytes, not only by frame count: frames may be up to 1 MiB each.
+    const bytesEach = Math.ceil(rawLength(data) / Math.max(1, values.length));
     for (const value of values) {
       const check = checkFrame(value);
       if (check.ok) {
-        this.queue.push(check.frame);
+        this.queue.push({ frame: check.frame, bytes: bytesEach });
+        this.queuedBytes += bytesEach;
       } else {
         t.framesRejected.inc({ transport: "ws", code: check.code });
         this.send({ v: PROTOCOL_VERSION, type: "error", id: check.id, code: check.code, message: check.message });
       }
     }
-    if (this.queue.length > HIGH_WATER_FRAMES && !this.paused) {
+    if ((this.queue.length > HIGH_WATER_FRAMES || this.queuedBytes > HIGH_WATER_BYTES) && !this.paused) {
       this.paused = true;
       this.ws.pause();
     }
@@ -96,8 +103,15 @@ export class IngestConnection {
   private async flushLoop(): Promise<void> {
     const t = telemetry();
     while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.opts.batchFrames);
-      if (this.paused && this.queue.length < HIGH_WATER_FRAMES / 2) {
+      let take = 0;
+      let bytes = 0;
+      while (take < this.queue.length && take < this.opts.batchFrames && (take === 0 || bytes + this.queue[take]!.bytes <= BATCH_BYTES)) {
+        bytes += this.queue[take]!.bytes;
+        take++;
+      }
+      const batch = this.queue.splice(0, take).map((q) => q.frame);
+      this.queuedBytes -= bytes;
+      if (this.paused && this.queue.length < HIGH_WATER_FRAMES / 2 && this.queuedBytes < HIGH_WATER_BYTES / 2) {
         this.paused = false;
         this.ws.resume();
       }
@@ -123,6 +137,7 @@ export class IngestConnection {
         // ack nothing and the worker resends after reconnecting. Close so it does.
         this.opts.log.error({ err, host: this.principal.hostName }, "ingest batch failed");
         this.queue = [];
+        this.queuedBytes = 0;
         this.ws.close(1011, "database unavailable; resend unacknowledged frames");
         return;
       }
@@ -154,6 +169,11 @@ export class IngestConnection {
   private send(frame: ServerFrame): void {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(stringifyJson(frame));
   }
+}
+
+function rawLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((n, b) => n + b.length, 0);
+  return data instanceof ArrayBuffer ? data.byteLength : data.length;
 }
 
 function rawToString(data: RawData, _isBinary: boolean): string {

@@ -8,7 +8,8 @@ const num = (v: number | null | undefined) => (v === undefined ? null : v);
 
 const POINT_COLUMNS: readonly Column[] = [
   ["key", "text", (p) => p.key],
-  ["ord", "int4", (p, ord) => p.ord ?? ord],
+  // Without an explicit ord there is no stable source order to record (batching varies).
+  ["ord", "int4", (p) => p.ord ?? 0],
   ["scenario", "text", (p) => p.scenario],
   ["dataset", "text", (p) => p.dataset ?? null],
   ["concurrency", "int4", (p) => num(p.concurrency)],

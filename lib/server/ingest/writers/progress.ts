@@ -82,7 +82,7 @@ export async function checkRunInvariants(client: pg.PoolClient, runId: number, a
   );
   const totals = aggregateWorkers(workers.rows.map((w) => ({ ...w, lastPushMs: w.lastPushAt.getTime() })));
   const alert = uploadInvariant(totals.counters);
-  const run = await client.query<{ activeAlerts: string[] }>(`SELECT "activeAlerts" FROM "Run" WHERE id = $1 FOR UPDATE`, [runId]);
+  const run = await client.query<{ activeAlerts: string[] }>(`SELECT "activeAlerts" FROM "Run" WHERE id = $1 FOR NO KEY UPDATE`, [runId]);
   const active = new Set(run.rows[0]?.activeAlerts ?? []);
   const code = "deleted_before_upload";
   if (alert && !active.has(code)) {
