@@ -307,6 +307,58 @@ export const planProposeFrame = z.strictObject({
   expiresInS: z.number().int().min(10).max(30 * 86_400).optional(),
 });
 
+/**
+ * One speculative-decoding evaluation result: a prompt (or a prompt group) scored on a checkpoint.
+ * Raw counts only; the acceptance length τ is derived once, everywhere, as
+ * tokens produced per verify step = (accepted draft tokens + one bonus token per step) / verify
+ * steps — what SGLang reports as accept length and vLLM as 1 + accepted/drafts.
+ */
+export const evalResult = z.strictObject({
+  /** Stable key within the run (a later frame with the same key replaces the result). */
+  key: clientKey,
+  checkpoint: z.strictObject({
+    step: step64.optional(),
+    label: z.string().min(1).max(200).optional(),
+    /** Artifact URI of the checkpoint, e.g. s3://drafters/dflash/step-4000. */
+    uri: z.string().min(1).max(2000).optional(),
+  }),
+  promptId: z.string().min(1).max(500),
+  category: z.string().max(200).optional(),
+  dataset: z.string().max(200).optional(),
+  /** Target forward passes (draft/verify cycles). */
+  verifySteps: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  /** Draft tokens accepted over all steps, NOT counting the bonus token of each step. */
+  acceptedTokens: z.number().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  /** Draft settings: block size, tree / top-k, steps, draft tokens… */
+  draft: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+  outputTokPerS: anyNumber.optional(),
+  ts: epochMs.optional(),
+});
+export type EvalResultInput = z.input<typeof evalResult>;
+
+/** `run.eval`: evaluation results of a run (kind `eval`, or a training run scoring its checkpoints). */
+export const runEvalFrame = z.strictObject({
+  ...base,
+  type: z.literal("run.eval"),
+  run: clientKey,
+  results: z.array(evalResult).min(1).max(5000),
+});
+
+/** `baseline.upsert`: a reference figure drawn as a labelled line (e.g. τ 12.4 of a public drafter). */
+export const baselineUpsertFrame = z.strictObject({
+  ...base,
+  type: z.literal("baseline.upsert"),
+  name: z.string().min(1).max(200),
+  /** Metric the baseline applies to: `tau`, `outputTokPerS`, … */
+  metric: z.string().min(1).max(100),
+  value: z.number(),
+  /** Optional ± band drawn around the line. */
+  tolerance: z.number().nonnegative().optional(),
+  dataset: z.string().max(200).optional(),
+  settings: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+  sourceUrl: z.string().url().max(2000).optional(),
+});
+
 /** Any worker → server frame. */
 export const clientFrame = z.discriminatedUnion("type", [
   helloFrame,
@@ -320,6 +372,8 @@ export const clientFrame = z.discriminatedUnion("type", [
   runEndFrame,
   sessionTodosFrame,
   planProposeFrame,
+  runEvalFrame,
+  baselineUpsertFrame,
 ]);
 
 export type HelloFrame = z.infer<typeof helloFrame>;
@@ -338,6 +392,8 @@ export type TodoItem = z.infer<typeof todoItem>;
 export type SessionTodosFrame = z.infer<typeof sessionTodosFrame>;
 export type PlanItem = z.infer<typeof planItem>;
 export type PlanProposeFrame = z.infer<typeof planProposeFrame>;
+export type RunEvalFrame = z.infer<typeof runEvalFrame>;
+export type BaselineUpsertFrame = z.infer<typeof baselineUpsertFrame>;
 /** A validated worker → server frame. */
 export type ClientFrame = z.infer<typeof clientFrame>;
 /** A worker → server frame as a client writes it (before defaults/transforms). */

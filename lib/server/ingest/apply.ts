@@ -1,12 +1,13 @@
 import type pg from "pg";
 import type { z } from "zod";
-import type { BenchmarkPoint, ClientFrame, ErrorCode, metricPoint } from "@/lib/protocol";
+import type { BenchmarkPoint, ClientFrame, ErrorCode, evalResult, metricPoint } from "@/lib/protocol";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { upsertBenchmarkPoints } from "./writers/benchmark-points";
 import { upsertMetricPoints } from "./writers/metrics";
 import { applyProgress, checkRunInvariants, type WorkerCache } from "./writers/progress";
 import { claimFrameIds, endRun, insertEvent, loadRuns, recordHeartbeat, touchRun, upsertArtifact, upsertRun } from "./writers/runs";
+import { upsertBaseline, upsertEvalResults } from "./writers/evals";
 import { applyTodos, proposePlan } from "./writers/sessions";
 
 /**
@@ -99,7 +100,7 @@ async function applyBatch(pool: pg.Pool, principal: TokenPrincipal, frames: Clie
 }
 
 /** Frame types that refer to a run by its client key. */
-const RUN_FRAMES = new Set<ClientFrame["type"]>(["run.benchmark", "run.progress", "run.metrics", "run.artifact", "run.event", "run.end"]);
+const RUN_FRAMES = new Set<ClientFrame["type"]>(["run.benchmark", "run.progress", "run.metrics", "run.artifact", "run.event", "run.end", "run.eval"]);
 
 type RunScopedFrame = Extract<ClientFrame, { run: string }>;
 
@@ -166,6 +167,7 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
   const workers: WorkerCache = new Map();
   let points: Array<{ runId: number; point: BenchmarkPoint }> = [];
   let metrics: Array<{ runId: number; point: z.infer<typeof metricPoint> }> = [];
+  let evals: Array<{ runId: number; result: z.infer<typeof evalResult> }> = [];
   const flush = async () => {
     if (points.length) await upsertBenchmarkPoints(client, points, at);
     points = [];
@@ -176,6 +178,8 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
       }
     }
     metrics = [];
+    if (evals.length) await upsertEvalResults(client, evals, at);
+    evals = [];
   };
 
   for (const i of toApply) {
@@ -185,6 +189,9 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
     }
     if (f.type !== "run.metrics") {
       if (metrics.length) await flush();
+    }
+    if (f.type !== "run.eval") {
+      if (evals.length) await flush();
     }
     const run = refersToRun(f) ? runs.get(f.run) : undefined;
     switch (f.type) {
@@ -221,6 +228,14 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
       case "run.end":
         await endRun(client, run!.id, f, at);
         topics.add("runs");
+        break;
+      case "run.eval":
+        for (const result of f.results) evals.push({ runId: run!.id, result });
+        topics.add("evals");
+        break;
+      case "baseline.upsert":
+        await upsertBaseline(client, f, at);
+        topics.add("baselines");
         break;
       case "session.todos": {
         const sessionId = await applyTodos(client, principal, f);

@@ -172,7 +172,7 @@ describe("/ws/ingest", () => {
 
     // The read API writes them as strings.
     const runId = (await db.query(`SELECT id FROM "Run" WHERE key = $1`, [run])).rows[0].id as number;
-    const body = (await (await fetch(`${server.url}/api/runs/${runId}`)).json()) as { benchmarkPoints: Array<Record<string, unknown>> };
+    const body = (await (await fetch(`${server.url}/api/runs/${runId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { benchmarkPoints: Array<Record<string, unknown>> };
     expect(body.benchmarkPoints[0]!.ttftMsMean).toBe("NaN");
     expect(body.benchmarkPoints[0]!.requestRate).toBe("Infinity");
     ws.close();

@@ -136,6 +136,33 @@ describe("run.metrics", () => {
   });
 });
 
+describe("run.eval and baseline.upsert", () => {
+  test("eval results keep raw counts per (run, key); a re-sent key replaces; baselines upsert by name", async () => {
+    const { run, id } = await startRun({ kind: "eval" });
+    const result = (key: string, step: number, category: string, verifySteps: number, acceptedTokens: number) => ({
+      key,
+      checkpoint: { step, uri: `s3://drafters/dflash/step-${step}` },
+      promptId: key,
+      category,
+      verifySteps,
+      acceptedTokens,
+      draft: { blockSize: 16, tree: "ddtree-8" },
+    });
+    await ingest({ type: "run.eval", run, results: [result("p1", 4000, "coding", 100, 900), result("p2", 4000, "math", 50, 200)] });
+    await ingest({ type: "run.eval", run, results: [result("p2", 4000, "math", 50, 250)] });
+    const rows = (await pool.query(`SELECT key, "checkpointStep"::text AS step, category, "verifySteps", "acceptedTokens", draft FROM "EvalResult" WHERE "runId" = $1 ORDER BY key`, [id])).rows;
+    expect(rows).toEqual([
+      { key: "p1", step: "4000", category: "coding", verifySteps: 100, acceptedTokens: 900, draft: { blockSize: 16, tree: "ddtree-8" } },
+      { key: "p2", step: "4000", category: "math", verifySteps: 50, acceptedTokens: 250, draft: { blockSize: 16, tree: "ddtree-8" } },
+    ]);
+    const name = `reference-${randomUUID()}`;
+    await ingest({ type: "baseline.upsert", name, metric: "tau", value: 12.1 });
+    await ingest({ type: "baseline.upsert", name, metric: "tau", value: 12.4, tolerance: 0.3, dataset: "humaneval", sourceUrl: "https://example.org/drafter" });
+    const b = (await pool.query(`SELECT metric, value, tolerance, dataset FROM "Baseline" WHERE name = $1`, [name])).rows;
+    expect(b).toEqual([{ metric: "tau", value: 12.4, tolerance: 0.3, dataset: "humaneval" }]);
+  });
+});
+
 describe("concurrency", () => {
   test("concurrent batches touching the same runs in opposite orders all commit (deadlocks are retried)", async () => {
     const a = await startRun();
