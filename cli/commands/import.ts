@@ -17,13 +17,13 @@ export function registerImportCommand(program: Command): void {
     .command("import")
     .argument(
       "<files...>",
-      "benchmark results (SGLang bench_serving JSONL, vLLM bench serve JSON/JSONL), training logs (Hugging Face trainer_state.json, LLaMA-Factory trainer_log.jsonl) or agent sessions (`opencode export <id>` JSON, Claude Code ~/.claude/projects/…/<session>.jsonl); the format is detected from the content",
+      "benchmark results (SGLang bench_serving JSONL, vLLM bench serve JSON/JSONL, GenAI-Perf profile_export_genai_perf.json, GuideLLM benchmarks.json), training logs (Hugging Face trainer_state.json, LLaMA-Factory trainer_log.jsonl), drafter evals (SpecForge bench_eagle3 results JSON, SGLang server logs with accept len) or agent sessions (`opencode export <id>` JSON, Claude Code ~/.claude/projects/…/<session>.jsonl); the format is detected from the content",
     )
-    .description("import benchmark results, training logs and agent-session todo lists through POST /api/ingest (PITWALL_URL, PITWALL_TOKEN)")
+    .description("import benchmark results, training logs, drafter evals and agent-session todo lists through POST /api/ingest (PITWALL_URL, PITWALL_TOKEN)")
     .option("--host <host>", "where the benchmark, training or agent session ran (default: the token's host)")
     .option(
       "--name <name>",
-      "run name; with several benchmark files, makes them ONE run (one file per concurrency level); training logs default to their folder's name",
+      "run name; with several benchmark files, makes them ONE run (one file per concurrency level; GenAI-Perf exports make one run anyway); training logs default to their folder's name; names every eval run",
     )
     .addOption(new Option("--tag <tag...>", "tag(s) for the run(s)").default([]))
     .action(async (files: string[], opts: { host?: string; name?: string; tag: string[] }) => {
@@ -40,7 +40,7 @@ export function registerImportCommand(program: Command): void {
           }
         }),
       );
-      const { benchmarkRuns, trainingRuns, sessions, problems } = importFiles(inputs, { name: opts.name, host: opts.host, tags: opts.tag });
+      const { benchmarkRuns, trainingRuns, evalRuns, sessions, problems } = importFiles(inputs, { name: opts.name, host: opts.host, tags: opts.tag });
       for (const p of problems) process.stderr.write(`${p.file}:${p.line}: ${p.message}\n`);
 
       // One line per run or session once its frames are in: what it is, and where it went.
@@ -52,6 +52,11 @@ export function registerImportCommand(program: Command): void {
           summary:
             `${run.format}, ${run.pointCount} metric points, step ${run.lastStep ?? "?"}${run.totalSteps !== null ? `/${run.totalSteps}` : ""} → run ${run.runKey}` +
             (run.finished ? ", training finished" : "; the log does not show training finished, so the run stays running"),
+        })),
+        ...evalRuns.map((run) => ({
+          files: run.files,
+          frames: run.frames,
+          summary: `${run.format}, ${run.resultCount} eval result${run.resultCount === 1 ? "" : "s"}, ${run.metricPointCount} metric points → ${run.kind} run ${run.runKey}`,
         })),
         ...sessions.map((session) => ({
           files: [session.file],
@@ -84,7 +89,7 @@ export function registerImportCommand(program: Command): void {
           throw err;
         }
       }
-      if (benchmarkRuns.length + trainingRuns.length > 0) process.stdout.write(`open ${new URL("/runs", config.PITWALL_URL).toString()}\n`);
+      if (benchmarkRuns.length + trainingRuns.length + evalRuns.length > 0) process.stdout.write(`open ${new URL("/runs", config.PITWALL_URL).toString()}\n`);
       if (failed) process.exitCode = 1;
     });
 }

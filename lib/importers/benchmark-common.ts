@@ -9,8 +9,12 @@ import { parseLenientJson, stringifyJson } from "../protocol/json";
  */
 
 /** Benchmark result formats the importers understand (one module each). */
-export const BENCHMARK_FORMATS = ["sglang-bench-serving", "vllm-bench-serve"] as const;
-/** `"sglang-bench-serving"` (SGLang `bench_serving --output-file`) or `"vllm-bench-serve"` (vLLM `bench serve --save-result`). */
+export const BENCHMARK_FORMATS = ["sglang-bench-serving", "vllm-bench-serve", "genai-perf", "guidellm"] as const;
+/**
+ * `"sglang-bench-serving"` (SGLang `bench_serving --output-file`), `"vllm-bench-serve"` (vLLM
+ * `bench serve --save-result`), `"genai-perf"` (NVIDIA GenAI-Perf `profile_export_genai_perf.json`)
+ * or `"guidellm"` (GuideLLM `benchmarks.json`).
+ */
 export type BenchmarkFormat = (typeof BENCHMARK_FORMATS)[number];
 
 /**

@@ -16,12 +16,27 @@ import {
   naturalCompare,
   utf8ByteLength,
 } from "./benchmark-common";
-import { buildRun, DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME, type MappedRecord, type ParsedFile } from "./benchmark-run";
+import { readJsonDocument, type BenchmarkDocumentModule } from "./benchmark-document";
+import { buildRun, canonicalFileOrder, DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME, type MappedRecord, type ParsedFile } from "./benchmark-run";
 import { claudeCodeTranscript } from "./claude-code-transcript";
+import {
+  buildEvalRuns,
+  checkEvalOptions,
+  type EvalFormat,
+  type EvalFormatModule,
+  type EvalImportOptions,
+  type EvalImportResult,
+  type ImportedEvalRun,
+  type ParsedEvalFile,
+} from "./eval-run";
+import { genaiPerf } from "./genai-perf";
+import { guidellm } from "./guidellm";
 import { hfTrainerState } from "./hf-trainer-state";
 import { llamaFactoryTrainerLog } from "./llamafactory-trainer-log";
 import { opencodeExport, type ParsedSession, type SessionFormat, type SessionFormatModule } from "./opencode-export";
 import { sglangBenchServing } from "./sglang-bench-serving";
+import { sglangServerLog } from "./sglang-server-log";
+import { specforgeBenchEagle3 } from "./specforge-bench";
 import {
   buildTrainingRuns,
   checkTrainingOptions,
@@ -44,6 +59,15 @@ import { vllmBenchServe } from "./vllm-bench-serve";
  * - `sglang-bench-serving`: SGLang `python -m sglang.bench_serving --output-file` JSONL.
  * - `vllm-bench-serve`: vLLM `vllm bench serve --save-result` JSON / `--append-result` JSONL
  *   (and legacy `benchmarks/benchmark_serving.py`).
+ * - `genai-perf`: NVIDIA GenAI-Perf `profile_export_genai_perf.json` (one file per load level; the
+ *   files of one import make one run) and AIPerf `profile_export_aiperf.json`.
+ * - `guidellm`: GuideLLM `benchmarks.json` (a whole sweep in one file).
+ *
+ * Evaluations → `run.start` (kind `eval`) + `run.eval`… (raw-count τ results) + `run.metrics`… +
+ * `run.end` (see eval-run.ts and {@link importEvalFiles}):
+ * - `specforge-bench-eagle3`: SpecForge `benchmarks/bench_eagle3.py` results JSON.
+ * - `sglang-server-log`: an SGLang server log's decode stats lines (accept len, gen throughput) as a
+ *   time series (kind `benchmark` when the log shows no speculative decoding).
  *
  * Training logs → `run.start` (kind `training`) + `run.metrics`… + `run.progress` + `run.end` when
  * the log shows training finished (see training-common.ts for identity and frames):
@@ -61,6 +85,20 @@ export { BENCHMARK_FORMATS } from "./benchmark-common";
 export { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME } from "./benchmark-run";
 export type { MappedRecord, ParsedFile } from "./benchmark-run";
 export { summariseServerInfo } from "./sglang-bench-serving";
+export type { BenchmarkDocumentModule } from "./benchmark-document";
+export { readJsonDocument } from "./benchmark-document";
+export {
+  DEFAULT_MAX_EVAL_FRAME_BYTES,
+  DEFAULT_MAX_EVAL_METRIC_POINTS_PER_FRAME,
+  DEFAULT_MAX_RESULTS_PER_FRAME,
+  EVAL_FORMATS,
+  EvalImportError,
+} from "./eval-run";
+export type { EvalFormat, EvalImportOptions, EvalImportResult, ImportedEvalRun } from "./eval-run";
+export { isSpecForgeResults, recoverSpecForgeCounts } from "./specforge-bench";
+export type { RecoveredCounts } from "./specforge-bench";
+export { parseStatsLine, summariseServerArgsLine } from "./sglang-server-log";
+export type { SglangStatsLine } from "./sglang-server-log";
 export { vllmMetadata } from "./vllm-bench-serve";
 export {
   DEFAULT_MAX_METRIC_FRAME_BYTES,
@@ -77,16 +115,22 @@ export type { ParsedSession, ParsedSessionFile, ParsedTodoSnapshot, SessionForma
 
 /** The format modules, in detection order. */
 const FORMAT_MODULES: readonly BenchmarkFormatModule[] = [sglangBenchServing, vllmBenchServe];
+/** The one-document benchmark formats (checked before the row formats; their marker keys never occur in rows). */
+const DOCUMENT_MODULES: readonly BenchmarkDocumentModule[] = [genaiPerf, guidellm];
+/** The eval modules, in detection order (a results document, then a log). */
+const EVAL_MODULES: readonly EvalFormatModule[] = [specforgeBenchEagle3, sglangServerLog];
 /** The training log modules, in detection order (their marker keys never overlap). */
 const TRAINING_MODULES: readonly TrainingFormatModule[] = [hfTrainerState, llamaFactoryTrainerLog];
 /** The agent-session modules, in detection order (an export is one JSON document, a transcript JSON lines). */
 const SESSION_MODULES: readonly SessionFormatModule[] = [opencodeExport, claudeCodeTranscript];
 
-const BENCHMARK_FILES = "benchmark result file (expected SGLang bench_serving --output-file JSONL or vLLM bench serve --save-result JSON/JSONL)";
+const BENCHMARK_FILES =
+  "benchmark result file (expected SGLang bench_serving --output-file JSONL or vLLM bench serve --save-result JSON/JSONL, GenAI-Perf profile_export_genai_perf.json or GuideLLM benchmarks.json)";
+const EVAL_FILES = "eval file (expected a SpecForge bench_eagle3 results JSON or an SGLang server log with decode stats lines)";
 const TRAINING_FILES = "training log (expected a Hugging Face trainer_state.json or a LLaMA-Factory trainer_log.jsonl)";
 const SESSION_FILES = "agent session (expected an `opencode export` JSON or a Claude Code transcript JSONL)";
 const ANY_FILES =
-  "benchmark result or training log (expected SGLang bench_serving --output-file JSONL, vLLM bench serve --save-result JSON/JSONL, Hugging Face trainer_state.json or LLaMA-Factory trainer_log.jsonl), nor an agent session (opencode export JSON, Claude Code transcript JSONL)";
+  "benchmark result or training log (expected SGLang bench_serving --output-file JSONL, vLLM bench serve --save-result JSON/JSONL, GenAI-Perf profile_export_genai_perf.json, GuideLLM benchmarks.json, Hugging Face trainer_state.json or LLaMA-Factory trainer_log.jsonl), nor an eval file (SpecForge bench_eagle3 results JSON, SGLang server log), nor an agent session (opencode export JSON, Claude Code transcript JSONL)";
 
 /** How many non-blank lines {@link detectFormat} looks at before giving up. */
 const DETECT_MAX_LINES = 20;
@@ -117,7 +161,8 @@ export interface ImportOptions {
 /**
  * One imported run: its deterministic `runKey` (`import:<32 hex>`), `name`, source `format`,
  * `files` (paths in canonical order: natural order of base names, then content hash),
- * `pointCount` (one point per result line) and `frames` to send in order
+ * `pointCount` (one point per result line; per benchmark of a GuideLLM report, per GenAI-Perf
+ * export) and `frames` to send in order
  * (`run.start`, `run.benchmark`…, `run.end`); every frame passes `checkFrame`.
  */
 export interface ImportedRun {
@@ -209,6 +254,23 @@ export function detectFormat(text: string): BenchmarkFormat | null {
   return null;
 }
 
+/**
+ * Detects a one-document benchmark file (GenAI-Perf profile export, GuideLLM report) from its
+ * content (key presence, never version strings): the format whose module recognises the file's JSON
+ * document ({@link readJsonDocument}). Null otherwise, also for JSON-lines files. Never throws.
+ */
+export function detectBenchmarkDocumentFormat(text: string): BenchmarkFormat | null {
+  return documentModuleOf(readJsonDocument(text))?.format ?? null;
+}
+
+function documentModuleOf(doc: unknown): BenchmarkDocumentModule | null {
+  return DOCUMENT_MODULES.find((m) => m.recognises(doc)) ?? null;
+}
+
+function documentModuleFor(format: BenchmarkFormat): BenchmarkDocumentModule | null {
+  return DOCUMENT_MODULES.find((m) => m.format === format) ?? null;
+}
+
 function moduleFor(format: BenchmarkFormat): BenchmarkFormatModule {
   const mod = FORMAT_MODULES.find((m) => m.format === format);
   if (!mod) throw new Error(`no importer module for format ${format}`);
@@ -216,9 +278,11 @@ function moduleFor(format: BenchmarkFormat): BenchmarkFormatModule {
 }
 
 /**
- * Parses one file: every non-blank line is a result (see `readJsonRecords` for the one-object
- * fallback). The file's format is that of its first recognisable row; lines that are not JSON, not
- * objects, not result rows, or rows of another format are returned as problems and skipped.
+ * Parses one file. A GenAI-Perf profile export or GuideLLM report (one JSON document,
+ * {@link detectBenchmarkDocumentFormat}) is read by its module. Otherwise every non-blank line is a
+ * result (see `readJsonRecords` for the one-object fallback); the file's format is that of its first
+ * recognisable row; lines that are not JSON, not objects, not result rows, or rows of another format
+ * are returned as problems and skipped.
  * @returns the parsed file (records mapped to points) and its line problems.
  * @throws UnknownFormatError naming the file when no line is a recognisable result.
  */
@@ -227,6 +291,16 @@ export function parseBenchmarkFile(file: ImportFile): { parsed: ParsedFile; prob
 }
 
 function parseBenchmarkFileAs(file: ImportFile, expected: string): { parsed: ParsedFile; problems: ImportProblem[] } {
+  const doc = readJsonDocument(file.text);
+  const docModule = documentModuleOf(doc);
+  if (docModule && isPlainObject(doc)) {
+    const result = docModule.parse(file.path, file.text, doc);
+    if (result.parsed.records.length === 0) {
+      const first = result.problems[0];
+      throw new UnknownFormatError(file.path, `${docModule.tool} output without any usable result${first ? ` (line ${first.line}: ${first.message})` : ""}`, expected);
+    }
+    return result;
+  }
   const { records, problems } = readJsonRecords(file.path, file.text);
   let mod: BenchmarkFormatModule | null = null;
   const mapped: MappedRecord[] = [];
@@ -304,9 +378,10 @@ function checkOptions(opts: ImportOptions): CheckedOptions {
 /**
  * Imports benchmark result files as protocol frames.
  * - Each file's format is detected from its content.
- * - Without `opts.name`, every file becomes its own run named by its base name; with `opts.name`,
- *   all files become ONE run of that name (a sweep saved one file per level). One point per
- *   result line in either case.
+ * - Without `opts.name`, every file becomes its own run named by its base name, except GenAI-Perf
+ *   profile exports (one file per load level), which together make one run named by their artifact
+ *   folder; with `opts.name`, all files become ONE run of that name (a sweep saved one file per
+ *   level). One point per result line (per benchmark for GuideLLM, per file for GenAI-Perf).
  * - Files with identical content are imported once (the repeat is reported as a problem).
  * - Bad lines are skipped and reported as `{file, line, message}`; the other lines are imported.
  * Output is deterministic: the same files and options give byte-identical frames (run keys, point
@@ -336,7 +411,24 @@ function importBenchmarkFilesAs(files: readonly ImportFile[], opts: ImportOption
     parsed.push(p);
   }
 
-  const groups: ParsedFile[][] = options.name !== undefined && parsed.length > 1 ? [parsed] : parsed.map((p) => [p]);
+  const groups: ParsedFile[][] = [];
+  if (options.name !== undefined && parsed.length > 1) groups.push(parsed);
+  else {
+    const merged = new Map<BenchmarkFormat, ParsedFile[]>();
+    for (const p of parsed) {
+      if (!documentModuleFor(p.format)?.oneRunPerImport) {
+        groups.push([p]);
+        continue;
+      }
+      const group = merged.get(p.format);
+      if (group) group.push(p);
+      else {
+        const fresh = [p];
+        merged.set(p.format, fresh);
+        groups.push(fresh);
+      }
+    }
+  }
   if (groups.length === 1 && groups[0] && groups[0].length > 1) {
     const formats = [...new Set(groups[0].map((p) => p.format))];
     if (formats.length > 1) {
@@ -348,7 +440,9 @@ function importBenchmarkFilesAs(files: readonly ImportFile[], opts: ImportOption
   for (const group of groups) {
     const withRecords = group.filter((p) => p.records.length > 0);
     if (withRecords.length === 0) continue;
-    const name = options.name ?? baseName((withRecords[0] as ParsedFile).path).slice(0, 300);
+    const docModule = documentModuleFor((withRecords[0] as ParsedFile).format);
+    const defaultName = docModule ? docModule.defaultRunName(canonicalFileOrder(withRecords).map((p) => p.path)) : baseName((withRecords[0] as ParsedFile).path);
+    const name = options.name ?? defaultName.slice(0, 300);
     const built = buildRun(withRecords, {
       name,
       host: options.host,
@@ -406,13 +500,14 @@ export type DetectedFormat = { kind: "benchmark"; format: BenchmarkFormat } | { 
 
 /**
  * Detects a benchmark result or training log: training logs first (their marker keys never occur
- * in benchmark rows), then benchmark results ({@link detectFormat}). Returns null when neither
- * matches (agent sessions included: see {@link detectSessionFormat}).
+ * in benchmark rows), then one-document benchmark files ({@link detectBenchmarkDocumentFormat}),
+ * then benchmark result rows ({@link detectFormat}). Returns null when none matches (agent
+ * sessions and eval files included: see {@link detectSessionFormat}, {@link detectEvalFormat}).
  */
 export function detectImportFormat(text: string): DetectedFormat | null {
   const training = detectTrainingFormat(text);
   if (training) return { kind: "training", format: training };
-  const benchmark = detectFormat(text);
+  const benchmark = detectBenchmarkDocumentFormat(text) ?? detectFormat(text);
   return benchmark ? { kind: "benchmark", format: benchmark } : null;
 }
 
@@ -468,36 +563,112 @@ function importTrainingFilesAs(files: readonly ImportFile[], opts: TrainingImpor
   return { runs: built.runs, problems: [...problems, ...built.problems] };
 }
 
-/** Result of {@link importFiles}: benchmark runs, training runs, agent sessions, and every problem skipped over. */
+/** Result of {@link importFiles}: benchmark runs, training runs, eval runs, agent sessions, and every problem skipped over. */
 export interface AnyImportResult {
   benchmarkRuns: ImportedRun[];
   trainingRuns: ImportedTrainingRun[];
+  evalRuns: ImportedEvalRun[];
   sessions: ImportedSession[];
   problems: ImportProblem[];
 }
 
 /**
- * Imports any mix of agent sessions, benchmark result files and training logs, each detected from
- * its content ({@link detectSessionFormat} first, then {@link detectTrainingFormat}, else a
- * benchmark file): sessions as {@link importSessionFiles} does, benchmark files as
- * {@link importBenchmarkFiles} does (with `name`, several benchmark files make one run), training
- * logs as {@link importTrainingFiles} does. `name` and `tags` apply to runs; `host` to all.
+ * Imports any mix of agent sessions, benchmark result files, training logs and eval files, each
+ * detected from its content ({@link detectSessionFormat} first, then {@link detectTrainingFormat},
+ * then {@link detectEvalFormat}, else a benchmark file): sessions as {@link importSessionFiles}
+ * does, benchmark files as {@link importBenchmarkFiles} does (with `name`, several benchmark files
+ * make one run), training logs as {@link importTrainingFiles} does, eval files as
+ * {@link importEvalFiles} does (`name` names each eval run). `name` and `tags` apply to runs;
+ * `host` to all.
  * @throws UnknownFormatError naming a file that is none of these (nothing is imported), and the
- *   errors of the three importers.
+ *   errors of the four importers.
  */
 export function importFiles(files: readonly ImportFile[], opts: Pick<ImportOptions, "name" | "host" | "tags"> = {}): AnyImportResult {
   const sessions: ImportFile[] = [];
   const training: ImportFile[] = [];
+  const evals: ImportFile[] = [];
   const benchmark: ImportFile[] = [];
   for (const file of files) {
     if (detectSessionFormat(file.text)) sessions.push(file);
-    else (detectTrainingFormat(file.text) ? training : benchmark).push(file);
+    else if (detectTrainingFormat(file.text)) training.push(file);
+    else if (detectEvalFormat(file.text)) evals.push(file);
+    else benchmark.push(file);
   }
   const options = { name: opts.name, host: opts.host, tags: opts.tags };
   const s = sessions.length > 0 ? importSessionFilesAs(sessions, { host: opts.host }, ANY_FILES) : { sessions: [], problems: [] };
   const b = benchmark.length > 0 ? importBenchmarkFilesAs(benchmark, options, ANY_FILES) : { runs: [], problems: [] };
   const t = training.length > 0 ? importTrainingFilesAs(training, options, ANY_FILES) : { runs: [], problems: [] };
-  return { benchmarkRuns: b.runs, trainingRuns: t.runs, sessions: s.sessions, problems: [...b.problems, ...t.problems, ...s.problems] };
+  const e = evals.length > 0 ? importEvalFilesAs(evals, options, ANY_FILES) : { runs: [], problems: [] };
+  return {
+    benchmarkRuns: b.runs,
+    trainingRuns: t.runs,
+    evalRuns: e.runs,
+    sessions: s.sessions,
+    problems: [...b.problems, ...t.problems, ...e.problems, ...s.problems],
+  };
+}
+
+// ─── Evaluations ─────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Detects an eval file from its content (never its name): a SpecForge bench_eagle3 results
+ * document (benchmark name → list of config rows with `batch_size` and `metrics`), or an SGLang
+ * server log (a `[<time> TP0] Decode batch. #running-req: …` stats line anywhere in it). Returns
+ * null otherwise. Never throws.
+ */
+export function detectEvalFormat(text: string): EvalFormat | null {
+  return EVAL_MODULES.find((m) => m.recognises(text))?.format ?? null;
+}
+
+/**
+ * Parses one eval file with the module its content matches.
+ * @throws UnknownFormatError when it is no eval file; EvalImportError when it looked like one but
+ *   holds nothing importable.
+ */
+export function parseEvalFile(file: ImportFile): { parsed: ParsedEvalFile; problems: ImportProblem[] } {
+  return parseEvalFileAs(file, EVAL_FILES);
+}
+
+function parseEvalFileAs(file: ImportFile, expected: string): { parsed: ParsedEvalFile; problems: ImportProblem[] } {
+  const mod = EVAL_MODULES.find((m) => m.recognises(file.text));
+  if (!mod) throw new UnknownFormatError(file.path, file.text.trim() === "" ? "the file is empty" : "no bench_eagle3 results document or SGLang decode stats line found", expected);
+  return mod.parse(file.path, file.text);
+}
+
+/**
+ * Imports eval files (SpecForge bench_eagle3 results, SGLang server logs) as protocol frames:
+ * `run.start`, `run.eval`… (results with raw counts), `run.metrics`…, `run.end` per run (see
+ * eval-run.ts; each module documents how its producer's figure maps to τ).
+ * - Every file is its own run, except snapshots of one growing log (same first stats line), which
+ *   make one run; `opts.name` names every run.
+ * - Files with identical content are imported once (the repeat is a problem at line 0).
+ * - Bad records are skipped and reported as `{file, line, message}`.
+ * Deterministic: the same files and options give identical frames, whatever the order of `files`.
+ * @throws UnknownFormatError when a file is no eval file (nothing is imported).
+ * @throws EvalImportError for invalid options.
+ */
+export function importEvalFiles(files: readonly ImportFile[], opts: EvalImportOptions = {}): EvalImportResult {
+  return importEvalFilesAs(files, opts, EVAL_FILES);
+}
+
+function importEvalFilesAs(files: readonly ImportFile[], opts: EvalImportOptions, expected: string): EvalImportResult {
+  const options = checkEvalOptions(opts);
+  const problems: ImportProblem[] = [];
+  const parsed: ParsedEvalFile[] = [];
+  const byHash = new Map<string, string>();
+  for (const file of files) {
+    const { parsed: p, problems: fileProblems } = parseEvalFileAs(file, expected);
+    problems.push(...fileProblems);
+    const firstPath = byHash.get(p.contentHash);
+    if (firstPath !== undefined) {
+      problems.push({ file: file.path, line: 0, message: `same content as ${firstPath}; imported once` });
+      continue;
+    }
+    byHash.set(p.contentHash, file.path);
+    parsed.push(p);
+  }
+  const built = buildEvalRuns(parsed, options);
+  return { runs: built.runs, problems: [...problems, ...built.problems] };
 }
 
 // ─── Agent sessions ──────────────────────────────────────────────────────────────────────────────

@@ -244,16 +244,16 @@ describe("itemHistories", () => {
 
 describe("isProbablyTruncated", () => {
   const fifty = "Run throughput benchmark C=1 to C=100 and record t";
-  test("cut at a typical length mid-word", () => {
+  test("cut at a long typical length mid-word; short lengths alone are not a cut", () => {
     expect(fifty).toHaveLength(50);
-    expect(isProbablyTruncated(fifty)).toBe(true);
-    expect(isProbablyTruncated(fifty.slice(0, 49))).toBe(false); // 49 is no typical limit
-    expect(isProbablyTruncated(`${fifty.slice(0, 49)}.`)).toBe(false); // closing punctuation
-    expect(isProbablyTruncated(`${fifty.slice(0, 49)})`)).toBe(false);
-    expect(isProbablyTruncated(`${fifty.slice(0, 49)} `)).toBe(true); // cut after a space
+    expect(isProbablyTruncated(fifty)).toBe(false); // 50 chars is also just a short item
+    expect(isProbablyTruncated("Upload the best checkpoint to S3")).toBe(false); // 32 chars, complete
     const hundred = "Extract hidden states for 914K samples on 4 GPUs and upload each file to S3 with at most 100 uploads";
     expect(hundred).toHaveLength(100);
     expect(isProbablyTruncated(hundred)).toBe(true);
+    expect(isProbablyTruncated(hundred.slice(0, 99))).toBe(false); // 99 is no typical limit
+    expect(isProbablyTruncated(`${hundred.slice(0, 99)}.`)).toBe(false); // closing punctuation
+    expect(isProbablyTruncated(`${hundred.slice(0, 99)} `)).toBe(true); // cut after a space
   });
 
   test("a cut marker after a typical length, but not a writer's own ellipsis", () => {
@@ -266,11 +266,12 @@ describe("isProbablyTruncated", () => {
   });
 
   test("code points (Python slicing) and UTF-8 bytes count too", () => {
-    const emoji = `🚀 ${fifty.slice(0, 48)}`; // 50 code points, 51 UTF-16 units
-    expect([...emoji]).toHaveLength(50);
-    expect(emoji).toHaveLength(51);
+    const hundred = "Extract hidden states for 914K samples on 4 GPUs and upload each file to S3 with at most 100 uploads";
+    const emoji = `🚀 ${hundred.slice(0, 98)}`; // 100 code points, 101 UTF-16 units
+    expect([...emoji]).toHaveLength(100);
+    expect(emoji).toHaveLength(101);
     expect(isProbablyTruncated(emoji)).toBe(true);
-    const accented = "é".repeat(32); // 32 chars but 64 bytes: both typical
+    const accented = "é".repeat(64); // 64 chars but 128 bytes: a long typical limit in bytes
     expect(isProbablyTruncated(accented)).toBe(true);
     expect(isProbablyTruncated("é".repeat(33))).toBe(false); // 33 chars, 66 bytes
   });

@@ -298,6 +298,9 @@ export const TYPICAL_TRUNCATION_LENGTHS: readonly number[] = [
   30, 32, 40, 50, 60, 64, 70, 80, 100, 120, 128, 140, 150, 160, 200, 250, 255, 256, 300, 400, 500, 512, 1000, 1024, 2000, 2048,
 ];
 
+/** Without a "…" marker, only cuts at this length or longer are recognised. */
+const MIN_UNMARKED_CUT = 100;
+
 /** Characters that end a complete phrase: after one of these, text does not look cut. */
 const PHRASE_END = /[.!?)\]}"'`»”’]$/u;
 const ELLIPSIS_END = /(…|\.\.\.)$/u;
@@ -306,7 +309,8 @@ const ELLIPSIS_END = /(…|\.\.\.)$/u;
  * Heuristic: does this content look cut off by a length limit? True when its length — in UTF-16
  * units (JS `slice`), code points (Python slicing) or UTF-8 bytes — is exactly one of
  * {@link TYPICAL_TRUNCATION_LENGTHS} and it either
- * - ends without closing punctuation (mid-word, after a space, comma, hyphen…), or
+ * - ends without closing punctuation (mid-word, after a space, comma, hyphen…) at a limit of 100
+ *   or more, or
  * - ends with "…"/"..." (a cut marker), also when the marker was added after cutting at such a
  *   length (`slice(0, 100) + "…"`).
  * Todo items rarely end with a full stop, so "ends mid-word" alone would flag most of them; the
@@ -322,7 +326,10 @@ export function isProbablyTruncated(content: string): boolean {
     const body = content.slice(0, content.length - (ellipsis[1] as string).length);
     return body.trim().length > 0 && (atLimit(content) || atLimit(body));
   }
-  return atLimit(content) && content.trim().length > 0 && !PHRASE_END.test(content);
+  // Without a cut marker, short limits (30, 32, 50…) match ordinary items far too often
+  // ("Upload the best checkpoint to S3" is 32 characters): only long limits count.
+  const atLongLimit = lengths(content).some((n) => n >= MIN_UNMARKED_CUT && TYPICAL_TRUNCATION_LENGTHS.includes(n));
+  return atLongLimit && content.trim().length > 0 && !PHRASE_END.test(content);
 }
 
 /**
