@@ -19,8 +19,12 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 10_000 },
   forbidOnly: !!process.env.CI,
+  // Creates the e2e people and signs the approver in (after webServer is up); see e2e/global-setup.ts.
+  globalSetup: "./e2e/global-setup.ts",
   use: {
     baseURL: `http://127.0.0.1:${port}`,
+    // Every spec starts signed in as the approver (E2E_USERS in e2e/auth-users.ts).
+    storageState: path.join(process.env.PITWALL_E2E_DATA_DIR, "approver-storage-state.json"),
     trace: "retain-on-failure",
     launchOptions: {
       executablePath,

@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import next from "next";
 import { WebSocketServer, type WebSocket } from "ws";
 import { MAX_FRAME_BYTES } from "@/lib/protocol";
+import { authenticateLiveUpgrade } from "@/lib/server/auth/live";
 import { closeDb, databaseUrl, pool } from "@/lib/server/db";
 import type { Env } from "@/lib/server/env";
 import { AuthError } from "@/lib/server/errors";
@@ -70,7 +71,16 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
           refuse(socket, status, body);
         });
     } else if (pathname === "/ws/live") {
-      liveWss.handleUpgrade(req, socket, head, (ws) => hub.add(track(ws)));
+      // Browsers: the session cookie is checked during the upgrade; 401/403 and no socket without one.
+      authenticateLiveUpgrade(req.headers)
+        .then((result) => {
+          if (!result.ok) return refuse(socket, result.status, result.message);
+          liveWss.handleUpgrade(req, socket, head, (ws) => hub.add(track(ws)));
+        })
+        .catch((err: unknown) => {
+          log.error({ err }, "live upgrade failed");
+          refuse(socket, "503 Service Unavailable", "authentication unavailable");
+        });
     } else if (pathname.startsWith("/_next/")) {
       void nextUpgrade(req, socket, head);
     } else {

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { getOverview } from "@/lib/server/repositories/overview";
 import { OverviewView } from "./_components/overview-view";
@@ -19,6 +20,7 @@ async function requestOrigin(): Promise<string> {
  * events and alerts, recently finished runs. `?wall=1` shows it full screen, dark, for a TV.
  */
 export default async function OverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  await requirePageViewer();
   const sp = await searchParams;
   const wall = sp.wall === "1" || sp.wall === "true";
   const initial = await getOverview(prisma());

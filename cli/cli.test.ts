@@ -33,8 +33,9 @@ async function pitwall(args: string[], env: Record<string, string> = {}) {
   }
 }
 
+/** GETs an API read with the worker token (reads need a session or a token). */
 async function getJson<T>(url: string): Promise<T> {
-  const res = await fetch(url);
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   expect(res.status).toBe(200);
   return (await res.json()) as T;
 }

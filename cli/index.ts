@@ -9,6 +9,7 @@ import { registerPlanCommands } from "./commands/plan";
 import { registerPushCommand } from "./commands/push";
 import { registerRunCommand } from "./commands/run";
 import { registerTokenCommands } from "./commands/token";
+import { registerUserCommands } from "./commands/user";
 
 const program = new Command("pitwall")
   .description("Pitwall: live dashboard for LLM infrastructure work")
@@ -20,6 +21,7 @@ program.exitOverride((err) => {
 });
 
 registerTokenCommands(program);
+registerUserCommands(program);
 registerImportCommand(program);
 registerRunCommand(program);
 registerPushCommand(program);

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { parseIds } from "@/lib/paths";
+import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { NotFoundError } from "@/lib/server/errors";
 import { getRun } from "@/lib/server/repositories/runs";
@@ -26,6 +27,7 @@ async function loadRuns(ids: number[]): Promise<{ runs: RunDetail[]; missing: nu
 
 /** /compare?ids=1,2,…: overlaid throughput curves and the config keys that differ; live. */
 export default async function ComparePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  await requirePageViewer();
   const { runs, missing, loadedAt } = await loadRuns(parseIds((await searchParams).ids));
   return <CompareView key={runs.map((r) => r.id).join(",")} initial={runs} missing={missing} renderedAt={loadedAt} />;
 }

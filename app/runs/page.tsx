@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { parseRunListQuery, type RunListQuery } from "@/lib/paths";
+import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { ValidationError } from "@/lib/server/errors";
 import { listRuns, runFilters } from "@/lib/server/repositories/runs";
@@ -36,6 +37,7 @@ async function loadPage(query: RunListQuery, ignored: string[]): Promise<{ page:
 
 /** /runs: the run list with filters and search in the URL; the first page is loaded here, then kept live in the browser. */
 export default async function RunsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  await requirePageViewer();
   const { query, ignored } = parseRunListQuery(await searchParams);
   const { page, loadedAt } = await loadPage(query, ignored);
   return <RunsView initial={page} query={query} pageSize={PAGE_SIZE} renderedAt={loadedAt} origin={await requestOrigin()} ignored={ignored} />;

@@ -1,9 +1,21 @@
 import Link from "next/link";
+import { unstable_rethrow } from "next/navigation";
+import type { Viewer } from "@/lib/server/auth/viewer";
+import { currentViewer } from "@/lib/server/auth/page";
 import { NavLinks } from "./nav-links";
 import { LiveIndicator } from "./live-indicator";
+import { UserMenu } from "./user-menu";
 
-/** The app bar: Pitwall wordmark, section links, live connection state. */
-export function TopNav() {
+/** The app bar: Pitwall wordmark, then for a signed-in viewer section links, live connection state and the user menu. */
+export async function TopNav() {
+  // The sign-in and setup pages have nobody; a failing lookup must not take the page down with it
+  // (Next's own control-flow errors, e.g. "this render is dynamic", must pass through).
+  let viewer: Viewer | null = null;
+  try {
+    viewer = await currentViewer();
+  } catch (err) {
+    unstable_rethrow(err);
+  }
   return (
     <header className="sticky top-0 z-30 border-b border-border bg-card/95 backdrop-blur supports-[backdrop-filter]:bg-card/80">
       <div className="mx-auto flex h-12 w-full max-w-[2200px] items-center gap-6 px-4 lg:px-6">
@@ -15,9 +27,12 @@ export function TopNav() {
           </svg>
           <span className="text-[15px]">Pitwall</span>
         </Link>
-        <NavLinks />
-        <div className="ml-auto">
-          <LiveIndicator />
+        {/* Signed out (sign-in, setup): no links to pages that would send you back, and no live
+            badges or socket that could only be refused. */}
+        {viewer ? <NavLinks /> : null}
+        <div className="ml-auto flex items-center gap-3">
+          {viewer ? <LiveIndicator /> : null}
+          {viewer?.kind === "user" ? <UserMenu viewer={viewer} /> : null}
         </div>
       </div>
     </header>

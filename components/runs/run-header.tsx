@@ -1,7 +1,6 @@
 "use client";
 
 import Link from "next/link";
-import type { ReactNode } from "react";
 import type { LiveStatus } from "@/components/live/live-client";
 import { runsPath } from "@/lib/paths";
 import type { RunDetail } from "@/lib/view-models";
@@ -10,6 +9,7 @@ import { RelativeTime } from "./relative-time";
 import { RunDuration } from "./run-duration";
 import { StatusBadge } from "./status-badge";
 import { TagList } from "./tag-list";
+import { MetaItem } from "@/components/ui/meta-item";
 
 /** Title block of a run page: name, state, host, start, duration, tags, freshness. */
 export function RunHeader({ run, live }: { run: RunDetail; live: LiveStatus }) {
@@ -25,25 +25,25 @@ export function RunHeader({ run, live }: { run: RunDetail; live: LiveStatus }) {
         </div>
       </div>
       <dl className="flex flex-wrap items-center gap-x-5 gap-y-1 text-[13px] text-muted-fg tabular-nums">
-        <Meta label="Kind">{run.kind}</Meta>
-        <Meta label="Host">
+        <MetaItem label="Kind">{run.kind}</MetaItem>
+        <MetaItem label="Host">
           <Link href={runsPath({ host: run.host })} className="rounded-sm text-foreground hover:underline">
             {run.host}
           </Link>
-        </Meta>
-        <Meta label="Started">
+        </MetaItem>
+        <MetaItem label="Started">
           <RelativeTime iso={run.startedAt} className="text-foreground" />
-        </Meta>
-        <Meta label="Duration">
+        </MetaItem>
+        <MetaItem label="Duration">
           <RunDuration run={run} className="text-foreground" />
-        </Meta>
-        <Meta label="Key">
+        </MetaItem>
+        <MetaItem label="Key">
           <span className="font-mono text-xs text-foreground">{run.key}</span>
-        </Meta>
+        </MetaItem>
         {run.tags.length > 0 && (
-          <Meta label="Tags">
+          <MetaItem label="Tags">
             <TagList tags={run.tags} max={12} />
-          </Meta>
+          </MetaItem>
         )}
       </dl>
       {run.error && (
@@ -52,15 +52,6 @@ export function RunHeader({ run, live }: { run: RunDetail; live: LiveStatus }) {
         </p>
       )}
       {run.notes && <p className="max-w-4xl text-sm whitespace-pre-wrap text-muted-fg">{run.notes}</p>}
-    </div>
-  );
-}
-
-function Meta({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="flex items-center gap-1.5">
-      <dt>{label}</dt>
-      <dd>{children}</dd>
     </div>
   );
 }

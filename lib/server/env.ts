@@ -14,6 +14,11 @@ const envSchema = z.object({
   PITWALL_WEBHOOK_URL: z.string().url().optional(),
   /** Base URL used in links of notifications (default http://localhost:PORT). */
   PITWALL_PUBLIC_URL: z.string().url().optional(),
+  /**
+   * Key that signs session cookies (at least 32 characters). Unset: one is generated at first
+   * start and kept in the database (table ServerSecret), shared by every app instance.
+   */
+  PITWALL_AUTH_SECRET: z.string().min(32, "PITWALL_AUTH_SECRET must be at least 32 characters (e.g. `openssl rand -base64 32`)").optional(),
   /** Ingest flush: at most this many frames per transaction. */
   PITWALL_INGEST_BATCH_FRAMES: z.coerce.number().int().min(1).max(10_000).default(500),
 });

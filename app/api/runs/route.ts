@@ -1,14 +1,12 @@
 import { describeIssues } from "@/lib/protocol";
 import { prisma } from "@/lib/server/db";
-import { errorResponse, handle, json } from "@/lib/server/http";
+import { errorResponse, json, withViewer } from "@/lib/server/http";
 import { listRuns, runFilters } from "@/lib/server/repositories/runs";
 
 /** GET /api/runs?kind&host&status&tag&q&limit&cursor → `{ runs, nextCursor }`, newest first. */
-export async function GET(request: Request): Promise<Response> {
-  return handle(async () => {
-    const params = Object.fromEntries(new URL(request.url).searchParams);
-    const filters = runFilters.safeParse(params);
-    if (!filters.success) return errorResponse(400, "invalid_query", describeIssues(filters.error));
-    return json(await listRuns(prisma(), filters.data));
-  });
-}
+export const GET = withViewer("viewer", async (request) => {
+  const params = Object.fromEntries(new URL(request.url).searchParams);
+  const filters = runFilters.safeParse(params);
+  if (!filters.success) return errorResponse(400, "invalid_query", describeIssues(filters.error));
+  return json(await listRuns(prisma(), filters.data));
+});

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { cache } from "react";
+import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { NotFoundError } from "@/lib/server/errors";
 import { getHost } from "@/lib/server/repositories/hosts";
@@ -20,12 +21,14 @@ const loadHost = cache(async (name: string): Promise<{ host: HostDetailView; loa
 
 /** Page title: the host's name. */
 export async function generateMetadata({ params }: { params: Promise<{ name: string }> }): Promise<Metadata> {
+  await requirePageViewer();
   const loaded = await loadHost((await params).name);
   return { title: loaded ? loaded.host.name : "Host not found" };
 }
 
 /** /hosts/:name: one host's GPUs, CPU, RAM, disk, last hour and runs; live. */
 export default async function HostPage({ params }: { params: Promise<{ name: string }> }) {
+  await requirePageViewer();
   const loaded = await loadHost((await params).name);
   if (!loaded) notFound();
   return <HostDetail initial={loaded.host} renderedAt={loaded.loadedAt} />;

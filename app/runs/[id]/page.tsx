@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { cache } from "react";
+import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { NotFoundError } from "@/lib/server/errors";
 import { getRunMetrics } from "@/lib/server/repositories/metrics";
@@ -34,6 +35,7 @@ const loadRun = cache(async (id: string): Promise<LoadedRun | null> => {
 
 /** Page title: the run's name. */
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  await requirePageViewer();
   const loaded = await loadRun((await params).id);
   return { title: loaded ? loaded.run.name : "Run not found" };
 }
@@ -44,6 +46,7 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
  * all: events, artifacts and the `pitwall run` command when present.
  */
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
+  await requirePageViewer();
   const loaded = await loadRun((await params).id);
   if (!loaded) notFound();
   return <RunDetailView initial={loaded.run} initialProgress={loaded.progress} initialMetrics={loaded.metrics} renderedAt={loaded.loadedAt} />;

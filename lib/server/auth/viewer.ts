@@ -1,43 +1,69 @@
+import { hasRole, isRole, ROLES, type Role, type ViewerInfo } from "@/lib/roles";
+import { prisma } from "@/lib/server/db";
 import { AppError, AuthError } from "@/lib/server/errors";
+import { verifyToken } from "@/lib/server/repositories/tokens";
+import { getAuth, publicOrigins } from "./better-auth";
+import { bearerToken, hasSessionCookie } from "./credentials";
+import { crossSiteReason } from "./origin";
 
-/** Roles, in increasing power: viewers read, approvers also decide plans and edit runs, admins manage people and tokens. */
-export const ROLES = ["viewer", "approver", "admin"] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, hasRole, type Role };
 
-/** Who is making a request: a signed-in person, or a worker token (which may read). */
-export interface Viewer {
-  kind: "user" | "worker";
-  id: string;
-  /** Display name: the person's name, or the worker's host. */
-  name: string;
-  role: Role;
-}
+/**
+ * Who is making a request: a signed-in person (kind "user", their role), or a worker token
+ * (kind "worker", role "viewer": workers may read the API, never decide).
+ */
+export type Viewer = ViewerInfo;
 
-/** The viewer lacks the role an action needs (HTTP 403). */
+/** The viewer lacks the role an action needs, or the request came from another site (HTTP 403). */
 export class ForbiddenError extends AppError {
   constructor(message: string) {
     super("forbidden", message, 403);
   }
 }
 
+/** Message of the 401 answer. */
+export const SIGN_IN_MESSAGE = "sign in, or send a worker token (Authorization: Bearer pw_…)";
+
 /**
- * Resolves the viewer of a request from its headers (session cookie or bearer token).
- *
- * NOTE: sign-in is not built yet (issue 4, "People and roles"). Until it lands every request is
- * an anonymous approver, so the dashboard keeps working as before; pages and routes already ask
- * this function, so enforcing roles later changes this file only.
+ * Resolves the viewer of a request from its headers: `Authorization: Bearer pw_…` (a worker
+ * token; when present it alone decides, a bad one gives null even with a cookie; other
+ * Authorization schemes are ignored), else the
+ * better-auth session cookie. Null when neither is valid, the session expired, or the account
+ * is disabled.
+ * @throws ForbiddenError when a cookie comes with another site's Origin (CSRF, any method).
  */
-export async function getViewer(_headers: Headers): Promise<Viewer | null> {
-  return { kind: "user", id: "anonymous", name: "anonymous", role: "approver" };
+export async function getViewer(headers: Headers): Promise<Viewer | null> {
+  const token = bearerToken(headers);
+  if (token !== null) {
+    const principal = token ? await verifyToken(prisma(), token) : null;
+    return principal ? { kind: "worker", id: `token:${principal.tokenId}`, name: principal.hostName, email: null, role: "viewer" } : null;
+  }
+  if (!hasSessionCookie(headers)) return null;
+  const reason = crossSiteReason(headers, undefined, publicOrigins());
+  if (reason) throw new ForbiddenError(reason);
+  const auth = await getAuth();
+  const result = await auth.api.getSession({ headers });
+  if (!result || result.user.disabledAt) return null;
+  const { user } = result;
+  return { kind: "user", id: user.id, name: user.name, email: user.email, role: isRole(user.role) ? user.role : "viewer" };
 }
 
 /**
- * The viewer, when they hold at least `role`.
- * @throws AuthError (401) when nobody is signed in; ForbiddenError (403) when the role is too low.
+ * The viewer, when they hold at least `role`. Pass the Request for state-changing routes: a
+ * cookie-authenticated POST/PUT/PATCH/DELETE must then also be same-origin (Origin header, or
+ * `Sec-Fetch-Site: same-origin`); bearer tokens need no such check.
+ * @throws AuthError (401) when nobody is signed in; ForbiddenError (403) when the role is too low
+ *   or the request is cross-site.
  */
-export async function requireRole(headers: Headers, role: Role): Promise<Viewer> {
+export async function requireRole(source: Request | Headers, role: Role): Promise<Viewer> {
+  const request = "method" in source ? source : null;
+  const headers = request ? request.headers : (source as Headers);
   const viewer = await getViewer(headers);
-  if (!viewer) throw new AuthError("sign in first");
-  if (ROLES.indexOf(viewer.role) < ROLES.indexOf(role)) throw new ForbiddenError(`this needs the ${role} role; you are ${viewer.role}`);
+  if (!viewer) throw new AuthError(SIGN_IN_MESSAGE);
+  if (viewer.kind === "user" && request) {
+    const reason = crossSiteReason(headers, request.method, publicOrigins());
+    if (reason) throw new ForbiddenError(reason);
+  }
+  if (!hasRole(viewer.role, role)) throw new ForbiddenError(`this needs the ${role} role; you are ${viewer.role}`);
   return viewer;
 }

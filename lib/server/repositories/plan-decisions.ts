@@ -5,7 +5,7 @@ import { PLAN_PRIORITIES, type PlanDecisionFrame, type PlanItem } from "@/lib/pr
 import { ConflictError, NotFoundError } from "@/lib/server/errors";
 import { planDecisionTopic } from "@/lib/server/live/bus";
 
-/** What a person decides on a plan (HTTP body of POST /api/plans/:id/decision). */
+/** What a person decides on a plan (HTTP body of POST /api/plans/by-id/:id/decision). */
 export const decisionInput = z.strictObject({
   decision: z.enum(["approved", "changes_requested", "rejected"]),
   /** Edited items (approve with edits); default: the items as proposed. */
@@ -22,7 +22,7 @@ async function notify(client: pg.PoolClient | pg.Pool, topics: string[]): Promis
  * Records a decision on a proposed plan and announces it (the proposer's socket and long-poll
  * receive it). A decided plan is immutable.
  * @throws NotFoundError for an unknown plan; ConflictError when it is no longer `proposed`
- *   (already decided or expired).
+ *   (already decided or expired; the message names who decided and when).
  */
 export async function decidePlan(pool: pg.Pool, planId: number, input: DecisionInput, decidedBy: string, at: Date = new Date()): Promise<PlanDecisionFrame> {
   const client = await pool.connect();
@@ -34,7 +34,17 @@ export async function decidePlan(pool: pg.Pool, planId: number, input: DecisionI
     );
     const plan = res.rows[0];
     if (!plan) throw new NotFoundError(`plan ${planId} not found`);
-    if (plan.status !== "proposed") throw new ConflictError(`plan ${planId} is already ${plan.status.replace("_", " ")}; a decided plan cannot change`);
+    if (plan.status !== "proposed") {
+      // Say who got there first: the person deciding sees "already approved by alice".
+      const last = await client.query<{ decidedBy: string; decidedAt: Date }>(
+        `SELECT "decidedBy", "decidedAt" FROM "PlanDecision" WHERE "planId" = $1 ORDER BY id DESC LIMIT 1`,
+        [planId],
+      );
+      const d = last.rows[0];
+      const what = plan.status.replace("_", " ");
+      if (plan.status === "expired" || !d) throw new ConflictError(`plan ${planId} is already ${what}${d ? ` (since ${d.decidedAt.toISOString()})` : ""}; a decided plan cannot change`);
+      throw new ConflictError(`plan ${planId} was already decided by ${d.decidedBy} at ${d.decidedAt.toISOString()} (${what}); a decided plan cannot change`);
+    }
     if (plan.expiresAt <= at) throw new ConflictError(`plan ${planId} expired at ${plan.expiresAt.toISOString()}`);
     const items = input.items ?? plan.items;
     await client.query(

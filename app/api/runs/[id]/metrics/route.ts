@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { describeIssues } from "@/lib/protocol";
 import { prisma } from "@/lib/server/db";
-import { errorResponse, handle, json } from "@/lib/server/http";
+import { errorResponse, json, withViewer } from "@/lib/server/http";
 import { DEFAULT_MAX_POINTS, getRunMetrics } from "@/lib/server/repositories/metrics";
 
 const params = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
@@ -11,14 +11,12 @@ const query = z.object({
 });
 
 /** GET /api/runs/:id/metrics?maxPoints=1000&key=loss&key=lr → every (or the named) metric series, downsampled to maxPoints each; 404 when unknown. */
-export async function GET(request: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
-  return handle(async () => {
-    const p = params.safeParse(await ctx.params);
-    if (!p.success) return errorResponse(400, "invalid_query", describeIssues(p.error));
-    const sp = new URL(request.url).searchParams;
-    const keys = sp.getAll("key");
-    const q = query.safeParse({ maxPoints: sp.get("maxPoints") ?? undefined, key: keys.length ? keys : undefined });
-    if (!q.success) return errorResponse(400, "invalid_query", describeIssues(q.error));
-    return json(await getRunMetrics(prisma(), p.data.id, { maxPoints: q.data.maxPoints, keys: q.data.key }));
-  });
-}
+export const GET = withViewer("viewer", async (request, _viewer, ctx: { params: Promise<{ id: string }> }) => {
+  const p = params.safeParse(await ctx.params);
+  if (!p.success) return errorResponse(400, "invalid_query", describeIssues(p.error));
+  const sp = new URL(request.url).searchParams;
+  const keys = sp.getAll("key");
+  const q = query.safeParse({ maxPoints: sp.get("maxPoints") ?? undefined, key: keys.length ? keys : undefined });
+  if (!q.success) return errorResponse(400, "invalid_query", describeIssues(q.error));
+  return json(await getRunMetrics(prisma(), p.data.id, { maxPoints: q.data.maxPoints, keys: q.data.key }));
+});

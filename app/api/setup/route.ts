@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { publicOrigins } from "@/lib/server/auth/better-auth";
+import { ForbiddenError } from "@/lib/server/auth/viewer";
+import { crossSiteReason } from "@/lib/server/auth/origin";
+import { prisma } from "@/lib/server/db";
+import { handle, json, parseJsonBody } from "@/lib/server/http";
+import { createFirstAdmin } from "@/lib/server/repositories/users";
+
+const setupBody = z.strictObject({
+  name: z.string(),
+  email: z.string(),
+  password: z.string().min(8, "at least 8 characters").max(256),
+});
+
+/**
+ * POST /api/setup `{name, email, password}` — creates the first admin of a fresh install, only
+ * while no account exists (race-safe: the losers get 409). No credentials exist yet, so the
+ * request must be same-origin (Origin header) instead. 201 `{user}`; 400 bad body; 403
+ * cross-site; 409 when setup is done. Then sign in through POST /api/auth/sign-in/email.
+ */
+export async function POST(request: Request): Promise<Response> {
+  return handle(async () => {
+    const reason = crossSiteReason(request.headers, request.method, publicOrigins());
+    if (reason) throw new ForbiddenError(reason);
+    const body = await parseJsonBody(request, setupBody);
+    if (body instanceof Response) return body;
+    const { user } = await createFirstAdmin(prisma(), body);
+    return json({ user: { id: user.id, name: user.name, email: user.email, role: user.role } }, 201);
+  });
+}

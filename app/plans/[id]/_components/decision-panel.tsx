@@ -1,0 +1,155 @@
+"use client";
+
+import { useRef, useState } from "react";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { Check, CircleX, MessageSquareWarning, Pencil, TriangleAlert } from "lucide-react";
+import { fromEditable, toEditable, type EditableItem } from "@/components/plans/plan-items-editor";
+import { allPlansQueryKey, decisionItems, planQueryKey, postDecision, type DecisionRequest } from "@/components/plans/queries";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { ApiError } from "@/lib/api-client";
+import type { PlanDetailView } from "@/lib/view-models/plans";
+
+interface DecisionPanelProps {
+  plan: PlanDetailView;
+  viewerName: string;
+  /** The plan was based on a run state that has changed. */
+  stale: boolean;
+  /** Items being edited ("approve with edits"), or null. */
+  editing: EditableItem[] | null;
+  onEditing: (items: EditableItem[] | null) => void;
+  /** A decision was recorded (`edited`: approved with edited items). */
+  onDecided: (decision: DecisionRequest["decision"], edited: boolean) => void;
+  /** Someone decided first (409): the server's message. The page shows it, since this panel then goes away. */
+  onConflict: (message: string) => void;
+}
+
+/**
+ * The decision actions of a pending plan: Approve, Approve with edits (the items card turns into
+ * an editor), Request changes (comment required) and Reject (comment optional). A decision
+ * someone else recorded first comes back as 409 and is shown as "already decided by …".
+ */
+export function DecisionPanel({ plan, viewerName, stale, editing, onEditing, onDecided, onConflict }: DecisionPanelProps) {
+  const queryClient = useQueryClient();
+  const [comment, setComment] = useState("");
+  const [formError, setFormError] = useState<string | null>(null);
+  const commentRef = useRef<HTMLTextAreaElement>(null);
+  const mutation = useMutation({
+    mutationFn: (body: DecisionRequest) => postDecision(plan.id, body),
+    onSuccess: (_, body) => {
+      onEditing(null);
+      onDecided(body.decision, body.items !== undefined);
+    },
+    onError: (err) => {
+      if (err instanceof ApiError && err.status === 409) onConflict(err.message);
+    },
+    // Success or conflict, the plan changed: refetch it, the lists and the pending count.
+    onSettled: () => Promise.all([queryClient.invalidateQueries({ queryKey: planQueryKey(plan.id) }), queryClient.invalidateQueries({ queryKey: allPlansQueryKey })]),
+  });
+
+  const submit = (decision: DecisionRequest["decision"]) => {
+    setFormError(null);
+    const text = comment.trim();
+    if (decision === "changes_requested" && !text) {
+      setFormError("Write what should change: a comment is required to request changes.");
+      commentRef.current?.focus();
+      return;
+    }
+    const body: DecisionRequest = { decision };
+    if (text) body.comment = text;
+    if (decision === "approved" && editing) {
+      const items = fromEditable(editing);
+      const empty = items.findIndex((i) => i.content === "");
+      if (empty >= 0) {
+        setFormError(`Item ${empty + 1} is empty: write it or remove it.`);
+        return;
+      }
+      body.items = decisionItems(items);
+    }
+    mutation.mutate(body);
+  };
+
+  const error = mutation.error;
+  const conflict = error instanceof ApiError && error.status === 409;
+  const busy = mutation.isPending;
+
+  return (
+    <Card className="min-w-0">
+      <CardHeader>
+        <CardTitle>Decide</CardTitle>
+        <CardDescription>
+          as <span className="font-medium text-foreground">{viewerName}</span> · the agent receives the decision at once
+        </CardDescription>
+      </CardHeader>
+      <CardContent className="grid gap-3">
+        {stale && (
+          <p className="flex items-center gap-2 text-xs font-medium text-stale">
+            <TriangleAlert aria-hidden className="size-3.5" />
+            Based on stale state: the linked run has changed since this plan was proposed.
+          </p>
+        )}
+        <div className="grid gap-1">
+          <label htmlFor="decision-comment" className="text-xs font-medium">
+            Comment <span className="font-normal text-muted-fg">(sent to the agent; required to request changes)</span>
+          </label>
+          <textarea
+            id="decision-comment"
+            ref={commentRef}
+            value={comment}
+            onChange={(e) => setComment(e.currentTarget.value)}
+            rows={3}
+            maxLength={20_000}
+            disabled={busy}
+            placeholder="e.g. proceed; after upload remove local data; max 100 parallel"
+            aria-invalid={formError !== null && comment.trim() === "" ? true : undefined}
+            aria-describedby={formError ? "decision-error" : undefined}
+            className="min-h-16 resize-y rounded-md border border-input bg-card px-2.5 py-1.5 text-[13px] leading-5 shadow-xs placeholder:text-muted-fg focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-ring aria-invalid:border-failed"
+          />
+        </div>
+        {formError && (
+          <p id="decision-error" role="alert" className="text-xs font-medium text-failed">
+            {formError}
+          </p>
+        )}
+        {error && !conflict && (
+          <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+            Could not record the decision: {error.message}
+          </p>
+        )}
+        <div className="flex flex-wrap items-center gap-2">
+          {editing ? (
+            <>
+              <Button onClick={() => submit("approved")} disabled={busy}>
+                <Check aria-hidden />
+                Approve with edits
+              </Button>
+              <Button variant="ghost" onClick={() => onEditing(null)} disabled={busy}>
+                Cancel edits
+              </Button>
+            </>
+          ) : (
+            <>
+              <Button onClick={() => submit("approved")} disabled={busy}>
+                <Check aria-hidden />
+                Approve
+              </Button>
+              <Button variant="outline" onClick={() => onEditing(toEditable(plan.items))} disabled={busy}>
+                <Pencil aria-hidden />
+                Approve with edits
+              </Button>
+              <Button variant="outline" onClick={() => submit("changes_requested")} disabled={busy}>
+                <MessageSquareWarning aria-hidden />
+                Request changes
+              </Button>
+              <Button variant="outline" className="text-failed hover:bg-failed-bg" onClick={() => submit("rejected")} disabled={busy}>
+                <CircleX aria-hidden />
+                Reject
+              </Button>
+            </>
+          )}
+          {busy && <span className="text-xs text-muted-fg">Recording…</span>}
+        </div>
+      </CardContent>
+    </Card>
+  );
+}

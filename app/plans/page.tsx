@@ -1,0 +1,23 @@
+import type { Metadata } from "next";
+import { headers } from "next/headers";
+import { requirePageViewer } from "@/lib/server/auth/page";
+import { prisma } from "@/lib/server/db";
+import { listPlans, planListQuery } from "@/lib/server/repositories/plans";
+import { PlansView } from "./_components/plans-view";
+
+export const metadata: Metadata = { title: "Plans" };
+
+/** The URL this request reached us on (behind a proxy: X-Forwarded-*), for copy-paste commands. */
+function requestOrigin(h: Headers): string {
+  const host = h.get("x-forwarded-host") ?? h.get("host") ?? "localhost:8080";
+  const proto = h.get("x-forwarded-proto")?.split(",")[0]?.trim() ?? "http";
+  return `${proto}://${host}`;
+}
+
+/** /plans: plans awaiting a decision first, then decided ones, newest first; live. */
+export default async function PlansPage() {
+  await requirePageViewer();
+  const h = await headers();
+  const initial = await listPlans(prisma(), planListQuery.parse({}));
+  return <PlansView initial={initial} renderedAt={Date.parse(initial.asOf)} origin={requestOrigin(h)} />;
+}

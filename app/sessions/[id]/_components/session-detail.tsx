@@ -1,0 +1,127 @@
+"use client";
+
+import Link from "next/link";
+import { useMemo, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { hostPath } from "@/components/hosts/queries";
+import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
+import { useServerNow } from "@/components/pipelines/use-server-now";
+import { fetchPlans, plansQueryKey } from "@/components/plans/queries";
+import { RelativeTime } from "@/components/runs/relative-time";
+import { fetchSession, sessionQueryKey, sessionTopic } from "@/components/sessions/queries";
+import { SessionSourceLabel } from "@/components/sessions/session-source";
+import { TodoProgress } from "@/components/sessions/todo-progress";
+import { MISSING } from "@/lib/format";
+import { stuckItems } from "@/lib/metrics/todos";
+import type { PlanListView } from "@/lib/view-models/plans";
+import type { SessionDetailView } from "@/lib/view-models/sessions";
+import { cn } from "@/lib/utils";
+import { CurrentList } from "./current-list";
+import { ItemHistoryTable } from "./item-history-table";
+import { SessionPlans } from "./session-plans";
+import { SnapshotTimeline } from "./snapshot-timeline";
+import { MetaItem } from "@/components/ui/meta-item";
+
+/** Default "stuck" threshold: an item in progress for longer than this many minutes is highlighted. */
+const DEFAULT_STUCK_MIN = 30;
+
+/**
+ * The live session page: header, current list (stuck items highlighted, threshold adjustable),
+ * item histories, plans linked to the session, and the snapshot timeline with diffs.
+ */
+export function SessionDetail({ initial, initialPlans, renderedAt }: { initial: SessionDetailView; initialPlans: PlanListView; renderedAt: number }) {
+  const id = initial.id;
+  const live = useLiveTopics([sessionTopic(id), "plans"]);
+  const refetchInterval = refetchIntervalFor(live);
+  const {
+    data: session,
+    error,
+    dataUpdatedAt,
+  } = useQuery({
+    queryKey: sessionQueryKey(id),
+    queryFn: ({ signal }) => fetchSession(id, signal),
+    initialData: initial,
+    initialDataUpdatedAt: renderedAt,
+    refetchInterval,
+  });
+  const { data: plans } = useQuery({
+    queryKey: plansQueryKey(id),
+    queryFn: ({ signal }) => fetchPlans({ session: id, signal }),
+    initialData: initialPlans,
+    initialDataUpdatedAt: renderedAt,
+    refetchInterval,
+  });
+  const serverNow = useServerNow(session.asOf, dataUpdatedAt);
+  const [stuckText, setStuckText] = useState(String(DEFAULT_STUCK_MIN));
+  const parsed = Number(stuckText);
+  const stuckMin = stuckText.trim() !== "" && Number.isFinite(parsed) && parsed > 0 ? parsed : DEFAULT_STUCK_MIN;
+
+  const byKey = useMemo(() => new Map(session.histories.map((h) => [h.key, h])), [session.histories]);
+  const stuck = stuckItems(session.histories, serverNow, stuckMin * 60_000);
+  const stuckKeys = new Set(stuck.map((s) => s.history.key));
+  const startedMs = Date.parse(session.startedAt);
+  const asOfMs = Date.parse(session.asOf);
+  const connected = live === "open";
+
+  return (
+    <div className="grid gap-4">
+      <div className="grid gap-2">
+        <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
+          <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight" title={session.title ?? session.key}>
+            {session.title ?? session.key}
+          </h1>
+          <TodoProgress progress={session.progress} barClassName="h-2 w-28" className="text-[13px]" />
+          <span
+            className="ml-auto inline-flex h-6 items-center gap-2 rounded-full border border-border bg-card px-2.5 text-xs text-muted-fg"
+            title={connected ? "Live: new snapshots appear as the agent writes them" : "Live connection down: polling every 5 s"}
+          >
+            <span aria-hidden className={cn("size-2 rounded-full", connected ? "bg-succeeded" : "bg-stale")} />
+            <span className="font-medium text-foreground">{connected ? "Live" : "Polling"}</span>
+            <span>
+              last todo write <RelativeTime iso={session.lastUpdateAt} />
+            </span>
+          </span>
+        </div>
+        <dl className="flex flex-wrap items-center gap-x-5 gap-y-1 text-[13px] text-muted-fg tabular-nums">
+          <MetaItem label="Source">
+            <SessionSourceLabel source={session.source} className="text-foreground" />
+          </MetaItem>
+          <MetaItem label="Host">
+            {session.host ? (
+              <Link href={hostPath(session.host)} className="rounded-sm text-foreground hover:underline">
+                {session.host}
+              </Link>
+            ) : (
+              <span className="text-foreground">{MISSING}</span>
+            )}
+          </MetaItem>
+          <MetaItem label="Started">
+            <RelativeTime iso={session.startedAt} className="text-foreground" />
+          </MetaItem>
+          <MetaItem label="Snapshots">
+            <span className="text-foreground">{session.snapshotCount}</span>
+          </MetaItem>
+          <MetaItem label="Key">
+            <span className="font-mono text-xs text-foreground">{session.key}</span>
+          </MetaItem>
+        </dl>
+      </div>
+      {error && (
+        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+          Could not refresh this session ({error.message}); showing the last data received.
+        </p>
+      )}
+
+      <div className="grid items-start gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(380px,480px)]">
+        <div className="grid min-w-0 gap-4">
+          <CurrentList session={session} byKey={byKey} stuckKeys={stuckKeys} serverNow={serverNow} stuckMin={stuckMin} stuckText={stuckText} onStuckText={setStuckText} />
+          <ItemHistoryTable histories={session.histories} startedMs={startedMs} serverNow={serverNow} asOfMs={asOfMs} stuckKeys={stuckKeys} />
+        </div>
+        <div className="grid min-w-0 gap-4">
+          <SessionPlans plans={plans} />
+          <SnapshotTimeline timeline={session.timeline} olderSnapshots={session.olderSnapshots} startedMs={startedMs} />
+        </div>
+      </div>
+    </div>
+  );
+}

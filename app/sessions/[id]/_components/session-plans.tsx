@@ -1,0 +1,52 @@
+"use client";
+
+import Link from "next/link";
+import { PlanStateBadge } from "@/components/plans/plan-state-badge";
+import { planPath } from "@/components/plans/queries";
+import { RelativeTime } from "@/components/runs/relative-time";
+import { StatusBadge } from "@/components/runs/status-badge";
+import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { runPath } from "@/lib/paths";
+import type { PlanListView } from "@/lib/view-models/plans";
+
+/** Plans the agent proposed in this session, with their state and the runs they are about. */
+export function SessionPlans({ plans }: { plans: PlanListView }) {
+  return (
+    <Card className="min-w-0">
+      <CardHeader>
+        <CardTitle>Plans and runs</CardTitle>
+        <CardDescription className="tabular-nums">
+          {plans.plans.length === 0 ? "none linked" : `${plans.plans.length} plan${plans.plans.length === 1 ? "" : "s"}${plans.pendingCount > 0 ? `, ${plans.pendingCount} awaiting decision` : ""}`}
+        </CardDescription>
+      </CardHeader>
+      {plans.plans.length === 0 ? (
+        <p className="px-4 py-3 text-xs text-muted-fg">
+          Plans proposed with <code className="font-mono">&quot;session&quot;: &quot;&lt;this session&apos;s key&gt;&quot;</code> in plan.json show up here, with the runs they name.
+        </p>
+      ) : (
+        <ul className="divide-y divide-border">
+          {plans.plans.map((p) => (
+            <li key={p.id} className="grid gap-1 px-4 py-2">
+              <div className="flex min-w-0 items-center gap-2">
+                <PlanStateBadge state={p.state} />
+                <Link href={planPath(p.id)} className="min-w-0 truncate rounded-sm text-[13px] font-medium hover:underline" title={p.title}>
+                  {p.title}
+                </Link>
+                <RelativeTime iso={p.proposedAt} className="ml-auto shrink-0 text-xs text-muted-fg" />
+              </div>
+              {p.run && (
+                <div className="flex min-w-0 items-center gap-2 text-xs text-muted-fg">
+                  <span>run</span>
+                  <Link href={runPath(p.run.id)} className="min-w-0 truncate rounded-sm text-foreground hover:underline">
+                    {p.run.name}
+                  </Link>
+                  <StatusBadge state={p.run.state} />
+                </div>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,86 @@
+"use client";
+
+import Link from "next/link";
+import { hostPath } from "@/components/hosts/queries";
+import { RelativeTime } from "@/components/runs/relative-time";
+import { sessionPath } from "@/components/sessions/queries";
+import { SessionSourceLabel } from "@/components/sessions/session-source";
+import { TodoProgress } from "@/components/sessions/todo-progress";
+import { TruncatedMarker } from "@/components/sessions/todo-item";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { MISSING } from "@/lib/format";
+import type { SessionSummaryView } from "@/lib/view-models/sessions";
+
+/** The session list: source, title, host, times, progress and what the agent is doing now. */
+export function SessionsTable({ sessions }: { sessions: SessionSummaryView[] }) {
+  return (
+    <div className="rounded-lg border border-border bg-card">
+      <Table className="table-fixed">
+        <colgroup>
+          <col className="w-32" />
+          <col className="w-[28%]" />
+          <col className="w-28" />
+          <col className="w-28" />
+          <col className="w-28" />
+          <col className="w-32" />
+          <col />
+        </colgroup>
+        <TableHeader>
+          <TableRow className="hover:bg-transparent">
+            <TableHead>Source</TableHead>
+            <TableHead>Title</TableHead>
+            <TableHead>Host</TableHead>
+            <TableHead>Started</TableHead>
+            <TableHead>Last update</TableHead>
+            <TableHead>Progress</TableHead>
+            <TableHead>In progress</TableHead>
+          </TableRow>
+        </TableHeader>
+        <TableBody>
+          {sessions.map((s) => (
+            <TableRow key={s.id}>
+              <TableCell>
+                <SessionSourceLabel source={s.source} />
+              </TableCell>
+              <TableCell className="overflow-hidden">
+                <Link href={sessionPath(s.id)} className="block truncate rounded-sm font-medium hover:underline" title={s.title ? `${s.title}\n${s.key}` : s.key}>
+                  {s.title ?? <span className="font-mono text-xs">{s.key}</span>}
+                </Link>
+              </TableCell>
+              <TableCell className="truncate">
+                {s.host ? (
+                  <Link href={hostPath(s.host)} className="rounded-sm hover:underline">
+                    {s.host}
+                  </Link>
+                ) : (
+                  <span className="text-muted-fg">{MISSING}</span>
+                )}
+              </TableCell>
+              <TableCell className="text-muted-fg">
+                <RelativeTime iso={s.startedAt} />
+              </TableCell>
+              <TableCell className="text-muted-fg">
+                <RelativeTime iso={s.lastUpdateAt} />
+              </TableCell>
+              <TableCell>
+                <TodoProgress progress={s.progress} />
+              </TableCell>
+              <TableCell className="overflow-hidden">
+                {s.current ? (
+                  <span className="flex min-w-0 items-center gap-1.5" title={s.current.content}>
+                    <span aria-hidden className="size-1.5 shrink-0 rounded-full bg-running" />
+                    <span className="truncate">{s.current.activeForm ?? s.current.content}</span>
+                    {!s.current.activeForm && s.current.truncated && <TruncatedMarker />}
+                    {s.inProgressCount > 1 && <span className="shrink-0 text-xs text-muted-fg">+{s.inProgressCount - 1} more</span>}
+                  </span>
+                ) : (
+                  <span className="text-muted-fg">{s.progress && s.progress.total > 0 && s.progress.fractionDone === 1 ? "all done" : MISSING}</span>
+                )}
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+    </div>
+  );
+}

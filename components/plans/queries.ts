@@ -1,0 +1,76 @@
+import { ApiError, fetchJson, parseApiJson } from "@/lib/api-client";
+import type { PlanItemView, PlanDetailView, PlanListView } from "@/lib/view-models/plans";
+
+/**
+ * react-query keys, fetchers and paths of plans. The keys follow lib/query-keys.ts's one rule, so
+ * `useLiveTopics` alone keeps them live: topic `plans` (any plan proposed, decided or expired) →
+ * ["plans", …] (lists and the pending count), `plan:<id>` → ["plan", id].
+ */
+
+/** Key of a plan list (all plans, or one session's). */
+export const plansQueryKey = (session?: number) => ["plans", "list", session ?? null] as const;
+/** Key of the pending count (the navigation badge). */
+export const pendingPlansQueryKey = ["plans", "pending"] as const;
+/** Key of one plan's page. */
+export const planQueryKey = (id: number) => ["plan", id] as const;
+/** Prefix of every plan list and count. */
+export const allPlansQueryKey = ["plans"] as const;
+
+/** Live topic of one plan. */
+export const planTopic = (id: number): string => `plan:${id}`;
+
+/** `/plans/:id`. */
+export function planPath(id: number): string {
+  return `/plans/${id}`;
+}
+
+/** Plans, pending first (`GET /api/plans`, optionally one session's). @throws ApiError. */
+export function fetchPlans(opts: { session?: number; signal?: AbortSignal } = {}): Promise<PlanListView> {
+  return fetchJson<PlanListView>(opts.session !== undefined ? `/api/plans?session=${opts.session}` : "/api/plans", { signal: opts.signal });
+}
+
+/** How many plans wait for a decision (`GET /api/plans?limit=0`). @throws ApiError. */
+export async function fetchPendingPlanCount(signal?: AbortSignal): Promise<number> {
+  return (await fetchJson<PlanListView>("/api/plans?limit=0", { signal })).pendingCount;
+}
+
+/** One plan (`GET /api/plans/by-id/:id`). @throws ApiError (404 when unknown). */
+export function fetchPlan(id: number, signal?: AbortSignal): Promise<PlanDetailView> {
+  return fetchJson<PlanDetailView>(`/api/plans/by-id/${id}`, { signal });
+}
+
+/** What a person sends to decide a plan. */
+export interface DecisionRequest {
+  decision: "approved" | "changes_requested" | "rejected";
+  items?: Array<{ content: string; priority?: "high" | "medium" | "low" }>;
+  comment?: string;
+}
+
+/** Items as the decision API takes them (no null priority). */
+export function decisionItems(items: readonly PlanItemView[]): NonNullable<DecisionRequest["items"]> {
+  return items.map((i) => (i.priority ? { content: i.content, priority: i.priority } : { content: i.content }));
+}
+
+/**
+ * Records a decision (`POST /api/plans/by-id/:id/decision`).
+ * @throws ApiError: 409 `conflict` when someone decided first (the message says who), 403 without
+ *   the approver role, 400 for an invalid body; TypeError when the network fails.
+ */
+export async function postDecision(id: number, body: DecisionRequest): Promise<void> {
+  const res = await fetch(`/api/plans/by-id/${id}/decision`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (res.ok) return;
+  let code = "http_error";
+  let message = `${res.status} ${res.statusText}`;
+  try {
+    const parsed = parseApiJson<{ error?: { code?: string; message?: string } }>(await res.text());
+    code = parsed.error?.code ?? code;
+    message = parsed.error?.message ?? message;
+  } catch {
+    // Not JSON (proxy error page): keep the status line.
+  }
+  throw new ApiError(res.status, code, message);
+}

@@ -1,0 +1,117 @@
+import { randomUUID } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { E2E_USERS, signInAs } from "./auth-users";
+import { connectWorker, createToken } from "./support";
+
+// People and roles as the team meets them: sign-in sends you back where you were going, the app
+// bar says who you are, sign-out ends the session, a viewer can read a plan but not decide it
+// (no buttons, and the API refuses), and an admin adds people and worker tokens. The approver is
+// signed in by default (global setup); these tests start signed out unless they say otherwise.
+// A fresh install's first-visit /setup is covered by lib/server/auth/auth.test.ts (this server
+// already has users).
+
+test.describe.configure({ mode: "serial" });
+test.use({ storageState: { cookies: [], origins: [] } });
+
+let token: string;
+
+test.beforeAll(() => {
+  token = createToken("e2e-auth-host");
+});
+
+test("signing in returns you to the page you asked for; sign out ends the session", async ({ page }) => {
+  await page.goto("/hosts");
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Fhosts$/);
+  await expect(page.getByRole("heading", { name: "Sign in to Pitwall" })).toBeVisible();
+
+  await page.getByLabel("Email").fill(E2E_USERS.viewer.email);
+  await page.getByLabel("Password").fill("not-the-password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Wrong" })).toHaveText("Wrong email or password.");
+
+  await page.getByLabel("Password").fill(E2E_USERS.viewer.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/hosts$/);
+  const menu = page.getByTestId("user-menu");
+  await expect(menu).toContainText(E2E_USERS.viewer.name);
+  await expect(menu).toContainText("viewer");
+
+  await menu.click();
+  await expect(page.getByRole("menuitem", { name: "Admin" })).toHaveCount(0);
+  await page.getByRole("menuitem", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await page.goto("/runs");
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Fruns$/);
+  expect((await page.request.get("/api/runs")).status()).toBe(401);
+});
+
+test("a viewer sees a plan without decision buttons and the API answers 403; an approver gets the buttons", async ({ page, browser, baseURL }) => {
+  const worker = await connectWorker(baseURL!, token);
+  const title = `Auth e2e plan ${randomUUID().slice(0, 8)}`;
+  await worker.send({ v: 1, id: randomUUID(), type: "plan.propose", plan: `auth-e2e-${randomUUID()}`, title, items: [{ content: "upload the shards", priority: "high" }] });
+  worker.close();
+  // Worker tokens may read the API too.
+  const list = await page.request.get("/api/plans", { headers: { authorization: `Bearer ${token}` } });
+  expect(list.status()).toBe(200);
+  const plan = ((await list.json()) as { plans: Array<{ id: number; title: string }> }).plans.find((p) => p.title === title)!;
+
+  await signInAs(page, E2E_USERS.viewer, `/plans/${plan.id}`);
+  await expect(page.getByText(title).first()).toBeVisible();
+  await expect(page.getByRole("button", { name: /^(Approve|Approve with edits|Request changes|Reject)$/ })).toHaveCount(0);
+  const res = await page.request.post(`/api/plans/by-id/${plan.id}/decision`, { data: { decision: "approved" }, headers: { origin: baseURL! } });
+  expect(res.status()).toBe(403);
+
+  // The approver's saved state (global setup) sees the actions on the same plan.
+  const approver = await browser.newContext({ storageState: test.info().project.use.storageState });
+  const approverPage = await approver.newPage();
+  await approverPage.goto(`/plans/${plan.id}`);
+  await expect(approverPage.getByTestId("user-menu")).toContainText(E2E_USERS.approver.name);
+  await expect(approverPage.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
+  // …and may decide it (which also leaves no pending plan behind for later specs).
+  const decided = await approverPage.request.post(`/api/plans/by-id/${plan.id}/decision`, { data: { decision: "rejected" }, headers: { origin: baseURL! } });
+  expect(decided.status()).toBe(200);
+  await approver.close();
+});
+
+test("an admin adds a person (password shown once) and a worker token that works until revoked", async ({ page, browser, baseURL }) => {
+  await signInAs(page, E2E_USERS.admin);
+  await page.getByTestId("user-menu").click();
+  await page.getByRole("menuitem", { name: "Admin" }).click();
+  await expect(page).toHaveURL(/\/admin$/);
+
+  const email = `new-${randomUUID().slice(0, 8)}@example.com`;
+  const addForm = page.getByRole("form", { name: "Add a person" });
+  await addForm.getByLabel("Name").fill("Nia New");
+  await addForm.getByLabel("Email").fill(email);
+  await addForm.getByLabel("Role").selectOption("approver");
+  await addForm.getByRole("button", { name: "Add person" }).click();
+  const password = (await page.getByTestId("secret-once").textContent())!.trim();
+  expect(password).toMatch(/^[A-Za-z0-9_-]{16}$/);
+  await expect(page.getByTestId(`user-row-${email}`)).toContainText("Nia New");
+
+  const fresh = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const newcomer = await fresh.newPage();
+  await signInAs(newcomer, { email, password, name: "Nia New" });
+  await fresh.close();
+  await page.getByRole("button", { name: "Done" }).click();
+
+  const tokenForm = page.getByRole("form", { name: "Create a worker token" });
+  await tokenForm.getByLabel("Host").fill("e2e-admin-box");
+  await tokenForm.getByRole("button", { name: "Create token" }).click();
+  const secret = (await page.getByTestId("secret-once").textContent())!.trim();
+  expect(secret).toMatch(/^pw_/);
+  const read = (t: string) => fetch(`${baseURL}/api/runs`, { headers: { authorization: `Bearer ${t}` } }).then((r) => r.status);
+  expect(await read(secret)).toBe(200);
+
+  page.once("dialog", (d) => void d.accept());
+  const row = page.getByRole("row").filter({ hasText: "e2e-admin-box" });
+  await row.getByRole("button", { name: "Revoke" }).click();
+  await expect(row).toContainText("revoked");
+  expect(await read(secret)).toBe(401);
+});
+
+test("people without the admin role get a plain refusal on /admin and 403 from its API", async ({ page }) => {
+  await signInAs(page, E2E_USERS.viewer, "/admin");
+  await expect(page.getByRole("heading", { name: "Admins only" })).toBeVisible();
+  expect((await page.request.get("/api/admin/users")).status()).toBe(403);
+});

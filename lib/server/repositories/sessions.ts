@@ -1,0 +1,207 @@
+import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { z } from "zod";
+import { diffSnapshots, isProbablyTruncated, itemHistories, matchItems, summarise, type TodoItemMatch, type TodoSnapshotInput } from "@/lib/metrics/todos";
+import type { TodoItem } from "@/lib/protocol";
+import { NotFoundError } from "@/lib/server/errors";
+import type {
+  SessionDetailView,
+  SessionListView,
+  SessionSource,
+  SessionSummaryView,
+  SnapshotView,
+  TodoItemView,
+  TodoProgressView,
+} from "@/lib/view-models/sessions";
+
+/**
+ * Read models of agent sessions: the list (latest snapshot's progress per session) and one
+ * session's current todo list, snapshot timeline with diffs, and derived item histories. The
+ * timeline math lives in lib/metrics/todos.ts; this module only loads rows and shapes them.
+ */
+
+/** Query of `GET /api/sessions`: how many sessions (most recently updated first), 1–500, default 100. */
+export const sessionListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+export type SessionListQuery = z.infer<typeof sessionListQuery>;
+
+/** Snapshots a session page loads (the latest ones); older ones are counted, not shown. */
+export const MAX_TIMELINE_SNAPSHOTS = 500;
+
+const sessionSelect = {
+  id: true,
+  key: true,
+  source: true,
+  title: true,
+  startedAt: true,
+  lastUpdateAt: true,
+  host: { select: { name: true } },
+} satisfies Prisma.AgentSessionSelect;
+type SessionRow = Prisma.AgentSessionGetPayload<{ select: typeof sessionSelect }>;
+
+const SOURCES: readonly string[] = ["opencode", "claude-code", "pushed"];
+
+function sourceOf(v: string): SessionSource {
+  return (SOURCES.includes(v) ? v : "pushed") as SessionSource;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
+
+/**
+ * Items of a stored snapshot (`TodoSnapshot.items`, written from validated `session.todos`
+ * frames). Read leniently: an entry without string content and status is skipped, never fatal.
+ */
+export function storedItems(raw: unknown): TodoItem[] {
+  if (!Array.isArray(raw)) return [];
+  const items: TodoItem[] = [];
+  for (const entry of raw as unknown[]) {
+    if (!entry || typeof entry !== "object") continue;
+    const e = entry as Record<string, unknown>;
+    const content = str(e.content);
+    const status = str(e.status);
+    if (content === undefined || status === undefined) continue;
+    const item: TodoItem = { content, status };
+    if (str(e.id) !== undefined) item.id = str(e.id);
+    if (str(e.priority) !== undefined) item.priority = str(e.priority);
+    if (str(e.activeForm) !== undefined) item.activeForm = str(e.activeForm);
+    items.push(item);
+  }
+  return items;
+}
+
+/** A todo item as shown, with the truncation hint. */
+export function todoItemView(i: TodoItem): TodoItemView {
+  return {
+    id: i.id ?? null,
+    content: i.content,
+    status: i.status,
+    priority: i.priority ?? null,
+    activeForm: i.activeForm ?? null,
+    truncated: isProbablyTruncated(i.content),
+  };
+}
+
+/** Counts of one snapshot's items. */
+export function todoProgress(items: readonly TodoItem[]): TodoProgressView {
+  const s = summarise(items);
+  return { total: s.total, completed: s.completed, cancelled: s.cancelled, fractionDone: s.fractionDone, byStatus: s.byStatus };
+}
+
+/** The latest snapshot's items of each session (by ts, then seq), one query for all. */
+async function latestItems(db: PrismaClient, ids: readonly number[]): Promise<Map<number, TodoItem[]>> {
+  const map = new Map<number, TodoItem[]>();
+  if (ids.length === 0) return map;
+  const rows = await db.$queryRaw<Array<{ sessionId: number; items: unknown }>>`
+    SELECT DISTINCT ON ("sessionId") "sessionId", items FROM "TodoSnapshot"
+    WHERE "sessionId" IN (${Prisma.join(ids)}) ORDER BY "sessionId", ts DESC, seq DESC`;
+  for (const r of rows) map.set(r.sessionId, storedItems(r.items));
+  return map;
+}
+
+async function snapshotCounts(db: PrismaClient, ids: readonly number[]): Promise<Map<number, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.todoSnapshot.groupBy({ by: ["sessionId"], where: { sessionId: { in: [...ids] } }, _count: { _all: true } });
+  return new Map(rows.map((r) => [r.sessionId, r._count._all]));
+}
+
+function toSummary(row: SessionRow, items: readonly TodoItem[] | undefined, snapshotCount: number): SessionSummaryView {
+  const inProgress = items?.filter((i) => i.status === "in_progress") ?? [];
+  return {
+    id: row.id,
+    key: row.key,
+    source: sourceOf(row.source),
+    title: row.title,
+    host: row.host?.name ?? null,
+    startedAt: row.startedAt.toISOString(),
+    lastUpdateAt: row.lastUpdateAt.toISOString(),
+    snapshotCount,
+    progress: items && snapshotCount > 0 ? todoProgress(items) : null,
+    current: inProgress[0] ? todoItemView(inProgress[0]) : null,
+    inProgressCount: inProgress.length,
+  };
+}
+
+/** Summaries of the given sessions by id (unknown ids are absent), e.g. for the sessions plans link to. */
+export async function sessionSummaries(db: PrismaClient, ids: readonly number[]): Promise<Map<number, SessionSummaryView>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await db.agentSession.findMany({ where: { id: { in: unique } }, select: sessionSelect });
+  const [latest, counts] = await Promise.all([latestItems(db, unique), snapshotCounts(db, unique)]);
+  return new Map(rows.map((r) => [r.id, toSummary(r, latest.get(r.id), counts.get(r.id) ?? 0)]));
+}
+
+/** Sessions, most recently updated first (then newest id), with their latest snapshot's progress. */
+export async function listSessions(db: PrismaClient, query: SessionListQuery, now: Date = new Date()): Promise<SessionListView> {
+  const rows = await db.agentSession.findMany({ orderBy: [{ lastUpdateAt: "desc" }, { id: "desc" }], take: query.limit, select: sessionSelect });
+  const ids = rows.map((r) => r.id);
+  const [latest, counts] = await Promise.all([latestItems(db, ids), snapshotCounts(db, ids)]);
+  return { asOf: now.toISOString(), sessions: rows.map((r) => toSummary(r, latest.get(r.id), counts.get(r.id) ?? 0)) };
+}
+
+/**
+ * The `key` itemHistories gives the item at `index` of snapshot `k`: `<snapshot>.<index>` where it
+ * first appeared, found by following `matches` back through consecutive snapshots.
+ */
+function historyKeyOf(matches: readonly TodoItemMatch[][], k: number, index: number): string {
+  let snap = k;
+  let j = index;
+  while (snap > 0) {
+    const m = matches[snap]?.find((x) => x.nextIndex === j);
+    if (!m) break;
+    j = m.prevIndex;
+    snap--;
+  }
+  return `${snap}.${j}`;
+}
+
+/**
+ * One session: its current list (the latest snapshot), the timeline of its latest
+ * {@link MAX_TIMELINE_SNAPSHOTS} snapshots newest first, each diffed against the one before it,
+ * and the item histories derived from them (open statuses counted up to `now`).
+ * @throws NotFoundError when no session has this id.
+ */
+export async function getSession(db: PrismaClient, id: number, now: Date = new Date()): Promise<SessionDetailView> {
+  const row = await db.agentSession.findUnique({ where: { id }, select: sessionSelect });
+  if (!row) throw new NotFoundError(`session ${id} not found`);
+  const [total, newestFirst] = await Promise.all([
+    db.todoSnapshot.count({ where: { sessionId: id } }),
+    db.todoSnapshot.findMany({ where: { sessionId: id }, orderBy: [{ ts: "desc" }, { seq: "desc" }], take: MAX_TIMELINE_SNAPSHOTS, select: { seq: true, ts: true, items: true } }),
+  ]);
+  const snapshots: TodoSnapshotInput[] = newestFirst.reverse().map((s) => ({ seq: s.seq, ts: s.ts.getTime(), items: storedItems(s.items) }));
+
+  const timeline: SnapshotView[] = [];
+  // matches[k]: items of snapshot k paired with those of snapshot k-1 (the pairing itemHistories
+  // and diffSnapshots use), kept to trace each current item back to its first appearance.
+  const matches: TodoItemMatch[][] = [[]];
+  let prev: TodoSnapshotInput | null = null;
+  for (const snap of snapshots) {
+    if (prev) matches.push(matchItems(prev.items, snap.items));
+    const diff = diffSnapshots(prev?.items ?? null, snap.items);
+    timeline.push({
+      seq: snap.seq ?? 0,
+      ts: new Date(snap.ts).toISOString(),
+      itemCount: snap.items.length,
+      completed: snap.items.filter((i) => i.status === "completed").length,
+      added: diff.added.map(todoItemView),
+      removed: diff.removed.map(todoItemView),
+      statusChanges: diff.statusChanges.map((c) => ({ item: todoItemView(c.item), from: c.from, to: c.to })),
+      edited: diff.edited.map((e) => ({ from: todoItemView(e.from), to: todoItemView(e.to) })),
+    });
+    prev = snap;
+  }
+  timeline.reverse();
+
+  const latest = snapshots.at(-1)?.items ?? [];
+  const items = latest.map((item, j) => ({ ...todoItemView(item), historyKey: historyKeyOf(matches, snapshots.length - 1, j) }));
+  const histories = itemHistories(snapshots, now.getTime()).map((h) => ({ ...h, truncated: isProbablyTruncated(h.content) }));
+  return {
+    ...toSummary(row, latest, total),
+    asOf: now.toISOString(),
+    items,
+    timeline,
+    olderSnapshots: Math.max(0, total - snapshots.length),
+    histories,
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * Read models of agent sessions (todo-list timelines). Plain JSON shapes: timestamps are ISO 8601
+ * strings, except the item histories, which keep the epoch-millisecond fields (`*Ms`) of
+ * lib/metrics/todos.ts so the browser can run the same math (stuck items at its own threshold).
+ */
+import type { TodoItemHistory } from "@/lib/metrics/todos";
+
+/** Where a session's todo lists come from: imported opencode / Claude Code files, or pushed live. */
+export type SessionSource = "opencode" | "claude-code" | "pushed";
+
+/** One todo item as the agent last wrote it, plus whether its text looks cut off by a length limit. */
+export interface TodoItemView {
+  id: string | null;
+  content: string;
+  /** pending | in_progress | completed | cancelled, or any other word the agent used ("failed"). */
+  status: string;
+  priority: string | null;
+  /** Present-continuous label newer agents send with in-progress items ("Running the sweep"). */
+  activeForm: string | null;
+  /** `isProbablyTruncated(content)`: a hint, never a certainty. */
+  truncated: boolean;
+}
+
+/** Counts of one snapshot; `fractionDone` = completed / (total − cancelled), null when nothing counts. */
+export interface TodoProgressView {
+  total: number;
+  completed: number;
+  cancelled: number;
+  fractionDone: number | null;
+  /** Items per status, every status spelled as written. */
+  byStatus: Record<string, number>;
+}
+
+/** One row of the session list. */
+export interface SessionSummaryView {
+  id: number;
+  /** The client key (`claude-code:<sessionId>`, `opencode:<id>`, or what a worker chose). */
+  key: string;
+  source: SessionSource;
+  title: string | null;
+  host: string | null;
+  /** Time of the earliest snapshot. */
+  startedAt: string;
+  /** Time of the latest snapshot. */
+  lastUpdateAt: string;
+  snapshotCount: number;
+  /** Counts of the latest snapshot; null before the first one. */
+  progress: TodoProgressView | null;
+  /** The first in-progress item of the latest snapshot, or null. */
+  current: TodoItemView | null;
+  /** In-progress items in the latest snapshot (agents sometimes have several). */
+  inProgressCount: number;
+}
+
+/** The session list (`GET /api/sessions`), most recently updated first. */
+export interface SessionListView {
+  /** Server time of the read. */
+  asOf: string;
+  sessions: SessionSummaryView[];
+}
+
+/** One snapshot in the timeline with what changed since the one before it. */
+export interface SnapshotView {
+  /** Position in the source (tool-call line, or the worker's counter). */
+  seq: number;
+  ts: string;
+  itemCount: number;
+  completed: number;
+  /** Everything in the first snapshot counts as added. */
+  added: TodoItemView[];
+  removed: TodoItemView[];
+  /** Same item, other status: the item as it is now, and the status it left. */
+  statusChanges: Array<{ item: TodoItemView; from: string; to: string }>;
+  /** Same item id, other text. */
+  edited: Array<{ from: TodoItemView; to: TodoItemView }>;
+}
+
+/**
+ * The derived life of one item (see `TodoItemHistory` in lib/metrics/todos.ts; times epoch ms,
+ * durations ms). `timeInStatusMs` is counted up to `asOf` of the enclosing view.
+ */
+export interface TodoItemHistoryView extends TodoItemHistory {
+  truncated: boolean;
+}
+
+/** An item of the current list, with the `key` of its history in `histories`. */
+export interface CurrentTodoItemView extends TodoItemView {
+  historyKey: string;
+}
+
+/** A session with its current list, timeline and item histories (`GET /api/sessions/:id`). */
+export interface SessionDetailView extends SessionSummaryView {
+  asOf: string;
+  /** The latest snapshot's items, in the agent's order. */
+  items: CurrentTodoItemView[];
+  /** Snapshots, newest first, each with its diff to the previous one. */
+  timeline: SnapshotView[];
+  /** Snapshots older than the ones returned (the timeline keeps the latest 500). */
+  olderSnapshots: number;
+  /** Every item ever listed, in order of first appearance. */
+  histories: TodoItemHistoryView[];
+}

@@ -1,0 +1,160 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { afterAll, expect, test } from "vitest";
+import { PrismaClient } from "@/generated/prisma/client";
+import { freePort, readLiveConnection } from "@/lib/server/database/embedded";
+import { createToken } from "@/lib/server/repositories/tokens";
+import { buildIsStale } from "@/scripts/lib/build";
+
+// `npm run demo` end to end: the real script with its own embedded PostgreSQL in a temp folder,
+// the real server (production build), real worker clients (TS SDK and, when python3 exists, the
+// Python client). Checked from outside through the public read API, like a newcomer's browser.
+
+const projectDir = path.resolve(import.meta.dirname, "..");
+
+let demo: ChildProcess | null = null;
+let demoExited: Promise<number | null> | null = null;
+let dataDir: string | null = null;
+
+afterAll(async () => {
+  // A failed test must not leave a demo (and its server and PostgreSQL) behind: the graceful
+  // path first, a kill as the last resort.
+  if (demo && demo.exitCode === null && demo.signalCode === null) {
+    demo.kill("SIGTERM");
+    const timer = setTimeout(() => demo?.kill("SIGKILL"), 60_000);
+    await demoExited;
+    clearTimeout(timer);
+  }
+  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+}, 90_000);
+
+interface RunSummary {
+  id: number;
+  key: string;
+  kind: string;
+  name: string;
+}
+
+/** What the API showed at the last poll, for the failure message. */
+interface Observed {
+  kinds: string[];
+  extractionWorkers: Array<{ workerId: string; done: number | null; restarts: number }>;
+  benchmarkPoints: number;
+  generationDone: number | null;
+  lossNaN: boolean;
+  onlineHostsWithGpus: string[];
+}
+
+test(
+  "npm run demo serves every simulated run within a minute and stops cleanly on SIGINT",
+  async () => {
+    if (!process.env.PITWALL_TEST_DEV && !process.env.PITWALL_TEST_ASSUME_BUILT && buildIsStale(projectDir)) {
+      throw new Error("the production build is missing or stale: run `npm run build` (npm test does it for you)");
+    }
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "pitwall-demo-test-"));
+    const port = await freePort();
+    // --duration is only a safety net: the test stops the demo itself with SIGINT.
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/demo.ts", "--port", String(port), "--speed", "300", "--duration", "600"], {
+      cwd: projectDir,
+      env: { ...process.env, PITWALL_DATA_DIR: dataDir, PITWALL_SKIP_BUILD: "1", DATABASE_URL: "", HOST: "127.0.0.1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    demo = child;
+    demoExited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+    const output: string[] = [];
+    readline.createInterface({ input: child.stderr! }).on("line", (l) => output.push(l));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the demo printed no URL within 180 s:\n${output.join("\n")}`)), 180_000);
+      readline.createInterface({ input: child.stdout! }).on("line", (line) => {
+        output.push(line);
+        const m = /open (http:\/\/\S+)/.exec(line);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+      void demoExited!.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`the demo exited with ${code} before printing its URL:\n${output.join("\n")}`));
+      });
+    });
+    expect(url).toBe(`http://localhost:${port}`);
+
+    // Reads need a viewer: a worker token of our own, created the way `pitwall token create` does
+    // (the demo's database is found through connection.json in its data folder).
+    const connection = await readLiveConnection(dataDir);
+    expect(connection, "the demo's embedded PostgreSQL is running").not.toBeNull();
+    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: connection!.url, max: 1 }) });
+    const token = await createToken(prisma, "demo-test-reader").finally(() => prisma.$disconnect());
+    const base = `http://127.0.0.1:${port}`;
+    const get = async <T>(p: string): Promise<T> => {
+      const res = await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${token.token}` } });
+      if (!res.ok) throw new Error(`GET ${p}: HTTP ${res.status}: ${await res.text()}`);
+      return (await res.json()) as T;
+    };
+
+    const observe = async (): Promise<{ observed: Observed; runs: Map<string, RunSummary> }> => {
+      const { runs } = await get<{ runs: RunSummary[] }>("/api/runs?limit=200");
+      const byKind = new Map(runs.filter((r) => r.key.startsWith("demo-")).map((r) => [r.kind, r]));
+      const observed: Observed = { kinds: [...byKind.keys()].sort(), extractionWorkers: [], benchmarkPoints: 0, generationDone: null, lossNaN: false, onlineHostsWithGpus: [] };
+      const extraction = byKind.get("extraction");
+      if (extraction) {
+        const p = await get<{ workers: Array<{ workerId: string; done: number | null; restarts: number }> }>(`/api/runs/${extraction.id}/progress`);
+        observed.extractionWorkers = p.workers.map((w) => ({ workerId: w.workerId, done: w.done, restarts: w.restarts }));
+      }
+      const benchmark = byKind.get("benchmark");
+      if (benchmark) observed.benchmarkPoints = (await get<{ benchmarkPoints: unknown[] }>(`/api/runs/${benchmark.id}`)).benchmarkPoints.length;
+      const generation = byKind.get("generation");
+      if (generation) observed.generationDone = (await get<{ progress: { done: number | null } }>(`/api/runs/${generation.id}/progress`)).progress.done;
+      const training = byKind.get("training");
+      if (training) {
+        const m = await get<{ series: Array<{ key: string; points: Array<{ value: number | string }> }> }>(`/api/runs/${training.id}/metrics?key=loss`);
+        observed.lossNaN = m.series.some((s) => s.key === "loss" && s.points.some((p) => p.value === "NaN"));
+      }
+      const { hosts } = await get<{ hosts: Array<{ name: string; state: string; facts: { gpus?: unknown[] } | null }> }>("/api/hosts");
+      observed.onlineHostsWithGpus = hosts.filter((h) => h.state === "online" && (h.facts?.gpus?.length ?? 0) > 0).map((h) => h.name).sort();
+      return { observed, runs: byKind };
+    };
+    const ready = (o: Observed) =>
+      ["benchmark", "extraction", "generation", "training"].every((k) => o.kinds.includes(k)) &&
+      o.extractionWorkers.length === 4 &&
+      o.extractionWorkers.every((w) => (w.done ?? 0) > 0) &&
+      o.extractionWorkers.some((w) => w.restarts >= 1) &&
+      o.benchmarkPoints > 0 &&
+      (o.generationDone ?? 0) > 0 &&
+      o.lossNaN &&
+      o.onlineHostsWithGpus.length >= 2;
+
+    // Generous: everything shows up within ~15 s at --speed 300 on an idle machine.
+    let last: Observed | null = null;
+    const deadline = Date.now() + 90_000;
+    while (Date.now() < deadline) {
+      last = (await observe()).observed;
+      if (ready(last)) break;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(last!.kinds).toEqual(["benchmark", "extraction", "generation", "training"]);
+    expect(last!.extractionWorkers.map((w) => w.workerId)).toEqual(["gpu0", "gpu1", "gpu2", "gpu3"]);
+    expect(last!.extractionWorkers.every((w) => (w.done ?? 0) > 0), JSON.stringify(last!.extractionWorkers)).toBe(true);
+    // gpu2's simulated crash: a second boot of one worker.
+    expect(last!.extractionWorkers.find((w) => w.workerId === "gpu2")?.restarts).toBeGreaterThanOrEqual(1);
+    expect(last!.benchmarkPoints).toBeGreaterThan(0);
+    expect(last!.generationDone).toBeGreaterThan(0);
+    expect(last!.lossNaN, "the training loss has its NaN point").toBe(true);
+    expect(last!.onlineHostsWithGpus).toEqual(["ct129", "kpro5", "ws-a6000"]);
+
+    // Ctrl-C: workers stop, open runs end, then the server and its PostgreSQL stop; exit 0.
+    child.kill("SIGINT");
+    const code = await Promise.race([demoExited, new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 60_000))]);
+    expect(code, output.slice(-30).join("\n")).toBe(0);
+    expect(output.join("\n")).toMatch(/stopped\.$/m);
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+    // The embedded PostgreSQL was stopped by the server's shutdown (it removes connection.json).
+    await expect(fs.access(path.join(dataDir, "connection.json"))).rejects.toThrow();
+  },
+  360_000,
+);
