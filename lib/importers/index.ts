@@ -396,20 +396,7 @@ export function importBenchmarkFiles(files: readonly ImportFile[], opts: ImportO
 
 function importBenchmarkFilesAs(files: readonly ImportFile[], opts: ImportOptions, expected: string): ImportResult {
   const options = checkOptions(opts);
-  const problems: ImportProblem[] = [];
-  const parsed: ParsedFile[] = [];
-  const byHash = new Map<string, string>();
-  for (const file of files) {
-    const { parsed: p, problems: fileProblems } = parseBenchmarkFileAs(file, expected);
-    problems.push(...fileProblems);
-    const firstPath = byHash.get(p.contentHash);
-    if (firstPath !== undefined) {
-      problems.push({ file: file.path, line: 0, message: `same content as ${firstPath}; imported once` });
-      continue;
-    }
-    byHash.set(p.contentHash, file.path);
-    parsed.push(p);
-  }
+  const { parsed, problems } = parseDistinct(files, (file) => parseBenchmarkFileAs(file, expected));
 
   const groups: ParsedFile[][] = [];
   if (options.name !== undefined && parsed.length > 1) groups.push(parsed);
@@ -545,11 +532,24 @@ export function importTrainingFiles(files: readonly ImportFile[], opts: Training
 
 function importTrainingFilesAs(files: readonly ImportFile[], opts: TrainingImportOptions, expected: string): TrainingImportResult {
   const options = checkTrainingOptions(opts);
+  const { parsed, problems } = parseDistinct(files, (file) => parseTrainingFileAs(file, expected));
+  const built = buildTrainingRuns(parsed, options);
+  return { runs: built.runs, problems: [...problems, ...built.problems] };
+}
+
+/**
+ * Parses each file; a file whose content equals an earlier one's is imported once (the repeat is
+ * a problem at line 0). Returns the parsed files in input order and every problem.
+ */
+function parseDistinct<P extends { contentHash: string }>(
+  files: readonly ImportFile[],
+  parse: (file: ImportFile) => { parsed: P; problems: ImportProblem[] },
+): { parsed: P[]; problems: ImportProblem[] } {
   const problems: ImportProblem[] = [];
-  const parsed: ParsedTrainingLog[] = [];
+  const parsed: P[] = [];
   const byHash = new Map<string, string>();
   for (const file of files) {
-    const { parsed: p, problems: fileProblems } = parseTrainingFileAs(file, expected);
+    const { parsed: p, problems: fileProblems } = parse(file);
     problems.push(...fileProblems);
     const firstPath = byHash.get(p.contentHash);
     if (firstPath !== undefined) {
@@ -559,8 +559,7 @@ function importTrainingFilesAs(files: readonly ImportFile[], opts: TrainingImpor
     byHash.set(p.contentHash, file.path);
     parsed.push(p);
   }
-  const built = buildTrainingRuns(parsed, options);
-  return { runs: built.runs, problems: [...problems, ...built.problems] };
+  return { parsed, problems };
 }
 
 /** Result of {@link importFiles}: benchmark runs, training runs, eval runs, agent sessions, and every problem skipped over. */
@@ -653,20 +652,7 @@ export function importEvalFiles(files: readonly ImportFile[], opts: EvalImportOp
 
 function importEvalFilesAs(files: readonly ImportFile[], opts: EvalImportOptions, expected: string): EvalImportResult {
   const options = checkEvalOptions(opts);
-  const problems: ImportProblem[] = [];
-  const parsed: ParsedEvalFile[] = [];
-  const byHash = new Map<string, string>();
-  for (const file of files) {
-    const { parsed: p, problems: fileProblems } = parseEvalFileAs(file, expected);
-    problems.push(...fileProblems);
-    const firstPath = byHash.get(p.contentHash);
-    if (firstPath !== undefined) {
-      problems.push({ file: file.path, line: 0, message: `same content as ${firstPath}; imported once` });
-      continue;
-    }
-    byHash.set(p.contentHash, file.path);
-    parsed.push(p);
-  }
+  const { parsed, problems } = parseDistinct(files, (file) => parseEvalFileAs(file, expected));
   const built = buildEvalRuns(parsed, options);
   return { runs: built.runs, problems: [...problems, ...built.problems] };
 }
