@@ -121,6 +121,8 @@ export const runStartFrame = z.strictObject({
   unit: z.string().min(1).max(50).optional(),
   /** Seconds without a push after which the run shows as stale (default 120). */
   stallAfterS: z.number().int().min(5).max(7 * 86_400).optional(),
+  /** Key of the agent session that started this run (shown on the session's page). */
+  session: clientKey.optional(),
 });
 
 export const BENCHMARK_SCENARIOS = ["throughput", "long-context"] as const;

@@ -1,3 +1,4 @@
+import type { RunState } from "@/lib/view-models";
 /**
  * Read models of agent sessions (todo-list timelines). Plain JSON shapes: timestamps are ISO 8601
  * strings, except the item histories, which keep the epoch-millisecond fields (`*Ms`) of
@@ -99,4 +100,6 @@ export interface SessionDetailView extends SessionSummaryView {
   olderSnapshots: number;
   /** Every item ever listed, in order of first appearance. */
   histories: TodoItemHistoryView[];
+  /** Runs this session started (run.start with its key), newest first. */
+  runs: Array<{ id: number; name: string; kind: string; state: RunState; startedAt: string }>;
 }

@@ -205,6 +205,7 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
         const started = await upsertRun(client, principal, f, at);
         runs.set(f.run, started);
         topics.add("runs").add(`run:${started.id}`);
+        if (started.sessionId) topics.add(`session:${started.sessionId}`);
         break;
       }
       case "run.benchmark":

@@ -175,3 +175,15 @@ describe("pushed sessions", () => {
     await expect(getSession(prisma, 2_000_000_000)).rejects.toBeInstanceOf(NotFoundError);
   });
 });
+
+describe("runs started from a session", () => {
+  test("run.start with a session key links the run; the session page lists it with its state", async () => {
+    const session = `s-${randomUUID()}`;
+    const t0 = Date.now();
+    expect(await ingest({ type: "session.todos", session, source: "claude-code", seq: 1, ts: t0, items: [{ content: "Run the sweep", status: "in_progress" }] })).toEqual(["ok"]);
+    const run = `r-${randomUUID()}`;
+    expect(await ingest({ type: "run.start", run, name: "sweep from the agent", kind: "benchmark", session })).toEqual(["ok"]);
+    const detail = await getSession(prisma, await sessionId(session));
+    expect(detail.runs.map((r) => [r.name, r.kind, r.state])).toEqual([["sweep from the agent", "benchmark", "running"]]);
+  });
+});

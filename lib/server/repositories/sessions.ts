@@ -3,6 +3,7 @@ import { z } from "zod";
 import { diffSnapshots, isProbablyTruncated, itemHistories, matchItems, summarise, type TodoItemMatch, type TodoSnapshotInput } from "@/lib/metrics/todos";
 import type { TodoItem } from "@/lib/protocol";
 import { NotFoundError } from "@/lib/server/errors";
+import { deriveState } from "./runs";
 import type {
   SessionDetailView,
   SessionListView,
@@ -196,6 +197,12 @@ export async function getSession(db: PrismaClient, id: number, now: Date = new D
   const latest = snapshots.at(-1)?.items ?? [];
   const items = latest.map((item, j) => ({ ...todoItemView(item), historyKey: historyKeyOf(matches, snapshots.length - 1, j) }));
   const histories = itemHistories(snapshots, now.getTime()).map((h) => ({ ...h, truncated: isProbablyTruncated(h.content) }));
+  const runs = await db.run.findMany({
+    where: { sessionId: id },
+    orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+    take: 50,
+    select: { id: true, name: true, kind: true, status: true, lastPushAt: true, stallAfterS: true, startedAt: true },
+  });
   return {
     ...toSummary(row, latest, total),
     asOf: now.toISOString(),
@@ -203,5 +210,6 @@ export async function getSession(db: PrismaClient, id: number, now: Date = new D
     timeline,
     olderSnapshots: Math.max(0, total - snapshots.length),
     histories,
+    runs: runs.map((r) => ({ id: r.id, name: r.name, kind: r.kind, state: deriveState(r.status, r.lastPushAt, r.stallAfterS, now), startedAt: r.startedAt.toISOString() })),
   };
 }

@@ -118,7 +118,7 @@ export function SessionDetail({ initial, initialPlans, renderedAt }: { initial: 
           <ItemHistoryTable histories={session.histories} startedMs={startedMs} serverNow={serverNow} asOfMs={asOfMs} stuckKeys={stuckKeys} />
         </div>
         <div className="grid min-w-0 gap-4">
-          <SessionPlans plans={plans} />
+          <SessionPlans plans={plans} runs={session.runs} />
           <SnapshotTimeline timeline={session.timeline} olderSnapshots={session.olderSnapshots} startedMs={startedMs} />
         </div>
       </div>

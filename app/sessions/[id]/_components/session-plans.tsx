@@ -8,9 +8,10 @@ import { StatusBadge } from "@/components/runs/status-badge";
 import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { runPath } from "@/lib/paths";
 import type { PlanListView } from "@/lib/view-models/plans";
+import type { SessionDetailView } from "@/lib/view-models/sessions";
 
-/** Plans the agent proposed in this session, with their state and the runs they are about. */
-export function SessionPlans({ plans }: { plans: PlanListView }) {
+/** Runs the session started, then the plans it proposed with their state and the runs they are about. */
+export function SessionPlans({ plans, runs }: { plans: PlanListView; runs: SessionDetailView["runs"] }) {
   return (
     <Card className="min-w-0">
       <CardHeader>
@@ -19,6 +20,20 @@ export function SessionPlans({ plans }: { plans: PlanListView }) {
           {plans.plans.length === 0 ? "none linked" : `${plans.plans.length} plan${plans.plans.length === 1 ? "" : "s"}${plans.pendingCount > 0 ? `, ${plans.pendingCount} awaiting decision` : ""}`}
         </CardDescription>
       </CardHeader>
+      {runs.length > 0 && (
+        <ul aria-label="Runs started from this session" className="divide-y divide-border border-b border-border">
+          {runs.map((r) => (
+            <li key={r.id} className="flex min-w-0 items-center gap-2 px-4 py-2 text-[13px]">
+              <StatusBadge state={r.state} />
+              <Link href={runPath(r.id)} className="min-w-0 truncate rounded-sm font-medium hover:underline" title={r.name}>
+                {r.name}
+              </Link>
+              <span className="text-xs text-muted-fg">{r.kind}</span>
+              <RelativeTime iso={r.startedAt} className="ml-auto shrink-0 text-xs text-muted-fg" />
+            </li>
+          ))}
+        </ul>
+      )}
       {plans.plans.length === 0 ? (
         <p className="px-4 py-3 text-xs text-muted-fg">
           Plans proposed with <code className="font-mono">&quot;session&quot;: &quot;&lt;this session&apos;s key&gt;&quot;</code> in plan.json show up here, with the runs they name.

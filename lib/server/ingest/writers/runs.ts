@@ -2,10 +2,11 @@ import type pg from "pg";
 import { toJsonSafe, type HeartbeatFrame, type RunArtifactFrame, type RunEndFrame, type RunEventFrame, type RunStartFrame } from "@/lib/protocol";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 
-/** A run as the ingest path knows it. */
+/** A run as the ingest path knows it (`sessionId`: the agent session that started it). */
 export interface RunRef {
   id: number;
   key: string;
+  sessionId?: number | null;
 }
 
 /** Output tail kept per run: the last 200 lines, at most 64 KiB. */
@@ -48,17 +49,27 @@ export async function ensureHost(client: pg.PoolClient, name: string): Promise<n
 /** Creates the run or, for a known key, updates it and marks it running again. */
 export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal, f: RunStartFrame, at: Date): Promise<RunRef> {
   const hostId = f.host && f.host !== principal.hostName ? await ensureHost(client, f.host) : principal.hostId;
+  // The session may not have pushed its todo list yet: create a bare one to link to.
+  const sessionId = f.session
+    ? (
+        await client.query<{ id: number }>(
+          `INSERT INTO "AgentSession" (key, source, "startedAt", "lastUpdateAt") VALUES ($1, 'pushed', $2, $2)
+           ON CONFLICT (key) DO UPDATE SET key = EXCLUDED.key RETURNING id`,
+          [f.session, at],
+        )
+      ).rows[0]!.id
+    : null;
   const res = await client.query<RunRef>(
-    `INSERT INTO "Run" (key, name, kind, status, "hostId", config, tags, notes, "startedAt", "lastPushAt", total, unit, "stallAfterS")
-     VALUES ($1, $2, $3::"RunKind", 'running', $4, $5::jsonb, $6::text[], $7, $8, $9, $10, $11, COALESCE($12, 120))
+    `INSERT INTO "Run" (key, name, kind, status, "hostId", config, tags, notes, "startedAt", "lastPushAt", total, unit, "stallAfterS", "sessionId")
+     VALUES ($1, $2, $3::"RunKind", 'running', $4, $5::jsonb, $6::text[], $7, $8, $9, $10, $11, COALESCE($12, 120), $13)
      ON CONFLICT (key) DO UPDATE SET
        name = EXCLUDED.name, kind = EXCLUDED.kind, status = 'running', "endedAt" = NULL, error = NULL, "exitCode" = NULL,
        "hostId" = EXCLUDED."hostId", config = EXCLUDED.config, tags = EXCLUDED.tags,
        notes = COALESCE(EXCLUDED.notes, "Run".notes), "startedAt" = EXCLUDED."startedAt", "lastPushAt" = EXCLUDED."lastPushAt",
        total = COALESCE(EXCLUDED.total, "Run".total), unit = COALESCE(EXCLUDED.unit, "Run".unit),
        "stallAfterS" = CASE WHEN $12::int IS NULL THEN "Run"."stallAfterS" ELSE EXCLUDED."stallAfterS" END,
-       "notifiedState" = NULL
-     RETURNING id, key`,
+       "notifiedState" = NULL, "sessionId" = COALESCE(EXCLUDED."sessionId", "Run"."sessionId")
+     RETURNING id, key, "sessionId"`,
     [
       f.run,
       f.name,
@@ -72,6 +83,7 @@ export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal
       f.total ?? null,
       f.unit ?? null,
       f.stallAfterS ?? null,
+      sessionId,
     ],
   );
   return res.rows[0]!;
