@@ -115,3 +115,36 @@ test("people without the admin role get a plain refusal on /admin and 403 from i
   await expect(page.getByRole("heading", { name: "Admins only" })).toBeVisible();
   expect((await page.request.get("/api/admin/users")).status()).toBe(403);
 });
+
+test("an approver renames, tags and archives a run; a viewer gets no edit buttons and the API answers 403", async ({ page, baseURL }) => {
+  const worker = await connectWorker(baseURL!, token);
+  const key = `edit-e2e-${randomUUID().slice(0, 8)}`;
+  await worker.send({ v: 1, id: randomUUID(), type: "run.start", run: key, name: "sweep as the worker named it", kind: "benchmark", tags: ["auto"] });
+  worker.close();
+  const listed = (await (await page.request.get("/api/runs?q=" + key, { headers: { authorization: `Bearer ${token}` } })).json()) as { runs: Array<{ id: number }> };
+  const runId = listed.runs[0]!.id;
+
+  await signInAs(page, E2E_USERS.viewer, `/runs/${runId}`);
+  await expect(page.getByRole("heading", { name: "sweep as the worker named it" })).toBeVisible();
+  await expect(page.getByRole("button", { name: /^(Edit|Archive)$/ })).toHaveCount(0);
+  const refused = await page.request.patch(`/api/runs/${runId}`, { data: { archived: true }, headers: { origin: baseURL! } });
+  expect(refused.status()).toBe(403);
+
+  await signInAs(page, E2E_USERS.approver, `/runs/${runId}`);
+  await page.getByRole("button", { name: "Edit" }).click();
+  await page.getByLabel("Name").fill("TP8 baseline, MTP off");
+  await page.getByLabel(/^Tags/).fill("tp8, baseline");
+  await page.getByLabel("Notes").fill("Reference for the EP8 comparison.");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("heading", { name: "TP8 baseline, MTP off" })).toBeVisible();
+  await expect(page.getByText("Reference for the EP8 comparison.")).toBeVisible();
+  await expect(page.getByText(`by ${E2E_USERS.approver.email}`)).toBeVisible();
+
+  await page.getByRole("button", { name: "Archive" }).click();
+  await expect(page.getByText("archived", { exact: true })).toBeVisible();
+  await page.goto("/runs");
+  await expect(page.getByRole("link", { name: "TP8 baseline, MTP off" })).toHaveCount(0);
+  await page.getByLabel("Archived runs").selectOption("only");
+  await expect(page).toHaveURL(/archived=only/);
+  await expect(page.getByRole("link", { name: "TP8 baseline, MTP off" })).toBeVisible();
+});

@@ -37,6 +37,24 @@ export function parseApiJson<T>(text: string): T {
  */
 export async function fetchJson<T>(path: string, init?: { signal?: AbortSignal }): Promise<T> {
   const res = await fetch(path, { headers: { accept: "application/json" }, cache: "no-store", signal: init?.signal });
+  return readApiResponse<T>(res);
+}
+
+/**
+ * Sends a JSON body (`POST`/`PATCH`/`PUT`/`DELETE`) to an API path with the session cookie and
+ * parses the answer like {@link fetchJson}.
+ * @throws ApiError for non-2xx answers (403 without the role, 400 `invalid_body`…); TypeError when the network fails.
+ */
+export async function sendJson<T>(method: "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown): Promise<T> {
+  const res = await fetch(path, {
+    method,
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return readApiResponse<T>(res);
+}
+
+async function readApiResponse<T>(res: Response): Promise<T> {
   const text = await res.text();
   if (!res.ok) {
     let code = "http_error";
@@ -61,4 +79,12 @@ export function fetchRuns(q: RunListQuery, signal?: AbortSignal): Promise<RunLis
 /** One run with its points (`GET /api/runs/:id`). @throws ApiError 404 when it does not exist. */
 export function fetchRun(id: number, signal?: AbortSignal): Promise<RunDetail> {
   return fetchJson<RunDetail>(apiRunPath(id), { signal });
+}
+
+/**
+ * Edits or archives a run (`PATCH /api/runs/:id`; approvers and admins).
+ * @throws ApiError 403 without the approver role, 400 `invalid_body`, 404 unknown run.
+ */
+export function patchRun(id: number, patch: { name?: string; tags?: string[]; notes?: string | null; archived?: boolean }): Promise<RunDetail> {
+  return sendJson<RunDetail>("PATCH", apiRunPath(id), patch);
 }

@@ -12,6 +12,8 @@ export interface RunListQuery {
   host?: string;
   tag?: string;
   q?: string;
+  /** Archived runs: left out by default; `include` shows all runs, `only` the archived ones. */
+  archived?: "include" | "only";
   cursor?: string;
 }
 
@@ -29,7 +31,7 @@ function query(params: Record<string, string | undefined>): string {
 
 /** `/runs` with filters (and an optional cursor). */
 export function runsPath(q: RunListQuery = {}): string {
-  return `/runs${query({ kind: q.kind, status: q.status, host: q.host, tag: q.tag, q: q.q, cursor: q.cursor })}`;
+  return `/runs${query({ kind: q.kind, status: q.status, host: q.host, tag: q.tag, q: q.q, archived: q.archived, cursor: q.cursor })}`;
 }
 
 /** `/runs/:id`. */
@@ -44,7 +46,7 @@ export function comparePath(ids: readonly number[]): string {
 
 /** `GET /api/runs` with the same filters as the page. */
 export function apiRunsPath(q: RunListQuery = {}): string {
-  return `/api/runs${query({ kind: q.kind, status: q.status, host: q.host, tag: q.tag, q: q.q, cursor: q.cursor })}`;
+  return `/api/runs${query({ kind: q.kind, status: q.status, host: q.host, tag: q.tag, q: q.q, archived: q.archived, cursor: q.cursor })}`;
 }
 
 /** `GET /api/runs/:id`. */
@@ -87,6 +89,11 @@ export function parseRunListQuery(sp: SearchParams): { query: RunListQuery; igno
     if ((RUN_STATE_OPTIONS as readonly string[]).includes(status)) query.status = status as RunState;
     else ignored.push("status");
   }
+  const archived = first(sp.archived);
+  if (archived) {
+    if (archived === "include" || archived === "only") query.archived = archived;
+    else ignored.push("archived");
+  }
   for (const [name, max] of [
     ["host", 100],
     ["tag", 100],
@@ -103,5 +110,5 @@ export function parseRunListQuery(sp: SearchParams): { query: RunListQuery; igno
 
 /** True when any filter (not the cursor) is set. */
 export function hasRunFilters(q: RunListQuery): boolean {
-  return Boolean(q.kind || q.status || q.host || q.tag || q.q);
+  return Boolean(q.kind || q.status || q.host || q.tag || q.q || q.archived);
 }

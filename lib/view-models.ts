@@ -23,6 +23,8 @@ export interface RunSummary {
   /** Seconds from start to end (or to now while running). */
   durationS: number;
   tags: string[];
+  /** When an approver archived the run (hidden from lists by default); null when not archived. */
+  archivedAt: string | null;
   config: Record<string, unknown>;
   model: string | null;
   engine: string | null;
@@ -36,6 +38,8 @@ export interface RunSummary {
 export interface RunListPage {
   runs: RunSummary[];
   nextCursor: string | null;
+  /** Archived runs left out of this list (all of them, whatever the other filters); 0 when they are shown. */
+  archivedHidden: number;
 }
 
 /** One benchmark point. Latencies in ms; null = not measured. Non-finite values stay numbers. */
@@ -81,5 +85,8 @@ export interface BenchmarkPointView {
 export interface RunDetail extends RunSummary {
   notes: string | null;
   error: string | null;
+  /** Last edit of name, tags or notes by a person, and who (email) made the last edit or archive. */
+  editedAt: string | null;
+  editedBy: string | null;
   benchmarkPoints: BenchmarkPointView[];
 }

@@ -1,4 +1,4 @@
-import { ApiError, fetchJson, parseApiJson } from "@/lib/api-client";
+import { fetchJson, sendJson } from "@/lib/api-client";
 import type { PlanItemView, PlanDetailView, PlanListView } from "@/lib/view-models/plans";
 
 /**
@@ -57,20 +57,5 @@ export function decisionItems(items: readonly PlanItemView[]): NonNullable<Decis
  *   the approver role, 400 for an invalid body; TypeError when the network fails.
  */
 export async function postDecision(id: number, body: DecisionRequest): Promise<void> {
-  const res = await fetch(`/api/plans/by-id/${id}/decision`, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (res.ok) return;
-  let code = "http_error";
-  let message = `${res.status} ${res.statusText}`;
-  try {
-    const parsed = parseApiJson<{ error?: { code?: string; message?: string } }>(await res.text());
-    code = parsed.error?.code ?? code;
-    message = parsed.error?.message ?? message;
-  } catch {
-    // Not JSON (proxy error page): keep the status line.
-  }
-  throw new ApiError(res.status, code, message);
+  await sendJson<unknown>("POST", `/api/plans/by-id/${id}/decision`, body);
 }

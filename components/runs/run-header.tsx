@@ -1,8 +1,15 @@
 "use client";
 
 import Link from "next/link";
+import { useState } from "react";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { Archive, ArchiveRestore, Pencil } from "lucide-react";
 import type { LiveStatus } from "@/components/live/live-client";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { patchRun } from "@/lib/api-client";
 import { runsPath } from "@/lib/paths";
+import { runQueryKey } from "@/lib/query-keys";
 import type { RunDetail } from "@/lib/view-models";
 import { FreshnessBadge } from "./freshness-badge";
 import { RelativeTime } from "./relative-time";
@@ -10,9 +17,27 @@ import { RunDuration } from "./run-duration";
 import { StatusBadge } from "./status-badge";
 import { TagList } from "./tag-list";
 import { MetaItem } from "@/components/ui/meta-item";
+import { RunEditForm } from "./run-edit-form";
 
-/** Title block of a run page: name, state, host, start, duration, tags, freshness. */
-export function RunHeader({ run, live }: { run: RunDetail; live: LiveStatus }) {
+type RunPatch = Parameters<typeof patchRun>[1];
+
+/**
+ * Title block of a run page: name, state, host, start, duration, tags, notes, freshness. With
+ * `canEdit` (approvers and admins; the API checks the role too) it offers Edit (name, tags,
+ * notes) and Archive / Unarchive.
+ */
+export function RunHeader({ run, live, canEdit = false }: { run: RunDetail; live: LiveStatus; canEdit?: boolean }) {
+  const queryClient = useQueryClient();
+  const [editing, setEditing] = useState(false);
+  const save = useMutation({
+    mutationFn: (patch: RunPatch) => patchRun(run.id, patch),
+    onSuccess: (updated) => {
+      queryClient.setQueryData(runQueryKey(run.id), updated);
+      setEditing(false);
+    },
+  });
+  const archived = run.archivedAt !== null;
+
   return (
     <div className="grid gap-2">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
@@ -20,10 +45,31 @@ export function RunHeader({ run, live }: { run: RunDetail; live: LiveStatus }) {
           {run.name}
         </h1>
         <StatusBadge state={run.state} />
-        <div className="ml-auto">
+        {archived && (
+          <Badge tone="outline" title={`Archived ${new Date(run.archivedAt!).toLocaleString()}; hidden from the run list and the overview`}>
+            <Archive aria-hidden /> archived
+          </Badge>
+        )}
+        <div className="ml-auto flex items-center gap-2">
+          {canEdit && !editing && (
+            <>
+              <Button variant="outline" size="sm" onClick={() => (save.reset(), setEditing(true))}>
+                <Pencil aria-hidden /> Edit
+              </Button>
+              <Button variant="outline" size="sm" disabled={save.isPending} onClick={() => save.mutate({ archived: !archived })}>
+                {archived ? <ArchiveRestore aria-hidden /> : <Archive aria-hidden />}
+                {archived ? "Unarchive" : "Archive"}
+              </Button>
+            </>
+          )}
           <FreshnessBadge lastPushAt={run.lastPushAt} state={run.state} live={live} />
         </div>
       </div>
+      {save.error && !editing && (
+        <p role="alert" className="text-sm text-failed">
+          Could not change this run: {save.error.message}
+        </p>
+      )}
       <dl className="flex flex-wrap items-center gap-x-5 gap-y-1 text-[13px] text-muted-fg tabular-nums">
         <MetaItem label="Kind">{run.kind}</MetaItem>
         <MetaItem label="Host">
@@ -40,6 +86,19 @@ export function RunHeader({ run, live }: { run: RunDetail; live: LiveStatus }) {
         <MetaItem label="Key">
           <span className="font-mono text-xs text-foreground">{run.key}</span>
         </MetaItem>
+        {run.editedBy && (
+          <MetaItem label={run.editedAt ? "Edited" : "Archived by"}>
+            <span className="text-foreground">
+              {run.editedAt ? (
+                <>
+                  <RelativeTime iso={run.editedAt} /> by {run.editedBy}
+                </>
+              ) : (
+                run.editedBy
+              )}
+            </span>
+          </MetaItem>
+        )}
         {run.tags.length > 0 && (
           <MetaItem label="Tags">
             <TagList tags={run.tags} max={12} />
@@ -51,7 +110,11 @@ export function RunHeader({ run, live }: { run: RunDetail; live: LiveStatus }) {
           {run.error}
         </p>
       )}
-      {run.notes && <p className="max-w-4xl text-sm whitespace-pre-wrap text-muted-fg">{run.notes}</p>}
+      {editing ? (
+        <RunEditForm run={run} busy={save.isPending} error={save.error?.message ?? null} onSave={(edit) => save.mutate(edit)} onCancel={() => setEditing(false)} />
+      ) : (
+        run.notes && <p className="max-w-4xl text-sm whitespace-pre-wrap text-muted-fg">{run.notes}</p>
+      )}
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { cache } from "react";
+import { hasRole } from "@/lib/roles";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { NotFoundError } from "@/lib/server/errors";
@@ -46,8 +47,10 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
  * all: events, artifacts and the `pitwall run` command when present.
  */
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
-  await requirePageViewer();
+  const viewer = await requirePageViewer();
   const loaded = await loadRun((await params).id);
   if (!loaded) notFound();
-  return <RunDetailView initial={loaded.run} initialProgress={loaded.progress} initialMetrics={loaded.metrics} renderedAt={loaded.loadedAt} />;
+  // Viewers see no edit buttons; the API enforces the role as well.
+  const canEdit = viewer.kind === "user" && hasRole(viewer.role, "approver");
+  return <RunDetailView initial={loaded.run} initialProgress={loaded.progress} initialMetrics={loaded.metrics} renderedAt={loaded.loadedAt} canEdit={canEdit} />;
 }

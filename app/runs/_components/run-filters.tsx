@@ -26,6 +26,7 @@ export function RunFilters({ query, hosts }: { query: RunListQuery; hosts: reado
       status: text("status") as RunListQuery["status"],
       host: text("host"),
       tag: text("tag"),
+      archived: text("archived") as RunListQuery["archived"],
     };
     startTransition(() => router.push(runsPath(next)));
   };
@@ -69,6 +70,11 @@ export function RunFilters({ query, hosts }: { query: RunListQuery; hosts: reado
         ))}
       </datalist>
       <Input name="tag" defaultValue={query.tag} placeholder="Tag" aria-label="Tag" className="w-36" />
+      <Select name="archived" defaultValue={query.archived ?? ""} aria-label="Archived runs" onChange={(e) => e.currentTarget.form?.requestSubmit()}>
+        <option value="">Hide archived</option>
+        <option value="include">With archived</option>
+        <option value="only">Archived only</option>
+      </Select>
       <Button type="submit" variant="outline" disabled={pending}>
         Apply
       </Button>

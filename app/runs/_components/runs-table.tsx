@@ -5,6 +5,7 @@ import { RelativeTime } from "@/components/runs/relative-time";
 import { RunDuration } from "@/components/runs/run-duration";
 import { StatusBadge } from "@/components/runs/status-badge";
 import { TagList } from "@/components/runs/tag-list";
+import { Badge } from "@/components/ui/badge";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { MISSING, formatTokPerS } from "@/lib/format";
 import { runPath, runsPath } from "@/lib/paths";
@@ -77,6 +78,11 @@ export function RunsTable({ runs, selected, onToggle }: RunsTableProps) {
                     <Link href={runPath(r.id)} className="truncate rounded-sm font-medium hover:underline" title={r.name}>
                       {r.name}
                     </Link>
+                    {r.archivedAt && (
+                      <Badge tone="outline" className="shrink-0">
+                        archived
+                      </Badge>
+                    )}
                     <span className="hidden shrink-0 2xl:inline">
                       <TagList tags={r.tags} max={3} nowrap />
                     </span>

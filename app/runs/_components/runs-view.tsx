@@ -39,7 +39,7 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
 
   const filtered = hasRunFilters(query);
   const firstPage = !query.cursor;
-  const noRunsAtAll = data.runs.length === 0 && !filtered && firstPage;
+  const noRunsAtAll = data.runs.length === 0 && !filtered && firstPage && data.archivedHidden === 0;
   const hosts = [...new Set(data.runs.map((r) => r.host))].sort();
 
   return (
@@ -91,13 +91,21 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
         <RunsEmptyState origin={origin} />
       ) : data.runs.length === 0 ? (
         <div className="rounded-lg border border-dashed border-border bg-card px-6 py-10 text-center text-sm text-muted-fg">
-          {filtered ? "No runs match these filters." : "No older runs."}{" "}
-          <Link href="/runs" className="text-link underline-offset-4 hover:underline">
-            Show all runs
+          {filtered ? "No runs match these filters." : firstPage ? "Every run is archived." : "No older runs."}{" "}
+          <Link href={filtered || !firstPage ? "/runs" : runsPath({ archived: "include" })} className="text-link underline-offset-4 hover:underline">
+            {filtered || !firstPage ? "Show all runs" : "Show archived runs"}
           </Link>
         </div>
       ) : (
         <RunsTable runs={data.runs} selected={selected} onToggle={toggle} />
+      )}
+      {data.archivedHidden > 0 && data.runs.length > 0 && !data.nextCursor && (
+        <p className="text-sm text-muted-fg">
+          {data.archivedHidden} archived run{data.archivedHidden === 1 ? "" : "s"} hidden.{" "}
+          <Link href={runsPath({ ...query, archived: "include", cursor: undefined })} className="text-link underline-offset-4 hover:underline">
+            Show archived
+          </Link>
+        </p>
       )}
 
       {(data.nextCursor || !firstPage) && (

@@ -8,8 +8,8 @@ import WebSocket from "ws";
 import { PrismaClient } from "@/generated/prisma/client";
 import { SIGN_IN_ATTEMPTS_PER_MINUTE } from "@/lib/server/auth/better-auth";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { createUser } from "@/lib/server/repositories/users";
 import { createTestDatabase } from "@/test/support/db";
+import { newSignedInUser, signIn as signInAs } from "@/test/support/people";
 import { startTestServer, type TestServer } from "@/test/support/server";
 
 // People and roles through the real server: the first-visit setup on a fresh install (race-safe),
@@ -36,24 +36,8 @@ afterAll(async () => {
 /** Every read route of the API (the GETs people and workers use). */
 const READ_ROUTES = ["/api/runs", "/api/runs/1", "/api/runs/1/progress", "/api/runs/1/metrics", "/api/hosts", "/api/hosts/h1", "/api/overview", "/api/sessions", "/api/sessions/1", "/api/plans", "/api/plans/by-id/1"];
 
-/** Signs in through better-auth's endpoint like the sign-in page does; returns the Cookie header value. */
-async function signIn(email: string, password: string): Promise<string> {
-  const res = await fetch(`${server.url}/api/auth/sign-in/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: server.url },
-    body: JSON.stringify({ email, password }),
-  });
-  expect(res.status, await res.clone().text()).toBe(200);
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith("pitwall.session_token="));
-  expect(cookie).toBeDefined();
-  return cookie!.split(";")[0]!;
-}
-
-async function newUser(role: "viewer" | "approver" | "admin") {
-  const email = `${role}-${randomUUID().slice(0, 8)}@example.com`;
-  const { password } = await createUser(prisma, { email, name: `${role} person`, role });
-  return { email, password, cookie: await signIn(email, password) };
-}
+const signIn = (email: string, password: string) => signInAs(server.url, email, password);
+const newUser = (role: "viewer" | "approver" | "admin") => newSignedInUser(prisma, server.url, role);
 
 /** Proposes a plan through the public ingest path, like an agent would; returns its numeric id. */
 async function proposePlan(token: string): Promise<number> {

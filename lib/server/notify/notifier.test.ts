@@ -92,4 +92,15 @@ describe("notifier", () => {
     clock = savedClock;
     expect((await notifier.tick()).filter((n) => n.kind === "failed")).toEqual([]);
   });
+
+  test("archived runs are not announced stale or failed", async () => {
+    const staleRun = `arch-${randomUUID()}`;
+    const failedRun = `arch-${randomUUID()}`;
+    await ingest({ type: "run.start", run: staleRun, name: "archived zombie", kind: "extraction", stallAfterS: 60 }, { type: "run.start", run: failedRun, name: "archived failure", kind: "benchmark" });
+    await prisma.run.updateMany({ where: { key: { in: [staleRun, failedRun] } }, data: { archivedAt: new Date(clock) } });
+    expect(await notifier.tick()).toEqual([]);
+    await ingest({ type: "run.end", run: failedRun, status: "failed" });
+    clock += 61_000;
+    expect(await notifier.tick()).toEqual([]);
+  });
 });

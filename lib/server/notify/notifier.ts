@@ -77,7 +77,7 @@ export function startNotifier(opts: NotifierOptions): Notifier {
     const out: Notification[] = [];
     const stale = await opts.pool.query<RunRow>(
       `UPDATE "Run" r SET "notifiedState" = 'stale' FROM "Host" h
-       WHERE h.id = r."hostId" AND r.status = 'running' AND r."lastPushAt" < $1::timestamptz - make_interval(secs => r."stallAfterS")
+       WHERE h.id = r."hostId" AND r.status = 'running' AND r."archivedAt" IS NULL AND r."lastPushAt" < $1::timestamptz - make_interval(secs => r."stallAfterS")
          AND r."lastPushAt" > $1::timestamptz - interval '${QUIET_AFTER}'
          AND r."notifiedState" IS DISTINCT FROM 'stale'
        RETURNING r.id, r.name, h.name AS host, r."stallAfterS", r."lastPushAt", r.error`,
@@ -96,7 +96,7 @@ export function startNotifier(opts: NotifierOptions): Notifier {
 
     const failed = await opts.pool.query<RunRow>(
       `UPDATE "Run" r SET "notifiedState" = 'failed' FROM "Host" h
-       WHERE h.id = r."hostId" AND r.status = 'failed' AND r."notifiedState" IS DISTINCT FROM 'failed'
+       WHERE h.id = r."hostId" AND r.status = 'failed' AND r."archivedAt" IS NULL AND r."notifiedState" IS DISTINCT FROM 'failed'
          AND r."lastPushAt" > $1::timestamptz - interval '${RECENT}'
        RETURNING r.id, r.name, h.name AS host, r."stallAfterS", r."lastPushAt", r.error`,
       [at],

@@ -40,7 +40,7 @@ async function latestMetrics(db: PrismaClient, runId: number): Promise<LatestMet
 async function activeRuns(db: PrismaClient, now: Date): Promise<{ active: ActiveRunView[]; olderStaleCount: number }> {
   const nowMs = now.getTime();
   const rows = await db.run.findMany({
-    where: { status: "running" },
+    where: { status: "running", archivedAt: null },
     select: { id: true, name: true, kind: true, status: true, startedAt: true, lastPushAt: true, stallAfterS: true, total: true, unit: true, activeAlerts: true, host: { select: { name: true } } },
     orderBy: [{ startedAt: "desc" }, { id: "desc" }],
   });
@@ -86,7 +86,7 @@ async function activeRuns(db: PrismaClient, now: Date): Promise<{ active: Active
 
 async function recentRuns(db: PrismaClient): Promise<FinishedRunView[]> {
   const rows = await db.run.findMany({
-    where: { status: { not: "running" }, endedAt: { not: null } },
+    where: { status: { not: "running" }, endedAt: { not: null }, archivedAt: null },
     orderBy: [{ endedAt: "desc" }, { id: "desc" }],
     take: RECENT_RUNS,
     select: { id: true, name: true, kind: true, status: true, startedAt: true, endedAt: true, error: true, exitCode: true, host: { select: { name: true } } },

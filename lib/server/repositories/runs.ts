@@ -1,6 +1,6 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { z } from "zod";
-import { RUN_KINDS } from "@/lib/protocol";
+import { LIVE_CHANNEL, RUN_KINDS } from "@/lib/protocol";
 import { NotFoundError, ValidationError } from "@/lib/server/errors";
 import type { BenchmarkPointView, RunDetail, RunListPage, RunSummary, RunState } from "@/lib/view-models";
 
@@ -11,6 +11,8 @@ export const runFilters = z.object({
   status: z.enum(["running", "succeeded", "failed", "cancelled", "stale"]).optional(),
   tag: z.string().max(100).optional(),
   q: z.string().max(200).optional(),
+  /** Archived runs are left out unless `include` (all runs) or `only` (archived runs only). */
+  archived: z.enum(["exclude", "include", "only"]).default("exclude"),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(200).optional(),
 });
@@ -30,6 +32,9 @@ const runSelect = {
   startedAt: true,
   endedAt: true,
   lastPushAt: true,
+  archivedAt: true,
+  editedAt: true,
+  editedBy: true,
   host: { select: { name: true } },
 } satisfies Prisma.RunSelect;
 
@@ -66,6 +71,8 @@ function decodeCursor(s: string): Cursor {
  */
 export async function listRuns(db: PrismaClient, filters: RunFilters, now: Date = new Date()): Promise<RunListPage> {
   const where: Prisma.RunWhereInput[] = [];
+  if (filters.archived === "exclude") where.push({ archivedAt: null });
+  if (filters.archived === "only") where.push({ archivedAt: { not: null } });
   if (filters.kind) where.push({ kind: filters.kind });
   if (filters.host) where.push({ host: { name: filters.host } });
   if (filters.tag) where.push({ tags: { has: filters.tag } });
@@ -115,10 +122,13 @@ export async function listRuns(db: PrismaClient, filters: RunFilters, now: Date 
     hasMore = true;
     rows.length = filters.limit;
   }
-  const stats = await pointStats(db, rows.map((r) => r.id));
+  const [stats, archivedHidden] = await Promise.all([
+    pointStats(db, rows.map((r) => r.id)),
+    filters.archived === "exclude" ? db.run.count({ where: { archivedAt: { not: null } } }) : Promise.resolve(0),
+  ]);
   const runs = rows.map((r) => toSummary(r, stats.get(r.id), now));
   const last = rows[rows.length - 1];
-  return { runs, nextCursor: hasMore && last ? encodeCursor({ startedAt: last.startedAt.toISOString(), id: last.id }) : null };
+  return { runs, nextCursor: hasMore && last ? encodeCursor({ startedAt: last.startedAt.toISOString(), id: last.id }) : null, archivedHidden };
 }
 
 /**
@@ -138,6 +148,8 @@ export async function getRun(db: PrismaClient, id: number, now: Date = new Date(
     ...toSummary(row, stats.get(id), now),
     notes: row.notes,
     error: row.error,
+    editedAt: row.editedAt?.toISOString() ?? null,
+    editedBy: row.editedBy,
     benchmarkPoints: points.map(toPointView),
   };
 }
@@ -179,6 +191,7 @@ function toSummary(r: RunRow, stats: PointStats | undefined, now: Date): RunSumm
     lastPushAt: r.lastPushAt.toISOString(),
     durationS: ((r.endedAt ?? now).getTime() - r.startedAt.getTime()) / 1000,
     tags: r.tags,
+    archivedAt: r.archivedAt?.toISOString() ?? null,
     config,
     model: str(config.model),
     engine: str(config.engine),
@@ -193,4 +206,41 @@ type PointRow = Omit<Prisma.BenchmarkPointGetPayload<object>, "runId">;
 function toPointView(p: PointRow): BenchmarkPointView {
   const { updatedAt, raw, ...rest } = p;
   return { ...rest, raw: (raw ?? {}) as Record<string, unknown>, updatedAt: updatedAt.toISOString() };
+}
+
+/** Body of `PATCH /api/runs/:id`: any subset of the fields a person may change. */
+export const runPatch = z
+  .strictObject({
+    name: z.string().trim().min(1).max(500).optional(),
+    /** Replaces the tag list; tags are trimmed, empty ones dropped, duplicates removed. */
+    tags: z.array(z.string().trim().max(100)).max(50).optional(),
+    /** Free text; null or "" clears the notes. */
+    notes: z.string().max(20_000).nullable().optional(),
+    /** true archives the run (hidden from lists, the overview and notifications); false restores it. */
+    archived: z.boolean().optional(),
+  })
+  .refine((p) => Object.keys(p).length > 0, "send at least one of name, tags, notes, archived");
+export type RunPatch = z.infer<typeof runPatch>;
+
+/**
+ * Applies a person's edit to a run and tells open browsers (topics `runs`, `run:<id>`). Editing
+ * name, tags or notes sets `editedAt`/`editedBy`, after which a worker's run.start re-send keeps
+ * them. Archiving is idempotent: archiving an archived run keeps its first `archivedAt`.
+ * @throws NotFoundError when no run has this id.
+ */
+export async function updateRun(db: PrismaClient, id: number, patch: RunPatch, by: string, now: Date = new Date()): Promise<RunDetail> {
+  const current = await db.run.findUnique({ where: { id }, select: { archivedAt: true } });
+  if (!current) throw new NotFoundError(`run ${id} not found`);
+  const edits = patch.name !== undefined || patch.tags !== undefined || patch.notes !== undefined;
+  const data: Prisma.RunUpdateInput = { editedBy: by };
+  if (patch.name !== undefined) data.name = patch.name;
+  if (patch.tags !== undefined) data.tags = [...new Set(patch.tags.filter((t) => t.length > 0))];
+  if (patch.notes !== undefined) data.notes = patch.notes ? patch.notes : null;
+  if (edits) data.editedAt = now;
+  if (patch.archived !== undefined) data.archivedAt = patch.archived ? (current.archivedAt ?? now) : null;
+  await db.$transaction([
+    db.run.update({ where: { id }, data }),
+    db.$executeRaw`SELECT pg_notify(${LIVE_CHANNEL}, ${JSON.stringify({ topic: "runs" })}), pg_notify(${LIVE_CHANNEL}, ${JSON.stringify({ topic: `run:${id}` })})`,
+  ]);
+  return getRun(db, id, now);
 }

@@ -37,6 +37,8 @@ interface RunDetailViewProps {
   initialProgress: RunProgressView;
   initialMetrics: RunMetricsView;
   renderedAt: number;
+  /** The viewer may edit and archive the run (approver or admin). */
+  canEdit?: boolean;
 }
 
 /**
@@ -45,7 +47,7 @@ interface RunDetailViewProps {
  * and uploads over time. Training runs (or any run with metric points): one chart per metric.
  * Every run: the `pitwall run` command, events and artifacts when it has them.
  */
-export function RunDetailView({ initial, initialProgress, initialMetrics, renderedAt }: RunDetailViewProps) {
+export function RunDetailView({ initial, initialProgress, initialMetrics, renderedAt, canEdit = false }: RunDetailViewProps) {
   const live = useLiveTopics([runTopic(initial.id)]);
   useLiveInvalidate([runTopic(initial.id)], [progressQueryKey(initial.id), metricsQueryKey(initial.id)], { minIntervalMs: ACTIVITY_REFRESH_MS });
   const refetchInterval = refetchIntervalFor(live);
@@ -115,7 +117,7 @@ export function RunDetailView({ initial, initialProgress, initialMetrics, render
 
   return (
     <div className="grid gap-4">
-      <RunHeader run={run} live={live} />
+      <RunHeader run={run} live={live} canEdit={canEdit} />
       {error && (
         <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
           Could not refresh this run ({error.message}); showing the last data received.

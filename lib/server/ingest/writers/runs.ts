@@ -46,7 +46,10 @@ export async function ensureHost(client: pg.PoolClient, name: string): Promise<n
   return res.rows[0]!.id;
 }
 
-/** Creates the run or, for a known key, updates it and marks it running again. */
+/**
+ * Creates the run or, for a known key, updates it and marks it running again. Name, tags and
+ * notes a person edited (`editedAt` set) are kept: a worker re-sending run.start never undoes an edit.
+ */
 export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal, f: RunStartFrame, at: Date): Promise<RunRef> {
   const hostId = f.host && f.host !== principal.hostName ? await ensureHost(client, f.host) : principal.hostId;
   // The session may not have pushed its todo list yet: create a bare one to link to.
@@ -63,9 +66,10 @@ export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal
     `INSERT INTO "Run" (key, name, kind, status, "hostId", config, tags, notes, "startedAt", "lastPushAt", total, unit, "stallAfterS", "sessionId")
      VALUES ($1, $2, $3::"RunKind", 'running', $4, $5::jsonb, $6::text[], $7, $8, $9, $10, $11, COALESCE($12, 120), $13)
      ON CONFLICT (key) DO UPDATE SET
-       name = EXCLUDED.name, kind = EXCLUDED.kind, status = 'running', "endedAt" = NULL, error = NULL, "exitCode" = NULL,
-       "hostId" = EXCLUDED."hostId", config = EXCLUDED.config, tags = EXCLUDED.tags,
-       notes = COALESCE(EXCLUDED.notes, "Run".notes), "startedAt" = EXCLUDED."startedAt", "lastPushAt" = EXCLUDED."lastPushAt",
+       name = CASE WHEN "Run"."editedAt" IS NULL THEN EXCLUDED.name ELSE "Run".name END, kind = EXCLUDED.kind, status = 'running', "endedAt" = NULL, error = NULL, "exitCode" = NULL,
+       "hostId" = EXCLUDED."hostId", config = EXCLUDED.config,
+       tags = CASE WHEN "Run"."editedAt" IS NULL THEN EXCLUDED.tags ELSE "Run".tags END,
+       notes = CASE WHEN "Run"."editedAt" IS NULL THEN COALESCE(EXCLUDED.notes, "Run".notes) ELSE "Run".notes END, "startedAt" = EXCLUDED."startedAt", "lastPushAt" = EXCLUDED."lastPushAt",
        total = COALESCE(EXCLUDED.total, "Run".total), unit = COALESCE(EXCLUDED.unit, "Run".unit),
        "stallAfterS" = CASE WHEN $12::int IS NULL THEN "Run"."stallAfterS" ELSE EXCLUDED."stallAfterS" END,
        "notifiedState" = NULL, "sessionId" = COALESCE(EXCLUDED."sessionId", "Run"."sessionId")
