@@ -31,6 +31,11 @@ export default defineConfig({
       args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     },
   },
+  // The fresh-install spec needs an empty database: it runs first, every other spec after it.
+  projects: [
+    { name: "fresh-install", testMatch: /fresh-install\.spec\.ts$/ },
+    { name: "app", testIgnore: /fresh-install\.spec\.ts$/, dependencies: ["fresh-install"] },
+  ],
   webServer: {
     command: "node_modules/.bin/tsx scripts/start.ts",
     url: `http://127.0.0.1:${port}/healthz`,

@@ -22,12 +22,6 @@ function throughputDots(page: Page) {
   return page.getByTestId("throughput-chart").locator(".dot-output-tok-s");
 }
 
-test("a fresh install shows the exact commands to get data in", async ({ page }) => {
-  await page.goto("/runs");
-  await expect(page.getByText("npx pitwall token create", { exact: false }).first()).toBeVisible();
-  await expect(page.getByText("npx pitwall import", { exact: false }).first()).toBeVisible();
-});
-
 test("an imported SGLang file shows as a run whose chart has one point per line", async ({ page, baseURL }) => {
   const out = pitwall(["import", llamaFile, "--tag", "e2e-import"], { PITWALL_URL: baseURL!, PITWALL_TOKEN: token });
   expect(out).toContain("7 points");

@@ -29,7 +29,7 @@ export interface RunSummary {
   model: string | null;
   engine: string | null;
   engineVersion: string | null;
-  /** Highest finite aggregate output tok/s among successful points; null without points. */
+  /** Highest finite aggregate output tok/s among successful points (long-context ones left out); null without such points. */
   peakOutputTokPerS: number | null;
   pointCount: number;
 }

@@ -47,6 +47,9 @@ interface Observed {
   generationDone: number | null;
   lossNaN: boolean;
   onlineHostsWithGpus: string[];
+  /** τ lines on /evals (one per training run) with their checkpoint counts. */
+  evalLines: Array<{ run: string; points: number }>;
+  baselineValues: number[];
 }
 
 test(
@@ -99,8 +102,10 @@ test(
 
     const observe = async (): Promise<{ observed: Observed; runs: Map<string, RunSummary> }> => {
       const { runs } = await get<{ runs: RunSummary[] }>("/api/runs?limit=200");
-      const byKind = new Map(runs.filter((r) => r.key.startsWith("demo-")).map((r) => [r.kind, r]));
-      const observed: Observed = { kinds: [...byKind.keys()].sort(), extractionWorkers: [], benchmarkPoints: 0, generationDone: null, lossNaN: false, onlineHostsWithGpus: [] };
+      // The newest run of each kind (the list is newest first): the live ones, not the demo's history.
+      const byKind = new Map<string, RunSummary>();
+      for (const r of runs) if (r.key.startsWith("demo-") && !byKind.has(r.kind)) byKind.set(r.kind, r);
+      const observed: Observed = { kinds: [...byKind.keys()].sort(), extractionWorkers: [], benchmarkPoints: 0, generationDone: null, lossNaN: false, onlineHostsWithGpus: [], evalLines: [], baselineValues: [] };
       const extraction = byKind.get("extraction");
       if (extraction) {
         const p = await get<{ workers: Array<{ workerId: string; done: number | null; restarts: number }> }>(`/api/runs/${extraction.id}/progress`);
@@ -116,18 +121,23 @@ test(
         observed.lossNaN = m.series.some((s) => s.key === "loss" && s.points.some((p) => p.value === "NaN"));
       }
       const { hosts } = await get<{ hosts: Array<{ name: string; state: string; facts: { gpus?: unknown[] } | null }> }>("/api/hosts");
+      const evals = await get<{ lines: Array<{ run: { name: string }; points: unknown[] }>; baselines: Array<{ value: number }> }>("/api/evals");
+      observed.evalLines = evals.lines.map((l) => ({ run: l.run.name, points: l.points.length })).sort((a, b) => a.run.localeCompare(b.run));
+      observed.baselineValues = evals.baselines.map((b) => b.value);
       observed.onlineHostsWithGpus = hosts.filter((h) => h.state === "online" && (h.facts?.gpus?.length ?? 0) > 0).map((h) => h.name).sort();
       return { observed, runs: byKind };
     };
     const ready = (o: Observed) =>
-      ["benchmark", "extraction", "generation", "training"].every((k) => o.kinds.includes(k)) &&
+      ["benchmark", "eval", "extraction", "generation", "training"].every((k) => o.kinds.includes(k)) &&
+      o.evalLines.length === 2 &&
+      o.evalLines.every((l) => l.points > 0) &&
       o.extractionWorkers.length === 4 &&
       o.extractionWorkers.every((w) => (w.done ?? 0) > 0) &&
       o.extractionWorkers.some((w) => w.restarts >= 1) &&
       o.benchmarkPoints > 0 &&
       (o.generationDone ?? 0) > 0 &&
       o.lossNaN &&
-      o.onlineHostsWithGpus.length >= 2;
+      o.onlineHostsWithGpus.length >= 4;
 
     // Generous: everything shows up within ~15 s at --speed 300 on an idle machine.
     let last: Observed | null = null;
@@ -137,7 +147,12 @@ test(
       if (ready(last)) break;
       await new Promise((r) => setTimeout(r, 1000));
     }
-    expect(last!.kinds).toEqual(["benchmark", "extraction", "generation", "training"]);
+    expect(last!.kinds).toEqual(["benchmark", "eval", "extraction", "generation", "training"]);
+    // Drafter evals: the 12.4 reference, run 6's ten scored checkpoints and run 7's live ones, one line per training run.
+    expect(last!.baselineValues).toEqual([12.4]);
+    expect(last!.evalLines.map((l) => l.run)).toEqual(["DFlash drafter b16 · Qwen3.6-27B · run 6", "DFlash drafter b16 · Qwen3.6-27B · run 7"]);
+    expect(last!.evalLines[0]!.points).toBe(10);
+    expect(last!.evalLines[1]!.points).toBeGreaterThan(0);
     expect(last!.extractionWorkers.map((w) => w.workerId)).toEqual(["gpu0", "gpu1", "gpu2", "gpu3"]);
     expect(last!.extractionWorkers.every((w) => (w.done ?? 0) > 0), JSON.stringify(last!.extractionWorkers)).toBe(true);
     // gpu2's simulated crash: a second boot of one worker.
@@ -145,7 +160,13 @@ test(
     expect(last!.benchmarkPoints).toBeGreaterThan(0);
     expect(last!.generationDone).toBeGreaterThan(0);
     expect(last!.lossNaN, "the training loss has its NaN point").toBe(true);
-    expect(last!.onlineHostsWithGpus).toEqual(["ct129", "kpro5", "ws-a6000"]);
+    expect(last!.onlineHostsWithGpus).toEqual(["ct129", "kpro5", "kpro6", "ws-a6000"]);
+    // Deployments to compare: three finished Kimi K2.6 runs, each with a sweep and 30K/60K/100K long-context points.
+    const kimi = (await get<{ runs: RunSummary[] }>("/api/runs?limit=200")).runs.filter((r) => /^demo-.*-kimi-(tp8|ep8|ep8-mtp)$/.test(r.key));
+    expect(kimi.map((r) => r.name).sort()).toEqual(["Kimi K2.6 EP8 + MTP · sweep + long context", "Kimi K2.6 EP8 · sweep + long context", "Kimi K2.6 TP8 · sweep + long context"]);
+    const tp8 = await get<{ benchmarkPoints: Array<{ scenario: string; inputLen: number }> }>(`/api/runs/${kimi.find((r) => r.key.endsWith("-tp8"))!.id}`);
+    expect(tp8.benchmarkPoints.filter((p) => p.scenario === "long-context").map((p) => p.inputLen).sort((a, b) => a - b)).toEqual([30_000, 60_000, 100_000]);
+    expect(tp8.benchmarkPoints.filter((p) => p.scenario === "throughput")).toHaveLength(8);
 
     // Ctrl-C: workers stop, open runs end, then the server and its PostgreSQL stop; exit 0.
     child.kill("SIGINT");

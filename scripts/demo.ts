@@ -15,8 +15,14 @@
  *     every 30 simulated minutes.
  *   - benchmark: an SGLang sweep C = 1..128 pushed point by point (577.8 tok/s peak), then run.end;
  *     another sweep every two simulated hours.
+ *   - deployments: three finished Kimi K2.6 runs on kpro6 (8x RTX PRO 6000: TP8, EP8, EP8 + MTP),
+ *     each a sweep plus long-context points at 30K/60K/100K input, to compare on /compare; and a
+ *     live long-context run (C=1 and C=4 at 30K/60K/100K) on the EP8 + MTP deployment.
+ *   - evals: the τ 12.4 reference baseline; a finished training run 6 with scored checkpoints
+ *     (plateaus below the reference); each new checkpoint of the live training run scored per
+ *     prompt (coding, math, chat) a few simulated minutes after upload (crosses the reference).
  *   - generation: a worker that hangs after 15 s, so its run (stallAfterS 25) turns stale.
- *   - heartbeats of kpro5, ct129 and ws-a6000 every 10 s with GPU facts.
+ *   - heartbeats of kpro5, ct129, ws-a6000 and kpro6 every 10 s with GPU facts.
  * It also creates the sign-in account demo@pitwall.local / pitwall-demo (an admin) and, unless HOST
  * is set, listens on 127.0.0.1 only, since that password is printed for everyone.
  * Ctrl-C ends the open runs as cancelled, stops the workers, then the server (SIGTERM; it stops
@@ -241,6 +247,9 @@ async function main(): Promise<number> {
     say(`  simulated time: ${scale} (--speed); rates and ETAs on the dashboard are in real time`);
     say("  extraction on kpro5 (gpu0-gpu3, S3 uploads, a worker restart), training on ct129 (checkpoints, a NaN),");
     say(`  a benchmark sweep on ws-a6000, and a generation worker that hangs (${simulation.generationClient === "python" ? "Python client" : "TypeScript SDK"}) and turns stale`);
+    say("  three Kimi K2.6 deployments on kpro6 (TP8, EP8, EP8 + MTP) with long-context runs: tick them on");
+    say(`  ${shown}/runs?kind=benchmark and press Compare for their curves, config differences and a 100K-sample projection`);
+    say(`  drafter evals: τ per checkpoint of training runs 6 and 7 against the 12.4 reference, live as run 7's checkpoints are scored: ${shown}/evals`);
     say(`  server log: ${path.join(dataDir, "demo-server.log")}`);
     say(`Stop with Ctrl-C (workers first, then the server).${opts.durationS ? ` Stops by itself after ${opts.durationS} s.` : ""}`);
     say("");

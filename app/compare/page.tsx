@@ -25,7 +25,7 @@ async function loadRuns(ids: number[]): Promise<{ runs: RunDetail[]; missing: nu
   return { runs, missing: ids.filter((id) => !runs.some((r) => r.id === id)), loadedAt: Date.now() };
 }
 
-/** /compare?ids=1,2,…: overlaid throughput curves and the config keys that differ; live. */
+/** /compare?ids=1,2,…: overlaid throughput sweeps and long-context curves, a projection per run, the config keys that differ; live. */
 export default async function ComparePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await requirePageViewer();
   const { runs, missing, loadedAt } = await loadRuns(parseIds((await searchParams).ids));

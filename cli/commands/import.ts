@@ -2,8 +2,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import cliProgress from "cli-progress";
-import { importFiles } from "@/lib/importers";
-import type { ClientFrameInput } from "@/lib/protocol";
+import { importFiles, type BenchmarkScenario } from "@/lib/importers";
+import { BENCHMARK_SCENARIOS, type ClientFrameInput } from "@/lib/protocol";
 import { postFrames, IngestHttpError } from "@/lib/client/http";
 import { readClientConfig } from "../config";
 import { fail } from "../fail";
@@ -26,7 +26,13 @@ export function registerImportCommand(program: Command): void {
       "run name; with several benchmark files, makes them ONE run (one file per concurrency level; GenAI-Perf exports make one run anyway); training logs default to their folder's name; names every eval run",
     )
     .addOption(new Option("--tag <tag...>", "tag(s) for the run(s)").default([]))
-    .action(async (files: string[], opts: { host?: string; name?: string; tag: string[] }) => {
+    .addOption(
+      new Option(
+        "--scenario <name>",
+        "scenario of every imported benchmark point: throughput (default) or long-context (runs at long input lengths, e.g. 30K/60K/100K tokens, charted by context length); importing the same file again with another scenario re-labels its points",
+      ).choices(BENCHMARK_SCENARIOS),
+    )
+    .action(async (files: string[], opts: { host?: string; name?: string; tag: string[]; scenario?: BenchmarkScenario }) => {
       const config = readClientConfig();
       if (!config.PITWALL_TOKEN) {
         fail("PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it", 2);
@@ -40,12 +46,17 @@ export function registerImportCommand(program: Command): void {
           }
         }),
       );
-      const { benchmarkRuns, trainingRuns, evalRuns, sessions, problems } = importFiles(inputs, { name: opts.name, host: opts.host, tags: opts.tag });
+      const { benchmarkRuns, trainingRuns, evalRuns, sessions, problems } = importFiles(inputs, { name: opts.name, host: opts.host, tags: opts.tag, scenario: opts.scenario });
       for (const p of problems) process.stderr.write(`${p.file}:${p.line}: ${p.message}\n`);
+      if (opts.scenario !== undefined && benchmarkRuns.length === 0) process.stderr.write(`--scenario applies to benchmark results only; no benchmark file was given, so it was ignored\n`);
 
       // One line per run or session once its frames are in: what it is, and where it went.
       const runs: Array<{ files: string[]; frames: ClientFrameInput[]; summary: string }> = [
-        ...benchmarkRuns.map((run) => ({ files: run.files, frames: run.frames, summary: `${run.format}, ${run.pointCount} points → run ${run.runKey}` })),
+        ...benchmarkRuns.map((run) => ({
+          files: run.files,
+          frames: run.frames,
+          summary: `${run.format}, ${run.pointCount} ${opts.scenario === "long-context" ? "long-context " : ""}points → run ${run.runKey}`,
+        })),
         ...trainingRuns.map((run) => ({
           files: run.files,
           frames: run.frames,

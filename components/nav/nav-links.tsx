@@ -12,6 +12,9 @@ const LINKS: ReadonlyArray<{ href: string; label: string; Badge?: ComponentType 
   { href: "/hosts", label: "Hosts" },
   ...SESSION_NAV_ITEMS,
   { href: "/compare", label: "Compare" },
+  { href: "/evals", label: "Evals" },
+  { href: "/baselines", label: "Baselines" },
+  { href: "/checkpoints", label: "Checkpoints" },
 ];
 
 /** Section links with the current one marked (aria-current). */

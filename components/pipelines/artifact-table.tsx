@@ -1,11 +1,13 @@
+import Link from "next/link";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { checkpointPath } from "@/lib/checkpoint-paths";
 import { MISSING, formatCount } from "@/lib/format";
 import type { ArtifactView } from "@/lib/view-models/pipeline";
 import { formatBytes } from "./units";
 
-/** Checkpoints and uploaded objects, newest first: step, kind, URI (copyable), size, time. */
+/** Checkpoints and uploaded objects, newest first: step, kind, URI (copyable; a checkpoint links to its lineage page), size, time. */
 export function ArtifactTable({ artifacts, total }: { artifacts: readonly ArtifactView[]; total: number }) {
   const showStep = artifacts.some((a) => a.step !== null);
   return (
@@ -27,9 +29,15 @@ export function ArtifactTable({ artifacts, total }: { artifacts: readonly Artifa
               <TableCell className="text-muted-fg">{a.kind}</TableCell>
               <TableCell className="max-w-[36rem]">
                 <span className="flex min-w-0 items-center gap-1">
-                  <span className="truncate font-mono text-xs" title={a.uri}>
-                    {a.uri}
-                  </span>
+                  {a.kind === "checkpoint" ? (
+                    <Link href={checkpointPath(a.uri)} className="truncate rounded-sm font-mono text-xs text-link hover:underline" title={`${a.uri}: who produced, scored and served this checkpoint`}>
+                      {a.uri}
+                    </Link>
+                  ) : (
+                    <span className="truncate font-mono text-xs" title={a.uri}>
+                      {a.uri}
+                    </span>
+                  )}
                   <CopyButton text={a.uri} label="Copy URI" />
                 </span>
               </TableCell>

@@ -1,3 +1,5 @@
+import Link from "next/link";
+import { checkpointPath, checkpointUriOfConfig } from "@/lib/checkpoint-paths";
 import { formatConfigValue } from "@/lib/format";
 import { configEntries } from "@/lib/run-config";
 import { cn } from "@/lib/utils";
@@ -19,6 +21,17 @@ export function ConfigValue({ value }: { value: unknown }) {
   return <span className={cn("break-words", typeof value === "string" && text.startsWith("--") && "font-mono text-xs")}>{text}</span>;
 }
 
+/** A config value; the `checkpoint` URI links to the checkpoint's lineage page. */
+function CheckpointValue({ entryKey, value }: { entryKey: string; value: unknown }) {
+  const uri = checkpointUriOfConfig(entryKey, value);
+  if (uri === null) return <ConfigValue value={value} />;
+  return (
+    <Link href={checkpointPath(uri)} className="rounded-sm font-mono text-xs break-all text-link hover:underline" title="Who produced, scored and served this checkpoint">
+      {uri}
+    </Link>
+  );
+}
+
 /** The run's configuration as a dense key/value list, known keys (model, engine, parallelism, speculative, flags, dataset, lengths) first. */
 export function ConfigPanel({ config, className }: { config: Record<string, unknown>; className?: string }) {
   const entries = configEntries(config);
@@ -31,7 +44,7 @@ export function ConfigPanel({ config, className }: { config: Record<string, unkn
             {e.label}
           </dt>
           <dd className="min-w-0 tabular-nums">
-            <ConfigValue value={e.value} />
+            <CheckpointValue entryKey={e.key} value={e.value} />
           </dd>
         </div>
       ))}

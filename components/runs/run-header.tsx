@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Archive, ArchiveRestore, Pencil } from "lucide-react";
 import type { LiveStatus } from "@/components/live/live-client";
@@ -24,9 +24,9 @@ type RunPatch = Parameters<typeof patchRun>[1];
 /**
  * Title block of a run page: name, state, host, start, duration, tags, notes, freshness. With
  * `canEdit` (approvers and admins; the API checks the role too) it offers Edit (name, tags,
- * notes) and Archive / Unarchive.
+ * notes) and Archive / Unarchive. `actions` (e.g. the export menu) sit with those buttons.
  */
-export function RunHeader({ run, live, canEdit = false }: { run: RunDetail; live: LiveStatus; canEdit?: boolean }) {
+export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDetail; live: LiveStatus; canEdit?: boolean; actions?: ReactNode }) {
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState(false);
   const save = useMutation({
@@ -51,6 +51,7 @@ export function RunHeader({ run, live, canEdit = false }: { run: RunDetail; live
           </Badge>
         )}
         <div className="ml-auto flex items-center gap-2">
+          {actions}
           {canEdit && !editing && (
             <>
               <Button variant="outline" size="sm" onClick={() => (save.reset(), setEditing(true))}>

@@ -1,4 +1,4 @@
-import { PROTOCOL_VERSION, type BenchmarkPointInput, type ClientFrameInput } from "../protocol/frames";
+import { PROTOCOL_VERSION, type BENCHMARK_SCENARIOS, type BenchmarkPointInput, type ClientFrameInput } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
 import {
   baseName,
@@ -44,11 +44,12 @@ export interface ParsedFile {
   records: MappedRecord[];
 }
 
-/** Run-level options, validated by the caller. */
+/** Run-level options, validated by the caller. `scenario` overrides every point's scenario. */
 export interface RunOptions {
   name: string;
   host?: string;
   tags?: string[];
+  scenario?: BenchmarkScenario;
   maxPointsPerFrame: number;
   maxFrameBytes: number;
 }
@@ -63,6 +64,9 @@ export interface BuiltRun {
   frames: ClientFrameInput[];
   problems: ImportProblem[];
 }
+
+/** A benchmark scenario name (`throughput`, `long-context`). */
+export type BenchmarkScenario = (typeof BENCHMARK_SCENARIOS)[number];
 
 type RunStartInput = Extract<ClientFrameInput, { type: "run.start" }>;
 type RunBenchmarkInput = Extract<ClientFrameInput, { type: "run.benchmark" }>;
@@ -120,7 +124,10 @@ export function buildRun(files: readonly ParsedFile[], opts: RunOptions): BuiltR
   for (const file of ordered) {
     for (const rec of file.records) {
       const { point, raw, facts: rowFacts, startedAtMs, endedAtMs } = rec.mapping;
-      points.push({ key: pointKeyFor(rec.text, file.contentHash, rec.line), ord: offset + rec.line, ...point, raw });
+      // `--scenario` replaces the format module's scenario in place (same key order, so frames
+      // without the option stay byte-identical to earlier imports).
+      const scenario = opts.scenario !== undefined ? { scenario: opts.scenario } : {};
+      points.push({ key: pointKeyFor(rec.text, file.contentHash, rec.line), ord: offset + rec.line, ...point, ...scenario, raw });
       facts.push(rowFacts);
       if (startedAtMs !== undefined) startedAt = startedAt === undefined ? startedAtMs : Math.min(startedAt, startedAtMs);
       if (endedAtMs !== undefined) endedAt = endedAt === undefined ? endedAtMs : Math.max(endedAt, endedAtMs);

@@ -1,4 +1,4 @@
-import { MAX_FRAME_BYTES, PROTOCOL_VERSION, runStartFrame, sessionTodosFrame, type ClientFrameInput, type SessionTodosFrame } from "../protocol/frames";
+import { BENCHMARK_SCENARIOS, MAX_FRAME_BYTES, PROTOCOL_VERSION, runStartFrame, sessionTodosFrame, type ClientFrameInput, type SessionTodosFrame } from "../protocol/frames";
 import { describeIssues } from "../protocol/validate";
 import { parseLenientJson, stringifyJson } from "../protocol/json";
 import {
@@ -17,7 +17,7 @@ import {
   utf8ByteLength,
 } from "./benchmark-common";
 import { readJsonDocument, type BenchmarkDocumentModule } from "./benchmark-document";
-import { buildRun, canonicalFileOrder, DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME, type MappedRecord, type ParsedFile } from "./benchmark-run";
+import { buildRun, canonicalFileOrder, DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME, type BenchmarkScenario, type MappedRecord, type ParsedFile } from "./benchmark-run";
 import { claudeCodeTranscript } from "./claude-code-transcript";
 import {
   buildEvalRuns,
@@ -83,7 +83,7 @@ import { vllmBenchServe } from "./vllm-bench-serve";
 export type { BenchmarkFormat, ImportProblem } from "./benchmark-common";
 export { BENCHMARK_FORMATS } from "./benchmark-common";
 export { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME } from "./benchmark-run";
-export type { MappedRecord, ParsedFile } from "./benchmark-run";
+export type { BenchmarkScenario, MappedRecord, ParsedFile } from "./benchmark-run";
 export { summariseServerInfo } from "./sglang-bench-serving";
 export type { BenchmarkDocumentModule } from "./benchmark-document";
 export { readJsonDocument } from "./benchmark-document";
@@ -147,6 +147,9 @@ export interface ImportFile {
  *   named by the file's base name). At most 300 chars (longer names are cut).
  * - `host`: host the benchmark ran on (`run.start.host`; letters, digits, '.', '_', '-').
  * - `tags`: run tags (at most 50, each 1–100 chars).
+ * - `scenario`: the scenario of every imported point (`throughput`, the importers' default, or
+ *   `long-context` for runs at 30K/60K/100K input tokens); point keys and the run key do not depend
+ *   on it, so re-importing with another scenario re-labels the same points.
  * - `maxPointsPerFrame` (default 500, at most 5000) and `maxFrameBytes` (default 768 KiB, at most
  *   1 MiB): limits for each `run.benchmark` frame, measured as serialised by `stringifyJson`.
  */
@@ -154,6 +157,7 @@ export interface ImportOptions {
   name?: string;
   host?: string;
   tags?: string[];
+  scenario?: BenchmarkScenario;
   maxPointsPerFrame?: number;
   maxFrameBytes?: number;
 }
@@ -349,6 +353,7 @@ interface CheckedOptions {
   name?: string;
   host?: string;
   tags?: string[];
+  scenario?: BenchmarkScenario;
   maxPointsPerFrame: number;
   maxFrameBytes: number;
 }
@@ -364,6 +369,9 @@ function checkOptions(opts: ImportOptions): CheckedOptions {
     const tags = shape.tags.safeParse(opts.tags);
     if (!tags.success) throw new BenchmarkImportError(null, `invalid tags: ${describeIssues(tags.error)}`);
   }
+  if (opts.scenario !== undefined && !(BENCHMARK_SCENARIOS as readonly string[]).includes(opts.scenario)) {
+    throw new BenchmarkImportError(null, `invalid scenario ${JSON.stringify(opts.scenario)}: expected ${BENCHMARK_SCENARIOS.join(" or ")}`);
+  }
   const maxPointsPerFrame = opts.maxPointsPerFrame ?? DEFAULT_MAX_POINTS_PER_FRAME;
   if (!Number.isInteger(maxPointsPerFrame) || maxPointsPerFrame < 1 || maxPointsPerFrame > 5000) {
     throw new BenchmarkImportError(null, `maxPointsPerFrame must be an integer in 1..5000, got ${maxPointsPerFrame}`);
@@ -372,7 +380,7 @@ function checkOptions(opts: ImportOptions): CheckedOptions {
   if (!Number.isInteger(maxFrameBytes) || maxFrameBytes < 4096 || maxFrameBytes > MAX_FRAME_BYTES) {
     throw new BenchmarkImportError(null, `maxFrameBytes must be an integer in 4096..${MAX_FRAME_BYTES}, got ${maxFrameBytes}`);
   }
-  return { name, host: opts.host, tags: opts.tags, maxPointsPerFrame, maxFrameBytes };
+  return { name, host: opts.host, tags: opts.tags, scenario: opts.scenario, maxPointsPerFrame, maxFrameBytes };
 }
 
 /**
@@ -434,6 +442,7 @@ function importBenchmarkFilesAs(files: readonly ImportFile[], opts: ImportOption
       name,
       host: options.host,
       tags: options.tags,
+      scenario: options.scenario,
       maxPointsPerFrame: options.maxPointsPerFrame,
       maxFrameBytes: options.maxFrameBytes,
     });
@@ -578,11 +587,11 @@ export interface AnyImportResult {
  * does, benchmark files as {@link importBenchmarkFiles} does (with `name`, several benchmark files
  * make one run), training logs as {@link importTrainingFiles} does, eval files as
  * {@link importEvalFiles} does (`name` names each eval run). `name` and `tags` apply to runs;
- * `host` to all.
+ * `host` to all; `scenario` to the points of benchmark runs only.
  * @throws UnknownFormatError naming a file that is none of these (nothing is imported), and the
  *   errors of the four importers.
  */
-export function importFiles(files: readonly ImportFile[], opts: Pick<ImportOptions, "name" | "host" | "tags"> = {}): AnyImportResult {
+export function importFiles(files: readonly ImportFile[], opts: Pick<ImportOptions, "name" | "host" | "tags" | "scenario"> = {}): AnyImportResult {
   const sessions: ImportFile[] = [];
   const training: ImportFile[] = [];
   const evals: ImportFile[] = [];
@@ -595,7 +604,7 @@ export function importFiles(files: readonly ImportFile[], opts: Pick<ImportOptio
   }
   const options = { name: opts.name, host: opts.host, tags: opts.tags };
   const s = sessions.length > 0 ? importSessionFilesAs(sessions, { host: opts.host }, ANY_FILES) : { sessions: [], problems: [] };
-  const b = benchmark.length > 0 ? importBenchmarkFilesAs(benchmark, options, ANY_FILES) : { runs: [], problems: [] };
+  const b = benchmark.length > 0 ? importBenchmarkFilesAs(benchmark, { ...options, scenario: opts.scenario }, ANY_FILES) : { runs: [], problems: [] };
   const t = training.length > 0 ? importTrainingFilesAs(training, options, ANY_FILES) : { runs: [], problems: [] };
   const e = evals.length > 0 ? importEvalFilesAs(evals, options, ANY_FILES) : { runs: [], problems: [] };
   return {

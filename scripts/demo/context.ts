@@ -2,7 +2,7 @@ import type { PitwallSocket } from "@/lib/client";
 import type { Rng } from "./rng";
 
 /** The simulated hosts; each has its own worker token (a token speaks for one host). */
-export const DEMO_HOSTS = ["kpro5", "ct129", "ws-a6000"] as const;
+export const DEMO_HOSTS = ["kpro5", "ct129", "ws-a6000", "kpro6"] as const;
 /** One of {@link DEMO_HOSTS}. */
 export type DemoHost = (typeof DEMO_HOSTS)[number];
 

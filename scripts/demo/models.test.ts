@@ -1,5 +1,6 @@
 import { expect, test } from "vitest";
 import { SWEEP_CONCURRENCY, learningRate, sweepPoint, trainingLoss } from "./curves";
+import { REFERENCE, RUN6, RUN7, expectedTau } from "./evals";
 import { ExtractionModel } from "./extraction-model";
 import { seededRng } from "./rng";
 
@@ -106,4 +107,12 @@ test("benchmark sweep: 26.5 tok/s at C=1, a 577.8 tok/s peak at C=32 that holds,
   const ttft = points.map((p) => p.ttftMsMedian as number);
   expect(ttft[7]!).toBeGreaterThan(ttft[0]! * 50);
   expect(points.every((p) => (p.completed as number) > 0)).toBe(true);
+});
+
+test("drafter evals: run 7's coding τ crosses the 12.4 reference mid-run, run 6 plateaus below it", () => {
+  const crossing = [...Array(24).keys()].map((i) => (i + 1) * 1_000).find((step) => expectedTau(RUN7, "coding", step) >= REFERENCE.value);
+  expect(crossing).toBeGreaterThan(1_200);
+  expect(crossing).toBeLessThan(24_000);
+  expect(expectedTau(RUN6, "coding", 24_000)).toBeLessThan(REFERENCE.value - REFERENCE.tolerance);
+  for (const c of ["coding", "math", "chat"] as const) expect(expectedTau(RUN7, c, 1_200)).toBeLessThan(expectedTau(RUN7, c, 12_000));
 });

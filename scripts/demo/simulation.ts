@@ -1,5 +1,7 @@
 import { PitwallSocket, systemClock, type Clock } from "@/lib/client";
 import { BenchmarkDemo } from "./benchmark";
+import { DeploymentsDemo } from "./deployments";
+import { EvalDemo } from "./evals";
 import type { DemoContext, DemoHost, DemoWorker } from "./context";
 import { ExtractionDemo } from "./extraction";
 import { GenerationDemo } from "./generation";
@@ -77,7 +79,9 @@ export async function startSimulation(opts: SimulationOptions): Promise<Simulati
   const training = new TrainingDemo(ctx);
   const benchmark = new BenchmarkDemo(ctx);
   const generation = new GenerationDemo(ctx, opts.usePython);
-  const workers: DemoWorker[] = [extraction, training, benchmark, generation];
+  const deployments = new DeploymentsDemo(ctx);
+  const evals = new EvalDemo(ctx, training);
+  const workers: DemoWorker[] = [extraction, training, benchmark, generation, deployments, evals];
   const hosts = new HeartbeatDemo(ctx, [
     { host: "kpro5", cpuCount: 64, ramTotalBytes: 512 * 2 ** 30, diskTotalBytes: extraction.model.diskTotalBytes, gpus: (rng) => extraction.gpus(rng), diskFreeBytes: () => extraction.model.diskFreeBytes },
     {
@@ -93,6 +97,7 @@ export async function startSimulation(opts: SimulationOptions): Promise<Simulati
       diskFreeBytes: () => 8_410_000_000_000,
     },
     { host: "ws-a6000", cpuCount: 32, ramTotalBytes: 256 * 2 ** 30, diskTotalBytes: 3_840_000_000_000, gpus: (rng) => benchmark.gpus(rng), diskFreeBytes: () => 1_270_000_000_000 },
+    { host: "kpro6", cpuCount: 96, ramTotalBytes: 1536 * 2 ** 30, diskTotalBytes: 7_680_000_000_000, gpus: (rng) => deployments.gpus(rng), diskFreeBytes: () => 2_950_000_000_000 },
   ]);
 
   const closeAll = async () => {

@@ -24,6 +24,7 @@ const GPU = { name: "NVIDIA A100-SXM4-80GB", memTotalMiB: 81_920, maxPowerW: 400
 /** See the module comment. */
 export class TrainingDemo implements DemoWorker {
   readonly key: string;
+  private readonly uploaded: Array<{ step: number; uri: string }> = [];
   private socket: PitwallSocket | null = null;
   private readonly bootId = randomUUID();
   private simS = 0;
@@ -96,6 +97,7 @@ export class TrainingDemo implements DemoWorker {
       const uri = `${CKPT_PREFIX}/checkpoint-${String(step).padStart(6, "0")}/`;
       const sizeBytes = Math.round(9.31e9 + this.ctx.rng() * 2e6);
       socket.send({ type: "run.artifact", run: this.key, kind: "checkpoint", uri, sizeBytes, step, ts: nowMs });
+      this.uploaded.push({ step, uri });
       socket.send({ type: "run.event", run: this.key, ts: nowMs, message: `checkpoint-${step} uploaded to ${uri} (${(sizeBytes / 1e9).toFixed(1)} GB)` });
       if (step === CHECKPOINT_EVERY) this.ctx.note(`training: first checkpoint uploaded (step ${step})`);
     }
@@ -106,6 +108,11 @@ export class TrainingDemo implements DemoWorker {
       socket.send({ type: "run.end", run: this.key, status: "succeeded", endedAt: nowMs });
       this.ctx.note("training finished");
     }
+  }
+
+  /** Checkpoints uploaded so far, oldest first (the eval demo scores them). */
+  checkpoints(): ReadonlyArray<{ step: number; uri: string }> {
+    return this.uploaded;
   }
 
   async stop(): Promise<void> {

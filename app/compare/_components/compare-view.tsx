@@ -3,10 +3,14 @@
 import Link from "next/link";
 import { useQueries } from "@tanstack/react-query";
 import { GitCompareArrows } from "lucide-react";
+import type { ContextSeries } from "@/components/charts/context-length-chart";
 import { ThroughputChart } from "@/components/charts/throughput-chart";
 import { seriesColor, type SweepSeries } from "@/components/charts/sweep-chart-parts";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { ConfigValue } from "@/components/runs/config-panel";
+import { CompareExportLinks } from "@/components/runs/export-menu";
+import { LongContextCard } from "@/components/runs/long-context-card";
+import { ProjectionTable } from "@/components/runs/projection-panel";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -14,6 +18,7 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import { fetchRun } from "@/lib/api-client";
 import { MISSING, formatTokPerS } from "@/lib/format";
 import { groupSeries, headline, plotData, sweepPointLabel, sweepScale, type Headline } from "@/lib/metrics/benchmark-sweep";
+import { longContextSeries, splitScenarios } from "@/lib/metrics/long-context";
 import { runPath } from "@/lib/paths";
 import { runTopic } from "@/lib/protocol/live";
 import { runQueryKey } from "@/lib/query-keys";
@@ -35,7 +40,11 @@ interface RunEntry {
   headline: Headline;
 }
 
-/** Several runs side by side: one colour per run in the throughput chart, summary, config differences. */
+/**
+ * Several runs side by side, one colour per run: throughput sweeps by concurrency, long-context
+ * runs by context length (a run appears in the charts it has points for), a summary, the
+ * projection for one workload on every run, and the config differences.
+ */
 export function CompareView({ initial, missing, renderedAt }: CompareViewProps) {
   const live = useLiveTopics(initial.map((r) => runTopic(r.id)));
   const results = useQueries({
@@ -51,11 +60,15 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
 
   // Cheap (a few runs × tens of points); recomputed only when this view re-renders, i.e. when query data changes.
   const view = (() => {
-    const scale = sweepScale(runs.flatMap((r) => r.benchmarkPoints));
+    // Each chart shows the runs that have points of its kind: sweeps by concurrency, long-context by context length.
+    const split = runs.map((r) => splitScenarios(r.benchmarkPoints));
+    const scale = sweepScale(split.flatMap((s) => s.sweep));
     const series: SweepSeries[] = [];
+    const contextSeries: ContextSeries[] = [];
     const entries: RunEntry[] = runs.map((run, i) => {
       const color = seriesColor(i);
-      const groups = groupSeries(run.benchmarkPoints, run.config);
+      const sweep = split[i]!.sweep;
+      const groups = groupSeries(sweep, run.config);
       groups.forEach((g, gi) =>
         series.push({
           key: `${run.id}:${g.key}`,
@@ -66,10 +79,25 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
           data: plotData(g.points, scale),
         }),
       );
-      return { run, color, headline: headline(run.benchmarkPoints, scale) };
+      const lc = longContextSeries(split[i]!.longContext, run.config);
+      lc.forEach((g, gi) =>
+        contextSeries.push({
+          key: `${run.id}:${g.key}`,
+          label: lc.length > 1 ? `${run.name} · ${g.label}` : run.name,
+          color,
+          dash: SERIES_DASHES[gi % SERIES_DASHES.length],
+          data: g.data,
+        }),
+      );
+      return { run, color, headline: headline(sweep, scale) };
     });
-    const unplotted = entries.filter((e) => !series.some((s) => s.key.startsWith(`${e.run.id}:`) && s.data.some((d) => d.outputTokPerS !== null)));
-    return { scale, series, entries, unplotted, diff: configDiff(runs.map((r) => r.config)) };
+    const unplotted = entries.filter(
+      (e, i) => split[i]!.sweep.length > 0 && !series.some((s) => s.key.startsWith(`${e.run.id}:`) && s.data.some((d) => d.outputTokPerS !== null)),
+    );
+    const anySweep = split.some((s) => s.sweep.length > 0);
+    const anyLongContext = contextSeries.length > 0;
+    const longContextOnly = entries.filter((_, i) => split[i]!.sweep.length === 0 && split[i]!.longContext.length > 0);
+    return { scale, series, contextSeries, entries, unplotted, longContextOnly, showSweep: anySweep || !anyLongContext, anyLongContext, diff: configDiff(runs.map((r) => r.config)) };
   })();
 
   if (initial.length < 2) {
@@ -101,24 +129,39 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
       <h1 className="text-lg font-semibold tracking-tight">Compare {runs.length} runs</h1>
       {missing.length > 0 && <MissingNote ids={missing} />}
 
-      <Card>
-        <CardHeader>
-          <CardTitle>Output tok/s by {byWhat}</CardTitle>
-          <CardDescription className="ml-auto">aggregate output throughput · failed points are not plotted</CardDescription>
-        </CardHeader>
-        <CardContent className="grid gap-2">
-          <ThroughputChart series={view.series} scale={view.scale} showDecode={false} height={340} />
-          {view.unplotted.length > 0 && (
-            <p className="text-xs text-muted-fg">
-              Nothing to plot on the {byWhat} axis for: {view.unplotted.map((e) => e.run.name).join(", ")}.
-            </p>
-          )}
-        </CardContent>
-      </Card>
+      {view.showSweep && (
+        <Card>
+          <CardHeader>
+            <CardTitle>Output tok/s by {byWhat}</CardTitle>
+            <CardDescription className="ml-auto">aggregate output throughput · failed points are not plotted</CardDescription>
+          </CardHeader>
+          <CardContent className="grid gap-2">
+            <ThroughputChart series={view.series} scale={view.scale} showDecode={false} height={340} />
+            {view.unplotted.length > 0 && (
+              <p className="text-xs text-muted-fg">
+                Nothing to plot on the {byWhat} axis for: {view.unplotted.map((e) => e.run.name).join(", ")}.
+              </p>
+            )}
+            {view.longContextOnly.length > 0 && (
+              <p className="text-xs text-muted-fg">
+                Long-context points only, so not on this chart: {view.longContextOnly.map((e) => e.run.name).join(", ")}.
+              </p>
+            )}
+          </CardContent>
+        </Card>
+      )}
+
+      {view.anyLongContext && (
+        <div className="grid gap-4 xl:grid-cols-2">
+          <LongContextCard metric="ttft" series={view.contextSeries} legend showP99={false} />
+          <LongContextCard metric="decode" series={view.contextSeries} legend />
+        </div>
+      )}
 
       <Card>
         <CardHeader>
           <CardTitle>Runs</CardTitle>
+          <CompareExportLinks ids={runs.map((r) => r.id)} className="ml-auto" />
         </CardHeader>
         <Table>
           <TableHeader>
@@ -166,6 +209,8 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
           </TableBody>
         </Table>
       </Card>
+
+      <ProjectionTable entries={view.entries} />
 
       <Card>
         <CardHeader>

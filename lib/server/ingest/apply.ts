@@ -221,6 +221,8 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
         break;
       case "run.artifact":
         await upsertArtifact(client, run!.id, f, at);
+        // A checkpoint artifact can attribute already scored evals to its training run (/evals, lineage).
+        if (f.kind === "checkpoint") topics.add("evals");
         break;
       case "run.event":
         await insertEvent(client, run!.id, f, at);

@@ -163,9 +163,11 @@ async function pointStats(db: PrismaClient, runIds: number[]): Promise<Map<numbe
   const map = new Map<number, PointStats>();
   if (runIds.length === 0) return map;
   // NaN sorts above every number in Postgres, so max() must skip non-finite values explicitly.
+  // Long-context points (one long request at a time) are no throughput peak.
   const rows = await db.$queryRaw<Array<{ runId: number; peak: number | null; count: number }>>`
     SELECT "runId",
-           max("outputTokPerS") FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND "outputTokPerS" < 'Infinity'::float8 AND coalesce(completed, 1) > 0) AS peak,
+           max("outputTokPerS") FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND "outputTokPerS" < 'Infinity'::float8 AND coalesce(completed, 1) > 0
+             AND scenario <> 'long-context') AS peak,
            count(*)::int AS count
     FROM "BenchmarkPoint" WHERE "runId" IN (${Prisma.join(runIds)}) GROUP BY "runId"`;
   for (const r of rows) map.set(r.runId, { peak: r.peak, count: Number(r.count) });

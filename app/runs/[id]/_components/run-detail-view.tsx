@@ -5,10 +5,15 @@ import { useQuery } from "@tanstack/react-query";
 import { LatencyChart } from "@/components/charts/latency-chart";
 import { ThroughputChart } from "@/components/charts/throughput-chart";
 import { ChartPlaceholder, seriesColor, type SweepSeries } from "@/components/charts/sweep-chart-parts";
+import type { ContextSeries } from "@/components/charts/context-length-chart";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { BenchmarkPointTable, type PointSeriesTag } from "@/components/runs/benchmark-point-table";
+import { EvalSections } from "@/components/evals/eval-sections";
 import { ConfigPanel } from "@/components/runs/config-panel";
+import { ExportMenu } from "@/components/runs/export-menu";
 import { HeadlineFigures, type HeadlineItem } from "@/components/runs/headline-figures";
+import { LongContextCard } from "@/components/runs/long-context-card";
+import { ProjectionPanel } from "@/components/runs/projection-panel";
 import { RunHeader } from "@/components/runs/run-header";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
@@ -17,6 +22,7 @@ import { fetchRunMetrics, fetchRunProgress, metricsQueryKey, progressQueryKey } 
 import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
 import { fetchRun } from "@/lib/api-client";
 import { groupSeries, headline, isFailedPoint, plotData, sweepScale } from "@/lib/metrics/benchmark-sweep";
+import { formatContextLength, longContextSeries, splitScenarios } from "@/lib/metrics/long-context";
 import { runTopic } from "@/lib/protocol/live";
 import { runQueryKey } from "@/lib/query-keys";
 import { cn } from "@/lib/utils";
@@ -81,16 +87,27 @@ export function RunDetailView({ initial, initialProgress, initialMetrics, render
 
   const view = useMemo(() => {
     const points = run.benchmarkPoints;
-    const scale = sweepScale(points);
-    const groups = groupSeries(points, run.config);
+    // Long-context points are charted by context length, never on the concurrency sweep.
+    const { sweep, longContext } = splitScenarios(points);
+    const scale = sweepScale(sweep);
+    const groups = groupSeries(sweep, run.config);
     const series: SweepSeries[] = groups.map((g, i) => ({ key: g.key, label: g.label, color: seriesColor(i), data: plotData(g.points, scale) }));
     const headlines: HeadlineItem[] = groups.map((g, i) => ({ key: g.key, label: g.label, color: seriesColor(i), headline: headline(g.points, scale) }));
     const seriesOf = new Map<string, PointSeriesTag>();
-    groups.forEach((g, i) => g.points.forEach((p) => seriesOf.set(p.key, { label: g.label, color: seriesColor(i) })));
-    // Table rows grouped by series (same order as the legend), each in sweep order.
-    const tablePoints = groups.flatMap((g) => g.points);
+    groups.forEach((g, i) => g.points.forEach((p) => seriesOf.set(p.key, { label: g.label || (longContext.length > 0 ? "throughput sweep" : ""), color: seriesColor(i) })));
+    const lcGroups = longContextSeries(longContext, run.config);
+    const lcColor = (i: number) => seriesColor(groups.length + i);
+    const contextSeries: ContextSeries[] = lcGroups.map((g, i) => ({ key: g.key, label: g.label, color: lcColor(i), data: g.data }));
+    lcGroups.forEach((g, i) =>
+      g.points.forEach((p) => seriesOf.set(p.key, { label: `long-context ${p.inputLen === null ? "?" : formatContextLength(p.inputLen)} in${g.label ? ` · ${g.label}` : ""}`, color: lcColor(i) })),
+    );
+    const lcFailed = lcGroups.reduce((n, g) => n + g.failedCount, 0);
+    const contextNote = lcFailed > 0 ? `${lcFailed} failed long-context point${lcFailed === 1 ? " is" : "s are"} not plotted` : undefined;
+    // Table rows grouped by series (same order as the legends), each in sweep or context-length order.
+    const tablePoints = [...groups.flatMap((g) => g.points), ...lcGroups.flatMap((g) => g.points)];
     const failed = points.filter(isFailedPoint).length;
-    return { points, scale, series, headlines, seriesOf, tablePoints, failed };
+    const showSweep = sweep.length > 0 || longContext.length === 0;
+    return { points, scale, series, headlines, seriesOf, tablePoints, failed, showSweep, contextSeries, contextNote };
   }, [run.benchmarkPoints, run.config]);
 
   const isBenchmark = run.kind === "benchmark";
@@ -117,7 +134,7 @@ export function RunDetailView({ initial, initialProgress, initialMetrics, render
 
   return (
     <div className="grid gap-4">
-      <RunHeader run={run} live={live} canEdit={canEdit} />
+      <RunHeader run={run} live={live} canEdit={canEdit} actions={<ExportMenu runId={run.id} />} />
       {error && (
         <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
           Could not refresh this run ({error.message}); showing the last data received.
@@ -125,43 +142,63 @@ export function RunDetailView({ initial, initialProgress, initialMetrics, render
       )}
 
       {showProgress && <ProgressCard view={progress} state={run.state} serverNowMs={serverNow} />}
+      {/* Drafter evals (τ by checkpoint): renders nothing for a non-eval run without eval results. */}
+      <EvalSections runId={run.id} kind={run.kind} />
 
       {isBenchmark ? (
         <>
           {/* Rendered before the first point too (empty figures), so the layout does not jump when it arrives. */}
-          <HeadlineFigures items={hasPoints ? view.headlines : [{ key: "empty", label: "", color: "", headline: headline([], view.scale) }]} scale={view.scale} />
+          {view.showSweep && (
+            <HeadlineFigures items={hasPoints ? view.headlines : [{ key: "empty", label: "", color: "", headline: headline([], view.scale) }]} scale={view.scale} />
+          )}
           <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(320px,400px)]">
-            <Card className="min-w-0">
-              <CardHeader>
-                <CardTitle>Output tok/s by {byWhat}</CardTitle>
-                <CardDescription className="ml-auto">
-                  {view.scale.kind === "requestRate" && view.scale.unboundedX !== null ? "“max” = all requests sent at once · " : ""}
-                  failed points are not plotted
-                </CardDescription>
-              </CardHeader>
-              <CardContent>
-                {hasPoints ? (
-                  <ThroughputChart series={view.series} scale={view.scale} height={THROUGHPUT_HEIGHT} />
-                ) : (
-                  <ChartPlaceholder height={THROUGHPUT_HEIGHT + 28}>{waiting}</ChartPlaceholder>
-                )}
-              </CardContent>
-            </Card>
+            {/* A run with long-context points only shows them where the sweep charts would be. */}
+            {view.showSweep ? (
+              <Card className="min-w-0">
+                <CardHeader>
+                  <CardTitle>Output tok/s by {byWhat}</CardTitle>
+                  <CardDescription className="ml-auto">
+                    {view.scale.kind === "requestRate" && view.scale.unboundedX !== null ? "“max” = all requests sent at once · " : ""}
+                    failed points are not plotted
+                  </CardDescription>
+                </CardHeader>
+                <CardContent>
+                  {hasPoints ? (
+                    <ThroughputChart series={view.series} scale={view.scale} height={THROUGHPUT_HEIGHT} />
+                  ) : (
+                    <ChartPlaceholder height={THROUGHPUT_HEIGHT + 28}>{waiting}</ChartPlaceholder>
+                  )}
+                </CardContent>
+              </Card>
+            ) : (
+              <LongContextCard metric="ttft" series={view.contextSeries} note={view.contextNote} />
+            )}
             {configCard}
-            <Card className="min-w-0">
-              <CardHeader>
-                <CardTitle>Latency by {byWhat}</CardTitle>
-                <CardDescription className="ml-auto">median and p99, ms</CardDescription>
-              </CardHeader>
-              <CardContent>
-                {hasPoints ? (
-                  <LatencyChart series={view.series} scale={view.scale} height={LATENCY_HEIGHT} />
-                ) : (
-                  <ChartPlaceholder height={LATENCY_HEIGHT + 48}>{waiting}</ChartPlaceholder>
-                )}
-              </CardContent>
-            </Card>
+            {view.showSweep ? (
+              <Card className="min-w-0">
+                <CardHeader>
+                  <CardTitle>Latency by {byWhat}</CardTitle>
+                  <CardDescription className="ml-auto">median and p99, ms</CardDescription>
+                </CardHeader>
+                <CardContent>
+                  {hasPoints ? (
+                    <LatencyChart series={view.series} scale={view.scale} height={LATENCY_HEIGHT} />
+                  ) : (
+                    <ChartPlaceholder height={LATENCY_HEIGHT + 48}>{waiting}</ChartPlaceholder>
+                  )}
+                </CardContent>
+              </Card>
+            ) : (
+              <LongContextCard metric="decode" series={view.contextSeries} />
+            )}
           </div>
+          {view.showSweep && view.contextSeries.length > 0 && (
+            <div className="grid gap-4 xl:grid-cols-2">
+              <LongContextCard metric="ttft" series={view.contextSeries} note={view.contextNote} />
+              <LongContextCard metric="decode" series={view.contextSeries} />
+            </div>
+          )}
+          {hasPoints && <ProjectionPanel run={run} />}
           {hasPoints && (
             <Card className="min-w-0">
               <CardHeader>
@@ -181,7 +218,8 @@ export function RunDetailView({ initial, initialProgress, initialMetrics, render
         <>
           {isPipeline && <PipelineSections view={progress} />}
           {isTraining && <MetricSections metrics={metrics} />}
-          {!isPipeline && !isTraining && (
+          {/* Eval runs show their results in the eval sections above. */}
+          {!isPipeline && !isTraining && run.kind !== "eval" && (
             <Card>
               <CardContent className="text-sm text-muted-fg">
                 {run.state === "running" ? "Waiting for the first progress report or metric point…" : `This ${run.kind} run reported no progress and no metrics.`}

@@ -1,0 +1,246 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useTransition } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { FlaskConical, Ruler, TriangleAlert } from "lucide-react";
+import { seriesColor } from "@/components/charts/sweep-chart-parts";
+import { baselineDelta, referenceBaseline } from "@/components/evals/eval-sections";
+import { checkpointName, formatTau } from "@/components/evals/format";
+import { allEvalOverviewsQueryKey, BASELINES_PATH, evalOverviewQueryKey, evalsPath, fetchEvalOverview, type EvalFilters } from "@/components/evals/queries";
+import { TauCategoryBars } from "@/components/evals/tau-category-bars";
+import { TauChart } from "@/components/evals/tau-chart";
+import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
+import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
+import { Badge } from "@/components/ui/badge";
+import { buttonVariants } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { Select } from "@/components/ui/input";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { formatCount } from "@/lib/format";
+import { runPath } from "@/lib/paths";
+import { cn } from "@/lib/utils";
+import type { BaselineView, EvalOverviewView, TauLineView } from "@/lib/view-models/evals";
+
+const CHART_HEIGHT = 340;
+
+/** The live eval overview: filters, τ by checkpoint per training run vs baselines, category bars, runs. */
+export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverviewView; filters: EvalFilters; renderedAt: number }) {
+  const live = useLiveTopics(["evals"]);
+  // The chart draws the baselines too; the `baselines` topic alone does not map to ["evals"].
+  useLiveInvalidate(["baselines"], [allEvalOverviewsQueryKey]);
+  const { data, error } = useQuery({
+    queryKey: evalOverviewQueryKey(filters),
+    queryFn: ({ signal }) => fetchEvalOverview(filters, signal),
+    initialData: initial,
+    initialDataUpdatedAt: renderedAt,
+    refetchInterval: refetchIntervalFor(live),
+  });
+  const filtered = filters.category !== undefined || filters.dataset !== undefined;
+  const lines = data.lines;
+  const series = lines.map((l, i) => ({ key: String(l.run.id), label: l.run.name, color: seriesColor(i), points: l.points }));
+  const bars = lines.filter((l) => l.latestCategories.length > 0).map((l) => ({ key: String(l.run.id), label: `${l.run.name} · ${checkpointName(l.points[l.points.length - 1]!)}`, color: seriesColor(lines.indexOf(l)), categories: l.latestCategories }));
+  const scope = [filters.category ? `category ${filters.category}` : null, filters.dataset ? `dataset ${filters.dataset}` : null].filter(Boolean).join(" · ");
+
+  return (
+    <div className="grid gap-4">
+      <div className="flex min-h-8 flex-wrap items-center gap-x-4 gap-y-2">
+        <h1 className="text-lg font-semibold tracking-tight">Evals</h1>
+        <span className="text-sm text-muted-fg tabular-nums">
+          {lines.length > 0 && `${lines.length} training run${lines.length === 1 ? "" : "s"} · ${data.baselines.length} τ baseline${data.baselines.length === 1 ? "" : "s"}`}
+        </span>
+        <Link href={BASELINES_PATH} className={cn(buttonVariants({ variant: "outline", size: "sm" }), "ml-auto")}>
+          <Ruler aria-hidden />
+          Baselines
+        </Link>
+      </div>
+
+      <EvalFiltersBar filters={filters} categories={data.categories} datasets={data.datasets} />
+
+      {error && (
+        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+          Could not refresh the evals ({error.message}); showing the last data received.
+        </p>
+      )}
+
+      {lines.length === 0 ? (
+        filtered ? (
+          <div className="rounded-lg border border-dashed border-border bg-card px-6 py-10 text-center text-sm text-muted-fg">
+            No eval results match these filters.{" "}
+            <Link href={evalsPath()} className="text-link underline-offset-4 hover:underline">
+              Show all
+            </Link>
+          </div>
+        ) : (
+          <EvalsEmptyState />
+        )
+      ) : (
+        <>
+          <Card className="min-w-0">
+            <CardHeader className="flex-wrap">
+              <CardTitle>Acceptance length τ by checkpoint</CardTitle>
+              <CardDescription>
+                one line per training run · τ = tokens produced / verify steps over all prompts{scope ? ` · ${scope}` : ""}
+              </CardDescription>
+            </CardHeader>
+            <CardContent>
+              <TauChart series={series} baselines={data.baselines} height={CHART_HEIGHT} />
+            </CardContent>
+          </Card>
+          <div className="grid gap-4 2xl:grid-cols-[minmax(0,3fr)_minmax(0,4fr)]">
+            <Card className="min-w-0">
+              <CardHeader>
+                <CardTitle>τ by category at each run&apos;s latest checkpoint</CardTitle>
+              </CardHeader>
+              <CardContent>
+                <TauCategoryBars series={bars} baselines={data.baselines} />
+              </CardContent>
+            </Card>
+            <Card className="min-w-0 2xl:self-start">
+              <CardHeader>
+                <CardTitle>Training runs</CardTitle>
+                <CardDescription>checkpoints are matched to the run that saved them (run.artifact URI), else to the run holding the results</CardDescription>
+              </CardHeader>
+              <LineTable lines={lines} baselines={data.baselines} dataset={filters.dataset} />
+            </Card>
+          </div>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** Category and dataset menus; the URL is the state. */
+function EvalFiltersBar({ filters, categories, datasets }: { filters: EvalFilters; categories: string[]; datasets: string[] }) {
+  const router = useRouter();
+  const [pending, startTransition] = useTransition();
+  const go = (next: EvalFilters) => startTransition(() => router.push(evalsPath(next)));
+  // A filter value from the URL that no result has (yet) stays selectable.
+  const withCurrent = (list: string[], current: string | undefined) => (current && !list.includes(current) ? [current, ...list] : list);
+  return (
+    <div role="search" aria-label="Filter evals" aria-busy={pending} className="flex flex-wrap items-center gap-2">
+      <Select aria-label="Category" value={filters.category ?? ""} onChange={(e) => go({ ...filters, category: e.currentTarget.value || undefined })}>
+        <option value="">All categories</option>
+        {withCurrent(categories, filters.category).map((c) => (
+          <option key={c} value={c}>
+            {c}
+          </option>
+        ))}
+      </Select>
+      <Select aria-label="Dataset" value={filters.dataset ?? ""} onChange={(e) => go({ ...filters, dataset: e.currentTarget.value || undefined })}>
+        <option value="">All datasets</option>
+        {withCurrent(datasets, filters.dataset).map((d) => (
+          <option key={d} value={d}>
+            {d}
+          </option>
+        ))}
+      </Select>
+      {(filters.category || filters.dataset) && (
+        <Link href={evalsPath()} className={cn(buttonVariants({ variant: "ghost" }), "text-muted-fg")}>
+          Clear filters
+        </Link>
+      )}
+    </div>
+  );
+}
+
+function LineTable({ lines, baselines, dataset }: { lines: TauLineView[]; baselines: BaselineView[]; dataset: string | undefined }) {
+  // A dataset's baseline is compared only when the view is filtered to that dataset.
+  const ref = referenceBaseline(
+    baselines.filter((b) => b.dataset === null || b.dataset === dataset),
+    [],
+  );
+  return (
+    <Table>
+      <TableHeader>
+        <TableRow className="hover:bg-transparent">
+          <TableHead>Run</TableHead>
+          <TableHead>Scored by</TableHead>
+          <TableHead className="text-right">Checkpoints</TableHead>
+          <TableHead>Latest</TableHead>
+          <TableHead className="text-right">Latest τ</TableHead>
+          <TableHead className="text-right">Best τ</TableHead>
+          {ref && <TableHead className="text-right">vs {ref.name}</TableHead>}
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {lines.map((l, i) => {
+          const latest = l.points[l.points.length - 1]!;
+          const best = Math.max(...l.points.map((p) => p.tau));
+          const others = l.evalRuns.filter((r) => r.id !== l.run.id);
+          const vs = ref ? baselineDelta(latest.tau, ref) : null;
+          return (
+            <TableRow key={l.run.id}>
+              <TableCell className="max-w-72">
+                <span className="flex min-w-0 items-center gap-1.5">
+                  <span aria-hidden className="size-2 shrink-0 rounded-full" style={{ background: seriesColor(i) }} />
+                  <Link href={runPath(l.run.id)} className="truncate font-medium hover:underline" title={l.run.name}>
+                    {l.run.name}
+                  </Link>
+                  <Badge tone="outline">{l.run.kind}</Badge>
+                  {l.draftSettingsCount > 1 && (
+                    <span title={`τ sums results of ${l.draftSettingsCount} draft settings`} className="text-stale">
+                      <TriangleAlert aria-label={`mixes ${l.draftSettingsCount} draft settings`} className="size-3.5" />
+                    </span>
+                  )}
+                </span>
+              </TableCell>
+              <TableCell className="max-w-56 truncate text-muted-fg">
+                {others.length === 0
+                  ? "itself"
+                  : others.map((r, j) => (
+                      <span key={r.id}>
+                        {j > 0 && ", "}
+                        <Link href={runPath(r.id)} className="hover:underline">
+                          {r.name}
+                        </Link>
+                      </span>
+                    ))}
+              </TableCell>
+              <TableCell className="text-right">{formatCount(l.points.length)}</TableCell>
+              <TableCell className="max-w-40 truncate text-muted-fg" title={latest.uri ?? undefined}>
+                {checkpointName(latest)}
+              </TableCell>
+              <TableCell className="text-right font-medium">{formatTau(latest.tau)}</TableCell>
+              <TableCell className="text-right">{formatTau(best)}</TableCell>
+              {vs && (
+                <TableCell className={cn("text-right", vs.where === "above" ? "text-succeeded" : vs.where === "below" ? "text-muted-fg" : "")} title={vs.where}>
+                  {vs.delta}
+                </TableCell>
+              )}
+            </TableRow>
+          );
+        })}
+      </TableBody>
+    </Table>
+  );
+}
+
+function EvalsEmptyState() {
+  return (
+    <div className="mx-auto flex w-full max-w-3xl flex-col gap-4 rounded-lg border border-border bg-card p-6">
+      <div className="flex items-start gap-3">
+        <span className="rounded-md bg-muted p-2 text-muted-fg">
+          <FlaskConical aria-hidden className="size-5" />
+        </span>
+        <div className="grid gap-1">
+          <h2 className="text-base font-semibold">No drafter evals yet</h2>
+          <p className="text-sm text-muted-fg">
+            Checkpoints appear here, scored by acceptance length τ, as soon as a worker pushes <code className="font-mono text-xs">run.eval</code> results (checkpoint, prompt, verify steps,
+            accepted draft tokens). A training run that also pushes <code className="font-mono text-xs">run.artifact</code> for each checkpoint gets the scores of any eval run that names the
+            checkpoint&apos;s URI.
+          </p>
+        </div>
+      </div>
+      <div className="rounded-md border border-border bg-muted/60 px-3 py-2 font-mono text-xs">PITWALL_TOKEN=&lt;token&gt; npx pitwall import results_20260101_120000.jsonl</div>
+      <p className="text-xs text-muted-fg">
+        Imports SpecForge <code className="font-mono">bench_eagle3.py</code> results (and SGLang server logs with <code className="font-mono">accept len</code>).{" "}
+        <Link href={BASELINES_PATH} className="text-link underline-offset-4 hover:underline">
+          Add a τ baseline
+        </Link>{" "}
+        to draw the reference line.
+      </p>
+    </div>
+  );
+}

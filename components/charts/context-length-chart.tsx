@@ -1,0 +1,197 @@
+"use client";
+
+import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { formatCompact, formatCount, formatLatency, formatMs, formatTokPerS } from "@/lib/format";
+import { contextAxis, contextAxisTitle, type LongContextDatum } from "@/lib/metrics/long-context";
+import {
+  ChartLegend,
+  ChartPlaceholder,
+  LegendItem,
+  TooltipFrame,
+  axisLabelStyle,
+  axisTick,
+  mergeSweepRows,
+  niceYAxis,
+  rowValues,
+  type SweepRow,
+} from "./sweep-chart-parts";
+
+/** One line group on a context-length chart (a run, or one series of a run). */
+export interface ContextSeries {
+  key: string;
+  label: string;
+  /** CSS colour, e.g. `var(--chart-3)`. */
+  color: string;
+  /** SVG dash pattern of the main line (several series of one run share a colour); solid when absent. */
+  dash?: string;
+  data: LongContextDatum[];
+}
+
+type Metric = "ttft" | "decode";
+
+interface ContextLengthChartProps {
+  /** `ttft`: TTFT median (solid) and p99 (dashed); `decode`: per-request decode tok/s (1000 / median TPOT). */
+  metric: Metric;
+  series: ContextSeries[];
+  /** Plot height in px (fixed, so live updates never move the page). */
+  height?: number;
+  /** Name the series in the legend even when there is one (the compare page names every run). */
+  legend?: boolean;
+  /** TTFT: also draw p99 (dashed) when measured; off keeps an overlay of many runs readable. */
+  showP99?: boolean;
+}
+
+/** TTFT is drawn in seconds once any value reaches 2 s (long prompts take tens of seconds to prefill). */
+const SECONDS_FROM_MS = 2000;
+
+/**
+ * "TTFT by context length" or "Decode tok/s by context length": one line per series over the
+ * prompt length in tokens (linear axis from 0 for a span under tenfold, else log₂; see
+ * `contextAxis`). Failed points are never drawn; tooltips give exact values.
+ */
+export function ContextLengthChart({ metric, series, height = 260, legend = false, showP99 = true }: ContextLengthChartProps) {
+  const inSeconds = metric === "ttft" && series.some((s) => s.data.some((d) => (d.ttftMsMedian ?? 0) >= SECONDS_FROM_MS || (d.ttftMsP99 ?? 0) >= SECONDS_FROM_MS));
+  const scaleY = (v: number | null) => (v === null ? null : inSeconds ? v / 1000 : v);
+  const rows = mergeSweepRows(series, (d): Record<string, number | null> => {
+    const lc = d as LongContextDatum;
+    return metric === "ttft" ? { med: scaleY(lc.ttftMsMedian), p99: scaleY(lc.ttftMsP99) } : { med: lc.decodeTokPerS };
+  });
+  const axis = contextAxis(rows.map((r) => r.x));
+  const plotRows = rows.map((r) => ({ ...r, pos: axis.position(r.x) }));
+  const values = [...rowValues(rows, "med"), ...(showP99 ? rowValues(rows, "p99") : [])];
+  const y = niceYAxis(values);
+  const hasData = values.length > 0;
+  const hasP99 = showP99 && metric === "ttft" && rowValues(rows, "p99").length > 0;
+  const multi = series.length > 1 || (legend && series.length > 0);
+  const first = series[0]?.color ?? "var(--chart-1)";
+  const yTitle = metric === "ttft" ? `TTFT (${inSeconds ? "s" : "ms"})` : "Decode (tok/s per request)";
+  const missing = metric === "ttft" ? "TTFT was not measured (non-streaming run)" : "TPOT was not measured, so decode speed is unknown";
+  const testId = metric === "ttft" ? "context-ttft-chart" : "context-decode-chart";
+
+  return (
+    <div className="grid gap-2" data-testid={testId}>
+      <ChartLegend>
+        {multi &&
+          series.map((s) => (
+            <LegendItem key={s.key} color={s.color} dashed={s.dash}>
+              {s.label}
+            </LegendItem>
+          ))}
+        {metric === "ttft" ? (
+          <>
+            {(hasP99 || !multi) && <LegendItem color={multi ? "var(--chart-axis)" : first}>median</LegendItem>}
+            {hasP99 && (
+              <LegendItem color={multi ? "var(--chart-axis)" : first} dashed>
+                p99
+              </LegendItem>
+            )}
+          </>
+        ) : (
+          !multi && <LegendItem color={first}>decode tok/s per request (1000 / median TPOT)</LegendItem>
+        )}
+      </ChartLegend>
+      {!hasData ? (
+        <ChartPlaceholder height={height}>{missing}</ChartPlaceholder>
+      ) : (
+        <LineChart responsive data={plotRows} style={{ width: "100%", height }} margin={{ top: 8, right: 16, bottom: 4, left: 4 }}>
+          <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
+          <XAxis
+            type="number"
+            dataKey="pos"
+            domain={axis.domain}
+            ticks={axis.ticks}
+            tickFormatter={axis.tickLabel}
+            tick={axisTick}
+            tickLine={false}
+            axisLine={{ stroke: "var(--chart-grid)" }}
+            padding={{ left: 16, right: 16 }}
+            height={40}
+            label={{ value: contextAxisTitle(axis), position: "insideBottom", offset: 0, style: axisLabelStyle }}
+            allowDecimals
+          />
+          <YAxis
+            domain={y.domain}
+            ticks={y.ticks}
+            tickFormatter={formatCompact}
+            tick={axisTick}
+            tickLine={false}
+            axisLine={false}
+            width={56}
+            label={{ value: yTitle, angle: -90, position: "insideLeft", offset: 4, style: axisLabelStyle }}
+          />
+          <Tooltip
+            cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}
+            content={(p) => <ContextTooltip active={p.active} row={p.payload?.[0]?.payload as SweepRow | undefined} metric={metric} series={series} />}
+            isAnimationActive={false}
+          />
+          {series.map((s, i) => (
+            <Line
+              key={`med-${s.key}`}
+              type="linear"
+              dataKey={`med${i}`}
+              name={`${s.label ? `${s.label} · ` : ""}${metric === "ttft" ? "median" : "decode tok/s"}`}
+              stroke={s.color}
+              strokeWidth={2}
+              strokeDasharray={s.dash}
+              dot={{ r: 3, fill: s.color, strokeWidth: 0, className: `dot-context-${metric}` }}
+              activeDot={{ r: 5 }}
+              connectNulls
+              isAnimationActive={false}
+            />
+          ))}
+          {hasP99 &&
+            series.map((s, i) => (
+              <Line
+                key={`p99-${s.key}`}
+                type="linear"
+                dataKey={`p99${i}`}
+                name={`${s.label ? `${s.label} · ` : ""}p99`}
+                stroke={s.color}
+                strokeWidth={1.5}
+                strokeDasharray="5 4"
+                strokeOpacity={0.85}
+                dot={{ r: 2, fill: "var(--card)", stroke: s.color, strokeWidth: 1.5 }}
+                activeDot={{ r: 4 }}
+                connectNulls
+                isAnimationActive={false}
+              />
+            ))}
+        </LineChart>
+      )}
+    </div>
+  );
+}
+
+function ContextTooltip({ active, row, metric, series }: { active?: boolean; row: SweepRow | undefined; metric: Metric; series: ContextSeries[] }) {
+  if (!active || !row) return null;
+  return (
+    <TooltipFrame title={`${formatCount(row.x)} input tokens`}>
+      {series.map((s, i) => {
+        const d = row[`pt${i}`] as LongContextDatum | undefined;
+        if (!d) return null;
+        return (
+          <div key={s.key} className="flex items-baseline gap-2">
+            <span aria-hidden className="size-2 shrink-0 translate-y-px rounded-full" style={{ background: s.color }} />
+            {series.length > 1 && <span className="max-w-56 truncate">{s.label}</span>}
+            {metric === "ttft" ? (
+              <>
+                <span className="ml-auto pl-2">
+                  median <span className="text-foreground">{formatLatency(d.point.ttftMsMedian)}</span>
+                </span>
+                <span>
+                  p99 <span className="text-foreground">{formatLatency(d.point.ttftMsP99)}</span>
+                </span>
+              </>
+            ) : (
+              <>
+                <span className="ml-auto pl-2 text-foreground">{formatTokPerS(d.decodeTokPerS)}</span>
+                <span title="median time per output token">TPOT {formatMs(d.point.tpotMsMedian)}</span>
+                <span title="aggregate output tok/s of the level">out {formatTokPerS(d.point.outputTokPerS)}</span>
+              </>
+            )}
+          </div>
+        );
+      })}
+    </TooltipFrame>
+  );
+}

@@ -1,0 +1,124 @@
+"use client";
+
+import { Bar, BarChart, CartesianGrid, LabelList, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
+import { ChartLegend, ChartPlaceholder, LegendItem, TooltipFrame, axisLabelStyle, axisTick, niceYAxis } from "@/components/charts/sweep-chart-parts";
+import { formatCount } from "@/lib/format";
+import type { BaselineView, CategoryTauView } from "@/lib/view-models/evals";
+import { baselineLabel, formatTau } from "./format";
+import { BASELINE_COLOR } from "./tau-chart";
+
+/** One group of bars: a run's (or a checkpoint's) τ per category. */
+export interface TauCategorySeries {
+  key: string;
+  label: string;
+  color: string;
+  categories: CategoryTauView[];
+}
+
+/** How a missing category is shown. */
+export const NO_CATEGORY = "no category";
+
+type Row = Record<string, string | number | CategoryTauView | null> & { category: string };
+
+/**
+ * "τ by category": one bar per category (per series when several are compared), from zero so bar
+ * lengths compare honestly, the value printed on each bar (when few), and the τ baselines as dashed
+ * lines labelled with their value (named in the legend).
+ */
+export function TauCategoryBars({ series, baselines, height = 260 }: { series: readonly TauCategorySeries[]; baselines: readonly BaselineView[]; height?: number }) {
+  const names: string[] = [];
+  for (const s of series) for (const c of s.categories) if (!names.includes(c.category ?? NO_CATEGORY)) names.push(c.category ?? NO_CATEGORY);
+  if (names.length === 0) return <ChartPlaceholder height={height}>No categories yet</ChartPlaceholder>;
+  const rows: Row[] = names.map((name) => {
+    const row: Row = { category: name };
+    series.forEach((s, i) => {
+      const c = s.categories.find((x) => (x.category ?? NO_CATEGORY) === name);
+      row[`t${i}`] = c ? c.tau : null;
+      row[`c${i}`] = c ?? null;
+    });
+    return row;
+  });
+  const y = niceYAxis([...series.flatMap((s) => s.categories.map((c) => c.tau)), ...baselines.map((b) => b.value + (b.tolerance ?? 0))]);
+  const labels = series.length * names.length <= 16;
+
+  return (
+    <div className="grid gap-2">
+      {(series.length > 1 || baselines.length > 0) && (
+        <ChartLegend>
+          {series.length > 1 &&
+            series.map((s) => (
+              <span key={s.key} className="inline-flex items-center gap-1.5">
+                <span aria-hidden className="inline-block size-2.5 rounded-sm" style={{ background: s.color }} />
+                {s.label}
+              </span>
+            ))}
+          {baselines.map((b) => (
+            <LegendItem key={b.id} color={BASELINE_COLOR} dashed>
+              {baselineLabel(b)}
+            </LegendItem>
+          ))}
+        </ChartLegend>
+      )}
+      <div data-testid="tau-category-bars">
+        <BarChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 18, right: 18, bottom: 4, left: 4 }} barCategoryGap="24%" barGap={2}>
+          <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
+          <XAxis dataKey="category" tick={axisTick} tickLine={false} axisLine={{ stroke: "var(--chart-grid)" }} height={30} interval={0} />
+          <YAxis
+            domain={y.domain}
+            ticks={y.ticks}
+            tick={axisTick}
+            tickLine={false}
+            axisLine={false}
+            width={56}
+            label={{ value: "acceptance length τ", angle: -90, position: "insideLeft", offset: 10, style: axisLabelStyle }}
+          />
+          <Tooltip
+            cursor={{ fill: "var(--muted)", opacity: 0.5 }}
+            isAnimationActive={false}
+            content={(p) => {
+              const row = p.payload?.[0]?.payload as Row | undefined;
+              if (!p.active || !row) return null;
+              return (
+                <TooltipFrame title={row.category}>
+                  {series.map((s, i) => {
+                    const c = row[`c${i}`] as CategoryTauView | null;
+                    if (!c) return null;
+                    return (
+                      <div key={s.key} className="grid gap-0.5">
+                        <span className="flex items-center gap-1.5">
+                          <span aria-hidden className="inline-block size-2 rounded-sm" style={{ background: s.color }} />
+                          {series.length > 1 && <span>{s.label}</span>}
+                          <span>
+                            τ <span className="font-medium text-foreground">{formatTau(c.tau)}</span>
+                          </span>
+                        </span>
+                        <span className="pl-3.5">
+                          {formatCount(c.prompts)} prompts · {formatCount(c.tokensProduced)} tokens / {formatCount(c.verifySteps)} verify steps
+                        </span>
+                      </div>
+                    );
+                  })}
+                </TooltipFrame>
+              );
+            }}
+          />
+          {baselines.map((b) => (
+            <ReferenceLine
+              key={b.id}
+              y={b.value}
+              stroke={BASELINE_COLOR}
+              strokeDasharray="6 4"
+              strokeWidth={1.5}
+              label={{ value: `τ ${formatTau(b.value)}`, position: "insideTopRight", fill: "var(--foreground)", fontSize: 11 }}
+            />
+          ))}
+          {series.map((s, i) => (
+            <Bar key={s.key} dataKey={`t${i}`} name={s.label} fill={s.color} radius={[3, 3, 0, 0]} maxBarSize={56} isAnimationActive={false}>
+              {labels && <LabelList dataKey={`t${i}`} position="top" fontSize={11} fill="var(--foreground)" formatter={(v) => (typeof v === "number" ? formatTau(v) : "")} />}
+            </Bar>
+          ))}
+        </BarChart>
+      </div>
+    </div>
+  );
+}

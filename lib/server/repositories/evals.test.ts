@@ -1,0 +1,304 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "@/generated/prisma/client";
+import { checkFrame, type ClientFrame } from "@/lib/protocol";
+import { LIVE_CHANNEL } from "@/lib/protocol/live";
+import { applyFrames } from "@/lib/server/ingest/apply";
+import { NotFoundError } from "@/lib/server/errors";
+import { createTestDatabase } from "@/test/support/db";
+import { createBaseline, deleteBaseline, getEvalOverview, getRunEvals, listBaselines, updateBaseline } from "./evals";
+import { createToken, verifyToken, type TokenPrincipal } from "./tokens";
+
+// Eval reads over results written by the real ingest code. Every expected τ below is computed by
+// hand from the raw counts pushed: τ = (Σ accepted + Σ verify steps) / Σ verify steps.
+
+let databaseUrl: string;
+let pool: pg.Pool;
+let prisma: PrismaClient;
+let principal: TokenPrincipal;
+
+beforeAll(async () => {
+  databaseUrl = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 2 }) });
+  principal = (await verifyToken(prisma, (await createToken(prisma, "eval-host")).token))!;
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await pool?.end();
+});
+
+async function ingest(...raw: Array<Record<string, unknown>>) {
+  const frames = raw.map((r) => {
+    const check = checkFrame({ v: 1, id: randomUUID(), ...r });
+    if (!check.ok) throw new Error(`${check.code}: ${check.message}`);
+    return check.frame as ClientFrame;
+  });
+  const outcomes = await applyFrames(pool, principal, frames);
+  for (const o of outcomes) if (!o.ok) throw new Error(`${o.code}: ${o.message}`);
+}
+
+async function startRun(kind: "training" | "eval", name: string = kind): Promise<{ run: string; id: number }> {
+  const run = `${kind}-${randomUUID()}`;
+  await ingest({ type: "run.start", run, name, kind });
+  return { run, id: (await pool.query<{ id: number }>(`SELECT id FROM "Run" WHERE key = $1`, [run])).rows[0]!.id };
+}
+
+interface R {
+  checkpoint: Record<string, unknown>;
+  promptId: string;
+  verifySteps: number;
+  acceptedTokens: number;
+  category?: string;
+  dataset?: string;
+  draft?: Record<string, unknown>;
+  outputTokPerS?: number;
+  ts?: number;
+}
+
+async function pushEval(run: string, results: R[]) {
+  await ingest({ type: "run.eval", run, results: results.map((r) => ({ key: randomUUID(), ...r })) });
+}
+
+describe("getRunEvals", () => {
+  test("τ per checkpoint and category is Σ tokens / Σ steps; checkpoints ordered by 64-bit step, then label; one draft setting at a time", async () => {
+    const { run, id } = await startRun("training");
+    const d16 = { block_size: 16, tree: "ddtree-8" };
+    // Step 2000 first (out of order on purpose).
+    await pushEval(run, [
+      { checkpoint: { step: 2000, uri: "s3://d/step-2000" }, promptId: "p1", category: "code", verifySteps: 100, acceptedTokens: 900, draft: d16, outputTokPerS: 100, ts: 3000 },
+      { checkpoint: { step: 2000 }, promptId: "p2", category: "code", verifySteps: 300, acceptedTokens: 3300, draft: d16, outputTokPerS: 200, ts: 3001 },
+      { checkpoint: { step: 2000 }, promptId: "p3", category: "math", dataset: "gsm8k", verifySteps: 50, acceptedTokens: 200, draft: d16, ts: 3002 },
+    ]);
+    await pushEval(run, [
+      { checkpoint: { step: 1000 }, promptId: "p1", category: "code", verifySteps: 200, acceptedTokens: 1000, draft: d16, ts: 2000 },
+      { checkpoint: { step: 1000 }, promptId: "p3", category: "math", verifySteps: 100, acceptedTokens: 100, draft: d16, ts: 2001 },
+      // Beyond 2^53: ordered exactly, kept as a string.
+      { checkpoint: { step: "9007199254740993", label: "final" }, promptId: "p1", category: "code", verifySteps: 10, acceptedTokens: 140, draft: { tree: "ddtree-8", block_size: 16 }, ts: 4000 },
+      // No step: after every stepped checkpoint, by label.
+      { checkpoint: { label: "zz-export" }, promptId: "p1", category: "code", verifySteps: 4, acceptedTokens: 4, draft: d16, ts: 1000 },
+      { checkpoint: { label: "hf-export" }, promptId: "p1", category: "code", verifySteps: 4, acceptedTokens: 8, draft: d16, ts: 1001 },
+      // Another draft setting (fewer verify steps in all): not mixed into the τ above.
+      { checkpoint: { step: 1000 }, promptId: "p1", category: "code", verifySteps: 100, acceptedTokens: 0, draft: { block_size: 8 }, ts: 2002 },
+    ]);
+
+    const view = await getRunEvals(prisma, id);
+    expect(view.resultCount).toBe(9);
+    const d16Key = JSON.stringify([["block_size", 16], ["tree", "ddtree-8"]]);
+    const d8Key = JSON.stringify([["block_size", 8]]);
+    // 100+300+50+200+100+10+4+4 = 768 verify steps vs 100.
+    expect(view.draftSettings).toEqual([
+      { key: d16Key, settings: d16, results: 8, verifySteps: 768 },
+      { key: d8Key, settings: { block_size: 8 }, results: 1, verifySteps: 100 },
+    ]);
+    expect(view.draft).toBe(d16Key);
+    expect(view.checkpoints.map((c) => [c.key, c.step, c.label])).toEqual([
+      ["step:1000", "1000", null],
+      ["step:2000", "2000", null],
+      ["step:9007199254740993", "9007199254740993", "final"],
+      ["label:hf-export", null, "hf-export"],
+      ["label:zz-export", null, "zz-export"],
+    ]);
+
+    const [c1000, c2000, cBig, cHf] = view.checkpoints;
+    // 1000: (1000 + 200 + 100 + 100) / 300 = 1400 / 300.
+    expect(c1000).toMatchObject({ verifySteps: 300, acceptedTokens: 1100, tokensProduced: 1400, results: 2, prompts: 2 });
+    expect(c1000!.tau).toBeCloseTo(1400 / 300, 12);
+    // 2000: (900 + 3300 + 200 + 450) / 450 = 4850 / 450 = 10.78; the mean of per-prompt τ (10, 12, 5) would be 9.
+    expect(c2000).toMatchObject({ verifySteps: 450, acceptedTokens: 4400, tokensProduced: 4850, results: 3, prompts: 3, uri: "s3://d/step-2000", meanOutputTokPerS: 150 });
+    expect(c2000!.tau).toBeCloseTo(4850 / 450, 12);
+    expect(c2000!.firstAt).toBe(new Date(3000).toISOString());
+    // code: (900 + 3300 + 400) / 400 = 11.5; math: (200 + 50) / 50 = 5.
+    expect(c2000!.categories).toEqual([
+      { category: "code", tau: 11.5, verifySteps: 400, acceptedTokens: 4200, tokensProduced: 4600, results: 2, prompts: 2, meanOutputTokPerS: 150 },
+      { category: "math", tau: 5, verifySteps: 50, acceptedTokens: 200, tokensProduced: 250, results: 1, prompts: 1, meanOutputTokPerS: null },
+    ]);
+    // Per-prompt τ 5, 10, 12: bins of 0.5 from 5 to 12.5.
+    const dist = c2000!.distribution!;
+    expect(dist).toMatchObject({ count: 3, min: 5, max: 12, meanOfPrompts: 9, p50: 10, binWidth: 0.5 });
+    expect(dist.bins).toHaveLength(15);
+    expect(dist.bins[0]).toEqual({ lo: 5, hi: 5.5, count: 1 });
+    expect(dist.bins[10]).toEqual({ lo: 10, hi: 10.5, count: 1 });
+    expect(dist.bins[14]).toEqual({ lo: 12, hi: 12.5, count: 1 });
+    expect(cBig!.tau).toBe(15);
+    expect(cHf!.tau).toBe(3);
+
+    // Table: each checkpoint's total, then its categories.
+    expect(view.rows.filter((r) => r.checkpointKey === "step:2000").map((r) => [r.total, r.category, r.tau])).toEqual([
+      [true, null, 4850 / 450],
+      [false, "code", 11.5],
+      [false, "math", 5],
+    ]);
+    expect(view.categories).toEqual(["code", "math"]);
+    expect(view.datasets).toEqual(["gsm8k"]);
+
+    // The other draft setting on request: (0 + 100) / 100 = 1.
+    const other = await getRunEvals(prisma, id, { draft: d8Key });
+    expect(other.draft).toBe(d8Key);
+    expect(other.checkpoints.map((c) => [c.key, c.tau])).toEqual([["step:1000", 1]]);
+    // An unknown key falls back to the default.
+    expect((await getRunEvals(prisma, id, { draft: "nope" })).draft).toBe(d16Key);
+  });
+
+  test("a run without results is empty; τ baselines are listed; an unknown run is NotFound", async () => {
+    const { id } = await startRun("eval");
+    const name = `ref-${randomUUID()}`;
+    const created = await createBaseline(prisma, { name, metric: "tau", value: 12.4, tolerance: 0.3 });
+    expect(created.ok).toBe(true);
+    await createBaseline(prisma, { name: `tps-${randomUUID()}`, metric: "outputTokPerS", value: 577.8 });
+    const view = await getRunEvals(prisma, id);
+    expect(view).toMatchObject({ runId: id, resultCount: 0, draft: null, checkpoints: [], rows: [], draftSettings: [] });
+    expect(view.baselines.every((b) => b.metric === "tau")).toBe(true);
+    expect(view.baselines.find((b) => b.name === name)).toMatchObject({ value: 12.4, tolerance: 0.3, dataset: null, sourceUrl: null, settings: {} });
+    await expect(getRunEvals(prisma, 2_000_000_000)).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe("getEvalOverview", () => {
+  test("one line per training run: checkpoints matched by artifact URI join their training run; otherwise the run holding the results", async () => {
+    const cat = `code-${randomUUID()}`;
+    const trainer = await startRun("training", "dflash trainer");
+    const selfScoring = await startRun("training", "self-scoring trainer");
+    const evalA = await startRun("eval", "eval A");
+    const evalB = await startRun("eval", "eval B");
+    const orphan = await startRun("eval", "orphan eval");
+    const uri100 = `s3://drafters/${trainer.run}/step-100`;
+    const uri200 = `s3://drafters/${trainer.run}/step-200`;
+    await ingest(
+      { type: "run.artifact", run: trainer.run, kind: "checkpoint", uri: uri100, step: 100 },
+      { type: "run.artifact", run: trainer.run, kind: "checkpoint", uri: uri200, step: 200 },
+      // The eval run also records the checkpoint it pulled: the training run still wins.
+      { type: "run.artifact", run: evalA.run, kind: "checkpoint", uri: uri200 },
+    );
+    // Eval A scores both checkpoints by URI only (the step comes from the artifact).
+    await pushEval(evalA.run, [
+      { checkpoint: { uri: uri100 }, promptId: "a", category: cat, dataset: "humaneval", verifySteps: 100, acceptedTokens: 900 },
+      { checkpoint: { uri: uri100 }, promptId: "b", category: cat, dataset: "mbpp", verifySteps: 300, acceptedTokens: 3300 },
+      { checkpoint: { uri: uri200 }, promptId: "a", category: cat, dataset: "humaneval", verifySteps: 100, acceptedTokens: 1300 },
+      { checkpoint: { uri: uri200 }, promptId: "x", category: `${cat}-other`, dataset: "humaneval", verifySteps: 10, acceptedTokens: 0 },
+    ]);
+    // Eval B scores step 200 too (another draft setting): summed into the same point.
+    await pushEval(evalB.run, [{ checkpoint: { uri: uri200, step: 200 }, promptId: "b", category: cat, dataset: "mbpp", verifySteps: 400, acceptedTokens: 4600, draft: { block_size: 8 } }]);
+    await pushEval(selfScoring.run, [
+      { checkpoint: { step: 10 }, promptId: "a", category: cat, verifySteps: 50, acceptedTokens: 50 },
+      { checkpoint: { step: 5 }, promptId: "a", category: cat, verifySteps: 50, acceptedTokens: 0 },
+    ]);
+    await pushEval(orphan.run, [{ checkpoint: { uri: "s3://elsewhere/ckpt" }, promptId: "a", category: cat, verifySteps: 20, acceptedTokens: 30 }]);
+
+    const view = await getEvalOverview(prisma, { category: cat });
+    expect(view.filters).toEqual({ category: cat, dataset: null });
+    expect(view.categories).toEqual(expect.arrayContaining([cat, `${cat}-other`]));
+    expect(view.datasets).toEqual(expect.arrayContaining(["humaneval", "mbpp"]));
+    const ours = new Set([trainer.id, selfScoring.id, evalA.id, evalB.id, orphan.id]);
+    const lines = view.lines.filter((l) => ours.has(l.run.id));
+    // The eval runs that scored the trainer's checkpoints have no line of their own.
+    expect(lines.map((l) => l.run.name).sort()).toEqual(["dflash trainer", "orphan eval", "self-scoring trainer"]);
+
+    const t = lines.find((l) => l.run.id === trainer.id)!;
+    expect(t.attributedBy).toBe("artifact");
+    expect(t.evalRuns.map((r) => r.id)).toEqual([evalA.id, evalB.id]);
+    expect(t.draftSettingsCount).toBe(2);
+    expect(t.points.map((p) => [p.key, p.step, p.uri, p.evalRunIds])).toEqual([
+      ["step:100", "100", uri100, [evalA.id]],
+      ["step:200", "200", uri200, [evalA.id, evalB.id]],
+    ]);
+    // step 100: (900 + 3300 + 400) / 400 = 11.5 — the other category's result is filtered out.
+    expect(t.points[0]).toMatchObject({ tau: 11.5, verifySteps: 400, acceptedTokens: 4200, results: 2 });
+    // step 200: (1300 + 4600 + 500) / 500 = 12.8 over eval A and eval B.
+    expect(t.points[1]).toMatchObject({ tau: 12.8, verifySteps: 500, acceptedTokens: 5900, tokensProduced: 6400, results: 2 });
+    expect(t.latestCategories).toEqual([{ category: cat, tau: 12.8, verifySteps: 500, acceptedTokens: 5900, tokensProduced: 6400, results: 2, prompts: 2, meanOutputTokPerS: null }]);
+
+    const s = lines.find((l) => l.run.id === selfScoring.id)!;
+    expect(s.attributedBy).toBe("results");
+    expect(s.points.map((p) => [p.step, p.tau])).toEqual([
+      ["5", 1],
+      ["10", 2],
+    ]);
+    // The eval run's own page: steps from the trainer's artifacts; an unknown URI keeps no step.
+    expect((await getRunEvals(prisma, evalA.id)).checkpoints.map((c) => [c.key, c.step, c.uri])).toEqual([
+      ["step:100", "100", uri100],
+      ["step:200", "200", uri200],
+    ]);
+    expect((await getRunEvals(prisma, orphan.id)).checkpoints.map((c) => [c.key, c.step])).toEqual([["uri:s3://elsewhere/ckpt", null]]);
+    const o = lines.find((l) => l.run.id === orphan.id)!;
+    expect(o).toMatchObject({ attributedBy: "results", points: [{ key: "uri:s3://elsewhere/ckpt", step: null, tau: 2.5 }] });
+
+    // Without the category filter, step 200 also holds the other category's 10 steps: (5900 + 500 + 10) / 510.
+    const all = await getEvalOverview(prisma);
+    const tAll = all.lines.find((l) => l.run.id === trainer.id)!;
+    expect(tAll.points[1]!.tau).toBeCloseTo(6410 / 510, 12);
+    expect(tAll.latestCategories.map((c) => [c.category, c.tau])).toEqual([
+      [cat, 12.8],
+      [`${cat}-other`, 1],
+    ]);
+
+    // Dataset filter: humaneval only → step 100: (900 + 100) / 100 = 10; step 200: (1300 + 100) / 100 = 14.
+    const he = await getEvalOverview(prisma, { category: cat, dataset: "humaneval" });
+    const tHe = he.lines.find((l) => l.run.id === trainer.id)!;
+    expect(tHe.points.map((p) => [p.step, p.tau])).toEqual([
+      ["100", 10],
+      ["200", 14],
+    ]);
+    expect(tHe.evalRuns.map((r) => r.id)).toEqual([evalA.id]);
+    expect(he.lines.some((l) => l.run.id === selfScoring.id)).toBe(false);
+  });
+
+  test("τ baselines only; with a dataset filter those of that dataset or of none", async () => {
+    const ds = `humaneval-${randomUUID()}`;
+    const general = `general-${randomUUID()}`;
+    const specific = `specific-${randomUUID()}`;
+    const otherDs = `other-${randomUUID()}`;
+    await createBaseline(prisma, { name: general, metric: "tau", value: 12.4 });
+    await createBaseline(prisma, { name: specific, metric: "tau", value: 6.2, dataset: ds, settings: { tree: "ddtree-8" }, sourceUrl: "https://example.com/paper" });
+    await createBaseline(prisma, { name: otherDs, metric: "tau", value: 3, dataset: `x-${ds}` });
+    const names = (v: { baselines: Array<{ name: string }> }) => v.baselines.map((b) => b.name).filter((n) => [general, specific, otherDs].includes(n));
+    expect(names(await getEvalOverview(prisma)).sort()).toEqual([general, otherDs, specific].sort());
+    const filtered = await getEvalOverview(prisma, { dataset: ds });
+    expect(names(filtered).sort()).toEqual([general, specific].sort());
+    expect(filtered.baselines.find((b) => b.name === specific)).toMatchObject({ dataset: ds, settings: { tree: "ddtree-8" }, sourceUrl: "https://example.com/paper" });
+  });
+});
+
+describe("baselines", () => {
+  test("create, duplicate name, update, rename collision, delete; each write notifies topic `baselines`", async () => {
+    const listener = new pg.Client({ connectionString: databaseUrl });
+    await listener.connect();
+    const topics: string[] = [];
+    listener.on("notification", (n) => topics.push((JSON.parse(n.payload ?? "{}") as { topic: string }).topic));
+    await listener.query(`LISTEN ${LIVE_CHANNEL}`);
+    try {
+      const name = `dflash-ref-${randomUUID()}`;
+      const created = await createBaseline(prisma, { name, metric: "tau", value: 12.4, tolerance: 0.2, dataset: "humaneval" });
+      if (!created.ok) throw new Error(created.message);
+      expect(created.baseline).toMatchObject({ name, metric: "tau", value: 12.4, tolerance: 0.2, dataset: "humaneval" });
+
+      expect(await createBaseline(prisma, { name, metric: "tau", value: 1 })).toEqual({ ok: false, code: "baseline_exists", message: `a baseline named ${JSON.stringify(name)} already exists` });
+
+      const updated = await updateBaseline(prisma, created.baseline.id, { value: 12.6, tolerance: null, sourceUrl: "https://example.com/x" });
+      expect(updated).toMatchObject({ ok: true, baseline: { name, value: 12.6, tolerance: null, dataset: "humaneval", sourceUrl: "https://example.com/x" } });
+
+      const other = await createBaseline(prisma, { name: `${name}-b`, metric: "tau", value: 3 });
+      if (!other.ok) throw new Error(other.message);
+      expect(await updateBaseline(prisma, other.baseline.id, { name })).toMatchObject({ ok: false, code: "baseline_exists" });
+
+      expect((await listBaselines(prisma)).baselines.filter((b) => b.name.startsWith(name)).map((b) => [b.name, b.value])).toEqual([
+        [name, 12.6],
+        [`${name}-b`, 3],
+      ]);
+
+      await deleteBaseline(prisma, other.baseline.id);
+      await expect(deleteBaseline(prisma, other.baseline.id)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(updateBaseline(prisma, other.baseline.id, { value: 1 })).rejects.toBeInstanceOf(NotFoundError);
+      expect((await listBaselines(prisma)).baselines.some((b) => b.id === other.baseline.id)).toBe(false);
+
+      // create, update, create, delete committed: four notifications (failed writes roll theirs back).
+      await expect.poll(() => topics.length).toBe(4);
+      expect(new Set(topics)).toEqual(new Set(["baselines"]));
+    } finally {
+      await listener.end();
+    }
+  });
+});

@@ -1,0 +1,558 @@
+import { z } from "zod";
+import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { aggregateTau, checkpointKey, draftSettingsKey, perPromptTau, tauByCategory, type TauAggregate, type TauCounts } from "@/lib/metrics/tau";
+import { baselineUpsertFrame } from "@/lib/protocol";
+import { LIVE_CHANNEL } from "@/lib/protocol/live";
+import { NotFoundError } from "@/lib/server/errors";
+import type {
+  BaselineListView,
+  BaselineView,
+  CategoryTauView,
+  DraftSettings,
+  DraftSettingsView,
+  EvalOverviewView,
+  EvalRunRefView,
+  EvalTableRow,
+  RunCheckpointView,
+  RunEvalsView,
+  TauCountsView,
+  TauLineView,
+  TauPointView,
+} from "@/lib/view-models/evals";
+
+/** Metric name of acceptance-length baselines. */
+export const TAU_METRIC = "tau";
+/** Draft-settings key of results that carry no settings. */
+export const NO_DRAFT_KEY = "none";
+/** Checkpoint key of results that name no checkpoint. */
+export const NO_CHECKPOINT_KEY = "none";
+
+// ---------------------------------------------------------------------------------------------
+// Shared helpers
+
+/** Orders checkpoints: step ascending (64-bit, missing last), then label (missing last), then first result time. */
+function compareCheckpoints(a: { step: string | null; label: string | null; firstAt: string }, b: { step: string | null; label: string | null; firstAt: string }): number {
+  if (a.step !== b.step) {
+    if (a.step === null) return 1;
+    if (b.step === null) return -1;
+    const d = BigInt(a.step) - BigInt(b.step);
+    if (d !== 0n) return d < 0n ? -1 : 1;
+  }
+  if (a.label !== b.label) {
+    if (a.label === null) return 1;
+    if (b.label === null) return -1;
+    return a.label < b.label ? -1 : 1;
+  }
+  return a.firstAt < b.firstAt ? -1 : a.firstAt > b.firstAt ? 1 : 0;
+}
+
+function keyOfCheckpoint(step: string | null, label: string | null, uri: string | null): string {
+  return checkpointKey({ step: step ?? undefined, label: label ?? undefined, uri: uri ?? undefined }) ?? NO_CHECKPOINT_KEY;
+}
+
+function draftKey(draft: unknown): string {
+  return draftSettingsKey(asDraft(draft)) ?? NO_DRAFT_KEY;
+}
+
+function stepText(step: bigint | null): string | null {
+  return step === null ? null : step.toString();
+}
+
+function asDraft(v: unknown): DraftSettings {
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as DraftSettings) : {};
+}
+
+/** τ and counts of an aggregate, with `results` overridden (group rows of SQL stand for many results). */
+function countsView(agg: TauAggregate, results = agg.results): TauCountsView {
+  return { tau: agg.tau, verifySteps: agg.verifySteps, acceptedTokens: agg.acceptedTokens, tokensProduced: agg.tokensProduced, results };
+}
+
+/** Unweighted mean of finite values, null when there are none. */
+function meanOf(values: ReadonlyArray<number | null>): number | null {
+  let sum = 0;
+  let n = 0;
+  for (const v of values) {
+    if (v !== null && Number.isFinite(v)) {
+      sum += v;
+      n++;
+    }
+  }
+  return n === 0 ? null : sum / n;
+}
+
+function sortedDistinct(values: ReadonlyArray<string | null>): string[] {
+  return [...new Set(values.filter((v): v is string => v !== null))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+const baselineSelect = { id: true, name: true, metric: true, value: true, tolerance: true, dataset: true, settings: true, sourceUrl: true, updatedAt: true } as const;
+type BaselineRow = Prisma.BaselineGetPayload<{ select: typeof baselineSelect }>;
+
+function toBaselineView(b: BaselineRow): BaselineView {
+  return { id: b.id, name: b.name, metric: b.metric, value: b.value, tolerance: b.tolerance, dataset: b.dataset, settings: asDraft(b.settings), sourceUrl: b.sourceUrl, updatedAt: b.updatedAt.toISOString() };
+}
+
+async function tauBaselines(db: PrismaClient, dataset: string | null): Promise<BaselineView[]> {
+  const rows = await db.baseline.findMany({
+    where: { metric: TAU_METRIC, ...(dataset !== null ? { OR: [{ dataset: null }, { dataset }] } : {}) },
+    orderBy: [{ value: "asc" }, { name: "asc" }],
+    select: baselineSelect,
+  });
+  return rows.map(toBaselineView);
+}
+
+/** The run that produced a checkpoint URI (holds its Artifact), with the artifact's step. */
+interface CheckpointProducer {
+  runId: number;
+  step: bigint | null;
+  training: boolean;
+}
+
+/**
+ * For each URI, the run holding an Artifact with that URI: a `training` run first, then the
+ * earliest artifact (ties: lowest artifact id). URIs no artifact has are absent.
+ */
+async function checkpointProducers(db: PrismaClient, uris: ReadonlyArray<string | null>): Promise<Map<string, CheckpointProducer>> {
+  const wanted = [...new Set(uris.filter((u): u is string => u !== null))];
+  const producer = new Map<string, CheckpointProducer>();
+  if (wanted.length === 0) return producer;
+  const artifacts = await db.artifact.findMany({
+    where: { uri: { in: wanted } },
+    select: { runId: true, uri: true, step: true, run: { select: { kind: true } } },
+    orderBy: [{ ts: "asc" }, { id: "asc" }],
+  });
+  for (const a of artifacts) {
+    const current = producer.get(a.uri);
+    const training = a.run.kind === "training";
+    // Ordered by time: keep the first, unless a training run comes later and the first was not one.
+    if (!current || (training && !current.training)) producer.set(a.uri, { runId: a.runId, step: a.step, training });
+  }
+  return producer;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One run
+
+/** Options of {@link getRunEvals}: `draft` selects a draft-settings key (see {@link RunEvalsView.draft}). */
+export const runEvalsQuery = z.object({ draft: z.string().min(1).max(10_000).optional() });
+export type RunEvalsQuery = z.infer<typeof runEvalsQuery>;
+
+interface ResultRow extends TauCounts {
+  step: string | null;
+  label: string | null;
+  uri: string | null;
+  promptId: string;
+  category: string | null;
+  dataset: string | null;
+  outputTokPerS: number | null;
+  ts: Date;
+}
+
+function categoryView(category: string | null, members: readonly ResultRow[]): CategoryTauView {
+  return {
+    category,
+    ...countsView(aggregateTau(members) as TauAggregate),
+    prompts: new Set(members.map((m) => m.promptId)).size,
+    meanOutputTokPerS: meanOf(members.map((m) => m.outputTokPerS)),
+  };
+}
+
+/**
+ * A run's evaluations, every τ computed from raw counts with lib/metrics/tau.ts (Σ tokens
+ * produced / Σ verify steps): per checkpoint (ordered by step, then label, then first result
+ * time) its τ, counts, prompt count, τ per category and the per-prompt τ distribution (for EVERY
+ * checkpoint, bins aligned so they compare); table rows (checkpoint total, then each category);
+ * the draft settings seen; and the baselines of metric `tau`.
+ *
+ * A checkpoint named only by URI takes its step from the artifact of the run that saved it (same
+ * rule as {@link getEvalOverview}), so an eval run's checkpoints sort and plot by training step.
+ * Results of different draft settings are never summed into one τ: the checkpoints cover ONE set
+ * of draft settings, `query.draft` when given and present, else the set with the most verify
+ * steps (ties: smallest key); `draftSettings` lists them all so a page can switch.
+ * Reads every result of the run (not aggregated in SQL) because the per-prompt distribution needs
+ * each result's τ.
+ * @throws NotFoundError when no run has this id.
+ */
+export async function getRunEvals(db: PrismaClient, runId: number, query: RunEvalsQuery = {}, now: Date = new Date()): Promise<RunEvalsView> {
+  const run = await db.run.findUnique({ where: { id: runId }, select: { id: true } });
+  if (!run) throw new NotFoundError(`run ${runId} not found`);
+  const [raw, baselines] = await Promise.all([
+    db.evalResult.findMany({
+      where: { runId },
+      select: {
+        checkpointStep: true,
+        checkpointLabel: true,
+        checkpointUri: true,
+        promptId: true,
+        category: true,
+        dataset: true,
+        verifySteps: true,
+        acceptedTokens: true,
+        draft: true,
+        outputTokPerS: true,
+        ts: true,
+      },
+      orderBy: [{ ts: "asc" }, { key: "asc" }],
+    }),
+    tauBaselines(db, null),
+  ]);
+
+  // Draft settings: group, pick one.
+  const byDraft = new Map<string, { settings: DraftSettings; rows: typeof raw }>();
+  for (const r of raw) {
+    const k = draftKey(r.draft);
+    const g = byDraft.get(k);
+    if (g) g.rows.push(r);
+    else byDraft.set(k, { settings: asDraft(r.draft), rows: [r] });
+  }
+  const draftSettings: DraftSettingsView[] = [...byDraft.entries()]
+    .map(([key, g]) => ({ key, settings: g.settings, results: g.rows.length, verifySteps: g.rows.reduce((s, r) => s + r.verifySteps, 0) }))
+    .sort((a, b) => b.verifySteps - a.verifySteps || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const draft = query.draft !== undefined && byDraft.has(query.draft) ? query.draft : (draftSettings[0]?.key ?? null);
+  const selectedRows = draft === null ? [] : byDraft.get(draft)!.rows;
+  // A checkpoint named by URI only takes its step from the artifact of the run that saved it.
+  const producer = await checkpointProducers(db, selectedRows.filter((r) => r.checkpointStep === null).map((r) => r.checkpointUri));
+  const rows: ResultRow[] = selectedRows.map((r) => ({
+    step: stepText(r.checkpointStep ?? (r.checkpointUri !== null ? producer.get(r.checkpointUri)?.step : null) ?? null),
+    label: r.checkpointLabel,
+    uri: r.checkpointUri,
+    promptId: r.promptId,
+    category: r.category,
+    dataset: r.dataset,
+    verifySteps: r.verifySteps,
+    acceptedTokens: r.acceptedTokens,
+    outputTokPerS: r.outputTokPerS,
+    ts: r.ts,
+  }));
+
+  // Checkpoints.
+  const byCheckpoint = new Map<string, ResultRow[]>();
+  for (const r of rows) {
+    const k = keyOfCheckpoint(r.step, r.label, r.uri);
+    const g = byCheckpoint.get(k);
+    if (g) g.push(r);
+    else byCheckpoint.set(k, [r]);
+  }
+  const checkpoints: RunCheckpointView[] = [...byCheckpoint.entries()].map(([key, members]) => {
+    const categories = tauByCategory(members).map((g) => categoryView(g.key, members.filter((m) => m.category === g.key)));
+    return {
+      key,
+      step: members.find((m) => m.step !== null)?.step ?? null,
+      label: members.find((m) => m.label !== null)?.label ?? null,
+      uri: members.find((m) => m.uri !== null)?.uri ?? null,
+      firstAt: new Date(Math.min(...members.map((m) => m.ts.getTime()))).toISOString(),
+      ...countsView(aggregateTau(members) as TauAggregate),
+      prompts: new Set(members.map((m) => m.promptId)).size,
+      meanOutputTokPerS: meanOf(members.map((m) => m.outputTokPerS)),
+      categories,
+      distribution: perPromptTau(members),
+    };
+  });
+  checkpoints.sort(compareCheckpoints);
+
+  const tableRows: EvalTableRow[] = checkpoints.flatMap((c) => {
+    const base = { checkpointKey: c.key, step: c.step, label: c.label, uri: c.uri };
+    const total: EvalTableRow = { ...base, total: true, category: null, tau: c.tau, verifySteps: c.verifySteps, acceptedTokens: c.acceptedTokens, tokensProduced: c.tokensProduced, results: c.results, prompts: c.prompts, meanOutputTokPerS: c.meanOutputTokPerS };
+    // A checkpoint whose results all lack a category has nothing to split.
+    if (c.categories.length === 1 && c.categories[0]!.category === null) return [total];
+    return [total, ...c.categories.map((g): EvalTableRow => ({ ...base, ...g, total: false }))];
+  });
+
+  return {
+    runId,
+    asOf: now.toISOString(),
+    resultCount: raw.length,
+    draftSettings,
+    draft,
+    checkpoints,
+    rows: tableRows,
+    categories: sortedDistinct(rows.map((r) => r.category)),
+    datasets: sortedDistinct(rows.map((r) => r.dataset)),
+    baselines,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Across runs
+
+/** Filters of {@link getEvalOverview}: τ over one category only, results of one dataset only. */
+export const evalOverviewQuery = z.object({
+  category: z.string().min(1).max(200).optional(),
+  dataset: z.string().min(1).max(200).optional(),
+});
+export type EvalOverviewQuery = z.infer<typeof evalOverviewQuery>;
+
+/** One SQL group: the results of one run, checkpoint, category and draft settings, summed. */
+interface GroupRow {
+  runId: number;
+  checkpointStep: bigint | null;
+  checkpointLabel: string | null;
+  checkpointUri: string | null;
+  category: string | null;
+  draft: unknown;
+  verifySteps: number;
+  acceptedTokens: number;
+  results: number;
+  prompts: number;
+  firstAt: Date;
+  lastAt: Date;
+  meanOutputTokPerS: number | null;
+  tokPerSResults: number;
+}
+
+/** A group row placed on its line, with the checkpoint step filled in from the artifact when the results give none. */
+interface PlacedRow extends GroupRow {
+  step: string | null;
+}
+
+/** Counts of a set of group rows: Σ counts → τ with lib/metrics/tau.ts; `results` is Σ of the groups' result counts. */
+function groupCounts(rows: readonly GroupRow[]): TauCountsView {
+  const agg = aggregateTau(rows) as TauAggregate;
+  return countsView(agg, rows.reduce((s, r) => s + r.results, 0));
+}
+
+function groupMeanTokPerS(rows: readonly GroupRow[]): number | null {
+  let sum = 0;
+  let n = 0;
+  for (const r of rows) {
+    if (r.meanOutputTokPerS !== null && r.tokPerSResults > 0) {
+      sum += r.meanOutputTokPerS * r.tokPerSResults;
+      n += r.tokPerSResults;
+    }
+  }
+  return n === 0 ? null : sum / n;
+}
+
+/**
+ * τ by checkpoint across all runs, ONE LINE PER TRAINING RUN. The line a checkpoint belongs to is
+ * the run that produced it: the run holding an Artifact whose `uri` equals the results'
+ * `checkpointUri` (a training run pushing `run.artifact` for each checkpoint it saves; when several
+ * runs hold that URI, a `training` run first, then the earliest artifact). When no artifact matches
+ * (no URI, or an unknown one), the line is the run holding the eval results: a training run that
+ * scores its own checkpoints, or an eval run on its own. A checkpoint's step comes from the results,
+ * else from the matched artifact.
+ *
+ * Results of several eval runs scoring the same checkpoint of a line are summed into one point
+ * (Σ tokens produced / Σ verify steps via lib/metrics/tau.ts, never a mean of τ values), and so are
+ * results of different draft settings; `draftSettingsCount` > 1 flags a line that mixes them.
+ * `category` restricts every τ to that category; `dataset` to results of that dataset (and the
+ * baselines to that dataset's or dataset-less ones). Counts are summed in SQL per (run,
+ * checkpoint, category, draft settings), so the read does not grow with prompts.
+ * `latestCategories[].prompts` sums distinct prompt ids per eval run and draft settings.
+ * The line of an archived run is left out.
+ */
+export async function getEvalOverview(db: PrismaClient, filters: EvalOverviewQuery = {}, now: Date = new Date()): Promise<EvalOverviewView> {
+  const conditions: Prisma.Sql[] = [];
+  if (filters.category !== undefined) conditions.push(Prisma.sql`category = ${filters.category}`);
+  if (filters.dataset !== undefined) conditions.push(Prisma.sql`dataset = ${filters.dataset}`);
+  const where = conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
+  // NaN sorts above every number in Postgres and avg() would return NaN: skip non-finite tok/s.
+  const [groups, categoryRows, datasetRows, baselines] = await Promise.all([
+    db.$queryRaw<GroupRow[]>`
+      SELECT "runId", "checkpointStep", "checkpointLabel", "checkpointUri", category, draft,
+             sum("verifySteps")::float8 AS "verifySteps", sum("acceptedTokens")::float8 AS "acceptedTokens",
+             count(*)::int AS results, count(DISTINCT "promptId")::int AS prompts,
+             min(ts) AS "firstAt", max(ts) AS "lastAt",
+             avg("outputTokPerS") FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND abs("outputTokPerS") < 'Infinity'::float8) AS "meanOutputTokPerS",
+             count(*) FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND abs("outputTokPerS") < 'Infinity'::float8)::int AS "tokPerSResults"
+        FROM "EvalResult" ${where}
+       GROUP BY 1, 2, 3, 4, 5, 6`,
+    db.evalResult.findMany({ where: { category: { not: null } }, distinct: ["category"], select: { category: true } }),
+    db.evalResult.findMany({ where: { dataset: { not: null } }, distinct: ["dataset"], select: { dataset: true } }),
+    tauBaselines(db, filters.dataset ?? null),
+  ]);
+
+  // Which run produced each checkpoint URI.
+  const producer = await checkpointProducers(db, groups.map((g) => g.checkpointUri));
+
+  // Place each group on its line.
+  const lines = new Map<number, { rows: PlacedRow[]; byArtifact: boolean }>();
+  for (const g of groups) {
+    const made = g.checkpointUri !== null ? producer.get(g.checkpointUri) : undefined;
+    const lineRunId = made?.runId ?? g.runId;
+    const step = g.checkpointStep ?? made?.step ?? null;
+    const line = lines.get(lineRunId) ?? { rows: [], byArtifact: false };
+    line.rows.push({ ...g, step: step === null ? null : step.toString() });
+    if (made) line.byArtifact = true;
+    lines.set(lineRunId, line);
+  }
+
+  const runIds = [...new Set([...lines.keys(), ...groups.map((g) => g.runId)])];
+  const runRows = runIds.length === 0 ? [] : await db.run.findMany({ where: { id: { in: runIds } }, select: { id: true, name: true, kind: true, archivedAt: true } });
+  const runs = new Map<number, EvalRunRefView>(runRows.map((r) => [r.id, { id: r.id, name: r.name, kind: r.kind }]));
+  const archived = new Set(runRows.filter((r) => r.archivedAt !== null).map((r) => r.id));
+
+  const out: Array<TauLineView & { lastAt: number }> = [];
+  for (const [runId, line] of lines) {
+    const run = runs.get(runId);
+    if (!run || archived.has(runId)) continue; // deleted between the two reads, or archived
+    const byCheckpoint = new Map<string, PlacedRow[]>();
+    for (const r of line.rows) {
+      const k = keyOfCheckpoint(r.step, r.checkpointLabel, r.checkpointUri);
+      const members = byCheckpoint.get(k);
+      if (members) members.push(r);
+      else byCheckpoint.set(k, [r]);
+    }
+    const pointRows = new Map<string, PlacedRow[]>();
+    const points: TauPointView[] = [...byCheckpoint.entries()].map(([key, members]) => {
+      pointRows.set(key, members);
+      return {
+        key,
+        step: members.find((m) => m.step !== null)?.step ?? null,
+        label: members.find((m) => m.checkpointLabel !== null)?.checkpointLabel ?? null,
+        uri: members.find((m) => m.checkpointUri !== null)?.checkpointUri ?? null,
+        firstAt: new Date(Math.min(...members.map((m) => m.firstAt.getTime()))).toISOString(),
+        ...groupCounts(members),
+        evalRunIds: [...new Set(members.map((m) => m.runId))].sort((a, b) => a - b),
+      };
+    });
+    points.sort(compareCheckpoints);
+    const latest = points[points.length - 1];
+    const latestRows = latest ? (pointRows.get(latest.key) ?? []) : [];
+    // tauByCategory orders the categories (no-category last); each one's counts are its rows summed.
+    const latestCategories: CategoryTauView[] = tauByCategory(latestRows).map((g) => {
+      const members = latestRows.filter((r) => r.category === g.key);
+      return { category: g.key, ...groupCounts(members), prompts: members.reduce((s, m) => s + m.prompts, 0), meanOutputTokPerS: groupMeanTokPerS(members) };
+    });
+    const evalRunIds = [...new Set(line.rows.map((r) => r.runId))].sort((a, b) => a - b);
+    out.push({
+      run,
+      attributedBy: line.byArtifact ? "artifact" : "results",
+      evalRuns: evalRunIds.map((id) => runs.get(id)).filter((r): r is EvalRunRefView => r !== undefined),
+      points,
+      latestCategories,
+      draftSettingsCount: new Set(line.rows.map((r) => draftKey(r.draft))).size,
+      lastAt: Math.max(...line.rows.map((r) => r.lastAt.getTime())),
+    });
+  }
+  out.sort((a, b) => b.lastAt - a.lastAt || a.run.id - b.run.id);
+
+  return {
+    asOf: now.toISOString(),
+    filters: { category: filters.category ?? null, dataset: filters.dataset ?? null },
+    categories: sortedDistinct(categoryRows.map((r) => r.category)),
+    datasets: sortedDistinct(datasetRows.map((r) => r.dataset)),
+    lines: out.map(({ lastAt: _lastAt, ...line }) => line),
+    baselines,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Baselines
+
+const frameFields = baselineUpsertFrame.shape;
+
+/** Body of `POST /api/baselines`: the `baseline.upsert` frame's fields and limits. */
+export const baselineInput = z.strictObject({
+  name: frameFields.name,
+  metric: frameFields.metric,
+  value: frameFields.value,
+  tolerance: frameFields.tolerance,
+  dataset: frameFields.dataset,
+  settings: frameFields.settings,
+  sourceUrl: frameFields.sourceUrl,
+});
+export type BaselineInput = z.infer<typeof baselineInput>;
+
+/** Body of `PATCH /api/baselines/:id`: any of the fields; null clears an optional one. At least one field. */
+export const baselinePatch = z
+  .strictObject({
+    name: frameFields.name.optional(),
+    metric: frameFields.metric.optional(),
+    value: frameFields.value.optional(),
+    tolerance: frameFields.tolerance.unwrap().nullable().optional(),
+    dataset: frameFields.dataset.unwrap().nullable().optional(),
+    settings: frameFields.settings,
+    sourceUrl: frameFields.sourceUrl.unwrap().nullable().optional(),
+  })
+  .refine((p) => Object.keys(p).length > 0, { message: "send at least one field to change" });
+export type BaselinePatch = z.infer<typeof baselinePatch>;
+
+/** Outcome of a baseline write: the baseline, or `baseline_exists` when another one has the name. */
+export type BaselineWriteResult = { ok: true; baseline: BaselineView } | { ok: false; code: "baseline_exists"; message: string };
+
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
+}
+
+function isNotFound(err: unknown): boolean {
+  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2025";
+}
+
+/** Tells browsers on /baselines, /evals and run pages; NOTIFY is delivered at commit. */
+function notifyBaselines(db: PrismaClient) {
+  return db.$executeRaw`SELECT pg_notify(${LIVE_CHANNEL}, ${JSON.stringify({ topic: "baselines" })})`;
+}
+
+/** Every baseline (any metric), by metric then name. */
+export async function listBaselines(db: PrismaClient, now: Date = new Date()): Promise<BaselineListView> {
+  const rows = await db.baseline.findMany({ orderBy: [{ metric: "asc" }, { name: "asc" }], select: baselineSelect });
+  return { asOf: now.toISOString(), baselines: rows.map(toBaselineView) };
+}
+
+/** Creates a baseline and announces it on topic `baselines`; `baseline_exists` when the name is taken. */
+export async function createBaseline(db: PrismaClient, input: BaselineInput, at: Date = new Date()): Promise<BaselineWriteResult> {
+  try {
+    const [row] = await db.$transaction([
+      db.baseline.create({
+        data: {
+          name: input.name,
+          metric: input.metric,
+          value: input.value,
+          tolerance: input.tolerance ?? null,
+          dataset: input.dataset ?? null,
+          settings: input.settings ?? {},
+          sourceUrl: input.sourceUrl ?? null,
+          updatedAt: at,
+        },
+        select: baselineSelect,
+      }),
+      notifyBaselines(db),
+    ]);
+    return { ok: true, baseline: toBaselineView(row) };
+  } catch (err) {
+    if (isUniqueViolation(err)) return { ok: false, code: "baseline_exists", message: `a baseline named ${JSON.stringify(input.name)} already exists` };
+    throw err;
+  }
+}
+
+/**
+ * Changes the given fields of a baseline (null clears tolerance, dataset or sourceUrl) and
+ * announces it; `baseline_exists` when renamed onto another baseline's name.
+ * @throws NotFoundError when no baseline has this id.
+ */
+export async function updateBaseline(db: PrismaClient, id: number, patch: BaselinePatch, at: Date = new Date()): Promise<BaselineWriteResult> {
+  try {
+    const [row] = await db.$transaction([
+      db.baseline.update({
+        where: { id },
+        data: {
+          name: patch.name,
+          metric: patch.metric,
+          value: patch.value,
+          tolerance: patch.tolerance,
+          dataset: patch.dataset,
+          settings: patch.settings,
+          sourceUrl: patch.sourceUrl,
+          updatedAt: at,
+        },
+        select: baselineSelect,
+      }),
+      notifyBaselines(db),
+    ]);
+    return { ok: true, baseline: toBaselineView(row) };
+  } catch (err) {
+    if (isUniqueViolation(err)) return { ok: false, code: "baseline_exists", message: `a baseline named ${JSON.stringify(patch.name)} already exists` };
+    if (isNotFound(err)) throw new NotFoundError(`baseline ${id} not found`);
+    throw err;
+  }
+}
+
+/** Deletes a baseline and announces it. @throws NotFoundError when no baseline has this id. */
+export async function deleteBaseline(db: PrismaClient, id: number): Promise<void> {
+  try {
+    await db.$transaction([db.baseline.delete({ where: { id }, select: { id: true } }), notifyBaselines(db)]);
+  } catch (err) {
+    if (isNotFound(err)) throw new NotFoundError(`baseline ${id} not found`);
+    throw err;
+  }
+}
