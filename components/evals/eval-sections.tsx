@@ -10,6 +10,7 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Select } from "@/components/ui/input";
 import { formatCount } from "@/lib/format";
+import { runPath } from "@/lib/paths";
 import { runTopic } from "@/lib/protocol/live";
 import { cn } from "@/lib/utils";
 import type { RunSummary } from "@/lib/view-models";
@@ -89,15 +90,17 @@ function HeadlineRow({ checkpoints, baselines, datasets }: { checkpoints: RunChe
  * The eval part of a run page (a drafter training run scoring its checkpoints, or an eval run):
  * headline τ, "acceptance length τ by checkpoint" against the τ baselines, τ by category and the
  * per-prompt τ histogram of a chosen checkpoint (latest by default), and the checkpoint × category
- * table. Renders nothing for a run of another kind without eval results. Live: refetched on
- * `run:<id>` (each run.eval) and `baselines`.
+ * table. Renders nothing for a run of another kind without eval results. A training run also shows
+ * the results eval runs pushed for its checkpoints (linked as "scored by"). Live: refetched on
+ * `run:<id>` (each run.eval), `baselines`, and for training runs `evals`.
  */
 export function EvalSections({ runId, kind }: { runId: number; kind: RunSummary["kind"] }) {
   const [draft, setDraft] = useState<string | null>(null);
   const [picked, setPicked] = useState<string | null>(null);
   // Status only: the run page subscribes to run:<id> itself; invalidation is throttled below.
   const live = useLiveTopics([]);
-  useLiveInvalidate([runTopic(runId), "baselines"], [runEvalsPrefix(runId)], { minIntervalMs: EVALS_REFRESH_MS });
+  // Training runs also show results other runs push for their checkpoints: those arrive on `evals`.
+  useLiveInvalidate([runTopic(runId), "baselines", ...(kind === "training" ? ["evals"] : [])], [runEvalsPrefix(runId)], { minIntervalMs: EVALS_REFRESH_MS });
   const { data, error } = useQuery({
     queryKey: runEvalsQueryKey(runId, draft),
     queryFn: ({ signal }) => fetchRunEvals(runId, draft, signal),
@@ -149,6 +152,19 @@ function EvalBody({ view, error, picked, onPick, onDraft }: { view: RunEvalsView
           <CardTitle>Acceptance length τ by checkpoint</CardTitle>
           <CardDescription className="tabular-nums">
             τ = tokens produced / verify steps, summed over all prompts · {checkpoints.length} checkpoint{checkpoints.length === 1 ? "" : "s"}
+            {view.scoredBy.length > 0 && (
+              <>
+                {" · scored by "}
+                {view.scoredBy.map((r, i) => (
+                  <span key={r.id}>
+                    {i > 0 && ", "}
+                    <Link href={runPath(r.id)} className="text-link hover:underline">
+                      {r.name}
+                    </Link>
+                  </span>
+                ))}
+              </>
+            )}
           </CardDescription>
           <div className="ml-auto flex items-center gap-2 text-xs text-muted-fg">
             {view.draftSettings.length > 1 ? (

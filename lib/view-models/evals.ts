@@ -129,6 +129,8 @@ export interface RunEvalsView {
   datasets: string[];
   /** Baselines with metric `tau`. */
   baselines: BaselineView[];
+  /** Other runs whose results are included: eval runs that scored checkpoints this run saved. */
+  scoredBy: EvalRunRefView[];
 }
 
 /** A run as a line of the overview. */

@@ -15,7 +15,7 @@ import { gaussian, type Rng } from "./rng";
  */
 
 /** The reference every chart draws. */
-export const REFERENCE = { name: "DDTree-8 public drafter (coding)", metric: "tau", value: 12.4, tolerance: 0.3, dataset: "coding" } as const;
+export const REFERENCE = { name: "DDTree-8 public drafter (coding)", metric: "tau", value: 12.4, tolerance: 0.3 } as const;
 const CATEGORIES = ["coding", "math", "chat"] as const;
 type Category = (typeof CATEGORIES)[number];
 const PROMPTS_PER_CATEGORY = 12;
@@ -94,7 +94,7 @@ export class EvalDemo implements DemoWorker {
     const socket = this.ctx.connect("ct129", "evaluator");
     this.socket = socket;
     socket.send({ type: "hello", client: "pitwall-demo", workerId: "evaluator" });
-    socket.send({ type: "baseline.upsert", ...REFERENCE, settings: { tree: "ddtree-8", blockSize: 16 }, sourceUrl: "https://github.com/sgl-project/SpecForge" });
+    socket.send({ type: "baseline.upsert", ...REFERENCE, settings: { tree: "ddtree-8", blockSize: 16, category: "coding" }, sourceUrl: "https://github.com/sgl-project/SpecForge" });
     this.pushHistory(socket);
     socket.send({
       type: "run.start",

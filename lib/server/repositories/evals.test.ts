@@ -157,6 +157,33 @@ describe("getRunEvals", () => {
   });
 });
 
+describe("getRunEvals of a training run", () => {
+  test("includes the results eval runs pushed for its checkpoints (by artifact URI) and names those runs", async () => {
+    const training = await startRun("training", "drafter run 9");
+    const evalRun = await startRun("eval", "τ eval of run 9");
+    const uri = `s3://d/run9-${randomUUID()}/step-500`;
+    await ingest({ type: "run.artifact", run: training.run, kind: "checkpoint", uri, step: 500 });
+    // Scored by URI only: the step comes from the training run's artifact.
+    await pushEval(evalRun.run, [
+      { checkpoint: { uri }, promptId: "a", category: "code", verifySteps: 100, acceptedTokens: 1100 },
+      { checkpoint: { uri }, promptId: "b", category: "chat", verifySteps: 100, acceptedTokens: 500 },
+    ]);
+    // Another URI the training run never saved stays off its page.
+    await pushEval(evalRun.run, [{ checkpoint: { uri: `${uri}-other` }, promptId: "a", verifySteps: 10, acceptedTokens: 10 }]);
+
+    const view = await getRunEvals(prisma, training.id);
+    expect(view.resultCount).toBe(2);
+    expect(view.scoredBy).toEqual([{ id: evalRun.id, name: "τ eval of run 9", kind: "eval" }]);
+    expect(view.checkpoints).toHaveLength(1);
+    // (1100 + 500 + 2 × 100) / 200 = 9
+    expect(view.checkpoints[0]).toMatchObject({ step: "500", uri, tau: 9, verifySteps: 200 });
+    // The eval run's own page keeps all three results and names no other run.
+    const own = await getRunEvals(prisma, evalRun.id);
+    expect(own.resultCount).toBe(3);
+    expect(own.scoredBy).toEqual([]);
+  });
+});
+
 describe("getEvalOverview", () => {
   test("one line per training run: checkpoints matched by artifact URI join their training run; otherwise the run holding the results", async () => {
     const cat = `code-${randomUUID()}`;

@@ -168,6 +168,8 @@ function categoryView(category: string | null, members: readonly ResultRow[]): C
  * Results of different draft settings are never summed into one τ: the checkpoints cover ONE set
  * of draft settings, `query.draft` when given and present, else the set with the most verify
  * steps (ties: smallest key); `draftSettings` lists them all so a page can switch.
+ * A run that saved checkpoints (`run.artifact` kind checkpoint) also gets the results other runs
+ * (eval runs) pushed for those URIs; `scoredBy` names those runs.
  * Reads every result of the run (not aggregated in SQL) because the per-prompt distribution needs
  * each result's τ.
  * @throws NotFoundError when no run has this id.
@@ -175,10 +177,13 @@ function categoryView(category: string | null, members: readonly ResultRow[]): C
 export async function getRunEvals(db: PrismaClient, runId: number, query: RunEvalsQuery = {}, now: Date = new Date()): Promise<RunEvalsView> {
   const run = await db.run.findUnique({ where: { id: runId }, select: { id: true } });
   if (!run) throw new NotFoundError(`run ${runId} not found`);
+  // A training run's own checkpoints, so results other runs pushed for them show on its page too.
+  const ownCheckpoints = (await db.artifact.findMany({ where: { runId, kind: "checkpoint" }, select: { uri: true } })).map((a) => a.uri);
   const [raw, baselines] = await Promise.all([
     db.evalResult.findMany({
-      where: { runId },
+      where: ownCheckpoints.length > 0 ? { OR: [{ runId }, { checkpointUri: { in: ownCheckpoints } }] } : { runId },
       select: {
+        runId: true,
         checkpointStep: true,
         checkpointLabel: true,
         checkpointUri: true,
@@ -268,7 +273,15 @@ export async function getRunEvals(db: PrismaClient, runId: number, query: RunEva
     categories: sortedDistinct(rows.map((r) => r.category)),
     datasets: sortedDistinct(rows.map((r) => r.dataset)),
     baselines,
+    scoredBy: await scoringRuns(db, raw, runId),
   };
+}
+
+/** The other runs whose results are among `raw` (eval runs scoring this run's checkpoints), by id. */
+async function scoringRuns(db: PrismaClient, raw: ReadonlyArray<{ runId: number }>, runId: number): Promise<EvalRunRefView[]> {
+  const ids = [...new Set(raw.map((r) => r.runId).filter((id) => id !== runId))].sort((a, b) => a - b);
+  if (ids.length === 0) return [];
+  return db.run.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, kind: true }, orderBy: { id: "asc" } });
 }
 
 // ---------------------------------------------------------------------------------------------
