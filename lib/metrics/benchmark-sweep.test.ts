@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BenchmarkPointView } from "../view-models";
+import { benchmarkPoint } from "./testing";
 import {
   decodeTokPerS,
   groupSeries,
@@ -14,43 +15,8 @@ import {
   varyingConfigKeys,
 } from "./benchmark-sweep";
 
-let n = 0;
 function pt(over: Partial<BenchmarkPointView>): BenchmarkPointView {
-  n++;
-  return {
-    key: `p${n}`,
-    ord: n,
-    scenario: "throughput",
-    dataset: "random",
-    concurrency: null,
-    measuredConcurrency: null,
-    requestRate: null,
-    requestRateUnbounded: false,
-    inputLen: 1000,
-    outputLen: 1000,
-    completed: 100,
-    failed: 0,
-    durationS: 60,
-    requestThroughput: 1,
-    outputTokPerS: 100,
-    totalTokPerS: 200,
-    ttftMsMean: null,
-    ttftMsMedian: null,
-    ttftMsP99: null,
-    tpotMsMean: null,
-    tpotMsMedian: null,
-    tpotMsP99: null,
-    itlMsMean: null,
-    itlMsMedian: null,
-    itlMsP99: null,
-    e2eMsMean: null,
-    e2eMsMedian: null,
-    e2eMsP99: null,
-    acceptLength: null,
-    raw: {},
-    updatedAt: "2026-01-01T00:00:00Z",
-    ...over,
-  };
+  return benchmarkPoint({ requestThroughput: 1, totalTokPerS: 200, ...over });
 }
 
 describe("failed points and decode speed", () => {

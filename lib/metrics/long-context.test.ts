@@ -1,44 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { BenchmarkPointView } from "../view-models";
+import { benchmarkPoint } from "./testing";
 import { contextAxis, contextAxisTitle, formatContextLength, isLongContextPoint, longContextSeries, splitScenarios } from "./long-context";
 
-let n = 0;
 function pt(over: Partial<BenchmarkPointView>): BenchmarkPointView {
-  n++;
-  return {
-    key: `p${n}`,
-    ord: n,
-    scenario: "long-context",
-    dataset: "random",
-    concurrency: 1,
-    measuredConcurrency: null,
-    requestRate: null,
-    requestRateUnbounded: false,
-    inputLen: 30_000,
-    outputLen: 1000,
-    completed: 8,
-    failed: 0,
-    durationS: 60,
-    requestThroughput: null,
-    outputTokPerS: null,
-    totalTokPerS: null,
-    ttftMsMean: null,
-    ttftMsMedian: null,
-    ttftMsP99: null,
-    tpotMsMean: null,
-    tpotMsMedian: null,
-    tpotMsP99: null,
-    itlMsMean: null,
-    itlMsMedian: null,
-    itlMsP99: null,
-    e2eMsMean: null,
-    e2eMsMedian: null,
-    e2eMsP99: null,
-    acceptLength: null,
-    raw: {},
-    updatedAt: "2026-01-01T00:00:00Z",
-    ...over,
-  };
+  return benchmarkPoint({ scenario: "long-context", concurrency: 1, inputLen: 30_000, completed: 8, outputTokPerS: null, ...over });
 }
 
 describe("scenarios", () => {

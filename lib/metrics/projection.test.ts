@@ -1,45 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { BenchmarkPointView } from "../view-models";
+import { benchmarkPoint } from "./testing";
 import { bestLevel, defaultOutputTokens, formatDays, formatHours, parsePositiveNumber, project, projectionArithmetic, projectionLevels } from "./projection";
 
-let n = 0;
-function pt(over: Partial<BenchmarkPointView>): BenchmarkPointView {
-  n++;
-  return {
-    key: `p${n}`,
-    ord: n,
-    scenario: "throughput",
-    dataset: "random",
-    concurrency: null,
-    measuredConcurrency: null,
-    requestRate: null,
-    requestRateUnbounded: false,
-    inputLen: 1000,
-    outputLen: 1000,
-    completed: 100,
-    failed: 0,
-    durationS: 60,
-    requestThroughput: null,
-    outputTokPerS: 100,
-    totalTokPerS: null,
-    ttftMsMean: null,
-    ttftMsMedian: null,
-    ttftMsP99: null,
-    tpotMsMean: null,
-    tpotMsMedian: null,
-    tpotMsP99: null,
-    itlMsMean: null,
-    itlMsMedian: null,
-    itlMsP99: null,
-    e2eMsMean: null,
-    e2eMsMedian: null,
-    e2eMsP99: null,
-    acceptLength: null,
-    raw: {},
-    updatedAt: "2026-01-01T00:00:00Z",
-    ...over,
-  };
-}
+const pt = benchmarkPoint;
 
 describe("project", () => {
   it("reproduces the design's figure: 100,000 × 1,024 tok at 199.6 tok/s", () => {
