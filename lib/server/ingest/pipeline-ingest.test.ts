@@ -1,51 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import pg from "pg";
-import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "@/generated/prisma/client";
-import { checkFrame, type ClientFrame } from "@/lib/protocol";
-import { createToken, type TokenPrincipal } from "@/lib/server/repositories/tokens";
-import { createTestDatabase } from "@/test/support/db";
-import { applyFrames } from "./apply";
+import { afterAll, describe, expect, test } from "vitest";
+import { ingestHarness } from "@/test/support/ingest";
 
 // The pipeline frames (progress, metrics, artifacts, events, heartbeats) through the real ingest
 // code into a real PostgreSQL: monotonic counters across worker restarts, non-finite metric
 // values, 64-bit steps, overflow and invariant alerts raised once per transition.
 
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let principal: TokenPrincipal;
+// `ingest` validates frames like the transports do, then applies them; it returns the outcomes.
+const { pool, principal, apply: ingest, startRun: startRunOf, close } = await ingestHarness("gpu-node-7");
+afterAll(close);
 
-beforeAll(async () => {
-  const url = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: url, max: 4 });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
-  const { token } = await createToken(prisma, "gpu-node-7");
-  const { verifyToken } = await import("@/lib/server/repositories/tokens");
-  principal = (await verifyToken(prisma, token))!;
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await pool?.end();
-});
-
-/** Validates frames like the transports do, then applies them; returns the outcomes. */
-async function ingest(...raw: Array<Record<string, unknown>>) {
-  const frames = raw.map((r) => {
-    const check = checkFrame({ v: 1, id: randomUUID(), ...r });
-    if (!check.ok) throw new Error(`${check.code}: ${check.message}`);
-    return check.frame as ClientFrame;
-  });
-  return applyFrames(pool, principal, frames);
-}
-
-async function startRun(extra: Record<string, unknown> = {}) {
-  const run = `pipe-${randomUUID()}`;
-  await ingest({ type: "run.start", run, name: "hidden states", kind: "extraction", total: 914_000, unit: "samples", ...extra });
-  const id = (await pool.query<{ id: number }>(`SELECT id FROM "Run" WHERE key = $1`, [run])).rows[0]!.id;
-  return { run, id };
-}
+/** Starts an extraction run of 914,000 samples; `extra` adds or overrides fields (e.g. `kind`). */
+const startRun = (extra: Record<string, unknown> = {}) => startRunOf("extraction", "hidden states", { total: 914_000, unit: "samples", ...extra });
 
 async function events(runId: number) {
   return (await pool.query<{ code: string | null; level: string; message: string }>(`SELECT code, level, message FROM "RunEvent" WHERE "runId" = $1 ORDER BY id`, [runId])).rows;

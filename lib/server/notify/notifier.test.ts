@@ -1,33 +1,22 @@
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import pg from "pg";
 import pino from "pino";
-import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "@/generated/prisma/client";
-import { checkFrame, type ClientFrame } from "@/lib/protocol";
-import { applyFrames } from "@/lib/server/ingest/apply";
-import { createToken, verifyToken, type TokenPrincipal } from "@/lib/server/repositories/tokens";
-import { createTestDatabase } from "@/test/support/db";
+import { ingestHarness } from "@/test/support/ingest";
 import { startNotifier, type Notifier } from "./notifier";
 
 // The notifier against a real database and a real HTTP webhook receiver, with an injected clock:
 // one message per transition (stale, resumed, failed, alert), none repeated on later ticks.
 
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let principal: TokenPrincipal;
 let receiver: http.Server;
 let webhookUrl: string;
 const received: Array<{ text: string }> = [];
 let clock = Date.now();
 let notifier: Notifier;
+// Frames are applied as received at `clock`; `ingest` returns their outcomes.
+const { pool, prisma, apply: ingest, close } = await ingestHarness("notify-host", { now: () => new Date(clock) });
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: url, max: 3 });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }) });
-  principal = (await verifyToken(prisma, (await createToken(prisma, "notify-host")).token))!;
   receiver = http.createServer((req, res) => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString()));
@@ -44,18 +33,8 @@ beforeAll(async () => {
 afterAll(async () => {
   notifier?.stop();
   receiver?.close();
-  await prisma?.$disconnect();
-  await pool?.end();
+  await close();
 });
-
-async function ingest(...raw: Array<Record<string, unknown>>) {
-  const frames = raw.map((r) => {
-    const check = checkFrame({ v: 1, id: randomUUID(), ...r });
-    if (!check.ok) throw new Error(check.message);
-    return check.frame as ClientFrame;
-  });
-  return applyFrames(pool, principal, frames, () => new Date(clock));
-}
 
 describe("notifier", () => {
   test("stale once, resumed once, failed once, alert once", async () => {

@@ -1,51 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
 import pg from "pg";
-import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "@/generated/prisma/client";
-import { checkFrame, type ClientFrame } from "@/lib/protocol";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
-import { applyFrames } from "@/lib/server/ingest/apply";
 import { NotFoundError } from "@/lib/server/errors";
-import { createTestDatabase } from "@/test/support/db";
+import { ingestHarness } from "@/test/support/ingest";
 import { createBaseline, deleteBaseline, getEvalOverview, getRunEvals, listBaselines, updateBaseline } from "./evals";
-import { createToken, verifyToken, type TokenPrincipal } from "./tokens";
 
 // Eval reads over results written by the real ingest code. Every expected τ below is computed by
 // hand from the raw counts pushed: τ = (Σ accepted + Σ verify steps) / Σ verify steps.
 
-let databaseUrl: string;
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let principal: TokenPrincipal;
-
-beforeAll(async () => {
-  databaseUrl = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 2 }) });
-  principal = (await verifyToken(prisma, (await createToken(prisma, "eval-host")).token))!;
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await pool?.end();
-});
-
-async function ingest(...raw: Array<Record<string, unknown>>) {
-  const frames = raw.map((r) => {
-    const check = checkFrame({ v: 1, id: randomUUID(), ...r });
-    if (!check.ok) throw new Error(`${check.code}: ${check.message}`);
-    return check.frame as ClientFrame;
-  });
-  const outcomes = await applyFrames(pool, principal, frames);
-  for (const o of outcomes) if (!o.ok) throw new Error(`${o.code}: ${o.message}`);
-}
-
-async function startRun(kind: "training" | "eval", name: string = kind): Promise<{ run: string; id: number }> {
-  const run = `${kind}-${randomUUID()}`;
-  await ingest({ type: "run.start", run, name, kind });
-  return { run, id: (await pool.query<{ id: number }>(`SELECT id FROM "Run" WHERE key = $1`, [run])).rows[0]!.id };
-}
+const { databaseUrl, prisma, ingest, startRun, close } = await ingestHarness("eval-host");
+afterAll(close);
 
 interface R {
   checkpoint: Record<string, unknown>;

@@ -1,46 +1,20 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import pg from "pg";
-import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "@/generated/prisma/client";
-import { checkFrame, type ClientFrame } from "@/lib/protocol";
-import { applyFrames } from "@/lib/server/ingest/apply";
+import { afterAll, describe, expect, test } from "vitest";
 import { NotFoundError } from "@/lib/server/errors";
-import { createToken, verifyToken, type TokenPrincipal } from "./tokens";
+import type { TokenPrincipal } from "./tokens";
 import { getHost, listHosts } from "./hosts";
 import { getOverview } from "./overview";
-import { createTestDatabase } from "@/test/support/db";
+import { ingestHarness, type RawFrame } from "@/test/support/ingest";
 
 // Hosts and the overview over rows written by the real ingest code: host liveness from heartbeat
 // age and period, latest facts, last-hour buckets, and the overview's stale-first run list.
 
-let pool: pg.Pool;
-let prisma: PrismaClient;
+// Each test reports as its own hosts (`principalFor`); the harness's own host never heartbeats.
+const { prisma, principalFor, ingestWith, close } = await ingestHarness("hosts-test-harness", { prismaMax: 4 });
+afterAll(close);
 
-beforeAll(async () => {
-  const url = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: url, max: 4 });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 4 }) });
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await pool?.end();
-});
-
-async function principalFor(host: string): Promise<TokenPrincipal> {
-  return (await verifyToken(prisma, (await createToken(prisma, host)).token))!;
-}
-
-async function ingestAt(principal: TokenPrincipal, atMs: number, ...raw: Array<Record<string, unknown>>) {
-  const frames = raw.map((r) => {
-    const check = checkFrame({ v: 1, id: randomUUID(), ...r });
-    if (!check.ok) throw new Error(`${check.code}: ${check.message}`);
-    return check.frame as ClientFrame;
-  });
-  const outcomes = await applyFrames(pool, principal, frames, () => new Date(atMs));
-  for (const o of outcomes) if (!o.ok) throw new Error(`${o.code}: ${o.message}`);
-}
+/** Validates frames like the transports do, then applies them from `principal` as received at `atMs`. @throws on a frame that does not validate or apply. */
+const ingestAt = (principal: TokenPrincipal, atMs: number, ...raw: RawFrame[]) => ingestWith({ as: principal, at: atMs }, ...raw);
 
 const NOW = 1_790_000_040_000; // a whole minute since the epoch, so buckets start at NOW − 60 s
 const ago = (s: number) => NOW - s * 1000;

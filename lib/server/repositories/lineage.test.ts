@@ -1,49 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import pg from "pg";
-import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "@/generated/prisma/client";
-import { checkFrame, type ClientFrame } from "@/lib/protocol";
-import { applyFrames } from "@/lib/server/ingest/apply";
-import { createTestDatabase } from "@/test/support/db";
+import { afterAll, describe, expect, test } from "vitest";
+import { ingestHarness } from "@/test/support/ingest";
 import { getCheckpointLineage, listCheckpoints } from "./lineage";
-import { createToken, verifyToken, type TokenPrincipal } from "./tokens";
 
 // Checkpoint lineage over data written by the real ingest code: the producing training run, the
 // eval runs with τ summed per (run, draft settings), the benchmark runs by config key, and the
 // newest-first checkpoint list with its counts.
 
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let principal: TokenPrincipal;
-
-beforeAll(async () => {
-  const url = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: url, max: 4 });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
-  principal = (await verifyToken(prisma, (await createToken(prisma, "lineage-host")).token))!;
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await pool?.end();
-});
-
-async function ingest(...raw: Array<Record<string, unknown>>) {
-  const frames = raw.map((r) => {
-    const check = checkFrame({ v: 1, id: randomUUID(), ...r });
-    if (!check.ok) throw new Error(`${check.code}: ${check.message}`);
-    return check.frame as ClientFrame;
-  });
-  const outcomes = await applyFrames(pool, principal, frames);
-  for (const o of outcomes) if (!o.ok) throw new Error(`${o.code}: ${o.message}`);
-}
-
-async function startRun(kind: string, name: string, extra: Record<string, unknown> = {}): Promise<{ run: string; id: number }> {
-  const run = `${kind}-${randomUUID()}`;
-  await ingest({ type: "run.start", run, name, kind, ...extra });
-  return { run, id: (await pool.query<{ id: number }>(`SELECT id FROM "Run" WHERE key = $1`, [run])).rows[0]!.id };
-}
+const { prisma, ingest, startRun, close } = await ingestHarness("lineage-host");
+afterAll(close);
 
 const T0 = Date.UTC(2026, 10, 29, 9, 0, 0);
 

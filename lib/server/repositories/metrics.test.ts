@@ -1,51 +1,16 @@
-import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import pg from "pg";
-import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "@/generated/prisma/client";
-import { checkFrame, type ClientFrame } from "@/lib/protocol";
+import { afterAll, describe, expect, test } from "vitest";
 import { minMaxDownsample } from "@/lib/metrics/downsample";
-import { applyFrames } from "@/lib/server/ingest/apply";
 import { NotFoundError } from "@/lib/server/errors";
-import { createToken, verifyToken, type TokenPrincipal } from "./tokens";
 import { getRunMetrics } from "./metrics";
-import { createTestDatabase } from "@/test/support/db";
+import { ingestHarness } from "@/test/support/ingest";
 
 // Metric series downsampled in SQL, over points written by the real ingest code: a spike and
 // every non-finite value survive, small series come back whole, 64-bit steps stay exact, and the
 // result equals lib/metrics' minMaxDownsample on the same data.
 
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let principal: TokenPrincipal;
-
-beforeAll(async () => {
-  const url = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: url, max: 4 });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
-  principal = (await verifyToken(prisma, (await createToken(prisma, "train-host")).token))!;
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await pool?.end();
-});
-
-async function ingest(...raw: Array<Record<string, unknown>>) {
-  const frames = raw.map((r) => {
-    const check = checkFrame({ v: 1, id: randomUUID(), ...r });
-    if (!check.ok) throw new Error(`${check.code}: ${check.message}`);
-    return check.frame as ClientFrame;
-  });
-  const outcomes = await applyFrames(pool, principal, frames);
-  for (const o of outcomes) if (!o.ok) throw new Error(`${o.code}: ${o.message}`);
-}
-
-async function startRun(): Promise<{ run: string; id: number }> {
-  const run = `train-${randomUUID()}`;
-  await ingest({ type: "run.start", run, name: "drafter", kind: "training" });
-  return { run, id: (await pool.query<{ id: number }>(`SELECT id FROM "Run" WHERE key = $1`, [run])).rows[0]!.id };
-}
+const { prisma, ingest, startRun: startRunOf, close } = await ingestHarness("train-host");
+afterAll(close);
+const startRun = () => startRunOf("training", "drafter");
 
 /** A noisy decreasing loss over `n` steps, deterministic. */
 function lossAt(step: number): number {

@@ -1,49 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import pg from "pg";
-import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "@/generated/prisma/client";
-import { checkFrame, type ClientFrame } from "@/lib/protocol";
-import { applyFrames } from "@/lib/server/ingest/apply";
+import { afterAll, describe, expect, test } from "vitest";
 import { NotFoundError } from "@/lib/server/errors";
-import { createToken, verifyToken, type TokenPrincipal } from "./tokens";
 import { getRunProgress, uploadBucketS } from "./pipelines";
-import { createTestDatabase } from "@/test/support/db";
+import { ingestHarness } from "@/test/support/ingest";
 
 // The pipeline read model over rows written by the real ingest code (applyFrames) into a real
 // PostgreSQL, with controlled timestamps: aggregated counters across workers and restarts, the
 // windowed rate and ETA, per-worker state, the S3 panel, uploads over time, events and artifacts.
 
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let principal: TokenPrincipal;
-
-beforeAll(async () => {
-  const url = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: url, max: 4 });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 4 }) });
-  principal = (await verifyToken(prisma, (await createToken(prisma, "pipe-host")).token))!;
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await pool?.end();
-});
-
-/** Validates frames like the transports do, then applies them as received at `atMs`. */
-async function ingestAt(atMs: number, ...raw: Array<Record<string, unknown>>) {
-  const frames = raw.map((r) => {
-    const check = checkFrame({ v: 1, id: randomUUID(), ...r });
-    if (!check.ok) throw new Error(`${check.code}: ${check.message}`);
-    return check.frame as ClientFrame;
-  });
-  const outcomes = await applyFrames(pool, principal, frames, () => new Date(atMs));
-  for (const o of outcomes) if (!o.ok) throw new Error(`${o.code}: ${o.message}`);
-}
-
-async function runId(key: string): Promise<number> {
-  return (await pool.query<{ id: number }>(`SELECT id FROM "Run" WHERE key = $1`, [key])).rows[0]!.id;
-}
+const { prisma, ingestAt, runId, close } = await ingestHarness("pipe-host", { prismaMax: 4 });
+afterAll(close);
 
 // A round epoch second (aligned to 1000 s) so time buckets start exactly at T0.
 const T0 = 1_790_000_000_000;

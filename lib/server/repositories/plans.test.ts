@@ -1,49 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import pg from "pg";
-import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "@/generated/prisma/client";
-import { checkFrame, type ClientFrame } from "@/lib/protocol";
-import { applyFrames } from "@/lib/server/ingest/apply";
+import { afterAll, describe, expect, test } from "vitest";
 import { ConflictError, NotFoundError } from "@/lib/server/errors";
-import { createTestDatabase } from "@/test/support/db";
+import { ingestHarness } from "@/test/support/ingest";
 import type { PlanItemView } from "@/lib/view-models/plans";
 import { decidePlan } from "./plan-decisions";
 import { diffPlanItems, getPlan, listPlans, pendingPlanCount, planListQuery } from "./plans";
-import { createToken, verifyToken, type TokenPrincipal } from "./tokens";
 
 // Read models of plans over a real PostgreSQL, seeded through the ingest code (plan.propose,
 // run.start/run.end, session.todos) and decided through decidePlan: pending first, the linked
 // run's state now against its state at proposal ("based on stale state"), expiry by time, and
 // every decision with what it changed against the proposal.
 
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let principal: TokenPrincipal;
-
-beforeAll(async () => {
-  const url = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: url, max: 3 });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
-  const { token } = await createToken(prisma, "agent-7");
-  principal = (await verifyToken(prisma, token))!;
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await pool?.end();
-});
-
-/** Validates frames like the transports do, then applies them at `at`. @throws on a frame that does not validate or apply. */
-async function ingest(at: Date, ...raw: Array<Record<string, unknown>>): Promise<void> {
-  const frames = raw.map((r) => {
-    const check = checkFrame({ v: 1, id: randomUUID(), ...r });
-    if (!check.ok) throw new Error(`${check.code}: ${check.message}`);
-    return check.frame as ClientFrame;
-  });
-  const outcomes = await applyFrames(pool, principal, frames, () => at);
-  for (const o of outcomes) if (!o.ok) throw new Error(`${o.code}: ${o.message}`);
-}
+// `ingest(at, ...)` validates frames like the transports do, then applies them at `at`. @throws on a frame that does not validate or apply.
+const { pool, prisma, ingestAt: ingest, close } = await ingestHarness("agent-7");
+afterAll(close);
 
 const planId = async (key: string) => (await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE key = $1`, [key])).rows[0]!.id;
 

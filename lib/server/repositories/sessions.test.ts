@@ -1,37 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import pg from "pg";
-import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "@/generated/prisma/client";
+import { afterAll, describe, expect, test } from "vitest";
 import { importFiles } from "@/lib/importers";
 import { fixture } from "@/lib/importers/testing";
 import { checkFrame, type ClientFrame } from "@/lib/protocol";
 import { applyFrames } from "@/lib/server/ingest/apply";
 import { NotFoundError } from "@/lib/server/errors";
-import { createTestDatabase } from "@/test/support/db";
-import { createToken, verifyToken, type TokenPrincipal } from "./tokens";
+import { ingestHarness } from "@/test/support/ingest";
 import { getSession, listSessions, sessionListQuery } from "./sessions";
 
 // Read models of agent sessions over a real PostgreSQL, seeded through the ingest code a worker's
 // frames take: the list's progress and current item, a session's timeline with diffs, item
 // histories, and that a malformed snapshot never replaces the last good one.
 
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let principal: TokenPrincipal;
-
-beforeAll(async () => {
-  const url = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: url, max: 3 });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
-  const { token } = await createToken(prisma, "agent-box");
-  principal = (await verifyToken(prisma, token))!;
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await pool?.end();
-});
+const { pool, prisma, principal, close } = await ingestHarness("agent-box");
+afterAll(close);
 
 /** Validates frames like the transports do, then applies them; returns the outcome codes ("ok" or the error code). */
 async function ingest(...raw: Array<Record<string, unknown>>): Promise<string[]> {
