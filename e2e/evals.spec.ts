@@ -92,6 +92,58 @@ test("three checkpoints pushed live draw a τ line that crosses the 12.4 referen
   await expect(page.getByTestId("tau-chart").locator("text", { hasText: baseline })).toBeVisible();
 });
 
+test("a run scored with two draft settings gets a line per setting on /evals, agreeing with its page; an absurd baseline is named off-scale, not drawn", async ({ page, baseURL }) => {
+  const worker = await connectWorker(baseURL!, token);
+  const suffix = randomUUID().slice(0, 6);
+  const train = `e2e-multi-${suffix}`;
+  const junk = `junk ${suffix}`;
+  const uri = (step: number) => `s3://drafters/${train}/step-${step}`;
+  const send = (frame: Record<string, unknown>) => worker.send({ v: 1, id: randomUUID(), ...frame });
+  // The largest value the frame accepts is still far off any τ scale.
+  await send({ type: "baseline.upsert", name: junk, metric: "tau", value: 1e9 });
+  await send({ type: "run.start", run: train, name: `DFlash multi ${suffix}`, kind: "training" });
+  for (const step of [1000, 2000]) await send({ type: "run.artifact", run: train, kind: "checkpoint", uri: uri(step), step });
+  const d16 = { block_size: 16, tree: "ddtree-8" };
+  const r = (key: string, step: number, verifySteps: number, acceptedTokens: number, draft?: Record<string, unknown>) => ({ key, checkpoint: { uri: uri(step) }, promptId: key, category: "code", dataset: "humaneval", verifySteps, acceptedTokens, ...(draft ? { draft } : {}) });
+  await send({ type: "run.start", run: `${train}-a`, name: `eval d16 ${suffix}`, kind: "eval" });
+  // d16: step 1000 (1000 + 100) / 100 = 11.00; step 2000 (1208 + 100) / 100 = 13.08.
+  await send({ type: "run.eval", run: `${train}-a`, results: [r("a1", 1000, 100, 1000, d16), r("a2", 2000, 100, 1208, d16)] });
+  await send({ type: "run.start", run: `${train}-b`, name: `eval plain ${suffix}`, kind: "eval" });
+  // No draft settings: step 2000 (2330 + 200) / 200 = 12.65. Summed with d16 it would read 12.79.
+  await send({ type: "run.eval", run: `${train}-b`, results: [r("b1", 2000, 200, 2330)] });
+  worker.close();
+
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await page.goto("/evals");
+  const rows = page.getByRole("row").filter({ hasText: `DFlash multi ${suffix}` });
+  await expect(rows).toHaveCount(2);
+  const d16Row = rows.filter({ hasText: "draft: block_size 16 · tree ddtree-8" });
+  const plainRow = rows.filter({ hasText: "draft: no draft settings" });
+  await expect(d16Row).toContainText("13.08");
+  await expect(plainRow).toContainText("12.65");
+  await expect(rows.filter({ hasText: "12.79" })).toHaveCount(0);
+  const chart = page.getByTestId("tau-chart");
+  await expect(page.getByTestId("baseline-off-scale").filter({ hasText: junk }).first()).toContainText("off-scale, not drawn");
+  // The y axis stays on the τ scale (no tick near 1e9).
+  const tickText = chart.locator(".recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value");
+  await expect(tickText.first()).toBeVisible();
+  const ticks = await tickText.allTextContents();
+  expect(ticks.length).toBeGreaterThan(1);
+  for (const t of ticks) expect(Number(t.replace(/,/g, ""))).toBeLessThan(100);
+  await page.screenshot({ path: "/tmp/pitwall-evalfix/evals.png", fullPage: true });
+
+  // The run page shows one setting at a time; the default (tie on verify steps → smaller key) is d16.
+  await rows.first().getByRole("link", { name: `DFlash multi ${suffix}` }).click();
+  await expect(page.getByTestId("checkpoint-tau")).toHaveText(["11.00", "13.08"]);
+  await expect(page.getByText("Latest checkpoint")).toBeVisible();
+  await page.getByLabel("Draft settings").selectOption({ label: "no draft settings (1 results)" });
+  await expect(page.getByTestId("checkpoint-tau")).toHaveText(["12.65"]);
+  await page.getByLabel("Draft settings").selectOption({ index: 0 });
+  await expect(page.getByTestId("checkpoint-tau")).toHaveText(["11.00", "13.08"]);
+  await expect(page.getByTestId("baseline-off-scale").filter({ hasText: junk }).first()).toBeVisible();
+  await page.screenshot({ path: "/tmp/pitwall-evalfix/run.png", fullPage: true });
+});
+
 test("an approver creates a baseline on /baselines and it appears; a duplicate name is refused; a viewer only reads", async ({ page, browser }) => {
   const name = `Public EAGLE-3 ${randomUUID().slice(0, 6)}`;
   await page.goto("/baselines");

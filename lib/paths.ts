@@ -54,6 +54,25 @@ export function apiRunPath(id: number): string {
   return `/api/runs/${id}`;
 }
 
+/** Most runs one comparison (page or export) takes. */
+export const MAX_COMPARE_RUNS = 12;
+
+/**
+ * Strict form of {@link parseIds} for the API: every comma-separated part must be a positive
+ * integer and there may be at most {@link MAX_COMPARE_RUNS} distinct ids; otherwise a message
+ * saying what is wrong. Duplicates are dropped, order is kept.
+ */
+export function parseIdList(value: string | string[] | undefined): { ok: true; ids: number[] } | { ok: false; message: string } {
+  const text = Array.isArray(value) ? value.join(",") : (value ?? "");
+  const parts = text.split(",").map((p) => p.trim());
+  const bad = parts.filter((p) => !/^\d+$/.test(p) || !Number.isSafeInteger(Number(p)) || Number(p) <= 0);
+  if (text.trim() === "") return { ok: false, message: "ids must list one or more run ids, e.g. ids=1,2" };
+  if (bad.length > 0) return { ok: false, message: `ids must be positive integers separated by commas; not: ${bad.map((b) => JSON.stringify(b)).join(", ")}` };
+  const ids = [...new Set(parts.map(Number))];
+  if (ids.length > MAX_COMPARE_RUNS) return { ok: false, message: `at most ${MAX_COMPARE_RUNS} runs per comparison; got ${ids.length}` };
+  return { ok: true, ids };
+}
+
 /** Parses `ids=1,2,3` into distinct positive integers (order kept, junk dropped, at most 12). */
 export function parseIds(value: string | string[] | undefined): number[] {
   const text = Array.isArray(value) ? value.join(",") : (value ?? "");
@@ -62,7 +81,7 @@ export function parseIds(value: string | string[] | undefined): number[] {
     const n = Number(part.trim());
     if (part.trim() !== "" && Number.isSafeInteger(n) && n > 0 && !ids.includes(n)) ids.push(n);
   }
-  return ids.slice(0, 12);
+  return ids.slice(0, MAX_COMPARE_RUNS);
 }
 
 type SearchParams = Record<string, string | string[] | undefined>;

@@ -29,7 +29,7 @@ export interface RunSummary {
   model: string | null;
   engine: string | null;
   engineVersion: string | null;
-  /** Highest finite aggregate output tok/s among successful points (long-context ones left out); null without such points. */
+  /** Highest finite aggregate output tok/s among successful points (long-context ones only when the run has no others); null without points. */
   peakOutputTokPerS: number | null;
   pointCount: number;
 }
@@ -85,8 +85,10 @@ export interface BenchmarkPointView {
 export interface RunDetail extends RunSummary {
   notes: string | null;
   error: string | null;
-  /** Last edit of name, tags or notes by a person, and who (email) made the last edit or archive. */
+  /** Last edit of name, tags or notes by a person, and who (email) made it. */
   editedAt: string | null;
   editedBy: string | null;
+  /** Who (email) archived the run; null when not archived. */
+  archivedBy: string | null;
   benchmarkPoints: BenchmarkPointView[];
 }

@@ -14,7 +14,7 @@ function param(v: string | string[] | undefined): string | undefined {
 
 /**
  * /evals?category=&dataset=: acceptance length τ by checkpoint with one line per training run
- * (checkpoints attributed to the run that produced them, see getEvalOverview) against the τ
+ * (and per draft settings when a run has several; checkpoints attributed to the run that produced them, see getEvalOverview) against the τ
  * baselines, τ by category at each run's latest checkpoint, and the runs; live on `evals` and
  * `baselines`. Invalid filter values are ignored.
  */

@@ -1,19 +1,19 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
-import { formatCompact, formatCount, formatLatency, formatMs, formatTokPerS } from "@/lib/format";
+import { formatCount, formatLatency, formatMs, formatTokPerS } from "@/lib/format";
 import { contextAxis, contextAxisTitle, type LongContextDatum } from "@/lib/metrics/long-context";
 import {
   ChartLegend,
   ChartPlaceholder,
   LegendItem,
   TooltipFrame,
-  axisLabelStyle,
-  axisTick,
   mergeSweepRows,
   niceYAxis,
   rowValues,
   type SweepRow,
+  numericXAxisProps,
+  valueYAxisProps,
 } from "./sweep-chart-parts";
 
 /** One line group on a context-length chart (a run, or one series of a run). */
@@ -95,30 +95,8 @@ export function ContextLengthChart({ metric, series, height = 260, legend = fals
       ) : (
         <LineChart responsive data={plotRows} style={{ width: "100%", height }} margin={{ top: 8, right: 16, bottom: 4, left: 4 }}>
           <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
-          <XAxis
-            type="number"
-            dataKey="pos"
-            domain={axis.domain}
-            ticks={axis.ticks}
-            tickFormatter={axis.tickLabel}
-            tick={axisTick}
-            tickLine={false}
-            axisLine={{ stroke: "var(--chart-grid)" }}
-            padding={{ left: 16, right: 16 }}
-            height={40}
-            label={{ value: contextAxisTitle(axis), position: "insideBottom", offset: 0, style: axisLabelStyle }}
-            allowDecimals
-          />
-          <YAxis
-            domain={y.domain}
-            ticks={y.ticks}
-            tickFormatter={formatCompact}
-            tick={axisTick}
-            tickLine={false}
-            axisLine={false}
-            width={56}
-            label={{ value: yTitle, angle: -90, position: "insideLeft", offset: 4, style: axisLabelStyle }}
-          />
+          <XAxis {...numericXAxisProps({ dataKey: "pos", domain: axis.domain, ticks: axis.ticks, tickFormatter: axis.tickLabel, title: contextAxisTitle(axis) })} />
+          <YAxis {...valueYAxisProps({ domain: y.domain, ticks: y.ticks, title: yTitle })} />
           <Tooltip
             cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}
             content={(p) => <ContextTooltip active={p.active} row={p.payload?.[0]?.payload as SweepRow | undefined} metric={metric} series={series} />}

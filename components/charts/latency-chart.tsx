@@ -1,21 +1,21 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
-import { formatCompact, formatMs } from "@/lib/format";
+import { formatMs } from "@/lib/format";
 import { plottable, sweepAxisTitle, sweepPointLabel, type SweepDatum, type SweepScale } from "@/lib/metrics/benchmark-sweep";
 import {
   ChartLegend,
   ChartPlaceholder,
   LegendItem,
   TooltipFrame,
-  axisLabelStyle,
-  axisTick,
   mergeSweepRows,
   niceYAxis,
   rowValues,
   sweepXAxis,
   type SweepRow,
   type SweepSeries,
+  numericXAxisProps,
+  valueYAxisProps,
 } from "./sweep-chart-parts";
 
 type Metric = "ttft" | "tpot" | "itl";
@@ -107,30 +107,8 @@ function LatencyPanel({ metric, series, scale, height }: { metric: Metric; serie
       ) : (
         <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 8, right: 16, bottom: 4, left: 4 }}>
           <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
-          <XAxis
-            type="number"
-            dataKey="lx"
-            domain={x.domain}
-            ticks={x.ticks}
-            tickFormatter={x.tickFormatter}
-            tick={axisTick}
-            tickLine={false}
-            axisLine={{ stroke: "var(--chart-grid)" }}
-            padding={{ left: 16, right: 16 }}
-            height={40}
-            label={{ value: sweepAxisTitle(scale), position: "insideBottom", offset: 0, style: axisLabelStyle }}
-            allowDecimals
-          />
-          <YAxis
-            domain={y.domain}
-            ticks={y.ticks}
-            tickFormatter={formatCompact}
-            tick={axisTick}
-            tickLine={false}
-            axisLine={false}
-            width={56}
-            label={{ value: m.axis, angle: -90, position: "insideLeft", offset: 4, style: axisLabelStyle }}
-          />
+          <XAxis {...numericXAxisProps({ dataKey: "lx", domain: x.domain, ticks: x.ticks, tickFormatter: x.tickFormatter, title: sweepAxisTitle(scale) })} />
+          <YAxis {...valueYAxisProps({ domain: y.domain, ticks: y.ticks, title: m.axis })} />
           <Tooltip
             cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}
             content={(p) => <LatencyTooltip active={p.active} row={p.payload?.[0]?.payload as SweepRow | undefined} metric={metric} series={series} scale={scale} />}

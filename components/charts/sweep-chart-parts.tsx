@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import type { SweepDatum, SweepScale } from "@/lib/metrics/benchmark-sweep";
 import { sweepTickLabel, sweepTicks } from "@/lib/metrics/benchmark-sweep";
+import { formatCompact } from "@/lib/format";
 import { cn } from "@/lib/utils";
 
 /**
@@ -71,6 +72,45 @@ export function sweepXAxis(rows: readonly SweepRow[], scale: SweepScale) {
 export const axisTick = { fill: "var(--chart-axis)", fontSize: 11 } as const;
 /** Axis title styling. */
 export const axisLabelStyle = { fill: "var(--chart-axis)", fontSize: 11, textAnchor: "middle" } as const;
+
+/**
+ * Props of a numeric x axis in the charts' look (spread into recharts' `<XAxis>`): our own tick
+ * positions and labels, a light axis line, 16 px padding, the title under it.
+ */
+export function numericXAxisProps(o: { dataKey: string; domain: [number, number]; ticks: number[]; tickFormatter: (v: number) => string; title: string }) {
+  return {
+    type: "number" as const,
+    dataKey: o.dataKey,
+    domain: o.domain,
+    ticks: o.ticks,
+    tickFormatter: o.tickFormatter,
+    tick: axisTick,
+    tickLine: false,
+    axisLine: { stroke: "var(--chart-grid)" },
+    padding: { left: 16, right: 16 },
+    height: 40,
+    label: { value: o.title, position: "insideBottom" as const, offset: 0, style: axisLabelStyle },
+    allowDecimals: true,
+  };
+}
+
+/**
+ * Props of a value y axis (spread into recharts' `<YAxis>`): nice ticks from {@link niceYAxis},
+ * compact tick labels, no axis line, the title rotated along it (left, or right with `right`).
+ */
+export function valueYAxisProps(o: { domain: [number, number]; ticks: number[]; title: string; right?: boolean; tickFormatter?: (v: number) => string }) {
+  return {
+    domain: o.domain,
+    ticks: o.ticks,
+    tickFormatter: o.tickFormatter ?? formatCompact,
+    tick: axisTick,
+    tickLine: false,
+    axisLine: false,
+    width: 56,
+    ...(o.right ? { orientation: "right" as const } : {}),
+    label: { value: o.title, angle: o.right ? 90 : -90, position: o.right ? ("insideRight" as const) : ("insideLeft" as const), offset: 4, style: axisLabelStyle },
+  };
+}
 
 /** Legend entry: a line swatch (solid or dashed) and its text. */
 export function LegendItem({ color, dashed, children }: { color: string; dashed?: boolean | string; children: ReactNode }) {

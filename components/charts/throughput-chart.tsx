@@ -1,21 +1,21 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
-import { formatCompact, formatNumber, formatTokPerS } from "@/lib/format";
+import { formatNumber, formatTokPerS } from "@/lib/format";
 import { sweepAxisTitle, sweepPointLabel, type SweepDatum, type SweepScale } from "@/lib/metrics/benchmark-sweep";
 import {
   ChartLegend,
   ChartPlaceholder,
   LegendItem,
   TooltipFrame,
-  axisLabelStyle,
-  axisTick,
   mergeSweepRows,
   niceYAxis,
   rowValues,
   sweepXAxis,
   type SweepRow,
   type SweepSeries,
+  numericXAxisProps,
+  valueYAxisProps,
 } from "./sweep-chart-parts";
 
 interface ThroughputChartProps {
@@ -71,44 +71,10 @@ export function ThroughputChart({ series, scale, showDecode = true, height = 300
       ) : (
         <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 8, right: hasDecode ? 8 : 16, bottom: 4, left: 4 }}>
           <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
-          <XAxis
-            type="number"
-            dataKey="lx"
-            domain={x.domain}
-            ticks={x.ticks}
-            tickFormatter={x.tickFormatter}
-            tick={axisTick}
-            tickLine={false}
-            axisLine={{ stroke: "var(--chart-grid)" }}
-            padding={{ left: 16, right: 16 }}
-            height={40}
-            label={{ value: sweepAxisTitle(scale), position: "insideBottom", offset: 0, style: axisLabelStyle }}
-            allowDecimals
-          />
-          <YAxis
-            yAxisId="agg"
-            domain={yAgg.domain}
-            ticks={yAgg.ticks}
-            tickFormatter={formatCompact}
-            tick={axisTick}
-            tickLine={false}
-            axisLine={false}
-            width={56}
-            label={{ value: "Aggregate output (tok/s)", angle: -90, position: "insideLeft", offset: 4, style: axisLabelStyle }}
-          />
+          <XAxis {...numericXAxisProps({ dataKey: "lx", domain: x.domain, ticks: x.ticks, tickFormatter: x.tickFormatter, title: sweepAxisTitle(scale) })} />
+          <YAxis yAxisId="agg" {...valueYAxisProps({ domain: yAgg.domain, ticks: yAgg.ticks, title: "Aggregate output (tok/s)" })} />
           {hasDecode && (
-            <YAxis
-              yAxisId="dec"
-              orientation="right"
-              domain={yDec.domain}
-              ticks={yDec.ticks}
-              tickFormatter={formatCompact}
-              tick={axisTick}
-              tickLine={false}
-              axisLine={false}
-              width={56}
-              label={{ value: "Per-request decode (tok/s)", angle: 90, position: "insideRight", offset: 4, style: axisLabelStyle }}
-            />
+            <YAxis yAxisId="dec" {...valueYAxisProps({ domain: yDec.domain, ticks: yDec.ticks, title: "Per-request decode (tok/s)", right: true })} />
           )}
           <Tooltip
             cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}

@@ -3,6 +3,7 @@
 import { useId, useState, type ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
+import { BASELINE_VALUE_MAX } from "@/lib/protocol/frames";
 import { cn } from "@/lib/utils";
 import type { BaselineView, DraftSettings } from "@/lib/view-models/evals";
 import type { BaselineBody } from "./queries";
@@ -60,7 +61,8 @@ export function BaselineForm({ initial, busy, serverError, onSubmit, onCancel, s
     if (!name) return setError("Give the baseline a name.");
     if (!metric) return setError("Name the metric (tau for acceptance length).");
     if (text("value") === "" || !Number.isFinite(value)) return setError("The value must be a number.");
-    if (tolerance !== null && !(Number.isFinite(tolerance) && tolerance >= 0)) return setError("The tolerance must be a number ≥ 0, or empty.");
+    if (Math.abs(value) > BASELINE_VALUE_MAX) return setError(`The value must be between −${BASELINE_VALUE_MAX.toExponential()} and ${BASELINE_VALUE_MAX.toExponential()}.`);
+    if (tolerance !== null && !(Number.isFinite(tolerance) && tolerance >= 0 && tolerance <= BASELINE_VALUE_MAX)) return setError(`The tolerance must be a number from 0 to ${BASELINE_VALUE_MAX.toExponential()}, or empty.`);
     let settings: DraftSettings;
     try {
       settings = parseSettings(text("settings"));

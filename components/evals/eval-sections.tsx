@@ -17,6 +17,7 @@ import type { RunSummary } from "@/lib/view-models";
 import type { BaselineView, RunCheckpointView, RunEvalsView } from "@/lib/view-models/evals";
 import { EvalTable } from "./eval-table";
 import { checkpointName, draftSettingsLabel, formatTau } from "./format";
+import { baselineDelta, comparableBaselines } from "./reference";
 import { BASELINES_PATH, fetchRunEvals, runEvalsPrefix, runEvalsQueryKey } from "./queries";
 import { TauCategoryBars } from "./tau-category-bars";
 import { TauChart } from "./tau-chart";
@@ -37,21 +38,25 @@ export function EvalFigure({ label, value, note, accent }: { label: string; valu
   );
 }
 
-/** τ minus a baseline's value: `delta` "+0.40" / "−0.90", `where` "above", "below" or "within ± 0.30". */
-export function baselineDelta(tau: number, b: BaselineView): { delta: string; where: string } {
-  const d = tau - b.value;
-  const delta = `${d >= 0 ? "+" : "−"}${formatTau(Math.abs(d))}`;
-  if (b.tolerance !== null && Math.abs(d) <= b.tolerance) return { delta, where: `within ± ${formatTau(b.tolerance)}` };
-  return { delta, where: d >= 0 ? "above" : "below" };
-}
-
 /**
- * The baseline to compare a run with: the highest τ baseline of no dataset or of a dataset the run
- * scored (any, when the run names no dataset); null when none applies.
+ * Latest τ against each baseline the run is compared with ({@link comparableBaselines}): one
+ * tile; with several baselines a line per baseline, so none is picked silently. `names: false`
+ * when a column header already names the one baseline.
  */
-export function referenceBaseline(baselines: readonly BaselineView[], datasets: readonly string[]): BaselineView | null {
-  const relevant = datasets.length === 0 ? baselines : baselines.filter((b) => b.dataset === null || datasets.includes(b.dataset));
-  return relevant.length > 0 ? relevant.reduce((a, b) => (b.value > a.value ? b : a)) : null;
+export function BaselineDeltas({ tau, baselines, compact, names = true }: { tau: number; baselines: readonly BaselineView[]; compact?: boolean; names?: boolean }) {
+  return (
+    <span className={cn("grid", compact ? "gap-0" : "gap-0.5")}>
+      {baselines.map((b) => {
+        const vs = baselineDelta(tau, b);
+        return (
+          <span key={b.id} className="flex min-w-0 items-baseline gap-1.5 whitespace-nowrap" title={`${vs.where} ${b.name} (τ ${formatTau(b.value)})`} data-testid="baseline-delta">
+            <span className={cn("font-medium tabular-nums", vs.where === "above" ? "text-succeeded" : vs.where === "below" ? "text-muted-fg" : "")}>{vs.delta}</span>
+            {names && <span className="truncate text-xs text-muted-fg">{compact ? b.name : `${vs.where} ${b.name} (τ ${formatTau(b.value)})`}</span>}
+          </span>
+        );
+      })}
+    </span>
+  );
 }
 
 /** "at step 4,000", or "all results" for results that name no checkpoint. */
@@ -59,10 +64,10 @@ function atCheckpoint(c: RunCheckpointView): string {
   return c.key === "none" ? "all results (no checkpoint named)" : `at ${checkpointName(c)}`;
 }
 
-function HeadlineRow({ checkpoints, baselines, datasets }: { checkpoints: RunCheckpointView[]; baselines: BaselineView[]; datasets: string[] }) {
-  const latest = checkpoints[checkpoints.length - 1]!;
+function HeadlineRow({ checkpoints, latest, baselines, datasets }: { checkpoints: RunCheckpointView[]; latest: RunCheckpointView; baselines: BaselineView[]; datasets: string[] }) {
   const best = checkpoints.reduce((a, c) => (c.tau > a.tau ? c : a), latest);
-  const ref = referenceBaseline(baselines, datasets);
+  const refs = comparableBaselines(baselines, datasets);
+  const ref = refs.length === 1 ? refs[0]! : null;
   const vs = ref ? baselineDelta(latest.tau, ref) : null;
   return (
     <div className="grid grid-cols-2 gap-3 lg:grid-cols-4">
@@ -70,6 +75,13 @@ function HeadlineRow({ checkpoints, baselines, datasets }: { checkpoints: RunChe
       <EvalFigure label="Best τ" value={formatTau(best.tau)} note={atCheckpoint(best)} />
       {ref && vs ? (
         <EvalFigure label={`Latest vs ${ref.name}`} value={vs.delta} note={`${vs.where} the reference τ ${formatTau(ref.value)}`} />
+      ) : refs.length > 1 ? (
+        <div className="min-w-0 rounded-lg border border-border bg-card px-4 py-3">
+          <div className="text-xs text-muted-fg">Latest vs {refs.length} baselines</div>
+          <div className="mt-1 text-sm">
+            <BaselineDeltas tau={latest.tau} baselines={refs} compact />
+          </div>
+        </div>
       ) : (
         <EvalFigure
           label="Reference"
@@ -81,7 +93,11 @@ function HeadlineRow({ checkpoints, baselines, datasets }: { checkpoints: RunChe
           }
         />
       )}
-      <EvalFigure label="Latest checkpoint" value={`${latest.prompts} prompt${latest.prompts === 1 ? "" : "s"}`} note={`${formatCount(latest.verifySteps)} verify steps · ${formatCount(latest.tokensProduced)} tokens produced`} />
+      <EvalFigure
+        label="Latest checkpoint"
+        value={latest.key === "none" ? "unnamed" : checkpointName(latest)}
+        note={`${formatCount(latest.prompts)} prompt${latest.prompts === 1 ? "" : "s"} · ${formatCount(latest.verifySteps)} verify steps · ${formatCount(latest.tokensProduced)} tokens`}
+      />
     </div>
   );
 }
@@ -135,7 +151,8 @@ export function EvalSections({ runId, kind }: { runId: number; kind: RunSummary[
 
 function EvalBody({ view, error, picked, onPick, onDraft }: { view: RunEvalsView; error: Error | null; picked: string | null; onPick: (key: string) => void; onDraft: (key: string) => void }) {
   const { checkpoints, baselines } = view;
-  const selected = checkpoints.find((c) => c.key === picked) ?? checkpoints[checkpoints.length - 1] ?? null;
+  const latest = checkpoints.find((c) => c.key === view.latestKey) ?? null;
+  const selected = checkpoints.find((c) => c.key === picked) ?? latest;
   const currentDraft = view.draftSettings.find((d) => d.key === view.draft);
   const color = seriesColor(0);
 
@@ -146,7 +163,7 @@ function EvalBody({ view, error, picked, onPick, onDraft }: { view: RunEvalsView
           Could not refresh the evaluations ({error.message}); showing the last data received.
         </p>
       )}
-      {checkpoints.length > 0 && <HeadlineRow checkpoints={checkpoints} baselines={baselines} datasets={view.datasets} />}
+      {latest && <HeadlineRow checkpoints={checkpoints} latest={latest} baselines={baselines} datasets={view.datasets} />}
       <Card className="min-w-0">
         <CardHeader className="flex-wrap">
           <CardTitle>Acceptance length τ by checkpoint</CardTitle>
@@ -196,7 +213,7 @@ function EvalBody({ view, error, picked, onPick, onDraft }: { view: RunEvalsView
           <Card className="min-w-0">
             <CardHeader className="flex-wrap">
               <CardTitle>τ by category</CardTitle>
-              <CheckpointPicker checkpoints={checkpoints} selected={selected} onPick={onPick} id="eval-category-checkpoint" />
+              <CheckpointPicker checkpoints={checkpoints} selected={selected} latestKey={view.latestKey} onPick={onPick} id="eval-category-checkpoint" />
             </CardHeader>
             <CardContent>
               <TauCategoryBars series={[{ key: selected.key, label: checkpointName(selected), color, categories: selected.categories }]} baselines={baselines} />
@@ -205,7 +222,7 @@ function EvalBody({ view, error, picked, onPick, onDraft }: { view: RunEvalsView
           <Card className="min-w-0">
             <CardHeader className="flex-wrap">
               <CardTitle>Per-prompt τ</CardTitle>
-              <CheckpointPicker checkpoints={checkpoints} selected={selected} onPick={onPick} id="eval-histogram-checkpoint" />
+              <CheckpointPicker checkpoints={checkpoints} selected={selected} latestKey={view.latestKey} onPick={onPick} id="eval-histogram-checkpoint" />
             </CardHeader>
             <CardContent>
               <TauHistogram distribution={selected.distribution} checkpointTau={selected.tau} />
@@ -228,16 +245,16 @@ function EvalBody({ view, error, picked, onPick, onDraft }: { view: RunEvalsView
   );
 }
 
-function CheckpointPicker({ checkpoints, selected, onPick, id }: { checkpoints: RunCheckpointView[]; selected: RunCheckpointView; onPick: (key: string) => void; id: string }) {
+function CheckpointPicker({ checkpoints, selected, latestKey, onPick, id }: { checkpoints: RunCheckpointView[]; selected: RunCheckpointView; latestKey: string | null; onPick: (key: string) => void; id: string }) {
   if (checkpoints.length === 1) return <CardDescription className="ml-auto">{atCheckpoint(selected)}</CardDescription>;
   return (
     <div className="ml-auto flex items-center gap-2 text-xs text-muted-fg">
       <label htmlFor={id}>checkpoint</label>
       <Select id={id} value={selected.key} onChange={(e) => onPick(e.currentTarget.value)} className="h-7 text-xs">
-        {checkpoints.map((c, i) => (
+        {checkpoints.map((c) => (
           <option key={c.key} value={c.key}>
             {checkpointName(c)}
-            {i === checkpoints.length - 1 ? " (latest)" : ""}
+            {c.key === latestKey ? " (latest)" : ""}
           </option>
         ))}
       </Select>

@@ -1,10 +1,13 @@
 import { formatCount, formatNonFinite } from "@/lib/format";
 import type { BaselineView, CheckpointRefView, DraftSettings } from "@/lib/view-models/evals";
 
-/** Acceptance length τ with two decimals ("11.50"), the precision drafter papers report; "—" for null. */
+/**
+ * Acceptance length τ with two decimals ("11.50"), the precision drafter papers report; "—" for
+ * null; magnitudes from 1e6 up (only a junk baseline gets there) in exponent form ("1.00e+9").
+ */
 export function formatTau(value: number | null | undefined): string {
   if (value === null || value === undefined) return "—";
-  return formatNonFinite(value) ?? value.toFixed(2);
+  return formatNonFinite(value) ?? (Math.abs(value) >= 1e6 ? value.toExponential(2) : value.toFixed(2));
 }
 
 /** A 64-bit step as text: "4,000", or the exact decimal string beyond 2^53. */

@@ -1,11 +1,12 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, LabelList, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
-import { ChartLegend, ChartPlaceholder, LegendItem, TooltipFrame, axisLabelStyle, axisTick, niceYAxis } from "@/components/charts/sweep-chart-parts";
+import { ChartLegend, ChartPlaceholder, TooltipFrame, axisLabelStyle, axisTick, niceYAxis } from "@/components/charts/sweep-chart-parts";
 import { formatCount } from "@/lib/format";
 import type { BaselineView, CategoryTauView } from "@/lib/view-models/evals";
-import { baselineLabel, formatTau } from "./format";
-import { BASELINE_COLOR } from "./tau-chart";
+import { formatTau } from "./format";
+import { tauScale } from "./reference";
+import { BASELINE_COLOR, BaselineLegend, TAU_AXIS_TITLE } from "./tau-chart";
 
 /** One group of bars: a run's (or a checkpoint's) τ per category. */
 export interface TauCategorySeries {
@@ -22,10 +23,11 @@ type Row = Record<string, string | number | CategoryTauView | null> & { category
 
 /**
  * "τ by category": one bar per category (per series when several are compared), from zero so bar
- * lengths compare honestly, the value printed on each bar (when few), and the τ baselines as dashed
- * lines labelled with their value (named in the legend).
+ * lengths compare honestly, the value printed on each bar (when few, with a halo so a baseline's
+ * dashes never cross it unreadably), and the τ baselines as dashed lines labelled with their value
+ * right of the plot (named in the legend; far off-scale ones only named there, see tauScale).
  */
-export function TauCategoryBars({ series, baselines, height = 260 }: { series: readonly TauCategorySeries[]; baselines: readonly BaselineView[]; height?: number }) {
+export function TauCategoryBars({ series, baselines, height = 300 }: { series: readonly TauCategorySeries[]; baselines: readonly BaselineView[]; height?: number }) {
   const names: string[] = [];
   for (const s of series) for (const c of s.categories) if (!names.includes(c.category ?? NO_CATEGORY)) names.push(c.category ?? NO_CATEGORY);
   if (names.length === 0) return <ChartPlaceholder height={height}>No categories yet</ChartPlaceholder>;
@@ -38,7 +40,9 @@ export function TauCategoryBars({ series, baselines, height = 260 }: { series: r
     });
     return row;
   });
-  const y = niceYAxis([...series.flatMap((s) => s.categories.map((c) => c.tau)), ...baselines.map((b) => b.value + (b.tolerance ?? 0))]);
+  const scale = tauScale([0, ...series.flatMap((s) => s.categories.map((c) => c.tau))], baselines);
+  // The line, not its band, is drawn on bars: only the values set the axis.
+  const y = niceYAxis([...series.flatMap((s) => s.categories.map((c) => c.tau)), ...scale.drawn.map((b) => b.value)]);
   const labels = series.length * names.length <= 16;
 
   return (
@@ -52,15 +56,11 @@ export function TauCategoryBars({ series, baselines, height = 260 }: { series: r
                 {s.label}
               </span>
             ))}
-          {baselines.map((b) => (
-            <LegendItem key={b.id} color={BASELINE_COLOR} dashed>
-              {baselineLabel(b)}
-            </LegendItem>
-          ))}
+          <BaselineLegend drawn={scale.drawn} offScale={scale.offScale} bandClipped={new Set()} />
         </ChartLegend>
       )}
       <div data-testid="tau-category-bars">
-        <BarChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 18, right: 18, bottom: 4, left: 4 }} barCategoryGap="24%" barGap={2}>
+        <BarChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 18, right: 52, bottom: 4, left: 4 }} barCategoryGap="24%" barGap={2}>
           <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
           <XAxis dataKey="category" tick={axisTick} tickLine={false} axisLine={{ stroke: "var(--chart-grid)" }} height={30} interval={0} />
           <YAxis
@@ -70,7 +70,7 @@ export function TauCategoryBars({ series, baselines, height = 260 }: { series: r
             tickLine={false}
             axisLine={false}
             width={56}
-            label={{ value: "acceptance length τ", angle: -90, position: "insideLeft", offset: 10, style: axisLabelStyle }}
+            label={{ value: TAU_AXIS_TITLE, angle: -90, position: "insideLeft", offset: 10, style: axisLabelStyle }}
           />
           <Tooltip
             cursor={{ fill: "var(--muted)", opacity: 0.5 }}
@@ -102,19 +102,30 @@ export function TauCategoryBars({ series, baselines, height = 260 }: { series: r
               );
             }}
           />
-          {baselines.map((b) => (
+          {scale.drawn.map((b) => (
             <ReferenceLine
               key={b.id}
               y={b.value}
               stroke={BASELINE_COLOR}
               strokeDasharray="6 4"
               strokeWidth={1.5}
-              label={{ value: `τ ${formatTau(b.value)}`, position: "insideTopRight", fill: "var(--foreground)", fontSize: 11 }}
+              label={{ value: `τ ${formatTau(b.value)}`, position: "right", fill: "var(--foreground)", fontSize: 11 }}
             />
           ))}
           {series.map((s, i) => (
             <Bar key={s.key} dataKey={`t${i}`} name={s.label} fill={s.color} radius={[3, 3, 0, 0]} maxBarSize={56} isAnimationActive={false}>
-              {labels && <LabelList dataKey={`t${i}`} position="top" fontSize={11} fill="var(--foreground)" formatter={(v) => (typeof v === "number" ? formatTau(v) : "")} />}
+              {labels && (
+                <LabelList
+                  dataKey={`t${i}`}
+                  position="top"
+                  fontSize={11}
+                  fill="var(--foreground)"
+                  stroke="var(--card)"
+                  strokeWidth={3}
+                  paintOrder="stroke"
+                  formatter={(v) => (typeof v === "number" ? formatTau(v) : "")}
+                />
+              )}
             </Bar>
           ))}
         </BarChart>

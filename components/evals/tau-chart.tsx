@@ -6,6 +6,7 @@ import { ChartLegend, ChartPlaceholder, LegendItem, TooltipFrame, axisLabelStyle
 import { formatCompact, formatCount } from "@/lib/format";
 import type { BaselineView, CheckpointRefView, TauCountsView } from "@/lib/view-models/evals";
 import { baselineLabel, checkpointName, formatTau } from "./format";
+import { tauScale } from "./reference";
 
 /** A checkpoint on a τ line. */
 export type TauChartPoint = CheckpointRefView & TauCountsView;
@@ -31,6 +32,29 @@ function roundTicks(lo: number, hi: number, intervals = 8): number[] {
 
 /** Colour of baseline lines and their tolerance bands. */
 export const BASELINE_COLOR = "var(--chart-axis)";
+
+/** Title of every τ axis, with the unit. */
+export const TAU_AXIS_TITLE = "acceptance length τ (tokens / verify step)";
+
+/** Legend entries of baselines: drawn ones as dashed lines, off-scale ones named and marked as not drawn. */
+export function BaselineLegend({ drawn, offScale, bandClipped }: { drawn: readonly BaselineView[]; offScale: readonly BaselineView[]; bandClipped: ReadonlySet<number> }) {
+  return (
+    <>
+      {drawn.map((b) => (
+        <LegendItem key={`b${b.id}`} color={BASELINE_COLOR} dashed>
+          {baselineLabel(b)}
+          {bandClipped.has(b.id) && <span className="text-muted-fg"> (band beyond the axis)</span>}
+        </LegendItem>
+      ))}
+      {offScale.map((b) => (
+        <span key={`off${b.id}`} className="inline-flex items-center gap-1.5 text-muted-fg" data-testid="baseline-off-scale" title="far outside the plotted τ; not drawn so the lines stay readable">
+          <span aria-hidden>⤒</span>
+          {baselineLabel(b)} — off-scale, not drawn
+        </span>
+      ))}
+    </>
+  );
+}
 
 type Row = Record<string, number | TauChartPoint | null> & { x: number };
 
@@ -70,9 +94,12 @@ export function TauChart({ series, baselines, height = 300 }: { series: readonly
   if (rows.length === 0) return <ChartPlaceholder height={height}>No checkpoint scored yet</ChartPlaceholder>;
 
   const pointCount = series.reduce((n, s) => n + s.points.length, 0) - skipped;
-  const values = series.flatMap((s) => s.points.filter((p) => !byStep || p.step !== null).map((p) => p.tau));
-  for (const b of baselines) values.push(b.value - (b.tolerance ?? 0), b.value + (b.tolerance ?? 0));
-  const y = metricYAxis(values);
+  const scale = tauScale(
+    series.flatMap((s) => s.points.filter((p) => !byStep || p.step !== null).map((p) => p.tau)),
+    baselines,
+  );
+  const drawn = scale.drawn;
+  const y = metricYAxis(scale.axisValues);
   const yStep = (y.ticks[1] ?? 1) - (y.ticks[0] ?? 0);
   const xs = rows.map((r) => r.x);
   const xMin = xs[0]!;
@@ -105,17 +132,13 @@ export function TauChart({ series, baselines, height = 300 }: { series: readonly
                   {s.label}
                 </LegendItem>
               ))}
-          {baselines.map((b) => (
-            <LegendItem key={`b${b.id}`} color={BASELINE_COLOR} dashed>
-              {baselineLabel(b)}
-            </LegendItem>
-          ))}
+          <BaselineLegend drawn={drawn} offScale={scale.offScale} bandClipped={scale.bandClipped} />
         </ChartLegend>
       )}
       <div data-testid="tau-chart" data-points={pointCount}>
         <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 14, right: 18, bottom: 4, left: 4 }}>
           <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
-          {baselines.map((b) =>
+          {drawn.map((b) =>
             b.tolerance ? (
               <ReferenceArea key={`band${b.id}`} y1={b.value - b.tolerance} y2={b.value + b.tolerance} fill={BASELINE_COLOR} fillOpacity={0.12} stroke="none" ifOverflow="hidden" />
             ) : null,
@@ -142,9 +165,9 @@ export function TauChart({ series, baselines, height = 300 }: { series: readonly
             axisLine={false}
             width={56}
             allowDataOverflow
-            label={{ value: "acceptance length τ", angle: -90, position: "insideLeft", offset: 10, style: axisLabelStyle }}
+            label={{ value: TAU_AXIS_TITLE, angle: -90, position: "insideLeft", offset: 10, style: axisLabelStyle }}
           />
-          {baselines.map((b, i) => (
+          {drawn.map((b, i) => (
             <ReferenceLine
               key={`line${b.id}`}
               y={b.value}

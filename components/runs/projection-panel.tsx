@@ -77,7 +77,7 @@ function WorkloadInputs({
         />
         {samplesBad && (
           <span id={`${id}-n-err`} className="text-xs text-failed">
-            a positive number
+            a positive number up to 10¹²
           </span>
         )}
       </div>
@@ -96,7 +96,7 @@ function WorkloadInputs({
           data-testid="projection-output-tokens"
         />
         <span id={`${id}-t-hint`} className={cn("text-xs", tokensBad ? "text-failed" : "text-muted-fg")}>
-          {tokensBad ? "a positive number" : tokensHint}
+          {tokensBad ? "a positive number up to 10¹²" : tokensHint}
         </span>
       </div>
       {children}

@@ -87,16 +87,18 @@ export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDet
         <MetaItem label="Key">
           <span className="font-mono text-xs text-foreground">{run.key}</span>
         </MetaItem>
-        {run.editedBy && (
-          <MetaItem label={run.editedAt ? "Edited" : "Archived by"}>
+        {run.editedAt && (
+          <MetaItem label="Edited">
             <span className="text-foreground">
-              {run.editedAt ? (
-                <>
-                  <RelativeTime iso={run.editedAt} /> by {run.editedBy}
-                </>
-              ) : (
-                run.editedBy
-              )}
+              <RelativeTime iso={run.editedAt} /> by {run.editedBy}
+            </span>
+          </MetaItem>
+        )}
+        {run.archivedAt && (
+          <MetaItem label="Archived">
+            <span className="text-foreground">
+              <RelativeTime iso={run.archivedAt} />
+              {run.archivedBy && ` by ${run.archivedBy}`}
             </span>
           </MetaItem>
         )}

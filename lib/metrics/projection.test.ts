@@ -109,4 +109,8 @@ describe("parsePositiveNumber", () => {
   it("refuses the rest", () => {
     expect(["", "0", "-5", "abc", "12abc", "1e", "Infinity"].map(parsePositiveNumber)).toEqual([null, null, null, null, null, null, null]);
   });
+  it("takes up to 10¹² and refuses more (1e308 × 1e308 would overflow to ∞ h)", () => {
+    expect(parsePositiveNumber("1e12")).toBe(1e12);
+    expect(["1000000000001", "1e13", "1e308"].map(parsePositiveNumber)).toEqual([null, null, null]);
+  });
 });

@@ -167,13 +167,16 @@ export function projectionArithmetic(p: Projection): string {
   return `${formatCount(p.samples)} × ${perSample} tok = ${formatCount(p.totalTokens)} tok ÷ ${formatNumber(p.outputTokPerS)} tok/s = ${formatCount(p.seconds)} s = ${formatHours(p.hours)} = ${formatDays(p.days)}`;
 }
 
+/** Largest number of samples or tokens per sample the panel takes (10¹²): beyond it the figures stop meaning anything. */
+export const MAX_PROJECTION_INPUT = 1e12;
+
 /**
  * Parses a positive number typed by a person: "100000", "100,000", "100 000", "1e5", "1_024".
- * Null for anything else (empty, zero, negative, not a number).
+ * Null for anything else (empty, zero, negative, not a number, above {@link MAX_PROJECTION_INPUT}).
  */
 export function parsePositiveNumber(text: string): number | null {
   const cleaned = text.trim().replace(/[,_\s\u00a0\u202f]/g, "");
   if (!/^(\d+\.?\d*|\.\d+)(e\d+)?$/i.test(cleaned)) return null;
   const v = Number(cleaned);
-  return Number.isFinite(v) && v > 0 ? v : null;
+  return Number.isFinite(v) && v > 0 && v <= MAX_PROJECTION_INPUT ? v : null;
 }

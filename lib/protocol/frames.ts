@@ -346,19 +346,30 @@ export const runEvalFrame = z.strictObject({
   results: z.array(evalResult).min(1).max(5000),
 });
 
+/** Largest |value| and tolerance a baseline may carry (both in the metric's unit). */
+export const BASELINE_VALUE_MAX = 1e9;
+
 /** `baseline.upsert`: a reference figure drawn as a labelled line (e.g. τ 12.4 of a public drafter). */
 export const baselineUpsertFrame = z.strictObject({
   ...base,
   type: z.literal("baseline.upsert"),
-  name: z.string().min(1).max(200),
+  /** Trimmed; the key the frame upserts by (exact, case-sensitive match). */
+  name: z.string().trim().min(1).max(200),
   /** Metric the baseline applies to: `tau`, `outputTokPerS`, … */
   metric: z.string().min(1).max(100),
-  value: z.number(),
-  /** Optional ± band drawn around the line. */
-  tolerance: z.number().nonnegative().optional(),
+  /** Finite, |value| ≤ 1e9 (BASELINE_VALUE_MAX): a junk figure must not stretch every chart's axis. */
+  value: z.number().min(-BASELINE_VALUE_MAX).max(BASELINE_VALUE_MAX),
+  /** Optional ± band drawn around the line, 0..1e9 in the metric's unit. */
+  tolerance: z.number().nonnegative().max(BASELINE_VALUE_MAX).optional(),
   dataset: z.string().max(200).optional(),
   settings: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
-  sourceUrl: z.string().url().max(2000).optional(),
+  /** A link to the figure's source; http(s) only (it is rendered as a link). */
+  sourceUrl: z
+    .string()
+    .url()
+    .max(2000)
+    .refine((u) => /^https?:\/\//i.test(u), { message: "must be an http:// or https:// URL" })
+    .optional(),
 });
 
 /** Any worker → server frame. */

@@ -41,6 +41,8 @@ export interface CheckpointRefView {
   uri: string | null;
   /** Earliest result time of this checkpoint. */
   firstAt: string;
+  /** Latest result time of this checkpoint (when it was last scored). */
+  lastAt: string;
 }
 
 /** τ of one category (null: results without a category) at one checkpoint. */
@@ -122,6 +124,11 @@ export interface RunEvalsView {
   draft: string | null;
   /** Checkpoints ordered by step (nulls last), then label, then first result time. */
   checkpoints: RunCheckpointView[];
+  /**
+   * Key of the latest checkpoint: the highest step when any checkpoint has a step, else the one
+   * scored most recently (`lastAt`); null without checkpoints. Not necessarily the last in order.
+   */
+  latestKey: string | null;
   /** Table rows: per checkpoint (same order) its total, then each category. */
   rows: EvalTableRow[];
   /** Categories and datasets seen (selected draft settings). */
@@ -148,20 +155,29 @@ export interface TauPointView extends CheckpointRefView, TauCountsView {
 
 /**
  * One line of the overview: the training run that produced the checkpoints (matched by artifact
- * URI), or, when no artifact matches, the run holding the results.
+ * URI), or, when no artifact matches, the run holding the results; and ONE set of draft settings
+ * (τ of different draft settings is never summed: a run scored with several has one line each).
  */
 export interface TauLineView {
+  /** Unique line key: `<run id>`, or `<run id>:<draft key>` when the run has several lines. */
+  key: string;
   run: EvalRunRefView;
+  /** The draft settings this line covers (key as in {@link DraftSettingsView}). */
+  draft: { key: string; settings: DraftSettings };
+  /** True when the run's results use several draft settings, so the run has one line per setting (label them). */
+  splitByDraft: boolean;
+  /** Datasets of the line's results (sorted); used to pick the baselines it is compared with. */
+  datasets: string[];
   /** `artifact`: at least one point matched a checkpoint artifact of `run`; `results`: `run` holds the results. */
   attributedBy: "artifact" | "results";
   /** Runs whose eval results feed this line (may include `run` itself). */
   evalRuns: EvalRunRefView[];
   /** Checkpoints ordered by step (nulls last), then label, then first result time. */
   points: TauPointView[];
-  /** τ per category at the line's latest checkpoint (the last point). */
+  /** Key of the line's latest point (rule of {@link RunEvalsView.latestKey}). */
+  latestKey: string | null;
+  /** τ per category at the line's latest checkpoint (`latestKey`). */
   latestCategories: CategoryTauView[];
-  /** How many draft settings the line's results use; above 1 means its τ mixes settings. */
-  draftSettingsCount: number;
 }
 
 /** τ by checkpoint across runs (`GET /api/evals?category=&dataset=`). */
@@ -171,7 +187,10 @@ export interface EvalOverviewView {
   /** Every category and dataset in stored results (for the filter menus). */
   categories: string[];
   datasets: string[];
-  /** One line per training run, ordered by the line's latest result time, newest first. */
+  /**
+   * One line per training run and draft settings, runs ordered by their latest result time (newest
+   * first), a run's lines by verify steps (most first, as the run page's default).
+   */
   lines: TauLineView[];
   /** Baselines with metric `tau` (with a dataset filter: those of that dataset or of none). */
   baselines: BaselineView[];

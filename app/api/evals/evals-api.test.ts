@@ -105,7 +105,12 @@ describe("eval reads", () => {
 
     const own = await get<RunEvalsView>(`/api/runs/${trainId}/evals`);
     expect(own.status).toBe(200);
-    expect(own.body.checkpoints.map((c) => [c.step, c.tau, c.verifySteps, c.acceptedTokens])).toEqual([["2000", 11.5, 400, 4200]]);
+    // The training run's page also shows the eval run's scores of the checkpoint it saved.
+    expect(own.body.checkpoints.map((c) => [c.step, c.tau, c.verifySteps, c.acceptedTokens])).toEqual([
+      ["2000", 11.5, 400, 4200],
+      ["4000", 12.8, 500, 5900],
+    ]);
+    expect(own.body.scoredBy.map((r) => r.id)).toEqual([evalId]);
     const scored = await get<RunEvalsView>(`/api/runs/${evalId}/evals`);
     // Named by URI only: the step comes from the training run's artifact.
     expect(scored.body.checkpoints.map((c) => [c.key, c.step, c.uri, c.tau, c.meanOutputTokPerS])).toEqual([["step:4000", "4000", uri, 12.8, 100]]);
@@ -124,6 +129,12 @@ describe("eval reads", () => {
       ],
     ]);
 
+    // A draft settings key the run does not have is refused, naming the known keys (not a silent fallback).
+    const unknownDraft = await get<{ error: { code: string; message: string } }>(`/api/runs/${trainId}/evals?draft=nope`);
+    expect(unknownDraft.status).toBe(400);
+    expect(unknownDraft.body.error).toEqual({ code: "invalid_query", message: 'unknown draft settings key "nope"; known keys: none' });
+    expect((await get<RunEvalsView>(`/api/runs/${trainId}/evals?draft=none`)).body.draft).toBe("none");
+
     expect((await get(`/api/runs/2000000000/evals`)).status).toBe(404);
     expect((await get(`/api/runs/abc/evals`)).status).toBe(400);
     expect((await get(`/api/evals?category=${"x".repeat(201)}`)).status).toBe(400);
@@ -141,6 +152,20 @@ describe("baselines API", () => {
     expect(list.status).toBe(200);
     expect(list.body.baselines.find((b) => b.name === pushed)).toMatchObject({ metric: "tau", value: 12.4, tolerance: 0.3, dataset: "humaneval", settings: { tree: "ddtree-8" } });
     const id = list.body.baselines.find((b) => b.name === pushed)!.id;
+
+    // The frame has the API's limits: absurd value or band, or a non-http(s) link, is rejected alone.
+    const junk = await fetch(`${server.url}/api/ingest`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify([
+        { v: 1, id: randomUUID(), type: "baseline.upsert", name: `junk-${randomUUID()}`, metric: "tau", value: 1e308 },
+        { v: 1, id: randomUUID(), type: "baseline.upsert", name: `junk-${randomUUID()}`, metric: "tau", value: 1, tolerance: 1e300 },
+        { v: 1, id: randomUUID(), type: "baseline.upsert", name: `junk-${randomUUID()}`, metric: "tau", value: 1, sourceUrl: "javascript:alert(1)" },
+      ]),
+    });
+    const junkBody = (await junk.json()) as { accepted: number; results: Array<{ ok: boolean; code?: string }> };
+    expect(junkBody.accepted).toBe(0);
+    expect(junkBody.results.map((r) => r.code)).toEqual(["invalid_frame", "invalid_frame", "invalid_frame"]);
 
     const body = { name: `viewer-${randomUUID()}`, metric: "tau", value: 1 };
     const viewerPost = await send("POST", "/api/baselines", asViewer(), body);
@@ -169,11 +194,17 @@ describe("baselines API", () => {
     expect(await bad({ name: "x".repeat(201), metric: "tau", value: 1 })).toEqual({ status: 400, code: "invalid_body" });
     expect(await bad({ name, metric: "tau", value: 1, tolerance: -1 })).toEqual({ status: 400, code: "invalid_body" });
     expect(await bad({ name, metric: "tau", value: 1, sourceUrl: "not a url" })).toEqual({ status: 400, code: "invalid_body" });
+    // Absurd figures would flatten every τ chart; links must be http(s).
+    expect(await bad({ name, metric: "tau", value: 1e308 })).toEqual({ status: 400, code: "invalid_body" });
+    expect(await bad({ name, metric: "tau", value: 1, tolerance: 1e300 })).toEqual({ status: 400, code: "invalid_body" });
+    expect(await bad({ name, metric: "tau", value: 1, sourceUrl: "javascript:alert(document.cookie)" })).toEqual({ status: 400, code: "invalid_body" });
+    expect(await bad({ name: "   ", metric: "tau", value: 1 })).toEqual({ status: 400, code: "invalid_body" });
     expect(await bad({ name, metric: "tau", value: 1, colour: "red" })).toEqual({ status: 400, code: "invalid_body" });
     expect(await bad("{not json")).toEqual({ status: 400, code: "invalid_json" });
     expect((await send("POST", "/api/baselines", { cookie: approver, origin: server.url, "content-type": "text/plain" }, { name, metric: "tau", value: 1 })).status).toBe(415);
 
-    const created = await send("POST", "/api/baselines", asApprover(), { name, metric: "tau", value: 12.4, tolerance: 0.3, sourceUrl: "https://example.com/dflash" });
+    // The name is trimmed.
+    const created = await send("POST", "/api/baselines", asApprover(), { name: ` ${name}  `, metric: "tau", value: 12.4, tolerance: 0.3, sourceUrl: "https://example.com/dflash" });
     expect(created.status).toBe(201);
     const baseline = (await created.json()) as BaselineView;
     expect(baseline).toMatchObject({ name, metric: "tau", value: 12.4, tolerance: 0.3, dataset: null, settings: {}, sourceUrl: "https://example.com/dflash" });
@@ -181,6 +212,10 @@ describe("baselines API", () => {
     const dup = await send("POST", "/api/baselines", asApprover(), { name, metric: "tau", value: 1 });
     expect(dup.status).toBe(409);
     expect(((await dup.json()) as { error: { code: string } }).error.code).toBe("baseline_exists");
+    // Another casing of the name is the same name for the API.
+    const dupCase = await send("POST", "/api/baselines", asApprover(), { name: name.toLowerCase(), metric: "tau", value: 1 });
+    expect(dupCase.status).toBe(409);
+    expect(((await dupCase.json()) as { error: { code: string } }).error.code).toBe("baseline_exists");
 
     const patched = await send("PATCH", `/api/baselines/${baseline.id}`, asApprover(), { value: 12.6, tolerance: null, dataset: "humaneval" });
     expect(patched.status).toBe(200);

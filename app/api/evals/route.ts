@@ -7,8 +7,8 @@ import { evalOverviewQuery, getEvalOverview } from "@/lib/server/repositories/ev
 export const dynamic = "force-dynamic";
 
 /**
- * GET /api/evals?category=&dataset= → τ by checkpoint across runs, one line per training run
- * (EvalOverviewView; see getEvalOverview for how checkpoints are attributed), with τ baselines.
+ * GET /api/evals?category=&dataset= → τ by checkpoint across runs, one line per training run and
+ * draft settings (never summed across settings) (EvalOverviewView; see getEvalOverview for how checkpoints are attributed), with τ baselines.
  * Empty parameters mean "no filter". 400 for an over-long value.
  */
 export const GET = withViewer("viewer", async (request) => {

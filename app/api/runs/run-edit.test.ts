@@ -63,7 +63,7 @@ describe("PATCH /api/runs/:id", () => {
   test("an approver renames, retags and annotates a run; the edit records who and when", async () => {
     const approver = await newSignedInUser(prisma, server.url, "approver");
     const { id } = await startRun();
-    const res = await patch(id, { name: "TP8 vs EP8 baseline", tags: [" tp8 ", "baseline", "tp8", ""], notes: "MTP off" }, { cookie: approver.cookie, origin: server.url });
+    const res = await patch(id, { name: "TP8 vs EP8 baseline", tags: [" tp8 ", "baseline", "tp8"], notes: "MTP off" }, { cookie: approver.cookie, origin: server.url });
     expect(res.status).toBe(200);
     const run = (await res.json()) as RunDetail;
     expect(run).toMatchObject({ id, name: "TP8 vs EP8 baseline", tags: ["tp8", "baseline"], notes: "MTP off", editedBy: approver.email, archivedAt: null });
@@ -84,21 +84,29 @@ describe("PATCH /api/runs/:id", () => {
     const stored = await prisma.run.findUniqueOrThrow({ where: { id } });
     expect(stored).toMatchObject({ name: "Renamed by a person", tags: ["keep"], notes: "worker notes", config: { tp: 8 } });
 
-    // A run nobody edited still takes the worker's new name.
-    const other = await startRun();
-    await ingest([runStart(other.key, { name: "worker renamed it" })]);
-    expect((await prisma.run.findUniqueOrThrow({ where: { id: other.id } })).name).toBe("worker renamed it");
+    // A run nobody edited still takes the worker's new name and tags.
+    const other = await startRun({ config: { tp: 8, model: "Kimi-K2.6" } });
+    await ingest([runStart(other.key, { name: "worker renamed it", tags: ["retagged"] })]);
+    expect(await prisma.run.findUniqueOrThrow({ where: { id: other.id } })).toMatchObject({ name: "worker renamed it", tags: ["retagged"] });
+    // A re-send that leaves config and tags out keeps the stored ones.
+    await ingest([{ type: "run.start", run: other.key, name: "worker renamed it", kind: "benchmark" }]);
+    expect(await prisma.run.findUniqueOrThrow({ where: { id: other.id } })).toMatchObject({ config: { tp: 8, model: "Kimi-K2.6" }, tags: ["retagged"] });
   });
 
   test("archiving hides the run from the list and the overview; archived=include|only find it; unarchive restores it", async () => {
     const admin = await newSignedInUser(prisma, server.url, "admin");
+    const approver = await newSignedInUser(prisma, server.url, "approver");
     const { id } = await startRun();
     expect(await listRunIds()).toContain(id);
+    expect((await patch(id, { name: "edited before archiving" }, { cookie: approver.cookie, origin: server.url })).status).toBe(200);
 
     const res = await patch(id, { archived: true }, { cookie: admin.cookie, origin: server.url });
     expect(res.status).toBe(200);
-    const archivedAt = ((await res.json()) as RunDetail).archivedAt;
+    const archived = (await res.json()) as RunDetail;
+    const archivedAt = archived.archivedAt;
     expect(archivedAt).not.toBeNull();
+    // Archiving records who archived; the last edit stays the approver's.
+    expect(archived).toMatchObject({ archivedBy: admin.email, editedBy: approver.email });
     expect(await listRunIds()).not.toContain(id);
     expect(await listRunIds("?archived=include")).toContain(id);
     const only = await listRunIds("?archived=only");
@@ -112,7 +120,8 @@ describe("PATCH /api/runs/:id", () => {
     expect(again.archivedAt).toBe(archivedAt);
     expect((await fetch(`${server.url}/api/runs/${id}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
 
-    expect((await patch(id, { archived: false }, { cookie: admin.cookie, origin: server.url })).status).toBe(200);
+    const restored = await patch(id, { archived: false }, { cookie: admin.cookie, origin: server.url });
+    expect(((await restored.json()) as RunDetail)).toMatchObject({ archivedAt: null, archivedBy: null, editedBy: approver.email });
     expect(await listRunIds()).toContain(id);
   });
 
@@ -140,7 +149,7 @@ describe("PATCH /api/runs/:id", () => {
     const approver = await newSignedInUser(prisma, server.url, "approver");
     const { id } = await startRun();
     const auth = { cookie: approver.cookie, origin: server.url };
-    for (const body of [{}, { name: "x", status: "failed" }, { name: "   " }, { tags: "a,b" }]) {
+    for (const body of [{}, { name: "x", status: "failed" }, { name: "   " }, { tags: "a,b" }, { tags: [""] }, { tags: ["ok", "  "] }]) {
       const res = await patch(id, body, auth);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_body");

@@ -157,7 +157,8 @@ export function BaselinesView({ initial, renderedAt, canEdit }: { initial: Basel
                         <span className="truncate font-medium" title={b.name}>
                           {b.name}
                         </span>
-                        {b.sourceUrl && (
+                        {/* Rows stored before sources were limited to http(s) may hold other schemes: never link those. */}
+                        {b.sourceUrl && /^https?:\/\//i.test(b.sourceUrl) && (
                           <a href={b.sourceUrl} target="_blank" rel="noreferrer noopener" className="text-muted-fg hover:text-foreground" title={b.sourceUrl}>
                             <ExternalLink aria-label="source" className="size-3.5" />
                           </a>

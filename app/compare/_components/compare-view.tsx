@@ -13,6 +13,7 @@ import { LongContextCard } from "@/components/runs/long-context-card";
 import { ProjectionTable } from "@/components/runs/projection-panel";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
+import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { fetchRun } from "@/lib/api-client";
@@ -189,7 +190,10 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
                   </span>
                 </TableCell>
                 <TableCell>
-                  <StatusBadge state={run.state} />
+                  <span className="flex items-center gap-1.5">
+                    <StatusBadge state={run.state} />
+                    {run.archivedAt && <Badge tone="outline">archived</Badge>}
+                  </span>
                 </TableCell>
                 <TableCell>{run.host}</TableCell>
                 <TableCell className="max-w-64 truncate" title={run.model ?? undefined}>

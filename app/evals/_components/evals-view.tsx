@@ -4,10 +4,11 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useTransition } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { FlaskConical, Ruler, TriangleAlert } from "lucide-react";
+import { FlaskConical, Ruler } from "lucide-react";
 import { seriesColor } from "@/components/charts/sweep-chart-parts";
-import { baselineDelta, referenceBaseline } from "@/components/evals/eval-sections";
-import { checkpointName, formatTau } from "@/components/evals/format";
+import { BaselineDeltas } from "@/components/evals/eval-sections";
+import { checkpointName, draftSettingsLabel, formatTau } from "@/components/evals/format";
+import { comparableBaselines } from "@/components/evals/reference";
 import { allEvalOverviewsQueryKey, BASELINES_PATH, evalOverviewQueryKey, evalsPath, fetchEvalOverview, type EvalFilters } from "@/components/evals/queries";
 import { TauCategoryBars } from "@/components/evals/tau-category-bars";
 import { TauChart } from "@/components/evals/tau-chart";
@@ -21,9 +22,19 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import { formatCount } from "@/lib/format";
 import { runPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";
-import type { BaselineView, EvalOverviewView, TauLineView } from "@/lib/view-models/evals";
+import type { BaselineView, EvalOverviewView, TauLineView, TauPointView } from "@/lib/view-models/evals";
 
 const CHART_HEIGHT = 340;
+
+/** A line's name: the run, plus its draft settings when the run has one line per setting. */
+function lineLabel(l: TauLineView): string {
+  return l.splitByDraft ? `${l.run.name} · ${draftSettingsLabel(l.draft.settings)}` : l.run.name;
+}
+
+/** The line's latest point (server rule: highest step, else most recently scored). */
+function latestPoint(l: TauLineView): TauPointView | null {
+  return l.points.find((p) => p.key === l.latestKey) ?? null;
+}
 
 /** The live eval overview: filters, τ by checkpoint per training run vs baselines, category bars, runs. */
 export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverviewView; filters: EvalFilters; renderedAt: number }) {
@@ -39,8 +50,12 @@ export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverv
   });
   const filtered = filters.category !== undefined || filters.dataset !== undefined;
   const lines = data.lines;
-  const series = lines.map((l, i) => ({ key: String(l.run.id), label: l.run.name, color: seriesColor(i), points: l.points }));
-  const bars = lines.filter((l) => l.latestCategories.length > 0).map((l) => ({ key: String(l.run.id), label: `${l.run.name} · ${checkpointName(l.points[l.points.length - 1]!)}`, color: seriesColor(lines.indexOf(l)), categories: l.latestCategories }));
+  const series = lines.map((l, i) => ({ key: l.key, label: lineLabel(l), color: seriesColor(i), points: l.points }));
+  const bars = lines.flatMap((l, i) => {
+    const latest = latestPoint(l);
+    return latest && l.latestCategories.length > 0 ? [{ key: l.key, label: `${lineLabel(l)} · ${checkpointName(latest)}`, color: seriesColor(i), categories: l.latestCategories }] : [];
+  });
+  const runCount = new Set(lines.map((l) => l.run.id)).size;
   const scope = [filters.category ? `category ${filters.category}` : null, filters.dataset ? `dataset ${filters.dataset}` : null].filter(Boolean).join(" · ");
 
   return (
@@ -48,7 +63,8 @@ export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverv
       <div className="flex min-h-8 flex-wrap items-center gap-x-4 gap-y-2">
         <h1 className="text-lg font-semibold tracking-tight">Evals</h1>
         <span className="text-sm text-muted-fg tabular-nums">
-          {lines.length > 0 && `${lines.length} training run${lines.length === 1 ? "" : "s"} · ${data.baselines.length} τ baseline${data.baselines.length === 1 ? "" : "s"}`}
+          {lines.length > 0 &&
+            `${runCount} training run${runCount === 1 ? "" : "s"}${lines.length > runCount ? ` (${lines.length} lines: one per draft settings)` : ""} · ${data.baselines.length} τ baseline${data.baselines.length === 1 ? "" : "s"}`}
         </span>
         <Link href={BASELINES_PATH} className={cn(buttonVariants({ variant: "outline", size: "sm" }), "ml-auto")}>
           <Ruler aria-hidden />
@@ -81,7 +97,7 @@ export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverv
             <CardHeader className="flex-wrap">
               <CardTitle>Acceptance length τ by checkpoint</CardTitle>
               <CardDescription>
-                one line per training run · τ = tokens produced / verify steps over all prompts{scope ? ` · ${scope}` : ""}
+                one line per training run (and draft settings, never summed) · τ = tokens produced / verify steps over all prompts{scope ? ` · ${scope}` : ""}
               </CardDescription>
             </CardHeader>
             <CardContent>
@@ -102,7 +118,7 @@ export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverv
                 <CardTitle>Training runs</CardTitle>
                 <CardDescription>checkpoints are matched to the run that saved them (run.artifact URI), else to the run holding the results</CardDescription>
               </CardHeader>
-              <LineTable lines={lines} baselines={data.baselines} dataset={filters.dataset} />
+              <LineTable lines={lines} baselines={data.baselines} />
             </Card>
           </div>
         </>
@@ -145,12 +161,12 @@ function EvalFiltersBar({ filters, categories, datasets }: { filters: EvalFilter
   );
 }
 
-function LineTable({ lines, baselines, dataset }: { lines: TauLineView[]; baselines: BaselineView[]; dataset: string | undefined }) {
-  // A dataset's baseline is compared only when the view is filtered to that dataset.
-  const ref = referenceBaseline(
-    baselines.filter((b) => b.dataset === null || b.dataset === dataset),
-    [],
-  );
+function LineTable({ lines, baselines }: { lines: TauLineView[]; baselines: BaselineView[] }) {
+  // Same rule as the run page: the baselines of the line's datasets, else the dataset-less ones.
+  const refs = lines.map((l) => comparableBaselines(baselines, l.datasets));
+  const anyRef = refs.some((r) => r.length > 0);
+  const first = refs.find((r) => r.length > 0);
+  const sameSingle = first?.length === 1 && refs.every((r) => r.length === 0 || (r.length === 1 && r[0]!.id === first[0]!.id)) ? first[0]! : null;
   return (
     <Table>
       <TableHeader>
@@ -161,17 +177,17 @@ function LineTable({ lines, baselines, dataset }: { lines: TauLineView[]; baseli
           <TableHead>Latest</TableHead>
           <TableHead className="text-right">Latest τ</TableHead>
           <TableHead className="text-right">Best τ</TableHead>
-          {ref && <TableHead className="text-right">vs {ref.name}</TableHead>}
+          {anyRef && <TableHead>{sameSingle ? `vs ${sameSingle.name}` : "vs baselines"}</TableHead>}
         </TableRow>
       </TableHeader>
       <TableBody>
         {lines.map((l, i) => {
-          const latest = l.points[l.points.length - 1]!;
+          const latest = latestPoint(l);
           const best = Math.max(...l.points.map((p) => p.tau));
           const others = l.evalRuns.filter((r) => r.id !== l.run.id);
-          const vs = ref ? baselineDelta(latest.tau, ref) : null;
+          const lineRefs = refs[i]!;
           return (
-            <TableRow key={l.run.id}>
+            <TableRow key={l.key}>
               <TableCell className="max-w-72">
                 <span className="flex min-w-0 items-center gap-1.5">
                   <span aria-hidden className="size-2 shrink-0 rounded-full" style={{ background: seriesColor(i) }} />
@@ -179,12 +195,12 @@ function LineTable({ lines, baselines, dataset }: { lines: TauLineView[]; baseli
                     {l.run.name}
                   </Link>
                   <Badge tone="outline">{l.run.kind}</Badge>
-                  {l.draftSettingsCount > 1 && (
-                    <span title={`τ sums results of ${l.draftSettingsCount} draft settings`} className="text-stale">
-                      <TriangleAlert aria-label={`mixes ${l.draftSettingsCount} draft settings`} className="size-3.5" />
-                    </span>
-                  )}
                 </span>
+                {l.splitByDraft && (
+                  <span className="block truncate pl-3.5 text-xs text-muted-fg" title="this run was scored with several draft settings: one line each, never summed">
+                    draft: {draftSettingsLabel(l.draft.settings)}
+                  </span>
+                )}
               </TableCell>
               <TableCell className="max-w-56 truncate text-muted-fg">
                 {others.length === 0
@@ -199,14 +215,14 @@ function LineTable({ lines, baselines, dataset }: { lines: TauLineView[]; baseli
                     ))}
               </TableCell>
               <TableCell className="text-right">{formatCount(l.points.length)}</TableCell>
-              <TableCell className="max-w-40 truncate text-muted-fg" title={latest.uri ?? undefined}>
-                {checkpointName(latest)}
+              <TableCell className="max-w-40 truncate text-muted-fg" title={latest?.uri ?? undefined}>
+                {latest ? checkpointName(latest) : "—"}
               </TableCell>
-              <TableCell className="text-right font-medium">{formatTau(latest.tau)}</TableCell>
+              <TableCell className="text-right font-medium">{formatTau(latest?.tau)}</TableCell>
               <TableCell className="text-right">{formatTau(best)}</TableCell>
-              {vs && (
-                <TableCell className={cn("text-right", vs.where === "above" ? "text-succeeded" : vs.where === "below" ? "text-muted-fg" : "")} title={vs.where}>
-                  {vs.delta}
+              {anyRef && (
+                <TableCell className="max-w-56">
+                  {latest && lineRefs.length > 0 ? <BaselineDeltas tau={latest.tau} baselines={lineRefs} compact names={sameSingle === null} /> : <span className="text-muted-fg">—</span>}
                 </TableCell>
               )}
             </TableRow>

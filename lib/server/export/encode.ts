@@ -25,7 +25,8 @@ const CSV_CONFIG: Papa.UnparseConfig = { newline: "\r\n", escapeFormulae: true }
 
 /** The CSV header row of a table, CRLF-terminated. */
 export function csvHeader<S>(table: ExportTable<S>): string {
-  return `${Papa.unparse({ fields: columnNames(table), data: [] }, CSV_CONFIG)}\r\n`;
+  // The names as one data row: `unparse({fields, data: []})` would end in an extra CRLF (a blank record).
+  return `${Papa.unparse([columnNames(table)], { ...CSV_CONFIG, header: false })}\r\n`;
 }
 
 /** CSV records of `rows` (no header), each CRLF-terminated; "" for no rows. */

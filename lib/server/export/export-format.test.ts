@@ -37,6 +37,10 @@ describe("CSV", () => {
     const text = csvHeader(METRIC_TABLE) + csvRows(METRIC_TABLE, rows);
     expect(text.startsWith("key,step,value,ts\r\n")).toBe(true);
     expect(text.endsWith("\r\n")).toBe(true);
+    // One CRLF-terminated record per line: no blank record anywhere (strict readers such as Python's csv see one).
+    expect(text.slice(0, -2).split("\r\n")).toHaveLength(1 + rows.length);
+    expect(text.split("\r\n").slice(0, -1).every((line) => line.length > 0)).toBe(true);
+    expect(csvHeader(METRIC_TABLE)).toBe("key,step,value,ts\r\n");
     const parsed = parseCsv(text);
     expect(parsed.errors).toEqual([]);
     expect(parsed.meta.fields).toEqual(["key", "step", "value", "ts"]);

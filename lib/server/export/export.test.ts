@@ -197,6 +197,8 @@ describe("GET /api/runs/:id/export", () => {
     expect(await code(`/api/runs/${id}/export?data=points`, false)).toEqual([401, "unauthorized"]);
     expect(await code(`/api/compare/export?ids=${id}&data=metrics`)).toEqual([400, "invalid_export_data"]);
     expect(await code(`/api/compare/export?format=csv`)).toEqual([400, "invalid_query"]);
+    expect(await code(`/api/compare/export?ids=${id},abc`)).toEqual([400, "invalid_query"]);
+    expect(await code(`/api/compare/export?ids=${Array.from({ length: 13 }, (_, i) => i + 1).join(",")}`)).toEqual([400, "invalid_query"]);
     expect(await code(`/api/compare/export?ids=${id},999998`)).toEqual([404, "not_found"]);
   });
 });

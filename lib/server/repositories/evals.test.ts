@@ -104,8 +104,45 @@ describe("getRunEvals", () => {
     const other = await getRunEvals(prisma, id, { draft: d8Key });
     expect(other.draft).toBe(d8Key);
     expect(other.checkpoints.map((c) => [c.key, c.tau])).toEqual([["step:1000", 1]]);
-    // An unknown key falls back to the default.
+    // An unknown key falls back to the default here (the HTTP route answers 400 for it).
     expect((await getRunEvals(prisma, id, { draft: "nope" })).draft).toBe(d16Key);
+    // Latest is the highest step (2^53 + 1), not the last in order (the label-only "zz-export").
+    expect(view.latestKey).toBe("step:9007199254740993");
+  });
+
+  test("latest checkpoint: the highest step, even when a step-less or URI-only checkpoint sorts last; without steps the most recently scored", async () => {
+    const stepped = await startRun("eval");
+    await pushEval(stepped.run, [
+      { checkpoint: { step: 300 }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: 1000 },
+      { checkpoint: { step: 100 }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: 5000 },
+      { checkpoint: { label: "hf-export" }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: 9000 },
+      { checkpoint: {}, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: 9500 },
+    ]);
+    const v = await getRunEvals(prisma, stepped.id);
+    expect(v.checkpoints.map((c) => c.key)).toEqual(["step:100", "step:300", "label:hf-export", "none"]);
+    expect(v.latestKey).toBe("step:300");
+
+    const unstepped = await startRun("eval");
+    await pushEval(unstepped.run, [
+      { checkpoint: { label: "b-later" }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: 1000 },
+      { checkpoint: { label: "a-newest" }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: 2000 },
+      { checkpoint: { label: "a-newest" }, promptId: "q", verifySteps: 10, acceptedTokens: 10, ts: 7000 },
+      { checkpoint: { label: "c-mid" }, promptId: "p", verifySteps: 10, acceptedTokens: 30, ts: 6000 },
+    ]);
+    const u = await getRunEvals(prisma, unstepped.id);
+    expect(u.checkpoints.map((c) => [c.key, c.lastAt])).toEqual([
+      ["label:a-newest", new Date(7000).toISOString()],
+      ["label:b-later", new Date(1000).toISOString()],
+      ["label:c-mid", new Date(6000).toISOString()],
+    ]);
+    expect(u.latestKey).toBe("label:a-newest");
+
+    // The overview uses the same rule for its latest point and latestCategories.
+    const overview = await getEvalOverview(prisma);
+    const line = overview.lines.find((l) => l.run.id === stepped.id)!;
+    expect(line.latestKey).toBe("step:300");
+    expect(line.latestCategories.map((c) => c.verifySteps)).toEqual([10]);
+    expect(overview.lines.find((l) => l.run.id === unstepped.id)!.latestKey).toBe("label:a-newest");
   });
 
   test("a run without results is empty; τ baselines are listed; an unknown run is NotFound", async () => {
@@ -172,7 +209,7 @@ describe("getEvalOverview", () => {
       { checkpoint: { uri: uri200 }, promptId: "a", category: cat, dataset: "humaneval", verifySteps: 100, acceptedTokens: 1300 },
       { checkpoint: { uri: uri200 }, promptId: "x", category: `${cat}-other`, dataset: "humaneval", verifySteps: 10, acceptedTokens: 0 },
     ]);
-    // Eval B scores step 200 too (another draft setting): summed into the same point.
+    // Eval B scores step 200 too, with another draft setting: a line of its own, never summed.
     await pushEval(evalB.run, [{ checkpoint: { uri: uri200, step: 200 }, promptId: "b", category: cat, dataset: "mbpp", verifySteps: 400, acceptedTokens: 4600, draft: { block_size: 8 } }]);
     await pushEval(selfScoring.run, [
       { checkpoint: { step: 10 }, promptId: "a", category: cat, verifySteps: 50, acceptedTokens: 50 },
@@ -186,24 +223,38 @@ describe("getEvalOverview", () => {
     expect(view.datasets).toEqual(expect.arrayContaining(["humaneval", "mbpp"]));
     const ours = new Set([trainer.id, selfScoring.id, evalA.id, evalB.id, orphan.id]);
     const lines = view.lines.filter((l) => ours.has(l.run.id));
-    // The eval runs that scored the trainer's checkpoints have no line of their own.
-    expect(lines.map((l) => l.run.name).sort()).toEqual(["dflash trainer", "orphan eval", "self-scoring trainer"]);
+    // The eval runs that scored the trainer's checkpoints have no line of their own; the trainer
+    // has one line per draft settings (eval A: none; eval B: block_size 8).
+    expect(lines.map((l) => l.run.name).sort()).toEqual(["dflash trainer", "dflash trainer", "orphan eval", "self-scoring trainer"]);
 
-    const t = lines.find((l) => l.run.id === trainer.id)!;
-    expect(t.attributedBy).toBe("artifact");
-    expect(t.evalRuns.map((r) => r.id)).toEqual([evalA.id, evalB.id]);
-    expect(t.draftSettingsCount).toBe(2);
-    expect(t.points.map((p) => [p.key, p.step, p.uri, p.evalRunIds])).toEqual([
+    const d8Key = JSON.stringify([["block_size", 8]]);
+    const [t, t8] = lines.filter((l) => l.run.id === trainer.id);
+    // Most verify steps first (eval A: 500 in this category vs eval B: 400), as the run page's default.
+    expect([t!.key, t!.draft, t!.splitByDraft]).toEqual([`${trainer.id}:none`, { key: "none", settings: {} }, true]);
+    expect([t8!.key, t8!.draft, t8!.splitByDraft]).toEqual([`${trainer.id}:${d8Key}`, { key: d8Key, settings: { block_size: 8 } }, true]);
+    expect(t!.attributedBy).toBe("artifact");
+    expect(t!.evalRuns.map((r) => r.id)).toEqual([evalA.id]);
+    expect(t!.datasets).toEqual(["humaneval", "mbpp"]);
+    expect(t!.points.map((p) => [p.key, p.step, p.uri, p.evalRunIds])).toEqual([
       ["step:100", "100", uri100, [evalA.id]],
-      ["step:200", "200", uri200, [evalA.id, evalB.id]],
+      ["step:200", "200", uri200, [evalA.id]],
     ]);
     // step 100: (900 + 3300 + 400) / 400 = 11.5 — the other category's result is filtered out.
-    expect(t.points[0]).toMatchObject({ tau: 11.5, verifySteps: 400, acceptedTokens: 4200, results: 2 });
-    // step 200: (1300 + 4600 + 500) / 500 = 12.8 over eval A and eval B.
-    expect(t.points[1]).toMatchObject({ tau: 12.8, verifySteps: 500, acceptedTokens: 5900, tokensProduced: 6400, results: 2 });
-    expect(t.latestCategories).toEqual([{ category: cat, tau: 12.8, verifySteps: 500, acceptedTokens: 5900, tokensProduced: 6400, results: 2, prompts: 2, meanOutputTokPerS: null }]);
+    expect(t!.points[0]).toMatchObject({ tau: 11.5, verifySteps: 400, acceptedTokens: 4200, results: 2 });
+    // step 200, eval A only: (1300 + 100) / 100 = 14 — eval B's other draft setting is not summed in.
+    expect(t!.points[1]).toMatchObject({ tau: 14, verifySteps: 100, acceptedTokens: 1300, tokensProduced: 1400, results: 1 });
+    expect(t!.latestKey).toBe("step:200");
+    expect(t!.latestCategories).toEqual([{ category: cat, tau: 14, verifySteps: 100, acceptedTokens: 1300, tokensProduced: 1400, results: 1, prompts: 1, meanOutputTokPerS: null }]);
+    // Eval B's line: step 200 alone, (4600 + 400) / 400 = 12.5.
+    expect(t8!.evalRuns.map((r) => r.id)).toEqual([evalB.id]);
+    expect(t8!.points.map((p) => [p.key, p.tau, p.evalRunIds])).toEqual([["step:200", 12.5, [evalB.id]]]);
+    // Each line agrees with the run page showing that draft setting.
+    const page8 = await getRunEvals(prisma, trainer.id, { draft: d8Key });
+    expect(page8.checkpoints.map((c) => [c.key, c.tau])).toEqual([["step:200", 12.5]]);
 
     const s = lines.find((l) => l.run.id === selfScoring.id)!;
+    // One draft setting: one line, keyed by the run id.
+    expect([s.key, s.splitByDraft]).toEqual([String(selfScoring.id), false]);
     expect(s.attributedBy).toBe("results");
     expect(s.points.map((p) => [p.step, p.tau])).toEqual([
       ["5", 1],
@@ -218,23 +269,25 @@ describe("getEvalOverview", () => {
     const o = lines.find((l) => l.run.id === orphan.id)!;
     expect(o).toMatchObject({ attributedBy: "results", points: [{ key: "uri:s3://elsewhere/ckpt", step: null, tau: 2.5 }] });
 
-    // Without the category filter, step 200 also holds the other category's 10 steps: (5900 + 500 + 10) / 510.
+    // Without the category filter, step 200 (eval A) also holds the other category's 10 steps: (1300 + 100 + 10) / 110.
     const all = await getEvalOverview(prisma);
-    const tAll = all.lines.find((l) => l.run.id === trainer.id)!;
-    expect(tAll.points[1]!.tau).toBeCloseTo(6410 / 510, 12);
+    const tAll = all.lines.find((l) => l.key === `${trainer.id}:none`)!;
+    expect(tAll.points[1]!.tau).toBeCloseTo(1410 / 110, 12);
     expect(tAll.latestCategories.map((c) => [c.category, c.tau])).toEqual([
-      [cat, 12.8],
+      [cat, 14],
       [`${cat}-other`, 1],
     ]);
 
     // Dataset filter: humaneval only → step 100: (900 + 100) / 100 = 10; step 200: (1300 + 100) / 100 = 14.
     const he = await getEvalOverview(prisma, { category: cat, dataset: "humaneval" });
-    const tHe = he.lines.find((l) => l.run.id === trainer.id)!;
-    expect(tHe.points.map((p) => [p.step, p.tau])).toEqual([
+    const tHe = he.lines.filter((l) => l.run.id === trainer.id);
+    expect(tHe).toHaveLength(1);
+    expect(tHe[0]).toMatchObject({ key: String(trainer.id), splitByDraft: false, datasets: ["humaneval"] });
+    expect(tHe[0]!.points.map((p) => [p.step, p.tau])).toEqual([
       ["100", 10],
       ["200", 14],
     ]);
-    expect(tHe.evalRuns.map((r) => r.id)).toEqual([evalA.id]);
+    expect(tHe[0]!.evalRuns.map((r) => r.id)).toEqual([evalA.id]);
     expect(he.lines.some((l) => l.run.id === selfScoring.id)).toBe(false);
   });
 
@@ -272,13 +325,23 @@ describe("baselines", () => {
       const updated = await updateBaseline(prisma, created.baseline.id, { value: 12.6, tolerance: null, sourceUrl: "https://example.com/x" });
       expect(updated).toMatchObject({ ok: true, baseline: { name, value: 12.6, tolerance: null, dataset: "humaneval", sourceUrl: "https://example.com/x" } });
 
+      // Names compare ignoring case: another casing of the name is the same baseline for people.
+      expect(await createBaseline(prisma, { name: name.toUpperCase(), metric: "tau", value: 1 })).toEqual({
+        ok: false,
+        code: "baseline_exists",
+        message: `a baseline named ${JSON.stringify(name.toUpperCase())} already exists (as ${JSON.stringify(name)}; names are compared ignoring case)`,
+      });
+
       const other = await createBaseline(prisma, { name: `${name}-b`, metric: "tau", value: 3 });
       if (!other.ok) throw new Error(other.message);
       expect(await updateBaseline(prisma, other.baseline.id, { name })).toMatchObject({ ok: false, code: "baseline_exists" });
+      expect(await updateBaseline(prisma, other.baseline.id, { name: name.toUpperCase() })).toMatchObject({ ok: false, code: "baseline_exists" });
+      // Renaming a baseline to another casing of its own name is fine.
+      expect(await updateBaseline(prisma, other.baseline.id, { name: `${name}-B` })).toMatchObject({ ok: true, baseline: { name: `${name}-B` } });
 
       expect((await listBaselines(prisma)).baselines.filter((b) => b.name.startsWith(name)).map((b) => [b.name, b.value])).toEqual([
         [name, 12.6],
-        [`${name}-b`, 3],
+        [`${name}-B`, 3],
       ]);
 
       await deleteBaseline(prisma, other.baseline.id);
@@ -286,8 +349,8 @@ describe("baselines", () => {
       await expect(updateBaseline(prisma, other.baseline.id, { value: 1 })).rejects.toBeInstanceOf(NotFoundError);
       expect((await listBaselines(prisma)).baselines.some((b) => b.id === other.baseline.id)).toBe(false);
 
-      // create, update, create, delete committed: four notifications (failed writes roll theirs back).
-      await expect.poll(() => topics.length).toBe(4);
+      // create, update, create, rename, delete committed: five notifications (failed writes send none).
+      await expect.poll(() => topics.length).toBe(5);
       expect(new Set(topics)).toEqual(new Set(["baselines"]));
     } finally {
       await listener.end();

@@ -8,6 +8,7 @@ import type {
   BaselineListView,
   BaselineView,
   CategoryTauView,
+  CheckpointRefView,
   DraftSettings,
   DraftSettingsView,
   EvalOverviewView,
@@ -44,6 +45,46 @@ function compareCheckpoints(a: { step: string | null; label: string | null; firs
     return a.label < b.label ? -1 : 1;
   }
   return a.firstAt < b.firstAt ? -1 : a.firstAt > b.firstAt ? 1 : 0;
+}
+
+/**
+ * Key of the latest checkpoint: the highest step when any checkpoint has one (64-bit compare),
+ * else the one scored most recently (latest `lastAt`, then latest `firstAt`); null for none.
+ * Order of the list does not matter: "last in sort order" would pick a label or an unnamed one.
+ */
+function latestCheckpointKey(points: ReadonlyArray<{ key: string; step: string | null; firstAt: string; lastAt: string }>): string | null {
+  let best: (typeof points)[number] | null = null;
+  for (const p of points) {
+    if (best === null) best = p;
+    else if (p.step !== null || best.step !== null) {
+      if (p.step !== null && (best.step === null || BigInt(p.step) > BigInt(best.step))) best = p;
+    } else if (p.lastAt > best.lastAt || (p.lastAt === best.lastAt && p.firstAt > best.firstAt)) best = p;
+  }
+  return best?.key ?? null;
+}
+
+/** Items grouped by `keyOf`, groups in first-seen order. */
+function groupBy<T>(items: Iterable<T>, keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = keyOf(item);
+    const g = groups.get(k);
+    if (g) g.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+/** A checkpoint's names (first non-null of its members) and its first/last result times. */
+function checkpointRef(key: string, refs: ReadonlyArray<{ step: string | null; label: string | null; uri: string | null; first: Date; last: Date }>): CheckpointRefView {
+  return {
+    key,
+    step: refs.find((m) => m.step !== null)?.step ?? null,
+    label: refs.find((m) => m.label !== null)?.label ?? null,
+    uri: refs.find((m) => m.uri !== null)?.uri ?? null,
+    firstAt: new Date(Math.min(...refs.map((m) => m.first.getTime()))).toISOString(),
+    lastAt: new Date(Math.max(...refs.map((m) => m.last.getTime()))).toISOString(),
+  };
 }
 
 function keyOfCheckpoint(step: string | null, label: string | null, uri: string | null): string {
@@ -167,7 +208,9 @@ function categoryView(category: string | null, members: readonly ResultRow[]): C
  * rule as {@link getEvalOverview}), so an eval run's checkpoints sort and plot by training step.
  * Results of different draft settings are never summed into one τ: the checkpoints cover ONE set
  * of draft settings, `query.draft` when given and present, else the set with the most verify
- * steps (ties: smallest key); `draftSettings` lists them all so a page can switch.
+ * steps (ties: smallest key); `draftSettings` lists them all so a page can switch (the HTTP route
+ * answers 400 for a `draft` key the run does not have). `latestKey` names the latest checkpoint
+ * (highest step, else most recently scored), which is not necessarily the last in order.
  * A run that saved checkpoints (`run.artifact` kind checkpoint) also gets the results other runs
  * (eval runs) pushed for those URIs; `scoredBy` names those runs.
  * Reads every result of the run (not aggregated in SQL) because the per-prompt distribution needs
@@ -202,18 +245,12 @@ export async function getRunEvals(db: PrismaClient, runId: number, query: RunEva
   ]);
 
   // Draft settings: group, pick one.
-  const byDraft = new Map<string, { settings: DraftSettings; rows: typeof raw }>();
-  for (const r of raw) {
-    const k = draftKey(r.draft);
-    const g = byDraft.get(k);
-    if (g) g.rows.push(r);
-    else byDraft.set(k, { settings: asDraft(r.draft), rows: [r] });
-  }
+  const byDraft = groupBy(raw, (r) => draftKey(r.draft));
   const draftSettings: DraftSettingsView[] = [...byDraft.entries()]
-    .map(([key, g]) => ({ key, settings: g.settings, results: g.rows.length, verifySteps: g.rows.reduce((s, r) => s + r.verifySteps, 0) }))
+    .map(([key, rows]) => ({ key, settings: asDraft(rows[0]!.draft), results: rows.length, verifySteps: rows.reduce((s, r) => s + r.verifySteps, 0) }))
     .sort((a, b) => b.verifySteps - a.verifySteps || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const draft = query.draft !== undefined && byDraft.has(query.draft) ? query.draft : (draftSettings[0]?.key ?? null);
-  const selectedRows = draft === null ? [] : byDraft.get(draft)!.rows;
+  const selectedRows = draft === null ? [] : byDraft.get(draft)!;
   // A checkpoint named by URI only takes its step from the artifact of the run that saved it.
   const producer = await checkpointProducers(db, selectedRows.filter((r) => r.checkpointStep === null).map((r) => r.checkpointUri));
   const rows: ResultRow[] = selectedRows.map((r) => ({
@@ -230,21 +267,11 @@ export async function getRunEvals(db: PrismaClient, runId: number, query: RunEva
   }));
 
   // Checkpoints.
-  const byCheckpoint = new Map<string, ResultRow[]>();
-  for (const r of rows) {
-    const k = keyOfCheckpoint(r.step, r.label, r.uri);
-    const g = byCheckpoint.get(k);
-    if (g) g.push(r);
-    else byCheckpoint.set(k, [r]);
-  }
+  const byCheckpoint = groupBy(rows, (r) => keyOfCheckpoint(r.step, r.label, r.uri));
   const checkpoints: RunCheckpointView[] = [...byCheckpoint.entries()].map(([key, members]) => {
     const categories = tauByCategory(members).map((g) => categoryView(g.key, members.filter((m) => m.category === g.key)));
     return {
-      key,
-      step: members.find((m) => m.step !== null)?.step ?? null,
-      label: members.find((m) => m.label !== null)?.label ?? null,
-      uri: members.find((m) => m.uri !== null)?.uri ?? null,
-      firstAt: new Date(Math.min(...members.map((m) => m.ts.getTime()))).toISOString(),
+      ...checkpointRef(key, members.map((m) => ({ step: m.step, label: m.label, uri: m.uri, first: m.ts, last: m.ts }))),
       ...countsView(aggregateTau(members) as TauAggregate),
       prompts: new Set(members.map((m) => m.promptId)).size,
       meanOutputTokPerS: meanOf(members.map((m) => m.outputTokPerS)),
@@ -269,6 +296,7 @@ export async function getRunEvals(db: PrismaClient, runId: number, query: RunEva
     draftSettings,
     draft,
     checkpoints,
+    latestKey: latestCheckpointKey(checkpoints),
     rows: tableRows,
     categories: sortedDistinct(rows.map((r) => r.category)),
     datasets: sortedDistinct(rows.map((r) => r.dataset)),
@@ -294,13 +322,14 @@ export const evalOverviewQuery = z.object({
 });
 export type EvalOverviewQuery = z.infer<typeof evalOverviewQuery>;
 
-/** One SQL group: the results of one run, checkpoint, category and draft settings, summed. */
+/** One SQL group: the results of one run, checkpoint, category, dataset and draft settings, summed. */
 interface GroupRow {
   runId: number;
   checkpointStep: bigint | null;
   checkpointLabel: string | null;
   checkpointUri: string | null;
   category: string | null;
+  dataset: string | null;
   draft: unknown;
   verifySteps: number;
   acceptedTokens: number;
@@ -315,6 +344,35 @@ interface GroupRow {
 /** A group row placed on its line, with the checkpoint step filled in from the artifact when the results give none. */
 interface PlacedRow extends GroupRow {
   step: string | null;
+  /** The line's run was found through a checkpoint artifact with this row's URI. */
+  byArtifact: boolean;
+}
+
+/** The points, latest checkpoint and its categories, datasets and eval runs of one overview line (rows of ONE draft settings). */
+function overviewLine(rows: readonly PlacedRow[], runs: ReadonlyMap<number, EvalRunRefView>): Pick<TauLineView, "attributedBy" | "datasets" | "evalRuns" | "points" | "latestKey" | "latestCategories"> {
+  const byCheckpoint = groupBy(rows, (r) => keyOfCheckpoint(r.step, r.checkpointLabel, r.checkpointUri));
+  const points: TauPointView[] = [...byCheckpoint.entries()].map(([key, members]) => ({
+    ...checkpointRef(key, members.map((m) => ({ step: m.step, label: m.checkpointLabel, uri: m.checkpointUri, first: m.firstAt, last: m.lastAt }))),
+    ...groupCounts(members),
+    evalRunIds: [...new Set(members.map((m) => m.runId))].sort((a, b) => a - b),
+  }));
+  points.sort(compareCheckpoints);
+  const latestKey = latestCheckpointKey(points);
+  const latestRows = latestKey === null ? [] : (byCheckpoint.get(latestKey) ?? []);
+  // tauByCategory orders the categories (no-category last); each one's counts are its rows summed.
+  const latestCategories: CategoryTauView[] = tauByCategory(latestRows).map((g) => {
+    const members = latestRows.filter((r) => r.category === g.key);
+    return { category: g.key, ...groupCounts(members), prompts: members.reduce((s, m) => s + m.prompts, 0), meanOutputTokPerS: groupMeanTokPerS(members) };
+  });
+  const evalRunIds = [...new Set(rows.map((r) => r.runId))].sort((a, b) => a - b);
+  return {
+    attributedBy: rows.some((r) => r.byArtifact) ? "artifact" : "results",
+    datasets: sortedDistinct(rows.map((r) => r.dataset)),
+    evalRuns: evalRunIds.map((id) => runs.get(id)).filter((r): r is EvalRunRefView => r !== undefined),
+    points,
+    latestKey,
+    latestCategories,
+  };
 }
 
 /** Counts of a set of group rows: Σ counts → τ with lib/metrics/tau.ts; `results` is Σ of the groups' result counts. */
@@ -336,7 +394,7 @@ function groupMeanTokPerS(rows: readonly GroupRow[]): number | null {
 }
 
 /**
- * τ by checkpoint across all runs, ONE LINE PER TRAINING RUN. The line a checkpoint belongs to is
+ * τ by checkpoint across all runs, ONE LINE PER TRAINING RUN (and draft settings). The line a checkpoint belongs to is
  * the run that produced it: the run holding an Artifact whose `uri` equals the results'
  * `checkpointUri` (a training run pushing `run.artifact` for each checkpoint it saves; when several
  * runs hold that URI, a `training` run first, then the earliest artifact). When no artifact matches
@@ -345,12 +403,15 @@ function groupMeanTokPerS(rows: readonly GroupRow[]): number | null {
  * else from the matched artifact.
  *
  * Results of several eval runs scoring the same checkpoint of a line are summed into one point
- * (Σ tokens produced / Σ verify steps via lib/metrics/tau.ts, never a mean of τ values), and so are
- * results of different draft settings; `draftSettingsCount` > 1 flags a line that mixes them.
+ * (Σ tokens produced / Σ verify steps via lib/metrics/tau.ts, never a mean of τ values). Results
+ * of different draft settings are NEVER summed: a run whose results use several gets one line per
+ * draft settings (`splitByDraft`, key `<run id>:<draft key>`), each τ agreeing with the run page
+ * for that setting; the common single-setting run keeps one line keyed by its id.
+ * `latestKey` / `latestCategories`: highest step, else most recently scored checkpoint.
  * `category` restricts every τ to that category; `dataset` to results of that dataset (and the
  * baselines to that dataset's or dataset-less ones). Counts are summed in SQL per (run,
- * checkpoint, category, draft settings), so the read does not grow with prompts.
- * `latestCategories[].prompts` sums distinct prompt ids per eval run and draft settings.
+ * checkpoint, category, dataset, draft settings), so the read does not grow with prompts.
+ * `latestCategories[].prompts` sums distinct prompt ids per eval run, dataset and draft settings.
  * The line of an archived run is left out.
  */
 export async function getEvalOverview(db: PrismaClient, filters: EvalOverviewQuery = {}, now: Date = new Date()): Promise<EvalOverviewView> {
@@ -361,14 +422,14 @@ export async function getEvalOverview(db: PrismaClient, filters: EvalOverviewQue
   // NaN sorts above every number in Postgres and avg() would return NaN: skip non-finite tok/s.
   const [groups, categoryRows, datasetRows, baselines] = await Promise.all([
     db.$queryRaw<GroupRow[]>`
-      SELECT "runId", "checkpointStep", "checkpointLabel", "checkpointUri", category, draft,
+      SELECT "runId", "checkpointStep", "checkpointLabel", "checkpointUri", category, dataset, draft,
              sum("verifySteps")::float8 AS "verifySteps", sum("acceptedTokens")::float8 AS "acceptedTokens",
              count(*)::int AS results, count(DISTINCT "promptId")::int AS prompts,
              min(ts) AS "firstAt", max(ts) AS "lastAt",
              avg("outputTokPerS") FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND abs("outputTokPerS") < 'Infinity'::float8) AS "meanOutputTokPerS",
              count(*) FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND abs("outputTokPerS") < 'Infinity'::float8)::int AS "tokPerSResults"
         FROM "EvalResult" ${where}
-       GROUP BY 1, 2, 3, 4, 5, 6`,
+       GROUP BY 1, 2, 3, 4, 5, 6, 7`,
     db.evalResult.findMany({ where: { category: { not: null } }, distinct: ["category"], select: { category: true } }),
     db.evalResult.findMany({ where: { dataset: { not: null } }, distinct: ["dataset"], select: { dataset: true } }),
     tauBaselines(db, filters.dataset ?? null),
@@ -378,14 +439,13 @@ export async function getEvalOverview(db: PrismaClient, filters: EvalOverviewQue
   const producer = await checkpointProducers(db, groups.map((g) => g.checkpointUri));
 
   // Place each group on its line.
-  const lines = new Map<number, { rows: PlacedRow[]; byArtifact: boolean }>();
+  const lines = new Map<number, { rows: PlacedRow[] }>();
   for (const g of groups) {
     const made = g.checkpointUri !== null ? producer.get(g.checkpointUri) : undefined;
     const lineRunId = made?.runId ?? g.runId;
     const step = g.checkpointStep ?? made?.step ?? null;
-    const line = lines.get(lineRunId) ?? { rows: [], byArtifact: false };
-    line.rows.push({ ...g, step: step === null ? null : step.toString() });
-    if (made) line.byArtifact = true;
+    const line = lines.get(lineRunId) ?? { rows: [] };
+    line.rows.push({ ...g, step: step === null ? null : step.toString(), byArtifact: made !== undefined });
     lines.set(lineRunId, line);
   }
 
@@ -394,57 +454,34 @@ export async function getEvalOverview(db: PrismaClient, filters: EvalOverviewQue
   const runs = new Map<number, EvalRunRefView>(runRows.map((r) => [r.id, { id: r.id, name: r.name, kind: r.kind }]));
   const archived = new Set(runRows.filter((r) => r.archivedAt !== null).map((r) => r.id));
 
-  const out: Array<TauLineView & { lastAt: number }> = [];
+  const out: Array<TauLineView & { runLastAt: number; verifySteps: number }> = [];
   for (const [runId, line] of lines) {
     const run = runs.get(runId);
     if (!run || archived.has(runId)) continue; // deleted between the two reads, or archived
-    const byCheckpoint = new Map<string, PlacedRow[]>();
-    for (const r of line.rows) {
-      const k = keyOfCheckpoint(r.step, r.checkpointLabel, r.checkpointUri);
-      const members = byCheckpoint.get(k);
-      if (members) members.push(r);
-      else byCheckpoint.set(k, [r]);
+    // τ of different draft settings is never summed: one line per draft settings of the run.
+    const byDraft = groupBy(line.rows, (r) => draftKey(r.draft));
+    const runLastAt = Math.max(...line.rows.map((r) => r.lastAt.getTime()));
+    for (const [dKey, rows] of byDraft) {
+      out.push({
+        ...overviewLine(rows, runs),
+        key: byDraft.size > 1 ? `${runId}:${dKey}` : String(runId),
+        run,
+        draft: { key: dKey, settings: asDraft(rows[0]!.draft) },
+        splitByDraft: byDraft.size > 1,
+        runLastAt,
+        verifySteps: rows.reduce((s, r) => s + r.verifySteps, 0),
+      });
     }
-    const pointRows = new Map<string, PlacedRow[]>();
-    const points: TauPointView[] = [...byCheckpoint.entries()].map(([key, members]) => {
-      pointRows.set(key, members);
-      return {
-        key,
-        step: members.find((m) => m.step !== null)?.step ?? null,
-        label: members.find((m) => m.checkpointLabel !== null)?.checkpointLabel ?? null,
-        uri: members.find((m) => m.checkpointUri !== null)?.checkpointUri ?? null,
-        firstAt: new Date(Math.min(...members.map((m) => m.firstAt.getTime()))).toISOString(),
-        ...groupCounts(members),
-        evalRunIds: [...new Set(members.map((m) => m.runId))].sort((a, b) => a - b),
-      };
-    });
-    points.sort(compareCheckpoints);
-    const latest = points[points.length - 1];
-    const latestRows = latest ? (pointRows.get(latest.key) ?? []) : [];
-    // tauByCategory orders the categories (no-category last); each one's counts are its rows summed.
-    const latestCategories: CategoryTauView[] = tauByCategory(latestRows).map((g) => {
-      const members = latestRows.filter((r) => r.category === g.key);
-      return { category: g.key, ...groupCounts(members), prompts: members.reduce((s, m) => s + m.prompts, 0), meanOutputTokPerS: groupMeanTokPerS(members) };
-    });
-    const evalRunIds = [...new Set(line.rows.map((r) => r.runId))].sort((a, b) => a - b);
-    out.push({
-      run,
-      attributedBy: line.byArtifact ? "artifact" : "results",
-      evalRuns: evalRunIds.map((id) => runs.get(id)).filter((r): r is EvalRunRefView => r !== undefined),
-      points,
-      latestCategories,
-      draftSettingsCount: new Set(line.rows.map((r) => draftKey(r.draft))).size,
-      lastAt: Math.max(...line.rows.map((r) => r.lastAt.getTime())),
-    });
   }
-  out.sort((a, b) => b.lastAt - a.lastAt || a.run.id - b.run.id);
+  // Runs newest first; a run's lines most verify steps first (the run page's default setting).
+  out.sort((a, b) => b.runLastAt - a.runLastAt || a.run.id - b.run.id || b.verifySteps - a.verifySteps || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
   return {
     asOf: now.toISOString(),
     filters: { category: filters.category ?? null, dataset: filters.dataset ?? null },
     categories: sortedDistinct(categoryRows.map((r) => r.category)),
     datasets: sortedDistinct(datasetRows.map((r) => r.dataset)),
-    lines: out.map(({ lastAt: _lastAt, ...line }) => line),
+    lines: out.map(({ runLastAt: _runLastAt, verifySteps: _verifySteps, ...line }) => line),
     baselines,
   };
 }
@@ -492,7 +529,7 @@ function isNotFound(err: unknown): boolean {
 }
 
 /** Tells browsers on /baselines, /evals and run pages; NOTIFY is delivered at commit. */
-function notifyBaselines(db: PrismaClient) {
+function notifyBaselines(db: PrismaClient | Tx) {
   return db.$executeRaw`SELECT pg_notify(${LIVE_CHANNEL}, ${JSON.stringify({ topic: "baselines" })})`;
 }
 
@@ -502,11 +539,37 @@ export async function listBaselines(db: PrismaClient, now: Date = new Date()): P
   return { asOf: now.toISOString(), baselines: rows.map(toBaselineView) };
 }
 
-/** Creates a baseline and announces it on topic `baselines`; `baseline_exists` when the name is taken. */
+/** Advisory lock key serializing API baseline writes, so the case-insensitive name check cannot race. */
+const BASELINE_NAMES_LOCK = 0x6261_7365; // "base"
+
+type Tx = Prisma.TransactionClient;
+
+/** Another baseline (not `exceptId`) whose name equals `name` ignoring case, or null. */
+async function nameTaken(tx: Tx, name: string, exceptId: number | null): Promise<string | null> {
+  const other = await tx.baseline.findFirst({
+    where: { name: { equals: name, mode: "insensitive" }, ...(exceptId !== null ? { id: { not: exceptId } } : {}) },
+    select: { name: true },
+  });
+  return other?.name ?? null;
+}
+
+function exists(name: string, taken: string): BaselineWriteResult {
+  const same = taken === name ? "" : ` (as ${JSON.stringify(taken)}; names are compared ignoring case)`;
+  return { ok: false, code: "baseline_exists", message: `a baseline named ${JSON.stringify(name)} already exists${same}` };
+}
+
+/**
+ * Creates a baseline and announces it on topic `baselines`; `baseline_exists` when another
+ * baseline has the name ignoring case ("DFlash ref" and "dflash REF" are one name for people; the
+ * `baseline.upsert` frame matches exact names only, see docs/protocol.md).
+ */
 export async function createBaseline(db: PrismaClient, input: BaselineInput, at: Date = new Date()): Promise<BaselineWriteResult> {
   try {
-    const [row] = await db.$transaction([
-      db.baseline.create({
+    return await db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${BASELINE_NAMES_LOCK})`;
+      const taken = await nameTaken(tx, input.name, null);
+      if (taken !== null) return exists(input.name, taken);
+      const row = await tx.baseline.create({
         data: {
           name: input.name,
           metric: input.metric,
@@ -518,25 +581,31 @@ export async function createBaseline(db: PrismaClient, input: BaselineInput, at:
           updatedAt: at,
         },
         select: baselineSelect,
-      }),
-      notifyBaselines(db),
-    ]);
-    return { ok: true, baseline: toBaselineView(row) };
+      });
+      await notifyBaselines(tx);
+      return { ok: true, baseline: toBaselineView(row) } as const;
+    });
   } catch (err) {
-    if (isUniqueViolation(err)) return { ok: false, code: "baseline_exists", message: `a baseline named ${JSON.stringify(input.name)} already exists` };
+    // A frame upserting the same exact name between our check and insert.
+    if (isUniqueViolation(err)) return exists(input.name, input.name);
     throw err;
   }
 }
 
 /**
  * Changes the given fields of a baseline (null clears tolerance, dataset or sourceUrl) and
- * announces it; `baseline_exists` when renamed onto another baseline's name.
+ * announces it; `baseline_exists` when renamed onto another baseline's name (ignoring case).
  * @throws NotFoundError when no baseline has this id.
  */
 export async function updateBaseline(db: PrismaClient, id: number, patch: BaselinePatch, at: Date = new Date()): Promise<BaselineWriteResult> {
   try {
-    const [row] = await db.$transaction([
-      db.baseline.update({
+    return await db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${BASELINE_NAMES_LOCK})`;
+      if (patch.name !== undefined) {
+        const taken = await nameTaken(tx, patch.name, id);
+        if (taken !== null) return exists(patch.name, taken);
+      }
+      const row = await tx.baseline.update({
         where: { id },
         data: {
           name: patch.name,
@@ -549,12 +618,12 @@ export async function updateBaseline(db: PrismaClient, id: number, patch: Baseli
           updatedAt: at,
         },
         select: baselineSelect,
-      }),
-      notifyBaselines(db),
-    ]);
-    return { ok: true, baseline: toBaselineView(row) };
+      });
+      await notifyBaselines(tx);
+      return { ok: true, baseline: toBaselineView(row) } as const;
+    });
   } catch (err) {
-    if (isUniqueViolation(err)) return { ok: false, code: "baseline_exists", message: `a baseline named ${JSON.stringify(patch.name)} already exists` };
+    if (isUniqueViolation(err)) return exists(patch.name ?? "", patch.name ?? "");
     if (isNotFound(err)) throw new NotFoundError(`baseline ${id} not found`);
     throw err;
   }

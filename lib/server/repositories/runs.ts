@@ -35,6 +35,7 @@ const runSelect = {
   archivedAt: true,
   editedAt: true,
   editedBy: true,
+  archivedBy: true,
   host: { select: { name: true } },
 } satisfies Prisma.RunSelect;
 
@@ -150,6 +151,7 @@ export async function getRun(db: PrismaClient, id: number, now: Date = new Date(
     error: row.error,
     editedAt: row.editedAt?.toISOString() ?? null,
     editedBy: row.editedBy,
+    archivedBy: row.archivedBy,
     benchmarkPoints: points.map(toPointView),
   };
 }
@@ -163,11 +165,13 @@ async function pointStats(db: PrismaClient, runIds: number[]): Promise<Map<numbe
   const map = new Map<number, PointStats>();
   if (runIds.length === 0) return map;
   // NaN sorts above every number in Postgres, so max() must skip non-finite values explicitly.
-  // Long-context points (one long request at a time) are no throughput peak.
+  // Long-context points (one long request at a time) are no throughput peak, unless the run has nothing else.
   const rows = await db.$queryRaw<Array<{ runId: number; peak: number | null; count: number }>>`
     SELECT "runId",
-           max("outputTokPerS") FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND "outputTokPerS" < 'Infinity'::float8 AND coalesce(completed, 1) > 0
-             AND scenario <> 'long-context') AS peak,
+           coalesce(
+             max("outputTokPerS") FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND "outputTokPerS" < 'Infinity'::float8 AND coalesce(completed, 1) > 0
+               AND scenario <> 'long-context'),
+             max("outputTokPerS") FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND "outputTokPerS" < 'Infinity'::float8 AND coalesce(completed, 1) > 0)) AS peak,
            count(*)::int AS count
     FROM "BenchmarkPoint" WHERE "runId" IN (${Prisma.join(runIds)}) GROUP BY "runId"`;
   for (const r of rows) map.set(r.runId, { peak: r.peak, count: Number(r.count) });
@@ -214,8 +218,8 @@ function toPointView(p: PointRow): BenchmarkPointView {
 export const runPatch = z
   .strictObject({
     name: z.string().trim().min(1).max(500).optional(),
-    /** Replaces the tag list; tags are trimmed, empty ones dropped, duplicates removed. */
-    tags: z.array(z.string().trim().max(100)).max(50).optional(),
+    /** Replaces the tag list ([] clears it); tags are trimmed, duplicates removed; a blank tag is an error. */
+    tags: z.array(z.string().trim().min(1, "tags cannot be blank").max(100)).max(50).optional(),
     /** Free text; null or "" clears the notes. */
     notes: z.string().max(20_000).nullable().optional(),
     /** true archives the run (hidden from lists, the overview and notifications); false restores it. */
@@ -227,19 +231,21 @@ export type RunPatch = z.infer<typeof runPatch>;
 /**
  * Applies a person's edit to a run and tells open browsers (topics `runs`, `run:<id>`). Editing
  * name, tags or notes sets `editedAt`/`editedBy`, after which a worker's run.start re-send keeps
- * them. Archiving is idempotent: archiving an archived run keeps its first `archivedAt`.
+ * them. Archiving sets `archivedAt`/`archivedBy` and is idempotent (archiving an archived run
+ * keeps the first time and person); unarchiving clears both.
  * @throws NotFoundError when no run has this id.
  */
 export async function updateRun(db: PrismaClient, id: number, patch: RunPatch, by: string, now: Date = new Date()): Promise<RunDetail> {
   const current = await db.run.findUnique({ where: { id }, select: { archivedAt: true } });
   if (!current) throw new NotFoundError(`run ${id} not found`);
   const edits = patch.name !== undefined || patch.tags !== undefined || patch.notes !== undefined;
-  const data: Prisma.RunUpdateInput = { editedBy: by };
+  const data: Prisma.RunUpdateInput = {};
   if (patch.name !== undefined) data.name = patch.name;
-  if (patch.tags !== undefined) data.tags = [...new Set(patch.tags.filter((t) => t.length > 0))];
+  if (patch.tags !== undefined) data.tags = [...new Set(patch.tags)];
   if (patch.notes !== undefined) data.notes = patch.notes ? patch.notes : null;
-  if (edits) data.editedAt = now;
-  if (patch.archived !== undefined) data.archivedAt = patch.archived ? (current.archivedAt ?? now) : null;
+  if (edits) Object.assign(data, { editedAt: now, editedBy: by });
+  if (patch.archived === true && current.archivedAt === null) Object.assign(data, { archivedAt: now, archivedBy: by });
+  if (patch.archived === false) Object.assign(data, { archivedAt: null, archivedBy: null });
   await db.$transaction([
     db.run.update({ where: { id }, data }),
     db.$executeRaw`SELECT pg_notify(${LIVE_CHANNEL}, ${JSON.stringify({ topic: "runs" })}), pg_notify(${LIVE_CHANNEL}, ${JSON.stringify({ topic: `run:${id}` })})`,

@@ -1,4 +1,4 @@
-import { parseIds } from "@/lib/paths";
+import { parseIdList } from "@/lib/paths";
 import { prisma } from "@/lib/server/db";
 import { parseExportQuery } from "@/lib/server/export/query";
 import { compareExport } from "@/lib/server/export/run-export";
@@ -7,13 +7,15 @@ import { errorResponse, withViewer } from "@/lib/server/http";
 /**
  * GET /api/compare/export?ids=1,2&format=csv|json → the benchmark points of the runs in one
  * download (`compare-1-2-points.csv`), each row with runId, runKey, runName. `data` may only be
- * `points` (the default). 400 `invalid_query` without ids (at most 12), `invalid_export_data`,
+ * `points` (the default). 400 `invalid_query` without ids, with a part that is no positive integer,
+ * or with more than 12, `invalid_export_data`,
  * `invalid_export_format`; 404 naming unknown runs.
  */
 export const GET = withViewer("viewer", async (request) => {
   const sp = new URL(request.url).searchParams;
-  const ids = parseIds(sp.getAll("ids"));
-  if (ids.length === 0) return errorResponse(400, "invalid_query", "ids must list one or more run ids, e.g. ids=1,2");
+  const parsed = parseIdList(sp.getAll("ids"));
+  if (!parsed.ok) return errorResponse(400, "invalid_query", parsed.message);
+  const ids = parsed.ids;
   const q = parseExportQuery(sp, { defaultData: "points", allowed: ["points"] });
   if (!q.ok) return errorResponse(400, q.code, q.message);
   return compareExport(prisma(), ids, q.format);

@@ -48,7 +48,9 @@ export async function ensureHost(client: pg.PoolClient, name: string): Promise<n
 
 /**
  * Creates the run or, for a known key, updates it and marks it running again. Name, tags and
- * notes a person edited (`editedAt` set) are kept: a worker re-sending run.start never undoes an edit.
+ * notes a person edited (`editedAt` set) are kept: a worker re-sending run.start never undoes an
+ * edit. Optional fields the re-sent frame leaves out (config, tags, notes, total, unit) keep their
+ * stored values.
  */
 export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal, f: RunStartFrame, at: Date): Promise<RunRef> {
   const hostId = f.host && f.host !== principal.hostName ? await ensureHost(client, f.host) : principal.hostId;
@@ -64,11 +66,11 @@ export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal
     : null;
   const res = await client.query<RunRef>(
     `INSERT INTO "Run" (key, name, kind, status, "hostId", config, tags, notes, "startedAt", "lastPushAt", total, unit, "stallAfterS", "sessionId")
-     VALUES ($1, $2, $3::"RunKind", 'running', $4, $5::jsonb, $6::text[], $7, $8, $9, $10, $11, COALESCE($12, 120), $13)
+     VALUES ($1, $2, $3::"RunKind", 'running', $4, COALESCE($5::jsonb, '{}'::jsonb), COALESCE($6::text[], '{}'::text[]), $7, $8, $9, $10, $11, COALESCE($12, 120), $13)
      ON CONFLICT (key) DO UPDATE SET
        name = CASE WHEN "Run"."editedAt" IS NULL THEN EXCLUDED.name ELSE "Run".name END, kind = EXCLUDED.kind, status = 'running', "endedAt" = NULL, error = NULL, "exitCode" = NULL,
-       "hostId" = EXCLUDED."hostId", config = EXCLUDED.config,
-       tags = CASE WHEN "Run"."editedAt" IS NULL THEN EXCLUDED.tags ELSE "Run".tags END,
+       "hostId" = EXCLUDED."hostId", config = COALESCE($5::jsonb, "Run".config),
+       tags = CASE WHEN "Run"."editedAt" IS NULL AND $6::text[] IS NOT NULL THEN EXCLUDED.tags ELSE "Run".tags END,
        notes = CASE WHEN "Run"."editedAt" IS NULL THEN COALESCE(EXCLUDED.notes, "Run".notes) ELSE "Run".notes END, "startedAt" = EXCLUDED."startedAt", "lastPushAt" = EXCLUDED."lastPushAt",
        total = COALESCE(EXCLUDED.total, "Run".total), unit = COALESCE(EXCLUDED.unit, "Run".unit),
        "stallAfterS" = CASE WHEN $12::int IS NULL THEN "Run"."stallAfterS" ELSE EXCLUDED."stallAfterS" END,
@@ -79,8 +81,8 @@ export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal
       f.name,
       f.kind,
       hostId,
-      JSON.stringify(toJsonSafe(f.config ?? {})),
-      f.tags ?? [],
+      f.config === undefined ? null : JSON.stringify(toJsonSafe(f.config)),
+      f.tags ?? null,
       f.notes ?? null,
       f.startedAt ? new Date(f.startedAt) : at,
       at,
