@@ -4,6 +4,7 @@ import next from "next";
 import { WebSocketServer, type WebSocket } from "ws";
 import { MAX_FRAME_BYTES } from "@/lib/protocol";
 import { authenticateLiveUpgrade } from "@/lib/server/auth/live";
+import { LiveSessionGuard } from "@/lib/server/auth/live-sessions";
 import { closeDb, databaseUrl, pool } from "@/lib/server/db";
 import type { Env } from "@/lib/server/env";
 import { AuthError } from "@/lib/server/errors";
@@ -44,6 +45,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
   const ingestWss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   const liveWss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const connections = new Set<IngestConnection>();
+  const liveSessions = new LiveSessionGuard();
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -75,7 +77,10 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
       authenticateLiveUpgrade(req.headers)
         .then((result) => {
           if (!result.ok) return refuse(socket, result.status, result.message);
-          liveWss.handleUpgrade(req, socket, head, (ws) => hub.add(track(ws)));
+          liveWss.handleUpgrade(req, socket, head, (ws) => {
+            liveSessions.add(ws, req.headers);
+            hub.add(track(ws));
+          });
         })
         .catch((err: unknown) => {
           log.error({ err }, "live upgrade failed");
@@ -92,6 +97,18 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
     for (const wss of [ingestWss, liveWss]) for (const ws of wss.clients) pingOrTerminate(ws);
   }, PING_INTERVAL_MS);
   heartbeat.unref();
+  // A browser signed out, disabled or expired elsewhere stops receiving live updates within this time.
+  let sweeping = false;
+  const sessionSweep = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    liveSessions
+      .sweep()
+      .then((closed) => closed > 0 && log.info({ closed }, "closed live sockets whose session ended"))
+      .catch((err: unknown) => log.error({ err }, "live session sweep failed"))
+      .finally(() => (sweeping = false));
+  }, env.PITWALL_LIVE_RECHECK_S * 1000);
+  sessionSweep.unref();
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -115,6 +132,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
     close: () =>
       (closing ??= (async () => {
         clearInterval(heartbeat);
+        clearInterval(sessionSweep);
         notifier.stop();
         stopMaintenance();
         server.close();

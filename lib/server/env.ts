@@ -21,6 +21,8 @@ const envSchema = z.object({
   PITWALL_AUTH_SECRET: z.string().min(32, "PITWALL_AUTH_SECRET must be at least 32 characters (e.g. `openssl rand -base64 32`)").optional(),
   /** Ingest flush: at most this many frames per transaction. */
   PITWALL_INGEST_BATCH_FRAMES: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** Seconds between re-checks of open /ws/live sockets' sessions (a signed-out browser is cut off within this). */
+  PITWALL_LIVE_RECHECK_S: z.coerce.number().int().min(1).max(3600).default(60),
 });
 
 /** Parsed server configuration. */

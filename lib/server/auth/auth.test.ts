@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import WebSocket from "ws";
 import { PrismaClient } from "@/generated/prisma/client";
 import { SIGN_IN_ATTEMPTS_PER_MINUTE } from "@/lib/server/auth/better-auth";
+import { LIVE_SESSION_ENDED } from "@/lib/server/auth/live-sessions";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser, signIn as signInAs } from "@/test/support/people";
@@ -25,7 +26,8 @@ let databaseUrl: string;
 beforeAll(async () => {
   databaseUrl = await createTestDatabase();
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 2 }) });
-  server = await startTestServer({ databaseUrl });
+  // Open live sockets have their session re-checked every second here (60 s by default).
+  server = await startTestServer({ databaseUrl, env: { PITWALL_LIVE_RECHECK_S: "1" } });
 });
 
 afterAll(async () => {
@@ -229,6 +231,26 @@ describe("/ws/live", () => {
     expect(await liveUpgrade({ cookie: "pitwall.session_token=forged.signature" })).toBe(401);
     expect(await liveUpgrade({ cookie: viewer.cookie, origin: "http://evil.example" })).toBe(403);
     expect(await liveUpgrade({ cookie: viewer.cookie, origin: server.url })).toBe("open");
+  });
+
+  test("an open socket is closed (4401) once its session ends by sign-out; other people's sockets stay open", async () => {
+    const leaving = await newUser("viewer");
+    const staying = await newUser("viewer");
+    const open = (cookie: string) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(`${server.url.replace("http", "ws")}/ws/live`, { headers: { cookie, origin: server.url } });
+        ws.once("open", () => resolve(ws));
+        ws.once("error", reject);
+      });
+    const [a, b] = await Promise.all([open(leaving.cookie), open(staying.cookie)]);
+    const closed = new Promise<number>((resolve) => a.once("close", (code) => resolve(code)));
+    const signOut = await fetch(`${server.url}/api/auth/sign-out`, { method: "POST", headers: { "content-type": "application/json", cookie: leaving.cookie, origin: server.url }, body: "{}" });
+    expect(signOut.status).toBe(200);
+    expect(await closed).toBe(LIVE_SESSION_ENDED);
+    // Two more sweeps: the other person's socket is untouched.
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(b.readyState).toBe(WebSocket.OPEN);
+    b.close();
   });
 });
 

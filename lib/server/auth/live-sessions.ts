@@ -1,0 +1,54 @@
+import type { IncomingHttpHeaders } from "node:http";
+import type { WebSocket } from "ws";
+import { authenticateLiveUpgrade } from "./live";
+
+/** Close code sent to a `/ws/live` socket whose session ended (signed out, expired, disabled, role gone). */
+export const LIVE_SESSION_ENDED = 4401;
+
+/** The request headers a credential check reads; the rest of the upgrade request is not kept. */
+const KEPT_HEADERS = ["cookie", "authorization", "origin", "host", "x-forwarded-host", "x-forwarded-proto", "sec-fetch-site"] as const;
+
+/**
+ * Keeps `/ws/live` honest after the upgrade: remembers the credentials each socket was opened
+ * with and, on {@link LiveSessionGuard.sweep}, checks them again exactly as the upgrade did,
+ * closing sockets whose session no longer holds (signed out, expired, person disabled, worker
+ * token revoked) with {@link LIVE_SESSION_ENDED}. A database error skips the socket until the
+ * next sweep rather than closing it.
+ */
+export class LiveSessionGuard {
+  private readonly sockets = new Map<WebSocket, IncomingHttpHeaders>();
+
+  /** Starts watching `ws`, opened with the request `headers`; forgets it when it closes. */
+  add(ws: WebSocket, headers: IncomingHttpHeaders): void {
+    const kept: Record<string, string | string[]> = {};
+    for (const name of KEPT_HEADERS) {
+      const value = headers[name];
+      if (value !== undefined) kept[name] = value;
+    }
+    this.sockets.set(ws, kept);
+    ws.once("close", () => this.sockets.delete(ws));
+  }
+
+  /** Re-checks every watched socket; resolves to how many were closed. */
+  async sweep(): Promise<number> {
+    let closed = 0;
+    for (const [ws, headers] of [...this.sockets]) {
+      let ok: boolean;
+      try {
+        ok = (await authenticateLiveUpgrade(headers)).ok;
+      } catch {
+        continue; // database unreachable: try again next sweep
+      }
+      if (!ok && this.sockets.delete(ws)) {
+        ws.close(LIVE_SESSION_ENDED, "your session ended; sign in again");
+        closed++;
+      }
+    }
+    return closed;
+  }
+
+  /** How many sockets are watched. */
+  get size(): number {
+    return this.sockets.size;
+  }
+}
