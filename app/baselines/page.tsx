@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { hasRole } from "@/lib/roles";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
-import { listBaselines } from "@/lib/server/repositories/evals";
+import { listBaselines } from "@/lib/server/repositories/baselines";
 import { BaselinesView } from "./_components/baselines-view";
 
 export const metadata: Metadata = { title: "Baselines" };

@@ -1,6 +1,6 @@
 import { prisma } from "@/lib/server/db";
 import { errorResponse, json, parseJsonBody, withViewer } from "@/lib/server/http";
-import { baselineInput, createBaseline, listBaselines } from "@/lib/server/repositories/evals";
+import { baselineInput, createBaseline, listBaselines } from "@/lib/server/repositories/baselines";
 
 /** Read at request time: never prerendered at build. */
 export const dynamic = "force-dynamic";

@@ -1,15 +1,11 @@
 import { z } from "zod";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { aggregateTau, checkpointKey, draftSettingsKey, perPromptTau, tauByCategory, type TauAggregate, type TauCounts } from "@/lib/metrics/tau";
-import { baselineUpsertFrame } from "@/lib/protocol";
-import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { NotFoundError } from "@/lib/server/errors";
+import { asSettings, tauBaselines } from "./baselines";
 import type {
-  BaselineListView,
-  BaselineView,
   CategoryTauView,
   CheckpointRefView,
-  DraftSettings,
   DraftSettingsView,
   EvalOverviewView,
   EvalRunRefView,
@@ -21,8 +17,6 @@ import type {
   TauPointView,
 } from "@/lib/view-models/evals";
 
-/** Metric name of acceptance-length baselines. */
-export const TAU_METRIC = "tau";
 /** Draft-settings key of results that carry no settings. */
 export const NO_DRAFT_KEY = "none";
 /** Checkpoint key of results that name no checkpoint. */
@@ -92,16 +86,13 @@ function keyOfCheckpoint(step: string | null, label: string | null, uri: string 
 }
 
 function draftKey(draft: unknown): string {
-  return draftSettingsKey(asDraft(draft)) ?? NO_DRAFT_KEY;
+  return draftSettingsKey(asSettings(draft)) ?? NO_DRAFT_KEY;
 }
 
 function stepText(step: bigint | null): string | null {
   return step === null ? null : step.toString();
 }
 
-function asDraft(v: unknown): DraftSettings {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as DraftSettings) : {};
-}
 
 /** τ and counts of an aggregate, with `results` overridden (group rows of SQL stand for many results). */
 function countsView(agg: TauAggregate, results = agg.results): TauCountsView {
@@ -123,22 +114,6 @@ function meanOf(values: ReadonlyArray<number | null>): number | null {
 
 function sortedDistinct(values: ReadonlyArray<string | null>): string[] {
   return [...new Set(values.filter((v): v is string => v !== null))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
-const baselineSelect = { id: true, name: true, metric: true, value: true, tolerance: true, dataset: true, settings: true, sourceUrl: true, updatedAt: true } as const;
-type BaselineRow = Prisma.BaselineGetPayload<{ select: typeof baselineSelect }>;
-
-function toBaselineView(b: BaselineRow): BaselineView {
-  return { id: b.id, name: b.name, metric: b.metric, value: b.value, tolerance: b.tolerance, dataset: b.dataset, settings: asDraft(b.settings), sourceUrl: b.sourceUrl, updatedAt: b.updatedAt.toISOString() };
-}
-
-async function tauBaselines(db: PrismaClient, dataset: string | null): Promise<BaselineView[]> {
-  const rows = await db.baseline.findMany({
-    where: { metric: TAU_METRIC, ...(dataset !== null ? { OR: [{ dataset: null }, { dataset }] } : {}) },
-    orderBy: [{ value: "asc" }, { name: "asc" }],
-    select: baselineSelect,
-  });
-  return rows.map(toBaselineView);
 }
 
 /** The run that produced a checkpoint URI (holds its Artifact), with the artifact's step. */
@@ -247,7 +222,7 @@ export async function getRunEvals(db: PrismaClient, runId: number, query: RunEva
   // Draft settings: group, pick one.
   const byDraft = groupBy(raw, (r) => draftKey(r.draft));
   const draftSettings: DraftSettingsView[] = [...byDraft.entries()]
-    .map(([key, rows]) => ({ key, settings: asDraft(rows[0]!.draft), results: rows.length, verifySteps: rows.reduce((s, r) => s + r.verifySteps, 0) }))
+    .map(([key, rows]) => ({ key, settings: asSettings(rows[0]!.draft), results: rows.length, verifySteps: rows.reduce((s, r) => s + r.verifySteps, 0) }))
     .sort((a, b) => b.verifySteps - a.verifySteps || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const draft = query.draft !== undefined && byDraft.has(query.draft) ? query.draft : (draftSettings[0]?.key ?? null);
   const selectedRows = draft === null ? [] : byDraft.get(draft)!;
@@ -466,7 +441,7 @@ export async function getEvalOverview(db: PrismaClient, filters: EvalOverviewQue
         ...overviewLine(rows, runs),
         key: byDraft.size > 1 ? `${runId}:${dKey}` : String(runId),
         run,
-        draft: { key: dKey, settings: asDraft(rows[0]!.draft) },
+        draft: { key: dKey, settings: asSettings(rows[0]!.draft) },
         splitByDraft: byDraft.size > 1,
         runLastAt,
         verifySteps: rows.reduce((s, r) => s + r.verifySteps, 0),
@@ -484,157 +459,4 @@ export async function getEvalOverview(db: PrismaClient, filters: EvalOverviewQue
     lines: out.map(({ runLastAt: _runLastAt, verifySteps: _verifySteps, ...line }) => line),
     baselines,
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Baselines
-
-const frameFields = baselineUpsertFrame.shape;
-
-/** Body of `POST /api/baselines`: the `baseline.upsert` frame's fields and limits. */
-export const baselineInput = z.strictObject({
-  name: frameFields.name,
-  metric: frameFields.metric,
-  value: frameFields.value,
-  tolerance: frameFields.tolerance,
-  dataset: frameFields.dataset,
-  settings: frameFields.settings,
-  sourceUrl: frameFields.sourceUrl,
-});
-export type BaselineInput = z.infer<typeof baselineInput>;
-
-/** Body of `PATCH /api/baselines/:id`: any of the fields; null clears an optional one. At least one field. */
-export const baselinePatch = z
-  .strictObject({
-    name: frameFields.name.optional(),
-    metric: frameFields.metric.optional(),
-    value: frameFields.value.optional(),
-    tolerance: frameFields.tolerance.unwrap().nullable().optional(),
-    dataset: frameFields.dataset.unwrap().nullable().optional(),
-    settings: frameFields.settings,
-    sourceUrl: frameFields.sourceUrl.unwrap().nullable().optional(),
-  })
-  .refine((p) => Object.keys(p).length > 0, { message: "send at least one field to change" });
-export type BaselinePatch = z.infer<typeof baselinePatch>;
-
-/** Outcome of a baseline write: the baseline, or `baseline_exists` when another one has the name. */
-export type BaselineWriteResult = { ok: true; baseline: BaselineView } | { ok: false; code: "baseline_exists"; message: string };
-
-function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
-}
-
-function isNotFound(err: unknown): boolean {
-  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2025";
-}
-
-/** Tells browsers on /baselines, /evals and run pages; NOTIFY is delivered at commit. */
-function notifyBaselines(db: PrismaClient | Tx) {
-  return db.$executeRaw`SELECT pg_notify(${LIVE_CHANNEL}, ${JSON.stringify({ topic: "baselines" })})`;
-}
-
-/** Every baseline (any metric), by metric then name. */
-export async function listBaselines(db: PrismaClient, now: Date = new Date()): Promise<BaselineListView> {
-  const rows = await db.baseline.findMany({ orderBy: [{ metric: "asc" }, { name: "asc" }], select: baselineSelect });
-  return { asOf: now.toISOString(), baselines: rows.map(toBaselineView) };
-}
-
-/** Advisory lock key serializing API baseline writes, so the case-insensitive name check cannot race. */
-const BASELINE_NAMES_LOCK = 0x6261_7365; // "base"
-
-type Tx = Prisma.TransactionClient;
-
-/** Another baseline (not `exceptId`) whose name equals `name` ignoring case, or null. */
-async function nameTaken(tx: Tx, name: string, exceptId: number | null): Promise<string | null> {
-  const other = await tx.baseline.findFirst({
-    where: { name: { equals: name, mode: "insensitive" }, ...(exceptId !== null ? { id: { not: exceptId } } : {}) },
-    select: { name: true },
-  });
-  return other?.name ?? null;
-}
-
-function exists(name: string, taken: string): BaselineWriteResult {
-  const same = taken === name ? "" : ` (as ${JSON.stringify(taken)}; names are compared ignoring case)`;
-  return { ok: false, code: "baseline_exists", message: `a baseline named ${JSON.stringify(name)} already exists${same}` };
-}
-
-/**
- * Creates a baseline and announces it on topic `baselines`; `baseline_exists` when another
- * baseline has the name ignoring case ("DFlash ref" and "dflash REF" are one name for people; the
- * `baseline.upsert` frame matches exact names only, see docs/protocol.md).
- */
-export async function createBaseline(db: PrismaClient, input: BaselineInput, at: Date = new Date()): Promise<BaselineWriteResult> {
-  try {
-    return await db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${BASELINE_NAMES_LOCK})`;
-      const taken = await nameTaken(tx, input.name, null);
-      if (taken !== null) return exists(input.name, taken);
-      const row = await tx.baseline.create({
-        data: {
-          name: input.name,
-          metric: input.metric,
-          value: input.value,
-          tolerance: input.tolerance ?? null,
-          dataset: input.dataset ?? null,
-          settings: input.settings ?? {},
-          sourceUrl: input.sourceUrl ?? null,
-          updatedAt: at,
-        },
-        select: baselineSelect,
-      });
-      await notifyBaselines(tx);
-      return { ok: true, baseline: toBaselineView(row) } as const;
-    });
-  } catch (err) {
-    // A frame upserting the same exact name between our check and insert.
-    if (isUniqueViolation(err)) return exists(input.name, input.name);
-    throw err;
-  }
-}
-
-/**
- * Changes the given fields of a baseline (null clears tolerance, dataset or sourceUrl) and
- * announces it; `baseline_exists` when renamed onto another baseline's name (ignoring case).
- * @throws NotFoundError when no baseline has this id.
- */
-export async function updateBaseline(db: PrismaClient, id: number, patch: BaselinePatch, at: Date = new Date()): Promise<BaselineWriteResult> {
-  try {
-    return await db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${BASELINE_NAMES_LOCK})`;
-      if (patch.name !== undefined) {
-        const taken = await nameTaken(tx, patch.name, id);
-        if (taken !== null) return exists(patch.name, taken);
-      }
-      const row = await tx.baseline.update({
-        where: { id },
-        data: {
-          name: patch.name,
-          metric: patch.metric,
-          value: patch.value,
-          tolerance: patch.tolerance,
-          dataset: patch.dataset,
-          settings: patch.settings,
-          sourceUrl: patch.sourceUrl,
-          updatedAt: at,
-        },
-        select: baselineSelect,
-      });
-      await notifyBaselines(tx);
-      return { ok: true, baseline: toBaselineView(row) } as const;
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) return exists(patch.name ?? "", patch.name ?? "");
-    if (isNotFound(err)) throw new NotFoundError(`baseline ${id} not found`);
-    throw err;
-  }
-}
-
-/** Deletes a baseline and announces it. @throws NotFoundError when no baseline has this id. */
-export async function deleteBaseline(db: PrismaClient, id: number): Promise<void> {
-  try {
-    await db.$transaction([db.baseline.delete({ where: { id }, select: { id: true } }), notifyBaselines(db)]);
-  } catch (err) {
-    if (isNotFound(err)) throw new NotFoundError(`baseline ${id} not found`);
-    throw err;
-  }
 }

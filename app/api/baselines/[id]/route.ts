@@ -2,7 +2,7 @@ import { z } from "zod";
 import { describeIssues } from "@/lib/protocol";
 import { prisma } from "@/lib/server/db";
 import { errorResponse, json, parseJsonBody, withViewer } from "@/lib/server/http";
-import { baselinePatch, deleteBaseline, updateBaseline } from "@/lib/server/repositories/evals";
+import { baselinePatch, deleteBaseline, updateBaseline } from "@/lib/server/repositories/baselines";
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
 
