@@ -44,6 +44,7 @@ export default defineConfig({
     stdout: "ignore",
     stderr: "pipe",
     gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
-    env: { PORT: String(port), HOST: "127.0.0.1", PITWALL_DATA_DIR: process.env.PITWALL_E2E_DATA_DIR, DATABASE_URL: "" },
+    // Live sockets re-check their session every 2 s here (60 s by default), so sign-out elsewhere shows quickly.
+    env: { PORT: String(port), HOST: "127.0.0.1", PITWALL_DATA_DIR: process.env.PITWALL_E2E_DATA_DIR, DATABASE_URL: "", PITWALL_LIVE_RECHECK_S: "2" },
   },
 });

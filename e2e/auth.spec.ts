@@ -148,3 +148,21 @@ test("an approver renames, tags and archives a run; a viewer gets no edit button
   await expect(page).toHaveURL(/archived=only/);
   await expect(page.getByRole("link", { name: "TP8 baseline, MTP off" })).toBeVisible();
 });
+
+test("a page left open is sent to sign-in when its session ends elsewhere, and comes back after signing in", async ({ page }) => {
+  await signInAs(page, E2E_USERS.viewer, "/hosts");
+  await expect(page.getByRole("status", { name: /Connected/ })).toBeVisible();
+  // Sign out with the same session from outside the page (another tab, an admin disabling the account…).
+  const cookie = (await page.context().cookies()).find((c) => c.name === "pitwall.session_token")!;
+  const res = await fetch(new URL("/api/auth/sign-out", page.url()), {
+    method: "POST",
+    headers: { "content-type": "application/json", cookie: `${cookie.name}=${cookie.value}`, origin: new URL(page.url()).origin },
+    body: "{}",
+  });
+  expect(res.status).toBe(200);
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Fhosts$/, { timeout: 15_000 });
+  await page.getByLabel("Email").fill(E2E_USERS.viewer.email);
+  await page.getByLabel("Password").fill(E2E_USERS.viewer.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/hosts$/);
+});

@@ -20,16 +20,16 @@ class FakeSocket implements SocketLike {
     this.readyState = 1;
     this.onopen?.({});
   }
-  drop() {
+  drop(code?: number) {
     this.readyState = 3;
-    this.onclose?.({});
+    this.onclose?.(code === undefined ? {} : { code });
   }
   message(msg: unknown) {
     this.onmessage?.({ data: JSON.stringify(msg) });
   }
 }
 
-function harness() {
+function harness(extra: Partial<LiveClientDeps> = {}) {
   const sockets: FakeSocket[] = [];
   const timers: Array<{ fn: () => void; ms: number; cleared: boolean }> = [];
   const deps: LiveClientDeps = {
@@ -57,7 +57,7 @@ function harness() {
     for (const t of due) t.fn();
     return due.map((t) => t.ms);
   };
-  return { client: new LiveClient(deps), sockets, timers, runTimers };
+  return { client: new LiveClient({ ...deps, ...extra }), sockets, timers, runTimers };
 }
 
 function recorder(topics: string[]) {
@@ -71,6 +71,18 @@ function recorder(topics: string[]) {
 }
 
 describe("LiveClient", () => {
+  it("stops reconnecting and reports it when the server ends the session (4401)", () => {
+    let ended = 0;
+    const { client, sockets, timers } = harness({ onSessionEnded: () => ended++ });
+    client.subscribe(recorder(["runs"]).sub);
+    sockets[0]!.open();
+    sockets[0]!.drop(4401);
+    expect(ended).toBe(1);
+    expect(client.getStatus()).toBe("idle");
+    expect(timers.filter((t) => !t.cleared)).toHaveLength(0);
+    expect(sockets).toHaveLength(1);
+  });
+
   it("connects on first subscribe, subscribes to the union of topics and resyncs on open", () => {
     const { client, sockets } = harness();
     const a = recorder(["runs"]);

@@ -1,4 +1,4 @@
-import { liveServerMessage, type LiveSubscribe } from "@/lib/protocol/live";
+import { LIVE_SESSION_ENDED, liveServerMessage, type LiveSubscribe } from "@/lib/protocol/live";
 
 /**
  * One browser connection to `/ws/live`, shared by every component on the page. Components
@@ -43,6 +43,8 @@ export interface LiveClientDeps {
   maxDelayMs: number;
   /** Keep the socket this long (ms) after the last unsubscribe, so page navigations reuse it. */
   idleCloseMs: number;
+  /** The server closed the socket because the session ended (code 4401); the client stops reconnecting. */
+  onSessionEnded?: () => void;
 }
 
 const OPEN = 1;
@@ -53,8 +55,8 @@ export function defaultLiveUrl(): string {
   return `${protocol === "https:" ? "wss:" : "ws:"}//${host}/ws/live`;
 }
 
-/** Browser defaults for {@link LiveClientDeps}. */
-export function browserDeps(): LiveClientDeps {
+/** Browser defaults for {@link LiveClientDeps}; `onSessionEnded` is the caller's (e.g. go to sign-in). */
+export function browserDeps(onSessionEnded?: () => void): LiveClientDeps {
   return {
     url: defaultLiveUrl,
     createSocket: (url) => new WebSocket(url) as unknown as SocketLike,
@@ -64,6 +66,7 @@ export function browserDeps(): LiveClientDeps {
     minDelayMs: 500,
     maxDelayMs: 15_000,
     idleCloseMs: 5_000,
+    onSessionEnded,
   };
 }
 
@@ -153,9 +156,14 @@ export class LiveClient {
     ws.onerror = () => {
       // A close event always follows; reconnecting happens there.
     };
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      if ((ev as { code?: unknown } | null)?.code === LIVE_SESSION_ENDED) {
+        this.setStatus("idle");
+        this.deps.onSessionEnded?.();
+        return;
+      }
       if (this.subs.size === 0) {
         this.setStatus("idle");
         return;

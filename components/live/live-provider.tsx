@@ -1,5 +1,6 @@
 "use client";
 
+import { useRouter } from "next/navigation";
 import { createContext, useContext, useState, type ReactNode } from "react";
 import { LiveClient, browserDeps } from "./live-client";
 
@@ -7,9 +8,19 @@ const LiveContext = createContext<LiveClient | null>(null);
 
 /** Provides the page's one shared `/ws/live` connection (opened lazily on the first subscription). */
 export function LiveProvider({ children }: { children: ReactNode }) {
+  const router = useRouter();
   // The constructor touches no browser API, so creating it during the server render is harmless;
-  // the socket itself is opened from the subscription effect in useLiveTopics.
-  const [client] = useState(() => new LiveClient(typeof window === "undefined" ? serverDeps : browserDeps()));
+  // the socket itself is opened from the subscription effect in useLiveTopics. When the server
+  // ends the socket because the session ended (signed out elsewhere, disabled), go to sign-in and
+  // come back here afterwards.
+  const [client] = useState(
+    () =>
+      new LiveClient(
+        typeof window === "undefined"
+          ? serverDeps
+          : browserDeps(() => router.replace(`/sign-in?next=${encodeURIComponent(window.location.pathname + window.location.search)}`)),
+      ),
+  );
   return <LiveContext.Provider value={client}>{children}</LiveContext.Provider>;
 }
 

@@ -30,5 +30,8 @@ export const liveServerMessage = z.discriminatedUnion("type", [
 ]);
 export type LiveServerMessage = z.infer<typeof liveServerMessage>;
 
+/** Close code of a `/ws/live` socket whose session ended (signed out, expired, disabled, token revoked): sign in again. */
+export const LIVE_SESSION_ENDED = 4401;
+
 /** Topic for one run. */
 export const runTopic = (runId: number | string): string => `run:${runId}`;

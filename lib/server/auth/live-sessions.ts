@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { WebSocket } from "ws";
+import { LIVE_SESSION_ENDED } from "@/lib/protocol/live";
 import { authenticateLiveUpgrade } from "./live";
 
-/** Close code sent to a `/ws/live` socket whose session ended (signed out, expired, disabled, role gone). */
-export const LIVE_SESSION_ENDED = 4401;
+export { LIVE_SESSION_ENDED };
 
 /** The request headers a credential check reads; the rest of the upgrade request is not kept. */
 const KEPT_HEADERS = ["cookie", "authorization", "origin", "host", "x-forwarded-host", "x-forwarded-proto", "sec-fetch-site"] as const;
