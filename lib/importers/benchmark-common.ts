@@ -469,3 +469,9 @@ export function baseName(path: string): string {
   }
   return path;
 }
+
+/** One input file: `path` as the user named it (used in messages and for the default run name), `text` its content. */
+export interface ImportFile {
+  path: string;
+  text: string;
+}

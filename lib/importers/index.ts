@@ -1,6 +1,6 @@
-import { BENCHMARK_SCENARIOS, MAX_FRAME_BYTES, PROTOCOL_VERSION, runStartFrame, sessionTodosFrame, type ClientFrameInput, type SessionTodosFrame } from "../protocol/frames";
+import { BENCHMARK_SCENARIOS, MAX_FRAME_BYTES, runStartFrame, type ClientFrameInput } from "../protocol/frames";
 import { describeIssues } from "../protocol/validate";
-import { parseLenientJson, stringifyJson } from "../protocol/json";
+import { parseLenientJson } from "../protocol/json";
 import {
   baseName,
   countLines,
@@ -11,14 +11,12 @@ import {
   sha256Hex,
   type BenchmarkFormat,
   type BenchmarkFormatModule,
+  type ImportFile,
   type ImportProblem,
   type JsonObject,
-  naturalCompare,
-  utf8ByteLength,
 } from "./benchmark-common";
 import { readJsonDocument, type BenchmarkDocumentModule } from "./benchmark-document";
 import { buildRun, canonicalFileOrder, DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME, type BenchmarkScenario, type MappedRecord, type ParsedFile } from "./benchmark-run";
-import { claudeCodeTranscript } from "./claude-code-transcript";
 import {
   buildEvalRuns,
   checkEvalOptions,
@@ -33,7 +31,6 @@ import { genaiPerf } from "./genai-perf";
 import { guidellm } from "./guidellm";
 import { hfTrainerState } from "./hf-trainer-state";
 import { llamaFactoryTrainerLog } from "./llamafactory-trainer-log";
-import { opencodeExport, type ParsedSession, type SessionFormat, type SessionFormatModule } from "./opencode-export";
 import { sglangBenchServing } from "./sglang-bench-serving";
 import { sglangServerLog } from "./sglang-server-log";
 import { specforgeBenchEagle3 } from "./specforge-bench";
@@ -48,6 +45,12 @@ import {
   type TrainingImportResult,
 } from "./training-common";
 import { vllmBenchServe } from "./vllm-bench-serve";
+import { BENCHMARK_FILES, BenchmarkImportError, UnknownFormatError } from "./errors";
+import { detectSessionFormat, importSessionFilesAs, type ImportedSession } from "./session-import";
+
+export { BenchmarkImportError, UnknownFormatError } from "./errors";
+export { buildSessionFrames, detectSessionFormat, importSessionFiles, SessionImportError } from "./session-import";
+export type { ImportedSession, SessionImportOptions, SessionImportResult } from "./session-import";
 
 /**
  * Benchmark importers: real benchmark tool output files → Pitwall protocol frames
@@ -121,25 +124,16 @@ const DOCUMENT_MODULES: readonly BenchmarkDocumentModule[] = [genaiPerf, guidell
 const EVAL_MODULES: readonly EvalFormatModule[] = [specforgeBenchEagle3, sglangServerLog];
 /** The training log modules, in detection order (their marker keys never overlap). */
 const TRAINING_MODULES: readonly TrainingFormatModule[] = [hfTrainerState, llamaFactoryTrainerLog];
-/** The agent-session modules, in detection order (an export is one JSON document, a transcript JSON lines). */
-const SESSION_MODULES: readonly SessionFormatModule[] = [opencodeExport, claudeCodeTranscript];
 
-const BENCHMARK_FILES =
-  "benchmark result file (expected SGLang bench_serving --output-file JSONL or vLLM bench serve --save-result JSON/JSONL, GenAI-Perf profile_export_genai_perf.json or GuideLLM benchmarks.json)";
 const EVAL_FILES = "eval file (expected a SpecForge bench_eagle3 results JSON or an SGLang server log with decode stats lines)";
 const TRAINING_FILES = "training log (expected a Hugging Face trainer_state.json or a LLaMA-Factory trainer_log.jsonl)";
-const SESSION_FILES = "agent session (expected an `opencode export` JSON or a Claude Code transcript JSONL)";
 const ANY_FILES =
   "benchmark result or training log (expected SGLang bench_serving --output-file JSONL, vLLM bench serve --save-result JSON/JSONL, GenAI-Perf profile_export_genai_perf.json, GuideLLM benchmarks.json, Hugging Face trainer_state.json or LLaMA-Factory trainer_log.jsonl), nor an eval file (SpecForge bench_eagle3 results JSON, SGLang server log), nor an agent session (opencode export JSON, Claude Code transcript JSONL)";
 
 /** How many non-blank lines {@link detectFormat} looks at before giving up. */
 const DETECT_MAX_LINES = 20;
 
-/** One input file: `path` as the user named it (used in messages and for the default run name), `text` its content. */
-export interface ImportFile {
-  path: string;
-  text: string;
-}
+export type { ImportFile } from "./benchmark-common";
 
 /**
  * Import options.
@@ -182,30 +176,6 @@ export interface ImportedRun {
 export interface ImportResult {
   runs: ImportedRun[];
   problems: ImportProblem[];
-}
-
-/**
- * A file or option that cannot be imported at all. `file` names the input file (null for option
- * errors); the message already includes it.
- */
-export class BenchmarkImportError extends Error {
-  readonly file: string | null;
-  constructor(file: string | null, message: string) {
-    super(message);
-    this.name = "BenchmarkImportError";
-    this.file = file;
-  }
-}
-
-/**
- * A file whose content matches no known format (or holds no result at all). `expected` describes
- * what was looked for (default: the benchmark formats).
- */
-export class UnknownFormatError extends BenchmarkImportError {
-  constructor(file: string, detail: string, expected: string = BENCHMARK_FILES) {
-    super(file, `${file}: not a recognised ${expected}: ${detail}`);
-    this.name = "UnknownFormatError";
-  }
 }
 
 /**
@@ -666,153 +636,3 @@ function importEvalFilesAs(files: readonly ImportFile[], opts: EvalImportOptions
   return { runs: built.runs, problems: [...problems, ...built.problems] };
 }
 
-// ─── Agent sessions ──────────────────────────────────────────────────────────────────────────────
-
-/**
- * Detects an agent-session file from its content (key presence, never version strings): an
- * `opencode export` document (`info.id` + `messages`), or a Claude Code transcript (a line among
- * the first 20 with `type`, `sessionId` and `uuid`, or a `summary` line with `leafUuid`). Returns
- * null otherwise. Never throws.
- */
-export function detectSessionFormat(text: string): SessionFormat | null {
-  return SESSION_MODULES.find((m) => m.recognises(text))?.format ?? null;
-}
-
-/** Session import options: `host` the agent ran on (`session.todos.host`; letters, digits, '.', '_', '-'). */
-export interface SessionImportOptions {
-  host?: string;
-}
-
-/**
- * One imported agent session: `sessionKey` (`opencode:<id>`, `claude-code:<sessionId>`, or
- * `claude-code:<sessionId>/agent-<id>` for a subagent), `source`, `title` (null when the file names
- * none), source `format` and `file`, `snapshotCount`, and its `session.todos` `frames` in source
- * order (one per snapshot; each passes `sessionTodosFrame`).
- */
-export interface ImportedSession {
-  sessionKey: string;
-  source: SessionTodosFrame["source"];
-  title: string | null;
-  format: SessionFormat;
-  file: string;
-  snapshotCount: number;
-  frames: SessionTodosFrame[];
-}
-
-/** Result of {@link importSessionFiles}: the sessions, and every problem skipped over. */
-export interface SessionImportResult {
-  sessions: ImportedSession[];
-  problems: ImportProblem[];
-}
-
-/** An option of {@link importSessionFiles} that cannot be used (`file` is null: no file is at fault). */
-export class SessionImportError extends Error {
-  readonly file: string | null;
-  constructor(file: string | null, message: string) {
-    super(message);
-    this.name = "SessionImportError";
-    this.file = file;
-  }
-}
-
-/**
- * The `session.todos` frames of a parsed session, one per snapshot in source order. Frame id:
- * `<session key>/todos/<seq>/<16 hex of sha256 of the frame without id>`, so the same snapshot
- * gives the same id (the server dedupes) and a changed one (new title, host, items) a new id for
- * the same (session, seq), which the server applies as a replacement. A frame the protocol would
- * refuse, or over the 1 MiB frame limit, is a problem at its snapshot's line and left out.
- */
-export function buildSessionFrames(session: ParsedSession, file: string, opts: SessionImportOptions = {}): { frames: SessionTodosFrame[]; problems: ImportProblem[] } {
-  const frames: SessionTodosFrame[] = [];
-  const problems: ImportProblem[] = [];
-  for (const snap of session.snapshots) {
-    const body: Omit<SessionTodosFrame, "id"> = {
-      v: PROTOCOL_VERSION,
-      type: "session.todos",
-      session: session.sessionKey,
-      source: session.source,
-      ...(session.title !== undefined ? { title: session.title } : {}),
-      ...(opts.host !== undefined ? { host: opts.host } : {}),
-      seq: snap.seq,
-      ts: snap.ts,
-      items: snap.items,
-    };
-    const { v, ...rest } = body;
-    const frame: SessionTodosFrame = { v, id: `${session.sessionKey}/todos/${snap.seq}/${sha256Hex(stringifyJson(body)).slice(0, 16)}`, ...rest };
-    const check = sessionTodosFrame.safeParse(frame);
-    if (!check.success) {
-      problems.push({ file, line: snap.line, message: `todo snapshot not accepted by the protocol: ${describeIssues(check.error)}; skipped` });
-      continue;
-    }
-    const bytes = utf8ByteLength(stringifyJson(frame));
-    if (bytes > MAX_FRAME_BYTES) {
-      problems.push({ file, line: snap.line, message: `todo snapshot is ${bytes} bytes as a frame (at most ${MAX_FRAME_BYTES}); skipped` });
-      continue;
-    }
-    frames.push(frame);
-  }
-  return { frames, problems };
-}
-
-/**
- * Imports agent-session files (opencode exports, Claude Code transcripts) as `session.todos`
- * frames: one frame per todo-list write, in source order (see parseOpencodeExport and
- * parseClaudeCodeTranscript for what counts as a write, its seq and ts).
- * - Files with identical content are imported once (the repeat is a problem at line 0); a file
- *   without any usable snapshot is a problem at line 0 ("nothing imported").
- * - Malformed writes and lines are skipped and reported as `{file, line, message}`.
- * - Files are handled in a canonical order (natural order of base names, then content hash), so the
- *   result does not depend on the order of `files`; a session found in several files (two exports
- *   of one session) appears once per file, and for the same seq the later file's frame is sent last.
- * Deterministic: keys and frame ids derive from the contents (and `host`), never from paths.
- * @throws UnknownFormatError when a file is no agent session (nothing is imported).
- * @throws SessionImportError for an invalid `host`.
- */
-export function importSessionFiles(files: readonly ImportFile[], opts: SessionImportOptions = {}): SessionImportResult {
-  return importSessionFilesAs(files, opts, SESSION_FILES);
-}
-
-function importSessionFilesAs(files: readonly ImportFile[], opts: SessionImportOptions, expected: string): SessionImportResult {
-  if (opts.host !== undefined) {
-    const host = sessionTodosFrame.shape.host.safeParse(opts.host);
-    if (!host.success) throw new SessionImportError(null, `invalid host ${JSON.stringify(opts.host)}: ${describeIssues(host.error)}`);
-  }
-  const detected = files.map((file) => {
-    const mod = SESSION_MODULES.find((m) => m.recognises(file.text));
-    if (!mod) throw new UnknownFormatError(file.path, file.text.trim() === "" ? "the file is empty" : "no opencode export document or Claude Code transcript line found", expected);
-    return { file, mod, hash: sha256Hex(file.text) };
-  });
-  detected.sort((a, b) => naturalCompare(baseName(a.file.path), baseName(b.file.path)) || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
-
-  const sessions: ImportedSession[] = [];
-  const problems: ImportProblem[] = [];
-  const byHash = new Map<string, string>();
-  for (const { file, mod, hash } of detected) {
-    const firstPath = byHash.get(hash);
-    if (firstPath !== undefined) {
-      problems.push({ file: file.path, line: 0, message: `same content as ${firstPath}; imported once` });
-      continue;
-    }
-    byHash.set(hash, file.path);
-    const parsed = mod.parse(file.path, file.text);
-    problems.push(...parsed.problems);
-    let imported = 0;
-    for (const session of parsed.sessions) {
-      const built = buildSessionFrames(session, file.path, opts);
-      problems.push(...built.problems);
-      if (built.frames.length === 0) continue;
-      imported++;
-      sessions.push({
-        sessionKey: session.sessionKey,
-        source: session.source,
-        title: session.title ?? null,
-        format: mod.format,
-        file: file.path,
-        snapshotCount: built.frames.length,
-        frames: built.frames,
-      });
-    }
-    if (imported === 0) problems.push({ file: file.path, line: 0, message: `no usable todo-list write in this ${mod.tool} file; nothing imported` });
-  }
-  return { sessions, problems };
-}
