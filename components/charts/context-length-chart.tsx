@@ -14,6 +14,7 @@ import {
   type SweepRow,
   numericXAxisProps,
   valueYAxisProps,
+  p99LineProps,
 } from "./sweep-chart-parts";
 
 /** One line group on a context-length chart (a run, or one series of a run). */
@@ -119,20 +120,7 @@ export function ContextLengthChart({ metric, series, height = 260, legend = fals
           ))}
           {hasP99 &&
             series.map((s, i) => (
-              <Line
-                key={`p99-${s.key}`}
-                type="linear"
-                dataKey={`p99${i}`}
-                name={`${s.label ? `${s.label} · ` : ""}p99`}
-                stroke={s.color}
-                strokeWidth={1.5}
-                strokeDasharray="5 4"
-                strokeOpacity={0.85}
-                dot={{ r: 2, fill: "var(--card)", stroke: s.color, strokeWidth: 1.5 }}
-                activeDot={{ r: 4 }}
-                connectNulls
-                isAnimationActive={false}
-              />
+              <Line key={`p99-${s.key}`} {...p99LineProps(s, i)} />
             ))}
         </LineChart>
       )}

@@ -16,6 +16,7 @@ import {
   type SweepSeries,
   numericXAxisProps,
   valueYAxisProps,
+  p99LineProps,
 } from "./sweep-chart-parts";
 
 type Metric = "ttft" | "tpot" | "itl";
@@ -129,20 +130,7 @@ function LatencyPanel({ metric, series, scale, height }: { metric: Metric; serie
             />
           ))}
           {series.map((s, i) => (
-            <Line
-              key={`p99-${s.key}`}
-              type="linear"
-              dataKey={`p99${i}`}
-              name={`${s.label ? `${s.label} · ` : ""}p99`}
-              stroke={s.color}
-              strokeWidth={1.5}
-              strokeDasharray="5 4"
-              strokeOpacity={0.85}
-              dot={{ r: 2, fill: "var(--card)", stroke: s.color, strokeWidth: 1.5 }}
-              activeDot={{ r: 4 }}
-              connectNulls
-              isAnimationActive={false}
-            />
+            <Line key={`p99-${s.key}`} {...p99LineProps(s, i)} />
           ))}
         </LineChart>
       )}

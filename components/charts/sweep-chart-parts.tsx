@@ -95,6 +95,26 @@ export function numericXAxisProps(o: { dataKey: string; domain: [number, number]
 }
 
 /**
+ * Props of the dashed p99 line of series `i` (spread into recharts' `<Line>`), drawn next to its
+ * solid median line: data key `p99<i>`, legend name "<label> · p99", hollow dots.
+ */
+export function p99LineProps(series: { label: string; color: string }, i: number) {
+  return {
+    type: "linear" as const,
+    dataKey: `p99${i}`,
+    name: `${series.label ? `${series.label} · ` : ""}p99`,
+    stroke: series.color,
+    strokeWidth: 1.5,
+    strokeDasharray: "5 4",
+    strokeOpacity: 0.85,
+    dot: { r: 2, fill: "var(--card)", stroke: series.color, strokeWidth: 1.5 },
+    activeDot: { r: 4 },
+    connectNulls: true,
+    isAnimationActive: false,
+  };
+}
+
+/**
  * Props of a value y axis (spread into recharts' `<YAxis>`): nice ticks from {@link niceYAxis},
  * compact tick labels, no axis line, the title rotated along it (left, or right with `right`).
  */

@@ -36,6 +36,21 @@ function RunLink({ run }: { run: LineageRun }) {
   );
 }
 
+/** The first cells of every lineage table row: the run (linked), its state and, unless left out, its host. */
+function RunCells({ run, nameWidth = "max-w-96", host = true }: { run: LineageRun; nameWidth?: string; host?: boolean }) {
+  return (
+    <>
+      <TableCell className={nameWidth}>
+        <RunLink run={run} />
+      </TableCell>
+      <TableCell>
+        <StatusBadge state={run.state} />
+      </TableCell>
+      {host && <TableCell>{run.host}</TableCell>}
+    </>
+  );
+}
+
 function Section({ title, count, description, empty, children }: { title: string; count: number; description: string; empty: ReactNode; children: ReactNode }) {
   return (
     <Card className="min-w-0">
@@ -144,13 +159,7 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
           <TableBody>
             {view.producedBy.map((p) => (
               <TableRow key={p.run.id}>
-                <TableCell className="max-w-96">
-                  <RunLink run={p.run} />
-                </TableCell>
-                <TableCell>
-                  <StatusBadge state={p.run.state} />
-                </TableCell>
-                <TableCell>{p.run.host}</TableCell>
+                <RunCells run={p.run} />
                 <TableCell className="text-right">{stepText(p.step)}</TableCell>
                 <TableCell className="text-right">{formatBytes(p.sizeBytes)}</TableCell>
                 <TableCell className="text-muted-fg">
@@ -184,12 +193,7 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
           <TableBody>
             {view.scoredBy.map((e, i) => (
               <TableRow key={`${e.run.id}:${JSON.stringify(e.draft)}:${i}`}>
-                <TableCell className="max-w-80">
-                  <RunLink run={e.run} />
-                </TableCell>
-                <TableCell>
-                  <StatusBadge state={e.run.state} />
-                </TableCell>
+                <RunCells run={e.run} nameWidth="max-w-80" host={false} />
                 <TableCell className="h-auto py-1.5 whitespace-normal">
                   <DraftSettings draft={e.draft} />
                 </TableCell>
@@ -232,13 +236,7 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
           <TableBody>
             {view.servedBy.map((b) => (
               <TableRow key={b.run.id}>
-                <TableCell className="max-w-96">
-                  <RunLink run={b.run} />
-                </TableCell>
-                <TableCell>
-                  <StatusBadge state={b.run.state} />
-                </TableCell>
-                <TableCell>{b.run.host}</TableCell>
+                <RunCells run={b.run} />
                 <TableCell>{engineLabel(b.engine, b.engineVersion) ?? MISSING}</TableCell>
                 <TableCell className="text-right">{formatCount(b.pointCount)}</TableCell>
                 <TableCell className="text-right font-semibold">{formatTokPerS(b.peakOutputTokPerS)}</TableCell>
