@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { epochMs, INT4_MAX } from "./bounds";
 
 /**
  * Pitwall wire protocol v1: the frames a worker sends to `/ws/ingest` (one JSON object per
@@ -39,9 +40,7 @@ const counterName = z.string().min(1).max(100).regex(/^[A-Za-z][A-Za-z0-9_.\-/]*
 const metricKey = z.string().min(1).max(200);
 
 /** Non-negative integer that fits a Postgres int4. */
-const nonNegInt = z.number().int().nonnegative().max(2_147_483_647);
-/** Epoch milliseconds. */
-const epochMs = z.number().int().nonnegative();
+const nonNegInt = z.number().int().nonnegative().max(INT4_MAX);
 /** Client-chosen stable key (run key, point key): printable, at most 200 chars. */
 const clientKey = z.string().min(1).max(200);
 const hostName = z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "host names use letters, digits, '.', '_' and '-'");
@@ -79,7 +78,7 @@ export const gpuFacts = z.looseObject({
 export const hostFacts = z.looseObject({
   gpus: z.array(gpuFacts).max(64).optional(),
   cpuPct: z.number().min(0).max(100).optional(),
-  cpuCount: z.number().int().positive().optional(),
+  cpuCount: z.number().int().positive().max(1_000_000).optional(),
   ramUsedBytes: safeCount.optional(),
   ramTotalBytes: safeCount.optional(),
   diskFreeBytes: safeCount.optional(),
@@ -246,7 +245,8 @@ export const runEndFrame = z.strictObject({
   status: z.enum(RUN_END_STATUSES),
   endedAt: epochMs.optional(),
   error: z.string().max(10_000).optional(),
-  exitCode: z.number().int().optional(),
+  /** Process exit code; a signed 32-bit integer (a Postgres int4). */
+  exitCode: z.number().int().min(-INT4_MAX - 1).max(INT4_MAX).optional(),
   /** The last lines of the command's output (at most 200 lines / 64 KiB are kept). */
   outputTail: z.array(z.string().max(4000)).max(200).optional(),
 });
@@ -412,55 +412,3 @@ export type ClientFrame = z.infer<typeof clientFrame>;
 /** A worker → server frame as a client writes it (before defaults/transforms). */
 export type ClientFrameInput = z.input<typeof clientFrame>;
 export type RunKind = (typeof RUN_KINDS)[number];
-
-/** Error codes the server sends in `error` frames and per-frame HTTP results. */
-export const ERROR_CODES = [
-  "invalid_json",
-  "invalid_frame",
-  "unsupported_version",
-  "unknown_run",
-  "frame_too_large",
-  "batch_too_large",
-  "unauthorized",
-  "forbidden",
-  "internal",
-] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
-
-/** Server → worker: the listed frame ids are committed (or were already). */
-export const ackFrame = z.strictObject({
-  v: z.literal(PROTOCOL_VERSION),
-  type: z.literal("ack"),
-  ids: z.array(z.string()),
-});
-
-/** Server → worker: a frame was rejected; `id` is null when the frame had no readable id. */
-export const errorFrame = z.strictObject({
-  v: z.literal(PROTOCOL_VERSION),
-  type: z.literal("error"),
-  id: z.string().nullable(),
-  code: z.enum(ERROR_CODES),
-  message: z.string(),
-});
-
-export const PLAN_DECISIONS = ["approved", "changes_requested", "rejected", "expired"] as const;
-
-/** Server → worker: the decision on a plan this worker proposed (possibly with edited items). */
-export const planDecisionFrame = z.strictObject({
-  v: z.literal(PROTOCOL_VERSION),
-  type: z.literal("plan.decision"),
-  plan: z.string(),
-  decision: z.enum(PLAN_DECISIONS),
-  items: z.array(planItem),
-  comment: z.string().nullable(),
-  decidedBy: z.string().nullable(),
-  /** Epoch ms. */
-  decidedAt: z.number(),
-});
-export type PlanDecisionFrame = z.infer<typeof planDecisionFrame>;
-
-/** Any server → worker frame. */
-export const serverFrame = z.discriminatedUnion("type", [ackFrame, errorFrame, planDecisionFrame]);
-export type AckFrame = z.infer<typeof ackFrame>;
-export type ErrorFrame = z.infer<typeof errorFrame>;
-export type ServerFrame = z.infer<typeof serverFrame>;

@@ -1,5 +1,8 @@
 import { z } from "zod";
-import { clientFrame, PROTOCOL_VERSION, type ClientFrame, type ErrorCode } from "./frames";
+import { TIME_OUT_OF_RANGE } from "./bounds";
+import { clientFrame, PROTOCOL_VERSION, type ClientFrame } from "./frames";
+import type { ErrorCode } from "./replies";
+import { findTooDeep, MAX_JSON_DEPTH } from "./wire-json";
 
 /** Outcome of validating one inbound value as a frame. */
 export type FrameCheck =
@@ -9,12 +12,19 @@ export type FrameCheck =
 /**
  * Validates one parsed JSON value as a worker → server frame.
  * Never throws: a bad frame yields `{ ok: false }` with a specific code (`invalid_frame`,
- * `unsupported_version`) and a message naming the offending field(s).
+ * `unsupported_version`, `too_deep` when `opts.truncated` says the wire parser cut a subtree of
+ * the message and this frame holds it, `time_out_of_range` when a time is outside
+ * 2000-01-01..2100-01-01) and a message naming the offending field(s): for point arrays the
+ * index and field of the first bad point (e.g. `points.3.ts: …`), and the whole frame is rejected.
  */
-export function checkFrame(value: unknown): FrameCheck {
+export function checkFrame(value: unknown, opts: { truncated?: boolean } = {}): FrameCheck {
   const id = readId(value);
   if (!value || typeof value !== "object" || Array.isArray(value)) {
-    return { ok: false, id, code: "invalid_frame", message: "a frame must be a JSON object" };
+    return { ok: false, id, code: opts.truncated && findTooDeep(value) !== null ? "too_deep" : "invalid_frame", message: "a frame must be a JSON object" };
+  }
+  if (opts.truncated) {
+    const at = findTooDeep(value);
+    if (at !== null) return { ok: false, id, code: "too_deep", message: `${at}: nested deeper than ${MAX_JSON_DEPTH} levels (counting the message's own array)` };
   }
   const v = (value as { v?: unknown }).v;
   if (v !== PROTOCOL_VERSION) {
@@ -33,6 +43,8 @@ export function checkFrame(value: unknown): FrameCheck {
     return { ok: false, id, code: "invalid_frame", message: `frame could not be validated: ${(err as Error).message}` };
   }
   if (parsed.success) return { ok: true, frame: parsed.data };
+  const timeIssue = parsed.error.issues.find((issue) => issue.code === "custom" && issue.params?.code === TIME_OUT_OF_RANGE);
+  if (timeIssue) return { ok: false, id, code: "time_out_of_range", message: describeIssues(new z.ZodError([timeIssue])) };
   return { ok: false, id, code: "invalid_frame", message: describeIssues(parsed.error) };
 }
 

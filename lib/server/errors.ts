@@ -3,7 +3,7 @@ import type { ErrorCode } from "@/lib/protocol";
 /** Base class of errors that carry a protocol/API error code and an HTTP status. */
 export class AppError extends Error {
   constructor(
-    readonly code: ErrorCode | "not_found" | "conflict",
+    readonly code: ErrorCode | "not_found" | "conflict" | "body_too_large" | "database_unavailable",
     message: string,
     readonly status: number,
   ) {
@@ -37,5 +37,19 @@ export class NotFoundError extends AppError {
 export class ConflictError extends AppError {
   constructor(message: string) {
     super("conflict", message, 409);
+  }
+}
+
+/** A request body over its limit, detected while reading it (HTTP 413); `code` is `batch_too_large` for /api/ingest. */
+export class PayloadTooLargeError extends AppError {
+  constructor(message: string, code: "batch_too_large" | "body_too_large" = "body_too_large") {
+    super(code, message, 413);
+  }
+}
+
+/** The database does not answer (HTTP 503); the message never names the database's address. */
+export class DatabaseUnavailableError extends AppError {
+  constructor(message = "the database is unavailable; try again shortly") {
+    super("database_unavailable", message, 503);
   }
 }

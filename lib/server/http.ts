@@ -1,7 +1,9 @@
 import type { z } from "zod";
-import { describeIssues, stringifyJson } from "@/lib/protocol";
+import { describeIssues, JsonSyntaxError, parseWireJson, stringifyJson } from "@/lib/protocol";
 import { requireRole, type Role, type Viewer } from "./auth/viewer";
-import { AppError } from "./errors";
+import { readBodyText } from "./body";
+import { describeOutage, isDatabaseOutage } from "./database/outage";
+import { AppError, DatabaseUnavailableError } from "./errors";
 import { logger } from "./logger";
 
 /**
@@ -22,13 +24,20 @@ export function errorResponse(status: number, code: string, message: string): Re
 
 /**
  * Runs a route handler body and maps typed errors to HTTP responses in one place:
- * AppError subclasses to their status/code; anything else to 500 (logged).
+ * AppError subclasses to their status/code; a database outage to 503 `database_unavailable`
+ * (logged without a stack; the database's address never reaches the response); anything else to
+ * 500 (logged).
  */
 export async function handle(fn: () => Promise<Response>): Promise<Response> {
   try {
     return await fn();
   } catch (err) {
     if (err instanceof AppError) return errorResponse(err.status, err.code, err.message);
+    if (isDatabaseOutage(err)) {
+      logger.warn({ err: describeOutage(err) }, "request failed: database unavailable");
+      const unavailable = new DatabaseUnavailableError();
+      return errorResponse(unavailable.status, unavailable.code, unavailable.message);
+    }
     logger.error({ err }, "request failed");
     return errorResponse(500, "internal", "internal server error");
   }
@@ -47,10 +56,14 @@ export function withViewer<Ctx = unknown>(
   return (request, ctx) => handle(async () => fn(request, await requireRole(request, role), ctx));
 }
 
+/** Largest JSON body of the API routes other than /api/ingest: 1 MiB. */
+export const MAX_API_BODY_BYTES = 1024 * 1024;
+
 /**
  * Reads a JSON request body and validates it with `schema`. Returns the data, or the error
  * Response to send: 415 unless `Content-Type: application/json` (a cross-site HTML form cannot
- * send that without a CORS preflight), 400 `invalid_json` / `invalid_body`.
+ * send that without a CORS preflight), 413 `body_too_large` over 1 MiB (cut while reading),
+ * 400 `too_deep` when nested over 64 levels, 400 `invalid_json` / `invalid_body`.
  */
 export async function parseJsonBody<T>(request: Request, schema: z.ZodType<T>): Promise<T | Response> {
   if (!request.headers.get("content-type")?.toLowerCase().startsWith("application/json")) {
@@ -58,9 +71,13 @@ export async function parseJsonBody<T>(request: Request, schema: z.ZodType<T>): 
   }
   let body: unknown;
   try {
-    body = JSON.parse(await request.text());
-  } catch {
-    return errorResponse(400, "invalid_json", "the body is not JSON");
+    const parsed = parseWireJson(await readBodyText(request, MAX_API_BODY_BYTES));
+    if (parsed.truncated) return errorResponse(400, "too_deep", "the body is nested deeper than 64 levels");
+    body = parsed.value;
+  } catch (err) {
+    if (err instanceof AppError) return errorResponse(err.status, err.code, err.message);
+    if (err instanceof JsonSyntaxError) return errorResponse(400, "invalid_json", "the body is not JSON");
+    throw err;
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) return errorResponse(400, "invalid_body", describeIssues(parsed.error));

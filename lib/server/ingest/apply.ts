@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { BenchmarkPoint, ClientFrame, ErrorCode, evalResult, metricPoint } from "@/lib/protocol";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
+import { isDatabaseOutage } from "@/lib/server/database/outage";
 import { upsertBenchmarkPoints } from "./writers/benchmark-points";
 import { upsertMetricPoints } from "./writers/metrics";
 import { applyProgress, checkRunInvariants, type WorkerCache } from "./writers/progress";
@@ -36,27 +37,31 @@ export type Now = () => Date;
 /**
  * Applies `frames` (already validated, in arrival order) for `principal` and returns one outcome
  * per frame in the same order. A frame that cannot apply (e.g. a point for an unknown run) is
- * rejected alone; when Postgres refuses a frame's data, frames are retried one by one so that one
- * bad frame never loses the good ones beside it.
- * @throws the driver's error when the database is unreachable (nothing is committed then).
+ * rejected alone. When the batch fails for any reason other than a database outage, frames are
+ * retried one by one, so a poison frame is rejected alone (`invalid_frame` when Postgres refused
+ * its data, SQLSTATE class 22/23; `internal_error` for anything else, e.g. a program limit or a
+ * bug) and never costs the good ones beside it.
+ * @throws the driver's error when the database is unreachable ({@link isDatabaseOutage}):
+ *   nothing is committed then, and the caller must not ack or reject anything.
  */
 export async function applyFrames(pool: pg.Pool, principal: TokenPrincipal, frames: ClientFrame[], now: Now = () => new Date()): Promise<FrameOutcome[]> {
   if (frames.length === 0) return [];
   try {
     return await applyWithRetry(pool, principal, frames, now);
   } catch (err) {
-    // Only a frame whose *data* Postgres refused (SQLSTATE class 22 data exception, 23 constraint)
-    // is isolated and rejected; anything else (connection lost, server shutting down) propagates
-    // so that nothing is acked and the worker resends.
-    if (!isDataError(err)) throw err;
-    if (frames.length === 1) {
-      const frame = frames[0]!;
-      return [{ id: frame.id, ok: false, code: "invalid_frame", message: `the database refused this frame: ${(err as Error).message}` }];
-    }
+    if (isDatabaseOutage(err)) throw err;
+    if (frames.length === 1) return [rejectionFor(frames[0]!, err)];
     const outcomes: FrameOutcome[] = [];
     for (const frame of frames) outcomes.push(...(await applyFrames(pool, principal, [frame], now)));
     return outcomes;
   }
+}
+
+/** The final answer for a frame that failed alone with `err` (not an outage). */
+function rejectionFor(frame: ClientFrame, err: unknown): FrameOutcome {
+  const text = err instanceof Error ? err.message : String(err);
+  if (isDataError(err)) return { id: frame.id, ok: false, code: "invalid_frame", message: `the database refused this frame: ${text}` };
+  return { id: frame.id, ok: false, code: "internal_error", message: `the server could not apply this frame (not retried): ${text.slice(0, 500)}` };
 }
 
 /** Attempts at a batch that hit a deadlock or serialization failure before giving up. */

@@ -23,15 +23,17 @@ export async function authenticateWorker(authorization: string | null | undefine
 /**
  * Validates and applies a batch of parsed frames; returns one outcome per input, in order.
  * Invalid frames are rejected alone; valid frames beside them are committed in one transaction.
+ * `opts.truncated`: the wire parser cut a too-deep subtree somewhere in `values` (see checkFrame).
+ * @throws the driver's error when the database is unreachable (nothing committed; see applyFrames).
  */
-export async function ingestValues(values: unknown[], principal: TokenPrincipal, transport: Transport): Promise<FrameOutcome[]> {
+export async function ingestValues(values: unknown[], principal: TokenPrincipal, transport: Transport, opts: { truncated?: boolean } = {}): Promise<FrameOutcome[]> {
   const t = telemetry();
   t.framesReceived.inc({ transport }, values.length);
   const outcomes: Array<FrameOutcome | undefined> = new Array(values.length);
   const valid: ClientFrame[] = [];
   const validAt: number[] = [];
   values.forEach((value, i) => {
-    const check = checkFrame(value);
+    const check = checkFrame(value, opts);
     if (check.ok) {
       valid.push(check.frame);
       validAt.push(i);

@@ -1,7 +1,7 @@
 import type { WebSocket, RawData } from "ws";
 import {
   checkFrame,
-  parseLenientJson,
+  parseWireJson,
   PROTOCOL_VERSION,
   stringifyJson,
   type ClientFrame,
@@ -14,6 +14,7 @@ import { telemetry } from "@/lib/server/telemetry";
 import { liveBus } from "@/lib/server/live/bus";
 import { planDecision } from "@/lib/server/repositories/plan-decisions";
 import { applyFrames } from "./apply";
+import { describeOutage, isDatabaseOutage } from "@/lib/server/database/outage";
 
 /** Frames (or bytes of frame JSON) queued beyond this pause reading from the socket until the queue drains. */
 const HIGH_WATER_FRAMES = 20_000;
@@ -63,8 +64,9 @@ export class IngestConnection {
   private onMessage(data: RawData, isBinary: boolean): void {
     const t = telemetry();
     let parsed: unknown;
+    let truncated = false;
     try {
-      parsed = parseLenientJson(rawToString(data, isBinary));
+      ({ value: parsed, truncated } = parseWireJson(rawToString(data, isBinary)));
     } catch (err) {
       t.framesReceived.inc({ transport: "ws" });
       t.framesRejected.inc({ transport: "ws", code: "invalid_json" });
@@ -76,7 +78,7 @@ export class IngestConnection {
     // Memory is bounded by bytes, not only by frame count: frames may be up to 1 MiB each.
     const bytesEach = Math.ceil(rawLength(data) / Math.max(1, values.length));
     for (const value of values) {
-      const check = checkFrame(value);
+      const check = checkFrame(value, { truncated });
       if (check.ok) {
         this.queue.push({ frame: check.frame, bytes: bytesEach });
         this.queuedBytes += bytesEach;
@@ -133,9 +135,19 @@ export class IngestConnection {
           this.send({ v: PROTOCOL_VERSION, type: "ack", ids });
         }
       } catch (err) {
-        // applyFrames only throws when the database is unreachable: nothing was committed, so we
-        // ack nothing and the worker resends after reconnecting. Close so it does.
-        this.opts.log.error({ err, host: this.principal.hostName }, "ingest batch failed");
+        if (!isDatabaseOutage(err)) {
+          // Not an outage (applyFrames isolates those itself; this is a bug of ours): answer the
+          // frames so the worker moves on instead of resending them forever.
+          this.opts.log.error({ err, host: this.principal.hostName }, "ingest batch failed (frames rejected)");
+          for (const frame of batch) {
+            t.framesRejected.inc({ transport: "ws", code: "internal_error" });
+            this.send({ v: PROTOCOL_VERSION, type: "error", id: frame.id, code: "internal_error", message: "the server could not apply this frame (not retried)" });
+          }
+          continue;
+        }
+        // The database is unreachable: nothing was committed, so we ack nothing and the worker
+        // resends after reconnecting. Close so it does.
+        this.opts.log.error({ err: describeOutage(err), host: this.principal.hostName }, "ingest batch failed: database unavailable");
         this.queue = [];
         this.queuedBytes = 0;
         this.ws.close(1011, "database unavailable; resend unacknowledged frames");

@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { planItem, PROTOCOL_VERSION } from "./frames";
+
+/**
+ * Pitwall wire protocol v1, server → worker: acks, per-frame errors with their codes, and plan
+ * decisions. Documented in docs/protocol.md (the error table lists every code).
+ */
+
+/** Error codes the server sends in `error` frames and per-frame HTTP results. */
+export const ERROR_CODES = [
+  "invalid_json",
+  "invalid_frame",
+  "unsupported_version",
+  "unknown_run",
+  "frame_too_large",
+  "batch_too_large",
+  "unauthorized",
+  "forbidden",
+  "internal",
+  "internal_error",
+  "too_deep",
+  "time_out_of_range",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Server → worker: the listed frame ids are committed (or were already). */
+export const ackFrame = z.strictObject({
+  v: z.literal(PROTOCOL_VERSION),
+  type: z.literal("ack"),
+  ids: z.array(z.string()),
+});
+
+/** Server → worker: a frame was rejected; `id` is null when the frame had no readable id. */
+export const errorFrame = z.strictObject({
+  v: z.literal(PROTOCOL_VERSION),
+  type: z.literal("error"),
+  id: z.string().nullable(),
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+});
+
+export const PLAN_DECISIONS = ["approved", "changes_requested", "rejected", "expired"] as const;
+
+/** Server → worker: the decision on a plan this worker proposed (possibly with edited items). */
+export const planDecisionFrame = z.strictObject({
+  v: z.literal(PROTOCOL_VERSION),
+  type: z.literal("plan.decision"),
+  plan: z.string(),
+  decision: z.enum(PLAN_DECISIONS),
+  items: z.array(planItem),
+  comment: z.string().nullable(),
+  decidedBy: z.string().nullable(),
+  /** Epoch ms. */
+  decidedAt: z.number(),
+});
+export type PlanDecisionFrame = z.infer<typeof planDecisionFrame>;
+
+/** Any server → worker frame. */
+export const serverFrame = z.discriminatedUnion("type", [ackFrame, errorFrame, planDecisionFrame]);
+export type AckFrame = z.infer<typeof ackFrame>;
+export type ErrorFrame = z.infer<typeof errorFrame>;
+export type ServerFrame = z.infer<typeof serverFrame>;

@@ -1,0 +1,106 @@
+import { parseLenientJson } from "./json";
+
+/**
+ * JSON as it arrives on the wire (one `/ws/ingest` message, one `POST /api/ingest` body or any
+ * other API body): lenient JSON ({@link parseLenientJson}) with a nesting limit enforced while
+ * the text is scanned, before any value is built.
+ *
+ * A subtree nested deeper than the limit is cut out of the text and replaced by the string
+ * {@link TOO_DEEP}, so the frames beside it (and the offending frame's own `id`) still parse and
+ * the offending frame alone is rejected with `too_deep`. Nothing here recurses on the input, so
+ * no input can overflow the stack.
+ */
+
+/** Most arrays/objects nested inside one another in one message or body (a batch array counts as one level). */
+export const MAX_JSON_DEPTH = 64;
+
+/** Stands in for a subtree cut because it was nested deeper than {@link MAX_JSON_DEPTH}. */
+export const TOO_DEEP = "\u0000pitwall-too-deep";
+
+/** A parsed message: `value`, and whether some subtree of it was cut at the depth limit. */
+export interface WireJson {
+  value: unknown;
+  /** True when at least one {@link TOO_DEEP} marker is somewhere in `value`. */
+  truncated: boolean;
+}
+
+/**
+ * Parses wire JSON with the depth limit (see the module comment).
+ * @throws JsonSyntaxError when the text is not (lenient) JSON.
+ */
+export function parseWireJson(text: string, maxDepth = MAX_JSON_DEPTH): WireJson {
+  const cut = cutTooDeep(text, maxDepth);
+  return { value: parseLenientJson(cut ?? text), truncated: cut !== null };
+}
+
+/**
+ * Where the first {@link TOO_DEEP} marker sits in `value`, as a zod-like path ("config.a.b"),
+ * or null when there is none. Only meaningful on values from {@link parseWireJson}, whose depth
+ * is bounded, so the walk is bounded too.
+ */
+export function findTooDeep(value: unknown, path: string[] = []): string | null {
+  if (value === TOO_DEEP) return path.length ? path.join(".") : "(frame)";
+  if (value === null || typeof value !== "object") return null;
+  for (const [k, v] of Object.entries(value)) {
+    path.push(k);
+    const found = findTooDeep(v, path);
+    path.pop();
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+const STRUCTURAL = /["[\]{}]/g;
+
+/** Returns `text` with every subtree deeper than `maxDepth` replaced by the TOO_DEEP string, or null when none is. */
+function cutTooDeep(text: string, maxDepth: number): string | null {
+  if (text.length <= 2 * maxDepth) return null; // too short to hold maxDepth + 1 levels
+  const re = new RegExp(STRUCTURAL.source, "g");
+  let depth = 0;
+  let out: string | null = null;
+  let last = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const i = m.index;
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      re.lastIndex = stringEnd(text, i) + 1;
+    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth <= maxDepth) continue;
+      const end = closingEnd(text, i);
+      out = (out ?? "") + text.slice(last, i) + JSON.stringify(TOO_DEEP);
+      last = end;
+      re.lastIndex = end;
+      depth--;
+    } else {
+      depth--;
+    }
+  }
+  return out === null ? null : out + text.slice(last);
+}
+
+/** Index of the quote closing the string that opens at `start` (text.length when unterminated). */
+function stringEnd(text: string, start: number): number {
+  let from = start + 1;
+  for (;;) {
+    const q = text.indexOf('"', from);
+    if (q < 0) return text.length;
+    let backslashes = 0;
+    for (let k = q - 1; k > start && text.charCodeAt(k) === 0x5c; k--) backslashes++;
+    if (backslashes % 2 === 0) return q;
+    from = q + 1;
+  }
+}
+
+/** Index just past the bracket closing the array/object that opens at `start` (text.length when unbalanced). */
+function closingEnd(text: string, start: number): number {
+  const re = new RegExp(STRUCTURAL.source, "g");
+  re.lastIndex = start + 1;
+  let depth = 1;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const c = text.charCodeAt(m.index);
+    if (c === 0x22) re.lastIndex = stringEnd(text, m.index) + 1;
+    else if (c === 0x5b || c === 0x7b) depth++;
+    else if (--depth === 0) return m.index + 1;
+  }
+  return text.length;
+}
