@@ -101,6 +101,8 @@ describe("opencode export fixtures", () => {
 });
 
 describe("todowrite parts", () => {
+  /** Epoch ms the synthetic message times below are offsets from (protocol times must fall in 2000..2100). */
+  const T = 1_788_000_000_000;
   const list1 = [
     { content: "Run throughput benchmark C=1 to C=100", status: "in_progress", priority: "high" },
     { content: "Run long-context benchmark at 30K/60K/100K", status: "pending", priority: "medium" },
@@ -110,29 +112,29 @@ describe("todowrite parts", () => {
     { content: "Run long-context benchmark at 30K/60K/100K input tok", status: "failed", priority: "medium" }, // truncated, unknown status
   ];
   const messages = [
-    { info: { role: "user", id: "msg_0", sessionID: "ses_test1", time: { created: 1_000_000 } }, parts: [{ type: "text", text: "benchmark it" }] },
+    { info: { role: "user", id: "msg_0", sessionID: "ses_test1", time: { created: T + 1_000_000 } }, parts: [{ type: "text", text: "benchmark it" }] },
     {
-      info: { role: "assistant", id: "msg_1", sessionID: "ses_test1", time: { created: 2_000_000, completed: 9_000_000 } },
+      info: { role: "assistant", id: "msg_1", sessionID: "ses_test1", time: { created: T + 2_000_000, completed: T + 9_000_000 } },
       parts: [
         { type: "step-start" },
-        todowritePart("c1", done(list1, 2_000_100)),
-        { type: "tool", tool: "todoread", callID: "r1", state: { status: "completed", input: {}, output: "[]", time: { start: 2_000_150, end: 2_000_160 } } },
+        todowritePart("c1", done(list1, T + 2_000_100)),
+        { type: "tool", tool: "todoread", callID: "r1", state: { status: "completed", input: {}, output: "[]", time: { start: T + 2_000_150, end: T + 2_000_160 } } },
         todowritePart("c2", { status: "pending", input: {}, raw: '{"todos":[{"content":"Run' }),
-        todowritePart("c3", { status: "error", input: { todos: "oops" }, error: "Invalid input", time: { start: 2_000_200, end: 2_000_201 } }),
-        todowritePart("c4", done({ content: "not a list" }, 2_000_300)),
-        todowritePart("c5", done([{ content: "no status here" }], 2_000_400)),
-        todowritePart("c6", done(list2, 2_000_500)),
+        todowritePart("c3", { status: "error", input: { todos: "oops" }, error: "Invalid input", time: { start: T + 2_000_200, end: T + 2_000_201 } }),
+        todowritePart("c4", done({ content: "not a list" }, T + 2_000_300)),
+        todowritePart("c5", done([{ content: "no status here" }], T + 2_000_400)),
+        todowritePart("c6", done(list2, T + 2_000_500)),
       ],
     },
     {
-      info: { role: "assistant", id: "msg_2", sessionID: "ses_test1", time: { created: 3_000_000 } },
+      info: { role: "assistant", id: "msg_2", sessionID: "ses_test1", time: { created: T + 3_000_000 } },
       parts: [
         // Running (export taken mid-call): input and start time only.
-        todowritePart("c7", { status: "running", input: { todos: [{ id: "7", content: "Upload results", status: "in_progress", priority: "low" }] }, time: { start: 3_000_100 } }),
+        todowritePart("c7", { status: "running", input: { todos: [{ id: "7", content: "Upload results", status: "in_progress", priority: "low" }] }, time: { start: T + 3_000_100 } }),
         // No time on the part: the message's creation time.
         todowritePart("c8", { status: "completed", input: { todos: [] }, output: "[]", metadata: { todos: [] }, title: "0 todos", time: {} }),
         // Compacted: no input todos left, metadata keeps them.
-        todowritePart("c9", { status: "completed", input: {}, metadata: { todos: list1 }, time: { start: 3_000_300, end: 3_000_310, compacted: 9_000_000 } }),
+        todowritePart("c9", { status: "completed", input: {}, metadata: { todos: list1 }, time: { start: T + 3_000_300, end: T + 3_000_310, compacted: T + 9_000_000 } }),
       ],
     },
     { info: { role: "assistant", id: "msg_3", sessionID: "ses_test1" }, parts: [todowritePart("c10", { status: "completed", input: { todos: list1 } })] },
@@ -151,11 +153,11 @@ describe("todowrite parts", () => {
     expect(session).toMatchObject({ sessionKey: "opencode:ses_test1", title: "Benchmark Qwen3.6-27B", snapshotCount: 5 });
     expectValidTodoFrames(session.frames);
     expect(session.frames.map((f) => [f.seq, f.ts, f.items.length])).toEqual([
-      [1, 2_000_100, 2],
-      [6, 2_000_500, 2],
-      [7, 3_000_100, 1],
-      [8, 3_000_000, 0],
-      [9, 3_000_300, 2],
+      [1, T + 2_000_100, 2],
+      [6, T + 2_000_500, 2],
+      [7, T + 3_000_100, 1],
+      [8, T + 3_000_000, 0],
+      [9, T + 3_000_300, 2],
     ]);
     // Unknown statuses and truncated content are kept as written.
     expect(session.frames[1]?.items).toEqual(list2);

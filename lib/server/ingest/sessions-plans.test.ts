@@ -79,7 +79,7 @@ describe("session.todos", () => {
   });
 
   test("the protocol rejects an item without content or status", () => {
-    const check = checkFrame({ v: 1, id: "x", type: "session.todos", session: "s", source: "pushed", seq: 0, ts: 1, items: [{ status: "pending" }] });
+    const check = checkFrame({ v: 1, id: "x", type: "session.todos", session: "s", source: "pushed", seq: 0, ts: 1_788_000_000_000, items: [{ status: "pending" }] });
     expect(check.ok).toBe(false);
   });
 });

@@ -5,6 +5,9 @@ import { ingestHarness } from "@/test/support/ingest";
 import { createBaseline } from "./baselines";
 import { getEvalOverview, getRunEvals } from "./evals";
 
+/** Epoch ms the result times below are offsets from (protocol times fall in 2000..2100). */
+const T0 = 1_788_000_000_000;
+
 // Eval reads over results written by the real ingest code. Every expected τ below is computed by
 // hand from the raw counts pushed: τ = (Σ accepted + Σ verify steps) / Σ verify steps.
 
@@ -33,20 +36,20 @@ describe("getRunEvals", () => {
     const d16 = { block_size: 16, tree: "ddtree-8" };
     // Step 2000 first (out of order on purpose).
     await pushEval(run, [
-      { checkpoint: { step: 2000, uri: "s3://d/step-2000" }, promptId: "p1", category: "code", verifySteps: 100, acceptedTokens: 900, draft: d16, outputTokPerS: 100, ts: 3000 },
-      { checkpoint: { step: 2000 }, promptId: "p2", category: "code", verifySteps: 300, acceptedTokens: 3300, draft: d16, outputTokPerS: 200, ts: 3001 },
-      { checkpoint: { step: 2000 }, promptId: "p3", category: "math", dataset: "gsm8k", verifySteps: 50, acceptedTokens: 200, draft: d16, ts: 3002 },
+      { checkpoint: { step: 2000, uri: "s3://d/step-2000" }, promptId: "p1", category: "code", verifySteps: 100, acceptedTokens: 900, draft: d16, outputTokPerS: 100, ts: T0 + 3000 },
+      { checkpoint: { step: 2000 }, promptId: "p2", category: "code", verifySteps: 300, acceptedTokens: 3300, draft: d16, outputTokPerS: 200, ts: T0 + 3001 },
+      { checkpoint: { step: 2000 }, promptId: "p3", category: "math", dataset: "gsm8k", verifySteps: 50, acceptedTokens: 200, draft: d16, ts: T0 + 3002 },
     ]);
     await pushEval(run, [
-      { checkpoint: { step: 1000 }, promptId: "p1", category: "code", verifySteps: 200, acceptedTokens: 1000, draft: d16, ts: 2000 },
-      { checkpoint: { step: 1000 }, promptId: "p3", category: "math", verifySteps: 100, acceptedTokens: 100, draft: d16, ts: 2001 },
+      { checkpoint: { step: 1000 }, promptId: "p1", category: "code", verifySteps: 200, acceptedTokens: 1000, draft: d16, ts: T0 + 2000 },
+      { checkpoint: { step: 1000 }, promptId: "p3", category: "math", verifySteps: 100, acceptedTokens: 100, draft: d16, ts: T0 + 2001 },
       // Beyond 2^53: ordered exactly, kept as a string.
-      { checkpoint: { step: "9007199254740993", label: "final" }, promptId: "p1", category: "code", verifySteps: 10, acceptedTokens: 140, draft: { tree: "ddtree-8", block_size: 16 }, ts: 4000 },
+      { checkpoint: { step: "9007199254740993", label: "final" }, promptId: "p1", category: "code", verifySteps: 10, acceptedTokens: 140, draft: { tree: "ddtree-8", block_size: 16 }, ts: T0 + 4000 },
       // No step: after every stepped checkpoint, by label.
-      { checkpoint: { label: "zz-export" }, promptId: "p1", category: "code", verifySteps: 4, acceptedTokens: 4, draft: d16, ts: 1000 },
-      { checkpoint: { label: "hf-export" }, promptId: "p1", category: "code", verifySteps: 4, acceptedTokens: 8, draft: d16, ts: 1001 },
+      { checkpoint: { label: "zz-export" }, promptId: "p1", category: "code", verifySteps: 4, acceptedTokens: 4, draft: d16, ts: T0 + 1000 },
+      { checkpoint: { label: "hf-export" }, promptId: "p1", category: "code", verifySteps: 4, acceptedTokens: 8, draft: d16, ts: T0 + 1001 },
       // Another draft setting (fewer verify steps in all): not mixed into the τ above.
-      { checkpoint: { step: 1000 }, promptId: "p1", category: "code", verifySteps: 100, acceptedTokens: 0, draft: { block_size: 8 }, ts: 2002 },
+      { checkpoint: { step: 1000 }, promptId: "p1", category: "code", verifySteps: 100, acceptedTokens: 0, draft: { block_size: 8 }, ts: T0 + 2002 },
     ]);
 
     const view = await getRunEvals(prisma, id);
@@ -74,7 +77,7 @@ describe("getRunEvals", () => {
     // 2000: (900 + 3300 + 200 + 450) / 450 = 4850 / 450 = 10.78; the mean of per-prompt τ (10, 12, 5) would be 9.
     expect(c2000).toMatchObject({ verifySteps: 450, acceptedTokens: 4400, tokensProduced: 4850, results: 3, prompts: 3, uri: "s3://d/step-2000", meanOutputTokPerS: 150 });
     expect(c2000!.tau).toBeCloseTo(4850 / 450, 12);
-    expect(c2000!.firstAt).toBe(new Date(3000).toISOString());
+    expect(c2000!.firstAt).toBe(new Date(T0 + 3000).toISOString());
     // code: (900 + 3300 + 400) / 400 = 11.5; math: (200 + 50) / 50 = 5.
     expect(c2000!.categories).toEqual([
       { category: "code", tau: 11.5, verifySteps: 400, acceptedTokens: 4200, tokensProduced: 4600, results: 2, prompts: 2, meanOutputTokPerS: 150 },
@@ -112,10 +115,10 @@ describe("getRunEvals", () => {
   test("latest checkpoint: the highest step, even when a step-less or URI-only checkpoint sorts last; without steps the most recently scored", async () => {
     const stepped = await startRun("eval");
     await pushEval(stepped.run, [
-      { checkpoint: { step: 300 }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: 1000 },
-      { checkpoint: { step: 100 }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: 5000 },
-      { checkpoint: { label: "hf-export" }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: 9000 },
-      { checkpoint: {}, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: 9500 },
+      { checkpoint: { step: 300 }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: T0 + 1000 },
+      { checkpoint: { step: 100 }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: T0 + 5000 },
+      { checkpoint: { label: "hf-export" }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: T0 + 9000 },
+      { checkpoint: {}, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: T0 + 9500 },
     ]);
     const v = await getRunEvals(prisma, stepped.id);
     expect(v.checkpoints.map((c) => c.key)).toEqual(["step:100", "step:300", "label:hf-export", "none"]);
@@ -123,16 +126,16 @@ describe("getRunEvals", () => {
 
     const unstepped = await startRun("eval");
     await pushEval(unstepped.run, [
-      { checkpoint: { label: "b-later" }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: 1000 },
-      { checkpoint: { label: "a-newest" }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: 2000 },
-      { checkpoint: { label: "a-newest" }, promptId: "q", verifySteps: 10, acceptedTokens: 10, ts: 7000 },
-      { checkpoint: { label: "c-mid" }, promptId: "p", verifySteps: 10, acceptedTokens: 30, ts: 6000 },
+      { checkpoint: { label: "b-later" }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: T0 + 1000 },
+      { checkpoint: { label: "a-newest" }, promptId: "p", verifySteps: 10, acceptedTokens: 10, ts: T0 + 2000 },
+      { checkpoint: { label: "a-newest" }, promptId: "q", verifySteps: 10, acceptedTokens: 10, ts: T0 + 7000 },
+      { checkpoint: { label: "c-mid" }, promptId: "p", verifySteps: 10, acceptedTokens: 30, ts: T0 + 6000 },
     ]);
     const u = await getRunEvals(prisma, unstepped.id);
     expect(u.checkpoints.map((c) => [c.key, c.lastAt])).toEqual([
-      ["label:a-newest", new Date(7000).toISOString()],
-      ["label:b-later", new Date(1000).toISOString()],
-      ["label:c-mid", new Date(6000).toISOString()],
+      ["label:a-newest", new Date(T0 + 7000).toISOString()],
+      ["label:b-later", new Date(T0 + 1000).toISOString()],
+      ["label:c-mid", new Date(T0 + 6000).toISOString()],
     ]);
     expect(u.latestKey).toBe("label:a-newest");
 
