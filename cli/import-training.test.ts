@@ -159,7 +159,7 @@ describe("pitwall import of training logs", () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^trainer_state\.json: hf-trainer-state, 17 metric points, step 30\/30 → run import:[0-9a-f]{32}, training finished$/m);
     expect(res.stdout).toMatch(
-      /^trainer_log\.jsonl: llamafactory-trainer-log, 23 metric points, step 40\/100 → run import:[0-9a-f]{32}; the log does not show training finished, so the run stays running$/m,
+      /^trainer_log\.jsonl: llamafactory-trainer-log, 23 metric points, step 40\/100 → run import:[0-9a-f]{32}, ended at its last logged step \(before its planned steps; outcome unknown\); 1 step logged twice \(1 with different values\); later values kept$/m,
     );
     const hfKey = runKeyOf(res.stdout, "trainer_state.json");
     const lfKey = runKeyOf(res.stdout, "trainer_log.jsonl");
@@ -215,7 +215,7 @@ describe("pitwall import of training logs", () => {
     );
     expect(runs.rows).toEqual([
       { key: hfKey, name: "qwen3-drafter", kind: "training", status: "succeeded", total: 30, unit: "steps", tags: ["trainlog"] },
-      { key: lfKey, name: "sft", kind: "training", status: "running", total: 100, unit: "steps", tags: ["trainlog"] },
+      { key: lfKey, name: "sft", kind: "training", status: "ended", total: 100, unit: "steps", tags: ["trainlog"] },
     ]);
     const workers = await db.query<{ key: string; workerId: string; done: number; total: number; unit: string }>(
       `SELECT r.key, w."workerId", w.done, w.total, w.unit FROM "WorkerProgress" w JOIN "Run" r ON r.id = w."runId" WHERE r.key = ANY($1::text[]) ORDER BY w.total`,
@@ -233,5 +233,25 @@ describe("pitwall import of training logs", () => {
     expect(again.code).toBe(0);
     expect(again.stdout.match(/already imported; nothing changed/g)).toHaveLength(2);
     expect([await snapshot(hfKey), await snapshot(lfKey)]).toEqual(before);
+  });
+
+  test("a log two writers wrote, cut mid-run: the summary counts the repeated steps; the run ends 'ended', shown as such by the API", async () => {
+    const file = path.join(projectDir, "lib", "importers", "testdata", "llamafactory-two-writers", "trainer_log.jsonl");
+    const res = await pitwall(["import", file, "--tag", "two-writers"], { PITWALL_TOKEN: token });
+    expect(res.stderr).toBe("");
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("step 200/300");
+    expect(res.stdout).toContain("ended at its last logged step (before its planned steps; outcome unknown); 149 steps logged twice (84 with different values); later values kept");
+    const key = runKeyOf(res.stdout, "trainer_log.jsonl");
+    const row = await db.query<{ status: string; endedAt: Date | null }>(`SELECT status, "endedAt" FROM "Run" WHERE key = $1`, [key]);
+    expect(row.rows[0]?.status).toBe("ended");
+    expect(row.rows[0]?.endedAt).not.toBeNull();
+    const list = (await (await fetch(`${server.url}/api/runs?status=ended&tag=two-writers`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      runs: Array<{ key: string; state: string }>;
+    };
+    expect(list.runs.map((r) => [r.key, r.state])).toEqual([[key, "ended"]]);
+    // the second writer's loss is the one stored where the two differ
+    const lossRows = await metricRows(key);
+    expect(lossRows.filter(([k]) => k === "loss")).toHaveLength(200);
   });
 });

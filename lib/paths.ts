@@ -20,7 +20,7 @@ export interface RunListQuery {
 /** Run kinds in the order the filter offers them. */
 export const RUN_KIND_OPTIONS: readonly RunSummary["kind"][] = ["benchmark", "extraction", "generation", "training", "eval"];
 /** Run states in the order the filter offers them. */
-export const RUN_STATE_OPTIONS: readonly RunState[] = ["running", "stale", "succeeded", "failed", "cancelled"];
+export const RUN_STATE_OPTIONS: readonly RunState[] = ["running", "stale", "succeeded", "failed", "cancelled", "ended"];
 
 function query(params: Record<string, string | undefined>): string {
   const sp = new URLSearchParams();

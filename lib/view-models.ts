@@ -6,7 +6,7 @@
  */
 
 /** Stored status plus the derived `stale` (running, but no push within its stall threshold). */
-export type RunState = "running" | "succeeded" | "failed" | "cancelled" | "stale";
+export type RunState = "running" | "succeeded" | "failed" | "cancelled" | "ended" | "stale";
 
 /** One row of the run list. */
 export interface RunSummary {
@@ -14,7 +14,7 @@ export interface RunSummary {
   key: string;
   name: string;
   kind: "benchmark" | "extraction" | "generation" | "training" | "eval";
-  status: "running" | "succeeded" | "failed" | "cancelled";
+  status: "running" | "succeeded" | "failed" | "cancelled" | "ended";
   state: RunState;
   host: string;
   startedAt: string;

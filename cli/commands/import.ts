@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import cliProgress from "cli-progress";
-import { importFiles, type BenchmarkScenario } from "@/lib/importers";
+import { describeRepeatedSteps, importFiles, type BenchmarkScenario, type ImportedTrainingRun } from "@/lib/importers";
 import { BENCHMARK_SCENARIOS, type ClientFrameInput } from "@/lib/protocol";
 import { postFrames, IngestHttpError } from "@/lib/client/http";
 import { readClientConfig } from "../config";
@@ -60,9 +60,7 @@ export function registerImportCommand(program: Command): void {
         ...trainingRuns.map((run) => ({
           files: run.files,
           frames: run.frames,
-          summary:
-            `${run.format}, ${run.pointCount} metric points, step ${run.lastStep ?? "?"}${run.totalSteps !== null ? `/${run.totalSteps}` : ""} → run ${run.runKey}` +
-            (run.finished ? ", training finished" : "; the log does not show training finished, so the run stays running"),
+          summary: trainingSummary(run),
         })),
         ...evalRuns.map((run) => ({
           files: run.files,
@@ -103,4 +101,14 @@ export function registerImportCommand(program: Command): void {
       if (benchmarkRuns.length + trainingRuns.length + evalRuns.length > 0) process.stdout.write(`open ${new URL("/runs", config.PITWALL_URL).toString()}\n`);
       if (failed) process.exitCode = 1;
     });
+}
+
+/** The summary line of an imported training run: points, last step, how it ended, repeated steps. */
+function trainingSummary(run: ImportedTrainingRun): string {
+  const steps = `step ${run.lastStep ?? "?"}${run.totalSteps !== null ? `/${run.totalSteps}` : ""}`;
+  const end = run.finished
+    ? ", training finished"
+    : `, ended at its last logged step (${run.totalSteps !== null ? "before its planned steps" : "no planned steps in the log"}; outcome unknown)`;
+  const repeats = describeRepeatedSteps(run.repeatedSteps);
+  return `${run.format}, ${run.pointCount} metric points, ${steps} → run ${run.runKey}${end}${repeats ? `; ${repeats}` : ""}`;
 }

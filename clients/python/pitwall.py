@@ -56,7 +56,7 @@ BOOT_ID = str(uuid.uuid4())
 gets a new one and the server keeps run totals monotonic across the restart."""
 
 RUN_KINDS = ("benchmark", "extraction", "generation", "training", "eval")
-END_STATUSES = ("succeeded", "failed", "cancelled")
+END_STATUSES = ("succeeded", "failed", "cancelled", "ended")
 EVENT_LEVELS = ("debug", "info", "warn", "error")
 
 DEFAULT_MAX_QUEUE_FRAMES = 100_000

@@ -9,6 +9,7 @@ const FILL: Record<RunState, string> = {
   succeeded: "bg-succeeded",
   failed: "bg-failed",
   cancelled: "bg-neutral",
+  ended: "bg-neutral",
 };
 
 /**

@@ -3,7 +3,7 @@ import { stringifyJson } from "../protocol/json";
 import { sha256Hex } from "./benchmark-common";
 import { runKeyFor } from "./benchmark-run";
 import { detectBenchmarkDocumentFormat, detectFormat, detectImportFormat, importBenchmarkFiles, importFiles, UnknownFormatError } from "./index";
-import { at, endOf, expectValidFrames, onlyRun, pointsOf, startOf } from "./testing";
+import { at, endOf, expectValidFrames, onlyRun, pointsOf, startOf, testdata } from "./testing";
 
 // There is no real GenAI-Perf export in the shared fixtures (see genai-perf/SCHEMA.md): these files
 // follow that SCHEMA and the writer (json_exporter.py: the stats dict + "input_config", indent 2).
@@ -241,6 +241,26 @@ describe("GenAI-Perf profile exports", () => {
     expect(at(pointsOf(run), 0)).toMatchObject({ durationS: 120, completed: 300, failed: 2, requestThroughput: 2.5, e2eMsMedian: 390 });
     expect(startOf(run)).toMatchObject({ startedAt: Date.parse("2026-11-29T09:30:00Z"), config: { benchmarkTool: "aiperf", toolVersion: "0.3.0" } });
     expect(endOf(run)).toMatchObject({ endedAt: Date.parse("2026-11-29T09:32:00Z") });
+  });
+
+  test("streaming off: TTFT equal to the request latency is not measured (null), never a TTFT", () => {
+    // testdata: an argparse-era export of a non-streaming chat run at concurrency 8; GenAI-Perf
+    // wrote request_latency (19 s) again as time_to_first_token, and 0 for the inter-token latency.
+    const file = testdata("genai-perf-no-streaming/profile_export_genai_perf.json");
+    const run = onlyRun(importBenchmarkFiles([file]));
+    expectValidFrames(run.frames);
+    const p = at(pointsOf(run), 0);
+    expect(p).toMatchObject({ concurrency: 8, ttftMsMean: null, ttftMsMedian: null, ttftMsP99: null, tpotMsMean: null, tpotMsP99: null });
+    expect(p).toMatchObject({ e2eMsMean: 19034.51, e2eMsMedian: 18990.2, e2eMsP99: 19877.31, outputTokPerS: 215.19 });
+    expect(startOf(run).config).toMatchObject({ streaming: false });
+
+    // The same file without its `streaming` argument: the equal distributions alone say it.
+    const doc = JSON.parse(file.text) as { input_config: Record<string, unknown> };
+    delete doc.input_config.streaming;
+    const unflagged = at(pointsOf(onlyRun(importBenchmarkFiles([{ path: file.path, text: JSON.stringify(doc, null, 2) }]))), 0);
+    expect(unflagged).toMatchObject({ ttftMsMean: null, ttftMsP99: null, e2eMsMean: 19034.51 });
+    // A streamed run whose TTFT differs from its latency keeps it (C1: 41.2 ms vs 2076 ms).
+    expect(at(pointsOf(onlyRun(importBenchmarkFiles([C1]))), 0)).toMatchObject({ ttftMsMean: 41.2 });
   });
 
   test("importFiles sends exports to the benchmark importer, next to other formats", () => {

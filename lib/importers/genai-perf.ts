@@ -47,7 +47,9 @@ import type { ParsedFile } from "./benchmark-run";
  *   `durationS`: AIPerf `benchmark_duration` (GenAI-Perf writes no duration: null).
  * - `requestThroughput` / `outputTokPerS`: `request_throughput.avg` / `output_token_throughput.avg`;
  *   `totalTokPerS`: null (not written).
- * - TTFT and E2E (`request_latency`): avg → mean, p50 → median, p99.
+ * - TTFT and E2E (`request_latency`): avg → mean, p50 → median, p99. Without streaming
+ *   (`streaming: false`, or a `time_to_first_token` distribution equal to `request_latency`'s, which
+ *   is what GenAI-Perf writes then) TTFT and TPOT are "not measured": null, never charted.
  * - GenAI-Perf's "inter_token_latency" is computed per request as (latency − TTFT) / (output tokens
  *   − 1): what SGLang and vLLM call TPOT, so it maps to `tpotMs*`; `itlMs*` (per-chunk gaps) stay
  *   null. Without streaming neither TTFT nor ITL is written: null. A 0 is "not measured": null.
@@ -159,6 +161,12 @@ function mapDocument(path: string, doc: JsonObject, problems: ImportProblem[]): 
     return ms;
   };
 
+  const streaming = ic.streaming ?? dig(ic, "endpoint", "streaming");
+  // Without streaming the client sees the whole answer at once: GenAI-Perf then writes the request
+  // latency as `time_to_first_token` (and a 0 or meaningless inter-token latency). Not a TTFT.
+  const streamed = streaming !== false && !sameDistribution(doc, "time_to_first_token", "request_latency");
+  const whenStreamed = <T>(v: T): T | null => (streamed ? v : null);
+
   const stimulus = dig(ic, "perf_analyzer", "stimulus");
   const concurrency = nonNegIntOrNull(parseNumberLike(ic.concurrency ?? dig(stimulus, "concurrency")));
   const rate = parseRequestRate(ic.request_rate ?? dig(stimulus, "request_rate") ?? null);
@@ -194,12 +202,12 @@ function mapDocument(path: string, doc: JsonObject, problems: ImportProblem[]): 
     requestThroughput: ok(stat("request_throughput", "avg")),
     outputTokPerS: ok(stat("output_token_throughput", "avg")),
     totalTokPerS: null,
-    ttftMsMean: ok(timeMs("time_to_first_token", "avg")),
-    ttftMsMedian: ok(timeMs("time_to_first_token", "p50")),
-    ttftMsP99: ok(timeMs("time_to_first_token", "p99")),
-    tpotMsMean: ok(timeMs("inter_token_latency", "avg")),
-    tpotMsMedian: ok(timeMs("inter_token_latency", "p50")),
-    tpotMsP99: ok(timeMs("inter_token_latency", "p99")),
+    ttftMsMean: ok(whenStreamed(timeMs("time_to_first_token", "avg"))),
+    ttftMsMedian: ok(whenStreamed(timeMs("time_to_first_token", "p50"))),
+    ttftMsP99: ok(whenStreamed(timeMs("time_to_first_token", "p99"))),
+    tpotMsMean: ok(whenStreamed(timeMs("inter_token_latency", "avg"))),
+    tpotMsMedian: ok(whenStreamed(timeMs("inter_token_latency", "p50"))),
+    tpotMsP99: ok(whenStreamed(timeMs("inter_token_latency", "p99"))),
     itlMsMean: null,
     itlMsMedian: null,
     itlMsP99: null,
@@ -215,7 +223,6 @@ function mapDocument(path: string, doc: JsonObject, problems: ImportProblem[]): 
   // `backend` (default "tensorrtllm") only means something for Triton's KServe endpoint.
   const backend = serviceKind === "triton" ? stringOrNull(ic.backend ?? dig(ic, "endpoint", "backend")) : null;
   const endpointType = stringOrNull(ic.endpoint_type ?? dig(ic, "endpoint", "type"));
-  const streaming = ic.streaming ?? dig(ic, "endpoint", "streaming");
   const facts = compactFacts({
     benchmarkTool: typeof doc.aiperf_version === "string" ? "aiperf" : "genai-perf",
     toolVersion: stringOrNull(doc.aiperf_version),
@@ -243,6 +250,23 @@ function mapDocument(path: string, doc: JsonObject, problems: ImportProblem[]): 
   if (Number.isFinite(start) && start >= 0) mapping.startedAtMs = start;
   if (Number.isFinite(end) && end >= 0) mapping.endedAtMs = end;
   return mapping;
+}
+
+/**
+ * True when the two metrics of `doc` hold the same distribution: equal `avg`, `p50` and `p99` (read
+ * as numbers in the metrics' own units, which must match). GenAI-Perf without streaming writes the
+ * request latency as the time to first token, so equality means "TTFT not measured".
+ */
+function sameDistribution(doc: JsonObject, a: string, b: string): boolean {
+  const ma = doc[a];
+  const mb = doc[b];
+  if (!isPlainObject(ma) || !isPlainObject(mb) || ma.unit !== mb.unit) return false;
+  const fields = ["avg", "p50", "p99"].filter((f) => ma[f] !== undefined || mb[f] !== undefined);
+  return fields.length > 0 && fields.every((f) => {
+    const x = parseNumberLike(ma[f]);
+    const y = parseNumberLike(mb[f]);
+    return x !== null && y !== null && x === y;
+  });
 }
 
 /** Parses one profile export into a one-point file (the point sits on line 1). */

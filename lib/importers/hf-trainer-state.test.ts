@@ -188,12 +188,14 @@ describe("Hugging Face trainer_state.json", () => {
     expect(run).toMatchObject({ lastStep: 30, totalSteps: 30, finished: true });
   });
 
-  test("a checkpoint snapshot mid-run: no run.end (the run stays running)", () => {
+  test("a checkpoint snapshot mid-run: the run ends 'ended' (outcome unknown) at its last step", () => {
     const run = onlyRun(importTrainingFiles([CKPT_FILE]));
     expectValidFrames(run.frames);
     expect(run.name).toBe("qwen3-drafter");
-    expect(run.frames.map((f) => f.type)).toEqual(["run.start", "run.metrics", "run.progress"]);
-    expect(run).toMatchObject({ lastStep: 20, totalSteps: 30, finished: false });
+    expect(run.frames.map((f) => f.type)).toEqual(["run.start", "run.metrics", "run.progress", "run.end"]);
+    expect(run).toMatchObject({ lastStep: 20, totalSteps: 30, finished: false, endStatus: "ended" });
+    expect(frameOf(run, "run.end")).toMatchObject({ status: "ended" });
+    expect(frameOf(run, "run.end")).not.toHaveProperty("endedAt"); // the state holds no wall-clock time
     expect(frameOf(run, "run.progress")).toMatchObject({ done: 20, total: 30 });
     expect(series(run, "loss")).toEqual([
       [10, 2.3456],

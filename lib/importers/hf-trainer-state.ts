@@ -10,6 +10,7 @@ import {
   type TrainingFormatModule,
   type TrainingMetric,
 } from "./training-common";
+import { RepeatedSteps } from "./training-repeats";
 
 /**
  * Hugging Face Transformers `trainer_state.json`, written by `Trainer` into every
@@ -40,7 +41,9 @@ import {
  *   change while a run grows, so re-importing a later checkpoint does not restart the run).
  * - Progress: done = max(`global_step`, last logged step), total = `max_steps` (when > 0).
  * - Finished: an entry with `train_runtime` (the Trainer logs it once, when `train()` returns,
- *   also after early stopping), or `global_step` ≥ `max_steps`.
+ *   also after early stopping: a finished training, so `succeeded`), or `global_step` ≥
+ *   `max_steps`; otherwise the run ends `ended` at its last step. No wall-clock times.
+ * - The same step logged again with the same keys (a resumed run) is counted (training-repeats.ts).
  * - Identity (run key): the first `log_history` entry plus `train_batch_size`, `logging_steps` and
  *   `trial_name`; a state with an empty `log_history` is identified by its whole content.
  */
@@ -135,6 +138,7 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
   const lineOf = (i: number) => (entryLines.length === doc.log_history.length ? (entryLines[i] as number) : 1);
 
   const metrics: TrainingMetric[] = [];
+  const repeats = new RepeatedSteps();
   let lastLogged: number | null = null;
   let sawTrainRuntime = false;
   for (const [i, entry] of doc.log_history.entries()) {
@@ -148,7 +152,9 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
       problems.push({ ...where, message: `log_history[${i}] has no valid 'step' (got ${stringifyJson(entry.step ?? null).slice(0, 40)}); skipped` });
       continue;
     }
+    const from = metrics.length;
     collectMetrics(entry, step, NOT_METRICS, where, metrics, problems);
+    repeats.add(step, metrics.slice(from));
     lastLogged = Math.max(lastLogged ?? 0, step);
     if (parseNumberLike(entry.train_runtime) !== null) sawTrainRuntime = true;
   }
@@ -186,6 +192,9 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
       lastStep,
       totalSteps,
       finished: sawTrainRuntime || (totalSteps !== null && globalStep !== null && globalStep >= totalSteps),
+      repeatedSteps: repeats.summary(),
+      startedAtMs: null,
+      endedAtMs: null,
       config,
     },
     problems: problems.sort((a, b) => a.line - b.line),

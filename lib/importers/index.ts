@@ -112,6 +112,8 @@ export {
   TrainingImportError,
 } from "./training-common";
 export type { ImportedTrainingRun, TrainingFormat, TrainingImportOptions, TrainingImportResult } from "./training-common";
+export { describeRepeatedSteps } from "./training-repeats";
+export type { RepeatedStepsSummary } from "./training-repeats";
 export { parseClaudeCodeTranscript, parseTranscriptTimestamp } from "./claude-code-transcript";
 export { parseOpencodeExport, readTodoList, SESSION_FORMATS, sessionKeyFor } from "./opencode-export";
 export type { ParsedSession, ParsedSessionFile, ParsedTodoSnapshot, SessionFormat } from "./opencode-export";

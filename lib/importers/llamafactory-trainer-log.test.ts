@@ -1,8 +1,8 @@
 import { describe, expect, test } from "vitest";
 import type { ClientFrameInput, MetricPointInput } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
-import { detectTrainingFormat, importTrainingFiles, type ImportedTrainingRun } from "./index";
-import { expectValidFrames } from "./testing";
+import { describeRepeatedSteps, detectTrainingFormat, importTrainingFiles, type ImportedTrainingRun } from "./index";
+import { expectValidFrames, testdata } from "./testing";
 
 // LLaMA-Factory 0.9 (`llamafactory-cli train`, logging_steps 10, eval_steps 30, max_steps 60), as its
 // LogCallback appends to saves/qwen2.5-7b/lora/sft/trainer_log.jsonl: null keys dropped, `lr`,
@@ -117,8 +117,8 @@ describe("LLaMA-Factory trainer_log.jsonl", () => {
     const run = onlyRun(result);
     expectValidFrames(run.frames);
     expect(run.name).toBe("output");
-    expect(run.frames.map((f) => f.type)).toEqual(["run.start", "run.metrics", "run.progress"]);
-    expect(run).toMatchObject({ lastStep: 15, totalSteps: 15000, finished: false });
+    expect(run.frames.map((f) => f.type)).toEqual(["run.start", "run.metrics", "run.progress", "run.end"]);
+    expect(run).toMatchObject({ lastStep: 15, totalSteps: 15000, finished: false, endStatus: "ended" });
     // Step 10 logged loss null: no loss point there (not 0).
     expect(series(run, "loss")).toEqual([
       [5, 2.1043],
@@ -162,6 +162,28 @@ describe("LLaMA-Factory trainer_log.jsonl", () => {
     const keys = pointsOf(run).map((p) => `${p.key}@${p.step}`);
     expect(new Set(keys).size).toBe(keys.length);
     expect(run.finished).toBe(true);
+  });
+
+  test("two writers logged the same steps: counted exactly (later values kept); a log cut mid-run ends 'ended'", () => {
+    // testdata: a 300-step run cut at step 200; from step 52 on a second node's callback appended
+    // every step again to the shared file (149 steps twice, 84 of them with another loss), plus
+    // an eval line every 50 steps (other keys at the same step: not a repeat).
+    const run = onlyRun(importTrainingFiles([testdata("llamafactory-two-writers/trainer_log.jsonl")]));
+    expectValidFrames(run.frames);
+    expect(run.repeatedSteps).toEqual({ steps: 149, differing: 84, maxTimes: 2 });
+    expect(describeRepeatedSteps(run.repeatedSteps)).toBe("149 steps logged twice (84 with different values); later values kept");
+    expect(run).toMatchObject({ lastStep: 200, totalSteps: 300, finished: false, endStatus: "ended" });
+    expect(frameOf(run, "run.end")).toMatchObject({ status: "ended" });
+    expect(series(run, "eval_loss")).toHaveLength(4);
+    // one point per (key, step): 200 losses, the second writer's where it differs
+    expect(series(run, "loss")).toHaveLength(200);
+
+    // The same file with the repeats removed reports none, and reaching total_steps succeeds.
+    const once = "{\"current_steps\": 1, \"total_steps\": 2, \"loss\": 1.0}\n{\"current_steps\": 2, \"total_steps\": 2, \"loss\": 0.9}\n";
+    const done = onlyRun(importTrainingFiles([{ path: "ok/trainer_log.jsonl", text: once }]));
+    expect(done.repeatedSteps).toEqual({ steps: 0, differing: 0, maxTimes: 0 });
+    expect(describeRepeatedSteps(done.repeatedSteps)).toBeNull();
+    expect(done.endStatus).toBe("succeeded");
   });
 
   test("bad lines are reported with file and line; the other lines import", () => {

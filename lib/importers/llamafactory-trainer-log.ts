@@ -10,6 +10,7 @@ import {
   type TrainingFormatModule,
   type TrainingMetric,
 } from "./training-common";
+import { RepeatedSteps } from "./training-repeats";
 
 /**
  * LLaMA-Factory `trainer_log.jsonl`, appended by its `LogCallback.on_log` (one `json.dumps(logs)`
@@ -36,9 +37,10 @@ import {
  *   value), and `elapsedS` against step is the run's pace while `remainingS` is the writer's own
  *   ETA history.
  * - The same step written twice (two writers, or a resumed run re-logging steps after its last
- *   checkpoint): for each key, the later line wins.
+ *   checkpoint): for each key, the later line wins; such steps are counted (training-repeats.ts).
  * - Progress: done = highest `current_steps`, total = `total_steps` of the last line (when > 0).
- * - Finished: the highest step reached its `total_steps` (`current_steps == total_steps`).
+ * - Finished: the highest step reached its `total_steps` (`current_steps == total_steps`); else the
+ *   run ends `ended` at its last step. No wall-clock times (`elapsed_time` is relative).
  * - Identity (run key): the text of the first valid line (it holds the first loss and the wall
  *   time of the first log, and stays put while the file grows; LLaMA-Factory deletes the file when
  *   a new run overwrites the folder).
@@ -64,6 +66,7 @@ const MAX_MESSAGE_CHARS = 300;
 function parse(path: string, text: string): { parsed: ParsedTrainingLog; problems: ImportProblem[] } {
   const problems: ImportProblem[] = [];
   const metrics: TrainingMetric[] = [];
+  const repeats = new RepeatedSteps();
   let identityLine: string | null = null;
   let lastStep: number | null = null;
   let totalSteps: number | null = null;
@@ -98,6 +101,7 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
     }
     identityLine ??= lineText.trim();
     const where = { file: path, line };
+    const from = metrics.length;
     collectMetrics(value, step, NOT_METRICS, where, metrics, problems);
     for (const [source, key] of DURATIONS) {
       const raw = value[source];
@@ -106,6 +110,7 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
       if (seconds === null) problems.push({ ...where, message: `'${source}' at step ${step}: not a duration: ${JSON.stringify(raw).slice(0, 60)}; skipped` });
       else metrics.push({ key, step, value: seconds });
     }
+    repeats.add(step, metrics.slice(from));
     const total = parseStepValue(value.total_steps);
     if (total !== null) totalSteps = total > 0 ? total : null;
     if (lastStep === null || step >= lastStep) {
@@ -131,6 +136,9 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
       lastStep,
       totalSteps,
       finished: reachedTotal,
+      repeatedSteps: repeats.summary(),
+      startedAtMs: null,
+      endedAtMs: null,
       config: { tool: "llamafactory", ...(totalSteps !== null ? { total_steps: totalSteps } : {}) },
     },
     problems,

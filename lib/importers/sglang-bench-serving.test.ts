@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { detectFormat, importBenchmarkFiles } from "./index";
 import { summariseServerInfo } from "./sglang-bench-serving";
-import { at, endOf, expectValidFrames, fixture, fixtureFiles, onlyRun, pointsOf, pyJson, startOf } from "./testing";
+import { at, endOf, expectValidFrames, fixture, fixtureFiles, onlyRun, pointsOf, pyJson, startOf, testdata } from "./testing";
 
 const FOLDER = "sglang-bench-serving";
 const LLAMA = "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl";
@@ -404,6 +404,39 @@ describe("summariseServerInfo", () => {
       decode: [{ ...SERVER_INFO, tp_size: 8, disaggregation_mode: "decode", internal_states: [{ avg_spec_accept_length: 2.5 }] }],
     });
     expect(summary).toMatchObject({ tp_size: 8, disaggregation_mode: "decode", avg_spec_accept_length: 2.5, role: "decode" });
+  });
+
+  test("PD disaggregation file: the prefill and the decode server are both in the run config", () => {
+    // testdata: two bench_serving lines against SGLang's PD load balancer (1 prefill TP8 on fa3
+    // 0.4.9.post2, 1 decode TP16 on flashmla 0.4.9.post3, mooncake transfer); `server_info` is the
+    // balancer's {internal_states, prefill: [...], decode: [...]}.
+    const run = onlyRun(importBenchmarkFiles([testdata("sglang-pd/pd_1p1d_random_2000_1500.jsonl")]));
+    expectValidFrames(run.frames);
+    expect(run.pointCount).toBe(2);
+    const config = startOf(run).config as { server: Record<string, unknown>; engineVersion: unknown };
+    expect(config.engineVersion).toBe("0.4.9.post3");
+    expect(config.server).toMatchObject({
+      role: "decode",
+      version: "0.4.9.post3",
+      tp_size: 16,
+      attention_backend: "flashmla",
+      disaggregation_mode: "decode",
+      disaggregation_transfer_backend: "mooncake",
+      prefill: { role: "prefill", version: "0.4.9.post2", tp_size: 8, attention_backend: "fa3", disaggregation_mode: "prefill", disaggregation_transfer_backend: "mooncake" },
+    });
+    expect(config.server).not.toHaveProperty("prefillServers");
+    expect(at(pointsOf(run), 0).raw).toMatchObject({ server_info: { prefill: { version: "0.4.9.post2" } } });
+  });
+
+  test("PD balancer info: decode τ falls back to the balancer's internal_states; server counts", () => {
+    const { internal_states: _states, ...withoutStates } = SERVER_INFO;
+    const summary = summariseServerInfo({
+      internal_states: [{ avg_spec_accept_length: 3.1 }],
+      prefill: [{ ...SERVER_INFO, version: "a" }, { ...SERVER_INFO, version: "a" }],
+      decode: [{ ...withoutStates, version: "b" }],
+    });
+    expect(summary).toMatchObject({ version: "b", avg_spec_accept_length: 3.1, prefill: { version: "a", role: "prefill" }, prefillServers: 2 });
+    expect(summary).not.toHaveProperty("decodeServers");
   });
 
   test("not an object → null", () => {

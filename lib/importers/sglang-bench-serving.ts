@@ -79,6 +79,7 @@ const SERVER_INFO_KEYS = [
   "max_running_requests",
   "cuda_graph_max_bs",
   "disaggregation_mode",
+  "disaggregation_transfer_backend",
 ] as const;
 
 const MAX_SUMMARY_STRING = 500;
@@ -86,32 +87,42 @@ const MAX_SUMMARY_STRING = 500;
 /**
  * Summarises SGLang's `/get_server_info` JSON (as embedded in newer `bench_serving` rows) into a
  * small flat object: the scalar values of a fixed list of server args (version, model_path,
- * tp_size, speculative_* …, strings clipped to 500 chars) plus `avg_spec_accept_length` from
- * `internal_states[0]`. For prefill/decode disaggregation, where the info is
- * `{prefill: [...], decode: [...]}`, the first decode server is summarised and `role: "decode"`
- * is added. Returns null when `serverInfo` is not an object.
+ * tp_size, speculative_* …, attention and disaggregation transfer backends, strings clipped to 500
+ * chars) plus `avg_spec_accept_length` from `internal_states[0]`.
+ *
+ * Prefill/decode disaggregation (SGLang's PD load balancer answers
+ * `{prefill: [info…], decode: [info…], internal_states: [decode states…]}`): the first decode
+ * server is summarised at the top level with `role: "decode"` (its τ, or the balancer's first
+ * internal state when the decode info has none), and the first prefill server as `prefill` (same
+ * keys, `role: "prefill"`), so both servers' version and backends are kept; `prefillServers` /
+ * `decodeServers` count the servers when there is more than one of a role.
+ * Returns null when `serverInfo` is not an object.
  */
 export function summariseServerInfo(serverInfo: unknown): JsonObject | null {
   if (!isPlainObject(serverInfo)) return null;
-  let info: JsonObject = serverInfo;
-  let role: string | undefined;
-  const decode = serverInfo.decode;
-  if (Array.isArray(decode) && isPlainObject(decode[0])) {
-    info = decode[0];
-    role = "decode";
-  }
+  const { decode, prefill } = serverInfo;
+  if (!Array.isArray(decode) || !isPlainObject(decode[0])) return summariseOneServer(serverInfo);
+  const out = summariseOneServer(decode[0], serverInfo.internal_states);
+  out.role = "decode";
+  if (Array.isArray(prefill) && isPlainObject(prefill[0])) out.prefill = { ...summariseOneServer(prefill[0]), role: "prefill" };
+  if (Array.isArray(prefill) && prefill.length > 1) out.prefillServers = prefill.length;
+  if (decode.length > 1) out.decodeServers = decode.length;
+  return out;
+}
+
+/** The summary of one server's info; `fallbackStates` stands in for a missing `internal_states`. */
+function summariseOneServer(info: JsonObject, fallbackStates?: unknown): JsonObject {
   const out: JsonObject = {};
   for (const key of SERVER_INFO_KEYS) {
     const v = info[key];
     if (typeof v === "string") out[key] = v.length > MAX_SUMMARY_STRING ? v.slice(0, MAX_SUMMARY_STRING) : v;
     else if (typeof v === "number" || typeof v === "boolean") out[key] = v;
   }
-  const states = info.internal_states;
+  const states = Array.isArray(info.internal_states) ? info.internal_states : fallbackStates;
   if (Array.isArray(states) && isPlainObject(states[0])) {
     const tau = numberOrNull(states[0].avg_spec_accept_length);
     if (tau !== null) out.avg_spec_accept_length = tau;
   }
-  if (role) out.role = role;
   return out;
 }
 

@@ -34,6 +34,15 @@ export function fixture(folder: string, name: string): { path: string; text: str
   return { path: p, text: fs.readFileSync(p, "utf8") };
 }
 
+/** The repo's own importer test files (files written in a tool's format where no real one was found). */
+export const testdataDir = path.resolve(repoRoot, "lib/importers/testdata");
+
+/** One file of `lib/importers/testdata/` by its path there (`genai-perf-no-streaming/profile_export_genai_perf.json`). */
+export function testdata(relativePath: string): { path: string; text: string } {
+  const p = path.join(testdataDir, relativePath);
+  return { path: p, text: fs.readFileSync(p, "utf8") };
+}
+
 /** Asserts every frame passes the protocol validator and stays under the 1 MiB frame limit. */
 export function expectValidFrames(frames: readonly ClientFrameInput[]): void {
   for (const frame of frames) {

@@ -2,6 +2,7 @@ import { MAX_FRAME_BYTES, PROTOCOL_VERSION, runStartFrame, type ClientFrameInput
 import { stringifyJson } from "../protocol/json";
 import { describeIssues } from "../protocol/validate";
 import { baseName, naturalCompare, setOwn, sha256Hex, utf8ByteLength, type ImportProblem, type JsonObject } from "./benchmark-common";
+import type { RepeatedStepsSummary } from "./training-repeats";
 
 /**
  * Shared pieces of the training-log importers (Hugging Face `trainer_state.json`, LLaMA-Factory
@@ -18,8 +19,11 @@ import { baseName, naturalCompare, setOwn, sha256Hex, utf8ByteLength, type Impor
  */
 
 /** Training log formats the importers understand (one module each). */
-export const TRAINING_FORMATS = ["hf-trainer-state", "llamafactory-trainer-log"] as const;
-/** `"hf-trainer-state"` (Transformers `Trainer` trainer_state.json) or `"llamafactory-trainer-log"` (LLaMA-Factory trainer_log.jsonl). */
+export const TRAINING_FORMATS = ["hf-trainer-state", "llamafactory-trainer-log", "metrics-csv"] as const;
+/**
+ * `"hf-trainer-state"` (Transformers `Trainer` trainer_state.json), `"llamafactory-trainer-log"`
+ * (LLaMA-Factory trainer_log.jsonl) or `"metrics-csv"` (CSV tables with a `step` column).
+ */
 export type TrainingFormat = (typeof TRAINING_FORMATS)[number];
 
 /** One metric value from a log: `key` as the tool spells it, `step` the global step, `value` (NaN/±Infinity kept). */
@@ -43,8 +47,13 @@ export interface ParsedTrainingLog {
   lastStep: number | null;
   /** Planned steps (`max_steps` / `total_steps`), or null when unknown (0 or missing). */
   totalSteps: number | null;
-  /** True when the log shows that training finished. */
+  /** True when the log shows that training finished (it reached its planned steps). */
   finished: boolean;
+  /** Steps this file logged more than once (see training-repeats.ts). */
+  repeatedSteps: RepeatedStepsSummary;
+  /** Wall-clock time of the first / last logged record (epoch ms), when the log records one; else null. */
+  startedAtMs: number | null;
+  endedAtMs: number | null;
   /** Run config facts (tool key names), nulls left out; must not change while the run grows. */
   config: JsonObject;
 }
@@ -196,9 +205,11 @@ export interface TrainingImportOptions {
 /**
  * One imported training run: deterministic `runKey` (`import:<32 hex>`), `name`, source `format`,
  * `files` (oldest snapshot first), `pointCount` (metric points after resolving duplicate steps),
- * `lastStep` / `totalSteps` (progress in steps, null when unknown), `finished` (a `run.end` frame is
- * included; otherwise the run stays running), and `frames` to send in order (`run.start`,
- * `run.metrics`…, `run.progress`, `run.end`?); every frame passes `checkFrame`.
+ * `lastStep` / `totalSteps` (progress in steps, null when unknown), `finished` (the log reached its
+ * planned steps), `endStatus` (`succeeded` when finished, else `ended`: the log stops at its last
+ * step and does not say how training went), `repeatedSteps` (steps the newest file logged more than
+ * once; the later values are the ones sent), and `frames` to send in order (`run.start`,
+ * `run.metrics`…, `run.progress`, `run.end`); every frame passes `checkFrame`.
  */
 export interface ImportedTrainingRun {
   runKey: string;
@@ -209,6 +220,8 @@ export interface ImportedTrainingRun {
   lastStep: number | null;
   totalSteps: number | null;
   finished: boolean;
+  endStatus: "succeeded" | "ended";
+  repeatedSteps: RepeatedStepsSummary;
   frames: ClientFrameInput[];
 }
 
@@ -305,9 +318,12 @@ type RunEndInput = Extract<ClientFrameInput, { type: "run.end" }>;
  *   frames, so re-importing it resends little (earlier frames keep their ids).
  * - `run.progress`: `done` = last step, `total` = planned steps, unit `steps`, worker `import`,
  *   `bootId` derived from the run key (no counters, so the boot only needs to be stable).
- * - `run.end` (`succeeded`) only when the newest snapshot shows training finished. Its id also hashes
- *   the `run.start` id: a changed `run.start` (new name, tags) is applied again and sets the run back
- *   to running, so the end must be applied again after it.
+ * - `run.end` at the last logged step: `succeeded` when the newest snapshot shows training finished
+ *   (reached its planned steps), else `ended` (stopped there, outcome unknown: a log cut mid-run or
+ *   without a final line); `endedAt` = the log's last wall-clock time when it records one
+ *   (`run.start.startedAt` = its first), else the server's receive time. Its id also hashes the
+ *   `run.start` id and the last step: a changed `run.start` (new name, tags) is applied again and sets
+ *   the run back to running, and a grown log moves the end, so the end must be applied again.
  * Frame ids hash their content, so the same input gives identical frames.
  * @throws TrainingImportError when `opts.name` is given for logs of more than one training run.
  */
@@ -359,6 +375,8 @@ function buildOne(runKey: string, ordered: ParsedTrainingLog[], newest: ParsedTr
   for (const log of ordered) if (log.lastStep !== null) lastStep = Math.max(lastStep ?? 0, log.lastStep);
   const totalSteps = newest.totalSteps;
   const finished = ordered.some((l) => l.finished && l.lastStep === newest.lastStep);
+  const startedAtMs = ordered.reduce<number | null>((min, l) => (l.startedAtMs === null ? min : min === null ? l.startedAtMs : Math.min(min, l.startedAtMs)), null);
+  const endedAtMs = newest.endedAtMs;
 
   const sourceFiles = [...new Set(ordered.map((l) => baseName(l.path)))];
   const config: JsonObject = { format: newest.format };
@@ -373,6 +391,7 @@ function buildOne(runKey: string, ordered: ParsedTrainingLog[], newest: ParsedTr
     name,
     kind: "training",
     ...(opts.host !== undefined ? { host: opts.host } : {}),
+    ...(startedAtMs !== null ? { startedAt: startedAtMs } : {}),
     config,
     ...(opts.tags !== undefined && opts.tags.length > 0 ? { tags: opts.tags } : {}),
     ...(totalSteps !== null ? { total: totalSteps } : {}),
@@ -398,10 +417,15 @@ function buildOne(runKey: string, ordered: ParsedTrainingLog[], newest: ParsedTr
   };
   frames.push(withId(progressBody, frameId(runKey, "progress", progressBody)));
 
-  if (finished) {
-    const endBody: Omit<RunEndInput, "id"> = { v: PROTOCOL_VERSION, type: "run.end", run: runKey, status: "succeeded" };
-    frames.push(withId(endBody, frameId(runKey, "end", { end: endBody, after: startId })));
-  }
+  const endStatus = finished ? "succeeded" : "ended";
+  const endBody: Omit<RunEndInput, "id"> = {
+    v: PROTOCOL_VERSION,
+    type: "run.end",
+    run: runKey,
+    status: endStatus,
+    ...(endedAtMs !== null ? { endedAt: endedAtMs } : {}),
+  };
+  frames.push(withId(endBody, frameId(runKey, "end", { end: endBody, after: startId, lastStep })));
 
   return {
     runKey,
@@ -412,6 +436,8 @@ function buildOne(runKey: string, ordered: ParsedTrainingLog[], newest: ParsedTr
     lastStep,
     totalSteps,
     finished,
+    endStatus,
+    repeatedSteps: newest.repeatedSteps,
     frames,
   };
 }

@@ -4,7 +4,7 @@
  */
 
 /** Stored run status as workers report it. */
-export type RunStatus = "running" | "succeeded" | "failed" | "cancelled";
+export type RunStatus = "running" | "succeeded" | "failed" | "cancelled" | "ended";
 
 /** Run status as shown: the stored status, or "stale" for a running run. */
 export type RunState = RunStatus | "stale";

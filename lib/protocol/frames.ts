@@ -52,7 +52,11 @@ const base = {
 };
 
 export const RUN_KINDS = ["benchmark", "extraction", "generation", "training", "eval"] as const;
-export const RUN_END_STATUSES = ["succeeded", "failed", "cancelled"] as const;
+/**
+ * How a run ended. `ended`: it stopped and nothing says how it went (an imported log that ends at
+ * its last step without reaching its planned steps); shown neutral, never as failed or running.
+ */
+export const RUN_END_STATUSES = ["succeeded", "failed", "cancelled", "ended"] as const;
 
 /** `hello`: optional first frame; identifies the client software and the worker. */
 export const helloFrame = z.strictObject({

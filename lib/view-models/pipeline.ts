@@ -118,7 +118,7 @@ export interface CommandView {
 export interface RunProgressView {
   runId: number;
   kind: "benchmark" | "extraction" | "generation" | "training" | "eval";
-  status: "running" | "succeeded" | "failed" | "cancelled";
+  status: "running" | "succeeded" | "failed" | "cancelled" | "ended";
   /** Status or the derived `stale`, as of `asOf`. */
   state: RunState;
   /** Server time the figures were computed at (rates and staleness depend on it). */

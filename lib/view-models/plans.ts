@@ -20,7 +20,7 @@ export interface PlanRunView {
   name: string;
   kind: string;
   host: string;
-  status: "running" | "succeeded" | "failed" | "cancelled";
+  status: "running" | "succeeded" | "failed" | "cancelled" | "ended";
   /** Stored status or the derived `stale`, at `asOf`. */
   state: RunState;
   lastPushAt: string;

@@ -8,7 +8,7 @@ import type { BenchmarkPointView, RunDetail, RunListPage, RunSummary, RunState }
 export const runFilters = z.object({
   kind: z.enum(RUN_KINDS).optional(),
   host: z.string().max(100).optional(),
-  status: z.enum(["running", "succeeded", "failed", "cancelled", "stale"]).optional(),
+  status: z.enum(["running", "succeeded", "failed", "cancelled", "ended", "stale"]).optional(),
   tag: z.string().max(100).optional(),
   q: z.string().max(200).optional(),
   /** Archived runs are left out unless `include` (all runs) or `only` (archived runs only). */

@@ -58,7 +58,7 @@ export async function proposePlan(client: pg.PoolClient, principal: TokenPrincip
   const sessionId = f.session ? await ensureSession(client, f.session, at) : null;
   let runStateAtProposal: string | null = null;
   if (runId !== null) {
-    const r = await client.query<{ status: "running" | "succeeded" | "failed" | "cancelled"; lastPushAt: Date; stallAfterS: number }>(
+    const r = await client.query<{ status: "running" | "succeeded" | "failed" | "cancelled" | "ended"; lastPushAt: Date; stallAfterS: number }>(
       `SELECT status, "lastPushAt", "stallAfterS" FROM "Run" WHERE id = $1`,
       [runId],
     );
