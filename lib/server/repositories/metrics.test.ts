@@ -1,12 +1,32 @@
 import { afterAll, describe, expect, test } from "vitest";
-import { minMaxDownsample } from "@/lib/metrics/downsample";
+import { planSeries } from "@/lib/metrics/tiers";
 import { NotFoundError } from "@/lib/server/errors";
 import { getRunMetrics } from "./metrics";
 import { ingestHarness } from "@/test/support/ingest";
 
-// Metric series downsampled in SQL, over points written by the real ingest code: a spike and
-// every non-finite value survive, small series come back whole, 64-bit steps stay exact, and the
-// result equals lib/metrics' minMaxDownsample on the same data.
+// Metric series answered from the pre-aggregated tiers, over points written by the real ingest
+// code: a spike and every non-finite value survive, small series come back whole, 64-bit steps
+// stay exact, a step range reads only that range, and the result equals a brute-force M4 over
+// the raw points (first, lowest, highest, last finite point of each column).
+
+/** Brute-force M4 over raw points with the columns planSeries picks for lo..hi. */
+function bruteM4(points: Array<{ step: number; value: number }>, columns: number): Array<[number, number]> {
+  const fin = points.filter((p) => Number.isFinite(p.value)).sort((a, b) => a.step - b.step);
+  const lo = BigInt(fin[0]!.step);
+  const plan = planSeries(lo, BigInt(fin.at(-1)!.step), columns);
+  const cols = new Map<bigint, typeof fin>();
+  for (const p of fin) {
+    const c = ((BigInt(p.step) >> BigInt(plan.bits)) - (lo >> BigInt(plan.bits))) / plan.perColumn;
+    cols.set(c, [...(cols.get(c) ?? []), p]);
+  }
+  const keep = new Map<number, number>();
+  for (const list of cols.values()) {
+    const byValue = (dir: number) => [...list].sort((a, b) => dir * (a.value - b.value) || a.step - b.step)[0]!;
+    for (const p of [list[0]!, byValue(1), byValue(-1), list.at(-1)!]) keep.set(p.step, p.value);
+  }
+  for (const p of points) if (!Number.isFinite(p.value)) keep.set(p.step, p.value);
+  return [...keep].sort((a, b) => a[0] - b[0]);
+}
 
 const { prisma, ingest, startRun: startRunOf, close } = await ingestHarness("train-host");
 afterAll(close);
@@ -18,7 +38,7 @@ function lossAt(step: number): number {
 }
 
 describe("getRunMetrics", () => {
-  test("downsamples a long series to min/max per step bucket, keeping the spike and every NaN/±Infinity", async () => {
+  test("answers a long series from tiers with M4 columns, keeping the spike and every NaN/±Infinity", async () => {
     const { run, id } = await startRun();
     const special = new Map<number, number | string>([
       [1200, "NaN"],
@@ -38,7 +58,7 @@ describe("getRunMetrics", () => {
     expect(loss.total).toBe(5000);
     expect(loss.shown).toBe(loss.points.length);
     expect(loss.shown).toBeLessThanOrEqual(1000 + 4);
-    expect(loss.shown).toBeGreaterThan(900);
+    expect(loss.shown).toBeGreaterThan(400);
     const at = new Map(loss.points.map((p) => [p.step, p.value]));
     expect(at.get(2345)).toBe(100);
     expect(at.get(1200)).toBeNaN();
@@ -48,15 +68,20 @@ describe("getRunMetrics", () => {
     const steps = loss.points.map((p) => p.step as number);
     expect(steps).toEqual([...steps].sort((a, b) => a - b));
 
-    // Same rule as the pure implementation, point for point.
-    const expected = minMaxDownsample(
-      points.map((p) => ({ x: p.step, y: typeof p.value === "string" ? Number(p.value) : p.value })),
-      1000,
-    );
-    expect(loss.points.map((p) => [p.step, p.value])).toEqual(expected.points.map((p) => [p.x, p.y]));
+    // Point for point the brute-force M4 over the raw points.
+    const numeric = points.map((p) => ({ step: p.step, value: typeof p.value === "string" ? Number(p.value) : p.value }));
+    expect(loss.points.map((p) => [p.step, p.value])).toEqual(bruteM4(numeric, 250));
 
     const lr = view.series[1]!;
     expect(lr).toEqual({ key: "lr", total: 3, shown: 3, points: [0, 100, 200].map((step) => ({ step, value: 3e-4 / (1 + step) })) });
+
+    // Zoomed: a range returns only its points, raw when they fit the budget, M4 of the range otherwise.
+    const zoom = (await getRunMetrics(prisma, id, { maxPoints: 1000, keys: ["loss"], fromStep: 2000n, toStep: 2600n })).series[0]!;
+    expect(zoom.total).toBe(5000);
+    expect(zoom.points.map((p) => [p.step, p.value])).toEqual(numeric.filter((p) => p.step >= 2000 && p.step <= 2600).map((p) => [p.step, p.value]));
+    const wide = (await getRunMetrics(prisma, id, { maxPoints: 100, keys: ["loss"], fromStep: 1001n, toStep: 4321n })).series[0]!;
+    expect(wide.points.map((p) => [p.step, p.value])).toEqual(bruteM4(numeric.filter((p) => p.step >= 1001 && p.step <= 4321), 25));
+    expect(wide.points.some((p) => p.step === 2345 && p.value === 100)).toBe(true);
   });
 
   test("returns a series within budget whole, 64-bit steps as exact strings, and filters by key", async () => {
@@ -104,12 +129,13 @@ describe("getRunMetrics", () => {
     expect(big.points.map((p) => BigInt(p.step))).toEqual([...big.points.map((p) => BigInt(p.step))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
   });
 
-  test("a flat series keeps one point per bucket; a run without metrics has no series; unknown runs throw", async () => {
+  test("a flat series keeps the ends of each column; a run without metrics has no series; unknown runs throw", async () => {
     const { run, id } = await startRun();
     await ingest({ type: "run.metrics", run, points: Array.from({ length: 50 }, (_, step) => ({ key: "flat", step, value: 1 })) });
     const flat = (await getRunMetrics(prisma, id, { maxPoints: 10 })).series[0]!;
     expect(flat.total).toBe(50);
-    expect(flat.points.map((p) => p.step)).toEqual([0, 10, 20, 30, 40]);
+    // 2 columns of whole 16-step buckets: steps 0..31 and 32..49.
+    expect(flat.points.map((p) => p.step)).toEqual([0, 31, 32, 49]);
     expect((await startRun().then((r) => getRunMetrics(prisma, r.id))).series).toEqual([]);
     await expect(getRunMetrics(prisma, 987_654_321)).rejects.toBeInstanceOf(NotFoundError);
   });

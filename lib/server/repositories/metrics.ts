@@ -1,76 +1,174 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { COARSEST_BITS, compareBigint, coverRange, planSeries, m4Points, type SeriesPlan, type StepPoint, type TierAggregate, type TierPiece } from "@/lib/metrics/tiers";
+import { STEP_MAX, STEP_MIN } from "@/lib/metrics/steps";
 import { NotFoundError } from "@/lib/server/errors";
 import type { MetricSeriesView, RunMetricsView } from "@/lib/view-models/metrics";
 import { stepValue } from "./pipelines";
 
-/** Default point budget per series (≈ 2 points per pixel column of a wide chart). */
+/** Default point budget per series (≈ 4 points per pixel column of a 250-column chart). */
 export const DEFAULT_MAX_POINTS = 1000;
 
+/** What a chart asks for: a point budget per series, optionally some keys and a step range (inclusive). */
+export interface RunMetricsOptions {
+  maxPoints?: number;
+  keys?: readonly string[];
+  fromStep?: bigint;
+  toStep?: bigint;
+}
+
+interface KeyTotals {
+  key: string;
+  finite: number;
+  nonFinite: number;
+  lo: bigint | null;
+  hi: bigint | null;
+}
+
+/** A tier row (or a raw point, as a one-point aggregate) of one key's cover. */
+type PieceRow = TierAggregate & { key: string };
+
 /**
- * A run's metric series, downsampled in PostgreSQL so that a million-point loss curve never
- * leaves the database: a key with at most `maxPoints` finite values is returned whole; a longer
- * one is cut into ⌊maxPoints/2⌋ equal-width step buckets (over the finite values' step range)
- * and each bucket keeps its lowest and highest value (ties: the lowest step), so spikes never
- * vanish. Every NaN/±Infinity point is always kept: the chart marks each one. The same rule as
- * `minMaxDownsample` in lib/metrics/downsample.ts, computed in SQL.
+ * A run's metric series for a chart, answered from the pre-aggregated tiers (lib/metrics/tiers.ts,
+ * kept by ingest) so the cost follows the chart's width, not the points stored:
+ * - per key, the finite points in the requested step range: all of them when they fit in
+ *   `maxPoints` (a zoomed-in chart reads raw rows of its range only); otherwise ⌊maxPoints/4⌋
+ *   equal-width columns of whole tier buckets, each giving its first, lowest, highest and last
+ *   point (M4: the line's joins and every spike survive), so at most `maxPoints` finite points;
+ * - every NaN/±Infinity point in the range, always (the chart marks each one);
+ * - `total` is the number of points stored for the key (whole series, not just the range).
+ * Keys in alphabetical order; steps exact (bigint in SQL, strings beyond 2^53 in the view).
  * @throws NotFoundError when no run has this id.
  */
-export async function getRunMetrics(db: PrismaClient, runId: number, opts: { maxPoints?: number; keys?: readonly string[] } = {}): Promise<RunMetricsView> {
-  const maxPoints = Math.max(2, Math.floor(opts.maxPoints ?? DEFAULT_MAX_POINTS));
-  const buckets = Math.floor(maxPoints / 2);
+export async function getRunMetrics(db: PrismaClient, runId: number, opts: RunMetricsOptions = {}): Promise<RunMetricsView> {
+  const maxPoints = Math.max(4, Math.floor(opts.maxPoints ?? DEFAULT_MAX_POINTS));
+  const columns = Math.floor(maxPoints / 4);
+  const from = opts.fromStep ?? STEP_MIN;
+  const to = opts.toStep ?? STEP_MAX;
   const run = await db.run.findUnique({ where: { id: runId }, select: { id: true } });
   if (!run) throw new NotFoundError(`run ${runId} not found`);
-  const keys = opts.keys && opts.keys.length > 0 ? [...opts.keys] : null;
 
-  // One scan for per-key statistics, then:
-  // - rows kept as they are (series within budget, and every non-finite value) are read directly;
-  // - longer series are grouped into step buckets, each keeping the row with the lowest value and
-  //   the row with the highest value (ties: the lowest step). Those rows come from min()/max() over
-  //   arrays [value, step high 32 bits, step low 32 bits], compared element by element: one hash
-  //   aggregation and no sort of the million rows; the split keeps 64-bit steps exact in float8.
-  // `finite` excludes NaN (which Postgres sorts above every number) and ±Infinity. The bucket
-  // formula is minMaxDownsample's: floor((step − lo) / (hi − lo) × buckets), capped at buckets − 1.
-  const keyFilter = keys ? Prisma.sql`AND key = ANY(${keys}::text[])` : Prisma.empty;
-  const rows = await db.$queryRaw<Array<{ key: string; step: bigint; value: number; total: number }>>`
-    WITH stats AS (
-      SELECT key, count(*)::int AS total,
-             count(*) FILTER (WHERE value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8))::int AS finite_n,
-             min(step) FILTER (WHERE value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)) AS lo,
-             max(step) FILTER (WHERE value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)) AS hi
-        FROM "MetricPoint" WHERE "runId" = ${runId} ${keyFilter} GROUP BY key
-    ), big AS (
-      SELECT m.key,
-             CASE WHEN s.hi = s.lo THEN 0
-                  ELSE LEAST(${buckets}::int - 1, floor(((m.step - s.lo)::float8 / (s.hi - s.lo)::float8) * ${buckets}::int))::int END AS b,
-             min(ARRAY[m.value, (m.step >> 32)::float8, (m.step & 4294967295)::float8]) AS lo_row,
-             max(ARRAY[m.value, -((m.step >> 32)::float8), -((m.step & 4294967295)::float8)]) AS hi_row
-        FROM "MetricPoint" m JOIN stats s ON s.key = m.key
-       WHERE m."runId" = ${runId} AND s.finite_n > ${maxPoints}::int
-         AND m.value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)
-       GROUP BY 1, 2
-    )
-    SELECT m.key, m.step, m.value, s.total
-      FROM "MetricPoint" m JOIN stats s ON s.key = m.key
-     WHERE m."runId" = ${runId}
-       AND (s.finite_n <= ${maxPoints}::int OR m.value IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8))
-    UNION
-    SELECT big.key, x.step, x.value, s.total
-      FROM big JOIN stats s ON s.key = big.key
-     CROSS JOIN LATERAL (VALUES
-       (((lo_row[2])::int8 << 32) + (lo_row[3])::int8, lo_row[1]),
-       (((-hi_row[2])::int8 << 32) + (-hi_row[3])::int8, hi_row[1])
-     ) AS x(step, value)
-     ORDER BY 1, 2`;
+  const totals = await keyTotals(db, runId, opts.keys);
+  // Per key: the plan over its finite step range clipped to the request, and the exact cover of it.
+  const plans = new Map<string, { lo: bigint; hi: bigint; plan: SeriesPlan; pieces: TierPiece[] }>();
+  for (const t of totals) {
+    if (t.finite === 0 || t.lo === null || t.hi === null) continue;
+    const lo = t.lo > from ? t.lo : from;
+    const hi = t.hi < to ? t.hi : to;
+    if (lo > hi) continue;
+    const plan = planSeries(lo, hi, columns);
+    plans.set(t.key, { lo, hi, plan, pieces: coverRange(lo, hi, plan.bits) });
+  }
+  const pieces = await readPieces(db, runId, plans);
+
+  // A key whose finite points in range fit the budget is answered with them all (raw rows).
+  const finite = new Map<string, StepPoint[]>();
+  const rawKeys: Array<{ key: string; lo: bigint; hi: bigint }> = [];
+  for (const [key, p] of plans) {
+    const rows = pieces.get(key) ?? [];
+    const inRange = rows.reduce((sum, r) => sum + r.n, 0);
+    if (inRange <= maxPoints && p.plan.bits === 0) finite.set(key, rows.map((r) => ({ step: r.firstStep!, value: r.firstValue! })).sort((x, y) => compareBigint(x.step, y.step)));
+    else if (inRange <= maxPoints) rawKeys.push({ key, lo: p.lo, hi: p.hi });
+    else {
+      finite.set(key, m4Points(rows, p.lo, p.plan));
+    }
+  }
+  const nonFiniteKeys = totals.filter((t) => t.nonFinite > 0).map((t) => t.key);
+  const [raw, special] = await Promise.all([readRaw(db, runId, rawKeys), readNonFinite(db, runId, nonFiniteKeys, from, to)]);
+  for (const [key, points] of raw) finite.set(key, points);
 
   const series: MetricSeriesView[] = [];
-  let current: MetricSeriesView | null = null;
-  for (const r of rows) {
-    if (!current || current.key !== r.key) {
-      current = { key: r.key, points: [], total: r.total, shown: 0 };
-      series.push(current);
-    }
-    current.points.push({ step: stepValue(r.step), value: r.value });
+  for (const t of totals) {
+    const points = mergeByStep(finite.get(t.key) ?? [], special.get(t.key) ?? []);
+    series.push({ key: t.key, points: points.map((p) => ({ step: stepValue(p.step), value: p.value })), total: t.finite + t.nonFinite, shown: points.length });
   }
-  for (const s of series) s.shown = s.points.length;
   return { runId, maxPoints, series };
+}
+
+/** Per key: points stored (finite / non-finite) and the finite step range, from the coarsest tier (≤ 16 rows a key). */
+async function keyTotals(db: PrismaClient, runId: number, keys: readonly string[] | undefined): Promise<KeyTotals[]> {
+  const keyFilter = keys && keys.length > 0 ? Prisma.sql`AND key = ANY(${[...keys]}::text[])` : Prisma.empty;
+  const rows = await db.$queryRaw<Array<{ key: string; finite: number; nonFinite: number; lo: bigint | null; hi: bigint | null }>>`
+    SELECT key, sum(n)::float8 AS finite, sum("nonFinite")::float8 AS "nonFinite", min("firstStep") AS lo, max("lastStep") AS hi
+      FROM "MetricTier" WHERE "runId" = ${runId} AND bits = ${COARSEST_BITS}::int2 ${keyFilter}
+     GROUP BY key ORDER BY key`;
+  return rows;
+}
+
+/** The tier rows (and raw rows, bits 0) of every key's cover, in one statement; each row as an aggregate. */
+async function readPieces(db: PrismaClient, runId: number, plans: ReadonlyMap<string, { pieces: TierPiece[] }>): Promise<Map<string, PieceRow[]>> {
+  const keys: string[] = [];
+  const bits: number[] = [];
+  const los: string[] = [];
+  const his: string[] = [];
+  for (const [key, p] of plans) {
+    for (const piece of p.pieces) {
+      keys.push(key);
+      bits.push(piece.bits);
+      los.push(piece.lo.toString());
+      his.push(piece.hi.toString());
+    }
+  }
+  const out = new Map<string, PieceRow[]>();
+  if (keys.length === 0) return out;
+  // LATERAL keeps each piece an index range scan: tier rows by (runId, bits, key, bucket), raw
+  // rows by (runId, key, step), non-finite raw rows left out (they are read separately).
+  const rows = await db.$queryRaw<PieceRow[]>`
+    SELECT r.key, x.* FROM unnest(${keys}::text[], ${bits}::int2[], ${los}::int8[], ${his}::int8[]) AS r(key, bits, lo, hi)
+     CROSS JOIN LATERAL (
+       SELECT t.n, t."nonFinite", t."minStep", t."minValue", t."maxStep", t."maxValue", t."firstStep", t."firstValue", t."lastStep", t."lastValue"
+         FROM "MetricTier" t
+        WHERE r.bits > 0 AND t."runId" = ${runId} AND t.bits = r.bits AND t.key = r.key AND t.bucket BETWEEN r.lo AND r.hi
+       UNION ALL
+       SELECT 1, 0, m.step, m.value, m.step, m.value, m.step, m.value, m.step, m.value
+         FROM "MetricPoint" m
+        WHERE r.bits = 0 AND m."runId" = ${runId} AND m.key = r.key AND m.step BETWEEN r.lo AND r.hi
+          AND m.value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)
+     ) AS x`;
+  for (const r of rows) {
+    let list = out.get(r.key);
+    if (!list) out.set(r.key, (list = []));
+    list.push(r);
+  }
+  return out;
+}
+
+/** Every finite raw point of each key's step range, by step. */
+async function readRaw(db: PrismaClient, runId: number, ranges: ReadonlyArray<{ key: string; lo: bigint; hi: bigint }>): Promise<Map<string, StepPoint[]>> {
+  const out = new Map<string, StepPoint[]>();
+  if (ranges.length === 0) return out;
+  const rows = await db.$queryRaw<Array<{ key: string; step: bigint; value: number }>>`
+    SELECT r.key, m.step, m.value
+      FROM unnest(${ranges.map((r) => r.key)}::text[], ${ranges.map((r) => r.lo.toString())}::int8[], ${ranges.map((r) => r.hi.toString())}::int8[]) AS r(key, lo, hi)
+      JOIN "MetricPoint" m ON m."runId" = ${runId} AND m.key = r.key AND m.step BETWEEN r.lo AND r.hi
+     WHERE m.value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)
+     ORDER BY r.key, m.step`;
+  for (const r of rows) {
+    let list = out.get(r.key);
+    if (!list) out.set(r.key, (list = []));
+    list.push({ step: r.step, value: r.value });
+  }
+  return out;
+}
+
+/** Every NaN/±Infinity point of `keys` with a step in from..to, by step. */
+async function readNonFinite(db: PrismaClient, runId: number, keys: readonly string[], from: bigint, to: bigint): Promise<Map<string, StepPoint[]>> {
+  const out = new Map<string, StepPoint[]>();
+  if (keys.length === 0) return out;
+  const rows = await db.$queryRaw<Array<{ key: string; step: bigint; value: number }>>`
+    SELECT key, step, value FROM "MetricNonFinite"
+     WHERE "runId" = ${runId} AND key = ANY(${[...keys]}::text[]) AND step BETWEEN ${from.toString()}::int8 AND ${to.toString()}::int8
+     ORDER BY key, step`;
+  for (const r of rows) {
+    let list = out.get(r.key);
+    if (!list) out.set(r.key, (list = []));
+    list.push({ step: r.step, value: r.value });
+  }
+  return out;
+}
+
+/** Two step-sorted lists (disjoint steps) as one, by step. */
+function mergeByStep(a: readonly StepPoint[], b: readonly StepPoint[]): StepPoint[] {
+  if (b.length === 0) return [...a];
+  if (a.length === 0) return [...b];
+  return [...a, ...b].sort((x, y) => compareBigint(x.step, y.step));
 }

@@ -77,7 +77,17 @@ function orderSeries(series: readonly MetricSeriesView[]): MetricSeriesView[] {
 }
 
 /** One chart per metric key by step, with NaN/±∞ markers and an "N of M points" note when downsampled. */
-export function MetricSections({ metrics }: { metrics: RunMetricsView }) {
+export function MetricSections({ metrics }: { metrics: RunMetricsView | undefined }) {
+  if (!metrics) {
+    return (
+      <Card aria-busy="true">
+        <CardHeader>
+          <CardTitle>Metrics</CardTitle>
+        </CardHeader>
+        <CardContent className="h-48 text-sm text-muted-fg">Loading metric series…</CardContent>
+      </Card>
+    );
+  }
   if (metrics.series.length === 0) {
     return (
       <Card>
@@ -99,7 +109,7 @@ export function MetricSections({ metrics }: { metrics: RunMetricsView }) {
                 {s.key}
                 <span className="font-sans font-normal text-muted-fg"> by step</span>
               </CardTitle>
-              <CardDescription className="ml-auto shrink-0 tabular-nums" title={s.shown < s.total ? "Each step bucket keeps its lowest and highest value, so spikes stay visible; every NaN/±∞ is kept" : undefined}>
+              <CardDescription className="ml-auto shrink-0 tabular-nums" title={s.shown < s.total ? "Each step column keeps its first, lowest, highest and last value, so spikes stay visible; every NaN/±∞ is kept" : undefined}>
                 {s.shown < s.total ? `${formatCount(s.shown)} of ${formatCount(s.total)} points` : `${formatCount(s.total)} point${s.total === 1 ? "" : "s"}`}
               </CardDescription>
             </CardHeader>

@@ -27,7 +27,6 @@ import { runTopic } from "@/lib/protocol/live";
 import { runQueryKey } from "@/lib/query-keys";
 import { cn } from "@/lib/utils";
 import type { RunDetail } from "@/lib/view-models";
-import type { RunMetricsView } from "@/lib/view-models/metrics";
 import type { RunProgressView } from "@/lib/view-models/pipeline";
 import { ActivitySections, MetricSections, PipelineSections } from "./activity-sections";
 
@@ -41,7 +40,6 @@ const ACTIVITY_REFRESH_MS = 2000;
 interface RunDetailViewProps {
   initial: RunDetail;
   initialProgress: RunProgressView;
-  initialMetrics: RunMetricsView;
   renderedAt: number;
   /** The viewer may edit and archive the run (approver or admin). */
   canEdit?: boolean;
@@ -53,7 +51,7 @@ interface RunDetailViewProps {
  * and uploads over time. Training runs (or any run with metric points): one chart per metric.
  * Every run: the `pitwall run` command, events and artifacts when it has them.
  */
-export function RunDetailView({ initial, initialProgress, initialMetrics, renderedAt, canEdit = false }: RunDetailViewProps) {
+export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = false }: RunDetailViewProps) {
   const live = useLiveTopics([runTopic(initial.id)]);
   useLiveInvalidate([runTopic(initial.id)], [progressQueryKey(initial.id), metricsQueryKey(initial.id)], { minIntervalMs: ACTIVITY_REFRESH_MS });
   const refetchInterval = refetchIntervalFor(live);
@@ -73,9 +71,8 @@ export function RunDetailView({ initial, initialProgress, initialMetrics, render
   });
   const { data: metrics } = useQuery({
     queryKey: metricsQueryKey(initial.id),
+    // Fetched from the browser, not with the server render: the page never waits for the series.
     queryFn: ({ signal }) => fetchRunMetrics(initial.id, signal),
-    initialData: initialMetrics,
-    initialDataUpdatedAt: renderedAt,
     refetchInterval,
   });
   const progress = progressQuery.data;
@@ -112,7 +109,7 @@ export function RunDetailView({ initial, initialProgress, initialMetrics, render
 
   const isBenchmark = run.kind === "benchmark";
   const isPipeline = run.kind === "extraction" || run.kind === "generation" || progress.workers.length > 0;
-  const isTraining = run.kind === "training" || metrics.series.length > 0;
+  const isTraining = run.kind === "training" || (metrics?.series.length ?? 0) > 0;
   const showProgress = isPipeline || progress.progress.done !== null || progress.progress.total !== null;
   const hasActivity = progress.events.length > 0 || progress.artifactTotal > 0 || progress.command !== null;
   const hasPoints = view.points.length > 0;

@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { z } from "zod";
 import type { metricPoint } from "@/lib/protocol";
 import { isCounterOverflow, parseStep } from "@/lib/metrics/steps";
+import { maintainMetricTiers, pointId } from "./metric-tiers";
 
 type MetricPoint = z.infer<typeof metricPoint>;
 
@@ -16,6 +17,7 @@ export interface RaisedAlert {
 /**
  * Upserts metric points by (run, key, step) with one multi-row statement per run: a re-sent
  * step replaces the old value (a resumed attempt wins); out-of-order steps are simply stored.
+ * The run's pre-aggregated tiers are updated in the same transaction (metric-tiers.ts).
  * Returns alerts for steps that jumped backwards by ~2^32 (a wrapped 32-bit step counter),
  * compared with the highest step already stored for that key.
  */
@@ -34,12 +36,17 @@ export async function upsertMetricPoints(client: pg.PoolClient, items: Array<{ r
   for (const [runId, rowMap] of byRun) {
     const rows = [...rowMap.values()];
     alerts.push(...(await overflowAlerts(client, runId, rows)));
-    await client.query(
-      `INSERT INTO "MetricPoint" ("runId", key, step, value, ts)
-       SELECT $1::int4, * FROM unnest($2::text[], $3::int8[], $4::float8[], $5::timestamptz[])
-       ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value, ts = EXCLUDED.ts`,
+    // xmax <> 0 marks a row the ON CONFLICT branch updated (the step existed): only those come back.
+    const res = await client.query<{ key: string; step: string }>(
+      `WITH written AS (
+         INSERT INTO "MetricPoint" ("runId", key, step, value, ts)
+         SELECT $1::int4, * FROM unnest($2::text[], $3::int8[], $4::float8[], $5::timestamptz[])
+         ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value, ts = EXCLUDED.ts
+         RETURNING key, step, xmax)
+       SELECT key, step::text AS step FROM written WHERE xmax::text <> '0'`,
       [runId, rows.map((r) => r.key), rows.map((r) => r.step.toString()), rows.map((r) => r.value), rows.map((r) => r.ts)],
     );
+    await maintainMetricTiers(client, runId, rows, new Set(res.rows.map((r) => pointId(r.key, BigInt(r.step)))));
   }
   return alerts;
 }

@@ -1,0 +1,82 @@
+import { describe, expect, test } from "vitest";
+import { bucketSpan, coverRange, emptyAggregate, m4Points, mergeAggregate, planSeries, READ_FACTOR, tierRowsOf, TIER_BITS, type TierAggregate } from "./tiers";
+
+/** Steps covered by a piece, as [first, last] inclusive. */
+function stepsOf(p: { bits: number; lo: bigint; hi: bigint }): [bigint, bigint] {
+  const s = BigInt(p.bits);
+  return [p.lo << s, ((p.hi + 1n) << s) - 1n];
+}
+
+describe("coverRange", () => {
+  test("covers lo..hi exactly, in order, without gaps or overlap (incl. negative and 64-bit edges)", () => {
+    const cases: Array<[bigint, bigint, number]> = [
+      [0n, 49n, 4],
+      [3n, 1_000_003n, 16],
+      [-4294967297n, 17n, 32],
+      [-(2n ** 63n), 2n ** 63n - 1n, 60],
+      [2n ** 62n + 1n, 2n ** 62n + 2n ** 40n * 29n + 1n, 40],
+      [5n, 5n, 8],
+    ];
+    for (const [lo, hi, bits] of cases) {
+      const pieces = coverRange(lo, hi, bits);
+      let next = lo;
+      for (const p of pieces) {
+        const [a, b] = stepsOf(p);
+        expect(a).toBe(next);
+        expect(b).toBeGreaterThanOrEqual(a);
+        expect(p.bits).toBeLessThanOrEqual(bits);
+        next = b + 1n;
+      }
+      expect(next).toBe(hi + 1n);
+      expect(pieces.length).toBeLessThanOrEqual(2 * 16 * (bits / 4 + 1));
+    }
+  });
+});
+
+describe("planSeries", () => {
+  test("picks the finest tier with at most READ_FACTOR × columns buckets and at most `columns` columns", () => {
+    for (const [lo, hi, columns] of [
+      [0n, 999_999n, 250],
+      [0n, 9_999_999n, 250],
+      [17n, 4000n, 250],
+      [-(2n ** 63n), 2n ** 63n - 1n, 2],
+    ] as Array<[bigint, bigint, number]>) {
+      const plan = planSeries(lo, hi, columns);
+      const span = bucketSpan(lo, hi, plan.bits);
+      expect(span).toBeLessThanOrEqual(BigInt(READ_FACTOR * columns));
+      if (plan.bits > 0) expect(bucketSpan(lo, hi, plan.bits - 4)).toBeGreaterThan(BigInt(READ_FACTOR * columns));
+      expect((span + plan.perColumn - 1n) / plan.perColumn).toBeLessThanOrEqual(BigInt(columns));
+    }
+  });
+});
+
+describe("aggregates", () => {
+  test("merging in any grouping equals one pass over the points (ties: lowest step)", () => {
+    const values = [3, 1, 1, 7, 7, -2, NaN, 5, -2, Infinity];
+    const one = emptyAggregate();
+    const pts = values.map((value, i) => ({ key: "k", step: BigInt(i * 3), value }));
+    for (const r of tierRowsOf(pts).filter((r) => r.bits === 60)) mergeAggregate(one, r.agg);
+    const parts = tierRowsOf(pts).filter((r) => r.bits === 4);
+    const merged: TierAggregate = emptyAggregate();
+    for (const r of parts.reverse()) mergeAggregate(merged, r.agg);
+    const expected = { n: 8, nonFinite: 2, minStep: 15n, minValue: -2, maxStep: 9n, maxValue: 7, firstStep: 0n, firstValue: 3, lastStep: 24n, lastValue: -2 };
+    expect(one).toEqual(expected);
+    expect(merged).toEqual(expected);
+    expect(tierRowsOf(pts).filter((r) => r.bits === 4).length).toBe(2);
+    expect(new Set(tierRowsOf(pts).map((r) => r.bits)).size).toBe(TIER_BITS.length);
+  });
+
+  test("m4Points keeps first, lowest, highest and last of each column, each step once", () => {
+    const pts = [5, 9, 1, 4, 4, 4, 4, 8].map((value, i) => ({ key: "k", step: BigInt(i), value }));
+    const raw = pts.map((p) => ({ n: 1, nonFinite: 0, minStep: p.step, minValue: p.value, maxStep: p.step, maxValue: p.value, firstStep: p.step, firstValue: p.value, lastStep: p.step, lastValue: p.value }));
+    const out = m4Points(raw, 0n, { bits: 0, perColumn: 4n, columns: 2 });
+    expect(out.map((p) => [Number(p.step), p.value])).toEqual([
+      [0, 5],
+      [1, 9],
+      [2, 1],
+      [3, 4],
+      [4, 4],
+      [7, 8],
+    ]);
+  });
+});

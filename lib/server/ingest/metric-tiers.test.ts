@@ -1,0 +1,106 @@
+import { afterAll, describe, expect, test } from "vitest";
+import { TIER_BITS } from "@/lib/metrics/tiers";
+import { seededRng } from "@/scripts/demo/rng";
+import { ingestHarness } from "@/test/support/ingest";
+
+// The stored tiers (MetricTier) and the non-finite copy (MetricNonFinite), maintained by the real
+// ingest path, equal a brute-force summary of the raw MetricPoint rows after random, out-of-order
+// and replaced points (a resumed attempt re-sending steps with other values).
+
+const { pool, ingest, startRun, close } = await ingestHarness("tier-host");
+afterAll(close);
+
+type Wire = { key: string; step: string; value: number | string };
+
+/** Brute force over raw rows: per (bits, key, bucket) the count, the extremes and the ends, straight from the definitions. */
+async function bruteForce(runId: number): Promise<Map<string, string>> {
+  const raw = (await pool.query<{ key: string; step: string; value: number }>(`SELECT key, step::text AS step, value FROM "MetricPoint" WHERE "runId" = $1`, [runId])).rows;
+  const groups = new Map<string, Array<{ step: bigint; value: number }>>();
+  for (const bits of TIER_BITS) {
+    for (const r of raw) {
+      const step = BigInt(r.step);
+      const id = `${bits}|${r.key}|${step >> BigInt(bits)}`;
+      const list = groups.get(id) ?? [];
+      list.push({ step, value: r.value });
+      groups.set(id, list);
+    }
+  }
+  const out = new Map<string, string>();
+  for (const [id, list] of groups) {
+    const fin = list.filter((p) => Number.isFinite(p.value)).sort((a, b) => (a.step < b.step ? -1 : 1));
+    const byValue = (dir: 1 | -1) => [...fin].sort((a, b) => dir * (a.value - b.value) || (a.step < b.step ? -1 : 1))[0];
+    const lo = byValue(1);
+    const hi = byValue(-1);
+    out.set(
+      id,
+      JSON.stringify([fin.length, list.length - fin.length, lo?.step.toString() ?? null, lo?.value ?? null, hi?.step.toString() ?? null, hi?.value ?? null, fin[0]?.step.toString() ?? null, fin[0]?.value ?? null, fin.at(-1)?.step.toString() ?? null, fin.at(-1)?.value ?? null]),
+    );
+  }
+  return out;
+}
+
+async function stored(runId: number): Promise<Map<string, string>> {
+  const rows = (
+    await pool.query(
+      `SELECT bits, key, bucket::text AS bucket, n, "nonFinite", "minStep"::text AS "minStep", "minValue", "maxStep"::text AS "maxStep", "maxValue",
+              "firstStep"::text AS "firstStep", "firstValue", "lastStep"::text AS "lastStep", "lastValue"
+         FROM "MetricTier" WHERE "runId" = $1`,
+      [runId],
+    )
+  ).rows;
+  return new Map(rows.map((r) => [`${r.bits}|${r.key}|${r.bucket}`, JSON.stringify([r.n, r.nonFinite, r.minStep, r.minValue, r.maxStep, r.maxValue, r.firstStep, r.firstValue, r.lastStep, r.lastValue])]));
+}
+
+async function expectExact(runId: number) {
+  expect(await stored(runId)).toEqual(await bruteForce(runId));
+  const special = (await pool.query(`SELECT key, step::text AS step, value FROM "MetricNonFinite" WHERE "runId" = $1 ORDER BY key, step`, [runId])).rows;
+  const fromRaw = (
+    await pool.query(`SELECT key, step::text AS step, value FROM "MetricPoint" WHERE "runId" = $1 AND value IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8) ORDER BY key, step`, [runId])
+  ).rows;
+  expect(special).toEqual(fromRaw);
+}
+
+describe("metric tiers", () => {
+  test("random, out-of-order points across frames and batches equal a brute force over raw rows", async () => {
+    const { run, id } = await startRun("training");
+    const rnd = seededRng(7);
+    const pick = (): Wire => {
+      const r = rnd();
+      const step = r < 0.8 ? Math.floor(rnd() * 5000) : r < 0.9 ? -Math.floor(rnd() * 2 ** 40) : Math.floor(rnd() * 2 ** 52);
+      const v = rnd();
+      const value = v < 0.03 ? "NaN" : v < 0.04 ? "Infinity" : v < 0.05 ? "-Infinity" : Math.round(rnd() * 1000) / 10;
+      return { key: rnd() < 0.7 ? "loss" : "lr", step: String(step), value };
+    };
+    // Several frames per call (one transaction, batched), several calls; steps repeat at random,
+    // which also replaces values inside one call.
+    for (let call = 0; call < 6; call++) {
+      await ingest(...Array.from({ length: 3 }, () => ({ type: "run.metrics", run, points: Array.from({ length: 300 }, pick) })));
+    }
+    await expectExact(id);
+  });
+
+  test("replaced steps keep the tiers exact: a spike replaced by a normal value, NaN ↔ finite, 64-bit steps", async () => {
+    const { run, id } = await startRun("training");
+    const base = 2n ** 62n;
+    const points: Wire[] = Array.from({ length: 600 }, (_, i) => ({ key: "loss", step: String(i), value: 2 - i / 1000 }));
+    points[123] = { key: "loss", step: "123", value: 50 }; // spike: the max of every tier holding step 123
+    points[0] = { key: "loss", step: "0", value: -5 }; // min and first of its buckets
+    points[599] = { key: "loss", step: "599", value: "NaN" };
+    points.push(...Array.from({ length: 40 }, (_, i) => ({ key: "big", step: (base + BigInt(i) * 2n ** 36n).toString(), value: i })));
+    await ingest({ type: "run.metrics", run, points });
+    await expectExact(id);
+
+    // A resumed attempt re-sends steps 0..199 and 598..599 with other values, out of order.
+    const resent: Wire[] = Array.from({ length: 200 }, (_, i) => ({ key: "loss", step: String(199 - i), value: 1 + (i % 7) / 100 }));
+    resent.push({ key: "loss", step: "599", value: 0.25 }, { key: "loss", step: "598", value: "-Infinity" }, { key: "big", step: base.toString(), value: "NaN" });
+    await ingest({ type: "run.metrics", run, points: resent.slice(0, 100) }, { type: "run.metrics", run, points: resent.slice(100) });
+    await expectExact(id);
+    const max = (await pool.query(`SELECT "maxValue", "maxStep"::text AS step FROM "MetricTier" WHERE "runId" = $1 AND bits = 60 AND key = 'loss'`, [id])).rows[0];
+    // The spike at 123 is gone; the highest is now the first step the resumed attempt did not re-send.
+    expect(max).toEqual({ maxValue: 1.8, step: "200" });
+
+    // A fresh step and a replaced one in the same frame.
+    await ingest({ type: "run.metrics", run, points: [{ key: "loss", step: "5000", value: 99 }, { key: "loss", step: "6", value: 0 }] });
+    await expectExact(id);
+  });
+});

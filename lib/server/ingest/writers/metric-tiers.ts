@@ -1,0 +1,146 @@
+import type pg from "pg";
+import { TIER_BITS, TIER_FANOUT_BITS, tierRowsOf, type TierRow } from "@/lib/metrics/tiers";
+
+/**
+ * Keeps "MetricTier" (lib/metrics/tiers.ts) and "MetricNonFinite" current for one run's batch of
+ * metric points, inside the ingest transaction that wrote them to "MetricPoint":
+ * - new steps (appends and out-of-order steps alike) are summarised here in JS and merged into
+ *   every tier by one upsert: counts add up, first/last/min/max take the better of the two;
+ * - replaced steps (a resumed attempt re-sending a step with another value) may have removed a
+ *   bucket's extreme, so their buckets are recomputed: the finest tier from the raw rows (≤ 16
+ *   steps a bucket), each coarser one from the 16 buckets below it. Rare, and exact.
+ * Both run after the MetricPoint upsert, so a recompute sees the batch's new rows too.
+ */
+
+/** One metric point as written to "MetricPoint" (step exact, value possibly NaN/±Infinity). */
+export interface WrittenPoint {
+  key: string;
+  step: bigint;
+  value: number;
+}
+
+/**
+ * Updates the tiers and the non-finite copy of `runId` for `points` (the rows just upserted,
+ * distinct by key and step), of which `replaced` (ids `${key}\u0000${step}`) already existed.
+ * @throws whatever PostgreSQL raises (the caller's transaction is then rolled back).
+ */
+export async function maintainMetricTiers(client: pg.PoolClient, runId: number, points: readonly WrittenPoint[], replaced: ReadonlySet<string>): Promise<void> {
+  const fresh = replaced.size ? points.filter((p) => !replaced.has(pointId(p.key, p.step))) : points;
+  if (fresh.length) await mergeTierRows(client, runId, tierRowsOf(fresh));
+  const redone = replaced.size ? points.filter((p) => replaced.has(pointId(p.key, p.step))) : [];
+  if (redone.length) await recomputeBuckets(client, runId, redone);
+  await syncNonFinite(client, runId, points, redone);
+}
+
+/** Id of a (key, step) pair as `maintainMetricTiers` expects it in `replaced`. */
+export function pointId(key: string, step: bigint): string {
+  return `${key}\u0000${step}`;
+}
+
+const TIER_COLUMNS = `"runId", bits, key, bucket, n, "nonFinite", "minStep", "minValue", "maxStep", "maxValue", "firstStep", "firstValue", "lastStep", "lastValue"`;
+
+/** Adds summaries of new points to the stored buckets (one statement for every tier). */
+async function mergeTierRows(client: pg.PoolClient, runId: number, rows: readonly TierRow[]): Promise<void> {
+  const str = (v: bigint | null) => (v === null ? null : v.toString());
+  // Comparisons with a NULL side (the stored bucket or the batch has no finite point) are NULL, so
+  // CASE falls through to the stored value unless the stored side is the empty one.
+  await client.query(
+    `INSERT INTO "MetricTier" AS t (${TIER_COLUMNS})
+     SELECT $1::int4, * FROM unnest($2::int2[], $3::text[], $4::int8[], $5::int4[], $6::int4[], $7::int8[], $8::float8[], $9::int8[], $10::float8[], $11::int8[], $12::float8[], $13::int8[], $14::float8[])
+     ON CONFLICT ("runId", bits, key, bucket) DO UPDATE SET
+       n = t.n + EXCLUDED.n,
+       "nonFinite" = t."nonFinite" + EXCLUDED."nonFinite",
+       "minStep" = CASE WHEN t.n = 0 OR EXCLUDED."minValue" < t."minValue" OR (EXCLUDED."minValue" = t."minValue" AND EXCLUDED."minStep" < t."minStep") THEN EXCLUDED."minStep" ELSE t."minStep" END,
+       "minValue" = CASE WHEN t.n = 0 OR EXCLUDED."minValue" < t."minValue" OR (EXCLUDED."minValue" = t."minValue" AND EXCLUDED."minStep" < t."minStep") THEN EXCLUDED."minValue" ELSE t."minValue" END,
+       "maxStep" = CASE WHEN t.n = 0 OR EXCLUDED."maxValue" > t."maxValue" OR (EXCLUDED."maxValue" = t."maxValue" AND EXCLUDED."maxStep" < t."maxStep") THEN EXCLUDED."maxStep" ELSE t."maxStep" END,
+       "maxValue" = CASE WHEN t.n = 0 OR EXCLUDED."maxValue" > t."maxValue" OR (EXCLUDED."maxValue" = t."maxValue" AND EXCLUDED."maxStep" < t."maxStep") THEN EXCLUDED."maxValue" ELSE t."maxValue" END,
+       "firstStep" = CASE WHEN t.n = 0 OR EXCLUDED."firstStep" < t."firstStep" THEN EXCLUDED."firstStep" ELSE t."firstStep" END,
+       "firstValue" = CASE WHEN t.n = 0 OR EXCLUDED."firstStep" < t."firstStep" THEN EXCLUDED."firstValue" ELSE t."firstValue" END,
+       "lastStep" = CASE WHEN t.n = 0 OR EXCLUDED."lastStep" > t."lastStep" THEN EXCLUDED."lastStep" ELSE t."lastStep" END,
+       "lastValue" = CASE WHEN t.n = 0 OR EXCLUDED."lastStep" > t."lastStep" THEN EXCLUDED."lastValue" ELSE t."lastValue" END`,
+    [
+      runId,
+      rows.map((r) => r.bits),
+      rows.map((r) => r.key),
+      rows.map((r) => r.bucket.toString()),
+      rows.map((r) => r.agg.n),
+      rows.map((r) => r.agg.nonFinite),
+      rows.map((r) => str(r.agg.minStep)),
+      rows.map((r) => r.agg.minValue),
+      rows.map((r) => str(r.agg.maxStep)),
+      rows.map((r) => r.agg.maxValue),
+      rows.map((r) => str(r.agg.firstStep)),
+      rows.map((r) => r.agg.firstValue),
+      rows.map((r) => str(r.agg.lastStep)),
+      rows.map((r) => r.agg.lastValue),
+    ],
+  );
+}
+
+const SET_ALL = `ON CONFLICT ("runId", bits, key, bucket) DO UPDATE SET n = EXCLUDED.n, "nonFinite" = EXCLUDED."nonFinite",
+  "minStep" = EXCLUDED."minStep", "minValue" = EXCLUDED."minValue", "maxStep" = EXCLUDED."maxStep", "maxValue" = EXCLUDED."maxValue",
+  "firstStep" = EXCLUDED."firstStep", "firstValue" = EXCLUDED."firstValue", "lastStep" = EXCLUDED."lastStep", "lastValue" = EXCLUDED."lastValue"`;
+
+/** Recomputes, tier by tier from the finest, every bucket holding one of `points`. */
+async function recomputeBuckets(client: pg.PoolClient, runId: number, points: readonly WrittenPoint[]): Promise<void> {
+  for (const bits of TIER_BITS) {
+    const buckets = new Map<string, { key: string; bucket: bigint }>();
+    for (const p of points) {
+      const bucket = p.step >> BigInt(bits);
+      buckets.set(pointId(p.key, bucket), { key: p.key, bucket });
+    }
+    const keys = [...buckets.values()].map((b) => b.key);
+    const numbers = [...buckets.values()].map((b) => b.bucket.toString());
+    // Children of bucket b at the finer level f: b << 4 … (b << 4) | 15 (raw steps when f = 0).
+    // Ordered array_agg picks the step/value of each extreme under the orders of lib/metrics/tiers.ts.
+    const finer = bits - TIER_FANOUT_BITS;
+    const sql =
+      finer === 0
+        ? `INSERT INTO "MetricTier" (${TIER_COLUMNS})
+           SELECT $1::int4, $2::int2, m.key, m.step >> $2::int4,
+                  count(*) FILTER (WHERE f.ok)::int4, count(*) FILTER (WHERE NOT f.ok)::int4,
+                  (array_agg(m.step ORDER BY m.value, m.step) FILTER (WHERE f.ok))[1], min(m.value) FILTER (WHERE f.ok),
+                  (array_agg(m.step ORDER BY m.value DESC, m.step) FILTER (WHERE f.ok))[1], max(m.value) FILTER (WHERE f.ok),
+                  min(m.step) FILTER (WHERE f.ok), (array_agg(m.value ORDER BY m.step) FILTER (WHERE f.ok))[1],
+                  max(m.step) FILTER (WHERE f.ok), (array_agg(m.value ORDER BY m.step DESC) FILTER (WHERE f.ok))[1]
+             FROM unnest($3::text[], $4::int8[]) b(key, bucket)
+             JOIN "MetricPoint" m ON m."runId" = $1::int4 AND m.key = b.key
+                                 AND m.step BETWEEN b.bucket << $2::int4 AND (b.bucket << $2::int4) | ((1::int8 << $2::int4) - 1)
+            CROSS JOIN LATERAL (SELECT m.value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)) f(ok)
+            GROUP BY m.key, m.step >> $2::int4
+           ${SET_ALL}`
+        : `INSERT INTO "MetricTier" (${TIER_COLUMNS})
+           SELECT $1::int4, $2::int2, c.key, c.bucket >> ${TIER_FANOUT_BITS},
+                  sum(c.n)::int4, sum(c."nonFinite")::int4,
+                  (array_agg(c."minStep" ORDER BY c."minValue", c."minStep") FILTER (WHERE c.n > 0))[1], min(c."minValue"),
+                  (array_agg(c."maxStep" ORDER BY c."maxValue" DESC, c."maxStep") FILTER (WHERE c.n > 0))[1], max(c."maxValue"),
+                  min(c."firstStep"), (array_agg(c."firstValue" ORDER BY c."firstStep") FILTER (WHERE c.n > 0))[1],
+                  max(c."lastStep"), (array_agg(c."lastValue" ORDER BY c."lastStep" DESC) FILTER (WHERE c.n > 0))[1]
+             FROM unnest($3::text[], $4::int8[]) b(key, bucket)
+             JOIN "MetricTier" c ON c."runId" = $1::int4 AND c.bits = ${finer} AND c.key = b.key
+                                AND c.bucket BETWEEN b.bucket << ${TIER_FANOUT_BITS} AND (b.bucket << ${TIER_FANOUT_BITS}) | ${(1 << TIER_FANOUT_BITS) - 1}
+            GROUP BY c.key, c.bucket >> ${TIER_FANOUT_BITS}
+           ${SET_ALL}`;
+    await client.query(sql, [runId, bits, keys, numbers]);
+  }
+}
+
+/** Mirrors the batch's NaN/±Infinity points into "MetricNonFinite"; a replaced step that became finite leaves it. */
+async function syncNonFinite(client: pg.PoolClient, runId: number, points: readonly WrittenPoint[], replaced: readonly WrittenPoint[]): Promise<void> {
+  const healed = replaced.filter((p) => Number.isFinite(p.value));
+  if (healed.length) {
+    await client.query(`DELETE FROM "MetricNonFinite" n USING unnest($2::text[], $3::int8[]) d(key, step) WHERE n."runId" = $1 AND n.key = d.key AND n.step = d.step`, [
+      runId,
+      healed.map((p) => p.key),
+      healed.map((p) => p.step.toString()),
+    ]);
+  }
+  const special = points.filter((p) => !Number.isFinite(p.value));
+  if (special.length) {
+    await client.query(
+      `INSERT INTO "MetricNonFinite" ("runId", key, step, value) SELECT $1::int4, * FROM unnest($2::text[], $3::int8[], $4::float8[])
+       ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value`,
+      [runId, special.map((p) => p.key), special.map((p) => p.step.toString()), special.map((p) => p.value)],
+    );
+  }
+}
