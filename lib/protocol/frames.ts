@@ -52,7 +52,7 @@ const base = {
   id: z.string().min(1).max(200),
 };
 
-export const RUN_KINDS = ["benchmark", "extraction", "generation", "training", "eval"] as const;
+export const RUN_KINDS = ["benchmark", "extraction", "generation", "training", "eval", "serving"] as const;
 export const RUN_END_STATUSES = ["succeeded", "failed", "cancelled"] as const;
 
 /** `hello`: optional first frame; identifies the client software and the worker. */
