@@ -1,6 +1,6 @@
 /**
  * `npx pitwall …`: the Pitwall command line. Admin commands (token) talk to the database;
- * client commands (import, run, push, heartbeat) talk to a Pitwall server with a worker token.
+ * client commands (import, run, push, heartbeat, scrape) talk to a Pitwall server with a worker token.
  */
 import { Command } from "commander";
 import { registerHeartbeatCommand } from "./commands/heartbeat";
@@ -8,6 +8,7 @@ import { registerImportCommand } from "./commands/import";
 import { registerPlanCommands } from "./commands/plan";
 import { registerPushCommand } from "./commands/push";
 import { registerRunCommand } from "./commands/run";
+import { registerScrapeCommand } from "./commands/scrape";
 import { registerTokenCommands } from "./commands/token";
 import { registerUserCommands } from "./commands/user";
 
@@ -26,6 +27,7 @@ registerImportCommand(program);
 registerRunCommand(program);
 registerPushCommand(program);
 registerHeartbeatCommand(program);
+registerScrapeCommand(program);
 registerPlanCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {

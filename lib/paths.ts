@@ -18,7 +18,7 @@ export interface RunListQuery {
 }
 
 /** Run kinds in the order the filter offers them. */
-export const RUN_KIND_OPTIONS: readonly RunSummary["kind"][] = ["benchmark", "extraction", "generation", "training", "eval"];
+export const RUN_KIND_OPTIONS: readonly RunSummary["kind"][] = ["benchmark", "extraction", "generation", "training", "eval", "serving"];
 /** Run states in the order the filter offers them. */
 export const RUN_STATE_OPTIONS: readonly RunState[] = ["running", "stale", "succeeded", "failed", "cancelled", "ended"];
 

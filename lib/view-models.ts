@@ -13,7 +13,7 @@ export interface RunSummary {
   id: number;
   key: string;
   name: string;
-  kind: "benchmark" | "extraction" | "generation" | "training" | "eval";
+  kind: "benchmark" | "extraction" | "generation" | "training" | "eval" | "serving";
   status: "running" | "succeeded" | "failed" | "cancelled" | "ended";
   state: RunState;
   host: string;

@@ -11,6 +11,7 @@ import { SpoolLockedError } from "@/lib/client/spool";
 import { RUN_KINDS, type RunKind } from "@/lib/protocol";
 import { readClientConfig } from "../config";
 import { fail } from "../fail";
+import { parseScrapeInterval, startScrape, type ScrapeSession } from "./scrape";
 
 interface RunOptions {
   kind: RunKind;
@@ -25,6 +26,8 @@ interface RunOptions {
   spool?: string;
   heartbeatInterval: number;
   ackTimeout: number;
+  scrape: string[];
+  scrapeInterval: number;
 }
 
 /** How long we wait for the first connection before starting the command anyway. */
@@ -52,6 +55,8 @@ export function registerRunCommand(program: Command): void {
     .option("--stall-after <seconds>", "seconds without a push before the run shows as stale (5-604800, default 120)", parseStallAfter)
     .option("--spool <dir>", "keep unacknowledged frames in this folder, so a restart of pitwall loses nothing")
     .option("--heartbeat-interval <seconds>", "seconds between host heartbeats (0: none; at most 3600)", (v) => parseSeconds(v, 3600), 10)
+    .addOption(new Option("--scrape <url...>", "also scrape these SGLang / vLLM /metrics endpoints while the command runs (serving runs linked to this one)").default([]))
+    .option("--scrape-interval <seconds>", "seconds between scrapes of --scrape endpoints", parseScrapeInterval, 2)
     .option("--ack-timeout <seconds>", "at exit, how long to wait for the server to acknowledge everything", (v) => parseSeconds(v, 86_400), 30)
     .action(async (command: string[], opts: RunOptions) => {
       process.exit(await runCommand(command, opts));
@@ -104,6 +109,9 @@ async function runCommand(command: string[], opts: RunOptions): Promise<number> 
     },
   });
   const gitCommit = await gitHead(cwd);
+  const scrape: ScrapeSession | null = opts.scrape.length
+    ? startScrape(socket, opts.scrape, { intervalS: opts.scrapeInterval }, say, { benchmarkRun: runKey })
+    : null;
   reporter.start({
     name: opts.name,
     kind: opts.kind,
@@ -117,6 +125,7 @@ async function runCommand(command: string[], opts: RunOptions): Promise<number> 
       cwd,
       ...(gitCommit ? { gitCommit } : {}),
       hostname,
+      ...(scrape ? { servingRuns: scrape.runKeys } : {}),
     },
   });
 
@@ -137,6 +146,7 @@ async function runCommand(command: string[], opts: RunOptions): Promise<number> 
   const exit = await runChild(command, reporter, { PITWALL_RUN_KEY: runKey, PYTHONUNBUFFERED: process.env.PYTHONUNBUFFERED ?? "1" }, say);
   clearInterval(ticker);
   if (heartbeat) clearInterval(heartbeat);
+  await scrape?.stop();
   reporter.finish(exit);
 
   try {

@@ -1,6 +1,6 @@
 "use client";
 
-import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { CartesianGrid, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
 import { useHydrated } from "@/components/live/use-now";
 import { formatClock, formatClockSeconds } from "@/components/pipelines/units";
 import { formatCompact } from "@/lib/format";
@@ -35,6 +35,8 @@ interface TimeSeriesChartProps {
   maxGapMs?: number;
   emptyText?: string;
   testId?: string;
+  /** Labelled vertical lines (e.g. where each concurrency level of a sweep began), epoch ms. */
+  markers?: ReadonlyArray<{ tMs: number; label: string }>;
 }
 
 type Row = { tMs: number } & Record<string, number | null>;
@@ -53,7 +55,7 @@ export function timeTicks(fromMs: number, toMs: number, target = 6): number[] {
  * Several series over clock time (one line each, legend when more than one), with gaps where
  * readings are missing. The time zone is the browser's once hydrated (UTC in the server render).
  */
-export function TimeSeriesChart({ series, fromMs, toMs, yLabel, yDomain, yMax, fit = false, format, height = 180, maxGapMs = 150_000, emptyText = "No readings in this period", testId }: TimeSeriesChartProps) {
+export function TimeSeriesChart({ series, fromMs, toMs, yLabel, yDomain, yMax, fit = false, format, height = 180, maxGapMs = 150_000, emptyText = "No readings in this period", testId, markers = [] }: TimeSeriesChartProps) {
   const hydrated = useHydrated();
   const zone = hydrated ? Intl.DateTimeFormat().resolvedOptions().timeZone : undefined;
   // Rows by time; a null row after a gap breaks the lines there.
@@ -138,6 +140,15 @@ export function TimeSeriesChart({ series, fromMs, toMs, yLabel, yDomain, yMax, f
               );
             }}
           />
+          {markers.map((m, i) => (
+            <ReferenceLine
+              key={`m${i}`}
+              x={m.tMs}
+              stroke="var(--chart-axis)"
+              strokeDasharray="2 3"
+              label={{ value: m.label, position: "insideTopLeft", fill: "var(--chart-axis)", fontSize: 10 }}
+            />
+          ))}
           {series.map((s, i) => (
             <Line key={s.key} type="linear" dataKey={`s${i}`} name={s.label} stroke={s.color} strokeWidth={1.75} dot={false} activeDot={{ r: 3 }} isAnimationActive={false} />
           ))}

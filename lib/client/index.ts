@@ -12,3 +12,4 @@ export * from "./output-lines";
 export * from "./run-reporter";
 export * from "./frames-file";
 export { postFrames, IngestHttpError, type IngestResult } from "./http";
+export * from "./serving-scraper";

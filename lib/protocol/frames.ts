@@ -51,7 +51,7 @@ const base = {
   id: z.string().min(1).max(200),
 };
 
-export const RUN_KINDS = ["benchmark", "extraction", "generation", "training", "eval"] as const;
+export const RUN_KINDS = ["benchmark", "extraction", "generation", "training", "eval", "serving"] as const;
 /**
  * How a run ended. `ended`: it stopped and nothing says how it went (an imported log that ends at
  * its last step without reaching its planned steps); shown neutral, never as failed or running.

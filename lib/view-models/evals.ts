@@ -144,7 +144,7 @@ export interface RunEvalsView {
 export interface EvalRunRefView {
   id: number;
   name: string;
-  kind: "benchmark" | "extraction" | "generation" | "training" | "eval";
+  kind: "benchmark" | "extraction" | "generation" | "training" | "eval" | "serving";
 }
 
 /** One checkpoint on an overview line. */

@@ -117,7 +117,7 @@ export interface CommandView {
 /** Everything the pipeline view of a run page shows (`GET /api/runs/:id/progress`). */
 export interface RunProgressView {
   runId: number;
-  kind: "benchmark" | "extraction" | "generation" | "training" | "eval";
+  kind: "benchmark" | "extraction" | "generation" | "training" | "eval" | "serving";
   status: "running" | "succeeded" | "failed" | "cancelled" | "ended";
   /** Status or the derived `stale`, as of `asOf`. */
   state: RunState;

@@ -14,6 +14,7 @@ import { formatMiB, formatPct } from "@/components/pipelines/units";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { RunDuration } from "@/components/runs/run-duration";
 import { StatusBadge } from "@/components/runs/status-badge";
+import { HostServingCard } from "@/components/serving/serving-cards";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { formatNumber } from "@/lib/format";
@@ -157,6 +158,8 @@ export function HostDetail({ initial, renderedAt }: { initial: HostDetailView; r
           </CardContent>
         </Card>
       </div>
+
+      <HostServingCard hostName={host.name} />
 
       <Card className="min-w-0">
         <CardHeader>

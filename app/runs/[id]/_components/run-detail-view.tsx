@@ -15,6 +15,7 @@ import { HeadlineFigures, type HeadlineItem } from "@/components/runs/headline-f
 import { LongContextCard } from "@/components/runs/long-context-card";
 import { ProjectionPanel } from "@/components/runs/projection-panel";
 import { RunHeader } from "@/components/runs/run-header";
+import { RunServingCard } from "@/components/serving/serving-cards";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { ProgressCard } from "@/components/pipelines/progress-card";
@@ -109,7 +110,9 @@ export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = 
 
   const isBenchmark = run.kind === "benchmark";
   const isPipeline = run.kind === "extraction" || run.kind === "generation" || progress.workers.length > 0;
-  const isTraining = run.kind === "training" || (metrics?.series.length ?? 0) > 0;
+  const isServing = run.kind === "serving";
+  // A serving run's metrics (step = unix ms) are drawn against time by its telemetry card.
+  const isTraining = run.kind === "training" || (!isServing && (metrics?.series.length ?? 0) > 0);
   const showProgress = isPipeline || progress.progress.done !== null || progress.progress.total !== null;
   const hasActivity = progress.events.length > 0 || progress.artifactTotal > 0 || progress.command !== null;
   const hasPoints = view.points.length > 0;
@@ -195,6 +198,7 @@ export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = 
               <LongContextCard metric="decode" series={view.contextSeries} />
             </div>
           )}
+          <RunServingCard runId={run.id} />
           {hasPoints && <ProjectionPanel run={run} />}
           {hasPoints && (
             <Card className="min-w-0">
@@ -213,10 +217,11 @@ export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = 
         </>
       ) : (
         <>
+          {isServing && <RunServingCard runId={run.id} ownRun />}
           {isPipeline && <PipelineSections view={progress} />}
           {isTraining && <MetricSections metrics={metrics} />}
           {/* Eval runs show their results in the eval sections above. */}
-          {!isPipeline && !isTraining && run.kind !== "eval" && (
+          {!isPipeline && !isTraining && !isServing && run.kind !== "eval" && (
             <Card>
               <CardContent className="text-sm text-muted-fg">
                 {run.state === "running" ? "Waiting for the first progress report or metric point…" : `This ${run.kind} run reported no progress and no metrics.`}

@@ -1,0 +1,22 @@
+import { fetchJson } from "@/lib/api-client";
+import type { RunServingView, ServingWindowView } from "@/lib/view-models/serving";
+
+/**
+ * react-query keys and fetchers of serving telemetry. Outside ["run", id] and ["hosts", name], so
+ * pages refresh them throttled on the `runs` topic (every serving push touches a run).
+ */
+
+/** Key of a host's serving panel. */
+export const hostServingQueryKey = (name: string) => ["serving", "host", name] as const;
+/** Key of a run's server telemetry. */
+export const runServingQueryKey = (runId: number) => ["serving", "run", runId] as const;
+
+/** `GET /api/hosts/:name/serving`. @throws ApiError (404 when the host is unknown). */
+export function fetchHostServing(name: string, signal?: AbortSignal): Promise<ServingWindowView> {
+  return fetchJson<ServingWindowView>(`/api/hosts/${encodeURIComponent(name)}/serving`, { signal });
+}
+
+/** `GET /api/runs/:id/serving`. @throws ApiError (404 when the run is gone). */
+export function fetchRunServing(runId: number, signal?: AbortSignal): Promise<RunServingView> {
+  return fetchJson<RunServingView>(`/api/runs/${runId}/serving`, { signal });
+}

@@ -1,0 +1,74 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
+import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { fetchHostServing, fetchRunServing, hostServingQueryKey, runServingQueryKey } from "./queries";
+import { ServingRunPanel } from "./serving-panel";
+
+/** Serving reads refetch at most this often (ms) while scrapes arrive. */
+const SERVING_REFRESH_MS = 2000;
+
+/** The host page's "Serving" card: the last hour of every engine scraped on this host. */
+export function HostServingCard({ hostName }: { hostName: string }) {
+  const live = useLiveTopics(["runs"]);
+  useLiveInvalidate(["runs"], [hostServingQueryKey(hostName)], { minIntervalMs: SERVING_REFRESH_MS });
+  const { data } = useQuery({
+    queryKey: hostServingQueryKey(hostName),
+    queryFn: ({ signal }) => fetchHostServing(hostName, signal),
+    refetchInterval: refetchIntervalFor(live),
+  });
+  return (
+    <Card className="min-w-0" data-testid="serving-card">
+      <CardHeader>
+        <CardTitle>Serving</CardTitle>
+        <CardDescription className="ml-auto">engine /metrics, last hour</CardDescription>
+      </CardHeader>
+      <CardContent className="grid gap-6">
+        {!data ? (
+          <p className="text-sm text-muted-fg">Loading…</p>
+        ) : data.runs.length === 0 ? (
+          <p className="text-sm text-muted-fg">
+            No serving engine scraped on this host in the last hour. Start one with{" "}
+            <code className="font-mono text-foreground">npx pitwall scrape http://127.0.0.1:30000/metrics</code> (SGLang with --enable-metrics, or vLLM).
+          </p>
+        ) : (
+          data.runs.map((r) => <ServingRunPanel key={r.runId} run={r} fromMs={data.fromMs} toMs={data.toMs} />)
+        )}
+      </CardContent>
+    </Card>
+  );
+}
+
+/**
+ * A run page's "Server telemetry" card: on a benchmark, what the engine on the same host did during
+ * the run, with the sweep's levels marked; on a serving run, its own series. Renders nothing when
+ * no engine was scraped then.
+ */
+export function RunServingCard({ runId, ownRun = false }: { runId: number; ownRun?: boolean }) {
+  const live = useLiveTopics(["runs"]);
+  useLiveInvalidate(["runs"], [runServingQueryKey(runId)], { minIntervalMs: SERVING_REFRESH_MS });
+  const { data } = useQuery({
+    queryKey: runServingQueryKey(runId),
+    queryFn: ({ signal }) => fetchRunServing(runId, signal),
+    refetchInterval: refetchIntervalFor(live),
+  });
+  if (!data || data.runs.length === 0) return null;
+  return (
+    <Card className="min-w-0" data-testid="serving-card">
+      <CardHeader>
+        <CardTitle>{ownRun ? "Serving telemetry" : "Server telemetry during this run"}</CardTitle>
+        <CardDescription className="ml-auto">
+          {ownRun ? "engine /metrics" : "scraped engine /metrics on the same host"}
+          {data.levels.length > 0 && " · dashed lines: start of each sweep level"}
+        </CardDescription>
+      </CardHeader>
+      <CardContent className="grid gap-6">
+        {data.runs.map((r) => (
+          <ServingRunPanel key={r.runId} run={r} fromMs={data.fromMs} toMs={data.toMs} levels={data.levels} clientAcceptLength={data.clientAcceptLength} linkName={!ownRun} />
+        ))}
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,152 @@
+"use client";
+
+import Link from "next/link";
+import { CircleCheck, Unplug } from "lucide-react";
+import { TimeSeriesChart, type TimeSeries } from "@/components/charts/time-series-chart";
+import { RelativeTime } from "@/components/runs/relative-time";
+import { Badge } from "@/components/ui/badge";
+import { MISSING, formatLatency, formatNumber, formatTokPerS } from "@/lib/format";
+import { runPath } from "@/lib/paths";
+import { SERVING_KEYS as K } from "@/lib/serving/derive";
+import type { ServingRunView, SweepLevelMark } from "@/lib/view-models/serving";
+
+const CHART_HEIGHT = 150;
+
+interface ServingRunPanelProps {
+  run: ServingRunView;
+  fromMs: number;
+  toMs: number;
+  /** Sweep levels of a benchmark drawn on every chart. */
+  levels?: readonly SweepLevelMark[];
+  /** The client's τ, shown next to the server's accept length. */
+  clientAcceptLength?: number | null;
+  /** Link the run's name to its page (off on the serving run's own page). */
+  linkName?: boolean;
+}
+
+function series(run: ServingRunView, lines: Array<{ key: string; label: string; color: string; scale?: number }>): TimeSeries[] {
+  return lines
+    .map((l) => {
+      const s = run.series.find((x) => x.key === l.key);
+      return { key: l.key, label: l.label, color: l.color, points: (s?.points ?? []).map((p) => ({ tMs: p.tMs, value: p.value * (l.scale ?? 1) })) };
+    })
+    .filter((s) => s.points.length > 0);
+}
+
+function Figure({ label, value, testId }: { label: string; value: string; testId?: string }) {
+  return (
+    <div className="grid gap-0.5" data-testid={testId}>
+      <span className="text-[11px] text-muted-fg">{label}</span>
+      <span className="text-sm font-medium tabular-nums">{value}</span>
+    </div>
+  );
+}
+
+/** One scraped engine: up/down, latest figures and small charts of the window (gaps where it did not answer). */
+export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLength = null, linkName = true }: ServingRunPanelProps) {
+  const v = run.latest;
+  const has = (key: string) => v[key] !== undefined;
+  const maxGapMs = Math.max(3 * run.intervalS * 1000, 3 * ((toMs - fromMs) / 400));
+  const markers = levels.map((l) => ({ tMs: l.startMs, label: l.label }));
+  const common = { fromMs, toMs, height: CHART_HEIGHT, maxGapMs, markers };
+  const tau = run.series.some((s) => s.key === K.acceptLength) || clientAcceptLength !== null;
+  const name = linkName ? (
+    <Link href={runPath(run.runId)} className="font-medium hover:underline">
+      {run.name}
+    </Link>
+  ) : (
+    <span className="font-medium">{run.name}</span>
+  );
+
+  return (
+    <div className="grid gap-3" data-testid="serving-run">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm">
+        {name}
+        {run.up === false ? (
+          <Badge tone="failed" title={run.url ?? undefined}>
+            <Unplug aria-hidden />
+            Engine down{run.downSinceMs !== null && <> since <RelativeTime iso={new Date(run.downSinceMs).toISOString()} /></>}
+          </Badge>
+        ) : run.up ? (
+          <Badge tone="succeeded" title={run.url ?? undefined}>
+            <CircleCheck aria-hidden />
+            Answering
+          </Badge>
+        ) : null}
+        <span className="text-[13px] text-muted-fg">
+          {run.url ?? ""} · every {formatNumber(run.intervalS)} s
+          {run.lastSampleMs !== null && (
+            <>
+              {" "}
+              · last scrape <RelativeTime iso={new Date(run.lastSampleMs).toISOString()} />
+            </>
+          )}
+        </span>
+      </div>
+      <div className="grid grid-cols-3 gap-x-6 gap-y-2 sm:grid-cols-6" data-testid="serving-latest">
+        <Figure label="running / queued" value={has(K.runningRequests) ? `${formatNumber(v[K.runningRequests], 0)} / ${has(K.queuedRequests) ? formatNumber(v[K.queuedRequests], 0) : MISSING}` : MISSING} />
+        <Figure label="KV cache" value={has(K.kvCacheUsage) ? `${formatNumber(v[K.kvCacheUsage]! * 100, 1)}%` : MISSING} testId="serving-kv" />
+        <Figure label="gen tok/s" value={formatTokPerS(v[K.genTokPerS] ?? v[K.generationTokPerS])} />
+        <Figure label="TTFT p50 / p99" value={`${formatLatency(v[K.ttftMsP50])} / ${formatLatency(v[K.ttftMsP99])}`} testId="serving-ttft" />
+        <Figure label="ITL p99" value={formatLatency(v[K.itlMsP99])} />
+        <Figure
+          label={clientAcceptLength !== null ? "accept length server / client" : "accept length"}
+          value={`${has(K.acceptLength) ? formatNumber(v[K.acceptLength], 2) : MISSING}${clientAcceptLength !== null ? ` / ${formatNumber(clientAcceptLength, 2)}` : ""}`}
+        />
+      </div>
+      <div className="grid gap-4 lg:grid-cols-2 2xl:grid-cols-4">
+        <ChartBlock title="Requests in flight and queued">
+          <TimeSeriesChart
+            {...common}
+            series={series(run, [
+              { key: K.runningRequests, label: "running", color: "var(--chart-1)" },
+              { key: K.queuedRequests, label: "queued", color: "var(--chart-5)" },
+            ])}
+            yLabel="requests"
+            format={(x) => formatNumber(x, 0)}
+            testId="serving-requests-chart"
+          />
+        </ChartBlock>
+        <ChartBlock title="KV-cache usage">
+          <TimeSeriesChart {...common} series={series(run, [{ key: K.kvCacheUsage, label: "KV usage", color: "var(--chart-2)", scale: 100 }])} yLabel="used (%)" yDomain={[0, 100]} format={(x) => `${formatNumber(x, 1)}%`} testId="serving-kv-chart" />
+        </ChartBlock>
+        <ChartBlock title="Generation and prompt tok/s">
+          <TimeSeriesChart
+            {...common}
+            series={series(run, [
+              { key: K.genTokPerS, label: "engine gen tok/s", color: "var(--chart-3)" },
+              { key: K.generationTokPerS, label: "generated", color: "var(--chart-1)" },
+              { key: K.promptTokPerS, label: "prompt", color: "var(--chart-4)" },
+            ])}
+            yLabel="tok/s"
+            format={formatTokPerS}
+          />
+        </ChartBlock>
+        <ChartBlock title={tau ? "TTFT and accept length" : "TTFT p50 / p99"}>
+          <TimeSeriesChart
+            {...common}
+            series={series(run, [
+              { key: K.ttftMsP50, label: "TTFT p50", color: "var(--chart-2)" },
+              { key: K.ttftMsP99, label: "TTFT p99", color: "var(--chart-5)" },
+            ])}
+            yLabel="ms"
+            format={formatLatency}
+            testId="serving-ttft-chart"
+          />
+          {tau && (
+            <TimeSeriesChart {...common} height={90} series={series(run, [{ key: K.acceptLength, label: "accept length", color: "var(--chart-3)" }])} yLabel="τ" fit format={(x) => formatNumber(x, 2)} emptyText="No accept length from the server" />
+          )}
+        </ChartBlock>
+      </div>
+    </div>
+  );
+}
+
+function ChartBlock({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <div className="grid min-w-0 content-start gap-1">
+      <h3 className="text-[13px] font-medium text-muted-fg">{title}</h3>
+      {children}
+    </div>
+  );
+}

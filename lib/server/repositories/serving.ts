@@ -1,0 +1,161 @@
+import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { NotFoundError } from "@/lib/server/errors";
+import { SERVING_KEYS } from "@/lib/serving/derive";
+import type { RunServingView, ServingRunView, ServingWindowView, SweepLevelMark } from "@/lib/view-models/serving";
+import { deriveState } from "./runs";
+
+/**
+ * Serving telemetry reads (runs of kind `serving`: step = unix ms). Series are bucketed in SQL to
+ * at most ~{@link MAX_BUCKETS} points per key over the window, so a day of 1 s scrapes never
+ * leaves the database whole.
+ */
+
+const MAX_BUCKETS = 400;
+const HOUR_MS = 3_600_000;
+/** Serving runs shown at most per panel. */
+const MAX_RUNS = 4;
+/** A benchmark's window is widened by this much on each side, so its first and last scrape are in. */
+const RUN_MARGIN_MS = 15_000;
+
+const servingSelect = {
+  id: true,
+  key: true,
+  name: true,
+  status: true,
+  lastPushAt: true,
+  stallAfterS: true,
+  config: true,
+  host: { select: { name: true } },
+} satisfies Prisma.RunSelect;
+type ServingRow = Prisma.RunGetPayload<{ select: typeof servingSelect }>;
+
+/**
+ * The last hour of the serving runs on host `name` that pushed within it (newest first, at most 4).
+ * @throws NotFoundError when no host has this name.
+ */
+export async function getHostServing(db: PrismaClient, name: string, now: Date = new Date()): Promise<ServingWindowView> {
+  const host = await db.host.findUnique({ where: { name }, select: { id: true } });
+  if (!host) throw new NotFoundError(`host ${name} not found`);
+  const toMs = now.getTime();
+  const fromMs = toMs - HOUR_MS;
+  const rows = await db.run.findMany({
+    where: { hostId: host.id, kind: "serving", archivedAt: null, lastPushAt: { gte: new Date(fromMs) } },
+    orderBy: { lastPushAt: "desc" },
+    take: MAX_RUNS,
+    select: servingSelect,
+  });
+  return { fromMs, toMs, runs: await servingRuns(db, rows, fromMs, toMs, now) };
+}
+
+/**
+ * The server side of run `runId`. A benchmark (or any non-serving run): the serving runs it was
+ * started with (`config.servingRuns`, `pitwall run --scrape`) and those on its host, over the run's
+ * time (±15 s), with its sweep levels placed in time. A serving run: itself, over its last hour.
+ * @throws NotFoundError when no run has this id.
+ */
+export async function getRunServing(db: PrismaClient, runId: number, now: Date = new Date()): Promise<RunServingView> {
+  const run = await db.run.findUnique({
+    where: { id: runId },
+    select: { ...servingSelect, kind: true, hostId: true, startedAt: true, endedAt: true },
+  });
+  if (!run) throw new NotFoundError(`run ${runId} not found`);
+  if (run.kind === "serving") {
+    const toMs = Math.min(now.getTime(), run.lastPushAt.getTime() + RUN_MARGIN_MS);
+    const fromMs = Math.max(run.startedAt.getTime() - RUN_MARGIN_MS, toMs - HOUR_MS);
+    return { fromMs, toMs, runs: await servingRuns(db, [run], fromMs, toMs, now), levels: [], clientAcceptLength: null };
+  }
+  const fromMs = run.startedAt.getTime() - RUN_MARGIN_MS;
+  const toMs = Math.min(now.getTime(), (run.endedAt ?? run.lastPushAt).getTime() + RUN_MARGIN_MS);
+  const linked = Array.isArray((run.config as Record<string, unknown>).servingRuns)
+    ? ((run.config as Record<string, unknown>).servingRuns as unknown[]).filter((k): k is string => typeof k === "string")
+    : [];
+  const rows = await db.run.findMany({
+    where: {
+      kind: "serving",
+      archivedAt: null,
+      OR: [{ key: { in: linked } }, { hostId: run.hostId }],
+      startedAt: { lte: new Date(toMs) },
+      lastPushAt: { gte: new Date(fromMs) },
+    },
+    orderBy: { lastPushAt: "desc" },
+    take: MAX_RUNS,
+    select: servingSelect,
+  });
+  const points = await db.benchmarkPoint.findMany({
+    where: { runId },
+    orderBy: { ord: "asc" },
+    select: { concurrency: true, requestRate: true, requestRateUnbounded: true, durationS: true, updatedAt: true, acceptLength: true },
+  });
+  const levels: SweepLevelMark[] = [];
+  for (const p of points) {
+    const endMs = p.updatedAt.getTime();
+    if (p.durationS === null || !Number.isFinite(p.durationS) || endMs < fromMs || endMs > toMs + RUN_MARGIN_MS) continue;
+    const label = p.concurrency !== null ? `c=${p.concurrency}` : p.requestRateUnbounded ? "max rate" : p.requestRate !== null ? `${p.requestRate} req/s` : "level";
+    levels.push({ startMs: endMs - p.durationS * 1000, endMs, label });
+  }
+  const taus = points.map((p) => p.acceptLength).filter((v): v is number => v !== null && Number.isFinite(v));
+  const clientAcceptLength = taus.length ? taus.reduce((a, b) => a + b, 0) / taus.length : null;
+  return { fromMs, toMs, runs: await servingRuns(db, rows, fromMs, toMs, now), levels, clientAcceptLength };
+}
+
+async function servingRuns(db: PrismaClient, rows: ServingRow[], fromMs: number, toMs: number, now: Date): Promise<ServingRunView[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const bucketMs = Math.max(1, Math.ceil((toMs - fromMs) / MAX_BUCKETS));
+  const from = BigInt(Math.floor(fromMs));
+  const to = BigInt(Math.ceil(toMs));
+  const finite = Prisma.sql`value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)`;
+  const [bucketed, latest, ups] = await Promise.all([
+    db.$queryRaw<Array<{ runId: number; key: string; t: bigint; value: number }>>`
+      SELECT "runId", key, min(step) AS t, CASE WHEN key = ${SERVING_KEYS.up} THEN min(value) ELSE avg(value) END AS value
+        FROM "MetricPoint"
+       WHERE "runId" = ANY(${ids}::int4[]) AND step BETWEEN ${from} AND ${to} AND ${finite}
+       GROUP BY "runId", key, floor(step / ${bucketMs}::float8)
+       ORDER BY "runId", key, t`,
+    // Latest value of each key at the latest good scrape (`up` = 1 marks a good scrape).
+    db.$queryRaw<Array<{ runId: number; key: string; t: bigint; value: number }>>`
+      SELECT m."runId", m.key, m.step AS t, m.value
+        FROM "MetricPoint" m
+        JOIN (SELECT "runId", max(step) AS step FROM "MetricPoint"
+               WHERE "runId" = ANY(${ids}::int4[]) AND key = ${SERVING_KEYS.up} AND value = 1 AND step <= ${to} GROUP BY "runId") g
+          ON g."runId" = m."runId" AND g.step = m.step
+       WHERE m.key <> ${SERVING_KEYS.up} AND m.${finite}`,
+    // Latest `up`, and the first failed scrape after the last good one.
+    db.$queryRaw<Array<{ runId: number; lastT: bigint; lastUp: number; goodT: bigint | null; downSince: bigint | null }>>`
+      WITH u AS (SELECT "runId", step, value FROM "MetricPoint" WHERE "runId" = ANY(${ids}::int4[]) AND key = ${SERVING_KEYS.up} AND step <= ${to}),
+           good AS (SELECT "runId", max(step) AS t FROM u WHERE value = 1 GROUP BY "runId"),
+           last AS (SELECT DISTINCT ON ("runId") "runId", step, value FROM u ORDER BY "runId", step DESC)
+      SELECT last."runId", last.step AS "lastT", last.value AS "lastUp", good.t AS "goodT",
+             (SELECT min(step) FROM u WHERE u."runId" = last."runId" AND u.value = 0 AND u.step > COALESCE(good.t, -1)) AS "downSince"
+        FROM last LEFT JOIN good ON good."runId" = last."runId"`,
+  ]);
+  return rows.map((r) => {
+    const config = (r.config ?? {}) as Record<string, unknown>;
+    const str = (v: unknown) => (typeof v === "string" ? v : null);
+    const intervalS = typeof config.intervalS === "number" && config.intervalS > 0 ? config.intervalS : 5;
+    const up = ups.find((u) => u.runId === r.id);
+    const seriesByKey = new Map<string, Array<{ tMs: number; value: number }>>();
+    for (const b of bucketed) {
+      if (b.runId !== r.id) continue;
+      let pts = seriesByKey.get(b.key);
+      if (!pts) seriesByKey.set(b.key, (pts = []));
+      pts.push({ tMs: Number(b.t), value: b.value });
+    }
+    return {
+      runId: r.id,
+      key: r.key,
+      name: r.name,
+      state: deriveState(r.status, r.lastPushAt, r.stallAfterS, now),
+      host: r.host.name,
+      engine: str(config.engine),
+      model: str(config.model),
+      url: str(config.url),
+      intervalS,
+      up: up ? up.lastUp === 1 : null,
+      downSinceMs: up && up.lastUp !== 1 && up.downSince !== null ? Number(up.downSince) : null,
+      lastSampleMs: up?.goodT === null || up?.goodT === undefined ? null : Number(up.goodT),
+      latest: Object.fromEntries(latest.filter((l) => l.runId === r.id).map((l) => [l.key, l.value])),
+      series: [...seriesByKey].map(([key, points]) => ({ key, points })),
+    };
+  });
+}

@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "RunKind" ADD VALUE 'serving';
