@@ -1,4 +1,5 @@
 import { Ban, CircleCheck, CircleDashed, CircleX, LoaderCircle, TriangleAlert, type LucideIcon } from "lucide-react";
+import type { CountMismatch } from "@/lib/metrics/reconcile";
 import type { RunState } from "@/lib/view-models";
 import { Badge } from "@/components/ui/badge";
 import { cn } from "@/lib/utils";
@@ -14,12 +15,24 @@ const STATES: Record<RunState | "pending", { label: string; tone: Tone; icon: Lu
   pending: { label: "Pending", tone: "neutral", icon: CircleDashed },
 };
 
-/** A run's state in the one status palette, always with icon and label (stale never looks like running). */
-export function StatusBadge({ state, className }: { state: RunState | "pending"; className?: string }) {
+/**
+ * A run's state in the one status palette, always with icon and label (stale never looks like
+ * running). A succeeded run whose end counts disagree (`mismatches`, lib/metrics/reconcile.ts) is
+ * amber "Counts differ" with the reason on hover, never a green Succeeded.
+ */
+export function StatusBadge({ state, mismatches, className }: { state: RunState | "pending"; mismatches?: readonly CountMismatch[]; className?: string }) {
+  if (state === "succeeded" && mismatches && mismatches.length > 0) {
+    return (
+      <Badge tone="stale" className={className} data-state="counts-differ" title={`Succeeded, but ${mismatches.map((m) => m.message).join("; ")}`}>
+        <TriangleAlert aria-hidden />
+        Counts differ
+      </Badge>
+    );
+  }
   const s = STATES[state];
   const Icon = s.icon;
   return (
-    <Badge tone={s.tone} className={className} title={state === "stale" ? "No push from the worker within its stall threshold" : undefined}>
+    <Badge tone={s.tone} className={className} data-state={state} title={state === "stale" ? "No push from the worker within its stall threshold" : undefined}>
       <Icon aria-hidden className={cn(s.spin && "animate-spin [animation-duration:2s] motion-reduce:animate-none")} />
       {s.label}
     </Badge>
