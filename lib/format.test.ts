@@ -23,6 +23,17 @@ describe("formatNumber", () => {
     expect(formatNumber(0.12345)).toBe("0.123");
     expect(formatNumber(12412.39)).toBe("12,412");
   });
+  it("keeps the significant digits of small numbers (a learning rate is 3e-4, never 0.000)", () => {
+    expect(formatNumber(3e-4)).toBe("3e-4");
+    expect(formatNumber(0.00025)).toBe("2.5e-4");
+    expect(formatNumber(1.234e-5)).toBe("1.23e-5");
+    expect(formatNumber(-2e-7)).toBe("−2e-7");
+    expect(formatNumber(0.0123)).toBe("0.0123");
+    expect(formatNumber(0.00123)).toBe("0.00123");
+    expect(formatNumber(0)).toBe("0");
+    expect(formatCompact(3e-4)).toBe("3e-4");
+    expect(formatCompact(0.005)).toBe("0.005");
+  });
   it("prints whole numbers without a fraction unless decimals are forced", () => {
     expect(formatNumber(32)).toBe("32");
     expect(formatNumber(1024)).toBe("1,024");

@@ -18,27 +18,41 @@ export function formatNonFinite(value: number): string | null {
   return null;
 }
 
+/** Below this magnitude (and above 0) numbers print in scientific notation: 3e-4, 1.25e-5. */
+export const SCIENTIFIC_BELOW = 0.001;
+
 /**
  * Decimals that give about four significant figures without noise:
- * ≥ 1000 → 0 ("12,412"), ≥ 10 → 1 ("577.8", "85.7"), ≥ 1 → 2 ("1.23"), below 1 → 3 ("0.123").
+ * ≥ 1000 → 0 ("12,412"), ≥ 10 → 1 ("577.8"), ≥ 1 → 2 ("1.23"), below 1 → three significant
+ * digits ("0.123", "0.0123", "0.00123"; below {@link SCIENTIFIC_BELOW} formatNumber switches to
+ * scientific notation instead).
  */
 export function autoDecimals(value: number): number {
   const a = Math.abs(value);
   if (a >= 1000) return 0;
   if (a >= 10) return 1;
-  if (a >= 1 || a === 0) return 2;
-  return 3;
+  if (a >= 1 || a === 0 || !Number.isFinite(a)) return 2;
+  return Math.min(20, Math.max(3, 2 - Math.floor(Math.log10(a))));
+}
+
+/** Scientific notation with up to three significant digits and no trailing zeros: 3e-4, 1.25e-5, −2e-7. */
+export function formatScientific(value: number): string {
+  const [mantissa = "0", exponent = "0"] = value.toExponential(2).split("e");
+  const m = mantissa.replace(/\.?0+$/, "");
+  return `${m}e${exponent.replace(/^\+/, "")}`.replace(/^-/, "−");
 }
 
 /**
- * A number with sensible precision and thousands separators: 577.8, 12,412, 1.23, 0.123.
- * `decimals` forces a fixed number of fraction digits. Whole numbers below 1000 print without
- * fraction ("32") unless `decimals` is given.
+ * A number with sensible precision and thousands separators: 577.8, 12,412, 1.23, 0.123, and
+ * small magnitudes keep their significant digits (0.0123, 3e-4, never "0.000"). `decimals`
+ * forces a fixed number of fraction digits. Whole numbers below 1000 print without fraction
+ * ("32") unless `decimals` is given.
  */
 export function formatNumber(value: number | null | undefined, decimals?: number): string {
   if (value === null || value === undefined) return MISSING;
   const nf = formatNonFinite(value);
   if (nf !== null) return nf;
+  if (decimals === undefined && value !== 0 && Math.abs(value) < SCIENTIFIC_BELOW) return formatScientific(value);
   const d = decimals ?? (Number.isInteger(value) ? 0 : autoDecimals(value));
   const out = new Intl.NumberFormat("en-US", { minimumFractionDigits: d, maximumFractionDigits: d }).format(value);
   // Rounded to zero ("-0.0") is zero; otherwise print a real minus sign.
@@ -186,5 +200,6 @@ export function formatCompact(value: number): string {
   if (a >= 1e6) return `${trim((value / 1e6).toFixed(a >= 1e7 ? 0 : 1))}M`;
   if (a >= 1e3) return `${trim((value / 1e3).toFixed(a >= 1e4 ? 0 : 1))}k`;
   if (a >= 100 || Number.isInteger(value)) return String(Math.round(value));
-  return trim(value.toFixed(a >= 10 ? 1 : 2));
+  if (a < SCIENTIFIC_BELOW) return formatScientific(value);
+  return trim(value.toFixed(a >= 10 ? 1 : a >= 0.01 ? 2 : 3));
 }

@@ -5,6 +5,8 @@
  * output tokens per second (aggregate over all requests).
  */
 
+import type { CountMismatch } from "@/lib/metrics/reconcile";
+
 /** Stored status plus the derived `stale` (running, but no push within its stall threshold). */
 export type RunState = "running" | "succeeded" | "failed" | "cancelled" | "ended" | "stale";
 
@@ -32,6 +34,12 @@ export interface RunSummary {
   /** Highest finite aggregate output tok/s among successful points (long-context ones only when the run has no others); null without points. */
   peakOutputTokPerS: number | null;
   pointCount: number;
+  /**
+   * Run-end reconciliation (lib/metrics/reconcile.ts): counts that should agree and do not (done
+   * vs uploaded vs deleted, or the pairs the config's `reconcile` declares). Only for succeeded
+   * runs; non-empty means the success is shown as a warning ("Counts differ"), not green.
+   */
+  countMismatches: CountMismatch[];
 }
 
 /** A page of runs; pass `nextCursor` back as `cursor` for the next page (null: last page). */

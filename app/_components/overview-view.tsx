@@ -216,12 +216,13 @@ function FinishedRow({ run, wall }: { run: FinishedRunView; wall: boolean }) {
   const detail = run.state === "failed" ? (run.error ?? (run.exitCode !== null ? `exit code ${run.exitCode}` : null)) : null;
   return (
     <li className={cn("grid grid-cols-[auto_minmax(0,1fr)_auto] items-center gap-x-3 border-b border-border px-4 last:border-b-0", wall ? "py-2.5 text-base" : "py-2 text-[13px]")}>
-      <StatusBadge state={run.state} />
+      <StatusBadge state={run.state} mismatches={run.countMismatches} />
       <div className="min-w-0">
         <Link href={runPath(run.id)} className="block truncate font-medium hover:underline" title={run.name}>
           {run.name}
         </Link>
         {detail && <div className="truncate text-xs text-failed">{detail}</div>}
+        {run.state === "succeeded" && run.countMismatches[0] && <div className="truncate text-xs text-stale">{run.countMismatches[0].message}</div>}
       </div>
       <div className="text-right text-xs text-muted-fg tabular-nums">
         <div>

@@ -17,7 +17,7 @@ import type { RunSummary } from "@/lib/view-models";
 import type { BaselineView, RunCheckpointView, RunEvalsView } from "@/lib/view-models/evals";
 import { EvalTable } from "./eval-table";
 import { checkpointName, draftSettingsLabel, formatTau } from "./format";
-import { baselineDelta, comparableBaselines } from "./reference";
+import { baselineDelta, comparableBaselines, compareWithBaselines, type BaselineComparison } from "./reference";
 import { BASELINES_PATH, fetchRunEvals, runEvalsPrefix, runEvalsQueryKey } from "./queries";
 import { TauCategoryBars } from "./tau-category-bars";
 import { TauChart } from "./tau-chart";
@@ -39,18 +39,21 @@ export function EvalFigure({ label, value, note, accent }: { label: string; valu
 }
 
 /**
- * Latest τ against each baseline the run is compared with ({@link comparableBaselines}): one
- * tile; with several baselines a line per baseline, so none is picked silently. `names: false`
- * when a column header already names the one baseline.
+ * Latest τ against each baseline the run is compared with ({@link compareWithBaselines}): one
+ * tile; with several baselines a line per baseline, so none is picked silently. A baseline of one
+ * category is compared with that category's τ and says so ("coding τ"). `names: false` when a
+ * column header already names the one baseline.
  */
-export function BaselineDeltas({ tau, baselines, compact, names = true }: { tau: number; baselines: readonly BaselineView[]; compact?: boolean; names?: boolean }) {
+export function BaselineDeltas({ comparisons, compact, names = true }: { comparisons: readonly BaselineComparison[]; compact?: boolean; names?: boolean }) {
   return (
     <span className={cn("grid", compact ? "gap-0" : "gap-0.5")}>
-      {baselines.map((b) => {
+      {comparisons.map(({ baseline: b, tau, category }) => {
         const vs = baselineDelta(tau, b);
+        const what = category ? `${category} τ ${formatTau(tau)} ` : "";
         return (
-          <span key={b.id} className="flex min-w-0 items-baseline gap-1.5 whitespace-nowrap" title={`${vs.where} ${b.name} (τ ${formatTau(b.value)})`} data-testid="baseline-delta">
+          <span key={b.id} className="flex min-w-0 items-baseline gap-1.5 whitespace-nowrap" title={`${what}${vs.where} ${b.name} (τ ${formatTau(b.value)})`} data-testid="baseline-delta">
             <span className={cn("font-medium tabular-nums", vs.where === "above" ? "text-succeeded" : vs.where === "below" ? "text-muted-fg" : "")}>{vs.delta}</span>
+            {category && <span className="text-xs text-muted-fg">{category} τ</span>}
             {names && <span className="truncate text-xs text-muted-fg">{compact ? b.name : `${vs.where} ${b.name} (τ ${formatTau(b.value)})`}</span>}
           </span>
         );
@@ -66,20 +69,24 @@ function atCheckpoint(c: RunCheckpointView): string {
 
 function HeadlineRow({ checkpoints, latest, baselines, datasets }: { checkpoints: RunCheckpointView[]; latest: RunCheckpointView; baselines: BaselineView[]; datasets: string[] }) {
   const best = checkpoints.reduce((a, c) => (c.tau > a.tau ? c : a), latest);
-  const refs = comparableBaselines(baselines, datasets);
+  const refs = compareWithBaselines(comparableBaselines(baselines, datasets), latest.tau, latest.categories);
   const ref = refs.length === 1 ? refs[0]! : null;
-  const vs = ref ? baselineDelta(latest.tau, ref) : null;
+  const vs = ref ? baselineDelta(ref.tau, ref.baseline) : null;
   return (
     <div className="grid grid-cols-2 gap-3 lg:grid-cols-4">
       <EvalFigure label="Latest acceptance length τ" value={formatTau(latest.tau)} note={atCheckpoint(latest)} accent />
       <EvalFigure label="Best τ" value={formatTau(best.tau)} note={atCheckpoint(best)} />
       {ref && vs ? (
-        <EvalFigure label={`Latest vs ${ref.name}`} value={vs.delta} note={`${vs.where} the reference τ ${formatTau(ref.value)}`} />
+        <EvalFigure
+          label={ref.category ? `Latest ${ref.category} τ vs ${ref.baseline.name}` : `Latest vs ${ref.baseline.name}`}
+          value={vs.delta}
+          note={`${ref.category ? `${ref.category} τ ${formatTau(ref.tau)}: ` : ""}${vs.where} the reference τ ${formatTau(ref.baseline.value)}`}
+        />
       ) : refs.length > 1 ? (
         <div className="min-w-0 rounded-lg border border-border bg-card px-4 py-3">
           <div className="text-xs text-muted-fg">Latest vs {refs.length} baselines</div>
           <div className="mt-1 text-sm">
-            <BaselineDeltas tau={latest.tau} baselines={refs} compact />
+            <BaselineDeltas comparisons={refs} compact />
           </div>
         </div>
       ) : (

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { baselineUpsertFrame } from "@/lib/protocol";
 import type { BaselineView } from "@/lib/view-models/evals";
-import { baselineDelta, comparableBaselines, tauScale } from "./reference";
+import { baselineCategory, baselineDelta, comparableBaselines, compareWithBaselines, tauScale } from "./reference";
 
 let nextId = 1;
 function baseline(name: string, value: number, extra: Partial<BaselineView> = {}): BaselineView {
@@ -51,6 +51,37 @@ describe("comparableBaselines", () => {
     expect(baselineDelta(12.2, baseline("tol", 12.4, { tolerance: 0.3 }))).toEqual({ delta: "−0.20", where: "within ± 0.30" });
     // A junk baseline's delta stays readable.
     expect(baselineDelta(12.4, baseline("junk", 1e9)).delta).toBe("−1.00e+9");
+  });
+});
+
+describe("compareWithBaselines", () => {
+  const coding = baseline("DDTree-8 public drafter (coding)", 12.4, { tolerance: 0.3, settings: { tree: "ddtree-8", category: "coding" } });
+  const general = baseline("general", 10);
+  const byCategory = [
+    { category: "chat", tau: 9.1 },
+    { category: "coding", tau: 12.6 },
+    { category: "math", tau: 11.2 },
+  ];
+
+  test("a coding-only reference is compared with the coding τ, never with the all-category τ", () => {
+    expect(baselineCategory(coding)).toBe("coding");
+    expect(baselineCategory(general)).toBeNull();
+    const c = compareWithBaselines([coding, general], 11.29, byCategory);
+    expect(c.map((x) => [x.baseline.name, x.tau, x.category])).toEqual([
+      ["DDTree-8 public drafter (coding)", 12.6, "coding"],
+      ["general", 11.29, null],
+    ]);
+    // The all-category line would have read "−1.11" against 12.4; the coding τ is +0.20, within the band.
+    expect(baselineDelta(c[0]!.tau, coding)).toEqual({ delta: "+0.20", where: "within ± 0.30" });
+  });
+
+  test("with a category in scope the shown τ is that category's; other categories' baselines and unscored categories drop out", () => {
+    expect(compareWithBaselines([coding, general], 12.6, [], "coding").map((x) => [x.baseline.name, x.tau, x.category])).toEqual([
+      ["DDTree-8 public drafter (coding)", 12.6, null],
+      ["general", 12.6, null],
+    ]);
+    expect(compareWithBaselines([coding], 11.2, [], "math")).toEqual([]);
+    expect(compareWithBaselines([coding], 11.29, [{ category: "math", tau: 11.2 }])).toEqual([]);
   });
 });
 

@@ -26,6 +26,46 @@ export function comparableBaselines(baselines: readonly BaselineView[], datasets
   return (matching.length > 0 ? matching : baselines.filter((b) => b.dataset === null)).sort(byName);
 }
 
+/** A baseline's category: its `settings.category` when a non-empty string ("coding"); null for a baseline of every category. */
+export function baselineCategory(b: BaselineView): string | null {
+  const c = b.settings.category;
+  return typeof c === "string" && c.length > 0 ? c : null;
+}
+
+/** One "vs baseline" figure: the baseline and the τ it is compared with. */
+export interface BaselineComparison {
+  baseline: BaselineView;
+  /** τ compared: over all categories in scope, or of the baseline's own category. */
+  tau: number;
+  /** Set when `tau` is one category's τ (the baseline's), not the figure the row shows: label it. */
+  category: string | null;
+}
+
+/**
+ * Pairs each baseline with a τ of the same category, so an all-category τ is never compared with a
+ * coding-only reference. `all` is the τ over every category in `scope` (a category filter, or null
+ * for all); `byCategory` the per-category τ at the same checkpoint. A baseline of every category is
+ * compared with `all`; a baseline of category C with `all` when `scope` is C, else with C's τ from
+ * `byCategory` (labelled with C), and left out when C was not scored. Order of `baselines` kept.
+ */
+export function compareWithBaselines(
+  baselines: readonly BaselineView[],
+  all: number,
+  byCategory: ReadonlyArray<{ category: string | null; tau: number }>,
+  scope: string | null = null,
+): BaselineComparison[] {
+  const out: BaselineComparison[] = [];
+  for (const b of baselines) {
+    const c = baselineCategory(b);
+    if (c === null || c === scope) out.push({ baseline: b, tau: all, category: null });
+    else if (scope === null) {
+      const own = byCategory.find((x) => x.category === c);
+      if (own && Number.isFinite(own.tau)) out.push({ baseline: b, tau: own.tau, category: c });
+    }
+  }
+  return out;
+}
+
 /** How far outside the data a baseline may lie and still set the axis: this many data spans each side. */
 export const OFF_SCALE_SPANS = 2;
 /** Smallest span (τ units) the window is built on, so an early run at τ 1.5 still shows a 12.4 reference. */

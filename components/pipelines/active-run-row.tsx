@@ -16,6 +16,12 @@ function metricsText(run: ActiveRunView): string {
   return run.latestMetrics.map((m) => `${m.key} ${formatNumber(m.value)} @ step ${typeof m.step === "number" ? formatCount(m.step) : m.step}`).join(" · ");
 }
 
+/** "20 checkpoints scored · latest step 11,500 · 720 results". */
+function evalText(e: NonNullable<ActiveRunView["evals"]>): string {
+  const step = e.latestStep === null ? "" : ` · latest step ${typeof e.latestStep === "number" ? formatCount(e.latestStep) : e.latestStep}`;
+  return `${formatCount(e.checkpoints)} checkpoint${e.checkpoints === 1 ? "" : "s"} scored${step} · ${formatCount(e.results)} results`;
+}
+
 /**
  * One running or stale run on the overview: name, kind, host and workers, a progress bar with
  * done/total, percent, rate and ETA in one line. A stale run is amber with "no push for 4 min",
@@ -76,6 +82,10 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
             <ProgressFiguresText progress={run.progress} state={state} />
           ) : run.latestMetrics.length > 0 ? (
             <span className="truncate tabular-nums">{metricsText(run)}</span>
+          ) : run.evals ? (
+            <span className="truncate tabular-nums" data-testid="eval-progress">
+              {evalText(run.evals)} · scored {formatAge(run.evals.lastScoredAt, serverNowMs)} ago
+            </span>
           ) : run.pointCount > 0 ? (
             <span className="tabular-nums">
               {formatCount(run.pointCount)} benchmark point{run.pointCount === 1 ? "" : "s"}

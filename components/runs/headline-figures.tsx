@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { formatNumber, formatTokPerS } from "@/lib/format";
 import { sweepPointLabel, type Headline, type SweepScale } from "@/lib/metrics/benchmark-sweep";
+import type { PointTally } from "@/lib/metrics/long-context";
 import { cn } from "@/lib/utils";
 
 /** One series' figures with its legend identity. */
@@ -25,12 +26,16 @@ function tauText(h: Headline): string {
 /**
  * The figures people quote: output tok/s at the lowest load (single request at C=1), peak
  * aggregate output tok/s and where it peaks, per-request decode speed at the peak, τ. One row of
- * tiles for a single series; a compact table when the run has several series.
+ * tiles for a single series (its "Points" tile counts `tally`, every point of the table below,
+ * when given); a compact table when the run has several series.
  */
-export function HeadlineFigures({ items, scale }: { items: HeadlineItem[]; scale: SweepScale }) {
+export function HeadlineFigures({ items, scale, tally }: { items: HeadlineItem[]; scale: SweepScale; tally?: PointTally }) {
   if (items.length === 1 && items[0]) {
     const h = items[0].headline;
     const none = h.okCount + h.failedCount === 0 ? "no points yet" : "no successful point";
+    // The "Points" tile counts what the point table lists (long-context points included).
+    const t = tally ?? { ok: h.okCount, failed: h.failedCount, longContext: 0 };
+    const split = t.longContext > 0 ? `${t.ok + t.failed - t.longContext} sweep · ${t.longContext} long-context` : null;
     return (
       <div className="grid grid-cols-2 gap-3 lg:grid-cols-4">
         <Figure label={lowestTitle(h, scale)} value={formatTokPerS(h.lowest?.value)} note={h.lowest ? `output at ${sweepPointLabel(h.lowest.x, scale)}` : none} />
@@ -45,8 +50,13 @@ export function HeadlineFigures({ items, scale }: { items: HeadlineItem[]; scale
         ) : (
           <Figure
             label="Points"
-            value={`${h.okCount} ok`}
-            note={h.failedCount > 0 ? <span className="font-medium text-failed">{h.failedCount} failed</span> : h.okCount === 0 ? none : "none failed"}
+            value={`${t.ok} ok`}
+            note={
+              <>
+                {split && `${split} · `}
+                {t.failed > 0 ? <span className="font-medium text-failed">{t.failed} failed</span> : t.ok === 0 ? none : "none failed"}
+              </>
+            }
           />
         )}
       </div>

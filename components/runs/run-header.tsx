@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useState, type ReactNode } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { Archive, ArchiveRestore, Pencil } from "lucide-react";
+import { Archive, ArchiveRestore, Pencil, TriangleAlert } from "lucide-react";
 import type { LiveStatus } from "@/components/live/live-client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -44,7 +44,7 @@ export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDet
         <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight" title={run.name}>
           {run.name}
         </h1>
-        <StatusBadge state={run.state} />
+        <StatusBadge state={run.state} mismatches={run.countMismatches} />
         {archived && (
           <Badge tone="outline" title={`Archived ${new Date(run.archivedAt!).toLocaleString()}; hidden from the run list and the overview`}>
             <Archive aria-hidden /> archived
@@ -108,6 +108,15 @@ export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDet
           </MetaItem>
         )}
       </dl>
+      {run.state === "succeeded" && run.countMismatches.length > 0 && (
+        <div role="status" data-testid="count-mismatch" className="flex items-start gap-2 rounded-md border border-stale/40 bg-stale-bg px-3 py-2 text-sm text-stale">
+          <TriangleAlert aria-hidden className="mt-0.5 size-4 shrink-0" />
+          <div>
+            <span className="font-medium">The run reported success, but its end counts disagree: </span>
+            {run.countMismatches.map((m) => m.message).join("; ")}.
+          </div>
+        </div>
+      )}
       {run.error && (
         <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 font-mono text-xs whitespace-pre-wrap text-failed">
           {run.error}

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { BenchmarkPointView } from "../view-models";
 import { benchmarkPoint } from "./testing";
-import { contextAxis, contextAxisTitle, formatContextLength, isLongContextPoint, longContextSeries, splitScenarios } from "./long-context";
+import { contextAxis, contextAxisTitle, formatContextLength, isLongContextPoint, longContextSeries, pointTally, splitScenarios } from "./long-context";
+import { headline, sweepScale } from "./benchmark-sweep";
 
 function pt(over: Partial<BenchmarkPointView>): BenchmarkPointView {
   return benchmarkPoint({ scenario: "long-context", concurrency: 1, inputLen: 30_000, completed: 8, outputTokPerS: null, ...over });
@@ -17,6 +18,16 @@ describe("scenarios", () => {
     const b = pt({});
     const c = pt({ scenario: "throughput", concurrency: 2 });
     expect(splitScenarios([a, b, c])).toEqual({ sweep: [a, c], longContext: [b] });
+  });
+});
+
+describe("pointTally", () => {
+  it("counts every point of the table, so 'Points' agrees with a table of 8 sweep + 3 long-context points", () => {
+    const sweep = Array.from({ length: 8 }, (_, i) => pt({ scenario: "throughput", concurrency: 2 ** i, outputTokPerS: 100 + i }));
+    const lc = [pt({ inputLen: 30_000 }), pt({ inputLen: 60_000 }), pt({ inputLen: 100_000, completed: 0 })];
+    expect(pointTally([...sweep, ...lc])).toEqual({ ok: 10, failed: 1, longContext: 3 });
+    // The sweep headline alone only knows its 8 points: the tile must use the tally.
+    expect(headline(sweep, sweepScale(sweep)).okCount).toBe(8);
   });
 });
 

@@ -29,6 +29,25 @@ export function splitScenarios(points: readonly BenchmarkPointView[]): { sweep: 
   return { sweep, longContext };
 }
 
+/** How many points a run page's point table holds: successful and failed, and of those how many are long-context. */
+export interface PointTally {
+  ok: number;
+  failed: number;
+  /** Long-context points (ok or failed) among them. */
+  longContext: number;
+}
+
+/** Counts every point (sweep and long-context alike), so a headline and the table under it agree. */
+export function pointTally(points: readonly BenchmarkPointView[]): PointTally {
+  let failed = 0;
+  let longContext = 0;
+  for (const p of points) {
+    if (isFailedPoint(p)) failed++;
+    if (isLongContextPoint(p)) longContext++;
+  }
+  return { ok: points.length - failed, failed, longContext };
+}
+
 /**
  * One plotted long-context point: `x` is the context length (input tokens); TTFT in ms, decode
  * tok/s = 1000 / median TPOT (per request), output tok/s aggregate. Non-finite values are null.

@@ -13,6 +13,18 @@ export interface LatestMetric {
   value: number;
 }
 
+/** What an eval run (or any run pushing `run.eval`) has scored so far. */
+export interface ActiveEvalView {
+  /** Distinct checkpoints scored (by step, else label, else URI). */
+  checkpoints: number;
+  /** Eval results stored (prompts or prompt groups). */
+  results: number;
+  /** Highest checkpoint step scored (a decimal string beyond 2^53); null when no result names a step. */
+  latestStep: number | string | null;
+  /** Time of the latest result. */
+  lastScoredAt: string;
+}
+
 /** A running or stale run with its progress line. */
 export interface ActiveRunView {
   id: number;
@@ -33,6 +45,8 @@ export interface ActiveRunView {
   pointCount: number;
   /** Latest value of up to three metric keys (losses first), for runs that report metrics. */
   latestMetrics: LatestMetric[];
+  /** Checkpoints scored so far (runs with eval results); null without any. */
+  evals: ActiveEvalView | null;
 }
 
 /** A finished run (succeeded, failed or cancelled). */
@@ -47,6 +61,8 @@ export interface FinishedRunView {
   durationS: number;
   error: string | null;
   exitCode: number | null;
+  /** Run-end reconciliation mismatches (see `RunSummary.countMismatches`). */
+  countMismatches: RunSummary["countMismatches"];
 }
 
 /** An event with the run it belongs to. */

@@ -8,7 +8,7 @@ import { FlaskConical, Ruler } from "lucide-react";
 import { seriesColor } from "@/components/charts/sweep-chart-parts";
 import { BaselineDeltas } from "@/components/evals/eval-sections";
 import { checkpointName, draftSettingsLabel, formatTau } from "@/components/evals/format";
-import { comparableBaselines } from "@/components/evals/reference";
+import { comparableBaselines, compareWithBaselines } from "@/components/evals/reference";
 import { allEvalOverviewsQueryKey, BASELINES_PATH, evalOverviewQueryKey, evalsPath, fetchEvalOverview, type EvalFilters } from "@/components/evals/queries";
 import { TauCategoryBars } from "@/components/evals/tau-category-bars";
 import { TauChart } from "@/components/evals/tau-chart";
@@ -118,7 +118,7 @@ export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverv
                 <CardTitle>Training runs</CardTitle>
                 <CardDescription>checkpoints are matched to the run that saved them (run.artifact URI), else to the run holding the results</CardDescription>
               </CardHeader>
-              <LineTable lines={lines} baselines={data.baselines} />
+              <LineTable lines={lines} baselines={data.baselines} category={filters.category ?? null} />
             </Card>
           </div>
         </>
@@ -161,12 +161,17 @@ function EvalFiltersBar({ filters, categories, datasets }: { filters: EvalFilter
   );
 }
 
-function LineTable({ lines, baselines }: { lines: TauLineView[]; baselines: BaselineView[] }) {
-  // Same rule as the run page: the baselines of the line's datasets, else the dataset-less ones.
-  const refs = lines.map((l) => comparableBaselines(baselines, l.datasets));
+function LineTable({ lines, baselines, category }: { lines: TauLineView[]; baselines: BaselineView[]; category: string | null }) {
+  // Same rule as the run page: the baselines of the line's datasets, else the dataset-less ones,
+  // each compared with the τ of its own category (never an all-category τ with a coding reference).
+  const refs = lines.map((l) => {
+    const latest = latestPoint(l);
+    return latest ? compareWithBaselines(comparableBaselines(baselines, l.datasets), latest.tau, l.latestCategories, category) : [];
+  });
   const anyRef = refs.some((r) => r.length > 0);
   const first = refs.find((r) => r.length > 0);
-  const sameSingle = first?.length === 1 && refs.every((r) => r.length === 0 || (r.length === 1 && r[0]!.id === first[0]!.id)) ? first[0]! : null;
+  const sameSingle =
+    first?.length === 1 && refs.every((r) => r.length === 0 || (r.length === 1 && r[0]!.baseline.id === first[0]!.baseline.id && r[0]!.category === first[0]!.category)) ? first[0]! : null;
   return (
     <Table>
       <TableHeader>
@@ -177,7 +182,7 @@ function LineTable({ lines, baselines }: { lines: TauLineView[]; baselines: Base
           <TableHead>Latest</TableHead>
           <TableHead className="text-right">Latest τ</TableHead>
           <TableHead className="text-right">Best τ</TableHead>
-          {anyRef && <TableHead>{sameSingle ? `vs ${sameSingle.name}` : "vs baselines"}</TableHead>}
+          {anyRef && <TableHead>{sameSingle ? `${sameSingle.category ? `${sameSingle.category} τ ` : ""}vs ${sameSingle.baseline.name}` : "vs baselines"}</TableHead>}
         </TableRow>
       </TableHeader>
       <TableBody>
@@ -222,7 +227,7 @@ function LineTable({ lines, baselines }: { lines: TauLineView[]; baselines: Base
               <TableCell className="text-right">{formatTau(best)}</TableCell>
               {anyRef && (
                 <TableCell className="max-w-56">
-                  {latest && lineRefs.length > 0 ? <BaselineDeltas tau={latest.tau} baselines={lineRefs} compact names={sameSingle === null} /> : <span className="text-muted-fg">—</span>}
+                  {lineRefs.length > 0 ? <BaselineDeltas comparisons={lineRefs} compact names={sameSingle === null} /> : <span className="text-muted-fg">—</span>}
                 </TableCell>
               )}
             </TableRow>

@@ -100,7 +100,7 @@ export function RunsTable({ runs, selected, onToggle }: RunsTableProps) {
                   </Link>
                 </TableCell>
                 <TableCell>
-                  <StatusBadge state={r.state} />
+                  <StatusBadge state={r.state} mismatches={r.countMismatches} />
                 </TableCell>
                 <TableCell className="text-muted-fg">
                   <RelativeTime iso={r.startedAt} />

@@ -28,6 +28,12 @@ describe("hosts", () => {
     const offline = await principalFor(`c-offline-${suffix}`);
     const slow = await principalFor(`d-slow-${suffix}`);
     await principalFor(`e-never-${suffix}`);
+    // Tokens that only push agent sessions or plans are no machine to watch: never listed.
+    const sessionsOnly = await principalFor(`f-sessions-${suffix}`);
+    await ingestAt(sessionsOnly, ago(30), { type: "session.todos", session: `s-${suffix}`, source: "pushed", seq: 1, ts: ago(30), items: [{ content: "write tests", status: "in_progress" }] });
+    // A host that imported a run but never heartbeats stays listed (offline), with its run.
+    const importer = await principalFor(`g-importer-${suffix}`);
+    await ingestAt(importer, ago(30), { type: "run.start", run: `imp-${suffix}`, name: "imported", kind: "benchmark" });
 
     // Two heartbeats in the minute before NOW (bucket NOW−60 s) and one in the bucket before.
     await ingestAt(online, ago(90), { type: "heartbeat", ts: ago(90), intervalS: 10, facts: { gpus: [gpu(0, 10, 1000), gpu(1, 30, 3000)], cpuPct: 20, ramUsedBytes: 64e9, ramTotalBytes: 256e9 } });
@@ -46,8 +52,11 @@ describe("hosts", () => {
       ["stale", "stale", 0],
       ["offline", "offline", 0],
       ["slow", "online", 0],
-      ["never", "offline", 0],
+      ["importer", "offline", 1],
     ]);
+    const overview = await getOverview(prisma, new Date(NOW));
+    expect(overview.hosts.map((h) => h.name)).not.toContain(`f-sessions-${suffix}`);
+    expect(overview.hosts.map((h) => h.name)).not.toContain(`e-never-${suffix}`);
     const host = mine[0]!;
     expect(host.lastHeartbeatAt).toBe(new Date(ago(5)).toISOString());
     expect(host.facts?.gpus.map((g) => [g.index, g.utilPct, g.memUsedMiB])).toEqual([

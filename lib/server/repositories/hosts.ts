@@ -112,9 +112,16 @@ function toHostView(h: HostRow, nowMs: number, runningRuns: number, lastHour: Ho
   };
 }
 
-/** Every host by name, with state as of `now`, latest facts, running-run count and the last hour in 1-minute buckets. */
+/**
+ * Which hosts are machines to watch: those that ever sent a heartbeat or own a run. A token that
+ * only pushes agent sessions or plans (a laptop, a CI job) has a Host row too, but no liveness to
+ * report: listing it would show an "offline" host and lower "hosts online".
+ */
+export const WATCHED_HOSTS = { OR: [{ lastHeartbeatAt: { not: null } }, { runs: { some: {} } }] } satisfies Prisma.HostWhereInput;
+
+/** Every watched host ({@link WATCHED_HOSTS}) by name, with state as of `now`, latest facts, running-run count and the last hour in 1-minute buckets. */
 export async function listHosts(db: PrismaClient, now: Date = new Date()): Promise<HostListView> {
-  const hosts = await db.host.findMany({ select: hostSelect, orderBy: { name: "asc" } });
+  const hosts = await db.host.findMany({ where: WATCHED_HOSTS, select: hostSelect, orderBy: { name: "asc" } });
   const ids = hosts.map((h) => h.id);
   const [history, running] = await Promise.all([hostHistory(db, ids, new Date(now.getTime() - HISTORY_MS), LIST_BUCKET_S), runningCounts(db, ids)]);
   const nowMs = now.getTime();

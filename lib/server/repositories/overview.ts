@@ -1,9 +1,10 @@
-import type { PrismaClient } from "@/generated/prisma/client";
+import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { runState } from "@/lib/metrics/staleness";
 import type { RunState } from "@/lib/view-models";
-import type { ActiveRunView, FinishedRunView, LatestMetric, OverviewEventView, OverviewView } from "@/lib/view-models/overview";
+import type { ActiveEvalView, ActiveRunView, FinishedRunView, LatestMetric, OverviewEventView, OverviewView } from "@/lib/view-models/overview";
 import { listHosts } from "./hosts";
 import { aggregateRows, progressFigures, rateSamples, stepValue, workerRows } from "./pipelines";
+import { runEndMismatches } from "./runs";
 
 /**
  * The overview read model: running and stale runs with their progress lines, host health, recent
@@ -37,6 +38,22 @@ async function latestMetrics(db: PrismaClient, runId: number): Promise<LatestMet
     .map((r) => ({ key: r.key, step: stepValue(r.step), value: r.value }));
 }
 
+/**
+ * Scored checkpoints per run (eval results grouped by checkpoint step, else label, else URI): how
+ * many, the results behind them, the highest step and the latest result time. Runs without eval
+ * results are absent.
+ */
+async function evalProgress(db: PrismaClient, runIds: readonly number[]): Promise<Map<number, ActiveEvalView>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await db.$queryRaw<Array<{ runId: number; checkpoints: number; results: number; latestStep: bigint | null; lastAt: Date }>>`
+    SELECT "runId", count(DISTINCT coalesce('step:' || "checkpointStep"::text, 'label:' || "checkpointLabel", 'uri:' || "checkpointUri", 'none'))::int AS checkpoints,
+           count(*)::int AS results, max("checkpointStep") AS "latestStep", max(ts) AS "lastAt"
+      FROM "EvalResult" WHERE "runId" IN (${Prisma.join(runIds)}) GROUP BY 1`;
+  return new Map(
+    rows.map((r) => [r.runId, { checkpoints: Number(r.checkpoints), results: Number(r.results), latestStep: r.latestStep === null ? null : stepValue(r.latestStep), lastScoredAt: r.lastAt.toISOString() }]),
+  );
+}
+
 async function activeRuns(db: PrismaClient, now: Date): Promise<{ active: ActiveRunView[]; olderStaleCount: number }> {
   const nowMs = now.getTime();
   const rows = await db.run.findMany({
@@ -51,11 +68,12 @@ async function activeRuns(db: PrismaClient, now: Date): Promise<{ active: Active
     return !old;
   });
   const ids = shown.map((r) => r.id);
-  const [workers, samples, points, metrics] = await Promise.all([
+  const [workers, samples, points, metrics, evals] = await Promise.all([
     workerRows(db, ids),
     rateSamples(db, ids, now),
     ids.length ? db.benchmarkPoint.groupBy({ by: ["runId"], where: { runId: { in: ids } }, _count: { _all: true } }) : Promise.resolve([]),
     Promise.all(shown.map(async (r) => [r.id, await latestMetrics(db, r.id)] as const)),
+    evalProgress(db, ids),
   ]);
   const pointCounts = new Map(points.map((p) => [p.runId, p._count._all]));
   const latest = new Map(metrics);
@@ -77,6 +95,7 @@ async function activeRuns(db: PrismaClient, now: Date): Promise<{ active: Active
       activeAlerts: r.activeAlerts,
       pointCount: pointCounts.get(r.id) ?? 0,
       latestMetrics: latest.get(r.id) ?? [],
+      evals: evals.get(r.id) ?? null,
     };
   });
   // Stale first (the most recently silent on top), then running by newest start (query order).
@@ -89,8 +108,9 @@ async function recentRuns(db: PrismaClient): Promise<FinishedRunView[]> {
     where: { status: { not: "running" }, endedAt: { not: null }, archivedAt: null },
     orderBy: [{ endedAt: "desc" }, { id: "desc" }],
     take: RECENT_RUNS,
-    select: { id: true, name: true, kind: true, status: true, startedAt: true, endedAt: true, error: true, exitCode: true, host: { select: { name: true } } },
+    select: { id: true, name: true, kind: true, status: true, startedAt: true, endedAt: true, error: true, exitCode: true, total: true, config: true, host: { select: { name: true } } },
   });
+  const mismatches = await runEndMismatches(db, rows);
   return rows.map((r) => {
     const endedAt = r.endedAt ?? r.startedAt;
     return {
@@ -104,6 +124,7 @@ async function recentRuns(db: PrismaClient): Promise<FinishedRunView[]> {
       durationS: Math.max(0, (endedAt.getTime() - r.startedAt.getTime()) / 1000),
       error: r.error,
       exitCode: r.exitCode,
+      countMismatches: mismatches.get(r.id) ?? [],
     };
   });
 }

@@ -2,6 +2,8 @@ import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { z } from "zod";
 import { LIVE_CHANNEL, RUN_KINDS } from "@/lib/protocol";
 import { NotFoundError, ValidationError } from "@/lib/server/errors";
+import { aggregateRows, workerRows } from "./pipelines";
+import { reconcileCounts, type CountMismatch } from "@/lib/metrics/reconcile";
 import type { BenchmarkPointView, RunDetail, RunListPage, RunSummary, RunState } from "@/lib/view-models";
 
 /** Query filters of `GET /api/runs` and the /runs page (all optional). */
@@ -29,6 +31,7 @@ const runSelect = {
   notes: true,
   error: true,
   stallAfterS: true,
+  total: true,
   startedAt: true,
   endedAt: true,
   lastPushAt: true,
@@ -123,11 +126,12 @@ export async function listRuns(db: PrismaClient, filters: RunFilters, now: Date 
     hasMore = true;
     rows.length = filters.limit;
   }
-  const [stats, archivedHidden] = await Promise.all([
+  const [stats, mismatches, archivedHidden] = await Promise.all([
     pointStats(db, rows.map((r) => r.id)),
+    runEndMismatches(db, rows),
     filters.archived === "exclude" ? db.run.count({ where: { archivedAt: { not: null } } }) : Promise.resolve(0),
   ]);
-  const runs = rows.map((r) => toSummary(r, stats.get(r.id), now));
+  const runs = rows.map((r) => toSummary(r, stats.get(r.id), mismatches.get(r.id), now));
   const last = rows[rows.length - 1];
   return { runs, nextCursor: hasMore && last ? encodeCursor({ startedAt: last.startedAt.toISOString(), id: last.id }) : null, archivedHidden };
 }
@@ -144,9 +148,9 @@ export async function getRun(db: PrismaClient, id: number, now: Date = new Date(
     orderBy: [{ scenario: "asc" }, { concurrency: { sort: "asc", nulls: "last" } }, { requestRate: { sort: "asc", nulls: "last" } }, { ord: "asc" }, { key: "asc" }],
     omit: { runId: true },
   });
-  const stats = await pointStats(db, [id]);
+  const [stats, mismatches] = await Promise.all([pointStats(db, [id]), runEndMismatches(db, [row])]);
   return {
-    ...toSummary(row, stats.get(id), now),
+    ...toSummary(row, stats.get(id), mismatches.get(id), now),
     notes: row.notes,
     error: row.error,
     editedAt: row.editedAt?.toISOString() ?? null,
@@ -178,11 +182,33 @@ async function pointStats(db: PrismaClient, runIds: number[]): Promise<Map<numbe
   return map;
 }
 
+/**
+ * Run-end reconciliation of the succeeded runs among `runs` (lib/metrics/reconcile.ts) from their
+ * workers' aggregated done and counter totals; runs with no mismatch are absent from the map.
+ */
+export async function runEndMismatches(
+  db: PrismaClient,
+  runs: ReadonlyArray<{ id: number; status: string; total: number | null; config: Prisma.JsonValue }>,
+): Promise<Map<number, CountMismatch[]>> {
+  const ended = runs.filter((r) => r.status === "succeeded");
+  const workers = await workerRows(db, ended.map((r) => r.id));
+  const out = new Map<number, CountMismatch[]>();
+  for (const r of ended) {
+    const ws = workers.get(r.id);
+    if (!ws) continue;
+    const agg = aggregateRows(ws);
+    const config = r.config && typeof r.config === "object" && !Array.isArray(r.config) ? (r.config as Record<string, unknown>) : {};
+    const found = reconcileCounts({ done: agg.done, total: r.total ?? agg.total, counters: agg.counters, config });
+    if (found.length > 0) out.set(r.id, found);
+  }
+  return out;
+}
+
 function str(v: unknown): string | null {
   return typeof v === "string" && v.length > 0 ? v : typeof v === "number" ? String(v) : null;
 }
 
-function toSummary(r: RunRow, stats: PointStats | undefined, now: Date): RunSummary {
+function toSummary(r: RunRow, stats: PointStats | undefined, mismatches: CountMismatch[] | undefined, now: Date): RunSummary {
   const config = (r.config ?? {}) as Record<string, unknown>;
   return {
     id: r.id,
@@ -204,6 +230,7 @@ function toSummary(r: RunRow, stats: PointStats | undefined, now: Date): RunSumm
     engineVersion: str(config.engineVersion),
     peakOutputTokPerS: stats?.peak ?? null,
     pointCount: stats?.count ?? 0,
+    countMismatches: mismatches ?? [],
   };
 }
 

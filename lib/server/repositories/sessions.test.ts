@@ -80,8 +80,9 @@ describe("the Claude Code fixture (3 TodoWrite snapshots, old item shape)", () =
     expect(detail.items.map((i) => byKey.get(i.historyKey)?.content)).toEqual(detail.items.map((i) => i.content));
     const tests = byKey.get(detail.items[2]!.historyKey)!;
     expect(tests).toMatchObject({ startedMs: Date.UTC(2025, 5, 14, 10, 4, 0), currentStatus: "in_progress", statusSinceMs: Date.UTC(2025, 5, 14, 10, 4, 0) });
-    // In progress from 10:04 until "now" (11:00).
-    expect(tests.timeInStatusMs.in_progress).toBe(56 * 60_000);
+    // An imported transcript runs on its own clock: in progress from 10:04 until its last snapshot
+    // (also 10:04), not until "now" (11:00) when the file happened to be imported.
+    expect(tests.timeInStatusMs.in_progress).toBe(0);
     expect(byKey.get(detail.items[1]!.historyKey)!.timeInStatusMs).toEqual({ pending: 110_000, in_progress: 120_000, completed: 0 });
   });
 });

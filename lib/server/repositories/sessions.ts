@@ -4,6 +4,7 @@ import { diffSnapshots, isProbablyTruncated, itemHistories, matchItems, summaris
 import type { TodoItem } from "@/lib/protocol";
 import { NotFoundError } from "@/lib/server/errors";
 import { deriveState } from "./runs";
+import { sessionClockMs } from "@/lib/metrics/session-clock";
 import type {
   SessionDetailView,
   SessionListView,
@@ -160,7 +161,8 @@ function historyKeyOf(matches: readonly TodoItemMatch[][], k: number, index: num
 /**
  * One session: its current list (the latest snapshot), the timeline of its latest
  * {@link MAX_TIMELINE_SNAPSHOTS} snapshots newest first, each diffed against the one before it,
- * and the item histories derived from them (open statuses counted up to `now`).
+ * and the item histories derived from them (open statuses counted up to the session's clock:
+ * `now`, or its latest snapshot for an imported session, lib/metrics/session-clock.ts).
  * @throws NotFoundError when no session has this id.
  */
 export async function getSession(db: PrismaClient, id: number, now: Date = new Date()): Promise<SessionDetailView> {
@@ -196,7 +198,8 @@ export async function getSession(db: PrismaClient, id: number, now: Date = new D
 
   const latest = snapshots.at(-1)?.items ?? [];
   const items = latest.map((item, j) => ({ ...todoItemView(item), historyKey: historyKeyOf(matches, snapshots.length - 1, j) }));
-  const histories = itemHistories(snapshots, now.getTime()).map((h) => ({ ...h, truncated: isProbablyTruncated(h.content) }));
+  // Open statuses are counted up to the session's own clock (its last snapshot when imported).
+  const histories = itemHistories(snapshots, sessionClockMs(row, now.getTime())).map((h) => ({ ...h, truncated: isProbablyTruncated(h.content) }));
   const runs = await db.run.findMany({
     where: { sessionId: id },
     orderBy: [{ startedAt: "desc" }, { id: "desc" }],

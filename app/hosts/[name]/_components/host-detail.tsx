@@ -193,7 +193,7 @@ export function HostDetail({ initial, renderedAt }: { initial: HostDetailView; r
                   </TableCell>
                   <TableCell className="text-muted-fg">{r.kind}</TableCell>
                   <TableCell>
-                    <StatusBadge state={r.state} />
+                    <StatusBadge state={r.state} mismatches={r.countMismatches} />
                   </TableCell>
                   <TableCell>
                     <RelativeTime iso={r.startedAt} />

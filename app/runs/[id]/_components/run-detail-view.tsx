@@ -23,7 +23,7 @@ import { fetchRunMetrics, fetchRunProgress, metricsQueryKey, progressQueryKey } 
 import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
 import { fetchRun } from "@/lib/api-client";
 import { groupSeries, headline, isFailedPoint, plotData, sweepScale } from "@/lib/metrics/benchmark-sweep";
-import { formatContextLength, longContextSeries, splitScenarios } from "@/lib/metrics/long-context";
+import { formatContextLength, longContextSeries, pointTally, splitScenarios } from "@/lib/metrics/long-context";
 import { runTopic } from "@/lib/protocol/live";
 import { runQueryKey } from "@/lib/query-keys";
 import { cn } from "@/lib/utils";
@@ -105,7 +105,7 @@ export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = 
     const tablePoints = [...groups.flatMap((g) => g.points), ...lcGroups.flatMap((g) => g.points)];
     const failed = points.filter(isFailedPoint).length;
     const showSweep = sweep.length > 0 || longContext.length === 0;
-    return { points, scale, series, headlines, seriesOf, tablePoints, failed, showSweep, contextSeries, contextNote };
+    return { points, scale, series, headlines, seriesOf, tablePoints, failed, showSweep, contextSeries, contextNote, tally: pointTally(tablePoints) };
   }, [run.benchmarkPoints, run.config]);
 
   const isBenchmark = run.kind === "benchmark";
@@ -149,7 +149,7 @@ export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = 
         <>
           {/* Rendered before the first point too (empty figures), so the layout does not jump when it arrives. */}
           {view.showSweep && (
-            <HeadlineFigures items={hasPoints ? view.headlines : [{ key: "empty", label: "", color: "", headline: headline([], view.scale) }]} scale={view.scale} />
+            <HeadlineFigures items={hasPoints ? view.headlines : [{ key: "empty", label: "", color: "", headline: headline([], view.scale) }]} scale={view.scale} tally={view.tally} />
           )}
           <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(320px,400px)]">
             {/* A run with long-context points only shows them where the sweep charts would be. */}

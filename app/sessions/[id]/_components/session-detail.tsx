@@ -21,6 +21,7 @@ import { ItemHistoryTable } from "./item-history-table";
 import { SessionPlans } from "./session-plans";
 import { SnapshotTimeline } from "./snapshot-timeline";
 import { MetaItem } from "@/components/ui/meta-item";
+import { sessionClockMs } from "@/lib/metrics/session-clock";
 
 /** Default "stuck" threshold: an item in progress for longer than this many minutes is highlighted. */
 const DEFAULT_STUCK_MIN = 30;
@@ -51,7 +52,8 @@ export function SessionDetail({ initial, initialPlans, renderedAt }: { initial: 
     initialDataUpdatedAt: renderedAt,
     refetchInterval,
   });
-  const serverNow = useServerNow(session.asOf, dataUpdatedAt);
+  // Durations run on the session's own clock: an imported session's time ends at its last snapshot.
+  const serverNow = sessionClockMs(session, useServerNow(session.asOf, dataUpdatedAt));
   const [stuckText, setStuckText] = useState(String(DEFAULT_STUCK_MIN));
   const parsed = Number(stuckText);
   const stuckMin = stuckText.trim() !== "" && Number.isFinite(parsed) && parsed > 0 ? parsed : DEFAULT_STUCK_MIN;
