@@ -39,3 +39,13 @@ export class ConflictError extends AppError {
     super("conflict", message, 409);
   }
 }
+
+/**
+ * The caller may not do this (HTTP 403, ws error code `forbidden`): too low a role, a cross-site
+ * cookie request, or a worker token writing to a run, session or plan another host owns.
+ */
+export class ForbiddenError extends AppError {
+  constructor(message: string) {
+    super("forbidden", message, 403);
+  }
+}
