@@ -5,11 +5,13 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { MAX_FRAME_BYTES } from "@/lib/protocol";
 import { authenticateLiveUpgrade } from "@/lib/server/auth/live";
 import { LiveSessionGuard } from "@/lib/server/auth/live-sessions";
+import { startCredentialWatch } from "@/lib/server/auth/revocation";
 import { closeDb, databaseUrl, pool } from "@/lib/server/db";
 import type { Env } from "@/lib/server/env";
 import { AuthError } from "@/lib/server/errors";
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { IngestConnection } from "@/lib/server/ingest/socket";
+import { IngestTokenGuard } from "@/lib/server/ingest/token-guard";
 import { LiveHub } from "@/lib/server/live/hub";
 import { startMaintenance } from "@/lib/server/maintenance";
 import { startNotifier } from "@/lib/server/notify/notifier";
@@ -44,7 +46,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
 
   const ingestWss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   const liveWss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
-  const connections = new Set<IngestConnection>();
+  const connections = new IngestTokenGuard();
   const liveSessions = new LiveSessionGuard();
 
   const server = http.createServer((req, res) => {
@@ -62,7 +64,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
           ingestWss.handleUpgrade(req, socket, head, (ws) => {
             const conn = new IngestConnection(track(ws), principal, { batchFrames: env.PITWALL_INGEST_BATCH_FRAMES, log });
             connections.add(conn);
-            ws.on("close", () => connections.delete(conn));
+            ws.on("close", () => connections.remove(conn));
             log.info({ host: principal.hostName }, "worker connected");
           });
         })
@@ -78,7 +80,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
         .then((result) => {
           if (!result.ok) return refuse(socket, result.status, result.message);
           liveWss.handleUpgrade(req, socket, head, (ws) => {
-            liveSessions.add(ws, req.headers);
+            liveSessions.add(ws, req.headers, result.viewer.id);
             hub.add(track(ws));
           });
         })
@@ -97,18 +99,9 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
     for (const wss of [ingestWss, liveWss]) for (const ws of wss.clients) pingOrTerminate(ws);
   }, PING_INTERVAL_MS);
   heartbeat.unref();
-  // A browser signed out, disabled or expired elsewhere stops receiving live updates within this time.
-  let sweeping = false;
-  const sessionSweep = setInterval(() => {
-    if (sweeping) return;
-    sweeping = true;
-    liveSessions
-      .sweep()
-      .then((closed) => closed > 0 && log.info({ closed }, "closed live sockets whose session ended"))
-      .catch((err: unknown) => log.error({ err }, "live session sweep failed"))
-      .finally(() => (sweeping = false));
-  }, env.PITWALL_LIVE_RECHECK_S * 1000);
-  sessionSweep.unref();
+  // A revoked token or a disabled person loses its sockets at once, on every instance; a browser
+  // signed out or expired elsewhere within PITWALL_LIVE_RECHECK_S.
+  const stopCredentialWatch = startCredentialWatch({ live: liveSessions, ingest: connections, recheckS: env.PITWALL_LIVE_RECHECK_S, log });
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -132,13 +125,13 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
     close: () =>
       (closing ??= (async () => {
         clearInterval(heartbeat);
-        clearInterval(sessionSweep);
+        stopCredentialWatch();
         notifier.stop();
         stopMaintenance();
         server.close();
         // Commit what workers already sent before saying goodbye, so their acks are not lost
         // work: anything still unacknowledged after close is resent by the worker.
-        await Promise.allSettled([...connections].map((c) => c.drain()));
+        await Promise.allSettled(connections.all().map((c) => c.drain()));
         for (const ws of ingestWss.clients) ws.close(1001, "server shutting down");
         await hub.close();
         server.closeAllConnections();

@@ -84,6 +84,27 @@ describe("pitwall token create", () => {
     await expect(fs.access(path.join(dataDir, "connection.json"))).rejects.toThrow();
   });
 
+  test("--shared makes a token that may write to another host's run; `token list` shows the scope", async () => {
+    const owner = (await pitwall(["token", "create", "run-owner"])).stdout.trim().split("\n").at(-1)!;
+    const created = await pitwall(["token", "create", "bench-client", "--shared"]);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toContain("(shared:");
+    const shared = created.stdout.trim().split("\n").at(-1)!;
+    const own = (await pitwall(["token", "create", "other-host"])).stdout.trim().split("\n").at(-1)!;
+    const push = async (secret: string, frames: unknown[]) => {
+      const res = await fetch(`${server.url}/api/ingest`, { method: "POST", headers: { authorization: `Bearer ${secret}` }, body: JSON.stringify(frames) });
+      return ((await res.json()) as { results: Array<{ ok: boolean; code?: string }> }).results.map((r) => (r.ok ? "ok" : r.code));
+    };
+    const run = `cli-shared-${Date.now()}`;
+    expect(await push(owner, [{ v: 1, id: `${run}-start`, type: "run.start", run, name: "owned", kind: "benchmark" }])).toEqual(["ok"]);
+    expect(await push(own, [{ v: 1, id: `${run}-end-own`, type: "run.end", run, status: "failed" }])).toEqual(["forbidden"]);
+    expect(await push(shared, [{ v: 1, id: `${run}-end-shared`, type: "run.end", run, status: "succeeded" }])).toEqual(["ok"]);
+
+    const listed = (await pitwall(["token", "list"])).stdout.split("\n");
+    expect(listed.find((l) => l.includes("\tbench-client\t"))).toContain("\tshared\t");
+    expect(listed.find((l) => l.includes("\tother-host\t"))).toContain("\town\t");
+  });
+
   test("rejects an invalid host name with a usage error", async () => {
     const res = await pitwall(["token", "create", "bad host!"]);
     expect(res.code).toBe(2);

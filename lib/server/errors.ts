@@ -53,3 +53,13 @@ export class DatabaseUnavailableError extends AppError {
     super("database_unavailable", message, 503);
   }
 }
+
+/**
+ * The caller may not do this (HTTP 403, ws error code `forbidden`): too low a role, a cross-site
+ * cookie request, or a worker token writing to a run, session or plan another host owns.
+ */
+export class ForbiddenError extends AppError {
+  constructor(message: string) {
+    super("forbidden", message, 403);
+  }
+}

@@ -23,6 +23,8 @@ export interface AdminTokenView {
   host: string;
   /** First characters of the secret (`pw_AbCdEf`), to tell tokens apart. */
   prefix: string;
+  /** Created with `--shared`: may also write to runs, sessions and plans other hosts' tokens created. */
+  shared: boolean;
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
@@ -48,15 +50,17 @@ export interface CreatedUserView {
 export interface CreatedTokenView {
   id: number;
   host: string;
+  shared: boolean;
   token: string;
 }
 
 /** A token row as `listTokens` returns it, mapped to its view (dates as ISO strings). */
-export function toAdminTokenView(t: { id: number; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; host: { name: string } }): AdminTokenView {
+export function toAdminTokenView(t: { id: number; prefix: string; shared: boolean; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; host: { name: string } }): AdminTokenView {
   return {
     id: t.id,
     host: t.host.name,
     prefix: t.prefix,
+    shared: t.shared,
     createdAt: t.createdAt.toISOString(),
     lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
     revokedAt: t.revokedAt?.toISOString() ?? null,

@@ -25,7 +25,8 @@ export function TokensCard({ tokens, origin }: { tokens: AdminTokenView[]; origi
     const formEl = event.currentTarget;
     setPending(true);
     setError(null);
-    const res = await postJson<CreatedTokenView>("/api/admin/tokens", { host: String(new FormData(formEl).get("host")).trim() });
+    const form = new FormData(formEl);
+    const res = await postJson<CreatedTokenView>("/api/admin/tokens", { host: String(form.get("host")).trim(), shared: form.get("shared") === "on" });
     setPending(false);
     if (!res.ok) {
       setError(res.message ?? `Could not create the token (${res.status}).`);
@@ -59,6 +60,7 @@ export function TokensCard({ tokens, origin }: { tokens: AdminTokenView[]; origi
               <TableHead>#</TableHead>
               <TableHead>Host</TableHead>
               <TableHead>Starts with</TableHead>
+              <TableHead>Writes to</TableHead>
               <TableHead>State</TableHead>
               <TableHead>Created</TableHead>
               <TableHead className="text-right">Actions</TableHead>
@@ -70,6 +72,9 @@ export function TokensCard({ tokens, origin }: { tokens: AdminTokenView[]; origi
                 <TableCell className="text-muted-fg">{t.id}</TableCell>
                 <TableCell className="font-medium">{t.host}</TableCell>
                 <TableCell className="font-mono text-xs">{t.prefix}…</TableCell>
+                <TableCell className="text-muted-fg" title={t.shared ? "Created shared: may also change runs, sessions and plans of other hosts" : undefined}>
+                  {t.shared ? <Badge tone="neutral">any host (shared)</Badge> : "its host's runs"}
+                </TableCell>
                 <TableCell>
                   {t.revokedAt ? (
                     <Badge tone="neutral">
@@ -100,13 +105,17 @@ export function TokensCard({ tokens, origin }: { tokens: AdminTokenView[]; origi
             Host
             <Input name="host" required maxLength={100} pattern="[A-Za-z0-9][A-Za-z0-9._\-]*" placeholder="kpro5" />
           </label>
+          <label className="flex h-9 items-center gap-2 text-sm" title="For a client that writes to runs another host started (e.g. a benchmark client on another machine)">
+            <input type="checkbox" name="shared" className="size-4 accent-current" />
+            Shared: may write to other hosts&apos; runs
+          </label>
           <Button type="submit" disabled={pending}>
             {pending ? "Creating…" : "Create token"}
           </Button>
         </form>
         {created ? (
           <SecretOnce
-            label={`Token for ${created.host}`}
+            label={`${created.shared ? "Shared token" : "Token"} for ${created.host}`}
             secret={created.token}
             note={`Shown once; stored hashed. On ${created.host}: export PITWALL_URL=${origin} PITWALL_TOKEN=<this token>`}
             onDismiss={() => setCreated(null)}

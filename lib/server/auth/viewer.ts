@@ -1,6 +1,6 @@
 import { hasRole, isRole, ROLES, type Role, type ViewerInfo } from "@/lib/roles";
 import { prisma } from "@/lib/server/db";
-import { AppError, AuthError } from "@/lib/server/errors";
+import { AuthError, ForbiddenError } from "@/lib/server/errors";
 import { verifyToken } from "@/lib/server/repositories/tokens";
 import { getAuth, publicOrigins } from "./better-auth";
 import { bearerToken, hasSessionCookie } from "./credentials";
@@ -14,12 +14,7 @@ export { ROLES, hasRole, type Role };
  */
 export type Viewer = ViewerInfo;
 
-/** The viewer lacks the role an action needs, or the request came from another site (HTTP 403). */
-export class ForbiddenError extends AppError {
-  constructor(message: string) {
-    super("forbidden", message, 403);
-  }
-}
+export { ForbiddenError };
 
 /** Message of the 401 answer. */
 export const SIGN_IN_MESSAGE = "sign in, or send a worker token (Authorization: Bearer pw_…)";

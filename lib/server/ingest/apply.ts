@@ -7,7 +7,8 @@ import { isDatabaseOutage } from "@/lib/server/database/outage";
 import { upsertBenchmarkPoints } from "./writers/benchmark-points";
 import { upsertMetricPoints } from "./writers/metrics";
 import { applyProgress, checkRunInvariants, type WorkerCache } from "./writers/progress";
-import { claimFrameIds, endRun, insertEvent, loadRuns, recordHeartbeat, touchRun, upsertArtifact, upsertRun } from "./writers/runs";
+import { loadOwnershipCheck } from "./ownership";
+import { claimFrameIds, endRun, insertEvent, loadRuns, recordHeartbeat, touchRun, upsertArtifact, upsertRun, type RunRef } from "./writers/runs";
 import { upsertBaseline, upsertEvalResults } from "./writers/evals";
 import { applyTodos, proposePlan } from "./writers/sessions";
 
@@ -123,13 +124,16 @@ function requiredRunKey(f: ClientFrame): string | undefined {
 async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincipal, frames: ClientFrame[], at: Date): Promise<FrameOutcome[]> {
   const outcomes = new Map<number, FrameOutcome>();
 
-  // 1. Frames that reference runs must name a run that exists or is started earlier in the batch.
+  // 1. Frames that reference runs must name a run that exists or is started earlier in the batch,
+  //    and the token must be allowed to change what they target (ownership.ts).
   const referenced = new Set<string>();
   for (const f of frames) {
-    const key = requiredRunKey(f);
+    const key = f.type === "run.start" ? f.run : requiredRunKey(f);
     if (key !== undefined) referenced.add(key);
   }
-  const runs = await loadRuns(client, [...referenced]);
+  const stored = await loadRuns(client, [...referenced]);
+  const denied = await loadOwnershipCheck(client, principal, frames, stored);
+  const runs: Map<string, RunRef> = stored;
   const startedInBatch = new Set<string>();
   const accepted: number[] = [];
   const seenIds = new Set<string>();
@@ -139,6 +143,11 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
       return;
     }
     seenIds.add(f.id);
+    const forbidden = denied(f);
+    if (forbidden) {
+      outcomes.set(i, { id: f.id, ok: false, code: "forbidden", message: forbidden });
+      return;
+    }
     if (f.type === "run.start") startedInBatch.add(f.run);
     const runKey = requiredRunKey(f);
     if (runKey !== undefined && !runs.has(runKey) && !startedInBatch.has(runKey)) {

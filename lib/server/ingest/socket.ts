@@ -36,6 +36,8 @@ export class IngestConnection {
   private queuedBytes = 0;
   private flushing: Promise<void> | null = null;
   private paused = false;
+  /** Set when the token was revoked: nothing more of this socket is applied. */
+  private revoked = false;
   /** Keys of plans proposed on this socket whose decision it still waits for. */
   private readonly watchedPlans = new Set<string>();
   private readonly onTopic = (topic: string) => {
@@ -56,12 +58,30 @@ export class IngestConnection {
     });
   }
 
+  /** The worker token this socket authenticated with. */
+  get tokenId(): number {
+    return this.principal.tokenId;
+  }
+
+  /**
+   * The token was revoked: drop the frames queued but not yet applied (they were never acked, so
+   * a worker holding a new token resends them) and close with 1008 (policy violation). A batch
+   * already being committed finishes; its ack is not sent.
+   */
+  revoke(): void {
+    this.revoked = true;
+    this.queue = [];
+    this.queuedBytes = 0;
+    this.ws.close(1008, "worker token revoked");
+  }
+
   /** Resolves once every frame received so far is committed (or rejected). */
   async drain(): Promise<void> {
     while (this.flushing) await this.flushing;
   }
 
   private onMessage(data: RawData, isBinary: boolean): void {
+    if (this.revoked) return;
     const t = telemetry();
     let parsed: unknown;
     let truncated = false;
@@ -95,7 +115,7 @@ export class IngestConnection {
   }
 
   private kick(): void {
-    if (this.flushing || this.queue.length === 0) return;
+    if (this.flushing || this.queue.length === 0 || this.revoked) return;
     this.flushing = this.flushLoop().finally(() => {
       this.flushing = null;
       this.kick();

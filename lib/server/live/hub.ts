@@ -3,6 +3,7 @@ import type { WebSocket } from "ws";
 import { LIVE_CHANNEL, liveChange, liveSubscribe, type LiveServerMessage } from "@/lib/protocol/live";
 import type { Logger } from "@/lib/server/logger";
 import { telemetry } from "@/lib/server/telemetry";
+import { isAuthTopic } from "./auth-events";
 import { liveBus } from "./bus";
 
 /** Per socket and topic, at most one notification per this many ms (trailing edge kept). */
@@ -98,6 +99,8 @@ export class LiveHub {
       return;
     }
     liveBus().emit("topic", topic);
+    // Credential changes are for this server's own sockets, never for browsers to subscribe to.
+    if (isAuthTopic(topic)) return;
     for (const sub of this.subscribers) if (sub.topics.has(topic)) this.notify(sub, topic);
   }
 

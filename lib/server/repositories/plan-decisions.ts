@@ -2,8 +2,10 @@ import type pg from "pg";
 import { z } from "zod";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { PLAN_PRIORITIES, type PlanDecisionFrame, type PlanItem } from "@/lib/protocol";
-import { ConflictError, NotFoundError } from "@/lib/server/errors";
+import { mayChange, notOwnerMessage } from "@/lib/server/auth/ownership";
+import { ConflictError, ForbiddenError, NotFoundError } from "@/lib/server/errors";
 import { planDecisionTopic } from "@/lib/server/live/bus";
+import type { TokenPrincipal } from "./tokens";
 
 /** What a person decides on a plan (HTTP body of POST /api/plans/by-id/:id/decision). */
 export const decisionInput = z.strictObject({
@@ -88,6 +90,19 @@ export async function expirePlans(pool: pg.Pool, at: Date = new Date()): Promise
   } finally {
     client.release();
   }
+}
+
+/**
+ * Checks that `principal` may receive the decision on plan `key`: only the proposer's host (or a
+ * `--shared` token) is told what was decided.
+ * @throws NotFoundError for an unknown plan key; ForbiddenError (code `forbidden`, naming the
+ *   owner) for another host's token.
+ */
+export async function assertPlanProposer(pool: pg.Pool, key: string, principal: TokenPrincipal): Promise<void> {
+  const res = await pool.query<{ hostId: number; hostName: string }>(`SELECT p."hostId", h.name AS "hostName" FROM "Plan" p JOIN "Host" h ON h.id = p."hostId" WHERE p.key = $1`, [key]);
+  const owner = res.rows[0];
+  if (!owner) throw new NotFoundError(`plan '${key}' not found`);
+  if (!mayChange(principal, owner)) throw new ForbiddenError(notOwnerMessage("plan", key, owner, principal, "read the decision of"));
 }
 
 /**

@@ -5,6 +5,7 @@ import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { describeIssues } from "@/lib/protocol";
 import { ROLES, type Role } from "@/lib/roles";
 import { ConflictError, NotFoundError, ValidationError } from "@/lib/server/errors";
+import { notifyArgs, userSessionsEndedTopic } from "@/lib/server/live/auth-events";
 import type { AdminUserView } from "@/lib/view-models/admin";
 
 /**
@@ -156,7 +157,12 @@ export async function updateUser(db: PrismaClient, idOrEmail: string, change: Us
     const disabledAt = change.disabled === undefined ? undefined : change.disabled ? (user.disabledAt ?? new Date()) : null;
     const updated = await tx.user.update({ where: { id: user.id }, data: { role: change.role, disabledAt }, select: userSelect });
     if (hash !== null) await tx.userAccount.updateMany({ where: { userId: user.id, providerId: "credential" }, data: { password: hash } });
-    if (change.disabled === true || hash !== null) await tx.userSession.deleteMany({ where: { userId: user.id } });
+    if (change.disabled === true || hash !== null) {
+      await tx.userSession.deleteMany({ where: { userId: user.id } });
+      // Every app instance closes this person's live sockets at once (not at the next re-check).
+      const [channel, payload] = notifyArgs(userSessionsEndedTopic(user.id));
+      await tx.$executeRaw`SELECT pg_notify(${channel}, ${payload})`;
+    }
     return { ...updated, lastSeenAt: null };
   });
 }

@@ -1,6 +1,8 @@
 import type pg from "pg";
 import { toJsonSafe, type HeartbeatFrame, type RunArtifactFrame, type RunEndFrame, type RunEventFrame, type RunStartFrame } from "@/lib/protocol";
+import type { Owner } from "@/lib/server/auth/ownership";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
+import { ensureHost, ensureSession } from "./refs";
 
 /** A run as the ingest path knows it (`sessionId`: the agent session that started it). */
 export interface RunRef {
@@ -9,17 +11,25 @@ export interface RunRef {
   sessionId?: number | null;
 }
 
+/** A stored run with its owner (the host of the token that created it). */
+export interface StoredRun extends RunRef {
+  owner: Owner;
+}
+
 /** Output tail kept per run: the last 200 lines, at most 64 KiB. */
 const OUTPUT_TAIL_MAX_CHARS = 64 * 1024;
 /** Host samples are kept this long (the host page charts the last hour). */
 const HOST_SAMPLE_RETENTION = "24 hours";
 
-/** Looks up runs by client key. */
-export async function loadRuns(client: pg.PoolClient, keys: string[]): Promise<Map<string, RunRef>> {
-  const map = new Map<string, RunRef>();
+/** Looks up runs by client key, with their owners. */
+export async function loadRuns(client: pg.PoolClient, keys: string[]): Promise<Map<string, StoredRun>> {
+  const map = new Map<string, StoredRun>();
   if (keys.length === 0) return map;
-  const res = await client.query<RunRef>(`SELECT id, key FROM "Run" WHERE key = ANY($1::text[])`, [keys]);
-  for (const row of res.rows) map.set(row.key, row);
+  const res = await client.query<{ id: number; key: string; ownerHostId: number; ownerHost: string }>(
+    `SELECT r.id, r.key, r."ownerHostId", h.name AS "ownerHost" FROM "Run" r JOIN "Host" h ON h.id = r."ownerHostId" WHERE r.key = ANY($1::text[])`,
+    [keys],
+  );
+  for (const row of res.rows) map.set(row.key, { id: row.id, key: row.key, owner: { hostId: row.ownerHostId, hostName: row.ownerHost } });
   return map;
 }
 
@@ -36,18 +46,10 @@ export async function claimFrameIds(client: pg.PoolClient, hostId: number, ids: 
   return new Set(res.rows.map((r) => r.frameId));
 }
 
-/** Returns the id of host `name`, creating it when new (race-free single statement). */
-export async function ensureHost(client: pg.PoolClient, name: string): Promise<number> {
-  // A non-empty DO UPDATE makes this one INSERT ... ON CONFLICT that always returns the id.
-  const res = await client.query<{ id: number }>(
-    `INSERT INTO "Host" (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id`,
-    [name],
-  );
-  return res.rows[0]!.id;
-}
-
 /**
- * Creates the run or, for a known key, updates it and marks it running again. Name, tags and
+ * Creates the run (owned by the token's host, whatever its `host` label) or, for a known key,
+ * updates it and marks it running again (its owner never changes; apply.ts checks the token may
+ * change it). Name, tags and
  * notes a person edited (`editedAt` set) are kept: a worker re-sending run.start never undoes an
  * edit. Optional fields the re-sent frame leaves out (config, tags, notes, total, unit) keep their
  * stored values.
@@ -55,18 +57,10 @@ export async function ensureHost(client: pg.PoolClient, name: string): Promise<n
 export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal, f: RunStartFrame, at: Date): Promise<RunRef> {
   const hostId = f.host && f.host !== principal.hostName ? await ensureHost(client, f.host) : principal.hostId;
   // The session may not have pushed its todo list yet: create a bare one to link to.
-  const sessionId = f.session
-    ? (
-        await client.query<{ id: number }>(
-          `INSERT INTO "AgentSession" (key, source, "startedAt", "lastUpdateAt") VALUES ($1, 'pushed', $2, $2)
-           ON CONFLICT (key) DO UPDATE SET key = EXCLUDED.key RETURNING id`,
-          [f.session, at],
-        )
-      ).rows[0]!.id
-    : null;
+  const sessionId = f.session ? await ensureSession(client, f.session, principal.hostId, at) : null;
   const res = await client.query<RunRef>(
-    `INSERT INTO "Run" (key, name, kind, status, "hostId", config, tags, notes, "startedAt", "lastPushAt", total, unit, "stallAfterS", "sessionId")
-     VALUES ($1, $2, $3::"RunKind", 'running', $4, COALESCE($5::jsonb, '{}'::jsonb), COALESCE($6::text[], '{}'::text[]), $7, $8, $9, $10, $11, COALESCE($12, 120), $13)
+    `INSERT INTO "Run" (key, name, kind, status, "hostId", config, tags, notes, "startedAt", "lastPushAt", total, unit, "stallAfterS", "sessionId", "ownerHostId")
+     VALUES ($1, $2, $3::"RunKind", 'running', $4, COALESCE($5::jsonb, '{}'::jsonb), COALESCE($6::text[], '{}'::text[]), $7, $8, $9, $10, $11, COALESCE($12, 120), $13, $14)
      ON CONFLICT (key) DO UPDATE SET
        name = CASE WHEN "Run"."editedAt" IS NULL THEN EXCLUDED.name ELSE "Run".name END, kind = EXCLUDED.kind, status = 'running', "endedAt" = NULL, error = NULL, "exitCode" = NULL,
        "hostId" = EXCLUDED."hostId", config = COALESCE($5::jsonb, "Run".config),
@@ -90,6 +84,7 @@ export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal
       f.unit ?? null,
       f.stallAfterS ?? null,
       sessionId,
+      principal.hostId,
     ],
   );
   return res.rows[0]!;

@@ -2,36 +2,27 @@ import type pg from "pg";
 import { toJsonSafe, type PlanProposeFrame, type SessionTodosFrame } from "@/lib/protocol";
 import { runState } from "@/lib/metrics/staleness";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
-import { ensureHost } from "./runs";
+import { ensureHost, ensureSession } from "./refs";
 
 /** Default time a plan waits for a decision before it expires: 24 h. */
 export const PLAN_DEFAULT_EXPIRY_S = 24 * 3600;
 
-/** Returns the id of agent session `key`, creating a bare one (source "pushed") when new. */
-export async function ensureSession(client: pg.PoolClient, key: string, at: Date): Promise<number> {
-  const res = await client.query<{ id: number }>(
-    `INSERT INTO "AgentSession" (key, source, "startedAt", "lastUpdateAt") VALUES ($1, 'pushed', $2, $2)
-     ON CONFLICT (key) DO UPDATE SET key = EXCLUDED.key RETURNING id`,
-    [key, at],
-  );
-  return res.rows[0]!.id;
-}
-
 /**
- * Stores one todo-list snapshot: upserts the session (source, title, host; start = earliest
- * snapshot, last update = latest) and the snapshot by (session, seq) — a re-sent snapshot
- * replaces the old one. Returns the session id.
+ * Stores one todo-list snapshot: upserts the session (source, title, host label; start =
+ * earliest snapshot, last update = latest; owner = the token's host when new or unowned) and the
+ * snapshot by (session, seq) — a re-sent snapshot replaces the old one. Returns the session id.
+ * apply.ts has checked the token may change the session.
  */
 export async function applyTodos(client: pg.PoolClient, principal: TokenPrincipal, f: SessionTodosFrame): Promise<number> {
   const ts = new Date(f.ts);
   const hostId = f.host ? (f.host === principal.hostName ? principal.hostId : await ensureHost(client, f.host)) : principal.hostId;
   const session = await client.query<{ id: number }>(
-    `INSERT INTO "AgentSession" (key, source, title, "hostId", "startedAt", "lastUpdateAt") VALUES ($1, $2, $3, $4, $5, $5)
+    `INSERT INTO "AgentSession" (key, source, title, "hostId", "ownerHostId", "startedAt", "lastUpdateAt") VALUES ($1, $2, $3, $4, $6, $5, $5)
      ON CONFLICT (key) DO UPDATE SET source = EXCLUDED.source, title = COALESCE(EXCLUDED.title, "AgentSession".title),
-       "hostId" = EXCLUDED."hostId", "startedAt" = LEAST("AgentSession"."startedAt", EXCLUDED."startedAt"),
+       "hostId" = EXCLUDED."hostId", "ownerHostId" = COALESCE("AgentSession"."ownerHostId", EXCLUDED."ownerHostId"), "startedAt" = LEAST("AgentSession"."startedAt", EXCLUDED."startedAt"),
        "lastUpdateAt" = GREATEST("AgentSession"."lastUpdateAt", EXCLUDED."lastUpdateAt")
      RETURNING id`,
-    [f.session, f.source, f.title ?? null, hostId, ts],
+    [f.session, f.source, f.title ?? null, hostId, ts, principal.hostId],
   );
   const sessionId = session.rows[0]!.id;
   await client.query(
@@ -55,7 +46,7 @@ export async function proposePlan(client: pg.PoolClient, principal: TokenPrincip
   const row = existing.rows[0];
   if (row && row.status !== "proposed") return { ok: false, planId: row.id, status: row.status };
 
-  const sessionId = f.session ? await ensureSession(client, f.session, at) : null;
+  const sessionId = f.session ? await ensureSession(client, f.session, principal.hostId, at) : null;
   let runStateAtProposal: string | null = null;
   if (runId !== null) {
     const r = await client.query<{ status: "running" | "succeeded" | "failed" | "cancelled" | "ended"; lastPushAt: Date; stallAfterS: number }>(

@@ -2,7 +2,7 @@ import { pool } from "@/lib/server/db";
 import { errorResponse, handle, json } from "@/lib/server/http";
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { planDecisionTopic, waitForTopic } from "@/lib/server/live/bus";
-import { planDecision } from "@/lib/server/repositories/plan-decisions";
+import { assertPlanProposer, planDecision } from "@/lib/server/repositories/plan-decisions";
 
 /** Longest accepted long-poll, in seconds. */
 const MAX_WAIT_S = 120;
@@ -11,12 +11,14 @@ const MAX_WAIT_S = 120;
  * GET /api/plans/:key/decision?wait=60 — the proposer's view of its plan (worker token).
  * Answers `{status: "proposed", decision: null}` while undecided; with `wait`, holds the request
  * up to that many seconds (max 120) until a decision arrives. Decided: `{status, decision}` where
- * `decision` is the `plan.decision` frame (items as decided, comment, who, when). 404 unknown key.
+ * `decision` is the `plan.decision` frame (items as decided, comment, who, when). 404 unknown key;
+ * 403 `forbidden` for a token of another host than the proposer's (unless created `--shared`).
  */
 export async function GET(request: Request, ctx: { params: Promise<{ key: string }> }): Promise<Response> {
   return handle(async () => {
-    await authenticateWorker(request.headers.get("authorization"));
+    const principal = await authenticateWorker(request.headers.get("authorization"));
     const { key } = await ctx.params;
+    await assertPlanProposer(pool(), key, principal);
     const waitParam = new URL(request.url).searchParams.get("wait") ?? "0";
     const waitS = Number(waitParam);
     if (!Number.isFinite(waitS) || waitS < 0) return errorResponse(400, "invalid_query", "wait must be a number of seconds ≥ 0");
