@@ -68,6 +68,8 @@ describe("serving reads", () => {
     // The host page: the last hour of the host's serving runs (yesterday's is left out).
     const host = await getHostServing(prisma, `bench-${s}`, new Date(NOW));
     expect(host.runs.map((r) => r.key)).toEqual([sameHost]);
+    // Scrapes began 50 s ago: the panel spans its minimum of five minutes, not the whole hour.
+    expect(host.fromMs).toBe(ago(300));
     // A serving run's own page shows itself.
     const own = await getRunServing(prisma, await runId(linked), new Date(NOW));
     expect(own.runs.map((r) => r.key)).toEqual([linked]);
