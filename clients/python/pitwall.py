@@ -55,7 +55,7 @@ BOOT_ID = str(uuid.uuid4())
 """Identifies this process (``bootId``): counters are cumulative per boot, so a restarted worker
 gets a new one and the server keeps run totals monotonic across the restart."""
 
-RUN_KINDS = ("benchmark", "extraction", "generation", "training", "eval")
+RUN_KINDS = ("benchmark", "extraction", "generation", "training", "eval", "serving")
 END_STATUSES = ("succeeded", "failed", "cancelled", "ended")
 EVENT_LEVELS = ("debug", "info", "warn", "error")
 

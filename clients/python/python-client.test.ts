@@ -11,6 +11,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { createTestDatabase } from "@/test/support/db";
+import { EXPECTED_TTFT_P99_MS, startExpositionServer } from "@/test/support/exposition-server";
 import { startTestServer, type TestServer } from "@/test/support/server";
 
 // The Python client (clients/python/pitwall.py) driven by real `python3` processes against the
@@ -275,8 +276,8 @@ print(json.dumps({"phase": "ended", "stats": pw.stats(), "errors": [e._asdict() 
     expect(worker[0]).toEqual({ done: 150, counters: { steps: 150 } });
   });
 
-  test("the pure-Python unit tests (test_pitwall.py) pass under python3 -W error", { timeout: 120_000 }, async () => {
-    const child = spawn("python3", ["-W", "error", "-m", "unittest", "test_pitwall"], {
+  test("the pure-Python unit tests (test_pitwall.py, test_pitwall_scrape.py) pass under python3 -W error", { timeout: 120_000 }, async () => {
+    const child = spawn("python3", ["-W", "error", "-m", "unittest", "test_pitwall", "test_pitwall_scrape"], {
       cwd: clientDir,
       env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -287,6 +288,36 @@ print(json.dumps({"phase": "ended", "stats": pw.stats(), "errors": [e._asdict() 
     const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
     expect(code, output).toBe(0);
     expect(output).toMatch(/^OK$/m);
+  });
+
+  test("pitwall_scrape.py scrapes a changing SGLang /metrics into a serving run until SIGTERM", { timeout: 60_000 }, async () => {
+    const engine = await startExpositionServer();
+    try {
+      const child = spawn("python3", ["-W", "error", path.join(clientDir, "pitwall_scrape.py"), engine.url, "--interval", "0.3", "--host", "py-gpu-1"], {
+        cwd: clientDir,
+        env: { ...process.env, PITWALL_URL: server.url, PITWALL_TOKEN: token, PYTHONDONTWRITEBYTECODE: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+      const deadline = Date.now() + 20_000;
+      while (engine.scrapes() < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      child.kill("SIGTERM");
+      expect(await exited, stderr).toBe(0);
+      const run = await runRow(`serving:py-gpu-1:${new URL(engine.url).port}/metrics`);
+      expect(run.status).toBe("succeeded");
+      const latest = (
+        await db.query(`SELECT DISTINCT ON (key) key, value FROM "MetricPoint" WHERE "runId" = $1 ORDER BY key, step DESC`, [run.id])
+      ).rows as Array<{ key: string; value: number }>;
+      const byKey = Object.fromEntries(latest.map((r) => [r.key, r.value]));
+      // The same hand computation as the Node scraper's (test/support/exposition-server.ts).
+      expect(byKey["serving/ttft_ms_p99"]).toBeCloseTo(EXPECTED_TTFT_P99_MS, 6);
+      expect(byKey["serving/up"]).toBe(1);
+      expect(byKey["serving/accept_length"]).toBeCloseTo(3.1, 9);
+    } finally {
+      await engine.close();
+    }
   });
 
   test("examples/extraction.py runs end to end", { timeout: 60_000 }, async () => {

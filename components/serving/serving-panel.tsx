@@ -74,7 +74,7 @@ export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLe
           </Badge>
         ) : null}
         <span className="text-[13px] text-muted-fg">
-          {run.url ?? ""} · every {formatNumber(run.intervalS)} s
+          {run.url ?? ""} · every {formatNumber(run.intervalS, Number.isInteger(run.intervalS) ? 0 : 1)} s
           {run.lastSampleMs !== null && (
             <>
               {" "}

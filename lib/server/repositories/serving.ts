@@ -16,6 +16,10 @@ const HOUR_MS = 3_600_000;
 const MAX_RUNS = 4;
 /** A benchmark's window is widened by this much on each side, so its first and last scrape are in. */
 const RUN_MARGIN_MS = 15_000;
+/** The host panel starts this long before the first scrape of the hour… */
+const FIRST_SCRAPE_MARGIN_MS = 10_000;
+/** …but spans at least five minutes. */
+const MIN_WINDOW_MS = 5 * 60_000;
 
 const servingSelect = {
   id: true,
@@ -30,7 +34,8 @@ const servingSelect = {
 type ServingRow = Prisma.RunGetPayload<{ select: typeof servingSelect }>;
 
 /**
- * The last hour of the serving runs on host `name` that pushed within it (newest first, at most 4).
+ * The last hour of the serving runs on host `name` that pushed within it (newest first, at most 4);
+ * the window starts at the hour's first scrape (10 s before it) when that is later, spanning ≥ 5 min.
  * @throws NotFoundError when no host has this name.
  */
 export async function getHostServing(db: PrismaClient, name: string, now: Date = new Date()): Promise<ServingWindowView> {
@@ -44,7 +49,13 @@ export async function getHostServing(db: PrismaClient, name: string, now: Date =
     take: MAX_RUNS,
     select: servingSelect,
   });
-  return { fromMs, toMs, runs: await servingRuns(db, rows, fromMs, toMs, now) };
+  // A series that began within the hour is drawn from its first scrape, not as a sliver at the right edge.
+  const first = rows.length
+    ? await db.metricPoint.aggregate({ where: { runId: { in: rows.map((r) => r.id) }, step: { gte: BigInt(fromMs), lte: BigInt(toMs) } }, _min: { step: true } })
+    : null;
+  const firstMs = first?._min.step === null || first?._min.step === undefined ? fromMs : Number(first._min.step);
+  const windowFromMs = Math.max(fromMs, Math.min(firstMs - FIRST_SCRAPE_MARGIN_MS, toMs - MIN_WINDOW_MS));
+  return { fromMs: windowFromMs, toMs, runs: await servingRuns(db, rows, windowFromMs, toMs, now) };
 }
 
 /**

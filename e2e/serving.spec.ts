@@ -1,0 +1,77 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { startExpositionServer, type ExpositionServer } from "../test/support/exposition-server";
+import { connectWorker, createToken } from "./support";
+
+// `pitwall run --scrape` against a fake SGLang /metrics on 127.0.0.1 that changes on every scrape:
+// the benchmark run page fills its server telemetry live, and the host page shows the engine.
+
+const projectDir = path.resolve(import.meta.dirname, "..");
+const HOST = "e2e-serving";
+
+let token: string;
+let engine: ExpositionServer;
+
+test.beforeAll(async () => {
+  token = createToken(HOST);
+  engine = await startExpositionServer();
+});
+
+test.afterAll(async () => {
+  await engine?.close();
+});
+
+test("a benchmark run with --scrape shows the engine's telemetry filling live, and the host page its Serving panel", async ({ page, baseURL }) => {
+  const key = `e2e-scrape-${randomUUID()}`;
+  const name = `Sweep with server telemetry ${key.slice(-6)}`;
+  const child = spawn(
+    process.execPath,
+    [path.join(projectDir, "bin", "pitwall.mjs"), "run", "--kind", "benchmark", "--name", name, "--key", key, "--heartbeat-interval", "0", "--scrape", engine.url, "--scrape-interval", "0.5", "--", process.execPath, "-e", "setTimeout(() => {}, 40000)"],
+    { cwd: projectDir, env: { ...process.env, PITWALL_URL: baseURL!, PITWALL_TOKEN: token }, stdio: "ignore" },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  try {
+    // The client's sweep: two levels pushed as they finish, with their durations.
+    const worker = await connectWorker(baseURL!, token);
+    await expect.poll(() => engine.scrapes(), { timeout: 15_000 }).toBeGreaterThan(2);
+    await worker.send({ v: 1, id: randomUUID(), type: "run.benchmark", run: key, points: [{ key: "c1", concurrency: 1, durationS: 1, completed: 10, outputTokPerS: 40, acceptLength: 2.8 }] });
+
+    await page.goto("/runs");
+    await page.getByRole("link", { name }).click();
+    const card = page.getByTestId("serving-card");
+    await expect(card.getByText("Server telemetry during this run")).toBeVisible();
+    await expect(card.getByText(/^SGLang meta-llama\/Llama-3\.1-8B-Instruct @ /)).toBeVisible();
+    await expect(card.getByText("Answering")).toBeVisible();
+    // p99 TTFT of each window from the histogram: 2.35 s by hand (test/support/exposition-server.ts).
+    await expect(card.getByTestId("serving-ttft")).toHaveText(/250 ms \/ 2\.35 s/);
+    // Server-side accept length next to the client's τ.
+    await expect(card.getByText("3.10 / 2.80")).toBeVisible();
+
+    // Filling live, without a reload: KV usage grows by 5 points per scrape until 95%.
+    const kv = card.getByTestId("serving-kv");
+    const first = await kv.textContent();
+    await expect(kv).not.toHaveText(first!, { timeout: 10_000 });
+    await expect(card.getByTestId("serving-kv-chart").locator("path.recharts-line-curve")).toHaveCount(1);
+    await expect(card.getByTestId("serving-requests-chart").locator("path.recharts-line-curve")).toHaveCount(2);
+    // The sweep level is marked on the charts.
+    await expect(card.getByTestId("serving-kv-chart").getByText("c=1")).toBeVisible();
+
+    // The engine goes down: the page says so.
+    engine.setDown(true);
+    await expect(card.getByText(/Engine down/)).toBeVisible({ timeout: 10_000 });
+    engine.setDown(false);
+    await expect(card.getByText("Answering")).toBeVisible({ timeout: 10_000 });
+    worker.close();
+
+    await page.goto(`/hosts/${HOST}`);
+    const panel = page.getByTestId("serving-card");
+    await expect(panel.getByRole("heading", { name: "Serving" })).toBeVisible();
+    await expect(panel.getByRole("link", { name: /^SGLang meta-llama/ })).toBeVisible();
+    await expect(panel.getByTestId("serving-ttft")).toHaveText(/2\.35 s/);
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+  }
+});
