@@ -23,7 +23,7 @@ interface RunsTableProps {
 export function RunsTable({ runs, selected, onToggle }: RunsTableProps) {
   return (
     <div className="rounded-lg border border-border bg-card">
-      <Table className="table-fixed">
+      <Table className="table-fixed" label="Runs">
         <colgroup>
           <col className="w-10" />
           <col className="w-24" />
