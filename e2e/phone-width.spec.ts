@@ -105,7 +105,7 @@ test("every page fits a 390 px phone, and the navigation is a menu", async ({ pa
     "/",
     "/runs",
     ...Object.values(runIds).map((id) => `/runs/${id}`),
-    `/compare?runs=${runIds.benchmark}`,
+    `/compare?ids=${runIds.benchmark}`,
     "/evals",
     "/sessions",
     `/sessions/${sessionId}`,
@@ -125,8 +125,12 @@ test("every page fits a 390 px phone, and the navigation is a menu", async ({ pa
   await page.getByRole("link", { name: "Runs", exact: true }).click();
   await expect(page).toHaveURL(/\/runs$/);
   await expect(page.getByTestId("nav-menu")).toHaveAttribute("aria-expanded", "false");
-  // A wide table scrolls in its own focusable region.
-  await expect(page.getByRole("region", { name: "Runs" })).toHaveAttribute("tabindex", "0");
+  // Runs stack as cards on a phone; a wide table scrolls in its own focusable region.
+  await expect(page.getByRole("list", { name: "Runs" }).getByRole("link", { name: /^benchmark · Qwen3\.6-27B/ })).toBeVisible();
+  await page.goto(`/runs/${runIds.benchmark}`);
+  const region = page.getByRole("region").first();
+  await expect(region).toHaveAttribute("tabindex", "0");
+  expect(await region.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
 });
 
 test("the admin page fits a phone too", async ({ page }) => {
