@@ -110,7 +110,7 @@ export function OverviewView({ initial, renderedAt, wall, origin }: OverviewView
       {data.empty ? (
         <OverviewEmptyState origin={origin} />
       ) : (
-        <div className={cn("grid gap-4", wall ? "grid-cols-[minmax(0,1.75fr)_minmax(0,1fr)]" : "xl:grid-cols-[minmax(0,1fr)_minmax(340px,400px)] 2xl:grid-cols-[minmax(0,1fr)_minmax(400px,480px)]")}>
+        <div className={cn("grid gap-4", wall ? "grid-cols-[minmax(0,1.5fr)_minmax(0,1fr)]" : "xl:grid-cols-[minmax(0,1fr)_minmax(340px,400px)] 2xl:grid-cols-[minmax(0,1fr)_minmax(400px,480px)]")}>
           <div className="grid min-w-0 content-start gap-4">
             <Section
               title="Running now"
@@ -177,7 +177,9 @@ export function OverviewView({ initial, renderedAt, wall, origin }: OverviewView
         <div className="mb-4 flex items-center gap-6">
           <span className="text-2xl font-semibold tracking-tight">Pitwall</span>
           <div className="ml-auto flex items-center gap-5">
-            <LiveIndicator />
+            <span className="[&>span]:text-sm">
+              <LiveIndicator />
+            </span>
             <WallClock />
             <Link href="/" className="rounded-md px-2 py-1 text-base text-muted-fg hover:bg-muted hover:text-foreground" title="Leave wall mode (Esc)">
               <Minimize2 aria-hidden className="mr-1 inline size-4" />
@@ -210,7 +212,7 @@ function Section({ title, note, wall, children }: { title: string; note?: ReactN
     <Card className="min-w-0 overflow-hidden">
       <CardHeader className={wall ? "min-h-12" : undefined}>
         <CardTitle className={wall ? "text-lg" : undefined}>{title}</CardTitle>
-        {note && <CardDescription className="ml-auto">{note}</CardDescription>}
+        {note && <CardDescription className={cn("ml-auto", wall && "text-sm")}>{note}</CardDescription>}
       </CardHeader>
       {children}
     </Card>
@@ -229,15 +231,15 @@ function FinishedRow({ run, wall }: { run: FinishedRunView; wall: boolean }) {
   const detail = run.state === "failed" ? (run.error ?? (run.exitCode !== null ? `exit code ${run.exitCode}` : null)) : null;
   return (
     <li className={cn("grid grid-cols-[auto_minmax(0,1fr)_auto] items-center gap-x-3 border-b border-border px-4 last:border-b-0", wall ? "py-2.5 text-base" : "py-2 text-[13px]")}>
-      <StatusBadge state={run.state} mismatches={run.countMismatches} />
+      <StatusBadge state={run.state} mismatches={run.countMismatches} className={wall ? "h-6 text-sm [&_svg]:size-4" : undefined} />
       <div className="min-w-0">
         <Link href={runPath(run.id)} className="block truncate font-medium hover:underline" title={run.name}>
           {run.name}
         </Link>
-        {detail && <div className="truncate text-xs text-failed">{detail}</div>}
-        {run.state === "succeeded" && run.countMismatches[0] && <div className="truncate text-xs text-stale">{run.countMismatches[0].message}</div>}
+        {detail && <div className={cn("truncate text-failed", wall ? "text-sm" : "text-xs")}>{detail}</div>}
+        {run.state === "succeeded" && run.countMismatches[0] && <div className={cn("truncate text-stale", wall ? "text-sm" : "text-xs")}>{run.countMismatches[0].message}</div>}
       </div>
-      <div className="text-right text-xs text-muted-fg tabular-nums">
+      <div className={cn("text-right text-muted-fg tabular-nums", wall ? "text-sm" : "text-xs")}>
         <div>
           {run.kind} · {run.host} · {formatDuration(run.durationS)}
         </div>

@@ -39,7 +39,7 @@ export function WallFigures({ running, stale, hostsOnline, hosts, alerts }: { ru
     <div className="mb-4 grid grid-cols-5 gap-4">
       <Figure value={String(running)} label="running" tone="running" />
       <Figure value={String(stale)} label="stale" tone={stale > 0 ? "stale" : undefined} />
-      <Figure value={plans === undefined ? "—" : String(plans)} label="plans waiting for a person" tone={plans ? "stale" : undefined} />
+      <Figure value={plans === undefined ? "—" : String(plans)} label="plans waiting" tone={plans ? "stale" : undefined} />
       <Figure value={`${hostsOnline}/${hosts}`} label="hosts online" tone={hostsOnline < hosts ? "stale" : undefined} />
       <Figure value={String(alerts)} label={alerts === 1 ? "alert" : "alerts"} tone={alerts > 0 ? "failed" : undefined} />
     </div>

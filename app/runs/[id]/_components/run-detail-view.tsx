@@ -113,7 +113,9 @@ export function RunDetailView({ initial, initialProgress, initialMetrics, render
   const isBenchmark = run.kind === "benchmark";
   const isPipeline = run.kind === "extraction" || run.kind === "generation" || progress.workers.length > 0;
   const isTraining = run.kind === "training" || metrics.series.length > 0;
-  const showProgress = isPipeline || progress.progress.done !== null || progress.progress.total !== null;
+  // A finished benchmark's sweep progress ("8 / 8 levels", rate —) says nothing its charts do not.
+  const finishedBenchmark = isBenchmark && run.state !== "running" && run.state !== "stale";
+  const showProgress = !finishedBenchmark && (isPipeline || progress.progress.done !== null || progress.progress.total !== null);
   const hasActivity = progress.events.length > 0 || progress.artifactTotal > 0 || progress.command !== null;
   const hasPoints = view.points.length > 0;
   const waiting = run.state === "running" ? "Waiting for the first benchmark point…" : "This run reported no benchmark points.";
@@ -142,8 +144,9 @@ export function RunDetailView({ initial, initialProgress, initialMetrics, render
       )}
 
       {showProgress && <ProgressCard view={progress} state={run.state} serverNowMs={serverNow} />}
-      {/* Drafter evals (τ by checkpoint): renders nothing for a non-eval run without eval results. */}
-      <EvalSections runId={run.id} kind={run.kind} />
+      {/* Drafter evals (τ by checkpoint): renders nothing for a non-eval run without eval results.
+          A training run shows its loss / lr / grad_norm charts first and its evals below them. */}
+      {run.kind !== "training" && <EvalSections runId={run.id} kind={run.kind} />}
 
       {isBenchmark ? (
         <>
@@ -218,6 +221,7 @@ export function RunDetailView({ initial, initialProgress, initialMetrics, render
         <>
           {isPipeline && <PipelineSections view={progress} />}
           {isTraining && <MetricSections metrics={metrics} />}
+          {run.kind === "training" && <EvalSections runId={run.id} kind={run.kind} />}
           {/* Eval runs show their results in the eval sections above. */}
           {!isPipeline && !isTraining && run.kind !== "eval" && (
             <Card>
@@ -226,7 +230,7 @@ export function RunDetailView({ initial, initialProgress, initialMetrics, render
               </CardContent>
             </Card>
           )}
-          <ActivitySections view={progress} state={run.state} artifactTitle={isTraining ? "Checkpoints" : "Artifacts"} config={configCard} />
+          <ActivitySections view={progress} state={run.state} artifactTitle={isTraining ? "Saved checkpoints" : "Artifacts"} config={configCard} />
         </>
       )}
     </div>
