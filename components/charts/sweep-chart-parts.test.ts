@@ -12,3 +12,14 @@ describe("logYAxis", () => {
     expect(logYAxis([0, null, undefined])).toBeNull();
   });
 });
+
+describe("tradeoffPoints", () => {
+  test("one point per level with both speeds, in sweep order", async () => {
+    const { tradeoffPoints } = await import("./speed-tradeoff-chart");
+    const d = (x: number, outputTokPerS: number | null, decodeTokPerS: number | null) => ({ x, outputTokPerS, decodeTokPerS, point: {} as never });
+    expect(tradeoffPoints([d(1, 40, 40), d(2, null, 38), d(4, 150, 37.5), d(8, 280, null)]).map((p) => [p.x, p.perRequestTokPerS, p.outputTokPerS])).toEqual([
+      [1, 40, 40],
+      [4, 37.5, 150],
+    ]);
+  });
+});

@@ -3,6 +3,7 @@
 import { useMemo } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { LatencyChart } from "@/components/charts/latency-chart";
+import { SpeedTradeoffChart } from "@/components/charts/speed-tradeoff-chart";
 import { ThroughputChart } from "@/components/charts/throughput-chart";
 import { ChartPlaceholder, seriesColor, type SweepSeries } from "@/components/charts/sweep-chart-parts";
 import type { ContextSeries } from "@/components/charts/context-length-chart";
@@ -200,6 +201,17 @@ export function RunDetailView({ initial, initialProgress, initialMetrics, render
               <LongContextCard metric="ttft" series={view.contextSeries} note={view.contextNote} />
               <LongContextCard metric="decode" series={view.contextSeries} />
             </div>
+          )}
+          {hasPoints && view.showSweep && (
+            <Card className="min-w-0">
+              <CardHeader>
+                <CardTitle>Throughput vs per-user speed</CardTitle>
+                <CardDescription className="ml-auto">one point per {byWhat} · up and right is better</CardDescription>
+              </CardHeader>
+              <CardContent>
+                <SpeedTradeoffChart series={view.series} scale={view.scale} height={280} />
+              </CardContent>
+            </Card>
           )}
           {hasPoints && <ProjectionPanel run={run} />}
           {hasPoints && (
