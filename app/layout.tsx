@@ -30,9 +30,17 @@ export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <body className="min-h-screen bg-background font-sans text-foreground antialiased">
+        <a
+          href="#main"
+          className="sr-only rounded-md bg-card px-3 py-2 text-sm font-medium shadow-md focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-50"
+        >
+          Skip to content
+        </a>
         <Providers serverNow={renderTime()}>
           <TopNav />
-          <main className="mx-auto w-full max-w-[2200px] px-4 py-5 lg:px-6">{children}</main>
+          <main id="main" tabIndex={-1} className="mx-auto w-full max-w-[2200px] px-4 py-5 outline-none lg:px-6">
+            {children}
+          </main>
         </Providers>
       </body>
     </html>

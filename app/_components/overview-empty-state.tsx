@@ -33,7 +33,7 @@ export function OverviewEmptyState({ origin }: { origin: string }) {
         <span className="rounded-md bg-muted p-2 text-muted-fg">
           <Activity aria-hidden className="size-5" />
         </span>
-        <div>
+        <div className="min-w-0">
           <h2 className="text-base font-semibold">Nothing is being watched yet</h2>
           <p className="text-sm text-muted-fg">
             Runs, hosts and alerts show up here live as soon as a worker pushes them. Create a token on the machine doing the work, then wrap your command or push from Python.

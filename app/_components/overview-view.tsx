@@ -27,6 +27,7 @@ import type { ActiveRunView, FinishedRunView, OverviewView as Overview } from "@
 import { cn } from "@/lib/utils";
 import { OverviewEmptyState } from "./overview-empty-state";
 import { WALL_THEME } from "./wall-theme";
+import { useWallPage, WallFigures } from "./wall-parts";
 
 interface OverviewViewProps {
   initial: Overview;
@@ -62,6 +63,7 @@ export function OverviewView({ initial, renderedAt, wall, origin }: OverviewView
   const staleCount = runs.filter((r) => r.state === "stale").length;
   const alerting = data.active.filter((r) => r.activeAlerts.length > 0);
   const online = data.hosts.filter((h) => h.state === "online").length;
+  const wallPage = useWallPage(runs.length);
 
   const summary = (
     <span className={cn("flex flex-wrap items-baseline gap-x-3 text-muted-fg tabular-nums", wall ? "text-lg" : "text-sm")}>
@@ -108,14 +110,23 @@ export function OverviewView({ initial, renderedAt, wall, origin }: OverviewView
       {data.empty ? (
         <OverviewEmptyState origin={origin} />
       ) : (
-        <div className={cn("grid gap-4", wall ? "grid-cols-[minmax(0,1.75fr)_minmax(0,1fr)]" : "xl:grid-cols-[minmax(0,1fr)_minmax(340px,400px)] 2xl:grid-cols-[minmax(0,1fr)_minmax(400px,480px)]")}>
+        <div className={cn("grid gap-4", wall ? "grid-cols-[minmax(0,1.5fr)_minmax(0,1fr)]" : "xl:grid-cols-[minmax(0,1fr)_minmax(340px,400px)] 2xl:grid-cols-[minmax(0,1fr)_minmax(400px,480px)]")}>
           <div className="grid min-w-0 content-start gap-4">
-            <Section title="Running now" wall={wall} note={data.olderStaleCount > 0 ? <OlderStale count={data.olderStaleCount} /> : undefined}>
+            <Section
+              title="Running now"
+              wall={wall}
+              note={
+                <>
+                  {wall && wallPage.pages > 1 && <span className="tabular-nums">page {wallPage.page + 1} of {wallPage.pages} · </span>}
+                  {data.olderStaleCount > 0 && <OlderStale count={data.olderStaleCount} />}
+                </>
+              }
+            >
               {runs.length === 0 ? (
                 <p className={cn("px-4 py-6 text-center text-muted-fg", wall ? "text-lg" : "text-sm")}>Nothing is running right now.</p>
               ) : (
                 <ul aria-label="Running and stale runs">
-                  {runs.map(({ run, state }) => (
+                  {(wall ? runs.slice(wallPage.start, wallPage.end) : runs).map(({ run, state }) => (
                     <ActiveRunRow key={run.id} run={run} state={state} serverNowMs={serverNow} wall={wall} />
                   ))}
                 </ul>
@@ -145,7 +156,9 @@ export function OverviewView({ initial, renderedAt, wall, origin }: OverviewView
             </Section>
             <Section title="Events and alerts" wall={wall}>
               <EventList
-                events={data.events.slice(0, wall ? 12 : 30)}
+                events={data.events}
+                grouped={wall}
+                limit={wall ? 8 : 30}
                 wall={wall}
                 emptyText="No events yet: workers send them with run.event; alerts appear here too."
                 className={wall ? undefined : "max-h-[32rem] overflow-y-auto"}
@@ -159,20 +172,22 @@ export function OverviewView({ initial, renderedAt, wall, origin }: OverviewView
 
   if (wall) {
     return (
-      <div style={WALL_THEME} className="fixed inset-0 z-50 overflow-auto bg-background p-6 text-foreground" data-testid="wall">
+      <div style={WALL_THEME} className="fixed inset-0 z-50 overflow-auto bg-background p-6 text-foreground" data-testid="wall" data-wall>
         <WallExitOnEscape />
-        <div className="mb-5 flex items-center gap-6">
+        <div className="mb-4 flex items-center gap-6">
           <span className="text-2xl font-semibold tracking-tight">Pitwall</span>
-          {summary}
           <div className="ml-auto flex items-center gap-5">
-            <LiveIndicator />
+            <span className="[&>span]:text-sm">
+              <LiveIndicator />
+            </span>
             <WallClock />
-            <Link href="/" className="rounded-md px-2 py-1 text-sm text-muted-fg hover:bg-muted hover:text-foreground" title="Leave wall mode (Esc)">
+            <Link href="/" className="rounded-md px-2 py-1 text-base text-muted-fg hover:bg-muted hover:text-foreground" title="Leave wall mode (Esc)">
               <Minimize2 aria-hidden className="mr-1 inline size-4" />
               Exit
             </Link>
           </div>
         </div>
+        <WallFigures running={runs.length - staleCount} stale={staleCount} hostsOnline={online} hosts={data.hosts.length} alerts={alerting.reduce((n, r) => n + r.activeAlerts.length, 0)} />
         <div className="grid gap-4">{body}</div>
       </div>
     );
@@ -197,7 +212,7 @@ function Section({ title, note, wall, children }: { title: string; note?: ReactN
     <Card className="min-w-0 overflow-hidden">
       <CardHeader className={wall ? "min-h-12" : undefined}>
         <CardTitle className={wall ? "text-lg" : undefined}>{title}</CardTitle>
-        {note && <CardDescription className="ml-auto">{note}</CardDescription>}
+        {note && <CardDescription className={cn("ml-auto", wall && "text-sm")}>{note}</CardDescription>}
       </CardHeader>
       {children}
     </Card>
@@ -216,15 +231,15 @@ function FinishedRow({ run, wall }: { run: FinishedRunView; wall: boolean }) {
   const detail = run.state === "failed" ? (run.error ?? (run.exitCode !== null ? `exit code ${run.exitCode}` : null)) : null;
   return (
     <li className={cn("grid grid-cols-[auto_minmax(0,1fr)_auto] items-center gap-x-3 border-b border-border px-4 last:border-b-0", wall ? "py-2.5 text-base" : "py-2 text-[13px]")}>
-      <StatusBadge state={run.state} mismatches={run.countMismatches} />
+      <StatusBadge state={run.state} mismatches={run.countMismatches} className={wall ? "h-6 text-sm [&_svg]:size-4" : undefined} />
       <div className="min-w-0">
         <Link href={runPath(run.id)} className="block truncate font-medium hover:underline" title={run.name}>
           {run.name}
         </Link>
-        {detail && <div className="truncate text-xs text-failed">{detail}</div>}
-        {run.state === "succeeded" && run.countMismatches[0] && <div className="truncate text-xs text-stale">{run.countMismatches[0].message}</div>}
+        {detail && <div className={cn("truncate text-failed", wall ? "text-sm" : "text-xs")}>{detail}</div>}
+        {run.state === "succeeded" && run.countMismatches[0] && <div className={cn("truncate text-stale", wall ? "text-sm" : "text-xs")}>{run.countMismatches[0].message}</div>}
       </div>
-      <div className="text-right text-xs text-muted-fg tabular-nums">
+      <div className={cn("text-right text-muted-fg tabular-nums", wall ? "text-sm" : "text-xs")}>
         <div>
           {run.kind} · {run.host} · {formatDuration(run.durationS)}
         </div>

@@ -1,7 +1,9 @@
 "use client";
 
+import { useState } from "react";
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { formatMs } from "@/lib/format";
+import { cn } from "@/lib/utils";
 import { plottable, sweepAxisTitle, sweepPointLabel, type SweepDatum, type SweepScale } from "@/lib/metrics/benchmark-sweep";
 import {
   ChartLegend,
@@ -17,7 +19,9 @@ import {
   numericXAxisProps,
   valueYAxisProps,
   p99LineProps,
+  logYAxis,
 } from "./sweep-chart-parts";
+import { ChartFigure, sweepTable } from "./chart-data";
 
 type Metric = "ttft" | "tpot" | "itl";
 
@@ -62,9 +66,11 @@ interface LatencyChartProps {
 
 /**
  * "Latency by concurrency": TTFT and TPOT side by side, median solid and p99 dashed, in ms, on the
- * same log₂ x axis as the throughput chart. Failed points are left out.
+ * same log₂ x axis as the throughput chart. A "Log y" toggle puts both y axes on a log₁₀ scale
+ * (latencies that span decades: 93 ms at C=1 against 9.9 s at C=128). Failed points are left out.
  */
 export function LatencyChart({ series, scale, height = 240 }: LatencyChartProps) {
+  const [logY, setLogY] = useState(false);
   const multi = series.length > 1;
   // Older SGLang writers report ITL but no TPOT; ITL is the closest per-token latency then.
   const has = (m: Metric) => series.some((s) => s.data.some((d) => METRICS[m].median(d) !== null || METRICS[m].p99(d) !== null));
@@ -85,23 +91,39 @@ export function LatencyChart({ series, scale, height = 240 }: LatencyChartProps)
             p99
           </LegendItem>
         )}
+        <button
+          type="button"
+          aria-pressed={logY}
+          onClick={() => setLogY((v) => !v)}
+          className={cn("ml-auto rounded-md border border-border px-2 py-0.5 text-xs", logY ? "bg-muted font-medium text-foreground" : "text-muted-fg hover:bg-muted")}
+          data-testid="latency-log-y"
+        >
+          Log y
+        </button>
       </ChartLegend>
       <div className="grid gap-4 xl:grid-cols-2">
-        <LatencyPanel metric="ttft" series={series} scale={scale} height={height} />
-        <LatencyPanel metric={tpotOrItl} series={series} scale={scale} height={height} />
+        <LatencyPanel metric="ttft" series={series} scale={scale} height={height} logY={logY} />
+        <LatencyPanel metric={tpotOrItl} series={series} scale={scale} height={height} logY={logY} />
       </div>
     </div>
   );
 }
 
-function LatencyPanel({ metric, series, scale, height }: { metric: Metric; series: SweepSeries[]; scale: SweepScale; height: number }) {
+function LatencyPanel({ metric, series, scale, height, logY }: { metric: Metric; series: SweepSeries[]; scale: SweepScale; height: number; logY: boolean }) {
   const m = METRICS[metric];
-  const rows = mergeSweepRows(series, (d) => ({ med: m.median(d), p99: m.p99(d) }));
+  // On a log axis 0 cannot be drawn: such values are left off the plot (the data table keeps them).
+  const rows = mergeSweepRows(series, (d) => ({ med: positive(m.median(d), logY), p99: positive(m.p99(d), logY) }));
   const hasData = rows.some((r) => Object.entries(r).some(([k, v]) => (k.startsWith("med") || k.startsWith("p99")) && typeof v === "number"));
   const x = sweepXAxis(rows, scale);
-  const y = niceYAxis([...rowValues(rows, "med"), ...rowValues(rows, "p99")]);
+  const values = [...rowValues(rows, "med"), ...rowValues(rows, "p99")];
+  const y = (logY ? logYAxis(values) : null) ?? niceYAxis(values);
+  const label = `${m.title} by ${scale.kind === "concurrency" ? "concurrency" : "request rate"}, median and p99 (ms)`;
+  const table = sweepTable(series, sweepAxisTitle(scale), (d) => sweepPointLabel(d.x, scale), [
+    { title: `${m.axis.replace(" (ms)", "")} median (ms)`, value: (d) => formatMs(m.median(d)) },
+    { title: `${m.axis.replace(" (ms)", "")} p99 (ms)`, value: (d) => formatMs(m.p99(d)) },
+  ]);
   return (
-    <figure className="grid gap-1">
+    <ChartFigure label={label} table={table} className="grid gap-1">
       <figcaption className="text-xs font-medium text-muted-fg">{m.title}</figcaption>
       {!hasData ? (
         <ChartPlaceholder height={height}>{m.missing}</ChartPlaceholder>
@@ -109,7 +131,7 @@ function LatencyPanel({ metric, series, scale, height }: { metric: Metric; serie
         <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 8, right: 16, bottom: 4, left: 4 }}>
           <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
           <XAxis {...numericXAxisProps({ dataKey: "lx", domain: x.domain, ticks: x.ticks, tickFormatter: x.tickFormatter, title: sweepAxisTitle(scale) })} />
-          <YAxis {...valueYAxisProps({ domain: y.domain, ticks: y.ticks, title: m.axis })} />
+          <YAxis {...valueYAxisProps({ domain: y.domain, ticks: y.ticks, title: m.axis })} {...(logY ? { scale: "log" as const, allowDataOverflow: true } : {})} />
           <Tooltip
             cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}
             content={(p) => <LatencyTooltip active={p.active} row={p.payload?.[0]?.payload as SweepRow | undefined} metric={metric} series={series} scale={scale} />}
@@ -134,8 +156,12 @@ function LatencyPanel({ metric, series, scale, height }: { metric: Metric; serie
           ))}
         </LineChart>
       )}
-    </figure>
+    </ChartFigure>
   );
+}
+
+function positive(v: number | null, logY: boolean): number | null {
+  return logY && v !== null && v <= 0 ? null : v;
 }
 
 function LatencyTooltip({ active, row, metric, series, scale }: { active?: boolean; row: SweepRow | undefined;  metric: Metric; series: SweepSeries[]; scale: SweepScale }) {

@@ -191,3 +191,29 @@ export function rowValues(rows: readonly SweepRow[], prefix: string): number[] {
   for (const r of rows) for (const [k, v] of Object.entries(r)) if (k.startsWith(prefix) && typeof v === "number") out.push(v);
   return out;
 }
+
+/**
+ * A log₁₀ y axis covering the positive values: from the power of ten at or below the smallest to
+ * the one at or above the largest, a tick at each power (and at 2× and 5× when it spans at most two
+ * decades), so 93 ms at C=1 and 9.9 s at C=128 are both readable. Null without a positive value
+ * (a log axis cannot show 0).
+ */
+export function logYAxis(values: ReadonlyArray<number | null | undefined>): { domain: [number, number]; ticks: number[] } | null {
+  let min = Infinity;
+  let max = 0;
+  for (const v of values) {
+    if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) continue;
+    min = Math.min(min, v);
+    max = Math.max(max, v);
+  }
+  if (max === 0) return null;
+  const lo = Math.floor(Math.log10(min) + 1e-9);
+  const hi = Math.max(lo + 1, Math.ceil(Math.log10(max) - 1e-9));
+  const ticks: number[] = [];
+  for (let e = lo; e <= hi; e++) {
+    const p = 10 ** e;
+    ticks.push(Number(p.toPrecision(12)));
+    if (hi - lo <= 2 && e < hi) ticks.push(Number((2 * p).toPrecision(12)), Number((5 * p).toPrecision(12)));
+  }
+  return { domain: [10 ** lo, 10 ** hi], ticks };
+}

@@ -17,6 +17,7 @@ import {
   numericXAxisProps,
   valueYAxisProps,
 } from "./sweep-chart-parts";
+import { ChartFigure, sweepTable } from "./chart-data";
 
 interface ThroughputChartProps {
   series: SweepSeries[];
@@ -46,7 +47,14 @@ export function ThroughputChart({ series, scale, showDecode = true, height = 300
   const decColor = (s: SweepSeries) => (multi ? s.color : "var(--chart-2)");
 
   return (
-    <div className="grid gap-2" data-testid="throughput-chart">
+    <ChartFigure
+      label={`Output tok/s by ${scale.kind === "concurrency" ? "concurrency" : "request rate"}`}
+      testId="throughput-chart"
+      table={sweepTable(series, sweepAxisTitle(scale), (d) => sweepPointLabel(d.x, scale), [
+        { title: "Aggregate output (tok/s)", value: (d) => formatNumber(d.outputTokPerS) },
+        ...(hasDecode ? [{ title: "Per-request decode (tok/s)", value: (d: SweepDatum) => formatNumber(d.decodeTokPerS) }] : []),
+      ])}
+    >
       <ChartLegend>
         {multi ? (
           series.map((s) => (
@@ -116,7 +124,7 @@ export function ThroughputChart({ series, scale, showDecode = true, height = 300
             ))}
         </LineChart>
       )}
-    </div>
+    </ChartFigure>
   );
 }
 

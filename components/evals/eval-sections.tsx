@@ -240,7 +240,7 @@ function EvalBody({ view, error, picked, onPick, onDraft }: { view: RunEvalsView
 
       <Card className="min-w-0">
         <CardHeader>
-          <CardTitle>Checkpoints</CardTitle>
+          <CardTitle>τ by checkpoint and category</CardTitle>
           <CardDescription className="tabular-nums">
             {view.resultCount} result{view.resultCount === 1 ? "" : "s"}
             {view.datasets.length > 0 && ` · ${view.datasets.join(", ")}`}

@@ -18,7 +18,7 @@ export function LiveIndicator() {
   return (
     <span className="flex items-center gap-2 text-xs text-muted-fg" title={title} role="status">
       <span aria-hidden className={`size-2 rounded-full ${dot}`} />
-      {text}
+      <span className="max-sm:sr-only">{text}</span>
     </span>
   );
 }

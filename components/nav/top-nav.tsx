@@ -18,7 +18,7 @@ export async function TopNav() {
   }
   return (
     <header className="sticky top-0 z-30 border-b border-border bg-card/95 backdrop-blur supports-[backdrop-filter]:bg-card/80">
-      <div className="mx-auto flex h-12 w-full max-w-[2200px] items-center gap-6 px-4 lg:px-6">
+      <div className="mx-auto flex h-12 w-full max-w-[2200px] items-center gap-3 px-4 sm:gap-6 lg:px-6">
         <Link href="/" className="flex items-center gap-2 rounded-sm font-semibold tracking-tight" aria-label="Pitwall home">
           <svg viewBox="0 0 20 20" aria-hidden className="size-5 text-primary">
             <rect x="1" y="1" width="18" height="18" rx="4" fill="currentColor" />
@@ -30,7 +30,7 @@ export async function TopNav() {
         {/* Signed out (sign-in, setup): no links to pages that would send you back, and no live
             badges or socket that could only be refused. */}
         {viewer ? <NavLinks /> : null}
-        <div className="ml-auto flex items-center gap-3">
+        <div className="ml-auto flex min-w-0 items-center gap-3">
           {viewer ? <LiveIndicator /> : null}
           {viewer?.kind === "user" ? <UserMenu viewer={viewer} /> : null}
         </div>

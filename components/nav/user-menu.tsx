@@ -33,8 +33,10 @@ export function UserMenu({ viewer }: { viewer: ViewerInfo }) {
   return (
     <div ref={root} className="relative">
       <Button variant="ghost" size="sm" aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen((o) => !o)} data-testid="user-menu">
-        <span className="max-w-40 truncate">{viewer.name}</span>
-        <Badge tone="outline">{viewer.role}</Badge>
+        <span className="max-w-40 truncate max-sm:max-w-24">{viewer.name}</span>
+        <Badge tone="outline" className="max-sm:hidden">
+          {viewer.role}
+        </Badge>
         <ChevronDown aria-hidden />
       </Button>
       {open ? (

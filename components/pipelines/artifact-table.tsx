@@ -1,18 +1,25 @@
+"use client";
+
 import Link from "next/link";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { CopyButton } from "@/components/ui/copy-button";
+import { Pager, usePaged } from "@/components/ui/pager";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { checkpointPath } from "@/lib/checkpoint-paths";
 import { MISSING, formatCount } from "@/lib/format";
 import type { ArtifactView } from "@/lib/view-models/pipeline";
 import { formatBytes } from "./units";
 
-/** Checkpoints and uploaded objects, newest first: step, kind, URI (copyable; a checkpoint links to its lineage page), size, time. */
+/** Artifacts per page of the table. */
+const ARTIFACTS_PER_PAGE = 20;
+
+/** Checkpoints and uploaded objects, newest first, {@link ARTIFACTS_PER_PAGE} a page: step, kind, URI (copyable; a checkpoint links to its lineage page), size, time. */
 export function ArtifactTable({ artifacts, total }: { artifacts: readonly ArtifactView[]; total: number }) {
   const showStep = artifacts.some((a) => a.step !== null);
+  const { rows, page, pages, setPage } = usePaged(artifacts, ARTIFACTS_PER_PAGE);
   return (
     <>
-      <Table>
+      <Table label="Artifacts">
         <TableHeader>
           <TableRow className="hover:bg-transparent">
             {showStep && <TableHead className="text-right">Step</TableHead>}
@@ -23,7 +30,7 @@ export function ArtifactTable({ artifacts, total }: { artifacts: readonly Artifa
           </TableRow>
         </TableHeader>
         <TableBody>
-          {artifacts.map((a) => (
+          {rows.map((a) => (
             <TableRow key={a.id}>
               {showStep && <TableCell className="text-right">{a.step === null ? MISSING : typeof a.step === "number" ? formatCount(a.step) : a.step}</TableCell>}
               <TableCell className="text-muted-fg">{a.kind}</TableCell>
@@ -49,6 +56,7 @@ export function ArtifactTable({ artifacts, total }: { artifacts: readonly Artifa
           ))}
         </TableBody>
       </Table>
+      <Pager page={page} pages={pages} pageSize={ARTIFACTS_PER_PAGE} total={artifacts.length} onPage={setPage} noun="artifacts" />
       {total > artifacts.length && <p className="px-4 py-2 text-xs text-muted-fg tabular-nums">Newest {formatCount(artifacts.length)} of {formatCount(total)} shown.</p>}
     </>
   );

@@ -21,7 +21,7 @@ export function PlansEmptyState({ origin }: { origin: string }) {
         <span className="rounded-md bg-muted p-2 text-muted-fg">
           <ClipboardCheck aria-hidden className="size-5" />
         </span>
-        <div>
+        <div className="min-w-0">
           <h2 className="text-base font-semibold">No plans yet</h2>
           <p className="text-sm text-muted-fg">
             An agent proposes its next steps and waits; someone approves, edits or rejects them here, and the agent continues with the decided items. Add{" "}

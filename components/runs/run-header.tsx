@@ -50,7 +50,7 @@ export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDet
             <Archive aria-hidden /> archived
           </Badge>
         )}
-        <div className="ml-auto flex items-center gap-2">
+        <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
           {actions}
           {canEdit && !editing && (
             <>

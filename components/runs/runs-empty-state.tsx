@@ -43,7 +43,7 @@ export function RunsEmptyState({ origin }: { origin: string }) {
         <span className="rounded-md bg-muted p-2 text-muted-fg">
           <Terminal aria-hidden className="size-5" />
         </span>
-        <div>
+        <div className="min-w-0">
           <h2 className="text-base font-semibold">No runs yet</h2>
           <p className="text-sm text-muted-fg">
             Runs appear here live as workers push them. Create a token for the host that runs the benchmark, then import a results file or push frames yourself.

@@ -27,7 +27,7 @@ export function SessionsEmptyState({ origin }: { origin: string }) {
         <span className="rounded-md bg-muted p-2 text-muted-fg">
           <ListTodo aria-hidden className="size-5" />
         </span>
-        <div>
+        <div className="min-w-0">
           <h2 className="text-base font-semibold">No agent sessions yet</h2>
           <p className="text-sm text-muted-fg">
             A session is a coding agent&apos;s todo list over time. Import a Claude Code or opencode session, or let the agent push each todo write. Get a token first with{" "}

@@ -1,9 +1,9 @@
 import type { HTMLAttributes } from "react";
 import { cn } from "@/lib/utils";
 
-/** A bordered surface. */
+/** A bordered surface. `min-w-0`: as a grid or flex item it never grows past its track to fit a wide table (the table scrolls inside). */
 export function Card({ className, ...props }: HTMLAttributes<HTMLDivElement>) {
-  return <div className={cn("rounded-lg border border-border bg-card shadow-xs", className)} {...props} />;
+  return <div className={cn("min-w-0 rounded-lg border border-border bg-card shadow-xs", className)} {...props} />;
 }
 
 /** Card title row (title left, actions right). */

@@ -1,10 +1,14 @@
 import type { HTMLAttributes, TdHTMLAttributes, ThHTMLAttributes } from "react";
 import { cn } from "@/lib/utils";
 
-/** A dense data table in a horizontally scrollable frame; numbers use tabular figures. */
-export function Table({ className, containerClassName, ...props }: HTMLAttributes<HTMLTableElement> & { containerClassName?: string }) {
+/**
+ * A dense data table in a horizontally scrollable frame; numbers use tabular figures. The frame
+ * is a keyboard-focusable region (arrow keys scroll it) named by `label` (default "Table"), with
+ * edge shadows while there is more to scroll to (`.scroll-x` in app/globals.css).
+ */
+export function Table({ className, containerClassName, label = "Table", ...props }: HTMLAttributes<HTMLTableElement> & { containerClassName?: string; label?: string }) {
   return (
-    <div className={cn("relative w-full overflow-x-auto", containerClassName)}>
+    <div role="region" aria-label={label} tabIndex={0} className={cn("scroll-x relative w-full", containerClassName)}>
       <table className={cn("w-full caption-bottom border-collapse text-[13px] tabular-nums", className)} {...props} />
     </div>
   );

@@ -4,6 +4,8 @@ import Link from "next/link";
 import { useQueries } from "@tanstack/react-query";
 import { GitCompareArrows } from "lucide-react";
 import type { ContextSeries } from "@/components/charts/context-length-chart";
+import { LatencyChart } from "@/components/charts/latency-chart";
+import { SpeedTradeoffChart } from "@/components/charts/speed-tradeoff-chart";
 import { ThroughputChart } from "@/components/charts/throughput-chart";
 import { seriesColor, type SweepSeries } from "@/components/charts/sweep-chart-parts";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
@@ -150,6 +152,28 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
             )}
           </CardContent>
         </Card>
+      )}
+
+      {view.showSweep && (
+        <div className="grid gap-4 xl:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+          <Card>
+            <CardHeader>
+              <CardTitle>Latency by {byWhat}</CardTitle>
+              <CardDescription className="ml-auto">TTFT and TPOT, median and p99, ms</CardDescription>
+            </CardHeader>
+            <CardContent>
+              <LatencyChart series={view.series} scale={view.scale} height={240} />
+            </CardContent>
+          </Card>
+          <Card>
+            <CardHeader>
+              <CardTitle>Throughput vs per-user speed</CardTitle>
+            </CardHeader>
+            <CardContent>
+              <SpeedTradeoffChart series={view.series} scale={view.scale} height={280} />
+            </CardContent>
+          </Card>
+        </div>
       )}
 
       {view.anyLongContext && (

@@ -19,11 +19,68 @@ interface RunsTableProps {
   onToggle: (id: number) => void;
 }
 
-/** The run list: one dense row per run; benchmark runs can be ticked for comparison. */
-export function RunsTable({ runs, selected, onToggle }: RunsTableProps) {
+function SelectBox({ run, selected, onToggle }: { run: RunSummary; selected: boolean; onToggle: (id: number) => void }) {
+  const selectable = run.kind === "benchmark";
   return (
-    <div className="rounded-lg border border-border bg-card">
-      <Table className="table-fixed">
+    <input
+      type="checkbox"
+      className="size-3.5 translate-y-px accent-primary"
+      checked={selected}
+      disabled={!selectable}
+      onChange={() => onToggle(run.id)}
+      aria-label={selectable ? `Select ${run.name} for comparison` : `${run.name} is not a benchmark run`}
+      title={selectable ? "Select for comparison" : "Only benchmark runs can be compared"}
+    />
+  );
+}
+
+/** Below 768 px each run is a stacked card: full name on up to two lines, then status and facts. */
+function RunCards({ runs, selected, onToggle }: RunsTableProps) {
+  return (
+    <ul className="divide-y divide-border rounded-lg border border-border bg-card md:hidden" aria-label="Runs">
+      {runs.map((r) => (
+        <li key={r.id} className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 px-4 py-3">
+          <span className="pt-0.5">
+            <SelectBox run={r} selected={selected.includes(r.id)} onToggle={onToggle} />
+          </span>
+          <div className="grid min-w-0 gap-1">
+            <Link href={runPath(r.id)} className="line-clamp-2 rounded-sm font-medium break-words hover:underline" title={r.name}>
+              {r.name}
+            </Link>
+            <div className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-fg tabular-nums">
+              <StatusBadge state={r.state} mismatches={r.countMismatches} />
+              <span>{r.kind}</span>
+              <span aria-hidden>·</span>
+              <Link href={runsPath({ host: r.host })} className="hover:underline">
+                {r.host}
+              </Link>
+              <span aria-hidden>·</span>
+              <RelativeTime iso={r.startedAt} />
+              <span aria-hidden>·</span>
+              <RunDuration run={r} />
+              {r.kind === "benchmark" && r.peakOutputTokPerS !== null && <span className="font-medium text-foreground">peak {formatTokPerS(r.peakOutputTokPerS)}</span>}
+            </div>
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The run list: one dense row per run (stacked cards on a phone); benchmark runs can be ticked for comparison. */
+export function RunsTable(props: RunsTableProps) {
+  return (
+    <>
+      <RunCards {...props} />
+      <RunsTableWide {...props} />
+    </>
+  );
+}
+
+function RunsTableWide({ runs, selected, onToggle }: RunsTableProps) {
+  return (
+    <div className="hidden rounded-lg border border-border bg-card md:block">
+      <Table className="table-fixed" label="Runs">
         <colgroup>
           <col className="w-10" />
           <col className="w-24" />
@@ -57,20 +114,11 @@ export function RunsTable({ runs, selected, onToggle }: RunsTableProps) {
         <TableBody>
           {runs.map((r) => {
             const isSelected = selected.includes(r.id);
-            const selectable = r.kind === "benchmark";
             const engine = engineLabel(r.engine, r.engineVersion);
             return (
               <TableRow key={r.id} data-state={isSelected ? "selected" : undefined}>
                 <TableCell>
-                  <input
-                    type="checkbox"
-                    className="size-3.5 translate-y-px accent-primary"
-                    checked={isSelected}
-                    disabled={!selectable}
-                    onChange={() => onToggle(r.id)}
-                    aria-label={selectable ? `Select ${r.name} for comparison` : `${r.name} is not a benchmark run`}
-                    title={selectable ? "Select for comparison" : "Only benchmark runs can be compared"}
-                  />
+                  <SelectBox run={r} selected={isSelected} onToggle={onToggle} />
                 </TableCell>
                 <TableCell className="text-muted-fg">{r.kind}</TableCell>
                 <TableCell className="overflow-hidden">

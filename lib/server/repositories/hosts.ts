@@ -167,7 +167,7 @@ export async function getHost(db: PrismaClient, name: string, now: Date = new Da
     hostHistory(db, [host.id], since, LIST_BUCKET_S),
     runningCounts(db, [host.id]),
     gpuHistory(db, host.id, since),
-    listRuns(db, runFilters.parse({ host: name, limit: HOST_RUNS }), now),
+    listRuns(db, runFilters.parse({ host: name, hostMatch: "exact", limit: HOST_RUNS }), now),
   ]);
   return {
     ...toHostView(host, now.getTime(), running.get(host.id) ?? 0, history.get(host.id) ?? []),

@@ -9,7 +9,9 @@ import type { BenchmarkPointView, RunDetail, RunListPage, RunSummary, RunState }
 /** Query filters of `GET /api/runs` and the /runs page (all optional). */
 export const runFilters = z.object({
   kind: z.enum(RUN_KINDS).optional(),
+  /** Host name: any host whose name contains it (case-insensitive), unless `hostMatch` is `exact`. */
   host: z.string().max(100).optional(),
+  hostMatch: z.enum(["partial", "exact"]).default("partial"),
   status: z.enum(["running", "succeeded", "failed", "cancelled", "ended", "stale"]).optional(),
   tag: z.string().max(100).optional(),
   q: z.string().max(200).optional(),
@@ -78,7 +80,7 @@ export async function listRuns(db: PrismaClient, filters: RunFilters, now: Date 
   if (filters.archived === "exclude") where.push({ archivedAt: null });
   if (filters.archived === "only") where.push({ archivedAt: { not: null } });
   if (filters.kind) where.push({ kind: filters.kind });
-  if (filters.host) where.push({ host: { name: filters.host } });
+  if (filters.host) where.push({ host: { name: filters.hostMatch === "exact" ? filters.host : { contains: filters.host, mode: "insensitive" } } });
   if (filters.tag) where.push({ tags: { has: filters.tag } });
   if (filters.q) {
     where.push({

@@ -38,6 +38,9 @@ describe("run-end reconciliation", () => {
     expect((await getRun(prisma, await runId(exact), new Date(at(21)))).countMismatches).toEqual([]);
 
     const listed = await listRuns(prisma, runFilters.parse({ tag: short }), new Date(at(21)));
+    // The run list matches part of a host name, in any case.
+    expect((await listRuns(prisma, runFilters.parse({ tag: short, host: "FIGURES-h" }), new Date(at(21)))).runs.map((r) => r.id)).toEqual([shortId]);
+    expect((await listRuns(prisma, runFilters.parse({ tag: short, host: "figures-h", hostMatch: "exact" }), new Date(at(21)))).runs).toEqual([]);
     expect(listed.runs[0]?.countMismatches[0]).toMatchObject({ expected: "done", actual: "s3.uploaded", gap: 69 });
     const overview = await getOverview(prisma, new Date(at(21)));
     expect(overview.recent.find((r) => r.id === shortId)?.countMismatches.map((m) => m.gap)).toEqual([69]);

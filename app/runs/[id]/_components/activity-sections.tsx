@@ -16,9 +16,13 @@ import type { MetricSeriesView, RunMetricsView } from "@/lib/view-models/metrics
 import type { RunProgressView } from "@/lib/view-models/pipeline";
 import { cn } from "@/lib/utils";
 
-/** Workers, S3 panel and "S3 uploads over time" of a pipeline run (the S3 panel with its how-to only for extraction/generation runs without counters). */
+/**
+ * Workers, S3 panel and "S3 uploads over time" of a pipeline run. The S3 panel shows when the run
+ * reported S3/local/disk counters; an extraction run without them gets the panel with its how-to,
+ * any other run (a generation run that never used S3) none.
+ */
 export function PipelineSections({ view }: { view: RunProgressView }) {
-  const showS3 = view.s3 !== null || view.kind === "extraction" || view.kind === "generation";
+  const showS3 = view.s3 !== null || view.kind === "extraction";
   const unit = view.progress.unit;
   const silent = view.workers.filter((w) => w.state === "stale").length;
   const restarts = view.workers.reduce((s, w) => s + w.restarts, 0);

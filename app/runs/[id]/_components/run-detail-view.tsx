@@ -3,6 +3,7 @@
 import { useMemo } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { LatencyChart } from "@/components/charts/latency-chart";
+import { SpeedTradeoffChart } from "@/components/charts/speed-tradeoff-chart";
 import { ThroughputChart } from "@/components/charts/throughput-chart";
 import { ChartPlaceholder, seriesColor, type SweepSeries } from "@/components/charts/sweep-chart-parts";
 import type { ContextSeries } from "@/components/charts/context-length-chart";
@@ -113,7 +114,9 @@ export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = 
   const isServing = run.kind === "serving";
   // A serving run's metrics (step = unix ms) are drawn against time by its telemetry card.
   const isTraining = run.kind === "training" || (!isServing && (metrics?.series.length ?? 0) > 0);
-  const showProgress = isPipeline || progress.progress.done !== null || progress.progress.total !== null;
+  // A finished benchmark's sweep progress ("8 / 8 levels", rate —) says nothing its charts do not.
+  const finishedBenchmark = isBenchmark && run.state !== "running" && run.state !== "stale";
+  const showProgress = !finishedBenchmark && (isPipeline || progress.progress.done !== null || progress.progress.total !== null);
   const hasActivity = progress.events.length > 0 || progress.artifactTotal > 0 || progress.command !== null;
   const hasPoints = view.points.length > 0;
   const waiting = run.state === "running" ? "Waiting for the first benchmark point…" : "This run reported no benchmark points.";
@@ -142,8 +145,9 @@ export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = 
       )}
 
       {showProgress && <ProgressCard view={progress} state={run.state} serverNowMs={serverNow} />}
-      {/* Drafter evals (τ by checkpoint): renders nothing for a non-eval run without eval results. */}
-      <EvalSections runId={run.id} kind={run.kind} />
+      {/* Drafter evals (τ by checkpoint): renders nothing for a non-eval run without eval results.
+          A training run shows its loss / lr / grad_norm charts first and its evals below them. */}
+      {run.kind !== "training" && <EvalSections runId={run.id} kind={run.kind} />}
 
       {isBenchmark ? (
         <>
@@ -198,6 +202,17 @@ export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = 
               <LongContextCard metric="decode" series={view.contextSeries} />
             </div>
           )}
+          {hasPoints && view.showSweep && (
+            <Card className="min-w-0">
+              <CardHeader>
+                <CardTitle>Throughput vs per-user speed</CardTitle>
+                <CardDescription className="ml-auto">one point per {byWhat} · up and right is better</CardDescription>
+              </CardHeader>
+              <CardContent>
+                <SpeedTradeoffChart series={view.series} scale={view.scale} height={280} />
+              </CardContent>
+            </Card>
+          )}
           <RunServingCard runId={run.id} />
           {hasPoints && <ProjectionPanel run={run} />}
           {hasPoints && (
@@ -220,6 +235,7 @@ export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = 
           {isServing && <RunServingCard runId={run.id} ownRun />}
           {isPipeline && <PipelineSections view={progress} />}
           {isTraining && <MetricSections metrics={metrics} />}
+          {run.kind === "training" && <EvalSections runId={run.id} kind={run.kind} />}
           {/* Eval runs show their results in the eval sections above. */}
           {!isPipeline && !isTraining && !isServing && run.kind !== "eval" && (
             <Card>
@@ -228,7 +244,7 @@ export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = 
               </CardContent>
             </Card>
           )}
-          <ActivitySections view={progress} state={run.state} artifactTitle={isTraining ? "Checkpoints" : "Artifacts"} config={configCard} />
+          <ActivitySections view={progress} state={run.state} artifactTitle={isTraining ? "Saved checkpoints" : "Artifacts"} config={configCard} />
         </>
       )}
     </div>

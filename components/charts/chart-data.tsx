@@ -1,0 +1,64 @@
+import type { ReactNode } from "react";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+
+/** The numbers behind a chart, as text: column titles (with units) and one row of cells per datum. */
+export interface ChartTableData {
+  columns: string[];
+  rows: string[][];
+}
+
+/**
+ * A chart with an accessible name and its data as a table: the figure is named `label` for screen
+ * readers (the SVG itself is decoration to them), and a closed "Data table" disclosure under it
+ * holds every plotted value, for readers, keyboard users and copy-paste alike.
+ */
+export function ChartFigure({ label, table, className, testId, children }: { label: string; table: ChartTableData | null; className?: string; testId?: string; children: ReactNode }) {
+  return (
+    <figure role="figure" aria-label={label} className={className ?? "grid gap-2"} data-testid={testId}>
+      {children}
+      {table && table.rows.length > 0 && (
+        <details className="text-xs" data-testid="chart-data">
+          <summary className="w-fit cursor-pointer rounded-sm text-muted-fg hover:text-foreground">Data table ({table.rows.length} rows)</summary>
+          <Table label={`${label}: data`} containerClassName="mt-1 max-h-72 overflow-y-auto">
+            <TableHeader>
+              <TableRow className="hover:bg-transparent">
+                {table.columns.map((c, i) => (
+                  <TableHead key={c} className={i > 0 ? "text-right" : undefined}>
+                    {c}
+                  </TableHead>
+                ))}
+              </TableRow>
+            </TableHeader>
+            <TableBody>
+              {table.rows.map((r, i) => (
+                <TableRow key={i}>
+                  {r.map((cell, j) => (
+                    <TableCell key={j} className={j > 0 ? "text-right" : undefined}>
+                      {cell}
+                    </TableCell>
+                  ))}
+                </TableRow>
+              ))}
+            </TableBody>
+          </Table>
+        </details>
+      )}
+    </figure>
+  );
+}
+
+/**
+ * A sweep chart's data table: one row per series and plotted level (`x` labelled by `xLabel`,
+ * e.g. "C=32"), a "Series" column only when there are several series, then `values` of each datum.
+ */
+export function sweepTable<D>(
+  series: ReadonlyArray<{ label: string; data: readonly D[] }>,
+  xTitle: string,
+  xLabel: (d: D) => string,
+  values: ReadonlyArray<{ title: string; value: (d: D) => string }>,
+): ChartTableData {
+  const multi = series.length > 1;
+  const columns = [...(multi ? ["Series"] : []), xTitle, ...values.map((v) => v.title)];
+  const rows = series.flatMap((s) => s.data.map((d) => [...(multi ? [s.label || "—"] : []), xLabel(d), ...values.map((v) => v.value(d))]));
+  return { columns, rows };
+}
