@@ -3,6 +3,7 @@
  * client commands (import, run, push, heartbeat, scrape) talk to a Pitwall server with a worker token.
  */
 import { Command } from "commander";
+import { registerAgentCommands } from "./commands/agent";
 import { registerHeartbeatCommand } from "./commands/heartbeat";
 import { registerImportCommand } from "./commands/import";
 import { registerPlanCommands } from "./commands/plan";
@@ -29,6 +30,7 @@ registerPushCommand(program);
 registerHeartbeatCommand(program);
 registerScrapeCommand(program);
 registerPlanCommands(program);
+registerAgentCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`pitwall: ${(err as Error).message}\n`);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { epochMs, INT4_MAX } from "./bounds";
+import { INT4_MAX } from "./bounds";
 
 /**
  * Pitwall wire protocol v1: the frames a worker sends to `/ws/ingest` (one JSON object per
@@ -7,49 +7,10 @@ import { epochMs, INT4_MAX } from "./bounds";
  * replies. Documented for humans in docs/protocol.md; this module is the source of truth.
  */
 
-export const PROTOCOL_VERSION = 1 as const;
-
-/** Largest accepted frame (one ws message or one HTTP body), in bytes: 1 MiB. */
-export const MAX_FRAME_BYTES = 1024 * 1024;
-
-/**
- * A number that may be non-finite. Accepts JSON numbers (including NaN/±Infinity after
- * lenient parsing) and the strings "NaN", "Infinity", "-Infinity" (what JS clients must send,
- * since `JSON.stringify(NaN)` is `null`).
- */
-export const anyNumber = z.union([
-  z.custom<number>((v) => typeof v === "number", { message: "expected a number" }),
-  z.enum(["NaN", "Infinity", "-Infinity"]).transform((s) => Number(s)),
-]);
-
-/** Non-negative integer exactly representable as a JS number (counts of items, bytes). */
-const safeCount = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
-/**
- * A 64-bit training step: a safe JS integer, or a decimal string for values beyond 2^53
- * (Python ints serialise as bare numbers; JS clients send strings for big steps).
- */
-export const step64 = z.union([
-  z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
-  // One refine (not regex + refine): zod runs later checks even after a failed one, and BigInt()
-  // throws on text that is not an integer.
-  z.string().refine((v) => /^-?\d{1,19}$/.test(v) && BigInt(v) >= -(2n ** 63n) && BigInt(v) < 2n ** 63n, "expected an integer step within the signed 64-bit range"),
-]);
-/** Counter/gauge names like `s3.uploaded`, `disk.freeBytes`. */
-const counterName = z.string().min(1).max(100).regex(/^[A-Za-z][A-Za-z0-9_.\-/]*$/, "counter names use letters, digits, '.', '_', '-', '/'");
-/** Metric keys like `loss`, `train/loss`, `eval/accuracy`, `tau`. */
-const metricKey = z.string().min(1).max(200);
-
-/** Non-negative integer that fits a Postgres int4. */
-const nonNegInt = z.number().int().nonnegative().max(INT4_MAX);
-/** Client-chosen stable key (run key, point key): printable, at most 200 chars. */
-const clientKey = z.string().min(1).max(200);
-const hostName = z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "host names use letters, digits, '.', '_' and '-'");
-
-const base = {
-  v: z.literal(PROTOCOL_VERSION),
-  /** Client message id; the server deduplicates on it (per host) and acks it once committed. */
-  id: z.string().min(1).max(200),
-};
+export { PROTOCOL_VERSION, MAX_FRAME_BYTES, anyNumber, step64 } from "./primitives";
+import { planDecisionFrame, planProposeFrame, sessionActivityFrame, sessionTodosFrame } from "./agent-frames";
+export * from "./agent-frames";
+import { PROTOCOL_VERSION, anyNumber, base, clientKey, counterName, epochMs, hostName, metricKey, nonNegInt, safeCount, step64 } from "./primitives";
 
 export const RUN_KINDS = ["benchmark", "extraction", "generation", "training", "eval", "serving"] as const;
 /**
@@ -255,64 +216,6 @@ export const runEndFrame = z.strictObject({
   outputTail: z.array(z.string().max(4000)).max(200).optional(),
 });
 
-export const SESSION_SOURCES = ["opencode", "claude-code", "pushed"] as const;
-/** Statuses with their own meaning; any other status string is kept and shown neutrally. */
-export const TODO_STATUSES = ["pending", "in_progress", "completed", "cancelled"] as const;
-
-/** One todo item as the agent's `todowrite` tool wrote it. */
-export const todoItem = z.strictObject({
-  id: z.string().max(200).optional(),
-  content: z.string().max(20_000),
-  /** pending | in_progress | completed | cancelled, or any other word (e.g. "failed"). */
-  status: z.string().min(1).max(50),
-  priority: z.string().max(50).optional(),
-  activeForm: z.string().max(20_000).optional(),
-});
-
-/**
- * `session.todos`: one snapshot of an agent session's todo list (the whole list, as each
- * `todowrite` rewrites it). Snapshots are ordered by `ts`, then `seq` (position in the source).
- * Re-sending a snapshot with the same (session, seq) replaces it.
- */
-export const sessionTodosFrame = z.strictObject({
-  ...base,
-  type: z.literal("session.todos"),
-  session: clientKey,
-  source: z.enum(SESSION_SOURCES),
-  title: z.string().max(500).optional(),
-  host: hostName.optional(),
-  seq: nonNegInt,
-  ts: epochMs,
-  items: z.array(todoItem).max(1000),
-});
-
-export const PLAN_PRIORITIES = ["high", "medium", "low"] as const;
-
-/** One proposed next step. */
-export const planItem = z.strictObject({
-  content: z.string().min(1).max(20_000),
-  priority: z.enum(PLAN_PRIORITIES).optional(),
-});
-
-/**
- * `plan.propose`: an agent (or a person) proposes next steps and waits for a decision, which
- * arrives as `plan.decision` on the proposer's socket (or by long-polling
- * `GET /api/plans/:plan/decision?wait=60`). Re-proposing the same `plan` key while it is still
- * undecided updates it; a decided plan is immutable.
- */
-export const planProposeFrame = z.strictObject({
-  ...base,
-  type: z.literal("plan.propose"),
-  plan: clientKey,
-  session: clientKey.optional(),
-  run: clientKey.optional(),
-  title: z.string().min(1).max(500),
-  rationale: z.string().max(50_000).optional(),
-  items: z.array(planItem).min(1).max(200),
-  /** Seconds until the plan expires undecided (default 24 h). */
-  expiresInS: z.number().int().min(10).max(30 * 86_400).optional(),
-});
-
 /**
  * One speculative-decoding evaluation result: a prompt (or a prompt group) scored on a checkpoint.
  * Raw counts only; the acceptance length τ is derived once, everywhere, as
@@ -388,6 +291,7 @@ export const clientFrame = z.discriminatedUnion("type", [
   runEventFrame,
   runEndFrame,
   sessionTodosFrame,
+  sessionActivityFrame,
   planProposeFrame,
   runEvalFrame,
   baselineUpsertFrame,
@@ -405,10 +309,6 @@ export type RunMetricsFrame = z.infer<typeof runMetricsFrame>;
 export type MetricPointInput = z.input<typeof metricPoint>;
 export type RunArtifactFrame = z.infer<typeof runArtifactFrame>;
 export type RunEventFrame = z.infer<typeof runEventFrame>;
-export type TodoItem = z.infer<typeof todoItem>;
-export type SessionTodosFrame = z.infer<typeof sessionTodosFrame>;
-export type PlanItem = z.infer<typeof planItem>;
-export type PlanProposeFrame = z.infer<typeof planProposeFrame>;
 export type RunEvalFrame = z.infer<typeof runEvalFrame>;
 export type BaselineUpsertFrame = z.infer<typeof baselineUpsertFrame>;
 /** A validated worker → server frame. */

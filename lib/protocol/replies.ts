@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { planItem, PROTOCOL_VERSION } from "./frames";
+import { planDecisionFrame } from "./agent-frames";
+import { PROTOCOL_VERSION } from "./primitives";
 
 /**
  * Pitwall wire protocol v1, server → worker: acks, per-frame errors with their codes, and plan
@@ -38,22 +39,6 @@ export const errorFrame = z.strictObject({
   code: z.enum(ERROR_CODES),
   message: z.string(),
 });
-
-export const PLAN_DECISIONS = ["approved", "changes_requested", "rejected", "expired"] as const;
-
-/** Server → worker: the decision on a plan this worker proposed (possibly with edited items). */
-export const planDecisionFrame = z.strictObject({
-  v: z.literal(PROTOCOL_VERSION),
-  type: z.literal("plan.decision"),
-  plan: z.string(),
-  decision: z.enum(PLAN_DECISIONS),
-  items: z.array(planItem),
-  comment: z.string().nullable(),
-  decidedBy: z.string().nullable(),
-  /** Epoch ms. */
-  decidedAt: z.number(),
-});
-export type PlanDecisionFrame = z.infer<typeof planDecisionFrame>;
 
 /** Any server → worker frame. */
 export const serverFrame = z.discriminatedUnion("type", [ackFrame, errorFrame, planDecisionFrame]);

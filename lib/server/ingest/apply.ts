@@ -10,7 +10,7 @@ import { applyProgress, checkRunInvariants, type WorkerCache } from "./writers/p
 import { loadOwnershipCheck } from "./ownership";
 import { claimFrameIds, endRun, insertEvent, loadRuns, recordHeartbeat, touchRun, upsertArtifact, upsertRun, type RunRef } from "./writers/runs";
 import { upsertBaseline, upsertEvalResults } from "./writers/evals";
-import { applyTodos, proposePlan } from "./writers/sessions";
+import { applyActivity, applyTodos, proposePlan } from "./writers/sessions";
 
 /**
  * Applies validated frames to PostgreSQL in one transaction per batch.
@@ -256,6 +256,11 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
         break;
       case "session.todos": {
         const sessionId = await applyTodos(client, principal, f);
+        topics.add("sessions").add(`session:${sessionId}`);
+        break;
+      }
+      case "session.activity": {
+        const sessionId = await applyActivity(client, principal, f);
         topics.add("sessions").add(`session:${sessionId}`);
         break;
       }

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { toJsonSafe, type PlanProposeFrame, type SessionTodosFrame } from "@/lib/protocol";
+import { toJsonSafe, type PlanProposeFrame, type SessionActivityFrame, type SessionTodosFrame } from "@/lib/protocol";
 import { runState } from "@/lib/metrics/staleness";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { ensureHost, ensureSession } from "./refs";
@@ -33,6 +33,38 @@ export async function applyTodos(client: pg.PoolClient, principal: TokenPrincipa
   return sessionId;
 }
 
+/** The project a session works in: the frame's `project`, else the last segment of its cwd. */
+function projectOf(f: SessionActivityFrame): string | null {
+  if (f.project) return f.project;
+  const segment = f.cwd?.split(/[\\/]/).filter(Boolean).at(-1);
+  return segment ?? null;
+}
+
+/**
+ * Stores one `session.activity`: upserts the session; its state moves only when the frame is at
+ * least as new as the stored state (spooled frames arriving late never roll it back), and the
+ * facts (title, cwd, project, branch, model) fill in or replace what was known. Returns the session id.
+ */
+export async function applyActivity(client: pg.PoolClient, principal: TokenPrincipal, f: SessionActivityFrame): Promise<number> {
+  const ts = new Date(f.ts);
+  const hostId = f.host ? (f.host === principal.hostName ? principal.hostId : await ensureHost(client, f.host)) : principal.hostId;
+  const res = await client.query<{ id: number }>(
+    `INSERT INTO "AgentSession" (key, source, title, "hostId", "startedAt", "lastUpdateAt", state, "stateAt", "stateDetail", cwd, project, "gitBranch", model)
+     VALUES ($1, $2, $3, $4, $5, $5, $6, $5, $7, $8, $9, $10, $11)
+     ON CONFLICT (key) DO UPDATE SET source = EXCLUDED.source, title = COALESCE(EXCLUDED.title, "AgentSession".title),
+       "hostId" = EXCLUDED."hostId", "startedAt" = LEAST("AgentSession"."startedAt", EXCLUDED."startedAt"),
+       "lastUpdateAt" = GREATEST("AgentSession"."lastUpdateAt", EXCLUDED."lastUpdateAt"),
+       state = CASE WHEN "AgentSession"."stateAt" IS NULL OR EXCLUDED."stateAt" >= "AgentSession"."stateAt" THEN EXCLUDED.state ELSE "AgentSession".state END,
+       "stateDetail" = CASE WHEN "AgentSession"."stateAt" IS NULL OR EXCLUDED."stateAt" >= "AgentSession"."stateAt" THEN EXCLUDED."stateDetail" ELSE "AgentSession"."stateDetail" END,
+       "stateAt" = GREATEST("AgentSession"."stateAt", EXCLUDED."stateAt"),
+       cwd = COALESCE(EXCLUDED.cwd, "AgentSession".cwd), project = COALESCE(EXCLUDED.project, "AgentSession".project),
+       "gitBranch" = COALESCE(EXCLUDED."gitBranch", "AgentSession"."gitBranch"), model = COALESCE(EXCLUDED.model, "AgentSession".model)
+     RETURNING id`,
+    [f.session, f.source, f.title ?? null, hostId, ts, f.state, f.detail ?? null, f.cwd ?? null, projectOf(f), f.gitBranch ?? null, f.model ?? null],
+  );
+  return res.rows[0]!.id;
+}
+
 /** Outcome of a proposal: stored (id), or refused because the plan was already decided. */
 export type ProposeResult = { ok: true; planId: number } | { ok: false; planId: number; status: string };
 
@@ -58,13 +90,13 @@ export async function proposePlan(client: pg.PoolClient, principal: TokenPrincip
   }
   const expiresAt = new Date(at.getTime() + (f.expiresInS ?? PLAN_DEFAULT_EXPIRY_S) * 1000);
   const res = await client.query<{ id: number }>(
-    `INSERT INTO "Plan" (key, "hostId", "sessionId", "runId", title, rationale, items, status, "proposedAt", "expiresAt", "runStateAtProposal")
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, 'proposed', $8, $9, $10)
+    `INSERT INTO "Plan" (key, "hostId", "sessionId", "runId", title, rationale, items, status, "proposedAt", "expiresAt", "runStateAtProposal", body, supersedes)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, 'proposed', $8, $9, $10, $11, $12)
      ON CONFLICT (key) DO UPDATE SET "sessionId" = EXCLUDED."sessionId", "runId" = EXCLUDED."runId", title = EXCLUDED.title,
-       rationale = EXCLUDED.rationale, items = EXCLUDED.items, "proposedAt" = EXCLUDED."proposedAt", "expiresAt" = EXCLUDED."expiresAt",
+       rationale = EXCLUDED.rationale, items = EXCLUDED.items, body = EXCLUDED.body, supersedes = EXCLUDED.supersedes, "proposedAt" = EXCLUDED."proposedAt", "expiresAt" = EXCLUDED."expiresAt",
        "runStateAtProposal" = EXCLUDED."runStateAtProposal", "notifiedAt" = NULL
      RETURNING id`,
-    [f.plan, principal.hostId, sessionId, runId, f.title, f.rationale ?? null, JSON.stringify(f.items), at, expiresAt, runStateAtProposal],
+    [f.plan, principal.hostId, sessionId, runId, f.title, f.rationale ?? null, JSON.stringify(f.items), at, expiresAt, runStateAtProposal, f.body ?? null, f.supersedes ?? null],
   );
   return { ok: true, planId: res.rows[0]!.id };
 }

@@ -1,0 +1,56 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect, test } from "vitest";
+import { CLAUDE_EVENTS, ourHookEvents, withOurHooks, withoutOurHooks } from "./install";
+
+// `pitwall agent install|uninstall`: merging with other hooks, idempotence, and that no token
+// lands in a project file.
+
+const hookFile = "/opt/pitwall/clients/agent-hooks/claude-code.mjs";
+const theirs = { matcher: "Bash", hooks: [{ type: "command", command: "./lint.sh" }] };
+
+test("our hooks merge with others, installing twice changes nothing, uninstall removes only ours", () => {
+  const before = { permissions: { allow: ["Bash(ls)"] }, hooks: { PostToolUse: [theirs] } };
+  const once = withOurHooks(before, hookFile, 1800);
+  expect(withOurHooks(once, hookFile, 1800)).toEqual(once);
+  expect(ourHookEvents(once).sort()).toEqual([...CLAUDE_EVENTS].sort());
+  expect(once.hooks!.PostToolUse).toEqual([theirs, { matcher: "*", hooks: [{ type: "command", command: `node "${hookFile}" claude-code`, timeout: 30 }] }]);
+  // The plan wait fits in the PermissionRequest hook's timeout.
+  expect(once.hooks!.PermissionRequest![0]!.hooks[0]!.timeout).toBe(1860);
+  expect(withoutOurHooks(once)).toEqual(before);
+  expect(withoutOurHooks({ hooks: { Stop: once.hooks!.Stop! } })).toEqual({});
+});
+
+test("the CLI installs into .claude/settings.local.json, the token only into the user config (mode 600); status and uninstall", () => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-agent-home-"));
+  const project = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-agent-proj-"));
+  fs.mkdirSync(path.join(project, ".claude"));
+  fs.writeFileSync(path.join(project, ".claude", "settings.json"), JSON.stringify({ hooks: { Stop: [theirs] } }));
+  const env = { ...process.env, HOME: home, PITWALL_URL: "http://127.0.0.1:9", PITWALL_TOKEN: "pw_secret_token", PITWALL_AGENT_CONFIG: "" };
+  const cli = (...args: string[]) => execFileSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../index.ts"), ...args], { env, encoding: "utf8" });
+  for (const agent of ["claude-code", "opencode"]) cli("agent", "install", agent, "--project", project);
+  cli("agent", "install", "claude-code", "--project", project);
+
+  const local = JSON.parse(fs.readFileSync(path.join(project, ".claude", "settings.local.json"), "utf8")) as { hooks: Record<string, unknown[]> };
+  expect(local.hooks.Stop).toHaveLength(1);
+  expect(JSON.parse(fs.readFileSync(path.join(project, ".claude", "settings.json"), "utf8"))).toEqual({ hooks: { Stop: [theirs] } });
+  const plugin = fs.readFileSync(path.join(project, ".opencode", "plugins", "pitwall.js"), "utf8");
+  expect(plugin).toContain("clients/opencode/pitwall.js");
+  const projectText = [".claude/settings.local.json", ".claude/settings.json", ".opencode/plugins/pitwall.js"].map((f) => fs.readFileSync(path.join(project, f), "utf8")).join("\n");
+  expect(projectText).not.toContain("pw_secret_token");
+  const config = path.join(home, ".config", "pitwall", "agent.json");
+  expect(JSON.parse(fs.readFileSync(config, "utf8"))).toEqual({ url: "http://127.0.0.1:9", token: "pw_secret_token" });
+  expect(fs.statSync(config).mode & 0o777).toBe(0o600);
+
+  const status = cli("agent", "status", "--project", project);
+  expect(status).toMatch(/claude-code \(project\): .*settings\.local\.json \(SessionStart/);
+  expect(status).toMatch(/opencode \(project\): .*pitwall\.js/);
+  expect(status).toMatch(/Pitwall: http:\/\/127\.0\.0\.1:9 does not answer/);
+
+  cli("agent", "uninstall", "claude-code", "--project", project);
+  cli("agent", "uninstall", "opencode", "--project", project);
+  expect(JSON.parse(fs.readFileSync(path.join(project, ".claude", "settings.local.json"), "utf8"))).toEqual({});
+  expect(fs.existsSync(path.join(project, ".opencode", "plugins", "pitwall.js"))).toBe(false);
+});

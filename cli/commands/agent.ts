@@ -1,0 +1,176 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Command } from "commander";
+import {
+  AGENTS,
+  agentConfigFile,
+  claudeHookFile,
+  claudeSettingsFile,
+  opencodePluginFile,
+  opencodePluginStub,
+  opencodePluginTarget,
+  ourHookEvents,
+  PLUGIN_MARK,
+  readSettings,
+  withOurHooks,
+  withoutOurHooks,
+  writeSettings,
+  type Agent,
+  type InstallScope,
+} from "../agent/install";
+import { fail } from "../fail";
+
+const projectDir = path.resolve(import.meta.dirname, "../..");
+
+type ScopeOpts = { project?: string; global?: boolean };
+
+function scopeOf(opts: ScopeOpts): InstallScope {
+  if (opts.global && opts.project) fail("use either --project DIR or --global", 2);
+  return opts.global ? { kind: "global", home: process.env.HOME || os.homedir() } : { kind: "project", dir: path.resolve(opts.project ?? ".") };
+}
+
+function agentOf(name: string): Agent {
+  if (!(AGENTS as readonly string[]).includes(name)) fail(`unknown agent "${name}" (one of: ${AGENTS.join(", ")})`, 2);
+  return name as Agent;
+}
+
+/** Stores URL and token in the user-level config (mode 600), merging with what is there. */
+function saveCredentials(url: string | undefined, token: string | undefined, planTimeoutS: number | undefined, planFallback: string | undefined): string | null {
+  if (!url && !token && planTimeoutS === undefined && !planFallback) return null;
+  const file = agentConfigFile();
+  const current = readSettings(file);
+  writeSettings(file, { ...current, ...(url ? { url } : {}), ...(token ? { token } : {}), ...(planTimeoutS !== undefined ? { planTimeoutS } : {}), ...(planFallback ? { planFallback } : {}) }, 0o600);
+  return file;
+}
+
+function install(agent: Agent, scope: InstallScope, planTimeoutS: number): string {
+  if (agent === "claude-code") {
+    const file = claudeSettingsFile(scope);
+    writeSettings(file, withOurHooks(readSettings(file), claudeHookFile(projectDir), planTimeoutS));
+    return file;
+  }
+  const file = opencodePluginTarget(scope);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, opencodePluginStub(opencodePluginFile(projectDir)));
+  return file;
+}
+
+function uninstall(agent: Agent, scope: InstallScope): string | null {
+  if (agent === "claude-code") {
+    const file = claudeSettingsFile(scope);
+    const settings = readSettings(file);
+    if (!ourHookEvents(settings).length) return null;
+    writeSettings(file, withoutOurHooks(settings));
+    return file;
+  }
+  const file = opencodePluginTarget(scope);
+  if (!fs.existsSync(file) || !fs.readFileSync(file, "utf8").startsWith(PLUGIN_MARK)) return null;
+  fs.rmSync(file);
+  return file;
+}
+
+function installedAt(agent: Agent, scope: InstallScope): string | null {
+  if (agent === "claude-code") {
+    const file = claudeSettingsFile(scope);
+    try {
+      const events = ourHookEvents(readSettings(file));
+      return events.length ? `${file} (${events.join(", ")})` : null;
+    } catch (err) {
+      return `${file}: unreadable (${(err as Error).message})`;
+    }
+  }
+  const file = opencodePluginTarget(scope);
+  return fs.existsSync(file) && fs.readFileSync(file, "utf8").startsWith(PLUGIN_MARK) ? file : null;
+}
+
+/** What Pitwall says to the hooks' URL and token: reachable? token accepted? */
+async function probe(url: string, token: string): Promise<string> {
+  try {
+    const health = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(3000) });
+    if (!health.ok) return `${url} answers HTTP ${health.status}`;
+    if (!token) return `${url} answers; no token configured`;
+    const res = await fetch(`${url}/api/plans/${encodeURIComponent("pitwall-agent-status-probe")}/decision`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(3000) });
+    return res.status === 401 ? `${url} answers but refuses the token (401)` : `${url} answers and accepts the token`;
+  } catch (err) {
+    return `${url} does not answer (${(err as Error).message})`;
+  }
+}
+
+const parseSeconds = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 10) throw new Error("expected whole seconds ≥ 10");
+  return n;
+};
+
+/** Registers `pitwall agent install|uninstall|status` and `pitwall hook claude-code`. */
+export function registerAgentCommands(program: Command): void {
+  const agent = program.command("agent").description("connect Claude Code / opencode sessions to Pitwall (todo lists, live state, plan approval)");
+  agent
+    .command("install")
+    .argument("<agent>", AGENTS.join(" | "))
+    .description("install the hooks (Claude Code: .claude/settings.local.json; opencode: .opencode/plugins/pitwall.js); merges, idempotent")
+    .option("--project <dir>", "install into this project (default: the current folder)")
+    .option("--global", "install for every project of this user")
+    .option("--url <url>", "Pitwall URL (default: $PITWALL_URL); stored in ~/.config/pitwall/agent.json, mode 600")
+    .option("--token <token>", "worker token (default: $PITWALL_TOKEN); stored there too, never in the project")
+    .option("--plan-timeout <seconds>", "how long a plan waits for a decision (default 1800)", parseSeconds)
+    .option("--plan-fallback <mode>", "no decision in time or Pitwall unreachable: ask (in the terminal) | deny")
+    .action((name: string, opts: ScopeOpts & { url?: string; token?: string; planTimeout?: number; planFallback?: string }) => {
+      const which = agentOf(name);
+      if (opts.planFallback && !["ask", "deny"].includes(opts.planFallback)) fail("--plan-fallback is ask or deny", 2);
+      const scope = scopeOf(opts);
+      const file = install(which, scope, opts.planTimeout ?? 1800);
+      const config = saveCredentials(opts.url ?? process.env.PITWALL_URL, opts.token ?? process.env.PITWALL_TOKEN, opts.planTimeout, opts.planFallback);
+      process.stdout.write(`installed the ${which} hooks in ${file}\n`);
+      process.stdout.write(config ? `URL and token in ${config} (mode 600)\n` : "no URL/token given: the hooks read PITWALL_URL and PITWALL_TOKEN from the agent's environment\n");
+    });
+  agent
+    .command("uninstall")
+    .argument("<agent>", AGENTS.join(" | "))
+    .description("remove only Pitwall's hooks (other hooks and settings stay)")
+    .option("--project <dir>", "the project (default: the current folder)")
+    .option("--global", "the user-wide install")
+    .action((name: string, opts: ScopeOpts) => {
+      const file = uninstall(agentOf(name), scopeOf(opts));
+      process.stdout.write(file ? `removed the ${name} hooks from ${file}\n` : `no ${name} hooks of Pitwall were installed there\n`);
+    });
+  agent
+    .command("status")
+    .description("what is installed where (this project and globally) and whether Pitwall answers")
+    .option("--project <dir>", "the project to look at (default: the current folder)")
+    .action(async (opts: { project?: string }) => {
+      const scopes: InstallScope[] = [{ kind: "project", dir: path.resolve(opts.project ?? ".") }, { kind: "global", home: process.env.HOME || os.homedir() }];
+      for (const which of AGENTS) {
+        for (const scope of scopes) {
+          const at = installedAt(which, scope);
+          process.stdout.write(`${which} (${scope.kind}): ${at ?? "not installed"}\n`);
+        }
+      }
+      const file = agentConfigFile();
+      let stored: Record<string, unknown> = {};
+      try {
+        stored = readSettings(file);
+      } catch (err) {
+        process.stdout.write(`config ${file}: ${(err as Error).message}\n`);
+      }
+      const url = process.env.PITWALL_URL || (typeof stored.url === "string" ? stored.url : "");
+      const token = process.env.PITWALL_TOKEN || (typeof stored.token === "string" ? stored.token : "");
+      process.stdout.write(`config: ${fs.existsSync(file) ? file : "none"}; URL ${url || "not set"}; token ${token ? "set" : "not set"}\n`);
+      if (url) process.stdout.write(`Pitwall: ${await probe(url.replace(/\/+$/, ""), token)}\n`);
+    });
+
+  program
+    .command("hook")
+    .argument("<agent>", "claude-code")
+    .description("run the Claude Code hook by hand: reads one hook event (JSON) on stdin, as Claude Code would pass it")
+    .action(async (name: string) => {
+      if (name !== "claude-code") fail(`only claude-code has a command hook (opencode loads a plugin)`, 2);
+      const code = await new Promise<number>((resolve) => {
+        const child = spawn(process.execPath, [claudeHookFile(projectDir), "claude-code"], { stdio: "inherit" });
+        child.on("exit", (c) => resolve(c ?? 1));
+      });
+      process.exitCode = code;
+    });
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+// Pitwall's Claude Code hook: one entry point for every hook event, installed by
+// `npx pitwall agent install claude-code` as `node <this file> claude-code`. Reads the event on
+// stdin, sends todo snapshots and session activity to Pitwall (spooled when Pitwall is down),
+// and for ExitPlanMode's PermissionRequest proposes the plan and waits for a person's decision.
+// Never breaks the agent: bad input or a missing token prints one line to stderr and exits 0.
+// `node <this file> flush` is the background spool flusher. See docs/agents.md.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { claudeActions, parseHookInput } from "./lib/claude-events.mjs";
+import { loadConfig } from "./lib/config.mjs";
+import { decisionForAgent, planFromMarkdown, proposeAndWait } from "./lib/plan.mjs";
+import { deliver, postFrames, runFlusher } from "./lib/spool.mjs";
+import { readState, writeState } from "./lib/todo-state.mjs";
+
+const entryFile = fileURLToPath(import.meta.url);
+const warn = (line) => process.stderr.write(`pitwall hook: ${line}\n`);
+
+function readStdin() {
+  return new Promise((resolve) => {
+    let text = "";
+    process.stdin.setEncoding("utf8");
+    process.stdin.on("data", (c) => (text += c));
+    process.stdin.on("end", () => resolve(text));
+    process.stdin.on("error", () => resolve(text));
+  });
+}
+
+/** The checked-out git branch of `cwd` (reads .git/HEAD of it or a parent), or undefined. */
+function gitBranch(cwd) {
+  let dir = cwd;
+  for (let i = 0; dir && i < 20; i++) {
+    try {
+      const head = fs.readFileSync(path.join(dir, ".git", "HEAD"), "utf8");
+      return /^ref: refs\/heads\/(.+)$/m.exec(head)?.[1]?.trim();
+    } catch {
+      const parent = path.dirname(dir);
+      if (parent === dir) return undefined;
+      dir = parent;
+    }
+  }
+  return undefined;
+}
+
+const permissionOutput = (decision) => JSON.stringify({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision } });
+
+/** Holds ExitPlanMode until a person decides in Pitwall; prints the PermissionRequest answer (or nothing: the terminal asks). */
+async function planGate(cfg, event, state, toolInput) {
+  const session = event.session_id.slice(0, 200);
+  const body = typeof toolInput.plan === "string" ? toolInput.plan : "";
+  const { title, items } = planFromMarkdown(body);
+  const n = (state.plans ?? 0) + 1;
+  const key = `cc:${session}:plan:${n}`.slice(0, 200);
+  const supersedes = state.lastPlan && state.lastPlan.decision === "changes_requested" ? state.lastPlan.key : undefined;
+  const timeoutS = cfg.planTimeoutS;
+  const frame = { v: 1, id: `${key}:propose`, type: "plan.propose", plan: key, session, title, items, expiresInS: Math.max(10, Math.min(30 * 86_400, Math.round(timeoutS))) };
+  if (body) frame.body = body.slice(0, 200_000);
+  if (supersedes) frame.supersedes = supersedes;
+  const now = Date.now();
+  await deliver(cfg, [{ v: 1, id: `cc:${session}:act:${now}:waiting`, type: "session.activity", session, source: "claude-code", state: "waiting", ts: now, detail: `plan: ${title}`.slice(0, 2000) }], entryFile);
+  writeState(cfg, session, { ...state, plans: n, waiting: true, lastPlan: { key, decision: null } });
+
+  const decision = await proposeAndWait(cfg, frame, { timeoutS, postFrames });
+  const after = Date.now();
+  await deliver(cfg, [{ v: 1, id: `cc:${session}:act:${after}:working`, type: "session.activity", session, source: "claude-code", state: "working", ts: after }], entryFile);
+  writeState(cfg, session, { ...readState(cfg, session), waiting: false, lastPlan: { key, decision: decision?.decision ?? "expired" } });
+  if (!decision || decision.decision === "expired") {
+    warn(`no decision on plan ${key} within ${timeoutS} s: ${cfg.planFallback === "deny" ? "denied" : "asking in the terminal"}`);
+    if (cfg.planFallback === "deny") process.stdout.write(permissionOutput({ behavior: "deny", message: `No decision on the plan in Pitwall within ${timeoutS} s; do not proceed.` }));
+    return;
+  }
+  const answer = decisionForAgent(decision, { title, items, body });
+  process.stdout.write(permissionOutput(answer.allow ? { behavior: "allow", updatedInput: { ...toolInput, plan: answer.plan } } : { behavior: "deny", message: answer.message }));
+}
+
+async function main() {
+  const cfg = loadConfig();
+  if (process.argv[2] === "flush") {
+    if (cfg.url && cfg.token) await runFlusher(cfg);
+    return;
+  }
+  const parsed = parseHookInput(await readStdin());
+  if (!parsed.ok) return warn(`ignored a malformed hook event (${parsed.error})`);
+  const event = parsed.event;
+  if (!cfg.url || !cfg.token) {
+    warn("PITWALL_URL / PITWALL_TOKEN not set (see `npx pitwall agent status`); nothing sent");
+    // The plan gate's fail mode is configuration: with PITWALL_PLAN_FALLBACK=deny a plan is never let through unreviewed.
+    if (cfg.planFallback === "deny" && event.hook_event_name === "PermissionRequest" && event.tool_name === "ExitPlanMode") {
+      process.stdout.write(permissionOutput({ behavior: "deny", message: "Pitwall is not configured for plan reviews on this machine; do not proceed." }));
+    }
+    return;
+  }
+  const state = readState(cfg, event.session_id);
+  const needsBranch = event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit";
+  const { frames, state: next, planGate: gate } = claudeActions(event, state, { nowMs: Date.now(), sendPrompts: cfg.sendPrompts, gitBranch: needsBranch && typeof event.cwd === "string" ? gitBranch(event.cwd) : undefined });
+  if (frames.length) writeState(cfg, event.session_id, next);
+  if (frames.length) await deliver(cfg, frames, entryFile);
+  if (gate) await planGate(cfg, event, next, gate);
+}
+
+main().catch((err) => warn(`failed (${err?.message ?? err}); the agent goes on`)).finally(() => {
+  process.exitCode = 0;
+});

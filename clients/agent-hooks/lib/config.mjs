@@ -1,0 +1,43 @@
+// Pitwall agent hooks: configuration. Plain JavaScript (Node >= 20, no dependencies), because it
+// runs inside every agent hook call. The one place the hooks read process.env.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/** Default user-level config file (mode 600, written by `pitwall agent install`): {url, token, planTimeoutS?, planFallback?}. */
+export function defaultConfigFile(env = process.env) {
+  return env.PITWALL_AGENT_CONFIG || path.join(env.HOME || os.homedir(), ".config", "pitwall", "agent.json");
+}
+
+function num(value, fallback) {
+  const n = Number(value);
+  return value !== undefined && value !== "" && Number.isFinite(n) && n >= 0 ? n : fallback;
+}
+
+/**
+ * The hooks' settings: environment first (PITWALL_URL, PITWALL_TOKEN, PITWALL_PLAN_TIMEOUT_S,
+ * PITWALL_PLAN_FALLBACK=ask|deny, PITWALL_AGENT_STATE_DIR, PITWALL_SEND_PROMPTS=1,
+ * PITWALL_HOOK_SEND_TIMEOUT_MS, PITWALL_SPOOL_RETRY_S), then the user config file. Never throws:
+ * a missing or unreadable file counts as empty.
+ * @returns {{url: string, token: string, stateDir: string, planTimeoutS: number, planFallback: "ask"|"deny", sendTimeoutMs: number, retryForS: number, sendPrompts: boolean}}
+ */
+export function loadConfig(env = process.env) {
+  let file = {};
+  try {
+    const parsed = JSON.parse(fs.readFileSync(defaultConfigFile(env), "utf8"));
+    if (parsed && typeof parsed === "object") file = parsed;
+  } catch {
+    // no config file: environment only
+  }
+  const str = (v) => (typeof v === "string" ? v : "");
+  return {
+    url: (env.PITWALL_URL || str(file.url)).replace(/\/+$/, ""),
+    token: env.PITWALL_TOKEN || str(file.token),
+    stateDir: env.PITWALL_AGENT_STATE_DIR || str(file.stateDir) || path.join(env.HOME || os.homedir(), ".cache", "pitwall", "agent-hooks"),
+    planTimeoutS: num(env.PITWALL_PLAN_TIMEOUT_S ?? file.planTimeoutS, 1800),
+    planFallback: (env.PITWALL_PLAN_FALLBACK ?? file.planFallback) === "deny" ? "deny" : "ask",
+    sendTimeoutMs: num(env.PITWALL_HOOK_SEND_TIMEOUT_MS, 1500),
+    retryForS: num(env.PITWALL_SPOOL_RETRY_S ?? file.spoolRetryS, 900),
+    sendPrompts: env.PITWALL_SEND_PROMPTS === "1" || file.sendPrompts === true,
+  };
+}

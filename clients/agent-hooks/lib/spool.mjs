@@ -1,0 +1,154 @@
+// Pitwall agent hooks: delivery. Every frame is written to a spool folder first, then the whole
+// spool is posted to /api/ingest; acked (or permanently rejected) frames are removed. A frame
+// therefore arrives at least once, and the server's per-host frame-id deduplication makes it
+// count exactly once. When Pitwall cannot be reached, a detached flusher process keeps retrying.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+const BATCH = 500;
+let fileSeq = 0;
+
+/** The spool folder under the state dir. */
+export function spoolDir(cfg) {
+  return path.join(cfg.stateDir, "spool");
+}
+
+/** Writes `value` as JSON to `file` atomically (temp file + rename), creating folders (mode 700). */
+export function writeJsonAtomic(file, value) {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(value), { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+/** Adds frames to the spool (one file each, named so a listing sorts them in send order). */
+export function spoolFrames(cfg, frames) {
+  for (const frame of frames) {
+    const name = `${Date.now().toString().padStart(15, "0")}-${process.pid}-${String(++fileSeq).padStart(4, "0")}-${String(frame.id).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 120)}.json`;
+    writeJsonAtomic(path.join(spoolDir(cfg), name), frame);
+  }
+}
+
+/** Spooled frames in send order: [{file, frame}]; unreadable files are dropped. */
+function readSpool(cfg) {
+  let names = [];
+  try {
+    names = fs.readdirSync(spoolDir(cfg)).filter((n) => n.endsWith(".json")).sort();
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const name of names) {
+    const file = path.join(spoolDir(cfg), name);
+    try {
+      out.push({ file, frame: JSON.parse(fs.readFileSync(file, "utf8")) });
+    } catch {
+      fs.rmSync(file, { force: true }); // a half-written or foreign file: nothing to deliver
+    }
+  }
+  return out;
+}
+
+/** POSTs frames to `${cfg.url}/api/ingest`. @returns the parsed body, or throws on network error / non-200. */
+export async function postFrames(cfg, frames, timeoutMs = cfg.sendTimeoutMs) {
+  const res = await fetch(`${cfg.url}/api/ingest`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${cfg.token}`, "content-type": "application/json" },
+    body: JSON.stringify(frames),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  if (res.status !== 200) throw new Error(`Pitwall answered HTTP ${res.status}`);
+  return await res.json();
+}
+
+/**
+ * Sends everything in the spool. Frames acked or refused for good (any code but `internal`) leave
+ * the spool; a refused frame is reported on stderr. @returns true when the spool is empty afterwards.
+ */
+export async function flushSpool(cfg, log = (line) => process.stderr.write(`${line}\n`)) {
+  for (;;) {
+    const batch = readSpool(cfg).slice(0, BATCH);
+    if (batch.length === 0) return true;
+    const body = await postFrames(cfg, batch.map((b) => b.frame));
+    const results = Array.isArray(body?.results) ? body.results : [];
+    let removed = 0;
+    batch.forEach((b, i) => {
+      const r = results[i];
+      if (!r) return;
+      if (r.ok || r.code !== "internal") {
+        if (!r.ok) log(`pitwall hook: Pitwall refused frame ${b.frame.id}: ${r.code} ${r.message ?? ""}`);
+        fs.rmSync(b.file, { force: true });
+        removed++;
+      }
+    });
+    if (removed === 0) return false;
+  }
+}
+
+/**
+ * Delivers frames: spool, then flush. Never throws. When the flush fails (Pitwall down or slow),
+ * starts the background flusher (`node <entry> flush`) and returns false.
+ */
+export async function deliver(cfg, frames, entryFile) {
+  try {
+    spoolFrames(cfg, frames);
+  } catch (err) {
+    process.stderr.write(`pitwall hook: cannot write the spool in ${spoolDir(cfg)}: ${err.message}\n`);
+    return false;
+  }
+  try {
+    if (await flushSpool(cfg)) return true;
+  } catch {
+    // unreachable: retried in the background
+  }
+  startBackgroundFlush(entryFile);
+  return false;
+}
+
+/** Starts `node <entryFile> flush` detached (it outlives the hook and the agent). */
+export function startBackgroundFlush(entryFile) {
+  try {
+    spawn(process.execPath, [entryFile, "flush"], { detached: true, stdio: "ignore", env: process.env }).unref();
+  } catch {
+    // the next hook call retries
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The background flusher: one per state dir (a lock file with its pid), retrying every 1..10 s
+ * until the spool is empty or `cfg.retryForS` passed. Injectable sleep for tests.
+ */
+export async function runFlusher(cfg, sleep = (ms) => new Promise((r) => setTimeout(r, ms))) {
+  const lock = path.join(cfg.stateDir, "flush.lock");
+  fs.mkdirSync(cfg.stateDir, { recursive: true, mode: 0o700 });
+  try {
+    fs.writeFileSync(lock, String(process.pid), { flag: "wx" });
+  } catch {
+    const holder = Number(fs.readFileSync(lock, "utf8"));
+    if (holder && alive(holder)) return;
+    fs.writeFileSync(lock, String(process.pid));
+  }
+  try {
+    const deadline = Date.now() + cfg.retryForS * 1000;
+    for (let delayMs = 1000; Date.now() < deadline; delayMs = Math.min(delayMs * 2, 10_000)) {
+      try {
+        if (await flushSpool(cfg)) return;
+      } catch {
+        // still unreachable
+      }
+      await sleep(delayMs);
+    }
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
