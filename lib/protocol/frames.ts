@@ -8,9 +8,9 @@ import { INT4_MAX } from "./bounds";
  */
 
 export { PROTOCOL_VERSION, MAX_FRAME_BYTES, anyNumber, step64 } from "./primitives";
-import { planDecisionFrame, planProposeFrame, sessionActivityFrame, sessionTodosFrame } from "./agent-frames";
+import { planProposeFrame, sessionActivityFrame, sessionTodosFrame } from "./agent-frames";
 export * from "./agent-frames";
-import { PROTOCOL_VERSION, anyNumber, base, clientKey, counterName, epochMs, hostName, metricKey, nonNegInt, safeCount, step64 } from "./primitives";
+import { anyNumber, base, clientKey, counterName, epochMs, hostName, metricKey, nonNegInt, safeCount, step64 } from "./primitives";
 
 export const RUN_KINDS = ["benchmark", "extraction", "generation", "training", "eval", "serving"] as const;
 /**
