@@ -6,6 +6,7 @@ import { describeIssues } from "@/lib/protocol";
 import { ROLES, type Role } from "@/lib/roles";
 import { ConflictError, NotFoundError, ValidationError } from "@/lib/server/errors";
 import type { AdminUserView } from "@/lib/view-models/admin";
+import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 
 /**
  * People who sign in. Accounts are written here (not through better-auth's sign-up endpoint,
@@ -168,8 +169,8 @@ export function toAdminUserView(u: UserRow): AdminUserView {
     name: u.name,
     email: u.email,
     role: u.role,
-    disabledAt: u.disabledAt?.toISOString() ?? null,
-    createdAt: u.createdAt.toISOString(),
-    lastSeenAt: u.lastSeenAt?.toISOString() ?? null,
+    disabledAt: isoTimeOrNull(u.disabledAt),
+    createdAt: isoTime(u.createdAt),
+    lastSeenAt: isoTimeOrNull(u.lastSeenAt),
   };
 }
