@@ -3,6 +3,7 @@
  * client commands (import, run, push, heartbeat) talk to a Pitwall server with a worker token.
  */
 import { Command } from "commander";
+import { registerAdminCommands } from "./commands/admin";
 import { registerHeartbeatCommand } from "./commands/heartbeat";
 import { registerImportCommand } from "./commands/import";
 import { registerPlanCommands } from "./commands/plan";
@@ -27,6 +28,7 @@ registerRunCommand(program);
 registerPushCommand(program);
 registerHeartbeatCommand(program);
 registerPlanCommands(program);
+registerAdminCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`pitwall: ${(err as Error).message}\n`);

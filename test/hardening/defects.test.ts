@@ -1,4 +1,7 @@
+import { execFile } from "node:child_process";
 import http from "node:http";
+import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -16,9 +19,10 @@ let server: TestServer;
 let db: pg.Pool;
 let prisma: PrismaClient;
 let token: string;
+let url: string;
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  url = await createTestDatabase();
   db = new pg.Pool({ connectionString: url, max: 2 });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
   token = (await createToken(prisma, "hardening-host")).token;
@@ -67,6 +71,16 @@ describe("times are bounded before they are stored", () => {
     }
     const runs = (await (await fetch(`${server.url}/api/runs`, { headers: { cookie } })).json()) as { runs: Array<{ name: string; startedAt: string }> };
     expect(runs.runs.find((r) => r.name === "bad row")?.startedAt).toBe("invalid");
+
+    // `pitwall admin repair` fixes such rows and reports what it did.
+    const cli = path.resolve(import.meta.dirname, "../../bin/pitwall.mjs");
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, "admin", "repair"], { env: { ...process.env, DATABASE_URL: url } });
+    expect(stdout).toContain("Run.startedAt: 1 row(s) set to the repair time");
+    expect(stdout).toContain("Run.lastPushAt: 1 row(s) set to the repair time");
+    expect(stdout).toContain("Host.lastHeartbeatAt: 1 row(s) cleared");
+    expect(stdout).toMatch(/repaired \d+ stored time\(s\)/);
+    const after = (await (await fetch(`${server.url}/api/runs`, { headers: { cookie } })).json()) as { runs: Array<{ name: string; startedAt: string }> };
+    expect(Date.parse(after.runs.find((r) => r.name === "bad row")!.startedAt)).toBeGreaterThan(Date.UTC(2026, 0, 1));
   });
 });
 
