@@ -31,10 +31,10 @@ function handles(): DbHandles {
     const url = parseEnv().DATABASE_URL;
     if (!url) throw new Error("DATABASE_URL is not set (start Pitwall with `npm start`, which provides one)");
     // Prisma gets a pool of ours (not one it makes from the URL) so that its idle connections'
-    // errors are handled too. Connection attempts give up after 5 s (a frozen database must not
+    // errors are handled too. Connection attempts give up after 10 s (a frozen database must not
     // hold requests forever).
-    const prismaPool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
-    const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+    const prismaPool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 });
+    const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 });
     watchPoolErrors(prismaPool, "prisma", logger);
     watchPoolErrors(pool, "ingest", logger);
     globalForDb.__pitwallDb = { url, prisma: new PrismaClient({ adapter: new PrismaPg(prismaPool) }), pool };

@@ -12,8 +12,8 @@ import { openWorkerSocket } from "@/test/support/worker-socket";
 // answered (ack or error), the socket stays open, the server stays up.
 
 const SEED = 0x9a9a;
-const WS_FRAMES = 2500;
-const HTTP_FRAMES = 1500;
+const WS_FRAMES = 2000;
+const HTTP_FRAMES = 1000;
 
 let server: TestServer;
 let prisma: PrismaClient;
@@ -68,6 +68,11 @@ const WEIRD: unknown[] = [
   [], {}, [[[[[]]]]], { __proto__: { x: 1 } }, "x".repeat(5000), "\u202e\ufeff", 4294967296,
 ];
 
+/** A fresh copy of one of the WEIRD values (never shared, so mutations cannot build cycles). */
+function weird(rand: () => number): unknown {
+  return structuredClone(WEIRD[Math.floor(rand() * WEIRD.length)]);
+}
+
 function deep(levels: number): unknown {
   let v: unknown = 1;
   for (let i = 0; i < levels; i++) v = i % 2 ? [v] : { a: v };
@@ -84,13 +89,13 @@ function mutate(frame: Record<string, unknown>, rand: () => number): Record<stri
     const keys = Object.keys(target).filter((k) => k !== "id" && k !== "v");
     const key = keys[Math.floor(rand() * keys.length)] ?? "type";
     const inner = target[key];
-    if (Array.isArray(inner) && inner.length && typeof inner[0] === "object" && rand() < 0.5) target = inner[0] as Record<string, unknown>;
+    if (Array.isArray(inner) && inner[0] && typeof inner[0] === "object" && !Array.isArray(inner[0]) && rand() < 0.5) target = inner[0] as Record<string, unknown>;
     const k2 = target === out ? key : (Object.keys(target)[Math.floor(rand() * Object.keys(target).length)] ?? "key");
-    if (r < 0.55) target[k2] = WEIRD[Math.floor(rand() * WEIRD.length)];
+    if (r < 0.55) target[k2] = weird(rand);
     else if (r < 0.7) delete target[k2];
     else if (r < 0.8) target[`extra${i}`] = 1;
     else if (r < 0.9) target[k2] = deep(rand() < 0.5 ? 70 : 3000);
-    else target[k2] = Array.from({ length: 50 }, () => WEIRD[Math.floor(rand() * WEIRD.length)]);
+    else target[k2] = Array.from({ length: 50 }, () => weird(rand));
   }
   return out;
 }

@@ -45,7 +45,7 @@ export class LiveHub {
    * @throws the driver's error when the first connection cannot be made.
    */
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000 });
+    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 15_000 });
     client.on("notification", (msg) => this.onNotification(msg.payload));
     client.on("error", (err) => {
       if (client !== this.listener) return; // a client being given up on: already handled
