@@ -4,6 +4,7 @@
  */
 import { Command } from "commander";
 import { registerAgentCommands } from "./commands/agent";
+import { registerAdminCommands } from "./commands/admin";
 import { registerHeartbeatCommand } from "./commands/heartbeat";
 import { registerImportCommand } from "./commands/import";
 import { registerPlanCommands } from "./commands/plan";
@@ -31,6 +32,7 @@ registerHeartbeatCommand(program);
 registerScrapeCommand(program);
 registerPlanCommands(program);
 registerAgentCommands(program);
+registerAdminCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`pitwall: ${(err as Error).message}\n`);

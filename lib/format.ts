@@ -5,8 +5,15 @@
  * server render and the browser render agree.
  */
 
+import { INVALID_TIME } from "./iso-time";
+
 /** What a missing value looks like everywhere. */
 export const MISSING = "—";
+
+/** What a time that cannot be shown renders as: "invalid" for a stored time that is not a date (lib/iso-time.ts), else {@link MISSING}. */
+function missingTime(iso: string | null | undefined): string {
+  return iso === INVALID_TIME ? "invalid" : MISSING;
+}
 
 const grouped = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 
@@ -119,7 +126,7 @@ function pad2(n: number): string {
  */
 export function formatRelativeTime(iso: string, nowMs: number): string {
   const t = Date.parse(iso);
-  if (Number.isNaN(t)) return MISSING;
+  if (Number.isNaN(t)) return missingTime(iso);
   const diffS = Math.round((nowMs - t) / 1000);
   if (diffS < -60) return formatDate(iso);
   if (diffS < 5) return "just now";
@@ -133,7 +140,7 @@ export function formatRelativeTime(iso: string, nowMs: number): string {
 /** Seconds since `iso`, for "updated N s ago" badges: "3 s", "2 min", "4 h". */
 export function formatAge(iso: string, nowMs: number): string {
   const t = Date.parse(iso);
-  if (Number.isNaN(t)) return MISSING;
+  if (Number.isNaN(t)) return missingTime(iso);
   const s = Math.max(0, Math.round((nowMs - t) / 1000));
   if (s < 60) return `${s} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min`;
@@ -144,7 +151,7 @@ export function formatAge(iso: string, nowMs: number): string {
 /** Calendar date in UTC, "2025-05-30". */
 export function formatDate(iso: string): string {
   const t = Date.parse(iso);
-  return Number.isNaN(t) ? MISSING : new Date(t).toISOString().slice(0, 10);
+  return Number.isNaN(t) ? missingTime(iso) : new Date(t).toISOString().slice(0, 10);
 }
 
 /**
@@ -153,7 +160,7 @@ export function formatDate(iso: string): string {
  */
 export function formatAbsoluteTime(iso: string, timeZone?: string): string {
   const t = Date.parse(iso);
-  if (Number.isNaN(t)) return MISSING;
+  if (Number.isNaN(t)) return missingTime(iso);
   if (!timeZone) return `${new Date(t).toISOString().slice(0, 19).replace("T", " ")} UTC`;
   const parts = new Intl.DateTimeFormat("en-CA", {
     timeZone,

@@ -258,6 +258,11 @@ class Pitwall:
     - ``max_backoff_s``: longest wait between retries while the server is unreachable (default
       30 s); waits grow from 0.5 s, doubling, with random jitter.
     - ``clock``: monotonic seconds, for tests (default ``time.monotonic``).
+    - ``give_up_after``: a request answered HTTP 500 (a server error, not an outage: those are
+      502/503/504 or no answer) is retried in smaller batches until the failing frame is alone;
+      once that frame alone was answered 500 this many times in a row (default 5; 0 never), it is
+      given up on: recorded in :attr:`errors` with code ``gave_up``, one warning logged, and the
+      frames behind it are sent.
 
     :raises ValueError: when no URL or token is given or set, or the URL is not http(s).
     """
@@ -278,6 +283,7 @@ class Pitwall:
         max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
         max_backoff_s: float = 30.0,
         clock: Callable[[], float] = time.monotonic,
+        give_up_after: int = 5,
     ) -> None:
         url = url if url is not None else os.environ.get("PITWALL_URL", "")
         token = token if token is not None else os.environ.get("PITWALL_TOKEN", "")
@@ -301,6 +307,9 @@ class Pitwall:
         self.max_batch_bytes = max(1024, min(16 * 1024 * 1024, int(max_batch_bytes)))
         self.max_backoff_s = max(_BASE_BACKOFF_S, float(max_backoff_s))
         self._clock = clock
+        self.give_up_after = max(0, int(give_up_after))
+        self._poison_id: Optional[str] = None
+        self._poison_strikes = 0
 
         self.errors: Deque[FrameError] = deque(maxlen=_KEEP_ERRORS)
         """Frames the server rejected, latest last (at most 1000 kept)."""
@@ -760,6 +769,7 @@ class Pitwall:
             self._failures = 0
             self._retry_at = 0.0
             self.last_error = None
+            self._poison_id, self._poison_strikes = None, 0
             self._batch_cap = min(self.max_batch_frames, self._batch_cap * 2)
             for i, f in enumerate(batch):
                 self._held_bytes -= f.size
@@ -781,6 +791,8 @@ class Pitwall:
                 return
             self._held_bytes -= batch[0].size
             self._reject_locked(batch[0], code, reason)
+            return
+        if kind == "retry" and outcome[2] == 500 and self._isolate_server_error_locked(batch, outcome[1]):
             return
         # retry / config: keep the frames in front, in order, and wait before the next attempt.
         reason = outcome[1]
@@ -807,6 +819,32 @@ class Pitwall:
                     self._ingest_url, now - self._down_since, reason, held)
         else:
             log.debug("pitwall: send failed (%s); retrying in %.1f s", reason, delay)
+
+    def _isolate_server_error_locked(self, batch: List[_Frame], reason: str) -> bool:
+        """HTTP 500 for ``batch``: a frame in it may be poison. Shrinks the batch to isolate it;
+        once the same frame alone failed ``give_up_after`` times in a row, drops it (one warning,
+        code ``gave_up``) and returns True; otherwise returns False (the caller backs off)."""
+        if self.give_up_after <= 0:
+            return False
+        if len(batch) > 1:
+            self._batch_cap = max(1, len(batch) // 2)
+            return False
+        frame = batch[0]
+        if frame.id != self._poison_id:
+            self._poison_id, self._poison_strikes = frame.id, 0
+        self._poison_strikes += 1
+        if self._poison_strikes < self.give_up_after:
+            return False
+        self._poison_id, self._poison_strikes = None, 0
+        self._held_bytes -= frame.size
+        message = "the server answered {} for this frame alone {} times in a row; giving up on it".format(reason, self.give_up_after)
+        error = FrameError(frame.id, frame.type, frame.run, "gave_up", message)
+        self.errors.append(error)
+        self.rejected_frames += 1
+        if frame.owner is not None and len(frame.owner.errors) < _KEEP_ERRORS:
+            frame.owner.errors.append(error)
+        log.warning("pitwall: gave up on %s frame %s (run %r): %s", frame.type, frame.id, frame.run, message)
+        return True
 
     def _reject_locked(self, frame: _Frame, code: str, message: str) -> None:
         error = FrameError(frame.id, frame.type, frame.run, code, message)

@@ -276,6 +276,44 @@ print(json.dumps({"phase": "ended", "stats": pw.stats(), "errors": [e._asdict() 
     expect(worker[0]).toEqual({ done: 150, counters: { steps: 150 } });
   });
 
+  test("a server kill -9 mid-stream and restart: every step arrives exactly once", { timeout: 180_000 }, async () => {
+    const port = await freePort();
+    const runKey = `py-crash-${randomUUID()}`;
+    let crashServer: TestServer | null = await startTestServer({ databaseUrl, port });
+    const py = await startPython(
+      `
+import json, os, time
+from pitwall import Pitwall
+pw = Pitwall(max_backoff_s=1, flush_timeout_s=90)
+with pw.run(kind="training", name="survives a crash", key=os.environ["RUN_KEY"]) as run:
+    for step in range(300):
+        run.metrics(step, loss=1.0 / (step + 1))
+        run.event("step {}".format(step))
+        if step == 60:
+            print(json.dumps({"phase": "streaming"}), flush=True)
+        time.sleep(0.01)
+print(json.dumps({"phase": "ended", "stats": pw.stats()}), flush=True)
+`,
+      { PITWALL_URL: `http://127.0.0.1:${port}`, PITWALL_TOKEN: token, RUN_KEY: runKey },
+    );
+    try {
+      expect(await py.next()).toMatchObject({ phase: "streaming" });
+      await crashServer.kill(); // SIGKILL: no graceful shutdown, requests cut mid-flight
+      crashServer = await startTestServer({ databaseUrl, port });
+      expect(await py.next()).toMatchObject({ phase: "ended", stats: { queued: 0, dropped: 0, rejected: 0 } });
+      expect((await py.exited).code).toBe(0);
+    } finally {
+      await crashServer?.stop();
+    }
+    const run = await runRow(runKey);
+    expect(run.status).toBe("succeeded");
+    const events = (await db.query(`SELECT message, count(*)::int AS n FROM "RunEvent" WHERE "runId" = $1 AND code IS NULL GROUP BY message`, [run.id])).rows as Array<{ message: string; n: number }>;
+    expect(events).toHaveLength(300);
+    expect(events.filter((e) => e.n !== 1)).toEqual([]);
+    const steps = (await db.query(`SELECT count(DISTINCT step)::int AS n FROM "MetricPoint" WHERE "runId" = $1 AND key = 'loss'`, [run.id])).rows[0].n;
+    expect(steps).toBe(300);
+  });
+
   test("the pure-Python unit tests (test_pitwall.py, test_pitwall_scrape.py) pass under python3 -W error", { timeout: 120_000 }, async () => {
     const child = spawn("python3", ["-W", "error", "-m", "unittest", "test_pitwall", "test_pitwall_scrape"], {
       cwd: clientDir,

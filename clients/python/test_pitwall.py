@@ -24,13 +24,16 @@ from pitwall import Pitwall
 class FakeIngest:
     """Records every frame POSTed to /api/ingest. ``statuses`` are answered first (one per
     request) before normal 200 answers; frames whose type is in ``reject_types`` get a per-frame
-    invalid_frame result."""
+    invalid_frame result; a request holding a run.event whose message is in ``poison_messages``
+    is answered 500 as a whole (a server that fails on a frame instead of rejecting it)."""
 
     def __init__(self, port: int = 0) -> None:
         self.frames: List[Dict[str, Any]] = []
         self.bodies: List[str] = []
         self.statuses: List[int] = []
         self.reject_types: set = set()
+        self.poison_messages: set = set()
+        self.poison_posts = 0
         self.lock = threading.Lock()
         fake = self
 
@@ -39,6 +42,9 @@ class FakeIngest:
                 body = self.rfile.read(int(self.headers["Content-Length"])).decode("utf-8")
                 with fake.lock:
                     status = fake.statuses.pop(0) if fake.statuses else 200
+                    if status == 200 and any(f.get("message") in fake.poison_messages for f in json.loads(body)):
+                        status = 500
+                        fake.poison_posts += 1
                     if status == 200:
                         fake.bodies.append(body)
                         frames = json.loads(body)
@@ -232,6 +238,25 @@ class ClientTest(unittest.TestCase):
         self.assertEqual([e.code for e in run.errors], ["invalid_frame", "invalid_frame"])
         self.assertEqual(run.errors[0].frame_type, "run.event")
         self.assertEqual(pw.stats()["rejected"], 2)
+
+    def test_a_frame_failing_alone_with_500_is_given_up_after_five_tries(self) -> None:
+        self.fake.poison_messages = {"poison"}
+        pw = self.client(max_backoff_s=0.05)
+        with self.assertLogs("pitwall", level="WARNING") as logs:
+            with pw.run(kind="eval", name="poisoned") as run:
+                run.event("before")
+                run.event("poison")
+                for i in range(5):
+                    run.event("after {}".format(i))
+            self.assertTrue(pw.flush(timeout_s=20))
+        messages = [f["message"] for f in self.fake.of_type("run.event")]
+        self.assertNotIn("poison", messages)
+        self.assertEqual(sorted(m for m in messages if m.startswith("after")), ["after {}".format(i) for i in range(5)])
+        self.assertEqual([e.code for e in run.errors], ["gave_up"])
+        gave_up = [line for line in logs.output if "gave up on" in line]
+        self.assertEqual(len(gave_up), 1)
+        self.assertIn("5 times in a row", gave_up[0])
+        self.assertEqual(pw.stats()["queued"], 0)
 
     def test_full_queue_coalesces_progress_before_dropping(self) -> None:
         port = free_port()

@@ -1,9 +1,22 @@
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import WebSocket, { type RawData } from "ws";
-import { MAX_FRAME_BYTES, PROTOCOL_VERSION, serverFrame, stringifyJson, type ClientFrameInput, type ErrorCode } from "@/lib/protocol";
-import { backoffDelayMs, systemClock, type BackoffOptions, type Clock } from "./clock";
+import { MAX_FRAME_BYTES, PROTOCOL_VERSION, serverFrame, stringifyJson } from "@/lib/protocol";
+import { backoffDelayMs, systemClock, type Clock } from "./clock";
+import { PoisonGuard } from "./poison";
+import {
+  FlushTimeoutError,
+  PitwallAuthError,
+  SocketClosedError,
+  type FrameRejection,
+  type OutgoingFrame,
+  type PitwallSocketEvents,
+  type PitwallSocketOptions,
+  type PitwallSocketStats,
+} from "./socket-types";
 import { FrameSpool, type SpooledFrame } from "./spool";
+
+export * from "./socket-types";
 
 /**
  * The worker SDK's WebSocket client for `/ws/ingest`: at-least-once delivery that the server's
@@ -15,117 +28,6 @@ import { FrameSpool, type SpooledFrame } from "./spool";
  * so frames committed before the disconnect but not acked are acked again without being applied
  * twice. Rejected frames (`error` replies) are final: reported through `rejected`, never resent.
  */
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-/** A frame as given to {@link PitwallSocket.send}: `v` and `id` may be left out (filled in). */
-export type OutgoingFrame = DistributiveOmit<ClientFrameInput, "v" | "id"> & { v?: typeof PROTOCOL_VERSION; id?: string };
-
-/** A frame the server (or the client, for oversize frames) refused; never resent. */
-export interface FrameRejection {
-  /** The frame's id; null when the server could not read one. */
-  id: string | null;
-  code: ErrorCode;
-  message: string;
-}
-
-/** Why a connection ended; `retryInMs` is the backoff delay before the next attempt. */
-export interface DisconnectInfo {
-  /** WebSocket close code (1006 = dropped without a close frame), null if it never opened. */
-  code: number | null;
-  reason: string;
-  error?: Error;
-  retryInMs: number;
-}
-
-/** Events of {@link PitwallSocket}. */
-export interface PitwallSocketEvents {
-  /** Connected (again); unsettled frames are being resent. */
-  open: [];
-  /** A connection ended or could not be made; the client retries after `retryInMs`. */
-  disconnect: [info: DisconnectInfo];
-  /** The server committed these frame ids (or had before). */
-  ack: [ids: string[]];
-  /** A frame was rejected (invalid, unknown run, too large…): final. */
-  rejected: [rejection: FrameRejection];
-  /** The client gave up for good (bad or revoked token); frames stay in the spool. */
-  fatal: [error: Error];
-  /** Any other server frame (future server → worker messages). */
-  message: [frame: Record<string, unknown>];
-}
-
-/** Options of {@link PitwallSocket}. */
-export interface PitwallSocketOptions {
-  /** Pitwall base URL (`http://host:8080`; `ws://…/ws/ingest` works too). */
-  url: string;
-  /** Worker token (`npx pitwall token create <host>`). */
-  token: string;
-  /** Folder of the on-disk spool (see spool.ts); without it unsettled frames live in memory only. */
-  spoolDir?: string;
-  /** Settled ids after which the spool is compacted (default 5000). */
-  spoolCompactAfter?: number;
-  /** Clock for backoff sleeps, flush timeouts and connection age (default: the real one). */
-  clock?: Clock;
-  /** Random source in [0, 1) for backoff jitter (default Math.random). */
-  random?: () => number;
-  /** Reconnect backoff (default 250 ms doubling up to 30 s, equal jitter). */
-  backoff?: BackoffOptions;
-  /** Prefix of generated frame ids (default: random per client instance). */
-  idPrefix?: string;
-  /** Frames sent but not yet settled on one connection before sending pauses (default 2000). */
-  maxInFlightFrames?: number;
-  /** Frames per WebSocket message (default 500; one message is a JSON array). */
-  maxMessageFrames?: number;
-  /** Bytes per WebSocket message (default 512 KiB; the server closes at 1 MiB). */
-  maxMessageBytes?: number;
-  /** Client-side ping period in ms to detect a dead server (default 30 s; 0 disables). */
-  pingIntervalMs?: number;
-  /** Opening handshake timeout in ms (default 10 s). */
-  handshakeTimeoutMs?: number;
-}
-
-/** Counters of a {@link PitwallSocket}, for summaries and tests. */
-export interface PitwallSocketStats {
-  /** Frames accepted by `send` (including spooled frames replayed at start). */
-  queued: number;
-  /** Frames replayed from the spool at start. */
-  replayed: number;
-  /** Frames written to a socket, resends included. */
-  sent: number;
-  /** Frames written again on a later connection. */
-  resent: number;
-  acked: number;
-  rejected: number;
-  /** Frames not yet settled (in memory and spool). */
-  pending: number;
-  /** Connections opened after the first. */
-  reconnects: number;
-  connected: boolean;
-}
-
-/** Thrown by `flush` when frames are still unsettled after its timeout. */
-export class FlushTimeoutError extends Error {
-  constructor(readonly pending: number, timeoutMs: number) {
-    super(`${pending} frame(s) still unacknowledged after ${timeoutMs} ms`);
-    this.name = "FlushTimeoutError";
-  }
-}
-
-/** The server refused the token (HTTP 401/403 on the upgrade, or close code 1008). */
-export class PitwallAuthError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PitwallAuthError";
-  }
-}
-
-/** Thrown by `flush` (and `send`) once the client was closed. */
-export class SocketClosedError extends Error {
-  constructor(pending: number) {
-    super(`the Pitwall socket was closed with ${pending} frame(s) unacknowledged`);
-    this.name = "SocketClosedError";
-  }
-}
 
 interface Entry extends SpooledFrame {
   seq: number;
@@ -179,11 +81,13 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
   /** Aborted by close(): wakes the reconnect sleep. */
   private readonly closing = new AbortController();
   private readonly closedSignal = new Promise<void>((resolve) => this.closing.signal.addEventListener("abort", () => resolve(), { once: true }));
-  private readonly counts = { queued: 0, replayed: 0, sent: 0, resent: 0, acked: 0, rejected: 0, reconnects: 0, opens: 0 };
+  private readonly counts = { queued: 0, replayed: 0, sent: 0, resent: 0, acked: 0, rejected: 0, gaveUp: 0, reconnects: 0, opens: 0 };
+  private readonly poison: PoisonGuard;
 
   constructor(private readonly opts: PitwallSocketOptions) {
     super();
     this.clock = opts.clock ?? systemClock;
+    this.poison = new PoisonGuard(opts.giveUpAfter ?? 5);
     this.random = opts.random ?? Math.random;
     this.idPrefix = opts.idPrefix ?? `w${Date.now().toString(36)}${randomBytes(4).toString("hex")}`;
     this.wsUrl = ingestUrl(opts.url);
@@ -281,8 +185,8 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
 
   /** Current counters. */
   stats(): PitwallSocketStats {
-    const { queued, replayed, sent, resent, acked, rejected } = this.counts;
-    return { queued, replayed, sent, resent, acked, rejected, pending: this.unacked.size, reconnects: this.counts.reconnects, connected: this.open };
+    const { queued, replayed, sent, resent, acked, rejected, gaveUp } = this.counts;
+    return { queued, replayed, sent, resent, acked, rejected, gaveUp, pending: this.unacked.size, reconnects: this.counts.reconnects, connected: this.open };
   }
 
   /** Resolves once connected (immediately when connected), or rejects with the fatal error / on close. */
@@ -317,6 +221,7 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
     while (!this.closed) {
       const ended = await this.connectOnce();
       if (this.closed) break;
+      this.checkPoison(ended.code);
       if (ended.fatal) {
         this.fatalError = ended.fatal;
         this.failWaiters(ended.fatal);
@@ -328,6 +233,24 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
       this.emit("disconnect", { code: ended.code, reason: ended.reason, error: ended.error, retryInMs });
       await Promise.race([this.clock.sleep(retryInMs, this.closing.signal), this.closedSignal]);
     }
+  }
+
+  /**
+   * After a connection ended: when the server closed it with 1011 `giveUpAfter` times in a row
+   * while the same frame (written on each of those connections) was the oldest unacknowledged
+   * one, settle that frame as rejected (`gave_up`) with one warning line, so the rest move on.
+   */
+  private checkPoison(code: number | null): void {
+    const oldest = this.unacked.values().next().value;
+    const id = this.poison.onClose(code, oldest && oldest.gen === this.gen ? oldest.id : null);
+    if (id === null || !oldest) return;
+    const limit = this.opts.giveUpAfter ?? 5;
+    const message = `the server closed the socket with 1011 ${limit} times in a row while this frame was the oldest unacknowledged one; giving up on it`;
+    (this.opts.warn ?? console.warn)(`pitwall: gave up on frame ${id} (${frameType(oldest.text)}): ${message}`);
+    this.settle([id]);
+    this.counts.rejected++;
+    this.counts.gaveUp++;
+    this.emit("rejected", { id, code: "gave_up", message });
   }
 
   /** One connection, from dial to close. Resolves with how it ended; never rejects. */
@@ -463,17 +386,18 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
       if (settled.length) this.emit("ack", settled);
       return true;
     }
-    if (frame?.type !== "error") {
+    const error = frame?.type === "error" ? frame : lenientError(value);
+    if (!error) {
       // Other server → worker messages (e.g. plan decisions): for whoever listens.
       if (value && typeof value === "object" && !Array.isArray(value)) this.emit("message", value as Record<string, unknown>);
       return false;
     }
-    if (frame.id === null) {
-      this.emit("rejected", { id: null, code: frame.code, message: frame.message });
-    } else if (this.unacked.has(frame.id)) {
-      this.settle([frame.id]);
+    if (error.id === null) {
+      this.emit("rejected", { id: null, code: error.code, message: error.message });
+    } else if (this.unacked.has(error.id)) {
+      this.settle([error.id]);
       this.counts.rejected++;
-      this.emit("rejected", { id: frame.id, code: frame.code, message: frame.message });
+      this.emit("rejected", { id: error.id, code: error.code, message: error.message });
     }
     return false;
   }
@@ -543,4 +467,17 @@ function rawText(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
   if (data instanceof ArrayBuffer) return Buffer.from(data).toString("utf8");
   return data.toString("utf8");
+}
+
+/** An `error` reply whose code this client does not know (a newer server): still final for its frame. */
+function lenientError(value: unknown): FrameRejection | null {
+  if (!value || typeof value !== "object") return null;
+  const v = value as Record<string, unknown>;
+  if (v.type !== "error" || typeof v.code !== "string" || (v.id !== null && typeof v.id !== "string")) return null;
+  return { id: v.id, code: v.code, message: typeof v.message === "string" ? v.message : "" };
+}
+
+/** The `type` of a frame's JSON text, for log lines ("?" when unreadable). */
+function frameType(text: string): string {
+  return /"type"\s*:\s*"([^"]{1,40})"/.exec(text)?.[1] ?? "?";
 }

@@ -54,7 +54,7 @@ const STRUCTURAL = /["[\]{}]/g;
 
 /** Returns `text` with every subtree deeper than `maxDepth` replaced by the TOO_DEEP string, or null when none is. */
 function cutTooDeep(text: string, maxDepth: number): string | null {
-  if (text.length <= 2 * maxDepth) return null; // too short to hold maxDepth + 1 levels
+  if (text.length <= 2 * maxDepth || openersAtMost(text, maxDepth)) return null; // cannot hold maxDepth + 1 levels
   const re = new RegExp(STRUCTURAL.source, "g");
   let depth = 0;
   let out: string | null = null;
@@ -76,6 +76,15 @@ function cutTooDeep(text: string, maxDepth: number): string | null {
     }
   }
   return out === null ? null : out + text.slice(last);
+}
+
+/** True when `text` has at most `limit` '{' and '[' in all (strings included): counted with indexOf, which is far faster than the structural scan. */
+function openersAtMost(text: string, limit: number): boolean {
+  let n = 0;
+  for (const c of ["{", "["]) {
+    for (let i = text.indexOf(c); i >= 0; i = text.indexOf(c, i + 1)) if (++n > limit) return false;
+  }
+  return true;
 }
 
 /** Index of the quote closing the string that opens at `start` (text.length when unterminated). */

@@ -5,6 +5,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { clearStalePostmasterPid } from "./stale-pid";
 import { initdb, isRoot, postgresUser, runnableNativeDir, startPostmaster, traversableByOthers } from "./postgres-process";
 
 /**
@@ -127,6 +128,8 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port?: numb
     log.info(`initialising the embedded PostgreSQL in ${clusterDir}`);
     await initdb(binDir, clusterDir, runAs, SUPERUSER, password);
   }
+  // A crash leaves postmaster.pid behind; a pid reused by another process would block the start.
+  if ((await clearStalePostmasterPid(clusterDir)) === "removed") log.warn(`removed a stale ${path.join(clusterDir, "postmaster.pid")} (its PostgreSQL is not running: left by a crash)`);
   const postmaster = await startPostmaster(binDir, clusterDir, port, runAs);
 
   const url = `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE_NAME}`;

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { describeOutage } from "@/lib/server/database/outage";
 import type { WebSocket } from "ws";
 import { LIVE_CHANNEL, liveChange, liveSubscribe, type LiveServerMessage } from "@/lib/protocol/live";
 import type { Logger } from "@/lib/server/logger";
@@ -31,24 +32,44 @@ export class LiveHub {
   private listener: pg.Client | null = null;
   private closed = false;
   private retryMs = 500;
+  /** The LISTEN connection is down (logged once; reconnects are retried quietly until it is back). */
+  private down = false;
 
   constructor(
     private readonly databaseUrl: string,
     private readonly log: Logger,
   ) {}
 
-  /** Opens the LISTEN connection; reconnects by itself when it drops. */
+  /**
+   * Opens the LISTEN connection; reconnects by itself when it drops. Every error of the client
+   * (also of one that failed to connect) is handled: the loss is logged once, with its code.
+   * @throws the driver's error when the first connection cannot be made.
+   */
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
+    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 15_000 });
     client.on("notification", (msg) => this.onNotification(msg.payload));
     client.on("error", (err) => {
-      this.log.warn({ err }, "live LISTEN connection lost; reconnecting");
+      if (client !== this.listener) return; // a client being given up on: already handled
+      this.markDown(err);
       this.reconnectLater();
     });
-    await client.connect();
-    await client.query(`LISTEN ${LIVE_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${LIVE_CHANNEL}`);
+    } catch (err) {
+      client.end().catch(() => undefined);
+      throw err;
+    }
     this.listener = client;
     this.retryMs = 500;
+    if (this.down) this.log.info("live LISTEN connection is back");
+    this.down = false;
+  }
+
+  private markDown(err: unknown): void {
+    if (this.down) return;
+    this.down = true;
+    this.log.warn({ err: describeOutage(err) }, "live LISTEN connection lost; reconnecting");
   }
 
   private reconnectLater(): void {
@@ -59,7 +80,11 @@ export class LiveHub {
     const delay = this.retryMs;
     this.retryMs = Math.min(this.retryMs * 2, 10_000);
     setTimeout(() => {
-      if (!this.closed) this.start().catch(() => this.reconnectLater());
+      if (!this.closed)
+        this.start().catch((err: unknown) => {
+          this.markDown(err);
+          this.reconnectLater();
+        });
     }, delay).unref();
   }
 

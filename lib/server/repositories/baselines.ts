@@ -4,6 +4,7 @@ import { baselineUpsertFrame } from "@/lib/protocol";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { NotFoundError } from "@/lib/server/errors";
 import type { BaselineListView, BaselineView, DraftSettings } from "@/lib/view-models/evals";
+import { isoTime } from "@/lib/iso-time";
 
 /**
  * Reference baselines (e.g. τ 12.4 of a public drafter) drawn as labelled lines on eval charts:
@@ -23,7 +24,7 @@ const baselineSelect = { id: true, name: true, metric: true, value: true, tolera
 type BaselineRow = Prisma.BaselineGetPayload<{ select: typeof baselineSelect }>;
 
 function toBaselineView(b: BaselineRow): BaselineView {
-  return { id: b.id, name: b.name, metric: b.metric, value: b.value, tolerance: b.tolerance, dataset: b.dataset, settings: asSettings(b.settings), sourceUrl: b.sourceUrl, updatedAt: b.updatedAt.toISOString() };
+  return { id: b.id, name: b.name, metric: b.metric, value: b.value, tolerance: b.tolerance, dataset: b.dataset, settings: asSettings(b.settings), sourceUrl: b.sourceUrl, updatedAt: isoTime(b.updatedAt) };
 }
 
 /** Baselines of metric `tau`, lowest value first; with a dataset, those of that dataset or of none. */
@@ -83,7 +84,7 @@ function notifyBaselines(db: PrismaClient | Tx) {
 /** Every baseline (any metric), by metric then name. */
 export async function listBaselines(db: PrismaClient, now: Date = new Date()): Promise<BaselineListView> {
   const rows = await db.baseline.findMany({ orderBy: [{ metric: "asc" }, { name: "asc" }], select: baselineSelect });
-  return { asOf: now.toISOString(), baselines: rows.map(toBaselineView) };
+  return { asOf: isoTime(now), baselines: rows.map(toBaselineView) };
 }
 
 /** Advisory lock key serializing API baseline writes, so the case-insensitive name check cannot race. */

@@ -16,6 +16,7 @@ import type {
   TauLineView,
   TauPointView,
 } from "@/lib/view-models/evals";
+import { isoTime } from "@/lib/iso-time";
 
 /** Draft-settings key of results that carry no settings. */
 export const NO_DRAFT_KEY = "none";
@@ -76,8 +77,8 @@ function checkpointRef(key: string, refs: ReadonlyArray<{ step: string | null; l
     step: refs.find((m) => m.step !== null)?.step ?? null,
     label: refs.find((m) => m.label !== null)?.label ?? null,
     uri: refs.find((m) => m.uri !== null)?.uri ?? null,
-    firstAt: new Date(Math.min(...refs.map((m) => m.first.getTime()))).toISOString(),
-    lastAt: new Date(Math.max(...refs.map((m) => m.last.getTime()))).toISOString(),
+    firstAt: isoTime(new Date(Math.min(...refs.map((m) => m.first.getTime())))),
+    lastAt: isoTime(new Date(Math.max(...refs.map((m) => m.last.getTime())))),
   };
 }
 
@@ -266,7 +267,7 @@ export async function getRunEvals(db: PrismaClient, runId: number, query: RunEva
 
   return {
     runId,
-    asOf: now.toISOString(),
+    asOf: isoTime(now),
     resultCount: raw.length,
     draftSettings,
     draft,
@@ -452,7 +453,7 @@ export async function getEvalOverview(db: PrismaClient, filters: EvalOverviewQue
   out.sort((a, b) => b.runLastAt - a.runLastAt || a.run.id - b.run.id || b.verifySteps - a.verifySteps || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
   return {
-    asOf: now.toISOString(),
+    asOf: isoTime(now),
     filters: { category: filters.category ?? null, dataset: filters.dataset ?? null },
     categories: sortedDistinct(categoryRows.map((r) => r.category)),
     datasets: sortedDistinct(datasetRows.map((r) => r.dataset)),

@@ -3,6 +3,7 @@ import { NotFoundError } from "@/lib/server/errors";
 import type { EvalSource, MetricSource, ProgressSource } from "@/lib/server/export/columns";
 import type { BenchmarkPointView, RunSummary } from "@/lib/view-models";
 import type { RunExportSummary } from "@/lib/view-models/export";
+import { isoTime } from "@/lib/iso-time";
 
 /**
  * Reads behind the export downloads. Series that can be long (metric points: millions per run;
@@ -59,7 +60,7 @@ export async function* benchmarkPointBatches(db: PrismaClient, runId: number): A
     orderBy: [{ scenario: "asc" }, { concurrency: { sort: "asc", nulls: "last" } }, { requestRate: { sort: "asc", nulls: "last" } }, { ord: "asc" }, { key: "asc" }],
     omit: { runId: true },
   });
-  yield rows.map(({ updatedAt, raw, ...rest }) => ({ ...rest, raw: (raw ?? {}) as Record<string, unknown>, updatedAt: updatedAt.toISOString() }));
+  yield rows.map(({ updatedAt, raw, ...rest }) => ({ ...rest, raw: (raw ?? {}) as Record<string, unknown>, updatedAt: isoTime(updatedAt) }));
 }
 
 /**

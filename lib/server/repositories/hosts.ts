@@ -3,6 +3,7 @@ import { hostState } from "@/lib/metrics/staleness";
 import { NotFoundError } from "@/lib/server/errors";
 import type { GpuSeriesView, GpuView, HostDetailView, HostFactsView, HostListView, HostSamplePoint, HostView } from "@/lib/view-models/hosts";
 import { listRuns, runFilters } from "./runs";
+import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 
 /**
  * Read models of hosts: derived liveness (online / stale / offline, from the heartbeat period),
@@ -104,7 +105,7 @@ function toHostView(h: HostRow, nowMs: number, runningRuns: number, lastHour: Ho
   return {
     name: h.name,
     state: hostState(h.lastHeartbeatAt?.getTime() ?? null, h.heartbeatIntervalS, nowMs),
-    lastHeartbeatAt: h.lastHeartbeatAt?.toISOString() ?? null,
+    lastHeartbeatAt: isoTimeOrNull(h.lastHeartbeatAt),
     heartbeatIntervalS: h.heartbeatIntervalS,
     facts: factsView(h.facts),
     runningRuns,
@@ -126,7 +127,7 @@ export async function listHosts(db: PrismaClient, now: Date = new Date()): Promi
   const [history, running] = await Promise.all([hostHistory(db, ids, new Date(now.getTime() - HISTORY_MS), LIST_BUCKET_S), runningCounts(db, ids)]);
   const nowMs = now.getTime();
   return {
-    asOf: now.toISOString(),
+    asOf: isoTime(now),
     hosts: hosts.map((h) => toHostView(h, nowMs, running.get(h.id) ?? 0, history.get(h.id) ?? [])),
   };
 }
@@ -171,7 +172,7 @@ export async function getHost(db: PrismaClient, name: string, now: Date = new Da
   ]);
   return {
     ...toHostView(host, now.getTime(), running.get(host.id) ?? 0, history.get(host.id) ?? []),
-    asOf: now.toISOString(),
+    asOf: isoTime(now),
     gpuSeries,
     runs: runs.runs,
   };

@@ -3,6 +3,7 @@ import { aggregateTau } from "@/lib/metrics/tau";
 import { CHECKPOINT_CONFIG_KEYS, type CheckpointBenchmark, type CheckpointConfigKey, type CheckpointEval, type CheckpointLineageView, type CheckpointListView, type CheckpointSummary, type LineageRun } from "@/lib/view-models/lineage";
 import { stepValue } from "./pipelines";
 import { deriveState } from "./runs";
+import { isoTime } from "@/lib/iso-time";
 
 /**
  * Checkpoint lineage: which training run produced a checkpoint (artifact of kind `checkpoint`),
@@ -33,7 +34,7 @@ const lineageRunSelect = {
 type LineageRunRow = Prisma.RunGetPayload<{ select: typeof lineageRunSelect }>;
 
 function toLineageRun(r: LineageRunRow, now: Date): LineageRun {
-  return { id: r.id, name: r.name, kind: r.kind, state: deriveState(r.status, r.lastPushAt, r.stallAfterS, now), host: r.host.name, startedAt: r.startedAt.toISOString() };
+  return { id: r.id, name: r.name, kind: r.kind, state: deriveState(r.status, r.lastPushAt, r.stallAfterS, now), host: r.host.name, startedAt: isoTime(r.startedAt) };
 }
 
 function configString(config: Prisma.JsonValue, key: string): string | null {
@@ -136,7 +137,7 @@ export async function getCheckpointLineage(db: PrismaClient, uri: string, now: D
       tau,
       checkpointStep: g.step === null ? null : stepValue(g.step),
       checkpointLabel: g.label,
-      lastTs: g.lastTs.toISOString(),
+      lastTs: isoTime(g.lastTs),
     });
   }
   scoredBy.sort((a, b) => b.tau - a.tau || a.run.id - b.run.id);
@@ -162,7 +163,7 @@ export async function getCheckpointLineage(db: PrismaClient, uri: string, now: D
     run: toLineageRun(a.run, now),
     step: a.step === null ? null : stepValue(a.step),
     sizeBytes: a.sizeBytes,
-    ts: a.ts.toISOString(),
+    ts: isoTime(a.ts),
   }));
   const evalStep = scoredBy.find((e) => e.checkpointStep !== null)?.checkpointStep ?? null;
   return {
@@ -250,7 +251,7 @@ export async function listCheckpoints(db: PrismaClient, opts: { limit?: number }
     return {
       uri: c.uri,
       step: step === null ? null : stepValue(step),
-      firstSeenAt: c.firstSeenAt.toISOString(),
+      firstSeenAt: isoTime(c.firstSeenAt),
       producer: p ? { runId: p.runId, runName: p.runName } : null,
       producerCount: p?.n ?? 0,
       evalRuns: new Set(evals.map((g) => g.runId)).size,

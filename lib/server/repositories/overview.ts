@@ -5,6 +5,7 @@ import type { ActiveEvalView, ActiveRunView, FinishedRunView, LatestMetric, Over
 import { listHosts } from "./hosts";
 import { aggregateRows, progressFigures, rateSamples, stepValue, workerRows } from "./pipelines";
 import { runEndMismatches } from "./runs";
+import { isoTime } from "@/lib/iso-time";
 
 /**
  * The overview read model: running and stale runs with their progress lines, host health, recent
@@ -86,8 +87,8 @@ async function activeRuns(db: PrismaClient, now: Date): Promise<{ active: Active
       kind: r.kind,
       host: r.host.name,
       state,
-      startedAt: r.startedAt.toISOString(),
-      lastPushAt: r.lastPushAt.toISOString(),
+      startedAt: isoTime(r.startedAt),
+      lastPushAt: isoTime(r.lastPushAt),
       stallAfterS: r.stallAfterS,
       progress: progressFigures(aggregateRows(ws), r, samples.get(r.id) ?? [], ws.map((w) => w.unit), nowMs),
       workers: ws.length,
@@ -119,8 +120,8 @@ async function recentRuns(db: PrismaClient): Promise<FinishedRunView[]> {
       kind: r.kind,
       host: r.host.name,
       state: r.status,
-      startedAt: r.startedAt.toISOString(),
-      endedAt: endedAt.toISOString(),
+      startedAt: isoTime(r.startedAt),
+      endedAt: isoTime(endedAt),
       durationS: Math.max(0, (endedAt.getTime() - r.startedAt.getTime()) / 1000),
       error: r.error,
       exitCode: r.exitCode,
@@ -136,7 +137,7 @@ async function recentEvents(db: PrismaClient): Promise<OverviewEventView[]> {
     take: RECENT_EVENTS,
     select: { id: true, ts: true, level: true, message: true, code: true, runId: true, run: { select: { name: true } } },
   });
-  return rows.map((e) => ({ id: e.id.toString(), ts: e.ts.toISOString(), level: e.level, message: e.message, code: e.code, runId: e.runId, runName: e.run.name }));
+  return rows.map((e) => ({ id: e.id.toString(), ts: isoTime(e.ts), level: e.level, message: e.message, code: e.code, runId: e.runId, runName: e.run.name }));
 }
 
 /** The overview as of `now` (staleness, rates and ETAs depend on it). */
@@ -148,5 +149,5 @@ export async function getOverview(db: PrismaClient, now: Date = new Date()): Pro
     recentEvents(db),
     db.run.findFirst({ select: { id: true } }),
   ]);
-  return { asOf: now.toISOString(), active, olderStaleCount, recent, hosts: hosts.hosts, events, empty: anyRun === null };
+  return { asOf: isoTime(now), active, olderStaleCount, recent, hosts: hosts.hosts, events, empty: anyRun === null };
 }

@@ -15,6 +15,7 @@ import {
   type UploadSeriesView,
   type WorkerView,
 } from "@/lib/view-models/pipeline";
+import { isoTime } from "@/lib/iso-time";
 
 /**
  * Read models of pipeline runs: progress aggregated over workers, windowed rates and ETA, the S3
@@ -258,7 +259,7 @@ async function runEvents(db: PrismaClient, runId: number, activeAlerts: readonly
     SELECT id::text AS id, ts, level, message, code FROM "RunEvent" WHERE "runId" = ${runId}
     ORDER BY (code IS NOT NULL AND code = ANY(${[...activeAlerts]}::text[])) DESC, ts DESC, id DESC
     LIMIT ${EVENT_LIMIT}`;
-  return rows.map((r) => ({ id: r.id, ts: r.ts.toISOString(), level: r.level, message: r.message, code: r.code }));
+  return rows.map((r) => ({ id: r.id, ts: isoTime(r.ts), level: r.level, message: r.message, code: r.code }));
 }
 
 /** A bigint step as a number when exact, else its decimal string. */
@@ -277,7 +278,7 @@ async function runArtifacts(db: PrismaClient, runId: number): Promise<{ artifact
     db.artifact.count({ where: { runId } }),
   ]);
   return {
-    artifacts: rows.map((a) => ({ id: a.id, kind: a.kind, uri: a.uri, sizeBytes: a.sizeBytes, step: a.step === null ? null : stepValue(a.step), ts: a.ts.toISOString() })),
+    artifacts: rows.map((a) => ({ id: a.id, kind: a.kind, uri: a.uri, sizeBytes: a.sizeBytes, step: a.step === null ? null : stepValue(a.step), ts: isoTime(a.ts) })),
     total,
   };
 }
@@ -325,7 +326,7 @@ export async function getRunProgress(db: PrismaClient, runId: number, now: Date 
     total: w.total,
     unit: w.unit,
     ratePerS: run.status === "running" ? rateAt(samples.filter((s) => s.workerId === w.workerId), nowMs) : null,
-    lastPushAt: w.lastPushAt.toISOString(),
+    lastPushAt: isoTime(w.lastPushAt),
     state: run.status === "running" ? (runState("running", w.lastPushAt.getTime(), run.stallAfterS, nowMs) === "stale" ? "stale" : "running") : "ended",
     counters: countersOf(w.counters),
   }));
@@ -334,8 +335,8 @@ export async function getRunProgress(db: PrismaClient, runId: number, now: Date 
     kind: run.kind,
     status: run.status,
     state: runState(run.status, run.lastPushAt.getTime(), run.stallAfterS, nowMs),
-    asOf: now.toISOString(),
-    lastPushAt: run.lastPushAt.toISOString(),
+    asOf: isoTime(now),
+    lastPushAt: isoTime(run.lastPushAt),
     stallAfterS: run.stallAfterS,
     progress: progressFigures(agg, run, samples, rows.map((w) => w.unit), nowMs),
     workers,

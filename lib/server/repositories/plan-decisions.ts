@@ -5,6 +5,7 @@ import { PLAN_PRIORITIES, type PlanDecisionFrame, type PlanItem } from "@/lib/pr
 import { mayChange, notOwnerMessage } from "@/lib/server/auth/ownership";
 import { ConflictError, ForbiddenError, NotFoundError } from "@/lib/server/errors";
 import { planDecisionTopic } from "@/lib/server/live/bus";
+import { isoTime } from "@/lib/iso-time";
 import type { TokenPrincipal } from "./tokens";
 
 /** What a person decides on a plan (HTTP body of POST /api/plans/by-id/:id/decision). */
@@ -44,10 +45,10 @@ export async function decidePlan(pool: pg.Pool, planId: number, input: DecisionI
       );
       const d = last.rows[0];
       const what = plan.status.replace("_", " ");
-      if (plan.status === "expired" || !d) throw new ConflictError(`plan ${planId} is already ${what}${d ? ` (since ${d.decidedAt.toISOString()})` : ""}; a decided plan cannot change`);
-      throw new ConflictError(`plan ${planId} was already decided by ${d.decidedBy} at ${d.decidedAt.toISOString()} (${what}); a decided plan cannot change`);
+      if (plan.status === "expired" || !d) throw new ConflictError(`plan ${planId} is already ${what}${d ? ` (since ${isoTime(d.decidedAt)})` : ""}; a decided plan cannot change`);
+      throw new ConflictError(`plan ${planId} was already decided by ${d.decidedBy} at ${isoTime(d.decidedAt)} (${what}); a decided plan cannot change`);
     }
-    if (plan.expiresAt <= at) throw new ConflictError(`plan ${planId} expired at ${plan.expiresAt.toISOString()}`);
+    if (plan.expiresAt <= at) throw new ConflictError(`plan ${planId} expired at ${isoTime(plan.expiresAt)}`);
     const items = input.items ?? plan.items;
     await client.query(
       `INSERT INTO "PlanDecision" ("planId", decision, items, comment, "decidedBy", "decidedAt") VALUES ($1, $2::"PlanStatus", $3::jsonb, $4, $5, $6)`,

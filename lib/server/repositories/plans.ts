@@ -15,6 +15,7 @@ import type {
   PlanSummaryView,
 } from "@/lib/view-models/plans";
 import { sessionSummaries } from "./sessions";
+import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 
 /**
  * Read models of plans: the list (pending first), one plan with its linked run and session as
@@ -90,7 +91,7 @@ function runView(run: NonNullable<PlanRow["run"]>, now: Date): PlanRunView {
     host: run.host.name,
     status: run.status,
     state: runState(run.status, run.lastPushAt.getTime(), run.stallAfterS, now.getTime()),
-    lastPushAt: run.lastPushAt.toISOString(),
+    lastPushAt: isoTime(run.lastPushAt),
     stallAfterS: run.stallAfterS,
   };
 }
@@ -113,15 +114,15 @@ function toSummary(row: PlanRow, now: Date): PlanSummaryView {
     title: row.title,
     state: planState(row.status, row.expiresAt, now),
     host: row.host.name,
-    proposedAt: row.proposedAt.toISOString(),
-    expiresAt: row.expiresAt.toISOString(),
+    proposedAt: isoTime(row.proposedAt),
+    expiresAt: isoTime(row.expiresAt),
     itemCount: Array.isArray(row.items) ? row.items.length : 0,
     session: row.session,
     run,
     runStateAtProposal: row.runStateAtProposal,
     basedOnStaleState: isBasedOnStaleState(row.runStateAtProposal, run),
     decidedBy: last?.decidedBy ?? null,
-    decidedAt: last?.decidedAt.toISOString() ?? null,
+    decidedAt: isoTimeOrNull(last?.decidedAt),
   };
 }
 
@@ -143,7 +144,7 @@ export async function listPlans(db: PrismaClient, query: PlanListQuery, now: Dat
   const pending = query.limit > 0 ? await db.plan.findMany({ where: pendingFilter, orderBy: order, take: query.limit, select: planSelect }) : [];
   const room = query.limit - pending.length;
   const rest = room > 0 ? await db.plan.findMany({ where: { AND: [scope, { NOT: pendingWhere(now) }] }, orderBy: order, take: room, select: planSelect }) : [];
-  return { asOf: now.toISOString(), pendingCount, plans: [...pending, ...rest].map((r) => toSummary(r, now)) };
+  return { asOf: isoTime(now), pendingCount, plans: [...pending, ...rest].map((r) => toSummary(r, now)) };
 }
 
 /**
@@ -163,7 +164,7 @@ export async function getPlan(db: PrismaClient, id: number, now: Date = new Date
   const items = storedPlanItems(row.items);
   return {
     ...toSummary(row, now),
-    asOf: now.toISOString(),
+    asOf: isoTime(now),
     rationale: row.rationale,
     items,
     sessionDetail: session
@@ -175,7 +176,7 @@ export async function getPlan(db: PrismaClient, id: number, now: Date = new Date
         id: d.id,
         decision: d.decision === "proposed" ? "expired" : d.decision,
         decidedBy: d.decidedBy,
-        decidedAt: d.decidedAt.toISOString(),
+        decidedAt: isoTime(d.decidedAt),
         comment: d.comment,
         items: decided,
         changes: diffPlanItems(items, decided),

@@ -5,6 +5,7 @@ import { NotFoundError, ValidationError } from "@/lib/server/errors";
 import { aggregateRows, workerRows } from "./pipelines";
 import { reconcileCounts, type CountMismatch } from "@/lib/metrics/reconcile";
 import type { BenchmarkPointView, RunDetail, RunListPage, RunSummary, RunState } from "@/lib/view-models";
+import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 
 /** Query filters of `GET /api/runs` and the /runs page (all optional). */
 export const runFilters = z.object({
@@ -122,7 +123,7 @@ export async function listRuns(db: PrismaClient, filters: RunFilters, now: Date 
     }
     const last = page[page.length - 1];
     if (!refine || page.length < batch * 4 || rows.length > filters.limit || !last) break;
-    lastCursor = { startedAt: last.startedAt.toISOString(), id: last.id };
+    lastCursor = { startedAt: isoTime(last.startedAt), id: last.id };
   }
   if (rows.length > filters.limit) {
     hasMore = true;
@@ -135,7 +136,7 @@ export async function listRuns(db: PrismaClient, filters: RunFilters, now: Date 
   ]);
   const runs = rows.map((r) => toSummary(r, stats.get(r.id), mismatches.get(r.id), now));
   const last = rows[rows.length - 1];
-  return { runs, nextCursor: hasMore && last ? encodeCursor({ startedAt: last.startedAt.toISOString(), id: last.id }) : null, archivedHidden };
+  return { runs, nextCursor: hasMore && last ? encodeCursor({ startedAt: isoTime(last.startedAt), id: last.id }) : null, archivedHidden };
 }
 
 /**
@@ -155,7 +156,7 @@ export async function getRun(db: PrismaClient, id: number, now: Date = new Date(
     ...toSummary(row, stats.get(id), mismatches.get(id), now),
     notes: row.notes,
     error: row.error,
-    editedAt: row.editedAt?.toISOString() ?? null,
+    editedAt: isoTimeOrNull(row.editedAt),
     editedBy: row.editedBy,
     archivedBy: row.archivedBy,
     benchmarkPoints: points.map(toPointView),
@@ -220,12 +221,12 @@ function toSummary(r: RunRow, stats: PointStats | undefined, mismatches: CountMi
     status: r.status,
     state: deriveState(r.status, r.lastPushAt, r.stallAfterS, now),
     host: r.host.name,
-    startedAt: r.startedAt.toISOString(),
-    endedAt: r.endedAt?.toISOString() ?? null,
-    lastPushAt: r.lastPushAt.toISOString(),
+    startedAt: isoTime(r.startedAt),
+    endedAt: isoTimeOrNull(r.endedAt),
+    lastPushAt: isoTime(r.lastPushAt),
     durationS: ((r.endedAt ?? now).getTime() - r.startedAt.getTime()) / 1000,
     tags: r.tags,
-    archivedAt: r.archivedAt?.toISOString() ?? null,
+    archivedAt: isoTimeOrNull(r.archivedAt),
     config,
     model: str(config.model),
     engine: str(config.engine),
@@ -240,7 +241,7 @@ type PointRow = Omit<Prisma.BenchmarkPointGetPayload<object>, "runId">;
 
 function toPointView(p: PointRow): BenchmarkPointView {
   const { updatedAt, raw, ...rest } = p;
-  return { ...rest, raw: (raw ?? {}) as Record<string, unknown>, updatedAt: updatedAt.toISOString() };
+  return { ...rest, raw: (raw ?? {}) as Record<string, unknown>, updatedAt: isoTime(updatedAt) };
 }
 
 /** Body of `PATCH /api/runs/:id`: any subset of the fields a person may change. */

@@ -14,6 +14,7 @@ import type {
   TodoItemView,
   TodoProgressView,
 } from "@/lib/view-models/sessions";
+import { isoTime } from "@/lib/iso-time";
 
 /**
  * Read models of agent sessions: the list (latest snapshot's progress per session) and one
@@ -116,8 +117,8 @@ function toSummary(row: SessionRow, items: readonly TodoItem[] | undefined, snap
     source: sourceOf(row.source),
     title: row.title,
     host: row.host?.name ?? null,
-    startedAt: row.startedAt.toISOString(),
-    lastUpdateAt: row.lastUpdateAt.toISOString(),
+    startedAt: isoTime(row.startedAt),
+    lastUpdateAt: isoTime(row.lastUpdateAt),
     snapshotCount,
     progress: items && snapshotCount > 0 ? todoProgress(items) : null,
     current: inProgress[0] ? todoItemView(inProgress[0]) : null,
@@ -139,7 +140,7 @@ export async function listSessions(db: PrismaClient, query: SessionListQuery, no
   const rows = await db.agentSession.findMany({ orderBy: [{ lastUpdateAt: "desc" }, { id: "desc" }], take: query.limit, select: sessionSelect });
   const ids = rows.map((r) => r.id);
   const [latest, counts] = await Promise.all([latestItems(db, ids), snapshotCounts(db, ids)]);
-  return { asOf: now.toISOString(), sessions: rows.map((r) => toSummary(r, latest.get(r.id), counts.get(r.id) ?? 0)) };
+  return { asOf: isoTime(now), sessions: rows.map((r) => toSummary(r, latest.get(r.id), counts.get(r.id) ?? 0)) };
 }
 
 /**
@@ -184,7 +185,7 @@ export async function getSession(db: PrismaClient, id: number, now: Date = new D
     const diff = diffSnapshots(prev?.items ?? null, snap.items);
     timeline.push({
       seq: snap.seq ?? 0,
-      ts: new Date(snap.ts).toISOString(),
+      ts: isoTime(new Date(snap.ts)),
       itemCount: snap.items.length,
       completed: snap.items.filter((i) => i.status === "completed").length,
       added: diff.added.map(todoItemView),
@@ -208,11 +209,11 @@ export async function getSession(db: PrismaClient, id: number, now: Date = new D
   });
   return {
     ...toSummary(row, latest, total),
-    asOf: now.toISOString(),
+    asOf: isoTime(now),
     items,
     timeline,
     olderSnapshots: Math.max(0, total - snapshots.length),
     histories,
-    runs: runs.map((r) => ({ id: r.id, name: r.name, kind: r.kind, state: deriveState(r.status, r.lastPushAt, r.stallAfterS, now), startedAt: r.startedAt.toISOString() })),
+    runs: runs.map((r) => ({ id: r.id, name: r.name, kind: r.kind, state: deriveState(r.status, r.lastPushAt, r.stallAfterS, now), startedAt: isoTime(r.startedAt) })),
   };
 }

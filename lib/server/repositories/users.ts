@@ -7,6 +7,7 @@ import { ROLES, type Role } from "@/lib/roles";
 import { ConflictError, NotFoundError, ValidationError } from "@/lib/server/errors";
 import { notifyArgs, userSessionsEndedTopic } from "@/lib/server/live/auth-events";
 import type { AdminUserView } from "@/lib/view-models/admin";
+import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 
 /**
  * People who sign in. Accounts are written here (not through better-auth's sign-up endpoint,
@@ -174,8 +175,8 @@ export function toAdminUserView(u: UserRow): AdminUserView {
     name: u.name,
     email: u.email,
     role: u.role,
-    disabledAt: u.disabledAt?.toISOString() ?? null,
-    createdAt: u.createdAt.toISOString(),
-    lastSeenAt: u.lastSeenAt?.toISOString() ?? null,
+    disabledAt: isoTimeOrNull(u.disabledAt),
+    createdAt: isoTime(u.createdAt),
+    lastSeenAt: isoTimeOrNull(u.lastSeenAt),
   };
 }
