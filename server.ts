@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import next from "next";
 import { WebSocketServer, type WebSocket } from "ws";
 import { MAX_FRAME_BYTES } from "@/lib/protocol";
+import { stampClientAddress } from "@/lib/server/auth/client-address";
 import { authenticateLiveUpgrade } from "@/lib/server/auth/live";
 import { LiveSessionGuard } from "@/lib/server/auth/live-sessions";
 import { startCredentialWatch } from "@/lib/server/auth/revocation";
@@ -50,6 +51,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
   const liveSessions = new LiveSessionGuard();
 
   const server = http.createServer((req, res) => {
+    stampClientAddress(req, env.PITWALL_TRUSTED_PROXIES);
     handle(req, res).catch((err: unknown) => {
       log.error({ err, url: req.url }, "request failed");
       if (!res.headersSent) res.writeHead(500).end("internal error");

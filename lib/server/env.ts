@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseTrustedProxies } from "./auth/client-address";
 
 /**
  * Server configuration, parsed once from `process.env`. Nothing else in the server reads
@@ -23,10 +24,25 @@ const envSchema = z.object({
   PITWALL_INGEST_BATCH_FRAMES: z.coerce.number().int().min(1).max(10_000).default(500),
   /** Seconds between re-checks of open /ws/live sockets' sessions (a signed-out browser is cut off within this). */
   PITWALL_LIVE_RECHECK_S: z.coerce.number().int().min(1).max(3600).default(60),
+  /**
+   * Reverse proxies (comma-separated IPs/CIDRs) whose `X-Forwarded-For` names the client for
+   * sign-in limits; from any other peer the header is ignored and the socket address counts.
+   */
+  PITWALL_TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return parseTrustedProxies(value);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
 });
 
 /** Parsed server configuration. */
-export type Env = z.infer<typeof envSchema>;
+export type Env = z.output<typeof envSchema>;
 
 /**
  * Parses the given environment (default `process.env`); empty values count as unset.

@@ -105,10 +105,13 @@ export function TokensCard({ tokens, origin }: { tokens: AdminTokenView[]; origi
             Host
             <Input name="host" required maxLength={100} pattern="[A-Za-z0-9][A-Za-z0-9._\-]*" placeholder="kpro5" />
           </label>
-          <label className="flex h-9 items-center gap-2 text-sm" title="For a client that writes to runs another host started (e.g. a benchmark client on another machine)">
-            <input type="checkbox" name="shared" className="size-4 accent-current" />
-            Shared: may write to other hosts&apos; runs
+          <label className="flex h-9 items-center gap-2 text-sm">
+            <input type="checkbox" name="shared" className="size-4 accent-current" aria-describedby="shared-token-hint" />
+            Shared
           </label>
+          <span id="shared-token-hint" className="flex h-9 items-center text-xs text-muted-fg">
+            may also write to runs, sessions and plans other machines started (e.g. a benchmark client)
+          </span>
           <Button type="submit" disabled={pending}>
             {pending ? "Creating…" : "Create token"}
           </Button>

@@ -26,7 +26,9 @@ export function SignInForm({ next }: { next: string }) {
       res.status === 401
         ? "Wrong email or password."
         : res.status === 429
-          ? "Too many attempts. Wait a minute, then try again."
+          ? res.message
+            ? `${res.message.charAt(0).toUpperCase()}${res.message.slice(1)}.`
+            : "Too many failed attempts. Wait a few minutes, then try again."
           : (res.message ?? `Sign-in failed (${res.status}).`),
     );
   }

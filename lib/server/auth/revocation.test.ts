@@ -3,7 +3,6 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { promisify } from "node:util";
 import { PrismaPg } from "@prisma/adapter-pg";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import WebSocket from "ws";
 import { PrismaClient } from "@/generated/prisma/client";
@@ -26,13 +25,11 @@ const WITHIN_MS = 5_000;
 let first: TestServer;
 let other: TestServer;
 let prisma: PrismaClient;
-let pool: pg.Pool;
 let databaseUrl: string;
 
 beforeAll(async () => {
   databaseUrl = await createTestDatabase();
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 2 }) });
-  pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
   const env = { PITWALL_LIVE_RECHECK_S: "3600" };
   [first, other] = await Promise.all([startTestServer({ databaseUrl, env }), startTestServer({ databaseUrl, env })]);
 });
@@ -40,7 +37,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([first?.stop(), other?.stop()]);
   await prisma?.$disconnect();
-  await pool?.end();
 });
 
 /** Opens `path` on `server` with `headers`; resolves the open socket and a promise of its close code. */
