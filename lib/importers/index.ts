@@ -45,6 +45,7 @@ import {
   type TrainingImportResult,
 } from "./training-common";
 import { vllmBenchServe } from "./vllm-bench-serve";
+import { readJsonArrayRecords, sweepSummaryRunName } from "./vllm-sweep-summary";
 import { BENCHMARK_FILES, BenchmarkImportError, UnknownFormatError } from "./errors";
 import { detectSessionFormat, importSessionFilesAs, type ImportedSession } from "./session-import";
 
@@ -204,9 +205,12 @@ export function classifyRow(row: unknown): BenchmarkFormat | null {
 /**
  * Detects a file's format from its content (key presence, never version strings): the format of
  * the first of its first 20 non-blank lines that is a recognisable result row; a pretty-printed
- * single JSON object is also read. Returns null when nothing matches. Never throws.
+ * single JSON object is also read, and a JSON array of rows (`vllm bench sweep` summary.json) by
+ * its first element. Returns null when nothing matches. Never throws.
  */
 export function detectFormat(text: string): BenchmarkFormat | null {
+  const array = readJsonArrayRecords("", text);
+  if (array) return array.records.length > 0 ? classifyRow(array.records[0]?.row) : null;
   let seen = 0;
   for (const { text: line } of iterateLines(text)) {
     if (!/\S/.test(line)) continue;
@@ -277,7 +281,7 @@ function parseBenchmarkFileAs(file: ImportFile, expected: string): { parsed: Par
     }
     return result;
   }
-  const { records, problems } = readJsonRecords(file.path, file.text);
+  const { records, problems } = readJsonArrayRecords(file.path, file.text) ?? readJsonRecords(file.path, file.text);
   let mod: BenchmarkFormatModule | null = null;
   const mapped: MappedRecord[] = [];
   const rowProblems: ImportProblem[] = [];
@@ -408,7 +412,8 @@ function importBenchmarkFilesAs(files: readonly ImportFile[], opts: ImportOption
     const withRecords = group.filter((p) => p.records.length > 0);
     if (withRecords.length === 0) continue;
     const docModule = documentModuleFor((withRecords[0] as ParsedFile).format);
-    const defaultName = docModule ? docModule.defaultRunName(canonicalFileOrder(withRecords).map((p) => p.path)) : baseName((withRecords[0] as ParsedFile).path);
+    const firstPath = (canonicalFileOrder(withRecords)[0] as ParsedFile).path;
+    const defaultName = docModule ? docModule.defaultRunName(canonicalFileOrder(withRecords).map((p) => p.path)) : (sweepSummaryRunName(firstPath) ?? baseName(firstPath));
     const name = options.name ?? defaultName.slice(0, 300);
     const built = buildRun(withRecords, {
       name,
