@@ -17,7 +17,7 @@ export function registerImportCommand(program: Command): void {
     .command("import")
     .argument(
       "<files...>",
-      "benchmark results (SGLang bench_serving JSONL, vLLM bench serve JSON/JSONL, GenAI-Perf profile_export_genai_perf.json, GuideLLM benchmarks.json), training logs (Hugging Face trainer_state.json, LLaMA-Factory trainer_log.jsonl), drafter evals (SpecForge bench_eagle3 results JSON, SGLang server logs with accept len) or agent sessions (`opencode export <id>` JSON, Claude Code ~/.claude/projects/…/<session>.jsonl); the format is detected from the content",
+      "benchmark results (SGLang bench_serving JSONL, vLLM bench serve JSON/JSONL and bench sweep summary.json, GenAI-Perf profile_export_genai_perf.json, GuideLLM benchmarks.json), training logs (Hugging Face trainer_state.json, LLaMA-Factory trainer_log.jsonl, CSV metric tables with a step column), drafter evals (SpecForge bench_eagle3 results JSON, SGLang server logs with accept len) or agent sessions (`opencode export <id>` JSON, Claude Code ~/.claude/projects/…/<session>.jsonl); the format is detected from the content",
     )
     .description("import benchmark results, training logs, drafter evals and agent-session todo lists through POST /api/ingest (PITWALL_URL, PITWALL_TOKEN)")
     .option("--host <host>", "where the benchmark, training or agent session ran (default: the token's host)")

@@ -68,6 +68,8 @@ export interface TrainingFormatModule {
   /** Human name of the writer, for messages. */
   tool: string;
   recognises(value: unknown): boolean;
+  /** For formats that are not JSON (CSV): whether a whole file text is this format. Checked before `recognises`. */
+  recognisesText?(text: string): boolean;
   /** @throws TrainingImportError naming the file when the text is not this format at all. */
   parse(path: string, text: string): { parsed: ParsedTrainingLog; problems: ImportProblem[] };
 }
