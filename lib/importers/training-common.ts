@@ -324,8 +324,8 @@ type RunEndInput = Extract<ClientFrameInput, { type: "run.end" }>;
  *   (reached its planned steps), else `ended` (stopped there, outcome unknown: a log cut mid-run or
  *   without a final line); `endedAt` = the log's last wall-clock time when it records one
  *   (`run.start.startedAt` = its first), else the server's receive time. Its id also hashes the
- *   `run.start` id and the last step: a changed `run.start` (new name, tags) is applied again and sets
- *   the run back to running, and a grown log moves the end, so the end must be applied again.
+ *   `run.start` id: a changed `run.start` (new name, tags) is applied again and sets the run back to
+ *   running, so the end must be applied again after it.
  * Frame ids hash their content, so the same input gives identical frames.
  * @throws TrainingImportError when `opts.name` is given for logs of more than one training run.
  */
@@ -427,7 +427,9 @@ function buildOne(runKey: string, ordered: ParsedTrainingLog[], newest: ParsedTr
     status: endStatus,
     ...(endedAtMs !== null ? { endedAt: endedAtMs } : {}),
   };
-  frames.push(withId(endBody, frameId(runKey, "end", { end: endBody, after: startId, lastStep })));
+  // Not hashing the last step: without wall-clock times a grown log's `ended` must not be applied
+  // again (the server would move endedAt to the import time, a duration the log never had).
+  frames.push(withId(endBody, frameId(runKey, "end", { end: endBody, after: startId })));
 
   return {
     runKey,
