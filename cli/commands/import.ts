@@ -6,7 +6,7 @@ import { describeRepeatedSteps, importFiles, type BenchmarkScenario, type Import
 import { BENCHMARK_SCENARIOS, type ClientFrameInput } from "@/lib/protocol";
 import { postFrames, IngestHttpError } from "@/lib/client/http";
 import { fetchStoredRunLabels } from "@/lib/client/stored-run";
-import { planRelabel } from "@/lib/importers/relabel";
+import { planRelabel, relabelResend } from "@/lib/importers/relabel";
 import { readClientConfig } from "../config";
 import { fail } from "../fail";
 
@@ -92,14 +92,16 @@ export function registerImportCommand(program: Command): void {
           if (err instanceof IngestHttpError) fail(err.message, 1);
           throw err;
         }
-        const frames = plan.frames;
+        const frames = run.frames;
         const bar =
           frames.length >= PROGRESS_BAR_MIN_FRAMES && process.stderr.isTTY
             ? new cliProgress.SingleBar({ format: `${label} [{bar}] {value}/{total} frames`, stream: process.stderr }, cliProgress.Presets.shades_classic)
             : null;
         bar?.start(frames.length, 0);
         try {
-          const results = await postFrames(config.PITWALL_URL, config.PITWALL_TOKEN!, frames, (sent) => bar?.update(sent));
+          const first = await postFrames(config.PITWALL_URL, config.PITWALL_TOKEN!, frames, (sent) => bar?.update(sent));
+          const resend = relabelResend(frames, plan, new Set(first.filter((r) => r.ok && r.duplicate).map((r) => r.id)));
+          const results = resend.length > 0 ? [...first, ...(await postFrames(config.PITWALL_URL, config.PITWALL_TOKEN!, resend))] : first;
           bar?.stop();
           const rejected = results.filter((r) => !r.ok);
           const duplicates = results.filter((r) => r.ok && r.duplicate).length;
