@@ -5,6 +5,8 @@ import cliProgress from "cli-progress";
 import { describeRepeatedSteps, importFiles, type BenchmarkScenario, type ImportedTrainingRun } from "@/lib/importers";
 import { BENCHMARK_SCENARIOS, type ClientFrameInput } from "@/lib/protocol";
 import { postFrames, IngestHttpError } from "@/lib/client/http";
+import { fetchStoredRunLabels } from "@/lib/client/stored-run";
+import { planRelabel, relabelResend } from "@/lib/importers/relabel";
 import { readClientConfig } from "../config";
 import { fail } from "../fail";
 
@@ -17,7 +19,7 @@ export function registerImportCommand(program: Command): void {
     .command("import")
     .argument(
       "<files...>",
-      "benchmark results (SGLang bench_serving JSONL, vLLM bench serve JSON/JSONL, GenAI-Perf profile_export_genai_perf.json, GuideLLM benchmarks.json), training logs (Hugging Face trainer_state.json, LLaMA-Factory trainer_log.jsonl), drafter evals (SpecForge bench_eagle3 results JSON, SGLang server logs with accept len) or agent sessions (`opencode export <id>` JSON, Claude Code ~/.claude/projects/…/<session>.jsonl); the format is detected from the content",
+      "benchmark results (SGLang bench_serving JSONL, vLLM bench serve JSON/JSONL and bench sweep summary.json, GenAI-Perf profile_export_genai_perf.json, GuideLLM benchmarks.json), training logs (Hugging Face trainer_state.json, LLaMA-Factory trainer_log.jsonl, CSV metric tables with a step column), drafter evals (SpecForge bench_eagle3 results JSON, SGLang server logs with accept len) or agent sessions (`opencode export <id>` JSON, Claude Code ~/.claude/projects/…/<session>.jsonl); the format is detected from the content",
     )
     .description("import benchmark results, training logs, drafter evals and agent-session todo lists through POST /api/ingest (PITWALL_URL, PITWALL_TOKEN)")
     .option("--host <host>", "where the benchmark, training or agent session ran (default: the token's host)")
@@ -51,18 +53,21 @@ export function registerImportCommand(program: Command): void {
       if (opts.scenario !== undefined && benchmarkRuns.length === 0) process.stderr.write(`--scenario applies to benchmark results only; no benchmark file was given, so it was ignored\n`);
 
       // One line per run or session once its frames are in: what it is, and where it went.
-      const runs: Array<{ files: string[]; frames: ClientFrameInput[]; summary: string }> = [
+      const runs: Array<{ files: string[]; frames: ClientFrameInput[]; summary: string; runKey?: string }> = [
         ...benchmarkRuns.map((run) => ({
+          runKey: run.runKey,
           files: run.files,
           frames: run.frames,
           summary: `${run.format}, ${run.pointCount} ${opts.scenario === "long-context" ? "long-context " : ""}points → run ${run.runKey}`,
         })),
         ...trainingRuns.map((run) => ({
+          runKey: run.runKey,
           files: run.files,
           frames: run.frames,
           summary: trainingSummary(run),
         })),
         ...evalRuns.map((run) => ({
+          runKey: run.runKey,
           files: run.files,
           frames: run.frames,
           summary: `${run.format}, ${run.resultCount} eval result${run.resultCount === 1 ? "" : "s"}, ${run.metricPointCount} metric points → ${run.kind} run ${run.runKey}`,
@@ -78,19 +83,35 @@ export function registerImportCommand(program: Command): void {
       let failed = problems.length > 0;
       for (const run of runs) {
         const label = run.files.map((f) => path.basename(f)).join(", ");
+        let plan: ReturnType<typeof planRelabel>;
+        try {
+          // What the server already holds decides which frames re-label (see lib/importers/relabel.ts).
+          const stored = run.runKey === undefined ? null : await fetchStoredRunLabels(config.PITWALL_URL, config.PITWALL_TOKEN!, run.runKey);
+          plan = planRelabel(run.frames, stored);
+        } catch (err) {
+          if (err instanceof IngestHttpError) fail(err.message, 1);
+          throw err;
+        }
+        const frames = run.frames;
         const bar =
-          run.frames.length >= PROGRESS_BAR_MIN_FRAMES && process.stderr.isTTY
+          frames.length >= PROGRESS_BAR_MIN_FRAMES && process.stderr.isTTY
             ? new cliProgress.SingleBar({ format: `${label} [{bar}] {value}/{total} frames`, stream: process.stderr }, cliProgress.Presets.shades_classic)
             : null;
-        bar?.start(run.frames.length, 0);
+        bar?.start(frames.length, 0);
         try {
-          const results = await postFrames(config.PITWALL_URL, config.PITWALL_TOKEN!, run.frames, (sent) => bar?.update(sent));
+          const first = await postFrames(config.PITWALL_URL, config.PITWALL_TOKEN!, frames, (sent) => bar?.update(sent));
+          const resend = relabelResend(frames, plan, new Set(first.filter((r) => r.ok && r.duplicate).map((r) => r.id)));
+          const results = resend.length > 0 ? [...first, ...(await postFrames(config.PITWALL_URL, config.PITWALL_TOKEN!, resend))] : first;
           bar?.stop();
           const rejected = results.filter((r) => !r.ok);
           const duplicates = results.filter((r) => r.ok && r.duplicate).length;
           for (const r of rejected) if (!r.ok) process.stderr.write(`${label}: frame ${r.id} rejected: ${r.code}: ${r.message}\n`);
           if (rejected.length) failed = true;
-          const note = duplicates === results.length ? " (already imported; nothing changed)" : "";
+          const notes = [
+            ...(plan.changes.length > 0 ? [`re-labelled: ${plan.changes.join(", ")}`] : duplicates === results.length ? ["already imported; nothing changed"] : []),
+            ...plan.kept,
+          ];
+          const note = notes.length > 0 ? ` (${notes.join("; ")})` : "";
           process.stdout.write(`${label}: ${run.summary}${note}\n`);
         } catch (err) {
           bar?.stop();

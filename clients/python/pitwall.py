@@ -1040,7 +1040,7 @@ class Run:
         flush_timeout_s: Optional[float] = None,
     ) -> bool:
         """Ends the run: sends the latest progress, then ``run.end`` with ``status``
-        (``succeeded``, ``failed`` or ``cancelled``), ``error`` (at most 10,000 characters kept),
+        (``succeeded``, ``failed``, ``cancelled`` or ``ended``: stopped, outcome unknown), ``error`` (at most 10,000 characters kept),
         the process ``exit_code`` and ``output_tail`` (last lines of output, at most 200), then
         waits up to ``flush_timeout_s`` (default the client's ``flush_timeout_s``; 0 to not wait)
         for delivery. Returns True when everything was delivered, False when it did not wait or

@@ -81,13 +81,29 @@ interface BenchmarkPointTableProps {
   points: BenchmarkPointView[];
   /** Series of each point by point key; a Series column appears when there is more than one. */
   seriesOf?: ReadonlyMap<string, PointSeriesTag>;
+  /** The run's config: the parameters of `config.sweep` (vllm bench sweep) get a column each. */
+  config?: Record<string, unknown>;
+}
+
+/** Swept parameters named in `config.sweep`, and whether the points repeat runs (`raw.run_number`). */
+function sweepColumns(points: readonly BenchmarkPointView[], config: Record<string, unknown> | undefined): { keys: string[]; showRunNumber: boolean } {
+  const sweep = config?.sweep;
+  const keys = sweep !== null && typeof sweep === "object" && !Array.isArray(sweep) ? Object.keys(sweep) : [];
+  const runNumbers = new Set(points.map((p) => p.raw.run_number).filter((v) => typeof v === "number"));
+  return { keys, showRunNumber: runNumbers.size > 1 };
+}
+
+function rawText(value: unknown): string {
+  if (value === undefined || value === null) return MISSING;
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
 /**
  * Every benchmark point with units in the headers. FAILED points (no completed request) are
  * marked in red with an icon; columns no point measured are hidden and listed under the table.
  */
-export function BenchmarkPointTable({ points, seriesOf }: BenchmarkPointTableProps) {
+export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPointTableProps) {
+  const sweep = sweepColumns(points, config);
   const groups = METRIC_GROUPS.map((g) => ({
     ...g,
     columns: g.columns
@@ -116,7 +132,10 @@ export function BenchmarkPointTable({ points, seriesOf }: BenchmarkPointTablePro
       <Table containerClassName="rounded-b-lg">
         <TableHeader>
           <TableRow className="hover:bg-transparent">
-            <TableHead colSpan={(multiSeries ? 1 : 0) + (showConcurrency ? 1 : 0) + (showMeasured ? 1 : 0) + (showRate ? 1 : 0) + 1} className="sticky left-0 z-10 bg-card">
+            <TableHead
+              colSpan={(multiSeries ? 1 : 0) + (showConcurrency ? 1 : 0) + (showMeasured ? 1 : 0) + (showRate ? 1 : 0) + sweep.keys.length + (sweep.showRunNumber ? 1 : 0) + 1}
+              className="sticky left-0 z-10 bg-card"
+            >
               Load
             </TableHead>
             {groups.map((g) => (
@@ -140,6 +159,16 @@ export function BenchmarkPointTable({ points, seriesOf }: BenchmarkPointTablePro
             {showRate && (
               <TableHead className="text-right" title="Offered request rate (req/s); max = unbounded">
                 rate (req/s)
+              </TableHead>
+            )}
+            {sweep.keys.map((k) => (
+              <TableHead key={`sweep:${k}`} className="text-right font-mono text-xs" title={`Swept parameter ${k}`}>
+                {k}
+              </TableHead>
+            ))}
+            {sweep.showRunNumber && (
+              <TableHead className="text-right" title="Repeat of this combination (vllm bench sweep run_number)">
+                run #
               </TableHead>
             )}
             <TableHead>result</TableHead>
@@ -173,6 +202,12 @@ export function BenchmarkPointTable({ points, seriesOf }: BenchmarkPointTablePro
                 )}
                 {showMeasured && <TableCell className="text-right">{cell(p.measuredConcurrency, measuredFormat)}</TableCell>}
                 {showRate && <TableCell className="text-right">{p.requestRateUnbounded ? "max" : cell(p.requestRate, rateFormat)}</TableCell>}
+                {sweep.keys.map((k) => (
+                  <TableCell key={`sweep:${k}`} className="text-right">
+                    {rawText(p.raw[k])}
+                  </TableCell>
+                ))}
+                {sweep.showRunNumber && <TableCell className="text-right">{rawText(p.raw.run_number)}</TableCell>}
                 <TableCell>
                   <PointResult point={p} />
                 </TableCell>

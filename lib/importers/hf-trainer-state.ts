@@ -61,11 +61,13 @@ export function isTrainerState(value: unknown): value is JsonObject & { log_hist
 
 /**
  * 1-based line where each element of the top-level array `key` starts in the JSON text `text`
- * (the last occurrence of the key wins, as in `JSON.parse`). Scans tokens only (strings skipped
- * with their escapes), so it costs one pass and no second parse. Returns [] when there is no such
- * array.
+ * (the last occurrence of the key wins, as in `JSON.parse`); with `key` null, of the document
+ * itself when it is an array (`[{…}, {…}]`). Scans tokens only (strings skipped with their
+ * escapes), so it costs one pass and no second parse. Returns [] when there is no such array.
  */
-export function topLevelArrayElementLines(text: string, key: string): number[] {
+export function topLevelArrayElementLines(text: string, key: string | null): number[] {
+  // Elements of the target array sit one level below it: depth 2 inside an object, 1 at the root.
+  const elementDepth = key === null ? 1 : 2;
   let depth = 0;
   let line = 1;
   let lastKey: string | null = null;
@@ -80,7 +82,7 @@ export function topLevelArrayElementLines(text: string, key: string): number[] {
       continue;
     }
     if (c === 0x20 || c === 0x09 || c === 0x0d) continue;
-    if (inTarget && depth === 2 && expectElement && c !== 0x5d /* ] */) {
+    if (inTarget && depth === elementDepth && expectElement && c !== 0x5d /* ] */) {
       lines.push(line);
       expectElement = false;
     }
@@ -100,13 +102,13 @@ export function topLevelArrayElementLines(text: string, key: string): number[] {
       continue;
     }
     if (c === 0x2c /* , */) {
-      if (depth === 1) valueKey = null;
-      else if (inTarget && depth === 2) expectElement = true;
+      if (inTarget && depth === elementDepth) expectElement = true;
+      else if (depth === 1) valueKey = null;
       continue;
     }
     if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       depth++;
-      if (c === 0x5b && depth === 2 && valueKey === key) {
+      if (c === 0x5b && depth === elementDepth && (key === null || valueKey === key)) {
         inTarget = true;
         expectElement = true;
         lines = [];
@@ -114,7 +116,7 @@ export function topLevelArrayElementLines(text: string, key: string): number[] {
       continue;
     }
     if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      if (inTarget && depth === 2) inTarget = false;
+      if (inTarget && depth === elementDepth) inTarget = false;
       depth--;
     }
   }

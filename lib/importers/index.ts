@@ -29,22 +29,14 @@ import {
 } from "./eval-run";
 import { genaiPerf } from "./genai-perf";
 import { guidellm } from "./guidellm";
-import { hfTrainerState } from "./hf-trainer-state";
-import { llamaFactoryTrainerLog } from "./llamafactory-trainer-log";
 import { sglangBenchServing } from "./sglang-bench-serving";
 import { sglangServerLog } from "./sglang-server-log";
 import { specforgeBenchEagle3 } from "./specforge-bench";
-import {
-  buildTrainingRuns,
-  checkTrainingOptions,
-  type ImportedTrainingRun,
-  type ParsedTrainingLog,
-  type TrainingFormat,
-  type TrainingFormatModule,
-  type TrainingImportOptions,
-  type TrainingImportResult,
-} from "./training-common";
+import type { ImportedTrainingRun, TrainingFormat } from "./training-common";
+import { detectTrainingFormat, importTrainingFilesAs } from "./training-import";
+import { parseDistinct } from "./import-files";
 import { vllmBenchServe } from "./vllm-bench-serve";
+import { readJsonArrayRecords, sweepSummaryRunName } from "./vllm-sweep-summary";
 import { BENCHMARK_FILES, BenchmarkImportError, UnknownFormatError } from "./errors";
 import { detectSessionFormat, importSessionFilesAs, type ImportedSession } from "./session-import";
 
@@ -76,6 +68,7 @@ export type { ImportedSession, SessionImportOptions, SessionImportResult } from 
  * the log shows training finished (see training-common.ts for identity and frames):
  * - `hf-trainer-state`: Hugging Face Transformers `Trainer` trainer_state.json.
  * - `llamafactory-trainer-log`: LLaMA-Factory trainer_log.jsonl.
+ * - `metrics-csv`: CSV metric tables (`step,loss,…`; several tables separated by blank lines).
  *
  * Agent sessions → `session.todos` snapshots, one per todo-list write (see {@link importSessionFiles}):
  * - `opencode-export`: `opencode export <sessionID>` JSON.
@@ -113,6 +106,8 @@ export {
 } from "./training-common";
 export type { ImportedTrainingRun, TrainingFormat, TrainingImportOptions, TrainingImportResult } from "./training-common";
 export { describeRepeatedSteps } from "./training-repeats";
+export { detectTrainingFormat, importTrainingFiles, parseTrainingFile } from "./training-import";
+export { isMetricsCsv } from "./metrics-csv";
 export type { RepeatedStepsSummary } from "./training-repeats";
 export { parseClaudeCodeTranscript, parseTranscriptTimestamp } from "./claude-code-transcript";
 export { parseOpencodeExport, readTodoList, SESSION_FORMATS, sessionKeyFor } from "./opencode-export";
@@ -124,13 +119,10 @@ const FORMAT_MODULES: readonly BenchmarkFormatModule[] = [sglangBenchServing, vl
 const DOCUMENT_MODULES: readonly BenchmarkDocumentModule[] = [genaiPerf, guidellm];
 /** The eval modules, in detection order (a results document, then a log). */
 const EVAL_MODULES: readonly EvalFormatModule[] = [specforgeBenchEagle3, sglangServerLog];
-/** The training log modules, in detection order (their marker keys never overlap). */
-const TRAINING_MODULES: readonly TrainingFormatModule[] = [hfTrainerState, llamaFactoryTrainerLog];
 
 const EVAL_FILES = "eval file (expected a SpecForge bench_eagle3 results JSON or an SGLang server log with decode stats lines)";
-const TRAINING_FILES = "training log (expected a Hugging Face trainer_state.json or a LLaMA-Factory trainer_log.jsonl)";
 const ANY_FILES =
-  "benchmark result or training log (expected SGLang bench_serving --output-file JSONL, vLLM bench serve --save-result JSON/JSONL, GenAI-Perf profile_export_genai_perf.json, GuideLLM benchmarks.json, Hugging Face trainer_state.json or LLaMA-Factory trainer_log.jsonl), nor an eval file (SpecForge bench_eagle3 results JSON, SGLang server log), nor an agent session (opencode export JSON, Claude Code transcript JSONL)";
+  "benchmark result or training log (expected SGLang bench_serving --output-file JSONL, vLLM bench serve --save-result JSON/JSONL, GenAI-Perf profile_export_genai_perf.json, GuideLLM benchmarks.json, Hugging Face trainer_state.json, LLaMA-Factory trainer_log.jsonl or a CSV metric table with a step column), nor an eval file (SpecForge bench_eagle3 results JSON, SGLang server log), nor an agent session (opencode export JSON, Claude Code transcript JSONL)";
 
 /** How many non-blank lines {@link detectFormat} looks at before giving up. */
 const DETECT_MAX_LINES = 20;
@@ -204,9 +196,12 @@ export function classifyRow(row: unknown): BenchmarkFormat | null {
 /**
  * Detects a file's format from its content (key presence, never version strings): the format of
  * the first of its first 20 non-blank lines that is a recognisable result row; a pretty-printed
- * single JSON object is also read. Returns null when nothing matches. Never throws.
+ * single JSON object is also read, and a JSON array of rows (`vllm bench sweep` summary.json) by
+ * its first element. Returns null when nothing matches. Never throws.
  */
 export function detectFormat(text: string): BenchmarkFormat | null {
+  const array = readJsonArrayRecords("", text);
+  if (array) return array.records.length > 0 ? classifyRow(array.records[0]?.row) : null;
   let seen = 0;
   for (const { text: line } of iterateLines(text)) {
     if (!/\S/.test(line)) continue;
@@ -277,7 +272,7 @@ function parseBenchmarkFileAs(file: ImportFile, expected: string): { parsed: Par
     }
     return result;
   }
-  const { records, problems } = readJsonRecords(file.path, file.text);
+  const { records, problems } = readJsonArrayRecords(file.path, file.text) ?? readJsonRecords(file.path, file.text);
   let mod: BenchmarkFormatModule | null = null;
   const mapped: MappedRecord[] = [];
   const rowProblems: ImportProblem[] = [];
@@ -408,7 +403,8 @@ function importBenchmarkFilesAs(files: readonly ImportFile[], opts: ImportOption
     const withRecords = group.filter((p) => p.records.length > 0);
     if (withRecords.length === 0) continue;
     const docModule = documentModuleFor((withRecords[0] as ParsedFile).format);
-    const defaultName = docModule ? docModule.defaultRunName(canonicalFileOrder(withRecords).map((p) => p.path)) : baseName((withRecords[0] as ParsedFile).path);
+    const firstPath = (canonicalFileOrder(withRecords)[0] as ParsedFile).path;
+    const defaultName = docModule ? docModule.defaultRunName(canonicalFileOrder(withRecords).map((p) => p.path)) : (sweepSummaryRunName(firstPath) ?? baseName(firstPath));
     const name = options.name ?? defaultName.slice(0, 300);
     const built = buildRun(withRecords, {
       name,
@@ -431,38 +427,6 @@ function importBenchmarkFilesAs(files: readonly ImportFile[], opts: ImportOption
   return { runs, problems };
 }
 
-/**
- * Detects a training log's format from its content (key presence, never version strings): a line
- * among the first 20 non-blank ones that is a LLaMA-Factory trainer_log record (`current_steps` and
- * `total_steps`), or a document with a `log_history` array and `global_step` (Hugging Face
- * trainer_state.json, pretty-printed or on one line). Returns null otherwise. Never throws.
- */
-export function detectTrainingFormat(text: string): TrainingFormat | null {
-  let seen = 0;
-  for (const { text: line } of iterateLines(text)) {
-    if (!/\S/.test(line)) continue;
-    let value: unknown;
-    try {
-      value = parseLenientJson(line);
-    } catch {
-      if (seen === 0 && line.trimStart().startsWith("{")) {
-        try {
-          const whole = parseLenientJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-          const mod = TRAINING_MODULES.find((m) => m.recognises(whole));
-          if (mod) return mod.format;
-        } catch {
-          // not one JSON document either: keep scanning lines
-        }
-      }
-      value = undefined;
-    }
-    const mod = TRAINING_MODULES.find((m) => m.recognises(value));
-    if (mod) return mod.format;
-    if (++seen >= DETECT_MAX_LINES) break;
-  }
-  return null;
-}
-
 /** What {@link detectImportFormat} found: a benchmark result file or a training log, and its format. */
 export type DetectedFormat = { kind: "benchmark"; format: BenchmarkFormat } | { kind: "training"; format: TrainingFormat };
 
@@ -477,70 +441,6 @@ export function detectImportFormat(text: string): DetectedFormat | null {
   if (training) return { kind: "training", format: training };
   const benchmark = detectBenchmarkDocumentFormat(text) ?? detectFormat(text);
   return benchmark ? { kind: "benchmark", format: benchmark } : null;
-}
-
-/**
- * Parses one training log file with the module its content matches.
- * @throws UnknownFormatError when it is no training log; TrainingImportError when it looked like
- *   one but holds no usable record (e.g. a truncated trainer_state.json).
- */
-export function parseTrainingFile(file: ImportFile): { parsed: ParsedTrainingLog; problems: ImportProblem[] } {
-  return parseTrainingFileAs(file, TRAINING_FILES);
-}
-
-function parseTrainingFileAs(file: ImportFile, expected: string): { parsed: ParsedTrainingLog; problems: ImportProblem[] } {
-  const format = detectTrainingFormat(file.text);
-  const mod = TRAINING_MODULES.find((m) => m.format === format);
-  if (!mod) throw new UnknownFormatError(file.path, file.text.trim() === "" ? "the file is empty" : "no trainer_state.json document or trainer_log line found", expected);
-  return mod.parse(file.path, file.text);
-}
-
-/**
- * Imports training logs (trainer_state.json, trainer_log.jsonl) as protocol frames.
- * - Snapshots of one training (same first log record: `checkpoint-<N>/trainer_state.json`, or a
- *   trainer_log.jsonl imported again after it grew) become ONE run; other logs, one run each.
- * - Files with identical content are imported once (the repeat is a problem at line 0).
- * - Bad records are skipped and reported as `{file, line, message}`; the rest is imported.
- * Output is deterministic: the same files and options give identical frames whatever the order of
- * `files`; run keys do not depend on paths or options.
- * @throws UnknownFormatError when a file is no training log (nothing is imported).
- * @throws TrainingImportError for invalid options, an unreadable trainer_state.json, or a name
- *   given for files of several training runs.
- */
-export function importTrainingFiles(files: readonly ImportFile[], opts: TrainingImportOptions = {}): TrainingImportResult {
-  return importTrainingFilesAs(files, opts, TRAINING_FILES);
-}
-
-function importTrainingFilesAs(files: readonly ImportFile[], opts: TrainingImportOptions, expected: string): TrainingImportResult {
-  const options = checkTrainingOptions(opts);
-  const { parsed, problems } = parseDistinct(files, (file) => parseTrainingFileAs(file, expected));
-  const built = buildTrainingRuns(parsed, options);
-  return { runs: built.runs, problems: [...problems, ...built.problems] };
-}
-
-/**
- * Parses each file; a file whose content equals an earlier one's is imported once (the repeat is
- * a problem at line 0). Returns the parsed files in input order and every problem.
- */
-function parseDistinct<P extends { contentHash: string }>(
-  files: readonly ImportFile[],
-  parse: (file: ImportFile) => { parsed: P; problems: ImportProblem[] },
-): { parsed: P[]; problems: ImportProblem[] } {
-  const problems: ImportProblem[] = [];
-  const parsed: P[] = [];
-  const byHash = new Map<string, string>();
-  for (const file of files) {
-    const { parsed: p, problems: fileProblems } = parse(file);
-    problems.push(...fileProblems);
-    const firstPath = byHash.get(p.contentHash);
-    if (firstPath !== undefined) {
-      problems.push({ file: file.path, line: 0, message: `same content as ${firstPath}; imported once` });
-      continue;
-    }
-    byHash.set(p.contentHash, file.path);
-    parsed.push(p);
-  }
-  return { parsed, problems };
 }
 
 /** Result of {@link importFiles}: benchmark runs, training runs, eval runs, agent sessions, and every problem skipped over. */

@@ -68,6 +68,8 @@ export interface TrainingFormatModule {
   /** Human name of the writer, for messages. */
   tool: string;
   recognises(value: unknown): boolean;
+  /** For formats that are not JSON (CSV): whether a whole file text is this format. Checked before `recognises`. */
+  recognisesText?(text: string): boolean;
   /** @throws TrainingImportError naming the file when the text is not this format at all. */
   parse(path: string, text: string): { parsed: ParsedTrainingLog; problems: ImportProblem[] };
 }
@@ -322,8 +324,8 @@ type RunEndInput = Extract<ClientFrameInput, { type: "run.end" }>;
  *   (reached its planned steps), else `ended` (stopped there, outcome unknown: a log cut mid-run or
  *   without a final line); `endedAt` = the log's last wall-clock time when it records one
  *   (`run.start.startedAt` = its first), else the server's receive time. Its id also hashes the
- *   `run.start` id and the last step: a changed `run.start` (new name, tags) is applied again and sets
- *   the run back to running, and a grown log moves the end, so the end must be applied again.
+ *   `run.start` id: a changed `run.start` (new name, tags) is applied again and sets the run back to
+ *   running, so the end must be applied again after it.
  * Frame ids hash their content, so the same input gives identical frames.
  * @throws TrainingImportError when `opts.name` is given for logs of more than one training run.
  */
@@ -425,7 +427,9 @@ function buildOne(runKey: string, ordered: ParsedTrainingLog[], newest: ParsedTr
     status: endStatus,
     ...(endedAtMs !== null ? { endedAt: endedAtMs } : {}),
   };
-  frames.push(withId(endBody, frameId(runKey, "end", { end: endBody, after: startId, lastStep })));
+  // Not hashing the last step: without wall-clock times a grown log's `ended` must not be applied
+  // again (the server would move endedAt to the import time, a duration the log never had).
+  frames.push(withId(endBody, frameId(runKey, "end", { end: endBody, after: startId })));
 
   return {
     runKey,

@@ -18,6 +18,7 @@ import {
   type PointFields,
   type RowMapping,
 } from "./benchmark-common";
+import { sweepParameters } from "./vllm-sweep-summary";
 
 /**
  * vLLM `vllm bench serve --save-result` (and legacy `benchmarks/benchmark_serving.py`) results.
@@ -34,7 +35,11 @@ import {
  *   ttft/tpot/itl/e2el (P from `--metric-percentiles`, "p99.9" possible); only p99 is mapped;
  * - `date` ("YYYYmmdd-HHMMSS", local time, no zone) is taken when the result is saved, i.e. at the
  *   END of that benchmark run;
- * - per-request arrays (`--save-detailed`, in SECONDS) and `latencies`/`queue_times` are dropped.
+ * - per-request arrays (`--save-detailed`, in SECONDS) and `latencies`/`queue_times` are dropped;
+ * - `vllm bench sweep serve` writes these objects into a JSON array (`summary.json`) with
+ *   `run_number` and the swept parameters appended (vllm-sweep-summary.ts): those parameters are
+ *   the run-config fact `sweep` (`{max_num_seqs: [32, 64, 128]}` when they vary), each point's
+ *   own values stay in its `raw`.
  * Units: latencies ms, throughputs tok/s (`request_throughput` req/s), `duration` s,
  * `spec_decode_acceptance_rate` percent, `spec_decode_acceptance_length` tokens per draft step.
  */
@@ -76,11 +81,13 @@ const OUTPUT_LEN_KEYS = ["output_len", "output-len", "random_output_len", "rando
 /**
  * The `--metadata KEY=VALUE` pairs of a vLLM result row: every top-level string value whose key
  * the writer does not produce itself, with numeric strings coerced to numbers ("1" → 1,
- * "0.88" → 0.88; other strings unchanged). Key order follows the row.
+ * "0.88" → 0.88; other strings unchanged). Key order follows the row. In a `vllm bench sweep`
+ * element the keys from `run_number` on are swept parameters, not metadata.
  */
 export function vllmMetadata(row: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(row)) {
+    if (key === "run_number") break;
     if (typeof value === "string" && !WRITER_STRING_KEYS.has(key)) setOwn(out, key, coerceNumericString(value));
   }
   return out;
@@ -148,8 +155,9 @@ function mapRow(row: JsonObject): RowMapping {
   };
 
   const backend = stringOrNull(row.backend) ?? stringOrNull(row.endpoint_type);
+  const sweep = sweepParameters(row);
   const facts = compactFacts({
-    benchmarkTool: "vllm bench serve",
+    benchmarkTool: Object.hasOwn(row, "run_number") ? "vllm bench sweep serve" : "vllm bench serve",
     backend,
     engine: engineFromBackend(backend),
     label: stringOrNull(row.label),
@@ -161,6 +169,9 @@ function mapRow(row: JsonObject): RowMapping {
     burstiness: numberOrNull(row.burstiness),
     rampUpStrategy: stringOrNull(row.ramp_up_strategy),
     metadata: Object.keys(meta).length > 0 ? meta : null,
+    // Merged over the points, a parameter that differs becomes the list of its values, which
+    // splits the sweep into one series per value (lib/metrics/benchmark-sweep.ts).
+    sweep,
   });
 
   const mapping: RowMapping = { point, raw: trimRawRow(row), facts };

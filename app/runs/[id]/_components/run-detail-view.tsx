@@ -224,7 +224,7 @@ export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = 
                   {view.failed > 0 && <span className="font-medium text-failed"> · {view.failed} failed</span>}
                 </CardDescription>
               </CardHeader>
-              <BenchmarkPointTable points={view.tablePoints} seriesOf={view.seriesOf} />
+              <BenchmarkPointTable points={view.tablePoints} seriesOf={view.seriesOf} config={run.config} />
             </Card>
           )}
           {isTraining && <MetricSections metrics={metrics} />}
