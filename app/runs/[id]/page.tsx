@@ -8,26 +8,34 @@ import { NotFoundError } from "@/lib/server/errors";
 import { getRunMetrics } from "@/lib/server/repositories/metrics";
 import { getRunProgress } from "@/lib/server/repositories/pipelines";
 import { getRun } from "@/lib/server/repositories/runs";
+import { getRunServing } from "@/lib/server/repositories/serving";
 import type { RunDetail } from "@/lib/view-models";
 import type { RunMetricsView } from "@/lib/view-models/metrics";
 import type { RunProgressView } from "@/lib/view-models/pipeline";
+import type { RunServingView } from "@/lib/view-models/serving";
 import { RunDetailView } from "./_components/run-detail-view";
 
 interface LoadedRun {
   run: RunDetail;
   progress: RunProgressView;
   metrics: RunMetricsView;
+  serving: RunServingView;
   loadedAt: number;
 }
 
-/** Loads a run with its progress and metrics once per request (shared by metadata and page); null when the id is invalid or unknown. */
+/** Loads a run with its progress, metrics and server telemetry once per request (shared by metadata and page); null when the id is invalid or unknown. */
 const loadRun = cache(async (id: string): Promise<LoadedRun | null> => {
   const runId = Number(id);
   if (!/^\d+$/.test(id) || !Number.isSafeInteger(runId) || runId <= 0) return null;
   try {
     const now = new Date();
-    const [run, progress, metrics] = await Promise.all([getRun(prisma(), runId, now), getRunProgress(prisma(), runId, now), getRunMetrics(prisma(), runId)]);
-    return { run, progress, metrics, loadedAt: Date.now() };
+    const [run, progress, metrics, serving] = await Promise.all([
+      getRun(prisma(), runId, now),
+      getRunProgress(prisma(), runId, now),
+      getRunMetrics(prisma(), runId),
+      getRunServing(prisma(), runId, now),
+    ]);
+    return { run, progress, metrics, serving, loadedAt: Date.now() };
   } catch (err) {
     if (err instanceof NotFoundError) return null;
     throw err;
@@ -52,5 +60,5 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   if (!loaded) notFound();
   // Viewers see no edit buttons; the API enforces the role as well.
   const canEdit = viewer.kind === "user" && hasRole(viewer.role, "approver");
-  return <RunDetailView initial={loaded.run} initialProgress={loaded.progress} initialMetrics={loaded.metrics} renderedAt={loaded.loadedAt} canEdit={canEdit} />;
+  return <RunDetailView initial={loaded.run} initialProgress={loaded.progress} initialMetrics={loaded.metrics} initialServing={loaded.serving} renderedAt={loaded.loadedAt} canEdit={canEdit} />;
 }

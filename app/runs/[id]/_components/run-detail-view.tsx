@@ -30,6 +30,7 @@ import { cn } from "@/lib/utils";
 import type { RunDetail } from "@/lib/view-models";
 import type { RunMetricsView } from "@/lib/view-models/metrics";
 import type { RunProgressView } from "@/lib/view-models/pipeline";
+import type { RunServingView } from "@/lib/view-models/serving";
 import { ActivitySections, MetricSections, PipelineSections } from "./activity-sections";
 
 const THROUGHPUT_HEIGHT = 320;
@@ -43,6 +44,8 @@ interface RunDetailViewProps {
   initial: RunDetail;
   initialProgress: RunProgressView;
   initialMetrics: RunMetricsView;
+  /** Server telemetry at render time (serving runs of the same host during the run). */
+  initialServing: RunServingView;
   renderedAt: number;
   /** The viewer may edit and archive the run (approver or admin). */
   canEdit?: boolean;
@@ -54,7 +57,7 @@ interface RunDetailViewProps {
  * and uploads over time. Training runs (or any run with metric points): one chart per metric.
  * Every run: the `pitwall run` command, events and artifacts when it has them.
  */
-export function RunDetailView({ initial, initialProgress, initialMetrics, renderedAt, canEdit = false }: RunDetailViewProps) {
+export function RunDetailView({ initial, initialProgress, initialMetrics, initialServing, renderedAt, canEdit = false }: RunDetailViewProps) {
   const live = useLiveTopics([runTopic(initial.id)]);
   useLiveInvalidate([runTopic(initial.id)], [progressQueryKey(initial.id), metricsQueryKey(initial.id)], { minIntervalMs: ACTIVITY_REFRESH_MS });
   const refetchInterval = refetchIntervalFor(live);
@@ -201,7 +204,7 @@ export function RunDetailView({ initial, initialProgress, initialMetrics, render
               <LongContextCard metric="decode" series={view.contextSeries} />
             </div>
           )}
-          <RunServingCard runId={run.id} />
+          <RunServingCard runId={run.id} initial={initialServing} renderedAt={renderedAt} />
           {hasPoints && <ProjectionPanel run={run} />}
           {hasPoints && (
             <Card className="min-w-0">
@@ -220,7 +223,7 @@ export function RunDetailView({ initial, initialProgress, initialMetrics, render
         </>
       ) : (
         <>
-          {isServing && <RunServingCard runId={run.id} ownRun />}
+          {isServing && <RunServingCard runId={run.id} initial={initialServing} renderedAt={renderedAt} ownRun />}
           {isPipeline && <PipelineSections view={progress} />}
           {isTraining && <MetricSections metrics={metrics} />}
           {/* Eval runs show their results in the eval sections above. */}
