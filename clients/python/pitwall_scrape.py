@@ -263,7 +263,7 @@ class ServingScraper:
         """Scrapes every endpoint once; a failing endpoint is reported, never raised."""
         for t in self._targets:
             try:
-                text = self._fetch(t["url"], max(1.0, min(10.0, self.interval_s)))
+                text = self._fetch(t["url"], max(5.0, min(10.0, self.interval_s)))
             except Exception as err:  # noqa: BLE001 - any failure is an engine that does not answer
                 now = int(self._clock())
                 t["run"].metrics(now, {"serving/up": 0.0})

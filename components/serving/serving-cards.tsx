@@ -6,17 +6,20 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { fetchHostServing, fetchRunServing, hostServingQueryKey, runServingQueryKey } from "./queries";
 import { ServingRunPanel } from "./serving-panel";
+import type { RunServingView, ServingWindowView } from "@/lib/view-models/serving";
 
 /** Serving reads refetch at most this often (ms) while scrapes arrive. */
 const SERVING_REFRESH_MS = 2000;
 
 /** The host page's "Serving" card: the last hour of every engine scraped on this host. */
-export function HostServingCard({ hostName }: { hostName: string }) {
+export function HostServingCard({ hostName, initial, renderedAt }: { hostName: string; initial: ServingWindowView; renderedAt: number }) {
   const live = useLiveTopics(["runs"]);
   useLiveInvalidate(["runs"], [hostServingQueryKey(hostName)], { minIntervalMs: SERVING_REFRESH_MS });
   const { data } = useQuery({
     queryKey: hostServingQueryKey(hostName),
     queryFn: ({ signal }) => fetchHostServing(hostName, signal),
+    initialData: initial,
+    initialDataUpdatedAt: renderedAt,
     refetchInterval: refetchIntervalFor(live),
   });
   return (
@@ -26,9 +29,7 @@ export function HostServingCard({ hostName }: { hostName: string }) {
         <CardDescription className="ml-auto">engine /metrics, last hour</CardDescription>
       </CardHeader>
       <CardContent className="grid gap-6">
-        {!data ? (
-          <p className="text-sm text-muted-fg">Loading…</p>
-        ) : data.runs.length === 0 ? (
+        {data.runs.length === 0 ? (
           <p className="text-sm text-muted-fg">
             No serving engine scraped on this host in the last hour. Start one with{" "}
             <code className="font-mono text-foreground">npx pitwall scrape http://127.0.0.1:30000/metrics</code> (SGLang with --enable-metrics, or vLLM).
@@ -46,15 +47,17 @@ export function HostServingCard({ hostName }: { hostName: string }) {
  * the run, with the sweep's levels marked; on a serving run, its own series. Renders nothing when
  * no engine was scraped then.
  */
-export function RunServingCard({ runId, ownRun = false }: { runId: number; ownRun?: boolean }) {
+export function RunServingCard({ runId, initial, renderedAt, ownRun = false }: { runId: number; initial: RunServingView; renderedAt: number; ownRun?: boolean }) {
   const live = useLiveTopics(["runs"]);
   useLiveInvalidate(["runs"], [runServingQueryKey(runId)], { minIntervalMs: SERVING_REFRESH_MS });
   const { data } = useQuery({
     queryKey: runServingQueryKey(runId),
     queryFn: ({ signal }) => fetchRunServing(runId, signal),
+    initialData: initial,
+    initialDataUpdatedAt: renderedAt,
     refetchInterval: refetchIntervalFor(live),
   });
-  if (!data || data.runs.length === 0) return null;
+  if (data.runs.length === 0) return null;
   return (
     <Card className="min-w-0" data-testid="serving-card">
       <CardHeader>

@@ -161,8 +161,9 @@ export class ServingScraper {
     });
   }
 
+  /** The interval, within 5..10 s: a busy engine (or machine) answering in 2 s is not down. */
   private timeoutMs(): number {
-    return Math.max(1000, Math.min(10_000, this.opts.intervalS * 1000));
+    return Math.max(5000, Math.min(10_000, this.opts.intervalS * 1000));
   }
 
   private async scrapeDcgm(): Promise<Record<string, number>> {

@@ -5,14 +5,17 @@ import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { NotFoundError } from "@/lib/server/errors";
 import { getHost } from "@/lib/server/repositories/hosts";
+import { getHostServing } from "@/lib/server/repositories/serving";
 import type { HostDetailView } from "@/lib/view-models/hosts";
+import type { ServingWindowView } from "@/lib/view-models/serving";
 import { HostDetail } from "./_components/host-detail";
 
 /** Loads a host once per request (shared by metadata and page); null when unknown. */
-const loadHost = cache(async (name: string): Promise<{ host: HostDetailView; loadedAt: number } | null> => {
+const loadHost = cache(async (name: string): Promise<{ host: HostDetailView; serving: ServingWindowView; loadedAt: number } | null> => {
   if (name.length === 0 || name.length > 100) return null;
   try {
-    return { host: await getHost(prisma(), name), loadedAt: Date.now() };
+    const [host, serving] = await Promise.all([getHost(prisma(), name), getHostServing(prisma(), name)]);
+    return { host, serving, loadedAt: Date.now() };
   } catch (err) {
     if (err instanceof NotFoundError) return null;
     throw err;
@@ -31,5 +34,5 @@ export default async function HostPage({ params }: { params: Promise<{ name: str
   await requirePageViewer();
   const loaded = await loadHost((await params).name);
   if (!loaded) notFound();
-  return <HostDetail initial={loaded.host} renderedAt={loaded.loadedAt} />;
+  return <HostDetail initial={loaded.host} initialServing={loaded.serving} renderedAt={loaded.loadedAt} />;
 }

@@ -7,18 +7,21 @@ import { prisma } from "@/lib/server/db";
 import { NotFoundError } from "@/lib/server/errors";
 import { getRunProgress } from "@/lib/server/repositories/pipelines";
 import { getRun } from "@/lib/server/repositories/runs";
+import { getRunServing } from "@/lib/server/repositories/serving";
 import type { RunDetail } from "@/lib/view-models";
 import type { RunProgressView } from "@/lib/view-models/pipeline";
+import type { RunServingView } from "@/lib/view-models/serving";
 import { RunDetailView } from "./_components/run-detail-view";
 
 interface LoadedRun {
   run: RunDetail;
   progress: RunProgressView;
+  serving: RunServingView;
   loadedAt: number;
 }
 
 /**
- * Loads a run with its progress once per request (shared by metadata and page); null when the id
+ * Loads a run with its progress and server telemetry once per request (shared by metadata and page); null when the id
  * is invalid or unknown. Metric series are not loaded here: the page's shell streams without
  * waiting for them and the charts fetch `GET /api/runs/:id/metrics` from the browser.
  */
@@ -27,8 +30,8 @@ const loadRun = cache(async (id: string): Promise<LoadedRun | null> => {
   if (!/^\d+$/.test(id) || !Number.isSafeInteger(runId) || runId <= 0) return null;
   try {
     const now = new Date();
-    const [run, progress] = await Promise.all([getRun(prisma(), runId, now), getRunProgress(prisma(), runId, now)]);
-    return { run, progress, loadedAt: Date.now() };
+    const [run, progress, serving] = await Promise.all([getRun(prisma(), runId, now), getRunProgress(prisma(), runId, now), getRunServing(prisma(), runId, now)]);
+    return { run, progress, serving, loadedAt: Date.now() };
   } catch (err) {
     if (err instanceof NotFoundError) return null;
     throw err;
@@ -53,5 +56,5 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   if (!loaded) notFound();
   // Viewers see no edit buttons; the API enforces the role as well.
   const canEdit = viewer.kind === "user" && hasRole(viewer.role, "approver");
-  return <RunDetailView initial={loaded.run} initialProgress={loaded.progress} renderedAt={loaded.loadedAt} canEdit={canEdit} />;
+  return <RunDetailView initial={loaded.run} initialProgress={loaded.progress} initialServing={loaded.serving} renderedAt={loaded.loadedAt} canEdit={canEdit} />;
 }

@@ -70,6 +70,12 @@ describe("serving reads", () => {
     expect(host.runs.map((r) => r.key)).toEqual([sameHost]);
     // Scrapes began 50 s ago: the panel spans its minimum of five minutes, not the whole hour.
     expect(host.fromMs).toBe(ago(300));
+    // A benchmark still running, silent since its start 60 s ago: its window reaches now.
+    const quiet = `quiet-${s}`;
+    await ingestWith({ as: bench, at: ago(60) }, { type: "run.start", run: quiet, name: "quiet sweep", kind: "benchmark", startedAt: ago(60) });
+    const quietView = await getRunServing(prisma, await runId(quiet), new Date(NOW));
+    expect(quietView.toMs).toBe(NOW);
+    expect(quietView.runs.map((r) => r.key)).toEqual([sameHost]);
     // A serving run's own page shows itself.
     const own = await getRunServing(prisma, await runId(linked), new Date(NOW));
     expect(own.runs.map((r) => r.key)).toEqual([linked]);

@@ -61,7 +61,7 @@ export async function getHostServing(db: PrismaClient, name: string, now: Date =
 /**
  * The server side of run `runId`. A benchmark (or any non-serving run): the serving runs it was
  * started with (`config.servingRuns`, `pitwall run --scrape`) and those on its host, over the run's
- * time (±15 s), with its sweep levels placed in time. A serving run: itself, over its last hour.
+ * time (±15 s; up to now while it runs), with its sweep levels placed in time. A serving run: itself, over its last hour.
  * @throws NotFoundError when no run has this id.
  */
 export async function getRunServing(db: PrismaClient, runId: number, now: Date = new Date()): Promise<RunServingView> {
@@ -76,7 +76,8 @@ export async function getRunServing(db: PrismaClient, runId: number, now: Date =
     return { fromMs, toMs, runs: await servingRuns(db, [run], fromMs, toMs, now), levels: [], clientAcceptLength: null };
   }
   const fromMs = run.startedAt.getTime() - RUN_MARGIN_MS;
-  const toMs = Math.min(now.getTime(), (run.endedAt ?? run.lastPushAt).getTime() + RUN_MARGIN_MS);
+  // A running benchmark's window reaches now: its own last push may be long ago (a quiet client).
+  const toMs = run.status === "running" ? now.getTime() : Math.min(now.getTime(), (run.endedAt ?? run.lastPushAt).getTime() + RUN_MARGIN_MS);
   const linked = Array.isArray((run.config as Record<string, unknown>).servingRuns)
     ? ((run.config as Record<string, unknown>).servingRuns as unknown[]).filter((k): k is string => typeof k === "string")
     : [];

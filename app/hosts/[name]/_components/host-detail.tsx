@@ -20,12 +20,13 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import { formatNumber } from "@/lib/format";
 import { runPath, runsPath } from "@/lib/paths";
 import type { HostDetailView } from "@/lib/view-models/hosts";
+import type { ServingWindowView } from "@/lib/view-models/serving";
 
 const HOUR_MS = 60 * 60 * 1000;
 const CHART_HEIGHT = 170;
 
 /** The live host page: state, GPUs now and over the last hour, CPU/RAM/disk, and the host's runs. */
-export function HostDetail({ initial, renderedAt }: { initial: HostDetailView; renderedAt: number }) {
+export function HostDetail({ initial, initialServing, renderedAt }: { initial: HostDetailView; initialServing: ServingWindowView; renderedAt: number }) {
   const live = useLiveTopics(["runs"]);
   useLiveInvalidate(["hosts", "runs"], [hostQueryKey(initial.name)]);
   const { data: host, error } = useQuery({
@@ -159,7 +160,7 @@ export function HostDetail({ initial, renderedAt }: { initial: HostDetailView; r
         </Card>
       </div>
 
-      <HostServingCard hostName={host.name} />
+      <HostServingCard hostName={host.name} initial={initialServing} renderedAt={renderedAt} />
 
       <Card className="min-w-0">
         <CardHeader>

@@ -30,6 +30,7 @@ import { runQueryKey } from "@/lib/query-keys";
 import { cn } from "@/lib/utils";
 import type { RunDetail } from "@/lib/view-models";
 import type { RunProgressView } from "@/lib/view-models/pipeline";
+import type { RunServingView } from "@/lib/view-models/serving";
 import { ActivitySections, MetricSections, PipelineSections } from "./activity-sections";
 
 const THROUGHPUT_HEIGHT = 320;
@@ -42,6 +43,8 @@ const ACTIVITY_REFRESH_MS = 2000;
 interface RunDetailViewProps {
   initial: RunDetail;
   initialProgress: RunProgressView;
+  /** Server telemetry at render time (serving runs of the same host during the run). */
+  initialServing: RunServingView;
   renderedAt: number;
   /** The viewer may edit and archive the run (approver or admin). */
   canEdit?: boolean;
@@ -53,7 +56,7 @@ interface RunDetailViewProps {
  * and uploads over time. Training runs (or any run with metric points): one chart per metric.
  * Every run: the `pitwall run` command, events and artifacts when it has them.
  */
-export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = false }: RunDetailViewProps) {
+export function RunDetailView({ initial, initialProgress, initialServing, renderedAt, canEdit = false }: RunDetailViewProps) {
   const live = useLiveTopics([runTopic(initial.id)]);
   useLiveInvalidate([runTopic(initial.id)], [progressQueryKey(initial.id), metricsQueryKey(initial.id)], { minIntervalMs: ACTIVITY_REFRESH_MS });
   const refetchInterval = refetchIntervalFor(live);
@@ -213,7 +216,7 @@ export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = 
               </CardContent>
             </Card>
           )}
-          <RunServingCard runId={run.id} />
+          <RunServingCard runId={run.id} initial={initialServing} renderedAt={renderedAt} />
           {hasPoints && <ProjectionPanel run={run} />}
           {hasPoints && (
             <Card className="min-w-0">
@@ -232,7 +235,7 @@ export function RunDetailView({ initial, initialProgress, renderedAt, canEdit = 
         </>
       ) : (
         <>
-          {isServing && <RunServingCard runId={run.id} ownRun />}
+          {isServing && <RunServingCard runId={run.id} initial={initialServing} renderedAt={renderedAt} ownRun />}
           {isPipeline && <PipelineSections view={progress} />}
           {isTraining && <MetricSections metrics={metrics} />}
           {run.kind === "training" && <EvalSections runId={run.id} kind={run.kind} />}
