@@ -62,8 +62,9 @@ test("an imported Claude Code session lists with its progress; its page shows th
   await expect(current).toHaveCount(6);
   const statuses = ["completed", "completed", "in progress", "pending", "pending", "pending"];
   for (const [i, status] of statuses.entries()) await expect(current.nth(i)).toContainText(status);
-  // In progress since 2025: far past the 30 min threshold, so highlighted as stuck.
-  await expect(current.nth(2)).toContainText("Stuck: in progress for");
+  // In progress since 2025, but an imported transcript runs on its own clock: the item went in
+  // progress at the file's last snapshot, so it is not "stuck for 500 days" because of when it was imported.
+  await expect(current.nth(2)).not.toContainText("Stuck");
 });
 
 test("a snapshot pushed live appears without a reload; a malformed one is refused and the last good list stays", async ({ page, baseURL }) => {

@@ -7,7 +7,7 @@ import { fetchPendingPlanCount, pendingPlansQueryKey } from "@/components/plans/
 import { cn } from "@/lib/utils";
 
 /** Runs shown at once on the wall; more rotate through pages. */
-export const WALL_RUNS_PER_PAGE = 6;
+export const WALL_RUNS_PER_PAGE = 4;
 /** Seconds each page of runs stays on the wall. */
 export const WALL_PAGE_S = 12;
 

@@ -175,7 +175,7 @@ export function TauChart({ series, baselines, height = 300 }: { series: readonly
               strokeDasharray="6 4"
               strokeWidth={1.5}
               ifOverflow="hidden"
-              label={{ value: baselineLabel(b), position: i % 2 === 0 ? "insideTopLeft" : "insideBottomLeft", fill: "var(--foreground)", fontSize: 11, className: "baseline-label" }}
+              label={{ value: baselineLabel({ ...b, name: clipName(b.name) }), position: i % 2 === 0 ? "insideTopLeft" : "insideBottomLeft", fill: "var(--foreground)", fontSize: 11, className: "baseline-label" }}
             />
           ))}
           <Tooltip
@@ -229,4 +229,11 @@ export function TauChart({ series, baselines, height = 300 }: { series: readonly
       )}
     </div>
   );
+}
+
+/** Characters of a baseline's name drawn on its line inside the plot (an SVG label cannot wrap; the legend above carries the full name). */
+const PLOT_NAME_CHARS = 22;
+
+function clipName(name: string): string {
+  return name.length <= PLOT_NAME_CHARS ? name : `${name.slice(0, PLOT_NAME_CHARS - 1)}…`;
 }

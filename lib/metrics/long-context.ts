@@ -198,9 +198,11 @@ export function contextAxis(lengths: readonly number[]): ContextAxis {
   const lo = distinct[0] ?? 1;
   const hi = distinct[distinct.length - 1] ?? 1;
   if (hi / lo < 10) {
-    const ticks = distinct.length <= 10 ? [0, ...distinct] : roundTicks(hi);
-    const top = Math.max(hi, ticks[ticks.length - 1] ?? hi);
-    return { kind: "linear", ticks, domain: [0, top], position: (x) => x, tickLabel: formatContextLength };
+    // The axis fits the data: from just below the shortest length, not from 0 (30K–100K would
+    // otherwise leave the first 30 % of the plot empty). 5 % of the span of room on each side.
+    const pad = hi > lo ? (hi - lo) * 0.05 : lo * 0.1;
+    const ticks = distinct.length <= 10 ? distinct : roundTicks(lo, hi);
+    return { kind: "linear", ticks, domain: [Math.max(0, lo - pad), hi + pad], position: (x) => x, tickLabel: formatContextLength };
   }
   let ticks = distinct;
   if (distinct.length > 10) {
@@ -218,13 +220,13 @@ export function contextAxis(lengths: readonly number[]): ContextAxis {
   };
 }
 
-/** 0 and about five round steps (1, 2, 2.5 or 5 × 10^k) up to at least `max`. */
-function roundTicks(max: number): number[] {
-  const raw = max / 5;
+/** About five round steps (1, 2, 2.5 or 5 × 10^k) inside [min, max]: the multiples of the step from `min` up to `max`. */
+function roundTicks(min: number, max: number): number[] {
+  const raw = (max - min) / 5;
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = ([1, 2, 2.5, 5, 10].find((m) => m * mag >= raw) ?? 10) * mag;
   const ticks: number[] = [];
-  for (let t = 0; t < max + step; t += step) ticks.push(t);
+  for (let t = Math.ceil(min / step) * step; t <= max; t += step) ticks.push(t);
   return ticks;
 }
 
