@@ -66,7 +66,7 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined 
 }
 
 const snapshots = async () =>
-  (await pool.query<{ key: string; seq: number; items: Array<{ content: string; status: string }> }>(`SELECT s.key, t.seq, t.items FROM "TodoSnapshot" t JOIN "AgentSession" s ON s.id = t."sessionId" ORDER BY t.seq`)).rows;
+  (await pool.query<{ key: string; seq: number; items: Array<{ content: string; status: string }> }>(`SELECT s.key, t.seq, t.items FROM "TodoSnapshot" t JOIN "AgentSession" s ON s.id = t."sessionId" ORDER BY s.id, t.seq`)).rows;
 
 const list1 = [{ content: "Run throughput benchmark C=1 to C=100", status: "in_progress", activeForm: "Running throughput benchmark" }, { content: "Summarize results", status: "pending", activeForm: "Summarizing" }];
 const list2 = [{ content: "Run throughput benchmark C=1 to C=100", status: "completed", activeForm: "Running throughput benchmark" }, { content: "Summarize results", status: "in_progress", activeForm: "Summarizing" }];
