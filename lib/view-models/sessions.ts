@@ -51,6 +51,24 @@ export interface SessionSummaryView {
   current: TodoItemView | null;
   /** In-progress items in the latest snapshot (agents sometimes have several). */
   inProgressCount: number;
+  /** Live state from the agent hooks (`session.activity`); null when never reported (imported sessions). */
+  live: SessionLiveView | null;
+  project: string | null;
+  gitBranch: string | null;
+}
+
+/** Live states in the order /sessions lists them: a session waiting for a person first. */
+export const LIVE_STATE_ORDER = ["waiting", "working", "idle", "ended"] as const;
+/** A live session state (`session.activity` state). */
+export type LiveState = (typeof LIVE_STATE_ORDER)[number];
+
+/** Where a live session stands and since when. */
+export interface SessionLiveView {
+  state: LiveState;
+  /** When it entered the state (ISO 8601). */
+  since: string;
+  /** What it waits for, or why it changed (e.g. "plan: Benchmark sweep"). */
+  detail: string | null;
 }
 
 /** The session list (`GET /api/sessions`), most recently updated first. */

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { hostPath } from "@/components/hosts/queries";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { sessionPath } from "@/components/sessions/queries";
+import { LiveStateBadge } from "@/components/sessions/live-state";
 import { SessionSourceLabel } from "@/components/sessions/session-source";
 import { TodoProgress } from "@/components/sessions/todo-progress";
 import { TruncatedMarker } from "@/components/sessions/todo-item";
@@ -11,14 +12,15 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import { MISSING } from "@/lib/format";
 import type { SessionSummaryView } from "@/lib/view-models/sessions";
 
-/** The session list: source, title, host, times, progress and what the agent is doing now. */
+/** The session list: source, live state (and since when), title, host, times, progress and what the agent is doing now. */
 export function SessionsTable({ sessions }: { sessions: SessionSummaryView[] }) {
   return (
     <div className="rounded-lg border border-border bg-card">
       <Table className="table-fixed">
         <colgroup>
           <col className="w-32" />
-          <col className="w-[28%]" />
+          <col className="w-52" />
+          <col className="w-[22%]" />
           <col className="w-28" />
           <col className="w-28" />
           <col className="w-28" />
@@ -28,6 +30,7 @@ export function SessionsTable({ sessions }: { sessions: SessionSummaryView[] }) 
         <TableHeader>
           <TableRow className="hover:bg-transparent">
             <TableHead>Source</TableHead>
+            <TableHead>State</TableHead>
             <TableHead>Title</TableHead>
             <TableHead>Host</TableHead>
             <TableHead>Started</TableHead>
@@ -42,9 +45,10 @@ export function SessionsTable({ sessions }: { sessions: SessionSummaryView[] }) 
               <TableCell>
                 <SessionSourceLabel source={s.source} />
               </TableCell>
+              <TableCell className="overflow-hidden">{s.live ? <LiveStateBadge live={s.live} /> : <span className="text-muted-fg">{MISSING}</span>}</TableCell>
               <TableCell className="overflow-hidden">
                 <Link href={sessionPath(s.id)} className="block truncate rounded-sm font-medium hover:underline" title={s.title ? `${s.title}\n${s.key}` : s.key}>
-                  {s.title ?? <span className="font-mono text-xs">{s.key}</span>}
+                  {s.title ?? (s.project ? `${s.project}${s.gitBranch ? ` · ${s.gitBranch}` : ""}` : <span className="font-mono text-xs">{s.key}</span>)}
                 </Link>
               </TableCell>
               <TableCell className="truncate">

@@ -50,16 +50,37 @@ function readSpool(cfg) {
   return out;
 }
 
-/** POSTs frames to `${cfg.url}/api/ingest`. @returns the parsed body, or throws on network error / non-200. */
+/**
+ * POSTs frames to `${cfg.url}/api/ingest` with node:http(s) (not fetch: loading fetch's
+ * implementation costs a hook process ~100+ ms). @returns the parsed body, or throws on network
+ * error, timeout (`timeoutMs`) or a non-200 answer.
+ */
 export async function postFrames(cfg, frames, timeoutMs = cfg.sendTimeoutMs) {
-  const res = await fetch(`${cfg.url}/api/ingest`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${cfg.token}`, "content-type": "application/json" },
-    body: JSON.stringify(frames),
-    signal: AbortSignal.timeout(timeoutMs),
+  const url = new URL(`${cfg.url}/api/ingest`);
+  const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  const payload = JSON.stringify(frames);
+  return await new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: "POST", headers: { authorization: `Bearer ${cfg.token}`, "content-type": "application/json", "content-length": Buffer.byteLength(payload) }, timeout: timeoutMs },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c) => (body += c));
+        res.on("end", () => {
+          if (res.statusCode !== 200) return reject(new Error(`Pitwall answered HTTP ${res.statusCode}`));
+          try {
+            resolve(JSON.parse(body));
+          } catch {
+            reject(new Error("Pitwall's answer is not JSON"));
+          }
+        });
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on("error", reject);
+    req.end(payload);
   });
-  if (res.status !== 200) throw new Error(`Pitwall answered HTTP ${res.status}`);
-  return await res.json();
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { checkFrame } from "@/lib/protocol";
+import { listSessions, sessionListQuery } from "@/lib/server/repositories/sessions";
 import { ingestHarness, type IngestHarness } from "@/test/support/ingest";
 
 // `session.activity` and the plan body/supersedes fields through the real ingest path
@@ -57,4 +58,17 @@ test("plan.propose stores the markdown body and the plan it supersedes", async (
     { key: first, body: "# Plan\n1. Bench C=1..100\n", supersedes: null },
     { key: second, body: "# Plan\n1. Warm up\n2. Bench C=1..100\n", supersedes: first },
   ]);
+});
+
+test("/sessions lists waiting sessions first, then working, idle, ended, with state, time in state and project", async () => {
+  const tag = randomUUID().slice(0, 8);
+  const t0 = Date.now() - 60_000;
+  const states = ["ended", "idle", "waiting", "working"] as const;
+  for (const [i, state] of states.entries()) {
+    await h.ingest({ type: "session.activity", session: `order-${tag}-${state}`, source: "claude-code", state, ts: t0 + i * 1000, cwd: `/work/${tag}`, gitBranch: "main", ...(state === "waiting" ? { detail: "plan: Sweep" } : {}) });
+  }
+  const list = await listSessions(h.prisma, sessionListQuery.parse({}));
+  const ours = list.sessions.filter((s) => s.key.startsWith(`order-${tag}-`));
+  expect(ours.map((s) => s.live?.state)).toEqual(["waiting", "working", "idle", "ended"]);
+  expect(ours[0]).toMatchObject({ project: tag, gitBranch: "main", live: { state: "waiting", detail: "plan: Sweep", since: new Date(t0 + 2000).toISOString() } });
 });

@@ -5,6 +5,7 @@ import type { TodoItem } from "@/lib/protocol";
 import { NotFoundError } from "@/lib/server/errors";
 import { deriveState } from "./runs";
 import { sessionClockMs } from "@/lib/metrics/session-clock";
+import { LIVE_STATE_ORDER, type LiveState } from "@/lib/view-models/sessions";
 import type {
   SessionDetailView,
   SessionListView,
@@ -38,6 +39,11 @@ const sessionSelect = {
   title: true,
   startedAt: true,
   lastUpdateAt: true,
+  state: true,
+  stateAt: true,
+  stateDetail: true,
+  project: true,
+  gitBranch: true,
   host: { select: { name: true } },
 } satisfies Prisma.AgentSessionSelect;
 type SessionRow = Prisma.AgentSessionGetPayload<{ select: typeof sessionSelect }>;
@@ -123,8 +129,15 @@ function toSummary(row: SessionRow, items: readonly TodoItem[] | undefined, snap
     progress: items && snapshotCount > 0 ? todoProgress(items) : null,
     current: inProgress[0] ? todoItemView(inProgress[0]) : null,
     inProgressCount: inProgress.length,
+    live: row.stateAt && isLiveState(row.state) ? { state: row.state, since: row.stateAt.toISOString(), detail: row.stateDetail } : null,
+    project: row.project,
+    gitBranch: row.gitBranch,
   };
 }
+
+const isLiveState = (v: string | null): v is LiveState => (LIVE_STATE_ORDER as readonly (string | null)[]).includes(v);
+/** Sort rank on /sessions: waiting, working, idle, ended, then sessions without live state. */
+const liveRank = (s: SessionSummaryView) => (s.live ? LIVE_STATE_ORDER.indexOf(s.live.state) : LIVE_STATE_ORDER.length);
 
 /** Summaries of the given sessions by id (unknown ids are absent), e.g. for the sessions plans link to. */
 export async function sessionSummaries(db: PrismaClient, ids: readonly number[]): Promise<Map<number, SessionSummaryView>> {
@@ -135,12 +148,19 @@ export async function sessionSummaries(db: PrismaClient, ids: readonly number[])
   return new Map(rows.map((r) => [r.id, toSummary(r, latest.get(r.id), counts.get(r.id) ?? 0)]));
 }
 
-/** Sessions, most recently updated first (then newest id), with their latest snapshot's progress. */
+/**
+ * Sessions with their latest snapshot's progress and live state: waiting for a person first, then
+ * working, idle, ended, then sessions without live state; most recently updated first within each.
+ * (The `limit` most recently updated sessions are read, then grouped.)
+ */
 export async function listSessions(db: PrismaClient, query: SessionListQuery, now: Date = new Date()): Promise<SessionListView> {
   const rows = await db.agentSession.findMany({ orderBy: [{ lastUpdateAt: "desc" }, { id: "desc" }], take: query.limit, select: sessionSelect });
   const ids = rows.map((r) => r.id);
   const [latest, counts] = await Promise.all([latestItems(db, ids), snapshotCounts(db, ids)]);
-  return { asOf: isoTime(now), sessions: rows.map((r) => toSummary(r, latest.get(r.id), counts.get(r.id) ?? 0)) };
+  const sessions = rows.map((r) => toSummary(r, latest.get(r.id), counts.get(r.id) ?? 0));
+  // Array.prototype.sort is stable: the recency order holds within each state.
+  sessions.sort((a, b) => liveRank(a) - liveRank(b));
+  return { asOf: isoTime(now), sessions };
 }
 
 /**

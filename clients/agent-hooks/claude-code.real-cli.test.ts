@@ -1,0 +1,165 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "@/generated/prisma/client";
+import { decidePlan } from "@/lib/server/repositories/plan-decisions";
+import { createToken } from "@/lib/server/repositories/tokens";
+import { ensureAgentClis, claudeOfflineEnv } from "@/test/support/agents/clis";
+import { lastToolResults, offersTools, startModelServer, type ModelRequest, type ModelServer, type ScriptedReply } from "@/test/support/agents/model-server";
+import { runClaude } from "@/test/support/agents/run-agent";
+import { createTestDatabase } from "@/test/support/db";
+import { startTestServer, type TestServer } from "@/test/support/server";
+
+// The real Claude Code CLI (2.1.328, installed on demand outside the repo) against a scripted
+// model server and a real Pitwall, with our hook installed by `pitwall agent install`:
+// todo snapshots arrive while the agent runs; a plan waits at ExitPlanMode for a person, whose
+// comment reaches the model; Pitwall down mid-session neither blocks nor fails the agent, and the
+// spooled todos arrive after Pitwall is back, exactly once.
+
+let server: TestServer;
+let pool: pg.Pool;
+let prisma: PrismaClient;
+let token: string;
+let databaseUrl: string;
+let claude: string;
+const cleanups: Array<() => Promise<void> | void> = [];
+
+beforeAll(async () => {
+  claude = ensureAgentClis().claude;
+  databaseUrl = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 1 }) });
+  token = (await createToken(prisma, "claude-box")).token;
+  server = await startTestServer({ databaseUrl });
+}, 600_000);
+
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+  await server?.stop();
+  await prisma?.$disconnect();
+  await pool?.end();
+});
+
+/** A fresh project folder with our hook installed by the real CLI command, and its own hook state dir. */
+function project(): { dir: string; env: Record<string, string> } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-proj-"));
+  execFileSync("git", ["init", "-q", "-b", "bench-sweep"], { cwd: dir });
+  execFileSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../cli/index.ts"), "agent", "install", "claude-code", "--project", dir, "--plan-timeout", "120"], {
+    env: { ...process.env, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json") },
+  });
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-state-"));
+  return { dir, env: { PITWALL_URL: server.url, PITWALL_TOKEN: token, PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json"), PITWALL_SPOOL_RETRY_S: "120" } };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const snapshots = async () =>
+  (await pool.query<{ key: string; seq: number; items: Array<{ content: string; status: string }> }>(`SELECT s.key, t.seq, t.items FROM "TodoSnapshot" t JOIN "AgentSession" s ON s.id = t."sessionId" ORDER BY s.id, t.seq`)).rows;
+
+const list1 = [{ content: "Run throughput benchmark C=1 to C=100", status: "in_progress", activeForm: "Running throughput benchmark" }, { content: "Summarize results", status: "pending", activeForm: "Summarizing" }];
+const list2 = [{ content: "Run throughput benchmark C=1 to C=100", status: "completed", activeForm: "Running throughput benchmark" }, { content: "Summarize results", status: "in_progress", activeForm: "Summarizing" }];
+
+/** The plan file Claude Code 2.1 asks the model to write in plan mode (named in the system prompt). */
+const planFileOf = (req: ModelRequest) => /create your plan at (\S+\.md)/.exec(req.text)?.[1] ?? /plan file (?:already )?exists at (\S+\.md)/i.exec(req.text)?.[1] ?? /(\/\S+\/\.claude\/plans\/\S+\.md)/.exec(req.text)?.[1];
+
+test("TodoWrite snapshots arrive while the agent runs; the plan waits for a person, changes requested reach the model, the revision is approved", async () => {
+  const { dir, env } = project();
+  let releaseTodos!: () => void;
+  const todosSeen = new Promise<void>((r) => (releaseTodos = r));
+  const plans: string[] = [];
+  const model: ModelServer = await startModelServer(async (req): Promise<ScriptedReply> => {
+    if (!offersTools(req)) return { text: "Benchmark sweep" };
+    const last = lastToolResults(req).at(-1);
+    if (!last) return { toolCalls: [{ name: "ToolSearch", input: { query: "select:TodoWrite,ExitPlanMode", max_results: 5 } }] };
+    if (last.toolName === "ToolSearch") return { toolCalls: [{ name: "TodoWrite", input: { todos: list1 } }] };
+    if (last.toolName === "TodoWrite" && plans.length === 0 && !req.text.includes('"status":"completed"')) {
+      await todosSeen; // the test has seen snapshot 1 in Pitwall while the agent still runs
+      return { toolCalls: [{ name: "TodoWrite", input: { todos: list2 } }] };
+    }
+    const planFile = planFileOf(req);
+    if (last.toolName === "TodoWrite") {
+      plans.push("# Benchmark sweep\n1. Throughput C=1..100\n2. Summarize\n");
+      return { toolCalls: [{ name: "Write", input: { file_path: planFile, content: plans[0] } }] };
+    }
+    if (last.toolName === "Write") return { toolCalls: [{ name: "ExitPlanMode", input: {} }] };
+    if (last.toolName === "ExitPlanMode" && last.content.includes("requested changes")) {
+      plans.push("# Benchmark sweep\n1. Warm up the server\n2. Throughput C=1..100\n3. Summarize\n");
+      return { toolCalls: [{ name: "Write", input: { file_path: planFile, content: plans[1] } }] };
+    }
+    return { text: `FINAL: ${last.content.slice(0, 400)}` };
+  });
+  cleanups.push(() => model.close());
+
+  const run = runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "run the benchmarks", planMode: true, timeoutMs: 150_000 });
+
+  // (a) The first snapshot is in Pitwall before the agent writes the second.
+  const first = await until("snapshot 1", async () => (await snapshots()).find((s) => s.seq === 1));
+  expect(first.items.map((i) => i.content)).toEqual(list1.map((i) => i.content));
+  releaseTodos();
+  await until("snapshot 2", async () => (await snapshots()).length === 2);
+
+  // (c) The plan waits; the session shows "waiting"; a person requests changes.
+  const plan1 = await until("plan 1", async () => (await pool.query<{ id: number; key: string; body: string; title: string }>(`SELECT id, key, body, title FROM "Plan" WHERE status = 'proposed'`)).rows[0]);
+  expect(plan1).toMatchObject({ title: "Benchmark sweep", body: plans[0] });
+  const session = (await pool.query<{ state: string; stateDetail: string; gitBranch: string; project: string }>(`SELECT state, "stateDetail", "gitBranch", project FROM "AgentSession" WHERE key = $1`, [first.key])).rows[0]!;
+  expect(session).toMatchObject({ state: "waiting", stateDetail: "plan: Benchmark sweep", gitBranch: "bench-sweep", project: path.basename(dir) });
+  await decidePlan(pool, plan1.id, { decision: "changes_requested", comment: "Add a warm-up run first" }, "alice");
+
+  // The model's next request carries the comment; the agent proposes a revision superseding plan 1.
+  await until("the comment at the model", async () => model.requests.some((r) => r.text.includes("Add a warm-up run first")));
+  const plan2 = await until("plan 2", async () => (await pool.query<{ id: number; supersedes: string }>(`SELECT id, supersedes FROM "Plan" WHERE status = 'proposed'`)).rows[0]);
+  expect(plan2.supersedes).toBe(plan1.key);
+  await decidePlan(pool, plan2.id, { decision: "approved", items: [{ content: "Warm up the server" }, { content: "Throughput C=1..100" }, { content: "Summarize" }], comment: "go" }, "alice");
+
+  const done = await run;
+  expect(done.code).toBe(0);
+  expect(done.result).toContain("User has approved your plan");
+  expect(done.result).toContain("Warm up the server");
+  expect((await snapshots()).length).toBe(2);
+  const after = (await pool.query<{ state: string }>(`SELECT state FROM "AgentSession" WHERE key = $1`, [first.key])).rows[0]!;
+  expect(["idle", "ended"]).toContain(after.state);
+}, 200_000);
+
+test("Pitwall stopped during a session: the agent finishes normally; the spooled todos arrive once Pitwall is back", async () => {
+  const { dir, env } = project();
+  const model = await startModelServer((req): ScriptedReply => {
+    if (!offersTools(req)) return { text: "Offline sweep" };
+    const last = lastToolResults(req).at(-1);
+    if (!last) return { toolCalls: [{ name: "ToolSearch", input: { query: "select:TodoWrite", max_results: 5 } }] };
+    if (last.toolName === "ToolSearch") return { toolCalls: [{ name: "TodoWrite", input: { todos: list1 } }] };
+    if (last.toolName === "TodoWrite" && !req.text.includes('"status":"completed"')) return { toolCalls: [{ name: "TodoWrite", input: { todos: list2 } }] };
+    return { text: "FINAL: done" };
+  });
+  cleanups.push(() => model.close());
+  const before = (await snapshots()).length;
+  const port = server.port;
+  await server.stop();
+
+  const done = await runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "run the sweep", timeoutMs: 90_000 });
+  expect(done.code).toBe(0);
+  expect(done.result).toBe("FINAL: done");
+  expect(fs.readdirSync(path.join(env.PITWALL_AGENT_STATE_DIR!, "spool")).length).toBeGreaterThanOrEqual(2);
+
+  server = await startTestServer({ databaseUrl, port });
+  const rows = await until("the spooled snapshots", async () => {
+    const all = await snapshots();
+    return all.length === before + 2 ? all : null;
+  }, 60_000);
+  expect(rows.slice(before).map((r) => r.items.map((i) => i.status))).toEqual([["in_progress", "pending"], ["completed", "in_progress"]]);
+  await until("an empty spool", async () => fs.readdirSync(path.join(env.PITWALL_AGENT_STATE_DIR!, "spool")).length === 0);
+  // Exactly once: nothing more arrives (a second flush finds an empty spool).
+  await new Promise((r) => setTimeout(r, 1500));
+  expect((await snapshots()).length).toBe(before + 2);
+}, 200_000);

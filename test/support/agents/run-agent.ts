@@ -1,0 +1,52 @@
+import { spawn } from "node:child_process";
+import readline from "node:readline";
+
+/** How an agent CLI run ended: exit code, the `result` text (Claude Code stream-json), all output. */
+export interface AgentRun {
+  code: number | null;
+  result: string | null;
+  stdout: string[];
+  stderr: string[];
+  durationMs: number;
+}
+
+/**
+ * Runs `claude -p` in stream-json mode (the SDK's transport) with `prompt` as the one user
+ * message, in plan mode with the stdio permission prompt tool when `planMode` (the only `-p`
+ * setup that offers ExitPlanMode; nobody answers its permission requests here, so the hooks
+ * decide, as when a person leaves the terminal alone). Resolves when the process exits.
+ * @throws Error when it runs longer than `timeoutMs` (the process is killed).
+ */
+export function runClaude(opts: { claude: string; cwd: string; env: Record<string, string>; prompt: string; planMode?: boolean; timeoutMs?: number }): Promise<AgentRun> {
+  const args = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"];
+  if (opts.planMode) args.push("--permission-mode", "plan", "--permission-prompt-tool", "stdio");
+  const started = Date.now();
+  const child = spawn(opts.claude, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  let result: string | null = null;
+  child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: opts.prompt } })}\n`);
+  readline.createInterface({ input: child.stdout }).on("line", (line) => {
+    stdout.push(line);
+    try {
+      const m = JSON.parse(line) as { type?: string; result?: string };
+      if (m.type === "result") {
+        result = m.result ?? "";
+        child.stdin.end();
+      }
+    } catch {
+      // not JSON
+    }
+  });
+  readline.createInterface({ input: child.stderr }).on("line", (line) => stderr.push(line));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`claude ran over ${opts.timeoutMs ?? 120_000} ms\nstdout:\n${stdout.join("\n")}\nstderr:\n${stderr.join("\n")}`));
+    }, opts.timeoutMs ?? 120_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, result, stdout, stderr, durationMs: Date.now() - started });
+    });
+  });
+}
