@@ -1,4 +1,4 @@
-import type { PrismaClient } from "@/generated/prisma/client";
+import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { runState } from "@/lib/metrics/staleness";
 import type { RunState } from "@/lib/view-models";
 import type { ActiveRunView, FinishedRunView, LatestMetric, OverviewEventView, OverviewView } from "@/lib/view-models/overview";
@@ -6,8 +6,9 @@ import { listHosts } from "./hosts";
 import { aggregateRows, progressFigures, rateSamples, stepValue, workerRows } from "./pipelines";
 
 /**
- * The overview read model: running and stale runs with their progress lines, host health, recent
- * events and recently finished runs, in a handful of queries whatever the number of runs.
+ * The overview read model: one capped page of running and stale runs with their progress lines,
+ * counts over all of them, host health, recent events and recently finished runs, in a handful of
+ * queries whatever the number of runs.
  */
 
 /** Stale runs silent for longer than this leave the overview (they stay on /runs?status=stale). */
@@ -37,36 +38,75 @@ async function latestMetrics(db: PrismaClient, runId: number): Promise<LatestMet
     .map((r) => ({ key: r.key, step: stepValue(r.step), value: r.value }));
 }
 
-async function activeRuns(db: PrismaClient, now: Date): Promise<{ active: ActiveRunView[]; olderStaleCount: number }> {
+/** Active runs shown per page of the overview by default, and at most. */
+export const OVERVIEW_PAGE = { defaultLimit: 50, maxLimit: 200 } as const;
+
+/** Which page of active runs to show: `offset` runs skipped, at most `limit` shown. */
+export interface OverviewPageOptions {
+  offset?: number;
+  limit?: number;
+}
+
+type ActiveRow = {
+  id: number;
+  name: string;
+  kind: ActiveRunView["kind"];
+  status: "running";
+  startedAt: Date;
+  lastPushAt: Date;
+  stallAfterS: number;
+  total: number | null;
+  unit: string | null;
+  activeAlerts: string[];
+  hostName: string;
+};
+
+/**
+ * One page of the active runs (running, not archived, not stale for more than 24 h) plus counts
+ * over all of them, by set-based queries whose cost does not grow with the page's neighbours:
+ * stale runs first (most recently silent on top), then alerting runs, then the rest, each by
+ * newest start (id breaks ties, so pages never overlap).
+ */
+async function activeRuns(db: PrismaClient, now: Date, page: Required<OverviewPageOptions>): Promise<Pick<OverviewView, "active" | "activeCounts" | "olderStaleCount">> {
   const nowMs = now.getTime();
-  const rows = await db.run.findMany({
-    where: { status: "running", archivedAt: null },
-    select: { id: true, name: true, kind: true, status: true, startedAt: true, lastPushAt: true, stallAfterS: true, total: true, unit: true, activeAlerts: true, host: { select: { name: true } } },
-    orderBy: [{ startedAt: "desc" }, { id: "desc" }],
-  });
-  let olderStaleCount = 0;
-  const shown = rows.filter((r) => {
-    const old = runState(r.status, r.lastPushAt.getTime(), r.stallAfterS, nowMs) === "stale" && nowMs - r.lastPushAt.getTime() > STALE_HORIZON_MS;
-    if (old) olderStaleCount++;
-    return !old;
-  });
-  const ids = shown.map((r) => r.id);
+  const horizon = new Date(nowMs - STALE_HORIZON_MS);
+  // "stale" as runState: no push within stallAfterS seconds (lastPushAt + stallAfterS < now).
+  const staleSql = Prisma.sql`(r."lastPushAt" + r."stallAfterS" * interval '1 second' < ${now}::timestamptz)`;
+  const [counts, rows] = await Promise.all([
+    db.$queryRaw<Array<{ running: number; stale: number; alerting: number; olderStale: number }>>`
+      SELECT count(*) FILTER (WHERE NOT s.stale)::float8 AS running,
+             count(*) FILTER (WHERE s.stale AND r."lastPushAt" >= ${horizon}::timestamptz)::float8 AS stale,
+             count(*) FILTER (WHERE cardinality(r."activeAlerts") > 0 AND NOT (s.stale AND r."lastPushAt" < ${horizon}::timestamptz))::float8 AS alerting,
+             count(*) FILTER (WHERE s.stale AND r."lastPushAt" < ${horizon}::timestamptz)::float8 AS "olderStale"
+        FROM "Run" r CROSS JOIN LATERAL (SELECT ${staleSql} AS stale) s
+       WHERE r.status = 'running' AND r."archivedAt" IS NULL`,
+    db.$queryRaw<ActiveRow[]>`
+      SELECT r.id, r.name, r.kind::text AS kind, r.status::text AS status, r."startedAt", r."lastPushAt", r."stallAfterS", r.total, r.unit, r."activeAlerts", h.name AS "hostName"
+        FROM "Run" r JOIN "Host" h ON h.id = r."hostId"
+        CROSS JOIN LATERAL (SELECT ${staleSql} AS stale) s
+       WHERE r.status = 'running' AND r."archivedAt" IS NULL AND NOT (s.stale AND r."lastPushAt" < ${horizon}::timestamptz)
+       ORDER BY CASE WHEN s.stale THEN 0 WHEN cardinality(r."activeAlerts") > 0 THEN 1 ELSE 2 END,
+                CASE WHEN s.stale THEN r."lastPushAt" END DESC NULLS LAST, r."startedAt" DESC, r.id DESC
+       LIMIT ${page.limit}::int OFFSET ${page.offset}::int`,
+  ]);
+  const c = counts[0] ?? { running: 0, stale: 0, alerting: 0, olderStale: 0 };
+  const ids = rows.map((r) => r.id);
   const [workers, samples, points, metrics] = await Promise.all([
     workerRows(db, ids),
     rateSamples(db, ids, now),
     ids.length ? db.benchmarkPoint.groupBy({ by: ["runId"], where: { runId: { in: ids } }, _count: { _all: true } }) : Promise.resolve([]),
-    Promise.all(shown.map(async (r) => [r.id, await latestMetrics(db, r.id)] as const)),
+    Promise.all(rows.map(async (r) => [r.id, await latestMetrics(db, r.id)] as const)),
   ]);
   const pointCounts = new Map(points.map((p) => [p.runId, p._count._all]));
   const latest = new Map(metrics);
-  const active = shown.map((r): ActiveRunView => {
+  const active = rows.map((r): ActiveRunView => {
     const ws = workers.get(r.id) ?? [];
     const state: RunState = runState(r.status, r.lastPushAt.getTime(), r.stallAfterS, nowMs);
     return {
       id: r.id,
       name: r.name,
       kind: r.kind,
-      host: r.host.name,
+      host: r.hostName,
       state,
       startedAt: r.startedAt.toISOString(),
       lastPushAt: r.lastPushAt.toISOString(),
@@ -79,9 +119,11 @@ async function activeRuns(db: PrismaClient, now: Date): Promise<{ active: Active
       latestMetrics: latest.get(r.id) ?? [],
     };
   });
-  // Stale first (the most recently silent on top), then running by newest start (query order).
-  const stale = active.filter((r) => r.state === "stale").sort((a, b) => Date.parse(b.lastPushAt) - Date.parse(a.lastPushAt));
-  return { active: [...stale, ...active.filter((r) => r.state !== "stale")], olderStaleCount };
+  return {
+    active,
+    activeCounts: { total: c.running + c.stale, running: c.running, stale: c.stale, alerting: c.alerting, offset: page.offset, limit: page.limit },
+    olderStaleCount: c.olderStale,
+  };
 }
 
 async function recentRuns(db: PrismaClient): Promise<FinishedRunView[]> {
@@ -118,14 +160,16 @@ async function recentEvents(db: PrismaClient): Promise<OverviewEventView[]> {
   return rows.map((e) => ({ id: e.id.toString(), ts: e.ts.toISOString(), level: e.level, message: e.message, code: e.code, runId: e.runId, runName: e.run.name }));
 }
 
-/** The overview as of `now` (staleness, rates and ETAs depend on it). */
-export async function getOverview(db: PrismaClient, now: Date = new Date()): Promise<OverviewView> {
-  const [{ active, olderStaleCount }, recent, hosts, events, anyRun] = await Promise.all([
-    activeRuns(db, now),
+/** The overview as of `now` (staleness, rates and ETAs depend on it), with one page of active runs (default the first 50; limit capped at 200). */
+export async function getOverview(db: PrismaClient, now: Date = new Date(), page: OverviewPageOptions = {}): Promise<OverviewView> {
+  const limit = Math.min(OVERVIEW_PAGE.maxLimit, Math.max(1, Math.floor(page.limit ?? OVERVIEW_PAGE.defaultLimit)));
+  const offset = Math.max(0, Math.floor(page.offset ?? 0));
+  const [{ active, activeCounts, olderStaleCount }, recent, hosts, events, anyRun] = await Promise.all([
+    activeRuns(db, now, { offset, limit }),
     recentRuns(db),
     listHosts(db, now),
     recentEvents(db),
     db.run.findFirst({ select: { id: true } }),
   ]);
-  return { asOf: now.toISOString(), active, olderStaleCount, recent, hosts: hosts.hosts, events, empty: anyRun === null };
+  return { asOf: now.toISOString(), active, activeCounts, olderStaleCount, recent, hosts: hosts.hosts, events, empty: anyRun === null };
 }
