@@ -31,7 +31,7 @@ export interface ActiveRunView {
   activeAlerts: string[];
   /** Benchmark points so far (benchmark runs). */
   pointCount: number;
-  /** Latest value of up to three metric keys (losses first), for runs that report metrics. */
+  /** Latest finite value of up to three metric keys (losses first), for runs that report metrics. */
   latestMetrics: LatestMetric[];
 }
 

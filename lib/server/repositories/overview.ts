@@ -1,5 +1,6 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { runState } from "@/lib/metrics/staleness";
+import { COARSEST_BITS } from "@/lib/metrics/tiers";
 import type { RunState } from "@/lib/view-models";
 import type { ActiveRunView, FinishedRunView, LatestMetric, OverviewEventView, OverviewView } from "@/lib/view-models/overview";
 import { listHosts } from "./hosts";
@@ -16,26 +17,26 @@ const STALE_HORIZON_MS = 24 * 60 * 60 * 1000;
 const RECENT_RUNS = 10;
 const RECENT_EVENTS = 30;
 const LATEST_METRICS = 3;
-/** Metric keys scanned per run for the "latest values" line (a skip scan, one index probe per key). */
-const MAX_METRIC_KEYS = 50;
 
-/** Latest point of each metric key of a run (loose index scan over the (runId, key, step) key). */
-async function latestMetrics(db: PrismaClient, runId: number): Promise<LatestMetric[]> {
-  const rows = await db.$queryRaw<Array<{ key: string; step: bigint; value: number }>>`
-    WITH RECURSIVE keys(key, n) AS (
-      (SELECT key, 1 FROM "MetricPoint" WHERE "runId" = ${runId} ORDER BY key LIMIT 1)
-      UNION ALL
-      SELECT (SELECT m.key FROM "MetricPoint" m WHERE m."runId" = ${runId} AND m.key > keys.key ORDER BY m.key LIMIT 1), n + 1
-        FROM keys WHERE keys.key IS NOT NULL AND n < ${MAX_METRIC_KEYS}::int
-    )
-    SELECT k.key, l.step, l.value FROM keys k
-    CROSS JOIN LATERAL (SELECT step, value FROM "MetricPoint" m WHERE m."runId" = ${runId} AND m.key = k.key ORDER BY step DESC LIMIT 1) l
-    WHERE k.key IS NOT NULL`;
+/**
+ * Latest finite point of up to LATEST_METRICS keys (losses first) of each run, in one set-based
+ * read of the coarsest metric tier (≤ 16 rows per key; lib/metrics/tiers.ts).
+ */
+async function latestMetrics(db: PrismaClient, runIds: readonly number[]): Promise<Map<number, LatestMetric[]>> {
+  const out = new Map<number, LatestMetric[]>();
+  if (runIds.length === 0) return out;
+  const rows = await db.$queryRaw<Array<{ runId: number; key: string; step: bigint; value: number }>>`
+    SELECT DISTINCT ON ("runId", key) "runId", key, "lastStep" AS step, "lastValue" AS value
+      FROM "MetricTier" WHERE "runId" = ANY(${[...runIds]}::int[]) AND bits = ${COARSEST_BITS}::int2 AND n > 0
+     ORDER BY "runId", key, "lastStep" DESC`;
   const isLoss = (k: string) => /loss/i.test(k);
-  return rows
-    .sort((a, b) => Number(isLoss(b.key)) - Number(isLoss(a.key)) || a.key.localeCompare(b.key))
-    .slice(0, LATEST_METRICS)
-    .map((r) => ({ key: r.key, step: stepValue(r.step), value: r.value }));
+  for (const r of rows) {
+    const list = out.get(r.runId) ?? [];
+    list.push({ key: r.key, step: stepValue(r.step), value: r.value });
+    out.set(r.runId, list);
+  }
+  for (const [id, list] of out) out.set(id, list.sort((a, b) => Number(isLoss(b.key)) - Number(isLoss(a.key)) || a.key.localeCompare(b.key)).slice(0, LATEST_METRICS));
+  return out;
 }
 
 /** Active runs shown per page of the overview by default, and at most. */
@@ -95,10 +96,10 @@ async function activeRuns(db: PrismaClient, now: Date, page: Required<OverviewPa
     workerRows(db, ids),
     rateSamples(db, ids, now),
     ids.length ? db.benchmarkPoint.groupBy({ by: ["runId"], where: { runId: { in: ids } }, _count: { _all: true } }) : Promise.resolve([]),
-    Promise.all(rows.map(async (r) => [r.id, await latestMetrics(db, r.id)] as const)),
+    latestMetrics(db, ids),
   ]);
   const pointCounts = new Map(points.map((p) => [p.runId, p._count._all]));
-  const latest = new Map(metrics);
+  const latest = metrics;
   const active = rows.map((r): ActiveRunView => {
     const ws = workers.get(r.id) ?? [];
     const state: RunState = runState(r.status, r.lastPushAt.getTime(), r.stallAfterS, nowMs);
