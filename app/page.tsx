@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
-import { getOverview } from "@/lib/server/repositories/overview";
+import { getOverview, OVERVIEW_PAGE } from "@/lib/server/repositories/overview";
 import { OverviewView } from "./_components/overview-view";
 
 export const metadata: Metadata = { title: "Overview" };
@@ -23,6 +23,8 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   await requirePageViewer();
   const sp = await searchParams;
   const wall = sp.wall === "1" || sp.wall === "true";
-  const initial = await getOverview(prisma());
+  // ?page=2 … shows later pages of active runs (OVERVIEW_PAGE.defaultLimit a page).
+  const pageNumber = typeof sp.page === "string" && /^\d{1,6}$/.test(sp.page) ? Math.max(1, Number(sp.page)) : 1;
+  const initial = await getOverview(prisma(), new Date(), { offset: (pageNumber - 1) * OVERVIEW_PAGE.defaultLimit });
   return <OverviewView initial={initial} renderedAt={Date.parse(initial.asOf)} wall={wall} origin={await requestOrigin()} />;
 }

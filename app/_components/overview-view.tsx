@@ -13,7 +13,7 @@ import { LiveIndicator } from "@/components/nav/live-indicator";
 import { ActiveRunRow } from "@/components/pipelines/active-run-row";
 import { alertTitle } from "@/components/pipelines/alerts";
 import { EventList } from "@/components/pipelines/event-list";
-import { fetchOverview, overviewQueryKey } from "@/components/pipelines/queries";
+import { fetchOverview, overviewPageQueryKey, overviewQueryKey } from "@/components/pipelines/queries";
 import { formatClock } from "@/components/pipelines/units";
 import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
 import { RelativeTime } from "@/components/runs/relative-time";
@@ -36,6 +36,34 @@ interface OverviewViewProps {
   origin: string;
 }
 
+/** "Runs 51–100 of 40,000" with previous/next page links, when the active runs span more than one page. */
+function ActivePager({ counts, shown, wall }: { counts: Overview["activeCounts"]; shown: number; wall: boolean }) {
+  if (counts.total <= counts.limit && counts.offset === 0) return null;
+  const page = Math.floor(counts.offset / counts.limit) + 1;
+  const href = (p: number) => `/?${new URLSearchParams({ ...(wall ? { wall: "1" } : {}), ...(p > 1 ? { page: String(p) } : {}) })}`;
+  const fmt = (n: number) => n.toLocaleString("en-US");
+  return (
+    <nav aria-label="Pages of active runs" className={cn("flex items-center gap-3 border-t border-border px-4 py-2 text-muted-fg tabular-nums", wall ? "text-base" : "text-sm")}>
+      <span>
+        {shown > 0 ? `Runs ${fmt(counts.offset + 1)}–${fmt(counts.offset + shown)} of ${fmt(counts.total)}` : `No runs on this page (${fmt(counts.total)} active)`}
+        <span className="hidden sm:inline"> · stale and alerting first</span>
+      </span>
+      <span className="ml-auto flex gap-2">
+        {page > 1 && (
+          <Link href={href(page - 1)} className={buttonVariants({ variant: "outline", size: "sm" })}>
+            Previous
+          </Link>
+        )}
+        {counts.offset + shown < counts.total && (
+          <Link href={href(page + 1)} className={buttonVariants({ variant: "outline", size: "sm" })}>
+            Next
+          </Link>
+        )}
+      </span>
+    </nav>
+  );
+}
+
 /** Stale first (most recently silent on top), then running in the server's order (newest start). */
 function orderRuns(runs: ReadonlyArray<{ run: ActiveRunView; state: RunState }>) {
   const stale = runs.filter((r) => r.state === "stale").sort((a, b) => Date.parse(b.run.lastPushAt) - Date.parse(a.run.lastPushAt));
@@ -51,16 +79,21 @@ function orderRuns(runs: ReadonlyArray<{ run: ActiveRunView; state: RunState }>)
 export function OverviewView({ initial, renderedAt, wall, origin }: OverviewViewProps) {
   const live = useLiveTopics(["runs"]);
   useLiveInvalidate(["hosts"], [overviewQueryKey]);
+  const offset = initial.activeCounts.offset;
   const { data, error, dataUpdatedAt } = useQuery({
-    queryKey: overviewQueryKey,
-    queryFn: ({ signal }) => fetchOverview(signal),
+    queryKey: overviewPageQueryKey(offset),
+    queryFn: ({ signal }) => fetchOverview(signal, offset),
     initialData: initial,
     initialDataUpdatedAt: renderedAt,
     refetchInterval: refetchIntervalFor(live),
   });
   const serverNow = useServerNow(data.asOf, dataUpdatedAt);
   const runs = orderRuns(data.active.map((run) => ({ run, state: liveRunState(run.state, run.lastPushAt, run.stallAfterS, serverNow) })));
-  const staleCount = runs.filter((r) => r.state === "stale").length;
+  // Counts cover every active run (the list is one page); the page's own re-derived states can
+  // only add runs that turned stale since the response.
+  const pageStale = runs.filter((r) => r.state === "stale").length - data.active.filter((r) => r.state === "stale").length;
+  const staleCount = data.activeCounts.stale + pageStale;
+  const runningCount = data.activeCounts.running - pageStale;
   const alerting = data.active.filter((r) => r.activeAlerts.length > 0);
   const online = data.hosts.filter((h) => h.state === "online").length;
   const wallPage = useWallPage(runs.length);
@@ -68,11 +101,11 @@ export function OverviewView({ initial, renderedAt, wall, origin }: OverviewView
   const summary = (
     <span className={cn("flex flex-wrap items-baseline gap-x-3 text-muted-fg tabular-nums", wall ? "text-lg" : "text-sm")}>
       <span>
-        <span className="font-medium text-foreground">{runs.length - staleCount}</span> running
+        <span className="font-medium text-foreground">{runningCount.toLocaleString("en-US")}</span> running
       </span>
       {staleCount > 0 && (
         <span className="font-medium text-stale">
-          {staleCount} stale
+          {staleCount.toLocaleString("en-US")} stale
         </span>
       )}
       {data.hosts.length > 0 && (
@@ -80,7 +113,7 @@ export function OverviewView({ initial, renderedAt, wall, origin }: OverviewView
           <span className="font-medium text-foreground">{online}</span>/{data.hosts.length} hosts online
         </span>
       )}
-      {alerting.length > 0 && <span className="font-medium text-failed">{alerting.length} alerting</span>}
+      {data.activeCounts.alerting > 0 && <span className="font-medium text-failed">{data.activeCounts.alerting.toLocaleString("en-US")} alerting</span>}
     </span>
   );
 
@@ -131,6 +164,7 @@ export function OverviewView({ initial, renderedAt, wall, origin }: OverviewView
                   ))}
                 </ul>
               )}
+              <ActivePager counts={data.activeCounts} shown={data.active.length} wall={wall} />
             </Section>
             {data.recent.length > 0 && (
               <Section title="Recently finished" wall={wall}>

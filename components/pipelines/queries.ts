@@ -37,7 +37,10 @@ export function fetchRunMetrics(runId: number, signal?: AbortSignal): Promise<Ru
   return fetchJson<RunMetricsView>(apiRunMetricsPath(runId), { signal });
 }
 
-/** The overview. @throws ApiError. */
-export function fetchOverview(signal?: AbortSignal): Promise<OverviewView> {
-  return fetchJson<OverviewView>("/api/overview", { signal });
+/** Key of one page of the overview (a child of overviewQueryKey, so invalidating that refreshes every page). */
+export const overviewPageQueryKey = (offset: number) => [...overviewQueryKey, offset] as const;
+
+/** The overview with the active runs from `offset` on (the server's page size). @throws ApiError. */
+export function fetchOverview(signal?: AbortSignal, offset = 0): Promise<OverviewView> {
+  return fetchJson<OverviewView>(offset > 0 ? `/api/overview?offset=${offset}` : "/api/overview", { signal });
 }

@@ -43,7 +43,7 @@ export interface ActiveRunView {
   activeAlerts: string[];
   /** Benchmark points so far (benchmark runs). */
   pointCount: number;
-  /** Latest value of up to three metric keys (losses first), for runs that report metrics. */
+  /** Latest finite value of up to three metric keys (losses first), for runs that report metrics. */
   latestMetrics: LatestMetric[];
   /** Checkpoints scored so far (runs with eval results); null without any. */
   evals: ActiveEvalView | null;
@@ -76,11 +76,27 @@ export interface OverviewEventView {
   runName: string;
 }
 
+/** Counts of the active runs of the overview, whatever page is shown. */
+export interface ActiveCounts {
+  /** Running + stale (within 24 h): what `active` pages through. */
+  total: number;
+  running: number;
+  stale: number;
+  /** Active runs with an active invariant alert. */
+  alerting: number;
+  /** Runs skipped before this page. */
+  offset: number;
+  /** Page size asked for (≤ 200). */
+  limit: number;
+}
+
 /** The overview. */
 export interface OverviewView {
   asOf: string;
-  /** Running and stale runs whose last push is within the last 24 h: stale first, then newest start. */
+  /** One page of the running and stale runs whose last push is within the last 24 h: stale first (most recently silent on top), then alerting, then the rest, each by newest start. */
   active: ActiveRunView[];
+  /** Counts over every active run (not just the page) and the page shown. */
+  activeCounts: ActiveCounts;
   /** Stale runs silent for more than 24 h (listed on /runs?status=stale, not here). */
   olderStaleCount: number;
   /** Latest finished runs (by end time), at most 10. */

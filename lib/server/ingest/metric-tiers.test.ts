@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "vitest";
 import { TIER_BITS } from "@/lib/metrics/tiers";
 import { seededRng } from "@/scripts/demo/rng";
+import { rebuildRunTiers } from "./writers/metric-tiers";
 import { ingestHarness } from "@/test/support/ingest";
 
 // The stored tiers (MetricTier) and the non-finite copy (MetricNonFinite), maintained by the real
@@ -76,6 +77,12 @@ describe("metric tiers", () => {
     for (let call = 0; call < 6; call++) {
       await ingest(...Array.from({ length: 3 }, () => ({ type: "run.metrics", run, points: Array.from({ length: 300 }, pick) })));
     }
+    await expectExact(id);
+
+    // A rebuild from raw rows (rows loaded around ingest) gives the same tiers.
+    await pool.query(`DELETE FROM "MetricTier" WHERE "runId" = $1`, [id]);
+    await pool.query(`DELETE FROM "MetricNonFinite" WHERE "runId" = $1`, [id]);
+    await rebuildRunTiers(pool, id);
     await expectExact(id);
   });
 

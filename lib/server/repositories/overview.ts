@@ -1,5 +1,6 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { runState } from "@/lib/metrics/staleness";
+import { COARSEST_BITS } from "@/lib/metrics/tiers";
 import type { RunState } from "@/lib/view-models";
 import type { ActiveEvalView, ActiveRunView, FinishedRunView, LatestMetric, OverviewEventView, OverviewView } from "@/lib/view-models/overview";
 import { listHosts } from "./hosts";
@@ -8,8 +9,9 @@ import { runEndMismatches } from "./runs";
 import { isoTime } from "@/lib/iso-time";
 
 /**
- * The overview read model: running and stale runs with their progress lines, host health, recent
- * events and recently finished runs, in a handful of queries whatever the number of runs.
+ * The overview read model: one capped page of running and stale runs with their progress lines,
+ * counts over all of them, host health, recent events and recently finished runs, in a handful of
+ * queries whatever the number of runs.
  */
 
 /** Stale runs silent for longer than this leave the overview (they stay on /runs?status=stale). */
@@ -17,26 +19,26 @@ const STALE_HORIZON_MS = 24 * 60 * 60 * 1000;
 const RECENT_RUNS = 10;
 const RECENT_EVENTS = 30;
 const LATEST_METRICS = 3;
-/** Metric keys scanned per run for the "latest values" line (a skip scan, one index probe per key). */
-const MAX_METRIC_KEYS = 50;
 
-/** Latest point of each metric key of a run (loose index scan over the (runId, key, step) key). */
-async function latestMetrics(db: PrismaClient, runId: number): Promise<LatestMetric[]> {
-  const rows = await db.$queryRaw<Array<{ key: string; step: bigint; value: number }>>`
-    WITH RECURSIVE keys(key, n) AS (
-      (SELECT key, 1 FROM "MetricPoint" WHERE "runId" = ${runId} ORDER BY key LIMIT 1)
-      UNION ALL
-      SELECT (SELECT m.key FROM "MetricPoint" m WHERE m."runId" = ${runId} AND m.key > keys.key ORDER BY m.key LIMIT 1), n + 1
-        FROM keys WHERE keys.key IS NOT NULL AND n < ${MAX_METRIC_KEYS}::int
-    )
-    SELECT k.key, l.step, l.value FROM keys k
-    CROSS JOIN LATERAL (SELECT step, value FROM "MetricPoint" m WHERE m."runId" = ${runId} AND m.key = k.key ORDER BY step DESC LIMIT 1) l
-    WHERE k.key IS NOT NULL`;
+/**
+ * Latest finite point of up to LATEST_METRICS keys (losses first) of each run, in one set-based
+ * read of the coarsest metric tier (≤ 16 rows per key; lib/metrics/tiers.ts).
+ */
+async function latestMetrics(db: PrismaClient, runIds: readonly number[]): Promise<Map<number, LatestMetric[]>> {
+  const out = new Map<number, LatestMetric[]>();
+  if (runIds.length === 0) return out;
+  const rows = await db.$queryRaw<Array<{ runId: number; key: string; step: bigint; value: number }>>`
+    SELECT DISTINCT ON ("runId", key) "runId", key, "lastStep" AS step, "lastValue" AS value
+      FROM "MetricTier" WHERE "runId" = ANY(${[...runIds]}::int[]) AND bits = ${COARSEST_BITS}::int2 AND n > 0
+     ORDER BY "runId", key, "lastStep" DESC`;
   const isLoss = (k: string) => /loss/i.test(k);
-  return rows
-    .sort((a, b) => Number(isLoss(b.key)) - Number(isLoss(a.key)) || a.key.localeCompare(b.key))
-    .slice(0, LATEST_METRICS)
-    .map((r) => ({ key: r.key, step: stepValue(r.step), value: r.value }));
+  for (const r of rows) {
+    const list = out.get(r.runId) ?? [];
+    list.push({ key: r.key, step: stepValue(r.step), value: r.value });
+    out.set(r.runId, list);
+  }
+  for (const [id, list] of out) out.set(id, list.sort((a, b) => Number(isLoss(b.key)) - Number(isLoss(a.key)) || a.key.localeCompare(b.key)).slice(0, LATEST_METRICS));
+  return out;
 }
 
 /**
@@ -51,41 +53,80 @@ async function evalProgress(db: PrismaClient, runIds: readonly number[]): Promis
            count(*)::int AS results, max("checkpointStep") AS "latestStep", max(ts) AS "lastAt"
       FROM "EvalResult" WHERE "runId" IN (${Prisma.join(runIds)}) GROUP BY 1`;
   return new Map(
-    rows.map((r) => [r.runId, { checkpoints: Number(r.checkpoints), results: Number(r.results), latestStep: r.latestStep === null ? null : stepValue(r.latestStep), lastScoredAt: r.lastAt.toISOString() }]),
+    rows.map((r) => [r.runId, { checkpoints: Number(r.checkpoints), results: Number(r.results), latestStep: r.latestStep === null ? null : stepValue(r.latestStep), lastScoredAt: isoTime(r.lastAt) }]),
   );
 }
 
-async function activeRuns(db: PrismaClient, now: Date): Promise<{ active: ActiveRunView[]; olderStaleCount: number }> {
+/** Active runs shown per page of the overview by default, and at most. */
+export const OVERVIEW_PAGE = { defaultLimit: 50, maxLimit: 200 } as const;
+
+/** Which page of active runs to show: `offset` runs skipped, at most `limit` shown. */
+export interface OverviewPageOptions {
+  offset?: number;
+  limit?: number;
+}
+
+type ActiveRow = {
+  id: number;
+  name: string;
+  kind: ActiveRunView["kind"];
+  status: "running";
+  startedAt: Date;
+  lastPushAt: Date;
+  stallAfterS: number;
+  total: number | null;
+  unit: string | null;
+  activeAlerts: string[];
+  hostName: string;
+};
+
+/**
+ * One page of the active runs (running, not archived, not stale for more than 24 h) plus counts
+ * over all of them, by set-based queries whose cost does not grow with the page's neighbours:
+ * stale runs first (most recently silent on top), then alerting runs, then the rest, each by
+ * newest start (id breaks ties, so pages never overlap).
+ */
+async function activeRuns(db: PrismaClient, now: Date, page: Required<OverviewPageOptions>): Promise<Pick<OverviewView, "active" | "activeCounts" | "olderStaleCount">> {
   const nowMs = now.getTime();
-  const rows = await db.run.findMany({
-    where: { status: "running", archivedAt: null },
-    select: { id: true, name: true, kind: true, status: true, startedAt: true, lastPushAt: true, stallAfterS: true, total: true, unit: true, activeAlerts: true, host: { select: { name: true } } },
-    orderBy: [{ startedAt: "desc" }, { id: "desc" }],
-  });
-  let olderStaleCount = 0;
-  const shown = rows.filter((r) => {
-    const old = runState(r.status, r.lastPushAt.getTime(), r.stallAfterS, nowMs) === "stale" && nowMs - r.lastPushAt.getTime() > STALE_HORIZON_MS;
-    if (old) olderStaleCount++;
-    return !old;
-  });
-  const ids = shown.map((r) => r.id);
+  const horizon = new Date(nowMs - STALE_HORIZON_MS);
+  // "stale" as runState: no push within stallAfterS seconds (lastPushAt + stallAfterS < now).
+  const staleSql = Prisma.sql`(r."lastPushAt" + r."stallAfterS" * interval '1 second' < ${now}::timestamptz)`;
+  const [counts, rows] = await Promise.all([
+    db.$queryRaw<Array<{ running: number; stale: number; alerting: number; olderStale: number }>>`
+      SELECT count(*) FILTER (WHERE NOT s.stale)::float8 AS running,
+             count(*) FILTER (WHERE s.stale AND r."lastPushAt" >= ${horizon}::timestamptz)::float8 AS stale,
+             count(*) FILTER (WHERE cardinality(r."activeAlerts") > 0 AND NOT (s.stale AND r."lastPushAt" < ${horizon}::timestamptz))::float8 AS alerting,
+             count(*) FILTER (WHERE s.stale AND r."lastPushAt" < ${horizon}::timestamptz)::float8 AS "olderStale"
+        FROM "Run" r CROSS JOIN LATERAL (SELECT ${staleSql} AS stale) s
+       WHERE r.status = 'running' AND r."archivedAt" IS NULL`,
+    db.$queryRaw<ActiveRow[]>`
+      SELECT r.id, r.name, r.kind::text AS kind, r.status::text AS status, r."startedAt", r."lastPushAt", r."stallAfterS", r.total, r.unit, r."activeAlerts", h.name AS "hostName"
+        FROM "Run" r JOIN "Host" h ON h.id = r."hostId"
+        CROSS JOIN LATERAL (SELECT ${staleSql} AS stale) s
+       WHERE r.status = 'running' AND r."archivedAt" IS NULL AND NOT (s.stale AND r."lastPushAt" < ${horizon}::timestamptz)
+       ORDER BY CASE WHEN s.stale THEN 0 WHEN cardinality(r."activeAlerts") > 0 THEN 1 ELSE 2 END,
+                CASE WHEN s.stale THEN r."lastPushAt" END DESC NULLS LAST, r."startedAt" DESC, r.id DESC
+       LIMIT ${page.limit}::int OFFSET ${page.offset}::int`,
+  ]);
+  const c = counts[0] ?? { running: 0, stale: 0, alerting: 0, olderStale: 0 };
+  const ids = rows.map((r) => r.id);
   const [workers, samples, points, metrics, evals] = await Promise.all([
     workerRows(db, ids),
     rateSamples(db, ids, now),
     ids.length ? db.benchmarkPoint.groupBy({ by: ["runId"], where: { runId: { in: ids } }, _count: { _all: true } }) : Promise.resolve([]),
-    Promise.all(shown.map(async (r) => [r.id, await latestMetrics(db, r.id)] as const)),
+    latestMetrics(db, ids),
     evalProgress(db, ids),
   ]);
   const pointCounts = new Map(points.map((p) => [p.runId, p._count._all]));
-  const latest = new Map(metrics);
-  const active = shown.map((r): ActiveRunView => {
+  const latest = metrics;
+  const active = rows.map((r): ActiveRunView => {
     const ws = workers.get(r.id) ?? [];
     const state: RunState = runState(r.status, r.lastPushAt.getTime(), r.stallAfterS, nowMs);
     return {
       id: r.id,
       name: r.name,
       kind: r.kind,
-      host: r.host.name,
+      host: r.hostName,
       state,
       startedAt: isoTime(r.startedAt),
       lastPushAt: isoTime(r.lastPushAt),
@@ -99,9 +140,11 @@ async function activeRuns(db: PrismaClient, now: Date): Promise<{ active: Active
       evals: evals.get(r.id) ?? null,
     };
   });
-  // Stale first (the most recently silent on top), then running by newest start (query order).
-  const stale = active.filter((r) => r.state === "stale").sort((a, b) => Date.parse(b.lastPushAt) - Date.parse(a.lastPushAt));
-  return { active: [...stale, ...active.filter((r) => r.state !== "stale")], olderStaleCount };
+  return {
+    active,
+    activeCounts: { total: c.running + c.stale, running: c.running, stale: c.stale, alerting: c.alerting, offset: page.offset, limit: page.limit },
+    olderStaleCount: c.olderStale,
+  };
 }
 
 async function recentRuns(db: PrismaClient): Promise<FinishedRunView[]> {
@@ -140,14 +183,16 @@ async function recentEvents(db: PrismaClient): Promise<OverviewEventView[]> {
   return rows.map((e) => ({ id: e.id.toString(), ts: isoTime(e.ts), level: e.level, message: e.message, code: e.code, runId: e.runId, runName: e.run.name }));
 }
 
-/** The overview as of `now` (staleness, rates and ETAs depend on it). */
-export async function getOverview(db: PrismaClient, now: Date = new Date()): Promise<OverviewView> {
-  const [{ active, olderStaleCount }, recent, hosts, events, anyRun] = await Promise.all([
-    activeRuns(db, now),
+/** The overview as of `now` (staleness, rates and ETAs depend on it), with one page of active runs (default the first 50; limit capped at 200). */
+export async function getOverview(db: PrismaClient, now: Date = new Date(), page: OverviewPageOptions = {}): Promise<OverviewView> {
+  const limit = Math.min(OVERVIEW_PAGE.maxLimit, Math.max(1, Math.floor(page.limit ?? OVERVIEW_PAGE.defaultLimit)));
+  const offset = Math.max(0, Math.floor(page.offset ?? 0));
+  const [{ active, activeCounts, olderStaleCount }, recent, hosts, events, anyRun] = await Promise.all([
+    activeRuns(db, now, { offset, limit }),
     recentRuns(db),
     listHosts(db, now),
     recentEvents(db),
     db.run.findFirst({ select: { id: true } }),
   ]);
-  return { asOf: isoTime(now), active, olderStaleCount, recent, hosts: hosts.hosts, events, empty: anyRun === null };
+  return { asOf: isoTime(now), active, activeCounts, olderStaleCount, recent, hosts: hosts.hosts, events, empty: anyRun === null };
 }

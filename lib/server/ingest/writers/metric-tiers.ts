@@ -81,6 +81,51 @@ const SET_ALL = `ON CONFLICT ("runId", bits, key, bucket) DO UPDATE SET n = EXCL
   "minStep" = EXCLUDED."minStep", "minValue" = EXCLUDED."minValue", "maxStep" = EXCLUDED."maxStep", "maxValue" = EXCLUDED."maxValue",
   "firstStep" = EXCLUDED."firstStep", "firstValue" = EXCLUDED."firstValue", "lastStep" = EXCLUDED."lastStep", "lastValue" = EXCLUDED."lastValue"`;
 
+/**
+ * SQL that recomputes tier `bits` from the next finer level (raw rows for the finest tier): for
+ * the buckets listed in $3 (keys) / $4 (bucket numbers) when `scoped`, else for the whole run.
+ * Parameters: $1 run id, $2 bits. Ordered array_agg picks the step/value of each extreme under the
+ * orders of lib/metrics/tiers.ts. Children of bucket b: b << 4 … (b << 4) | 15.
+ */
+function recomputeSql(bits: number, scoped: boolean): string {
+  const finer = bits - TIER_FANOUT_BITS;
+  if (finer === 0) {
+    const from = scoped
+      ? `unnest($3::text[], $4::int8[]) b(key, bucket)
+         JOIN "MetricPoint" m ON m."runId" = $1::int4 AND m.key = b.key
+                             AND m.step BETWEEN b.bucket << $2::int4 AND (b.bucket << $2::int4) | ((1::int8 << $2::int4) - 1)`
+      : `"MetricPoint" m`;
+    return `INSERT INTO "MetricTier" (${TIER_COLUMNS})
+      SELECT $1::int4, $2::int2, m.key, m.step >> $2::int4,
+             count(*) FILTER (WHERE f.ok)::int4, count(*) FILTER (WHERE NOT f.ok)::int4,
+             (array_agg(m.step ORDER BY m.value, m.step) FILTER (WHERE f.ok))[1], min(m.value) FILTER (WHERE f.ok),
+             (array_agg(m.step ORDER BY m.value DESC, m.step) FILTER (WHERE f.ok))[1], max(m.value) FILTER (WHERE f.ok),
+             min(m.step) FILTER (WHERE f.ok), (array_agg(m.value ORDER BY m.step) FILTER (WHERE f.ok))[1],
+             max(m.step) FILTER (WHERE f.ok), (array_agg(m.value ORDER BY m.step DESC) FILTER (WHERE f.ok))[1]
+        FROM ${from}
+       CROSS JOIN LATERAL (SELECT m.value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)) f(ok)
+       WHERE m."runId" = $1::int4
+       GROUP BY m.key, m.step >> $2::int4
+      ${SET_ALL}`;
+  }
+  const from = scoped
+    ? `unnest($3::text[], $4::int8[]) b(key, bucket)
+       JOIN "MetricTier" c ON c."runId" = $1::int4 AND c.bits = ${finer} AND c.key = b.key
+                          AND c.bucket BETWEEN b.bucket << ${TIER_FANOUT_BITS} AND (b.bucket << ${TIER_FANOUT_BITS}) | ${(1 << TIER_FANOUT_BITS) - 1}`
+    : `"MetricTier" c`;
+  return `INSERT INTO "MetricTier" (${TIER_COLUMNS})
+    SELECT $1::int4, $2::int2, c.key, c.bucket >> ${TIER_FANOUT_BITS},
+           sum(c.n)::int4, sum(c."nonFinite")::int4,
+           (array_agg(c."minStep" ORDER BY c."minValue", c."minStep") FILTER (WHERE c.n > 0))[1], min(c."minValue"),
+           (array_agg(c."maxStep" ORDER BY c."maxValue" DESC, c."maxStep") FILTER (WHERE c.n > 0))[1], max(c."maxValue"),
+           min(c."firstStep"), (array_agg(c."firstValue" ORDER BY c."firstStep") FILTER (WHERE c.n > 0))[1],
+           max(c."lastStep"), (array_agg(c."lastValue" ORDER BY c."lastStep" DESC) FILTER (WHERE c.n > 0))[1]
+      FROM ${from}
+     WHERE c."runId" = $1::int4 AND c.bits = ${finer}
+     GROUP BY c.key, c.bucket >> ${TIER_FANOUT_BITS}
+    ${SET_ALL}`;
+}
+
 /** Recomputes, tier by tier from the finest, every bucket holding one of `points`. */
 async function recomputeBuckets(client: pg.PoolClient, runId: number, points: readonly WrittenPoint[]): Promise<void> {
   for (const bits of TIER_BITS) {
@@ -91,38 +136,23 @@ async function recomputeBuckets(client: pg.PoolClient, runId: number, points: re
     }
     const keys = [...buckets.values()].map((b) => b.key);
     const numbers = [...buckets.values()].map((b) => b.bucket.toString());
-    // Children of bucket b at the finer level f: b << 4 … (b << 4) | 15 (raw steps when f = 0).
-    // Ordered array_agg picks the step/value of each extreme under the orders of lib/metrics/tiers.ts.
-    const finer = bits - TIER_FANOUT_BITS;
-    const sql =
-      finer === 0
-        ? `INSERT INTO "MetricTier" (${TIER_COLUMNS})
-           SELECT $1::int4, $2::int2, m.key, m.step >> $2::int4,
-                  count(*) FILTER (WHERE f.ok)::int4, count(*) FILTER (WHERE NOT f.ok)::int4,
-                  (array_agg(m.step ORDER BY m.value, m.step) FILTER (WHERE f.ok))[1], min(m.value) FILTER (WHERE f.ok),
-                  (array_agg(m.step ORDER BY m.value DESC, m.step) FILTER (WHERE f.ok))[1], max(m.value) FILTER (WHERE f.ok),
-                  min(m.step) FILTER (WHERE f.ok), (array_agg(m.value ORDER BY m.step) FILTER (WHERE f.ok))[1],
-                  max(m.step) FILTER (WHERE f.ok), (array_agg(m.value ORDER BY m.step DESC) FILTER (WHERE f.ok))[1]
-             FROM unnest($3::text[], $4::int8[]) b(key, bucket)
-             JOIN "MetricPoint" m ON m."runId" = $1::int4 AND m.key = b.key
-                                 AND m.step BETWEEN b.bucket << $2::int4 AND (b.bucket << $2::int4) | ((1::int8 << $2::int4) - 1)
-            CROSS JOIN LATERAL (SELECT m.value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)) f(ok)
-            GROUP BY m.key, m.step >> $2::int4
-           ${SET_ALL}`
-        : `INSERT INTO "MetricTier" (${TIER_COLUMNS})
-           SELECT $1::int4, $2::int2, c.key, c.bucket >> ${TIER_FANOUT_BITS},
-                  sum(c.n)::int4, sum(c."nonFinite")::int4,
-                  (array_agg(c."minStep" ORDER BY c."minValue", c."minStep") FILTER (WHERE c.n > 0))[1], min(c."minValue"),
-                  (array_agg(c."maxStep" ORDER BY c."maxValue" DESC, c."maxStep") FILTER (WHERE c.n > 0))[1], max(c."maxValue"),
-                  min(c."firstStep"), (array_agg(c."firstValue" ORDER BY c."firstStep") FILTER (WHERE c.n > 0))[1],
-                  max(c."lastStep"), (array_agg(c."lastValue" ORDER BY c."lastStep" DESC) FILTER (WHERE c.n > 0))[1]
-             FROM unnest($3::text[], $4::int8[]) b(key, bucket)
-             JOIN "MetricTier" c ON c."runId" = $1::int4 AND c.bits = ${finer} AND c.key = b.key
-                                AND c.bucket BETWEEN b.bucket << ${TIER_FANOUT_BITS} AND (b.bucket << ${TIER_FANOUT_BITS}) | ${(1 << TIER_FANOUT_BITS) - 1}
-            GROUP BY c.key, c.bucket >> ${TIER_FANOUT_BITS}
-           ${SET_ALL}`;
-    await client.query(sql, [runId, bits, keys, numbers]);
+    await client.query(recomputeSql(bits, true), [runId, bits, keys, numbers]);
   }
+}
+
+/**
+ * Rebuilds every tier of a run from its raw rows (finest tier from MetricPoint, each coarser one
+ * from the tier below) and its non-finite copy: for points loaded around ingest (the bench loads
+ * millions of rows by SQL). @throws whatever PostgreSQL raises.
+ */
+export async function rebuildRunTiers(client: pg.Pool | pg.PoolClient, runId: number): Promise<void> {
+  for (const bits of TIER_BITS) await client.query(recomputeSql(bits, false), [runId, bits]);
+  await client.query(
+    `INSERT INTO "MetricNonFinite" ("runId", key, step, value)
+     SELECT "runId", key, step, value FROM "MetricPoint" WHERE "runId" = $1 AND value IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)
+     ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value`,
+    [runId],
+  );
 }
 
 /** Mirrors the batch's NaN/±Infinity points into "MetricNonFinite"; a replaced step that became finite leaves it. */

@@ -1,6 +1,7 @@
 /**
- * `npm run bench` (alias `npm run bench:ingest`): end-to-end throughput and latency of the
- * WebSocket ingest path, on this machine, against a throw-away database.
+ * Bench scenario `ingest` (`npm run bench ingest`, or alone `npx tsx scripts/bench/ingest.ts`):
+ * end-to-end throughput and latency of the WebSocket ingest path, on this machine, against a
+ * throw-away database (shared plumbing in ./support.ts).
  *
  * What it does
  *   1. Starts a fresh embedded PostgreSQL in a temp folder, applies the migrations, builds the
@@ -49,32 +50,21 @@
  *   - first-run effects (JIT warm-up, empty tables) are included; run it twice to see the spread.
  *
  * Flags: --workers 8 --frames 2000 (per worker) --points 20 (per frame) --window 64
- *        --timeout 300 (seconds, hard limit for the whole benchmark) --seed 1
+ *        --seed 1 (--frames defaults to 5000 with --full; the suite runner sets the hard timeout)
  *        --baseline-chunk 20000 (rows per statement of the comparison; 0 = one statement)
  * All traffic goes to 127.0.0.1. The server gets SIGTERM, PostgreSQL is stopped and the temp
  * folder removed on success, on error, on timeout and on Ctrl-C; a detached janitor process does
  * the same if this process is killed outright (see startJanitor).
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
-import fsp from "node:fs/promises";
 import os from "node:os";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
-import readline from "node:readline";
 import { parseArgs } from "node:util";
-import { PrismaPg } from "@prisma/adapter-pg";
-import pg from "pg";
+import type pg from "pg";
 import WebSocket from "ws";
-import { PrismaClient } from "@/generated/prisma/client";
 import type { BenchmarkPointInput, ClientFrameInput } from "@/lib/protocol";
-import { startEmbeddedPostgres, type ConnectionInfo } from "@/lib/server/database/embedded";
-import { migrateDeploy } from "@/lib/server/database/migrate";
-import { createToken } from "@/lib/server/repositories/tokens";
-import { buildIsStale, ensureBuild } from "./lib/build";
+import { seededRng } from "../demo/rng";
+import { CLK_TCK, fmt, fmtInt, isMain, machineTicks, memoryKb, mib, onCleanup, percentile, printTable, runStandalone, startBenchEnvironment, treeCpuS, type Scenario } from "./support";
 
-const projectDir = path.resolve(import.meta.dirname, "..");
-const HOST = "127.0.0.1";
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -89,25 +79,29 @@ interface Options {
   baselineChunk: number;
 }
 
-function parseOptions(): Options {
+function parseOptions(full: boolean): Options {
   const { values } = parseArgs({
     options: {
       workers: { type: "string", default: "8" },
-      frames: { type: "string", default: "2000" },
+      frames: { type: "string", default: full ? "5000" : "2000" },
       points: { type: "string", default: "20" },
       window: { type: "string", default: "64" },
       timeout: { type: "string", default: "300" },
       seed: { type: "string", default: "1" },
       "baseline-chunk": { type: "string", default: "20000" },
       help: { type: "boolean", short: "h", default: false },
+      full: { type: "boolean", default: false },
+      quick: { type: "boolean", default: false },
     },
-    strict: true,
+    // Scenario names and other scenarios' flags pass through when run from the suite.
+    strict: false,
+    allowPositionals: true,
   });
   if (values.help) {
     console.log("usage: npm run bench -- [--workers 8] [--frames 2000] [--points 20] [--window 64] [--timeout 300] [--seed 1] [--baseline-chunk 20000]");
     process.exit(0);
   }
-  const int = (name: string, raw: string, min: number, max: number): number => {
+  const int = (name: string, raw: string | boolean | undefined, min: number, max: number): number => {
     const n = Number(raw);
     if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in ${min}..${max} (got '${raw}')`);
     return n;
@@ -125,257 +119,7 @@ function parseOptions(): Options {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Cleanup: registered as resources are acquired, run once in reverse order on every exit path.
-
-const cleanups: Array<{ name: string; fn: () => Promise<void> }> = [];
-let cleaning: Promise<void> | null = null;
-
-function onCleanup(name: string, fn: () => Promise<void>): void {
-  cleanups.push({ name, fn });
-}
-
-function runCleanup(): Promise<void> {
-  return (cleaning ??= (async () => {
-    for (const { name, fn } of cleanups.reverse()) {
-      try {
-        await withTimeout(fn(), 30_000, `cleanup '${name}'`);
-      } catch (err) {
-        console.error(`[bench] cleanup '${name}' failed: ${(err as Error).message}`);
-      }
-    }
-  })());
-}
-
-let exiting = false;
-/** Cleans up and exits; later calls (a second Ctrl-C, the timeout firing meanwhile) wait. */
-async function shutdown(code: number, why?: string): Promise<never> {
-  if (exiting) {
-    if (why) console.error(`[bench] ${why} — still cleaning up, please wait`);
-    await new Promise<never>(() => undefined);
-  }
-  exiting = true;
-  if (why) console.error(`[bench] ${why}; cleaning up`);
-  // Last resort: never hang forever even if a cleanup step does.
-  setTimeout(() => {
-    console.error("[bench] cleanup took over 90 s; exiting anyway (check for stray processes)");
-    process.exit(code || 1);
-  }, 90_000).unref();
-  await runCleanup();
-  process.exit(code);
-}
-
-async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const log = (msg: string) => console.log(`[bench] ${msg}`);
-
-// ---------------------------------------------------------------------------------------------
-// /proc readings (Linux only; every reader returns null elsewhere)
-
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-function readProc(file: string): string | null {
-  try {
-    return fs.readFileSync(file, "utf8");
-  } catch {
-    return null;
-  }
-}
-
-/** VmRSS and VmHWM (peak) of `pid` in KiB. */
-function memoryKb(pid: number): { rssKb: number; hwmKb: number } | null {
-  const text = readProc(`/proc/${pid}/status`);
-  if (!text) return null;
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN);
-  return { rssKb: field("VmRSS"), hwmKb: field("VmHWM") };
-}
-
-/** utime, stime, cutime, cstime of `pid`, in seconds. */
-function cpuTimes(pid: number): { self: number; reapedChildren: number } | null {
-  const text = readProc(`/proc/${pid}/stat`);
-  if (!text) return null;
-  // Fields after the parenthesised command name (which may contain spaces).
-  const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  const f = (i: number) => Number(rest[i - 3] ?? 0); // field numbers as in proc(5)
-  return { self: (f(14) + f(15)) / CLK_TCK, reapedChildren: (f(16) + f(17)) / CLK_TCK };
-}
-
-function childrenOf(pid: number): number[] {
-  const text = readProc(`/proc/${pid}/task/${pid}/children`);
-  return text ? text.trim().split(/\s+/).filter(Boolean).map(Number) : [];
-}
-
-function descendantsOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const c of childrenOf(pid)) out.push(c, ...descendantsOf(c));
-  return out;
-}
-
-/** CPU seconds used by `pid`, its live descendants and its exited (reaped) children. */
-function treeCpuS(pid: number): number | null {
-  const root = cpuTimes(pid);
-  if (!root) return null;
-  let total = root.self + root.reapedChildren;
-  for (const d of descendantsOf(pid)) total += cpuTimes(d)?.self ?? 0;
-  return total;
-}
-
-/** Busy and total jiffies of the whole machine (first line of /proc/stat). */
-function machineTicks(): { busy: number; total: number } | null {
-  const line = readProc("/proc/stat")?.split("\n")[0];
-  if (!line?.startsWith("cpu ")) return null;
-  const n = line.trim().split(/\s+/).slice(1).map(Number);
-  const total = n.slice(0, 8).reduce((a, b) => a + b, 0); // guest time is already in user/nice
-  const idle = (n[3] ?? 0) + (n[4] ?? 0);
-  return { busy: total - idle, total };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Janitor: cleans up if this process dies without running its own cleanup. `tsx` relays Ctrl-C
-// to this process and SIGKILLs it when it does not confirm the signal within 30 ms (easily
-// missed under load), and `kill -9` skips every handler; either way the server, PostgreSQL and
-// the temp folder would be left behind. The janitor is a detached process (its own process group,
-// so Ctrl-C does not reach it) that polls our pid; once we are gone it stops the processes listed
-// in <temp>/pids.json and removes the folder. It exits by itself when the folder disappears.
-
-const JANITOR_JS = `
-const fs = require("node:fs");
-const ppid = Number(process.argv[1]);
-const dir = process.argv[2];
-const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === "EPERM"; } };
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const stop = async (pids, signal) => {
-  for (const pid of pids) { try { process.kill(pid, signal); } catch {} }
-  for (let t = 0; t < 15000 && pids.some(alive); t += 200) await sleep(200);
-  for (const pid of pids) { if (alive(pid)) { try { process.kill(pid, "SIGKILL"); } catch {} } }
-};
-(async () => {
-  while (alive(ppid)) { if (!fs.existsSync(dir)) return; await sleep(500); }
-  if (!fs.existsSync(dir)) return;
-  let pids = {};
-  try { pids = JSON.parse(fs.readFileSync(dir + "/pids.json", "utf8")); } catch {}
-  await stop([pids.serverNode, pids.server].filter(Boolean), "SIGTERM");
-  await stop([pids.postmaster].filter(Boolean), "SIGINT");
-  fs.rmSync(dir, { recursive: true, force: true });
-})();
-`;
-
-function startJanitor(tempDir: string): void {
-  const child = spawn(process.execPath, ["-e", JANITOR_JS, String(process.pid), tempDir], { detached: true, stdio: "ignore" });
-  child.unref();
-}
-
-/** Records a pid in <temp>/pids.json for the janitor. */
-const janitorPids: Record<string, number> = {};
-function recordPid(tempDir: string, name: string, pid: number | null | undefined): void {
-  if (!pid) return;
-  janitorPids[name] = pid;
-  fs.writeFileSync(path.join(tempDir, "pids.json"), JSON.stringify(janitorPids));
-}
-
-// ---------------------------------------------------------------------------------------------
-// The server, started like test/support/server.ts does
-
-interface ServerProcess {
-  url: string;
-  port: number;
-  /** The node process running server.ts (the `tsx` CLI wraps it in a parent process). */
-  serverPid: number | null;
-  logs: string[];
-  /** SIGTERM, wait (then SIGKILL after 20 s). */
-  stop(): Promise<void>;
-}
-
-async function startServerProcess(databaseUrl: string, onPid: (name: "server" | "serverNode", pid: number | null | undefined) => void): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(path.join(projectDir, "node_modules", ".bin", "tsx"), ["scripts/start.ts"], {
-    cwd: projectDir,
-    // Loopback only: no notification webhook (an empty value means unset), no telemetry.
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: "0", HOST, LOG_LEVEL: "info", NEXT_TELEMETRY_DISABLED: "1", PITWALL_WEBHOOK_URL: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const logs: string[] = [];
-  const remember = (line: string) => {
-    logs.push(line);
-    if (logs.length > 500) logs.shift();
-  };
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  let alive = true;
-  void exited.then(() => (alive = false));
-  const stop = async () => {
-    if (!alive) return;
-    const tree = child.pid ? [child.pid, ...descendantsOf(child.pid)] : [];
-    child.kill("SIGTERM");
-    const done = await Promise.race([exited.then(() => true), sleep(20_000).then(() => false)]);
-    if (!done) {
-      console.error("[bench] server did not exit 20 s after SIGTERM; sending SIGKILL");
-      for (const pid of tree) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-      await exited;
-    }
-  };
-  onCleanup("server", stop);
-  onPid("server", child.pid);
-
-  const port = await new Promise<number>((resolve, reject) => {
-    // Longer than the tests' 60 s: scripts/start.ts rebuilds by itself when a source changed
-    // after our own build check (other people editing the checkout meanwhile).
-    const timer = setTimeout(() => reject(new Error(`server did not start in 150 s:\n${logs.join("\n")}`)), 150_000);
-    readline.createInterface({ input: child.stdout! }).on("line", (line) => {
-      remember(line);
-      if (line.includes("Pitwall listening")) {
-        try {
-          const p = (JSON.parse(line) as { port: number }).port;
-          clearTimeout(timer);
-          resolve(p);
-        } catch {
-          // not JSON: keep waiting
-        }
-      }
-    });
-    readline.createInterface({ input: child.stderr! }).on("line", remember);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before listening:\n${logs.join("\n")}`));
-    });
-  });
-  // `tsx` runs the script in a child node process; that one is the server (deepest match).
-  const candidates = child.pid ? [child.pid, ...descendantsOf(child.pid)] : [];
-  const serverPid = candidates.filter((pid) => (readProc(`/proc/${pid}/cmdline`) ?? "").includes("scripts/start.ts")).pop() ?? child.pid ?? null;
-  onPid("serverNode", serverPid);
-  return { url: `http://${HOST}:${port}`, port, serverPid, logs, stop };
-}
-
-// ---------------------------------------------------------------------------------------------
 // Realistic benchmark points (an SGLang bench_serving sweep), deterministic per seed
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CONCURRENCIES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 const SHAPES = [
@@ -389,7 +133,7 @@ const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** di
 
 /** Point `index` of frame `frame` of worker `worker`: a key unique within the worker's run. */
 function makePoint(seed: number, worker: number, frame: number, index: number, pointsPerFrame: number): BenchmarkPointInput {
-  const rnd = mulberry32(seed * 1_000_003 + worker * 7_919_993 + frame * 104_729 + index * 131);
+  const rnd = seededRng(seed * 1_000_003 + worker * 7_919_993 + frame * 104_729 + index * 131);
   const concurrency = CONCURRENCIES[index % CONCURRENCIES.length]!;
   const [inputLen, outputLen] = SHAPES[(frame + Math.floor(index / CONCURRENCIES.length)) % SHAPES.length]!;
   const completed = concurrency * 10;
@@ -546,7 +290,7 @@ async function openWorker(opts: Options, w: number, wsUrl: string, token: string
       run: runKey,
       name: `Ingest benchmark, worker ${w}`,
       kind: "benchmark",
-      config: { model: "Qwen/Qwen3-32B", engine: "sglang", engineVersion: "0.5.11", tp: 2, dataset: "random", benchmark: "scripts/bench-ingest.ts" },
+      config: { model: "Qwen/Qwen3-32B", engine: "sglang", engineVersion: "0.5.11", tp: 2, dataset: "random", benchmark: "scripts/bench/ingest.ts" },
       tags: ["bench-ingest"],
     });
   });
@@ -715,103 +459,27 @@ async function baselineInsert(db: pg.Pool, opts: Options, runIds: number[]): Pro
 }
 
 // ---------------------------------------------------------------------------------------------
-// Figures
 
-function percentile(sorted: Float64Array, q: number): number {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[rank]!;
-}
+/** The `ingest` scenario: WebSocket ingest of run.benchmark frames vs a direct unnest load of the same rows, with a PASS/FAIL check of what was stored. */
+export const scenario: Scenario = {
+  name: "ingest",
+  description: "run.benchmark frames over /ws/ingest (8 workers) vs the same rows loaded with INSERT … unnest; exactly-once check",
+  run: runIngest,
+};
 
-const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "n/a");
-const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits }) : "n/a");
-const mib = (kb: number | undefined) => (kb === undefined || !Number.isFinite(kb) ? "n/a" : `${fmt(kb / 1024, 0)} MiB`);
-
-function printTable(title: string, rows: Array<[string, string] | null>): void {
-  const shown = rows.filter((r): r is [string, string] => r !== null);
-  const w = Math.max(...shown.map(([k]) => k.length));
-  const v = Math.max(...shown.map(([, val]) => val.length));
-  const line = `+${"-".repeat(w + 2)}+${"-".repeat(v + 2)}+`;
-  console.log(`\n${title}`);
-  console.log(line);
-  for (const [k, val] of shown) console.log(`| ${k.padEnd(w)} | ${val.padStart(v)} |`);
-  console.log(line);
-}
-
-// ---------------------------------------------------------------------------------------------
-
-async function main(): Promise<void> {
-  const opts = parseOptions();
-  const hardTimeout = setTimeout(() => void shutdown(1, `hard timeout of ${opts.timeoutS} s reached`), opts.timeoutS * 1000);
-  hardTimeout.unref();
-  process.on("SIGINT", () => void shutdown(130, "interrupted (SIGINT)"));
-  process.on("SIGTERM", () => void shutdown(143, "terminated (SIGTERM)"));
-  process.on("uncaughtException", (err) => void shutdown(1, `uncaught error: ${err.stack ?? err.message}`));
-  process.on("unhandledRejection", (err) => void shutdown(1, `unhandled rejection: ${String(err)}`));
-
-  // Runs last: anything we spawned that is still alive (e.g. `next build` when the timeout hits
-  // during a build) gets SIGTERM, by pid.
-  onCleanup("leftover child processes", async () => {
-    for (const pid of descendantsOf(process.pid).reverse()) {
-      try {
-        process.kill(pid, "SIGTERM");
-      } catch {
-        // already gone
-      }
-    }
-  });
-
+async function runIngest({ full, log }: { full: boolean; log: (line: string) => void }): Promise<void> {
+  const opts = parseOptions(full);
+  const table = (title: string, rows: Array<[string, string] | null>) => printTable(title, rows, log);
   const totalFrames = opts.workers * opts.frames;
   const totalPoints = totalFrames * opts.points;
   log(`${opts.workers} workers × ${opts.frames} frames × ${opts.points} points = ${fmtInt(totalPoints)} points, window ${opts.window} frames/worker, timeout ${opts.timeoutS} s`);
 
-  // 1. Build (when stale), database, migrations, token, server. PITWALL_NEXT_DIST_DIR, when set,
-  //    is honoured by next.config.ts, scripts/lib/build.ts and (inherited) the server child.
-  const distDir = process.env.PITWALL_NEXT_DIST_DIR || ".next";
-  if (buildIsStale(projectDir)) {
-    log(`production build in ${distDir} is missing or stale; building it first`);
-    await ensureBuild(projectDir, log);
-  }
-
-  const tempDir = await fsp.mkdtemp(path.join(os.tmpdir(), "pitwall-bench-"));
-  onCleanup("temp folder", () => fsp.rm(tempDir, { recursive: true, force: true }));
-  await fsp.chmod(tempDir, 0o711); // the `postgres` user must traverse it when we run as root
-  startJanitor(tempDir);
-  const dataDir = path.join(tempDir, "data");
-  const embedded = await startEmbeddedPostgres({ dataDir, log: { info: () => undefined, warn: (m) => console.warn(`[bench] ${m}`) } });
-  const conn = JSON.parse(await fsp.readFile(path.join(dataDir, "connection.json"), "utf8")) as ConnectionInfo;
-  onCleanup("postgres", async () => {
-    try {
-      await withTimeout(embedded.stop(), 20_000, "embedded PostgreSQL stop");
-    } catch (err) {
-      console.error(`[bench] ${(err as Error).message}; sending SIGKILL to the postmaster (pid ${conn.pid})`);
-      try {
-        process.kill(conn.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-  });
-  recordPid(tempDir, "postmaster", conn.pid);
-  log(`embedded PostgreSQL on 127.0.0.1:${conn.port} (temp folder ${tempDir})`);
-  await migrateDeploy(projectDir, embedded.url);
-
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: embedded.url, max: 2 }) });
-  let token: string;
-  try {
-    token = (await createToken(prisma, "bench-ingest")).token;
-  } finally {
-    await prisma.$disconnect();
-  }
-  const db = new pg.Pool({ connectionString: embedded.url, max: 2 });
-  // pool.end() does not wait for its idle clients to disconnect, so stopping PostgreSQL right
-  // after it can make one report 57P01 (admin shutdown); without a listener that would crash us.
-  db.on("error", () => undefined);
-  onCleanup("pg pool", () => db.end());
-
-  const server = await startServerProcess(embedded.url, (name, pid) => recordPid(tempDir, name, pid));
-  serverLogs = server.logs;
-  log(`server listening on ${server.url} (node pid ${server.serverPid ?? "?"})`);
+  // 1. Build (when stale), database, migrations, token, server.
+  const env = await startBenchEnvironment({ server: true, log });
+  const db = env.pool;
+  const token = env.token;
+  const conn = { pid: env.postgresPid };
+  const server = env.server!;
   const rssIdle = server.serverPid ? memoryKb(server.serverPid) : null;
 
   // 2. Workers: connect and start runs, then release them together.
@@ -882,7 +550,7 @@ async function main(): Promise<void> {
   const pgCpu = pgCpu0 !== null && pgCpu1 !== null ? pgCpu1 - pgCpu0 : NaN;
   const clientCpuS = (clientCpu.user + clientCpu.system) / 1e6;
   const busyS = machine0 && machine1 ? (machine1.busy - machine0.busy) / CLK_TCK : NaN;
-  printTable(
+  table(
     `Pitwall ingest benchmark — ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, Node ${process.version}, ${opts.workers} workers × ${opts.frames} frames × ${opts.points} points, window ${opts.window}`,
     [
       ["frames committed (acked)", fmtInt(framesAcked)],
@@ -904,7 +572,7 @@ async function main(): Promise<void> {
     ],
   );
   const baseRate = base.rows / base.insertS;
-  printTable(
+  table(
     "Comparison: the same rows loaded directly into PostgreSQL with `INSERT … SELECT FROM unnest(…)`\n" +
       '(not COPY: pg-copy-streams is not installed) into a scratch table LIKE "BenchmarkPoint" (same columns, defaults, primary key)',
     [
@@ -916,25 +584,17 @@ async function main(): Promise<void> {
       ["ingest points/s as share of this", `${fmt((100 * (pointsAcked / wallS)) / baseRate, 1)} %`],
     ],
   );
-  printTable(
+  table(
     `Verification: ${pass ? "PASS" : "FAIL"}`,
     checks.map(([name, ok, detail]) => [`${ok ? "PASS" : "FAIL"}  ${name}`, detail]),
   );
-  if (errors.length) console.log(`\nfirst errors:\n  ${errors.slice(0, 5).join("\n  ")}`);
-  console.log(`\n${pass ? "PASS" : "FAIL"}: ${pass ? "every point was stored exactly once" : "see the failed checks above"}`);
-  clearTimeout(hardTimeout);
-  await shutdown(pass ? 0 : 1);
+  if (errors.length) log(`\nfirst errors:\n  ${errors.slice(0, 5).join("\n  ")}`);
+  log(`\n${pass ? "PASS" : "FAIL"}: ${pass ? "every point was stored exactly once" : "see the failed checks above"}`);
+  if (!pass) {
+    const serverErrors = server.logs.filter((l) => /"level":(50|60)/.test(l)).slice(-5);
+    if (serverErrors.length) log(`server errors:\n  ${serverErrors.map((l) => l.slice(0, 800)).join("\n  ")}`);
+    throw new Error("ingest verification FAILED");
+  }
 }
 
-/** The server's recent log lines, to show its errors when the benchmark fails. */
-let serverLogs: string[] = [];
-
-main().catch(async (err: unknown) => {
-  // After a signal or the timeout, sockets failing is the expected consequence, not news.
-  if (!exiting) {
-    console.error(`[bench] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    const errors = serverLogs.filter((l) => /"level":(50|60)/.test(l)).slice(-5);
-    if (errors.length) console.error(`[bench] server errors:\n  ${errors.map((l) => l.slice(0, 800)).join("\n  ")}`);
-  }
-  await shutdown(1);
-});
+if (isMain(import.meta.url)) await runStandalone(scenario);

@@ -1,0 +1,417 @@
+/**
+ * Shared plumbing of the `npm run bench` scenarios (scripts/bench/<name>.ts): cleanup on every
+ * exit path, a janitor for when this process is killed outright, /proc CPU and memory readings,
+ * a fresh embedded PostgreSQL in a temp folder with the migrations applied, the production
+ * server as a child process, and table formatting. Scenarios print figures, never assert them.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+import { pathToFileURL } from "node:url";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaClient } from "@/generated/prisma/client";
+import { startEmbeddedPostgres, type ConnectionInfo } from "@/lib/server/database/embedded";
+import { migrateDeploy } from "@/lib/server/database/migrate";
+import { createToken } from "@/lib/server/repositories/tokens";
+import { buildIsStale, ensureBuild } from "../lib/build";
+
+/** The checkout the bench runs from. */
+export const projectDir = path.resolve(import.meta.dirname, "../..");
+/** All bench traffic stays on loopback. */
+export const HOST = "127.0.0.1";
+
+/** What a scenario is given: `full` for the large sizes (`--full`), and where to print its lines. */
+export interface ScenarioOptions {
+  full: boolean;
+  log: (line: string) => void;
+}
+
+/** A bench scenario module's export (convention of scripts/bench/*.ts). */
+export interface Scenario {
+  name: string;
+  description: string;
+  run(opts: ScenarioOptions): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup: registered as resources are acquired, run once in reverse order on every exit path.
+
+const cleanups: Array<{ name: string; fn: () => Promise<void> }> = [];
+let cleaning: Promise<void> | null = null;
+
+export function onCleanup(name: string, fn: () => Promise<void>): void {
+  cleanups.push({ name, fn });
+}
+
+export function runCleanup(): Promise<void> {
+  return (cleaning ??= (async () => {
+    const steps = cleanups.splice(0).reverse();
+    for (const { name, fn } of steps) {
+      try {
+        await withTimeout(fn(), 30_000, `cleanup '${name}'`);
+      } catch (err) {
+        console.error(`[bench] cleanup '${name}' failed: ${(err as Error).message}`);
+      }
+    }
+  })().finally(() => (cleaning = null)));
+}
+
+let exiting = false;
+/** Cleans up and exits; later calls (a second Ctrl-C, the timeout firing meanwhile) wait. */
+export async function shutdown(code: number, why?: string): Promise<never> {
+  if (exiting) {
+    if (why) console.error(`[bench] ${why} — still cleaning up, please wait`);
+    await new Promise<never>(() => undefined);
+  }
+  exiting = true;
+  if (why) console.error(`[bench] ${why}; cleaning up`);
+  // Last resort: never hang forever even if a cleanup step does.
+  setTimeout(() => {
+    console.error("[bench] cleanup took over 90 s; exiting anyway (check for stray processes)");
+    process.exit(code || 1);
+  }, 90_000).unref();
+  await runCleanup();
+  process.exit(code);
+}
+
+export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+export const log = (msg: string) => console.log(`[bench] ${msg}`);
+
+// ---------------------------------------------------------------------------------------------
+// /proc readings (Linux only; every reader returns null elsewhere)
+
+export const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+export function readProc(file: string): string | null {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** VmRSS and VmHWM (peak) of `pid` in KiB. */
+export function memoryKb(pid: number): { rssKb: number; hwmKb: number } | null {
+  const text = readProc(`/proc/${pid}/status`);
+  if (!text) return null;
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN);
+  return { rssKb: field("VmRSS"), hwmKb: field("VmHWM") };
+}
+
+/** utime, stime, cutime, cstime of `pid`, in seconds. */
+function cpuTimes(pid: number): { self: number; reapedChildren: number } | null {
+  const text = readProc(`/proc/${pid}/stat`);
+  if (!text) return null;
+  // Fields after the parenthesised command name (which may contain spaces).
+  const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const f = (i: number) => Number(rest[i - 3] ?? 0); // field numbers as in proc(5)
+  return { self: (f(14) + f(15)) / CLK_TCK, reapedChildren: (f(16) + f(17)) / CLK_TCK };
+}
+
+function childrenOf(pid: number): number[] {
+  const text = readProc(`/proc/${pid}/task/${pid}/children`);
+  return text ? text.trim().split(/\s+/).filter(Boolean).map(Number) : [];
+}
+
+export function descendantsOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const c of childrenOf(pid)) out.push(c, ...descendantsOf(c));
+  return out;
+}
+
+/** CPU seconds used by `pid`, its live descendants and its exited (reaped) children. */
+export function treeCpuS(pid: number): number | null {
+  const root = cpuTimes(pid);
+  if (!root) return null;
+  let total = root.self + root.reapedChildren;
+  for (const d of descendantsOf(pid)) total += cpuTimes(d)?.self ?? 0;
+  return total;
+}
+
+/** Busy and total jiffies of the whole machine (first line of /proc/stat). */
+export function machineTicks(): { busy: number; total: number } | null {
+  const line = readProc("/proc/stat")?.split("\n")[0];
+  if (!line?.startsWith("cpu ")) return null;
+  const n = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = n.slice(0, 8).reduce((a, b) => a + b, 0); // guest time is already in user/nice
+  const idle = (n[3] ?? 0) + (n[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Janitor: cleans up if this process dies without running its own cleanup. `tsx` relays Ctrl-C
+// to this process and SIGKILLs it when it does not confirm the signal within 30 ms (easily
+// missed under load), and `kill -9` skips every handler; either way the server, PostgreSQL and
+// the temp folder would be left behind. The janitor is a detached process (its own process group,
+// so Ctrl-C does not reach it) that polls our pid; once we are gone it stops the processes listed
+// in <temp>/pids.json and removes the folder. It exits by itself when the folder disappears.
+
+const JANITOR_JS = `
+const fs = require("node:fs");
+const ppid = Number(process.argv[1]);
+const dir = process.argv[2];
+const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === "EPERM"; } };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const stop = async (pids, signal) => {
+  for (const pid of pids) { try { process.kill(pid, signal); } catch {} }
+  for (let t = 0; t < 15000 && pids.some(alive); t += 200) await sleep(200);
+  for (const pid of pids) { if (alive(pid)) { try { process.kill(pid, "SIGKILL"); } catch {} } }
+};
+(async () => {
+  while (alive(ppid)) { if (!fs.existsSync(dir)) return; await sleep(500); }
+  if (!fs.existsSync(dir)) return;
+  let pids = {};
+  try { pids = JSON.parse(fs.readFileSync(dir + "/pids.json", "utf8")); } catch {}
+  await stop([pids.serverNode, pids.server].filter(Boolean), "SIGTERM");
+  await stop([pids.postmaster].filter(Boolean), "SIGINT");
+  fs.rmSync(dir, { recursive: true, force: true });
+})();
+`;
+
+export function startJanitor(tempDir: string): void {
+  const child = spawn(process.execPath, ["-e", JANITOR_JS, String(process.pid), tempDir], { detached: true, stdio: "ignore" });
+  child.unref();
+}
+
+/** Records a pid in <temp>/pids.json for the janitor. */
+const janitorPids: Record<string, number> = {};
+export function recordPid(tempDir: string, name: string, pid: number | null | undefined): void {
+  if (!pid) return;
+  janitorPids[name] = pid;
+  fs.writeFileSync(path.join(tempDir, "pids.json"), JSON.stringify(janitorPids));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server, started like test/support/server.ts does
+
+export interface ServerProcess {
+  url: string;
+  port: number;
+  /** The node process running server.ts (the `tsx` CLI wraps it in a parent process). */
+  serverPid: number | null;
+  logs: string[];
+  /** SIGTERM, wait (then SIGKILL after 20 s). */
+  stop(): Promise<void>;
+}
+
+export async function startServerProcess(databaseUrl: string, onPid: (name: "server" | "serverNode", pid: number | null | undefined) => void): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(path.join(projectDir, "node_modules", ".bin", "tsx"), ["scripts/start.ts"], {
+    cwd: projectDir,
+    // Loopback only: no notification webhook (an empty value means unset), no telemetry.
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: "0", HOST, LOG_LEVEL: "info", NEXT_TELEMETRY_DISABLED: "1", PITWALL_WEBHOOK_URL: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs: string[] = [];
+  const remember = (line: string) => {
+    logs.push(line);
+    if (logs.length > 500) logs.shift();
+  };
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let alive = true;
+  void exited.then(() => (alive = false));
+  const stop = async () => {
+    if (!alive) return;
+    const tree = child.pid ? [child.pid, ...descendantsOf(child.pid)] : [];
+    child.kill("SIGTERM");
+    const done = await Promise.race([exited.then(() => true), sleep(20_000).then(() => false)]);
+    if (!done) {
+      console.error("[bench] server did not exit 20 s after SIGTERM; sending SIGKILL");
+      for (const pid of tree) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+      await exited;
+    }
+  };
+  onCleanup("server", stop);
+  onPid("server", child.pid);
+
+  const port = await new Promise<number>((resolve, reject) => {
+    // Longer than the tests' 60 s: scripts/start.ts rebuilds by itself when a source changed
+    // after our own build check (other people editing the checkout meanwhile).
+    const timer = setTimeout(() => reject(new Error(`server did not start in 150 s:\n${logs.join("\n")}`)), 150_000);
+    readline.createInterface({ input: child.stdout! }).on("line", (line) => {
+      remember(line);
+      if (line.includes("Pitwall listening")) {
+        try {
+          const p = (JSON.parse(line) as { port: number }).port;
+          clearTimeout(timer);
+          resolve(p);
+        } catch {
+          // not JSON: keep waiting
+        }
+      }
+    });
+    readline.createInterface({ input: child.stderr! }).on("line", remember);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${logs.join("\n")}`));
+    });
+  });
+  // `tsx` runs the script in a child node process; that one is the server (deepest match).
+  const candidates = child.pid ? [child.pid, ...descendantsOf(child.pid)] : [];
+  const serverPid = candidates.filter((pid) => (readProc(`/proc/${pid}/cmdline`) ?? "").includes("scripts/start.ts")).pop() ?? child.pid ?? null;
+  onPid("serverNode", serverPid);
+  return { url: `http://${HOST}:${port}`, port, serverPid, logs, stop };
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Figures
+
+export function percentile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "n/a");
+export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits }) : "n/a");
+export const mib = (kb: number | undefined) => (kb === undefined || !Number.isFinite(kb) ? "n/a" : `${fmt(kb / 1024, 0)} MiB`);
+
+export function printTable(title: string, rows: Array<[string, string] | null>, out: (line: string) => void = console.log): void {
+  const shown = rows.filter((r): r is [string, string] => r !== null);
+  const w = Math.max(...shown.map(([k]) => k.length));
+  const v = Math.max(...shown.map(([, val]) => val.length));
+  const line = `+${"-".repeat(w + 2)}+${"-".repeat(v + 2)}+`;
+  out(`\n${title}`);
+  out(line);
+  for (const [k, val] of shown) out(`| ${k.padEnd(w)} | ${val.padStart(v)} |`);
+  out(line);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// A fresh database (and optionally the server) for one scenario
+
+/** A scenario's private PostgreSQL (migrated), a pg pool on it, a worker token and, when asked, the production server. */
+export interface BenchEnvironment {
+  databaseUrl: string;
+  /** Postmaster pid (for CPU readings). */
+  postgresPid: number;
+  pool: pg.Pool;
+  /** Bearer token of a worker (viewer rights on the read API). */
+  token: string;
+  server: ServerProcess | null;
+}
+
+/**
+ * Builds the dashboard when the production build is stale (only with `server`), starts an
+ * embedded PostgreSQL in a new temp folder, migrates it, creates a worker token and starts the
+ * server. Everything is registered for cleanup (runCleanup / shutdown).
+ */
+export async function startBenchEnvironment(opts: { server: boolean; log: (line: string) => void }): Promise<BenchEnvironment> {
+  if (opts.server && buildIsStale(projectDir)) {
+    opts.log(`production build is missing or stale; building it first`);
+    await ensureBuild(projectDir, opts.log);
+  }
+  const tempDir = await fsp.mkdtemp(path.join(os.tmpdir(), "pitwall-bench-"));
+  onCleanup("temp folder", () => fsp.rm(tempDir, { recursive: true, force: true }));
+  await fsp.chmod(tempDir, 0o711); // the `postgres` user must traverse it when we run as root
+  startJanitor(tempDir);
+  const dataDir = path.join(tempDir, "data");
+  const embedded = await startEmbeddedPostgres({ dataDir, log: { info: () => undefined, warn: (m) => console.warn(`[bench] ${m}`) } });
+  const conn = JSON.parse(await fsp.readFile(path.join(dataDir, "connection.json"), "utf8")) as ConnectionInfo;
+  onCleanup("postgres", async () => {
+    try {
+      await withTimeout(embedded.stop(), 20_000, "embedded PostgreSQL stop");
+    } catch (err) {
+      console.error(`[bench] ${(err as Error).message}; sending SIGKILL to the postmaster (pid ${conn.pid})`);
+      try {
+        process.kill(conn.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  });
+  recordPid(tempDir, "postmaster", conn.pid);
+  await migrateDeploy(projectDir, embedded.url);
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: embedded.url, max: 2 }) });
+  let token: string;
+  try {
+    token = (await createToken(prisma, "bench")).token;
+  } finally {
+    await prisma.$disconnect();
+  }
+  const pool = new pg.Pool({ connectionString: embedded.url, max: 2 });
+  // pool.end() does not wait for its idle clients to disconnect, so stopping PostgreSQL right
+  // after it can make one report 57P01 (admin shutdown); without a listener that would crash us.
+  pool.on("error", () => undefined);
+  onCleanup("pg pool", () => pool.end());
+  const server = opts.server ? await startServerProcess(embedded.url, (name, pid) => recordPid(tempDir, name, pid)) : null;
+  if (server) opts.log(`server ${server.url} on a fresh embedded PostgreSQL (port ${conn.port})`);
+  return { databaseUrl: embedded.url, postgresPid: conn.pid, pool, token, server };
+}
+
+/** Times `fn` `rounds` times after one warm-up call; returns the sorted durations (ms). */
+export async function timeCalls(rounds: number, fn: () => Promise<unknown>): Promise<Float64Array> {
+  await fn();
+  const ms = new Float64Array(rounds);
+  for (let i = 0; i < rounds; i++) {
+    const t0 = performance.now();
+    await fn();
+    ms[i] = performance.now() - t0;
+  }
+  return ms.sort();
+}
+
+/** Installs the signal handlers and a hard timeout that clean up (servers, PostgreSQL, temp folders) and exit. */
+export function installExitHandlers(timeoutS: number): NodeJS.Timeout {
+  const hard = setTimeout(() => void shutdown(1, `hard timeout of ${timeoutS} s reached`), timeoutS * 1000);
+  hard.unref();
+  process.on("SIGINT", () => void shutdown(130, "interrupted (SIGINT)"));
+  process.on("SIGTERM", () => void shutdown(143, "terminated (SIGTERM)"));
+  process.on("uncaughtException", (err) => void shutdown(1, `uncaught error: ${err.stack ?? err.message}`));
+  process.on("unhandledRejection", (err) => void shutdown(1, `unhandled rejection: ${String(err)}`));
+  // Runs last: anything we spawned that is still alive gets SIGTERM, by pid.
+  onCleanup("leftover child processes", async () => {
+    for (const pid of descendantsOf(process.pid).reverse()) {
+      try {
+        process.kill(pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
+  });
+  return hard;
+}
+
+/** True when `moduleUrl` (import.meta.url) is the script node was started with. */
+export function isMain(moduleUrl: string): boolean {
+  return process.argv[1] !== undefined && moduleUrl === pathToFileURL(process.argv[1]).href;
+}
+
+/** Runs one scenario as a script (`npx tsx scripts/bench/<name>.ts [--full]`): figures printed, cleanup, exit 1 on error. */
+export async function runStandalone(scenario: Scenario): Promise<never> {
+  installExitHandlers(scenario.name === "ingest" ? 3600 : 1800);
+  const full = process.argv.includes("--full");
+  try {
+    await scenario.run({ full, log: (line) => console.log(line) });
+    return await shutdown(0);
+  } catch (err) {
+    console.error(`[bench] ${scenario.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return await shutdown(1);
+  }
+}
