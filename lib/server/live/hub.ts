@@ -15,6 +15,8 @@ import { SharedReads, type TopicRead } from "./shared-reads";
 const COALESCE_MS = 250;
 /** Shared-read topics (`run:<id>`): at most one read per topic per this many ms, for all sockets. */
 export const SHARED_READ_WINDOW_MS = 50;
+/** A shared-read topic nothing changed for is re-read after this long (clock-derived rates, ETA, stale). */
+const SHARED_REFRESH_MS = 30_000;
 
 interface Subscriber {
   ws: WebSocket;
@@ -43,6 +45,7 @@ export class LiveHub {
   private closed = false;
   private retryMs = 500;
   private readonly shared: SharedReads;
+  private readonly refreshTimer: NodeJS.Timeout;
 
   /** `read` defaults to the run page's views through the shared Prisma client. */
   constructor(
@@ -59,6 +62,8 @@ export class LiveHub {
       clearTimer: (h) => clearTimeout(h as NodeJS.Timeout),
       onError: (topic, err) => this.log.warn({ err, topic }, "shared live read failed; retrying"),
     });
+    this.refreshTimer = setInterval(() => this.shared.refreshOlderThan(SHARED_REFRESH_MS), SHARED_REFRESH_MS / 6);
+    this.refreshTimer.unref();
   }
 
   /** Opens the LISTEN connection; reconnects by itself when it drops. */
@@ -158,6 +163,7 @@ export class LiveHub {
   /** Stops listening and closes every browser socket (going away). */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.refreshTimer);
     this.shared.close();
     for (const sub of this.subscribers) sub.ws.close(1001, "server shutting down");
     await this.listener?.end().catch(() => undefined);

@@ -109,6 +109,15 @@ export class SharedReads {
     for (const topic of this.topics.keys()) this.changed(topic);
   }
 
+  /**
+   * Re-reads topics not read for `ageMs`: rates, ETA and "stale" derive from the clock, so a quiet
+   * run is refreshed once for all its viewers instead of each browser polling.
+   */
+  refreshOlderThan(ageMs: number): void {
+    const now = this.deps.now();
+    for (const [topic, st] of this.topics) if (now - st.lastReadAt >= ageMs) this.changed(topic);
+  }
+
   /** Cancels every timer and forgets every topic (shutdown). */
   close(): void {
     for (const st of this.topics.values()) if (st.timer !== null) this.deps.clearTimer(st.timer);
