@@ -8,7 +8,8 @@
  * page reads (run, progress, metrics, evals) and the evals refetch on `evals`/`baselines` notices
  * (at most 1/s, as the page). Printed per N (quick: 1 and 50 viewers; --full: 1, 10, 50, 100):
  * push → every viewer has the new value p50/p99/max (ms; a push is "had" when every viewer's
- * merged copy holds its point), ack p99 (ms), server and PostgreSQL CPU (ms per s) and the
+ * merged copy holds its point), ack p99 (ms), ack → every viewer has it p50/p99 (ms: the live path
+ * alone, without the ingest commit), server and PostgreSQL CPU (ms per s) and the
  * difference per extra viewer against N = 1, HTTP requests/s per viewer after the page load.
  * Targets beside the figures: 50 viewers p99 < 100 ms, < 0.2 HTTP req/s per viewer.
  * Figures are printed, never asserted; timings on a shared machine are noisy.
@@ -119,11 +120,15 @@ async function phase(opts: { url: string; token: string; cookie: string; viewers
   const loadRequests = httpRequests;
 
   const ackLatency: number[] = [];
-  const pending = new Map<string, number>();
+  const pending = new Map<string, { sent: number; step: number }>();
+  const ackedAt = new Map<number, number>();
   worker.onAck = (ids, at) => {
     for (const id of ids) {
-      const t = pending.get(id);
-      if (t !== undefined) ackLatency.push(at - t);
+      const p = pending.get(id);
+      if (p !== undefined) {
+        ackLatency.push(at - p.sent);
+        ackedAt.set(p.step, at);
+      }
       pending.delete(id);
     }
   };
@@ -135,13 +140,15 @@ async function phase(opts: { url: string; token: string; cookie: string; viewers
     await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
     const at = Date.now();
     sentAt.set(i, at);
-    pending.set(worker.send({ type: "run.metrics", run, points: [{ key: "loss", step: i, value: i }] }), at);
+    pending.set(worker.send({ type: "run.metrics", run, points: [{ key: "loss", step: i, value: i }] }), { sent: at, step: i });
   }
   await new Promise((r) => setTimeout(r, 1000));
   const elapsedS = (Date.now() - t0) / 1000;
   const cpu1 = await childCpuMs();
   const liveRequests = httpRequests - loadRequests;
   const fresh = [...sentAt].map(([s, at]) => (allSeen.has(s) ? allSeen.get(s)! - at : Infinity)).sort((x, y) => x - y);
+  // The live path alone: from the ack (the commit is visible) to every viewer holding the value.
+  const afterAck = [...ackedAt].filter(([s]) => allSeen.has(s)).map(([s, at]) => Math.max(0, allSeen.get(s)! - at)).sort((x, y) => x - y);
   const missed = fresh.filter((x) => !Number.isFinite(x)).length;
   const acks = ackLatency.sort((x, y) => x - y);
   for (const v of viewers) v.close();
@@ -153,6 +160,8 @@ async function phase(opts: { url: string; token: string; cookie: string; viewers
     max: fresh[fresh.length - 1 - missed] ?? NaN,
     missed,
     ackP99: pct(acks, 0.99),
+    afterAckP50: pct(afterAck, 0.5),
+    afterAckP99: pct(afterAck, 0.99),
     serverCpuMsPerS: (cpu1.server - cpu0.server) / elapsedS,
     postgresCpuMsPerS: (cpu1.postgres - cpu0.postgres) / elapsedS,
     httpPerViewerPerS: liveRequests / opts.viewers / elapsedS,
@@ -175,20 +184,20 @@ export const scenario = {
       const token = (await createToken(prisma, "live-bench")).token;
       const { password } = await createUser(prisma, { email: "bench@example.com", name: "bench", role: "viewer" });
       await prisma.$disconnect();
-      const server = await startTestServer({ databaseUrl: db.url, env: { LOG_LEVEL: "warn" } });
+      const server = await startTestServer({ databaseUrl: db.url });
       try {
         const cookie = await signIn(server.url, "bench@example.com", password);
         const counts = opts.full ? [1, 10, 50, 100] : [1, 50];
         const seconds = opts.full ? 60 : 20;
         opts.log(`live: worker at ${FRAMES_PER_S} frames/s on one run, ${seconds} s per step; viewers = /ws/live clients merging deltas + the page's HTTP requests`);
-        opts.log("viewers | push→all have it p50 / p99 / max ms (target 50 viewers p99 < 100) | ack p99 ms | server CPU ms/s | PostgreSQL CPU ms/s | HTTP req/s per viewer (target < 0.2) | deltas/viewer | resyncs");
+        opts.log("viewers | push→all have it p50 / p99 / max ms (target 50 viewers p99 < 100) | ack p99 ms | ack→all have it p50 / p99 ms | server CPU ms/s | PostgreSQL CPU ms/s | HTTP req/s per viewer (target < 0.2) | deltas/viewer | resyncs");
         let base: Awaited<ReturnType<typeof phase>> | null = null;
         for (const viewers of counts) {
           const r = await phase({ url: server.url, token, cookie, viewers, seconds, log: opts.log });
           base ??= r;
           const extra = viewers > base.viewers ? ` (+${fmt((r.serverCpuMsPerS - base.serverCpuMsPerS) / (viewers - base.viewers))} server ms/s per extra viewer)` : "";
           opts.log(
-            `${String(viewers).padStart(7)} | ${fmt(r.p50)} / ${fmt(r.p99)} / ${fmt(r.max)}${r.missed ? ` (${r.missed} never seen)` : ""} | ${fmt(r.ackP99)} | ${fmt(r.serverCpuMsPerS)}${extra} | ${fmt(r.postgresCpuMsPerS)} | ${r.httpPerViewerPerS.toFixed(3)} (+${r.loadRequests / viewers} at page load) | ${fmt(r.deltas)} | ${r.resyncs}`,
+            `${String(viewers).padStart(7)} | ${fmt(r.p50)} / ${fmt(r.p99)} / ${fmt(r.max)}${r.missed ? ` (${r.missed} never seen)` : ""} | ${fmt(r.ackP99)} | ${fmt(r.afterAckP50)} / ${fmt(r.afterAckP99)} | ${fmt(r.serverCpuMsPerS)}${extra} | ${fmt(r.postgresCpuMsPerS)} | ${r.httpPerViewerPerS.toFixed(3)} (+${r.loadRequests / viewers} at page load) | ${fmt(r.deltas)} | ${r.resyncs}`,
           );
         }
       } finally {
