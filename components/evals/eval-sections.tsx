@@ -11,7 +11,6 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { Select } from "@/components/ui/input";
 import { formatCount } from "@/lib/format";
 import { runPath } from "@/lib/paths";
-import { runTopic } from "@/lib/protocol/live";
 import { cn } from "@/lib/utils";
 import type { RunSummary } from "@/lib/view-models";
 import type { BaselineView, RunCheckpointView, RunEvalsView } from "@/lib/view-models/evals";
@@ -115,15 +114,16 @@ function HeadlineRow({ checkpoints, latest, baselines, datasets }: { checkpoints
  * per-prompt τ histogram of a chosen checkpoint (latest by default), and the checkpoint × category
  * table. Renders nothing for a run of another kind without eval results. A training run also shows
  * the results eval runs pushed for its checkpoints (linked as "scored by"). Live: refetched on
- * `run:<id>` (each run.eval), `baselines`, and for training runs `evals`.
+ * `evals` (each run.eval, and checkpoint artifacts) and `baselines`.
  */
 export function EvalSections({ runId, kind }: { runId: number; kind: RunSummary["kind"] }) {
   const [draft, setDraft] = useState<string | null>(null);
   const [picked, setPicked] = useState<string | null>(null);
-  // Status only: the run page subscribes to run:<id> itself; invalidation is throttled below.
+  // Status only; invalidation is throttled below.
   const live = useLiveTopics([]);
-  // Training runs also show results other runs push for their checkpoints: those arrive on `evals`.
-  useLiveInvalidate([runTopic(runId), "baselines", ...(kind === "training" ? ["evals"] : [])], [runEvalsPrefix(runId)], { minIntervalMs: EVALS_REFRESH_MS });
+  // Every run.eval (any run) and checkpoint artifact announces `evals`; `run:<id>` is not used here:
+  // it changes on every metric push and its value arrives pushed, not as a notice.
+  useLiveInvalidate(["evals", "baselines"], [runEvalsPrefix(runId)], { minIntervalMs: EVALS_REFRESH_MS });
   const { data, error } = useQuery({
     queryKey: runEvalsQueryKey(runId, draft),
     queryFn: ({ signal }) => fetchRunEvals(runId, draft, signal),

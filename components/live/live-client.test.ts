@@ -183,4 +183,52 @@ describe("LiveClient", () => {
     sockets[0]!.drop();
     expect(seen).toEqual(["connecting", "open", "reconnecting"]);
   });
+
+  it("merges a snapshot and its deltas into onData; a delta off the chain asks for a resync and is not merged", () => {
+    const { client, sockets } = harness();
+    const data: unknown[] = [];
+    client.subscribe({ topics: ["run:7"], onChanged: () => undefined, onResync: () => undefined, onData: (_t, d) => data.push(d) });
+    const ws = sockets[0]!;
+    ws.open();
+    ws.message({ type: "snapshot", topic: "run:7", seq: 5, data: { run: { name: "a", points: [1] } }, at: 0 });
+    ws.message({ type: "delta", topic: "run:7", base: 5, seq: 7, patch: { o: { run: { o: { points: { x: 0, l: 1, p: ["NaN"] } } } } }, at: 0 });
+    expect(data).toEqual([{ run: { name: "a", points: [1] } }, { run: { name: "a", points: [1, NaN] } }]);
+    // seq 8 was missed: base 8 is not the 7 held.
+    ws.sent.length = 0;
+    ws.message({ type: "delta", topic: "run:7", base: 8, seq: 9, patch: { o: { run: { o: { name: { r: "b" } } } } }, at: 0 });
+    ws.message({ type: "delta", topic: "run:7", base: 9, seq: 10, patch: { o: { run: { o: { name: { r: "c" } } } } }, at: 0 });
+    expect(data).toHaveLength(2);
+    expect(ws.sent.map((m) => JSON.parse(m))).toEqual([{ type: "resync", topics: ["run:7"] }]);
+    ws.message({ type: "snapshot", topic: "run:7", seq: 10, data: { run: { name: "c", points: [] } }, at: 0 });
+    ws.message({ type: "delta", topic: "run:7", base: 10, seq: 11, patch: { o: { run: { o: { name: { r: "d" } } } } }, at: 0 });
+    expect(data.slice(2)).toEqual([{ run: { name: "c", points: [] } }, { run: { name: "d", points: [] } }]);
+  });
+
+  it("reports shared-topic updates to onChanged for subscribers without onData", () => {
+    const { client, sockets } = harness();
+    const r = recorder(["run:7"]);
+    client.subscribe(r.sub);
+    sockets[0]!.open();
+    sockets[0]!.message({ type: "snapshot", topic: "run:7", seq: 1, data: {}, at: 0 });
+    expect(r.changed).toEqual(["run:7"]);
+  });
+
+  it("pauses while the tab is hidden (subscribes to nothing) and resubscribes and resyncs when shown", () => {
+    let hidden = false;
+    let listener: (() => void) | null = null;
+    const { client, sockets } = harness({ visibility: { hidden: () => hidden, onChange: (l) => ((listener = l), () => (listener = null)) } });
+    const r = recorder(["runs", "run:3"]);
+    client.subscribe(r.sub);
+    const ws = sockets[0]!;
+    ws.open();
+    expect(r.resyncs()).toBe(1);
+    ws.sent.length = 0;
+    hidden = true;
+    listener!();
+    expect(ws.sent.map((m) => JSON.parse(m))).toEqual([{ type: "subscribe", topics: [] }]);
+    hidden = false;
+    listener!();
+    expect(JSON.parse(ws.sent[1]!)).toEqual({ type: "subscribe", topics: ["run:3", "runs"] });
+    expect(r.resyncs()).toBe(2);
+  });
 });

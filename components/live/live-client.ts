@@ -1,11 +1,16 @@
-import { LIVE_SESSION_ENDED, liveServerMessage, type LiveSubscribe } from "@/lib/protocol/live";
+import { reviveNonFinite } from "@/lib/api-client";
+import { LIVE_SESSION_ENDED, liveServerMessage, type LiveResync, type LiveSubscribe } from "@/lib/protocol/live";
+import { SharedTopics, type MergeResult } from "./shared-topics";
 
 /**
  * One browser connection to `/ws/live`, shared by every component on the page. Components
  * subscribe to topics; the client keeps the union subscribed on the server, reconnects with
  * exponential backoff (with jitter, so a restarted server is not stampeded) and asks every
  * subscriber to resync after each (re)connect, because changes made while the socket was down
- * were never announced. Plain TypeScript with injected socket and timers, so it is testable.
+ * were never announced. Shared-read topics (`run:<id>`) arrive as a snapshot then deltas, merged
+ * here (SharedTopics) and handed to `onData`; a delta that does not follow the copy held asks the
+ * server for a resync. While the tab is hidden the client subscribes to nothing; on return it
+ * subscribes again (fresh snapshots) and asks every subscriber to resync. Plain TypeScript with injected socket and timers, so it is testable.
  */
 
 /** `idle`: nobody subscribed; `connecting`: first attempt; `open`: live; `reconnecting`: down, retrying (poll meanwhile). */
@@ -16,8 +21,20 @@ export interface LiveSubscription {
   topics: readonly string[];
   /** A topic this subscription listens to changed. */
   onChanged(topic: string): void;
-  /** Notifications may have been missed (after (re)connect or a sequence gap): refetch everything. */
+  /** Notifications may have been missed (after (re)connect, a sequence gap, the tab shown again): refetch everything. */
   onResync(): void;
+  /**
+   * The merged value of a shared-read topic (a snapshot, or the copy with a delta applied), with
+   * non-finite numbers revived. Without it, such a topic's updates are reported to `onChanged`.
+   */
+  onData?(topic: string, data: unknown): void;
+}
+
+/** The page's visibility (the Page Visibility API in browsers). */
+export interface VisibilityLike {
+  hidden(): boolean;
+  /** Calls `listener` on every visibility change; returns the function that removes it. */
+  onChange(listener: () => void): () => void;
 }
 
 /** The part of the DOM WebSocket the client uses. */
@@ -45,6 +62,8 @@ export interface LiveClientDeps {
   idleCloseMs: number;
   /** The server closed the socket because the session ended (code 4401); the client stops reconnecting. */
   onSessionEnded?: () => void;
+  /** Hidden tabs pause (subscribe to nothing); absent: always visible. */
+  visibility?: VisibilityLike;
 }
 
 const OPEN = 1;
@@ -67,6 +86,13 @@ export function browserDeps(onSessionEnded?: () => void): LiveClientDeps {
     maxDelayMs: 15_000,
     idleCloseMs: 5_000,
     onSessionEnded,
+    visibility: {
+      hidden: () => document.visibilityState === "hidden",
+      onChange: (listener) => {
+        document.addEventListener("visibilitychange", listener);
+        return () => document.removeEventListener("visibilitychange", listener);
+      },
+    },
   };
 }
 
@@ -80,6 +106,9 @@ export class LiveClient {
   private retryTimer: unknown = null;
   private idleTimer: unknown = null;
   private lastSeq: number | null = null;
+  private readonly shared = new SharedTopics();
+  private hidden = false;
+  private stopWatchingVisibility: (() => void) | null = null;
 
   constructor(private readonly deps: LiveClientDeps) {}
 
@@ -95,6 +124,7 @@ export class LiveClient {
   /** Adds a subscription (connecting if needed); returns the function that removes it. */
   subscribe(sub: LiveSubscription): () => void {
     this.subs.add(sub);
+    this.watchVisibility();
     if (this.idleTimer !== null) {
       this.deps.clearTimer(this.idleTimer);
       this.idleTimer = null;
@@ -120,7 +150,23 @@ export class LiveClient {
     for (const l of this.statusListeners) l();
   }
 
+  private watchVisibility(): void {
+    const v = this.deps.visibility;
+    if (!v || this.stopWatchingVisibility) return;
+    this.hidden = v.hidden();
+    this.stopWatchingVisibility = v.onChange(() => {
+      const hidden = v.hidden();
+      if (hidden === this.hidden) return;
+      this.hidden = hidden;
+      // Hidden: the server stops sending (and reading for us); shown: fresh snapshots and refetches.
+      this.shared.clear();
+      this.sendTopics();
+      if (!hidden && this.ws?.readyState === OPEN) this.resyncAll();
+    });
+  }
+
   private topics(): string[] {
+    if (this.hidden) return [];
     const all = new Set<string>();
     for (const s of this.subs) for (const t of s.topics) all.add(t);
     return [...all].sort();
@@ -128,7 +174,9 @@ export class LiveClient {
 
   private sendTopics(): void {
     if (!this.ws || this.ws.readyState !== OPEN) return;
-    const msg: LiveSubscribe = { type: "subscribe", topics: this.topics() };
+    const topics = this.topics();
+    this.shared.retain(new Set(topics));
+    const msg: LiveSubscribe = { type: "subscribe", topics };
     this.ws.send(JSON.stringify(msg));
   }
 
@@ -146,6 +194,7 @@ export class LiveClient {
       if (this.ws !== ws) return;
       this.attempt = 0;
       this.lastSeq = null;
+      this.shared.clear();
       this.setStatus("open");
       this.sendTopics();
       this.resyncAll();
@@ -187,7 +236,7 @@ export class LiveClient {
   private handleMessage(data: unknown): void {
     let value: unknown;
     try {
-      value = JSON.parse(String(data));
+      value = JSON.parse(String(data), reviveNonFinite);
     } catch {
       return;
     }
@@ -204,6 +253,24 @@ export class LiveClient {
         return;
       }
       for (const s of this.subs) if (s.topics.includes(msg.topic)) s.onChanged(msg.topic);
+    } else if (msg.type === "snapshot") {
+      this.deliver(msg.topic, this.shared.snapshot(msg.topic, msg.seq, msg.data));
+    } else if (msg.type === "delta") {
+      this.deliver(msg.topic, this.shared.delta(msg.topic, msg.base, msg.seq, msg.patch));
+    }
+  }
+
+  private deliver(topic: string, result: MergeResult): void {
+    if (result.kind === "gap") {
+      const msg: LiveResync = { type: "resync", topics: [topic] };
+      if (this.ws?.readyState === OPEN) this.ws.send(JSON.stringify(msg));
+      return;
+    }
+    if (result.kind !== "data") return;
+    for (const s of this.subs) {
+      if (!s.topics.includes(topic)) continue;
+      if (s.onData) s.onData(topic, result.data);
+      else s.onChanged(topic);
     }
   }
 
@@ -220,6 +287,8 @@ export class LiveClient {
     this.ws = null;
     this.attempt = 0;
     ws?.close(1000, "no subscribers");
+    this.stopWatchingVisibility?.();
+    this.stopWatchingVisibility = null;
     this.setStatus("idle");
   }
 }

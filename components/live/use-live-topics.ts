@@ -2,9 +2,11 @@
 
 import { useEffect, useSyncExternalStore } from "react";
 import { useQueryClient } from "@tanstack/react-query";
+import { isSharedReadTopic } from "@/lib/protocol/live";
 import { queryKeyForTopic } from "@/lib/query-keys";
 import type { LiveStatus } from "./live-client";
 import { useLiveClient } from "./live-provider";
+import { writeSharedRead } from "./shared-read-cache";
 
 /** Poll interval (ms) while the socket is down; react-query polls only in that case. */
 export const FALLBACK_POLL_MS = 5_000;
@@ -16,8 +18,10 @@ export const LIVE_REFRESH_MS = 30_000;
 
 /**
  * Keeps react-query data for `topics` live: on `changed` the matching queries are invalidated
- * (and refetched if mounted); after every (re)connect all of them are refetched. Returns the
- * connection status; pass it to {@link refetchIntervalFor} so queries poll while it is down.
+ * (and refetched if mounted); after every (re)connect all of them are refetched. Shared-read
+ * topics (`run:<id>`) are not refetched: the server pushes their value (snapshot on subscribe,
+ * then deltas) and it is written into the cache (writeSharedRead). Returns the connection status;
+ * pass it to {@link refetchIntervalFor} (or {@link sharedRefetchIntervalFor}) so queries poll while it is down.
  */
 export function useLiveTopics(topics: readonly string[]): LiveStatus {
   const client = useLiveClient();
@@ -35,11 +39,22 @@ export function useLiveTopics(topics: readonly string[]): LiveStatus {
     return client.subscribe({
       topics: list,
       onChanged: invalidate,
-      onResync: () => list.forEach(invalidate),
+      // Shared-read topics get a fresh snapshot after every (re)connect instead.
+      onResync: () => list.filter((t) => !isSharedReadTopic(t)).forEach(invalidate),
+      onData: (topic, data) => writeSharedRead(queryClient, topic, data),
     });
   }, [client, queryClient, key]);
 
   return useSyncExternalStore(client.onStatus, client.getStatus, () => "connecting" as const);
+}
+
+/**
+ * react-query `refetchInterval` for reads a shared-read topic keeps current (the run page's run,
+ * progress and metrics): none while the socket is open (the pushed value is the data), every 5 s
+ * while it is down.
+ */
+export function sharedRefetchIntervalFor(status: LiveStatus): number | false {
+  return status === "open" ? false : FALLBACK_POLL_MS;
 }
 
 /** react-query `refetchInterval` for a live status: poll every 5 s unless the socket is open. */

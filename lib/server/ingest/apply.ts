@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { z } from "zod";
 import type { BenchmarkPoint, ClientFrame, ErrorCode, evalResult, metricPoint } from "@/lib/protocol";
-import { LIVE_CHANNEL } from "@/lib/protocol/live";
+import { publishTopics } from "@/lib/server/live/publish";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { isDatabaseOutage } from "@/lib/server/database/outage";
 import { upsertBenchmarkPoints } from "./writers/benchmark-points";
@@ -288,6 +288,6 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
   for (const runId of [...touched].sort(byId)) await touchRun(client, runId, at);
   for (const runId of [...progressRuns].sort(byId)) if (await checkRunInvariants(client, runId, at)) topics.add("events");
   if (touched.size) topics.add("runs");
-  for (const topic of topics) await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
+  await publishTopics(client, topics);
   return frames.map((_, i) => outcomes.get(i)!);
 }

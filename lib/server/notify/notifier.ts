@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { LIVE_CHANNEL } from "@/lib/protocol/live";
+import { publishTopics } from "@/lib/server/live/publish";
 import type { Logger } from "@/lib/server/logger";
 import { expirePlans } from "@/lib/server/repositories/plan-decisions";
 
@@ -133,7 +133,7 @@ export function startNotifier(opts: NotifierOptions): Notifier {
     const topics = new Set<string>();
     for (const n of out) if (n.kind !== "plan") topics.add(`run:${n.runId}`).add("runs");
     if (alerts.rowCount) topics.add("events");
-    for (const topic of topics) await opts.pool.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
+    await publishTopics(opts.pool, topics);
 
     for (const n of out) {
       try {

@@ -1,6 +1,6 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { z } from "zod";
-import { LIVE_CHANNEL, RUN_KINDS } from "@/lib/protocol";
+import { RUN_KINDS } from "@/lib/protocol";
 import { NotFoundError, ValidationError } from "@/lib/server/errors";
 import { aggregateRows, workerRows } from "./pipelines";
 import { reconcileCounts, type CountMismatch } from "@/lib/metrics/reconcile";
@@ -278,7 +278,8 @@ export async function updateRun(db: PrismaClient, id: number, patch: RunPatch, b
   if (patch.archived === false) Object.assign(data, { archivedAt: null, archivedBy: null });
   await db.$transaction([
     db.run.update({ where: { id }, data }),
-    db.$executeRaw`SELECT pg_notify(${LIVE_CHANNEL}, ${JSON.stringify({ topic: "runs" })}), pg_notify(${LIVE_CHANNEL}, ${JSON.stringify({ topic: `run:${id}` })})`,
+    // pitwall_publish: NOTIFY both and bump the run topic's live sequence (lib/server/live/publish.ts).
+    db.$executeRaw`SELECT pitwall_publish(${["runs", `run:${id}`]}::text[])`,
   ]);
   return getRun(db, id, now);
 }

@@ -7,7 +7,7 @@ import { SpeedTradeoffChart } from "@/components/charts/speed-tradeoff-chart";
 import { ThroughputChart } from "@/components/charts/throughput-chart";
 import { ChartPlaceholder, seriesColor, type SweepSeries } from "@/components/charts/sweep-chart-parts";
 import type { ContextSeries } from "@/components/charts/context-length-chart";
-import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
+import { sharedRefetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { BenchmarkPointTable, type PointSeriesTag } from "@/components/runs/benchmark-point-table";
 import { EvalSections } from "@/components/evals/eval-sections";
 import { ConfigPanel } from "@/components/runs/config-panel";
@@ -18,7 +18,6 @@ import { ProjectionPanel } from "@/components/runs/projection-panel";
 import { RunHeader } from "@/components/runs/run-header";
 import { RunServingCard } from "@/components/serving/serving-cards";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { ProgressCard } from "@/components/pipelines/progress-card";
 import { fetchRunMetrics, fetchRunProgress, metricsQueryKey, progressQueryKey } from "@/components/pipelines/queries";
 import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
@@ -37,8 +36,6 @@ const THROUGHPUT_HEIGHT = 320;
 const LATENCY_HEIGHT = 240;
 /** Config keys `pitwall run` sets, shown in the command card rather than the configuration. */
 const COMMAND_KEYS = new Set(["command", "commandLine", "cwd", "gitCommit"]);
-/** Progress and metrics refetch at most this often (ms) while pushes arrive: they are the heavier reads. */
-const ACTIVITY_REFRESH_MS = 2000;
 
 interface RunDetailViewProps {
   initial: RunDetail;
@@ -57,15 +54,18 @@ interface RunDetailViewProps {
  * Every run: the `pitwall run` command, events and artifacts when it has them.
  */
 export function RunDetailView({ initial, initialProgress, initialServing, renderedAt, canEdit = false }: RunDetailViewProps) {
+  // run:<id> is a shared-read topic: the server pushes the run, progress and metrics (snapshot,
+  // then deltas) into these three queries; they poll only while the socket is down.
   const live = useLiveTopics([runTopic(initial.id)]);
-  useLiveInvalidate([runTopic(initial.id)], [progressQueryKey(initial.id), metricsQueryKey(initial.id)], { minIntervalMs: ACTIVITY_REFRESH_MS });
-  const refetchInterval = refetchIntervalFor(live);
+  const refetchInterval = sharedRefetchIntervalFor(live);
+  const refetchOnWindowFocus = live !== "open";
   const { data: fetched, error } = useQuery({
     queryKey: runQueryKey(initial.id),
     queryFn: ({ signal }) => fetchRun(initial.id, signal),
     initialData: initial,
     initialDataUpdatedAt: renderedAt,
     refetchInterval,
+    refetchOnWindowFocus,
   });
   const progressQuery = useQuery({
     queryKey: progressQueryKey(initial.id),
@@ -73,12 +73,14 @@ export function RunDetailView({ initial, initialProgress, initialServing, render
     initialData: initialProgress,
     initialDataUpdatedAt: renderedAt,
     refetchInterval,
+    refetchOnWindowFocus,
   });
   const { data: metrics } = useQuery({
     queryKey: metricsQueryKey(initial.id),
     // Fetched from the browser, not with the server render: the page never waits for the series.
     queryFn: ({ signal }) => fetchRunMetrics(initial.id, signal),
     refetchInterval,
+    refetchOnWindowFocus,
   });
   const progress = progressQuery.data;
   const serverNow = useServerNow(progress.asOf, progressQuery.dataUpdatedAt);
