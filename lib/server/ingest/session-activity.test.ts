@@ -40,10 +40,10 @@ test("activity frames set the live state; a late (older) frame does not roll it 
 
 test("a malformed activity frame is rejected alone with invalid_frame; the valid one beside it is stored", async () => {
   const session = `oc-${randomUUID()}`;
-  const bad = checkFrame({ v: 1, id: "a1", type: "session.activity", session, source: "opencode", state: "busy", ts: 1, futureField: true });
+  const bad = checkFrame({ v: 1, id: "a1", type: "session.activity", session, source: "opencode", state: "busy", ts: Date.now(), futureField: true });
   expect(bad).toMatchObject({ ok: false, code: "invalid_frame" });
   expect(JSON.stringify(bad)).toMatch(/state/);
-  await h.ingest({ type: "session.activity", session, source: "opencode", state: "working", ts: 2, project: "monitor" });
+  await h.ingest({ type: "session.activity", session, source: "opencode", state: "working", ts: Date.now(), project: "monitor" });
   expect(await sessionRow(session)).toMatchObject({ state: "working", project: "monitor" });
 });
 
