@@ -70,7 +70,7 @@ test.beforeAll(async ({ baseURL, request }) => {
   });
   await worker.send({ v: 1, id: id(), type: "baseline.upsert", name: `DDTree-8 public drafter (coding) ${tag}`, metric: "tau", value: 12.4, tolerance: 0.3, settings: { category: "coding" } });
   await worker.send({ v: 1, id: id(), type: "session.todos", session: `${tag}-session`, source: "pushed", title: `Agent session ${long}`, seq: 1, ts: Date.now(), items: [{ content: `Run the throughput sweep C=1..128 on ${host} and upload every result`, status: "in_progress" }] });
-  await worker.send({ v: 1, id: id(), type: "plan.propose", plan: `${tag}-plan`, session: `${tag}-session`, run: `${tag}-extraction`, title: `Resume the extraction ${long}`, items: [{ content: "Resume from the last checkpoint and re-upload the missing shards", priority: "high" }] });
+  await worker.send({ v: 1, id: id(), type: "plan.propose", plan: `${tag}-plan`, session: `${tag}-session`, run: `${tag}-extraction`, title: `Phone check: resume the extraction ${long}`, items: [{ content: "Resume from the last checkpoint and re-upload the missing shards", priority: "high" }] });
   worker.close();
 
   const runs = (await (await request.get(`/api/runs?tag=${tag}&limit=50`)).json()) as { runs: Array<{ id: number; kind: string }> };
@@ -117,6 +117,12 @@ test("every page fits a 390 px phone, and the navigation is a menu", async ({ pa
     "/checkpoints",
   ];
   for (const path of paths) await fitsThePhone(page, path);
+  // Decide the seeded plan so that no plan of this spec stays pending for the specs after it.
+  const decided = await page.request.post(`/api/plans/by-id/${planId}/decision`, {
+    data: { decision: "rejected", comment: "seeded by the phone-width spec" },
+    headers: { Origin: new URL(page.url()).origin },
+  });
+  expect(decided.status()).toBe(200);
 
   // The section links live behind the menu button on a phone.
   await page.goto("/");

@@ -198,7 +198,7 @@ test("a plan based on a run that failed since is flagged; a comment is required 
   await page.routeWebSocket(/\/ws\/live$/, () => undefined);
   await signIn(page, people.ada);
   await page.goto("/plans");
-  await page.getByRole("link", { name: "Resume the extraction" }).click();
+  await page.getByRole("link", { name: "Resume the extraction", exact: true }).click();
   const warning = page.getByRole("alert").filter({ hasText: "Based on stale state" });
   await expect(warning).toContainText("was running; it is failed now");
 

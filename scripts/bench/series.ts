@@ -18,7 +18,7 @@ async function runSeries({ full, log }: { full: boolean; log: (line: string) => 
   const env = await startBenchEnvironment({ server: true, log });
   const { pool } = env;
   const host = await pool.query<{ id: number }>(`INSERT INTO "Host" (name) VALUES ('bench-series') RETURNING id`);
-  const run = await pool.query<{ id: number }>(`INSERT INTO "Run" (key, name, kind, "hostId") VALUES ('bench-series', 'series', 'training', $1) RETURNING id`, [host.rows[0]!.id]);
+  const run = await pool.query<{ id: number }>(`INSERT INTO "Run" (key, name, kind, "hostId", "ownerHostId") VALUES ('bench-series', 'series', 'training', $1, $1) RETURNING id`, [host.rows[0]!.id]);
   const runId = run.rows[0]!.id;
   const spikeStep = Math.floor(points * 0.61803);
   log(`loading ${fmtInt(points)} points of 'loss' by SQL (spike ${SPIKE_VALUE} at step ${fmtInt(spikeStep)}, NaN every 100,003 steps)`);

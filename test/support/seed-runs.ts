@@ -15,8 +15,8 @@ export async function seedRunningRuns(pool: pg.Pool, count: number, nowMs: numbe
   const host = await pool.query<{ id: number }>(`INSERT INTO "Host" (name) VALUES ($1) RETURNING id`, [`${prefix}-host`]);
   const hostId = host.rows[0]!.id;
   await pool.query(
-    `INSERT INTO "Run" (key, name, kind, status, "hostId", "stallAfterS", "startedAt", "lastPushAt", "activeAlerts", "archivedAt")
-     SELECT $1 || '-' || i, 'run ' || i, 'extraction', 'running', $2, 120,
+    `INSERT INTO "Run" (key, name, kind, status, "hostId", "ownerHostId", "stallAfterS", "startedAt", "lastPushAt", "activeAlerts", "archivedAt")
+     SELECT $1 || '-' || i, 'run ' || i, 'extraction', 'running', $2, $2, 120,
             to_timestamp(($3::float8 - ($4::int - i) * 1000) / 1000),
             to_timestamp(($3::float8 - CASE WHEN i % 97 = 0 THEN 172800000 WHEN i % 10 = 0 THEN 600000 ELSE 10000 END) / 1000),
             CASE WHEN i % 13 = 0 THEN ARRAY['deleted_before_upload'] ELSE ARRAY[]::text[] END,
