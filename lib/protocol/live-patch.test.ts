@@ -1,17 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { applyPatch, diffJson, jsonEqual, type JsonPatch } from "./live-patch";
-
-/** Small deterministic PRNG (mulberry32) so a failing seed can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRng as rng } from "@/lib/random";
 
 interface View {
   run: { id: number; name: string; state: string; lastPushAt: string; tags: string[]; notes?: string; config: Record<string, unknown>; points: Array<{ key: string; value: number | string }> };

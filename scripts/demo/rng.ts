@@ -1,20 +1,6 @@
-/** A source of uniform random numbers in [0, 1). */
-export type Rng = () => number;
+import type { Rng } from "@/lib/random";
 
-/**
- * A small seeded generator (mulberry32), so a demo started with the same `--seed` tells the same
- * story: same upload failures, same noise on the loss curve.
- */
-export function seededRng(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRng, type Rng } from "@/lib/random";
 
 /** A standard normal sample (Box–Muller) from `rng`. */
 export function gaussian(rng: Rng): number {

@@ -5,6 +5,7 @@ import { createToken } from "@/lib/server/repositories/tokens";
 import { createTestDatabase } from "@/test/support/db";
 import { startTestServer, type TestServer } from "@/test/support/server";
 import { openWorkerSocket } from "@/test/support/worker-socket";
+import { seededRng as prng } from "@/lib/random";
 
 // A seeded fuzz pass over /ws/ingest and POST /api/ingest: thousands of mutated valid frames
 // (wrong types, huge numbers, deep nesting, lone surrogates, NaN where integers go, missing and
@@ -30,18 +31,6 @@ afterAll(async () => {
   await server?.stop();
   await prisma?.$disconnect();
 });
-
-/** mulberry32: a small seeded PRNG in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const T = 1_788_000_000_000;
 const RUNS = ["fz-a", "fz-b", "fz-c"];
