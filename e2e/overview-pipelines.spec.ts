@@ -67,6 +67,7 @@ test("the overview's progress bar advances while a worker pushes", async ({ page
 });
 
 test("a run turns stale (amber, 'no push for …') when its worker stops pushing", async ({ page, baseURL }) => {
+  test.setTimeout(150_000);
   const worker = await connectWorker(baseURL!, token);
   const run = `e2e-gen-${randomUUID()}`;
   const name = `Generation ${run.slice(-6)}`;
@@ -90,10 +91,11 @@ test("a run turns stale (amber, 'no push for …') when its worker stops pushing
   expect(states).toContain("stale");
   expect(firstRunning === -1 || states.lastIndexOf("stale") < firstRunning).toBe(true);
 
-  // The wall view shows the same run, amber, full screen.
+  // The wall view shows the same run, amber, full screen. The wall rotates its runs a page at a
+  // time (every 12 s) when more are active than fit, so the run may be on a later page.
   await page.goto("/?wall=1");
   await expect(page.getByTestId("wall")).toBeVisible();
-  await expect(runRow(page, name)).toHaveAttribute("data-state", "stale");
+  await expect(runRow(page, name)).toHaveAttribute("data-state", "stale", { timeout: 75_000 });
 });
 
 test("a NaN metric value is drawn as a marker with its step, not as a gap or a zero", async ({ page, baseURL }) => {
