@@ -11,6 +11,7 @@ import {
   type JsonObject,
   type RowMapping,
 } from "./benchmark-common";
+import { chunkBySize, envelopeBytes, frameId, withId } from "./frame-building";
 
 /**
  * Turns parsed benchmark files into one run's protocol frames: `run.start`, one or more
@@ -54,7 +55,7 @@ export interface RunOptions {
   maxFrameBytes: number;
 }
 
-/** One assembled run; see `ImportedRun` in index.ts for the public shape. */
+/** One assembled run; see `ImportedRun` in benchmark-import.ts for the public shape. */
 export interface BuiltRun {
   runKey: string;
   name: string;
@@ -89,11 +90,6 @@ export function runKeyFor(contentHashes: readonly string[]): string {
  */
 export function pointKeyFor(lineText: string, contentHash: string, line: number): string {
   return `${sha256Hex(lineText).slice(0, 16)}:${contentHash.slice(0, 8)}:${line}`;
-}
-
-/** Deterministic frame id: `<run key>/<kind>/<first 16 hex of sha256 of the frame without id>`. */
-function frameId(runKey: string, kind: string, frameWithoutId: unknown): string {
-  return `${runKey}/${kind}/${sha256Hex(stringifyJson(frameWithoutId)).slice(0, 16)}`;
 }
 
 /** Files in canonical order: natural order of base names, then content hash (host-independent). */
@@ -190,16 +186,12 @@ export function buildRun(files: readonly ParsedFile[], opts: RunOptions): BuiltR
   };
 }
 
-/** Puts `id` right after `v`, the order every Pitwall frame uses. */
-function withId<T extends { v: typeof PROTOCOL_VERSION }>(body: T, id: string): T & { id: string } {
-  const { v, ...rest } = body;
-  return { v, id, ...rest } as T & { id: string };
-}
-
 /**
  * Splits points into frames of at most `maxPointsPerFrame` points and `maxFrameBytes` serialised
- * bytes (measured with `stringifyJson`, the way frames go on the wire). Each point is serialised
- * once; the frame size is the envelope plus the points plus separating commas, which is exact.
+ * bytes (measured with `stringifyJson`, the way frames go on the wire: the envelope plus the points
+ * plus separating commas, which is exact). A point too large for a frame alone first has the
+ * largest entries of its `raw` removed until it fits (a problem at its file and line).
+ * @throws Error when a point does not fit even without `raw`.
  */
 function chunkPoints(
   points: BenchmarkPointInput[],
@@ -208,42 +200,20 @@ function chunkPoints(
   problems: ImportProblem[],
   files: readonly ParsedFile[],
 ): BenchmarkPointInput[][] {
-  // The id has a fixed length, so the envelope size is known before the id is.
-  const envelope = utf8ByteLength(
-    stringifyJson({ v: PROTOCOL_VERSION, id: frameIdPlaceholder(runKey), type: "run.benchmark", run: runKey, points: [] }),
-  );
-  const budget = opts.maxFrameBytes - envelope;
-  const chunks: BenchmarkPointInput[][] = [];
-  let current: BenchmarkPointInput[] = [];
-  let currentBytes = 0;
-  for (let point of points) {
-    let bytes = utf8ByteLength(stringifyJson(point));
-    if (bytes > budget) {
-      const shrunk = shrinkRaw(point, budget);
-      problems.push({
-        file: fileOfOrd(files, point.ord ?? 0),
-        line: lineOfOrd(files, point.ord ?? 0),
-        message: `result row too large for one frame (${bytes} bytes serialised); left out of raw: ${shrunk.dropped.join(", ") || "(all of raw)"}`,
-      });
-      point = shrunk.point;
-      bytes = shrunk.bytes;
-      if (bytes > budget) throw new Error(`a benchmark point is ${bytes} bytes even without raw; frame budget is ${budget} bytes`);
-    }
-    const added = current.length === 0 ? bytes : bytes + 1;
-    if (current.length > 0 && (current.length >= opts.maxPointsPerFrame || currentBytes + added > budget)) {
-      chunks.push(current);
-      current = [];
-      currentBytes = 0;
-    }
-    currentBytes += current.length === 0 ? bytes : bytes + 1;
-    current.push(point);
-  }
-  if (current.length > 0) chunks.push(current);
-  return chunks;
-}
-
-function frameIdPlaceholder(runKey: string): string {
-  return `${runKey}/points/${"0".repeat(16)}`;
+  const budget = opts.maxFrameBytes - envelopeBytes(runKey, "run.benchmark", "points", "points");
+  const fitting = points.map((point) => {
+    const bytes = utf8ByteLength(stringifyJson(point));
+    if (bytes <= budget) return point;
+    const shrunk = shrinkRaw(point, budget);
+    problems.push({
+      file: fileOfOrd(files, point.ord ?? 0),
+      line: lineOfOrd(files, point.ord ?? 0),
+      message: `result row too large for one frame (${bytes} bytes serialised); left out of raw: ${shrunk.dropped.join(", ") || "(all of raw)"}`,
+    });
+    if (shrunk.bytes > budget) throw new Error(`a benchmark point is ${shrunk.bytes} bytes even without raw; frame budget is ${budget} bytes`);
+    return shrunk.point;
+  });
+  return chunkBySize(fitting, opts.maxPointsPerFrame, budget);
 }
 
 /** Removes `raw` entries, largest first, until the point fits `budget` bytes. */

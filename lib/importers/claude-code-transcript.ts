@@ -13,7 +13,7 @@ import {
 
 /**
  * Claude Code session transcripts → agent-session todo snapshots (`session.todos` frames are built
- * in index.ts). Format: `~/.claude/projects/<encoded cwd>/<sessionId>.jsonl` (and
+ * in session-import.ts). Format: `~/.claude/projects/<encoded cwd>/<sessionId>.jsonl` (and
  * `<sessionId>/subagents/agent-<id>.jsonl`), one JSON object per line, as written by Claude Code
  * 1.0.24 (fixture daaain/claude-code-log test/test_data/todowrite_examples.jsonl at 50f68e72) through
  * 2.x (TodoWriteInput/TodoWriteOutput of npm @anthropic-ai/claude-code 2.1.x sdk-tools.d.ts).
@@ -310,7 +310,7 @@ export function recognisesClaudeCodeTranscript(text: string): boolean {
   return false;
 }
 
-/** The Claude Code transcript module for index.ts. */
+/** The Claude Code transcript module for session-import.ts. */
 export const claudeCodeTranscript: SessionFormatModule = {
   format: "claude-code-transcript",
   tool: "Claude Code transcript",

@@ -1,7 +1,7 @@
-import { MAX_FRAME_BYTES, PROTOCOL_VERSION, runStartFrame, type ClientFrameInput, type EvalResultInput, type MetricPointInput } from "../protocol/frames";
-import { stringifyJson } from "../protocol/json";
-import { describeIssues } from "../protocol/validate";
-import { baseName, naturalCompare, setOwn, sha256Hex, utf8ByteLength, type ImportProblem, type JsonObject } from "./benchmark-common";
+import { MAX_FRAME_BYTES, PROTOCOL_VERSION, type ClientFrameInput, type EvalResultInput, type MetricPointInput } from "../protocol/frames";
+import { baseName, naturalCompare, setOwn, sha256Hex, type ImportProblem, type JsonObject } from "./benchmark-common";
+import { chunkBySize, envelopeBytes, frameId, withId } from "./frame-building";
+import { checkFrameLimit, checkRunLabels } from "./import-files";
 
 /**
  * Run assembly for the evaluation importers (SpecForge `bench_eagle3` results, SGLang server logs):
@@ -101,28 +101,12 @@ export interface CheckedEvalOptions {
 
 /** Validates eval import options. @throws EvalImportError (file null) naming the bad option. */
 export function checkEvalOptions(opts: EvalImportOptions): CheckedEvalOptions {
-  const shape = runStartFrame.shape;
-  const name = opts.name?.trim() ? opts.name.trim().slice(0, 300) : undefined;
-  if (opts.host !== undefined) {
-    const host = shape.host.safeParse(opts.host);
-    if (!host.success) throw new EvalImportError(null, `invalid host ${JSON.stringify(opts.host)}: ${describeIssues(host.error)}`);
-  }
-  if (opts.tags !== undefined) {
-    const tags = shape.tags.safeParse(opts.tags);
-    if (!tags.success) throw new EvalImportError(null, `invalid tags: ${describeIssues(tags.error)}`);
-  }
-  const limit = (value: number | undefined, fallback: number, min: number, max: number, what: string): number => {
-    const v = value ?? fallback;
-    if (!Number.isInteger(v) || v < min || v > max) throw new EvalImportError(null, `${what} must be an integer in ${min}..${max}, got ${v}`);
-    return v;
-  };
+  const fail = (message: string) => new EvalImportError(null, message);
   return {
-    name,
-    host: opts.host,
-    tags: opts.tags,
-    maxResultsPerFrame: limit(opts.maxResultsPerFrame, DEFAULT_MAX_RESULTS_PER_FRAME, 1, 5000, "maxResultsPerFrame"),
-    maxPointsPerFrame: limit(opts.maxPointsPerFrame, DEFAULT_MAX_EVAL_METRIC_POINTS_PER_FRAME, 1, 10_000, "maxPointsPerFrame"),
-    maxFrameBytes: limit(opts.maxFrameBytes, DEFAULT_MAX_EVAL_FRAME_BYTES, 4096, MAX_FRAME_BYTES, "maxFrameBytes"),
+    ...checkRunLabels(opts, fail),
+    maxResultsPerFrame: checkFrameLimit(opts.maxResultsPerFrame, DEFAULT_MAX_RESULTS_PER_FRAME, 1, 5000, "maxResultsPerFrame", fail),
+    maxPointsPerFrame: checkFrameLimit(opts.maxPointsPerFrame, DEFAULT_MAX_EVAL_METRIC_POINTS_PER_FRAME, 1, 10_000, "maxPointsPerFrame", fail),
+    maxFrameBytes: checkFrameLimit(opts.maxFrameBytes, DEFAULT_MAX_EVAL_FRAME_BYTES, 4096, MAX_FRAME_BYTES, "maxFrameBytes", fail),
   };
 }
 
@@ -152,17 +136,6 @@ export interface EvalImportResult {
 /** Run key of an eval file: `import:` + the first 32 hex of sha256 of `<format>\n<identity>`. */
 export function evalRunKey(format: EvalFormat, identity: string): string {
   return `import:${sha256Hex(`${format}\n${identity}`).slice(0, 32)}`;
-}
-
-/** Deterministic frame id: `<run key>/<kind>/<first 16 hex of sha256 of the given body>`. */
-function frameId(runKey: string, kind: string, body: unknown): string {
-  return `${runKey}/${kind}/${sha256Hex(stringifyJson(body)).slice(0, 16)}`;
-}
-
-/** Puts `id` right after `v`, the order every Pitwall frame uses. */
-function withId<T extends { v: typeof PROTOCOL_VERSION }>(body: T, id: string): T & { id: string } {
-  const { v, ...rest } = body;
-  return { v, id, ...rest } as T & { id: string };
 }
 
 /** Snapshots oldest first: fewer metric points and results first, then content hash. */
@@ -253,13 +226,11 @@ function buildOne(runKey: string, ordered: readonly ParsedEvalFile[], opts: Chec
   const startId = frameId(runKey, "start", startBody);
   const frames: ClientFrameInput[] = [withId(startBody, startId)];
 
-  const evalEnvelope = { v: PROTOCOL_VERSION, id: `${runKey}/eval/${"0".repeat(16)}`, type: "run.eval", run: runKey, results: [] };
-  for (const chunk of chunkBySize([...results.values()], opts.maxResultsPerFrame, opts.maxFrameBytes - utf8ByteLength(stringifyJson(evalEnvelope)))) {
+  for (const chunk of chunkBySize([...results.values()], opts.maxResultsPerFrame, opts.maxFrameBytes - envelopeBytes(runKey, "run.eval", "eval", "results"))) {
     const body: Omit<RunEvalInput, "id"> = { v: PROTOCOL_VERSION, type: "run.eval", run: runKey, results: chunk };
     frames.push(withId(body, frameId(runKey, "eval", body)));
   }
-  const metricsEnvelope = { v: PROTOCOL_VERSION, id: `${runKey}/metrics/${"0".repeat(16)}`, type: "run.metrics", run: runKey, points: [] };
-  for (const chunk of chunkBySize(sortedPoints, opts.maxPointsPerFrame, opts.maxFrameBytes - utf8ByteLength(stringifyJson(metricsEnvelope)))) {
+  for (const chunk of chunkBySize(sortedPoints, opts.maxPointsPerFrame, opts.maxFrameBytes - envelopeBytes(runKey, "run.metrics", "metrics", "points"))) {
     const body: Omit<RunMetricsInput, "id"> = { v: PROTOCOL_VERSION, type: "run.metrics", run: runKey, points: chunk };
     frames.push(withId(body, frameId(runKey, "metrics", body)));
   }
@@ -285,28 +256,4 @@ function compareSteps(a: number | string, b: number | string): number {
   const x = BigInt(a);
   const y = BigInt(b);
   return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/**
- * Splits items, in order, into chunks of at most `maxCount` items whose JSON (items plus the
- * separating commas) fits `budgetBytes`, each item serialised once with `stringifyJson`.
- * @throws Error when one item alone exceeds the budget (a result or point is at most a few KB).
- */
-export function chunkBySize<T>(items: readonly T[], maxCount: number, budgetBytes: number): T[][] {
-  const chunks: T[][] = [];
-  let current: T[] = [];
-  let currentBytes = 0;
-  for (const item of items) {
-    const bytes = utf8ByteLength(stringifyJson(item));
-    if (bytes > budgetBytes) throw new Error(`one item is ${bytes} bytes serialised; the frame budget is ${budgetBytes} bytes`);
-    if (current.length > 0 && (current.length >= maxCount || currentBytes + 1 + bytes > budgetBytes)) {
-      chunks.push(current);
-      current = [];
-      currentBytes = 0;
-    }
-    currentBytes += current.length === 0 ? bytes : bytes + 1;
-    current.push(item);
-  }
-  if (current.length > 0) chunks.push(current);
-  return chunks;
 }

@@ -3,7 +3,7 @@ import { isPlainObject, sha256Hex, type ImportProblem, type JsonObject } from ".
 
 /**
  * opencode session exports → agent-session todo snapshots (`session.todos` frames are built in
- * index.ts). Format: the JSON that `opencode export <sessionID>` prints (opencode 1.18.30;
+ * session-import.ts). Format: the JSON that `opencode export <sessionID>` prints (opencode 1.18.30;
  * writer anomalyco/opencode packages/opencode/src/cli/cmd/export.ts at cfa809bf, types from npm
  * @opencode-ai/sdk 1.19.3): one pretty-printed `{ info: Session, messages: [{ info, parts }] }`
  * document. Several exports appended to one file (`opencode export a >> f; opencode export b >> f`)
@@ -335,7 +335,7 @@ export function recognisesOpencodeExport(text: string): boolean {
   }
 }
 
-/** The `opencode export` module for index.ts. */
+/** The `opencode export` module for session-import.ts. */
 export const opencodeExport: SessionFormatModule = {
   format: "opencode-export",
   tool: "opencode export",

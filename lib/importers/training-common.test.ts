@@ -14,7 +14,8 @@ import {
   UnknownFormatError,
 } from "./index";
 import { expectValidFrames, fixture, fixtureFiles, fixturesDir } from "./testing";
-import { defaultTrainingRunName, parseDurationS, parseNumberLike, parseStepValue, readMetricValue } from "./training-common";
+import { parseDurationS, parseNumberLike, parseStepValue, readMetricValue } from "./training-common";
+import { defaultTrainingRunName } from "./training-run";
 
 /** A LLaMA-Factory 0.9 trainer_log line. */
 function lfLine(step: number, total: number, extra: Record<string, unknown> = {}): string {

@@ -1,23 +1,16 @@
-import { parseLenientJson } from "../protocol/json";
-import { iterateLines, type ImportFile, type ImportProblem } from "./benchmark-common";
+import type { ImportFile, ImportProblem } from "./benchmark-common";
+import { detectByLines } from "./detect-lines";
 import { UnknownFormatError } from "./errors";
 import { hfTrainerState } from "./hf-trainer-state";
 import { parseDistinct } from "./import-files";
 import { llamaFactoryTrainerLog } from "./llamafactory-trainer-log";
 import { metricsCsv } from "./metrics-csv";
-import {
-  buildTrainingRuns,
-  checkTrainingOptions,
-  type ParsedTrainingLog,
-  type TrainingFormat,
-  type TrainingFormatModule,
-  type TrainingImportOptions,
-  type TrainingImportResult,
-} from "./training-common";
+import type { ParsedTrainingLog, TrainingFormat, TrainingFormatModule } from "./training-common";
+import { buildTrainingRuns, checkTrainingOptions, type TrainingImportOptions, type TrainingImportResult } from "./training-run";
 
 /**
  * Training-log entry points: detection across the training formats, parsing one file, importing
- * several (snapshots of one training merged into one run, see training-common.ts).
+ * several (snapshots of one training merged into one run, see training-run.ts).
  */
 
 /** The training log modules, in detection order (their marker keys never overlap). */
@@ -25,9 +18,6 @@ const TRAINING_MODULES: readonly TrainingFormatModule[] = [metricsCsv, hfTrainer
 
 /** What a training file was expected to be, for error messages. */
 export const TRAINING_FILES = "training log (expected a Hugging Face trainer_state.json, a LLaMA-Factory trainer_log.jsonl or a CSV metric table with a step column)";
-
-/** How many non-blank lines {@link detectTrainingFormat} looks at before giving up. */
-const DETECT_MAX_LINES = 20;
 
 /**
  * Detects a training log's format from its content (key presence, never version strings): a line
@@ -39,29 +29,8 @@ const DETECT_MAX_LINES = 20;
 export function detectTrainingFormat(text: string): TrainingFormat | null {
   const byText = TRAINING_MODULES.find((m) => m.recognisesText?.(text));
   if (byText) return byText.format;
-  let seen = 0;
-  for (const { text: line } of iterateLines(text)) {
-    if (!/\S/.test(line)) continue;
-    let value: unknown;
-    try {
-      value = parseLenientJson(line);
-    } catch {
-      if (seen === 0 && line.trimStart().startsWith("{")) {
-        try {
-          const whole = parseLenientJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-          const mod = TRAINING_MODULES.find((m) => m.recognises(whole));
-          if (mod) return mod.format;
-        } catch {
-          // not one JSON document either: keep scanning lines
-        }
-      }
-      value = undefined;
-    }
-    const mod = TRAINING_MODULES.find((m) => m.recognises(value));
-    if (mod) return mod.format;
-    if (++seen >= DETECT_MAX_LINES) break;
-  }
-  return null;
+  const mod = detectByLines(text, (value) => TRAINING_MODULES.find((m) => m.recognises(value)) ?? null);
+  return mod?.format ?? null;
 }
 
 /**
