@@ -50,20 +50,23 @@ describe("planSeries", () => {
   });
 });
 
+/** Points as the columns tierRowsOf takes. */
+const columns = (pts: Array<{ key: string; step: bigint; value: number }>) => ({ key: pts.map((p) => p.key), step: pts.map((p) => p.step), value: pts.map((p) => p.value) });
+
 describe("aggregates", () => {
   test("merging in any grouping equals one pass over the points (ties: lowest step)", () => {
     const values = [3, 1, 1, 7, 7, -2, NaN, 5, -2, Infinity];
     const one = emptyAggregate();
     const pts = values.map((value, i) => ({ key: "k", step: BigInt(i * 3), value }));
-    for (const r of tierRowsOf(pts).filter((r) => r.bits === 60)) mergeAggregate(one, r.agg);
-    const parts = tierRowsOf(pts).filter((r) => r.bits === 4);
+    for (const r of tierRowsOf(columns(pts)).filter((r) => r.bits === 60)) mergeAggregate(one, r.agg);
+    const parts = tierRowsOf(columns(pts)).filter((r) => r.bits === 4);
     const merged: TierAggregate = emptyAggregate();
     for (const r of parts.reverse()) mergeAggregate(merged, r.agg);
     const expected = { n: 8, nonFinite: 2, minStep: 15n, minValue: -2, maxStep: 9n, maxValue: 7, firstStep: 0n, firstValue: 3, lastStep: 24n, lastValue: -2 };
     expect(one).toEqual(expected);
     expect(merged).toEqual(expected);
-    expect(tierRowsOf(pts).filter((r) => r.bits === 4).length).toBe(2);
-    expect(new Set(tierRowsOf(pts).map((r) => r.bits)).size).toBe(TIER_BITS.length);
+    expect(tierRowsOf(columns(pts)).filter((r) => r.bits === 4).length).toBe(2);
+    expect(new Set(tierRowsOf(columns(pts)).map((r) => r.bits)).size).toBe(TIER_BITS.length);
   });
 
   test("m4Points keeps first, lowest, highest and last of each column, each step once", () => {

@@ -42,13 +42,33 @@ export function emptyAggregate(): TierAggregate {
   return { n: 0, nonFinite: 0, minStep: null, minValue: null, maxStep: null, maxValue: null, firstStep: null, firstValue: null, lastStep: null, lastValue: null };
 }
 
-/** Adds one point to `agg` in place (a new step: callers never add the same step twice). */
+/** Adds one point to `agg` in place (a new step: callers never add the same step twice); allocates nothing. */
 export function addPoint(agg: TierAggregate, step: bigint, value: number): void {
   if (!Number.isFinite(value)) {
     agg.nonFinite++;
     return;
   }
-  mergeAggregate(agg, { n: 1, nonFinite: 0, minStep: step, minValue: value, maxStep: step, maxValue: value, firstStep: step, firstValue: value, lastStep: step, lastValue: value });
+  if (agg.n++ === 0) {
+    agg.minStep = agg.maxStep = agg.firstStep = agg.lastStep = step;
+    agg.minValue = agg.maxValue = agg.firstValue = agg.lastValue = value;
+    return;
+  }
+  if (value < agg.minValue! || (value === agg.minValue && step < agg.minStep!)) {
+    agg.minValue = value;
+    agg.minStep = step;
+  }
+  if (value > agg.maxValue! || (value === agg.maxValue && step < agg.maxStep!)) {
+    agg.maxValue = value;
+    agg.maxStep = step;
+  }
+  if (step < agg.firstStep!) {
+    agg.firstStep = step;
+    agg.firstValue = value;
+  }
+  if (step > agg.lastStep!) {
+    agg.lastStep = step;
+    agg.lastValue = value;
+  }
 }
 
 /** Merges `other` (points disjoint from `into`'s) into `into` in place; the SQL merge in metric-tiers.ts follows the same rules. */
@@ -86,19 +106,61 @@ export interface TierRow {
   agg: TierAggregate;
 }
 
-/** Summaries of `points` (distinct (key, step) pairs) for every tier in TIER_BITS, one row per touched bucket. */
-export function tierRowsOf(points: Iterable<{ key: string; step: bigint; value: number }>): TierRow[] {
-  const rows = new Map<string, TierRow>();
-  for (const p of points) {
-    for (const bits of TIER_BITS) {
-      const bucket = p.step >> BigInt(bits);
-      const id = `${bits}\u0000${bucket}\u0000${p.key}`;
-      let row = rows.get(id);
-      if (!row) rows.set(id, (row = { key: p.key, bits, bucket, agg: emptyAggregate() }));
-      addPoint(row.agg, p.step, p.value);
+/** Metric points as parallel columns (entry i of each is one point), distinct by (key, step). */
+export interface PointColumns {
+  key: readonly string[];
+  step: readonly bigint[];
+  /** May be NaN/±Infinity. */
+  value: readonly number[];
+}
+
+/**
+ * Summaries of `points` for every tier in TIER_BITS, one row per touched bucket. The finest tier
+ * is summed point by point (consecutive points of a key in the same bucket reuse its row, so a
+ * batch of appended steps does one Map lookup per 16 points), each coarser tier from the rows of
+ * the one below (buckets are disjoint, so merging is exact): ~1 pass over the points, not one per tier.
+ */
+export function tierRowsOf(points: PointColumns): TierRow[] {
+  const shift = BigInt(TIER_BITS[0]!);
+  const byKey = new Map<string, { last: TierRow; rows: Map<bigint, TierRow> }>();
+  let level: TierRow[] = [];
+  for (let i = 0; i < points.key.length; i++) {
+    const key = points.key[i]!;
+    const step = points.step[i]!;
+    const bucket = step >> shift;
+    let k = byKey.get(key);
+    let row = k && k.last.bucket === bucket ? k.last : undefined;
+    if (!row) {
+      if (!k) byKey.set(key, (k = { last: undefined!, rows: new Map() }));
+      row = k.rows.get(bucket);
+      if (!row) {
+        k.rows.set(bucket, (row = { key, bits: TIER_BITS[0]!, bucket, agg: emptyAggregate() }));
+        level.push(row);
+      }
+      k.last = row;
     }
+    addPoint(row.agg, step, points.value[i]!);
   }
-  return [...rows.values()];
+  const out = [...level];
+  const fanout = BigInt(TIER_FANOUT_BITS);
+  for (const bits of TIER_BITS.slice(1)) {
+    const parents = new Map<string, Map<bigint, TierRow>>();
+    const next: TierRow[] = [];
+    for (const child of level) {
+      const bucket = child.bucket >> fanout;
+      let rows = parents.get(child.key);
+      if (!rows) parents.set(child.key, (rows = new Map()));
+      let row = rows.get(bucket);
+      if (!row) {
+        rows.set(bucket, (row = { key: child.key, bits, bucket, agg: emptyAggregate() }));
+        next.push(row);
+      }
+      mergeAggregate(row.agg, child.agg);
+    }
+    out.push(...next);
+    level = next;
+  }
+  return out;
 }
 
 /** A contiguous run of buckets of one tier (`bits` 0 = raw steps), `lo`..`hi` inclusive bucket numbers. */

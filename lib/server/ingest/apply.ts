@@ -1,11 +1,11 @@
 import type pg from "pg";
 import type { z } from "zod";
-import type { BenchmarkPoint, ClientFrame, ErrorCode, evalResult, metricPoint } from "@/lib/protocol";
+import type { BenchmarkPoint, ClientFrame, ErrorCode, evalResult } from "@/lib/protocol";
 import { publishTopics } from "@/lib/server/live/publish";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { isDatabaseOutage } from "@/lib/server/database/outage";
 import { upsertBenchmarkPoints } from "./writers/benchmark-points";
-import { upsertMetricPoints } from "./writers/metrics";
+import { upsertMetricPoints, type MetricFrame } from "./writers/metrics";
 import { applyProgress, checkRunInvariants, type WorkerCache } from "./writers/progress";
 import { loadOwnershipCheck } from "./ownership";
 import { claimFrameIds, endRun, insertEvent, loadRuns, recordHeartbeat, touchRun, upsertArtifact, upsertRun, type RunRef } from "./writers/runs";
@@ -180,7 +180,7 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
   const progressRuns = new Set<number>();
   const workers: WorkerCache = new Map();
   let points: Array<{ runId: number; point: BenchmarkPoint }> = [];
-  let metrics: Array<{ runId: number; point: z.infer<typeof metricPoint> }> = [];
+  let metrics: MetricFrame[] = [];
   let evals: Array<{ runId: number; result: z.infer<typeof evalResult> }> = [];
   const flush = async () => {
     if (points.length) await upsertBenchmarkPoints(client, points, at);
@@ -226,7 +226,7 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
         for (const point of f.points) points.push({ runId: run!.id, point });
         break;
       case "run.metrics":
-        for (const point of f.points) metrics.push({ runId: run!.id, point });
+        metrics.push({ runId: run!.id, points: f.points });
         break;
       case "run.progress":
         await applyProgress(client, run!.id, f, at, workers);

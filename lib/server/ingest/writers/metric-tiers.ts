@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { TIER_BITS, TIER_FANOUT_BITS, tierRowsOf, type TierRow } from "@/lib/metrics/tiers";
+import { TIER_BITS, TIER_FANOUT_BITS, tierRowsOf, type PointColumns, type TierRow } from "@/lib/metrics/tiers";
 
 /**
  * Keeps "MetricTier" (lib/metrics/tiers.ts) and "MetricNonFinite" current for one run's batch of
@@ -12,24 +12,34 @@ import { TIER_BITS, TIER_FANOUT_BITS, tierRowsOf, type TierRow } from "@/lib/met
  * Both run after the MetricPoint upsert, so a recompute sees the batch's new rows too.
  */
 
-/** One metric point as written to "MetricPoint" (step exact, value possibly NaN/±Infinity). */
-export interface WrittenPoint {
-  key: string;
-  step: bigint;
-  value: number;
-}
-
 /**
  * Updates the tiers and the non-finite copy of `runId` for `points` (the rows just upserted,
  * distinct by key and step), of which `replaced` (ids `${key}\u0000${step}`) already existed.
  * @throws whatever PostgreSQL raises (the caller's transaction is then rolled back).
  */
-export async function maintainMetricTiers(client: pg.PoolClient, runId: number, points: readonly WrittenPoint[], replaced: ReadonlySet<string>): Promise<void> {
-  const fresh = replaced.size ? points.filter((p) => !replaced.has(pointId(p.key, p.step))) : points;
-  if (fresh.length) await mergeTierRows(client, runId, tierRowsOf(fresh));
-  const redone = replaced.size ? points.filter((p) => replaced.has(pointId(p.key, p.step))) : [];
-  if (redone.length) await recomputeBuckets(client, runId, redone);
+export async function maintainMetricTiers(client: pg.PoolClient, runId: number, points: PointColumns, replaced: ReadonlySet<string>): Promise<void> {
+  let fresh = points;
+  let redone: PointColumns = { key: [], step: [], value: [] };
+  if (replaced.size) {
+    const isReplaced = points.key.map((key, i) => replaced.has(pointId(key, points.step[i]!)));
+    fresh = pick(points, isReplaced, false);
+    redone = pick(points, isReplaced, true);
+  }
+  if (fresh.key.length) await mergeTierRows(client, runId, tierRowsOf(fresh));
+  if (redone.key.length) await recomputeBuckets(client, runId, redone);
   await syncNonFinite(client, runId, points, redone);
+}
+
+/** The points whose flag in `flags` equals `want`. */
+function pick(points: PointColumns, flags: readonly boolean[], want: boolean): PointColumns {
+  const out = { key: [] as string[], step: [] as bigint[], value: [] as number[] };
+  flags.forEach((flag, i) => {
+    if (flag !== want) return;
+    out.key.push(points.key[i]!);
+    out.step.push(points.step[i]!);
+    out.value.push(points.value[i]!);
+  });
+  return out;
 }
 
 /** Id of a (key, step) pair as `maintainMetricTiers` expects it in `replaced`. */
@@ -127,13 +137,13 @@ function recomputeSql(bits: number, scoped: boolean): string {
 }
 
 /** Recomputes, tier by tier from the finest, every bucket holding one of `points`. */
-async function recomputeBuckets(client: pg.PoolClient, runId: number, points: readonly WrittenPoint[]): Promise<void> {
+async function recomputeBuckets(client: pg.PoolClient, runId: number, points: PointColumns): Promise<void> {
   for (const bits of TIER_BITS) {
     const buckets = new Map<string, { key: string; bucket: bigint }>();
-    for (const p of points) {
-      const bucket = p.step >> BigInt(bits);
-      buckets.set(pointId(p.key, bucket), { key: p.key, bucket });
-    }
+    points.key.forEach((key, i) => {
+      const bucket = points.step[i]! >> BigInt(bits);
+      buckets.set(pointId(key, bucket), { key, bucket });
+    });
     const keys = [...buckets.values()].map((b) => b.key);
     const numbers = [...buckets.values()].map((b) => b.bucket.toString());
     await client.query(recomputeSql(bits, true), [runId, bits, keys, numbers]);
@@ -142,7 +152,7 @@ async function recomputeBuckets(client: pg.PoolClient, runId: number, points: re
 
 /**
  * Rebuilds every tier of a run from its raw rows (finest tier from MetricPoint, each coarser one
- * from the tier below) and its non-finite copy: for points loaded around ingest (the bench loads
+ * from the tier below), its non-finite copy and its per-key highest steps ("MetricSeries"): for points loaded around ingest (the bench loads
  * millions of rows by SQL). @throws whatever PostgreSQL raises.
  */
 export async function rebuildRunTiers(client: pg.Pool | pg.PoolClient, runId: number): Promise<void> {
@@ -153,24 +163,29 @@ export async function rebuildRunTiers(client: pg.Pool | pg.PoolClient, runId: nu
      ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value`,
     [runId],
   );
+  await client.query(
+    `INSERT INTO "MetricSeries" ("runId", key, "maxStep") SELECT "runId", key, max(step) FROM "MetricPoint" WHERE "runId" = $1 GROUP BY "runId", key
+     ON CONFLICT ("runId", key) DO UPDATE SET "maxStep" = EXCLUDED."maxStep"`,
+    [runId],
+  );
 }
 
 /** Mirrors the batch's NaN/±Infinity points into "MetricNonFinite"; a replaced step that became finite leaves it. */
-async function syncNonFinite(client: pg.PoolClient, runId: number, points: readonly WrittenPoint[], replaced: readonly WrittenPoint[]): Promise<void> {
-  const healed = replaced.filter((p) => Number.isFinite(p.value));
-  if (healed.length) {
+async function syncNonFinite(client: pg.PoolClient, runId: number, points: PointColumns, replaced: PointColumns): Promise<void> {
+  const healed = pick(replaced, replaced.value.map(Number.isFinite), true);
+  if (healed.key.length) {
     await client.query(`DELETE FROM "MetricNonFinite" n USING unnest($2::text[], $3::int8[]) d(key, step) WHERE n."runId" = $1 AND n.key = d.key AND n.step = d.step`, [
       runId,
-      healed.map((p) => p.key),
-      healed.map((p) => p.step.toString()),
+      healed.key,
+      healed.step.map(String),
     ]);
   }
-  const special = points.filter((p) => !Number.isFinite(p.value));
-  if (special.length) {
+  const special = pick(points, points.value.map(Number.isFinite), false);
+  if (special.key.length) {
     await client.query(
       `INSERT INTO "MetricNonFinite" ("runId", key, step, value) SELECT $1::int4, * FROM unnest($2::text[], $3::int8[], $4::float8[])
        ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value`,
-      [runId, special.map((p) => p.key), special.map((p) => p.step.toString()), special.map((p) => p.value)],
+      [runId, special.key, special.step.map(String), special.value],
     );
   }
 }

@@ -1,0 +1,98 @@
+import { afterAll, describe, expect, test } from "vitest";
+import { ingestHarness } from "@/test/support/ingest";
+
+// run.metrics through the COPY-staged writer (writers/metrics.ts, metric-stage.ts) and the
+// O(keys) step-overflow check (metric-overflow.ts, "MetricSeries"), on a real PostgreSQL. One
+// pooled connection, so every batch reuses the same staging table, including after a rollback.
+
+const { pool, apply, ingest, ingestAt, startRun, close } = await ingestHarness("metric-host", { poolMax: 1 });
+afterAll(close);
+
+const points = async (runId: number) =>
+  (await pool.query<{ key: string; step: string; value: number; ts: Date }>(`SELECT key, step::text AS step, value, ts FROM "MetricPoint" WHERE "runId" = $1 ORDER BY key, step`, [runId])).rows;
+const alerts = async (runId: number) => (await pool.query<{ message: string }>(`SELECT message FROM "RunEvent" WHERE "runId" = $1 AND code = 'step_overflow' ORDER BY id`, [runId])).rows;
+const maxSteps = async (runId: number) =>
+  (await pool.query<{ key: string; maxStep: string }>(`SELECT key, "maxStep"::text AS "maxStep" FROM "MetricSeries" WHERE "runId" = $1 ORDER BY key`, [runId])).rows;
+const tierCount = async (runId: number) => Number((await pool.query(`SELECT coalesce(sum(n + "nonFinite"), 0)::int AS c FROM "MetricTier" WHERE "runId" = $1 AND bits = 60`, [runId])).rows[0].c);
+
+describe("run.metrics ingest", () => {
+  test("the same (key, step) twice in one batch — in one frame and across frames — stores the latest once; tiers count it once", async () => {
+    const { run, id } = await startRun("training");
+    await ingest(
+      { type: "run.metrics", run, points: [{ key: "loss", step: 1, value: 1 }, { key: "loss", step: 2, value: 2 }, { key: "loss", step: 1, value: 1.5 }] },
+      { type: "run.metrics", run, points: [{ key: "loss", step: 2, value: "NaN" }, { key: "lr", step: 2, value: 0.1 }, { key: "loss", step: 2, value: 2.5 }] },
+    );
+    expect((await points(id)).map((p) => [p.key, p.step, p.value])).toEqual([
+      ["loss", "1", 1.5],
+      ["loss", "2", 2.5],
+      ["lr", "2", 0.1],
+    ]);
+    expect(await tierCount(id)).toBe(3);
+    // Replaced across batches: the tiers follow the new value.
+    await ingest({ type: "run.metrics", run, points: [{ key: "loss", step: 2, value: 9 }] });
+    const max = (await pool.query(`SELECT "maxValue" FROM "MetricTier" WHERE "runId" = $1 AND bits = 60 AND key = 'loss'`, [id])).rows[0];
+    expect(max.maxValue).toBe(9);
+    expect(await tierCount(id)).toBe(3);
+  });
+
+  test("keys with tabs, newlines and backslashes, 64-bit steps, ±Infinity and ts survive COPY; points without ts get the receive time", async () => {
+    const { run, id } = await startRun("training");
+    const at = new Date("2026-11-30T12:00:00.000Z");
+    await ingestAt(at, {
+      type: "run.metrics",
+      run,
+      points: [
+        { key: "a\tb\\c\nd\re", step: "-9223372036854775808", value: "-Infinity" },
+        { key: "τ", step: "9223372036854775807", value: "Infinity", ts: Date.UTC(2026, 10, 29, 1, 2, 3, 456) },
+        { key: "τ", step: 7, value: -0.000123 },
+      ],
+    });
+    expect(await points(id)).toEqual([
+      { key: "a\tb\\c\nd\re", step: "-9223372036854775808", value: -Infinity, ts: at },
+      { key: "τ", step: "7", value: -0.000123, ts: at },
+      { key: "τ", step: "9223372036854775807", value: Infinity, ts: new Date("2026-11-29T01:02:03.456Z") },
+    ]);
+  });
+
+  test("one batch for two runs stores each run's points under its own run", async () => {
+    const a = await startRun("training");
+    const b = await startRun("training");
+    await ingest({ type: "run.metrics", run: a.run, points: [{ key: "loss", step: 1, value: 1 }] }, { type: "run.metrics", run: b.run, points: [{ key: "loss", step: 1, value: 2 }, { key: "loss", step: 2, value: 3 }] });
+    expect((await points(a.id)).map((p) => p.value)).toEqual([1]);
+    expect((await points(b.id)).map((p) => p.value)).toEqual([2, 3]);
+    expect([await tierCount(a.id), await tierCount(b.id)]).toEqual([1, 2]);
+  });
+
+  test("a frame PostgreSQL refuses (a NUL in a key) is rejected alone, also on the batch that first created the staging table", async () => {
+    // Drop the connection's staging table: the next batch creates it in its transaction, which then rolls back.
+    await pool.query(`DISCARD TEMP`);
+    const { run, id } = await startRun("training");
+    const outcomes = await apply(
+      { type: "run.metrics", run, points: [{ key: "loss", step: 1, value: 1 }] },
+      { type: "run.metrics", run, points: [{ key: "bad\u0000key", step: 1, value: 1 }] },
+      { type: "run.metrics", run, points: [{ key: "loss", step: 2, value: 2 }] },
+    );
+    expect(outcomes.map((o) => (o.ok ? "ok" : o.code))).toEqual(["ok", "invalid_frame", "ok"]);
+    expect((await points(id)).map((p) => p.step)).toEqual(["1", "2"]);
+  });
+
+  test("the step-overflow check reads the per-key highest step: across batches, within one batch, and from a NaN point", async () => {
+    const { run, id } = await startRun("training");
+    // Within one batch (no stored step yet): 4294967290 then 6.
+    await ingest({ type: "run.metrics", run, points: [{ key: "loss", step: 4294967290, value: 1 }, { key: "loss", step: 6, value: 1 }] });
+    expect((await alerts(id)).map((a) => a.message)).toEqual([expect.stringContaining("from 4294967290 back to 6")]);
+    // The highest step of a key may be a NaN point; it still counts.
+    await ingest({ type: "run.metrics", run, points: [{ key: "grad", step: 4294967300, value: "NaN" }] });
+    await ingest({ type: "run.metrics", run, points: [{ key: "grad", step: 8, value: 1 }, { key: "grad", step: 4294967301, value: 1 }] });
+    expect(await alerts(id)).toHaveLength(2);
+    // An ordinary resume (lower step, far from 2^32 back) raises nothing; the highest step stays.
+    await ingest({ type: "run.metrics", run, points: [{ key: "loss", step: 4294967000, value: 2 }] });
+    expect(await alerts(id)).toHaveLength(2);
+    expect(await maxSteps(id)).toEqual([
+      { key: "grad", maxStep: "4294967301" },
+      { key: "loss", maxStep: "4294967290" },
+    ]);
+    const fromRaw = (await pool.query(`SELECT key, max(step)::text AS "maxStep" FROM "MetricPoint" WHERE "runId" = $1 GROUP BY key ORDER BY key`, [id])).rows;
+    expect(await maxSteps(id)).toEqual(fromRaw);
+  });
+});

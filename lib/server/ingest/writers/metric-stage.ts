@@ -1,0 +1,26 @@
+import { finished } from "node:stream/promises";
+import type pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+
+/**
+ * The staging table of `run.metrics` ingest: a temporary table per pooled connection (created on
+ * first use, kept for the connection's life), emptied at every COMMIT or ROLLBACK (`ON COMMIT
+ * DELETE ROWS` truncates it in place: no catalog churn per batch). Rows get there by
+ * `COPY … FROM STDIN` in text format, which PostgreSQL parses per line, without the per-value
+ * array encoding/decoding of `unnest($1::text[], …)`; metrics.ts merges them into "MetricPoint".
+ */
+export const STAGE_TABLE = "pitwall_metric_stage";
+
+/**
+ * Appends COPY text-format lines (`key \t step \t value \t ts`, `\N` for no ts) to the staging
+ * table, creating it first when this connection has none. Must run inside the caller's transaction.
+ * @throws what PostgreSQL raises for a bad line (class 22, e.g. 22021 for a NUL byte).
+ */
+export async function copyRows(client: pg.PoolClient, text: string): Promise<void> {
+  // IF NOT EXISTS on every batch (one short round trip): a table created inside a transaction
+  // that is later rolled back is gone, so a per-connection "created" flag would lie.
+  await client.query(`CREATE TEMP TABLE IF NOT EXISTS ${STAGE_TABLE} (key text NOT NULL, step int8 NOT NULL, value float8 NOT NULL, ts timestamptz) ON COMMIT DELETE ROWS`);
+  const stream = client.query(copyFrom(`COPY ${STAGE_TABLE} (key, step, value, ts) FROM STDIN`));
+  stream.end(Buffer.from(text));
+  await finished(stream);
+}
