@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
+import { chromiumLaunchOptions } from "./test/support/chromium";
 
 // One fresh embedded database and port per run. The config is evaluated by the runner and again
 // by each worker; setting the values into process.env here makes workers (spawned later, with
@@ -9,7 +10,6 @@ import { defineConfig } from "@playwright/test";
 process.env.PITWALL_E2E_PORT ??= String(20_000 + Math.floor(Math.random() * 20_000));
 process.env.PITWALL_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-e2e-"));
 const port = Number(process.env.PITWALL_E2E_PORT);
-const executablePath = process.env.PITWALL_CHROMIUM ?? (fs.existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined);
 
 export default defineConfig({
   testDir: "e2e",
@@ -26,10 +26,7 @@ export default defineConfig({
     // Every spec starts signed in as the approver (E2E_USERS in e2e/auth-users.ts).
     storageState: path.join(process.env.PITWALL_E2E_DATA_DIR, "approver-storage-state.json"),
     trace: "retain-on-failure",
-    launchOptions: {
-      executablePath,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    },
+    launchOptions: chromiumLaunchOptions,
   },
   // The fresh-install spec needs an empty database: it runs first, every other spec after it.
   projects: [

@@ -10,6 +10,7 @@ import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useHydrated, useNow } from "@/components/live/use-now";
 import { LiveIndicator } from "@/components/nav/live-indicator";
+import { WaitingPlansCard } from "@/components/plans/waiting-plans-card";
 import { ActiveRunRow } from "@/components/pipelines/active-run-row";
 import { alertTitle } from "@/components/pipelines/alerts";
 import { EventList } from "@/components/pipelines/event-list";
@@ -23,6 +24,7 @@ import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/ca
 import { formatDuration } from "@/lib/format";
 import { runPath, runsPath } from "@/lib/paths";
 import type { RunState } from "@/lib/view-models";
+import type { PlanListView } from "@/lib/view-models/plans";
 import type { ActiveRunView, FinishedRunView, OverviewView as Overview } from "@/lib/view-models/overview";
 import { cn } from "@/lib/utils";
 import { OverviewEmptyState } from "./overview-empty-state";
@@ -31,6 +33,8 @@ import { useWallPage, WallFigures } from "./wall-parts";
 
 interface OverviewViewProps {
   initial: Overview;
+  /** The first plans, pending first, for the "Waiting for a person" card. */
+  plans: PlanListView;
   renderedAt: number;
   wall: boolean;
   origin: string;
@@ -76,7 +80,7 @@ function orderRuns(runs: ReadonlyArray<{ run: ActiveRunView; state: RunState }>)
  * worker went quiet turns amber on time even though nothing is pushed. `wall` shows it full
  * screen and dark with larger type for a team TV.
  */
-export function OverviewView({ initial, renderedAt, wall, origin }: OverviewViewProps) {
+export function OverviewView({ initial, plans, renderedAt, wall, origin }: OverviewViewProps) {
   const live = useLiveTopics(["runs"]);
   useLiveInvalidate(["hosts"], [overviewQueryKey]);
   const offset = initial.activeCounts.offset;
@@ -140,6 +144,7 @@ export function OverviewView({ initial, renderedAt, wall, origin }: OverviewView
           )}
         </div>
       )}
+      {!wall && <WaitingPlansCard initial={plans} renderedAt={renderedAt} />}
       {data.empty ? (
         <OverviewEmptyState origin={origin} />
       ) : (

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+import { hasRole } from "@/lib/roles";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { listPlans, planListQuery } from "@/lib/server/repositories/plans";
@@ -14,10 +15,12 @@ function requestOrigin(h: Headers): string {
   return `${proto}://${host}`;
 }
 
-/** /plans: plans awaiting a decision first, then decided ones, newest first; live. */
+/** /plans: plans awaiting a decision first (approvers decide them inline), then decided ones, newest first; live. */
 export default async function PlansPage() {
-  await requirePageViewer();
+  const viewer = await requirePageViewer();
   const h = await headers();
   const initial = await listPlans(prisma(), planListQuery.parse({}));
-  return <PlansView initial={initial} renderedAt={Date.parse(initial.asOf)} origin={requestOrigin(h)} />;
+  // The same rule as the plan page: only people with the approver role get the decision actions.
+  const canDecide = viewer.kind === "user" && hasRole(viewer.role, "approver");
+  return <PlansView initial={initial} renderedAt={Date.parse(initial.asOf)} origin={requestOrigin(h)} canDecide={canDecide} />;
 }

@@ -6,18 +6,19 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/generated/prisma/client";
-import { decidePlan } from "@/lib/server/repositories/plan-decisions";
 import { createToken } from "@/lib/server/repositories/tokens";
+import { openSignedInPage, type SignedInBrowser } from "@/test/support/browser";
 import { ensureAgentClis, claudeOfflineEnv } from "@/test/support/agents/clis";
 import { lastToolResults, offersTools, startModelServer, type ModelRequest, type ModelServer, type ScriptedReply } from "@/test/support/agents/model-server";
 import { runClaude } from "@/test/support/agents/run-agent";
 import { createTestDatabase } from "@/test/support/db";
+import { newSignedInUser } from "@/test/support/people";
 import { startTestServer, type TestServer } from "@/test/support/server";
 
 // The real Claude Code CLI (2.1.328, installed on demand outside the repo) against a scripted
 // model server and a real Pitwall, with our hook installed by `pitwall agent install`:
-// todo snapshots arrive while the agent runs; a plan waits at ExitPlanMode for a person, whose
-// comment reaches the model; Pitwall down mid-session neither blocks nor fails the agent, and the
+// todo snapshots arrive while the agent runs; a plan waits at ExitPlanMode for a person, who
+// decides by clicking in a real Chromium, and whose comment reaches the model; Pitwall down mid-session neither blocks nor fails the agent, and the
 // spooled todos arrive after Pitwall is back, exactly once.
 
 let server: TestServer;
@@ -102,6 +103,11 @@ test("TodoWrite snapshots arrive while the agent runs; the plan waits for a pers
   });
   cleanups.push(() => model.close());
 
+  const approver = await newSignedInUser(prisma, server.url, "approver");
+  const browser: SignedInBrowser = await openSignedInPage(server.url, approver.cookie);
+  cleanups.push(() => browser.close());
+  const { page } = browser;
+
   const run = runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "run the benchmarks", planMode: true, timeoutMs: 150_000 });
 
   // (a) The first snapshot is in Pitwall before the agent writes the second.
@@ -115,18 +121,32 @@ test("TodoWrite snapshots arrive while the agent runs; the plan waits for a pers
   expect(plan1).toMatchObject({ title: "Benchmark sweep", body: plans[0] });
   const session = (await pool.query<{ state: string; stateDetail: string; gitBranch: string; project: string }>(`SELECT state, "stateDetail", "gitBranch", project FROM "AgentSession" WHERE key = $1`, [first.key])).rows[0]!;
   expect(session).toMatchObject({ state: "waiting", stateDetail: "plan: Benchmark sweep", gitBranch: "bench-sweep", project: path.basename(dir) });
-  await decidePlan(pool, plan1.id, { decision: "changes_requested", comment: "Add a warm-up run first" }, "alice");
+  // A person opens the plan in the browser, writes a comment and clicks "Request changes".
+  await page.goto(`/plans/${plan1.id}`);
+  await page.getByLabel(/^Comment/).fill("Add a warm-up run first");
+  await page.getByRole("button", { name: "Request changes", exact: true }).click();
+  await page.getByText("Changes requested", { exact: false }).first().waitFor();
 
   // The model's next request carries the comment; the agent proposes a revision superseding plan 1.
   await until("the comment at the model", async () => model.requests.some((r) => r.text.includes("Add a warm-up run first")));
   const plan2 = await until("plan 2", async () => (await pool.query<{ id: number; supersedes: string }>(`SELECT id, supersedes FROM "Plan" WHERE status = 'proposed'`)).rows[0]);
   expect(plan2.supersedes).toBe(plan1.key);
-  await decidePlan(pool, plan2.id, { decision: "approved", items: [{ content: "Warm up the server" }, { content: "Throughput C=1..100" }, { content: "Summarize" }], comment: "go" }, "alice");
+  // The revision, in the browser: the person approves it as proposed.
+  await page.goto(`/plans/${plan2.id}`);
+  await page.getByRole("button", { name: "Approve", exact: true }).click();
+  await until("plan 2 approved", async () => (await pool.query<{ status: string }>(`SELECT status FROM "Plan" WHERE id = $1`, [plan2.id])).rows[0]?.status === "approved");
 
   const done = await run;
   expect(done.code).toBe(0);
   expect(done.result).toContain("User has approved your plan");
   expect(done.result).toContain("Warm up the server");
+  // The model server saw the approval as the ExitPlanMode tool result.
+  expect(model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "ExitPlanMode" && !t.isError && t.content.includes("User has approved your plan")))).toBe(true);
+  const decisions = (await pool.query<{ decision: string; comment: string | null; decidedBy: string }>(`SELECT decision, comment, "decidedBy" FROM "PlanDecision" WHERE "planId" IN ($1, $2) ORDER BY id`, [plan1.id, plan2.id])).rows;
+  expect(decisions).toEqual([
+    { decision: "changes_requested", comment: "Add a warm-up run first", decidedBy: "approver person" },
+    { decision: "approved", comment: null, decidedBy: "approver person" },
+  ]);
   expect((await snapshots()).length).toBe(2);
   const after = (await pool.query<{ state: string }>(`SELECT state FROM "AgentSession" WHERE key = $1`, [first.key])).rows[0]!;
   expect(["idle", "ended"]).toContain(after.state);

@@ -9,6 +9,10 @@ import type { PlanItemView, PlanDetailView, PlanListView } from "@/lib/view-mode
 
 /** Key of a plan list (all plans, or one session's). */
 export const plansQueryKey = (session?: number) => ["plans", "list", session ?? null] as const;
+/** Key of the plans the overview shows as waiting (the first WAITING_LIMIT plans, pending first). */
+export const waitingPlansQueryKey = ["plans", "waiting"] as const;
+/** How many plans the overview's "waiting for a person" card reads (pending ones come first). */
+export const WAITING_LIMIT = 20;
 /** Key of the pending count (the navigation badge). */
 export const pendingPlansQueryKey = ["plans", "pending"] as const;
 /** Key of one plan's page. */
@@ -27,6 +31,11 @@ export function planPath(id: number): string {
 /** Plans, pending first (`GET /api/plans`, optionally one session's). @throws ApiError. */
 export function fetchPlans(opts: { session?: number; signal?: AbortSignal } = {}): Promise<PlanListView> {
   return fetchJson<PlanListView>(opts.session !== undefined ? `/api/plans?session=${opts.session}` : "/api/plans", { signal: opts.signal });
+}
+
+/** The first WAITING_LIMIT plans, pending first (`GET /api/plans?limit=20`): the overview's card. @throws ApiError. */
+export function fetchWaitingPlans(signal?: AbortSignal): Promise<PlanListView> {
+  return fetchJson<PlanListView>(`/api/plans?limit=${WAITING_LIMIT}`, { signal });
 }
 
 /** How many plans wait for a decision (`GET /api/plans?limit=0`). @throws ApiError. */

@@ -49,7 +49,10 @@ export interface PlanSummaryView {
   proposedAt: string;
   expiresAt: string;
   itemCount: number;
-  session: { id: number; title: string | null; key: string } | null;
+  /** The agent session that proposed it: `source` says which agent, `project` the folder it runs in. */
+  session: { id: number; title: string | null; key: string; source: SessionSource; project: string | null } | null;
+  /** Key of the plan this one revises (its proposer asked again after changes were requested); null for a first version. */
+  supersedes: string | null;
   run: PlanRunView | null;
   /** The linked run's state when the plan was proposed (null without a run). */
   runStateAtProposal: string | null;
@@ -61,6 +64,8 @@ export interface PlanSummaryView {
   /** The latest decision's author and time; null while undecided. */
   decidedBy: string | null;
   decidedAt: string | null;
+  /** The latest decision's comment (sent to the agent); null while undecided or without one. */
+  decisionComment: string | null;
 }
 
 /** The plan list (`GET /api/plans`): pending first (newest first), then the rest, newest first. */

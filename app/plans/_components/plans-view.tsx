@@ -1,28 +1,17 @@
 "use client";
 
-import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
-import { TriangleAlert } from "lucide-react";
-import { hostPath } from "@/components/hosts/queries";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useServerNow } from "@/components/pipelines/use-server-now";
-import { ExpiryCountdown } from "@/components/plans/expiry-countdown";
 import { PendingPlansBadge } from "@/components/plans/pending-plans-badge";
-import { PlanStateBadge } from "@/components/plans/plan-state-badge";
 import { PlansEmptyState } from "@/components/plans/plans-empty-state";
-import { fetchPlans, planPath, plansQueryKey } from "@/components/plans/queries";
-import { RelativeTime } from "@/components/runs/relative-time";
-import { StatusBadge } from "@/components/runs/status-badge";
-import { sessionPath } from "@/components/sessions/queries";
-import { Badge } from "@/components/ui/badge";
+import { fetchPlans, plansQueryKey } from "@/components/plans/queries";
 import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { MISSING } from "@/lib/format";
-import { runPath } from "@/lib/paths";
-import type { PlanListView, PlanSummaryView } from "@/lib/view-models/plans";
+import type { PlanListView } from "@/lib/view-models/plans";
+import { PlanTable } from "./plan-table";
 
-/** The live plan list: plans awaiting a decision first, then the decided ones. */
-export function PlansView({ initial, renderedAt, origin }: { initial: PlanListView; renderedAt: number; origin: string }) {
+/** The live plan list: plans awaiting a decision first (decidable inline by approvers), then the decided ones. */
+export function PlansView({ initial, renderedAt, origin, canDecide }: { initial: PlanListView; renderedAt: number; origin: string; canDecide: boolean }) {
   const live = useLiveTopics(["plans"]);
   const { data, error, dataUpdatedAt } = useQuery({
     queryKey: plansQueryKey(),
@@ -59,7 +48,7 @@ export function PlansView({ initial, renderedAt, origin }: { initial: PlanListVi
             {pending.length === 0 ? (
               <p className="px-4 py-4 text-sm text-muted-fg">Nothing awaits a decision.</p>
             ) : (
-              <PlanTable plans={pending} serverNow={serverNow} pending />
+              <PlanTable plans={pending} serverNow={serverNow} pending canDecide={canDecide} />
             )}
           </Card>
           {decided.length > 0 && (
@@ -74,102 +63,5 @@ export function PlansView({ initial, renderedAt, origin }: { initial: PlanListVi
         </>
       )}
     </div>
-  );
-}
-
-function PlanTable({ plans, serverNow, pending }: { plans: PlanSummaryView[]; serverNow: number; pending: boolean }) {
-  return (
-    <Table className="table-fixed">
-      <colgroup>
-        {!pending && <col className="w-44" />}
-        <col />
-        <col className="w-28" />
-        <col className={pending ? "w-[19%]" : "w-[16%]"} />
-        <col className={pending ? "w-[15%]" : "w-[13%]"} />
-        <col className="w-16" />
-        <col className="w-28" />
-        <col className={pending ? "w-32" : "w-52"} />
-      </colgroup>
-      <TableHeader>
-        <TableRow className="hover:bg-transparent">
-          {!pending && <TableHead>Decision</TableHead>}
-          <TableHead>Title</TableHead>
-          <TableHead>Host</TableHead>
-          <TableHead>Run</TableHead>
-          <TableHead>Session</TableHead>
-          <TableHead className="text-right">Items</TableHead>
-          <TableHead>Proposed</TableHead>
-          <TableHead>{pending ? "Expires" : "Decided"}</TableHead>
-        </TableRow>
-      </TableHeader>
-      <TableBody>
-        {plans.map((p) => {
-          const state = p.state === "proposed" && Date.parse(p.expiresAt) <= serverNow ? "expired" : p.state;
-          return (
-            <TableRow key={p.id}>
-              {!pending && (
-                <TableCell>
-                  <PlanStateBadge state={state} />
-                </TableCell>
-              )}
-              <TableCell className="overflow-hidden">
-                <div className="flex min-w-0 items-center gap-2">
-                  <Link href={planPath(p.id)} className="truncate rounded-sm font-medium hover:underline" title={p.title}>
-                    {p.title}
-                  </Link>
-                  {pending && p.basedOnStaleState && (
-                    <Badge tone="stale" className="shrink-0" title={`Proposed while the run was ${p.runStateAtProposal}; it is ${p.run?.state ?? "gone"} now`}>
-                      <TriangleAlert aria-hidden />
-                      stale state
-                    </Badge>
-                  )}
-                </div>
-              </TableCell>
-              <TableCell className="truncate">
-                <Link href={hostPath(p.host)} className="rounded-sm hover:underline">
-                  {p.host}
-                </Link>
-              </TableCell>
-              <TableCell className="overflow-hidden">
-                {p.run ? (
-                  <div className="flex min-w-0 items-center gap-2">
-                    <Link href={runPath(p.run.id)} className="min-w-0 truncate rounded-sm hover:underline" title={p.run.name}>
-                      {p.run.name}
-                    </Link>
-                    <StatusBadge state={p.run.state} className="shrink-0" />
-                  </div>
-                ) : (
-                  <span className="text-muted-fg">{MISSING}</span>
-                )}
-              </TableCell>
-              <TableCell className="truncate">
-                {p.session ? (
-                  <Link href={sessionPath(p.session.id)} className="rounded-sm text-muted-fg hover:underline" title={p.session.title ?? p.session.key}>
-                    {p.session.title ?? p.session.key}
-                  </Link>
-                ) : (
-                  <span className="text-muted-fg">{MISSING}</span>
-                )}
-              </TableCell>
-              <TableCell className="text-right">{p.itemCount}</TableCell>
-              <TableCell className="text-muted-fg">
-                <RelativeTime iso={p.proposedAt} />
-              </TableCell>
-              <TableCell className="truncate text-muted-fg">
-                {pending ? (
-                  <ExpiryCountdown expiresAt={p.expiresAt} serverNowMs={serverNow} pending />
-                ) : p.decidedAt ? (
-                  <span title={`by ${p.decidedBy ?? "?"}`}>
-                    <span className="text-foreground">{p.decidedBy}</span> · <RelativeTime iso={p.decidedAt} />
-                  </span>
-                ) : (
-                  MISSING
-                )}
-              </TableCell>
-            </TableRow>
-          );
-        })}
-      </TableBody>
-    </Table>
   );
 }

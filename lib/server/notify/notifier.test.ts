@@ -83,3 +83,33 @@ describe("notifier", () => {
     expect(await notifier.tick()).toEqual([]);
   });
 });
+
+describe("plan messages", () => {
+  test("a waiting plan says which agent waits on which host, in which session and project, for an approver", async () => {
+    const session = `cc-${randomUUID()}`;
+    await ingest(
+      { type: "session.activity", session, source: "claude-code", state: "working", ts: clock, title: "Decode sweep", cwd: "/home/ada/src/pitwall", gitBranch: "bench-sweep" },
+      { type: "plan.propose", plan: `${session}:plan:1`, session, title: "Benchmark <sweep>", items: [{ content: "Warm up" }, { content: "Throughput C=1..100" }] },
+    );
+    await ingest({ type: "plan.propose", plan: `bare-${randomUUID()}`, title: "Rotate the logs", items: [{ content: "rotate" }] });
+    received.length = 0;
+    const sent = (await notifier.tick()).filter((n) => n.kind === "plan");
+    expect(sent).toHaveLength(2);
+    const sessionId = (await pool.query<{ id: number }>(`SELECT id FROM "AgentSession" WHERE key = $1`, [session])).rows[0]!.id;
+    const planId = (await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE key = $1`, [`${session}:plan:1`])).rows[0]!.id;
+    expect(sent[0]!.text).toBe(
+      `:raised_hand: *Claude Code* on *notify-host* waits for an approver: plan <https://pitwall.example/plans/${planId}|Benchmark &lt;sweep&gt;> (2 steps)` +
+        ` · session <https://pitwall.example/sessions/${sessionId}|Decode sweep> in project pitwall (branch bench-sweep)`,
+    );
+    expect(sent[1]!.text).toMatch(/^:raised_hand: A worker on \*notify-host\* waits for an approver: plan <https:\/\/pitwall\.example\/plans\/\d+\|Rotate the logs> \(1 step\)$/);
+    expect(received.map((r) => r.text)).toEqual(sent.map((n) => n.text));
+    // Announced once.
+    expect((await notifier.tick()).filter((n) => n.kind === "plan")).toEqual([]);
+
+    // The revision after changes were requested says it revises an earlier version.
+    await pool.query(`UPDATE "Plan" SET status = 'changes_requested' WHERE id = $1`, [planId]);
+    await ingest({ type: "plan.propose", plan: `${session}:plan:2`, session, supersedes: `${session}:plan:1`, title: "Benchmark sweep", items: [{ content: "Warm up" }] });
+    const [revision] = (await notifier.tick()).filter((n) => n.kind === "plan");
+    expect(revision!.text).toContain("(1 step, revises an earlier version)");
+  });
+});

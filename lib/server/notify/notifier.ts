@@ -2,6 +2,7 @@ import type pg from "pg";
 import { publishTopics } from "@/lib/server/live/publish";
 import type { Logger } from "@/lib/server/logger";
 import { expirePlans } from "@/lib/server/repositories/plan-decisions";
+import { escapeMrkdwn, PLAN_MESSAGE_SQL, waitingPlanText, type WaitingPlanRow } from "./plan-message";
 
 /**
  * Watches for run state transitions that no frame announces — a run going **stale** because
@@ -117,16 +118,8 @@ export function startNotifier(opts: NotifierOptions): Notifier {
       out.push({ kind: "alert", runId: a.runId, text: `:rotating_light: Run ${link({ id: a.runId, name: a.name })} on ${a.host}: ${escapeMrkdwn(a.message)} (\`${a.code}\`)` });
     }
 
-    const plans = await opts.pool.query<{ id: number; title: string; host: string; items: unknown[] }>(
-      `UPDATE "Plan" p SET "notifiedAt" = $1 FROM "Host" h
-       WHERE h.id = p."hostId" AND p.status = 'proposed' AND p."notifiedAt" IS NULL AND p."proposedAt" > $1::timestamptz - interval '${RECENT}'
-       RETURNING p.id, p.title, h.name AS host, p.items`,
-      [at],
-    );
-    for (const p of plans.rows) {
-      const url = new URL(`/plans/${p.id}`, opts.publicUrl).toString();
-      out.push({ kind: "plan", runId: 0, text: `:clipboard: A plan from ${p.host} is waiting for a decision: <${url}|${escapeMrkdwn(p.title)}> (${p.items.length} steps)` });
-    }
+    const plans = await opts.pool.query<WaitingPlanRow>(PLAN_MESSAGE_SQL, [at, RECENT]);
+    for (const p of plans.rows) out.push({ kind: "plan", runId: 0, text: waitingPlanText(p, opts.publicUrl) });
     await expirePlans(opts.pool, at);
 
     // Browsers learn about transitions no frame announced (stale / resumed).
@@ -167,10 +160,6 @@ function postWebhook(url: string): Deliver {
     });
     if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}`);
   };
-}
-
-function escapeMrkdwn(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 function truncate(s: string, n: number): string {

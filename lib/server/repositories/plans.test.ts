@@ -53,7 +53,9 @@ describe("listPlans / getPlan", () => {
       runStateAtProposal: "running",
       basedOnStaleState: false,
       decidedBy: null,
-      session: { title: "Extraction agent", key: session },
+      decisionComment: null,
+      supersedes: null,
+      session: { title: "Extraction agent", key: session, source: "claude-code", project: null },
       run: { name: "hidden states 914K", state: "running", kind: "extraction" },
     });
     expect(Date.parse(row.expiresAt) - Date.parse(row.proposedAt)).toBe(24 * 3600 * 1000);
@@ -78,7 +80,7 @@ describe("listPlans / getPlan", () => {
     ];
     await decidePlan(pool, id, { decision: "approved", items: edited, comment: "proceed" }, "alice", new Date(t0.getTime() + 1000));
     const after = await getPlan(prisma, id, new Date(t0.getTime() + 2000));
-    expect(after).toMatchObject({ state: "approved", decidedBy: "alice", decidedAt: new Date(t0.getTime() + 1000).toISOString() });
+    expect(after).toMatchObject({ state: "approved", decidedBy: "alice", decidedAt: new Date(t0.getTime() + 1000).toISOString(), decisionComment: "proceed" });
     expect(after.decisions).toHaveLength(1);
     const d = after.decisions[0]!;
     expect(d).toMatchObject({ decision: "approved", decidedBy: "alice", comment: "proceed" });

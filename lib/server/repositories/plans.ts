@@ -14,7 +14,7 @@ import type {
   PlanState,
   PlanSummaryView,
 } from "@/lib/view-models/plans";
-import { sessionSummaries } from "./sessions";
+import { sessionSourceOf, sessionSummaries } from "./sessions";
 import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 
 /**
@@ -52,10 +52,11 @@ const planSelect = {
   expiresAt: true,
   items: true,
   runStateAtProposal: true,
+  supersedes: true,
   host: { select: { name: true } },
-  session: { select: { id: true, title: true, key: true } },
+  session: { select: { id: true, title: true, key: true, source: true, project: true } },
   run: { select: runSelect },
-  decisions: { orderBy: { id: "desc" }, take: 1, select: { decidedBy: true, decidedAt: true } },
+  decisions: { orderBy: { id: "desc" }, take: 1, select: { decidedBy: true, decidedAt: true, comment: true } },
 } satisfies Prisma.PlanSelect;
 type PlanRow = Prisma.PlanGetPayload<{ select: typeof planSelect }>;
 
@@ -117,12 +118,14 @@ function toSummary(row: PlanRow, now: Date): PlanSummaryView {
     proposedAt: isoTime(row.proposedAt),
     expiresAt: isoTime(row.expiresAt),
     itemCount: Array.isArray(row.items) ? row.items.length : 0,
-    session: row.session,
+    session: row.session && { ...row.session, source: sessionSourceOf(row.session.source) },
+    supersedes: row.supersedes,
     run,
     runStateAtProposal: row.runStateAtProposal,
     basedOnStaleState: isBasedOnStaleState(row.runStateAtProposal, run),
     decidedBy: last?.decidedBy ?? null,
     decidedAt: isoTimeOrNull(last?.decidedAt),
+    decisionComment: last?.comment ?? null,
   };
 }
 

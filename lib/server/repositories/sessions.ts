@@ -50,7 +50,8 @@ type SessionRow = Prisma.AgentSessionGetPayload<{ select: typeof sessionSelect }
 
 const SOURCES: readonly string[] = ["opencode", "claude-code", "pushed"];
 
-function sourceOf(v: string): SessionSource {
+/** A stored session source as the read models name it (an unknown one reads `pushed`). */
+export function sessionSourceOf(v: string): SessionSource {
   return (SOURCES.includes(v) ? v : "pushed") as SessionSource;
 }
 
@@ -120,7 +121,7 @@ function toSummary(row: SessionRow, items: readonly TodoItem[] | undefined, snap
   return {
     id: row.id,
     key: row.key,
-    source: sourceOf(row.source),
+    source: sessionSourceOf(row.source),
     title: row.title,
     host: row.host?.name ?? null,
     startedAt: isoTime(row.startedAt),

@@ -50,3 +50,35 @@ export function claudeOfflineEnv(modelUrl: string): Record<string, string> {
     CLAUDE_CODE_ENABLE_TASKS: "0",
   };
 }
+
+/**
+ * Environment that keeps opencode 1.18 offline and away from the person's own opencode state:
+ * no models.dev fetch, no auto-update, and XDG config/data/cache/state folders under `xdgRoot`
+ * (a fresh temp folder per test run).
+ */
+export function opencodeOfflineEnv(xdgRoot: string): Record<string, string> {
+  const dirs = { XDG_CONFIG_HOME: "config", XDG_DATA_HOME: "data", XDG_CACHE_HOME: "cache", XDG_STATE_HOME: "state" };
+  const env: Record<string, string> = { OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1" };
+  for (const [name, sub] of Object.entries(dirs)) {
+    env[name] = path.join(xdgRoot, sub);
+    fs.mkdirSync(env[name], { recursive: true });
+  }
+  return env;
+}
+
+/**
+ * Writes `opencode.json` into `projectDir` with one OpenAI-compatible provider `scripted` at
+ * `${modelUrl}/v1` as the default model, and an empty `.opencode/node_modules` plus lock file so
+ * opencode does not try `npm install @opencode-ai/plugin` into the config folder at start
+ * (≈70 s of retries when the registry is unreachable).
+ */
+export function writeOpencodeProject(projectDir: string, modelUrl: string): void {
+  const config = {
+    $schema: "https://opencode.ai/config.json",
+    provider: { scripted: { npm: "@ai-sdk/openai-compatible", name: "Scripted", options: { baseURL: `${modelUrl}/v1`, apiKey: "sk-test-scripted" }, models: { scripted: { name: "Scripted", tool_call: true } } } },
+    model: "scripted/scripted",
+  };
+  fs.writeFileSync(path.join(projectDir, "opencode.json"), `${JSON.stringify(config, null, 2)}\n`);
+  fs.mkdirSync(path.join(projectDir, ".opencode", "node_modules"), { recursive: true });
+  fs.writeFileSync(path.join(projectDir, ".opencode", "package-lock.json"), "{}\n");
+}

@@ -50,3 +50,31 @@ export function runClaude(opts: { claude: string; cwd: string; env: Record<strin
     });
   });
 }
+
+/**
+ * Runs `opencode run <prompt>` (opencode 1.18) in `cwd` with its logs on stderr
+ * (`--print-logs`). Resolves when the process exits; `stdout`/`stderr` fill while it runs (for
+ * failure messages).
+ * @throws Error when it runs longer than `timeoutMs` (the process is killed).
+ */
+export function runOpencode(opts: { opencode: string; cwd: string; env: Record<string, string>; prompt: string; timeoutMs?: number }): Promise<AgentRun> & { stdout: string[]; stderr: string[] } {
+  const started = Date.now();
+  // opencode takes its project folder from $PWD, not the process's cwd: without PWD it would run
+  // in (and read the config of) the folder the test runner was started from.
+  const child = spawn(opts.opencode, ["run", "--print-logs", opts.prompt], { cwd: opts.cwd, env: { ...process.env, ...opts.env, PWD: opts.cwd }, stdio: ["ignore", "pipe", "pipe"] });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  readline.createInterface({ input: child.stdout }).on("line", (line) => stdout.push(line));
+  readline.createInterface({ input: child.stderr }).on("line", (line) => stderr.push(line));
+  const done = new Promise<AgentRun>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`opencode ran over ${opts.timeoutMs ?? 120_000} ms\nstdout:\n${stdout.join("\n")}\nstderr:\n${stderr.join("\n")}`));
+    }, opts.timeoutMs ?? 120_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, result: stdout.join("\n"), stdout, stderr, durationMs: Date.now() - started });
+    });
+  });
+  return Object.assign(done, { stdout, stderr });
+}

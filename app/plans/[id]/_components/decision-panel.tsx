@@ -1,13 +1,12 @@
 "use client";
 
 import { useRef, useState } from "react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Check, CircleX, MessageSquareWarning, Pencil, TriangleAlert } from "lucide-react";
 import { fromEditable, toEditable, type EditableItem } from "@/components/plans/plan-items-editor";
-import { allPlansQueryKey, decisionItems, planQueryKey, postDecision, type DecisionRequest } from "@/components/plans/queries";
+import { decisionItems, type DecisionRequest } from "@/components/plans/queries";
+import { decisionBody, useDecidePlan } from "@/components/plans/use-decide-plan";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { ApiError } from "@/lib/api-client";
 import type { PlanDetailView } from "@/lib/view-models/plans";
 
 interface DecisionPanelProps {
@@ -30,33 +29,26 @@ interface DecisionPanelProps {
  * someone else recorded first comes back as 409 and is shown as "already decided by …".
  */
 export function DecisionPanel({ plan, viewerName, stale, editing, onEditing, onDecided, onConflict }: DecisionPanelProps) {
-  const queryClient = useQueryClient();
   const [comment, setComment] = useState("");
   const [formError, setFormError] = useState<string | null>(null);
   const commentRef = useRef<HTMLTextAreaElement>(null);
-  const mutation = useMutation({
-    mutationFn: (body: DecisionRequest) => postDecision(plan.id, body),
-    onSuccess: (_, body) => {
+  const { decide, busy, error, conflict } = useDecidePlan(plan.id, {
+    onDecided: (body) => {
       onEditing(null);
       onDecided(body.decision, body.items !== undefined);
     },
-    onError: (err) => {
-      if (err instanceof ApiError && err.status === 409) onConflict(err.message);
-    },
-    // Success or conflict, the plan changed: refetch it, the lists and the pending count.
-    onSettled: () => Promise.all([queryClient.invalidateQueries({ queryKey: planQueryKey(plan.id) }), queryClient.invalidateQueries({ queryKey: allPlansQueryKey })]),
+    onConflict,
   });
 
   const submit = (decision: DecisionRequest["decision"]) => {
     setFormError(null);
-    const text = comment.trim();
-    if (decision === "changes_requested" && !text) {
-      setFormError("Write what should change: a comment is required to request changes.");
+    const checked = decisionBody(decision, comment);
+    if ("error" in checked) {
+      setFormError(checked.error);
       commentRef.current?.focus();
       return;
     }
-    const body: DecisionRequest = { decision };
-    if (text) body.comment = text;
+    const body = checked.body;
     if (decision === "approved" && editing) {
       const items = fromEditable(editing);
       const empty = items.findIndex((i) => i.content === "");
@@ -66,12 +58,8 @@ export function DecisionPanel({ plan, viewerName, stale, editing, onEditing, onD
       }
       body.items = decisionItems(items);
     }
-    mutation.mutate(body);
+    decide(body);
   };
-
-  const error = mutation.error;
-  const conflict = error instanceof ApiError && error.status === 409;
-  const busy = mutation.isPending;
 
   return (
     <Card className="min-w-0">

@@ -121,7 +121,7 @@ export function SessionDetail({ initial, initialPlans, renderedAt }: { initial: 
         </div>
         <div className="grid min-w-0 gap-4">
           <SessionPlans plans={plans} runs={session.runs} />
-          <SnapshotTimeline timeline={session.timeline} olderSnapshots={session.olderSnapshots} startedMs={startedMs} />
+          <SnapshotTimeline timeline={session.timeline} plans={plans.plans} olderSnapshots={session.olderSnapshots} startedMs={startedMs} />
         </div>
       </div>
     </div>

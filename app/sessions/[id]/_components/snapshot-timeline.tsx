@@ -8,9 +8,12 @@ import { StatusChange, TodoStatusIcon } from "@/components/sessions/todo-status"
 import { Button } from "@/components/ui/button";
 import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { formatDuration } from "@/lib/format";
+import { sessionTimeline } from "@/lib/metrics/plan-versions";
+import type { PlanSummaryView } from "@/lib/view-models/plans";
 import type { SnapshotView } from "@/lib/view-models/sessions";
+import { PlanTimelineEntry } from "./plan-timeline-entry";
 
-/** Snapshots shown before "Show all". */
+/** Entries (snapshots and plan events) shown before "Show all". */
 const INITIAL_SHOWN = 40;
 
 /** One change line: an icon (with `label` for screen readers, when the icon has none) and the text. */
@@ -27,33 +30,41 @@ function Change({ icon, children, label }: { icon: ReactNode; children: ReactNod
 }
 
 /**
- * The session's todo writes, newest first: when (relative, and after the session's start), the
- * list's completion then, and what changed against the write before (added, removed, status
- * changes, edits).
+ * The session's todo writes and plan versions, newest first. A write: when (relative, and after
+ * the session's start), the list's completion then, and what changed against the write before
+ * (added, removed, status changes, edits). A plan: each version proposed (v2 revises v1) and the
+ * decision on it, with who decided and the comment sent to the agent.
  */
-export function SnapshotTimeline({ timeline, olderSnapshots, startedMs }: { timeline: SnapshotView[]; olderSnapshots: number; startedMs: number }) {
+export function SnapshotTimeline({ timeline, plans, olderSnapshots, startedMs }: { timeline: SnapshotView[]; plans: PlanSummaryView[]; olderSnapshots: number; startedMs: number }) {
   const [showAll, setShowAll] = useState(false);
-  const shown = showAll ? timeline : timeline.slice(0, INITIAL_SHOWN);
+  const entries = sessionTimeline(timeline, plans);
+  const shown = showAll ? entries : entries.slice(0, INITIAL_SHOWN);
   const total = timeline.length + olderSnapshots;
+  const oldestSeq = timeline.at(-1)?.seq;
+  const versions = entries.filter((e) => e.kind === "proposed").length;
   return (
     <Card className="min-w-0">
       <CardHeader>
         <CardTitle>Timeline</CardTitle>
         <CardDescription className="tabular-nums">
-          {total} snapshot{total === 1 ? "" : "s"}, newest first
+          {total} snapshot{total === 1 ? "" : "s"}
+          {versions > 0 && `, ${versions} plan version${versions === 1 ? "" : "s"}`}, newest first
         </CardDescription>
       </CardHeader>
-      {timeline.length === 0 ? (
+      {entries.length === 0 ? (
         <p className="px-4 py-6 text-sm text-muted-fg">No todo writes yet.</p>
       ) : (
         <ol aria-label="Snapshots, newest first" className="px-4 py-3">
-          {shown.map((snap, i) => {
-            const oldest = i === timeline.length - 1;
+          {shown.map((entry, i) => {
+            const last = i === entries.length - 1;
+            if (entry.kind !== "snapshot") return <PlanTimelineEntry key={`${entry.kind}-${entry.version.plan.id}`} kind={entry.kind} ts={entry.ts} version={entry.version} startedMs={startedMs} last={last} />;
+            const snap = entry.snapshot;
+            const oldest = snap.seq === oldestSeq;
             const nothing = snap.added.length + snap.removed.length + snap.statusChanges.length + snap.edited.length === 0;
             return (
               <li key={snap.seq} className="relative pb-4 pl-5 last:pb-0" aria-label={`Snapshot #${snap.seq}`}>
                 <span aria-hidden className="absolute top-[7px] left-0 size-2 rounded-full border-2 border-running bg-card" />
-                {!oldest && <span aria-hidden className="absolute top-4 bottom-0 left-[3px] w-px bg-border" />}
+                {!last && <span aria-hidden className="absolute top-4 bottom-0 left-[3px] w-px bg-border" />}
                 <div className="flex flex-wrap items-baseline gap-x-2 text-xs text-muted-fg tabular-nums">
                   <RelativeTime iso={snap.ts} className="text-[13px] font-medium text-foreground" />
                   <span>+{formatDuration((Date.parse(snap.ts) - startedMs) / 1000)}</span>
@@ -101,10 +112,10 @@ export function SnapshotTimeline({ timeline, olderSnapshots, startedMs }: { time
           })}
         </ol>
       )}
-      {timeline.length > INITIAL_SHOWN && (
+      {entries.length > INITIAL_SHOWN && (
         <div className="border-t border-border px-4 py-2">
           <Button variant="ghost" size="sm" onClick={() => setShowAll((v) => !v)}>
-            {showAll ? "Show the latest only" : `Show all ${timeline.length}`}
+            {showAll ? "Show the latest only" : `Show all ${entries.length}`}
           </Button>
         </div>
       )}

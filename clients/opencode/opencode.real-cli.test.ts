@@ -1,0 +1,125 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "@/generated/prisma/client";
+import { createToken } from "@/lib/server/repositories/tokens";
+import { ensureAgentClis, opencodeOfflineEnv, writeOpencodeProject } from "@/test/support/agents/clis";
+import { lastToolResults, offersTools, startModelServer, type ScriptedReply } from "@/test/support/agents/model-server";
+import { runOpencode } from "@/test/support/agents/run-agent";
+import { openSignedInPage } from "@/test/support/browser";
+import { createTestDatabase } from "@/test/support/db";
+import { newSignedInUser } from "@/test/support/people";
+import { startTestServer, type TestServer } from "@/test/support/server";
+
+// The real opencode CLI (1.18.33, installed on demand outside the repo) against a scripted
+// OpenAI-compatible model server and a real Pitwall, with our plugin installed by
+// `pitwall agent install opencode`: each todowrite call appears as a snapshot on /sessions/[id]
+// in a real Chromium while the agent still runs.
+
+let server: TestServer;
+let pool: pg.Pool;
+let prisma: PrismaClient;
+let token: string;
+let opencode: string;
+const cleanups: Array<() => Promise<void> | void> = [];
+
+beforeAll(async () => {
+  opencode = ensureAgentClis().opencode;
+  const databaseUrl = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 1 }) });
+  token = (await createToken(prisma, "opencode-box")).token;
+  server = await startTestServer({ databaseUrl });
+}, 600_000);
+
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+  await server?.stop();
+  await prisma?.$disconnect();
+  await pool?.end();
+});
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, context: () => string = () => ""): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${context()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const list1 = [
+  { id: "1", content: "Run the decode sweep C=1..64", status: "in_progress", priority: "high" },
+  { id: "2", content: "Write the summary table", status: "pending", priority: "medium" },
+];
+const list2 = [
+  { id: "1", content: "Run the decode sweep C=1..64", status: "completed", priority: "high" },
+  { id: "2", content: "Write the summary table", status: "in_progress", priority: "medium" },
+];
+
+test("opencode's todowrite calls appear as snapshots on the session page while the agent runs", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-proj-"));
+  execFileSync("git", ["init", "-q", "-b", "decode-sweep"], { cwd: dir });
+  const agentConfig = path.join(dir, "unused-agent.json");
+  execFileSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../cli/index.ts"), "agent", "install", "opencode", "--project", dir], {
+    env: { ...process.env, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: agentConfig },
+  });
+  let release!: () => void;
+  const seenInBrowser = new Promise<void>((r) => (release = r));
+  const model = await startModelServer(async (req): Promise<ScriptedReply> => {
+    if (!offersTools(req)) return { text: "Decode sweep" }; // the title request
+    const last = lastToolResults(req).at(-1);
+    if (!last) return { toolCalls: [{ name: "todowrite", input: { todos: list1 } }] };
+    if (last.toolName === "todowrite" && !last.content.includes("completed")) {
+      await seenInBrowser; // the person has seen snapshot 1 while the agent still runs
+      return { toolCalls: [{ name: "todowrite", input: { todos: list2 } }] };
+    }
+    return { text: "FINAL: sweep done" };
+  });
+  cleanups.push(() => model.close());
+  writeOpencodeProject(dir, model.url);
+
+  const viewer = await newSignedInUser(prisma, server.url, "viewer");
+  const browser = await openSignedInPage(server.url, viewer.cookie);
+  cleanups.push(() => browser.close());
+  const { page } = browser;
+
+  const xdg = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-xdg-"));
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-state-"));
+  const env = { ...opencodeOfflineEnv(xdg), PITWALL_URL: server.url, PITWALL_TOKEN: token, PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: agentConfig };
+  const run = runOpencode({ opencode, cwd: dir, env, prompt: "run the decode sweep", timeoutMs: 150_000 });
+  const output = () => `opencode stdout:\n${run.stdout.slice(-20).join("\n")}\nopencode stderr:\n${run.stderr.slice(-40).join("\n")}`;
+
+  // Snapshot 1 reaches Pitwall and shows on the session page while opencode waits for the model.
+  const session = await until(
+    "the opencode session",
+    async () => (await pool.query<{ id: number; key: string }>(`SELECT s.id, s.key FROM "AgentSession" s JOIN "TodoSnapshot" t ON t."sessionId" = s.id WHERE s.source = 'opencode' LIMIT 1`)).rows[0],
+    90_000,
+    output,
+  );
+  await page.goto(`/sessions/${session.id}`);
+  const current = page.getByRole("list", { name: "Current todo items" });
+  await current.getByText("Run the decode sweep C=1..64").waitFor();
+  await current.getByText("Write the summary table").waitFor();
+  const timeline = page.getByRole("list", { name: "Snapshots, newest first" });
+  expect(await timeline.getByRole("listitem", { name: /^Snapshot #/ }).count()).toBe(1);
+  release();
+
+  // Snapshot 2 arrives live on the open page (no reload): the sweep item is completed.
+  await timeline.getByRole("listitem", { name: "Snapshot #2" }).waitFor({ timeout: 60_000 });
+  await page.getByText("1/2 completed").first().waitFor();
+
+  const done = await run;
+  expect(done.code, done.stderr.slice(-40).join("\n")).toBe(0);
+  expect(done.stdout.join("\n")).toContain("FINAL: sweep done");
+  const rows = (await pool.query<{ seq: number; items: Array<{ content: string; status: string; priority?: string }> }>(`SELECT seq, items FROM "TodoSnapshot" WHERE "sessionId" = $1 ORDER BY seq`, [session.id])).rows;
+  expect(rows.map((r) => r.items.map((i) => [i.content, i.status, i.priority]))).toEqual([list1, list2].map((l) => l.map((i) => [i.content, i.status, i.priority])));
+  const live = (await pool.query<{ state: string; cwd: string }>(`SELECT state, cwd FROM "AgentSession" WHERE id = $1`, [session.id])).rows[0]!;
+  expect(live.cwd).toBe(dir);
+  expect(["idle", "ended"]).toContain(live.state);
+}, 240_000);
