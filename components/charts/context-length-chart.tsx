@@ -17,6 +17,7 @@ import {
   valueYAxisProps,
   p99LineProps,
 } from "./sweep-chart-parts";
+import { ChartFigure, sweepTable } from "./chart-data";
 import { useLatencyUnit } from "./latency-unit";
 
 /** One line group on a context-length chart (a run, or one series of a run). */
@@ -68,9 +69,19 @@ export function ContextLengthChart({ metric, series, height = 260, legend = fals
   const yTitle = metric === "ttft" ? `TTFT (${unit})` : "Decode (tok/s per request)";
   const missing = metric === "ttft" ? "TTFT was not measured (non-streaming run)" : "TPOT was not measured, so decode speed is unknown";
   const testId = metric === "ttft" ? "context-ttft-chart" : "context-decode-chart";
+  const label = metric === "ttft" ? `TTFT by context length, median${hasP99 ? " and p99" : ""} (${unit})` : "Decode tok/s per request by context length";
+  const table = sweepTable(series, "Input tokens", (d) => formatCount(d.x), metric === "ttft"
+    ? [
+        { title: `TTFT median (${unit})`, value: (d) => formatLatencyIn((d as LongContextDatum).ttftMsMedian, unit) },
+        ...(hasP99 ? [{ title: `TTFT p99 (${unit})`, value: (d: LongContextDatum) => formatLatencyIn(d.ttftMsP99, unit) }] : []),
+      ]
+    : [
+        { title: "Decode (tok/s per request)", value: (d) => formatTokPerS((d as LongContextDatum).decodeTokPerS) },
+        { title: `TPOT median (${unit})`, value: (d) => formatLatencyIn(d.point.tpotMsMedian, unit) },
+      ]);
 
   return (
-    <div className="grid gap-2" data-testid={testId}>
+    <ChartFigure label={label} table={hasData ? table : null} testId={testId}>
       <ChartLegend>
         {multi &&
           series.map((s) => (
@@ -124,7 +135,7 @@ export function ContextLengthChart({ metric, series, height = 260, legend = fals
             ))}
         </LineChart>
       )}
-    </div>
+    </ChartFigure>
   );
 }
 

@@ -1,4 +1,7 @@
+"use client";
+
 import { CircleCheck, CircleX, TriangleAlert } from "lucide-react";
+import { Pager, usePaged } from "@/components/ui/pager";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { MISSING, autoDecimals, formatCount, formatNumber } from "@/lib/format";
 import { isFailedPoint } from "@/lib/metrics/benchmark-sweep";
@@ -102,11 +105,14 @@ function rawText(value: unknown): string {
 }
 
 /**
- * Every benchmark point with units in the headers. FAILED points (no completed request) are
- * marked in red with an icon; columns no point measured are hidden and listed under the table.
+ * Every benchmark point with units in the headers (latencies in the page's unit), 25 a page by
+ * default in series and sweep order. FAILED points (no completed request) are marked in red with
+ * an icon; columns no point measured are hidden and listed under the table. Columns and their
+ * precision come from all points, so they do not change from page to page.
  */
 export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPointTableProps) {
   const unit = useLatencyUnit(pointLatenciesMs(points));
+  const paged = usePaged(points);
   const allGroups = metricGroups(unit);
   const sweep = sweepColumns(points, config);
   const groups = allGroups.map((g) => ({
@@ -187,7 +193,7 @@ export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPoint
           </TableRow>
         </TableHeader>
         <TableBody>
-          {points.map((p) => {
+          {paged.rows.map((p) => {
             const failed = isFailedPoint(p);
             const tag = seriesOf?.get(p.key);
             return (
@@ -228,6 +234,7 @@ export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPoint
           })}
         </TableBody>
       </Table>
+      <Pager paged={paged} noun="points" order="plain" />
       {hidden.length > 0 && <p className="px-4 pb-3 text-xs text-muted-fg">Not measured in any point (columns hidden): {hidden.join(", ")}.</p>}
     </div>
   );
