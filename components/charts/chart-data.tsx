@@ -1,4 +1,6 @@
-import type { ReactNode } from "react";
+"use client";
+
+import { useState, type ReactNode } from "react";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 
 /** The numbers behind a chart, as text: column titles (with units) and one row of cells per datum. */
@@ -10,15 +12,35 @@ export interface ChartTableData {
 /**
  * A chart with an accessible name and its data as a table: the figure is named `label` for screen
  * readers (the SVG itself is decoration to them), and a closed "Data table" disclosure under it
- * holds every plotted value, for readers, keyboard users and copy-paste alike.
+ * holds every plotted value, for readers, keyboard users and copy-paste alike (its rows are
+ * rendered once it is opened, so a closed one costs nothing). `dataKey` and `points` become
+ * `data-key` / `data-points` attributes (for tests and tools).
  */
-export function ChartFigure({ label, table, className, testId, children }: { label: string; table: ChartTableData | null; className?: string; testId?: string; children: ReactNode }) {
+export function ChartFigure({
+  label,
+  table,
+  className,
+  testId,
+  dataKey,
+  points,
+  children,
+}: {
+  label: string;
+  table: ChartTableData | null;
+  className?: string;
+  testId?: string;
+  dataKey?: string;
+  points?: number;
+  children: ReactNode;
+}) {
+  const [open, setOpen] = useState(false);
   return (
-    <figure role="figure" aria-label={label} className={className ?? "grid gap-2"} data-testid={testId}>
+    <figure role="figure" aria-label={label} className={className ?? "grid gap-2"} data-testid={testId} data-key={dataKey} data-points={points}>
       {children}
       {table && table.rows.length > 0 && (
-        <details className="text-xs" data-testid="chart-data">
+        <details className="text-xs" data-testid="chart-data" onToggle={(e) => setOpen(e.currentTarget.open)}>
           <summary className="w-fit cursor-pointer rounded-sm text-muted-fg hover:text-foreground">Data table ({table.rows.length} rows)</summary>
+          {open && (
           <Table label={`${label}: data`} containerClassName="mt-1 max-h-72 overflow-y-auto">
             <TableHeader>
               <TableRow className="hover:bg-transparent">
@@ -41,6 +63,7 @@ export function ChartFigure({ label, table, className, testId, children }: { lab
               ))}
             </TableBody>
           </Table>
+          )}
         </details>
       )}
     </figure>

@@ -1,7 +1,8 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
-import { formatCount, formatLatency, formatMs, formatTokPerS } from "@/lib/format";
+import { formatCount, formatTokPerS } from "@/lib/format";
+import { formatLatencyIn, latencyIn, pointLatenciesMs, type LatencyUnit } from "@/lib/latency-unit";
 import { contextAxis, contextAxisTitle, type LongContextDatum } from "@/lib/metrics/long-context";
 import {
   ChartLegend,
@@ -16,6 +17,8 @@ import {
   valueYAxisProps,
   p99LineProps,
 } from "./sweep-chart-parts";
+import { ChartFigure, sweepTable } from "./chart-data";
+import { useLatencyUnit } from "./latency-unit";
 
 /** One line group on a context-length chart (a run, or one series of a run). */
 export interface ContextSeries {
@@ -42,17 +45,15 @@ interface ContextLengthChartProps {
   showP99?: boolean;
 }
 
-/** TTFT is drawn in seconds once any value reaches 2 s (long prompts take tens of seconds to prefill). */
-const SECONDS_FROM_MS = 2000;
-
 /**
  * "TTFT by context length" or "Decode tok/s by context length": one line per series over the
  * prompt length in tokens (linear axis from 0 for a span under tenfold, else log₂; see
- * `contextAxis`). Failed points are never drawn; tooltips give exact values.
+ * `contextAxis`). TTFT is in the page's latency unit (components/charts/latency-unit.tsx; alone, the
+ * unit its own points call for). Failed points are never drawn; tooltips give exact values.
  */
 export function ContextLengthChart({ metric, series, height = 260, legend = false, showP99 = true }: ContextLengthChartProps) {
-  const inSeconds = metric === "ttft" && series.some((s) => s.data.some((d) => (d.ttftMsMedian ?? 0) >= SECONDS_FROM_MS || (d.ttftMsP99 ?? 0) >= SECONDS_FROM_MS));
-  const scaleY = (v: number | null) => (v === null ? null : inSeconds ? v / 1000 : v);
+  const unit = useLatencyUnit(series.flatMap((s) => pointLatenciesMs(s.data.map((d) => d.point))));
+  const scaleY = (v: number | null) => latencyIn(v, unit);
   const rows = mergeSweepRows(series, (d): Record<string, number | null> => {
     const lc = d as LongContextDatum;
     return metric === "ttft" ? { med: scaleY(lc.ttftMsMedian), p99: scaleY(lc.ttftMsP99) } : { med: lc.decodeTokPerS };
@@ -65,12 +66,22 @@ export function ContextLengthChart({ metric, series, height = 260, legend = fals
   const hasP99 = showP99 && metric === "ttft" && rowValues(rows, "p99").length > 0;
   const multi = series.length > 1 || (legend && series.length > 0);
   const first = series[0]?.color ?? "var(--chart-1)";
-  const yTitle = metric === "ttft" ? `TTFT (${inSeconds ? "s" : "ms"})` : "Decode (tok/s per request)";
+  const yTitle = metric === "ttft" ? `TTFT (${unit})` : "Decode (tok/s per request)";
   const missing = metric === "ttft" ? "TTFT was not measured (non-streaming run)" : "TPOT was not measured, so decode speed is unknown";
   const testId = metric === "ttft" ? "context-ttft-chart" : "context-decode-chart";
+  const label = metric === "ttft" ? `TTFT by context length, median${hasP99 ? " and p99" : ""} (${unit})` : "Decode tok/s per request by context length";
+  const table = sweepTable(series, "Input tokens", (d) => formatCount(d.x), metric === "ttft"
+    ? [
+        { title: `TTFT median (${unit})`, value: (d) => formatLatencyIn((d as LongContextDatum).ttftMsMedian, unit) },
+        ...(hasP99 ? [{ title: `TTFT p99 (${unit})`, value: (d: LongContextDatum) => formatLatencyIn(d.ttftMsP99, unit) }] : []),
+      ]
+    : [
+        { title: "Decode (tok/s per request)", value: (d) => formatTokPerS((d as LongContextDatum).decodeTokPerS) },
+        { title: `TPOT median (${unit})`, value: (d) => formatLatencyIn(d.point.tpotMsMedian, unit) },
+      ]);
 
   return (
-    <div className="grid gap-2" data-testid={testId}>
+    <ChartFigure label={label} table={hasData ? table : null} testId={testId}>
       <ChartLegend>
         {multi &&
           series.map((s) => (
@@ -100,7 +111,7 @@ export function ContextLengthChart({ metric, series, height = 260, legend = fals
           <YAxis {...valueYAxisProps({ domain: y.domain, ticks: y.ticks, title: yTitle })} />
           <Tooltip
             cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}
-            content={(p) => <ContextTooltip active={p.active} row={p.payload?.[0]?.payload as SweepRow | undefined} metric={metric} series={series} />}
+            content={(p) => <ContextTooltip active={p.active} row={p.payload?.[0]?.payload as SweepRow | undefined} metric={metric} series={series} unit={unit} />}
             isAnimationActive={false}
           />
           {series.map((s, i) => (
@@ -124,11 +135,11 @@ export function ContextLengthChart({ metric, series, height = 260, legend = fals
             ))}
         </LineChart>
       )}
-    </div>
+    </ChartFigure>
   );
 }
 
-function ContextTooltip({ active, row, metric, series }: { active?: boolean; row: SweepRow | undefined; metric: Metric; series: ContextSeries[] }) {
+function ContextTooltip({ active, row, metric, series, unit }: { active?: boolean; row: SweepRow | undefined; metric: Metric; series: ContextSeries[]; unit: LatencyUnit }) {
   if (!active || !row) return null;
   return (
     <TooltipFrame title={`${formatCount(row.x)} input tokens`}>
@@ -142,16 +153,16 @@ function ContextTooltip({ active, row, metric, series }: { active?: boolean; row
             {metric === "ttft" ? (
               <>
                 <span className="ml-auto pl-2">
-                  median <span className="text-foreground">{formatLatency(d.point.ttftMsMedian)}</span>
+                  median <span className="text-foreground">{formatLatencyIn(d.point.ttftMsMedian, unit)}</span>
                 </span>
                 <span>
-                  p99 <span className="text-foreground">{formatLatency(d.point.ttftMsP99)}</span>
+                  p99 <span className="text-foreground">{formatLatencyIn(d.point.ttftMsP99, unit)}</span>
                 </span>
               </>
             ) : (
               <>
                 <span className="ml-auto pl-2 text-foreground">{formatTokPerS(d.decodeTokPerS)}</span>
-                <span title="median time per output token">TPOT {formatMs(d.point.tpotMsMedian)}</span>
+                <span title="median time per output token">TPOT {formatLatencyIn(d.point.tpotMsMedian, unit)}</span>
                 <span title="aggregate output tok/s of the level">out {formatTokPerS(d.point.outputTokPerS)}</span>
               </>
             )}

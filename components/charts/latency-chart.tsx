@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
-import { formatMs } from "@/lib/format";
+import { formatLatencyIn, latencyIn, pointLatenciesMs, type LatencyUnit } from "@/lib/latency-unit";
 import { cn } from "@/lib/utils";
 import { plottable, sweepAxisTitle, sweepPointLabel, type SweepDatum, type SweepScale } from "@/lib/metrics/benchmark-sweep";
 import {
@@ -22,6 +22,7 @@ import {
   logYAxis,
 } from "./sweep-chart-parts";
 import { ChartFigure, sweepTable } from "./chart-data";
+import { useLatencyUnit } from "./latency-unit";
 
 type Metric = "ttft" | "tpot" | "itl";
 
@@ -29,11 +30,11 @@ type PointField = "ttftMsMedian" | "ttftMsP99" | "tpotMsMedian" | "tpotMsP99" | 
 
 const METRICS: Record<
   Metric,
-  { title: string; axis: string; median: (d: SweepDatum) => number | null; p99: (d: SweepDatum) => number | null; fields: [PointField, PointField]; missing: string }
+  { title: string; name: string; median: (d: SweepDatum) => number | null; p99: (d: SweepDatum) => number | null; fields: [PointField, PointField]; missing: string }
 > = {
   ttft: {
     title: "Time to first token",
-    axis: "TTFT (ms)",
+    name: "TTFT",
     median: (d) => plottable(d.point.ttftMsMedian),
     p99: (d) => plottable(d.point.ttftMsP99),
     fields: ["ttftMsMedian", "ttftMsP99"],
@@ -41,7 +42,7 @@ const METRICS: Record<
   },
   tpot: {
     title: "Time per output token",
-    axis: "TPOT (ms)",
+    name: "TPOT",
     median: (d) => plottable(d.point.tpotMsMedian),
     p99: (d) => plottable(d.point.tpotMsP99),
     fields: ["tpotMsMedian", "tpotMsP99"],
@@ -49,7 +50,7 @@ const METRICS: Record<
   },
   itl: {
     title: "Inter-token latency (TPOT not reported)",
-    axis: "ITL (ms)",
+    name: "ITL",
     median: (d) => plottable(d.point.itlMsMedian),
     p99: (d) => plottable(d.point.itlMsP99),
     fields: ["itlMsMedian", "itlMsP99"],
@@ -65,12 +66,14 @@ interface LatencyChartProps {
 }
 
 /**
- * "Latency by concurrency": TTFT and TPOT side by side, median solid and p99 dashed, in ms, on the
+ * "Latency by concurrency": TTFT and TPOT side by side, median solid and p99 dashed, in the page's
+ * latency unit (ms or s, see components/charts/latency-unit.tsx), on the
  * same log₂ x axis as the throughput chart. A "Log y" toggle puts both y axes on a log₁₀ scale
  * (latencies that span decades: 93 ms at C=1 against 9.9 s at C=128). Failed points are left out.
  */
 export function LatencyChart({ series, scale, height = 240 }: LatencyChartProps) {
   const [logY, setLogY] = useState(false);
+  const unit = useLatencyUnit(series.flatMap((s) => pointLatenciesMs(s.data.map((d) => d.point))));
   const multi = series.length > 1;
   // Older SGLang writers report ITL but no TPOT; ITL is the closest per-token latency then.
   const has = (m: Metric) => series.some((s) => s.data.some((d) => METRICS[m].median(d) !== null || METRICS[m].p99(d) !== null));
@@ -102,25 +105,26 @@ export function LatencyChart({ series, scale, height = 240 }: LatencyChartProps)
         </button>
       </ChartLegend>
       <div className="grid gap-4 xl:grid-cols-2">
-        <LatencyPanel metric="ttft" series={series} scale={scale} height={height} logY={logY} />
-        <LatencyPanel metric={tpotOrItl} series={series} scale={scale} height={height} logY={logY} />
+        <LatencyPanel metric="ttft" series={series} scale={scale} height={height} logY={logY} unit={unit} />
+        <LatencyPanel metric={tpotOrItl} series={series} scale={scale} height={height} logY={logY} unit={unit} />
       </div>
     </div>
   );
 }
 
-function LatencyPanel({ metric, series, scale, height, logY }: { metric: Metric; series: SweepSeries[]; scale: SweepScale; height: number; logY: boolean }) {
+function LatencyPanel({ metric, series, scale, height, logY, unit }: { metric: Metric; series: SweepSeries[]; scale: SweepScale; height: number; logY: boolean; unit: LatencyUnit }) {
   const m = METRICS[metric];
+  const axis = `${m.name} (${unit})`;
   // On a log axis 0 cannot be drawn: such values are left off the plot (the data table keeps them).
-  const rows = mergeSweepRows(series, (d) => ({ med: positive(m.median(d), logY), p99: positive(m.p99(d), logY) }));
+  const rows = mergeSweepRows(series, (d) => ({ med: positive(latencyIn(m.median(d), unit), logY), p99: positive(latencyIn(m.p99(d), unit), logY) }));
   const hasData = rows.some((r) => Object.entries(r).some(([k, v]) => (k.startsWith("med") || k.startsWith("p99")) && typeof v === "number"));
   const x = sweepXAxis(rows, scale);
   const values = [...rowValues(rows, "med"), ...rowValues(rows, "p99")];
   const y = (logY ? logYAxis(values) : null) ?? niceYAxis(values);
-  const label = `${m.title} by ${scale.kind === "concurrency" ? "concurrency" : "request rate"}, median and p99 (ms)`;
+  const label = `${m.title} by ${scale.kind === "concurrency" ? "concurrency" : "request rate"}, median and p99 (${unit})`;
   const table = sweepTable(series, sweepAxisTitle(scale), (d) => sweepPointLabel(d.x, scale), [
-    { title: `${m.axis.replace(" (ms)", "")} median (ms)`, value: (d) => formatMs(m.median(d)) },
-    { title: `${m.axis.replace(" (ms)", "")} p99 (ms)`, value: (d) => formatMs(m.p99(d)) },
+    { title: `${m.name} median (${unit})`, value: (d) => formatLatencyIn(m.median(d), unit) },
+    { title: `${m.name} p99 (${unit})`, value: (d) => formatLatencyIn(m.p99(d), unit) },
   ]);
   return (
     <ChartFigure label={label} table={table} className="grid gap-1">
@@ -131,10 +135,10 @@ function LatencyPanel({ metric, series, scale, height, logY }: { metric: Metric;
         <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 8, right: 16, bottom: 4, left: 4 }}>
           <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
           <XAxis {...numericXAxisProps({ dataKey: "lx", domain: x.domain, ticks: x.ticks, tickFormatter: x.tickFormatter, title: sweepAxisTitle(scale) })} />
-          <YAxis {...valueYAxisProps({ domain: y.domain, ticks: y.ticks, title: m.axis })} {...(logY ? { scale: "log" as const, allowDataOverflow: true } : {})} />
+          <YAxis {...valueYAxisProps({ domain: y.domain, ticks: y.ticks, title: axis })} {...(logY ? { scale: "log" as const, allowDataOverflow: true } : {})} />
           <Tooltip
             cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}
-            content={(p) => <LatencyTooltip active={p.active} row={p.payload?.[0]?.payload as SweepRow | undefined} metric={metric} series={series} scale={scale} />}
+            content={(p) => <LatencyTooltip active={p.active} row={p.payload?.[0]?.payload as SweepRow | undefined} metric={metric} series={series} scale={scale} unit={unit} />}
             isAnimationActive={false}
           />
           {series.map((s, i) => (
@@ -164,11 +168,11 @@ function positive(v: number | null, logY: boolean): number | null {
   return logY && v !== null && v <= 0 ? null : v;
 }
 
-function LatencyTooltip({ active, row, metric, series, scale }: { active?: boolean; row: SweepRow | undefined;  metric: Metric; series: SweepSeries[]; scale: SweepScale }) {
+function LatencyTooltip({ active, row, metric, series, scale, unit }: { active?: boolean; row: SweepRow | undefined; metric: Metric; series: SweepSeries[]; scale: SweepScale; unit: LatencyUnit }) {
   if (!active || !row) return null;
   const m = METRICS[metric];
   return (
-    <TooltipFrame title={`${m.axis.replace(" (ms)", "")} at ${sweepPointLabel(row.x, scale)}`}>
+    <TooltipFrame title={`${m.name} at ${sweepPointLabel(row.x, scale)}`}>
       {series.map((s, i) => {
         const d = row[`pt${i}`] as SweepDatum | undefined;
         if (!d) return null;
@@ -177,10 +181,10 @@ function LatencyTooltip({ active, row, metric, series, scale }: { active?: boole
             <span aria-hidden className="size-2 shrink-0 translate-y-px rounded-full" style={{ background: s.color }} />
             {series.length > 1 && <span className="max-w-56 truncate">{s.label}</span>}
             <span className="ml-auto pl-2">
-              median <span className="text-foreground">{formatMs(d.point[m.fields[0]])}</span>
+              median <span className="text-foreground">{formatLatencyIn(d.point[m.fields[0]], unit)}</span>
             </span>
             <span>
-              p99 <span className="text-foreground">{formatMs(d.point[m.fields[1]])}</span>
+              p99 <span className="text-foreground">{formatLatencyIn(d.point[m.fields[1]], unit)}</span>
             </span>
           </div>
         );

@@ -1,8 +1,10 @@
 "use client";
 
-import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { useState } from "react";
+import { CartesianGrid, Line, LineChart, ReferenceArea, Tooltip, XAxis, YAxis } from "recharts";
 import { formatCompact, formatCount, formatNonFinite, formatNumber } from "@/lib/format";
 import type { MetricSeriesView } from "@/lib/view-models/metrics";
+import { ChartFigure } from "./chart-data";
 import { ChartPlaceholder, TooltipFrame, axisLabelStyle, axisTick } from "./sweep-chart-parts";
 
 /** A chart row: x = step (as a number, for plotting), the finite value, or a marker for a non-finite one. */
@@ -95,12 +97,28 @@ function Marker(props: { cx?: number; cy?: number; payload?: Row }) {
   );
 }
 
+/** Steps a drag-select covers (`fromStep` ≤ `toStep`, both inclusive). */
+export interface ZoomRange {
+  fromStep: number;
+  toStep: number;
+}
+
+/** The step of the row under the pointer in a recharts mouse event, or null off the data. */
+function stepAt(rows: readonly Row[], state: { activeTooltipIndex?: unknown } | null | undefined): number | null {
+  const i = Number(state?.activeTooltipIndex);
+  const row = Number.isInteger(i) ? rows[i] : undefined;
+  return row && Number.isFinite(row.x) ? row.x : null;
+}
+
 /**
  * One metric key by step ("loss by step"): a line through the finite values and a red triangle on
  * the plot's edge at every NaN/±Infinity step (with "NaN at step 1200" in its tooltip), so a
- * diverged run never shows as a gap or a zero.
+ * diverged run never shows as a gap or a zero. Named for screen readers, with every plotted point
+ * in a "Data table" under it. With `onZoom`, dragging across the plot selects a step range (shaded
+ * while dragging) and hands it over on release; the caller re-reads that range at full resolution.
  */
-export function MetricChart({ series, height = 220, color = "var(--chart-1)" }: { series: MetricSeriesView; height?: number; color?: string }) {
+export function MetricChart({ series, height = 220, color = "var(--chart-1)", onZoom }: { series: MetricSeriesView; height?: number; color?: string; onZoom?: (range: ZoomRange) => void }) {
+  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const finite = series.points.filter((p) => Number.isFinite(p.value)).map((p) => p.value);
   const y = metricYAxis(finite);
   const [lo, hi] = y.domain;
@@ -117,9 +135,37 @@ export function MetricChart({ series, height = 220, color = "var(--chart-1)" }: 
   const yStep = (y.ticks[1] ?? 1) - (y.ticks[0] ?? 0);
 
   if (rows.length === 0) return <ChartPlaceholder height={height}>No points yet</ChartPlaceholder>;
+  const table = { columns: ["Step", series.key], rows: rows.map((r) => [formatStep(r.step), formatNonFinite(r.raw) ?? formatNumber(r.raw)]) };
+  const finishDrag = () => {
+    if (drag && onZoom && drag.from !== drag.to) onZoom({ fromStep: Math.min(drag.from, drag.to), toStep: Math.max(drag.from, drag.to) });
+    setDrag(null);
+  };
   return (
-    <div data-testid="metric-chart" data-key={series.key}>
-      <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 10, right: 14, bottom: 4, left: 4 }}>
+    <ChartFigure label={`${series.key} by step${onZoom ? " (drag across the chart to zoom)" : ""}`} table={table} testId="metric-chart" dataKey={series.key} points={rows.length}>
+      <LineChart
+        responsive
+        data={rows}
+        style={{ width: "100%", height, userSelect: onZoom ? "none" : undefined, cursor: onZoom ? "crosshair" : undefined }}
+        margin={{ top: 10, right: 14, bottom: 4, left: 4 }}
+        onMouseDown={
+          onZoom
+            ? (state) => {
+                const x = stepAt(rows, state);
+                if (x !== null) setDrag({ from: x, to: x });
+              }
+            : undefined
+        }
+        onMouseMove={
+          onZoom
+            ? (state) => {
+                const x = stepAt(rows, state);
+                if (drag && x !== null && x !== drag.to) setDrag({ ...drag, to: x });
+              }
+            : undefined
+        }
+        onMouseUp={onZoom ? finishDrag : undefined}
+        onMouseLeave={onZoom ? () => setDrag(null) : undefined}
+      >
         <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
         <XAxis
           type="number"
@@ -156,7 +202,8 @@ export function MetricChart({ series, height = 220, color = "var(--chart-1)" }: 
         />
         <Line type="linear" dataKey="v" name={series.key} stroke={color} strokeWidth={1.75} dot={rows.length <= 60 ? { r: 2.5, fill: color, strokeWidth: 0 } : false} activeDot={{ r: 3.5 }} connectNulls isAnimationActive={false} />
         {hasNonFinite && <Line type="linear" dataKey="nf" name="non-finite" stroke="none" dot={<Marker />} activeDot={false} legendType="none" isAnimationActive={false} />}
+        {drag && drag.from !== drag.to && <ReferenceArea x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="var(--chart-axis)" fillOpacity={0.18} stroke="none" ifOverflow="hidden" />}
       </LineChart>
-    </div>
+    </ChartFigure>
   );
 }

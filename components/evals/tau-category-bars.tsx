@@ -4,6 +4,8 @@ import { Bar, BarChart, CartesianGrid, LabelList, ReferenceLine, Tooltip, XAxis,
 import { ChartLegend, ChartPlaceholder, TooltipFrame, axisLabelStyle, axisTick, niceYAxis } from "@/components/charts/sweep-chart-parts";
 import { formatCount } from "@/lib/format";
 import type { BaselineView, CategoryTauView } from "@/lib/view-models/evals";
+import { barLabelY } from "@/components/charts/bar-label";
+import { ChartFigure, type ChartTableData } from "@/components/charts/chart-data";
 import { formatTau } from "./format";
 import { tauScale } from "./reference";
 import { BASELINE_COLOR, BaselineLegend, TAU_AXIS_TITLE } from "./tau-chart";
@@ -23,9 +25,10 @@ type Row = Record<string, string | number | CategoryTauView | null> & { category
 
 /**
  * "τ by category": one bar per category (per series when several are compared), from zero so bar
- * lengths compare honestly, the value printed on each bar (when few, with a halo so a baseline's
- * dashes never cross it unreadably), and the τ baselines as dashed lines labelled with their value
- * right of the plot (named in the legend; far off-scale ones only named there, see tauScale).
+ * lengths compare honestly, the value printed on each bar when few (above it, or moved clear of a
+ * baseline that would cross it: see barLabelY), and the τ baselines as dashed lines labelled with
+ * their value right of the plot, on the axis side away from the bars (named in the legend; far
+ * off-scale ones only named there, see tauScale).
  */
 export function TauCategoryBars({ series, baselines, height = 300 }: { series: readonly TauCategorySeries[]; baselines: readonly BaselineView[]; height?: number }) {
   const names: string[] = [];
@@ -59,7 +62,7 @@ export function TauCategoryBars({ series, baselines, height = 300 }: { series: r
           <BaselineLegend drawn={scale.drawn} offScale={scale.offScale} bandClipped={new Set()} />
         </ChartLegend>
       )}
-      <div data-testid="tau-category-bars">
+      <ChartFigure label="Acceptance length τ by category" table={categoryTable(series)} testId="tau-category-bars">
         <BarChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 18, right: 52, bottom: 4, left: 4 }} barCategoryGap="24%" barGap={2}>
           <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
           <XAxis dataKey="category" tick={axisTick} tickLine={false} axisLine={{ stroke: "var(--chart-grid)" }} height={30} interval={0} />
@@ -115,21 +118,34 @@ export function TauCategoryBars({ series, baselines, height = 300 }: { series: r
           {series.map((s, i) => (
             <Bar key={s.key} dataKey={`t${i}`} name={s.label} fill={s.color} radius={[3, 3, 0, 0]} maxBarSize={56} isAnimationActive={false}>
               {labels && (
-                <LabelList
-                  dataKey={`t${i}`}
-                  position="top"
-                  fontSize={11}
-                  fill="var(--foreground)"
-                  stroke="var(--card)"
-                  strokeWidth={3}
-                  paintOrder="stroke"
-                  formatter={(v) => (typeof v === "number" ? formatTau(v) : "")}
-                />
+                <LabelList dataKey={`t${i}`} content={(p) => <BarValueLabel {...p} lines={scale.drawn.map((b) => b.value)} />} />
               )}
             </Bar>
           ))}
         </BarChart>
-      </div>
+      </ChartFigure>
     </div>
   );
+}
+
+/** A bar's τ printed where no baseline crosses it (recharts LabelList content: the bar's box and value). */
+function BarValueLabel({ x, y, width, height, value, lines }: { x?: unknown; y?: unknown; width?: unknown; height?: unknown; value?: unknown; lines: readonly number[] }) {
+  if (typeof value !== "number") return null;
+  const top = Number(y);
+  const h = Number(height);
+  const textY = barLabelY({ top, height: h, value, lines });
+  return (
+    <text x={Number(x) + Number(width) / 2} y={textY} textAnchor="middle" fontSize={11} fill="var(--foreground)" stroke="var(--card)" strokeWidth={3} paintOrder="stroke" className="bar-value-label">
+      {formatTau(value)}
+    </text>
+  );
+}
+
+/** The bars' data table: one row per series and category. */
+function categoryTable(series: readonly TauCategorySeries[]): ChartTableData {
+  const multi = series.length > 1;
+  return {
+    columns: [...(multi ? ["Series"] : []), "Category", "τ", "Prompts", "Tokens produced", "Verify steps"],
+    rows: series.flatMap((s) => s.categories.map((c) => [...(multi ? [s.label] : []), c.category ?? NO_CATEGORY, formatTau(c.tau), formatCount(c.prompts), formatCount(c.tokensProduced), formatCount(c.verifySteps)])),
+  };
 }

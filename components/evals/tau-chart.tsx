@@ -1,6 +1,7 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
+import { ChartFigure, type ChartTableData } from "@/components/charts/chart-data";
 import { formatAxisValue, metricYAxis } from "@/components/charts/metric-chart";
 import { ChartLegend, ChartPlaceholder, LegendItem, TooltipFrame, axisLabelStyle, axisTick } from "@/components/charts/sweep-chart-parts";
 import { formatCompact, formatCount } from "@/lib/format";
@@ -135,7 +136,7 @@ export function TauChart({ series, baselines, height = 300 }: { series: readonly
           <BaselineLegend drawn={drawn} offScale={scale.offScale} bandClipped={scale.bandClipped} />
         </ChartLegend>
       )}
-      <div data-testid="tau-chart" data-points={pointCount}>
+      <ChartFigure label="Acceptance length τ by checkpoint" table={tauTable(series)} testId="tau-chart" points={pointCount}>
         <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 14, right: 18, bottom: 4, left: 4 }}>
           <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
           {drawn.map((b) =>
@@ -221,7 +222,7 @@ export function TauChart({ series, baselines, height = 300 }: { series: readonly
             />
           ))}
         </LineChart>
-      </div>
+      </ChartFigure>
       {skipped > 0 && (
         <p className="text-xs text-muted-fg">
           {skipped} checkpoint{skipped === 1 ? "" : "s"} without a step {skipped === 1 ? "is" : "are"} not drawn on the step axis; see the table.
@@ -229,6 +230,14 @@ export function TauChart({ series, baselines, height = 300 }: { series: readonly
       )}
     </div>
   );
+}
+
+/** The τ chart's data table: one row per checkpoint (latest first), a Series column when several lines are drawn. */
+function tauTable(series: readonly TauChartSeries[]): ChartTableData {
+  const multi = series.length > 1;
+  const columns = [...(multi ? ["Series"] : []), "Checkpoint", "τ", "Tokens produced", "Verify steps"];
+  const rows = series.flatMap((s) => [...s.points].reverse().map((p) => [...(multi ? [s.label] : []), checkpointName(p), formatTau(p.tau), formatCount(p.tokensProduced), formatCount(p.verifySteps)]));
+  return { columns, rows };
 }
 
 /** Characters of a baseline's name drawn on its line inside the plot (an SVG label cannot wrap; the legend above carries the full name). */

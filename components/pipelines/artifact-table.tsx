@@ -10,13 +10,13 @@ import { MISSING, formatCount } from "@/lib/format";
 import type { ArtifactView } from "@/lib/view-models/pipeline";
 import { formatBytes } from "./units";
 
-/** Artifacts per page of the table. */
-const ARTIFACTS_PER_PAGE = 20;
+/** Artifacts per page the table offers (the first is the default). */
+const ARTIFACT_PAGE_SIZES = [20, 50, 100] as const;
 
-/** Checkpoints and uploaded objects, newest first, {@link ARTIFACTS_PER_PAGE} a page: step, kind, URI (copyable; a checkpoint links to its lineage page), size, time. */
+/** Checkpoints and uploaded objects, newest first, paged (20 a page by default): step, kind, URI (copyable; a checkpoint links to its lineage page), size, time. */
 export function ArtifactTable({ artifacts, total }: { artifacts: readonly ArtifactView[]; total: number }) {
   const showStep = artifacts.some((a) => a.step !== null);
-  const { rows, page, pages, setPage } = usePaged(artifacts, ARTIFACTS_PER_PAGE);
+  const paged = usePaged(artifacts, ARTIFACT_PAGE_SIZES);
   return (
     <>
       <Table label="Artifacts">
@@ -30,7 +30,7 @@ export function ArtifactTable({ artifacts, total }: { artifacts: readonly Artifa
           </TableRow>
         </TableHeader>
         <TableBody>
-          {rows.map((a) => (
+          {paged.rows.map((a) => (
             <TableRow key={a.id}>
               {showStep && <TableCell className="text-right">{a.step === null ? MISSING : typeof a.step === "number" ? formatCount(a.step) : a.step}</TableCell>}
               <TableCell className="text-muted-fg">{a.kind}</TableCell>
@@ -56,7 +56,7 @@ export function ArtifactTable({ artifacts, total }: { artifacts: readonly Artifa
           ))}
         </TableBody>
       </Table>
-      <Pager page={page} pages={pages} pageSize={ARTIFACTS_PER_PAGE} total={artifacts.length} onPage={setPage} noun="artifacts" />
+      <Pager paged={paged} noun="artifacts" />
       {total > artifacts.length && <p className="px-4 py-2 text-xs text-muted-fg tabular-nums">Newest {formatCount(artifacts.length)} of {formatCount(total)} shown.</p>}
     </>
   );

@@ -32,6 +32,28 @@ export function fetchRunProgress(runId: number, signal?: AbortSignal): Promise<R
   return fetchJson<RunProgressView>(apiRunProgressPath(runId), { signal });
 }
 
+/** A step range of a zoomed metric chart: integer steps, both ends inclusive. */
+export interface StepRange {
+  fromStep: number;
+  toStep: number;
+}
+
+/**
+ * Key of a run's metric series in a step range (a zoomed chart). Outside `metricsQueryKey`: the
+ * live push fills that one with the whole run, never a range.
+ */
+export const metricsRangeQueryKey = (runId: number, range: StepRange) => ["run-metrics-range", runId, range.fromStep, range.toStep] as const;
+
+/** `GET /api/runs/:id/metrics?fromStep=…&toStep=…` (docs/api.md): the series inside the range, raw when they fit the point budget. */
+export function apiRunMetricsRangePath(runId: number, range: StepRange): string {
+  return `${apiRunMetricsPath(runId)}?fromStep=${Math.floor(range.fromStep)}&toStep=${Math.ceil(range.toStep)}`;
+}
+
+/** One run's metric series in `range`. @throws ApiError (404 run gone, 400 a bad range). */
+export function fetchRunMetricsRange(runId: number, range: StepRange, signal?: AbortSignal): Promise<RunMetricsView> {
+  return fetchJson<RunMetricsView>(apiRunMetricsRangePath(runId, range), { signal });
+}
+
 /** One run's metric series. @throws ApiError (404 when the run is gone). */
 export function fetchRunMetrics(runId: number, signal?: AbortSignal): Promise<RunMetricsView> {
   return fetchJson<RunMetricsView>(apiRunMetricsPath(runId), { signal });

@@ -1,7 +1,12 @@
+"use client";
+
 import { CircleCheck, CircleX, TriangleAlert } from "lucide-react";
+import { Pager, usePaged } from "@/components/ui/pager";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { MISSING, autoDecimals, formatCount, formatNumber } from "@/lib/format";
 import { isFailedPoint } from "@/lib/metrics/benchmark-sweep";
+import { latencyIn, pointLatenciesMs, type LatencyUnit } from "@/lib/latency-unit";
+import { useLatencyUnit } from "@/components/charts/latency-unit";
 import type { BenchmarkPointView } from "@/lib/view-models";
 import { cn } from "@/lib/utils";
 
@@ -32,10 +37,10 @@ function columnFormat(values: ReadonlyArray<number | null>): (v: number | null) 
 }
 const stat = (label: string, m: "Mean" | "Median" | "P99") => ({ header: m === "Median" ? "p50" : m === "P99" ? "p99" : "mean", title: `${label} ${m.toLowerCase()}` });
 
-function latencyGroup(name: string, label: string, mean: keyof BenchmarkPointView, median: keyof BenchmarkPointView, p99: keyof BenchmarkPointView): ColumnGroup {
-  const get = (k: keyof BenchmarkPointView) => (p: BenchmarkPointView) => p[k] as number | null;
+function latencyGroup(unit: LatencyUnit, name: string, label: string, mean: keyof BenchmarkPointView, median: keyof BenchmarkPointView, p99: keyof BenchmarkPointView): ColumnGroup {
+  const get = (k: keyof BenchmarkPointView) => (p: BenchmarkPointView) => latencyIn(p[k] as number | null, unit);
   return {
-    header: `${name} (ms)`,
+    header: `${name} (${unit})`,
     columns: [
       { id: String(mean), ...stat(label, "Mean"), value: get(mean) },
       { id: String(median), ...stat(label, "Median"), value: get(median) },
@@ -44,7 +49,8 @@ function latencyGroup(name: string, label: string, mean: keyof BenchmarkPointVie
   };
 }
 
-const METRIC_GROUPS: ColumnGroup[] = [
+/** The table's column groups, latencies in `unit` (the page's one latency unit). */
+const metricGroups = (unit: LatencyUnit): ColumnGroup[] => [
   {
     header: "Requests",
     columns: [
@@ -61,10 +67,10 @@ const METRIC_GROUPS: ColumnGroup[] = [
       { id: "totalTokPerS", header: "total", title: "Aggregate input + output tokens per second", value: (p) => p.totalTokPerS },
     ],
   },
-  latencyGroup("TTFT", "Time to first token", "ttftMsMean", "ttftMsMedian", "ttftMsP99"),
-  latencyGroup("TPOT", "Time per output token", "tpotMsMean", "tpotMsMedian", "tpotMsP99"),
-  latencyGroup("ITL", "Inter-token latency", "itlMsMean", "itlMsMedian", "itlMsP99"),
-  latencyGroup("E2E", "End-to-end latency", "e2eMsMean", "e2eMsMedian", "e2eMsP99"),
+  latencyGroup(unit, "TTFT", "Time to first token", "ttftMsMean", "ttftMsMedian", "ttftMsP99"),
+  latencyGroup(unit, "TPOT", "Time per output token", "tpotMsMean", "tpotMsMedian", "tpotMsP99"),
+  latencyGroup(unit, "ITL", "Inter-token latency", "itlMsMean", "itlMsMedian", "itlMsP99"),
+  latencyGroup(unit, "E2E", "End-to-end latency", "e2eMsMean", "e2eMsMedian", "e2eMsP99"),
   {
     header: "Spec.",
     columns: [{ id: "acceptLength", header: "τ", title: "Acceptance length τ (tokens per verify step)", value: (p) => p.acceptLength }],
@@ -99,18 +105,23 @@ function rawText(value: unknown): string {
 }
 
 /**
- * Every benchmark point with units in the headers. FAILED points (no completed request) are
- * marked in red with an icon; columns no point measured are hidden and listed under the table.
+ * Every benchmark point with units in the headers (latencies in the page's unit), 25 a page by
+ * default in series and sweep order. FAILED points (no completed request) are marked in red with
+ * an icon; columns no point measured are hidden and listed under the table. Columns and their
+ * precision come from all points, so they do not change from page to page.
  */
 export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPointTableProps) {
+  const unit = useLatencyUnit(pointLatenciesMs(points));
+  const paged = usePaged(points);
+  const allGroups = metricGroups(unit);
   const sweep = sweepColumns(points, config);
-  const groups = METRIC_GROUPS.map((g) => ({
+  const groups = allGroups.map((g) => ({
     ...g,
     columns: g.columns
       .filter((c) => points.some((p) => c.value(p) !== null))
       .map((c) => ({ ...c, format: c.format ?? columnFormat(points.map(c.value)) })),
   })).filter((g) => g.columns.length > 0);
-  const hidden = METRIC_GROUPS.flatMap((g) => {
+  const hidden = allGroups.flatMap((g) => {
     const gone = g.columns.filter((c) => !points.some((p) => c.value(p) !== null));
     const name = g.header.replace(/ \(.*\)$/, "");
     if (gone.length === 0) return [];
@@ -182,7 +193,7 @@ export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPoint
           </TableRow>
         </TableHeader>
         <TableBody>
-          {points.map((p) => {
+          {paged.rows.map((p) => {
             const failed = isFailedPoint(p);
             const tag = seriesOf?.get(p.key);
             return (
@@ -223,6 +234,7 @@ export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPoint
           })}
         </TableBody>
       </Table>
+      <Pager paged={paged} noun="points" order="plain" />
       {hidden.length > 0 && <p className="px-4 pb-3 text-xs text-muted-fg">Not measured in any point (columns hidden): {hidden.join(", ")}.</p>}
     </div>
   );

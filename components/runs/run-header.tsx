@@ -15,14 +15,14 @@ import { FreshnessBadge } from "./freshness-badge";
 import { RelativeTime } from "./relative-time";
 import { RunDuration } from "./run-duration";
 import { StatusBadge } from "./status-badge";
-import { TagList } from "./tag-list";
 import { MetaItem } from "@/components/ui/meta-item";
 import { RunEditForm } from "./run-edit-form";
 
 type RunPatch = Parameters<typeof patchRun>[1];
 
 /**
- * Title block of a run page: name, state, host, start, duration, tags, notes, freshness. With
+ * Title block of a run page: name, state, host, start, duration, freshness (tags and notes are in
+ * the page's side column). With
  * `canEdit` (approvers and admins; the API checks the role too) it offers Edit (name, tags,
  * notes) and Archive / Unarchive. `actions` (e.g. the export menu) sit with those buttons.
  */
@@ -102,11 +102,6 @@ export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDet
             </span>
           </MetaItem>
         )}
-        {run.tags.length > 0 && (
-          <MetaItem label="Tags">
-            <TagList tags={run.tags} max={12} />
-          </MetaItem>
-        )}
       </dl>
       {run.state === "succeeded" && run.countMismatches.length > 0 && (
         <div role="status" data-testid="count-mismatch" className="flex items-start gap-2 rounded-md border border-stale/40 bg-stale-bg px-3 py-2 text-sm text-stale">
@@ -122,11 +117,7 @@ export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDet
           {run.error}
         </p>
       )}
-      {editing ? (
-        <RunEditForm run={run} busy={save.isPending} error={save.error?.message ?? null} onSave={(edit) => save.mutate(edit)} onCancel={() => setEditing(false)} />
-      ) : (
-        run.notes && <p className="max-w-4xl text-sm whitespace-pre-wrap text-muted-fg">{run.notes}</p>
-      )}
+      {editing && <RunEditForm run={run} busy={save.isPending} error={save.error?.message ?? null} onSave={(edit) => save.mutate(edit)} onCancel={() => setEditing(false)} />}
     </div>
   );
 }

@@ -5,7 +5,9 @@ import { CircleCheck, Unplug } from "lucide-react";
 import { TimeSeriesChart, type TimeSeries } from "@/components/charts/time-series-chart";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { Badge } from "@/components/ui/badge";
-import { MISSING, formatLatency, formatNumber, formatTokPerS } from "@/lib/format";
+import { useLatencyUnit } from "@/components/charts/latency-unit";
+import { MISSING, formatNumber, formatTokPerS } from "@/lib/format";
+import { formatLatencyIn } from "@/lib/latency-unit";
 import { runPath } from "@/lib/paths";
 import { SERVING_KEYS as K } from "@/lib/serving/derive";
 import type { ServingRunView, SweepLevelMark } from "@/lib/view-models/serving";
@@ -45,6 +47,9 @@ function Figure({ label, value, testId }: { label: string; value: string; testId
 /** One scraped engine: up/down, latest figures and small charts of the window (gaps where it did not answer). */
 export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLength = null, linkName = true }: ServingRunPanelProps) {
   const v = run.latest;
+  // Latencies in the page's unit (or, alone, the one this engine's TTFT/ITL readings call for).
+  const unit = useLatencyUnit(run.series.filter((x) => x.key === K.ttftMsP50 || x.key === K.ttftMsP99 || x.key === K.itlMsP99).flatMap((x) => x.points.map((p) => p.value)));
+  const ms = unit === "s" ? 1 / 1000 : 1;
   const has = (key: string) => v[key] !== undefined;
   const maxGapMs = Math.max(3 * run.intervalS * 1000, 3 * ((toMs - fromMs) / 400));
   const markers = levels.map((l) => ({ tMs: l.startMs, label: l.label }));
@@ -87,8 +92,8 @@ export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLe
         <Figure label="running / queued" value={has(K.runningRequests) ? `${formatNumber(v[K.runningRequests], 0)} / ${has(K.queuedRequests) ? formatNumber(v[K.queuedRequests], 0) : MISSING}` : MISSING} />
         <Figure label="KV cache" value={has(K.kvCacheUsage) ? `${formatNumber(v[K.kvCacheUsage]! * 100, 1)}%` : MISSING} testId="serving-kv" />
         <Figure label="gen tok/s" value={formatTokPerS(v[K.genTokPerS] ?? v[K.generationTokPerS])} />
-        <Figure label="TTFT p50 / p99" value={`${formatLatency(v[K.ttftMsP50])} / ${formatLatency(v[K.ttftMsP99])}`} testId="serving-ttft" />
-        <Figure label="ITL p99" value={formatLatency(v[K.itlMsP99])} />
+        <Figure label="TTFT p50 / p99" value={`${formatLatencyIn(v[K.ttftMsP50], unit)} / ${formatLatencyIn(v[K.ttftMsP99], unit)}`} testId="serving-ttft" />
+        <Figure label="ITL p99" value={formatLatencyIn(v[K.itlMsP99], unit)} />
         <Figure
           label={clientAcceptLength !== null ? "accept length server / client" : "accept length"}
           value={`${has(K.acceptLength) ? formatNumber(v[K.acceptLength], 2) : MISSING}${clientAcceptLength !== null ? ` / ${formatNumber(clientAcceptLength, 2)}` : ""}`}
@@ -126,11 +131,11 @@ export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLe
           <TimeSeriesChart
             {...common}
             series={series(run, [
-              { key: K.ttftMsP50, label: "TTFT p50", color: "var(--chart-2)" },
-              { key: K.ttftMsP99, label: "TTFT p99", color: "var(--chart-5)" },
+              { key: K.ttftMsP50, label: "TTFT p50", color: "var(--chart-2)", scale: ms },
+              { key: K.ttftMsP99, label: "TTFT p99", color: "var(--chart-5)", scale: ms },
             ])}
-            yLabel="ms"
-            format={formatLatency}
+            yLabel={unit}
+            format={(x) => formatLatencyIn(unit === "s" ? x * 1000 : x, unit)}
             testId="serving-ttft-chart"
           />
           {tau && (
