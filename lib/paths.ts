@@ -1,3 +1,4 @@
+import { RUN_SORTS, type RunSort, type SortDir } from "./run-list";
 import type { RunState, RunSummary } from "./view-models";
 
 /**
@@ -14,7 +15,25 @@ export interface RunListQuery {
   q?: string;
   /** Archived runs: left out by default; `include` shows all runs, `only` the archived ones. */
   archived?: "include" | "only";
+  /** Sort column (lib/run-list.ts); absent = newest first. */
+  sort?: RunSort;
+  /** Sort direction; absent = the column's default (lib/run-list.ts `defaultSortDir`). */
+  dir?: SortDir;
+  /** `off` lists every run on its own row; by default repeated runs of one sweep are grouped. */
+  group?: "off";
+  /** Only the runs of one group (a key from lib/run-list.ts `runGroupKey`). */
+  sweep?: string;
   cursor?: string;
+}
+
+/** The query-string parameters of a run-list query, in URL order (the same for the page and the API). */
+function runListParams(q: RunListQuery): Record<string, string | undefined> {
+  return { kind: q.kind, status: q.status, host: q.host, tag: q.tag, q: q.q, archived: q.archived, sweep: q.sweep, sort: q.sort, dir: q.dir, group: q.group, cursor: q.cursor };
+}
+
+/** A run-list query as a query string without "?" and without the cursor (what a saved view stores). */
+export function runListSearch(q: RunListQuery): string {
+  return query({ ...runListParams(q), cursor: undefined }).slice(1);
 }
 
 /** Run kinds in the order the filter offers them. */
@@ -31,7 +50,7 @@ function query(params: Record<string, string | undefined>): string {
 
 /** `/runs` with filters (and an optional cursor). */
 export function runsPath(q: RunListQuery = {}): string {
-  return `/runs${query({ kind: q.kind, status: q.status, host: q.host, tag: q.tag, q: q.q, archived: q.archived, cursor: q.cursor })}`;
+  return `/runs${query(runListParams(q))}`;
 }
 
 /** `/runs/:id`. */
@@ -46,7 +65,7 @@ export function comparePath(ids: readonly number[]): string {
 
 /** `GET /api/runs` with the same filters as the page. */
 export function apiRunsPath(q: RunListQuery = {}): string {
-  return `/api/runs${query({ kind: q.kind, status: q.status, host: q.host, tag: q.tag, q: q.q, archived: q.archived, cursor: q.cursor })}`;
+  return `/api/runs${query(runListParams(q))}`;
 }
 
 /** `GET /api/runs/:id`. */
@@ -113,11 +132,27 @@ export function parseRunListQuery(sp: SearchParams): { query: RunListQuery; igno
     if (archived === "include" || archived === "only") query.archived = archived;
     else ignored.push("archived");
   }
+  const sort = first(sp.sort);
+  if (sort) {
+    if ((RUN_SORTS as readonly string[]).includes(sort)) query.sort = sort as RunSort;
+    else ignored.push("sort");
+  }
+  const dir = first(sp.dir);
+  if (dir) {
+    if (dir === "asc" || dir === "desc") query.dir = dir;
+    else ignored.push("dir");
+  }
+  const group = first(sp.group);
+  if (group) {
+    if (group === "off") query.group = group;
+    else ignored.push("group");
+  }
   for (const [name, max] of [
     ["host", 100],
     ["tag", 100],
     ["q", 200],
-    ["cursor", 200],
+    ["sweep", 300],
+    ["cursor", 1000],
   ] as const) {
     const v = first(sp[name]);
     if (!v) continue;
@@ -129,5 +164,5 @@ export function parseRunListQuery(sp: SearchParams): { query: RunListQuery; igno
 
 /** True when any filter (not the cursor) is set. */
 export function hasRunFilters(q: RunListQuery): boolean {
-  return Boolean(q.kind || q.status || q.host || q.tag || q.q || q.archived);
+  return Boolean(q.kind || q.status || q.host || q.tag || q.q || q.archived || q.sweep);
 }

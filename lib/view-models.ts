@@ -40,11 +40,33 @@ export interface RunSummary {
    * runs; non-empty means the success is shown as a warning ("Counts differ"), not green.
    */
   countMismatches: CountMismatch[];
+  /** Key of the repeated-run group the run belongs to (lib/run-list.ts `runGroupKey`). */
+  groupKey: string;
+}
+
+/**
+ * Repeated runs of one sweep in the run list, over every run matching the list's filters (not
+ * only the page): how many, the best peak output tok/s (benchmarks) and the newest run.
+ */
+export interface RunGroupSummary {
+  key: string;
+  /** The sweep id, or the shared run name. */
+  label: string;
+  count: number;
+  hostCount: number;
+  /** Highest peak output tok/s among the group's runs; null without benchmark points. */
+  bestPeakOutputTokPerS: number | null;
+  bestRunId: number | null;
+  latestRunId: number;
+  latestStartedAt: string;
+  latestState: RunState;
 }
 
 /** A page of runs; pass `nextCursor` back as `cursor` for the next page (null: last page). */
 export interface RunListPage {
   runs: RunSummary[];
+  /** Groups with two or more matching runs that have runs on this page (empty with `group=off` or a `sweep` filter). */
+  groups: RunGroupSummary[];
   nextCursor: string | null;
   /** Archived runs left out of this list (all of them, whatever the other filters); 0 when they are shown. */
   archivedHidden: number;

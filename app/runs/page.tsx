@@ -4,7 +4,8 @@ import { parseRunListQuery, type RunListQuery } from "@/lib/paths";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { ValidationError } from "@/lib/server/errors";
-import { listRuns, runFilters } from "@/lib/server/repositories/runs";
+import { runFilters } from "@/lib/server/repositories/run-filters";
+import { listRuns } from "@/lib/server/repositories/run-list";
 import type { RunListPage } from "@/lib/view-models";
 import { RunsView } from "./_components/runs-view";
 

@@ -1,7 +1,8 @@
 import { describeIssues } from "@/lib/protocol";
 import { prisma } from "@/lib/server/db";
 import { errorResponse, json, withViewer } from "@/lib/server/http";
-import { listRuns, runFilters } from "@/lib/server/repositories/runs";
+import { runFilters } from "@/lib/server/repositories/run-filters";
+import { listRuns } from "@/lib/server/repositories/run-list";
 
 /** GET /api/runs?kind&host&status&tag&q&limit&cursor → `{ runs, nextCursor }`, newest first. */
 export const GET = withViewer("viewer", async (request) => {

@@ -2,7 +2,8 @@ import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { hostState } from "@/lib/metrics/staleness";
 import { NotFoundError } from "@/lib/server/errors";
 import type { GpuSeriesView, GpuView, HostDetailView, HostFactsView, HostListView, HostSamplePoint, HostView } from "@/lib/view-models/hosts";
-import { listRuns, runFilters } from "./runs";
+import { runFilters } from "./run-filters";
+import { listRuns } from "./run-list";
 import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 
 /**

@@ -1,29 +1,14 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { z } from "zod";
-import { RUN_KINDS } from "@/lib/protocol";
-import { NotFoundError, ValidationError } from "@/lib/server/errors";
+import { NotFoundError } from "@/lib/server/errors";
 import { aggregateRows, workerRows } from "./pipelines";
 import { reconcileCounts, type CountMismatch } from "@/lib/metrics/reconcile";
-import type { BenchmarkPointView, RunDetail, RunListPage, RunSummary, RunState } from "@/lib/view-models";
+import type { BenchmarkPointView, RunDetail, RunSummary, RunState } from "@/lib/view-models";
 import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
+import { runGroupKey } from "@/lib/run-list";
 
-/** Query filters of `GET /api/runs` and the /runs page (all optional). */
-export const runFilters = z.object({
-  kind: z.enum(RUN_KINDS).optional(),
-  /** Host name: any host whose name contains it (case-insensitive), unless `hostMatch` is `exact`. */
-  host: z.string().max(100).optional(),
-  hostMatch: z.enum(["partial", "exact"]).default("partial"),
-  status: z.enum(["running", "succeeded", "failed", "cancelled", "ended", "stale"]).optional(),
-  tag: z.string().max(100).optional(),
-  q: z.string().max(200).optional(),
-  /** Archived runs are left out unless `include` (all runs) or `only` (archived runs only). */
-  archived: z.enum(["exclude", "include", "only"]).default("exclude"),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(200).optional(),
-});
-export type RunFilters = z.infer<typeof runFilters>;
-
-const runSelect = {
+/** Columns of a run that its summary (the list row) and detail read. */
+export const runSelect = {
   id: true,
   key: true,
   name: true,
@@ -45,98 +30,13 @@ const runSelect = {
   host: { select: { name: true } },
 } satisfies Prisma.RunSelect;
 
-type RunRow = Prisma.RunGetPayload<{ select: typeof runSelect }>;
+/** A run row as {@link runSelect} reads it. */
+export type RunRow = Prisma.RunGetPayload<{ select: typeof runSelect }>;
 
 /** Derives the displayed state: a running run with no push within its stall threshold is stale. */
 export function deriveState(status: RunRow["status"], lastPushAt: Date, stallAfterS: number, now: Date): RunState {
   if (status === "running" && now.getTime() - lastPushAt.getTime() > stallAfterS * 1000) return "stale";
   return status;
-}
-
-interface Cursor {
-  startedAt: string;
-  id: number;
-}
-
-function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify(c)).toString("base64url");
-}
-
-function decodeCursor(s: string): Cursor {
-  try {
-    const c = JSON.parse(Buffer.from(s, "base64url").toString("utf8")) as Cursor;
-    if (typeof c.id !== "number" || Number.isNaN(Date.parse(c.startedAt))) throw new Error();
-    return c;
-  } catch {
-    throw new ValidationError("invalid cursor", "invalid_frame");
-  }
-}
-
-/**
- * Lists runs newest first (by start time, then id) with keyset pagination.
- * @throws ValidationError for a malformed cursor.
- */
-export async function listRuns(db: PrismaClient, filters: RunFilters, now: Date = new Date()): Promise<RunListPage> {
-  const where: Prisma.RunWhereInput[] = [];
-  if (filters.archived === "exclude") where.push({ archivedAt: null });
-  if (filters.archived === "only") where.push({ archivedAt: { not: null } });
-  if (filters.kind) where.push({ kind: filters.kind });
-  if (filters.host) where.push({ host: { name: filters.hostMatch === "exact" ? filters.host : { contains: filters.host, mode: "insensitive" } } });
-  if (filters.tag) where.push({ tags: { has: filters.tag } });
-  if (filters.q) {
-    where.push({
-      OR: [
-        { name: { contains: filters.q, mode: "insensitive" } },
-        { key: { contains: filters.q, mode: "insensitive" } },
-        { tags: { has: filters.q } },
-      ],
-    });
-  }
-  if (filters.status === "stale" || filters.status === "running") {
-    // Staleness depends on each run's own threshold: filter candidates here, refine below.
-    where.push({ status: "running" });
-  } else if (filters.status) {
-    where.push({ status: filters.status });
-  }
-  if (filters.cursor) {
-    const c = decodeCursor(filters.cursor);
-    const at = new Date(c.startedAt);
-    where.push({ OR: [{ startedAt: { lt: at } }, { startedAt: at, id: { lt: c.id } }] });
-  }
-
-  const rows: RunRow[] = [];
-  let hasMore = false;
-  // Over-fetch when the stale/running split must be applied in memory.
-  const refine = filters.status === "stale" || filters.status === "running";
-  let lastCursor: Cursor | undefined;
-  const batch = filters.limit + 1;
-  for (let guard = 0; guard < 20; guard++) {
-    const page = await db.run.findMany({
-      where: { AND: [...where, ...(lastCursor ? [{ OR: [{ startedAt: { lt: new Date(lastCursor.startedAt) } }, { startedAt: new Date(lastCursor.startedAt), id: { lt: lastCursor.id } }] }] : [])] },
-      orderBy: [{ startedAt: "desc" }, { id: "desc" }],
-      take: refine ? batch * 4 : batch,
-      select: runSelect,
-    });
-    for (const r of page) {
-      if (refine && deriveState(r.status, r.lastPushAt, r.stallAfterS, now) !== filters.status) continue;
-      rows.push(r);
-    }
-    const last = page[page.length - 1];
-    if (!refine || page.length < batch * 4 || rows.length > filters.limit || !last) break;
-    lastCursor = { startedAt: isoTime(last.startedAt), id: last.id };
-  }
-  if (rows.length > filters.limit) {
-    hasMore = true;
-    rows.length = filters.limit;
-  }
-  const [stats, mismatches, archivedHidden] = await Promise.all([
-    pointStats(db, rows.map((r) => r.id)),
-    runEndMismatches(db, rows),
-    filters.archived === "exclude" ? db.run.count({ where: { archivedAt: { not: null } } }) : Promise.resolve(0),
-  ]);
-  const runs = rows.map((r) => toSummary(r, stats.get(r.id), mismatches.get(r.id), now));
-  const last = rows[rows.length - 1];
-  return { runs, nextCursor: hasMore && last ? encodeCursor({ startedAt: isoTime(last.startedAt), id: last.id }) : null, archivedHidden };
 }
 
 /**
@@ -163,23 +63,30 @@ export async function getRun(db: PrismaClient, id: number, now: Date = new Date(
   };
 }
 
-interface PointStats {
+/**
+ * Aggregate over a run's BenchmarkPoint rows: the peak output tok/s as the list shows it (finite,
+ * successful points; long-context ones only when the run has nothing else).
+ */
+export const PEAK_OUTPUT_TOK_PER_S = Prisma.sql`coalesce(
+  max("outputTokPerS") FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND "outputTokPerS" < 'Infinity'::float8 AND coalesce(completed, 1) > 0
+    AND scenario <> 'long-context'),
+  max("outputTokPerS") FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND "outputTokPerS" < 'Infinity'::float8 AND coalesce(completed, 1) > 0))`;
+
+/** Benchmark-point facts of one run: peak output tok/s and number of points. */
+export interface PointStats {
   peak: number | null;
   count: number;
 }
 
-async function pointStats(db: PrismaClient, runIds: number[]): Promise<Map<number, PointStats>> {
+/** {@link PointStats} of each run in `runIds` that has points. */
+export async function pointStats(db: PrismaClient, runIds: number[]): Promise<Map<number, PointStats>> {
   const map = new Map<number, PointStats>();
   if (runIds.length === 0) return map;
   // NaN sorts above every number in Postgres, so max() must skip non-finite values explicitly.
   // Long-context points (one long request at a time) are no throughput peak, unless the run has nothing else.
   const rows = await db.$queryRaw<Array<{ runId: number; peak: number | null; count: number }>>`
     SELECT "runId",
-           coalesce(
-             max("outputTokPerS") FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND "outputTokPerS" < 'Infinity'::float8 AND coalesce(completed, 1) > 0
-               AND scenario <> 'long-context'),
-             max("outputTokPerS") FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND "outputTokPerS" < 'Infinity'::float8 AND coalesce(completed, 1) > 0)) AS peak,
-           count(*)::int AS count
+           ${PEAK_OUTPUT_TOK_PER_S} AS peak, count(*)::int AS count
     FROM "BenchmarkPoint" WHERE "runId" IN (${Prisma.join(runIds)}) GROUP BY "runId"`;
   for (const r of rows) map.set(r.runId, { peak: r.peak, count: Number(r.count) });
   return map;
@@ -211,7 +118,8 @@ function str(v: unknown): string | null {
   return typeof v === "string" && v.length > 0 ? v : typeof v === "number" ? String(v) : null;
 }
 
-function toSummary(r: RunRow, stats: PointStats | undefined, mismatches: CountMismatch[] | undefined, now: Date): RunSummary {
+/** The list row of a run (`now` decides stale and a running run's duration). */
+export function toSummary(r: RunRow, stats: PointStats | undefined, mismatches: CountMismatch[] | undefined, now: Date): RunSummary {
   const config = (r.config ?? {}) as Record<string, unknown>;
   return {
     id: r.id,
@@ -234,6 +142,7 @@ function toSummary(r: RunRow, stats: PointStats | undefined, mismatches: CountMi
     peakOutputTokPerS: stats?.peak ?? null,
     pointCount: stats?.count ?? 0,
     countMismatches: mismatches ?? [],
+    groupKey: runGroupKey({ kind: r.kind, name: r.name, config }),
   };
 }
 

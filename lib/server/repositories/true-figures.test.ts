@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, test } from "vitest";
 import { ingestHarness } from "@/test/support/ingest";
 import { getOverview } from "./overview";
-import { getRun, listRuns, runFilters } from "./runs";
+import { getRun } from "./runs";
+import { runFilters } from "./run-filters";
+import { listRuns } from "./run-list";
 import { getSession } from "./sessions";
 
 // Figures that must be true (issue 12): a finished run whose end counts disagree is not a plain

@@ -1,0 +1,58 @@
+/**
+ * Shared rules of the run list (/runs and `GET /api/runs`): the columns it sorts by and how
+ * repeated runs are grouped. No database code, so client components may import it.
+ */
+
+/** Columns the run list sorts by. `duration` is seconds from start to end (or now); `peak` is the benchmark headline, peak output tok/s. */
+export const RUN_SORTS = ["startedAt", "name", "kind", "status", "host", "duration", "peak"] as const;
+/** A run-list sort column. */
+export type RunSort = (typeof RUN_SORTS)[number];
+/** Sort direction. */
+export type SortDir = "asc" | "desc";
+
+/** The list's default order: newest first. */
+export const DEFAULT_RUN_SORT: RunSort = "startedAt";
+
+/** Direction a column sorts in when first chosen: figures and times descending (newest, longest, fastest first), text ascending. */
+export function defaultSortDir(sort: RunSort): SortDir {
+  return sort === "startedAt" || sort === "duration" || sort === "peak" ? "desc" : "asc";
+}
+
+/** Column labels, for the headers and the phone's sort select. */
+export const RUN_SORT_LABELS: Record<RunSort, string> = {
+  startedAt: "Started",
+  name: "Name",
+  kind: "Kind",
+  status: "Status",
+  host: "Host",
+  duration: "Duration",
+  peak: "Peak output",
+};
+
+/**
+ * The sweep id a run declares in `config.sweep` (a non-empty string, or a number), else null.
+ * Workers set it in `run.start`'s config (SDK `config: { sweep: "…" }`, CLI `--config sweep=…`).
+ */
+export function sweepIdOf(config: Record<string, unknown>): string | null {
+  const v = config.sweep;
+  if (typeof v === "string") return v.length > 0 ? v : null;
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  return null;
+}
+
+/**
+ * Key that groups repeated runs (docs/architecture.md, "Run list"): `sweep:<id>` for runs that
+ * declare `config.sweep`; otherwise `name:<kind>:<name>`, so re-running the same named job (an
+ * import or `pitwall run --name` repeated) groups too. Runs on different hosts may share a group.
+ */
+export function runGroupKey(run: { kind: string; name: string; config: Record<string, unknown> }): string {
+  const sweep = sweepIdOf(run.config);
+  return sweep !== null ? `sweep:${sweep}` : `name:${run.kind}:${run.name}`;
+}
+
+/** A group key split back into its parts; null when it is not one {@link runGroupKey} writes. */
+export function parseRunGroupKey(key: string): { sweep: string } | { kind: string; name: string } | null {
+  if (key.startsWith("sweep:") && key.length > "sweep:".length) return { sweep: key.slice("sweep:".length) };
+  const m = /^name:([a-z]+):(.+)$/s.exec(key);
+  return m ? { kind: m[1]!, name: m[2]! } : null;
+}

@@ -1,0 +1,70 @@
+import { Prisma } from "@/generated/prisma/client";
+import { z } from "zod";
+import { RUN_KINDS } from "@/lib/protocol";
+import { DEFAULT_RUN_SORT, RUN_SORTS, parseRunGroupKey } from "@/lib/run-list";
+import { PEAK_OUTPUT_TOK_PER_S } from "./runs";
+
+// The run list's filters as SQL over `"Run" r JOIN "Host" h` (lib/server/repositories/run-list.ts
+// pages through them, run-groups.ts summarises groups with the same conditions).
+
+/** Query filters and order of `GET /api/runs` and the /runs page (all optional). */
+export const runFilters = z.object({
+  kind: z.enum(RUN_KINDS).optional(),
+  /** Host name: any host whose name contains it (case-insensitive), unless `hostMatch` is `exact`. */
+  host: z.string().max(100).optional(),
+  hostMatch: z.enum(["partial", "exact"]).default("partial"),
+  status: z.enum(["running", "succeeded", "failed", "cancelled", "ended", "stale"]).optional(),
+  tag: z.string().max(100).optional(),
+  q: z.string().max(200).optional(),
+  /** Archived runs are left out unless `include` (all runs) or `only` (archived runs only). */
+  archived: z.enum(["exclude", "include", "only"]).default("exclude"),
+  /** Only the runs of one repeated-run group (lib/run-list.ts `runGroupKey`). */
+  sweep: z
+    .string()
+    .max(300)
+    .refine((k) => parseRunGroupKey(k) !== null, "sweep must be a group key: sweep:<id> or name:<kind>:<name>")
+    .optional(),
+  sort: z.enum(RUN_SORTS).default(DEFAULT_RUN_SORT),
+  /** Default: the column's own (lib/run-list.ts `defaultSortDir`). */
+  dir: z.enum(["asc", "desc"]).optional(),
+  /** `off`: no group summaries (every run stands alone). */
+  group: z.enum(["off"]).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(1000).optional(),
+});
+/** Parsed {@link runFilters}. */
+export type RunFilters = z.infer<typeof runFilters>;
+
+/** `config.sweep` as text when it is a string or a number, else NULL (the SQL twin of lib/run-list.ts `sweepIdOf`). */
+const SWEEP_ID = Prisma.sql`(CASE WHEN jsonb_typeof(r.config->'sweep') IN ('string', 'number') THEN nullif(r.config->>'sweep', '') END)`;
+/** The SQL twin of lib/run-list.ts `runGroupKey`. */
+export const GROUP_KEY = Prisma.sql`coalesce('sweep:' || ${SWEEP_ID}, 'name:' || r.kind::text || ':' || r.name)`;
+/** Peak output tok/s of run `r`, for `LEFT JOIN LATERAL (…) p ON true`. */
+export const PEAK_JOIN = Prisma.sql`LEFT JOIN LATERAL (SELECT ${PEAK_OUTPUT_TOK_PER_S} AS peak FROM "BenchmarkPoint" bp WHERE bp."runId" = r.id) p ON true`;
+
+function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+/** The WHERE conditions of the filters (not the cursor); stale/running are both `status = running` here and split in memory. */
+export function filterConditions(f: RunFilters): Prisma.Sql[] {
+  const c: Prisma.Sql[] = [];
+  if (f.archived === "exclude") c.push(Prisma.sql`r."archivedAt" IS NULL`);
+  if (f.archived === "only") c.push(Prisma.sql`r."archivedAt" IS NOT NULL`);
+  if (f.kind) c.push(Prisma.sql`r.kind = ${f.kind}::"RunKind"`);
+  if (f.host) c.push(f.hostMatch === "exact" ? Prisma.sql`h.name = ${f.host}` : Prisma.sql`h.name ILIKE ${likeContains(f.host)}`);
+  if (f.tag) c.push(Prisma.sql`${f.tag} = ANY(r.tags)`);
+  if (f.q) c.push(Prisma.sql`(r.name ILIKE ${likeContains(f.q)} OR r.key ILIKE ${likeContains(f.q)} OR ${f.q} = ANY(r.tags))`);
+  if (f.status === "stale" || f.status === "running") c.push(Prisma.sql`r.status = 'running'`);
+  else if (f.status) c.push(Prisma.sql`r.status = ${f.status}::"RunStatus"`);
+  const group = f.sweep ? parseRunGroupKey(f.sweep) : null;
+  if (group && "sweep" in group) c.push(Prisma.sql`${SWEEP_ID} = ${group.sweep}`);
+  if (group && "name" in group) c.push(Prisma.sql`${SWEEP_ID} IS NULL AND r.kind::text = ${group.kind} AND r.name = ${group.name}`);
+  return c;
+}
+
+/** `WHERE …` of a list of conditions (TRUE when empty). */
+export function whereOf(conditions: Prisma.Sql[]): Prisma.Sql {
+  return conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
+}
+

@@ -1,0 +1,125 @@
+import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { defaultSortDir, type RunSort, type SortDir } from "@/lib/run-list";
+import { ValidationError } from "@/lib/server/errors";
+import type { RunListPage } from "@/lib/view-models";
+import { PEAK_JOIN, filterConditions, whereOf, type RunFilters } from "./run-filters";
+import { listRunGroups } from "./run-groups";
+import { deriveState, pointStats, runEndMismatches, runSelect, toSummary, type RunRow } from "./runs";
+
+/** Where the previous page ended: the sort column's value (ISO time, text, seconds, tok/s or null) and the id. */
+interface Cursor {
+  sort: RunSort;
+  dir: SortDir;
+  v: string | number | null;
+  id: number;
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString("base64url");
+}
+
+function decodeCursor(s: string, sort: RunSort, dir: SortDir): Cursor {
+  let c: Cursor;
+  try {
+    c = JSON.parse(Buffer.from(s, "base64url").toString("utf8")) as Cursor;
+  } catch {
+    throw new ValidationError("invalid cursor", "invalid_frame");
+  }
+  const valueOk = c.v === null ? sort === "peak" : sort === "duration" || sort === "peak" ? typeof c.v === "number" : typeof c.v === "string";
+  if (typeof c.id !== "number" || !valueOk || (sort === "startedAt" && Number.isNaN(Date.parse(String(c.v))))) {
+    throw new ValidationError("invalid cursor", "invalid_frame");
+  }
+  if (c.sort !== sort || c.dir !== dir) throw new ValidationError("the cursor belongs to another sort order; start from the first page", "invalid_frame");
+  return c;
+}
+
+/** The value each sort orders by. startedAt and name are served by indexes (Run_startedAt_id_idx, Run_name_id_idx). */
+function sortValue(sort: RunSort, now: Date): Prisma.Sql {
+  switch (sort) {
+    case "startedAt":
+      return Prisma.sql`r."startedAt"`;
+    case "name":
+      return Prisma.sql`r.name`;
+    case "kind":
+      return Prisma.sql`r.kind::text`;
+    case "status":
+      return Prisma.sql`r.status::text`;
+    case "host":
+      return Prisma.sql`h.name`;
+    case "duration":
+      return Prisma.sql`extract(epoch FROM coalesce(r."endedAt", ${now}::timestamptz) - r."startedAt")::float8`;
+    case "peak":
+      return Prisma.sql`p.peak`;
+  }
+}
+
+function cursorValue(sort: RunSort, v: string | number): Prisma.Sql {
+  return sort === "startedAt" ? Prisma.sql`${v}::timestamptz` : sort === "duration" || sort === "peak" ? Prisma.sql`${v}::float8` : Prisma.sql`${v}`;
+}
+
+/** Rows after the cursor in (value, id) order; only `peak` can be NULL, and NULLs come last either way. */
+function afterCursor(c: Cursor, value: Prisma.Sql): Prisma.Sql {
+  const op = Prisma.raw(c.dir === "asc" ? ">" : "<");
+  if (c.v === null) return Prisma.sql`(${value} IS NULL AND r.id ${op} ${c.id})`;
+  const keyset = Prisma.sql`(${value}, r.id) ${op} (${cursorValue(c.sort, c.v)}, ${c.id})`;
+  return c.sort === "peak" ? Prisma.sql`(${keyset} OR ${value} IS NULL)` : keyset;
+}
+
+interface OrderedRow {
+  id: number;
+  v: Date | string | number | null;
+  status: RunRow["status"];
+  lastPushAt: Date;
+  stallAfterS: number;
+}
+
+/**
+ * Lists runs in the requested order (default newest first) with keyset pagination on
+ * (sort value, id), ids breaking ties in the same direction; peak output puts runs without one
+ * last in both directions. Also returns the repeated-run groups present on the page.
+ * @throws ValidationError for a malformed cursor, or one from another sort order.
+ */
+export async function listRuns(db: PrismaClient, filters: RunFilters, now: Date = new Date()): Promise<RunListPage> {
+  const sort = filters.sort;
+  const dir = filters.dir ?? defaultSortDir(sort);
+  const conditions = filterConditions(filters);
+  const value = sortValue(sort, now);
+  const dirSql = Prisma.raw(dir === "asc" ? "ASC" : "DESC");
+  const order = sort === "peak" ? Prisma.sql`${value} ${dirSql} NULLS LAST, r.id ${dirSql}` : Prisma.sql`${value} ${dirSql}, r.id ${dirSql}`;
+  const refine = filters.status === "stale" || filters.status === "running";
+  const batch = (filters.limit + 1) * (refine ? 4 : 1);
+
+  let cursor: Cursor | undefined = filters.cursor ? decodeCursor(filters.cursor, sort, dir) : undefined;
+  const picked: OrderedRow[] = [];
+  // Over-fetch when the stale/running split must be applied in memory.
+  for (let guard = 0; guard < 20; guard++) {
+    const page = await db.$queryRaw<OrderedRow[]>`
+      SELECT r.id, ${value} AS v, r.status::text AS status, r."lastPushAt", r."stallAfterS"
+      FROM "Run" r JOIN "Host" h ON h.id = r."hostId" ${sort === "peak" ? PEAK_JOIN : Prisma.empty}
+      ${whereOf(cursor ? [...conditions, afterCursor(cursor, value)] : conditions)}
+      ORDER BY ${order} LIMIT ${batch}`;
+    for (const r of page) if (!refine || deriveState(r.status, r.lastPushAt, r.stallAfterS, now) === filters.status) picked.push(r);
+    const last = page[page.length - 1];
+    if (!refine || page.length < batch || picked.length > filters.limit || !last) break;
+    cursor = { sort, dir, v: cursorOf(last.v), id: last.id };
+  }
+  const hasMore = picked.length > filters.limit;
+  if (hasMore) picked.length = filters.limit;
+
+  const found = await db.run.findMany({ where: { id: { in: picked.map((r) => r.id) } }, select: runSelect });
+  const byId = new Map(found.map((r) => [r.id, r]));
+  const rows = picked.map((r) => byId.get(r.id)).filter((r): r is RunRow => r !== undefined);
+  const [stats, mismatches, archivedHidden] = await Promise.all([
+    pointStats(db, rows.map((r) => r.id)),
+    runEndMismatches(db, rows),
+    filters.archived === "exclude" ? db.run.count({ where: { archivedAt: { not: null } } }) : Promise.resolve(0),
+  ]);
+  const runs = rows.map((r) => toSummary(r, stats.get(r.id), mismatches.get(r.id), now));
+  const groups = filters.group === "off" || filters.sweep ? [] : await listRunGroups(db, filters, [...new Set(runs.map((r) => r.groupKey))], now);
+  const last = picked[picked.length - 1];
+  return { runs, groups, nextCursor: hasMore && last ? encodeCursor({ sort, dir, v: cursorOf(last.v), id: last.id }) : null, archivedHidden };
+}
+
+function cursorOf(v: OrderedRow["v"]): string | number | null {
+  return v instanceof Date ? v.toISOString() : v;
+}
