@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
@@ -77,5 +79,61 @@ test("a benchmark run with --scrape shows the engine's telemetry filling live, a
   } finally {
     child.kill("SIGTERM");
     await exited;
+  }
+});
+
+/** Two GPUs as dcgm-exporter writes them; GPU 0 busy, GPU 1 idle. */
+const DCGM_TEXT = [
+  'DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-a",device="nvidia0",modelName="NVIDIA H100 80GB HBM3",Hostname="gpu-7"} 96',
+  'DCGM_FI_DEV_GPU_UTIL{gpu="1",UUID="GPU-b",device="nvidia1",modelName="NVIDIA H100 80GB HBM3",Hostname="gpu-7"} 4',
+  'DCGM_FI_DEV_FB_USED{gpu="0",UUID="GPU-a"} 73728',
+  'DCGM_FI_DEV_FB_USED{gpu="1",UUID="GPU-b"} 1024',
+  'DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-a"} 520',
+  'DCGM_FI_DEV_POWER_USAGE{gpu="1",UUID="GPU-b"} 90',
+  'DCGM_FI_DEV_GPU_TEMP{gpu="0",UUID="GPU-a"} 67',
+  'DCGM_FI_DEV_GPU_TEMP{gpu="1",UUID="GPU-b"} 41',
+  "",
+].join("\n");
+
+test("pitwall scrape --dcgm draws each GPU's readings on the Serving panel, and the run ends `ended` when scraping stops", async ({ page, baseURL }) => {
+  test.setTimeout(90_000);
+  const host = "e2e-serving-gpu";
+  const gpuToken = createToken(host);
+  const dcgm = http.createServer((_req, res) => res.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(DCGM_TEXT));
+  await new Promise<void>((resolve) => dcgm.listen(0, "127.0.0.1", resolve));
+  const dcgmUrl = `http://127.0.0.1:${(dcgm.address() as AddressInfo).port}/metrics`;
+  const child = spawn(process.execPath, [path.join(projectDir, "bin", "pitwall.mjs"), "scrape", engine.url, "--interval", "0.5", "--dcgm", dcgmUrl], {
+    cwd: projectDir,
+    env: { ...process.env, PITWALL_URL: baseURL!, PITWALL_TOKEN: gpuToken },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let dcgmScrapes = 0;
+  dcgm.on("request", () => dcgmScrapes++);
+  try {
+    await expect.poll(() => dcgmScrapes, { timeout: 20_000, message: stderr }).toBeGreaterThan(2);
+    await page.goto(`/hosts/${host}`);
+    const panel = page.getByTestId("serving-card");
+    await expect(panel.getByTestId("serving-gpu-util")).toHaveText(/GPU util \(mean\)50%/, { timeout: 20_000 });
+    await expect(panel.getByTestId("serving-gpu-latest")).toContainText("73.0 GiB");
+    await expect(panel.getByTestId("serving-gpu-latest")).toContainText("610 W");
+    await expect(panel.getByTestId("serving-gpu-latest")).toContainText("67 °C");
+    // One line per GPU on each GPU chart, named by its index.
+    await expect(panel.getByText("GPU utilisation by GPU")).toBeVisible();
+    await expect(panel.getByTestId("serving-gpu-util_pct-chart").locator("path.recharts-line-curve")).toHaveCount(2, { timeout: 20_000 });
+    await expect(panel.getByTestId("serving-gpu-temp_c-chart").getByText("GPU 1")).toBeVisible();
+    const runLink = panel.getByRole("link", { name: /^SGLang meta-llama/ });
+    const href = await runLink.getAttribute("href");
+
+    child.kill("SIGTERM");
+    await exited;
+    await page.goto(href!);
+    await expect(page.getByText("Ended").first()).toBeVisible({ timeout: 20_000 });
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+    await new Promise<void>((resolve) => dcgm.close(() => resolve()));
   }
 });

@@ -70,7 +70,7 @@ describe("pitwall run --scrape", () => {
     const servingKey = `serving:${os.hostname().replace(/[^A-Za-z0-9._-]/g, "-")}:${new URL(engine.url).port}/metrics`;
     expect((bench.config as { servingRuns?: string[] }).servingRuns).toEqual([servingKey]);
     const serving = await prisma.run.findUniqueOrThrow({ where: { key: servingKey }, select: { kind: true, status: true, name: true, host: { select: { name: true } }, events: { select: { level: true, message: true }, orderBy: { id: "asc" } } } });
-    expect(serving).toMatchObject({ kind: "serving", status: "succeeded", name: `SGLang meta-llama/Llama-3.1-8B-Instruct @ ${servingKey.split(":")[1]}:${new URL(engine.url).port}`, host: { name: "cli-scrape" } });
+    expect(serving).toMatchObject({ kind: "serving", status: "ended", name: `SGLang meta-llama/Llama-3.1-8B-Instruct @ ${servingKey.split(":")[1]}:${new URL(engine.url).port}`, host: { name: "cli-scrape" } });
     expect(serving.events.map((e) => e.level)).toEqual(["warn", "info"]);
 
     const view = await getRunServing(prisma, bench.id);
@@ -107,7 +107,7 @@ describe("pitwall scrape", () => {
     p.child.kill("SIGTERM");
     expect(await p.exited).toBe(0);
     const run = await prisma.run.findUniqueOrThrow({ where: { key: `serving:gpu-box-7:${new URL(engine.url).port}/metrics` }, select: { status: true, host: { select: { name: true } } } });
-    expect(run).toEqual({ status: "succeeded", host: { name: "gpu-box-7" } });
+    expect(run).toEqual({ status: "ended", host: { name: "gpu-box-7" } });
     const panel = await getHostServing(prisma, "gpu-box-7");
     expect(panel.runs).toHaveLength(1);
     expect(panel.runs[0]!.latest["serving/kv_cache_usage"]).toBeGreaterThan(0);

@@ -22,6 +22,11 @@ scrape, interpolated like Prometheus's histogram_quantile), ``serving/accept_len
 gauge; vLLM ``1 + d(accepted) / d(drafts)``), ``serving/accept_rate_pos/<i>`` (vLLM), summed over
 DP ranks / engines (KV usage and SGLang's accept length averaged). An endpoint that does not
 answer gets ``serving/up`` = 0 and nothing else (a gap), and one warning event per outage.
+
+With ``--dcgm URL`` (an NVIDIA dcgm-exporter ``/metrics``), every good scrape also carries the GPU
+readings: ``serving/gpu_util_pct`` (mean over GPUs), ``serving/gpu_mem_used_mib`` and
+``serving/gpu_power_w`` (sums), ``serving/gpu_temp_c`` (hottest GPU), and per GPU (the exporter's
+``gpu`` index label) ``serving/gpu/<index>/{util_pct,mem_used_mib,power_w,temp_c}``.
 """
 
 import argparse
@@ -29,6 +34,7 @@ import math
 import re
 import signal
 import socket
+import sys
 import threading
 import time
 import urllib.parse
@@ -37,7 +43,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import pitwall
 
-__all__ = ["Sample", "parse_exposition", "histogram_quantile", "derive_serving", "scrape_target", "ServingScraper", "main"]
+__all__ = ["Sample", "parse_exposition", "histogram_quantile", "derive_serving", "derive_dcgm", "scrape_target", "ServingScraper", "main"]
 
 
 class Sample(NamedTuple):
@@ -216,6 +222,36 @@ def derive_serving(prev: Optional[Tuple[float, List[Sample]]], cur: Tuple[float,
     return engine, model, values
 
 
+#: Per-GPU key suffix -> DCGM field (dcgm-exporter's default counters).
+_DCGM_GPU_FIELDS = (("util_pct", "DCGM_FI_DEV_GPU_UTIL"), ("mem_used_mib", "DCGM_FI_DEV_FB_USED"),
+                    ("power_w", "DCGM_FI_DEV_POWER_USAGE"), ("temp_c", "DCGM_FI_DEV_GPU_TEMP"))
+_GPU_INDEX = re.compile(r"^\d{1,4}$")
+
+
+def derive_dcgm(s: Sequence[Sample]) -> Dict[str, float]:
+    """GPU readings of one dcgm-exporter scrape by key (see the module docstring; lib/serving/dcgm.ts
+    is the same code): fields the exporter does not serve are left out, NaN skipped."""
+    values: Dict[str, float] = {}
+
+    def put(key: str, v: Optional[float]) -> None:
+        if v is not None and not math.isnan(v):
+            values[key] = v
+
+    put("serving/gpu_util_pct", _gauge(s, "DCGM_FI_DEV_GPU_UTIL", mean=True))
+    put("serving/gpu_mem_used_mib", _gauge(s, "DCGM_FI_DEV_FB_USED"))
+    put("serving/gpu_power_w", _gauge(s, "DCGM_FI_DEV_POWER_USAGE"))
+    temps = _values(s, "DCGM_FI_DEV_GPU_TEMP")
+    put("serving/gpu_temp_c", max(temps) if temps else None)
+    for field, name in _DCGM_GPU_FIELDS:
+        for x in s:
+            gpu = x.labels.get("gpu")
+            # One series per GPU; a second one for the same GPU (another label set) keeps the first.
+            if x.name != name or gpu is None or not _GPU_INDEX.match(gpu) or math.isnan(x.value):
+                continue
+            values.setdefault("serving/gpu/{}/{}".format(gpu, field), x.value)
+    return values
+
+
 _LOOPBACK = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
 
 
@@ -239,19 +275,24 @@ def _fetch(url: str, timeout_s: float) -> str:
 
 class ServingScraper:
     """Scrapes ``urls`` every ``interval_s`` into serving runs of the Pitwall client ``pw``.
+    ``dcgm_url``: a dcgm-exporter ``/metrics`` whose GPU readings go into every good scrape.
     ``fetch(url, timeout_s) -> text`` and ``clock() -> epoch ms`` are injectable for tests."""
 
     def __init__(self, pw: "pitwall.Pitwall", urls: Sequence[str], interval_s: float = 5.0, host: Optional[str] = None,
-                 fetch: Callable[[str, float], str] = _fetch, clock: Callable[[], float] = lambda: time.time() * 1000) -> None:
+                 fetch: Callable[[str, float], str] = _fetch, clock: Callable[[], float] = lambda: time.time() * 1000,
+                 dcgm_url: Optional[str] = None) -> None:
         self._fetch = fetch
         self._clock = clock
         self.interval_s = float(interval_s)
+        self.dcgm_url = dcgm_url
+        self._dcgm_down = False
         self._targets = []
         for url in urls:
             engine_host, key, run_host = scrape_target(url, host)
             run = pw.run("serving", "serving @ {}".format(engine_host), key=key, host=run_host,
                          stall_after_s=min(7 * 86_400, max(120, math.ceil(self.interval_s * 6))),
-                         config={"url": url, "engineHost": engine_host, "scrapedBy": socket.gethostname(), "intervalS": self.interval_s})
+                         config={"url": url, "engineHost": engine_host, "scrapedBy": socket.gethostname(), "intervalS": self.interval_s,
+                                 **({"dcgmUrl": dcgm_url} if dcgm_url else {})})
             self._targets.append({"url": url, "run": run, "prev": None, "down_since": None})
 
     @property
@@ -259,8 +300,24 @@ class ServingScraper:
         """Keys of the serving runs, in URL order."""
         return [t["run"].key for t in self._targets]
 
+    def _scrape_dcgm(self) -> Dict[str, float]:
+        if not self.dcgm_url:
+            return {}
+        try:
+            values = derive_dcgm(parse_exposition(self._fetch(self.dcgm_url, max(5.0, min(10.0, self.interval_s)))))
+        except Exception as err:  # noqa: BLE001 - an exporter that does not answer only loses the GPU readings
+            if not self._dcgm_down:
+                print("pitwall: DCGM exporter at {} not reachable ({}); GPU readings skipped".format(self.dcgm_url, err), file=sys.stderr, flush=True)
+            self._dcgm_down = True
+            return {}
+        if self._dcgm_down:
+            print("pitwall: DCGM exporter at {} answers again".format(self.dcgm_url), file=sys.stderr, flush=True)
+        self._dcgm_down = False
+        return values
+
     def scrape_once(self) -> None:
-        """Scrapes every endpoint once; a failing endpoint is reported, never raised."""
+        """Scrapes the DCGM exporter (if any) and every endpoint once; a failing endpoint is reported, never raised."""
+        dcgm = self._scrape_dcgm()
         for t in self._targets:
             try:
                 text = self._fetch(t["url"], max(5.0, min(10.0, self.interval_s)))
@@ -278,7 +335,7 @@ class ServingScraper:
             if t["down_since"] is not None:
                 t["run"].event("engine at {} answers again after {} s".format(t["url"], round((cur[0] - t["down_since"]) / 1000)))
                 t["down_since"] = None
-            t["run"].metrics(int(cur[0]), values)
+            t["run"].metrics(int(cur[0]), {**values, **dcgm})
 
     def run(self, stop: threading.Event) -> None:
         """Scrapes now and every ``interval_s`` until ``stop`` is set, then once more."""
@@ -289,22 +346,23 @@ class ServingScraper:
         self.scrape_once()
 
     def finish(self, flush_timeout_s: float = 10.0) -> None:
-        """Ends every serving run (``succeeded``: scraping stopped) and waits for delivery."""
+        """Ends every serving run ``ended`` (scraping stopped; telemetry has no outcome) and waits for delivery."""
         for t in self._targets:
-            t["run"].end("succeeded", flush_timeout_s=flush_timeout_s)
+            t["run"].end("ended", flush_timeout_s=flush_timeout_s)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """``python3 pitwall_scrape.py URL... [--interval S] [--host NAME]`` until SIGINT/SIGTERM."""
+    """``python3 pitwall_scrape.py URL... [--interval S] [--host NAME] [--dcgm URL]`` until SIGINT/SIGTERM."""
     ap = argparse.ArgumentParser(description="push SGLang / vLLM /metrics to Pitwall as serving runs (PITWALL_URL, PITWALL_TOKEN)")
     ap.add_argument("urls", nargs="+", help="e.g. http://127.0.0.1:30000/metrics")
     ap.add_argument("--interval", type=float, default=5.0, help="seconds between scrapes (default 5)")
     ap.add_argument("--host", help="the engines' host (default: the URL's hostname; this machine for localhost)")
+    ap.add_argument("--dcgm", metavar="URL", help="an NVIDIA dcgm-exporter /metrics URL: GPU utilisation, memory, power and temperature go into the same runs")
     args = ap.parse_args(argv)
     if not 0.2 <= args.interval <= 3600:
         ap.error("--interval must be between 0.2 and 3600 seconds")
     try:
-        scraper = ServingScraper(pitwall.Pitwall(), args.urls, args.interval, args.host)
+        scraper = ServingScraper(pitwall.Pitwall(), args.urls, args.interval, args.host, dcgm_url=args.dcgm)
     except ValueError as err:
         ap.error(str(err))
     stop = threading.Event()

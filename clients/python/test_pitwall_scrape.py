@@ -140,7 +140,47 @@ class ScraperTest(unittest.TestCase):
         self.assertNotIn("serving/prompt_tok_per_s", run.metrics_calls[3])  # no window across the outage
         self.assertAlmostEqual(run.metrics_calls[4]["serving/prompt_tok_per_s"], 100)
         scraper.finish()
-        self.assertEqual(run.ended, "succeeded")
+        self.assertEqual(run.ended, "ended")
+
+    def test_dcgm_readings_join_good_scrapes(self) -> None:
+        dcgm_text = "\n".join([
+            'DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-a",device="nvidia0",modelName="NVIDIA H100 80GB HBM3",Hostname="gpu-7"} 97',
+            'DCGM_FI_DEV_GPU_UTIL{gpu="1",UUID="GPU-b",device="nvidia1",modelName="NVIDIA H100 80GB HBM3",Hostname="gpu-7"} 0',
+            'DCGM_FI_DEV_FB_USED{gpu="0",UUID="GPU-a"} 74213',
+            'DCGM_FI_DEV_FB_USED{gpu="1",UUID="GPU-b"} 1',
+            'DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-a"} 512.25',
+            'DCGM_FI_DEV_POWER_USAGE{gpu="1",UUID="GPU-b"} 98.5',
+            'DCGM_FI_DEV_GPU_TEMP{gpu="0",UUID="GPU-a"} 61',
+            'DCGM_FI_DEV_GPU_TEMP{gpu="1",UUID="GPU-b"} NaN',
+        ])
+        v = ps.derive_dcgm(ps.parse_exposition(dcgm_text))
+        self.assertEqual(v["serving/gpu_util_pct"], 48.5)
+        self.assertEqual(v["serving/gpu_mem_used_mib"], 74214)
+        self.assertEqual(v["serving/gpu_power_w"], 610.75)
+        self.assertEqual(v["serving/gpu_temp_c"], 61)
+        self.assertEqual(v["serving/gpu/1/power_w"], 98.5)
+        self.assertNotIn("serving/gpu/1/temp_c", v)
+        self.assertEqual(len(v), 4 + 7)
+
+        dcgm_up = [True, False]
+
+        def fetch(url: str, timeout_s: float) -> str:
+            if url.endswith(":9400/metrics"):
+                if not dcgm_up.pop(0):
+                    raise OSError("connection refused")
+                return dcgm_text
+            return sglang([{"dp": 0, "prompt": 0}])
+
+        pw = FakePitwall()
+        scraper = ps.ServingScraper(pw, ["http://gpu-7:30000/metrics"], interval_s=5, fetch=fetch, clock=lambda: 1_700_000_000_000,  # type: ignore[arg-type]
+                                    dcgm_url="http://gpu-7:9400/metrics")
+        self.assertEqual(pw.runs[0][1]["config"]["dcgmUrl"], "http://gpu-7:9400/metrics")
+        scraper.scrape_once()
+        scraper.scrape_once()  # the exporter is down: the engine's values still go out, without GPU readings
+        run = scraper._targets[0]["run"]
+        self.assertEqual(run.metrics_calls[0]["serving/gpu/0/util_pct"], 97)
+        self.assertIn("serving/running_requests", run.metrics_calls[1])
+        self.assertNotIn("serving/gpu_util_pct", run.metrics_calls[1])
 
 
 if __name__ == "__main__":

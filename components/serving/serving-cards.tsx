@@ -11,17 +11,23 @@ import type { RunServingView, ServingWindowView } from "@/lib/view-models/servin
 /** Serving reads refetch at most this often (ms) while scrapes arrive. */
 const SERVING_REFRESH_MS = 2000;
 
-/** The host page's "Serving" card: the last hour of every engine scraped on this host. */
-export function HostServingCard({ hostName, initial, renderedAt }: { hostName: string; initial: ServingWindowView; renderedAt: number }) {
+/** A serving read seeded by the page's render, refetched (throttled) on the `runs` topic, polled only while the socket is down. */
+function useServingQuery<T extends object>(queryKey: readonly unknown[], queryFn: (signal: AbortSignal) => Promise<T>, initial: T, renderedAt: number): T {
   const live = useLiveTopics(["runs"]);
-  useLiveInvalidate(["runs"], [hostServingQueryKey(hostName)], { minIntervalMs: SERVING_REFRESH_MS });
+  useLiveInvalidate(["runs"], [queryKey], { minIntervalMs: SERVING_REFRESH_MS });
   const { data } = useQuery({
-    queryKey: hostServingQueryKey(hostName),
-    queryFn: ({ signal }) => fetchHostServing(hostName, signal),
+    queryKey,
+    queryFn: ({ signal }) => queryFn(signal),
     initialData: initial,
     initialDataUpdatedAt: renderedAt,
     refetchInterval: refetchIntervalFor(live),
   });
+  return data;
+}
+
+/** The host page's "Serving" card: the last hour of every engine scraped on this host. */
+export function HostServingCard({ hostName, initial, renderedAt }: { hostName: string; initial: ServingWindowView; renderedAt: number }) {
+  const data = useServingQuery(hostServingQueryKey(hostName), (signal) => fetchHostServing(hostName, signal), initial, renderedAt);
   return (
     <Card className="min-w-0" data-testid="serving-card">
       <CardHeader>
@@ -48,15 +54,7 @@ export function HostServingCard({ hostName, initial, renderedAt }: { hostName: s
  * no engine was scraped then.
  */
 export function RunServingCard({ runId, initial, renderedAt, ownRun = false }: { runId: number; initial: RunServingView; renderedAt: number; ownRun?: boolean }) {
-  const live = useLiveTopics(["runs"]);
-  useLiveInvalidate(["runs"], [runServingQueryKey(runId)], { minIntervalMs: SERVING_REFRESH_MS });
-  const { data } = useQuery({
-    queryKey: runServingQueryKey(runId),
-    queryFn: ({ signal }) => fetchRunServing(runId, signal),
-    initialData: initial,
-    initialDataUpdatedAt: renderedAt,
-    refetchInterval: refetchIntervalFor(live),
-  });
+  const data = useServingQuery(runServingQueryKey(runId), (signal) => fetchRunServing(runId, signal), initial, renderedAt);
   if (data.runs.length === 0) return null;
   return (
     <Card className="min-w-0" data-testid="serving-card">

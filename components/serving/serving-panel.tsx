@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { CircleCheck, Unplug } from "lucide-react";
-import { TimeSeriesChart, type TimeSeries } from "@/components/charts/time-series-chart";
+import { TimeSeriesChart } from "@/components/charts/time-series-chart";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { Badge } from "@/components/ui/badge";
 import { useLatencyUnit } from "@/components/charts/latency-unit";
@@ -11,6 +11,8 @@ import { formatLatencyIn } from "@/lib/latency-unit";
 import { runPath } from "@/lib/paths";
 import { SERVING_KEYS as K } from "@/lib/serving/derive";
 import type { ServingRunView, SweepLevelMark } from "@/lib/view-models/serving";
+import { GpuCharts, GpuFigures, hasGpuReadings } from "./gpu-readings";
+import { Figure, ServingChart, servingSeries, type ServingChartFrame, type ServingChartSpec } from "./series-chart-block";
 
 const CHART_HEIGHT = 150;
 
@@ -26,23 +28,42 @@ interface ServingRunPanelProps {
   linkName?: boolean;
 }
 
-function series(run: ServingRunView, lines: Array<{ key: string; label: string; color: string; scale?: number }>): TimeSeries[] {
-  return lines
-    .map((l) => {
-      const s = run.series.find((x) => x.key === l.key);
-      return { key: l.key, label: l.label, color: l.color, points: (s?.points ?? []).map((p) => ({ tMs: p.tMs, value: p.value * (l.scale ?? 1) })) };
-    })
-    .filter((s) => s.points.length > 0);
-}
+/** The panel's charts besides TTFT (drawn with the accept length below it). */
+const CHARTS: readonly ServingChartSpec[] = [
+  {
+    title: "Requests in flight and queued",
+    lines: [
+      { key: K.runningRequests, label: "running", color: "var(--chart-1)" },
+      { key: K.queuedRequests, label: "queued", color: "var(--chart-5)" },
+    ],
+    yLabel: "requests",
+    format: (x) => formatNumber(x, 0),
+    testId: "serving-requests-chart",
+  },
+  {
+    title: "KV-cache usage",
+    lines: [{ key: K.kvCacheUsage, label: "KV usage", color: "var(--chart-2)", scale: 100 }],
+    yLabel: "used (%)",
+    yDomain: [0, 100],
+    format: (x) => `${formatNumber(x, 1)}%`,
+    testId: "serving-kv-chart",
+  },
+  {
+    title: "Generation and prompt tok/s",
+    lines: [
+      { key: K.genTokPerS, label: "engine gen tok/s", color: "var(--chart-3)" },
+      { key: K.generationTokPerS, label: "generated", color: "var(--chart-1)" },
+      { key: K.promptTokPerS, label: "prompt", color: "var(--chart-4)" },
+    ],
+    yLabel: "tok/s",
+    format: formatTokPerS,
+  },
+];
 
-function Figure({ label, value, testId }: { label: string; value: string; testId?: string }) {
-  return (
-    <div className="grid gap-0.5" data-testid={testId}>
-      <span className="text-[11px] text-muted-fg">{label}</span>
-      <span className="text-sm font-medium tabular-nums">{value}</span>
-    </div>
-  );
-}
+const TTFT_LINES = [
+  { key: K.ttftMsP50, label: "TTFT p50", color: "var(--chart-2)" },
+  { key: K.ttftMsP99, label: "TTFT p99", color: "var(--chart-5)" },
+];
 
 /** One scraped engine: up/down, latest figures and small charts of the window (gaps where it did not answer). */
 export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLength = null, linkName = true }: ServingRunPanelProps) {
@@ -53,7 +74,8 @@ export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLe
   const has = (key: string) => v[key] !== undefined;
   const maxGapMs = Math.max(3 * run.intervalS * 1000, 3 * ((toMs - fromMs) / 400));
   const markers = levels.map((l) => ({ tMs: l.startMs, label: l.label }));
-  const common = { fromMs, toMs, height: CHART_HEIGHT, maxGapMs, markers };
+  const frame: ServingChartFrame = { fromMs, toMs, height: CHART_HEIGHT, maxGapMs, markers };
+  const gpu = hasGpuReadings(run);
   const tau = run.series.some((s) => s.key === K.acceptLength) || clientAcceptLength !== null;
   const name = linkName ? (
     <Link href={runPath(run.runId)} className="font-medium hover:underline">
@@ -100,58 +122,17 @@ export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLe
         />
       </div>
       <div className="grid gap-4 lg:grid-cols-2 2xl:grid-cols-4">
-        <ChartBlock title="Requests in flight and queued">
-          <TimeSeriesChart
-            {...common}
-            series={series(run, [
-              { key: K.runningRequests, label: "running", color: "var(--chart-1)" },
-              { key: K.queuedRequests, label: "queued", color: "var(--chart-5)" },
-            ])}
-            yLabel="requests"
-            format={(x) => formatNumber(x, 0)}
-            testId="serving-requests-chart"
-          />
-        </ChartBlock>
-        <ChartBlock title="KV-cache usage">
-          <TimeSeriesChart {...common} series={series(run, [{ key: K.kvCacheUsage, label: "KV usage", color: "var(--chart-2)", scale: 100 }])} yLabel="used (%)" yDomain={[0, 100]} format={(x) => `${formatNumber(x, 1)}%`} testId="serving-kv-chart" />
-        </ChartBlock>
-        <ChartBlock title="Generation and prompt tok/s">
-          <TimeSeriesChart
-            {...common}
-            series={series(run, [
-              { key: K.genTokPerS, label: "engine gen tok/s", color: "var(--chart-3)" },
-              { key: K.generationTokPerS, label: "generated", color: "var(--chart-1)" },
-              { key: K.promptTokPerS, label: "prompt", color: "var(--chart-4)" },
-            ])}
-            yLabel="tok/s"
-            format={formatTokPerS}
-          />
-        </ChartBlock>
-        <ChartBlock title={tau ? "TTFT and accept length" : "TTFT p50 / p99"}>
-          <TimeSeriesChart
-            {...common}
-            series={series(run, [
-              { key: K.ttftMsP50, label: "TTFT p50", color: "var(--chart-2)", scale: ms },
-              { key: K.ttftMsP99, label: "TTFT p99", color: "var(--chart-5)", scale: ms },
-            ])}
-            yLabel={unit}
-            format={(x) => formatLatencyIn(unit === "s" ? x * 1000 : x, unit)}
-            testId="serving-ttft-chart"
-          />
+        {CHARTS.map((spec) => (
+          <ServingChart key={spec.title} run={run} frame={frame} spec={spec} />
+        ))}
+        <ServingChart run={run} frame={frame} spec={{ title: tau ? "TTFT and accept length" : "TTFT p50 / p99", lines: TTFT_LINES.map((l) => ({ ...l, scale: ms })), yLabel: unit, format: (x) => formatLatencyIn(unit === "s" ? x * 1000 : x, unit), testId: "serving-ttft-chart" }}>
           {tau && (
-            <TimeSeriesChart {...common} height={90} series={series(run, [{ key: K.acceptLength, label: "accept length", color: "var(--chart-3)" }])} yLabel="τ" fit format={(x) => formatNumber(x, 2)} emptyText="No accept length from the server" />
+            <TimeSeriesChart {...frame} height={90} series={servingSeries(run, [{ key: K.acceptLength, label: "accept length", color: "var(--chart-3)" }])} yLabel="τ" fit format={(x) => formatNumber(x, 2)} emptyText="No accept length from the server" />
           )}
-        </ChartBlock>
+        </ServingChart>
       </div>
-    </div>
-  );
-}
-
-function ChartBlock({ title, children }: { title: string; children: React.ReactNode }) {
-  return (
-    <div className="grid min-w-0 content-start gap-1">
-      <h3 className="text-[13px] font-medium text-muted-fg">{title}</h3>
-      {children}
+      {gpu && <GpuFigures latest={v} />}
+      {gpu && <GpuCharts run={run} frame={frame} />}
     </div>
   );
 }

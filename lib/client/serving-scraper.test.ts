@@ -95,4 +95,34 @@ describe("ServingScraper", () => {
     expect(byScrape[3]!["serving/prompt_tok_per_s"]).toBeUndefined();
     expect(byScrape[4]!["serving/prompt_tok_per_s"]).toBe(100);
   });
+
+  it("ends its runs `ended` when scraping stops: telemetry has no outcome", () => {
+    const { frames, scraper } = setup();
+    scraper.finish();
+    expect(frames.map((f) => f.type === "run.end" && f.status)).toEqual(["ended"]);
+  });
+
+  it("adds the dcgm-exporter's GPU readings, per GPU and host-wide, to every good scrape", async () => {
+    const frames: OutgoingFrame[] = [];
+    const dcgm = ['DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-a"} 90', 'DCGM_FI_DEV_GPU_UTIL{gpu="1",UUID="GPU-b"} 10', 'DCGM_FI_DEV_GPU_TEMP{gpu="1",UUID="GPU-b"} 70'].join("\n");
+    const scraper = new ServingScraper({
+      sender: { send: (f) => (frames.push(f), String(frames.length)) },
+      targets: [scrapeTarget("http://127.0.0.1:30000/metrics", undefined, "kpro5")],
+      intervalS: 5,
+      dcgmUrl: "http://127.0.0.1:9400/metrics",
+      clock: { now: () => 1_700_000_000_000, sleep: async () => undefined },
+      fetchText: async (url) => (url.endsWith(":9400/metrics") ? dcgm : sglangExposition([rank(0)])),
+    });
+    await scraper.scrapeOnce();
+    const metrics = frames.find((f) => f.type === "run.metrics");
+    const values = metrics?.type === "run.metrics" ? Object.fromEntries(metrics.points.map((p) => [p.key, p.value])) : {};
+    expect(values).toMatchObject({
+      "serving/running_requests": 4,
+      "serving/gpu_util_pct": 50,
+      "serving/gpu_temp_c": 70,
+      "serving/gpu/0/util_pct": 90,
+      "serving/gpu/1/util_pct": 10,
+      "serving/gpu/1/temp_c": 70,
+    });
+  });
 });

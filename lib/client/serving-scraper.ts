@@ -131,8 +131,11 @@ export class ServingScraper {
     await this.scrapeOnce();
   }
 
-  /** Sends `run.end` for every target: scraping stopped (`succeeded` unless told otherwise). */
-  finish(status: RunEndFrame["status"] = "succeeded"): void {
+  /**
+   * Sends `run.end` for every target: scraping stopped. Default `ended` (stopped, outcome unknown):
+   * telemetry has no outcome of its own, so it never claims `succeeded`.
+   */
+  finish(status: RunEndFrame["status"] = "ended"): void {
     for (const t of this.opts.targets) this.opts.sender.send({ type: "run.end", run: t.runKey, status, endedAt: this.clock.now() });
   }
 
