@@ -23,6 +23,7 @@
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { PrismaPg } from "@prisma/adapter-pg";
+import type pg from "pg";
 import WebSocket from "ws";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
@@ -184,6 +185,7 @@ async function soak(opts: ScenarioOptions): Promise<void> {
   const periodMs = 1000 / o.rate;
   const due = new Int32Array(o.workers);
   const endAt = t0 + o.durationS * 1000;
+  const sampler = sampleActivity(env.pool);
   await new Promise<void>((resolve) => {
     const tick = () => {
       const now = Math.min(performance.now(), endAt);
@@ -200,6 +202,7 @@ async function soak(opts: ScenarioOptions): Promise<void> {
     tick();
   });
   const sendEnd = performance.now();
+  const activity = await sampler.stop();
   const drainStart = performance.now();
   while (tally.acked + tally.rejected < tally.sent && performance.now() - drainStart < DRAIN_TIMEOUT_MS) await sleep(100);
   const elapsedS = (performance.now() - t0) / 1000;
@@ -210,6 +213,7 @@ async function soak(opts: ScenarioOptions): Promise<void> {
   const rss1 = server.serverPid ? memoryKb(server.serverPid) : null;
   workers.forEach((w) => w.close());
 
+  printActivity(opts.log, activity);
   const lat = tally.latencyMs.subarray(0, tally.latencies).sort();
   const rejects = [...tally.rejectCodes].map(([c, n]) => `${c} × ${n}`).join(", ");
   opts.log(`frames sent ${fmtInt(tally.sent)} | acked ${fmtInt(tally.acked)} | rejected ${fmtInt(tally.rejected)}${rejects ? ` (${rejects})` : ""} | unanswered ${fmtInt(tally.sent - tally.acked - tally.rejected)}`);
@@ -225,6 +229,48 @@ async function soak(opts: ScenarioOptions): Promise<void> {
   opts.log(
     `CPU s over ${fmt(elapsedS, 0)} s: server ${fmt(serverCpu, 1)} | PostgreSQL ${fmt(pgCpu, 1)} | this load generator ${fmt((genCpu.user + genCpu.system) / 1e6, 1)} (event-loop delay p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fmt(loopDelay.max / 1e6, 1)} ms); all on the same cores as the server, and the machine is shared`,
   );
+}
+
+/** What PostgreSQL's client backends were doing, sampled from pg_stat_activity every 250 ms. */
+function sampleActivity(pool: pg.Pool): { stop(): Promise<{ samples: number; commitsPerS: number; states: Map<string, number>; statements: Map<string, number> }> } {
+  const states = new Map<string, number>();
+  const statements = new Map<string, number>();
+  const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+  const commits = async () => Number((await pool.query<{ n: string }>(`SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0]?.n ?? NaN);
+  let samples = 0;
+  let running = true;
+  const t0 = performance.now();
+  const loop = (async () => {
+    const c0 = await commits();
+    while (running) {
+      const res = await pool.query<{ state: string | null; wait: string | null; query: string }>(
+        `SELECT state, wait_event_type || ':' || wait_event AS wait, left(regexp_replace(query, '\\s+', ' ', 'g'), 80) AS query
+         FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND datname = current_database()`,
+      );
+      samples++;
+      for (const r of res.rows) {
+        bump(states, `${r.state ?? "?"}${r.wait ? ` (${r.wait})` : ""}`);
+        if (r.state === "active") bump(statements, r.query);
+      }
+      await sleep(250);
+    }
+    return c0;
+  })();
+  return {
+    async stop() {
+      running = false;
+      const c0 = await loop;
+      return { samples, commitsPerS: ((await commits()) - c0) / ((performance.now() - t0) / 1000), states, statements };
+    },
+  };
+}
+
+function printActivity(log: (line: string) => void, a: Awaited<ReturnType<ReturnType<typeof sampleActivity>["stop"]>>): void {
+  const top = (m: Map<string, number>, n: number) => [...m].sort((x, y) => y[1] - x[1]).slice(0, n).map(([k, v]) => `${fmt(v / Math.max(1, a.samples), 2)} ${k}`);
+  log(`PostgreSQL: ${fmtInt(a.commitsPerS)} commits/s; client backends by state (mean count over ${a.samples} samples of pg_stat_activity):`);
+  for (const line of top(a.states, 6)) log(`  ${line}`);
+  log(`  busiest statements (mean active count):`);
+  for (const line of top(a.statements, 6)) log(`    ${line}`);
 }
 
 /** The `soak` scenario (see the module comment). */

@@ -8,6 +8,7 @@ import { upsertBenchmarkPoints } from "./writers/benchmark-points";
 import { upsertMetricPoints, type MetricFrame } from "./writers/metrics";
 import { applyProgress, checkRunInvariants, type WorkerCache } from "./writers/progress";
 import { loadOwnershipCheck } from "./ownership";
+import { preparedStatements } from "./prepared";
 import { claimFrameIds, endRun, insertEvent, loadRuns, recordHeartbeat, touchRun, upsertArtifact, upsertRun, type RunRef } from "./writers/runs";
 import { upsertBaseline, upsertEvalResults } from "./writers/evals";
 import { applyActivity, applyTodos, proposePlan } from "./writers/sessions";
@@ -91,7 +92,7 @@ function isDataError(err: unknown): boolean {
 }
 
 async function applyBatch(pool: pg.Pool, principal: TokenPrincipal, frames: ClientFrame[], now: Now): Promise<FrameOutcome[]> {
-  const client = await pool.connect();
+  const client = preparedStatements(await pool.connect());
   try {
     await client.query("BEGIN");
     const outcomes = await applyInTransaction(client, principal, frames, now());
@@ -131,7 +132,8 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
     const key = f.type === "run.start" ? f.run : requiredRunKey(f);
     if (key !== undefined) referenced.add(key);
   }
-  const stored = await loadRuns(client, [...referenced]);
+  const stored = await loadRuns(client, [...referenced]); // and locks them
+
   const denied = await loadOwnershipCheck(client, principal, frames, stored);
   const runs: Map<string, RunRef> = stored;
   const startedInBatch = new Set<string>();
@@ -157,11 +159,7 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
     accepted.push(i);
   });
 
-  // Lock the existing runs this batch writes to, up front and in id order: batches for the same
-  // runs then queue behind each other instead of deadlocking on row locks taken mid-way (the
-  // foreign keys of inserted rows take KEY SHARE locks on their run in frame order).
-  const lockIds = [...runs.values()].map((r) => r.id).sort((a, b) => a - b);
-  if (lockIds.length) await client.query(`SELECT id FROM "Run" WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE`, [lockIds]);
+  // The stored runs are locked now (loadRuns, in id order).
 
   // 2. Claim frame ids; those already claimed were committed before: ack without applying.
   const claimed = await claimFrameIds(client, principal.hostId, accepted.map((i) => frames[i]!.id));
@@ -172,9 +170,12 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
     else outcomes.set(i, { id: f.id, ok: true, duplicate: true });
   }
 
-  // 3. Apply in order. High-rate rows (benchmark points, metric points) of consecutive frames are
-  //    buffered and written as one multi-row upsert; any other frame flushes the buffers first,
-  //    so effects keep the order the worker sent them in.
+  // 3. Apply in order. Benchmark points and eval results of consecutive frames are buffered and
+  //    written as one multi-row upsert; any other frame flushes those buffers first, so effects
+  //    keep the order the worker sent them in. Metric points of the whole batch are written
+  //    together at its end (three or more round trips per flush, the most expensive step of a
+  //    mixed batch; no other frame type reads them, so only the order of their overflow alert
+  //    events against the batch's other events differs).
   const topics = new Set<string>();
   const touched = new Set<number>();
   const progressRuns = new Set<number>();
@@ -200,9 +201,6 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
     const f = frames[i]!;
     if (f.type !== "run.benchmark") {
       if (points.length) await flush();
-    }
-    if (f.type !== "run.metrics") {
-      if (metrics.length) await flush();
     }
     if (f.type !== "run.eval") {
       if (evals.length) await flush();

@@ -44,16 +44,16 @@ export async function applyProgress(client: pg.PoolClient, runId: number, f: Run
   if (ts > w.lastPushAt) w.lastPushAt = ts;
   cache.set(id, w);
 
+  // One round trip: the worker's row and the sample in one statement.
   await client.query(
-    `INSERT INTO "WorkerProgress" ("runId", "workerId", "bootId", done, total, unit, counters, "counterState", "lastPushAt")
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)
-     ON CONFLICT ("runId", "workerId") DO UPDATE SET "bootId" = EXCLUDED."bootId", done = EXCLUDED.done, total = EXCLUDED.total,
-       unit = EXCLUDED.unit, counters = EXCLUDED.counters, "counterState" = EXCLUDED."counterState", "lastPushAt" = EXCLUDED."lastPushAt"`,
-    [runId, f.workerId, w.bootId, w.done, w.total, w.unit, JSON.stringify(w.counters), JSON.stringify(w.counterState), w.lastPushAt],
-  );
-  await client.query(
-    `INSERT INTO "ProgressSample" ("runId", "workerId", "bootId", ts, done, counters) VALUES ($1, $2, $3, $4, $5, $6::jsonb)`,
-    [runId, f.workerId, f.bootId, ts, f.done ?? null, JSON.stringify(w.counters)],
+    `WITH worker AS (
+       INSERT INTO "WorkerProgress" ("runId", "workerId", "bootId", done, total, unit, counters, "counterState", "lastPushAt")
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)
+       ON CONFLICT ("runId", "workerId") DO UPDATE SET "bootId" = EXCLUDED."bootId", done = EXCLUDED.done, total = EXCLUDED.total,
+         unit = EXCLUDED.unit, counters = EXCLUDED.counters, "counterState" = EXCLUDED."counterState", "lastPushAt" = EXCLUDED."lastPushAt"
+     )
+     INSERT INTO "ProgressSample" ("runId", "workerId", "bootId", ts, done, counters) VALUES ($1, $2, $3, $10, $11, $7::jsonb)`,
+    [runId, f.workerId, w.bootId, w.done, w.total, w.unit, JSON.stringify(w.counters), JSON.stringify(w.counterState), w.lastPushAt, ts, f.done ?? null],
   );
 }
 
@@ -76,14 +76,19 @@ async function loadWorker(client: pg.PoolClient, runId: number, workerId: string
  * s3.uploaded). Returns true when an alert was raised or cleared.
  */
 export async function checkRunInvariants(client: pg.PoolClient, runId: number, at: Date): Promise<boolean> {
-  const workers = await client.query<{ workerId: string; done: number | null; total: number | null; counters: Record<string, number>; lastPushAt: Date }>(
-    `SELECT "workerId", done, total, counters, "lastPushAt" FROM "WorkerProgress" WHERE "runId" = $1`,
+  // One round trip for the run's alerts and its workers. The run row is already locked by this
+  // transaction (apply.ts locks every stored run it writes to; a run started in it is its own).
+  const res = await client.query<{ activeAlerts: string[] | null; workers: Array<{ workerId: string; done: number | null; total: number | null; counters: Record<string, number>; lastPushAt: string }> }>(
+    `SELECT r."activeAlerts",
+            COALESCE((SELECT json_agg(json_build_object('workerId', w."workerId", 'done', w.done, 'total', w.total, 'counters', w.counters, 'lastPushAt', w."lastPushAt"))
+                        FROM "WorkerProgress" w WHERE w."runId" = r.id), '[]'::json) AS workers
+       FROM "Run" r WHERE r.id = $1`,
     [runId],
   );
-  const totals = aggregateWorkers(workers.rows.map((w) => ({ ...w, lastPushMs: w.lastPushAt.getTime() })));
+  const row = res.rows[0];
+  const totals = aggregateWorkers((row?.workers ?? []).map((w) => ({ ...w, lastPushMs: Date.parse(w.lastPushAt) })));
   const alert = uploadInvariant(totals.counters);
-  const run = await client.query<{ activeAlerts: string[] }>(`SELECT "activeAlerts" FROM "Run" WHERE id = $1 FOR NO KEY UPDATE`, [runId]);
-  const active = new Set(run.rows[0]?.activeAlerts ?? []);
+  const active = new Set(row?.activeAlerts ?? []);
   const code = "deleted_before_upload";
   if (alert && !active.has(code)) {
     active.add(code);

@@ -21,12 +21,17 @@ const OUTPUT_TAIL_MAX_CHARS = 64 * 1024;
 /** Host samples are kept this long (the host page charts the last hour). */
 const HOST_SAMPLE_RETENTION = "24 hours";
 
-/** Looks up runs by client key, with their owners. */
+/**
+ * Looks up runs by client key, with their owners, and locks them (FOR NO KEY UPDATE, taken in id
+ * order: batches writing to the same runs queue behind each other instead of deadlocking on row
+ * locks taken mid-way; the foreign keys of inserted rows take KEY SHARE locks on their run in
+ * frame order). Lookup and lock are one round trip.
+ */
 export async function loadRuns(client: pg.PoolClient, keys: string[]): Promise<Map<string, StoredRun>> {
   const map = new Map<string, StoredRun>();
   if (keys.length === 0) return map;
   const res = await client.query<{ id: number; key: string; ownerHostId: number; ownerHost: string }>(
-    `SELECT r.id, r.key, r."ownerHostId", h.name AS "ownerHost" FROM "Run" r JOIN "Host" h ON h.id = r."ownerHostId" WHERE r.key = ANY($1::text[])`,
+    `SELECT r.id, r.key, r."ownerHostId", h.name AS "ownerHost" FROM "Run" r JOIN "Host" h ON h.id = r."ownerHostId" WHERE r.key = ANY($1::text[]) ORDER BY r.id FOR NO KEY UPDATE OF r`,
     [keys],
   );
   for (const row of res.rows) map.set(row.key, { id: row.id, key: row.key, owner: { hostId: row.ownerHostId, hostName: row.ownerHost } });
@@ -131,17 +136,25 @@ export async function insertEvent(
   ]);
 }
 
-/** Records a heartbeat: host liveness, latest facts, and a sample for the host charts. */
+/**
+ * Records a heartbeat: host liveness, latest facts, and a sample for the host charts (samples
+ * older than HOST_SAMPLE_RETENTION are dropped). One statement (data-modifying CTEs), so a
+ * heartbeat costs one round trip.
+ */
 export async function recordHeartbeat(client: pg.PoolClient, hostId: number, f: HeartbeatFrame, at: Date): Promise<void> {
   const ts = f.ts ? new Date(f.ts) : at;
   const facts = f.facts ? JSON.stringify(toJsonSafe(f.facts)) : null;
+  // The CTEs share one snapshot: the DELETE cannot see the sample inserted beside it, so a
+  // sample already past retention is not inserted at all.
   await client.query(
-    `UPDATE "Host" SET "lastHeartbeatAt" = GREATEST(COALESCE("lastHeartbeatAt", $2), $2),
-       "heartbeatIntervalS" = COALESCE($3, "heartbeatIntervalS"), facts = COALESCE($4::jsonb, facts) WHERE id = $1`,
-    [hostId, ts, f.intervalS ?? null, facts],
+    `WITH host AS (
+       UPDATE "Host" SET "lastHeartbeatAt" = GREATEST(COALESCE("lastHeartbeatAt", $2::timestamptz), $2::timestamptz),
+         "heartbeatIntervalS" = COALESCE($3::int, "heartbeatIntervalS"), facts = COALESCE($4::jsonb, facts) WHERE id = $1::int RETURNING id
+     ), sample AS (
+       INSERT INTO "HostSample" ("hostId", ts, facts) SELECT $1::int, $2::timestamptz, $4::jsonb
+        WHERE $4::jsonb IS NOT NULL AND $2::timestamptz >= $5::timestamptz - interval '${HOST_SAMPLE_RETENTION}' ON CONFLICT DO NOTHING
+     )
+     DELETE FROM "HostSample" WHERE $4::jsonb IS NOT NULL AND "hostId" = $1::int AND ts < $5::timestamptz - interval '${HOST_SAMPLE_RETENTION}'`,
+    [hostId, ts, f.intervalS ?? null, facts, at],
   );
-  if (facts) {
-    await client.query(`INSERT INTO "HostSample" ("hostId", ts, facts) VALUES ($1, $2, $3::jsonb) ON CONFLICT DO NOTHING`, [hostId, ts, facts]);
-    await client.query(`DELETE FROM "HostSample" WHERE "hostId" = $1 AND ts < $2::timestamptz - interval '${HOST_SAMPLE_RETENTION}'`, [hostId, at]);
-  }
 }
