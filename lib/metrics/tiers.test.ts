@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { bucketSpan, coverRange, emptyAggregate, m4Points, mergeAggregate, planSeries, READ_FACTOR, tierRowsOf, TIER_BITS, type TierAggregate } from "./tiers";
+import { seededRng } from "@/lib/random";
+import { addPoint, bucketSpan, coverRange, emptyAggregate, m4Points, mergeAggregate, planSeries, READ_FACTOR, tierRowsOf, TIER_BITS, type TierAggregate } from "./tiers";
 
 /** Steps covered by a piece, as [first, last] inclusive. */
 function stepsOf(p: { bits: number; lo: bigint; hi: bigint }): [bigint, bigint] {
@@ -81,5 +82,29 @@ describe("aggregates", () => {
       [4, 4],
       [7, 8],
     ]);
+  });
+});
+
+describe("tierRowsOf", () => {
+  test("the finest tier point by point and each coarser from the one below equal a summary per tier straight from the points", () => {
+    const rnd = seededRng(11);
+    const pts = Array.from({ length: 3000 }, (_, i) => {
+      const r = rnd();
+      const step = r < 0.6 ? BigInt(i) : r < 0.8 ? BigInt(Math.floor(rnd() * 100_000)) - 50_000n : BigInt(Math.floor(rnd() * 2 ** 52)) * 2048n * (rnd() < 0.5 ? -1n : 1n);
+      return { key: rnd() < 0.5 ? "loss" : "lr", step, value: rnd() < 0.05 ? NaN : Math.round(rnd() * 100) };
+    });
+    const distinct = [...new Map(pts.map((p) => [`${p.key}|${p.step}`, p])).values()];
+    const naive = new Map<string, TierAggregate>();
+    for (const bits of TIER_BITS) {
+      for (const p of distinct) {
+        const id = `${bits}|${p.key}|${p.step >> BigInt(bits)}`;
+        const agg = naive.get(id) ?? emptyAggregate();
+        addPoint(agg, p.step, p.value);
+        naive.set(id, agg);
+      }
+    }
+    const rows = tierRowsOf(columns(distinct));
+    expect(new Map(rows.map((r) => [`${r.bits}|${r.key}|${r.bucket}`, r.agg]))).toEqual(naive);
+    expect(rows).toHaveLength(naive.size);
   });
 });

@@ -96,3 +96,18 @@ describe("run.metrics ingest", () => {
     expect(await maxSteps(id)).toEqual(fromRaw);
   });
 });
+
+describe("MetricPoint without a foreign key", () => {
+  test("deleting a run still deletes its points (trigger), and its tiers, non-finite copy and max-step rows (cascade)", async () => {
+    const { run, id } = await startRun("training");
+    await ingest({ type: "run.metrics", run, points: [{ key: "loss", step: 1, value: 1 }, { key: "loss", step: 2, value: "NaN" }] });
+    const other = await startRun("training");
+    await ingest({ type: "run.metrics", run: other.run, points: [{ key: "loss", step: 1, value: 1 }] });
+    await pool.query(`DELETE FROM "Run" WHERE id = $1`, [id]);
+    for (const table of ["MetricPoint", "MetricTier", "MetricNonFinite", "MetricSeries"]) {
+      const n = (await pool.query(`SELECT count(*)::int AS n FROM "${table}" WHERE "runId" = $1`, [id])).rows[0].n;
+      expect([table, n]).toEqual([table, 0]);
+    }
+    expect(await points(other.id)).toHaveLength(1);
+  });
+});

@@ -1,6 +1,6 @@
-import type pg from "pg";
 import { isCounterOverflow } from "@/lib/metrics/steps";
 import type { PointColumns } from "@/lib/metrics/tiers";
+import type { SqlPart } from "./metric-tiers";
 
 /** A server-raised alert to store as a run event. */
 export interface RaisedAlert {
@@ -11,30 +11,36 @@ export interface RaisedAlert {
 }
 
 /**
- * The step-overflow check of a `run.metrics` batch, O(keys): reads the highest step stored so far
- * for each key of the batch from "MetricSeries" (one row per (run, key), NaN/±Infinity points
- * included) and raises it to the batch's highest, in one statement (both parts of a
- * data-modifying CTE see the rows as they were before it). Then walks the batch in arrival order
- * and returns a `step_overflow` warning for every step that went back by ~2^32 from the highest
- * seen before it (a wrapped 32-bit step counter). The caller holds the run row's lock, so batches
- * of one run cannot interleave here.
- * @throws whatever PostgreSQL raises.
+ * The step-overflow check of a `run.metrics` batch is O(keys): "MetricSeries" keeps one row per
+ * (run, key) with the highest step stored (NaN/±Infinity points included). Two parts of the
+ * writer's single statement (metrics.ts): `prev` reads the rows of the batch's keys, `raised`
+ * lifts them to the batch's highest steps; both see the rows as they were before the statement
+ * (a data-modifying CTE), so `prev` is what the batch is checked against. The caller holds the
+ * run row's lock, so batches of one run cannot interleave. `$1` is the run id.
  */
-export async function overflowAlerts(client: pg.PoolClient, runId: number, points: PointColumns): Promise<RaisedAlert[]> {
+export function maxStepSql(points: PointColumns, first: number): { prev: string; raised: SqlPart } {
   const batchMax = new Map<string, bigint>();
   for (let i = 0; i < points.key.length; i++) {
     const m = batchMax.get(points.key[i]!);
     if (m === undefined || points.step[i]! > m) batchMax.set(points.key[i]!, points.step[i]!);
   }
-  const res = await client.query<{ key: string; maxStep: string }>(
-    `WITH prev AS (SELECT key, "maxStep" FROM "MetricSeries" WHERE "runId" = $1 AND key = ANY($2::text[])),
-          raised AS (
-            INSERT INTO "MetricSeries" ("runId", key, "maxStep") SELECT $1::int4, * FROM unnest($2::text[], $3::int8[])
-            ON CONFLICT ("runId", key) DO UPDATE SET "maxStep" = EXCLUDED."maxStep" WHERE "MetricSeries"."maxStep" < EXCLUDED."maxStep")
-     SELECT key, "maxStep"::text AS "maxStep" FROM prev`,
-    [runId, [...batchMax.keys()], [...batchMax.values()].map(String)],
-  );
-  const highest = new Map(res.rows.map((r) => [r.key, BigInt(r.maxStep)]));
+  return {
+    prev: `SELECT key, "maxStep" FROM "MetricSeries" WHERE "runId" = $1 AND key = ANY($${first}::text[])`,
+    raised: {
+      sql: `INSERT INTO "MetricSeries" ("runId", key, "maxStep") SELECT $1::int4, * FROM unnest($${first}::text[], $${first + 1}::int8[])
+            ON CONFLICT ("runId", key) DO UPDATE SET "maxStep" = EXCLUDED."maxStep" WHERE "MetricSeries"."maxStep" < EXCLUDED."maxStep"`,
+      params: [[...batchMax.keys()], [...batchMax.values()].map(String)],
+    },
+  };
+}
+
+/**
+ * Walks the batch in arrival order from `stored` (the highest step per key before the batch) and
+ * returns a `step_overflow` warning for every step that went back by ~2^32 from the highest seen
+ * before it (a wrapped 32-bit step counter); an ordinary resume (a smaller drop) raises nothing.
+ */
+export function overflowAlerts(runId: number, points: PointColumns, stored: ReadonlyMap<string, bigint>): RaisedAlert[] {
+  const highest = new Map(stored);
   const alerts: RaisedAlert[] = [];
   for (let i = 0; i < points.key.length; i++) {
     const key = points.key[i]!;

@@ -13,14 +13,17 @@ export const STAGE_TABLE = "pitwall_metric_stage";
 
 /**
  * Appends COPY text-format lines (`key \t step \t value \t ts`, `\N` for no ts) to the staging
- * table, creating it first when this connection has none. Must run inside the caller's transaction.
+ * table in one round trip: the same simple query creates the table first when this connection
+ * has none and, with `clear`, deletes rows an earlier run of the batch staged. Must run inside
+ * the caller's transaction.
  * @throws what PostgreSQL raises for a bad line (class 22, e.g. 22021 for a NUL byte).
  */
-export async function copyRows(client: pg.PoolClient, text: string): Promise<void> {
-  // IF NOT EXISTS on every batch (one short round trip): a table created inside a transaction
-  // that is later rolled back is gone, so a per-connection "created" flag would lie.
-  await client.query(`CREATE TEMP TABLE IF NOT EXISTS ${STAGE_TABLE} (key text NOT NULL, step int8 NOT NULL, value float8 NOT NULL, ts timestamptz) ON COMMIT DELETE ROWS`);
-  const stream = client.query(copyFrom(`COPY ${STAGE_TABLE} (key, step, value, ts) FROM STDIN`));
+export async function copyRows(client: pg.PoolClient, text: string, clear: boolean): Promise<void> {
+  // IF NOT EXISTS on every batch, not a per-connection "created" flag: a table created inside a
+  // transaction that is later rolled back is gone. pg-copy-streams finishes at ReadyForQuery, after
+  // every statement of the query string; the statements before COPY only add a CommandComplete.
+  const create = `CREATE TEMP TABLE IF NOT EXISTS ${STAGE_TABLE} (key text NOT NULL, step int8 NOT NULL, value float8 NOT NULL, ts timestamptz) ON COMMIT DELETE ROWS;`;
+  const stream = client.query(copyFrom(`${create}${clear ? ` DELETE FROM ${STAGE_TABLE};` : ""} COPY ${STAGE_TABLE} (key, step, value, ts) FROM STDIN`));
   stream.end(Buffer.from(text));
   await finished(stream);
 }

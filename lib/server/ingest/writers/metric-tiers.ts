@@ -4,59 +4,82 @@ import { TIER_BITS, TIER_FANOUT_BITS, tierRowsOf, type PointColumns, type TierRo
 /**
  * Keeps "MetricTier" (lib/metrics/tiers.ts) and "MetricNonFinite" current for one run's batch of
  * metric points, inside the ingest transaction that wrote them to "MetricPoint":
- * - new steps (appends and out-of-order steps alike) are summarised here in JS and merged into
- *   every tier by one upsert: counts add up, first/last/min/max take the better of the two;
- * - replaced steps (a resumed attempt re-sending a step with another value) may have removed a
- *   bucket's extreme, so their buckets are recomputed: the finest tier from the raw rows (≤ 16
- *   steps a bucket), each coarser one from the 16 buckets below it. Rare, and exact.
- * Both run after the MetricPoint upsert, so a recompute sees the batch's new rows too.
+ * - every point of the batch is summarised in JS and merged into every tier by one upsert
+ *   ({@link tierMergeSql}, a part of the writer's single statement, metrics.ts): counts add up,
+ *   first/last/min/max take the better of the two; its NaN/±Infinity points are upserted into
+ *   "MetricNonFinite" ({@link nonFiniteUpsertSql}) in the same statement;
+ * - replaced steps (a resumed attempt re-sending a step with another value; the merge reports
+ *   them) were merged as if new and may also have removed a bucket's extreme, so afterwards
+ *   ({@link repairReplaced}) every bucket holding one is recomputed: the finest tier from the raw
+ *   rows (≤ 16 steps a bucket), each coarser one from the 16 buckets below it. Rare, and exact
+ *   whatever the optimistic merge added to those buckets.
  */
 
-/**
- * Updates the tiers and the non-finite copy of `runId` for `points` (the rows just upserted,
- * distinct by key and step), of which `replaced` (ids `${key}\u0000${step}`) already existed.
- * @throws whatever PostgreSQL raises (the caller's transaction is then rolled back).
- */
-export async function maintainMetricTiers(client: pg.PoolClient, runId: number, points: PointColumns, replaced: ReadonlySet<string>): Promise<void> {
-  let fresh = points;
-  let redone: PointColumns = { key: [], step: [], value: [] };
-  if (replaced.size) {
-    const isReplaced = points.key.map((key, i) => replaced.has(pointId(key, points.step[i]!)));
-    fresh = pick(points, isReplaced, false);
-    redone = pick(points, isReplaced, true);
-  }
-  if (fresh.key.length) await mergeTierRows(client, runId, tierRowsOf(fresh));
-  if (redone.key.length) await recomputeBuckets(client, runId, redone);
-  await syncNonFinite(client, runId, points, redone);
+/** SQL text and parameter values of one part of a statement (parameters numbered from the `first` it was given). */
+export interface SqlPart {
+  sql: string;
+  params: unknown[];
 }
 
-/** The points whose flag in `flags` equals `want`. */
-function pick(points: PointColumns, flags: readonly boolean[], want: boolean): PointColumns {
-  const out = { key: [] as string[], step: [] as bigint[], value: [] as number[] };
-  flags.forEach((flag, i) => {
-    if (flag !== want) return;
-    out.key.push(points.key[i]!);
-    out.step.push(points.step[i]!);
-    out.value.push(points.value[i]!);
-  });
-  return out;
-}
-
-/** Id of a (key, step) pair as `maintainMetricTiers` expects it in `replaced`. */
+/** Id of a (key, step) pair as `repairReplaced` expects it in `replaced`. */
 export function pointId(key: string, step: bigint): string {
   return `${key}\u0000${step}`;
 }
 
+/**
+ * After the single statement: recomputes every tier bucket holding a replaced step and removes
+ * replaced steps that became finite from "MetricNonFinite". `replaced` are ids ({@link pointId})
+ * of `points` that already existed. @throws whatever PostgreSQL raises.
+ */
+export async function repairReplaced(client: pg.PoolClient, runId: number, points: PointColumns, replaced: ReadonlySet<string>): Promise<void> {
+  if (replaced.size === 0) return;
+  const redone = pick(points, (i) => replaced.has(pointId(points.key[i]!, points.step[i]!)));
+  await recomputeBuckets(client, runId, redone);
+  const healed = pick(redone, (i) => Number.isFinite(redone.value[i]!));
+  if (healed.key.length) {
+    await client.query(`DELETE FROM "MetricNonFinite" n USING unnest($2::text[], $3::int8[]) d(key, step) WHERE n."runId" = $1 AND n.key = d.key AND n.step = d.step`, [
+      runId,
+      healed.key,
+      healed.step.map(String),
+    ]);
+  }
+}
+
+/** The points `keep(i)` selects. */
+function pick(points: PointColumns, keep: (i: number) => boolean): PointColumns {
+  const out = { key: [] as string[], step: [] as bigint[], value: [] as number[] };
+  for (let i = 0; i < points.key.length; i++) {
+    if (!keep(i)) continue;
+    out.key.push(points.key[i]!);
+    out.step.push(points.step[i]!);
+    out.value.push(points.value[i]!);
+  }
+  return out;
+}
+
+/** `INSERT INTO "MetricNonFinite"` of the NaN/±Infinity points of `points` (null when there are none); `$1` is the run id. */
+export function nonFiniteUpsertSql(points: PointColumns, first: number): SqlPart | null {
+  const special = pick(points, (i) => !Number.isFinite(points.value[i]!));
+  if (!special.key.length) return null;
+  return {
+    sql: `INSERT INTO "MetricNonFinite" ("runId", key, step, value) SELECT $1::int4, * FROM unnest($${first}::text[], $${first + 1}::int8[], $${first + 2}::float8[])
+       ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value`,
+    params: [special.key, special.step.map(String), special.value],
+  };
+}
+
 const TIER_COLUMNS = `"runId", bits, key, bucket, n, "nonFinite", "minStep", "minValue", "maxStep", "maxValue", "firstStep", "firstValue", "lastStep", "lastValue"`;
 
-/** Adds summaries of new points to the stored buckets (one statement for every tier). */
-async function mergeTierRows(client: pg.PoolClient, runId: number, rows: readonly TierRow[]): Promise<void> {
+/** `INSERT INTO "MetricTier"` adding the summaries of `points` to the stored buckets of every tier; `$1` is the run id. */
+export function tierMergeSql(points: PointColumns, first: number): SqlPart {
+  const rows: readonly TierRow[] = tierRowsOf(points);
   const str = (v: bigint | null) => (v === null ? null : v.toString());
+  const types = ["int2", "text", "int8", "int4", "int4", "int8", "float8", "int8", "float8", "int8", "float8", "int8", "float8"];
   // Comparisons with a NULL side (the stored bucket or the batch has no finite point) are NULL, so
   // CASE falls through to the stored value unless the stored side is the empty one.
-  await client.query(
-    `INSERT INTO "MetricTier" AS t (${TIER_COLUMNS})
-     SELECT $1::int4, * FROM unnest($2::int2[], $3::text[], $4::int8[], $5::int4[], $6::int4[], $7::int8[], $8::float8[], $9::int8[], $10::float8[], $11::int8[], $12::float8[], $13::int8[], $14::float8[])
+  return {
+    sql: `INSERT INTO "MetricTier" AS t (${TIER_COLUMNS})
+     SELECT $1::int4, * FROM unnest(${types.map((t, i) => `$${first + i}::${t}[]`).join(", ")})
      ON CONFLICT ("runId", bits, key, bucket) DO UPDATE SET
        n = t.n + EXCLUDED.n,
        "nonFinite" = t."nonFinite" + EXCLUDED."nonFinite",
@@ -68,8 +91,7 @@ async function mergeTierRows(client: pg.PoolClient, runId: number, rows: readonl
        "firstValue" = CASE WHEN t.n = 0 OR EXCLUDED."firstStep" < t."firstStep" THEN EXCLUDED."firstValue" ELSE t."firstValue" END,
        "lastStep" = CASE WHEN t.n = 0 OR EXCLUDED."lastStep" > t."lastStep" THEN EXCLUDED."lastStep" ELSE t."lastStep" END,
        "lastValue" = CASE WHEN t.n = 0 OR EXCLUDED."lastStep" > t."lastStep" THEN EXCLUDED."lastValue" ELSE t."lastValue" END`,
-    [
-      runId,
+    params: [
       rows.map((r) => r.bits),
       rows.map((r) => r.key),
       rows.map((r) => r.bucket.toString()),
@@ -84,7 +106,7 @@ async function mergeTierRows(client: pg.PoolClient, runId: number, rows: readonl
       rows.map((r) => str(r.agg.lastStep)),
       rows.map((r) => r.agg.lastValue),
     ],
-  );
+  };
 }
 
 const SET_ALL = `ON CONFLICT ("runId", bits, key, bucket) DO UPDATE SET n = EXCLUDED.n, "nonFinite" = EXCLUDED."nonFinite",
@@ -168,24 +190,4 @@ export async function rebuildRunTiers(client: pg.Pool | pg.PoolClient, runId: nu
      ON CONFLICT ("runId", key) DO UPDATE SET "maxStep" = EXCLUDED."maxStep"`,
     [runId],
   );
-}
-
-/** Mirrors the batch's NaN/±Infinity points into "MetricNonFinite"; a replaced step that became finite leaves it. */
-async function syncNonFinite(client: pg.PoolClient, runId: number, points: PointColumns, replaced: PointColumns): Promise<void> {
-  const healed = pick(replaced, replaced.value.map(Number.isFinite), true);
-  if (healed.key.length) {
-    await client.query(`DELETE FROM "MetricNonFinite" n USING unnest($2::text[], $3::int8[]) d(key, step) WHERE n."runId" = $1 AND n.key = d.key AND n.step = d.step`, [
-      runId,
-      healed.key,
-      healed.step.map(String),
-    ]);
-  }
-  const special = pick(points, points.value.map(Number.isFinite), false);
-  if (special.key.length) {
-    await client.query(
-      `INSERT INTO "MetricNonFinite" ("runId", key, step, value) SELECT $1::int4, * FROM unnest($2::text[], $3::int8[], $4::float8[])
-       ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value`,
-      [runId, special.key, special.step.map(String), special.value],
-    );
-  }
 }

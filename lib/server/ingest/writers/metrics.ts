@@ -3,8 +3,8 @@ import type { z } from "zod";
 import type { metricPoint } from "@/lib/protocol";
 import type { PointColumns } from "@/lib/metrics/tiers";
 import { copyRows, STAGE_TABLE } from "./metric-stage";
-import { maintainMetricTiers, pointId } from "./metric-tiers";
-import { overflowAlerts, type RaisedAlert } from "./metric-overflow";
+import { nonFiniteUpsertSql, pointId, repairReplaced, tierMergeSql } from "./metric-tiers";
+import { maxStepSql, overflowAlerts, type RaisedAlert } from "./metric-overflow";
 
 export type { RaisedAlert } from "./metric-overflow";
 
@@ -19,13 +19,15 @@ export interface MetricFrame {
 /**
  * Upserts metric points by (run, key, step): a re-sent step replaces the old value (a resumed
  * attempt wins; within the batch the latest occurrence wins); out-of-order steps are simply
- * stored. Per run in the batch: the points go through `COPY … FROM STDIN` (text format) into a
- * per-connection staging table (metric-stage.ts) and one `INSERT … SELECT … ON CONFLICT DO
- * UPDATE` merges them into "MetricPoint", reporting the steps it replaced; the run's tiers
- * (metric-tiers.ts) and per-key highest steps ("MetricSeries", metric-overflow.ts) are updated
- * in the same transaction. Points without `ts` get `at`. The hot path allocates per batch, not
- * per point (columns, one COPY text, one timestamp string per distinct `ts`).
- * Returns alerts for steps that jumped backwards by ~2^32 (a wrapped 32-bit step counter).
+ * stored. Per run in the batch, two round trips: the points go through `COPY … FROM STDIN` (text
+ * format) into a per-connection staging table (metric-stage.ts), then ONE statement of
+ * data-modifying CTEs reads and raises the per-key highest steps ("MetricSeries",
+ * metric-overflow.ts), merges the staged rows into "MetricPoint" with `ON CONFLICT DO UPDATE`,
+ * merges the batch's summaries into "MetricTier" and upserts its NaN/±Infinity points into
+ * "MetricNonFinite" (metric-tiers.ts); it returns the stored highest steps and the steps it
+ * replaced, whose buckets are then recomputed (rare). Points without `ts` get `at`. The hot path
+ * allocates per batch, not per point object (columns, one COPY text, one timestamp string per run
+ * of equal `ts`). Returns alerts for steps that jumped back by ~2^32 (a wrapped 32-bit counter).
  * @throws whatever PostgreSQL raises (e.g. 22021 for a NUL in a key); the caller rolls back.
  */
 export async function upsertMetricPoints(client: pg.PoolClient, frames: readonly MetricFrame[], at: Date): Promise<RaisedAlert[]> {
@@ -36,25 +38,49 @@ export async function upsertMetricPoints(client: pg.PoolClient, frames: readonly
     else byRun.set(f.runId, [f.points]);
   }
   const alerts: RaisedAlert[] = [];
+  let staged = false;
   for (const [runId, lists] of byRun) {
     const batch = columnsOf(lists);
-    alerts.push(...(await overflowAlerts(client, runId, batch.points)));
-    await copyRows(client, batch.copyText);
-    // xmax <> 0 marks a row the ON CONFLICT branch updated (the step existed): only those come back.
-    const res = await client.query<{ key: string; step: string }>(
-      `WITH written AS (
-         INSERT INTO "MetricPoint" ("runId", key, step, value, ts)
-         SELECT $1::int4, key, step, value, coalesce(ts, $2::timestamptz) FROM ${STAGE_TABLE}
-         ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value, ts = EXCLUDED.ts
-         RETURNING key, step, xmax)
-       SELECT key, step::text AS step FROM written WHERE xmax::text <> '0'`,
-      [runId, at],
-    );
-    // The staged rows of this run are merged; the next run of the batch stages its own.
-    if (byRun.size > 1) await client.query(`DELETE FROM ${STAGE_TABLE}`);
-    await maintainMetricTiers(client, runId, batch.points, new Set(res.rows.map((r) => pointId(r.key, BigInt(r.step)))));
+    // The previous run's staged rows are merged; this run stages its own.
+    await copyRows(client, batch.copyText, staged);
+    staged = true;
+    const res = await client.query<{ prev: boolean; key: string; step: string }>(...mergeStatement(runId, batch.points, at));
+    const stored = new Map<string, bigint>();
+    const replaced = new Set<string>();
+    for (const r of res.rows) {
+      if (r.prev) stored.set(r.key, BigInt(r.step));
+      else replaced.add(pointId(r.key, BigInt(r.step)));
+    }
+    alerts.push(...overflowAlerts(runId, batch.points, stored));
+    await repairReplaced(client, runId, batch.points, replaced);
   }
   return alerts;
+}
+
+/** The single statement of a run's batch (see upsertMetricPoints): rows `prev = true` are stored highest steps, the others replaced steps. */
+function mergeStatement(runId: number, points: PointColumns, at: Date): [string, unknown[]] {
+  const params: unknown[] = [runId, at];
+  const add = (part: { sql: string; params: unknown[] }) => {
+    params.push(...part.params);
+    return part.sql;
+  };
+  const steps = maxStepSql(points, params.length + 1);
+  const raised = add(steps.raised);
+  const tiers = add(tierMergeSql(points, params.length + 1));
+  const special = nonFiniteUpsertSql(points, params.length + 1);
+  const specialSql = special ? `, special AS (${add(special)})` : "";
+  // xmax <> 0 marks a row the ON CONFLICT branch updated (the step existed): only those come back.
+  const sql = `WITH prev AS (${steps.prev}),
+     raised AS (${raised}),
+     written AS (
+       INSERT INTO "MetricPoint" ("runId", key, step, value, ts)
+       SELECT $1::int4, key, step, value, coalesce(ts, $2::timestamptz) FROM ${STAGE_TABLE}
+       ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value, ts = EXCLUDED.ts
+       RETURNING key, step, xmax),
+     tiers AS (${tiers})${specialSql}
+   SELECT true AS prev, key, "maxStep"::text AS step FROM prev
+   UNION ALL SELECT false, key, step::text FROM written WHERE xmax::text <> '0'`;
+  return [sql, params];
 }
 
 /** One run's batch: its distinct points as columns, in arrival order (latest occurrence of a repeated step), and their COPY text. */
