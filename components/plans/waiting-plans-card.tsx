@@ -43,7 +43,7 @@ export function WaitingPlansCard({ initial, renderedAt }: { initial: PlanListVie
         <CardDescription className="ml-auto tabular-nums">
           {data.pendingCount} plan{data.pendingCount === 1 ? "" : "s"} ·{" "}
           <Link href="/plans" className="text-link hover:underline">
-            decide on /plans
+            All plans
           </Link>
         </CardDescription>
       </CardHeader>
@@ -51,21 +51,23 @@ export function WaitingPlansCard({ initial, renderedAt }: { initial: PlanListVie
         {waiting.map((p) => (
           <li key={p.id} className="grid grid-cols-[minmax(0,1fr)_auto] items-center gap-x-3 gap-y-1 px-4 py-2 text-[13px]">
             <div className="min-w-0">
-              <div className="flex min-w-0 items-center gap-2">
-                {p.session ? <SessionSourceLabel source={p.session.source} className="shrink-0 text-xs text-muted-fg" /> : <span className="shrink-0 text-xs text-muted-fg">worker</span>}
-                <span className="shrink-0 text-xs text-muted-fg">on {p.host}</span>
-                <Link href={planPath(p.id)} className="min-w-0 truncate font-medium hover:underline" title={p.title}>
-                  {p.title}
-                </Link>
-              </div>
-              <div className="flex min-w-0 flex-wrap items-center gap-x-2 text-xs text-muted-fg">
+              <Link href={planPath(p.id)} className="line-clamp-2 font-medium [overflow-wrap:anywhere] hover:underline" title={p.title}>
+                {p.title}
+              </Link>
+              <div className="flex min-w-0 flex-wrap items-center gap-x-1.5 text-xs text-muted-fg [&>*+*]:before:mr-1.5 [&>*+*]:before:content-['·']">
+                <span className="inline-flex min-w-0 max-w-full items-center gap-1">
+                  {p.session ? <SessionSourceLabel source={p.session.source} /> : "A worker"}
+                  <span className="truncate" title={p.host}>
+                    on {p.host}
+                  </span>
+                </span>
                 {p.session && (
                   <Link href={sessionPath(p.session.id)} className="min-w-0 truncate hover:underline" title={p.session.title ?? p.session.key}>
                     session {p.session.title ?? p.session.key}
                   </Link>
                 )}
                 {p.session?.project && <span className="truncate">project {p.session.project}</span>}
-                <span className="tabular-nums">
+                <span className="whitespace-nowrap tabular-nums">
                   waiting since <RelativeTime iso={p.proposedAt} />
                 </span>
                 {p.supersedes && <span>revised after changes were requested</span>}

@@ -24,7 +24,7 @@ import type { PlanSummaryView } from "@/lib/view-models/plans";
  */
 export function PlanTable({ plans, serverNow, pending, canDecide = false }: { plans: PlanSummaryView[]; serverNow: number; pending: boolean; canDecide?: boolean }) {
   return (
-    <Table className="table-fixed">
+    <Table className={pending ? "min-w-[1100px] table-fixed" : "min-w-[1200px] table-fixed"} label={pending ? "Plans awaiting decision" : "Decided plans"}>
       <colgroup>
         {!pending && <col className="w-44" />}
         <col />

@@ -16,7 +16,7 @@ import type { SessionSummaryView } from "@/lib/view-models/sessions";
 export function SessionsTable({ sessions }: { sessions: SessionSummaryView[] }) {
   return (
     <div className="rounded-lg border border-border bg-card">
-      <Table className="table-fixed">
+      <Table className="min-w-[1100px] table-fixed">
         <colgroup>
           <col className="w-32" />
           <col className="w-52" />
@@ -45,7 +45,7 @@ export function SessionsTable({ sessions }: { sessions: SessionSummaryView[] }) 
               <TableCell>
                 <SessionSourceLabel source={s.source} />
               </TableCell>
-              <TableCell className="overflow-hidden">{s.live ? <LiveStateBadge live={s.live} /> : <span className="text-muted-fg">{MISSING}</span>}</TableCell>
+              <TableCell className="overflow-hidden py-1.5">{s.live ? <LiveStateBadge live={s.live} /> : <span className="text-muted-fg">{MISSING}</span>}</TableCell>
               <TableCell className="overflow-hidden">
                 <Link href={sessionPath(s.id)} className="block truncate rounded-sm font-medium hover:underline" title={s.title ? `${s.title}\n${s.key}` : s.key}>
                   {s.title ?? (s.project ? `${s.project}${s.gitBranch ? ` · ${s.gitBranch}` : ""}` : <span className="font-mono text-xs">{s.key}</span>)}

@@ -39,7 +39,7 @@ export function ItemHistoryTable({ histories, startedMs, serverNow, asOfMs, stuc
       {histories.length === 0 ? (
         <p className="px-4 py-6 text-sm text-muted-fg">No items yet.</p>
       ) : (
-        <Table className="table-fixed">
+        <Table className="min-w-[640px] table-fixed">
           <colgroup>
             <col />
             <col className="w-20" />

@@ -38,7 +38,7 @@ export function PlanTimelineEntry({ kind, ts, version, startedMs, last }: { kind
               {plan.itemCount} step{plan.itemCount === 1 ? "" : "s"}
               {version.revises !== null && ` · revises v${version.revises}`}
             </span>
-            {plan.state === "proposed" && <span className="ml-1 text-xs font-medium text-primary">· waiting for a decision</span>}
+            {plan.state === "proposed" && <PlanStateBadge state="proposed" className="ml-1.5 align-middle" />}
           </span>
         </div>
       ) : (
