@@ -59,12 +59,13 @@ test("three checkpoints pushed live draw a τ line that crosses the 12.4 referen
   // step 2000: (1100 + 1120 + 200) / 200 = 12.10.
   await worker.send({ v: 1, id: randomUUID(), type: "run.eval", run, results: checkpointResults(2000, [100, 1100], [100, 1120]) });
   await expect(dots).toHaveCount(2);
-  await expect(taus).toHaveText(["11.50", "12.10"]);
+  await expect(taus).toHaveText(["12.10", "11.50"]);
 
   // step 3000: (1300 + 4600 + 500) / 500 = 12.80 (the mean of per-prompt τ 14 and 12.5 would be 13.25).
   await worker.send({ v: 1, id: randomUUID(), type: "run.eval", run, results: checkpointResults(3000, [100, 1300], [400, 4600]) });
   await expect(dots).toHaveCount(3);
-  await expect(taus).toHaveText(["11.50", "12.10", "12.80"]);
+  // The table lists the latest checkpoint first.
+  await expect(taus).toHaveText(["12.80", "12.10", "11.50"]);
   worker.close();
 
   // The line crosses the reference: the first dot is drawn below the 12.4 line, the last above it
@@ -134,12 +135,12 @@ test("a run scored with two draft settings gets a line per setting on /evals, ag
 
   // The run page shows one setting at a time; the default (tie on verify steps → smaller key) is d16.
   await rows.first().getByRole("link", { name: `DFlash multi ${suffix}` }).click();
-  await expect(page.getByTestId("checkpoint-tau")).toHaveText(["11.00", "13.08"]);
+  await expect(page.getByTestId("checkpoint-tau")).toHaveText(["13.08", "11.00"]);
   await expect(page.getByText("Latest checkpoint")).toBeVisible();
   await page.getByLabel("Draft settings").selectOption({ label: "no draft settings (1 results)" });
   await expect(page.getByTestId("checkpoint-tau")).toHaveText(["12.65"]);
   await page.getByLabel("Draft settings").selectOption({ index: 0 });
-  await expect(page.getByTestId("checkpoint-tau")).toHaveText(["11.00", "13.08"]);
+  await expect(page.getByTestId("checkpoint-tau")).toHaveText(["13.08", "11.00"]);
   await expect(page.getByTestId("baseline-off-scale").filter({ hasText: junk }).first()).toBeVisible();
   await page.screenshot({ path: "/tmp/pitwall-evalfix/run.png", fullPage: true });
 });

@@ -11,13 +11,14 @@ describe("barLabelY", () => {
     expect(barLabelY({ ...bar, lines: [10] })).toBe(95); // line at y = 50, far above
   });
   it("moves the label above a baseline that would cross it", () => {
-    // τ 8.4 is at y = 90, right through the default label (text from y ≈ 84 to 95).
+    // τ 8.4 is at y = 90, right through the default label (text box from y ≈ 82 to 101).
     const y = barLabelY({ ...bar, lines: [8.4] });
-    expect(y).toBe(85);
-    expect(y).toBeLessThan(90 - 1);
+    expect(y).toBe(82);
+    // Its box (down to the baseline + 6 px of descent and halo) ends above the line.
+    expect(y + 6).toBeLessThan(90);
   });
   it("puts the label inside the bar when the space above is taken by lines", () => {
-    // Lines at τ 8.2 (y = 95) and 8.6 (y = 85): neither above them fits without crossing the other.
+    // Lines at τ 8.2 (y = 95), 8.6 (y = 85) and 9 (y = 75): no spot above the bar is clear of them all.
     const y = barLabelY({ ...bar, lines: [8.2, 8.6, 9] });
     expect(y).toBeGreaterThan(bar.top);
     expect(y).toBeLessThan(bar.top + 20);

@@ -7,9 +7,12 @@
 /** Gap (px) between a label's text and the bar top or line below it. */
 const GAP_PX = 5;
 
-/** True when a line at `lineY` crosses the text whose baseline is at `textY` (font `fontPx` high, plus a pixel or two of halo). */
+/** Px the text's box reaches below its baseline (the font's descent and the halo). */
+const DESCENT_PX = 6;
+
+/** True when a line at `lineY` crosses the box of the text whose baseline is at `textY` (font `fontPx` high, plus its descent and halo). */
 function crosses(textY: number, lineY: number, fontPx: number): boolean {
-  return lineY >= textY - fontPx - 1 && lineY <= textY + 3;
+  return lineY >= textY - fontPx - 2 && lineY <= textY + DESCENT_PX;
 }
 
 /**
@@ -31,7 +34,7 @@ export function barLabelY(o: { top: number; height: number; value: number; lines
     ...lineYs
       .filter((ly) => crosses(above, ly, fontPx))
       .sort((a, b) => a - b)
-      .map((ly) => ly - GAP_PX),
+      .map((ly) => ly - DESCENT_PX - 2),
     ...(o.height >= fontPx + 2 * GAP_PX ? [o.top + fontPx + GAP_PX - 1] : []),
   ];
   return candidates.find((y) => y - fontPx >= 0 && clear(y)) ?? above;

@@ -9,7 +9,7 @@ import { checkpointName, formatTau } from "./format";
 import { NO_CATEGORY } from "./tau-category-bars";
 
 /** Checkpoints per page the table offers (the first is the default). */
-const CHECKPOINT_PAGE_SIZES = [10, 25, 50] as const;
+const CHECKPOINT_PAGE_SIZES = [5, 10, 25, 50] as const;
 
 /** The rows grouped by checkpoint (a total row and its category rows stay together), latest checkpoint first. */
 function newestFirst(rows: readonly EvalTableRow[]): EvalTableRow[][] {
@@ -25,7 +25,7 @@ function newestFirst(rows: readonly EvalTableRow[]): EvalTableRow[][] {
 }
 
 /**
- * Checkpoint × category table, latest checkpoint first and paged by checkpoint (10 a page by
+ * Checkpoint × category table, latest checkpoint first and paged by checkpoint (5 a page by
  * default): each checkpoint's total over all categories (bold), then one row per category, with
  * the raw counts every τ is computed from (τ = tokens produced / verify steps).
  */

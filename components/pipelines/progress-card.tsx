@@ -11,7 +11,9 @@ function Figure({ label, value, className }: { label: string; value: string; cla
   return (
     <div className="min-w-0">
       <div className="text-xs text-muted-fg">{label}</div>
-      <div className={cn("truncate text-lg font-semibold tracking-tight tabular-nums", className)}>{value}</div>
+      <div className={cn("truncate text-lg font-semibold tracking-tight tabular-nums", className)} title={value}>
+        {value}
+      </div>
     </div>
   );
 }
@@ -26,7 +28,8 @@ export function ProgressCard({ view, state, serverNowMs }: { view: RunProgressVi
   const stale = state === "stale";
   return (
     <Card className={cn("grid gap-3 px-4 py-3", stale && "border-stale/60 bg-stale-bg/30")} data-testid="run-progress">
-      <div className="grid grid-cols-2 gap-x-6 gap-y-2 sm:grid-cols-4">
+      {/* "Done" ("104,033 / 914,000 samples") gets the widest column: it is the longest figure. */}
+      <div className="grid grid-cols-2 gap-x-6 gap-y-2 sm:grid-cols-[minmax(0,1fr)_minmax(0,2fr)_minmax(0,1fr)_minmax(0,1fr)]">
         <Figure label="Progress" value={p.fraction !== null ? formatFraction(p.fraction) : "—"} className={cn(stale ? "text-stale" : running ? "text-link" : undefined, "text-2xl")} />
         <Figure label="Done" value={formatDoneTotal(p.done, p.total, p.unit)} />
         <Figure label={`Rate (last ${RATE_WINDOW_S / 60} min)`} value={running || stale ? formatRate(p.ratePerS, p.unit) : "—"} className={stale ? "text-stale" : undefined} />

@@ -5,6 +5,7 @@ import { useQueries } from "@tanstack/react-query";
 import { GitCompareArrows } from "lucide-react";
 import type { ContextSeries } from "@/components/charts/context-length-chart";
 import { LatencyChart } from "@/components/charts/latency-chart";
+import { LatencyUnitProvider } from "@/components/charts/latency-unit";
 import { SpeedTradeoffChart } from "@/components/charts/speed-tradeoff-chart";
 import { ThroughputChart } from "@/components/charts/throughput-chart";
 import { seriesColor, type SweepSeries } from "@/components/charts/sweep-chart-parts";
@@ -12,6 +13,7 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { ConfigValue } from "@/components/runs/config-panel";
 import { CompareExportLinks } from "@/components/runs/export-menu";
 import { LongContextCard } from "@/components/runs/long-context-card";
+import { pickLatencyUnit, pointLatenciesMs } from "@/lib/latency-unit";
 import { ProjectionTable } from "@/components/runs/projection-panel";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
@@ -126,8 +128,11 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
   const differing = view.diff.filter((r) => r.differs);
   const same = view.diff.filter((r) => !r.differs);
   const byWhat = view.scale.kind === "concurrency" ? "concurrency" : "request rate";
+  // One latency unit for every chart on the page, from all compared runs' points (lib/latency-unit.ts).
+  const latencyUnit = pickLatencyUnit(runs.flatMap((r) => pointLatenciesMs(r.benchmarkPoints)));
 
   return (
+    <LatencyUnitProvider unit={latencyUnit}>
     <div className="grid gap-4">
       <h1 className="text-lg font-semibold tracking-tight">Compare {runs.length} runs</h1>
       {missing.length > 0 && <MissingNote ids={missing} />}
@@ -159,7 +164,7 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
           <Card>
             <CardHeader>
               <CardTitle>Latency by {byWhat}</CardTitle>
-              <CardDescription className="ml-auto">TTFT and TPOT, median and p99, ms</CardDescription>
+              <CardDescription className="ml-auto">TTFT and TPOT, median and p99, {latencyUnit}</CardDescription>
             </CardHeader>
             <CardContent>
               <LatencyChart series={view.series} scale={view.scale} height={240} />
@@ -260,6 +265,7 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
         )}
       </Card>
     </div>
+    </LatencyUnitProvider>
   );
 }
 

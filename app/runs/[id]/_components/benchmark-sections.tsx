@@ -96,7 +96,7 @@ export function BenchmarkSections({ run, initialServing, renderedAt }: { run: Ru
         </>
       ) : null}
       {view.contextSeries.length > 0 || !view.showSweep ? (
-        <div className="grid gap-4 2xl:grid-cols-2">
+        <div className="grid gap-4 lg:grid-cols-2">
           <LongContextCard metric="ttft" series={view.contextSeries} note={view.contextNote} />
           <LongContextCard metric="decode" series={view.contextSeries} />
         </div>

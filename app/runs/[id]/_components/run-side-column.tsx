@@ -40,7 +40,7 @@ export function RunSideColumn({ run, config, artifacts }: { run: RunDetail; conf
           <CardTitle>Configuration</CardTitle>
         </CardHeader>
         <CardContent>
-          <ConfigPanel config={config} className="grid-cols-[minmax(5rem,9rem)_minmax(0,1fr)]" />
+          <ConfigPanel config={config} className="grid-cols-[minmax(5rem,7.5rem)_minmax(0,1fr)] gap-x-3" />
         </CardContent>
       </Card>
       <LineageCard runId={run.id} artifacts={artifacts} />
