@@ -99,10 +99,13 @@ test("pitwall scrape --dcgm draws each GPU's readings on the Serving panel, and 
   test.setTimeout(90_000);
   const host = "e2e-serving-gpu";
   const gpuToken = createToken(host);
+  // Its own engine: a loopback endpoint's run key names this machine and the port, and the first
+  // test's serving run on the shared engine belongs to another host's token.
+  const gpuEngine = await startExpositionServer();
   const dcgm = http.createServer((_req, res) => res.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(DCGM_TEXT));
   await new Promise<void>((resolve) => dcgm.listen(0, "127.0.0.1", resolve));
   const dcgmUrl = `http://127.0.0.1:${(dcgm.address() as AddressInfo).port}/metrics`;
-  const child = spawn(process.execPath, [path.join(projectDir, "bin", "pitwall.mjs"), "scrape", engine.url, "--interval", "0.5", "--dcgm", dcgmUrl], {
+  const child = spawn(process.execPath, [path.join(projectDir, "bin", "pitwall.mjs"), "scrape", gpuEngine.url, "--interval", "0.5", "--dcgm", dcgmUrl], {
     cwd: projectDir,
     env: { ...process.env, PITWALL_URL: baseURL!, PITWALL_TOKEN: gpuToken },
     stdio: ["ignore", "ignore", "pipe"],
@@ -135,5 +138,6 @@ test("pitwall scrape --dcgm draws each GPU's readings on the Serving panel, and 
     child.kill("SIGTERM");
     await exited;
     await new Promise<void>((resolve) => dcgm.close(() => resolve()));
+    await gpuEngine.close();
   }
 });

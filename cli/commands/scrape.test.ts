@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -57,12 +58,30 @@ function bucketOf(ms: number): [number, number] {
 describe("pitwall run --scrape", () => {
   test("scrapes while the command runs, stores a serving run linked to the benchmark, survives the engine going down", async () => {
     const key = `bench-scrape-${Date.now()}`;
-    const p = startPitwall(["run", "--kind", "benchmark", "--name", "sweep with telemetry", "--key", key, "--heartbeat-interval", "0", "--scrape", engine.url, "--scrape-interval", "0.3", "--", process.execPath, "-e", "setTimeout(() => {}, 4500)"]);
-    await sleep(1800);
+    // The command runs until the test has seen the outage and the recovery (no fixed sleeps: the
+    // CLI's start-up time varies a lot on a loaded machine).
+    const doneFile = path.join(os.tmpdir(), `pitwall-scrape-done-${process.pid}-${Date.now()}`);
+    const waitForDone = `const fs = require("fs"); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(doneFile)})) clearInterval(t); }, 50);`;
+    const p = startPitwall(["run", "--kind", "benchmark", "--name", "sweep with telemetry", "--key", key, "--heartbeat-interval", "0", "--scrape", engine.url, "--scrape-interval", "0.3", "--", process.execPath, "-e", waitForDone]);
+    const until = async (what: string, ok: () => boolean) => {
+      const deadline = Date.now() + 30_000;
+      while (!ok()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; stderr: ${p.out.stderr}`);
+        await sleep(50);
+      }
+    };
+    const before = engine.scrapes();
+    await until("three good scrapes", () => engine.scrapes() >= before + 3);
     engine.setDown(true);
-    await sleep(1200);
+    await until("the outage to be noticed", () => p.out.stderr.includes("not reachable"));
+    await sleep(700);
     engine.setDown(false);
+    await until("the recovery to be noticed", () => /answers again after \d+ s/.test(p.out.stderr));
+    const afterRecovery = engine.scrapes();
+    await until("a good scrape after the recovery", () => engine.scrapes() >= afterRecovery + 2);
+    fs.writeFileSync(doneFile, "");
     expect(await p.exited).toBe(0);
+    fs.rmSync(doneFile, { force: true });
     expect(p.out.stderr).toContain("not reachable (HTTP 503 Service Unavailable)");
     expect(p.out.stderr).toMatch(/answers again after \d+ s/);
 

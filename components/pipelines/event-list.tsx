@@ -1,8 +1,7 @@
 import Link from "next/link";
 import { CircleCheck, CircleX, Info, OctagonAlert, TriangleAlert, type LucideIcon } from "lucide-react";
 import { RelativeTime } from "@/components/runs/relative-time";
-import { formatDuration } from "@/lib/format";
-import { groupEvents } from "@/lib/metrics/event-groups";
+import { groupEvents, repeatLabel, singleEventGroups } from "@/lib/metrics/event-groups";
 import { runPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";
 import { alertTitle, isResolution } from "./alerts";
@@ -29,7 +28,7 @@ const LEVELS: Record<string, { icon: LucideIcon; className: string; label: strin
  * Events newest first (the caller orders them): errors red, warnings amber, each with an icon and
  * its level for screen readers; server alerts (a `code`) are highlighted with their title. With
  * `grouped`, repeats (same run, level, code and message but for numbers) within 10 min are one line
- * "9× … · over 5 min" (lib/metrics/event-groups.ts); `limit` caps the lines shown.
+ * marked "9× over 4m 35s" (lib/metrics/event-groups.ts decides both); `limit` caps the lines shown.
  */
 export function EventList({
   events,
@@ -47,10 +46,12 @@ export function EventList({
   emptyText?: string;
 }) {
   if (events.length === 0) return <p className={cn("px-4 py-3 text-sm text-muted-fg", className)}>{emptyText}</p>;
-  const lines = (grouped ? groupEvents(events) : events.map((e) => ({ latest: e, count: 1, firstTs: e.ts }))).slice(0, limit);
+  const lines = (grouped ? groupEvents(events) : singleEventGroups(events)).slice(0, limit);
   return (
     <ul className={cn("divide-y divide-border", className)}>
-      {lines.map(({ latest: e, count, firstTs }) => {
+      {lines.map((line) => {
+        const e = line.latest;
+        const repeat = repeatLabel(line);
         const resolved = isResolution(e.code);
         const alert = e.code !== null && !resolved;
         const lvl = LEVELS[e.level] ?? LEVELS.info!;
@@ -70,9 +71,9 @@ export function EventList({
             <div className="min-w-0 flex-1">
               <div className={cn("flex flex-wrap items-baseline gap-x-2 text-muted-fg", wall ? "text-sm" : "text-xs")}>
                 <RelativeTime iso={e.ts} className="tabular-nums" />
-                {count > 1 && (
+                {repeat !== null && (
                   <span className="font-semibold text-foreground tabular-nums" data-testid="event-repeat">
-                    {count}× over {formatDuration(Math.max(0, Date.parse(e.ts) - Date.parse(firstTs)) / 1000)}
+                    {repeat}
                   </span>
                 )}
                 {e.runId !== undefined && (

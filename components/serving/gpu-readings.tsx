@@ -5,10 +5,10 @@ import { DCGM_KEYS, dcgmGpuKey, parseDcgmGpuKey, type DcgmGpuField } from "@/lib
 import type { ServingRunView } from "@/lib/view-models/serving";
 import { Figure, ServingChart, type ServingChartFrame, type ServingChartSpec, type ServingLine } from "./series-chart-block";
 
-/** Per field: chart title, y-axis label, value format, the host-wide key drawn when no per-GPU series exists, fixed range. */
-const GPU_CHARTS: ReadonlyArray<{ field: DcgmGpuField; title: string; yLabel: string; format: (v: number) => string; hostKey: string; yDomain?: [number, number] }> = [
+/** Per field: chart title, y-axis label, value format (of the scaled value), the host-wide key drawn when no per-GPU series exists, scale, fixed range. */
+const GPU_CHARTS: ReadonlyArray<{ field: DcgmGpuField; title: string; yLabel: string; format: (v: number) => string; hostKey: string; scale?: number; yDomain?: [number, number] }> = [
   { field: "util_pct", title: "GPU utilisation", yLabel: "util (%)", format: (v) => `${formatNumber(v, 0)}%`, hostKey: DCGM_KEYS.gpuUtilPct, yDomain: [0, 100] },
-  { field: "mem_used_mib", title: "GPU memory used", yLabel: "GiB", format: (v) => `${formatNumber(v / 1024, 1)} GiB`, hostKey: DCGM_KEYS.gpuMemUsedMiB },
+  { field: "mem_used_mib", title: "GPU memory used", yLabel: "GiB", format: (v) => `${formatNumber(v, 1)} GiB`, hostKey: DCGM_KEYS.gpuMemUsedMiB, scale: 1 / 1024 },
   { field: "power_w", title: "GPU power", yLabel: "W", format: (v) => `${formatNumber(v, 0)} W`, hostKey: DCGM_KEYS.gpuPowerW },
   { field: "temp_c", title: "GPU temperature", yLabel: "°C", format: (v) => `${formatNumber(v, 0)} °C`, hostKey: DCGM_KEYS.gpuTempC },
 ];
@@ -29,8 +29,8 @@ function chartSpec(run: ServingRunView, chart: (typeof GPU_CHARTS)[number]): Ser
   const gpus = gpusWith(run, chart.field);
   const lines: ServingLine[] =
     gpus.length > 0
-      ? gpus.map((gpu, i) => ({ key: dcgmGpuKey(gpu, chart.field), label: `GPU ${gpu}`, color: `var(--chart-${(i % 8) + 1})` }))
-      : [{ key: chart.hostKey, label: chart.field === "util_pct" ? "mean of GPUs" : chart.field === "temp_c" ? "hottest GPU" : "all GPUs", color: "var(--chart-1)" }];
+      ? gpus.map((gpu, i) => ({ key: dcgmGpuKey(gpu, chart.field), label: `GPU ${gpu}`, color: `var(--chart-${(i % 8) + 1})`, scale: chart.scale }))
+      : [{ key: chart.hostKey, label: chart.field === "util_pct" ? "mean of GPUs" : chart.field === "temp_c" ? "hottest GPU" : "all GPUs", color: "var(--chart-1)", scale: chart.scale }];
   return { title: gpus.length > 1 ? `${chart.title} by GPU` : chart.title, lines, yLabel: chart.yLabel, format: chart.format, yDomain: chart.yDomain, testId: `serving-gpu-${chart.field}-chart` };
 }
 
@@ -38,7 +38,8 @@ function chartSpec(run: ServingRunView, chart: (typeof GPU_CHARTS)[number]): Ser
 export function GpuFigures({ latest }: { latest: Record<string, number> }) {
   const v = (key: string, format: (x: number) => string) => (latest[key] !== undefined ? format(latest[key]) : MISSING);
   return (
-    <div className="grid grid-cols-2 gap-x-6 gap-y-2 sm:grid-cols-4" data-testid="serving-gpu-latest">
+    <div className="grid grid-cols-2 gap-x-6 gap-y-2 border-t border-border pt-3 sm:grid-cols-4" data-testid="serving-gpu-latest">
+      <h3 className="col-span-full text-[13px] font-medium text-muted-fg">GPUs, from dcgm-exporter</h3>
       <Figure label="GPU util (mean)" value={v(DCGM_KEYS.gpuUtilPct, (x) => `${formatNumber(x, 0)}%`)} testId="serving-gpu-util" />
       <Figure label="GPU memory used" value={v(DCGM_KEYS.gpuMemUsedMiB, (x) => `${formatNumber(x / 1024, 1)} GiB`)} />
       <Figure label="GPU power" value={v(DCGM_KEYS.gpuPowerW, (x) => `${formatNumber(x, 0)} W`)} />

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { groupEvents, messageSignature } from "./event-groups";
+import { groupEvents, messageSignature, repeatLabel, singleEventGroups } from "./event-groups";
 
 const T = Date.parse("2026-12-01T12:00:00.000Z");
 let n = 0;
@@ -39,5 +39,14 @@ describe("groupEvents", () => {
   test("signatures mask loose numbers but keep worker names", () => {
     expect(messageSignature(slow("gpu1", 42, 7))).toBe("gpu1: upload of sample-#.safetensors failed: # SlowDown (S3 latency # s); retrying");
     expect(messageSignature("w0 done 1,234.5 items")).toBe("w0 done # items");
+  });
+});
+
+describe("repeatLabel", () => {
+  test("a group reads as its count over the time from its oldest to its newest event; a single event has none", () => {
+    const m = slow("gpu1", 1, 5);
+    const [nine] = groupEvents(Array.from({ length: 9 }, (_, i) => ev(i * 35, m)));
+    expect(repeatLabel(nine!)).toBe("9× over 4m 40s");
+    expect(singleEventGroups([ev(0, m), ev(10, m)]).map(repeatLabel)).toEqual([null, null]);
   });
 });

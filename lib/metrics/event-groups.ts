@@ -1,7 +1,11 @@
+import { formatDuration } from "@/lib/format";
+
 /**
- * Repeated events folded into one line for glancing screens (the wall): "9× gpu1: upload of
- * sample-0001234.safetensors failed: 503 SlowDown; retrying · in 5 min" instead of nine lines.
- * Pure; times are ISO 8601 strings, events come newest first.
+ * Repeated events folded into one line for glancing screens (the wall, run and pipeline event
+ * lists): "9× over 4m 35s" beside "gpu1: upload of sample-0001234.safetensors failed: 503
+ * SlowDown; retrying" instead of nine lines. The one place that decides what a repeat is and how
+ * it reads ({@link groupEvents}, {@link repeatLabel}). Pure; times are ISO 8601 strings, events
+ * come newest first.
  */
 
 /** The fields grouping looks at. */
@@ -57,4 +61,18 @@ export function groupEvents<E extends GroupableEvent>(events: readonly E[], wind
     open.set(key, fresh);
   }
   return groups;
+}
+
+/** Every event its own group (a list shown ungrouped), same shape as {@link groupEvents}. */
+export function singleEventGroups<E extends GroupableEvent>(events: readonly E[]): Array<EventGroup<E>> {
+  return events.map((e) => ({ latest: e, count: 1, firstTs: e.ts }));
+}
+
+/**
+ * The text shown beside a group's message: `9× over 4m 35s` (count, then the time from its oldest
+ * to its newest event, lib/format.ts `formatDuration`); null for a single event.
+ */
+export function repeatLabel(group: EventGroup<GroupableEvent>): string | null {
+  if (group.count <= 1) return null;
+  return `${group.count}× over ${formatDuration(Math.max(0, Date.parse(group.latest.ts) - Date.parse(group.firstTs)) / 1000)}`;
 }

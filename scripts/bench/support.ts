@@ -1,10 +1,11 @@
 /**
  * Shared plumbing of the `npm run bench` scenarios (scripts/bench/<name>.ts): cleanup on every
- * exit path, a janitor for when this process is killed outright, /proc CPU and memory readings,
- * a fresh embedded PostgreSQL in a temp folder with the migrations applied, the production
- * server as a child process, and table formatting. Scenarios print figures, never assert them.
+ * exit path, a janitor for when this process is killed outright, a fresh embedded PostgreSQL in a
+ * temp folder with the migrations applied, and the production server as a child process; /proc
+ * readings (proc.ts) and figure formatting (figures.ts) are re-exported from here. Scenarios print
+ * figures, never assert them.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import os from "node:os";
@@ -18,6 +19,11 @@ import { startEmbeddedPostgres, type ConnectionInfo } from "@/lib/server/databas
 import { migrateDeploy } from "@/lib/server/database/migrate";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { buildIsStale, ensureBuild } from "../lib/build";
+import { descendantsOf, readProc } from "./proc";
+
+// Re-exported so scenario files keep importing everything from ./support.
+export { CLK_TCK, descendantsOf, machineTicks, memoryKb, readProc, treeCpuS } from "./proc";
+export { fmt, fmtInt, mib, percentile, printTable, timeCalls } from "./figures";
 
 /** The checkout the bench runs from. */
 export const projectDir = path.resolve(import.meta.dirname, "../..");
@@ -89,73 +95,6 @@ export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): P
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export const log = (msg: string) => console.log(`[bench] ${msg}`);
-
-// ---------------------------------------------------------------------------------------------
-// /proc readings (Linux only; every reader returns null elsewhere)
-
-export const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-export function readProc(file: string): string | null {
-  try {
-    return fs.readFileSync(file, "utf8");
-  } catch {
-    return null;
-  }
-}
-
-/** VmRSS and VmHWM (peak) of `pid` in KiB. */
-export function memoryKb(pid: number): { rssKb: number; hwmKb: number } | null {
-  const text = readProc(`/proc/${pid}/status`);
-  if (!text) return null;
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN);
-  return { rssKb: field("VmRSS"), hwmKb: field("VmHWM") };
-}
-
-/** utime, stime, cutime, cstime of `pid`, in seconds. */
-function cpuTimes(pid: number): { self: number; reapedChildren: number } | null {
-  const text = readProc(`/proc/${pid}/stat`);
-  if (!text) return null;
-  // Fields after the parenthesised command name (which may contain spaces).
-  const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  const f = (i: number) => Number(rest[i - 3] ?? 0); // field numbers as in proc(5)
-  return { self: (f(14) + f(15)) / CLK_TCK, reapedChildren: (f(16) + f(17)) / CLK_TCK };
-}
-
-function childrenOf(pid: number): number[] {
-  const text = readProc(`/proc/${pid}/task/${pid}/children`);
-  return text ? text.trim().split(/\s+/).filter(Boolean).map(Number) : [];
-}
-
-export function descendantsOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const c of childrenOf(pid)) out.push(c, ...descendantsOf(c));
-  return out;
-}
-
-/** CPU seconds used by `pid`, its live descendants and its exited (reaped) children. */
-export function treeCpuS(pid: number): number | null {
-  const root = cpuTimes(pid);
-  if (!root) return null;
-  let total = root.self + root.reapedChildren;
-  for (const d of descendantsOf(pid)) total += cpuTimes(d)?.self ?? 0;
-  return total;
-}
-
-/** Busy and total jiffies of the whole machine (first line of /proc/stat). */
-export function machineTicks(): { busy: number; total: number } | null {
-  const line = readProc("/proc/stat")?.split("\n")[0];
-  if (!line?.startsWith("cpu ")) return null;
-  const n = line.trim().split(/\s+/).slice(1).map(Number);
-  const total = n.slice(0, 8).reduce((a, b) => a + b, 0); // guest time is already in user/nice
-  const idle = (n[3] ?? 0) + (n[4] ?? 0);
-  return { busy: total - idle, total };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Janitor: cleans up if this process dies without running its own cleanup. `tsx` relays Ctrl-C
@@ -279,31 +218,6 @@ export async function startServerProcess(databaseUrl: string, onPid: (name: "ser
 
 
 // ---------------------------------------------------------------------------------------------
-// Figures
-
-export function percentile(sorted: Float64Array, q: number): number {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[rank]!;
-}
-
-export const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "n/a");
-export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits }) : "n/a");
-export const mib = (kb: number | undefined) => (kb === undefined || !Number.isFinite(kb) ? "n/a" : `${fmt(kb / 1024, 0)} MiB`);
-
-export function printTable(title: string, rows: Array<[string, string] | null>, out: (line: string) => void = console.log): void {
-  const shown = rows.filter((r): r is [string, string] => r !== null);
-  const w = Math.max(...shown.map(([k]) => k.length));
-  const v = Math.max(...shown.map(([, val]) => val.length));
-  const line = `+${"-".repeat(w + 2)}+${"-".repeat(v + 2)}+`;
-  out(`\n${title}`);
-  out(line);
-  for (const [k, val] of shown) out(`| ${k.padEnd(w)} | ${val.padStart(v)} |`);
-  out(line);
-}
-
-
-// ---------------------------------------------------------------------------------------------
 // A fresh database (and optionally the server) for one scenario
 
 /** A scenario's private PostgreSQL (migrated), a pg pool on it, a worker token and, when asked, the production server. */
@@ -363,18 +277,6 @@ export async function startBenchEnvironment(opts: { server: boolean; log: (line:
   const server = opts.server ? await startServerProcess(embedded.url, (name, pid) => recordPid(tempDir, name, pid)) : null;
   if (server) opts.log(`server ${server.url} on a fresh embedded PostgreSQL (port ${conn.port})`);
   return { databaseUrl: embedded.url, postgresPid: conn.pid, pool, token, server };
-}
-
-/** Times `fn` `rounds` times after one warm-up call; returns the sorted durations (ms). */
-export async function timeCalls(rounds: number, fn: () => Promise<unknown>): Promise<Float64Array> {
-  await fn();
-  const ms = new Float64Array(rounds);
-  for (let i = 0; i < rounds; i++) {
-    const t0 = performance.now();
-    await fn();
-    ms[i] = performance.now() - t0;
-  }
-  return ms.sort();
 }
 
 /** Installs the signal handlers and a hard timeout that clean up (servers, PostgreSQL, temp folders) and exit. */
