@@ -5,6 +5,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { isSharedReadTopic } from "@/lib/protocol/live";
 import { queryKeyForTopic } from "@/lib/query-keys";
 import type { LiveStatus } from "./live-client";
+import { coalescer } from "./coalesce";
 import { useLiveClient } from "./live-provider";
 import { writeSharedRead } from "./shared-read-cache";
 
@@ -18,7 +19,7 @@ export const LIVE_REFRESH_MS = 30_000;
 
 /**
  * Keeps react-query data for `topics` live: on `changed` the matching queries are invalidated
- * (and refetched if mounted); after every (re)connect all of them are refetched. Shared-read
+ * (and refetched if mounted; `runs` at most once per 2 s, coalesce.ts); after every (re)connect all of them are refetched. Shared-read
  * topics (`run:<id>`) are not refetched: the server pushes their value (snapshot on subscribe,
  * then deltas) and it is written into the cache (writeSharedRead). Returns the connection status;
  * pass it to {@link refetchIntervalFor} (or {@link sharedRefetchIntervalFor}) so queries poll while it is down.
@@ -36,13 +37,19 @@ export function useLiveTopics(topics: readonly string[]): LiveStatus {
       const queryKey = queryKeyForTopic(topic);
       if (queryKey) void queryClient.invalidateQueries({ queryKey });
     };
-    return client.subscribe({
+    // List topics notified on every ingest batch (`runs`) refetch at most once per window (coalesce.ts).
+    const changed = coalescer(invalidate);
+    const unsubscribe = client.subscribe({
       topics: list,
-      onChanged: invalidate,
+      onChanged: changed.notify,
       // Shared-read topics get a fresh snapshot after every (re)connect instead.
       onResync: () => list.filter((t) => !isSharedReadTopic(t)).forEach(invalidate),
       onData: (topic, data) => writeSharedRead(queryClient, topic, data),
     });
+    return () => {
+      changed.dispose();
+      unsubscribe();
+    };
   }, [client, queryClient, key]);
 
   return useSyncExternalStore(client.onStatus, client.getStatus, () => "connecting" as const);
