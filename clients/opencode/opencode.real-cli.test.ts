@@ -18,7 +18,8 @@ import { startTestServer, type TestServer } from "@/test/support/server";
 // The real opencode CLI (1.18.33, installed on demand outside the repo) against a scripted
 // OpenAI-compatible model server and a real Pitwall, with our plugin installed by
 // `pitwall agent install opencode`: each todowrite call appears as a snapshot on /sessions/[id]
-// in a real Chromium while the agent still runs.
+// in a real Chromium while the agent still runs; the plugin's pitwall_propose_plan tool holds the
+// agent until a person decides in the browser, and the decision is the tool's result.
 
 let server: TestServer;
 let pool: pg.Pool;
@@ -62,13 +63,24 @@ const list2 = [
   { id: "2", content: "Write the summary table", status: "in_progress", priority: "medium" },
 ];
 
-test("opencode's todowrite calls appear as snapshots on the session page while the agent runs", async () => {
+/** A fresh git project with our plugin installed by the real CLI command; the environment opencode runs with. */
+function project(): { dir: string; env: Record<string, string> } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-proj-"));
   execFileSync("git", ["init", "-q", "-b", "decode-sweep"], { cwd: dir });
   const agentConfig = path.join(dir, "unused-agent.json");
   execFileSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../cli/index.ts"), "agent", "install", "opencode", "--project", dir], {
     env: { ...process.env, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: agentConfig },
   });
+  const xdg = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-xdg-"));
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-state-"));
+  return { dir, env: { ...opencodeOfflineEnv(xdg), PITWALL_URL: server.url, PITWALL_TOKEN: token, PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: agentConfig, PITWALL_PLAN_TIMEOUT_S: "150" } };
+}
+
+/** The last lines opencode printed, for failure messages. */
+const outputOf = (run: { stdout: string[]; stderr: string[] }) => () => `opencode stdout:\n${run.stdout.slice(-20).join("\n")}\nopencode stderr:\n${run.stderr.slice(-40).join("\n")}`;
+
+test("opencode's todowrite calls appear as snapshots on the session page while the agent runs", async () => {
+  const { dir, env } = project();
   let release!: () => void;
   const seenInBrowser = new Promise<void>((r) => (release = r));
   const model = await startModelServer(async (req): Promise<ScriptedReply> => {
@@ -89,17 +101,14 @@ test("opencode's todowrite calls appear as snapshots on the session page while t
   cleanups.push(() => browser.close());
   const { page } = browser;
 
-  const xdg = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-xdg-"));
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-state-"));
-  const env = { ...opencodeOfflineEnv(xdg), PITWALL_URL: server.url, PITWALL_TOKEN: token, PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: agentConfig };
-  const run = runOpencode({ opencode, cwd: dir, env, prompt: "run the decode sweep", timeoutMs: 150_000 });
-  const output = () => `opencode stdout:\n${run.stdout.slice(-20).join("\n")}\nopencode stderr:\n${run.stderr.slice(-40).join("\n")}`;
+  const run = runOpencode({ opencode, cwd: dir, env, prompt: "run the decode sweep", timeoutMs: 240_000 });
+  const output = outputOf(run);
 
   // Snapshot 1 reaches Pitwall and shows on the session page while opencode waits for the model.
   const session = await until(
     "the opencode session",
     async () => (await pool.query<{ id: number; key: string }>(`SELECT s.id, s.key FROM "AgentSession" s JOIN "TodoSnapshot" t ON t."sessionId" = s.id WHERE s.source = 'opencode' LIMIT 1`)).rows[0],
-    90_000,
+    150_000,
     output,
   );
   await page.goto(`/sessions/${session.id}`);
@@ -122,4 +131,48 @@ test("opencode's todowrite calls appear as snapshots on the session page while t
   const live = (await pool.query<{ state: string; cwd: string }>(`SELECT state, cwd FROM "AgentSession" WHERE id = $1`, [session.id])).rows[0]!;
   expect(live.cwd).toBe(dir);
   expect(["idle", "ended"]).toContain(live.state);
-}, 240_000);
+}, 330_000);
+
+test("pitwall_propose_plan waits for a person: changes requested in the browser reach the model, the revision supersedes it and is approved", async () => {
+  const { dir, env } = project();
+  const plan1 = "# Decode sweep\n1. Throughput C=1..64\n2. Summarize\n";
+  const plan2 = "# Decode sweep\n1. Warm up the server\n2. Throughput C=1..32\n3. Summarize\n";
+  const model = await startModelServer((req): ScriptedReply => {
+    if (!offersTools(req)) return { text: "Decode sweep plan" };
+    const last = lastToolResults(req).at(-1);
+    if (!last) return { toolCalls: [{ name: "pitwall_propose_plan", input: { plan: plan1 } }] };
+    if (last.toolName === "pitwall_propose_plan" && last.content.includes("requested changes")) return { toolCalls: [{ name: "pitwall_propose_plan", input: { plan: plan2 } }] };
+    return { text: `FINAL: ${last.content.slice(0, 400)}` };
+  });
+  cleanups.push(() => model.close());
+  writeOpencodeProject(dir, model.url);
+  const approver = await newSignedInUser(prisma, server.url, "approver");
+  const browser = await openSignedInPage(server.url, approver.cookie);
+  cleanups.push(() => browser.close());
+  const { page } = browser;
+
+  const run = runOpencode({ opencode, cwd: dir, env, prompt: "plan the decode sweep", timeoutMs: 240_000 });
+  const output = outputOf(run);
+  const pending = () => pool.query<{ id: number; key: string; title: string; body: string; supersedes: string | null }>(`SELECT id, key, title, body, supersedes FROM "Plan" WHERE status = 'proposed' AND key LIKE 'oc:%'`);
+  const first = await until("plan 1", async () => (await pending()).rows[0], 150_000, output);
+  expect(first).toMatchObject({ title: "Decode sweep", body: plan1, supersedes: null });
+
+  // A person requests changes from the plans list, with a comment.
+  await page.goto("/plans");
+  const decide = page.getByRole("group", { name: "Decide “Decode sweep”" });
+  await decide.getByRole("button", { name: "Request changes" }).click();
+  await decide.getByLabel(/Comment for the agent/).fill("Warm the server up first, stop at C=32");
+  await decide.getByRole("button", { name: "Send: request changes" }).click();
+
+  await until("the comment at the model", async () => model.requests.some((r) => r.text.includes("Warm the server up first, stop at C=32")), 60_000, output);
+  const second = await until("plan 2", async () => (await pending()).rows[0], 60_000, output);
+  expect(second).toMatchObject({ body: plan2, supersedes: first.key });
+
+  // The revision is approved on its own page.
+  await page.goto(`/plans/${second.id}`);
+  await page.getByRole("button", { name: "Approve", exact: true }).click();
+  const done = await run;
+  expect(done.code, output()).toBe(0);
+  expect(done.stdout.join("\n")).toContain("FINAL: APPROVED. Carry out this plan:");
+  expect(model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "pitwall_propose_plan" && t.content.includes("Warm up the server") && t.content.startsWith("APPROVED")))).toBe(true);
+}, 330_000);
