@@ -68,6 +68,8 @@ async function readApiResponse<T>(res: Response): Promise<T> {
     }
     throw new ApiError(res.status, code, message);
   }
+  // 204 No Content (a DELETE): nothing to parse.
+  if (res.status === 204) return undefined as T;
   return parseApiJson<T>(text);
 }
 

@@ -56,3 +56,29 @@ export function parseRunGroupKey(key: string): { sweep: string } | { kind: strin
   const m = /^name:([a-z]+):(.+)$/s.exec(key);
   return m ? { kind: m[1]!, name: m[2]! } : null;
 }
+
+/** One entry of the displayed list: a run on its own, or a group of repeated runs with the page's members in list order. */
+export type RunListItem<R> = { type: "run"; run: R } | { type: "group"; key: string; members: R[] };
+
+/**
+ * Folds a page of runs into display items: runs whose group is in `groupKeys` (groups with two or
+ * more matching runs) are gathered under one item at the position of the first of them.
+ */
+export function foldRunGroups<R extends { groupKey: string }>(runs: readonly R[], groupKeys: ReadonlySet<string>): RunListItem<R>[] {
+  const items: RunListItem<R>[] = [];
+  const open = new Map<string, R[]>();
+  for (const run of runs) {
+    if (!groupKeys.has(run.groupKey)) {
+      items.push({ type: "run", run });
+      continue;
+    }
+    const members = open.get(run.groupKey);
+    if (members) members.push(run);
+    else {
+      const list = [run];
+      open.set(run.groupKey, list);
+      items.push({ type: "group", key: run.groupKey, members: list });
+    }
+  }
+  return items;
+}

@@ -72,6 +72,15 @@ export interface RunListPage {
   archivedHidden: number;
 }
 
+/** A person's named view of a list page (`GET /api/views`): `query` is the page's query string without "?". */
+export interface SavedViewView {
+  id: number;
+  page: string;
+  name: string;
+  query: string;
+  updatedAt: string;
+}
+
 /** One benchmark point. Latencies in ms; null = not measured. Non-finite values stay numbers. */
 export interface BenchmarkPointView {
   key: string;

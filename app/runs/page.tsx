@@ -6,6 +6,7 @@ import { prisma } from "@/lib/server/db";
 import { ValidationError } from "@/lib/server/errors";
 import { runFilters } from "@/lib/server/repositories/run-filters";
 import { listRuns } from "@/lib/server/repositories/run-list";
+import { listSavedViews } from "@/lib/server/repositories/saved-views";
 import type { RunListPage } from "@/lib/view-models";
 import { RunsView } from "./_components/runs-view";
 
@@ -36,10 +37,10 @@ async function loadPage(query: RunListQuery, ignored: string[]): Promise<{ page:
   }
 }
 
-/** /runs: the run list with filters and search in the URL; the first page is loaded here, then kept live in the browser. */
+/** /runs: the run list with filters, search and sort in the URL, and the person's saved views; the first page is loaded here, then kept live in the browser. */
 export default async function RunsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  await requirePageViewer();
+  const viewer = await requirePageViewer();
   const { query, ignored } = parseRunListQuery(await searchParams);
-  const { page, loadedAt } = await loadPage(query, ignored);
-  return <RunsView initial={page} query={query} pageSize={PAGE_SIZE} renderedAt={loadedAt} origin={await requestOrigin()} ignored={ignored} />;
+  const [{ page, loadedAt }, savedViews] = await Promise.all([loadPage(query, ignored), viewer.kind === "user" ? listSavedViews(prisma(), viewer.id, "runs") : []]);
+  return <RunsView initial={page} query={query} pageSize={PAGE_SIZE} renderedAt={loadedAt} origin={await requestOrigin()} ignored={ignored} savedViews={savedViews} />;
 }

@@ -77,6 +77,8 @@ export class BenchmarkDemo implements DemoWorker {
         gpus: "2x RTX A6000",
         speculative: { algorithm: "NEXTN", numSteps: 3, eagleTopk: 1, numDraftTokens: 4 },
         memFractionStatic: variant.memFractionStatic,
+        // Every repeat of this sweep shares one id: the run list folds them into one row.
+        sweep: "qwen3.6-27b-tp2-mtp",
         dataset: "random",
         inputLen: 1000,
         outputLen: 1000,

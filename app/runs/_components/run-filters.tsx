@@ -27,6 +27,11 @@ export function RunFilters({ query, hosts }: { query: RunListQuery; hosts: reado
       host: text("host"),
       tag: text("tag"),
       archived: text("archived") as RunListQuery["archived"],
+      // The order, grouping and group shown stay; paging restarts.
+      sort: query.sort,
+      dir: query.dir,
+      group: query.group,
+      sweep: query.sweep,
     };
     startTransition(() => router.push(runsPath(next)));
   };

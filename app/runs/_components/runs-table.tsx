@@ -1,169 +1,105 @@
 "use client";
 
-import Link from "next/link";
-import { RelativeTime } from "@/components/runs/relative-time";
-import { RunDuration } from "@/components/runs/run-duration";
-import { StatusBadge } from "@/components/runs/status-badge";
-import { TagList } from "@/components/runs/tag-list";
-import { Badge } from "@/components/ui/badge";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { MISSING, formatTokPerS } from "@/lib/format";
-import { runPath, runsPath } from "@/lib/paths";
-import { engineLabel } from "@/lib/run-config";
-import type { RunSummary } from "@/lib/view-models";
-import { cn } from "@/lib/utils";
+import { Fragment } from "react";
+import { Table, TableBody, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import type { RunListQuery } from "@/lib/paths";
+import { foldRunGroups } from "@/lib/run-list";
+import type { RunGroupSummary, RunSummary } from "@/lib/view-models";
+import { RunGroupCard, RunGroupRow } from "./run-group-row";
+import { RunCard, RunTableRow, type RunSelection } from "./run-rows";
+import { SortHead } from "./sort-head";
 
-interface RunsTableProps {
+interface RunsTableProps extends RunSelection {
   runs: RunSummary[];
-  selected: readonly number[];
-  onToggle: (id: number) => void;
+  groups: RunGroupSummary[];
+  query: RunListQuery;
+  onQuery: (q: RunListQuery) => void;
+  expanded: ReadonlySet<string>;
+  onToggleGroup: (key: string) => void;
 }
 
-function SelectBox({ run, selected, onToggle }: { run: RunSummary; selected: boolean; onToggle: (id: number) => void }) {
-  const selectable = run.kind === "benchmark";
-  return (
-    <input
-      type="checkbox"
-      className="size-3.5 translate-y-px accent-primary"
-      checked={selected}
-      disabled={!selectable}
-      onChange={() => onToggle(run.id)}
-      aria-label={selectable ? `Select ${run.name} for comparison` : `${run.name} is not a benchmark run`}
-      title={selectable ? "Select for comparison" : "Only benchmark runs can be compared"}
-    />
-  );
+function useItems({ runs, groups }: Pick<RunsTableProps, "runs" | "groups">) {
+  const byKey = new Map(groups.map((g) => [g.key, g]));
+  return { items: foldRunGroups(runs, new Set(byKey.keys())), byKey };
 }
 
-/** Below 768 px each run is a stacked card: full name on up to two lines, then status and facts. */
-function RunCards({ runs, selected, onToggle }: RunsTableProps) {
+/** Below 768 px each run is a stacked card; a group of repeated runs is one card that expands. */
+function RunCards(props: RunsTableProps) {
+  const { items, byKey } = useItems(props);
+  const { selected, onToggle, expanded, onToggleGroup, query } = props;
   return (
     <ul className="divide-y divide-border rounded-lg border border-border bg-card md:hidden" aria-label="Runs">
-      {runs.map((r) => (
-        <li key={r.id} className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 px-4 py-3">
-          <span className="pt-0.5">
-            <SelectBox run={r} selected={selected.includes(r.id)} onToggle={onToggle} />
-          </span>
-          <div className="grid min-w-0 gap-1">
-            <Link href={runPath(r.id)} className="line-clamp-2 rounded-sm font-medium break-words hover:underline" title={r.name}>
-              {r.name}
-            </Link>
-            <div className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-fg tabular-nums">
-              <StatusBadge state={r.state} mismatches={r.countMismatches} />
-              <span>{r.kind}</span>
-              <span aria-hidden>·</span>
-              <Link href={runsPath({ host: r.host })} className="hover:underline">
-                {r.host}
-              </Link>
-              <span aria-hidden>·</span>
-              <RelativeTime iso={r.startedAt} />
-              <span aria-hidden>·</span>
-              <RunDuration run={r} />
-              {r.kind === "benchmark" && r.peakOutputTokPerS !== null && <span className="font-medium text-foreground">peak {formatTokPerS(r.peakOutputTokPerS)}</span>}
-            </div>
-          </div>
-        </li>
-      ))}
+      {items.map((item) =>
+        item.type === "run" ? (
+          <RunCard key={item.run.id} run={item.run} selected={selected} onToggle={onToggle} />
+        ) : (
+          <Fragment key={item.key}>
+            <RunGroupCard group={byKey.get(item.key)!} members={item.members} query={query} expanded={expanded.has(item.key)} onToggle={() => onToggleGroup(item.key)} />
+            {expanded.has(item.key) && item.members.map((r) => <RunCard key={r.id} run={r} selected={selected} onToggle={onToggle} nested />)}
+          </Fragment>
+        ),
+      )}
     </ul>
   );
 }
 
-/** The run list: one dense row per run (stacked cards on a phone); benchmark runs can be ticked for comparison. */
-export function RunsTable(props: RunsTableProps) {
-  return (
-    <>
-      <RunCards {...props} />
-      <RunsTableWide {...props} />
-    </>
-  );
-}
-
-function RunsTableWide({ runs, selected, onToggle }: RunsTableProps) {
+function RunsTableWide(props: RunsTableProps) {
+  const { items, byKey } = useItems(props);
+  const { selected, onToggle, expanded, onToggleGroup, query, onQuery } = props;
   return (
     <div className="hidden rounded-lg border border-border bg-card md:block">
       <Table className="table-fixed" label="Runs">
         <colgroup>
           <col className="w-10" />
-          <col className="w-24" />
+          <col className="w-28" />
           <col />
           <col className="w-[17%]" />
           <col className="w-32" />
           <col className="w-28" />
-          <col className="w-28" />
-          <col className="w-28" />
-          <col className="w-24" />
           <col className="w-32" />
+          <col className="w-28" />
+          <col className="w-28" />
+          <col className="w-36" />
         </colgroup>
         <TableHeader>
           <TableRow className="hover:bg-transparent">
             <TableHead>
               <span className="sr-only">Select for comparison</span>
             </TableHead>
-            <TableHead>Kind</TableHead>
-            <TableHead>Name</TableHead>
+            <SortHead column="kind" query={query} onSort={onQuery} />
+            <SortHead column="name" query={query} onSort={onQuery} />
             <TableHead>Model</TableHead>
             <TableHead>Engine</TableHead>
-            <TableHead>Host</TableHead>
-            <TableHead>Status</TableHead>
-            <TableHead>Started</TableHead>
-            <TableHead className="text-right">Duration</TableHead>
-            <TableHead className="text-right" title="Highest aggregate output tok/s among successful points">
-              Peak output
-            </TableHead>
+            <SortHead column="host" query={query} onSort={onQuery} />
+            <SortHead column="status" query={query} onSort={onQuery} />
+            <SortHead column="startedAt" query={query} onSort={onQuery} />
+            <SortHead column="duration" query={query} onSort={onQuery} className="text-right" />
+            <SortHead column="peak" query={query} onSort={onQuery} className="text-right" title="Sort by peak output tok/s: the highest aggregate output tok/s among successful points (benchmark runs)" />
           </TableRow>
         </TableHeader>
         <TableBody>
-          {runs.map((r) => {
-            const isSelected = selected.includes(r.id);
-            const engine = engineLabel(r.engine, r.engineVersion);
-            return (
-              <TableRow key={r.id} data-state={isSelected ? "selected" : undefined}>
-                <TableCell>
-                  <SelectBox run={r} selected={isSelected} onToggle={onToggle} />
-                </TableCell>
-                <TableCell className="text-muted-fg">{r.kind}</TableCell>
-                <TableCell className="overflow-hidden">
-                  <div className="flex min-w-0 items-center gap-2">
-                    <Link href={runPath(r.id)} className="truncate rounded-sm font-medium hover:underline" title={r.name}>
-                      {r.name}
-                    </Link>
-                    {r.archivedAt && (
-                      <Badge tone="outline" className="shrink-0">
-                        archived
-                      </Badge>
-                    )}
-                    <span className="hidden shrink-0 2xl:inline">
-                      <TagList tags={r.tags} max={3} nowrap />
-                    </span>
-                  </div>
-                </TableCell>
-                <TableCell className="truncate" title={r.model ?? undefined}>
-                  {r.model ?? <span className="text-muted-fg">{MISSING}</span>}
-                </TableCell>
-                <TableCell className="truncate" title={engine ?? undefined}>
-                  {engine ?? <span className="text-muted-fg">{MISSING}</span>}
-                </TableCell>
-                <TableCell className="truncate">
-                  <Link href={runsPath({ host: r.host })} className="rounded-sm hover:underline" title={`Runs on ${r.host}`}>
-                    {r.host}
-                  </Link>
-                </TableCell>
-                <TableCell>
-                  <StatusBadge state={r.state} mismatches={r.countMismatches} />
-                </TableCell>
-                <TableCell className="text-muted-fg">
-                  <RelativeTime iso={r.startedAt} />
-                </TableCell>
-                <TableCell className="text-right">
-                  <RunDuration run={r} />
-                </TableCell>
-                <TableCell className={cn("text-right", r.peakOutputTokPerS !== null && "font-medium")}>
-                  {r.kind === "benchmark" ? formatTokPerS(r.peakOutputTokPerS) : <span className="text-muted-fg">{MISSING}</span>}
-                </TableCell>
-              </TableRow>
-            );
-          })}
+          {items.map((item) =>
+            item.type === "run" ? (
+              <RunTableRow key={item.run.id} run={item.run} selected={selected} onToggle={onToggle} />
+            ) : (
+              <Fragment key={item.key}>
+                <RunGroupRow group={byKey.get(item.key)!} members={item.members} query={query} expanded={expanded.has(item.key)} onToggle={() => onToggleGroup(item.key)} />
+                {expanded.has(item.key) && item.members.map((r) => <RunTableRow key={r.id} run={r} selected={selected} onToggle={onToggle} nested />)}
+              </Fragment>
+            ),
+          )}
         </TableBody>
       </Table>
     </div>
+  );
+}
+
+/** The run list: one dense row per run or group of repeated runs (stacked cards on a phone); sortable headers; benchmark runs can be ticked for comparison. */
+export function RunsTable(props: RunsTableProps) {
+  return (
+    <>
+      <RunCards {...props} />
+      <RunsTableWide {...props} />
+    </>
   );
 }

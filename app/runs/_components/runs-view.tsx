@@ -1,7 +1,8 @@
 "use client";
 
 import Link from "next/link";
-import { useState } from "react";
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { ArrowLeft, ArrowRight, GitCompareArrows, X } from "lucide-react";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
@@ -10,10 +11,12 @@ import { Button, buttonVariants } from "@/components/ui/button";
 import { fetchRuns } from "@/lib/api-client";
 import { comparePath, hasRunFilters, runsPath, type RunListQuery } from "@/lib/paths";
 import { runsQueryKey } from "@/lib/query-keys";
-import type { RunListPage } from "@/lib/view-models";
+import type { RunListPage, SavedViewView } from "@/lib/view-models";
 import { cn } from "@/lib/utils";
 import { RunFilters } from "./run-filters";
+import { RunSortSelect } from "./run-sort-select";
 import { RunsTable } from "./runs-table";
+import { SavedViews } from "./saved-views";
 
 interface RunsViewProps {
   initial: RunListPage;
@@ -22,10 +25,21 @@ interface RunsViewProps {
   renderedAt: number;
   origin: string;
   ignored: string[];
+  savedViews: SavedViewView[];
 }
 
-/** The live run list: filters, table with compare selection, cursor pagination, empty states. */
-export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored }: RunsViewProps) {
+/** The live run list: saved views, filters, sortable table with repeated-run groups and compare selection, cursor pagination, empty states. */
+export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored, savedViews }: RunsViewProps) {
+  const router = useRouter();
+  const [navigating, startTransition] = useTransition();
+  const go = (q: RunListQuery) => startTransition(() => router.push(runsPath(q)));
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const toggleGroup = (key: string) =>
+    setExpanded((s) => {
+      const next = new Set(s);
+      if (!next.delete(key)) next.add(key);
+      return next;
+    });
   const live = useLiveTopics(["runs"]);
   const { data, error } = useQuery({
     queryKey: runsQueryKey(query),
@@ -74,7 +88,32 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
         </div>
       </div>
 
+      {!noRunsAtAll && <SavedViews query={query} initial={savedViews} />}
       {!noRunsAtAll && <RunFilters query={query} hosts={hosts} />}
+      {!noRunsAtAll && (
+        <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
+          <RunSortSelect query={query} onQuery={go} />
+          {!query.sweep && (
+            <label className="flex items-center gap-2 text-sm text-muted-fg">
+              <input
+                type="checkbox"
+                className="size-3.5 accent-primary"
+                checked={query.group !== "off"}
+                onChange={(e) => go({ ...query, group: e.currentTarget.checked ? undefined : "off", cursor: undefined })}
+              />
+              Group repeated runs
+            </label>
+          )}
+          {query.sweep && (
+            <p className="text-sm text-muted-fg">
+              Runs of one group.{" "}
+              <Link href={runsPath({ ...query, sweep: undefined, cursor: undefined })} className="text-link underline-offset-4 hover:underline">
+                Show every run
+              </Link>
+            </p>
+          )}
+        </div>
+      )}
 
       {ignored.length > 0 && (
         <p role="status" className="rounded-md border border-stale/40 bg-stale-bg px-3 py-2 text-sm text-stale">
@@ -97,7 +136,9 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
           </Link>
         </div>
       ) : (
-        <RunsTable runs={data.runs} selected={selected} onToggle={toggle} />
+        <div aria-busy={navigating}>
+          <RunsTable runs={data.runs} groups={data.groups} query={query} onQuery={go} expanded={expanded} onToggleGroup={toggleGroup} selected={selected} onToggle={toggle} />
+        </div>
       )}
       {data.archivedHidden > 0 && data.runs.length > 0 && !data.nextCursor && (
         <p className="text-sm text-muted-fg">

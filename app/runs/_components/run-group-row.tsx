@@ -1,0 +1,117 @@
+"use client";
+
+import Link from "next/link";
+import { ChevronRight, Layers } from "lucide-react";
+import { RelativeTime } from "@/components/runs/relative-time";
+import { StatusBadge } from "@/components/runs/status-badge";
+import { TableCell, TableRow } from "@/components/ui/table";
+import { MISSING, formatTokPerS } from "@/lib/format";
+import { runPath, runsPath, type RunListQuery } from "@/lib/paths";
+import type { RunGroupSummary, RunSummary } from "@/lib/view-models";
+import { cn } from "@/lib/utils";
+
+interface GroupProps {
+  group: RunGroupSummary;
+  /** The group's runs on this page, in list order. */
+  members: readonly RunSummary[];
+  query: RunListQuery;
+  expanded: boolean;
+  onToggle: () => void;
+}
+
+function Toggle({ group, members, expanded, onToggle }: GroupProps) {
+  return (
+    <button
+      type="button"
+      onClick={onToggle}
+      aria-expanded={expanded}
+      className="flex min-w-0 items-center gap-2 rounded-sm text-left font-medium hover:underline"
+      title={`${group.count} runs of ${group.label}`}
+    >
+      <ChevronRight aria-hidden className={cn("size-4 shrink-0 text-muted-fg transition-transform", expanded && "rotate-90")} />
+      <Layers aria-hidden className="size-3.5 shrink-0 text-muted-fg" />
+      <span className="truncate">{group.label}</span>
+      <span className="shrink-0 rounded-full bg-muted px-1.5 text-xs font-normal text-muted-fg tabular-nums">
+        {group.count} runs{members.length < group.count ? ` · ${members.length} here` : ""}
+      </span>
+    </button>
+  );
+}
+
+function AllLink({ group, members, query }: GroupProps) {
+  if (members.length >= group.count) return null;
+  return (
+    <Link href={runsPath({ ...query, sweep: group.key, cursor: undefined })} className="shrink-0 text-xs text-link underline-offset-4 hover:underline">
+      Show all {group.count}
+    </Link>
+  );
+}
+
+function Best({ group }: { group: RunGroupSummary }) {
+  if (group.bestPeakOutputTokPerS === null || group.bestRunId === null) return <span className="text-muted-fg">{MISSING}</span>;
+  return (
+    <Link href={runPath(group.bestRunId)} className="font-medium hover:underline" title="Best peak output tok/s in the group (opens that run)">
+      best {formatTokPerS(group.bestPeakOutputTokPerS)}
+    </Link>
+  );
+}
+
+/** A table row standing for repeated runs of one sweep: count, hosts, latest state and start, best peak; expands to its runs. */
+export function RunGroupRow(props: GroupProps) {
+  const { group, members } = props;
+  const kinds = [...new Set(members.map((m) => m.kind))];
+  return (
+    <TableRow data-group={group.key}>
+      <TableCell />
+      <TableCell className="text-muted-fg">{kinds.join(", ")}</TableCell>
+      <TableCell className="overflow-hidden">
+        <div className="flex min-w-0 items-center gap-2">
+          <Toggle {...props} />
+          <AllLink {...props} />
+        </div>
+      </TableCell>
+      <TableCell className="truncate text-muted-fg">{members[0]?.model ?? MISSING}</TableCell>
+      <TableCell />
+      <TableCell className="truncate text-muted-fg">{group.hostCount === 1 ? members[0]?.host : `${group.hostCount} hosts`}</TableCell>
+      <TableCell>
+        <span className="inline-flex items-center gap-1.5" title="State of the newest run in the group">
+          <StatusBadge state={group.latestState} />
+          <span className="text-xs text-muted-fg">latest</span>
+        </span>
+      </TableCell>
+      <TableCell className="text-muted-fg">
+        <RelativeTime iso={group.latestStartedAt} />
+      </TableCell>
+      <TableCell />
+      <TableCell className="text-right">
+        <Best group={group} />
+      </TableCell>
+    </TableRow>
+  );
+}
+
+/** The phone's card for a group of repeated runs; its runs follow when expanded. */
+export function RunGroupCard(props: GroupProps) {
+  const { group } = props;
+  return (
+    <li className="grid gap-1 px-4 py-3" data-group={group.key}>
+      <div className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-1">
+        <Toggle {...props} />
+        <AllLink {...props} />
+      </div>
+      <div className="flex flex-wrap items-center gap-x-2 gap-y-1 pl-6 text-xs text-muted-fg tabular-nums">
+        <StatusBadge state={group.latestState} />
+        <span>latest</span>
+        <RelativeTime iso={group.latestStartedAt} />
+        <span aria-hidden>·</span>
+        <span>{group.hostCount === 1 ? "1 host" : `${group.hostCount} hosts`}</span>
+        {group.bestPeakOutputTokPerS !== null && (
+          <>
+            <span aria-hidden>·</span>
+            <Best group={group} />
+          </>
+        )}
+      </div>
+    </li>
+  );
+}

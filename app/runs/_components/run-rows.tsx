@@ -1,0 +1,116 @@
+"use client";
+
+import Link from "next/link";
+import { RelativeTime } from "@/components/runs/relative-time";
+import { RunDuration } from "@/components/runs/run-duration";
+import { StatusBadge } from "@/components/runs/status-badge";
+import { TagList } from "@/components/runs/tag-list";
+import { Badge } from "@/components/ui/badge";
+import { TableCell, TableRow } from "@/components/ui/table";
+import { MISSING, formatTokPerS } from "@/lib/format";
+import { runPath, runsPath } from "@/lib/paths";
+import { engineLabel } from "@/lib/run-config";
+import type { RunSummary } from "@/lib/view-models";
+import { cn } from "@/lib/utils";
+
+/** Compare selection of one run: only benchmark runs can be ticked. */
+export interface RunSelection {
+  selected: readonly number[];
+  onToggle: (id: number) => void;
+}
+
+function SelectBox({ run, selected, onToggle }: { run: RunSummary; selected: boolean; onToggle: (id: number) => void }) {
+  const selectable = run.kind === "benchmark";
+  return (
+    <input
+      type="checkbox"
+      className="size-3.5 translate-y-px accent-primary"
+      checked={selected}
+      disabled={!selectable}
+      onChange={() => onToggle(run.id)}
+      aria-label={selectable ? `Select ${run.name} for comparison` : `${run.name} is not a benchmark run`}
+      title={selectable ? "Select for comparison" : "Only benchmark runs can be compared"}
+    />
+  );
+}
+
+/** One run as a table row; `nested` indents it under its group's row. */
+export function RunTableRow({ run: r, selected, onToggle, nested = false }: RunSelection & { run: RunSummary; nested?: boolean }) {
+  const isSelected = selected.includes(r.id);
+  const engine = engineLabel(r.engine, r.engineVersion);
+  return (
+    <TableRow data-state={isSelected ? "selected" : undefined} className={cn(nested && "bg-muted/30")}>
+      <TableCell>
+        <SelectBox run={r} selected={isSelected} onToggle={onToggle} />
+      </TableCell>
+      <TableCell className="text-muted-fg">{r.kind}</TableCell>
+      <TableCell className="overflow-hidden">
+        <div className={cn("flex min-w-0 items-center gap-2", nested && "border-l-2 border-border pl-4")}>
+          <Link href={runPath(r.id)} className="truncate rounded-sm font-medium hover:underline" title={r.name}>
+            {r.name}
+          </Link>
+          {r.archivedAt && (
+            <Badge tone="outline" className="shrink-0">
+              archived
+            </Badge>
+          )}
+          <span className="hidden shrink-0 2xl:inline">
+            <TagList tags={r.tags} max={3} nowrap />
+          </span>
+        </div>
+      </TableCell>
+      <TableCell className="truncate" title={r.model ?? undefined}>
+        {r.model ?? <span className="text-muted-fg">{MISSING}</span>}
+      </TableCell>
+      <TableCell className="truncate" title={engine ?? undefined}>
+        {engine ?? <span className="text-muted-fg">{MISSING}</span>}
+      </TableCell>
+      <TableCell className="truncate">
+        <Link href={runsPath({ host: r.host })} className="rounded-sm hover:underline" title={`Runs on ${r.host}`}>
+          {r.host}
+        </Link>
+      </TableCell>
+      <TableCell>
+        <StatusBadge state={r.state} mismatches={r.countMismatches} />
+      </TableCell>
+      <TableCell className="text-muted-fg">
+        <RelativeTime iso={r.startedAt} />
+      </TableCell>
+      <TableCell className="text-right">
+        <RunDuration run={r} />
+      </TableCell>
+      <TableCell className={cn("text-right", r.peakOutputTokPerS !== null && "font-medium")}>
+        {r.kind === "benchmark" ? formatTokPerS(r.peakOutputTokPerS) : <span className="text-muted-fg">{MISSING}</span>}
+      </TableCell>
+    </TableRow>
+  );
+}
+
+/** One run as a stacked card (phone): full name on up to two lines, then status and facts. */
+export function RunCard({ run: r, selected, onToggle, nested = false }: RunSelection & { run: RunSummary; nested?: boolean }) {
+  return (
+    <li className={cn("grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 px-4 py-3", nested && "bg-muted/30 pl-8")}>
+      <span className="pt-0.5">
+        <SelectBox run={r} selected={selected.includes(r.id)} onToggle={onToggle} />
+      </span>
+      <div className="grid min-w-0 gap-1">
+        <Link href={runPath(r.id)} className="line-clamp-2 rounded-sm font-medium break-words hover:underline" title={r.name}>
+          {r.name}
+        </Link>
+        <div className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-fg tabular-nums">
+          <StatusBadge state={r.state} mismatches={r.countMismatches} />
+          <span>{r.kind}</span>
+          <span aria-hidden>·</span>
+          <Link href={runsPath({ host: r.host })} className="hover:underline">
+            {r.host}
+          </Link>
+          <span aria-hidden>·</span>
+          <RelativeTime iso={r.startedAt} />
+          <span aria-hidden>·</span>
+          <RunDuration run={r} />
+          {r.kind === "benchmark" && r.peakOutputTokPerS !== null && <span className="font-medium text-foreground">peak {formatTokPerS(r.peakOutputTokPerS)}</span>}
+        </div>
+      </div>
+    </li>
+  );
+}

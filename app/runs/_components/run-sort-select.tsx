@@ -1,0 +1,42 @@
+"use client";
+
+import { Select } from "@/components/ui/input";
+import type { RunListQuery } from "@/lib/paths";
+import { RUN_SORTS, RUN_SORT_LABELS, defaultSortDir, type RunSort, type SortDir } from "@/lib/run-list";
+import { effectiveSort } from "./sort-head";
+
+const DIR_WORDS: Record<RunSort, Record<SortDir, string>> = {
+  startedAt: { desc: "newest first", asc: "oldest first" },
+  duration: { desc: "longest first", asc: "shortest first" },
+  peak: { desc: "highest first", asc: "lowest first" },
+  name: { asc: "A–Z", desc: "Z–A" },
+  kind: { asc: "A–Z", desc: "Z–A" },
+  status: { asc: "A–Z", desc: "Z–A" },
+  host: { asc: "A–Z", desc: "Z–A" },
+};
+
+/** The phone's sort control (the stacked cards have no column headers): one select of column and direction. */
+export function RunSortSelect({ query, onQuery }: { query: RunListQuery; onQuery: (q: RunListQuery) => void }) {
+  const { sort, dir } = effectiveSort(query);
+  return (
+    <label className="flex items-center gap-2 text-sm text-muted-fg md:hidden">
+      Sort
+      <Select
+        value={`${sort}:${dir}`}
+        onChange={(e) => {
+          const [s, d] = e.currentTarget.value.split(":") as [RunSort, SortDir];
+          onQuery({ ...query, sort: s, dir: d, cursor: undefined });
+        }}
+        className="min-w-0 flex-1"
+      >
+        {RUN_SORTS.flatMap((s) =>
+          (defaultSortDir(s) === "desc" ? (["desc", "asc"] as const) : (["asc", "desc"] as const)).map((d) => (
+            <option key={`${s}:${d}`} value={`${s}:${d}`}>
+              {RUN_SORT_LABELS[s]} · {DIR_WORDS[s][d]}
+            </option>
+          )),
+        )}
+      </Select>
+    </label>
+  );
+}

@@ -1,0 +1,41 @@
+"use client";
+
+import { ArrowDown, ArrowUp, ArrowUpDown } from "lucide-react";
+import { TableHead } from "@/components/ui/table";
+import { DEFAULT_RUN_SORT, RUN_SORT_LABELS, defaultSortDir, type RunSort, type SortDir } from "@/lib/run-list";
+import type { RunListQuery } from "@/lib/paths";
+import { cn } from "@/lib/utils";
+
+/** The sort a run-list query asks for, defaults filled in. */
+export function effectiveSort(query: RunListQuery): { sort: RunSort; dir: SortDir } {
+  const sort = query.sort ?? DEFAULT_RUN_SORT;
+  return { sort, dir: query.dir ?? defaultSortDir(sort) };
+}
+
+/** The query after choosing `column`: the same column flips direction, another starts at its default; paging restarts. */
+export function sortedBy(query: RunListQuery, column: RunSort): RunListQuery {
+  const { sort, dir } = effectiveSort(query);
+  const nextDir = sort === column ? (dir === "asc" ? "desc" : "asc") : defaultSortDir(column);
+  return { ...query, sort: column, dir: nextDir, cursor: undefined };
+}
+
+/** A column header that sorts the list: a button inside, `aria-sort` on the header cell. */
+export function SortHead({ column, query, onSort, className, title }: { column: RunSort; query: RunListQuery; onSort: (q: RunListQuery) => void; className?: string; title?: string }) {
+  const { sort, dir } = effectiveSort(query);
+  const active = sort === column;
+  const Icon = !active ? ArrowUpDown : dir === "asc" ? ArrowUp : ArrowDown;
+  const right = className?.includes("text-right");
+  return (
+    <TableHead aria-sort={active ? (dir === "asc" ? "ascending" : "descending") : "none"} className={className}>
+      <button
+        type="button"
+        onClick={() => onSort(sortedBy(query, column))}
+        title={title ?? `Sort by ${RUN_SORT_LABELS[column].toLowerCase()}`}
+        className={cn("inline-flex items-center gap-1 rounded-sm hover:text-foreground", active && "text-foreground", right && "flex-row-reverse")}
+      >
+        {RUN_SORT_LABELS[column]}
+        <Icon aria-hidden className={cn("size-3", !active && "opacity-40")} />
+      </button>
+    </TableHead>
+  );
+}

@@ -1,0 +1,35 @@
+import { describe, expect, test } from "vitest";
+import { defaultSortDir, foldRunGroups, parseRunGroupKey, runGroupKey, sweepIdOf } from "./run-list";
+
+describe("run groups", () => {
+  test("config.sweep decides the group, else kind and name", () => {
+    expect(runGroupKey({ kind: "benchmark", name: "sweep #1", config: { sweep: "qwen-mtp" } })).toBe("sweep:qwen-mtp");
+    expect(runGroupKey({ kind: "benchmark", name: "sweep #1", config: { sweep: 42 } })).toBe("sweep:42");
+    expect(runGroupKey({ kind: "training", name: "a: b", config: { sweep: "" } })).toBe("name:training:a: b");
+    expect(runGroupKey({ kind: "training", name: "x", config: { sweep: { id: 1 } } })).toBe("name:training:x");
+    expect(sweepIdOf({ sweep: Number.NaN })).toBeNull();
+    expect(parseRunGroupKey("name:training:a: b")).toEqual({ kind: "training", name: "a: b" });
+    expect(parseRunGroupKey("sweep:qwen-mtp")).toEqual({ sweep: "qwen-mtp" });
+    expect(parseRunGroupKey("sweep:")).toBeNull();
+    expect(parseRunGroupKey("other")).toBeNull();
+  });
+
+  test("a page folds into items at each group's first member, in list order", () => {
+    const runs = [
+      { id: 1, groupKey: "sweep:a" },
+      { id: 2, groupKey: "name:x" },
+      { id: 3, groupKey: "sweep:a" },
+      { id: 4, groupKey: "sweep:b" },
+    ];
+    expect(foldRunGroups(runs, new Set(["sweep:a", "sweep:b"]))).toEqual([
+      { type: "group", key: "sweep:a", members: [runs[0], runs[2]] },
+      { type: "run", run: runs[1] },
+      { type: "group", key: "sweep:b", members: [runs[3]] },
+    ]);
+    expect(foldRunGroups(runs, new Set()).map((i) => i.type)).toEqual(["run", "run", "run", "run"]);
+  });
+
+  test("figures and times sort descending first, text ascending", () => {
+    expect([defaultSortDir("peak"), defaultSortDir("startedAt"), defaultSortDir("duration"), defaultSortDir("name"), defaultSortDir("host")]).toEqual(["desc", "desc", "desc", "asc", "asc"]);
+  });
+});
