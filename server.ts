@@ -13,6 +13,7 @@ import { AuthError } from "@/lib/server/errors";
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { IngestConnection } from "@/lib/server/ingest/socket";
 import { IngestTokenGuard } from "@/lib/server/ingest/token-guard";
+import { publisherFor } from "@/lib/server/live/coalescing-publisher";
 import { LiveHub } from "@/lib/server/live/hub";
 import { startMaintenance } from "@/lib/server/maintenance";
 import { startNotifier } from "@/lib/server/notify/notifier";
@@ -134,6 +135,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
         // Commit what workers already sent before saying goodbye, so their acks are not lost
         // work: anything still unacknowledged after close is resent by the worker.
         await Promise.allSettled(connections.all().map((c) => c.drain()));
+        await publisherFor(pool()).flushed();
         for (const ws of ingestWss.clients) ws.close(1001, "server shutting down");
         await hub.close();
         server.closeAllConnections();

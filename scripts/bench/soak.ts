@@ -226,6 +226,8 @@ async function soak(opts: ScenarioOptions): Promise<void> {
   opts.log(`acked frames/s per ${WINDOW_S} s window (offered ${fmtInt(offered)}/s; min ${fmtInt(Math.min(...rates))}, max ${fmtInt(Math.max(...rates))}):`);
   for (let i = 0; i < rates.length; i += 12) opts.log(`  ${String(i * WINDOW_S).padStart(4)} s: ${rates.slice(i, i + 12).map((r) => fmtInt(r).padStart(5)).join(" ")}`);
   opts.log(`server RSS: start ${mib(rss0?.rssKb)} → end ${mib(rss1?.rssKb)} (peak ${mib(rss1?.hwmKb)})`);
+  const perFrame = (cpuS: number) => fmt((cpuS * 1000) / Math.max(1, tally.acked), 3);
+  opts.log(`CPU ms per acked frame: server ${perFrame(serverCpu)} | PostgreSQL ${perFrame(pgCpu)} (steadier than the latencies when the machine is busy)`);
   opts.log(
     `CPU s over ${fmt(elapsedS, 0)} s: server ${fmt(serverCpu, 1)} | PostgreSQL ${fmt(pgCpu, 1)} | this load generator ${fmt((genCpu.user + genCpu.system) / 1e6, 1)} (event-loop delay p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fmt(loopDelay.max / 1e6, 1)} ms); all on the same cores as the server, and the machine is shared`,
   );

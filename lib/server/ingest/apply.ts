@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { z } from "zod";
-import type { BenchmarkPoint, ClientFrame, ErrorCode, evalResult } from "@/lib/protocol";
-import { publishTopics } from "@/lib/server/live/publish";
+import type { BenchmarkPoint, ClientFrame, ErrorCode, evalResult, metricPoint } from "@/lib/protocol";
+import { publisherFor } from "@/lib/server/live/coalescing-publisher";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { isDatabaseOutage } from "@/lib/server/database/outage";
 import { upsertBenchmarkPoints } from "./writers/benchmark-points";
@@ -24,8 +24,9 @@ import { applyActivity, applyTodos, proposePlan } from "./writers/sessions";
  *
  * Benchmark points from consecutive frames are written with one multi-row
  * `INSERT ... SELECT FROM unnest(...) ON CONFLICT DO UPDATE` (latest frame wins per point key).
- * Change notifications are sent with pg_notify inside the transaction, so browsers hear about
- * a change only once it is committed (NOTIFY is delivered at commit).
+ * Change notifications go out right after COMMIT, coalesced across batches and sockets
+ * (CoalescingPublisher): browsers hear about a change only once it is committed, and ingest
+ * commits do not queue behind PostgreSQL's notify lock.
  */
 
 /** Result of one frame: committed (possibly earlier: `duplicate`) or rejected with a code. */
@@ -95,8 +96,10 @@ async function applyBatch(pool: pg.Pool, principal: TokenPrincipal, frames: Clie
   const client = preparedStatements(await pool.connect());
   try {
     await client.query("BEGIN");
-    const outcomes = await applyInTransaction(client, principal, frames, now());
+    const topics = new Set<string>();
+    const outcomes = await applyInTransaction(client, principal, frames, now(), topics);
     await client.query("COMMIT");
+    publisherFor(pool).publish(topics);
     return outcomes;
   } catch (err) {
     await client.query("ROLLBACK").catch(() => undefined);
@@ -122,7 +125,8 @@ function requiredRunKey(f: ClientFrame): string | undefined {
   return undefined;
 }
 
-async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincipal, frames: ClientFrame[], at: Date): Promise<FrameOutcome[]> {
+/** Applies `frames` inside the caller's transaction; adds the live topics they changed to `topics` (published after COMMIT). */
+async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincipal, frames: ClientFrame[], at: Date, topics: Set<string>): Promise<FrameOutcome[]> {
   const outcomes = new Map<number, FrameOutcome>();
 
   // 1. Frames that reference runs must name a run that exists or is started earlier in the batch,
@@ -176,7 +180,6 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
   //    together at its end (three or more round trips per flush, the most expensive step of a
   //    mixed batch; no other frame type reads them, so only the order of their overflow alert
   //    events against the batch's other events differs).
-  const topics = new Set<string>();
   const touched = new Set<number>();
   const progressRuns = new Set<number>();
   const workers: WorkerCache = new Map();
@@ -286,6 +289,5 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
   for (const runId of [...touched].sort(byId)) await touchRun(client, runId, at);
   for (const runId of [...progressRuns].sort(byId)) if (await checkRunInvariants(client, runId, at)) topics.add("events");
   if (touched.size) topics.add("runs");
-  await publishTopics(client, topics);
   return frames.map((_, i) => outcomes.get(i)!);
 }
