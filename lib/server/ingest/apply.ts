@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { z } from "zod";
-import type { BenchmarkPoint, ClientFrame, ErrorCode, evalResult, metricPoint } from "@/lib/protocol";
+import type { BenchmarkPoint, ClientFrame, ErrorCode, evalResult } from "@/lib/protocol";
 import { publisherFor } from "@/lib/server/live/coalescing-publisher";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { isDatabaseOutage } from "@/lib/server/database/outage";
