@@ -5,7 +5,6 @@ import { MAX_FRAME_BYTES, PROTOCOL_VERSION, serverFrame, stringifyJson } from "@
 import { backoffDelayMs, systemClock, type Clock } from "./clock";
 import { PoisonGuard } from "./poison";
 import {
-  FlushTimeoutError,
   PitwallAuthError,
   SocketClosedError,
   type FrameRejection,
@@ -14,9 +13,12 @@ import {
   type PitwallSocketOptions,
   type PitwallSocketStats,
 } from "./socket-types";
+import { FlushWaiters, settledUpTo } from "./flush-waiters";
+import { frameType, ingestUrl, lenientError, rawText } from "./socket-wire";
 import { FrameSpool, type SpooledFrame } from "./spool";
 
 export * from "./socket-types";
+export { ingestUrl } from "./socket-wire";
 
 /**
  * The worker SDK's WebSocket client for `/ws/ingest`: at-least-once delivery that the server's
@@ -34,20 +36,6 @@ interface Entry extends SpooledFrame {
   bytes: number;
   /** Connection generation this entry was last written on (-1: never). */
   gen: number;
-}
-
-interface FlushWaiter {
-  uptoSeq: number;
-  resolve: () => void;
-  reject: (err: Error) => void;
-}
-
-/** Wraps resolve/reject so that settling also aborts `timeout` (its timer must not hold the process). */
-function settleOnce(resolve: () => void, reject: (err: Error) => void, timeout: AbortController): Pick<FlushWaiter, "resolve" | "reject"> {
-  return {
-    resolve: () => (timeout.abort(), resolve()),
-    reject: (err) => (timeout.abort(), reject(err)),
-  };
 }
 
 /** Connections that lasted this long reset the backoff (a server that accepts then drops at once does not). */
@@ -71,7 +59,7 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
   private open = false;
   private closed = false;
   private fatalError: Error | null = null;
-  private waiters: FlushWaiter[] = [];
+  private readonly waiters: FlushWaiters;
   private readonly spool: FrameSpool | null;
   private readonly clock: Clock;
   private readonly random: () => number;
@@ -87,6 +75,7 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
   constructor(private readonly opts: PitwallSocketOptions) {
     super();
     this.clock = opts.clock ?? systemClock;
+    this.waiters = new FlushWaiters(this.clock, this.unacked);
     this.poison = new PoisonGuard(opts.giveUpAfter ?? 5);
     this.random = opts.random ?? Math.random;
     this.idPrefix = opts.idPrefix ?? `w${Date.now().toString(36)}${randomBytes(4).toString("hex")}`;
@@ -149,21 +138,9 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
   flush(timeoutMs?: number): Promise<void> {
     if (this.fatalError) return Promise.reject(this.fatalError);
     const uptoSeq = this.seq;
-    if (this.settledUpTo(uptoSeq)) return Promise.resolve();
+    if (settledUpTo(this.unacked, uptoSeq)) return Promise.resolve();
     if (this.closed) return Promise.reject(new SocketClosedError(this.unacked.size));
-    return new Promise<void>((resolve, reject) => {
-      const timeout = new AbortController();
-      const waiter: FlushWaiter = { uptoSeq, ...settleOnce(resolve, reject, timeout) };
-      this.waiters.push(waiter);
-      if (timeoutMs !== undefined) {
-        void this.clock.sleep(timeoutMs, timeout.signal).then(() => {
-          const i = this.waiters.indexOf(waiter);
-          if (i < 0) return;
-          this.waiters.splice(i, 1);
-          waiter.reject(new FlushTimeoutError(this.pendingUpTo(uptoSeq), timeoutMs));
-        });
-      }
-    });
+    return this.waiters.wait(uptoSeq, timeoutMs);
   }
 
   /**
@@ -180,7 +157,7 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
     }
     await this.loop;
     this.spool?.close(this.unacked.values());
-    this.failWaiters(new SocketClosedError(this.unacked.size));
+    this.waiters.failAll(new SocketClosedError(this.unacked.size));
   }
 
   /** Current counters. */
@@ -224,7 +201,7 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
       this.checkPoison(ended.code);
       if (ended.fatal) {
         this.fatalError = ended.fatal;
-        this.failWaiters(ended.fatal);
+        this.waiters.failAll(ended.fatal);
         this.emit("fatal", ended.fatal);
         break;
       }
@@ -414,70 +391,8 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
     }
     if (done.length === 0) return done;
     if (this.spool?.settle(done)) this.spool.compact(this.unacked.values());
-    this.resolveWaiters();
+    this.waiters.resolveSettled();
     this.pump();
     return done;
   }
-
-  private settledUpTo(seq: number): boolean {
-    const first = this.unacked.values().next();
-    return first.done === true || first.value.seq > seq;
-  }
-
-  private pendingUpTo(seq: number): number {
-    let n = 0;
-    for (const e of this.unacked.values()) {
-      if (e.seq > seq) break;
-      n++;
-    }
-    return n;
-  }
-
-  private resolveWaiters(): void {
-    if (this.waiters.length === 0) return;
-    const still: FlushWaiter[] = [];
-    for (const w of this.waiters) {
-      if (this.settledUpTo(w.uptoSeq)) w.resolve();
-      else still.push(w);
-    }
-    this.waiters = still;
-  }
-
-  private failWaiters(err: Error): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w.reject(err);
-  }
-}
-
-/**
- * The `/ws/ingest` URL for a Pitwall base URL: http→ws, https→wss; a base path (reverse proxy
- * prefix) is kept. A URL already ending in `/ws/ingest` is used as is.
- * @throws TypeError on an unparsable URL.
- */
-export function ingestUrl(base: string): string {
-  const url = new URL(base);
-  if (url.protocol === "http:") url.protocol = "ws:";
-  else if (url.protocol === "https:") url.protocol = "wss:";
-  if (!url.pathname.endsWith("/ws/ingest")) url.pathname = `${url.pathname.replace(/\/+$/, "")}/ws/ingest`;
-  return url.toString();
-}
-
-function rawText(data: RawData): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
-  if (data instanceof ArrayBuffer) return Buffer.from(data).toString("utf8");
-  return data.toString("utf8");
-}
-
-/** An `error` reply whose code this client does not know (a newer server): still final for its frame. */
-function lenientError(value: unknown): FrameRejection | null {
-  if (!value || typeof value !== "object") return null;
-  const v = value as Record<string, unknown>;
-  if (v.type !== "error" || typeof v.code !== "string" || (v.id !== null && typeof v.id !== "string")) return null;
-  return { id: v.id, code: v.code, message: typeof v.message === "string" ? v.message : "" };
-}
-
-/** The `type` of a frame's JSON text, for log lines ("?" when unreadable). */
-function frameType(text: string): string {
-  return /"type"\s*:\s*"([^"]{1,40})"/.exec(text)?.[1] ?? "?";
 }
