@@ -2,6 +2,7 @@
 
 import { useEffect } from "react";
 import { useQueryClient, type QueryKey } from "@tanstack/react-query";
+import { coalescer } from "@/components/live/coalesce";
 import { useLiveClient } from "@/components/live/live-provider";
 
 /**
@@ -24,23 +25,15 @@ export function useLiveInvalidate(topics: readonly string[], keys: readonly Quer
     const list = topicKey ? topicKey.split("\n") : [];
     const queryKeys = JSON.parse(keysKey) as QueryKey[];
     if (list.length === 0 || queryKeys.length === 0) return;
-    let lastAt = 0;
-    let timer: ReturnType<typeof setTimeout> | null = null;
     const invalidate = () => {
-      timer = null;
-      lastAt = Date.now();
       for (const queryKey of queryKeys) void queryClient.invalidateQueries({ queryKey });
     };
-    const onChanged = () => {
-      if (timer !== null) return;
-      const wait = lastAt + minIntervalMs - Date.now();
-      if (wait <= 0) invalidate();
-      else timer = setTimeout(invalidate, wait);
-    };
-    const unsubscribe = client.subscribe({ topics: list, onChanged, onResync: invalidate });
+    // Every topic of the list feeds one throttle (coalesce.ts, leading and trailing edge).
+    const changed = coalescer(invalidate, { any: minIntervalMs });
+    const unsubscribe = client.subscribe({ topics: list, onChanged: () => changed.notify("any"), onResync: invalidate });
     return () => {
       unsubscribe();
-      if (timer !== null) clearTimeout(timer);
+      changed.dispose();
     };
   }, [client, queryClient, topicKey, keysKey, minIntervalMs]);
 }

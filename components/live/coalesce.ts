@@ -6,8 +6,10 @@
  * once per window and still shows the latest state within it.
  */
 
+/** How often a list page refetches at most on live notices (ms). */
+export const LIST_REFRESH_MS = 2_000;
 /** Coalescing window per topic (ms); topics not listed run their action on every notice. */
-export const COALESCE_MS: Readonly<Record<string, number>> = { runs: 2_000 };
+export const COALESCE_MS: Readonly<Record<string, number>> = { runs: LIST_REFRESH_MS };
 
 /** Clock and timers, injectable for tests. */
 export interface CoalesceClock {

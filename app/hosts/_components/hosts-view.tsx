@@ -5,6 +5,7 @@ import { Server } from "lucide-react";
 import { HostCard } from "@/components/hosts/host-card";
 import { fetchHosts, hostsQueryKey } from "@/components/hosts/queries";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
+import { LIST_REFRESH_MS } from "@/components/live/coalesce";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { CopyButton } from "@/components/ui/copy-button";
 import type { HostListView } from "@/lib/view-models/hosts";
@@ -14,7 +15,7 @@ const COUNTS = ["online", "stale", "offline"] as const;
 /** The live host grid: hosts refresh on heartbeats (`hosts`) and run changes (`runs`). */
 export function HostsView({ initial, renderedAt }: { initial: HostListView; renderedAt: number }) {
   const live = useLiveTopics(["runs"]);
-  useLiveInvalidate(["hosts", "runs"], [hostsQueryKey]);
+  useLiveInvalidate(["hosts", "runs"], [hostsQueryKey], { minIntervalMs: LIST_REFRESH_MS });
   const { data, error } = useQuery({
     queryKey: hostsQueryKey,
     queryFn: ({ signal }) => fetchHosts(signal),

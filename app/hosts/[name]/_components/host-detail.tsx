@@ -9,6 +9,7 @@ import { gpuSummary } from "@/components/hosts/gpu-summary";
 import { HostStateBadge } from "@/components/hosts/host-state-badge";
 import { fetchHost, hostQueryKey } from "@/components/hosts/queries";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
+import { LIST_REFRESH_MS } from "@/components/live/coalesce";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { formatMiB, formatPct } from "@/components/pipelines/units";
 import { RelativeTime } from "@/components/runs/relative-time";
@@ -28,7 +29,7 @@ const CHART_HEIGHT = 170;
 /** The live host page: state, GPUs now and over the last hour, CPU/RAM/disk, and the host's runs. */
 export function HostDetail({ initial, initialServing, renderedAt }: { initial: HostDetailView; initialServing: ServingWindowView; renderedAt: number }) {
   const live = useLiveTopics(["runs"]);
-  useLiveInvalidate(["hosts", "runs"], [hostQueryKey(initial.name)]);
+  useLiveInvalidate(["hosts", "runs"], [hostQueryKey(initial.name)], { minIntervalMs: LIST_REFRESH_MS });
   const { data: host, error } = useQuery({
     queryKey: hostQueryKey(initial.name),
     queryFn: ({ signal }) => fetchHost(initial.name, signal),
