@@ -14,6 +14,7 @@ import { openSignedInPage } from "@/test/support/browser";
 import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
 import { startTestServer, type TestServer } from "@/test/support/server";
+import { until } from "@/test/support/until";
 
 // The real opencode CLI (1.18.33, installed on demand outside the repo) against a scripted
 // OpenAI-compatible model server and a real Pitwall, with our plugin installed by
@@ -43,16 +44,6 @@ afterAll(async () => {
   await prisma?.$disconnect();
   await pool?.end();
 });
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, context: () => string = () => ""): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${context()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const list1 = [
   { id: "1", content: "Run the decode sweep C=1..64", status: "in_progress", priority: "high" },
