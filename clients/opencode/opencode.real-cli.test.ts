@@ -155,7 +155,7 @@ test("pitwall_propose_plan waits for a person: changes requested in the browser 
   await decide.getByLabel(/Comment for the agent/).fill("Warm the server up first, stop at C=32");
   await decide.getByRole("button", { name: "Send: request changes" }).click();
 
-  await until("the comment at the model", async () => model.requests.some((r) => r.text.includes("Warm the server up first, stop at C=32")), 60_000, output);
+  await until("the comment at the model", async () => model.requests.some((r) => r.text.includes("Warm the server up first, stop at C=32") && r.text.includes("call pitwall_propose_plan again")), 60_000, output);
   const second = await until("plan 2", async () => (await pending()).rows[0], 60_000, output);
   expect(second).toMatchObject({ body: plan2, supersedes: first.key });
 
