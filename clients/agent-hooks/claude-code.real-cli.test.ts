@@ -14,6 +14,7 @@ import { runClaude } from "@/test/support/agents/run-agent";
 import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
 import { startTestServer, type TestServer } from "@/test/support/server";
+import { until } from "@/test/support/until";
 
 // The real Claude Code CLI (2.1.328, installed on demand outside the repo) against a scripted
 // model server and a real Pitwall, with our hook installed by `pitwall agent install`:
@@ -54,16 +55,6 @@ function project(): { dir: string; env: Record<string, string> } {
   });
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-state-"));
   return { dir, env: { PITWALL_URL: server.url, PITWALL_TOKEN: token, PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json"), PITWALL_SPOOL_RETRY_S: "120" } };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const snapshots = async () =>

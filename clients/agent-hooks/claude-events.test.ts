@@ -136,6 +136,9 @@ describe("plans", () => {
     const changes = decisionForAgent({ decision: "changes_requested", comment: "add a warmup step", decidedBy: "alice" }, proposed);
     expect(changes).toMatchObject({ allow: false });
     expect(!changes.allow && changes.message).toContain("alice requested changes to this plan in Pitwall: add a warmup step");
+    expect(!changes.allow && changes.message).toContain("call ExitPlanMode again");
+    const forOpencode = decisionForAgent({ decision: "changes_requested", comment: "add a warmup step", decidedBy: "alice" }, proposed, "pitwall_propose_plan");
+    expect(!forOpencode.allow && forOpencode.message).toContain("call pitwall_propose_plan again with the revised plan");
     expect(decisionForAgent({ decision: "rejected", comment: null, decidedBy: null }, proposed)).toMatchObject({ allow: false, message: expect.stringContaining("rejected") });
   });
 });

@@ -14,6 +14,7 @@ import { openSignedInPage } from "@/test/support/browser";
 import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
 import { startTestServer, type TestServer } from "@/test/support/server";
+import { until } from "@/test/support/until";
 
 // The real opencode CLI (1.18.33, installed on demand outside the repo) against a scripted
 // OpenAI-compatible model server and a real Pitwall, with our plugin installed by
@@ -43,16 +44,6 @@ afterAll(async () => {
   await prisma?.$disconnect();
   await pool?.end();
 });
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, context: () => string = () => ""): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${context()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const list1 = [
   { id: "1", content: "Run the decode sweep C=1..64", status: "in_progress", priority: "high" },
@@ -164,7 +155,7 @@ test("pitwall_propose_plan waits for a person: changes requested in the browser 
   await decide.getByLabel(/Comment for the agent/).fill("Warm the server up first, stop at C=32");
   await decide.getByRole("button", { name: "Send: request changes" }).click();
 
-  await until("the comment at the model", async () => model.requests.some((r) => r.text.includes("Warm the server up first, stop at C=32")), 60_000, output);
+  await until("the comment at the model", async () => model.requests.some((r) => r.text.includes("Warm the server up first, stop at C=32") && r.text.includes("call pitwall_propose_plan again")), 60_000, output);
   const second = await until("plan 2", async () => (await pending()).rows[0], 60_000, output);
   expect(second).toMatchObject({ body: plan2, supersedes: first.key });
 

@@ -123,7 +123,7 @@ export const PitwallPlugin = async ({ directory }) => {
           if (!decision || decision.decision === "expired") {
             return cfg.planFallback === "deny" ? `No decision on the plan within ${cfg.planTimeoutS} s: do not proceed.` : `No decision on the plan within ${cfg.planTimeoutS} s: ask the user in the terminal before proceeding.`;
           }
-          const answer = decisionForAgent(decision, { title, items, body });
+          const answer = decisionForAgent(decision, { title, items, body }, "pitwall_propose_plan");
           return answer.allow ? `APPROVED. Carry out this plan:\n${answer.plan}` : answer.message;
         },
       },

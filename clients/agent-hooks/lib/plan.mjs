@@ -29,8 +29,10 @@ const sameItems = (a, b) => a.length === b.length && a.every((x, i) => x.content
  * ({title, items, body}). @returns {{allow: true, plan: string} | {allow: false, message: string}}
  *   approved: allowed, with the edited plan when a person changed the items and their comment
  *   appended; changes_requested / rejected: denied with the reviewer's comment as the reason.
+ * `proposeTool` names the tool the agent calls again with its revision (Claude Code:
+ * ExitPlanMode, the default; opencode: pitwall_propose_plan).
  */
-export function decisionForAgent(decision, proposed) {
+export function decisionForAgent(decision, proposed, proposeTool = "ExitPlanMode") {
   const who = decision.decidedBy || "a reviewer";
   const comment = decision.comment ? decision.comment.trim() : "";
   if (decision.decision === "approved") {
@@ -40,7 +42,7 @@ export function decisionForAgent(decision, proposed) {
     return { allow: true, plan };
   }
   if (decision.decision === "changes_requested") {
-    return { allow: false, message: `${who} requested changes to this plan in Pitwall: ${comment || "(no comment)"}\nRevise the plan accordingly and call ExitPlanMode again with the revised plan.` };
+    return { allow: false, message: `${who} requested changes to this plan in Pitwall: ${comment || "(no comment)"}\nRevise the plan accordingly and call ${proposeTool} again with the revised plan.` };
   }
   if (decision.decision === "rejected") {
     return { allow: false, message: `${who} rejected this plan in Pitwall${comment ? `: ${comment}` : "."}\nDo not carry it out; stop and wait for instructions.` };
