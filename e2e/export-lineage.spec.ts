@@ -89,7 +89,7 @@ test("a checkpoint's page links the training run that produced it, the eval run 
 
   // From the training run's checkpoint table to the checkpoint page.
   await openRun(page, names.train);
-  await page.getByRole("link", { name: uri }).click();
+  await page.getByRole("link", { name: uri, exact: true }).click();
   await expect(page).toHaveURL(`/checkpoints/view?uri=${encodeURIComponent(uri)}`);
   await expect(page.getByRole("heading", { level: 1 })).toContainText("step-4000");
   await expect(page.getByRole("link", { name: names.train, exact: true }).first()).toBeVisible();
@@ -113,7 +113,7 @@ test("a checkpoint's page links the training run that produced it, the eval run 
   await expect(listRow).toContainText(names.train);
   await expect(listRow).toContainText("5.67");
   await openRun(page, names.bench);
-  await page.getByRole("link", { name: uri }).click();
+  await page.getByRole("link", { name: uri, exact: true }).click();
   await expect(page).toHaveURL(`/checkpoints/view?uri=${encodeURIComponent(uri)}`);
   await expect(page.getByRole("link", { name: names.bench, exact: true })).toBeVisible();
 });

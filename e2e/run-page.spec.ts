@@ -154,17 +154,20 @@ test("a bar's τ label is moved clear of a baseline line that would cross it", a
   const bars = page.getByTestId("tau-category-bars");
   const label = bars.locator("text.bar-value-label", { hasText: "10.00" });
   await expect(label).toBeVisible();
-  // Every baseline line (the 10.25 one among them) passes outside the label's text box, with a pixel to spare.
-  const lines = bars.locator(".recharts-reference-line line");
-  await expect(lines.first()).toBeAttached();
-  const lineYs = (await lines.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().y)));
-  expect(lineYs.length).toBeGreaterThan(0);
-  const box = (await label.boundingBox())!;
-  const barTop = (await bars.locator(".recharts-bar-rectangle path").first().boundingBox())!;
+  // Every baseline line (the 10.25 one among them) passes outside the label's text box, with a pixel
+  // to spare. Measured in one pass: the chart may redraw while evals refresh.
+  const measure = () =>
+    bars.evaluate((el) => {
+      const label = [...el.querySelectorAll("text.bar-value-label")].find((t) => t.textContent === "10.00");
+      const box = label?.getBoundingClientRect();
+      const lineYs = [...el.querySelectorAll(".recharts-reference-line line")].map((l) => l.getBoundingClientRect().y);
+      return box ? { top: box.y, bottom: box.y + box.height, lineYs } : null;
+    });
+  await expect.poll(async () => (await measure())?.lineYs.length ?? 0).toBeGreaterThan(0);
+  const m = (await measure())!;
   // The 10.25 line runs just above the code bar's top: the label's usual spot.
-  expect(lineYs.some((y) => y < box.y + 40 && y > box.y - 40)).toBe(true);
-  for (const y of lineYs) expect(y < box.y - 1 || y > box.y + box.height + 1).toBe(true);
-  expect(barTop.height).toBeGreaterThan(0);
+  expect(m.lineYs.some((y) => y < m.top + 40 && y > m.top - 40)).toBe(true);
+  for (const y of m.lineYs) expect(y < m.top - 1 || y > m.bottom + 1).toBe(true);
   // The bar chart has its data as a table as well.
   await page.getByRole("figure", { name: "Acceptance length τ by category" }).getByText(/Data table \(2 rows\)/).click();
   await expect(page.getByRole("figure", { name: "Acceptance length τ by category" }).getByRole("row", { name: /code/ })).toContainText("10.00");
