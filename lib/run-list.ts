@@ -31,7 +31,7 @@ export const RUN_SORT_LABELS: Record<RunSort, string> = {
 
 /**
  * The sweep id a run declares in `config.sweep` (a non-empty string, or a number), else null.
- * Workers set it in `run.start`'s config (SDK `config: { sweep: "…" }`, CLI `--config sweep=…`).
+ * Workers set it in `run.start`'s config (`config: { sweep: "…" }`); `pitwall run` has no option for it yet.
  */
 export function sweepIdOf(config: Record<string, unknown>): string | null {
   const v = config.sweep;
