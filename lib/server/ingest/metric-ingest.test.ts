@@ -54,6 +54,15 @@ describe("run.metrics ingest", () => {
     ]);
   });
 
+  test("a batch of 25,000 points (several COPY chunks) is stored whole", async () => {
+    const { run, id } = await startRun("training");
+    const frame = (f: number) => ({ type: "run.metrics", run, points: Array.from({ length: 5000 }, (_, i) => ({ key: `k${i % 5}`, step: f * 1000 + Math.floor(i / 5), value: i })) });
+    await ingest(...[0, 1, 2, 3, 4].map(frame));
+    const stored = (await pool.query(`SELECT count(*)::int AS n, sum(value)::float8 AS total FROM "MetricPoint" WHERE "runId" = $1`, [id])).rows[0];
+    expect(stored).toEqual({ n: 25_000, total: 5 * ((4999 * 5000) / 2) });
+    expect(await tierCount(id)).toBe(25_000);
+  });
+
   test("one batch for two runs stores each run's points under its own run", async () => {
     const a = await startRun("training");
     const b = await startRun("training");

@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { finished } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
@@ -12,18 +13,23 @@ import { from as copyFrom } from "pg-copy-streams";
 export const STAGE_TABLE = "pitwall_metric_stage";
 
 /**
- * Appends COPY text-format lines (`key \t step \t value \t ts`, `\N` for no ts) to the staging
- * table in one round trip: the same simple query creates the table first when this connection
- * has none and, with `clear`, deletes rows an earlier run of the batch staged. Must run inside
- * the caller's transaction.
+ * Appends COPY text-format lines (`key \t step \t value \t ts`, `\N` for no ts; `chunks` of whole
+ * lines, streamed with backpressure) to the staging table in one round trip: the same simple
+ * query creates the table first when this connection has none and, with `clear`, deletes rows an
+ * earlier run of the batch staged. Must run inside the caller's transaction.
  * @throws what PostgreSQL raises for a bad line (class 22, e.g. 22021 for a NUL byte).
  */
-export async function copyRows(client: pg.PoolClient, text: string, clear: boolean): Promise<void> {
+export async function copyRows(client: pg.PoolClient, chunks: readonly string[], clear: boolean): Promise<void> {
   // IF NOT EXISTS on every batch, not a per-connection "created" flag: a table created inside a
   // transaction that is later rolled back is gone. pg-copy-streams finishes at ReadyForQuery, after
   // every statement of the query string; the statements before COPY only add a CommandComplete.
   const create = `CREATE TEMP TABLE IF NOT EXISTS ${STAGE_TABLE} (key text NOT NULL, step int8 NOT NULL, value float8 NOT NULL, ts timestamptz) ON COMMIT DELETE ROWS;`;
   const stream = client.query(copyFrom(`${create}${clear ? ` DELETE FROM ${STAGE_TABLE};` : ""} COPY ${STAGE_TABLE} (key, step, value, ts) FROM STDIN`));
-  stream.end(Buffer.from(text));
-  await finished(stream);
+  const done = finished(stream);
+  for (const chunk of chunks) {
+    // Respect backpressure: a batch of millions of points is streamed, not buffered twice.
+    if (!stream.write(Buffer.from(chunk))) await Promise.race([once(stream, "drain"), done]);
+  }
+  stream.end();
+  await done;
 }

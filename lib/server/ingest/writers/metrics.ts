@@ -86,7 +86,7 @@ function mergeStatement(runId: number, points: PointColumns, at: Date): [string,
 /** One run's batch: its distinct points as columns, in arrival order (latest occurrence of a repeated step), and their COPY text. */
 interface RunBatch {
   points: PointColumns;
-  copyText: string;
+  copyText: string[];
 }
 
 /** Builds a run's batch from its frames' point arrays in one pass (a second, Map-based one only when a key's steps did not strictly increase). */
@@ -122,11 +122,15 @@ function latestOccurrences(key: readonly string[], step: readonly bigint[]): boo
   return key.map((k, i) => last.get(pointId(k, step[i]!)) === i);
 }
 
-/** COPY text-format lines `key \t step \t value \t ts` (`\N`: the batch's time); keys escaped once each, one ISO string per run of equal `ts`. */
-function copyTextOf(points: PointColumns, ts: ReadonlyArray<number | undefined>): string {
+/** Lines per COPY chunk: a huge batch is never one giant string (≈ 40 bytes a line). */
+const LINES_PER_CHUNK = 20_000;
+
+/** COPY text-format lines `key \t step \t value \t ts` (`\N`: the batch's time) in chunks; keys escaped once each, one ISO string per run of equal `ts`. */
+function copyTextOf(points: PointColumns, ts: ReadonlyArray<number | undefined>): string[] {
   const escaped = new Map<string, string>();
   let lastMs: number | undefined;
   let lastIso = "\\N";
+  const chunks: string[] = [];
   let text = "";
   for (let i = 0; i < points.key.length; i++) {
     const k = points.key[i]!;
@@ -139,8 +143,13 @@ function copyTextOf(points: PointColumns, ts: ReadonlyArray<number | undefined>)
     }
     // String() of a double is its shortest round-trip form; PostgreSQL reads NaN/Infinity/-Infinity as such.
     text += `${e}\t${points.step[i]}\t${points.value[i]}\t${lastIso}\n`;
+    if ((i + 1) % LINES_PER_CHUNK === 0) {
+      chunks.push(text);
+      text = "";
+    }
   }
-  return text;
+  if (text) chunks.push(text);
+  return chunks;
 }
 
 /** A value as a COPY text-format field: backslash, tab, newline and carriage return escaped. */
