@@ -77,6 +77,12 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
         ))}
       </div>
       <div className="min-w-0 self-center">
+        {/* On its own line: beside the figures it squeezed them into an awkward wrap (wall, issue 12). */}
+        {stale && (
+          <div className={cn("mb-1 font-semibold text-stale tabular-nums", wall ? "text-lg" : "text-xs")} title={`Last push ${run.lastPushAt}`}>
+            {staleNote}
+          </div>
+        )}
         <div className={cn("mb-1.5 flex items-baseline justify-between gap-3 text-muted-fg", wall ? "text-lg" : "text-[13px]")}>
           {hasProgress ? (
             <ProgressFiguresText progress={run.progress} state={state} />
@@ -92,11 +98,6 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
             </span>
           ) : (
             <span>Waiting for the first progress report</span>
-          )}
-          {stale && (
-            <span className={cn("shrink-0 font-semibold text-stale tabular-nums", wall ? "text-base" : "text-xs")} title={`Last push ${run.lastPushAt}`}>
-              {staleNote}
-            </span>
           )}
         </div>
         {hasProgress && <ProgressBar progress={run.progress} state={state} label={`${run.name} progress`} className={wall ? "h-3" : undefined} />}

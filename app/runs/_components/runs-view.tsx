@@ -88,10 +88,11 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
         </div>
       </div>
 
-      {!noRunsAtAll && <SavedViews query={query} initial={savedViews} />}
       {!noRunsAtAll && <RunFilters query={query} hosts={hosts} />}
       {!noRunsAtAll && (
         <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
+          <SavedViews query={query} initial={savedViews} />
+          <div className="ml-auto flex flex-wrap items-center gap-x-4 gap-y-2">
           <RunSortSelect query={query} onQuery={go} />
           {!query.sweep && (
             <label className="flex items-center gap-2 text-sm text-muted-fg">
@@ -112,6 +113,7 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
               </Link>
             </p>
           )}
+          </div>
         </div>
       )}
 
