@@ -9,7 +9,8 @@ import { upsertMetricPoints, type MetricFrame } from "./writers/metrics";
 import { applyProgress, checkRunInvariants, type WorkerCache } from "./writers/progress";
 import { loadOwnershipCheck } from "./ownership";
 import { preparedStatements } from "./prepared";
-import { claimFrameIds, endRun, insertEvent, loadRuns, recordHeartbeat, touchRun, upsertArtifact, upsertRun, type RunRef } from "./writers/runs";
+import { claimFrameIds, endRun, insertEvent, loadRuns, recordHeartbeat, releaseFrameIds, touchRun, upsertArtifact, upsertRun, type RunRef, type StoredRun } from "./writers/runs";
+import { notOwnerMessage } from "@/lib/server/auth/ownership";
 import { upsertBaseline, upsertEvalResults } from "./writers/evals";
 import { applyActivity, applyTodos, proposePlan } from "./writers/sessions";
 
@@ -200,8 +201,23 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
     evals = [];
   };
 
+  // Run keys another host created after the ownership check above (a create race, see upsertRun):
+  // this batch's frames for them are refused, and their frame ids released.
+  const lostRace = new Map<string, StoredRun>();
+  const released: string[] = [];
+  const refuse = (i: number, run: StoredRun) => {
+    const f = frames[i]!;
+    outcomes.set(i, { id: f.id, ok: false, code: "forbidden", message: notOwnerMessage("run", run.key, run.owner, principal) });
+    released.push(f.id);
+  };
+
   for (const i of toApply) {
     const f = frames[i]!;
+    const lost = f.type === "run.start" || refersToRun(f) ? lostRace.get(f.run) : undefined;
+    if (lost) {
+      refuse(i, lost);
+      continue;
+    }
     if (f.type !== "run.benchmark") {
       if (points.length) await flush();
     }
@@ -218,6 +234,12 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
         break;
       case "run.start": {
         const started = await upsertRun(client, principal, f, at);
+        if (!started) {
+          const owned = (await loadRuns(client, [f.run])).get(f.run)!;
+          lostRace.set(f.run, owned);
+          refuse(i, owned);
+          continue;
+        }
         runs.set(f.run, started);
         topics.add("runs").add(`run:${started.id}`);
         if (started.sessionId) topics.add(`session:${started.sessionId}`);
@@ -268,7 +290,8 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
       case "plan.propose": {
         // A decided plan is immutable: proposing under its key again changes nothing, and the
         // proposer's connection is sent the decision (see IngestConnection).
-        const linked = f.run !== undefined ? runs.get(f.run)!.id : null;
+        // Linking to another host's run is allowed, also to one that won a create race.
+        const linked = f.run !== undefined ? (runs.get(f.run) ?? lostRace.get(f.run))!.id : null;
         const result = await proposePlan(client, principal, f, linked, at);
         if (result.ok) topics.add("plans").add(`plan:${result.planId}`);
         break;
@@ -283,6 +306,7 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
     outcomes.set(i, { id: f.id, ok: true, duplicate: false });
   }
   await flush();
+  await releaseFrameIds(client, principal.hostId, released);
 
   // Lock run rows in one global order (by id) to make deadlocks between batches rare.
   const byId = (a: number, b: number) => a - b;

@@ -54,12 +54,14 @@ export async function claimFrameIds(client: pg.PoolClient, hostId: number, ids: 
 /**
  * Creates the run (owned by the token's host, whatever its `host` label) or, for a known key,
  * updates it and marks it running again (its owner never changes; apply.ts checks the token may
- * change it). Name, tags and
+ * change it). Returns null, changing nothing, when the key belongs to another host and the token
+ * is not shared: that happens when another host created the key after this batch's ownership
+ * check (two hosts racing to create one key), and the caller refuses the frame. Name, tags and
  * notes a person edited (`editedAt` set) are kept: a worker re-sending run.start never undoes an
  * edit. Optional fields the re-sent frame leaves out (config, tags, notes, total, unit) keep their
  * stored values.
  */
-export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal, f: RunStartFrame, at: Date): Promise<RunRef> {
+export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal, f: RunStartFrame, at: Date): Promise<RunRef | null> {
   const hostId = f.host && f.host !== principal.hostName ? await ensureHost(client, f.host) : principal.hostId;
   // The session may not have pushed its todo list yet: create a bare one to link to.
   const sessionId = f.session ? await ensureSession(client, f.session, principal.hostId, at) : null;
@@ -74,6 +76,7 @@ export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal
        total = COALESCE(EXCLUDED.total, "Run".total), unit = COALESCE(EXCLUDED.unit, "Run".unit),
        "stallAfterS" = CASE WHEN $12::int IS NULL THEN "Run"."stallAfterS" ELSE EXCLUDED."stallAfterS" END,
        "notifiedState" = NULL, "sessionId" = COALESCE(EXCLUDED."sessionId", "Run"."sessionId")
+     WHERE $15::boolean OR "Run"."ownerHostId" = EXCLUDED."ownerHostId"
      RETURNING id, key, "sessionId"`,
     [
       f.run,
@@ -90,9 +93,15 @@ export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal
       f.stallAfterS ?? null,
       sessionId,
       principal.hostId,
+      principal.shared,
     ],
   );
-  return res.rows[0]!;
+  return res.rows[0] ?? null;
+}
+
+/** Deletes frame-id rows this transaction claimed for frames it then refused (they may be sent again). */
+export async function releaseFrameIds(client: pg.PoolClient, hostId: number, ids: string[]): Promise<void> {
+  if (ids.length) await client.query(`DELETE FROM "IngestedFrame" WHERE "hostId" = $1 AND "frameId" = ANY($2::text[])`, [hostId, ids]);
 }
 
 /** Records that a run received a push now (drives "last update" and staleness). */
