@@ -100,6 +100,8 @@ async function fitsThePhone(page: Page, path: string) {
 }
 
 test("every page fits a 390 px phone, and the navigation is a menu", async ({ page }) => {
+  // It visits every page in turn: a minute on a loaded 2-core machine.
+  test.slow();
   expect(Object.keys(runIds).sort()).toEqual(["benchmark", "eval", "extraction", "generation", "training"]);
   const paths = [
     "/",
