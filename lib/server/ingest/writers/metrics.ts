@@ -25,7 +25,9 @@ export interface MetricFrame {
  * metric-overflow.ts), merges the staged rows into "MetricPoint" with `ON CONFLICT DO UPDATE`,
  * merges the batch's summaries into "MetricTier" and upserts its NaN/±Infinity points into
  * "MetricNonFinite" (metric-tiers.ts); it returns the stored highest steps and the steps it
- * replaced, whose buckets are then recomputed (rare). Points without `ts` get `at`. The hot path
+ * replaced, whose buckets are then recomputed (rare). A run with fewer than COPY_MIN_POINTS points
+ * in the batch skips the staging table: the same statement reads `unnest` of bound arrays (one
+ * round trip). Points without `ts` get `at`. The hot path
  * allocates per batch, not per point object (columns, one COPY text, one timestamp string per run
  * of equal `ts`). Returns alerts for steps that jumped back by ~2^32 (a wrapped 32-bit counter).
  * @throws whatever PostgreSQL raises (e.g. 22021 for a NUL in a key); the caller rolls back.
@@ -41,10 +43,16 @@ export async function upsertMetricPoints(client: pg.PoolClient, frames: readonly
   let staged = false;
   for (const [runId, lists] of byRun) {
     const batch = columnsOf(lists);
-    // The previous run's staged rows are merged; this run stages its own.
-    await copyRows(client, batch.copyText, staged);
-    staged = true;
-    const res = await client.query<{ prev: boolean; key: string; step: string }>(...mergeStatement(runId, batch.points, at));
+    let source: PointSource;
+    if (batch.points.key.length >= COPY_MIN_POINTS) {
+      // The previous run's staged rows are merged; this run stages its own.
+      await copyRows(client, copyTextOf(batch.points, batch.ts), staged);
+      staged = true;
+      source = { kind: "stage" };
+    } else {
+      source = { kind: "arrays", ts: batch.ts };
+    }
+    const res = await client.query<{ prev: boolean; key: string; step: string }>(...mergeStatement(runId, batch.points, at, source));
     const stored = new Map<string, bigint>();
     const replaced = new Set<string>();
     for (const r of res.rows) {
@@ -57,13 +65,29 @@ export async function upsertMetricPoints(client: pg.PoolClient, frames: readonly
   return alerts;
 }
 
+/**
+ * Fewer points than this in one run's batch skip COPY: the staging table's CREATE IF NOT EXISTS,
+ * extra round trip and per-COMMIT truncation (`ON COMMIT DELETE ROWS`) cost more than the array
+ * encoding of a few rows. Measured with the soak (200 workers, 3-point frames; docs/architecture.md).
+ */
+const COPY_MIN_POINTS = 256;
+
+/** Where the merge reads a run's points: the COPY staging table, or `unnest` of bound arrays (small batches). */
+type PointSource = { kind: "stage" } | { kind: "arrays"; ts: ReadonlyArray<number | undefined> };
+
 /** The single statement of a run's batch (see upsertMetricPoints): rows `prev = true` are stored highest steps, the others replaced steps. */
-function mergeStatement(runId: number, points: PointColumns, at: Date): [string, unknown[]] {
+function mergeStatement(runId: number, points: PointColumns, at: Date, source: PointSource): [string, unknown[]] {
   const params: unknown[] = [runId, at];
   const add = (part: { sql: string; params: unknown[] }) => {
     params.push(...part.params);
     return part.sql;
   };
+  let from: string = STAGE_TABLE;
+  if (source.kind === "arrays") {
+    const n = params.length;
+    params.push(points.key, points.step.map(String), points.value, source.ts.map((ms) => (ms === undefined ? null : new Date(ms))));
+    from = `unnest($${n + 1}::text[], $${n + 2}::int8[], $${n + 3}::float8[], $${n + 4}::timestamptz[]) AS p(key, step, value, ts)`;
+  }
   const steps = maxStepSql(points, params.length + 1);
   const raised = add(steps.raised);
   const tiers = add(tierMergeSql(points, params.length + 1));
@@ -74,7 +98,7 @@ function mergeStatement(runId: number, points: PointColumns, at: Date): [string,
      raised AS (${raised}),
      written AS (
        INSERT INTO "MetricPoint" ("runId", key, step, value, ts)
-       SELECT $1::int4, key, step, value, coalesce(ts, $2::timestamptz) FROM ${STAGE_TABLE}
+       SELECT $1::int4, key, step, value, coalesce(ts, $2::timestamptz) FROM ${from}
        ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value, ts = EXCLUDED.ts
        RETURNING key, step, xmax),
      tiers AS (${tiers})${specialSql}
@@ -83,10 +107,10 @@ function mergeStatement(runId: number, points: PointColumns, at: Date): [string,
   return [sql, params];
 }
 
-/** One run's batch: its distinct points as columns, in arrival order (latest occurrence of a repeated step), and their COPY text. */
+/** One run's batch: its distinct points as columns, in arrival order (latest occurrence of a repeated step), and their own times (epoch ms; undefined: the batch's). */
 interface RunBatch {
   points: PointColumns;
-  copyText: string[];
+  ts: ReadonlyArray<number | undefined>;
 }
 
 /** Builds a run's batch from its frames' point arrays in one pass (a second, Map-based one only when a key's steps did not strictly increase). */
@@ -112,7 +136,7 @@ function columnsOf(lists: ReadonlyArray<readonly MetricPoint[]>): RunBatch {
   }
   const keep = ordered ? null : latestOccurrences(key, step);
   const out: PointColumns = keep ? { key: key.filter((_, i) => keep[i]), step: step.filter((_, i) => keep[i]), value: value.filter((_, i) => keep[i]) } : { key, step, value };
-  return { points: out, copyText: copyTextOf(out, keep ? ts.filter((_, i) => keep[i]) : ts) };
+  return { points: out, ts: keep ? ts.filter((_, i) => keep[i]) : ts };
 }
 
 /** Flags the last occurrence of every (key, step): within one statement a row may be written once. */
