@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "vitest";
 import { ingestHarness } from "@/test/support/ingest";
 
-// run.metrics through the COPY-staged writer (writers/metrics.ts, metric-stage.ts) and the
+// run.metrics through the writer (COPY-staged for large batches, unnest for small ones) (writers/metrics.ts, metric-stage.ts) and the
 // O(keys) step-overflow check (metric-overflow.ts, "MetricSeries"), on a real PostgreSQL. One
 // pooled connection, so every batch reuses the same staging table, including after a rollback.
 
@@ -14,6 +14,14 @@ const alerts = async (runId: number) => (await pool.query<{ message: string }>(`
 const maxSteps = async (runId: number) =>
   (await pool.query<{ key: string; maxStep: string }>(`SELECT key, "maxStep"::text AS "maxStep" FROM "MetricSeries" WHERE "runId" = $1 ORDER BY key`, [runId])).rows;
 const tierCount = async (runId: number) => Number((await pool.query(`SELECT coalesce(sum(n + "nonFinite"), 0)::int AS c FROM "MetricTier" WHERE "runId" = $1 AND bits = 60`, [runId])).rows[0].c);
+
+/** Both write paths: a small batch merges `unnest` of bound arrays, one of 256+ points goes through the COPY staging table. */
+const PATHS = [
+  ["unnest, small batch", 0],
+  ["COPY staging table", 300],
+] as const;
+const PAD_KEY = "pad";
+const padding = (n: number) => Array.from({ length: n }, (_, i) => ({ key: PAD_KEY, step: i, value: i }));
 
 describe("run.metrics ingest", () => {
   test("the same (key, step) twice in one batch — in one frame and across frames — stores the latest once; tiers count it once", async () => {
@@ -35,7 +43,7 @@ describe("run.metrics ingest", () => {
     expect(await tierCount(id)).toBe(3);
   });
 
-  test("keys with tabs, newlines and backslashes, 64-bit steps, ±Infinity and ts survive COPY; points without ts get the receive time", async () => {
+  test.each(PATHS)("keys with tabs, newlines and backslashes, 64-bit steps, ±Infinity and ts survive (%s); points without ts get the receive time", async (_path, pad) => {
     const { run, id } = await startRun("training");
     const at = new Date("2026-11-30T12:00:00.000Z");
     await ingestAt(at, {
@@ -45,9 +53,10 @@ describe("run.metrics ingest", () => {
         { key: "a\tb\\c\nd\re", step: "-9223372036854775808", value: "-Infinity" },
         { key: "τ", step: "9223372036854775807", value: "Infinity", ts: Date.UTC(2026, 10, 29, 1, 2, 3, 456) },
         { key: "τ", step: 7, value: -0.000123 },
+        ...padding(pad),
       ],
     });
-    expect(await points(id)).toEqual([
+    expect((await points(id)).filter((p) => p.key !== PAD_KEY)).toEqual([
       { key: "a\tb\\c\nd\re", step: "-9223372036854775808", value: -Infinity, ts: at },
       { key: "τ", step: "7", value: -0.000123, ts: at },
       { key: "τ", step: "9223372036854775807", value: Infinity, ts: new Date("2026-11-29T01:02:03.456Z") },
@@ -72,17 +81,17 @@ describe("run.metrics ingest", () => {
     expect([await tierCount(a.id), await tierCount(b.id)]).toEqual([1, 2]);
   });
 
-  test("a frame PostgreSQL refuses (a NUL in a key) is rejected alone, also on the batch that first created the staging table", async () => {
+  test.each(PATHS)("a frame PostgreSQL refuses (a NUL in a key) is rejected alone (%s), also on the batch that first created the staging table", async (_path, pad) => {
     // Drop the connection's staging table: the next batch creates it in its transaction, which then rolls back.
     await pool.query(`DISCARD TEMP`);
     const { run, id } = await startRun("training");
     const outcomes = await apply(
       { type: "run.metrics", run, points: [{ key: "loss", step: 1, value: 1 }] },
-      { type: "run.metrics", run, points: [{ key: "bad\u0000key", step: 1, value: 1 }] },
-      { type: "run.metrics", run, points: [{ key: "loss", step: 2, value: 2 }] },
+      { type: "run.metrics", run, points: [{ key: "bad\u0000key", step: 1, value: 1 }, ...padding(pad)] },
+      { type: "run.metrics", run, points: [{ key: "loss", step: 2, value: 2 }, ...padding(pad)] },
     );
     expect(outcomes.map((o) => (o.ok ? "ok" : o.code))).toEqual(["ok", "invalid_frame", "ok"]);
-    expect((await points(id)).map((p) => p.step)).toEqual(["1", "2"]);
+    expect((await points(id)).filter((p) => p.key !== PAD_KEY).map((p) => p.step)).toEqual(["1", "2"]);
   });
 
   test("the step-overflow check reads the per-key highest step: across batches, within one batch, and from a NaN point", async () => {
