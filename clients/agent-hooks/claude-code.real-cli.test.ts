@@ -11,6 +11,7 @@ import { openSignedInPage, type SignedInBrowser } from "@/test/support/browser";
 import { ensureAgentClis, claudeOfflineEnv } from "@/test/support/agents/clis";
 import { lastToolResults, offersTools, startModelServer, type ModelRequest, type ModelServer, type ScriptedReply } from "@/test/support/agents/model-server";
 import { runClaude } from "@/test/support/agents/run-agent";
+import { claudeInteractiveHome, runClaudeInteractive } from "@/test/support/agents/run-interactive";
 import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
 import { startTestServer, type TestServer } from "@/test/support/server";
@@ -20,7 +21,8 @@ import { until } from "@/test/support/until";
 // model server and a real Pitwall, with our hook installed by `pitwall agent install`:
 // todo snapshots arrive while the agent runs; a plan waits at ExitPlanMode for a person, who
 // decides by clicking in a real Chromium, and whose comment reaches the model; Pitwall down mid-session neither blocks nor fails the agent, and the
-// spooled todos arrive after Pitwall is back, exactly once.
+// spooled todos arrive after Pitwall is back, exactly once. The plan gate also holds in an interactive
+// session (claude under a pseudo-terminal, nobody at the keys), decided over the HTTP API.
 
 let server: TestServer;
 let pool: pg.Pool;
@@ -141,6 +143,40 @@ test("TodoWrite snapshots arrive while the agent runs; the plan waits for a pers
   expect((await snapshots()).length).toBe(2);
   const after = (await pool.query<{ state: string }>(`SELECT state FROM "AgentSession" WHERE key = $1`, [first.key])).rows[0]!;
   expect(["idle", "ended"]).toContain(after.state);
+}, 200_000);
+
+test("interactive session (pseudo-terminal): the plan waits in Pitwall, changes requested over the HTTP API reach the model, the revision is approved", async () => {
+  const { dir, env } = project();
+  const plans = ["# Interactive sweep\n1. Throughput C=1..100\n", "# Interactive sweep\n1. Warm up\n2. Throughput C=1..100\n"];
+  const model: ModelServer = await startModelServer((req): ScriptedReply => {
+    if (!offersTools(req)) return { text: "Interactive sweep" };
+    const last = lastToolResults(req).at(-1);
+    if (!last) return { toolCalls: [{ name: "ToolSearch", input: { query: "select:ExitPlanMode", max_results: 5 } }] };
+    if (last.toolName === "ToolSearch") return { toolCalls: [{ name: "Write", input: { file_path: planFileOf(req), content: plans[0] } }] };
+    if (last.toolName === "Write") return { toolCalls: [{ name: "ExitPlanMode", input: {} }] };
+    if (last.toolName === "ExitPlanMode" && last.content.includes("requested changes")) return { toolCalls: [{ name: "Write", input: { file_path: planFileOf(req), content: plans[1] } }] };
+    return { text: `FINAL: ${last.content.slice(0, 400)}` };
+  });
+  cleanups.push(() => model.close());
+  const approver = await newSignedInUser(prisma, server.url, "approver");
+  const decide = (id: number, body: object) =>
+    fetch(`${server.url}/api/plans/by-id/${id}/decision`, { method: "POST", headers: { cookie: approver.cookie, origin: server.url, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const offline = claudeOfflineEnv(model.url);
+  const run = runClaudeInteractive({ claude, cwd: dir, env: { ...offline, ...env, IS_SANDBOX: "1", HOME: claudeInteractiveHome(dir, offline.ANTHROPIC_API_KEY!) }, prompt: "run the interactive sweep" });
+  cleanups.push(() => run.stop());
+  const proposed = () => until("a proposed plan", async () => (await pool.query<{ id: number; key: string; body: string; supersedes: string | null }>(`SELECT id, key, body, supersedes FROM "Plan" WHERE status = 'proposed' AND title = 'Interactive sweep'`)).rows[0], 90_000);
+
+  const plan1 = await proposed();
+  expect(plan1.body).toBe(plans[0]);
+  expect((await decide(plan1.id, { decision: "changes_requested", comment: "Warm up first (interactive)" })).status).toBe(200);
+  await until("the comment at the model", async () => model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "ExitPlanMode" && t.isError && t.content.includes("Warm up first (interactive)"))));
+  const plan2 = await proposed();
+  expect(plan2).toMatchObject({ body: plans[1], supersedes: plan1.key });
+  expect((await decide(plan2.id, { decision: "approved" })).status).toBe(200);
+  // Nobody touched the terminal: the model server sees the approval as ExitPlanMode's result.
+  const approval = await until("the approval at the model", async () => model.requests.flatMap((r) => lastToolResults(r)).find((t) => t.toolName === "ExitPlanMode" && !t.isError && t.content.includes("User has approved your plan")));
+  expect(approval.content).toContain("Warm up");
+  await until("the TUI shows the hook's approval", async () => run.screen().replace(/\x1b\[[0-9;?]*[a-zA-Z]|\s/g, "").includes("AllowedbyPermissionRequesthook"));
 }, 200_000);
 
 test("Pitwall stopped during a session: the agent finishes normally; the spooled todos arrive once Pitwall is back", async () => {
