@@ -32,8 +32,8 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
   const silentFor = formatAge(run.lastPushAt, serverNowMs);
   const hasProgress = run.progress.done !== null || run.progress.total !== null;
   const staleNote = `no push for ${silentFor}`;
-  // The wall has no hover for a tooltip: its figure lines wrap to two lines instead of ending in "…".
-  const fit = wall ? "min-w-0 line-clamp-2 break-words" : "truncate";
+  // The wall and a phone have no hover for a tooltip: there the figure lines wrap to two lines instead of ending in "…".
+  const fit = wall ? "min-w-0 line-clamp-2 break-words" : "min-w-0 truncate max-md:line-clamp-2 max-md:break-words max-md:whitespace-normal";
   return (
     <li
       data-testid="active-run"
