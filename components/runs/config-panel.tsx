@@ -57,8 +57,8 @@ export function ConfigPanel({ config, className }: { config: Record<string, unkn
     <dl className={cn("grid grid-cols-[minmax(6rem,11rem)_minmax(0,1fr)] gap-x-4 gap-y-1.5 text-[13px]", className)}>
       {entries.map((e) => (
         <div key={e.key} className="contents">
-          <dt className={cn("truncate text-muted-fg", e.label === e.key && "font-mono text-xs leading-5")} title={e.key}>
-            {e.label}
+          <dt className={cn("break-words text-muted-fg", e.label === e.key && "font-mono text-xs leading-5")} title={e.key}>
+            {withBreaks(e.label)}
           </dt>
           <dd className="min-w-0 tabular-nums">
             <CheckpointValue entryKey={e.key} value={e.value} />
