@@ -26,9 +26,9 @@ export function ConfigValue({ value }: { value: unknown }) {
   );
 }
 
-/** `text` with a line-break opportunity after each "/", "." and "_", so a narrow column wraps a path at a separator, not mid-word ("pitwall.p / y"). */
+/** `text` with a line-break opportunity after each "/", "." and "_" and inside camelCase ("memFraction|Static"), so a narrow column wraps a path at a separator, not mid-word ("pitwall.p / y"). */
 function withBreaks(text: string): ReactNode {
-  const parts = text.split(/(?<=[/._])/);
+  const parts = text.split(/(?<=[/._])|(?<=[a-z])(?=[A-Z])/);
   if (parts.length === 1) return text;
   return parts.map((part, i) => (
     <Fragment key={i}>
