@@ -155,7 +155,12 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
               wall={wall}
               note={
                 <>
-                  {wall && wallPage.pages > 1 && <span className="tabular-nums">page {wallPage.page + 1} of {wallPage.pages} · </span>}
+                  {wall && wallPage.pages > 1 && (
+                    <span className="tabular-nums">
+                      page {wallPage.page + 1} of {wallPage.pages}
+                      {data.olderStaleCount > 0 && " · "}
+                    </span>
+                  )}
                   {data.olderStaleCount > 0 && <OlderStale count={data.olderStaleCount} />}
                 </>
               }

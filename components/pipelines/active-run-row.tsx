@@ -32,6 +32,8 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
   const silentFor = formatAge(run.lastPushAt, serverNowMs);
   const hasProgress = run.progress.done !== null || run.progress.total !== null;
   const staleNote = `no push for ${silentFor}`;
+  // The wall and a phone have no hover for a tooltip: there the figure lines wrap to two lines instead of ending in "…".
+  const fit = wall ? "min-w-0 line-clamp-2 break-words" : "min-w-0 truncate max-md:line-clamp-2 max-md:break-words max-md:whitespace-normal";
   return (
     <li
       data-testid="active-run"
@@ -87,9 +89,9 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
           {hasProgress ? (
             <ProgressFiguresText progress={run.progress} state={state} />
           ) : run.latestMetrics.length > 0 ? (
-            <span className="truncate tabular-nums">{metricsText(run)}</span>
+            <span className={cn("tabular-nums", fit)}>{metricsText(run)}</span>
           ) : run.evals ? (
-            <span className="truncate tabular-nums" data-testid="eval-progress">
+            <span className={cn("tabular-nums", fit)} data-testid="eval-progress">
               {evalText(run.evals)} · scored {formatAge(run.evals.lastScoredAt, serverNowMs)} ago
             </span>
           ) : run.pointCount > 0 ? (
@@ -97,11 +99,11 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
               {formatCount(run.pointCount)} benchmark point{run.pointCount === 1 ? "" : "s"}
             </span>
           ) : (
-            <span>Waiting for the first progress report</span>
+            <span>{run.kind === "eval" ? "Waiting for the first scored checkpoint" : "Waiting for the first progress report"}</span>
           )}
         </div>
         {hasProgress && <ProgressBar progress={run.progress} state={state} label={`${run.name} progress`} className={wall ? "h-3" : undefined} />}
-        {hasProgress && run.latestMetrics.length > 0 && <div className={cn("mt-1 truncate text-muted-fg tabular-nums", wall ? "text-base" : "text-xs")}>{metricsText(run)}</div>}
+        {hasProgress && run.latestMetrics.length > 0 && <div className={cn("mt-1 text-muted-fg tabular-nums", fit, wall ? "text-base" : "text-xs")}>{metricsText(run)}</div>}
       </div>
     </li>
   );

@@ -11,7 +11,7 @@ function Figure({ label, value, className }: { label: string; value: string; cla
   return (
     <div className="min-w-0">
       <div className="text-xs text-muted-fg">{label}</div>
-      <div className={cn("truncate text-lg font-semibold tracking-tight tabular-nums", className)} title={value}>
+      <div className={cn("truncate text-lg font-semibold max-sm:break-words max-sm:whitespace-normal tracking-tight tabular-nums", className)} title={value}>
         {value}
       </div>
     </div>

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { Fragment, type ReactNode } from "react";
 import { checkpointPath, checkpointUriOfConfig } from "@/lib/checkpoint-paths";
 import { formatConfigValue } from "@/lib/format";
 import { configEntries } from "@/lib/run-config";
@@ -18,7 +19,23 @@ export function ConfigValue({ value }: { value: unknown }) {
     );
   }
   const text = formatConfigValue(value);
-  return <span className={cn("break-words", typeof value === "string" && text.startsWith("--") && "font-mono text-xs")}>{text}</span>;
+  return (
+    <span className={cn("break-words", typeof value === "string" && text.startsWith("--") && "font-mono text-xs")} title={text.length > 24 ? text : undefined}>
+      {withBreaks(text)}
+    </span>
+  );
+}
+
+/** `text` with a line-break opportunity after each "/", "." and "_" and inside camelCase ("memFraction|Static"), so a narrow column wraps a path at a separator, not mid-word ("pitwall.p / y"). */
+function withBreaks(text: string): ReactNode {
+  const parts = text.split(/(?<=[/._])|(?<=[a-z])(?=[A-Z])/);
+  if (parts.length === 1) return text;
+  return parts.map((part, i) => (
+    <Fragment key={i}>
+      {part}
+      {i < parts.length - 1 && <wbr />}
+    </Fragment>
+  ));
 }
 
 /** A config value; the `checkpoint` URI links to the checkpoint's lineage page. */
@@ -40,8 +57,8 @@ export function ConfigPanel({ config, className }: { config: Record<string, unkn
     <dl className={cn("grid grid-cols-[minmax(6rem,11rem)_minmax(0,1fr)] gap-x-4 gap-y-1.5 text-[13px]", className)}>
       {entries.map((e) => (
         <div key={e.key} className="contents">
-          <dt className={cn("truncate text-muted-fg", e.label === e.key && "font-mono text-xs leading-5")} title={e.key}>
-            {e.label}
+          <dt className={cn("break-words text-muted-fg", e.label === e.key && "font-mono text-xs leading-5")} title={e.key}>
+            {withBreaks(e.label)}
           </dt>
           <dd className="min-w-0 tabular-nums">
             <CheckpointValue entryKey={e.key} value={e.value} />

@@ -41,7 +41,7 @@ export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDet
   return (
     <div className="grid gap-2">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
-        <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight" title={run.name}>
+        <h1 className="min-w-0 truncate text-lg max-sm:break-words max-sm:whitespace-normal font-semibold tracking-tight" title={run.name}>
           {run.name}
         </h1>
         <StatusBadge state={run.state} mismatches={run.countMismatches} />
