@@ -120,6 +120,10 @@ export const PitwallPlugin = async ({ directory }) => {
           await deliver(cfg, [{ v: 1, id: `oc:${session}:act:${now}:waiting`, type: "session.activity", session, source: SOURCE, state: "waiting", ts: now, detail: `plan: ${title}`.slice(0, 2000) }], flusherEntry);
           const decision = await proposeAndWait(cfg, frame, { timeoutS: cfg.planTimeoutS, postFrames });
           writeState(cfg, `oc-${session}`, { ...readState(cfg, `oc-${session}`), lastPlan: { key, decision: decision?.decision ?? "expired" }, lastState: "working" });
+          // The agent goes on with the answer: no longer waiting for a person (opencode's next
+          // "busy" is not sent, since the state already says working).
+          const after = Date.now();
+          await deliver(cfg, [{ v: 1, id: `oc:${session}:act:${after}:working`, type: "session.activity", session, source: SOURCE, state: "working", ts: after }], flusherEntry);
           if (!decision || decision.decision === "expired") {
             return cfg.planFallback === "deny" ? `No decision on the plan within ${cfg.planTimeoutS} s: do not proceed.` : `No decision on the plan within ${cfg.planTimeoutS} s: ask the user in the terminal before proceeding.`;
           }
