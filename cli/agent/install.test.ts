@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -53,4 +53,22 @@ test("the CLI installs into .claude/settings.local.json, the token only into the
   cli("agent", "uninstall", "opencode", "--project", project);
   expect(JSON.parse(fs.readFileSync(path.join(project, ".claude", "settings.local.json"), "utf8"))).toEqual({});
   expect(fs.existsSync(path.join(project, ".opencode", "plugins", "pitwall.js"))).toBe(false);
-});
+  // Seven CLI processes (tsx start-up each): seconds apiece on a busy machine.
+}, 180_000);
+
+test("installing again without --url/--token says the stored ones are kept; a foreign opencode plugin of the same name is never overwritten", () => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-agent-home-"));
+  const project = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-agent-proj-"));
+  const env = { ...process.env, HOME: home, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: "" };
+  const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../index.ts"), ...args], { env, encoding: "utf8" });
+  expect(cli("agent", "install", "claude-code", "--project", project).stdout).toContain("no URL/token given or stored");
+  expect(cli("agent", "install", "claude-code", "--project", project, "--url", "http://127.0.0.1:9", "--token", "pw_x").stdout).toContain("URL and token in");
+  expect(cli("agent", "install", "opencode", "--project", project).stdout).toContain(`URL and token: kept as stored in ${path.join(home, ".config", "pitwall", "agent.json")}`);
+
+  const theirs = path.join(project, ".opencode", "plugins", "pitwall.js");
+  fs.writeFileSync(theirs, "export const Mine = async () => ({});\n");
+  const refused = cli("agent", "install", "opencode", "--project", project);
+  expect(refused.status).toBe(1);
+  expect(refused.stderr).toContain("is not Pitwall's plugin");
+  expect(fs.readFileSync(theirs, "utf8")).toBe("export const Mine = async () => ({});\n");
+}, 180_000);

@@ -52,6 +52,8 @@ function install(agent: Agent, scope: InstallScope, planTimeoutS: number): strin
     return file;
   }
   const file = opencodePluginTarget(scope);
+  // Never clobber a plugin of the same name that is not ours.
+  if (fs.existsSync(file) && !fs.readFileSync(file, "utf8").startsWith(PLUGIN_MARK)) fail(`${file} exists and is not Pitwall's plugin; move it away first`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, opencodePluginStub(opencodePluginFile(projectDir)));
   return file;
@@ -85,13 +87,33 @@ function installedAt(agent: Agent, scope: InstallScope): string | null {
   return fs.existsSync(file) && fs.readFileSync(file, "utf8").startsWith(PLUGIN_MARK) ? file : null;
 }
 
+/** How long `agent status` waits for Pitwall (a busy server's first answer can take seconds). */
+const PROBE_TIMEOUT_MS = 10_000;
+
+/**
+ * What `agent install` says about the URL and token: where it stored them, else where the hooks
+ * will find them (the user config from an earlier install, or the agent's environment).
+ */
+function credentialsLine(saved: string | null): string {
+  if (saved) return `URL and token in ${saved} (mode 600)`;
+  const file = agentConfigFile();
+  let stored: Record<string, unknown> = {};
+  try {
+    stored = readSettings(file);
+  } catch {
+    // unreadable: as if absent
+  }
+  if (typeof stored.url === "string" && typeof stored.token === "string" && stored.token) return `URL and token: kept as stored in ${file}`;
+  return "no URL/token given or stored: the hooks read PITWALL_URL and PITWALL_TOKEN from the agent's environment (or run install again with --url and --token)";
+}
+
 /** What Pitwall says to the hooks' URL and token: reachable? token accepted? */
 async function probe(url: string, token: string): Promise<string> {
   try {
-    const health = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(3000) });
+    const health = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
     if (!health.ok) return `${url} answers HTTP ${health.status}`;
     if (!token) return `${url} answers; no token configured`;
-    const res = await fetch(`${url}/api/plans/${encodeURIComponent("pitwall-agent-status-probe")}/decision`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(3000) });
+    const res = await fetch(`${url}/api/plans/${encodeURIComponent("pitwall-agent-status-probe")}/decision`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
     return res.status === 401 ? `${url} answers but refuses the token (401)` : `${url} answers and accepts the token`;
   } catch (err) {
     return `${url} does not answer (${(err as Error).message})`;
@@ -124,7 +146,7 @@ export function registerAgentCommands(program: Command): void {
       const file = install(which, scope, opts.planTimeout ?? 1800);
       const config = saveCredentials(opts.url ?? process.env.PITWALL_URL, opts.token ?? process.env.PITWALL_TOKEN, opts.planTimeout, opts.planFallback);
       process.stdout.write(`installed the ${which} hooks in ${file}\n`);
-      process.stdout.write(config ? `URL and token in ${config} (mode 600)\n` : "no URL/token given: the hooks read PITWALL_URL and PITWALL_TOKEN from the agent's environment\n");
+      process.stdout.write(`${credentialsLine(config)}\n`);
     });
   agent
     .command("uninstall")
