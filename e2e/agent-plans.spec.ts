@@ -50,6 +50,9 @@ test("a waiting plan is on the overview, is decided from the plans list, and its
 
   // The session page: v2 approved ← v2 proposed (revises v1) ← v1 changes requested with the comment ← v1 proposed.
   await page.getByRole("row", { name: new RegExp(title2) }).getByRole("link", { name: `Decode sweep ${tag}` }).click();
+  // Its header names it and says where it stands live, as /sessions does.
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Decode sweep ${tag}`);
+  await expect(page.locator("dl [data-live-state]")).toHaveText("Working");
   const timeline = page.getByRole("list", { name: "Snapshots, newest first" }).locator(":scope > li");
   await expect(timeline).toHaveCount(5);
   await expect(timeline.nth(0)).toHaveAccessibleName("Plan v2 approved");

@@ -12,6 +12,7 @@ import { buttonVariants } from "@/components/ui/button";
 import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { cn } from "@/lib/utils";
 import type { PlanListView } from "@/lib/view-models/plans";
+import { sessionLabel } from "@/lib/view-models/sessions";
 import { fetchWaitingPlans, planPath, waitingPlansQueryKey } from "./queries";
 
 /**
@@ -62,11 +63,12 @@ export function WaitingPlansCard({ initial, renderedAt }: { initial: PlanListVie
                   </span>
                 </span>
                 {p.session && (
-                  <Link href={sessionPath(p.session.id)} className="min-w-0 truncate hover:underline" title={p.session.title ?? p.session.key}>
-                    session {p.session.title ?? p.session.key}
+                  <Link href={sessionPath(p.session.id)} className="min-w-0 truncate hover:underline" title={`${sessionLabel(p.session)}\n${p.session.key}`}>
+                    {/* Without a title the opaque session id says nothing: the project names it. */}
+                    {p.session.title ? `session ${p.session.title}` : p.session.project ? `session in project ${p.session.project}` : `session ${p.session.key}`}
                   </Link>
                 )}
-                {p.session?.project && <span className="truncate">project {p.session.project}</span>}
+                {p.session?.title && p.session.project && <span className="truncate">project {p.session.project}</span>}
                 <span className="whitespace-nowrap tabular-nums">
                   waiting since <RelativeTime iso={p.proposedAt} />
                 </span>

@@ -121,3 +121,14 @@ export interface SessionDetailView extends SessionSummaryView {
   /** Runs this session started (run.start with its key), newest first. */
   runs: Array<{ id: number; name: string; kind: string; state: RunState; startedAt: string }>;
 }
+
+/**
+ * How a session is named on every page: its title when the agent sent one, else its project
+ * folder and git branch ("pitwall · bench-sweep"), else its key (Claude Code's and opencode's
+ * session ids are opaque UUID-like strings, so the key comes last).
+ */
+export function sessionLabel(s: { title: string | null; key: string; project?: string | null; gitBranch?: string | null }): string {
+  if (s.title) return s.title;
+  if (s.project) return s.gitBranch ? `${s.project} · ${s.gitBranch}` : s.project;
+  return s.key;
+}

@@ -16,6 +16,7 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import { MISSING } from "@/lib/format";
 import { runPath } from "@/lib/paths";
 import type { PlanSummaryView } from "@/lib/view-models/plans";
+import { sessionLabel } from "@/lib/view-models/sessions";
 
 /**
  * A table of plans. `pending`: the ones awaiting a decision, with their expiry and — when
@@ -96,8 +97,8 @@ export function PlanTable({ plans, serverNow, pending, canDecide = false }: { pl
                 {p.session ? (
                   <span className="inline-flex min-w-0 max-w-full items-center gap-1.5">
                     <SessionSourceLabel source={p.session.source} iconOnly />
-                    <Link href={sessionPath(p.session.id)} className="truncate rounded-sm text-muted-fg hover:underline" title={p.session.title ?? p.session.key}>
-                      {p.session.title ?? p.session.key}
+                    <Link href={sessionPath(p.session.id)} className="truncate rounded-sm text-muted-fg hover:underline" title={`${sessionLabel(p.session)}\n${p.session.key}`}>
+                      {sessionLabel(p.session)}
                     </Link>
                   </span>
                 ) : (

@@ -7,7 +7,7 @@ import { NotFoundError } from "@/lib/server/errors";
 import { listPlans, planListQuery } from "@/lib/server/repositories/plans";
 import { getSession } from "@/lib/server/repositories/sessions";
 import type { PlanListView } from "@/lib/view-models/plans";
-import type { SessionDetailView } from "@/lib/view-models/sessions";
+import { sessionLabel, type SessionDetailView } from "@/lib/view-models/sessions";
 import { SessionDetail } from "./_components/session-detail";
 
 /** Loads a session and its plans once per request (shared by metadata and page); null when the id is invalid or unknown. */
@@ -24,11 +24,11 @@ const loadSession = cache(async (id: string): Promise<{ session: SessionDetailVi
   }
 });
 
-/** Page title: the session's title (or key). */
+/** Page title: the session's name (title, else project · branch, else key). */
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   await requirePageViewer();
   const loaded = await loadSession((await params).id);
-  return { title: loaded ? (loaded.session.title ?? loaded.session.key) : "Session not found" };
+  return { title: loaded ? sessionLabel(loaded.session) : "Session not found" };
 }
 
 /** /sessions/:id: the current todo list, its timeline and item histories, stuck items, linked plans; live. */

@@ -14,7 +14,8 @@ import { TodoProgress } from "@/components/sessions/todo-progress";
 import { MISSING } from "@/lib/format";
 import { stuckItems } from "@/lib/metrics/todos";
 import type { PlanListView } from "@/lib/view-models/plans";
-import type { SessionDetailView } from "@/lib/view-models/sessions";
+import { sessionLabel, type SessionDetailView } from "@/lib/view-models/sessions";
+import { LiveStateBadge } from "@/components/sessions/live-state";
 import { cn } from "@/lib/utils";
 import { CurrentList } from "./current-list";
 import { ItemHistoryTable } from "./item-history-table";
@@ -69,8 +70,8 @@ export function SessionDetail({ initial, initialPlans, renderedAt }: { initial: 
     <div className="grid gap-4">
       <div className="grid gap-2">
         <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
-          <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight" title={session.title ?? session.key}>
-            {session.title ?? session.key}
+          <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight" title={sessionLabel(session)}>
+            {sessionLabel(session)}
           </h1>
           <TodoProgress progress={session.progress} barClassName="h-2 w-28" className="text-[13px]" />
           <span
@@ -85,6 +86,11 @@ export function SessionDetail({ initial, initialPlans, renderedAt }: { initial: 
           </span>
         </div>
         <dl className="flex flex-wrap items-center gap-x-5 gap-y-1 text-[13px] text-muted-fg tabular-nums">
+          {session.live && (
+            <MetaItem label="State">
+              <LiveStateBadge live={session.live} />
+            </MetaItem>
+          )}
           <MetaItem label="Source">
             <SessionSourceLabel source={session.source} className="text-foreground" />
           </MetaItem>
