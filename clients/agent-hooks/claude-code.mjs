@@ -5,11 +5,10 @@
 // and for ExitPlanMode's PermissionRequest proposes the plan and waits for a person's decision.
 // Never breaks the agent: bad input or a missing token prints one line to stderr and exits 0.
 // `node <this file> flush` is the background spool flusher. See docs/agents.md.
-import fs from "node:fs";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { claudeActions, parseHookInput } from "./lib/claude-events.mjs";
 import { loadConfig } from "./lib/config.mjs";
+import { gitBranch } from "./lib/git.mjs";
 import { decisionForAgent, planFromMarkdown, proposeAndWait } from "./lib/plan.mjs";
 import { deliver, postFrames, runFlusher } from "./lib/spool.mjs";
 import { readState, writeState } from "./lib/todo-state.mjs";
@@ -25,22 +24,6 @@ function readStdin() {
     process.stdin.on("end", () => resolve(text));
     process.stdin.on("error", () => resolve(text));
   });
-}
-
-/** The checked-out git branch of `cwd` (reads .git/HEAD of it or a parent), or undefined. */
-function gitBranch(cwd) {
-  let dir = cwd;
-  for (let i = 0; dir && i < 20; i++) {
-    try {
-      const head = fs.readFileSync(path.join(dir, ".git", "HEAD"), "utf8");
-      return /^ref: refs\/heads\/(.+)$/m.exec(head)?.[1]?.trim();
-    } catch {
-      const parent = path.dirname(dir);
-      if (parent === dir) return undefined;
-      dir = parent;
-    }
-  }
-  return undefined;
 }
 
 const permissionOutput = (decision) => JSON.stringify({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision } });

@@ -102,7 +102,7 @@ describe("pitwall_propose_plan against a fake Pitwall", () => {
     fake = null;
   });
 
-  test("waiting while the plan waits, the plan proposed, working again once decided; the model gets the decision", async () => {
+  test("waiting while the plan waits, the plan proposed, working again once decided; the model gets the decision; activity names the git branch", async () => {
     const received: Array<Record<string, unknown>> = [];
     fake = http.createServer((req, res) => {
       let body = "";
@@ -127,7 +127,10 @@ describe("pitwall_propose_plan against a fake Pitwall", () => {
       PITWALL_AGENT_CONFIG: path.join(stateDir, "none.json"),
       PITWALL_PLAN_TIMEOUT_S: "30",
     });
-    const hooks = await PitwallPlugin({ directory: "/home/dev/work/monitor" });
+    const project = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-unit-proj-"));
+    fs.mkdirSync(path.join(project, ".git"));
+    fs.writeFileSync(path.join(project, ".git", "HEAD"), "ref: refs/heads/prefill-sweep\n");
+    const hooks = await PitwallPlugin({ directory: project });
     const answer = await hooks.tool!.pitwall_propose_plan.execute({ plan: "# Sweep\n1. Warm up\n2. Sweep\n" }, { sessionID: "ses_plan" });
     expect(answer).toBe("APPROVED. Carry out this plan:\n# Sweep\n1. Warm up\n2. Sweep\n");
     expect(received.map((f) => [f.type, f.state ?? f.plan])).toEqual([
@@ -136,6 +139,10 @@ describe("pitwall_propose_plan against a fake Pitwall", () => {
       ["session.activity", "working"],
     ]);
     for (const f of received) expect(checkFrame(f)).toMatchObject({ ok: true });
+    // Activity carries the project folder and its git branch (a session is named by them).
+    await hooks.event({ event: { type: "session.created", properties: { sessionID: "ses_plan", info: { id: "ses_plan", directory: project } } } });
+    expect(received.at(-1)).toMatchObject({ type: "session.activity", state: "idle", cwd: project, gitBranch: "prefill-sweep" });
+    received.pop();
     // The agent's next step (opencode says "busy") does not repeat "working".
     await hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_plan", status: { type: "busy" } } } });
     expect(received).toHaveLength(3);

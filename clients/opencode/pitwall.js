@@ -7,6 +7,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../agent-hooks/lib/config.mjs";
+import { gitBranch } from "../agent-hooks/lib/git.mjs";
 import { decisionForAgent, planFromMarkdown, proposeAndWait } from "../agent-hooks/lib/plan.mjs";
 import { deliver, postFrames } from "../agent-hooks/lib/spool.mjs";
 import { readState, writeState } from "../agent-hooks/lib/todo-state.mjs";
@@ -76,6 +77,8 @@ export const PitwallPlugin = async ({ directory }) => {
   const cfg = loadConfig();
   if (!cfg.url || !cfg.token) warn("PITWALL_URL / PITWALL_TOKEN not set (see `npx pitwall agent status`); nothing is sent");
   const facts = typeof directory === "string" ? { cwd: clip(directory, 4000) } : {};
+  const branch = typeof directory === "string" ? gitBranch(directory) : undefined;
+  if (branch) facts.gitBranch = clip(branch, 500);
   const hooks = {
     event: async ({ event }) => {
       try {
