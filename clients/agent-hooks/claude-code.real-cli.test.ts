@@ -10,7 +10,7 @@ import { createToken } from "@/lib/server/repositories/tokens";
 import { openSignedInPage, type SignedInBrowser } from "@/test/support/browser";
 import { ensureAgentClis, claudeOfflineEnv } from "@/test/support/agents/clis";
 import { lastToolResults, offersTools, startModelServer, type ModelRequest, type ModelServer, type ScriptedReply } from "@/test/support/agents/model-server";
-import { runClaude } from "@/test/support/agents/run-agent";
+import { outputOf, runClaude } from "@/test/support/agents/run-agent";
 import { claudeInteractiveHome, runClaudeInteractive } from "@/test/support/agents/run-interactive";
 import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
@@ -38,7 +38,7 @@ beforeAll(async () => {
   pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 1 }) });
   token = (await createToken(prisma, "claude-box")).token;
-  server = await startTestServer({ databaseUrl });
+  server = await startTestServer({ databaseUrl, startTimeoutMs: 180_000 });
 }, 600_000);
 
 afterAll(async () => {
@@ -52,11 +52,11 @@ afterAll(async () => {
 function project(): { dir: string; env: Record<string, string> } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-proj-"));
   execFileSync("git", ["init", "-q", "-b", "bench-sweep"], { cwd: dir });
-  execFileSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../cli/index.ts"), "agent", "install", "claude-code", "--project", dir, "--plan-timeout", "120"], {
+  execFileSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../cli/index.ts"), "agent", "install", "claude-code", "--project", dir, "--plan-timeout", "600"], {
     env: { ...process.env, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json") },
   });
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-state-"));
-  return { dir, env: { PITWALL_URL: server.url, PITWALL_TOKEN: token, PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json"), PITWALL_SPOOL_RETRY_S: "120" } };
+  return { dir, env: { PITWALL_URL: server.url, PITWALL_TOKEN: token, PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json"), PITWALL_SPOOL_RETRY_S: "900" } };
 }
 
 const snapshots = async () =>
@@ -101,16 +101,19 @@ test("TodoWrite snapshots arrive while the agent runs; the plan waits for a pers
   cleanups.push(() => browser.close());
   const { page } = browser;
 
-  const run = runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "run the benchmarks", planMode: true, timeoutMs: 150_000 });
+  // Waits are generous where the agent starts up or takes model turns (a slow CI machine); what
+  // is asserted does not depend on them.
+  const run = runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "run the benchmarks", planMode: true, timeoutMs: 330_000 });
+  const output = outputOf(run);
 
   // (a) The first snapshot is in Pitwall before the agent writes the second.
-  const first = await until("snapshot 1", async () => (await snapshots()).find((s) => s.seq === 1));
+  const first = await until("snapshot 1", async () => (await snapshots()).find((s) => s.seq === 1), 150_000, output);
   expect(first.items.map((i) => i.content)).toEqual(list1.map((i) => i.content));
   releaseTodos();
-  await until("snapshot 2", async () => (await snapshots()).length === 2);
+  await until("snapshot 2", async () => (await snapshots()).length === 2, 90_000, output);
 
   // (c) The plan waits; the session shows "waiting"; a person requests changes.
-  const plan1 = await until("plan 1", async () => (await pool.query<{ id: number; key: string; body: string; title: string }>(`SELECT id, key, body, title FROM "Plan" WHERE status = 'proposed'`)).rows[0]);
+  const plan1 = await until("plan 1", async () => (await pool.query<{ id: number; key: string; body: string; title: string }>(`SELECT id, key, body, title FROM "Plan" WHERE status = 'proposed'`)).rows[0], 120_000, output);
   expect(plan1).toMatchObject({ title: "Benchmark sweep", body: plans[0] });
   const session = (await pool.query<{ state: string; stateDetail: string; gitBranch: string; project: string }>(`SELECT state, "stateDetail", "gitBranch", project FROM "AgentSession" WHERE key = $1`, [first.key])).rows[0]!;
   expect(session).toMatchObject({ state: "waiting", stateDetail: "plan: Benchmark sweep", gitBranch: "bench-sweep", project: path.basename(dir) });
@@ -121,13 +124,13 @@ test("TodoWrite snapshots arrive while the agent runs; the plan waits for a pers
   await page.getByText("Changes requested", { exact: false }).first().waitFor();
 
   // The model's next request carries the comment; the agent proposes a revision superseding plan 1.
-  await until("the comment at the model", async () => model.requests.some((r) => r.text.includes("Add a warm-up run first")));
-  const plan2 = await until("plan 2", async () => (await pool.query<{ id: number; supersedes: string }>(`SELECT id, supersedes FROM "Plan" WHERE status = 'proposed'`)).rows[0]);
+  await until("the comment at the model", async () => model.requests.some((r) => r.text.includes("Add a warm-up run first")), 90_000, output);
+  const plan2 = await until("plan 2", async () => (await pool.query<{ id: number; supersedes: string }>(`SELECT id, supersedes FROM "Plan" WHERE status = 'proposed'`)).rows[0], 90_000, output);
   expect(plan2.supersedes).toBe(plan1.key);
   // The revision, in the browser: the person approves it as proposed.
   await page.goto(`/plans/${plan2.id}`);
   await page.getByRole("button", { name: "Approve", exact: true }).click();
-  await until("plan 2 approved", async () => (await pool.query<{ status: string }>(`SELECT status FROM "Plan" WHERE id = $1`, [plan2.id])).rows[0]?.status === "approved");
+  await until("plan 2 approved", async () => (await pool.query<{ status: string }>(`SELECT status FROM "Plan" WHERE id = $1`, [plan2.id])).rows[0]?.status === "approved", 60_000, output);
 
   const done = await run;
   expect(done.code).toBe(0);
@@ -143,7 +146,7 @@ test("TodoWrite snapshots arrive while the agent runs; the plan waits for a pers
   expect((await snapshots()).length).toBe(2);
   const after = (await pool.query<{ state: string }>(`SELECT state FROM "AgentSession" WHERE key = $1`, [first.key])).rows[0]!;
   expect(["idle", "ended"]).toContain(after.state);
-}, 200_000);
+}, 420_000);
 
 test("interactive session (pseudo-terminal): the plan waits in Pitwall, changes requested over the HTTP API reach the model, the revision is approved", async () => {
   const { dir, env } = project();
@@ -165,22 +168,22 @@ test("interactive session (pseudo-terminal): the plan waits in Pitwall, changes 
   const run = runClaudeInteractive({ claude, cwd: dir, env: { ...offline, ...env, IS_SANDBOX: "1", HOME: claudeInteractiveHome(dir, offline.ANTHROPIC_API_KEY!) }, prompt: "run the interactive sweep" });
   cleanups.push(() => run.stop());
   const terminal = () => `terminal so far (last 2,000 characters, escapes removed):\n${run.screen().replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, "").slice(-2000)}`;
-  const proposed = () => until("a proposed plan", async () => (await pool.query<{ id: number; key: string; body: string; supersedes: string | null }>(`SELECT id, key, body, supersedes FROM "Plan" WHERE status = 'proposed' AND title = 'Interactive sweep'`)).rows[0], 90_000, terminal);
+  const proposed = () => until("a proposed plan", async () => (await pool.query<{ id: number; key: string; body: string; supersedes: string | null }>(`SELECT id, key, body, supersedes FROM "Plan" WHERE status = 'proposed' AND title = 'Interactive sweep'`)).rows[0], 180_000, terminal);
 
   const plan1 = await proposed();
   expect(plan1.body).toBe(plans[0]);
   expect((await decide(plan1.id, { decision: "changes_requested", comment: "Warm up first (interactive)" })).status).toBe(200);
-  await until("the comment at the model", async () => model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "ExitPlanMode" && t.isError && t.content.includes("Warm up first (interactive)"))), 30_000, terminal);
+  await until("the comment at the model", async () => model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "ExitPlanMode" && t.isError && t.content.includes("Warm up first (interactive)"))), 90_000, terminal);
   const plan2 = await proposed();
   expect(plan2).toMatchObject({ body: plans[1], supersedes: plan1.key });
   expect((await decide(plan2.id, { decision: "approved" })).status).toBe(200);
   // Nobody touched the terminal: the model server sees the approval as ExitPlanMode's result.
-  const approval = await until("the approval at the model", async () => model.requests.flatMap((r) => lastToolResults(r)).find((t) => t.toolName === "ExitPlanMode" && !t.isError && t.content.includes("User has approved your plan")), 30_000, terminal);
+  const approval = await until("the approval at the model", async () => model.requests.flatMap((r) => lastToolResults(r)).find((t) => t.toolName === "ExitPlanMode" && !t.isError && t.content.includes("User has approved your plan")), 90_000, terminal);
   expect(approval.content).toContain("Warm up");
   // (What the TUI draws after the approval is not asserted: its redraws differ with the terminal
   // and the machine's speed, and CI once never showed the hook's line although the model had the
   // approval. The model server's view above is what proves the gate.)
-}, 200_000);
+}, 480_000);
 
 test("Pitwall stopped during a session: the agent finishes normally; the spooled todos arrive once Pitwall is back", async () => {
   const { dir, env } = project();
@@ -197,19 +200,19 @@ test("Pitwall stopped during a session: the agent finishes normally; the spooled
   const port = server.port;
   await server.stop();
 
-  const done = await runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "run the sweep", timeoutMs: 90_000 });
+  const done = await runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "run the sweep", timeoutMs: 240_000 });
   expect(done.code).toBe(0);
   expect(done.result).toBe("FINAL: done");
   expect(fs.readdirSync(path.join(env.PITWALL_AGENT_STATE_DIR!, "spool")).length).toBeGreaterThanOrEqual(2);
 
-  server = await startTestServer({ databaseUrl, port });
+  server = await startTestServer({ databaseUrl, port, startTimeoutMs: 180_000 });
   const rows = await until("the spooled snapshots", async () => {
     const all = await snapshots();
     return all.length === before + 2 ? all : null;
-  }, 60_000);
+  }, 120_000);
   expect(rows.slice(before).map((r) => r.items.map((i) => i.status))).toEqual([["in_progress", "pending"], ["completed", "in_progress"]]);
-  await until("an empty spool", async () => fs.readdirSync(path.join(env.PITWALL_AGENT_STATE_DIR!, "spool")).length === 0);
+  await until("an empty spool", async () => fs.readdirSync(path.join(env.PITWALL_AGENT_STATE_DIR!, "spool")).length === 0, 60_000);
   // Exactly once: nothing more arrives (a second flush finds an empty spool).
   await new Promise((r) => setTimeout(r, 1500));
   expect((await snapshots()).length).toBe(before + 2);
-}, 200_000);
+}, 480_000);

@@ -20,10 +20,11 @@ export interface TestServer {
 /**
  * Starts the real server (`scripts/start.ts`, production build, the given database) on `port`
  * (default: a free one chosen by the OS) and resolves once it listens.
- * @throws Error with the server's output when it exits before listening or takes over 60 s, or
- *   when the production build is stale.
+ * @throws Error with the server's output when it exits before listening or takes over
+ *   `startTimeoutMs` (default 60 s; migrations alone can take half a minute on a busy machine),
+ *   or when the production build is stale.
  */
-export async function startTestServer(opts: { databaseUrl: string; port?: number; env?: Record<string, string> }): Promise<TestServer> {
+export async function startTestServer(opts: { databaseUrl: string; port?: number; env?: Record<string, string>; startTimeoutMs?: number }): Promise<TestServer> {
   // PITWALL_TEST_ASSUME_BUILT=1 skips the check (working next to people editing the UI).
   if (!process.env.PITWALL_TEST_DEV && !process.env.PITWALL_TEST_ASSUME_BUILT && buildIsStale(projectDir)) {
     // Building here would race between test files; `npm test` builds once before vitest.
@@ -41,7 +42,8 @@ export async function startTestServer(opts: { databaseUrl: string; port?: number
   const logs: string[] = [];
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 60 s:\n${logs.join("\n")}`)), 60_000);
+    const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
+    const timer = setTimeout(() => reject(new Error(`server did not start in ${startTimeoutMs / 1000} s:\n${logs.join("\n")}`)), startTimeoutMs);
     const onLine = (line: string) => {
       logs.push(line);
       if (line.includes("Pitwall listening")) {

@@ -14,10 +14,11 @@ export interface AgentRun {
  * Runs `claude -p` in stream-json mode (the SDK's transport) with `prompt` as the one user
  * message, in plan mode with the stdio permission prompt tool when `planMode` (the only `-p`
  * setup that offers ExitPlanMode; nobody answers its permission requests here, so the hooks
- * decide, as when a person leaves the terminal alone). Resolves when the process exits.
+ * decide, as when a person leaves the terminal alone). Resolves when the process exits;
+ * `stdout`/`stderr` fill while it runs (for failure messages).
  * @throws Error when it runs longer than `timeoutMs` (the process is killed).
  */
-export function runClaude(opts: { claude: string; cwd: string; env: Record<string, string>; prompt: string; planMode?: boolean; timeoutMs?: number }): Promise<AgentRun> {
+export function runClaude(opts: { claude: string; cwd: string; env: Record<string, string>; prompt: string; planMode?: boolean; timeoutMs?: number }): Promise<AgentRun> & { stdout: string[]; stderr: string[] } {
   const args = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"];
   if (opts.planMode) args.push("--permission-mode", "plan", "--permission-prompt-tool", "stdio");
   const started = Date.now();
@@ -39,7 +40,7 @@ export function runClaude(opts: { claude: string; cwd: string; env: Record<strin
     }
   });
   readline.createInterface({ input: child.stderr }).on("line", (line) => stderr.push(line));
-  return new Promise((resolve, reject) => {
+  const done = new Promise<AgentRun>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`claude ran over ${opts.timeoutMs ?? 120_000} ms\nstdout:\n${stdout.join("\n")}\nstderr:\n${stderr.join("\n")}`));
@@ -49,6 +50,12 @@ export function runClaude(opts: { claude: string; cwd: string; env: Record<strin
       resolve({ code, result, stdout, stderr, durationMs: Date.now() - started });
     });
   });
+  return Object.assign(done, { stdout, stderr });
+}
+
+/** The last lines an agent CLI printed so far, for a wait's failure message. */
+export function outputOf(run: { stdout: string[]; stderr: string[] }): () => string {
+  return () => `agent stdout (last 20 lines):\n${run.stdout.slice(-20).join("\n")}\nagent stderr (last 40 lines):\n${run.stderr.slice(-40).join("\n")}`;
 }
 
 /**
