@@ -165,8 +165,10 @@ interface PartState {
   outcomes: Map<number, FrameOutcome>;
   /** Indexes of the frames that passed admission, in order; their ids are claimed next. */
   accepted: number[];
-  /** Runs this part may write to: the group's stored runs, then those it starts itself. */
-  runs: Map<string, RunRef>;
+  /** The group's stored runs (shared by its parts, not copied: a group may hold 200 parts). */
+  stored: ReadonlyMap<string, StoredRun>;
+  /** Runs this part started itself (looked up before `stored`). */
+  started: Map<string, RunRef>;
   /** Run keys another host created after the ownership check (a create race, see upsertRun). */
   lostRace: Map<string, StoredRun>;
   /** Claimed frame ids of frames then refused (deleted again before COMMIT: they may be resent). */
@@ -215,7 +217,7 @@ async function applyInTransaction(client: pg.PoolClient, parts: GroupPart[], at:
 /** Step 1 for one part: duplicates within the part, ownership (`forbidden`) and unknown runs. */
 async function admit(client: pg.PoolClient, part: GroupPart, stored: ReadonlyMap<string, StoredRun>): Promise<PartState> {
   const { principal, frames } = part;
-  const state: PartState = { part, outcomes: new Map(), accepted: [], runs: new Map(stored), lostRace: new Map(), released: [] };
+  const state: PartState = { part, outcomes: new Map(), accepted: [], stored, started: new Map(), lostRace: new Map(), released: [] };
   const denied = await loadOwnershipCheck(client, principal, frames, stored);
   const startedInBatch = new Set<string>();
   const seenIds = new Set<string>();
@@ -329,7 +331,8 @@ class GroupWrites {
 async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): Promise<void> {
   const { client, at, topics } = writes;
   const { principal, frames } = s.part;
-  const { runs, lostRace } = s;
+  const { lostRace } = s;
+  const runOf = (key: string) => s.started.get(key) ?? s.stored.get(key);
   const refuse = (i: number, run: StoredRun) => {
     const f = frames[i]!;
     s.outcomes.set(i, { id: f.id, ok: false, code: "forbidden", message: notOwnerMessage("run", run.key, run.owner, principal) });
@@ -344,7 +347,7 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
       continue;
     }
     await writes.before(f.type);
-    const run = refersToRun(f) ? runs.get(f.run) : undefined;
+    const run = refersToRun(f) ? runOf(f.run) : undefined;
     switch (f.type) {
       case "hello":
         break;
@@ -359,7 +362,7 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
           refuse(i, owned);
           continue;
         }
-        runs.set(f.run, started);
+        s.started.set(f.run, started);
         topics.add("runs").add(`run:${started.id}`);
         if (started.sessionId) topics.add(`session:${started.sessionId}`);
         break;
@@ -407,7 +410,7 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
         // A decided plan is immutable: proposing under its key again changes nothing, and the
         // proposer's connection is sent the decision (see IngestConnection).
         // Linking to another host's run is allowed, also to one that won a create race.
-        const linked = f.run !== undefined ? (runs.get(f.run) ?? lostRace.get(f.run))!.id : null;
+        const linked = f.run !== undefined ? (runOf(f.run) ?? lostRace.get(f.run))!.id : null;
         const result = await proposePlan(client, principal, f, linked, at);
         if (result.ok) topics.add("plans").add(`plan:${result.planId}`);
         break;
