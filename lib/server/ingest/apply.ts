@@ -6,16 +6,22 @@ import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { isDatabaseOutage } from "@/lib/server/database/outage";
 import { upsertBenchmarkPoints } from "./writers/benchmark-points";
 import { upsertMetricPoints, type MetricFrame } from "./writers/metrics";
-import { applyProgress, checkRunInvariants, type WorkerCache } from "./writers/progress";
+import { applyProgress, checkRunInvariants, type ProgressWrite } from "./writers/progress";
 import { loadOwnershipCheck } from "./ownership";
 import { preparedStatements } from "./prepared";
-import { claimFrameIds, endRun, insertEvent, loadRuns, recordHeartbeat, releaseFrameIds, touchRun, upsertArtifact, upsertRun, type RunRef, type StoredRun } from "./writers/runs";
+import { claimFrameIds, endRun, insertEvents, loadRuns, recordHeartbeats, releaseFrameIds, touchRuns, upsertArtifact, upsertRun, type EventWrite, type HeartbeatWrite, type RunRef, type StoredRun } from "./writers/runs";
 import { notOwnerMessage } from "@/lib/server/auth/ownership";
 import { upsertBaseline, upsertEvalResults } from "./writers/evals";
 import { applyActivity, applyTodos, proposePlan } from "./writers/sessions";
 
 /**
- * Applies validated frames to PostgreSQL in one transaction per batch.
+ * Applies validated frames to PostgreSQL, in transactions that each take a *group* of batches:
+ * the batches several sockets (or HTTP requests) submitted meanwhile, each with its own token
+ * (group-commit.ts collects them). A group costs a fixed number of round trips whatever the
+ * number of sockets in it: runs are looked up and locked, frame ids claimed, heartbeats,
+ * progress samples, events, run touches and invariant checks written with one set-based
+ * statement each for the whole group; only frames that create or change one thing (run.start,
+ * run.end, artifacts, sessions, plans) and the metric writer's per-run merge take their own.
  *
  * Delivery is at-least-once: workers resend unacknowledged frames after reconnecting. We make
  * it effectively exactly-once by recording every committed frame id per host in
@@ -25,7 +31,7 @@ import { applyActivity, applyTodos, proposePlan } from "./writers/sessions";
  *
  * Benchmark points from consecutive frames are written with one multi-row
  * `INSERT ... SELECT FROM unnest(...) ON CONFLICT DO UPDATE` (latest frame wins per point key).
- * Change notifications go out right after COMMIT, coalesced across batches and sockets
+ * Change notifications go out right after COMMIT, coalesced across groups
  * (CoalescingPublisher): browsers hear about a change only once it is committed, and ingest
  * commits do not queue behind PostgreSQL's notify lock.
  */
@@ -38,26 +44,53 @@ export type FrameOutcome =
 /** Clock, injectable for tests. */
 export type Now = () => Date;
 
+/** One submitter's batch within a group: its frames (validated, in arrival order), applied as `principal`. */
+export interface GroupPart {
+  principal: TokenPrincipal;
+  frames: ClientFrame[];
+}
+
 /**
  * Applies `frames` (already validated, in arrival order) for `principal` and returns one outcome
- * per frame in the same order. A frame that cannot apply (e.g. a point for an unknown run) is
- * rejected alone. When the batch fails for any reason other than a database outage, frames are
- * retried one by one, so a poison frame is rejected alone (`invalid_frame` when Postgres refused
- * its data, SQLSTATE class 22/23; `internal_error` for anything else, e.g. a program limit or a
- * bug) and never costs the good ones beside it.
+ * per frame in the same order: a group of one part (see {@link applyGroup}). A frame that cannot
+ * apply (e.g. a point for an unknown run) is rejected alone.
  * @throws the driver's error when the database is unreachable ({@link isDatabaseOutage}):
  *   nothing is committed then, and the caller must not ack or reject anything.
  */
 export async function applyFrames(pool: pg.Pool, principal: TokenPrincipal, frames: ClientFrame[], now: Now = () => new Date()): Promise<FrameOutcome[]> {
-  if (frames.length === 0) return [];
+  return (await applyGroup(pool, [{ principal, frames }], now))[0]!;
+}
+
+/**
+ * Applies the parts of a group in one transaction and returns each part's outcomes (one per
+ * frame, in order). Parts are applied in order, each with its own principal: ownership checks,
+ * frame-id claims and "started in this batch" are per part, so a part sees another part's new run
+ * as it would see a run committed by another socket. Give a group at most one part per host (the
+ * committer does): a frame id sent in two parts of one host is applied by the first only.
+ * When the group fails for any reason other than a database outage, it is retried in halves,
+ * down to single parts and then single frames, so a poison frame is rejected alone
+ * (`invalid_frame` when Postgres refused its data, SQLSTATE class 22/23; `internal_error` for
+ * anything else, e.g. a program limit or a bug) and never costs the good frames beside it, of its
+ * own socket or any other. Each retry is a new transaction; nothing of a failed one is kept.
+ * @throws the driver's error when the database is unreachable ({@link isDatabaseOutage}):
+ *   the caller must not ack or reject anything of any part (retries that committed before the
+ *   outage are deduplicated by frame id when the workers resend).
+ */
+export async function applyGroup(pool: pg.Pool, parts: GroupPart[], now: Now = () => new Date()): Promise<FrameOutcome[][]> {
+  if (parts.every((p) => p.frames.length === 0)) return parts.map(() => []);
   try {
-    return await applyWithRetry(pool, principal, frames, now);
+    return await applyWithRetry(pool, parts, now);
   } catch (err) {
     if (isDatabaseOutage(err)) throw err;
-    if (frames.length === 1) return [rejectionFor(frames[0]!, err)];
+    if (parts.length > 1) {
+      const mid = Math.ceil(parts.length / 2);
+      return [...(await applyGroup(pool, parts.slice(0, mid), now)), ...(await applyGroup(pool, parts.slice(mid), now))];
+    }
+    const { principal, frames } = parts[0]!;
+    if (frames.length === 1) return [[rejectionFor(frames[0]!, err)]];
     const outcomes: FrameOutcome[] = [];
-    for (const frame of frames) outcomes.push(...(await applyFrames(pool, principal, [frame], now)));
-    return outcomes;
+    for (const frame of frames) outcomes.push(...(await applyGroup(pool, [{ principal, frames: [frame] }], now))[0]!);
+    return [outcomes];
   }
 }
 
@@ -68,18 +101,18 @@ function rejectionFor(frame: ClientFrame, err: unknown): FrameOutcome {
   return { id: frame.id, ok: false, code: "internal_error", message: `the server could not apply this frame (not retried): ${text.slice(0, 500)}` };
 }
 
-/** Attempts at a batch that hit a deadlock or serialization failure before giving up. */
+/** Attempts at a group that hit a deadlock or serialization failure before giving up. */
 const CONFLICT_ATTEMPTS = 4;
 
 /**
- * Two sockets writing to the same runs can deadlock (each locks rows the other needs next);
+ * Two groups writing to the same runs can deadlock (each locks rows the other needs next);
  * Postgres then aborts one transaction (40P01), or a serialization failure (40001) occurs.
- * Nothing of it was committed, so the batch is simply retried after a short random pause.
+ * Nothing of it was committed, so the group is simply retried after a short random pause.
  */
-async function applyWithRetry(pool: pg.Pool, principal: TokenPrincipal, frames: ClientFrame[], now: Now): Promise<FrameOutcome[]> {
+async function applyWithRetry(pool: pg.Pool, parts: GroupPart[], now: Now): Promise<FrameOutcome[][]> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await applyBatch(pool, principal, frames, now);
+      return await applyBatch(pool, parts, now);
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       if ((code !== "40P01" && code !== "40001") || attempt >= CONFLICT_ATTEMPTS) throw err;
@@ -93,12 +126,12 @@ function isDataError(err: unknown): boolean {
   return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
 }
 
-async function applyBatch(pool: pg.Pool, principal: TokenPrincipal, frames: ClientFrame[], now: Now): Promise<FrameOutcome[]> {
+async function applyBatch(pool: pg.Pool, parts: GroupPart[], now: Now): Promise<FrameOutcome[][]> {
   const client = preparedStatements(await pool.connect());
   try {
     await client.query("BEGIN");
     const topics = new Set<string>();
-    const outcomes = await applyInTransaction(client, principal, frames, now(), topics);
+    const outcomes = await applyInTransaction(client, parts, now(), topics);
     await client.query("COMMIT");
     publisherFor(pool).publish(topics);
     return outcomes;
@@ -126,89 +159,184 @@ function requiredRunKey(f: ClientFrame): string | undefined {
   return undefined;
 }
 
-/** Applies `frames` inside the caller's transaction; adds the live topics they changed to `topics` (published after COMMIT). */
-async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincipal, frames: ClientFrame[], at: Date, topics: Set<string>): Promise<FrameOutcome[]> {
-  const outcomes = new Map<number, FrameOutcome>();
+/** What one part of a group carries from admission (ownership, unknown runs) to its writes. */
+interface PartState {
+  part: GroupPart;
+  outcomes: Map<number, FrameOutcome>;
+  /** Indexes of the frames that passed admission, in order; their ids are claimed next. */
+  accepted: number[];
+  /** The group's stored runs (shared by its parts, not copied: a group may hold 200 parts). */
+  stored: ReadonlyMap<string, StoredRun>;
+  /** Runs this part started itself (looked up before `stored`). */
+  started: Map<string, RunRef>;
+  /** Run keys another host created after the ownership check (a create race, see upsertRun). */
+  lostRace: Map<string, StoredRun>;
+  /** Claimed frame ids of frames then refused (deleted again before COMMIT: they may be resent). */
+  released: string[];
+}
 
-  // 1. Frames that reference runs must name a run that exists or is started earlier in the batch,
-  //    and the token must be allowed to change what they target (ownership.ts).
+/** Applies the group's parts inside the caller's transaction; adds the live topics they changed to `topics` (published after COMMIT). */
+async function applyInTransaction(client: pg.PoolClient, parts: GroupPart[], at: Date, topics: Set<string>): Promise<FrameOutcome[][]> {
+  // 1. Frames that reference runs must name a run that exists or is started earlier in the same
+  //    part, and the part's token must be allowed to change what they target (ownership.ts).
+  //    The runs of the whole group are looked up and locked in one statement (in id order).
   const referenced = new Set<string>();
-  for (const f of frames) {
-    const key = f.type === "run.start" ? f.run : requiredRunKey(f);
-    if (key !== undefined) referenced.add(key);
+  for (const { frames } of parts) {
+    for (const f of frames) {
+      const key = f.type === "run.start" ? f.run : requiredRunKey(f);
+      if (key !== undefined) referenced.add(key);
+    }
   }
-  const stored = await loadRuns(client, [...referenced]); // and locks them
+  const stored = await loadRuns(client, [...referenced]);
+  const states: PartState[] = [];
+  for (const part of parts) states.push(await admit(client, part, stored));
 
+  // 2. Claim the frame ids of every part in one statement; those already claimed were committed
+  //    before: ack without applying. (A (host, id) asked twice in the group goes to the first.)
+  const claimKey = (hostId: number, frameId: string) => `${hostId}\u0000${frameId}`;
+  const asked = states.flatMap((s) => s.accepted.map((i) => ({ hostId: s.part.principal.hostId, frameId: s.part.frames[i]!.id })));
+  const claimed = new Set((await claimFrameIds(client, asked)).map((c) => claimKey(c.hostId, c.frameId)));
+
+  // 3. Apply each part's frames in order; writes that several frames share are buffered across
+  //    the whole group and written once (GroupWrites).
+  const writes = new GroupWrites(client, at, topics);
+  for (const s of states) {
+    const toApply: number[] = [];
+    for (const i of s.accepted) {
+      const f = s.part.frames[i]!;
+      if (claimed.delete(claimKey(s.part.principal.hostId, f.id))) toApply.push(i);
+      else s.outcomes.set(i, { id: f.id, ok: true, duplicate: true });
+    }
+    await applyPart(writes, s, toApply);
+  }
+  await writes.finish();
+  for (const s of states) await releaseFrameIds(client, s.part.principal.hostId, s.released);
+  return states.map((s) => s.part.frames.map((_, i) => s.outcomes.get(i)!));
+}
+
+/** Step 1 for one part: duplicates within the part, ownership (`forbidden`) and unknown runs. */
+async function admit(client: pg.PoolClient, part: GroupPart, stored: ReadonlyMap<string, StoredRun>): Promise<PartState> {
+  const { principal, frames } = part;
+  const state: PartState = { part, outcomes: new Map(), accepted: [], stored, started: new Map(), lostRace: new Map(), released: [] };
   const denied = await loadOwnershipCheck(client, principal, frames, stored);
-  const runs: Map<string, RunRef> = stored;
   const startedInBatch = new Set<string>();
-  const accepted: number[] = [];
   const seenIds = new Set<string>();
   frames.forEach((f, i) => {
     if (seenIds.has(f.id)) {
-      outcomes.set(i, { id: f.id, ok: true, duplicate: true });
+      state.outcomes.set(i, { id: f.id, ok: true, duplicate: true });
       return;
     }
     seenIds.add(f.id);
     const forbidden = denied(f);
     if (forbidden) {
-      outcomes.set(i, { id: f.id, ok: false, code: "forbidden", message: forbidden });
+      state.outcomes.set(i, { id: f.id, ok: false, code: "forbidden", message: forbidden });
       return;
     }
     if (f.type === "run.start") startedInBatch.add(f.run);
     const runKey = requiredRunKey(f);
-    if (runKey !== undefined && !runs.has(runKey) && !startedInBatch.has(runKey)) {
-      outcomes.set(i, { id: f.id, ok: false, code: "unknown_run", message: `run '${runKey}' has not been started (send run.start first)` });
+    if (runKey !== undefined && !stored.has(runKey) && !startedInBatch.has(runKey)) {
+      state.outcomes.set(i, { id: f.id, ok: false, code: "unknown_run", message: `run '${runKey}' has not been started (send run.start first)` });
       return;
     }
-    accepted.push(i);
+    state.accepted.push(i);
   });
+  return state;
+}
 
-  // The stored runs are locked now (loadRuns, in id order).
+/**
+ * Writes that many frames of a group share, buffered and written with one statement each:
+ * benchmark points and eval results of consecutive frames (any other frame flushes them first,
+ * so effects keep the order the worker sent them in); metric points of the whole group at its
+ * end (the metric writer takes one round trip per run; no other frame type reads them, so only
+ * the order of their overflow alert events against other events can differ); heartbeats,
+ * progress samples and events at the end (no other frame type reads what they write; events keep
+ * their order); then the touched runs and the invariant checks of runs with new progress.
+ */
+class GroupWrites {
+  private points: Array<{ runId: number; point: BenchmarkPoint }> = [];
+  private metrics: MetricFrame[] = [];
+  private evals: Array<{ runId: number; result: z.infer<typeof evalResult> }> = [];
+  private readonly heartbeats: HeartbeatWrite[] = [];
+  private readonly progress: ProgressWrite[] = [];
+  private readonly events: EventWrite[] = [];
+  readonly touched = new Set<number>();
+  private readonly progressRuns = new Set<number>();
 
-  // 2. Claim frame ids; those already claimed were committed before: ack without applying.
-  const claimed = await claimFrameIds(client, principal.hostId, accepted.map((i) => frames[i]!.id));
-  const toApply: number[] = [];
-  for (const i of accepted) {
-    const f = frames[i]!;
-    if (claimed.has(f.id)) toApply.push(i);
-    else outcomes.set(i, { id: f.id, ok: true, duplicate: true });
+  constructor(
+    readonly client: pg.PoolClient,
+    readonly at: Date,
+    readonly topics: Set<string>,
+  ) {}
+
+  /** Flushes buffered points and evals before a frame of another type (and metrics with them). */
+  async before(type: ClientFrame["type"]): Promise<void> {
+    if ((type !== "run.benchmark" && this.points.length) || (type !== "run.eval" && this.evals.length)) await this.flush();
   }
 
-  // 3. Apply in order. Benchmark points and eval results of consecutive frames are buffered and
-  //    written as one multi-row upsert; any other frame flushes those buffers first, so effects
-  //    keep the order the worker sent them in. Metric points of the whole batch are written
-  //    together at its end (three or more round trips per flush, the most expensive step of a
-  //    mixed batch; no other frame type reads them, so only the order of their overflow alert
-  //    events against the batch's other events differs).
-  const touched = new Set<number>();
-  const progressRuns = new Set<number>();
-  const workers: WorkerCache = new Map();
-  let points: Array<{ runId: number; point: BenchmarkPoint }> = [];
-  let metrics: MetricFrame[] = [];
-  let evals: Array<{ runId: number; result: z.infer<typeof evalResult> }> = [];
-  const flush = async () => {
-    if (points.length) await upsertBenchmarkPoints(client, points, at);
-    points = [];
-    if (metrics.length) {
-      for (const alert of await upsertMetricPoints(client, metrics, at)) {
-        await insertEvent(client, alert.runId, alert, at);
-        topics.add("events");
-      }
-    }
-    metrics = [];
-    if (evals.length) await upsertEvalResults(client, evals, at);
-    evals = [];
-  };
+  point(runId: number, point: BenchmarkPoint): void {
+    this.points.push({ runId, point });
+  }
 
-  // Run keys another host created after the ownership check above (a create race, see upsertRun):
-  // this batch's frames for them are refused, and their frame ids released.
-  const lostRace = new Map<string, StoredRun>();
-  const released: string[] = [];
+  metricFrame(frame: MetricFrame): void {
+    this.metrics.push(frame);
+  }
+
+  evalResult(runId: number, result: z.infer<typeof evalResult>): void {
+    this.evals.push({ runId, result });
+  }
+
+  heartbeat(write: HeartbeatWrite): void {
+    this.heartbeats.push(write);
+    this.topics.add("hosts");
+  }
+
+  progressFrame(write: ProgressWrite): void {
+    this.progress.push(write);
+    this.progressRuns.add(write.runId);
+    this.topics.add("runs");
+  }
+
+  event(write: EventWrite): void {
+    this.events.push(write);
+    this.topics.add("events");
+  }
+
+  private async flush(): Promise<void> {
+    if (this.points.length) await upsertBenchmarkPoints(this.client, this.points, this.at);
+    this.points = [];
+    if (this.metrics.length) {
+      for (const alert of await upsertMetricPoints(this.client, this.metrics, this.at)) this.event({ runId: alert.runId, event: alert });
+    }
+    this.metrics = [];
+    if (this.evals.length) await upsertEvalResults(this.client, this.evals, this.at);
+    this.evals = [];
+  }
+
+  /** Writes everything still buffered, touches the runs written to and checks invariants. */
+  async finish(): Promise<void> {
+    const { client, at, topics } = this;
+    await this.flush();
+    await recordHeartbeats(client, this.heartbeats, at);
+    await applyProgress(client, this.progress, at);
+    await insertEvents(client, this.events, at);
+    // Run rows are locked already (loadRuns); one global order (by id) all the same.
+    const byId = (a: number, b: number) => a - b;
+    await touchRuns(client, [...this.touched].sort(byId), at);
+    if (await checkRunInvariants(client, [...this.progressRuns].sort(byId), at)) topics.add("events");
+    if (this.touched.size) topics.add("runs");
+  }
+}
+
+/** Step 3 for one part: applies its claimed frames (`toApply`, indexes in order) as its principal. */
+async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): Promise<void> {
+  const { client, at, topics } = writes;
+  const { principal, frames } = s.part;
+  const { lostRace } = s;
+  const runOf = (key: string) => s.started.get(key) ?? s.stored.get(key);
   const refuse = (i: number, run: StoredRun) => {
     const f = frames[i]!;
-    outcomes.set(i, { id: f.id, ok: false, code: "forbidden", message: notOwnerMessage("run", run.key, run.owner, principal) });
-    released.push(f.id);
+    s.outcomes.set(i, { id: f.id, ok: false, code: "forbidden", message: notOwnerMessage("run", run.key, run.owner, principal) });
+    s.released.push(f.id);
   };
 
   for (const i of toApply) {
@@ -218,19 +346,13 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
       refuse(i, lost);
       continue;
     }
-    if (f.type !== "run.benchmark") {
-      if (points.length) await flush();
-    }
-    if (f.type !== "run.eval") {
-      if (evals.length) await flush();
-    }
-    const run = refersToRun(f) ? runs.get(f.run) : undefined;
+    await writes.before(f.type);
+    const run = refersToRun(f) ? runOf(f.run) : undefined;
     switch (f.type) {
       case "hello":
         break;
       case "heartbeat":
-        await recordHeartbeat(client, principal.hostId, f, at);
-        topics.add("hosts");
+        writes.heartbeat({ hostId: principal.hostId, frame: f });
         break;
       case "run.start": {
         const started = await upsertRun(client, principal, f, at);
@@ -240,21 +362,19 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
           refuse(i, owned);
           continue;
         }
-        runs.set(f.run, started);
+        s.started.set(f.run, started);
         topics.add("runs").add(`run:${started.id}`);
         if (started.sessionId) topics.add(`session:${started.sessionId}`);
         break;
       }
       case "run.benchmark":
-        for (const point of f.points) points.push({ runId: run!.id, point });
+        for (const point of f.points) writes.point(run!.id, point);
         break;
       case "run.metrics":
-        metrics.push({ runId: run!.id, points: f.points });
+        writes.metricFrame({ runId: run!.id, points: f.points });
         break;
       case "run.progress":
-        await applyProgress(client, run!.id, f, at, workers);
-        progressRuns.add(run!.id);
-        topics.add("runs");
+        writes.progressFrame({ runId: run!.id, frame: f });
         break;
       case "run.artifact":
         await upsertArtifact(client, run!.id, f, at);
@@ -262,15 +382,14 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
         if (f.kind === "checkpoint") topics.add("evals");
         break;
       case "run.event":
-        await insertEvent(client, run!.id, f, at);
-        topics.add("events");
+        writes.event({ runId: run!.id, event: f });
         break;
       case "run.end":
         await endRun(client, run!.id, f, at);
         topics.add("runs");
         break;
       case "run.eval":
-        for (const result of f.results) evals.push({ runId: run!.id, result });
+        for (const result of f.results) writes.evalResult(run!.id, result);
         topics.add("evals");
         break;
       case "baseline.upsert":
@@ -291,7 +410,7 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
         // A decided plan is immutable: proposing under its key again changes nothing, and the
         // proposer's connection is sent the decision (see IngestConnection).
         // Linking to another host's run is allowed, also to one that won a create race.
-        const linked = f.run !== undefined ? (runs.get(f.run) ?? lostRace.get(f.run))!.id : null;
+        const linked = f.run !== undefined ? (runOf(f.run) ?? lostRace.get(f.run))!.id : null;
         const result = await proposePlan(client, principal, f, linked, at);
         if (result.ok) topics.add("plans").add(`plan:${result.planId}`);
         break;
@@ -300,18 +419,9 @@ async function applyInTransaction(client: pg.PoolClient, principal: TokenPrincip
         f satisfies never;
     }
     if (run) {
-      touched.add(run.id);
+      writes.touched.add(run.id);
       topics.add(`run:${run.id}`);
     }
-    outcomes.set(i, { id: f.id, ok: true, duplicate: false });
+    s.outcomes.set(i, { id: f.id, ok: true, duplicate: false });
   }
-  await flush();
-  await releaseFrameIds(client, principal.hostId, released);
-
-  // Lock run rows in one global order (by id) to make deadlocks between batches rare.
-  const byId = (a: number, b: number) => a - b;
-  for (const runId of [...touched].sort(byId)) await touchRun(client, runId, at);
-  for (const runId of [...progressRuns].sort(byId)) if (await checkRunInvariants(client, runId, at)) topics.add("events");
-  if (touched.size) topics.add("runs");
-  return frames.map((_, i) => outcomes.get(i)!);
 }

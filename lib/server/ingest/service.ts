@@ -3,7 +3,8 @@ import { pool, prisma } from "@/lib/server/db";
 import { AuthError } from "@/lib/server/errors";
 import { verifyToken, type TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { telemetry } from "@/lib/server/telemetry";
-import { applyFrames, type FrameOutcome } from "./apply";
+import type { FrameOutcome } from "./apply";
+import { groupCommitterFor } from "./group-commit";
 
 /** Where frames came from, for metrics. */
 export type Transport = "ws" | "http";
@@ -22,9 +23,10 @@ export async function authenticateWorker(authorization: string | null | undefine
 
 /**
  * Validates and applies a batch of parsed frames; returns one outcome per input, in order.
- * Invalid frames are rejected alone; valid frames beside them are committed in one transaction.
+ * Invalid frames are rejected alone; valid frames beside them are committed in one transaction
+ * (shared with other sockets' and requests' batches: group-commit.ts).
  * `opts.truncated`: the wire parser cut a too-deep subtree somewhere in `values` (see checkFrame).
- * @throws the driver's error when the database is unreachable (nothing committed; see applyFrames).
+ * @throws the driver's error when the database is unreachable (nothing committed; see applyGroup).
  */
 export async function ingestValues(values: unknown[], principal: TokenPrincipal, transport: Transport, opts: { truncated?: boolean } = {}): Promise<FrameOutcome[]> {
   const t = telemetry();
@@ -41,7 +43,7 @@ export async function ingestValues(values: unknown[], principal: TokenPrincipal,
       outcomes[i] = { id: check.id ?? "", ok: false, code: check.code, message: check.message };
     }
   });
-  const applied = await applyFrames(pool(), principal, valid);
+  const applied = await groupCommitterFor(pool()).submit(principal, valid);
   applied.forEach((outcome, j) => (outcomes[validAt[j]!] = outcome));
   const result = outcomes as FrameOutcome[];
   countOutcomes(result, transport);

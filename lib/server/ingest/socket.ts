@@ -13,7 +13,7 @@ import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { telemetry } from "@/lib/server/telemetry";
 import { liveBus } from "@/lib/server/live/bus";
 import { planDecision } from "@/lib/server/repositories/plan-decisions";
-import { applyFrames } from "./apply";
+import { groupCommitterFor } from "./group-commit";
 import { describeOutage, isDatabaseOutage } from "@/lib/server/database/outage";
 
 /** Frames (or bytes of frame JSON) queued beyond this pause reading from the socket until the queue drains. */
@@ -27,9 +27,12 @@ const BATCH_BYTES = 4 * 1024 * 1024;
  *
  * Each message is one frame object or a JSON array of frames. Bad frames are answered with an
  * `error` at once; good frames are queued and written in batches: while one batch is being
- * committed, new frames accumulate, so a fast sender gets large transactions and a slow one low
- * latency, without timers. Acks are sent only after COMMIT, listing the committed ids (frames
- * already committed earlier are acked again without being re-applied).
+ * committed, new frames accumulate, so a fast sender gets large batches and a slow one low
+ * latency, without timers. Each batch goes to the pool's group committer (group-commit.ts), which
+ * commits it in one transaction together with the batches other sockets submitted meanwhile.
+ * Acks are sent only after that COMMIT, listing the committed ids (frames already committed
+ * earlier are acked again without being re-applied). One batch per socket is in flight at a
+ * time, so the queue above (and its high-water pause) is the socket's backpressure.
  */
 export class IngestConnection {
   private queue: Array<{ frame: ClientFrame; bytes: number }> = [];
@@ -138,7 +141,7 @@ export class IngestConnection {
         this.ws.resume();
       }
       try {
-        const outcomes = await applyFrames(pool(), this.principal, batch);
+        const outcomes = await groupCommitterFor(pool()).submit(this.principal, batch, bytes);
         const ids: string[] = [];
         for (const [i, o] of outcomes.entries()) {
           if (o.ok) {
@@ -156,7 +159,7 @@ export class IngestConnection {
         }
       } catch (err) {
         if (!isDatabaseOutage(err)) {
-          // Not an outage (applyFrames isolates those itself; this is a bug of ours): answer the
+          // Not an outage (applyGroup isolates those itself; this is a bug of ours): answer the
           // frames so the worker moves on instead of resending them forever.
           this.opts.log.error({ err, host: this.principal.hostName }, "ingest batch failed (frames rejected)");
           for (const frame of batch) {

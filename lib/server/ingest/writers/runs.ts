@@ -38,17 +38,20 @@ export async function loadRuns(client: pg.PoolClient, keys: string[]): Promise<M
   return map;
 }
 
-/** Inserts frame-id rows; returns the ids this transaction newly claimed (see apply.ts). */
-export async function claimFrameIds(client: pg.PoolClient, hostId: number, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const res = await client.query<{ frameId: string }>(
+/**
+ * Inserts frame-id rows of any number of hosts in one statement; returns the (host, id) pairs this
+ * transaction newly claimed (see apply.ts).
+ */
+export async function claimFrameIds(client: pg.PoolClient, frames: ReadonlyArray<{ hostId: number; frameId: string }>): Promise<Array<{ hostId: number; frameId: string }>> {
+  if (frames.length === 0) return [];
+  const res = await client.query<{ hostId: number; frameId: string }>(
     `INSERT INTO "IngestedFrame" ("hostId", "frameId")
-     SELECT $1, unnest($2::text[])
+     SELECT * FROM unnest($1::int[], $2::text[])
      ON CONFLICT DO NOTHING
-     RETURNING "frameId"`,
-    [hostId, ids],
+     RETURNING "hostId", "frameId"`,
+    [frames.map((f) => f.hostId), frames.map((f) => f.frameId)],
   );
-  return new Set(res.rows.map((r) => r.frameId));
+  return res.rows;
 }
 
 /**
@@ -104,9 +107,9 @@ export async function releaseFrameIds(client: pg.PoolClient, hostId: number, ids
   if (ids.length) await client.query(`DELETE FROM "IngestedFrame" WHERE "hostId" = $1 AND "frameId" = ANY($2::text[])`, [hostId, ids]);
 }
 
-/** Records that a run received a push now (drives "last update" and staleness). */
-export async function touchRun(client: pg.PoolClient, runId: number, at: Date): Promise<void> {
-  await client.query(`UPDATE "Run" SET "lastPushAt" = GREATEST("lastPushAt", $2) WHERE id = $1`, [runId, at]);
+/** Records that runs received a push now (drives "last update" and staleness); one statement. */
+export async function touchRuns(client: pg.PoolClient, runIds: number[], at: Date): Promise<void> {
+  if (runIds.length) await client.query(`UPDATE "Run" SET "lastPushAt" = GREATEST("lastPushAt", $2) WHERE id = ANY($1::int[])`, [runIds, at]);
 }
 
 /** Stores a run's final status, exit code and output tail. */
@@ -129,41 +132,73 @@ export async function upsertArtifact(client: pg.PoolClient, runId: number, f: Ru
   );
 }
 
+/** An event of a run: a worker log line, or a server alert when `code` is set (`ts` epoch ms, default the receive time). */
+export interface EventWrite {
+  runId: number;
+  event: Pick<RunEventFrame, "level" | "message"> & { code?: string; ts?: number };
+}
+
 /** Appends an event to a run (worker log line, or a server alert when `code` is set). */
-export async function insertEvent(
-  client: pg.PoolClient,
-  runId: number,
-  e: Pick<RunEventFrame, "level" | "message"> & { code?: string; ts?: number },
-  at: Date,
-): Promise<void> {
-  await client.query(`INSERT INTO "RunEvent" ("runId", level, message, code, ts) VALUES ($1, $2, $3, $4, $5)`, [
-    runId,
-    e.level,
-    e.message,
-    e.code ?? null,
-    e.ts ? new Date(e.ts) : at,
-  ]);
+export async function insertEvent(client: pg.PoolClient, runId: number, e: EventWrite["event"], at: Date): Promise<void> {
+  await insertEvents(client, [{ runId, event: e }], at);
+}
+
+/** Appends events (of any runs) in one statement; their ids follow the array's order. */
+export async function insertEvents(client: pg.PoolClient, events: readonly EventWrite[], at: Date): Promise<void> {
+  if (events.length === 0) return;
+  await client.query(
+    `INSERT INTO "RunEvent" ("runId", level, message, code, ts)
+     SELECT "runId", level, message, code, ts FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) WITH ORDINALITY
+       AS e("runId", level, message, code, ts, n) ORDER BY n`,
+    [events.map((e) => e.runId), events.map((e) => e.event.level), events.map((e) => e.event.message), events.map((e) => e.event.code ?? null), events.map((e) => (e.event.ts ? new Date(e.event.ts) : at))],
+  );
+}
+
+/** A heartbeat frame and the host of the token that sent it. */
+export interface HeartbeatWrite {
+  hostId: number;
+  frame: HeartbeatFrame;
 }
 
 /**
- * Records a heartbeat: host liveness, latest facts, and a sample for the host charts (samples
- * older than HOST_SAMPLE_RETENTION are dropped). One statement (data-modifying CTEs), so a
- * heartbeat costs one round trip.
+ * Records heartbeats of any hosts: host liveness, latest facts, and a sample for the host charts
+ * (samples older than HOST_SAMPLE_RETENTION are dropped). One statement (data-modifying CTEs)
+ * for all of them. Several heartbeats of one host fold as if applied in order: the latest time,
+ * the last interval and facts given, one sample each (the first of equal times wins).
  */
-export async function recordHeartbeat(client: pg.PoolClient, hostId: number, f: HeartbeatFrame, at: Date): Promise<void> {
-  const ts = f.ts ? new Date(f.ts) : at;
-  const facts = f.facts ? JSON.stringify(toJsonSafe(f.facts)) : null;
-  // The CTEs share one snapshot: the DELETE cannot see the sample inserted beside it, so a
+export async function recordHeartbeats(client: pg.PoolClient, heartbeats: readonly HeartbeatWrite[], at: Date): Promise<void> {
+  if (heartbeats.length === 0) return;
+  const hosts = new Map<number, { ts: Date; intervalS: number | null; facts: string | null }>();
+  const samples: Array<{ hostId: number; ts: Date; facts: string }> = [];
+  for (const { hostId, frame: f } of heartbeats) {
+    const ts = f.ts ? new Date(f.ts) : at;
+    const facts = f.facts ? JSON.stringify(toJsonSafe(f.facts)) : null;
+    const h = hosts.get(hostId);
+    if (!h) hosts.set(hostId, { ts, intervalS: f.intervalS ?? null, facts });
+    else {
+      if (ts > h.ts) h.ts = ts;
+      h.intervalS = f.intervalS ?? h.intervalS;
+      h.facts = facts ?? h.facts;
+    }
+    if (facts !== null) samples.push({ hostId, ts, facts });
+  }
+  const ids = [...hosts.keys()].sort((a, b) => a - b);
+  const rows = ids.map((id) => hosts.get(id)!);
+  // The CTEs share one snapshot: the DELETE cannot see the samples inserted beside it, so a
   // sample already past retention is not inserted at all.
   await client.query(
-    `WITH host AS (
-       UPDATE "Host" SET "lastHeartbeatAt" = GREATEST(COALESCE("lastHeartbeatAt", $2::timestamptz), $2::timestamptz),
-         "heartbeatIntervalS" = COALESCE($3::int, "heartbeatIntervalS"), facts = COALESCE($4::jsonb, facts) WHERE id = $1::int RETURNING id
+    `WITH hb AS (
+       SELECT * FROM unnest($1::int[], $2::timestamptz[], $3::int[], $4::jsonb[]) AS hb(id, ts, "intervalS", facts)
+     ), host AS (
+       UPDATE "Host" h SET "lastHeartbeatAt" = GREATEST(COALESCE(h."lastHeartbeatAt", hb.ts), hb.ts),
+         "heartbeatIntervalS" = COALESCE(hb."intervalS", h."heartbeatIntervalS"), facts = COALESCE(hb.facts, h.facts)
+         FROM hb WHERE h.id = hb.id RETURNING h.id
      ), sample AS (
-       INSERT INTO "HostSample" ("hostId", ts, facts) SELECT $1::int, $2::timestamptz, $4::jsonb
-        WHERE $4::jsonb IS NOT NULL AND $2::timestamptz >= $5::timestamptz - interval '${HOST_SAMPLE_RETENTION}' ON CONFLICT DO NOTHING
+       INSERT INTO "HostSample" ("hostId", ts, facts)
+       SELECT * FROM unnest($5::int[], $6::timestamptz[], $7::jsonb[]) AS s("hostId", ts, facts)
+        WHERE s.ts >= $8::timestamptz - interval '${HOST_SAMPLE_RETENTION}' ON CONFLICT DO NOTHING
      )
-     DELETE FROM "HostSample" WHERE $4::jsonb IS NOT NULL AND "hostId" = $1::int AND ts < $5::timestamptz - interval '${HOST_SAMPLE_RETENTION}'`,
-    [hostId, ts, f.intervalS ?? null, facts, at],
+     DELETE FROM "HostSample" WHERE "hostId" = ANY($5::int[]) AND ts < $8::timestamptz - interval '${HOST_SAMPLE_RETENTION}'`,
+    [ids, rows.map((h) => h.ts), rows.map((h) => h.intervalS), rows.map((h) => h.facts), samples.map((s) => s.hostId), samples.map((s) => s.ts), samples.map((s) => s.facts), at],
   );
 }
