@@ -41,3 +41,36 @@ test("the wall reads across a room and folds repeated events", async ({ page, ba
   for (const px of sizes.figures) expect(px).toBeGreaterThanOrEqual(48);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1920);
 });
+
+/** Text on the wall that a TV cannot show: below the screen's bottom edge, or cut by its box ("…", a line clamp). Rows the wall hid are skipped. */
+function textTheWallCuts(wall: HTMLElement): string[] {
+  const out: string[] = [];
+  for (const el of wall.querySelectorAll<HTMLElement>("*")) {
+    const text = [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent?.trim());
+    const style = getComputedStyle(el);
+    if (!text || el.closest(".sr-only") || el.getClientRects().length === 0 || style.visibility === "hidden") continue;
+    const what = `"${(el.textContent ?? "").trim().slice(0, 50)}"`;
+    if (el.getBoundingClientRect().bottom > window.innerHeight + 1) out.push(`below the screen: ${what}`);
+    else if (style.display !== "inline" && style.overflow !== "visible" && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)) out.push(`cut: ${what}`);
+  }
+  return out.slice(0, 5);
+}
+
+test("the wall shows only whole rows: runs page by what fits on one screen, and names and figure lines are never cut", async ({ page, baseURL }) => {
+  const worker = await connectWorker(baseURL!, createToken(`e2e-wall-fit-${randomUUID().slice(0, 6)}`));
+  const tag = randomUUID().slice(0, 8);
+  // Five training runs with progress, rate and three metrics: four such rows are taller than a 1080 px screen.
+  for (let i = 0; i < 5; i++) {
+    const run = `wall-fit-${tag}-${i}`;
+    await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name: `DFlash drafter b16 · Qwen3.6-27B-Instruct · run ${i} · a name too long for two lines on the wall ${tag}`, kind: "training", total: 24_000, unit: "steps" });
+    await worker.send({ v: 1, id: randomUUID(), type: "run.progress", run, workerId: "w0", bootId: "b", done: 5_000 + i });
+    await worker.send({ v: 1, id: randomUUID(), type: "run.metrics", run, points: [{ key: "loss", step: 5_000, value: 0.984 }, { key: "grad_norm", step: 5_000, value: 0.942 }, { key: "lr", step: 5_000, value: 3e-4 }] });
+  }
+  worker.close();
+
+  await page.goto("/?wall=1");
+  await expect(page.getByTestId("active-run").first()).toBeVisible();
+  await expect.poll(() => page.getByTestId("wall").evaluate(textTheWallCuts), { timeout: 8_000 }).toEqual([]);
+  await expect(page.getByText(/^page \d+ of \d+/)).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1920);
+});

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, type ReactNode } from "react";
+import { useEffect, useRef, type ReactNode } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { Maximize2, Minimize2, OctagonAlert } from "lucide-react";
 import { HostLine } from "@/components/hosts/host-line";
@@ -29,7 +29,7 @@ import type { ActiveRunView, FinishedRunView, OverviewView as Overview } from "@
 import { cn } from "@/lib/utils";
 import { OverviewEmptyState } from "./overview-empty-state";
 import { WALL_THEME } from "./wall-theme";
-import { useWallPage, WallFigures } from "./wall-parts";
+import { useWallFit, useWallPage, WallFigures } from "./wall-parts";
 
 interface OverviewViewProps {
   initial: Overview;
@@ -100,7 +100,8 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
   const runningCount = data.activeCounts.running - pageStale;
   const alerting = data.active.filter((r) => r.activeAlerts.length > 0);
   const online = data.hosts.filter((h) => h.state === "online").length;
-  const wallPage = useWallPage(runs.length);
+  const wallFrame = useRef<HTMLDivElement>(null);
+  const wallPage = useWallPage(runs.length, useWallFit(wallFrame, wall));
 
   const summary = (
     <span className={cn("flex flex-wrap items-baseline gap-x-3 text-muted-fg tabular-nums", wall ? "text-lg" : "text-sm")}>
@@ -216,7 +217,7 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
 
   if (wall) {
     return (
-      <div style={WALL_THEME} className="fixed inset-0 z-50 overflow-auto bg-background p-6 text-foreground" data-testid="wall" data-wall>
+      <div ref={wallFrame} style={WALL_THEME} className="fixed inset-0 z-50 overflow-hidden bg-background p-6 text-foreground" data-testid="wall" data-wall>
         <WallExitOnEscape />
         <div className="mb-4 flex items-center gap-6">
           <span className="text-2xl font-semibold tracking-tight">Pitwall</span>
@@ -253,7 +254,7 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
 
 function Section({ title, note, wall, children }: { title: string; note?: ReactNode; wall: boolean; children: ReactNode }) {
   return (
-    <Card className="min-w-0 overflow-hidden">
+    <Card className="min-w-0 overflow-hidden" data-wall-section={wall ? "" : undefined}>
       <CardHeader className={wall ? "min-h-12" : undefined}>
         <CardTitle className={wall ? "text-lg" : undefined}>{title}</CardTitle>
         {note && <CardDescription className={cn("ml-auto", wall && "text-sm")}>{note}</CardDescription>}
@@ -277,11 +278,12 @@ function FinishedRow({ run, wall }: { run: FinishedRunView; wall: boolean }) {
     <li className={cn("grid grid-cols-[auto_minmax(0,1fr)_auto] items-center gap-x-3 border-b border-border px-4 last:border-b-0", wall ? "py-2.5 text-base" : "py-2 text-[13px]")}>
       <StatusBadge state={run.state} mismatches={run.countMismatches} className={wall ? "h-6 text-sm [&_svg]:size-4" : undefined} />
       <div className="min-w-0">
-        <Link href={runPath(run.id)} className="block truncate font-medium hover:underline" title={run.name}>
+        {/* The wall has no hover for the tooltip: there the name and notes wrap instead of ending in "…". */}
+        <Link href={runPath(run.id)} className={cn("block font-medium hover:underline", wall ? "break-words" : "truncate")} title={run.name}>
           {run.name}
         </Link>
-        {detail && <div className={cn("truncate text-failed", wall ? "text-sm" : "text-xs")}>{detail}</div>}
-        {run.state === "succeeded" && run.countMismatches[0] && <div className={cn("truncate text-stale", wall ? "text-sm" : "text-xs")}>{run.countMismatches[0].message}</div>}
+        {detail && <div title={detail} className={cn("text-failed", wall ? "text-sm break-words" : "truncate text-xs")}>{detail}</div>}
+        {run.state === "succeeded" && run.countMismatches[0] && <div title={run.countMismatches[0].message} className={cn("text-stale", wall ? "text-sm break-words" : "truncate text-xs")}>{run.countMismatches[0].message}</div>}
       </div>
       <div className={cn("text-right text-muted-fg tabular-nums", wall ? "text-sm" : "text-xs")}>
         <div>

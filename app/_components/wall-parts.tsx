@@ -1,5 +1,6 @@
 "use client";
 
+import { useEffect, useState, type RefObject } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useNow } from "@/components/live/use-now";
@@ -17,6 +18,56 @@ export function useWallPage(count: number, perPage = WALL_RUNS_PER_PAGE): { page
   const pages = Math.max(1, Math.ceil(count / perPage));
   const page = Math.floor(now / (WALL_PAGE_S * 1000)) % pages;
   return { page, pages, start: page * perPage, end: (page + 1) * perPage };
+}
+
+/** At most this many runs per wall page, however short their rows. */
+const WALL_MAX_RUNS_PER_PAGE = 6;
+
+/**
+ * Keeps the wall on one screen (a TV cannot scroll, issue 12). Runs per page: as many rows of the
+ * tallest run row seen so far as fit between the top of the runs list and the screen's bottom edge
+ * (so every page fits, and a page of short rows never lowers it for the others; a resize starts
+ * over). Any other list row (`li`) that would end below the bottom edge is hidden instead of shown
+ * cut in half, and so is a section (`[data-wall-section]`) with no row left on screen. Checked
+ * again on every change inside the frame. Returns runs per page.
+ */
+export function useWallFit(frame: RefObject<HTMLElement | null>, enabled: boolean): number {
+  const [perPage, setPerPage] = useState(WALL_RUNS_PER_PAGE);
+  useEffect(() => {
+    const el = frame.current;
+    if (!enabled || !el) return;
+    let tallest = 0;
+    const check = () => {
+      const bottom = el.getBoundingClientRect().bottom - Number.parseFloat(getComputedStyle(el).paddingBottom) + 1;
+      const runs = [...el.querySelectorAll('[data-testid="active-run"]')].map((row) => row.getBoundingClientRect());
+      if (runs.length > 0) {
+        tallest = Math.max(tallest, ...runs.map((r) => r.height));
+        const room = bottom - runs[0]!.top;
+        setPerPage(Math.min(WALL_MAX_RUNS_PER_PAGE, Math.max(1, Math.floor(room / tallest))));
+      }
+      for (const li of el.querySelectorAll<HTMLElement>("li")) li.style.visibility = li.getBoundingClientRect().bottom > bottom ? "hidden" : "";
+      for (const section of el.querySelectorAll<HTMLElement>("[data-wall-section]")) {
+        const rows = [...section.querySelectorAll<HTMLElement>("li")];
+        const header = section.firstElementChild;
+        const cut = (header !== null && header.getBoundingClientRect().bottom > bottom) || (rows.length > 0 && rows.every((li) => li.style.visibility === "hidden"));
+        section.style.visibility = cut ? "hidden" : "";
+      }
+    };
+    const onResize = () => {
+      tallest = 0;
+      check();
+    };
+    // Row contents change without any prop of this component changing (live data, the clock).
+    const observer = new MutationObserver(check);
+    observer.observe(el, { childList: true, subtree: true, characterData: true });
+    window.addEventListener("resize", onResize);
+    check();
+    return () => {
+      observer.disconnect();
+      window.removeEventListener("resize", onResize);
+    };
+  }, [frame, enabled]);
+  return perPage;
 }
 
 function Figure({ value, label, tone }: { value: string; label: string; tone?: "stale" | "failed" | "running" }) {

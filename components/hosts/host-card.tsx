@@ -82,7 +82,7 @@ export function HostCard({ host, asOf }: { host: HostView; asOf: string }) {
   return (
     <Card className="flex min-w-0 flex-col">
       <div className="flex items-center gap-2 border-b border-border px-4 py-2">
-        <Link href={hostPath(host.name)} className="truncate rounded-sm text-sm font-semibold hover:underline">
+        <Link href={hostPath(host.name)} className="min-w-0 truncate rounded-sm text-sm font-semibold hover:underline max-md:wrap-anywhere max-md:whitespace-normal" title={host.name}>
           {host.name}
         </Link>
         <HostStateBadge state={host.state} />

@@ -19,7 +19,11 @@ export function HostLine({ host, asOf, wall = false }: { host: HostView; asOf: s
     <li data-testid="host-line" data-state={host.state} className={cn("grid grid-cols-[minmax(0,1fr)_auto] items-center gap-x-3 gap-y-1 px-4", wall ? "py-3" : "py-2")}>
       <div className="flex min-w-0 items-center gap-2">
         <HostStateBadge state={host.state} className={wall ? "h-6 text-sm [&_svg]:size-4" : undefined} />
-        <Link href={hostPath(host.name)} className={cn("truncate rounded-sm font-medium hover:underline", wall ? "text-lg" : "text-[13px]")}>
+        <Link
+          href={hostPath(host.name)}
+          title={host.name}
+          className={cn("min-w-0 rounded-sm font-medium hover:underline", wall ? "text-lg wrap-anywhere" : "truncate text-[13px] max-md:wrap-anywhere max-md:whitespace-normal")}
+        >
           {host.name}
         </Link>
         {host.runningRuns > 0 && (
@@ -41,7 +45,12 @@ export function HostLine({ host, asOf, wall = false }: { host: HostView; asOf: s
         )}
       </div>
       <div className={cn("flex min-w-0 items-center gap-2 text-muted-fg", wall ? "text-sm" : "text-xs")}>
-        {s && <span className="truncate">{s.label}</span>}
+        {/* No hover on the wall or a phone: there the GPU model wraps instead of ending in "…" (issue 12). */}
+        {s && (
+          <span className={wall ? "min-w-0 break-words" : "min-w-0 truncate max-md:break-words max-md:whitespace-normal"} title={s.label}>
+            {s.label}
+          </span>
+        )}
         {s && s.memPct !== null && <span className="shrink-0 tabular-nums">· mem {formatPct(s.memPct)}</span>}
         {host.state !== "online" && <HeartbeatAge host={host} className="ml-auto shrink-0 tabular-nums" />}
       </div>

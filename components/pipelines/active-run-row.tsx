@@ -11,9 +11,10 @@ import { cn } from "@/lib/utils";
 import { alertTitle } from "./alerts";
 import { ProgressBar, ProgressFiguresText } from "./progress-line";
 
-/** "train/loss 0.25 @ 20 · lr 1e-4 @ 10". */
+/** "train/loss 0.25 @ step 20 · lr 1e-4 @ step 10"; a serving run's steps are scrape times (unix ms), not steps: no "@ step". */
 function metricsText(run: ActiveRunView): string {
-  return run.latestMetrics.map((m) => `${m.key} ${formatNumber(m.value)} @ step ${typeof m.step === "number" ? formatCount(m.step) : m.step}`).join(" · ");
+  const at = (step: ActiveRunView["latestMetrics"][number]["step"]) => (run.kind === "serving" ? "" : ` @ step ${typeof step === "number" ? formatCount(step) : step}`);
+  return run.latestMetrics.map((m) => `${m.key} ${formatNumber(m.value)}${at(m.step)}`).join(" · ");
 }
 
 /** "20 checkpoints scored · latest step 11,500 · 720 results". */
@@ -32,8 +33,9 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
   const silentFor = formatAge(run.lastPushAt, serverNowMs);
   const hasProgress = run.progress.done !== null || run.progress.total !== null;
   const staleNote = `no push for ${silentFor}`;
-  // The wall and a phone have no hover for a tooltip: there the figure lines wrap to two lines instead of ending in "…".
-  const fit = wall ? "min-w-0 line-clamp-2 break-words" : "min-w-0 truncate max-md:line-clamp-2 max-md:break-words max-md:whitespace-normal";
+  // The wall and a phone have no hover for a tooltip: there the figure lines wrap instead of ending in "…"
+  // (on the wall in full: it pages by the rows that fit, and a two-line clamp still cut "· lr 3e-4").
+  const fit = wall ? "min-w-0 break-words" : "min-w-0 truncate max-md:line-clamp-2 max-md:break-words max-md:whitespace-normal";
   return (
     <li
       data-testid="active-run"
@@ -47,7 +49,7 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
       <div className="min-w-0">
         <div className="flex min-w-0 items-start gap-2">
           <StatusBadge state={state} className={cn("shrink-0", wall ? "mt-0.5 h-6 text-sm [&_svg]:size-4" : "mt-px")} />
-          <Link href={runPath(run.id)} className={cn("line-clamp-2 rounded-sm font-semibold break-words hover:underline", wall ? "text-xl leading-7" : "text-sm")} title={run.name}>
+          <Link href={runPath(run.id)} className={cn("rounded-sm font-semibold break-words hover:underline", wall ? "text-xl leading-7" : "line-clamp-2 text-sm")} title={run.name}>
             {run.name}
           </Link>
         </div>
@@ -89,7 +91,9 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
           {hasProgress ? (
             <ProgressFiguresText progress={run.progress} state={state} />
           ) : run.latestMetrics.length > 0 ? (
-            <span className={cn("tabular-nums", fit)}>{metricsText(run)}</span>
+            <span className={cn("tabular-nums", fit)} title={metricsText(run)}>
+              {metricsText(run)}
+            </span>
           ) : run.evals ? (
             <span className={cn("tabular-nums", fit)} data-testid="eval-progress">
               {evalText(run.evals)} · scored {formatAge(run.evals.lastScoredAt, serverNowMs)} ago
@@ -103,7 +107,11 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
           )}
         </div>
         {hasProgress && <ProgressBar progress={run.progress} state={state} label={`${run.name} progress`} className={wall ? "h-3" : undefined} />}
-        {hasProgress && run.latestMetrics.length > 0 && <div className={cn("mt-1 text-muted-fg tabular-nums", fit, wall ? "text-base" : "text-xs")}>{metricsText(run)}</div>}
+        {hasProgress && run.latestMetrics.length > 0 && (
+          <div className={cn("mt-1 text-muted-fg tabular-nums", fit, wall ? "text-base" : "text-xs")} title={metricsText(run)}>
+            {metricsText(run)}
+          </div>
+        )}
       </div>
     </li>
   );

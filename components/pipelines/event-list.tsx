@@ -77,7 +77,11 @@ export function EventList({
                   </span>
                 )}
                 {e.runId !== undefined && (
-                  <Link href={runPath(e.runId)} className="max-w-64 truncate font-medium text-foreground hover:underline">
+                  <Link
+                    href={runPath(e.runId)}
+                    title={e.runName}
+                    className={cn("font-medium text-foreground hover:underline", wall ? "min-w-0 break-words" : "max-w-64 truncate max-md:max-w-full max-md:break-words max-md:whitespace-normal")}
+                  >
                     {e.runName}
                   </Link>
                 )}

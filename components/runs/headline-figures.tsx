@@ -110,7 +110,8 @@ function Figure({ label, value, note, accent }: { label: string; value: string; 
     <div className="rounded-lg border border-border bg-card px-4 py-3">
       <div className="text-xs text-muted-fg">{label}</div>
       <div className={cn("mt-0.5 text-2xl font-semibold tracking-tight tabular-nums", accent && "text-link")}>{value}</div>
-      <div className="mt-0.5 truncate text-xs text-muted-fg">{note}</div>
+      {/* Wraps: a note ending in "…" had no tooltip ("8 sweep · 3 long-context · none fai…" on a phone). */}
+      <div className="mt-0.5 text-xs break-words text-muted-fg">{note}</div>
     </div>
   );
 }

@@ -13,5 +13,13 @@ export function RunDuration({ run, className }: { run: Pick<RunSummary, "state" 
   else if (!run.endedAt && run.state === "stale") seconds = (Date.parse(run.lastPushAt) - Date.parse(run.startedAt)) / 1000;
   // Imported results often carry no timing: start == end says "unknown", not "took 0 ms".
   if (run.endedAt && seconds === 0) return <span className={className} title="No timing was reported for this run">{MISSING}</span>;
+  // "18.7 s" beside "Started 7 min ago" read as a mistake (issue 12): a stale run's clock says where it stopped.
+  if (!run.endedAt && run.state === "stale") {
+    return (
+      <span className={className} title="From the start to the last push; nothing has come since">
+        {formatDuration(seconds)} <span className="text-stale">to the last push</span>
+      </span>
+    );
+  }
   return <span className={className}>{formatDuration(seconds)}</span>;
 }

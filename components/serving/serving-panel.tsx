@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { CircleCheck, Unplug } from "lucide-react";
 import { TimeSeriesChart } from "@/components/charts/time-series-chart";
+import { useNow } from "@/components/live/use-now";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { Badge } from "@/components/ui/badge";
 import { useLatencyUnit } from "@/components/charts/latency-unit";
@@ -68,6 +69,9 @@ const TTFT_LINES = [
 /** One scraped engine: up/down, latest figures and small charts of the window (gaps where it did not answer). */
 export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLength = null, linkName = true }: ServingRunPanelProps) {
   const v = run.latest;
+  // "Answering" is what the last scrape said; after three missed scrapes (at least 30 s) it is no longer known (issue 12).
+  const now = useNow();
+  const quiet = run.lastSampleMs !== null && now - run.lastSampleMs > Math.max(3 * run.intervalS * 1000, 30_000);
   // Latencies in the page's unit (or, alone, the one this engine's TTFT/ITL readings call for).
   const unit = useLatencyUnit(run.series.filter((x) => x.key === K.ttftMsP50 || x.key === K.ttftMsP99 || x.key === K.itlMsP99).flatMap((x) => x.points.map((p) => p.value)));
   const ms = unit === "s" ? 1 / 1000 : 1;
@@ -93,6 +97,10 @@ export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLe
           <Badge tone="failed" title={run.url ?? undefined}>
             <Unplug aria-hidden />
             Engine down{run.downSinceMs !== null && <> since <RelativeTime iso={new Date(run.downSinceMs).toISOString()} /></>}
+          </Badge>
+        ) : run.up && quiet ? (
+          <Badge tone="neutral" title="The last scrape answered, but none has come since">
+            No recent scrape
           </Badge>
         ) : run.up ? (
           <Badge tone="succeeded" title={run.url ?? undefined}>

@@ -74,12 +74,13 @@ export function RunGroupRow(props: GroupProps) {
       <TableCell />
       <TableCell className="truncate text-muted-fg">{group.hostCount === 1 ? members[0]?.host : `${group.hostCount} hosts`}</TableCell>
       <TableCell>
-        <span className="inline-flex items-center gap-1.5" title="State of the newest run in the group">
+        {/* "latest" beside the badge ran into the Started column at 1440 px (issue 12): it labels the time instead. */}
+        <span className="inline-flex" title="State of the newest run in the group">
           <StatusBadge state={group.latestState} />
-          <span className="text-xs text-muted-fg">latest</span>
         </span>
       </TableCell>
       <TableCell className="text-muted-fg">
+        <span className="text-xs">latest </span>
         <RelativeTime iso={group.latestStartedAt} />
       </TableCell>
       <TableCell />

@@ -52,7 +52,7 @@ export function SessionPlans({ plans, runs }: { plans: PlanListView; runs: Sessi
               {p.run && (
                 <div className="flex min-w-0 items-center gap-2 text-xs text-muted-fg">
                   <span>run</span>
-                  <Link href={runPath(p.run.id)} className="min-w-0 truncate rounded-sm text-foreground hover:underline">
+                  <Link href={runPath(p.run.id)} className="min-w-0 truncate rounded-sm text-foreground hover:underline max-md:break-words max-md:whitespace-normal" title={p.run.name}>
                     {p.run.name}
                   </Link>
                   <StatusBadge state={p.run.state} />
