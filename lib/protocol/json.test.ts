@@ -18,6 +18,13 @@ describe("parseLenientJson", () => {
     expect(v.n).toBeNaN();
   });
 
+  test("finds bare tokens after any whitespace, at the top level and beside quoted ones", () => {
+    expect(parseLenientJson("[\n  NaN,\t-Infinity\r\n]")).toEqual([NaN, -Infinity]);
+    expect(parseLenientJson("  Infinity")).toBe(Infinity);
+    expect(parseLenientJson('{"v":"NaN","w":[1,"Infinity"]}')).toEqual({ v: "NaN", w: [1, "Infinity"] });
+    expect(parseLenientJson('{"v":"NaN","w":NaN}')).toEqual({ v: "NaN", w: NaN });
+  });
+
   test("rejects text that is not JSON even with those tokens allowed", () => {
     expect(() => parseLenientJson("{nope}")).toThrow(JsonSyntaxError);
     expect(() => parseLenientJson('{"a": NaNa}')).toThrow(JsonSyntaxError);

@@ -10,6 +10,9 @@
 
 const SENTINEL = "\u0000pitwall-nonfinite:";
 
+/** Where a bare NaN/Infinity/-Infinity token could be (a superset: it may match inside a string). */
+const BARE_CANDIDATE = /(?:^|[:,[])\s*-?(?:NaN|Infinity)/;
+
 /** Thrown by {@link parseLenientJson} with the 1-based line and column of the problem. */
 export class JsonSyntaxError extends Error {
   constructor(message: string) {
@@ -38,7 +41,10 @@ export function parseLenientJson(text: string): unknown {
  * (the common case, which then parses at native speed).
  */
 function replaceBareNonFinite(text: string): string {
-  if (!/NaN|Infinity/.test(text)) return text;
+  // A bare token is a value: it starts the text or follows ':', ',' or '[' (whitespace allowed).
+  // The strings "NaN"/"Infinity" that JS clients send follow a quote, so they skip the scan below
+  // (and the reviver, which costs as much as the parse). A match inside a string is only a false alarm.
+  if (!BARE_CANDIDATE.test(text)) return text;
   let out = "";
   let last = 0;
   let inString = false;

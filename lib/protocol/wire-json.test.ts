@@ -26,6 +26,14 @@ describe("parseWireJson", () => {
     expect(checkFrame(frames[0], { truncated }).ok).toBe(true);
   });
 
+  test("the limit is exact whether the message parses first or is scanned: 64 levels stay, 65 are cut", () => {
+    const frames = (levels: number) => `[${Array.from({ length: 70 }, () => "{}").join(",")},${nested(levels)}]`; // > 64 '{': not the shortcut
+    expect(parseWireJson(frames(MAX_JSON_DEPTH - 1)).truncated).toBe(false);
+    const cut = parseWireJson(frames(MAX_JSON_DEPTH));
+    expect(cut.truncated).toBe(true);
+    expect(findTooDeep((cut.value as unknown[])[70])).toBe(Array(MAX_JSON_DEPTH - 1).fill("a").join("."));
+  });
+
   test("brackets and quotes inside strings do not count as nesting", () => {
     const s = JSON.stringify({ s: `${"[{".repeat(200)}\\"${'"'.repeat(3)}` });
     const { value, truncated } = parseWireJson(s);

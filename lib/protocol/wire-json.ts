@@ -2,8 +2,9 @@ import { parseLenientJson } from "./json";
 
 /**
  * JSON as it arrives on the wire (one `/ws/ingest` message, one `POST /api/ingest` body or any
- * other API body): lenient JSON ({@link parseLenientJson}) with a nesting limit enforced while
- * the text is scanned, before any value is built.
+ * other API body): lenient JSON ({@link parseLenientJson}) with a nesting limit. The text is
+ * parsed first and the value's depth measured; only a message deeper than the limit (or one that
+ * does not parse) has its text scanned.
  *
  * A subtree nested deeper than the limit is cut out of the text and replaced by the string
  * {@link TOO_DEEP}, so the frames beside it (and the offending frame's own `id`) still parse and
@@ -29,8 +30,34 @@ export interface WireJson {
  * @throws JsonSyntaxError when the text is not (lenient) JSON.
  */
 export function parseWireJson(text: string, maxDepth = MAX_JSON_DEPTH): WireJson {
+  if (text.length <= 2 * maxDepth || openersAtMost(text, maxDepth)) return { value: parseLenientJson(text), truncated: false }; // cannot hold maxDepth + 1 levels
+  // Parse first and measure the value (V8's JSON.parse does not recurse on the input): on a
+  // 1,000-point frame (> 64 '{') the text scan below cost as much as the parse itself. Only a
+  // message that does not parse, or parses deeper than the limit, takes the scan, which gives it
+  // exactly the answer it always got.
+  let parsed: unknown;
+  let ok = false;
+  try {
+    parsed = parseLenientJson(text);
+    ok = !deeperThan(parsed, maxDepth);
+  } catch {
+    // A subtree the scan cuts may be what made it unparsable: try the scan.
+  }
+  if (ok) return { value: parsed, truncated: false };
   const cut = cutTooDeep(text, maxDepth);
   return { value: parseLenientJson(cut ?? text), truncated: cut !== null };
+}
+
+/** True when `value` nests arrays/objects more than `maxDepth` levels (the outermost counts as 1); iterative, stops at the first too-deep one. */
+function deeperThan(value: unknown, maxDepth: number): boolean {
+  if (value === null || typeof value !== "object") return false;
+  const stack: Array<{ v: object; depth: number }> = [{ v: value, depth: 1 }];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    if (top.depth > maxDepth) return true;
+    const children: unknown[] = Array.isArray(top.v) ? top.v : Object.values(top.v);
+    for (const c of children) if (c !== null && typeof c === "object") stack.push({ v: c, depth: top.depth + 1 });
+  }
+  return false;
 }
 
 /**
@@ -54,7 +81,6 @@ const STRUCTURAL = /["[\]{}]/g;
 
 /** Returns `text` with every subtree deeper than `maxDepth` replaced by the TOO_DEEP string, or null when none is. */
 function cutTooDeep(text: string, maxDepth: number): string | null {
-  if (text.length <= 2 * maxDepth || openersAtMost(text, maxDepth)) return null; // cannot hold maxDepth + 1 levels
   const re = new RegExp(STRUCTURAL.source, "g");
   let depth = 0;
   let out: string | null = null;

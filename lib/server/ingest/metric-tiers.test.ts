@@ -110,4 +110,36 @@ describe("metric tiers", () => {
     await ingest({ type: "run.metrics", run, points: [{ key: "loss", step: "5000", value: 99 }, { key: "loss", step: "6", value: 0 }] });
     await expectExact(id);
   });
+
+  test("batches of 256+ points: appends COPYed straight into MetricPoint, then a resumed attempt (replaced and out-of-order steps), then appends again stay exact", async () => {
+    const { run, id } = await startRun("training");
+    const frame = (steps: number[], value: (step: number) => number | string) => ({
+      type: "run.metrics",
+      run,
+      points: steps.flatMap((step) => ["loss", "lr"].map((key) => ({ key, step: String(step), value: key === "lr" ? step / 1e4 : value(step) }))),
+    });
+    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+    // Append-only: two frames in one batch, then a batch above every stored step.
+    await ingest(frame(range(0, 200), (s) => 2 - s / 1000), frame(range(200, 400), (s) => (s === 300 ? "NaN" : 2 - s / 1000)));
+    await ingest(frame(range(400, 700), (s) => (s === 650 ? 40 : 1)));
+    await expectExact(id);
+    // A resumed attempt from step 600: re-sends 600..699 (the spike at 650 replaced), adds 700..799.
+    await ingest(frame(range(600, 800), () => 0.5));
+    await expectExact(id);
+    // Out of order: steps below the highest that were never stored (a gap), plus existing ones.
+    // (Points deleted by SQL leave "MetricSeries" as it was: the highest step may only be too high, never too low.)
+    await pool.query(`DELETE FROM "MetricPoint" WHERE "runId" = $1 AND step BETWEEN 100 AND 299`, [id]);
+    await pool.query(`DELETE FROM "MetricTier" WHERE "runId" = $1`, [id]);
+    await pool.query(`DELETE FROM "MetricNonFinite" WHERE "runId" = $1`, [id]);
+    await rebuildRunTiers(pool, id);
+    await ingest(frame(range(100, 400).reverse(), (s) => s));
+    await expectExact(id);
+    // Appending again after the fallback path.
+    await ingest(frame(range(800, 1100), (s) => -s));
+    await expectExact(id);
+    const n = (await pool.query(`SELECT count(*)::int AS n, count(DISTINCT (key, step))::int AS d FROM "MetricPoint" WHERE "runId" = $1`, [id])).rows[0];
+    expect(n).toEqual({ n: 2200, d: 2200 });
+    const max = (await pool.query(`SELECT key, "maxStep"::text AS step FROM "MetricSeries" WHERE "runId" = $1 ORDER BY key`, [id])).rows;
+    expect(max).toEqual([{ key: "loss", step: "1099" }, { key: "lr", step: "1099" }]);
+  });
 });

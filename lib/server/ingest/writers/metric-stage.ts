@@ -4,11 +4,15 @@ import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 
 /**
- * The staging table of `run.metrics` ingest: a temporary table per pooled connection (created on
- * first use, kept for the connection's life), emptied at every COMMIT or ROLLBACK (`ON COMMIT
- * DELETE ROWS` truncates it in place: no catalog churn per batch). Rows get there by
- * `COPY … FROM STDIN` in text format, which PostgreSQL parses per line, without the per-value
- * array encoding/decoding of `unnest($1::text[], …)`; metrics.ts merges them into "MetricPoint".
+ * COPY paths of `run.metrics` ingest. Rows get to PostgreSQL by `COPY … FROM STDIN` in text
+ * format, which PostgreSQL parses per line, without the per-value array encoding/decoding of
+ * `unnest($1::text[], …)`:
+ * - straight into "MetricPoint" ({@link copyPoints}) when every step of the batch is new (the
+ *   append-only case, metrics.ts decides);
+ * - else into the staging table {@link STAGE_TABLE} ({@link copyRows}), a temporary table per
+ *   pooled connection (created on first use, kept for the connection's life), emptied at every
+ *   COMMIT or ROLLBACK (`ON COMMIT DELETE ROWS` truncates it in place: no catalog churn per
+ *   batch), which metrics.ts merges into "MetricPoint" with `ON CONFLICT DO UPDATE`.
  */
 export const STAGE_TABLE = "pitwall_metric_stage";
 
@@ -24,7 +28,21 @@ export async function copyRows(client: pg.PoolClient, chunks: readonly string[],
   // transaction that is later rolled back is gone. pg-copy-streams finishes at ReadyForQuery, after
   // every statement of the query string; the statements before COPY only add a CommandComplete.
   const create = `CREATE TEMP TABLE IF NOT EXISTS ${STAGE_TABLE} (key text NOT NULL, step int8 NOT NULL, value float8 NOT NULL, ts timestamptz) ON COMMIT DELETE ROWS;`;
-  const stream = client.query(copyFrom(`${create}${clear ? ` DELETE FROM ${STAGE_TABLE};` : ""} COPY ${STAGE_TABLE} (key, step, value, ts) FROM STDIN`));
+  await copyIn(client, `${create}${clear ? ` DELETE FROM ${STAGE_TABLE};` : ""} COPY ${STAGE_TABLE} (key, step, value, ts) FROM STDIN`, chunks);
+}
+
+/**
+ * Appends COPY text-format lines (`runId \t key \t step \t value \t ts`) straight to "MetricPoint"
+ * in one round trip. Only for rows that do not exist yet: a stored (run, key, step) fails the
+ * whole transaction with 23505. Must run inside the caller's transaction.
+ * @throws what PostgreSQL raises for a bad line (class 22) or an existing row (23505).
+ */
+export async function copyPoints(client: pg.PoolClient, chunks: readonly string[]): Promise<void> {
+  await copyIn(client, `COPY "MetricPoint" ("runId", key, step, value, ts) FROM STDIN`, chunks);
+}
+
+async function copyIn(client: pg.PoolClient, sql: string, chunks: readonly string[]): Promise<void> {
+  const stream = client.query(copyFrom(sql));
   const done = finished(stream);
   for (const chunk of chunks) {
     // Respect backpressure: a batch of millions of points is streamed, not buffered twice.
