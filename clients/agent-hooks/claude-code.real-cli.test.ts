@@ -185,25 +185,30 @@ test("interactive session (pseudo-terminal): the plan waits in Pitwall, changes 
   // approval. The model server's view above is what proves the gate.)
 }, 480_000);
 
-test("Pitwall stopped during a session: the agent finishes normally; the spooled todos arrive once Pitwall is back", async () => {
+test("Pitwall stopped in the middle of a session: the agent finishes normally; the todos spooled meanwhile arrive once Pitwall is back", async () => {
   const { dir, env } = project();
-  const model = await startModelServer((req): ScriptedReply => {
+  const before = (await snapshots()).length;
+  const port = server.port;
+  const model = await startModelServer(async (req): Promise<ScriptedReply> => {
     if (!offersTools(req)) return { text: "Offline sweep" };
     const last = lastToolResults(req).at(-1);
     if (!last) return { toolCalls: [{ name: "ToolSearch", input: { query: "select:TodoWrite", max_results: 5 } }] };
     if (last.toolName === "ToolSearch") return { toolCalls: [{ name: "TodoWrite", input: { todos: list1 } }] };
-    if (last.toolName === "TodoWrite" && !req.text.includes('"status":"completed"')) return { toolCalls: [{ name: "TodoWrite", input: { todos: list2 } }] };
+    if (last.toolName === "TodoWrite" && !req.text.includes('"status":"completed"')) {
+      // The first list reached Pitwall live; now Pitwall goes away, mid-session, before the second.
+      await until("the first list, live", async () => (await snapshots()).length === before + 1, 120_000);
+      await server.stop();
+      return { toolCalls: [{ name: "TodoWrite", input: { todos: list2 } }] };
+    }
     return { text: "FINAL: done" };
   });
   cleanups.push(() => model.close());
-  const before = (await snapshots()).length;
-  const port = server.port;
-  await server.stop();
 
   const done = await runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "run the sweep", timeoutMs: 240_000 });
   expect(done.code).toBe(0);
   expect(done.result).toBe("FINAL: done");
-  expect(fs.readdirSync(path.join(env.PITWALL_AGENT_STATE_DIR!, "spool")).length).toBeGreaterThanOrEqual(2);
+  expect((await snapshots()).length).toBe(before + 1);
+  expect(fs.readdirSync(path.join(env.PITWALL_AGENT_STATE_DIR!, "spool")).length).toBeGreaterThanOrEqual(1);
 
   server = await startTestServer({ databaseUrl, port, startTimeoutMs: 180_000 });
   const rows = await until("the spooled snapshots", async () => {
