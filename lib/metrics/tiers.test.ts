@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { seededRng } from "@/lib/random";
-import { addPoint, bucketSpan, coverRange, emptyAggregate, m4Points, mergeAggregate, planSeries, READ_FACTOR, tierRowsOf, TIER_BITS, type TierAggregate } from "./tiers";
+import { addPoint, bucketSpan, COARSEST_BITS, coverRange, emptyAggregate, m4Points, mergeAggregate, planSeries, READ_FACTOR, tierRowsOf, TIER_BITS, topBitsOf, type TierAggregate } from "./tiers";
 
 /** Steps covered by a piece, as [first, last] inclusive. */
 function stepsOf(p: { bits: number; lo: bigint; hi: bigint }): [bigint, bigint] {
@@ -106,5 +106,25 @@ describe("tierRowsOf", () => {
     const rows = tierRowsOf(columns(distinct));
     expect(new Map(rows.map((r) => [`${r.bits}|${r.key}|${r.bucket}`, r.agg]))).toEqual(naive);
     expect(rows).toHaveLength(naive.size);
+  });
+});
+
+describe("topBitsOf", () => {
+  test("is the finest tier whose one bucket holds the whole step range", () => {
+    expect(topBitsOf(0n, 0n)).toBe(4);
+    expect(topBitsOf(0n, 15n)).toBe(4);
+    expect(topBitsOf(0n, 16n)).toBe(8);
+    expect(topBitsOf(15n, 16n)).toBe(8); // two steps apart, but across a tier-4 bucket edge
+    expect(topBitsOf(0n, 100_000n)).toBe(20);
+    expect(topBitsOf(2n ** 40n, 2n ** 40n + 86_400_000n)).toBe(28); // a day of ms timestamps as steps
+    // Steps of both signs never share a bucket: the coarsest tier.
+    expect(topBitsOf(-1n, 0n)).toBe(COARSEST_BITS);
+    expect(topBitsOf(-(2n ** 63n), 2n ** 63n - 1n)).toBe(COARSEST_BITS);
+    // Whatever the range, every step of it lies in one bucket of the tier returned (below 60).
+    for (const [lo, hi] of [[3n, 4_000n], [1_000_000n, 1_048_575n], [-5n, -1n]] as const) {
+      const bits = BigInt(topBitsOf(lo, hi));
+      expect(lo >> bits).toBe(hi >> bits);
+      expect(lo >> (bits - 4n)).not.toBe(hi >> (bits - 4n));
+    }
   });
 });

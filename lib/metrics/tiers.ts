@@ -18,6 +18,18 @@ export const TIER_BITS: readonly number[] = Array.from({ length: 15 }, (_, i) =>
 export const TIER_FANOUT_BITS = 4;
 /** The coarsest tier: at most 16 buckets over the whole signed 64-bit step range; used for per-key totals. */
 export const COARSEST_BITS = TIER_BITS[TIER_BITS.length - 1]!;
+/**
+ * The tier a key's summaries stop at: the finest tier whose one bucket holds every step from `lo`
+ * to `hi` (its whole series), or COARSEST_BITS when none does (steps of both signs, or beyond
+ * 2^60 apart). Every coarser tier would hold that same bucket's summary under another number, so
+ * ingest keeps only the tiers up to it (one to ~7 instead of 15 for ordinary steps) and readers
+ * read this tier in place of a coarser one; it only grows as the series' step range widens.
+ */
+export function topBitsOf(lo: bigint, hi: bigint): number {
+  for (const bits of TIER_BITS) if (lo >> BigInt(bits) === hi >> BigInt(bits)) return bits;
+  return COARSEST_BITS;
+}
+
 /** A chart request reads at most this many buckets per column budget before merging them into columns. */
 export const READ_FACTOR = 16;
 

@@ -116,7 +116,7 @@ async function runRound(opts: IngestOptions, round: number, env: Awaited<ReturnT
   // Exactly once and unaltered: MetricPoint equals the COPY of what was sent; tiers count every point.
   const cols = `"runId", key, step, value, ts`;
   const diff = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ((SELECT ${cols} FROM "MetricPoint" EXCEPT ALL SELECT ${cols} FROM bench_copy_point) UNION ALL (SELECT ${cols} FROM bench_copy_point EXCEPT ALL SELECT ${cols} FROM "MetricPoint")) d`)).rows[0]!.n;
-  const tierCount = Number((await db.query(`SELECT coalesce(sum(n + "nonFinite"), 0)::int8 AS c FROM "MetricTier" WHERE bits = 60 AND "runId" = ANY($1::int[])`, [ids])).rows[0].c);
+  const tierCount = Number((await db.query(`SELECT coalesce(sum(n + "nonFinite"), 0)::int8 AS c FROM "MetricTier" t JOIN "MetricSeries" s USING ("runId", key) WHERE t.bits = s."topBits" AND t."runId" = ANY($1::int[])`, [ids])).rows[0].c);
   const errors = results.flatMap((x) => x.errors);
   const dupAcks = results.reduce((a, x) => a + x.duplicateAcks, 0);
   await db.query(`DROP TABLE bench_copy_point; DROP TABLE bench_unnest_point`);

@@ -13,7 +13,7 @@ const points = async (runId: number) =>
 const alerts = async (runId: number) => (await pool.query<{ message: string }>(`SELECT message FROM "RunEvent" WHERE "runId" = $1 AND code = 'step_overflow' ORDER BY id`, [runId])).rows;
 const maxSteps = async (runId: number) =>
   (await pool.query<{ key: string; maxStep: string }>(`SELECT key, "maxStep"::text AS "maxStep" FROM "MetricSeries" WHERE "runId" = $1 ORDER BY key`, [runId])).rows;
-const tierCount = async (runId: number) => Number((await pool.query(`SELECT coalesce(sum(n + "nonFinite"), 0)::int AS c FROM "MetricTier" WHERE "runId" = $1 AND bits = 60`, [runId])).rows[0].c);
+const tierCount = async (runId: number) => Number((await pool.query(`SELECT coalesce(sum(n + "nonFinite"), 0)::int AS c FROM "MetricTier" t JOIN "MetricSeries" s USING ("runId", key) WHERE t."runId" = $1 AND t.bits = s."topBits"`, [runId])).rows[0].c);
 
 /** Both write paths: a small batch merges `unnest` of bound arrays, one of 256+ points goes through the COPY staging table. */
 const PATHS = [
@@ -38,7 +38,7 @@ describe("run.metrics ingest", () => {
     expect(await tierCount(id)).toBe(3);
     // Replaced across batches: the tiers follow the new value.
     await ingest({ type: "run.metrics", run, points: [{ key: "loss", step: 2, value: 9 }] });
-    const max = (await pool.query(`SELECT "maxValue" FROM "MetricTier" WHERE "runId" = $1 AND bits = 60 AND key = 'loss'`, [id])).rows[0];
+    const max = (await pool.query(`SELECT "maxValue" FROM "MetricTier" t JOIN "MetricSeries" s USING ("runId", key) WHERE t."runId" = $1 AND t.bits = s."topBits" AND key = 'loss'`, [id])).rows[0];
     expect(max.maxValue).toBe(9);
     expect(await tierCount(id)).toBe(3);
   });

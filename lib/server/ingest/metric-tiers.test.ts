@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "vitest";
-import { TIER_BITS } from "@/lib/metrics/tiers";
+import { TIER_BITS, topBitsOf } from "@/lib/metrics/tiers";
 import { seededRng } from "@/scripts/demo/rng";
 import { rebuildRunTiers } from "./writers/metric-tiers";
 import { ingestHarness } from "@/test/support/ingest";
@@ -16,9 +16,17 @@ type Wire = { key: string; step: string; value: number | string };
 /** Brute force over raw rows: per (bits, key, bucket) the count, the extremes and the ends, straight from the definitions. */
 async function bruteForce(runId: number): Promise<Map<string, string>> {
   const raw = (await pool.query<{ key: string; step: string; value: number }>(`SELECT key, step::text AS step, value FROM "MetricPoint" WHERE "runId" = $1`, [runId])).rows;
+  // Tiers are kept up to each key's top tier; it must hold all of the key's points in one bucket.
+  const tops = await topTiers(runId);
+  for (const key of new Set(raw.map((r) => r.key))) {
+    const steps = raw.filter((r) => r.key === key).map((r) => BigInt(r.step));
+    const [lo, hi] = [steps.reduce((a, b) => (b < a ? b : a)), steps.reduce((a, b) => (b > a ? b : a))];
+    expect(tops.get(key), `top tier of ${key}`).toBeGreaterThanOrEqual(topBitsOf(lo, hi));
+  }
   const groups = new Map<string, Array<{ step: bigint; value: number }>>();
   for (const bits of TIER_BITS) {
     for (const r of raw) {
+      if (bits > tops.get(r.key)!) continue;
       const step = BigInt(r.step);
       const id = `${bits}|${r.key}|${step >> BigInt(bits)}`;
       const list = groups.get(id) ?? [];
@@ -38,6 +46,11 @@ async function bruteForce(runId: number): Promise<Map<string, string>> {
     );
   }
   return out;
+}
+
+async function topTiers(runId: number): Promise<Map<string, number>> {
+  const rows = (await pool.query<{ key: string; topBits: number }>(`SELECT key, "topBits" FROM "MetricSeries" WHERE "runId" = $1`, [runId])).rows;
+  return new Map(rows.map((r) => [r.key, r.topBits]));
 }
 
 async function stored(runId: number): Promise<Map<string, string>> {
@@ -102,7 +115,7 @@ describe("metric tiers", () => {
     resent.push({ key: "loss", step: "599", value: 0.25 }, { key: "loss", step: "598", value: "-Infinity" }, { key: "big", step: base.toString(), value: "NaN" });
     await ingest({ type: "run.metrics", run, points: resent.slice(0, 100) }, { type: "run.metrics", run, points: resent.slice(100) });
     await expectExact(id);
-    const max = (await pool.query(`SELECT "maxValue", "maxStep"::text AS step FROM "MetricTier" WHERE "runId" = $1 AND bits = 60 AND key = 'loss'`, [id])).rows[0];
+    const max = (await pool.query(`SELECT "maxValue", "maxStep"::text AS step FROM "MetricTier" WHERE "runId" = $1 AND key = 'loss' AND bits = (SELECT "topBits" FROM "MetricSeries" s WHERE s."runId" = $1 AND s.key = 'loss')`, [id])).rows[0];
     // The spike at 123 is gone; the highest is now the first step the resumed attempt did not re-send.
     expect(max).toEqual({ maxValue: 1.8, step: "200" });
 
@@ -141,5 +154,31 @@ describe("metric tiers", () => {
     expect(n).toEqual({ n: 2200, d: 2200 });
     const max = (await pool.query(`SELECT key, "maxStep"::text AS step FROM "MetricSeries" WHERE "runId" = $1 ORDER BY key`, [id])).rows;
     expect(max).toEqual([{ key: "loss", step: "1099" }, { key: "lr", step: "1099" }]);
+  });
+  test("one batch holding several runs (small and 256+ point batches, appends and replaced steps, the same keys) keeps each run's tiers exact and apart", async () => {
+    const runs: Array<Awaited<ReturnType<typeof startRun>>> = [];
+    for (let i = 0; i < 4; i++) runs.push(await startRun("training"));
+    const frame = (r: number, steps: number[], value: (step: number) => number | string) => ({
+      type: "run.metrics",
+      run: runs[r]!.run,
+      points: steps.flatMap((step) => ["loss", "lr"].map((key) => ({ key, step: String(step), value: key === "lr" ? r + step / 1e4 : value(step) }))),
+    });
+    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+    // Runs 0 and 2 small (merged in the batch's one statement), 1 and 3 large (one COPY for both).
+    await ingest(frame(0, [1, 2, 3], (s) => 10 * s), frame(1, range(0, 300), (s) => 2 - s / 1000), frame(2, [5, 6], () => "NaN"), frame(3, range(0, 400), (s) => (s === 7 ? 99 : s)));
+    // Then, again in one batch: run 0 replaces a step and adds one, run 1 appends (COPY), run 2
+    // replaces its NaN with a large out-of-order batch (the staging fallback), run 3 replaces its spike in a small batch.
+    await ingest(frame(0, [2, 9], () => -1), frame(1, range(300, 600), () => 0.5), frame(2, range(0, 300).reverse(), (s) => s / 2), frame(3, [7], () => 1));
+    for (const { id } of runs) await expectExact(id);
+    const counts = await pool.query<{ runId: number; n: number; max: string }>(
+      `SELECT "runId", count(*)::int AS n, max(step)::text AS max FROM "MetricPoint" WHERE "runId" = ANY($1) GROUP BY "runId" ORDER BY "runId"`,
+      [runs.map((r) => r.id)],
+    );
+    const byRun = new Map(counts.rows.map((r) => [r.runId, [r.n, r.max]]));
+    expect(runs.map((r) => byRun.get(r.id))).toEqual([[8, "9"], [1200, "599"], [600, "299"], [800, "399"]]);
+    const series = await pool.query<{ runId: number; key: string; maxStep: string }>(`SELECT "runId", key, "maxStep"::text AS "maxStep" FROM "MetricSeries" WHERE "runId" = ANY($1) ORDER BY key`, [runs.map((r) => r.id)]);
+    expect(runs.map((r) => series.rows.filter((s) => s.runId === r.id).map((s) => s.maxStep))).toEqual([["9", "9"], ["599", "599"], ["299", "299"], ["399", "399"]]);
+    const spike = await pool.query(`SELECT "maxValue" FROM "MetricTier" WHERE "runId" = $1 AND key = 'loss' AND bits = (SELECT "topBits" FROM "MetricSeries" s WHERE s."runId" = $1 AND s.key = 'loss')`, [runs[3]!.id]);
+    expect(spike.rows[0]).toEqual({ maxValue: 399 });
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "vitest";
 import { planSeries } from "@/lib/metrics/tiers";
 import { NotFoundError } from "@/lib/server/errors";
+import { rebuildRunTiers } from "@/lib/server/ingest/writers/metric-tiers";
 import { getRunMetrics } from "./metrics";
 import { ingestHarness } from "@/test/support/ingest";
 
@@ -28,7 +29,7 @@ function bruteM4(points: Array<{ step: number; value: number }>, columns: number
   return [...keep].sort((a, b) => a[0] - b[0]);
 }
 
-const { prisma, ingest, startRun: startRunOf, close } = await ingestHarness("train-host");
+const { prisma, pool, ingest, startRun: startRunOf, close } = await ingestHarness("train-host");
 afterAll(close);
 const startRun = () => startRunOf("training", "drafter");
 
@@ -138,5 +139,29 @@ describe("getRunMetrics", () => {
     expect(flat.points.map((p) => p.step)).toEqual([0, 31, 32, 49]);
     expect((await startRun().then((r) => getRunMetrics(prisma, r.id))).series).toEqual([]);
     await expect(getRunMetrics(prisma, 987_654_321)).rejects.toBeInstanceOf(NotFoundError);
+  });
+  test("tiers kept only up to each key's top tier (grown batch by batch) answer exactly as every tier rebuilt from raw rows", async () => {
+    const { run, id } = await startRun();
+    // "grow" widens its step range batch by batch: top tier 4 → 12 → 20 → 60 (a negative step).
+    const batches: Array<Array<[number, number | string]>> = [
+      Array.from({ length: 16 }, (_, s) => [s, lossAt(s)]),
+      Array.from({ length: 285 }, (_, i) => [16 + i, i === 100 ? 50 : lossAt(16 + i)]),
+      Array.from({ length: 400 }, (_, i) => [70_000 + i, i === 7 ? "NaN" : lossAt(70_000 + i)]),
+      [[-3, -9], [5, 1]],
+    ];
+    const tops: number[] = [];
+    for (const b of batches) {
+      await ingest({ type: "run.metrics", run, points: [...b.map(([step, value]) => ({ key: "grow", step, value })), { key: "loss", step: tops.length * 1000, value: 1 }] });
+      tops.push((await pool.query(`SELECT "topBits" FROM "MetricSeries" WHERE "runId" = $1 AND key = 'grow'`, [id])).rows[0].topBits);
+    }
+    expect(tops).toEqual([4, 12, 20, 60]);
+    const requests = [{ maxPoints: 4 }, { maxPoints: 40 }, { maxPoints: 2000 }, { maxPoints: 8, fromStep: 0n, toStep: 400n }, { maxPoints: 8, fromStep: -(2n ** 40n), toStep: 2n ** 40n }];
+    const answer = () => Promise.all(requests.map((r) => getRunMetrics(prisma, id, r)));
+    const kept = await answer();
+    expect((await pool.query(`SELECT count(*)::int AS n FROM "MetricTier" WHERE "runId" = $1 AND key = 'loss'`, [id])).rows[0].n).toBeLessThan(15 * 4);
+    await pool.query(`DELETE FROM "MetricTier" WHERE "runId" = $1`, [id]);
+    await rebuildRunTiers(pool, id);
+    expect(await answer()).toEqual(kept);
+    expect(kept[2]!.series.find((s) => s.key === "grow")!.total).toBe(16 + 285 + 400 + 1);
   });
 });

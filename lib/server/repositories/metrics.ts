@@ -84,13 +84,17 @@ export async function getRunMetrics(db: PrismaClient, runId: number, opts: RunMe
   return { runId, maxPoints, series };
 }
 
-/** Per key: points stored (finite / non-finite) and the finite step range, from the coarsest tier (≤ 16 rows a key). */
+/**
+ * Per key: points stored (finite / non-finite) and the finite step range, from the key's top tier
+ * ("MetricSeries"."topBits": one bucket, or ≤ 16 for the coarsest; a key without a series row is read at the coarsest tier).
+ */
 async function keyTotals(db: PrismaClient, runId: number, keys: readonly string[] | undefined): Promise<KeyTotals[]> {
-  const keyFilter = keys && keys.length > 0 ? Prisma.sql`AND key = ANY(${[...keys]}::text[])` : Prisma.empty;
+  const keyFilter = keys && keys.length > 0 ? Prisma.sql`AND t.key = ANY(${[...keys]}::text[])` : Prisma.empty;
   const rows = await db.$queryRaw<Array<{ key: string; finite: number; nonFinite: number; lo: bigint | null; hi: bigint | null }>>`
-    SELECT key, sum(n)::float8 AS finite, sum("nonFinite")::float8 AS "nonFinite", min("firstStep") AS lo, max("lastStep") AS hi
-      FROM "MetricTier" WHERE "runId" = ${runId} AND bits = ${COARSEST_BITS}::int2 ${keyFilter}
-     GROUP BY key ORDER BY key`;
+    SELECT t.key, sum(t.n)::float8 AS finite, sum(t."nonFinite")::float8 AS "nonFinite", min(t."firstStep") AS lo, max(t."lastStep") AS hi
+      FROM "MetricTier" t LEFT JOIN "MetricSeries" s ON s."runId" = t."runId" AND s.key = t.key
+     WHERE t."runId" = ${runId} AND t.bits = coalesce(s."topBits", ${COARSEST_BITS}::int2) ${keyFilter}
+     GROUP BY t.key ORDER BY t.key`;
   return rows;
 }
 
@@ -111,13 +115,18 @@ async function readPieces(db: PrismaClient, runId: number, plans: ReadonlyMap<st
   const out = new Map<string, PieceRow[]>();
   if (keys.length === 0) return out;
   // LATERAL keeps each piece an index range scan: tier rows by (runId, bits, key, bucket), raw
-  // rows by (runId, key, step), non-finite raw rows left out (they are read separately).
+  // rows by (runId, key, step), non-finite raw rows left out (they are read separately). A piece
+  // of a tier coarser than the key's top tier (not kept: topBitsOf) reads the top tier's buckets
+  // inside it instead; all of the key's points lie in one of them, so the summary is the same.
   const rows = await db.$queryRaw<PieceRow[]>`
     SELECT r.key, x.* FROM unnest(${keys}::text[], ${bits}::int2[], ${los}::int8[], ${his}::int8[]) AS r(key, bits, lo, hi)
+     LEFT JOIN "MetricSeries" s ON s."runId" = ${runId} AND s.key = r.key
+     CROSS JOIN LATERAL (SELECT LEAST(r.bits, coalesce(s."topBits", r.bits))::int2 AS bits, GREATEST(r.bits - coalesce(s."topBits", r.bits), 0)::int4 AS up) AS e
      CROSS JOIN LATERAL (
        SELECT t.n, t."nonFinite", t."minStep", t."minValue", t."maxStep", t."maxValue", t."firstStep", t."firstValue", t."lastStep", t."lastValue"
          FROM "MetricTier" t
-        WHERE r.bits > 0 AND t."runId" = ${runId} AND t.bits = r.bits AND t.key = r.key AND t.bucket BETWEEN r.lo AND r.hi
+        WHERE r.bits > 0 AND t."runId" = ${runId} AND t.bits = e.bits AND t.key = r.key
+          AND t.bucket BETWEEN r.lo << e.up AND ((r.hi + 1) << e.up) - 1
        UNION ALL
        SELECT 1, 0, m.step, m.value, m.step, m.value, m.step, m.value, m.step, m.value
          FROM "MetricPoint" m

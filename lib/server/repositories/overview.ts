@@ -22,15 +22,16 @@ const LATEST_METRICS = 3;
 
 /**
  * Latest finite point of up to LATEST_METRICS keys (losses first) of each run, in one set-based
- * read of the coarsest metric tier (≤ 16 rows per key; lib/metrics/tiers.ts).
+ * read of each key's top metric tier (one row per key, ≤ 16 at the coarsest; lib/metrics/tiers.ts).
  */
 async function latestMetrics(db: PrismaClient, runIds: readonly number[]): Promise<Map<number, LatestMetric[]>> {
   const out = new Map<number, LatestMetric[]>();
   if (runIds.length === 0) return out;
   const rows = await db.$queryRaw<Array<{ runId: number; key: string; step: bigint; value: number }>>`
-    SELECT DISTINCT ON ("runId", key) "runId", key, "lastStep" AS step, "lastValue" AS value
-      FROM "MetricTier" WHERE "runId" = ANY(${[...runIds]}::int[]) AND bits = ${COARSEST_BITS}::int2 AND n > 0
-     ORDER BY "runId", key, "lastStep" DESC`;
+    SELECT DISTINCT ON (t."runId", t.key) t."runId", t.key, t."lastStep" AS step, t."lastValue" AS value
+      FROM "MetricTier" t LEFT JOIN "MetricSeries" s ON s."runId" = t."runId" AND s.key = t.key
+     WHERE t."runId" = ANY(${[...runIds]}::int[]) AND t.bits = coalesce(s."topBits", ${COARSEST_BITS}::int2) AND t.n > 0
+     ORDER BY t."runId", t.key, t."lastStep" DESC`;
   const isLoss = (k: string) => /loss/i.test(k);
   for (const r of rows) {
     const list = out.get(r.runId) ?? [];

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { TIER_BITS, TIER_FANOUT_BITS, tierRowsOf, type PointColumns, type TierRow } from "@/lib/metrics/tiers";
+import type { TierPromotion } from "./metric-series";
 
 /**
  * Keeps "MetricTier" (lib/metrics/tiers.ts) and "MetricNonFinite" current for one run's batch of
@@ -21,20 +22,32 @@ export interface SqlPart {
   params: unknown[];
 }
 
+/** One run's points of a batch (distinct by key and step). */
+export interface RunPoints {
+  runId: number;
+  points: PointColumns;
+}
+
 /** Id of a (key, step) pair as `repairReplaced` expects it in `replaced`. */
 export function pointId(key: string, step: bigint): string {
   return `${key}\u0000${step}`;
 }
 
 /**
- * After the single statement: recomputes every tier bucket holding a replaced step and removes
+ * After the single statement: recomputes every tier bucket (up to the key's top tier, `topBits`) holding a replaced step and removes
  * replaced steps that became finite from "MetricNonFinite". `replaced` are ids ({@link pointId})
  * of `points` that already existed. @throws whatever PostgreSQL raises.
  */
-export async function repairReplaced(client: pg.PoolClient, runId: number, points: PointColumns, replaced: ReadonlySet<string>): Promise<void> {
+export async function repairReplaced(
+  client: pg.PoolClient,
+  runId: number,
+  points: PointColumns,
+  replaced: ReadonlySet<string>,
+  topBits: (key: string) => number,
+): Promise<void> {
   if (replaced.size === 0) return;
   const redone = pick(points, (i) => replaced.has(pointId(points.key[i]!, points.step[i]!)));
-  await recomputeBuckets(client, runId, redone);
+  await recomputeBuckets(client, runId, redone, topBits);
   const healed = pick(redone, (i) => Number.isFinite(redone.value[i]!));
   if (healed.key.length) {
     await client.query(`DELETE FROM "MetricNonFinite" n USING unnest($2::text[], $3::int8[]) d(key, step) WHERE n."runId" = $1 AND n.key = d.key AND n.step = d.step`, [
@@ -57,29 +70,56 @@ function pick(points: PointColumns, keep: (i: number) => boolean): PointColumns 
   return out;
 }
 
-/** `INSERT INTO "MetricNonFinite"` of the NaN/±Infinity points of `points` (null when there are none); `$1` is the run id. */
-export function nonFiniteUpsertSql(points: PointColumns, first: number): SqlPart | null {
-  const special = pick(points, (i) => !Number.isFinite(points.value[i]!));
-  if (!special.key.length) return null;
+/** `INSERT INTO "MetricNonFinite"` of the NaN/±Infinity points of every run of `runs` (null when there are none); parameters from `first`. */
+export function nonFiniteUpsertSql(runs: readonly RunPoints[], first: number): SqlPart | null {
+  const runIds: number[] = [];
+  const keys: string[] = [];
+  const steps: string[] = [];
+  const values: number[] = [];
+  for (const { runId, points } of runs) {
+    for (let i = 0; i < points.key.length; i++) {
+      if (Number.isFinite(points.value[i]!)) continue;
+      runIds.push(runId);
+      keys.push(points.key[i]!);
+      steps.push(points.step[i]!.toString());
+      values.push(points.value[i]!);
+    }
+  }
+  if (!runIds.length) return null;
   return {
-    sql: `INSERT INTO "MetricNonFinite" ("runId", key, step, value) SELECT $1::int4, * FROM unnest($${first}::text[], $${first + 1}::int8[], $${first + 2}::float8[])
+    sql: `INSERT INTO "MetricNonFinite" ("runId", key, step, value) SELECT * FROM unnest($${first}::int4[], $${first + 1}::text[], $${first + 2}::int8[], $${first + 3}::float8[])
        ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value`,
-    params: [special.key, special.step.map(String), special.value],
+    params: [runIds, keys, steps, values],
   };
 }
 
 const TIER_COLUMNS = `"runId", bits, key, bucket, n, "nonFinite", "minStep", "minValue", "maxStep", "maxValue", "firstStep", "firstValue", "lastStep", "lastValue"`;
 
-/** `INSERT INTO "MetricTier"` adding the summaries of `points` to the stored buckets of every tier; `$1` is the run id. */
-export function tierMergeSql(points: PointColumns, first: number): SqlPart {
-  const rows: readonly TierRow[] = tierRowsOf(points);
+/**
+ * `INSERT INTO "MetricTier"` adding the summaries of every run's points to its stored buckets of
+ * every tier up to the key's top tier (`topBits(runId, key)`, after the batch; coarser tiers are
+ * not kept, see topBitsOf); parameters from `first`.
+ */
+export function tierMergeSql(runs: readonly RunPoints[], first: number, topBits: (runId: number, key: string) => number): SqlPart {
+  const runIds: number[] = [];
+  const rows: TierRow[] = [];
+  for (const { runId, points } of runs) {
+    const tops = new Map<string, number>();
+    for (const row of tierRowsOf(points)) {
+      let top = tops.get(row.key);
+      if (top === undefined) tops.set(row.key, (top = topBits(runId, row.key)));
+      if (row.bits > top) continue;
+      runIds.push(runId);
+      rows.push(row);
+    }
+  }
   const str = (v: bigint | null) => (v === null ? null : v.toString());
-  const types = ["int2", "text", "int8", "int4", "int4", "int8", "float8", "int8", "float8", "int8", "float8", "int8", "float8"];
+  const types = ["int4", "int2", "text", "int8", "int4", "int4", "int8", "float8", "int8", "float8", "int8", "float8", "int8", "float8"];
   // Comparisons with a NULL side (the stored bucket or the batch has no finite point) are NULL, so
   // CASE falls through to the stored value unless the stored side is the empty one.
   return {
     sql: `INSERT INTO "MetricTier" AS t (${TIER_COLUMNS})
-     SELECT $1::int4, * FROM unnest(${types.map((t, i) => `$${first + i}::${t}[]`).join(", ")})
+     SELECT * FROM unnest(${types.map((t, i) => `$${first + i}::${t}[]`).join(", ")})
      ON CONFLICT ("runId", bits, key, bucket) DO UPDATE SET
        n = t.n + EXCLUDED.n,
        "nonFinite" = t."nonFinite" + EXCLUDED."nonFinite",
@@ -92,6 +132,7 @@ export function tierMergeSql(points: PointColumns, first: number): SqlPart {
        "lastStep" = CASE WHEN t.n = 0 OR EXCLUDED."lastStep" > t."lastStep" THEN EXCLUDED."lastStep" ELSE t."lastStep" END,
        "lastValue" = CASE WHEN t.n = 0 OR EXCLUDED."lastStep" > t."lastStep" THEN EXCLUDED."lastValue" ELSE t."lastValue" END`,
     params: [
+      runIds,
       rows.map((r) => r.bits),
       rows.map((r) => r.key),
       rows.map((r) => r.bucket.toString()),
@@ -112,6 +153,27 @@ export function tierMergeSql(points: PointColumns, first: number): SqlPart {
 const SET_ALL = `ON CONFLICT ("runId", bits, key, bucket) DO UPDATE SET n = EXCLUDED.n, "nonFinite" = EXCLUDED."nonFinite",
   "minStep" = EXCLUDED."minStep", "minValue" = EXCLUDED."minValue", "maxStep" = EXCLUDED."maxStep", "maxValue" = EXCLUDED."maxValue",
   "firstStep" = EXCLUDED."firstStep", "firstValue" = EXCLUDED."firstValue", "lastStep" = EXCLUDED."lastStep", "lastValue" = EXCLUDED."lastValue"`;
+
+/**
+ * Fills the tiers a key gains when its top tier grows (metric-series.ts, advanceSeries), before
+ * the batch's summaries are merged: until this batch all of the key's points lay in ONE bucket of
+ * its old top tier, so each new coarser tier's bucket holding them has that very summary. One
+ * round trip for every promotion of a batch (rare: a key's top tier grows a few times in its life).
+ * @throws whatever PostgreSQL raises.
+ */
+export async function promoteTiers(client: pg.PoolClient, promotions: readonly TierPromotion[]): Promise<void> {
+  if (!promotions.length) return;
+  await client.query(
+    `INSERT INTO "MetricTier" (${TIER_COLUMNS})
+     SELECT t."runId", b.bits::int2, t.key, t.bucket >> (b.bits - t.bits), t.n, t."nonFinite", t."minStep", t."minValue", t."maxStep", t."maxValue",
+            t."firstStep", t."firstValue", t."lastStep", t."lastValue"
+       FROM unnest($1::int4[], $2::text[], $3::int2[], $4::int2[]) p("runId", key, "fromBits", "toBits")
+       JOIN "MetricTier" t ON t."runId" = p."runId" AND t.key = p.key AND t.bits = p."fromBits"
+      CROSS JOIN LATERAL generate_series(p."fromBits" + ${TIER_FANOUT_BITS}, p."toBits", ${TIER_FANOUT_BITS}) b(bits)
+     ${SET_ALL}`,
+    [promotions.map((p) => p.runId), promotions.map((p) => p.key), promotions.map((p) => p.fromBits), promotions.map((p) => p.toBits)],
+  );
+}
 
 /**
  * SQL that recomputes tier `bits` from the next finer level (raw rows for the finest tier): for
@@ -158,23 +220,25 @@ function recomputeSql(bits: number, scoped: boolean): string {
     ${SET_ALL}`;
 }
 
-/** Recomputes, tier by tier from the finest, every bucket holding one of `points`. */
-async function recomputeBuckets(client: pg.PoolClient, runId: number, points: PointColumns): Promise<void> {
+/** Recomputes, tier by tier from the finest up to each key's top tier, every bucket holding one of `points`. */
+async function recomputeBuckets(client: pg.PoolClient, runId: number, points: PointColumns, topBits: (key: string) => number): Promise<void> {
   for (const bits of TIER_BITS) {
     const buckets = new Map<string, { key: string; bucket: bigint }>();
     points.key.forEach((key, i) => {
+      if (bits > topBits(key)) return;
       const bucket = points.step[i]! >> BigInt(bits);
       buckets.set(pointId(key, bucket), { key, bucket });
     });
     const keys = [...buckets.values()].map((b) => b.key);
     const numbers = [...buckets.values()].map((b) => b.bucket.toString());
+    if (!keys.length) break;
     await client.query(recomputeSql(bits, true), [runId, bits, keys, numbers]);
   }
 }
 
 /**
  * Rebuilds every tier of a run from its raw rows (finest tier from MetricPoint, each coarser one
- * from the tier below), its non-finite copy and its per-key highest steps ("MetricSeries"): for points loaded around ingest (the bench loads
+ * from the tier below), its non-finite copy and its per-key step ranges ("MetricSeries", top tier 60: every tier rebuilt is kept): for points loaded around ingest (the bench loads
  * millions of rows by SQL). @throws whatever PostgreSQL raises.
  */
 export async function rebuildRunTiers(client: pg.Pool | pg.PoolClient, runId: number): Promise<void> {
@@ -186,8 +250,9 @@ export async function rebuildRunTiers(client: pg.Pool | pg.PoolClient, runId: nu
     [runId],
   );
   await client.query(
-    `INSERT INTO "MetricSeries" ("runId", key, "maxStep") SELECT "runId", key, max(step) FROM "MetricPoint" WHERE "runId" = $1 GROUP BY "runId", key
-     ON CONFLICT ("runId", key) DO UPDATE SET "maxStep" = EXCLUDED."maxStep"`,
+    `INSERT INTO "MetricSeries" ("runId", key, "minStep", "maxStep", "topBits")
+     SELECT "runId", key, min(step), max(step), ${TIER_BITS[TIER_BITS.length - 1]} FROM "MetricPoint" WHERE "runId" = $1 GROUP BY "runId", key
+     ON CONFLICT ("runId", key) DO UPDATE SET "minStep" = EXCLUDED."minStep", "maxStep" = EXCLUDED."maxStep", "topBits" = EXCLUDED."topBits"`,
     [runId],
   );
 }

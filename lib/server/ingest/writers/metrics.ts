@@ -3,8 +3,9 @@ import type { z } from "zod";
 import type { metricPoint } from "@/lib/protocol";
 import type { PointColumns } from "@/lib/metrics/tiers";
 import { copyPoints, copyRows, STAGE_TABLE } from "./metric-stage";
-import { nonFiniteUpsertSql, pointId, repairReplaced, tierMergeSql } from "./metric-tiers";
-import { maxStepSql, overflowAlerts, type RaisedAlert } from "./metric-overflow";
+import { nonFiniteUpsertSql, pointId, promoteTiers, repairReplaced, tierMergeSql } from "./metric-tiers";
+import { overflowAlerts, type RaisedAlert } from "./metric-overflow";
+import { advanceSeries, readSeries, seriesUpsertSql, topBitsAfter, type SeriesState, type SeriesStates } from "./metric-series";
 
 export type { RaisedAlert } from "./metric-overflow";
 
@@ -19,18 +20,24 @@ export interface MetricFrame {
 /**
  * Upserts metric points by (run, key, step): a re-sent step replaces the old value (a resumed
  * attempt wins; within the batch the latest occurrence wins); out-of-order steps are simply
- * stored. Per run in the batch:
- * - 256+ points (COPY_MIN_POINTS): first ONE statement of data-modifying CTEs reads and raises the
- *   per-key highest steps ("MetricSeries", metric-overflow.ts), merges the batch's summaries into
- *   "MetricTier" and upserts its NaN/±Infinity points into "MetricNonFinite" (metric-tiers.ts),
- *   returning the highest steps stored before the batch. When every step of the batch is above
- *   its key's stored highest step (a training run appending: the normal case), no step can exist
- *   yet, so the points are COPYed straight into "MetricPoint" (metric-stage.ts): no staging table,
- *   no `ON CONFLICT` probe. Otherwise they are COPYed into the staging table and merged with
- *   `ON CONFLICT DO UPDATE`, which reports the steps it replaced; their buckets are then
- *   recomputed (rare). Two round trips either way (three on the fallback).
- * - fewer points: the same statement also merges `unnest` of bound arrays (one round trip).
- * The run row is locked by the caller (apply.ts), so batches of one run never interleave, and
+ * stored. Round trips per batch, whatever the number of runs in it (a group commit carries the
+ * frames of up to hundreds of sockets, apply.ts):
+ * 1. The "MetricSeries" rows of the batch's (run, key) pairs are read (metric-series.ts): the
+ *    highest steps for the step-overflow check and the COPY decision, the top tiers for the merge.
+ *    (Rare: when a key's step range widens past its top tier, the tiers it gains are filled.)
+ * 2. ONE statement of data-modifying CTEs for every run of the batch writes the advanced series
+ *    rows, merges the batch's summaries into "MetricTier" (the tiers up to each key's top tier:
+ *    one to ~7 rows per key and bucket instead of 15) and upserts its NaN/±Infinity points into
+ *    "MetricNonFinite" (metric-tiers.ts); the points of runs with fewer than COPY_MIN_POINTS in
+ *    the batch are merged in it too, from `unnest` of bound arrays, and the steps that merge
+ *    replaced come back.
+ * 3. The points of the larger runs: when every step of such a run is above its key's stored
+ *    highest step (a training run appending: the normal case), no step can exist yet, so they are
+ *    COPYed straight into "MetricPoint" (metric-stage.ts), all such runs in ONE COPY: no staging
+ *    table, no `ON CONFLICT` probe. Otherwise (rare) that run's points are COPYed into the staging
+ *    table and merged with `ON CONFLICT DO UPDATE`, which reports the steps it replaced.
+ * 4. Buckets holding a replaced step are recomputed (rare; metric-tiers.ts).
+ * The run rows are locked by the caller (apply.ts), so batches of one run never interleave, and
  * "MetricSeries" never holds a lower step than "MetricPoint" for its (run, key) (every writer of
  * MetricPoint raises it in the same statement or, for rows loaded by SQL, `rebuildRunTiers`;
  * deleting points only makes the check conservative), which is what makes the COPY safe.
@@ -46,105 +53,129 @@ export async function upsertMetricPoints(client: pg.PoolClient, frames: readonly
     if (list) list.push(f.points);
     else byRun.set(f.runId, [f.points]);
   }
+  const runs: RunBatch[] = [...byRun].map(([runId, lists]) => ({ runId, ...columnsOf(lists) }));
+  const stored = await readSeries(client, runs);
+  const { next, promotions } = advanceSeries(runs, stored);
+  await promoteTiers(client, promotions);
+  const topBits = (runId: number, key: string) => topBitsAfter(next, stored, runId, key);
+  const small = runs.filter((r) => r.points.key.length < COPY_MIN_POINTS);
+  const res = await client.query<{ runId: number; key: string; step: string }>(...summaryStatement(runs, small, next, topBits, at));
+  const replaced = new Map<number, Set<string>>();
+  for (const r of res.rows) setOf(replaced, r.runId).add(pointId(r.key, BigInt(r.step)));
   const alerts: RaisedAlert[] = [];
+  const direct: string[] = [];
   let staged = false;
-  for (const [runId, lists] of byRun) {
-    const batch = columnsOf(lists);
-    const small = batch.points.key.length < COPY_MIN_POINTS;
-    const res = await client.query<{ prev: boolean; key: string; step: string }>(
-      ...statement(runId, batch.points, at, { summarise: true, merge: small ? { kind: "arrays", ts: batch.ts } : null }),
-    );
-    const stored = new Map<string, bigint>();
-    const replaced = new Set<string>();
-    for (const r of res.rows) {
-      if (r.prev) stored.set(r.key, BigInt(r.step));
-      else replaced.add(pointId(r.key, BigInt(r.step)));
+  for (const run of runs) {
+    const before = stored.get(run.runId);
+    alerts.push(...overflowAlerts(run.runId, run.points, before));
+    if (run.points.key.length < COPY_MIN_POINTS) continue;
+    if (allNew(run.points, before)) {
+      direct.push(...copyTextOf(run.points, run.ts, { runId: run.runId, at }));
+    } else {
+      // An earlier run's staged rows are merged already; this run stages its own.
+      await copyRows(client, copyTextOf(run.points, run.ts, null), staged);
+      staged = true;
+      const merged = await client.query<{ key: string; step: string }>(stageMergeSql, [run.runId, at]);
+      for (const r of merged.rows) setOf(replaced, run.runId).add(pointId(r.key, BigInt(r.step)));
     }
-    alerts.push(...overflowAlerts(runId, batch.points, stored));
-    if (!small) {
-      if (allNew(batch.points, stored)) {
-        await copyPoints(client, copyTextOf(batch.points, batch.ts, { runId, at }));
-      } else {
-        // The previous run's staged rows are merged; this run stages its own.
-        await copyRows(client, copyTextOf(batch.points, batch.ts, null), staged);
-        staged = true;
-        const merged = await client.query<{ prev: boolean; key: string; step: string }>(...statement(runId, batch.points, at, { summarise: false, merge: { kind: "stage" } }));
-        for (const r of merged.rows) replaced.add(pointId(r.key, BigInt(r.step)));
-      }
-    }
-    await repairReplaced(client, runId, batch.points, replaced);
+  }
+  if (direct.length) await copyPoints(client, direct);
+  for (const run of runs) {
+    const steps = replaced.get(run.runId);
+    if (steps) await repairReplaced(client, run.runId, run.points, steps, (key) => topBits(run.runId, key));
   }
   return alerts;
 }
 
-/** True when every step of `points` is above its key's highest stored step (`stored`; a key without one has no points). */
-function allNew(points: PointColumns, stored: ReadonlyMap<string, bigint>): boolean {
-  if (stored.size === 0) return true;
+function setOf<T>(m: Map<number, Set<T>>, id: number): Set<T> {
+  let v = m.get(id);
+  if (!v) m.set(id, (v = new Set()));
+  return v;
+}
+
+/** True when every step of `points` is above its key's highest stored step (`stored`; a key without a row has no points). */
+function allNew(points: PointColumns, stored: ReadonlyMap<string, SeriesState> | undefined): boolean {
+  if (!stored) return true;
   for (let i = 0; i < points.key.length; i++) {
-    const max = stored.get(points.key[i]!);
+    const max = stored.get(points.key[i]!)?.maxStep;
     if (max !== undefined && points.step[i]! <= max) return false;
   }
   return true;
 }
 
 /**
- * Fewer points than this in one run's batch skip COPY: the extra round trip (and, on the
- * fallback, the staging table's CREATE IF NOT EXISTS and per-COMMIT truncation) cost more than
- * the array encoding of a few rows. Measured with the soak (200 workers, 3-point frames; docs/architecture.md).
+ * Fewer points than this in one run's batch skip COPY: they are merged from bound arrays in the
+ * batch's single statement, where COPY would add a round trip (and, on the fallback, the staging
+ * table's CREATE IF NOT EXISTS and per-COMMIT truncation). Measured with the soak (200 workers,
+ * 3-point frames; docs/architecture.md).
  */
 const COPY_MIN_POINTS = 256;
 
-/** Where a merge reads a run's points: the COPY staging table, or `unnest` of bound arrays (small batches). */
-type PointSource = { kind: "stage" } | { kind: "arrays"; ts: ReadonlyArray<number | undefined> };
-
 /**
- * A statement of a run's batch (see upsertMetricPoints): with `summarise`, the highest-step,
- * tier and non-finite parts, returning rows `prev = true` (the stored highest steps); with
- * `merge`, the `ON CONFLICT` upsert of the points from that source, returning rows `prev = false`
- * (the steps it replaced).
+ * The batch's single statement (see upsertMetricPoints): the series rows of `next`, the tier
+ * summaries (up to each key's top tier) and the NaN/±Infinity copies of every run of `runs`, and
+ * the `ON CONFLICT` upsert of the points of `small` from bound arrays, returning the steps that
+ * upsert replaced (rows `runId`, `key`, `step`).
  */
-function statement(runId: number, points: PointColumns, at: Date, parts: { summarise: boolean; merge: PointSource | null }): [string, unknown[]] {
-  // $2 (the batch's time) only when a merge reads it: an unreferenced parameter has no type.
-  const params: unknown[] = parts.merge ? [runId, at] : [runId];
-  const add = (part: { sql: string; params: unknown[] }) => {
-    params.push(...part.params);
-    return part.sql;
-  };
+function summaryStatement(
+  runs: readonly RunBatch[],
+  small: readonly RunBatch[],
+  next: SeriesStates,
+  topBits: (runId: number, key: string) => number,
+  at: Date,
+): [string, unknown[]] {
+  const params: unknown[] = [];
   const ctes: string[] = [];
-  const selects: string[] = [];
-  if (parts.summarise) {
-    const steps = maxStepSql(points, params.length + 1);
-    ctes.push(`prev AS (${steps.prev})`, `raised AS (${add(steps.raised)})`, `tiers AS (${add(tierMergeSql(points, params.length + 1))})`);
-    const special = nonFiniteUpsertSql(points, params.length + 1);
-    if (special) ctes.push(`special AS (${add(special)})`);
-    selects.push(`SELECT true AS prev, key, "maxStep"::text AS step FROM prev`);
-  }
-  if (parts.merge) {
-    let from: string = STAGE_TABLE;
-    if (parts.merge.kind === "arrays") {
-      const n = params.length;
-      params.push(points.key, points.step.map(String), points.value, parts.merge.ts.map((ms) => (ms === undefined ? null : new Date(ms))));
-      from = `unnest($${n + 1}::text[], $${n + 2}::int8[], $${n + 3}::float8[], $${n + 4}::timestamptz[]) AS p(key, step, value, ts)`;
+  const add = (name: string, part: { sql: string; params: unknown[] } | null) => {
+    if (!part) return;
+    ctes.push(`${name} AS (${part.sql})`);
+    params.push(...part.params);
+  };
+  add("series", seriesUpsertSql(next, params.length + 1));
+  add("tiers", tierMergeSql(runs, params.length + 1, topBits));
+  add("special", nonFiniteUpsertSql(runs, params.length + 1));
+  if (!small.length) return [`WITH ${ctes.join(",\n     ")}\n   SELECT 1::int4 AS "runId", ''::text AS key, ''::text AS step WHERE false`, params];
+  const n = params.length;
+  const col = { runId: [] as number[], key: [] as string[], step: [] as string[], value: [] as number[], ts: [] as Array<Date | null> };
+  for (const run of small) {
+    const { key, step, value } = run.points;
+    for (let i = 0; i < key.length; i++) {
+      col.runId.push(run.runId);
+      col.key.push(key[i]!);
+      col.step.push(step[i]!.toString());
+      col.value.push(value[i]!);
+      const ms = run.ts[i];
+      col.ts.push(ms === undefined ? null : new Date(ms));
     }
-    // xmax <> 0 marks a row the ON CONFLICT branch updated (the step existed): only those come back.
-    ctes.push(`written AS (
-       INSERT INTO "MetricPoint" ("runId", key, step, value, ts)
-       SELECT $1::int4, key, step, value, coalesce(ts, $2::timestamptz) FROM ${from}
-       ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value, ts = EXCLUDED.ts
-       RETURNING key, step, xmax)`);
-    selects.push(`SELECT false AS prev, key, step::text FROM written WHERE xmax::text <> '0'`);
   }
-  return [`WITH ${ctes.join(",\n     ")}\n   ${selects.join("\n   UNION ALL ")}`, params];
+  params.push(col.runId, col.key, col.step, col.value, col.ts, at);
+  // xmax <> 0 marks a row the ON CONFLICT branch updated (the step existed): only those come back.
+  ctes.push(`written AS (
+     INSERT INTO "MetricPoint" ("runId", key, step, value, ts)
+     SELECT "runId", key, step, value, coalesce(ts, $${n + 6}::timestamptz)
+       FROM unnest($${n + 1}::int4[], $${n + 2}::text[], $${n + 3}::int8[], $${n + 4}::float8[], $${n + 5}::timestamptz[]) AS p("runId", key, step, value, ts)
+     ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value, ts = EXCLUDED.ts
+     RETURNING "runId", key, step, xmax)`);
+  return [`WITH ${ctes.join(",\n     ")}\n   SELECT "runId", key, step::text FROM written WHERE xmax::text <> '0'`, params];
 }
+
+/** Merges one run's staged points ($1 the run, $2 the batch's time for points without one), returning the steps it replaced. */
+const stageMergeSql = `WITH written AS (
+    INSERT INTO "MetricPoint" ("runId", key, step, value, ts)
+    SELECT $1::int4, key, step, value, coalesce(ts, $2::timestamptz) FROM ${STAGE_TABLE}
+    ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value, ts = EXCLUDED.ts
+    RETURNING key, step, xmax)
+  SELECT key, step::text FROM written WHERE xmax::text <> '0'`;
 
 /** One run's batch: its distinct points as columns, in arrival order (latest occurrence of a repeated step), and their own times (epoch ms; undefined: the batch's). */
 interface RunBatch {
+  runId: number;
   points: PointColumns;
   ts: ReadonlyArray<number | undefined>;
 }
 
 /** Builds a run's batch from its frames' point arrays in one pass (a second, Map-based one only when a key's steps did not strictly increase). */
-function columnsOf(lists: ReadonlyArray<readonly MetricPoint[]>): RunBatch {
+function columnsOf(lists: ReadonlyArray<readonly MetricPoint[]>): Omit<RunBatch, "runId"> {
   const key: string[] = [];
   const step: bigint[] = [];
   const value: number[] = [];

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "MetricSeries" ADD COLUMN     "minStep" BIGINT,
+ADD COLUMN     "topBits" SMALLINT NOT NULL DEFAULT 60;
