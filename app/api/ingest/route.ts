@@ -29,7 +29,7 @@ export async function POST(request: Request): Promise<Response> {
     }
     const values = Array.isArray(body) ? body : [body];
     if (values.length > MAX_FRAMES) return errorResponse(413, "batch_too_large", `at most ${MAX_FRAMES} frames per request`);
-    const results = await ingestValues(values, principal, "http", { truncated });
+    const results = await ingestValues(values, principal, "http", { truncated, bytes: Buffer.byteLength(text) });
     const accepted = results.filter((r) => r.ok).length;
     return json({ results, accepted, rejected: results.length - accepted });
   });

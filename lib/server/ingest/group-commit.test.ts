@@ -177,6 +177,24 @@ describe("GroupCommitter", () => {
     expect(await eventsOf(b.id)).toEqual(["b", "b2"]);
   });
 
+  test("small batches wait for the group in flight and go together into the next one; enough bytes start a group beside it", async () => {
+    const committer = new GroupCommitter(h.pool, { maxGroups: 3, parallelMinBytes: 1000 });
+    const hosts: Array<Awaited<ReturnType<typeof hostWithRun>>> = [];
+    for (const name of ["pa", "pb", "pc", "pd", "pe", "pf"]) hosts.push(await hostWithRun(name));
+    const ev = (i: number) => frames({ type: "run.event", run: hosts[i]!.run, level: "info", message: `m${i}` });
+    const xmin = async (o: FrameOutcome[]) => (await h.pool.query<{ xmin: string }>(`SELECT xmin::text FROM "IngestedFrame" WHERE "frameId" = $1`, [o[0]!.id])).rows[0]!.xmin;
+    // a starts a group; b and c (20 bytes waiting, under 1000) wait for it and share the next.
+    const small = await Promise.all([0, 1, 2].map((i) => committer.submit(hosts[i]!.principal, ev(i), 10)));
+    const [xa, xb, xc] = await Promise.all(small.map(xmin));
+    expect(xb).toBe(xc);
+    expect(xa).not.toBe(xb);
+    // d starts a group; e (5,000 bytes) starts a second beside it at once; f (10 bytes) waits for a free turn.
+    const mixed = await Promise.all([[3, 10], [4, 5000], [5, 10]].map(([i, bytes]) => committer.submit(hosts[i!]!.principal, ev(i!), bytes)));
+    const [xd, xe, xf] = await Promise.all(mixed.map(xmin));
+    expect(new Set([xd, xe, xf]).size).toBe(3);
+    expect(mixed.map(codes)).toEqual([["ok"], ["ok"], ["ok"]]);
+  });
+
   test("a database outage at COMMIT rejects every part of the group with the driver's error; nothing is stored", async () => {
     const a = await hostWithRun("xa");
     const b = await hostWithRun("xb");

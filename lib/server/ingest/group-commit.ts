@@ -6,11 +6,20 @@ import { applyGroup, type FrameOutcome, type Now } from "./apply";
 /** Limits of one group transaction (see GroupCommitter). */
 export interface GroupCommitOptions {
   /**
-   * Group transactions in flight at once (each holds one of the pool's 10 connections). A group
-   * is round-trip bound (one statement after another), so several in flight keep both cores
-   * busy; the soak on a loaded machine went from p99 38 s at 3 to 20 s at 6 (docs/architecture.md).
+   * Group transactions in flight at once (each holds one of the pool's 10 connections), when
+   * there is enough work waiting for another ({@link GroupCommitOptions.parallelMinBytes}).
    */
   maxGroups: number;
+  /**
+   * A second (third, …) group starts beside the ones in flight only when at least this many bytes
+   * of frame JSON wait; less waits for the next free turn and joins one group. Small frames
+   * (heartbeats, progress, a few metric points) are round-trip bound: one group at a time makes
+   * them few and large (the soak at 200 workers × 10 frames/s: ack p99 125 ms with one in flight
+   * against 449 ms with up to 6, and 15 % less CPU per frame). Large batches (1,000-point metric
+   * frames) are bound by PostgreSQL's work per row and use both cores with several in flight
+   * (76.6k against 50.2k points/s). docs/architecture.md, "Soak".
+   */
+  parallelMinBytes: number;
   /** A group stops taking parts once it holds this many frames (one part is always taken whole). */
   maxFrames: number;
   /** …or this many bytes of frame JSON, as the submitters reported them. */
@@ -18,7 +27,7 @@ export interface GroupCommitOptions {
   now?: Now;
 }
 
-const DEFAULTS: GroupCommitOptions = { maxGroups: 6, maxFrames: 2_000, maxBytes: 8 * 1024 * 1024 };
+const DEFAULTS: GroupCommitOptions = { maxGroups: 6, parallelMinBytes: 256 * 1024, maxFrames: 2_000, maxBytes: 8 * 1024 * 1024 };
 
 interface Pending {
   principal: TokenPrincipal;
@@ -36,9 +45,9 @@ interface Pending {
  * transaction per batch paid ~8 sequential round trips and a WAL flush for them; the pool's
  * connections sat "idle in transaction" waiting for the server (docs/architecture.md, "Soak").
  *
- * No timers: a submission starts a group at once when fewer than `maxGroups` are in flight, so a
- * quiet server answers with one batch's latency, and under load the next group fills while the
- * current ones commit. A group never holds two parts of one host (the second waits for the next
+ * No timers: a submission starts a group at once when none is in flight, so a quiet server
+ * answers with one batch's latency, and under load the next group fills while the current one
+ * commits; further groups run beside it only when enough bytes wait (`parallelMinBytes`). A group never holds two parts of one host (the second waits for the next
  * group, keeping a host's batches in submission order and its frame-id claims unambiguous).
  * Each submitter's promise settles after COMMIT with its own outcomes; a non-outage failure is
  * isolated inside applyGroup (halves, then per part, then per frame), so a poison frame never
@@ -47,6 +56,7 @@ interface Pending {
  */
 export class GroupCommitter {
   private pending: Pending[] = [];
+  private pendingBytes = 0;
   private inFlight = 0;
   private readonly opts: GroupCommitOptions;
 
@@ -60,20 +70,21 @@ export class GroupCommitter {
   /**
    * Applies `frames` (validated, in arrival order) for `principal` in the next group; resolves
    * after its COMMIT with one outcome per frame, in order (the contract of applyFrames).
-   * `bytes`: the frames' JSON size, for the group's byte budget.
+   * `bytes`: the frames' JSON size, for the group's byte budget and the parallelism rule.
    * @throws the driver's error when the database is unreachable (nothing of the group committed).
    */
   submit(principal: TokenPrincipal, frames: ClientFrame[], bytes = 0): Promise<FrameOutcome[]> {
     if (frames.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
       this.pending.push({ principal, frames, bytes, resolve, reject });
+      this.pendingBytes += bytes;
       this.pump();
     });
   }
 
-  /** Starts groups while there is work and room. */
+  /** Starts groups while there is work and room: one whenever none is in flight, more only for enough bytes. */
   private pump(): void {
-    while (this.pending.length > 0 && this.inFlight < this.opts.maxGroups) {
+    while (this.pending.length > 0 && (this.inFlight === 0 || (this.inFlight < this.opts.maxGroups && this.pendingBytes >= this.opts.parallelMinBytes))) {
       const group = this.takeGroup();
       this.inFlight++;
       void this.commit(group).finally(() => {
@@ -104,6 +115,7 @@ export class GroupCommitter {
       }
     }
     this.pending = rest;
+    this.pendingBytes -= bytes;
     return group;
   }
 

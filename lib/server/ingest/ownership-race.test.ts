@@ -48,7 +48,9 @@ async function push(token: string, frames: Array<Record<string, unknown>>): Prom
 test("two tokens racing to create one run key: one owns it, the other gets forbidden and leaves no trace", async () => {
   const run = `race-${randomUUID()}`;
   const framesOf = (who: string) => [
-    { v: 1, id: `${who}-start`, type: "run.start", run, name: `${who}'s run`, kind: "training", config: { by: who } },
+    // Padded past the group committer's parallelMinBytes, so the two requests commit in two
+    // transactions side by side (two instances on one database race the same way).
+    { v: 1, id: `${who}-start`, type: "run.start", run, name: `${who}'s run`, kind: "training", config: { by: who, notes: "x".repeat(300_000) } },
     { v: 1, id: `${who}-metrics`, type: "run.metrics", run, points: [{ key: "loss", step: 1, value: who === "a" ? 1 : 2 }] },
   ];
   const gate = await pool.connect();
@@ -77,12 +79,12 @@ test("two tokens racing to create one run key: one owns it, the other gets forbi
   const [winner, loser] = okA ? ["a", results[1]] : ["b", results[0]];
   expect(loser.map((r) => r.code)).toEqual(["forbidden", "forbidden"]);
 
-  const stored = await pool.query<{ name: string; config: { by: string }; owner: string; loss: number }>(
-    `SELECT r.name, r.config, h.name AS owner, (SELECT value FROM "MetricPoint" m WHERE m."runId" = r.id AND m.key = 'loss' AND m.step = 1) AS loss
+  const stored = await pool.query<{ name: string; by: string; owner: string; loss: number }>(
+    `SELECT r.name, r.config->>'by' AS by, h.name AS owner, (SELECT value FROM "MetricPoint" m WHERE m."runId" = r.id AND m.key = 'loss' AND m.step = 1) AS loss
        FROM "Run" r JOIN "Host" h ON h.id = r."ownerHostId" WHERE r.key = $1`,
     [run],
   );
-  expect(stored.rows).toEqual([{ name: `${winner}'s run`, config: { by: winner }, owner: `race-host-${winner}`, loss: winner === "a" ? 1 : 2 }]);
+  expect(stored.rows).toEqual([{ name: `${winner}'s run`, by: winner, owner: `race-host-${winner}`, loss: winner === "a" ? 1 : 2 }]);
   // The loser's frame ids are not recorded: it may send them again with the right token.
   const loserIds = okA ? ["b-start", "b-metrics"] : ["a-start", "a-metrics"];
   const claimed = await pool.query(`SELECT 1 FROM "IngestedFrame" WHERE "frameId" = ANY($1::text[])`, [loserIds]);

@@ -26,9 +26,10 @@ export async function authenticateWorker(authorization: string | null | undefine
  * Invalid frames are rejected alone; valid frames beside them are committed in one transaction
  * (shared with other sockets' and requests' batches: group-commit.ts).
  * `opts.truncated`: the wire parser cut a too-deep subtree somewhere in `values` (see checkFrame).
+ * `opts.bytes`: the JSON size of `values` (the request body), for the group committer's budget.
  * @throws the driver's error when the database is unreachable (nothing committed; see applyGroup).
  */
-export async function ingestValues(values: unknown[], principal: TokenPrincipal, transport: Transport, opts: { truncated?: boolean } = {}): Promise<FrameOutcome[]> {
+export async function ingestValues(values: unknown[], principal: TokenPrincipal, transport: Transport, opts: { truncated?: boolean; bytes?: number } = {}): Promise<FrameOutcome[]> {
   const t = telemetry();
   t.framesReceived.inc({ transport }, values.length);
   const outcomes: Array<FrameOutcome | undefined> = new Array(values.length);
@@ -43,7 +44,7 @@ export async function ingestValues(values: unknown[], principal: TokenPrincipal,
       outcomes[i] = { id: check.id ?? "", ok: false, code: check.code, message: check.message };
     }
   });
-  const applied = await groupCommitterFor(pool()).submit(principal, valid);
+  const applied = await groupCommitterFor(pool()).submit(principal, valid, opts.bytes);
   applied.forEach((outcome, j) => (outcomes[validAt[j]!] = outcome));
   const result = outcomes as FrameOutcome[];
   countOutcomes(result, transport);
