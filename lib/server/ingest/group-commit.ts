@@ -15,7 +15,7 @@ export interface GroupCommitOptions {
    * of frame JSON wait; less waits for the next free turn and joins one group. Small frames
    * (heartbeats, progress, a few metric points) are round-trip bound: one group at a time makes
    * them few and large (the soak at 200 workers × 10 frames/s: ack p99 125 ms with one in flight
-   * against 449 ms with up to 6, and 15 % less CPU per frame). Large batches (1,000-point metric
+   * against 449 ms with up to 6, and a third less CPU per frame). Large batches (1,000-point metric
    * frames) are bound by PostgreSQL's work per row and use both cores with several in flight
    * (76.6k against 50.2k points/s). docs/architecture.md, "Soak".
    */
@@ -47,7 +47,8 @@ interface Pending {
  *
  * No timers: a submission starts a group at once when none is in flight, so a quiet server
  * answers with one batch's latency, and under load the next group fills while the current one
- * commits; further groups run beside it only when enough bytes wait (`parallelMinBytes`). A group never holds two parts of one host (the second waits for the next
+ * commits; further groups run beside it only when enough bytes wait (`parallelMinBytes`). A
+ * group never holds two parts of one host (the second waits for the next
  * group, keeping a host's batches in submission order and its frame-id claims unambiguous).
  * Each submitter's promise settles after COMMIT with its own outcomes; a non-outage failure is
  * isolated inside applyGroup (halves, then per part, then per frame), so a poison frame never
