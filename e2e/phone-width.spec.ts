@@ -155,6 +155,11 @@ test("every page fits a 390 px phone, and the navigation is a menu", async ({ pa
   }
   await page.goto(`/plans/${planId}`);
   expect(await page.getByRole("heading", { level: 1 }).evaluate(shownInFull), "the plan page's title is cut").toBe(true);
+  // So does a recently finished run's name on the overview (it was cut to "Q…" beside its figures).
+  await page.goto("/");
+  const finished = page.getByRole("link", { name: /^extraction · Qwen3\.6-27B/ }).first();
+  await expect(finished).toBeVisible();
+  expect(await finished.evaluate(shownInFull), "a finished run's name is cut").toBe(true);
   // Decide the seeded plan so that no plan of this spec stays pending for the specs after it.
   const decided = await page.request.post(`/api/plans/by-id/${planId}/decision`, {
     data: { decision: "rejected", comment: "seeded by the phone-width spec" },

@@ -280,17 +280,18 @@ function OlderStale({ count }: { count: number }) {
 function FinishedRow({ run, wall }: { run: FinishedRunView; wall: boolean }) {
   const detail = run.state === "failed" ? (run.error ?? (run.exitCode !== null ? `exit code ${run.exitCode}` : null)) : null;
   return (
-    <li className={cn("grid grid-cols-[auto_minmax(0,1fr)_auto] items-center gap-x-3 border-b border-border px-4 last:border-b-0", wall ? "py-2.5 text-base" : "py-2 text-[13px]")}>
+    <li className={cn("grid items-center gap-x-3 border-b border-border px-4 last:border-b-0", wall ? "grid-cols-[auto_minmax(0,1fr)_auto] py-2.5 text-base" : "grid-cols-[auto_minmax(0,1fr)] py-2 text-[13px] md:grid-cols-[auto_minmax(0,1fr)_auto]")}>
       <StatusBadge state={run.state} mismatches={run.countMismatches} className={wall ? "h-6 text-sm [&_svg]:size-4" : undefined} />
       <div className="min-w-0">
         {/* The wall has no hover for the tooltip: there the name and notes wrap instead of ending in "…". */}
-        <Link href={runPath(run.id)} className={cn("block font-medium hover:underline", wall ? "break-words" : "truncate")} title={run.name}>
+        {/* And on a phone: there the row stacks and the name wraps (it was cut to "Q…" beside the figures). */}
+        <Link href={runPath(run.id)} className={cn("block font-medium hover:underline", wall ? "break-words" : "truncate max-md:break-words max-md:whitespace-normal")} title={run.name}>
           {run.name}
         </Link>
         {detail && <div title={detail} className={cn("text-failed", wall ? "text-sm break-words" : "truncate text-xs")}>{detail}</div>}
         {run.state === "succeeded" && run.countMismatches[0] && <div title={run.countMismatches[0].message} className={cn("text-stale", wall ? "text-sm break-words" : "truncate text-xs")}>{run.countMismatches[0].message}</div>}
       </div>
-      <div className={cn("text-right text-muted-fg tabular-nums", wall ? "text-sm" : "text-xs")}>
+      <div className={cn("text-muted-fg tabular-nums", wall ? "text-right text-sm" : "col-start-2 text-xs md:col-start-auto md:text-right")}>
         <div>
           {run.kind} · {run.host} · {formatDuration(run.durationS)}
         </div>
