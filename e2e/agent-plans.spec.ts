@@ -53,6 +53,8 @@ test("a waiting plan is on the overview, is decided from the plans list, and its
   // Its header names it and says where it stands live, as /sessions does.
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Decode sweep ${tag}`);
   await expect(page.locator("dl [data-live-state]")).toHaveText("Working");
+  await expect(page.getByTestId("session-feed")).toContainText("Live");
+  const sessionUrl = page.url();
   const timeline = page.getByRole("list", { name: "Snapshots, newest first" }).locator(":scope > li");
   await expect(timeline).toHaveCount(5);
   await expect(timeline.nth(0)).toHaveAccessibleName("Plan v2 approved");
@@ -78,5 +80,16 @@ test("a waiting plan is on the overview, is decided from the plans list, and its
   await page.getByRole("group", { name: `Decide “Viewer check ${tag}”` }).getByRole("button", { name: "Reject" }).click();
   await page.getByRole("group", { name: `Decide “Viewer check ${tag}”` }).getByRole("button", { name: "Send: reject" }).click();
   await expect(page.getByRole("group", { name: `Decide “Viewer check ${tag}”` })).toHaveCount(0);
+
+  // Once the agent ends the session, its page no longer says "Live" but "Ended", as /sessions does.
+  await worker.send(frame({ type: "session.activity", session, source: "claude-code", state: "ended", ts: Date.now() }));
   worker.close();
+  await page.goto(sessionUrl);
+  await expect(page.locator("dl [data-live-state]")).toHaveText("Ended");
+  const feed = page.getByTestId("session-feed");
+  await expect(feed).toContainText("Ended");
+  await expect(feed).not.toContainText("Live");
+  await expect(feed).toHaveAttribute("title", /ended this session/);
+  await page.goto("/sessions");
+  await expect(page.getByRole("row", { name: new RegExp(`Decode sweep ${tag}`) }).locator("[data-live-state]")).toHaveText("Ended");
 });

@@ -70,7 +70,7 @@ test("a checkpoint's page links the training run that produced it, the eval run 
   const worker = await connectWorker(baseURL!, token);
   const tag = randomUUID().slice(-8);
   const uri = `s3://e2e-drafters/dflash-${tag}/step-4000`;
-  const names = { train: `DFlash drafter ${tag}`, eval: `Eval step-4000 ${tag}`, bench: `Serve step-4000 ${tag}` };
+  const names = { train: `DFlash drafter b16 · run ${tag}`, eval: `Eval step-4000 ${tag}`, bench: `Serve step-4000 ${tag}` };
   const keys = { train: `e2e-train-${tag}`, eval: `e2e-eval-${tag}`, bench: `e2e-bench-${tag}` };
   await worker.send({ v: 1, id: randomUUID(), type: "run.start", run: keys.train, name: names.train, kind: "training" });
   await worker.send({ v: 1, id: randomUUID(), type: "run.artifact", run: keys.train, kind: "checkpoint", uri, step: 4000, sizeBytes: 3_400_000_000 });
@@ -112,6 +112,9 @@ test("a checkpoint's page links the training run that produced it, the eval run 
   const listRow = page.getByRole("row", { name: new RegExp(`Checkpoint ${uri.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`) });
   await expect(listRow).toContainText(names.train);
   await expect(listRow).toContainText("5.67");
+  // At 1280 px the producing run's name and the URI's last segment are shown in full (the name was cut to "DFlash drafter b16 · r…").
+  expect(await listRow.getByRole("cell").nth(2).evaluate((td) => td.scrollWidth <= td.clientWidth)).toBe(true);
+  expect(await listRow.locator("[data-uri-tail]").evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
   await openRun(page, names.bench);
   await page.getByRole("link", { name: uri, exact: true }).click();
   await expect(page).toHaveURL(`/checkpoints/view?uri=${encodeURIComponent(uri)}`);

@@ -224,3 +224,29 @@ test("dragging across a training chart zooms every chart to those steps, read ag
   await expect(chart).toHaveAttribute("data-points", String(before));
   await expect(card.getByTestId("metric-points")).toContainText("of 4,000 points");
 });
+
+test("at 1920 px an extraction run's artifact table fits its half-width card: a long URI is cut with a tooltip, Size and Time stay in view", async ({ page, baseURL }) => {
+  const worker = await connectWorker(baseURL!, token);
+  const run = `e2e-artifacts-${randomUUID().slice(0, 8)}`;
+  await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name: `Artifacts ${run.slice(-8)}`, kind: "extraction", total: 100, unit: "samples" });
+  await worker.send({ v: 1, id: randomUUID(), type: "run.progress", run, workerId: "gpu0", bootId: "b", done: 10, counters: { "s3.uploaded": 3 } });
+  for (let i = 0; i < 3; i++) {
+    const uri = `s3://dflash-hidden-states/qwen3.6-27b/extract-914k-with-a-long-prefix/gpu${i}/shard-${String(i).padStart(5, "0")}.tar`;
+    await worker.send({ v: 1, id: randomUUID(), type: "run.artifact", run, kind: "upload", uri, sizeBytes: 2.7e9 });
+  }
+  worker.close();
+
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.goto(`/runs/${await runIdOf(page, run)}`);
+  const table = page.getByRole("region", { name: "Artifacts" });
+  await expect(table.getByRole("row")).toHaveCount(4);
+  await table.scrollIntoViewIfNeeded();
+  // It scrolled sideways inside its card, with the Time column out of view.
+  expect(await table.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+  await expect(table.getByRole("columnheader", { name: "Time" })).toBeInViewport({ ratio: 1 });
+  await expect(table.locator("[title^='s3://dflash-hidden-states/']").first()).toBeVisible();
+  // The cut falls on the URI's start: the object's own name (what tells the rows apart) stays whole.
+  const tail = table.locator("[data-uri-tail]").first();
+  await expect(tail).toHaveText(/^shard-0000\d\.tar$/);
+  expect(await tail.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+});

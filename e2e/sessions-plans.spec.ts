@@ -47,9 +47,13 @@ test("an imported Claude Code session lists with its progress; its page shows th
   const row = page.getByRole("row", { name: /Feature Implementation with Task Management/ });
   await expect(row).toContainText("Claude Code");
   await expect(row).toContainText("2/6");
+  await expect(row).toContainText("Imported");
   await expect(row).toContainText("Add comprehensive tests");
   await row.getByRole("link", { name: "Feature Implementation with Task Management" }).click();
   await expect(page).toHaveURL(/\/sessions\/\d+$/);
+  // A transcript read after the fact is a record, not a live session: its header says so.
+  await expect(page.getByTestId("session-feed")).toContainText("Imported");
+  await expect(page.getByTestId("session-feed")).not.toContainText("Live");
 
   // The fixture's three TodoWrite snapshots, newest first, with what each changed.
   const timeline = page.getByRole("list", { name: "Snapshots, newest first" });

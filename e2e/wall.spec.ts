@@ -42,7 +42,11 @@ test("the wall reads across a room and folds repeated events", async ({ page, ba
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1920);
 });
 
-/** Text on the wall that a TV cannot show: below the screen's bottom edge, or cut by its box ("…", a line clamp). Rows the wall hid are skipped. */
+/**
+ * Text on the wall that a TV cannot show: below the screen's bottom edge, or cut by its box ("…", a
+ * line clamp). Rows the wall hid are skipped. Run names (`data-wall-clamp`) may be clamped, but to
+ * two lines at most: density matters more on a TV than a long name's tail.
+ */
 function textTheWallCuts(wall: HTMLElement): string[] {
   const out: string[] = [];
   for (const el of wall.querySelectorAll<HTMLElement>("*")) {
@@ -51,26 +55,43 @@ function textTheWallCuts(wall: HTMLElement): string[] {
     if (!text || el.closest(".sr-only") || el.getClientRects().length === 0 || style.visibility === "hidden") continue;
     const what = `"${(el.textContent ?? "").trim().slice(0, 50)}"`;
     if (el.getBoundingClientRect().bottom > window.innerHeight + 1) out.push(`below the screen: ${what}`);
-    else if (style.display !== "inline" && style.overflow !== "visible" && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)) out.push(`cut: ${what}`);
+    else if (el.hasAttribute("data-wall-clamp")) {
+      if (el.clientHeight > 2 * Number.parseFloat(style.lineHeight) + 1) out.push(`more than two lines: ${what}`);
+    } else if (style.display !== "inline" && style.overflow !== "visible" && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)) out.push(`cut: ${what}`);
   }
   return out.slice(0, 5);
 }
 
-test("the wall shows only whole rows: runs page by what fits on one screen, and names and figure lines are never cut", async ({ page, baseURL }) => {
+test("the wall shows only whole rows, four or more a page: runs page by what fits on one screen, names clamp to two lines, figure lines are never cut", async ({ page, baseURL }) => {
   const worker = await connectWorker(baseURL!, createToken(`e2e-wall-fit-${randomUUID().slice(0, 6)}`));
   const tag = randomUUID().slice(0, 8);
-  // Five training runs with progress, rate and three metrics: four such rows are taller than a 1080 px screen.
+  // Five training runs with progress, rate, three metrics and names too long for two lines: with the other specs' runs, more than one screen.
   for (let i = 0; i < 5; i++) {
     const run = `wall-fit-${tag}-${i}`;
-    await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name: `DFlash drafter b16 · Qwen3.6-27B-Instruct · run ${i} · a name too long for two lines on the wall ${tag}`, kind: "training", total: 24_000, unit: "steps" });
+    // stallAfterS: an hour, so they stay running while the test moves the page's clock on below.
+    await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name: `DFlash drafter b16 · Qwen3.6-27B-Instruct · run ${i} · a name too long for two lines on the wall ${tag}`, kind: "training", total: 24_000, unit: "steps", stallAfterS: 3600 });
     await worker.send({ v: 1, id: randomUUID(), type: "run.progress", run, workerId: "w0", bootId: "b", done: 5_000 + i });
     await worker.send({ v: 1, id: randomUUID(), type: "run.metrics", run, points: [{ key: "loss", step: 5_000, value: 0.984 }, { key: "grad_norm", step: 5_000, value: 0.942 }, { key: "lr", step: 5_000, value: 3e-4 }] });
   }
   worker.close();
 
+  await page.clock.install();
   await page.goto("/?wall=1");
   await expect(page.getByTestId("active-run").first()).toBeVisible();
   await expect.poll(() => page.getByTestId("wall").evaluate(textTheWallCuts), { timeout: 8_000 }).toEqual([]);
   await expect(page.getByText(/^page \d+ of \d+/)).toBeVisible();
+  // Dense enough for a TV: four such rows fit one screen (three-line names in a narrow column fitted two).
+  // Turn the wall's pages (12 s each, on the page's clock) until this test's runs are on screen.
+  const ours = page.getByTestId("active-run").filter({ hasText: tag });
+  for (let i = 0; i < 12 && (await ours.count()) === 0; i++) await page.clock.runFor(12_000);
+  await expect(ours.first()).toBeVisible();
+  const fit = await page.getByTestId("wall").evaluate((wall, tag) => {
+    const rows = [...wall.querySelectorAll<HTMLElement>('[data-testid="active-run"]')].filter((r) => getComputedStyle(r).visibility !== "hidden");
+    const bottom = wall.getBoundingClientRect().bottom - Number.parseFloat(getComputedStyle(wall).paddingBottom);
+    const room = bottom - rows[0]!.getBoundingClientRect().top;
+    return { quarter: room / 4, heights: rows.filter((r) => r.textContent?.includes(tag)).map((r) => r.getBoundingClientRect().height) };
+  }, tag);
+  expect(fit.heights.length).toBeGreaterThan(0);
+  for (const h of fit.heights) expect(h).toBeLessThanOrEqual(fit.quarter);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1920);
 });

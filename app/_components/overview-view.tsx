@@ -149,7 +149,7 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
       {data.empty ? (
         <OverviewEmptyState origin={origin} />
       ) : (
-        <div className={cn("grid gap-4", wall ? "grid-cols-[minmax(0,1.5fr)_minmax(0,1fr)]" : "xl:grid-cols-[minmax(0,1fr)_minmax(340px,400px)] 2xl:grid-cols-[minmax(0,1fr)_minmax(400px,480px)]")}>
+        <div className={cn("grid gap-4", wall ? "grid-cols-[minmax(0,2fr)_minmax(0,1fr)]" : "xl:grid-cols-[minmax(0,1fr)_minmax(340px,400px)] 2xl:grid-cols-[minmax(0,1fr)_minmax(400px,480px)]")}>
           <div className="grid min-w-0 content-start gap-4">
             <Section
               title="Running now"
@@ -217,22 +217,27 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
 
   if (wall) {
     return (
-      <div ref={wallFrame} style={WALL_THEME} className="fixed inset-0 z-50 overflow-hidden bg-background p-6 text-foreground" data-testid="wall" data-wall>
+      <div ref={wallFrame} style={WALL_THEME} className="fixed inset-0 z-50 overflow-hidden bg-background px-6 py-4 text-foreground" data-testid="wall" data-wall>
         <WallExitOnEscape />
-        <div className="mb-4 flex items-center gap-6">
-          <span className="text-2xl font-semibold tracking-tight">Pitwall</span>
-          <div className="ml-auto flex items-center gap-5">
-            <span className="[&>span]:text-sm">
-              <LiveIndicator />
-            </span>
-            <WallClock />
-            <Link href="/" className="rounded-md px-2 py-1 text-base text-muted-fg hover:bg-muted hover:text-foreground" title="Leave wall mode (Esc)">
-              <Minimize2 aria-hidden className="mr-1 inline size-4" />
-              Exit
-            </Link>
+        {/* Figures, clock and exit share one row: the screen's height goes to the runs. */}
+        <div className="mb-3 flex items-stretch gap-4">
+          <WallFigures running={runningCount} stale={staleCount} hostsOnline={online} hosts={data.hosts.length} alerts={alerting.reduce((n, r) => n + r.activeAlerts.length, 0)} className="min-w-0 flex-1" />
+          <div className="flex shrink-0 flex-col items-end justify-center">
+            <div className="flex items-baseline gap-4">
+              <span className="text-lg font-semibold tracking-tight text-muted-fg">Pitwall</span>
+              <WallClock />
+            </div>
+            <div className="flex items-center gap-4">
+              <span className="[&>span]:text-sm">
+                <LiveIndicator />
+              </span>
+              <Link href="/" className="rounded-md px-2 py-0.5 text-sm text-muted-fg hover:bg-muted hover:text-foreground" title="Leave wall mode (Esc)">
+                <Minimize2 aria-hidden className="mr-1 inline size-4" />
+                Exit
+              </Link>
+            </div>
           </div>
         </div>
-        <WallFigures running={runs.length - staleCount} stale={staleCount} hostsOnline={online} hosts={data.hosts.length} alerts={alerting.reduce((n, r) => n + r.activeAlerts.length, 0)} />
         <div className="grid gap-4">{body}</div>
       </div>
     );
@@ -255,7 +260,7 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
 function Section({ title, note, wall, children }: { title: string; note?: ReactNode; wall: boolean; children: ReactNode }) {
   return (
     <Card className="min-w-0 overflow-hidden" data-wall-section={wall ? "" : undefined}>
-      <CardHeader className={wall ? "min-h-12" : undefined}>
+      <CardHeader className={wall ? "py-1.5" : undefined}>
         <CardTitle className={wall ? "text-lg" : undefined}>{title}</CardTitle>
         {note && <CardDescription className={cn("ml-auto", wall && "text-sm")}>{note}</CardDescription>}
       </CardHeader>
@@ -275,17 +280,18 @@ function OlderStale({ count }: { count: number }) {
 function FinishedRow({ run, wall }: { run: FinishedRunView; wall: boolean }) {
   const detail = run.state === "failed" ? (run.error ?? (run.exitCode !== null ? `exit code ${run.exitCode}` : null)) : null;
   return (
-    <li className={cn("grid grid-cols-[auto_minmax(0,1fr)_auto] items-center gap-x-3 border-b border-border px-4 last:border-b-0", wall ? "py-2.5 text-base" : "py-2 text-[13px]")}>
+    <li className={cn("grid items-center gap-x-3 border-b border-border px-4 last:border-b-0", wall ? "grid-cols-[auto_minmax(0,1fr)_auto] py-2.5 text-base" : "grid-cols-[auto_minmax(0,1fr)] py-2 text-[13px] md:grid-cols-[auto_minmax(0,1fr)_auto]")}>
       <StatusBadge state={run.state} mismatches={run.countMismatches} className={wall ? "h-6 text-sm [&_svg]:size-4" : undefined} />
       <div className="min-w-0">
         {/* The wall has no hover for the tooltip: there the name and notes wrap instead of ending in "…". */}
-        <Link href={runPath(run.id)} className={cn("block font-medium hover:underline", wall ? "break-words" : "truncate")} title={run.name}>
+        {/* And on a phone: there the row stacks and the name wraps (it was cut to "Q…" beside the figures). */}
+        <Link href={runPath(run.id)} className={cn("block font-medium hover:underline", wall ? "break-words" : "truncate max-md:break-words max-md:whitespace-normal")} title={run.name}>
           {run.name}
         </Link>
         {detail && <div title={detail} className={cn("text-failed", wall ? "text-sm break-words" : "truncate text-xs")}>{detail}</div>}
         {run.state === "succeeded" && run.countMismatches[0] && <div title={run.countMismatches[0].message} className={cn("text-stale", wall ? "text-sm break-words" : "truncate text-xs")}>{run.countMismatches[0].message}</div>}
       </div>
-      <div className={cn("text-right text-muted-fg tabular-nums", wall ? "text-sm" : "text-xs")}>
+      <div className={cn("text-muted-fg tabular-nums", wall ? "text-right text-sm" : "col-start-2 text-xs md:col-start-auto md:text-right")}>
         <div>
           {run.kind} · {run.host} · {formatDuration(run.durationS)}
         </div>

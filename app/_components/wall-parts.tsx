@@ -72,9 +72,9 @@ export function useWallFit(frame: RefObject<HTMLElement | null>, enabled: boolea
 
 function Figure({ value, label, tone }: { value: string; label: string; tone?: "stale" | "failed" | "running" }) {
   return (
-    <div className="min-w-0 rounded-lg border border-border bg-card px-4 py-2" data-testid="wall-figure">
+    <div className="flex min-w-0 flex-wrap items-baseline gap-x-3 rounded-lg border border-border bg-card px-4 py-1.5" data-testid="wall-figure">
       <div className={cn("text-3xl leading-tight font-semibold tabular-nums", tone === "stale" ? "text-stale" : tone === "failed" ? "text-failed" : tone === "running" ? "text-running" : "")}>{value}</div>
-      <div className="truncate text-sm text-muted-fg">{label}</div>
+      <div className="text-sm text-muted-fg">{label}</div>
     </div>
   );
 }
@@ -83,11 +83,11 @@ function Figure({ value, label, tone }: { value: string; label: string; tone?: "
  * The wall's headline row: running, stale, plans waiting for a person, hosts online and alerts, in
  * figures big enough to read across a room (the wall's type scales with the viewport width).
  */
-export function WallFigures({ running, stale, hostsOnline, hosts, alerts }: { running: number; stale: number; hostsOnline: number; hosts: number; alerts: number }) {
+export function WallFigures({ running, stale, hostsOnline, hosts, alerts, className }: { running: number; stale: number; hostsOnline: number; hosts: number; alerts: number; className?: string }) {
   const live = useLiveTopics(["plans"]);
   const { data: plans } = useQuery({ queryKey: pendingPlansQueryKey, queryFn: ({ signal }) => fetchPendingPlanCount(signal), refetchInterval: refetchIntervalFor(live) });
   return (
-    <div className="mb-4 grid grid-cols-5 gap-4">
+    <div className={cn("grid grid-cols-[1fr_1fr_1.3fr_1.3fr_1fr] gap-4", className)}>
       <Figure value={String(running)} label="running" tone="running" />
       <Figure value={String(stale)} label="stale" tone={stale > 0 ? "stale" : undefined} />
       <Figure value={plans === undefined ? "—" : String(plans)} label="plans waiting" tone={plans ? "stale" : undefined} />

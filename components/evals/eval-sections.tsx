@@ -31,8 +31,9 @@ export function EvalFigure({ label, value, note, accent }: { label: string; valu
   return (
     <div className="min-w-0 rounded-lg border border-border bg-card px-4 py-3">
       <div className="text-xs text-muted-fg">{label}</div>
-      <div className={cn("mt-0.5 text-2xl font-semibold tracking-tight tabular-nums", accent && "text-link")}>{value}</div>
-      <div className="mt-0.5 truncate text-xs text-muted-fg">{note}</div>
+      <div className={cn("mt-0.5 text-2xl font-semibold tracking-tight break-words tabular-nums", accent && "text-link")}>{value}</div>
+      {/* Wraps: a note ending in "…" had no tooltip ("coding τ 9.00: below the reference τ 12.…" on a phone). */}
+      <div className="mt-0.5 text-xs break-words text-muted-fg">{note}</div>
     </div>
   );
 }

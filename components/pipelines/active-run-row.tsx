@@ -3,18 +3,18 @@
 import Link from "next/link";
 import { OctagonAlert } from "lucide-react";
 import { StatusBadge } from "@/components/runs/status-badge";
-import { formatAge, formatCount, formatNumber } from "@/lib/format";
+import { formatAge, formatCount } from "@/lib/format";
 import { runPath } from "@/lib/paths";
 import type { ActiveRunView } from "@/lib/view-models/overview";
 import type { RunState } from "@/lib/view-models";
 import { cn } from "@/lib/utils";
 import { alertTitle } from "./alerts";
 import { ProgressBar, ProgressFiguresText } from "./progress-line";
+import { formatLatestMetrics } from "./units";
 
-/** "train/loss 0.25 @ step 20 · lr 1e-4 @ step 10"; a serving run's steps are scrape times (unix ms), not steps: no "@ step". */
+/** The run's latest metrics in one line; a serving run's steps are scrape times (unix ms), not steps: no "@ step". */
 function metricsText(run: ActiveRunView): string {
-  const at = (step: ActiveRunView["latestMetrics"][number]["step"]) => (run.kind === "serving" ? "" : ` @ step ${typeof step === "number" ? formatCount(step) : step}`);
-  return run.latestMetrics.map((m) => `${m.key} ${formatNumber(m.value)}${at(m.step)}`).join(" · ");
+  return formatLatestMetrics(run.latestMetrics, run.kind !== "serving");
 }
 
 /** "20 checkpoints scored · latest step 11,500 · 720 results". */
@@ -26,7 +26,10 @@ function evalText(e: NonNullable<ActiveRunView["evals"]>): string {
 /**
  * One running or stale run on the overview: name, kind, host and workers, a progress bar with
  * done/total, percent, rate and ETA in one line. A stale run is amber with "no push for 4 min",
- * never blue. `state` is re-derived by the caller on the server's clock.
+ * never blue. `state` is re-derived by the caller on the server's clock. On the `wall` the row is
+ * dense (a TV shows several runs at once): the figures get a column wide enough for one line, the
+ * name is clamped to two lines (`data-wall-clamp`), the status badge leads the line under it, and a
+ * stale run's "no push for …" joins its figures.
  */
 export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: ActiveRunView; state: RunState; serverNowMs: number; wall?: boolean }) {
   const stale = state === "stale";
@@ -36,28 +39,37 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
   // The wall and a phone have no hover for a tooltip: there the figure lines wrap instead of ending in "…"
   // (on the wall in full: it pages by the rows that fit, and a two-line clamp still cut "· lr 3e-4").
   const fit = wall ? "min-w-0 break-words" : "min-w-0 truncate max-md:line-clamp-2 max-md:break-words max-md:whitespace-normal";
+  const badge = <StatusBadge state={state} className={cn("shrink-0", wall ? "h-auto py-0.5 text-sm leading-tight [&_svg]:size-4" : "mt-px")} />;
   return (
     <li
       data-testid="active-run"
       data-state={state}
       className={cn(
-        "grid gap-x-6 gap-y-2 border-b border-border border-l-[3px] px-4 last:border-b-0",
-        wall ? "grid-cols-[minmax(18rem,1fr)_minmax(0,1.5fr)] py-4" : "grid-cols-1 py-3 md:grid-cols-[minmax(13rem,1fr)_minmax(0,1.6fr)]",
+        "grid border-b border-border border-l-[3px] px-4 last:border-b-0",
+        wall ? "grid-cols-[minmax(0,1fr)_minmax(0,2fr)] items-center gap-x-5 gap-y-1 py-2" : "grid-cols-1 gap-x-6 gap-y-2 py-3 md:grid-cols-[minmax(13rem,1fr)_minmax(0,1.6fr)]",
         stale ? "border-l-stale bg-stale-bg/45" : "border-l-transparent",
       )}
     >
       <div className="min-w-0">
         <div className="flex min-w-0 items-start gap-2">
-          <StatusBadge state={state} className={cn("shrink-0", wall ? "mt-0.5 h-6 text-sm [&_svg]:size-4" : "mt-px")} />
-          <Link href={runPath(run.id)} className={cn("rounded-sm font-semibold break-words hover:underline", wall ? "text-xl leading-7" : "line-clamp-2 text-sm")} title={run.name}>
+          {!wall && badge}
+          {/* The wall clamps long names to two lines: more runs per screen matter more there than the name's tail. */}
+          <Link
+            href={runPath(run.id)}
+            className={cn("line-clamp-2 rounded-sm font-semibold break-words hover:underline", wall ? "text-base leading-tight" : "text-sm")}
+            title={run.name}
+            data-wall-clamp={wall ? "" : undefined}
+          >
             {run.name}
           </Link>
         </div>
-        <div className={cn("mt-1 flex flex-wrap gap-x-2 text-muted-fg tabular-nums", wall ? "text-base" : "text-xs")}>
+        <div className={cn("mt-1 flex flex-wrap items-center gap-x-2 text-muted-fg tabular-nums", wall ? "gap-y-0.5 text-sm leading-tight" : "text-xs")}>
+          {wall && badge}
           <span>{run.kind}</span>
           <span aria-hidden>·</span>
           <span>{run.host}</span>
-          {run.workers > 0 && (
+          {/* On the wall only silent workers are news; the count alone wrapped the line. */}
+          {run.workers > 0 && !wall && (
             <>
               <span aria-hidden>·</span>
               <span>
@@ -66,7 +78,16 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
               </span>
             </>
           )}
-          {!stale && (
+          {wall && run.staleWorkers > 0 && !stale && (
+            <>
+              <span aria-hidden>·</span>
+              <span className="font-medium text-stale">
+                {run.staleWorkers} of {run.workers} workers silent
+              </span>
+            </>
+          )}
+          {/* Not on the wall: a running row there is fresh by definition (a silent one turns stale), and the line stays one line. */}
+          {!stale && !wall && (
             <>
               <span aria-hidden>·</span>
               <span title={`Last push ${run.lastPushAt}`}>updated {silentFor} ago</span>
@@ -74,7 +95,7 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
           )}
         </div>
         {run.activeAlerts.map((code) => (
-          <div key={code} className={cn("mt-1.5 flex items-center gap-1.5 font-medium text-failed", wall ? "text-base" : "text-xs")} role="alert">
+          <div key={code} className={cn("mt-1.5 flex items-center gap-1.5 font-medium text-failed", wall ? "text-sm" : "text-xs")} role="alert">
             <OctagonAlert aria-hidden className={wall ? "size-5" : "size-3.5"} />
             {alertTitle(code)}
           </div>
@@ -82,14 +103,14 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
       </div>
       <div className="min-w-0 self-center">
         {/* On its own line: beside the figures it squeezed them into an awkward wrap (wall, issue 12). */}
-        {stale && (
-          <div className={cn("mb-1 font-semibold text-stale tabular-nums", wall ? "text-lg" : "text-xs")} title={`Last push ${run.lastPushAt}`}>
+        {stale && !(wall && hasProgress) && (
+          <div className={cn("mb-1 font-semibold text-stale tabular-nums", wall ? "text-base leading-snug" : "text-xs")} title={`Last push ${run.lastPushAt}`}>
             {staleNote}
           </div>
         )}
-        <div className={cn("mb-1.5 flex items-baseline justify-between gap-3 text-muted-fg", wall ? "text-lg" : "text-[13px]")}>
+        <div className={cn("flex items-baseline justify-between gap-3 text-muted-fg", wall ? "mb-1 text-base leading-snug" : "mb-1.5 text-[13px]")}>
           {hasProgress ? (
-            <ProgressFiguresText progress={run.progress} state={state} />
+            <ProgressFiguresText progress={run.progress} state={state} staleNote={wall ? staleNote : undefined} className={wall ? "gap-x-2.5" : undefined} />
           ) : run.latestMetrics.length > 0 ? (
             <span className={cn("tabular-nums", fit)} title={metricsText(run)}>
               {metricsText(run)}
@@ -106,9 +127,9 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
             <span>{run.kind === "eval" ? "Waiting for the first scored checkpoint" : "Waiting for the first progress report"}</span>
           )}
         </div>
-        {hasProgress && <ProgressBar progress={run.progress} state={state} label={`${run.name} progress`} className={wall ? "h-3" : undefined} />}
+        {hasProgress && <ProgressBar progress={run.progress} state={state} label={`${run.name} progress`} className={wall ? "h-2.5" : undefined} />}
         {hasProgress && run.latestMetrics.length > 0 && (
-          <div className={cn("mt-1 text-muted-fg tabular-nums", fit, wall ? "text-base" : "text-xs")} title={metricsText(run)}>
+          <div className={cn("mt-1 text-muted-fg tabular-nums", fit, wall ? "text-sm leading-snug" : "text-xs")} title={metricsText(run)}>
             {metricsText(run)}
           </div>
         )}

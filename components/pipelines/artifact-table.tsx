@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { CheckpointUri } from "@/components/checkpoints/checkpoint-uri";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Pager, usePaged } from "@/components/ui/pager";
@@ -19,7 +20,15 @@ export function ArtifactTable({ artifacts, total }: { artifacts: readonly Artifa
   const paged = usePaged(artifacts, ARTIFACT_PAGE_SIZES);
   return (
     <>
-      <Table label="Artifacts">
+      {/* Fixed columns: a long URI is cut (with a tooltip and a copy button) instead of pushing Size and Time out of a half-width card. */}
+      <Table label="Artifacts" className="min-w-[36rem] table-fixed">
+        <colgroup>
+          {showStep && <col className="w-20" />}
+          <col className="w-24" />
+          <col />
+          <col className="w-24" />
+          <col className="w-28" />
+        </colgroup>
         <TableHeader>
           <TableRow className="hover:bg-transparent">
             {showStep && <TableHead className="text-right">Step</TableHead>}
@@ -34,16 +43,14 @@ export function ArtifactTable({ artifacts, total }: { artifacts: readonly Artifa
             <TableRow key={a.id}>
               {showStep && <TableCell className="text-right">{a.step === null ? MISSING : typeof a.step === "number" ? formatCount(a.step) : a.step}</TableCell>}
               <TableCell className="text-muted-fg">{a.kind}</TableCell>
-              <TableCell className="max-w-[36rem]">
+              <TableCell>
                 <span className="flex min-w-0 items-center gap-1">
                   {a.kind === "checkpoint" ? (
-                    <Link href={checkpointPath(a.uri)} className="truncate rounded-sm font-mono text-xs text-link hover:underline" title={`${a.uri}: who produced, scored and served this checkpoint`}>
-                      {a.uri}
+                    <Link href={checkpointPath(a.uri)} className="min-w-0 rounded-sm hover:underline [&_[data-uri-tail]]:text-link" aria-label={a.uri} title={`${a.uri}: who produced, scored and served this checkpoint`}>
+                      <CheckpointUri uri={a.uri} />
                     </Link>
                   ) : (
-                    <span className="truncate font-mono text-xs" title={a.uri}>
-                      {a.uri}
-                    </span>
+                    <CheckpointUri uri={a.uri} />
                   )}
                   <CopyButton text={a.uri} label="Copy URI" />
                 </span>

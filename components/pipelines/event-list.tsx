@@ -62,7 +62,7 @@ export function EventList({
             data-level={e.level}
             className={cn(
               "flex gap-2.5 px-4",
-              wall ? "py-2.5 text-base" : "py-2 text-[13px]",
+              wall ? "py-2 text-sm" : "py-2 text-[13px]",
               alert && (e.level === "error" ? "bg-failed-bg/60" : "bg-stale-bg/50"),
               !alert && e.level === "error" && "bg-failed-bg/25",
             )}

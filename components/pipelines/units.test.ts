@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { formatAxisValue, metricYAxis, nonFiniteLabel } from "@/components/charts/metric-chart";
-import { formatBytes, formatDoneTotal, formatEta, formatFraction, formatInterval, formatRate } from "./units";
+import { formatBytes, formatDoneTotal, formatEta, formatFraction, formatInterval, formatLatestMetrics, formatRate } from "./units";
 
 describe("pipeline units", () => {
   test("bytes in SI units", () => {
@@ -50,4 +50,17 @@ describe("metric chart axes", () => {
     expect(nonFiniteLabel(Infinity, "9223372036854775807")).toBe("+∞ at step 9223372036854775807");
     expect(nonFiniteLabel(-Infinity, 7)).toBe("−∞ at step 7");
   });
+});
+
+test("latest metrics at one step name the step once; at different steps each names its own; serving runs name none", () => {
+  const atOneStep = [
+    { key: "loss", step: 5_000, value: 0.984 },
+    { key: "grad_norm", step: 5_000, value: 0.942 },
+    { key: "lr", step: 5_000, value: 3e-4 },
+  ];
+  expect(formatLatestMetrics(atOneStep)).toBe("loss 0.984 · grad_norm 0.942 · lr 3e-4 @ step 5,000");
+  expect(formatLatestMetrics([{ key: "train/loss", step: 20, value: 0.25 }, { key: "lr", step: 10, value: 1e-4 }])).toBe("train/loss 0.250 @ step 20 · lr 1e-4 @ step 10");
+  expect(formatLatestMetrics([{ key: "loss", step: 20, value: 0.25 }])).toBe("loss 0.250 @ step 20");
+  expect(formatLatestMetrics([{ key: "serving/running_requests", step: 1_764_000_000_000, value: 21 }], false)).toBe("serving/running_requests 21");
+  expect(formatLatestMetrics([])).toBe("");
 });

@@ -80,3 +80,17 @@ export function formatInterval(seconds: number): string {
   if (seconds % 86_400 === 0) return `${seconds / 86_400} d`;
   return formatDuration(seconds);
 }
+
+/**
+ * A run's latest metrics in one line. Metrics logged at one step name it once, at the end ("loss
+ * 0.984 · grad_norm 0.942 · lr 3e-4 @ step 5,000"); otherwise each names its own ("train/loss 0.25
+ * @ step 20 · lr 1e-4 @ step 10"). `steps: false` leaves steps out (a serving run's steps are
+ * scrape times in unix ms, not training steps).
+ */
+export function formatLatestMetrics(metrics: ReadonlyArray<{ key: string; step: number | string; value: number }>, steps = true): string {
+  const at = (step: number | string) => ` @ step ${typeof step === "number" ? formatCount(step) : step}`;
+  const first = metrics[0];
+  const shared = steps && first !== undefined && metrics.length > 1 && metrics.every((m) => m.step === first.step);
+  const line = metrics.map((m) => `${m.key} ${formatNumber(m.value)}${steps && !shared ? at(m.step) : ""}`).join(" · ");
+  return shared ? `${line}${at(first.step)}` : line;
+}

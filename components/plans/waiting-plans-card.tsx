@@ -19,7 +19,8 @@ import { fetchWaitingPlans, planPath, waitingPlansQueryKey } from "./queries";
  * The overview's "Waiting for a person" card: each plan an agent (or worker) waits on — which
  * agent, on which host, in which session and project, since when — with a link to decide it.
  * Live on topic `plans`; renders nothing while no plan waits. Plans past their expiry leave it on
- * the server's clock.
+ * the server's clock. Below md (no hover on a phone) titles and names wrap in full instead of
+ * ending in "…".
  */
 export function WaitingPlansCard({ initial, renderedAt }: { initial: PlanListView; renderedAt: number }) {
   const live = useLiveTopics(["plans"]);
@@ -52,23 +53,23 @@ export function WaitingPlansCard({ initial, renderedAt }: { initial: PlanListVie
         {waiting.map((p) => (
           <li key={p.id} className="grid grid-cols-[minmax(0,1fr)_auto] items-center gap-x-3 gap-y-1 px-4 py-2 text-[13px]">
             <div className="min-w-0">
-              <Link href={planPath(p.id)} className="line-clamp-2 font-medium [overflow-wrap:anywhere] hover:underline" title={p.title}>
+              <Link href={planPath(p.id)} className="font-medium [overflow-wrap:anywhere] hover:underline md:line-clamp-2" title={p.title}>
                 {p.title}
               </Link>
               <div className="flex min-w-0 flex-wrap items-center gap-x-1.5 text-xs text-muted-fg [&>*+*]:before:mr-1.5 [&>*+*]:before:content-['·']">
                 <span className="inline-flex min-w-0 max-w-full items-center gap-1">
                   {p.session ? <SessionSourceLabel source={p.session.source} /> : "A worker"}
-                  <span className="truncate" title={p.host}>
+                  <span className="truncate max-md:wrap-anywhere max-md:whitespace-normal" title={p.host}>
                     on {p.host}
                   </span>
                 </span>
                 {p.session && (
-                  <Link href={sessionPath(p.session.id)} className="min-w-0 truncate hover:underline" title={`${sessionLabel(p.session)}\n${p.session.key}`}>
+                  <Link href={sessionPath(p.session.id)} className="min-w-0 truncate hover:underline max-md:wrap-anywhere max-md:whitespace-normal" title={`${sessionLabel(p.session)}\n${p.session.key}`}>
                     {/* Without a title the opaque session id says nothing: the project names it. */}
                     {p.session.title ? `session ${p.session.title}` : p.session.project ? `session in project ${p.session.project}` : `session ${p.session.key}`}
                   </Link>
                 )}
-                {p.session?.title && p.session.project && <span className="truncate">project {p.session.project}</span>}
+                {p.session?.title && p.session.project && <span className="truncate max-md:wrap-anywhere max-md:whitespace-normal">project {p.session.project}</span>}
                 <span className="whitespace-nowrap tabular-nums">
                   waiting since <RelativeTime iso={p.proposedAt} />
                 </span>

@@ -4,6 +4,7 @@ import type { RunState } from "@/lib/view-models";
  * strings, except the item histories, which keep the epoch-millisecond fields (`*Ms`) of
  * lib/metrics/todos.ts so the browser can run the same math (stuck items at its own threshold).
  */
+import { IMPORTED_SESSION_SOURCES } from "@/lib/metrics/session-clock";
 import type { TodoItemHistory } from "@/lib/metrics/todos";
 
 /** Where a session's todo lists come from: imported opencode / Claude Code files, or pushed live. */
@@ -132,3 +133,23 @@ export function sessionLabel(s: { title: string | null; key: string; project?: s
   if (s.project) return s.gitBranch ? `${s.project} · ${s.gitBranch}` : s.project;
   return s.key;
 }
+
+/**
+ * Whether a session can still change, for its page's header: "ended" once its agent reported the
+ * end (`session.activity` ended; /sessions says "Ended" too), "imported" for a file read after the
+ * fact with no live state (a record of the past), else "live" (the agent may write again).
+ */
+export type SessionFeed = "live" | "ended" | "imported";
+
+/** The {@link SessionFeed} of a session, from its live state and source. */
+export function sessionFeed(s: { source: string; live: Pick<SessionLiveView, "state"> | null }): SessionFeed {
+  if (s.live?.state === "ended") return "ended";
+  if (s.live === null && IMPORTED_SESSION_SOURCES.includes(s.source)) return "imported";
+  return "live";
+}
+
+/** What "Ended" and "Imported" mean, for their tooltips on /sessions and the session page. */
+export const SESSION_FEED_NOTE: Record<Exclude<SessionFeed, "live">, string> = {
+  ended: "The agent ended this session: nothing new is expected (the page still updates if it resumes)",
+  imported: "Read from a file with pitwall import: a record of the past, not a live session",
+};

@@ -58,7 +58,7 @@ export function CheckpointsView({ initial, renderedAt }: { initial: CheckpointLi
             <colgroup>
               <col />
               <col className="w-28" />
-              <col className="w-56" />
+              <col className="w-[28%]" />
               <col className="w-24" />
               <col className="w-24" />
               <col className="w-28" />
@@ -79,7 +79,7 @@ export function CheckpointsView({ initial, renderedAt }: { initial: CheckpointLi
               {rows.map((c) => (
                 <TableRow key={c.uri}>
                   <TableCell>
-                    <Link href={checkpointPath(c.uri)} className="block truncate rounded-sm hover:underline" aria-label={`Checkpoint ${c.uri}`}>
+                    <Link href={checkpointPath(c.uri)} className="block rounded-sm hover:underline" aria-label={`Checkpoint ${c.uri}`}>
                       <CheckpointUri uri={c.uri} />
                     </Link>
                   </TableCell>

@@ -104,23 +104,22 @@ export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverv
               <TauChart series={series} baselines={data.baselines} height={CHART_HEIGHT} />
             </CardContent>
           </Card>
-          <div className="grid gap-4 2xl:grid-cols-[minmax(0,3fr)_minmax(0,4fr)]">
-            <Card className="min-w-0">
-              <CardHeader>
-                <CardTitle>τ by category at each run&apos;s latest checkpoint</CardTitle>
-              </CardHeader>
-              <CardContent>
-                <TauCategoryBars series={bars} baselines={data.baselines} />
-              </CardContent>
-            </Card>
-            <Card className="min-w-0 2xl:self-start">
-              <CardHeader>
-                <CardTitle>Training runs</CardTitle>
-                <CardDescription>checkpoints are matched to the run that saved them (run.artifact URI), else to the run holding the results</CardDescription>
-              </CardHeader>
-              <LineTable lines={lines} baselines={data.baselines} category={filters.category ?? null} />
-            </Card>
-          </div>
+          {/* Full width: beside the category chart (2xl) the table cut the run names ("DFlash drafter b16 · Qwe…", where run 6 and run 7 differ) and scrolled. */}
+          <Card className="min-w-0">
+            <CardHeader>
+              <CardTitle>Training runs</CardTitle>
+              <CardDescription>checkpoints are matched to the run that saved them (run.artifact URI), else to the run holding the results</CardDescription>
+            </CardHeader>
+            <LineTable lines={lines} baselines={data.baselines} category={filters.category ?? null} />
+          </Card>
+          <Card className="min-w-0">
+            <CardHeader>
+              <CardTitle>τ by category at each run&apos;s latest checkpoint</CardTitle>
+            </CardHeader>
+            <CardContent>
+              <TauCategoryBars series={bars} baselines={data.baselines} />
+            </CardContent>
+          </Card>
         </>
       )}
     </div>
@@ -193,7 +192,7 @@ function LineTable({ lines, baselines, category }: { lines: TauLineView[]; basel
           const lineRefs = refs[i]!;
           return (
             <TableRow key={l.key}>
-              <TableCell className="max-w-72">
+              <TableCell className="max-w-96">
                 <span className="flex min-w-0 items-center gap-1.5">
                   <span aria-hidden className="size-2 shrink-0 rounded-full" style={{ background: seriesColor(i) }} />
                   <Link href={runPath(l.run.id)} className="truncate font-medium hover:underline" title={l.run.name}>
@@ -207,7 +206,7 @@ function LineTable({ lines, baselines, category }: { lines: TauLineView[]; basel
                   </span>
                 )}
               </TableCell>
-              <TableCell className="max-w-56 truncate text-muted-fg">
+              <TableCell className="max-w-72 truncate text-muted-fg" title={others.map((r) => r.name).join(", ") || undefined}>
                 {others.length === 0
                   ? "itself"
                   : others.map((r, j) => (

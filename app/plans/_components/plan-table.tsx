@@ -60,7 +60,7 @@ export function PlanTable({ plans, serverNow, pending, canDecide = false }: { pl
               )}
               <TableCell className="overflow-hidden">
                 <div className="flex min-w-0 items-center gap-2">
-                  <Link href={planPath(p.id)} className="truncate rounded-sm font-medium hover:underline" title={p.title}>
+                  <Link href={planPath(p.id)} className="min-w-0 truncate rounded-sm font-medium hover:underline max-md:wrap-anywhere max-md:whitespace-normal" title={p.title}>
                     {p.title}
                   </Link>
                   {pending && p.basedOnStaleState && (

@@ -10,7 +10,7 @@ import { TodoProgress } from "@/components/sessions/todo-progress";
 import { TruncatedMarker } from "@/components/sessions/todo-item";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { MISSING } from "@/lib/format";
-import { sessionLabel, type SessionSummaryView } from "@/lib/view-models/sessions";
+import { SESSION_FEED_NOTE, sessionFeed, sessionLabel, type SessionSummaryView } from "@/lib/view-models/sessions";
 
 /** The session list: source, live state (and since when), title, host, times, progress and what the agent is doing now. */
 export function SessionsTable({ sessions }: { sessions: SessionSummaryView[] }) {
@@ -45,7 +45,17 @@ export function SessionsTable({ sessions }: { sessions: SessionSummaryView[] }) 
               <TableCell>
                 <SessionSourceLabel source={s.source} />
               </TableCell>
-              <TableCell className="overflow-hidden py-1.5">{s.live ? <LiveStateBadge live={s.live} /> : <span className="text-muted-fg">{MISSING}</span>}</TableCell>
+              <TableCell className="overflow-hidden py-1.5">
+                {s.live ? (
+                  <LiveStateBadge live={s.live} />
+                ) : sessionFeed(s) === "imported" ? (
+                  <span className="text-xs text-muted-fg" title={SESSION_FEED_NOTE.imported}>
+                    Imported
+                  </span>
+                ) : (
+                  <span className="text-muted-fg">{MISSING}</span>
+                )}
+              </TableCell>
               <TableCell className="overflow-hidden">
                 <Link href={sessionPath(s.id)} className="block truncate rounded-sm font-medium hover:underline" title={s.title ? `${s.title}\n${s.key}` : s.key}>
                   {s.title || s.project ? sessionLabel(s) : <span className="font-mono text-xs">{s.key}</span>}

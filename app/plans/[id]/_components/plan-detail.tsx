@@ -66,7 +66,7 @@ export function PlanDetail({ initial, renderedAt, canDecide, viewerName }: { ini
     <div className="grid gap-4">
       <div className="grid gap-2">
         <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
-          <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight" title={plan.title}>
+          <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight max-md:wrap-anywhere max-md:whitespace-normal" title={plan.title}>
             {plan.title}
           </h1>
           <PlanStateBadge state={state} />
@@ -260,7 +260,7 @@ function SessionCard({ plan }: { plan: PlanDetailView }) {
             {s.current && (
               <p className="flex min-w-0 items-center gap-1.5 text-xs" title={s.current.content}>
                 <span aria-hidden className="size-1.5 shrink-0 rounded-full bg-running" />
-                <span className="truncate text-running">{s.current.activeForm ?? s.current.content}</span>
+                <span className="min-w-0 truncate text-running max-md:break-words max-md:whitespace-normal">{s.current.activeForm ?? s.current.content}</span>
               </p>
             )}
             <p className="text-xs text-muted-fg">

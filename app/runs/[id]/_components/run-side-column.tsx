@@ -72,7 +72,7 @@ function LineageCard({ runId, artifacts }: { runId: number; artifacts: readonly 
         {scoredBy.length > 0 && (
           <LinkGroup title="Scored by" more={0}>
             {scoredBy.map((r) => (
-              <Link key={r.id} href={runPath(r.id)} className="truncate rounded-sm text-link hover:underline">
+              <Link key={r.id} href={runPath(r.id)} className="truncate rounded-sm text-link hover:underline max-md:break-words max-md:whitespace-normal" title={r.name}>
                 {r.name}
               </Link>
             ))}

@@ -14,7 +14,7 @@ import { TodoProgress } from "@/components/sessions/todo-progress";
 import { MISSING } from "@/lib/format";
 import { stuckItems } from "@/lib/metrics/todos";
 import type { PlanListView } from "@/lib/view-models/plans";
-import { sessionLabel, type SessionDetailView } from "@/lib/view-models/sessions";
+import { SESSION_FEED_NOTE, sessionFeed, sessionLabel, type SessionDetailView, type SessionFeed } from "@/lib/view-models/sessions";
 import { LiveStateBadge } from "@/components/sessions/live-state";
 import { cn } from "@/lib/utils";
 import { CurrentList } from "./current-list";
@@ -70,20 +70,11 @@ export function SessionDetail({ initial, initialPlans, renderedAt }: { initial: 
     <div className="grid gap-4">
       <div className="grid gap-2">
         <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
-          <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight" title={sessionLabel(session)}>
+          <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight max-md:wrap-anywhere max-md:whitespace-normal" title={sessionLabel(session)}>
             {sessionLabel(session)}
           </h1>
           <TodoProgress progress={session.progress} barClassName="h-2 w-28" className="text-[13px]" />
-          <span
-            className="ml-auto inline-flex h-6 items-center gap-2 rounded-full border border-border bg-card px-2.5 text-xs text-muted-fg"
-            title={connected ? "Live: new snapshots appear as the agent writes them" : "Live connection down: polling every 5 s"}
-          >
-            <span aria-hidden className={cn("size-2 rounded-full", connected ? "bg-succeeded" : "bg-stale")} />
-            <span className="font-medium text-foreground">{connected ? "Live" : "Polling"}</span>
-            <span>
-              last todo write <RelativeTime iso={session.lastUpdateAt} />
-            </span>
-          </span>
+          <SessionFeedPill feed={sessionFeed(session)} connected={connected} lastUpdateAt={session.lastUpdateAt} />
         </div>
         <dl className="flex flex-wrap items-center gap-x-5 gap-y-1 text-[13px] text-muted-fg tabular-nums">
           {session.live && (
@@ -131,5 +122,30 @@ export function SessionDetail({ initial, initialPlans, renderedAt }: { initial: 
         </div>
       </div>
     </div>
+  );
+}
+
+const FEED_LABEL: Record<Exclude<SessionFeed, "live">, string> = { ended: "Ended", imported: "Imported" };
+
+/**
+ * The header's "is this still moving" pill: "Live" (or "Polling" while the live connection is
+ * down) only for a session that can still change; an ended or imported one says so in grey, so the
+ * connection's "Live" never reads as "this session is live".
+ */
+function SessionFeedPill({ feed, connected, lastUpdateAt }: { feed: SessionFeed; connected: boolean; lastUpdateAt: string }) {
+  const [dot, label, title] =
+    feed === "live"
+      ? connected
+        ? ["bg-succeeded", "Live", "Live: new snapshots appear as the agent writes them"]
+        : ["bg-stale", "Polling", "Live connection down: polling every 5 s"]
+      : ["bg-muted-fg", FEED_LABEL[feed], SESSION_FEED_NOTE[feed]];
+  return (
+    <span className="ml-auto inline-flex h-6 items-center gap-2 rounded-full border border-border bg-card px-2.5 text-xs text-muted-fg" title={title} data-testid="session-feed" data-feed={feed}>
+      <span aria-hidden className={cn("size-2 rounded-full", dot)} />
+      <span className="font-medium text-foreground">{label}</span>
+      <span>
+        last todo write <RelativeTime iso={lastUpdateAt} />
+      </span>
+    </span>
   );
 }

@@ -44,7 +44,7 @@ export function SessionPlans({ plans, runs }: { plans: PlanListView; runs: Sessi
             <li key={p.id} className="grid gap-1 px-4 py-2">
               <div className="flex min-w-0 items-center gap-2">
                 <PlanStateBadge state={p.state} />
-                <Link href={planPath(p.id)} className="min-w-0 truncate rounded-sm text-[13px] font-medium hover:underline" title={p.title}>
+                <Link href={planPath(p.id)} className="min-w-0 truncate rounded-sm text-[13px] font-medium hover:underline max-md:wrap-anywhere max-md:whitespace-normal" title={p.title}>
                   {p.title}
                 </Link>
                 <RelativeTime iso={p.proposedAt} className="ml-auto shrink-0 text-xs text-muted-fg" />
