@@ -221,7 +221,8 @@ export async function getSession(db: PrismaClient, id: number, now: Date = new D
   const latest = snapshots.at(-1)?.items ?? [];
   const items = latest.map((item, j) => ({ ...todoItemView(item), historyKey: historyKeyOf(matches, snapshots.length - 1, j) }));
   // Open statuses are counted up to the session's own clock (its last snapshot when imported).
-  const histories = itemHistories(snapshots, sessionClockMs(row, now.getTime())).map((h) => ({ ...h, truncated: isProbablyTruncated(h.content) }));
+  const summary = toSummary(row, latest, total);
+  const histories = itemHistories(snapshots, sessionClockMs(summary, now.getTime())).map((h) => ({ ...h, truncated: isProbablyTruncated(h.content) }));
   const runs = await db.run.findMany({
     where: { sessionId: id },
     orderBy: [{ startedAt: "desc" }, { id: "desc" }],
@@ -229,7 +230,7 @@ export async function getSession(db: PrismaClient, id: number, now: Date = new D
     select: { id: true, name: true, kind: true, status: true, lastPushAt: true, stallAfterS: true, startedAt: true },
   });
   return {
-    ...toSummary(row, latest, total),
+    ...summary,
     asOf: isoTime(now),
     items,
     timeline,
