@@ -80,7 +80,7 @@ async function runRound(opts: IngestOptions, round: number, env: Awaited<ReturnT
   const server = env.server!;
   const total = opts.workers * opts.frames * opts.points;
   // Every round starts from empty metric tables, like the anchors' fresh tables.
-  await db.query(`TRUNCATE "MetricPoint", "MetricTier", "MetricNonFinite"`);
+  await db.query(`TRUNCATE "MetricRow", "MetricBlock", "MetricTier", "MetricNonFinite"`);
   if ((await db.query(`SELECT to_regclass('"MetricSeries"') AS t`)).rows[0].t) await db.query(`TRUNCATE "MetricSeries"`);
   await db.query("CHECKPOINT");
 

@@ -24,16 +24,20 @@ async function runSeries({ full, log }: { full: boolean; log: (line: string) => 
   log(`loading ${fmtInt(points)} points of 'loss' by SQL (spike ${SPIKE_VALUE} at step ${fmtInt(spikeStep)}, NaN every 100,003 steps)`);
   let t0 = performance.now();
   await pool.query(
-    `INSERT INTO "MetricPoint" ("runId", key, step, value, ts)
-     SELECT $1, 'loss', s, CASE WHEN s = $3 THEN ${SPIKE_VALUE} WHEN s % 100003 = 77 THEN 'NaN'::float8 ELSE 2.0 / (1 + s / 5000.0) + 0.05 * sin(s) END, now()
-       FROM generate_series(0, $2::int8 - 1) AS s`,
+    // Stored as ingest stores an appending run: blocks of 100 points (a 1,000-point frame of 10 keys).
+    `INSERT INTO "MetricBlock" ("runId", key, "firstStep", "lastStep", steps, "values", "tsMs")
+     SELECT $1, 'loss', min(s), max(s), array_agg(s ORDER BY s), array_agg(v ORDER BY s), array_agg(ms ORDER BY s)
+       FROM generate_series(0, $2::int8 - 1) AS s
+      CROSS JOIN LATERAL (SELECT CASE WHEN s = $3 THEN ${SPIKE_VALUE} WHEN s % 100003 = 77 THEN 'NaN'::float8 ELSE 2.0 / (1 + s / 5000.0) + 0.05 * sin(s) END AS v,
+                                 (extract(epoch FROM now()) * 1000)::int8 AS ms) AS x
+      GROUP BY s / 100`,
     [runId, points, spikeStep],
   );
   const loadS = (performance.now() - t0) / 1000;
   t0 = performance.now();
   await rebuildRunTiers(pool, runId);
   const tierS = (performance.now() - t0) / 1000;
-  await pool.query(`VACUUM ANALYZE "MetricPoint"`);
+  await pool.query(`VACUUM ANALYZE "MetricBlock"`);
   await pool.query(`VACUUM ANALYZE "MetricTier"`);
   const tierRows = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM "MetricTier" WHERE "runId" = $1`, [runId])).rows[0]!.n;
   const nonFinite = Math.floor((points - 1 - 77) / 100003) + 1;

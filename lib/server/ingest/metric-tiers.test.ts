@@ -124,7 +124,7 @@ describe("metric tiers", () => {
     await expectExact(id);
   });
 
-  test("batches of 256+ points: appends COPYed straight into MetricPoint, then a resumed attempt (replaced and out-of-order steps), then appends again stay exact", async () => {
+  test("batches of 256+ points: appends stored as blocks, then a resumed attempt (replaced and out-of-order steps), then appends again stay exact", async () => {
     const { run, id } = await startRun("training");
     const frame = (steps: number[], value: (step: number) => number | string) => ({
       type: "run.metrics",
@@ -136,9 +136,12 @@ describe("metric tiers", () => {
     await ingest(frame(range(0, 200), (s) => 2 - s / 1000), frame(range(200, 400), (s) => (s === 300 ? "NaN" : 2 - s / 1000)));
     await ingest(frame(range(400, 700), (s) => (s === 650 ? 40 : 1)));
     await expectExact(id);
+    expect(await storage(id)).toEqual({ rows: 0, blocks: 4, blockPoints: 1400 });
     // A resumed attempt from step 600: re-sends 600..699 (the spike at 650 replaced), adds 700..799.
     await ingest(frame(range(600, 800), () => 0.5));
     await expectExact(id);
+    // The block holding 400..699 became rows (and took the replaced values); 700..799 went the same way as that batch.
+    expect(await storage(id)).toEqual({ rows: 2 * 400, blocks: 2, blockPoints: 800 });
     // Out of order: steps below the highest that were never stored (a gap), plus existing ones.
     // (Points deleted by SQL leave "MetricSeries" as it was: the highest step may only be too high, never too low.)
     await pool.query(`DELETE FROM "MetricPoint" WHERE "runId" = $1 AND step BETWEEN 100 AND 299`, [id]);
@@ -182,3 +185,14 @@ describe("metric tiers", () => {
     expect(spike.rows[0]).toEqual({ maxValue: 399 });
   });
 });
+
+/** How run `runId`'s points are stored: rows of "MetricRow", blocks of "MetricBlock" and the points in them. */
+async function storage(runId: number): Promise<{ rows: number; blocks: number; blockPoints: number }> {
+  const r = await pool.query(
+    `SELECT (SELECT count(*) FROM "MetricRow" WHERE "runId" = $1)::int AS rows,
+            (SELECT count(*) FROM "MetricBlock" WHERE "runId" = $1)::int AS blocks,
+            (SELECT coalesce(sum(cardinality(steps)), 0) FROM "MetricBlock" WHERE "runId" = $1)::int AS "blockPoints"`,
+    [runId],
+  );
+  return r.rows[0];
+}

@@ -129,9 +129,8 @@ async function readPieces(db: PrismaClient, runId: number, plans: ReadonlyMap<st
           AND t.bucket BETWEEN r.lo << e.up AND ((r.hi + 1) << e.up) - 1
        UNION ALL
        SELECT 1, 0, m.step, m.value, m.step, m.value, m.step, m.value, m.step, m.value
-         FROM "MetricPoint" m
-        WHERE r.bits = 0 AND m."runId" = ${runId} AND m.key = r.key AND m.step BETWEEN r.lo AND r.hi
-          AND m.value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)
+         FROM pitwall_metric_points(${runId}::int4, r.key, r.lo, r.hi) m
+        WHERE r.bits = 0 AND m.value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)
      ) AS x`;
   for (const r of rows) {
     let list = out.get(r.key);
@@ -148,7 +147,7 @@ async function readRaw(db: PrismaClient, runId: number, ranges: ReadonlyArray<{ 
   const rows = await db.$queryRaw<Array<{ key: string; step: bigint; value: number }>>`
     SELECT r.key, m.step, m.value
       FROM unnest(${ranges.map((r) => r.key)}::text[], ${ranges.map((r) => r.lo.toString())}::int8[], ${ranges.map((r) => r.hi.toString())}::int8[]) AS r(key, lo, hi)
-      JOIN "MetricPoint" m ON m."runId" = ${runId} AND m.key = r.key AND m.step BETWEEN r.lo AND r.hi
+     CROSS JOIN LATERAL pitwall_metric_points(${runId}::int4, r.key, r.lo, r.hi) m
      WHERE m.value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)
      ORDER BY r.key, m.step`;
   for (const r of rows) {

@@ -51,9 +51,13 @@ export async function getHostServing(db: PrismaClient, name: string, now: Date =
   });
   // A series that began within the hour is drawn from its first scrape, not as a sliver at the right edge.
   const first = rows.length
-    ? await db.metricPoint.aggregate({ where: { runId: { in: rows.map((r) => r.id) }, step: { gte: BigInt(fromMs), lte: BigInt(toMs) } }, _min: { step: true } })
+    ? (
+        await db.$queryRaw<Array<{ step: bigint | null }>>`
+          SELECT min(step) AS step FROM "MetricPoint"
+           WHERE "runId" = ANY(${rows.map((r) => r.id)}::int4[]) AND step BETWEEN ${BigInt(fromMs)} AND ${BigInt(toMs)}`
+      )[0]?.step
     : null;
-  const firstMs = first?._min.step === null || first?._min.step === undefined ? fromMs : Number(first._min.step);
+  const firstMs = first === null || first === undefined ? fromMs : Number(first);
   const windowFromMs = Math.max(fromMs, Math.min(firstMs - FIRST_SCRAPE_MARGIN_MS, toMs - MIN_WINDOW_MS));
   return { fromMs: windowFromMs, toMs, runs: await servingRuns(db, rows, windowFromMs, toMs, now) };
 }

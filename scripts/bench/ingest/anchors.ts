@@ -1,7 +1,7 @@
 /**
  * The `ingest` scenario's anchors: the same rows loaded without Pitwall — `COPY … FROM STDIN`
  * (text format, pg-copy-streams) and a bare `INSERT … SELECT FROM unnest(…)` into fresh tables
- * with MetricPoint's columns and primary key — and a Prometheus Pushgateway started on a free
+ * with the columns and primary key of a MetricPoint row (table "MetricRow") — and a Prometheus Pushgateway started on a free
  * loopback port (Debian's `prometheus-pushgateway`, no persistence file).
  */
 import { spawn } from "node:child_process";
@@ -15,10 +15,10 @@ import { from as copyFrom } from "pg-copy-streams";
 import { HOST, onCleanup, sleep } from "../support";
 import { copyText, unnestChunks, type IngestOptions } from "./workload";
 
-/** Creates (replacing) table `name` with MetricPoint's columns, defaults and primary key. */
+/** Creates (replacing) table `name` with the columns, defaults and primary key of "MetricRow" (one row per point). */
 export async function freshPointTable(db: pg.Pool, name: string): Promise<void> {
   await db.query(`DROP TABLE IF EXISTS ${name}`);
-  await db.query(`CREATE TABLE ${name} (LIKE "MetricPoint" INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES)`);
+  await db.query(`CREATE TABLE ${name} (LIKE "MetricRow" INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES)`);
 }
 
 /**

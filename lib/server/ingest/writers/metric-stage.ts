@@ -7,12 +7,12 @@ import { from as copyFrom } from "pg-copy-streams";
  * COPY paths of `run.metrics` ingest. Rows get to PostgreSQL by `COPY … FROM STDIN` in text
  * format, which PostgreSQL parses per line, without the per-value array encoding/decoding of
  * `unnest($1::text[], …)`:
- * - straight into "MetricPoint" ({@link copyPoints}) when every step of the batch is new (the
- *   append-only case, metrics.ts decides);
+ * - as blocks into "MetricBlock" ({@link copyBlocks}; metric-blocks.ts) when every step of the
+ *   run's batch is new (the append-only case, metrics.ts decides);
  * - else into the staging table {@link STAGE_TABLE} ({@link copyRows}), a temporary table per
  *   pooled connection (created on first use, kept for the connection's life), emptied at every
  *   COMMIT or ROLLBACK (`ON COMMIT DELETE ROWS` truncates it in place: no catalog churn per
- *   batch), which metrics.ts merges into "MetricPoint" with `ON CONFLICT DO UPDATE`.
+ *   batch), which metrics.ts merges into "MetricRow" with `ON CONFLICT DO UPDATE`.
  */
 export const STAGE_TABLE = "pitwall_metric_stage";
 
@@ -32,13 +32,27 @@ export async function copyRows(client: pg.PoolClient, chunks: readonly string[],
 }
 
 /**
- * Appends COPY text-format lines (`runId \t key \t step \t value \t ts`) straight to "MetricPoint"
- * in one round trip. Only for rows that do not exist yet: a stored (run, key, step) fails the
- * whole transaction with 23505. Must run inside the caller's transaction.
- * @throws what PostgreSQL raises for a bad line (class 22) or an existing row (23505).
+ * Appends COPY text-format lines of "MetricBlock" (metric-blocks.ts, blockLines) in one round
+ * trip. Must run inside the caller's transaction.
+ * @throws what PostgreSQL raises for a bad line (class 22) or an existing block (23505).
  */
-export async function copyPoints(client: pg.PoolClient, chunks: readonly string[]): Promise<void> {
-  await copyIn(client, `COPY "MetricPoint" ("runId", key, step, value, ts) FROM STDIN`, chunks);
+export async function copyBlocks(client: pg.PoolClient, lines: readonly string[]): Promise<void> {
+  await copyIn(client, `COPY "MetricBlock" ("runId", key, "firstStep", "lastStep", steps, "values", "tsMs") FROM STDIN`, chunked(lines));
+}
+
+/** Whole lines joined into strings of about 1 MiB: one write (and one CopyData message) each. */
+function chunked(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  let text = "";
+  for (const line of lines) {
+    text += line;
+    if (text.length >= 1 << 20) {
+      out.push(text);
+      text = "";
+    }
+  }
+  if (text) out.push(text);
+  return out;
 }
 
 async function copyIn(client: pg.PoolClient, sql: string, chunks: readonly string[]): Promise<void> {
@@ -50,4 +64,9 @@ async function copyIn(client: pg.PoolClient, sql: string, chunks: readonly strin
   }
   stream.end();
   await done;
+}
+
+/** A value as a COPY text-format field: backslash, tab, newline and carriage return escaped. */
+export function escapeCopyText(s: string): string {
+  return /[\\\t\n\r]/.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => (c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r")) : s;
 }

@@ -4,7 +4,7 @@ import type { TierPromotion } from "./metric-series";
 
 /**
  * Keeps "MetricTier" (lib/metrics/tiers.ts) and "MetricNonFinite" current for one run's batch of
- * metric points, inside the ingest transaction that wrote them to "MetricPoint":
+ * metric points, inside the ingest transaction that wrote them ("MetricRow" or "MetricBlock", read as the view "MetricPoint"):
  * - every point of the batch is summarised in JS and merged into every tier by one upsert
  *   ({@link tierMergeSql}, a part of the writer's single statement, metrics.ts): counts add up,
  *   first/last/min/max take the better of the two; its NaN/±Infinity points are upserted into
@@ -184,10 +184,10 @@ export async function promoteTiers(client: pg.PoolClient, promotions: readonly T
 function recomputeSql(bits: number, scoped: boolean): string {
   const finer = bits - TIER_FANOUT_BITS;
   if (finer === 0) {
+    // A bucket's points through pitwall_metric_points (migration metric_blocks): only the blocks meeting the bucket are read.
     const from = scoped
       ? `unnest($3::text[], $4::int8[]) b(key, bucket)
-         JOIN "MetricPoint" m ON m."runId" = $1::int4 AND m.key = b.key
-                             AND m.step BETWEEN b.bucket << $2::int4 AND (b.bucket << $2::int4) | ((1::int8 << $2::int4) - 1)`
+         CROSS JOIN LATERAL pitwall_metric_points($1::int4, b.key, b.bucket << $2::int4, (b.bucket << $2::int4) | ((1::int8 << $2::int4) - 1)) m`
       : `"MetricPoint" m`;
     return `INSERT INTO "MetricTier" (${TIER_COLUMNS})
       SELECT $1::int4, $2::int2, m.key, m.step >> $2::int4,
@@ -198,7 +198,7 @@ function recomputeSql(bits: number, scoped: boolean): string {
              max(m.step) FILTER (WHERE f.ok), (array_agg(m.value ORDER BY m.step DESC) FILTER (WHERE f.ok))[1]
         FROM ${from}
        CROSS JOIN LATERAL (SELECT m.value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)) f(ok)
-       WHERE m."runId" = $1::int4
+       ${scoped ? "" : `WHERE m."runId" = $1::int4`}
        GROUP BY m.key, m.step >> $2::int4
       ${SET_ALL}`;
   }
@@ -237,7 +237,7 @@ async function recomputeBuckets(client: pg.PoolClient, runId: number, points: Po
 }
 
 /**
- * Rebuilds every tier of a run from its raw rows (finest tier from MetricPoint, each coarser one
+ * Rebuilds every tier of a run from its raw points (finest tier from the view MetricPoint, each coarser one
  * from the tier below), its non-finite copy and its per-key step ranges ("MetricSeries", top tier 60: every tier rebuilt is kept): for points loaded around ingest (the bench loads
  * millions of rows by SQL). @throws whatever PostgreSQL raises.
  */

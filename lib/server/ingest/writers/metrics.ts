@@ -2,10 +2,11 @@ import type pg from "pg";
 import type { z } from "zod";
 import type { metricPoint } from "@/lib/protocol";
 import type { PointColumns } from "@/lib/metrics/tiers";
-import { copyPoints, copyRows, STAGE_TABLE } from "./metric-stage";
+import { copyBlocks, copyRows, escapeCopyText, STAGE_TABLE } from "./metric-stage";
+import { blockLines, explodeBlocks, storedRanges, type StepRange } from "./metric-blocks";
 import { nonFiniteUpsertSql, pointId, promoteTiers, repairReplaced, tierMergeSql } from "./metric-tiers";
 import { overflowAlerts, type RaisedAlert } from "./metric-overflow";
-import { advanceSeries, readSeries, seriesUpsertSql, topBitsAfter, type SeriesState, type SeriesStates } from "./metric-series";
+import { advanceSeries, readSeries, seriesUpsertSql, topBitsAfter, type SeriesStates } from "./metric-series";
 
 export type { RaisedAlert } from "./metric-overflow";
 
@@ -20,30 +21,36 @@ export interface MetricFrame {
 /**
  * Upserts metric points by (run, key, step): a re-sent step replaces the old value (a resumed
  * attempt wins; within the batch the latest occurrence wins); out-of-order steps are simply
- * stored. Round trips per batch, whatever the number of runs in it (a group commit carries the
- * frames of up to hundreds of sockets, apply.ts):
+ * stored. Points live in "MetricBlock" (a key's points appended in bulk, one row of arrays) or
+ * "MetricRow" (one row per point), read together as the view "MetricPoint" (metric-blocks.ts).
+ * Round trips per batch, whatever the number of runs in it (a group commit carries the frames of
+ * up to hundreds of sockets, apply.ts):
  * 1. The "MetricSeries" rows of the batch's (run, key) pairs are read (metric-series.ts): the
- *    highest steps for the step-overflow check and the COPY decision, the top tiers for the merge.
- *    (Rare: when a key's step range widens past its top tier, the tiers it gains are filled.)
- * 2. ONE statement of data-modifying CTEs for every run of the batch writes the advanced series
+ *    highest steps for the step-overflow check and the storage decision, the top tiers for the
+ *    merge. (Rare: when a key's step range widens past its top tier, the tiers it gains are filled.)
+ * 2. Rare: the blocks that may hold a step of the batch (one at or below its key's highest stored
+ *    step: a resumed attempt, an out-of-order point) are moved into "MetricRow" first, in one
+ *    statement for the batch.
+ * 3. ONE statement of data-modifying CTEs for every run of the batch writes the advanced series
  *    rows, merges the batch's summaries into "MetricTier" (the tiers up to each key's top tier:
  *    one to ~7 rows per key and bucket instead of 15) and upserts its NaN/±Infinity points into
  *    "MetricNonFinite" (metric-tiers.ts); the points of runs with fewer than COPY_MIN_POINTS in
- *    the batch are merged in it too, from `unnest` of bound arrays, and the steps that merge
- *    replaced come back.
- * 3. The points of the larger runs: when every step of such a run is above its key's stored
- *    highest step (a training run appending: the normal case), no step can exist yet, so they are
- *    COPYed straight into "MetricPoint" (metric-stage.ts), all such runs in ONE COPY: no staging
- *    table, no `ON CONFLICT` probe. Otherwise (rare) that run's points are COPYed into the staging
- *    table and merged with `ON CONFLICT DO UPDATE`, which reports the steps it replaced.
- * 4. Buckets holding a replaced step are recomputed (rare; metric-tiers.ts).
+ *    the batch are merged into "MetricRow" in it too, from `unnest` of bound arrays, and the
+ *    steps that merge replaced come back.
+ * 4. The points of the larger runs: when every step of such a run is above its key's stored
+ *    highest step (a training run appending: the normal case), they are COPYed as blocks, one row
+ *    per key (metric-blocks.ts), all such runs in ONE COPY: no staging table, no `ON CONFLICT`
+ *    probe, no per-point row. Otherwise (rare) that run's points are COPYed into the staging
+ *    table and merged into "MetricRow" with `ON CONFLICT DO UPDATE`, which reports the steps it
+ *    replaced.
+ * 5. Buckets holding a replaced step are recomputed (rare; metric-tiers.ts).
  * The run rows are locked by the caller (apply.ts), so batches of one run never interleave, and
  * "MetricSeries" never holds a lower step than "MetricPoint" for its (run, key) (every writer of
- * MetricPoint raises it in the same statement or, for rows loaded by SQL, `rebuildRunTiers`;
- * deleting points only makes the check conservative), which is what makes the COPY safe.
+ * points raises it in the same statement or, for rows loaded by SQL, `rebuildRunTiers`; deleting
+ * points only makes the check conservative), which is what makes blocks safe.
  * Points without `ts` get `at`. The hot path allocates per batch, not per point object (columns,
- * one COPY text, one timestamp string per run of equal `ts`). Returns alerts for steps that
- * jumped back by ~2^32 (a wrapped 32-bit counter).
+ * one COPY line per block). Returns alerts for steps that jumped back by ~2^32 (a wrapped 32-bit
+ * counter).
  * @throws whatever PostgreSQL raises (e.g. 22021 for a NUL in a key); the caller rolls back.
  */
 export async function upsertMetricPoints(client: pg.PoolClient, frames: readonly MetricFrame[], at: Date): Promise<RaisedAlert[]> {
@@ -57,29 +64,32 @@ export async function upsertMetricPoints(client: pg.PoolClient, frames: readonly
   const stored = await readSeries(client, runs);
   const { next, promotions } = advanceSeries(runs, stored);
   await promoteTiers(client, promotions);
+  const alerts: RaisedAlert[] = [];
+  const blocks: string[] = [];
+  const staged: RunBatch[] = [];
+  const overlaps: StepRange[] = [];
+  for (const run of runs) {
+    const before = stored.get(run.runId);
+    alerts.push(...overflowAlerts(run.runId, run.points, before));
+    const old = storedRanges(run.runId, run.points, before);
+    overlaps.push(...old);
+    if (run.points.key.length < COPY_MIN_POINTS) continue;
+    if (old.length) staged.push(run);
+    else blocks.push(...blockLines(run.runId, run.points, run.ts, at.getTime()));
+  }
+  await explodeBlocks(client, overlaps);
   const topBits = (runId: number, key: string) => topBitsAfter(next, stored, runId, key);
   const small = runs.filter((r) => r.points.key.length < COPY_MIN_POINTS);
   const res = await client.query<{ runId: number; key: string; step: string }>(...summaryStatement(runs, small, next, topBits, at));
   const replaced = new Map<number, Set<string>>();
   for (const r of res.rows) setOf(replaced, r.runId).add(pointId(r.key, BigInt(r.step)));
-  const alerts: RaisedAlert[] = [];
-  const direct: string[] = [];
-  let staged = false;
-  for (const run of runs) {
-    const before = stored.get(run.runId);
-    alerts.push(...overflowAlerts(run.runId, run.points, before));
-    if (run.points.key.length < COPY_MIN_POINTS) continue;
-    if (allNew(run.points, before)) {
-      direct.push(...copyTextOf(run.points, run.ts, { runId: run.runId, at }));
-    } else {
-      // An earlier run's staged rows are merged already; this run stages its own.
-      await copyRows(client, copyTextOf(run.points, run.ts, null), staged);
-      staged = true;
-      const merged = await client.query<{ key: string; step: string }>(stageMergeSql, [run.runId, at]);
-      for (const r of merged.rows) setOf(replaced, run.runId).add(pointId(r.key, BigInt(r.step)));
-    }
+  if (blocks.length) await copyBlocks(client, blocks);
+  for (const [i, run] of staged.entries()) {
+    // An earlier run's staged rows are merged already; this run stages its own.
+    await copyRows(client, copyTextOf(run.points, run.ts), i > 0);
+    const merged = await client.query<{ key: string; step: string }>(stageMergeSql, [run.runId, at]);
+    for (const r of merged.rows) setOf(replaced, run.runId).add(pointId(r.key, BigInt(r.step)));
   }
-  if (direct.length) await copyPoints(client, direct);
   for (const run of runs) {
     const steps = replaced.get(run.runId);
     if (steps) await repairReplaced(client, run.runId, run.points, steps, (key) => topBits(run.runId, key));
@@ -91,16 +101,6 @@ function setOf<T>(m: Map<number, Set<T>>, id: number): Set<T> {
   let v = m.get(id);
   if (!v) m.set(id, (v = new Set()));
   return v;
-}
-
-/** True when every step of `points` is above its key's highest stored step (`stored`; a key without a row has no points). */
-function allNew(points: PointColumns, stored: ReadonlyMap<string, SeriesState> | undefined): boolean {
-  if (!stored) return true;
-  for (let i = 0; i < points.key.length; i++) {
-    const max = stored.get(points.key[i]!)?.maxStep;
-    if (max !== undefined && points.step[i]! <= max) return false;
-  }
-  return true;
 }
 
 /**
@@ -151,7 +151,7 @@ function summaryStatement(
   params.push(col.runId, col.key, col.step, col.value, col.ts, at);
   // xmax <> 0 marks a row the ON CONFLICT branch updated (the step existed): only those come back.
   ctes.push(`written AS (
-     INSERT INTO "MetricPoint" ("runId", key, step, value, ts)
+     INSERT INTO "MetricRow" ("runId", key, step, value, ts)
      SELECT "runId", key, step, value, coalesce(ts, $${n + 6}::timestamptz)
        FROM unnest($${n + 1}::int4[], $${n + 2}::text[], $${n + 3}::int8[], $${n + 4}::float8[], $${n + 5}::timestamptz[]) AS p("runId", key, step, value, ts)
      ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value, ts = EXCLUDED.ts
@@ -161,7 +161,7 @@ function summaryStatement(
 
 /** Merges one run's staged points ($1 the run, $2 the batch's time for points without one), returning the steps it replaced. */
 const stageMergeSql = `WITH written AS (
-    INSERT INTO "MetricPoint" ("runId", key, step, value, ts)
+    INSERT INTO "MetricRow" ("runId", key, step, value, ts)
     SELECT $1::int4, key, step, value, coalesce(ts, $2::timestamptz) FROM ${STAGE_TABLE}
     ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value, ts = EXCLUDED.ts
     RETURNING key, step, xmax)
@@ -211,27 +211,24 @@ function latestOccurrences(key: readonly string[], step: readonly bigint[]): boo
 const LINES_PER_CHUNK = 20_000;
 
 /**
- * COPY text-format lines in chunks: `key \t step \t value \t ts` for the staging table (`\N`: the
- * batch's time, filled in by the merge), or with `direct` `runId \t key \t step \t value \t ts`
- * for "MetricPoint" (a point without ts gets `direct.at`). Keys escaped once each, one ISO
- * string per run of equal `ts`.
+ * COPY text-format lines for the staging table in chunks: `key \t step \t value \t ts` (`\N`:
+ * the batch's time, filled in by the merge). Keys escaped once each, one ISO string per run of
+ * equal `ts`.
  */
-function copyTextOf(points: PointColumns, ts: ReadonlyArray<number | undefined>, direct: { runId: number; at: Date } | null): string[] {
+function copyTextOf(points: PointColumns, ts: ReadonlyArray<number | undefined>): string[] {
   const escaped = new Map<string, string>();
-  const prefix = direct ? `${direct.runId}\t` : "";
-  const noTs = direct ? direct.at.toISOString() : "\\N";
   let lastMs: number | undefined;
-  let lastIso = noTs;
+  let lastIso = "\\N";
   const chunks: string[] = [];
   let text = "";
   for (let i = 0; i < points.key.length; i++) {
     const k = points.key[i]!;
     let e = escaped.get(k);
-    if (e === undefined) escaped.set(k, (e = prefix + escapeCopyText(k)));
+    if (e === undefined) escaped.set(k, (e = escapeCopyText(k)));
     const ms = ts[i];
     if (ms !== lastMs) {
       lastMs = ms;
-      lastIso = ms === undefined ? noTs : new Date(ms).toISOString();
+      lastIso = ms === undefined ? "\\N" : new Date(ms).toISOString();
     }
     // String() of a double is its shortest round-trip form; PostgreSQL reads NaN/Infinity/-Infinity as such.
     text += `${e}\t${points.step[i]}\t${points.value[i]}\t${lastIso}\n`;
@@ -242,9 +239,4 @@ function copyTextOf(points: PointColumns, ts: ReadonlyArray<number | undefined>,
   }
   if (text) chunks.push(text);
   return chunks;
-}
-
-/** A value as a COPY text-format field: backslash, tab, newline and carriage return escaped. */
-export function escapeCopyText(s: string): string {
-  return /[\\\t\n\r]/.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => (c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r")) : s;
 }
