@@ -88,6 +88,8 @@ async function runRound(opts: IngestOptions, round: number, env: Awaited<ReturnT
   const stamp = `${Date.now().toString(36)}-r${round}`;
   const workers: Worker[] = [];
   for (let w = 0; w < opts.workers; w++) workers.push(await openWorker(opts, w, server.url.replace(/^http/, "ws"), env.token, `bench-${stamp}-w${w}`));
+  const perf = process.env.PERF_OUT ? (await import("node:child_process")).spawn("perf", ["record", "-F", "999", "-a", "-g", "-o", process.env.PERF_OUT], { stdio: "ignore" }) : null;
+  if (perf) await new Promise((r) => setTimeout(r, 1000));
   const srv0 = treeCpuS(server.serverPid!) ?? NaN;
   const pg0 = treeCpuS(env.postgresPid) ?? NaN;
   const t0 = performance.now();
@@ -99,6 +101,8 @@ async function runRound(opts: IngestOptions, round: number, env: Awaited<ReturnT
   const acked = results.reduce((a, x) => a + x.framesAcked, 0) * opts.points;
   const latencies = Float64Array.from(results.flatMap((x) => x.latenciesMs)).sort();
 
+  if (perf) { perf.kill("SIGINT"); await new Promise((r) => perf.once("exit", r)); }
+  if (process.env.ONLY_PITWALL) { console.log("pitwall", acked / wallS, serverCpuS / total * 1e6, postgresCpuS / total * 1e6); process.exit(0); }
   const runIds = (await db.query<{ id: number; key: string }>(`SELECT id, key FROM "Run" WHERE key = ANY($1::text[])`, [workers.map((wk) => wk.runKey)])).rows;
   const idOf = new Map(runIds.map((x) => [x.key, x.id]));
   const ids = workers.map((wk) => idOf.get(wk.runKey) ?? -1);

@@ -122,7 +122,7 @@ describe("GET /api/runs/:id/export", () => {
 
     // Both stores are read: the loss frames went in as blocks ("MetricBlock"), the small frame as rows.
     const kept = (await pool.query(`SELECT (SELECT count(*) FROM "MetricBlock" WHERE "runId" = $1)::int AS blocks, (SELECT count(*) FROM "MetricRow" WHERE "runId" = $1)::int AS rows`, [id])).rows[0];
-    expect(kept).toEqual({ blocks: 4, rows: 4 });
+    expect(kept).toEqual({ blocks: 40, rows: 4 }); // 6,000-point frames cut into blocks of 300
     const stored = (await pool.query<{ key: string; step: string; value: number; ts: Date }>(`SELECT key, step::text AS step, value, ts FROM "MetricPoint" m WHERE "runId" = $1 ORDER BY m.key, m.step`, [id])).rows;
     expect(rows.length).toBe(12_004);
     expect(rows.map((r) => [r.key, r.step])).toEqual(stored.map((s) => [s.key, s.step]));

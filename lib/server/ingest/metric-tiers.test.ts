@@ -136,12 +136,13 @@ describe("metric tiers", () => {
     await ingest(frame(range(0, 200), (s) => 2 - s / 1000), frame(range(200, 400), (s) => (s === 300 ? "NaN" : 2 - s / 1000)));
     await ingest(frame(range(400, 700), (s) => (s === 650 ? 40 : 1)));
     await expectExact(id);
-    expect(await storage(id)).toEqual({ rows: 0, blocks: 4, blockPoints: 1400 });
+    // Per key: 0..399 (300 + 100 points: blocks hold 300 at most) and 400..699.
+    expect(await storage(id)).toEqual({ rows: 0, blocks: 6, blockPoints: 1400 });
     // A resumed attempt from step 600: re-sends 600..699 (the spike at 650 replaced), adds 700..799.
     await ingest(frame(range(600, 800), () => 0.5));
     await expectExact(id);
     // The block holding 400..699 became rows (and took the replaced values); 700..799 went the same way as that batch.
-    expect(await storage(id)).toEqual({ rows: 2 * 400, blocks: 2, blockPoints: 800 });
+    expect(await storage(id)).toEqual({ rows: 2 * 400, blocks: 4, blockPoints: 800 });
     // Out of order: steps below the highest that were never stored (a gap), plus existing ones.
     // (Points deleted by SQL leave "MetricSeries" as it was: the highest step may only be too high, never too low.)
     await pool.query(`DELETE FROM "MetricPoint" WHERE "runId" = $1 AND step BETWEEN 100 AND 299`, [id]);

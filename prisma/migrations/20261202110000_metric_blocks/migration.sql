@@ -19,6 +19,10 @@ CREATE TABLE "MetricBlock" (
     CONSTRAINT "MetricBlock_pkey" PRIMARY KEY ("runId","key","firstStep")
 );
 
+-- A block of up to 300 points (lib/server/ingest/writers/metric-blocks.ts) stays inline and
+-- uncompressed: compressing every block cost more CPU than storing it (docs/architecture.md).
+ALTER TABLE "MetricBlock" SET (toast_tuple_target = 8160);
+
 -- AddForeignKey
 ALTER TABLE "MetricBlock" ADD CONSTRAINT "MetricBlock_runId_fkey" FOREIGN KEY ("runId") REFERENCES "Run"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
