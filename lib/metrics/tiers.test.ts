@@ -111,17 +111,18 @@ describe("tierRowsOf", () => {
 
 describe("topBitsOf", () => {
   test("is the finest tier whose one bucket holds the whole step range", () => {
-    expect(topBitsOf(0n, 0n)).toBe(4);
-    expect(topBitsOf(0n, 15n)).toBe(4);
-    expect(topBitsOf(0n, 16n)).toBe(8);
-    expect(topBitsOf(15n, 16n)).toBe(8); // two steps apart, but across a tier-4 bucket edge
+    // Tier 4 is not stored (FINEST_STORED_BITS): the finest top tier is 8.
+    expect(topBitsOf(0n, 0n)).toBe(8);
+    expect(topBitsOf(0n, 15n)).toBe(8);
+    expect(topBitsOf(0n, 255n)).toBe(8);
+    expect(topBitsOf(255n, 256n)).toBe(12); // two steps apart, but across a tier-8 bucket edge
     expect(topBitsOf(0n, 100_000n)).toBe(20);
     expect(topBitsOf(2n ** 40n, 2n ** 40n + 86_400_000n)).toBe(28); // a day of ms timestamps as steps
     // Steps of both signs never share a bucket: the coarsest tier.
     expect(topBitsOf(-1n, 0n)).toBe(COARSEST_BITS);
     expect(topBitsOf(-(2n ** 63n), 2n ** 63n - 1n)).toBe(COARSEST_BITS);
     // Whatever the range, every step of it lies in one bucket of the tier returned (below 60).
-    for (const [lo, hi] of [[3n, 4_000n], [1_000_000n, 1_048_575n], [-5n, -1n]] as const) {
+    for (const [lo, hi] of [[3n, 4_000n], [1_000_000n, 1_048_575n], [-300n, -1n]] as const) {
       const bits = BigInt(topBitsOf(lo, hi));
       expect(lo >> bits).toBe(hi >> bits);
       expect(lo >> (bits - 4n)).not.toBe(hi >> (bits - 4n));

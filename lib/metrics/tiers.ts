@@ -12,21 +12,30 @@
  * and returned separately, every one of them).
  */
 
-/** Bits of the stored tiers, finest first: buckets of 16, 256, … 2^60 steps (fan-out 16). */
+/** Bits of the tiers a chart reads, finest first: buckets of 16, 256, … 2^60 steps (fan-out 16). */
 export const TIER_BITS: readonly number[] = Array.from({ length: 15 }, (_, i) => 4 * (i + 1));
 /** Bits between a tier and the next finer one (a bucket holds 16 buckets of the finer tier). */
 export const TIER_FANOUT_BITS = 4;
+/**
+ * The finest tier ingest stores ("MetricTier"): 256-step buckets. Tier 4 (16 steps) is summed at
+ * read time from the raw points of the range instead (at most READ_FACTOR × 16 of them per chart
+ * column, a few stored blocks): storing it was ~70 % of the tier rows ingest writes (6–7 rows
+ * per key for every 100 appended steps, against one per coarser tier).
+ */
+export const FINEST_STORED_BITS = 8;
+/** The tiers ingest stores, finest first (8, 12, … 60). */
+export const STORED_TIER_BITS: readonly number[] = TIER_BITS.filter((b) => b >= FINEST_STORED_BITS);
 /** The coarsest tier: at most 16 buckets over the whole signed 64-bit step range; used for per-key totals. */
 export const COARSEST_BITS = TIER_BITS[TIER_BITS.length - 1]!;
 /**
- * The tier a key's summaries stop at: the finest tier whose one bucket holds every step from `lo`
+ * The tier a key's summaries stop at: the finest stored tier whose one bucket holds every step from `lo`
  * to `hi` (its whole series), or COARSEST_BITS when none does (steps of both signs, or beyond
  * 2^60 apart). Every coarser tier would hold that same bucket's summary under another number, so
  * ingest keeps only the tiers up to it (one to ~7 instead of 15 for ordinary steps) and readers
  * read this tier in place of a coarser one; it only grows as the series' step range widens.
  */
 export function topBitsOf(lo: bigint, hi: bigint): number {
-  for (const bits of TIER_BITS) if (lo >> BigInt(bits) === hi >> BigInt(bits)) return bits;
+  for (const bits of STORED_TIER_BITS) if (lo >> BigInt(bits) === hi >> BigInt(bits)) return bits;
   return COARSEST_BITS;
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "vitest";
-import { TIER_BITS, topBitsOf } from "@/lib/metrics/tiers";
+import { STORED_TIER_BITS, topBitsOf } from "@/lib/metrics/tiers";
 import { seededRng } from "@/scripts/demo/rng";
 import { rebuildRunTiers } from "./writers/metric-tiers";
 import { ingestHarness } from "@/test/support/ingest";
@@ -24,7 +24,7 @@ async function bruteForce(runId: number): Promise<Map<string, string>> {
     expect(tops.get(key), `top tier of ${key}`).toBeGreaterThanOrEqual(topBitsOf(lo, hi));
   }
   const groups = new Map<string, Array<{ step: bigint; value: number }>>();
-  for (const bits of TIER_BITS) {
+  for (const bits of STORED_TIER_BITS) {
     for (const r of raw) {
       if (bits > tops.get(r.key)!) continue;
       const step = BigInt(r.step);

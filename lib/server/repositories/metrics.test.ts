@@ -142,7 +142,7 @@ describe("getRunMetrics", () => {
   });
   test("tiers kept only up to each key's top tier (grown batch by batch) answer exactly as every tier rebuilt from raw rows", async () => {
     const { run, id } = await startRun();
-    // "grow" widens its step range batch by batch: top tier 4 → 12 → 20 → 60 (a negative step).
+    // "grow" widens its step range batch by batch: top tier 8 → 12 → 20 → 60 (a negative step).
     const batches: Array<Array<[number, number | string]>> = [
       Array.from({ length: 16 }, (_, s) => [s, lossAt(s)]),
       Array.from({ length: 285 }, (_, i) => [16 + i, i === 100 ? 50 : lossAt(16 + i)]),
@@ -154,7 +154,7 @@ describe("getRunMetrics", () => {
       await ingest({ type: "run.metrics", run, points: [...b.map(([step, value]) => ({ key: "grow", step, value })), { key: "loss", step: tops.length * 1000, value: 1 }] });
       tops.push((await pool.query(`SELECT "topBits" FROM "MetricSeries" WHERE "runId" = $1 AND key = 'grow'`, [id])).rows[0].topBits);
     }
-    expect(tops).toEqual([4, 12, 20, 60]);
+    expect(tops).toEqual([8, 12, 20, 60]);
     const requests = [{ maxPoints: 4 }, { maxPoints: 40 }, { maxPoints: 2000 }, { maxPoints: 8, fromStep: 0n, toStep: 400n }, { maxPoints: 8, fromStep: -(2n ** 40n), toStep: 2n ** 40n }];
     const answer = () => Promise.all(requests.map((r) => getRunMetrics(prisma, id, r)));
     const kept = await answer();

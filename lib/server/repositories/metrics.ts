@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { COARSEST_BITS, compareBigint, coverRange, planSeries, m4Points, type SeriesPlan, type StepPoint, type TierAggregate, type TierPiece } from "@/lib/metrics/tiers";
+import { COARSEST_BITS, FINEST_STORED_BITS, compareBigint, coverRange, planSeries, m4Points, type SeriesPlan, type StepPoint, type TierAggregate, type TierPiece } from "@/lib/metrics/tiers";
 import { STEP_MAX, STEP_MIN } from "@/lib/metrics/steps";
 import { NotFoundError } from "@/lib/server/errors";
 import type { MetricSeriesView, RunMetricsView } from "@/lib/view-models/metrics";
@@ -115,9 +115,13 @@ async function readPieces(db: PrismaClient, runId: number, plans: ReadonlyMap<st
   const out = new Map<string, PieceRow[]>();
   if (keys.length === 0) return out;
   // LATERAL keeps each piece an index range scan: tier rows by (runId, bits, key, bucket), raw
-  // rows by (runId, key, step), non-finite raw rows left out (they are read separately). A piece
-  // of a tier coarser than the key's top tier (not kept: topBitsOf) reads the top tier's buckets
-  // inside it instead; all of the key's points lie in one of them, so the summary is the same.
+  // points by (runId, key, step) through pitwall_metric_points, non-finite points left out (they
+  // are read separately). A piece of a tier coarser than the key's top tier (not kept: topBitsOf)
+  // reads the top tier's buckets inside it instead; all of the key's points lie in one of them, so
+  // the summary is the same. A piece of a tier finer than the finest stored one (tier 4,
+  // FINEST_STORED_BITS) is summed per bucket from the raw points of its range, with the orders of
+  // lib/metrics/tiers.ts (at most READ_FACTOR × 16 points a column).
+  const stored = Prisma.raw(String(FINEST_STORED_BITS));
   const rows = await db.$queryRaw<PieceRow[]>`
     SELECT r.key, x.* FROM unnest(${keys}::text[], ${bits}::int2[], ${los}::int8[], ${his}::int8[]) AS r(key, bits, lo, hi)
      LEFT JOIN "MetricSeries" s ON s."runId" = ${runId} AND s.key = r.key
@@ -125,8 +129,14 @@ async function readPieces(db: PrismaClient, runId: number, plans: ReadonlyMap<st
      CROSS JOIN LATERAL (
        SELECT t.n, t."nonFinite", t."minStep", t."minValue", t."maxStep", t."maxValue", t."firstStep", t."firstValue", t."lastStep", t."lastValue"
          FROM "MetricTier" t
-        WHERE r.bits > 0 AND t."runId" = ${runId} AND t.bits = e.bits AND t.key = r.key
+        WHERE r.bits >= ${stored} AND t."runId" = ${runId} AND t.bits = e.bits AND t.key = r.key
           AND t.bucket BETWEEN r.lo << e.up AND ((r.hi + 1) << e.up) - 1
+       UNION ALL
+       SELECT count(*)::int4, 0, (array_agg(m.step ORDER BY m.value, m.step))[1], min(m.value), (array_agg(m.step ORDER BY m.value DESC, m.step))[1], max(m.value),
+              min(m.step), (array_agg(m.value ORDER BY m.step))[1], max(m.step), (array_agg(m.value ORDER BY m.step DESC))[1]
+         FROM pitwall_metric_points(${runId}::int4, r.key, r.lo << r.bits::int4, (r.hi << r.bits::int4) | ((1::int8 << r.bits::int4) - 1)) m
+        WHERE r.bits > 0 AND r.bits < ${stored} AND m.value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)
+        GROUP BY m.step >> r.bits::int4
        UNION ALL
        SELECT 1, 0, m.step, m.value, m.step, m.value, m.step, m.value, m.step, m.value
          FROM pitwall_metric_points(${runId}::int4, r.key, r.lo, r.hi) m

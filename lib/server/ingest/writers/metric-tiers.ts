@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { TIER_BITS, TIER_FANOUT_BITS, tierRowsOf, type PointColumns, type TierRow } from "@/lib/metrics/tiers";
+import { FINEST_STORED_BITS, STORED_TIER_BITS, TIER_FANOUT_BITS, tierRowsOf, type PointColumns, type TierRow } from "@/lib/metrics/tiers";
 import type { TierPromotion } from "./metric-series";
 
 /**
@@ -12,7 +12,7 @@ import type { TierPromotion } from "./metric-series";
  * - replaced steps (a resumed attempt re-sending a step with another value; the merge reports
  *   them) were merged as if new and may also have removed a bucket's extreme, so afterwards
  *   ({@link repairReplaced}) every bucket holding one is recomputed: the finest tier from the raw
- *   rows (≤ 16 steps a bucket), each coarser one from the 16 buckets below it. Rare, and exact
+ *   points (≤ 256 steps a bucket), each coarser one from the 16 buckets below it. Rare, and exact
  *   whatever the optimistic merge added to those buckets.
  */
 
@@ -108,7 +108,7 @@ export function tierMergeSql(runs: readonly RunPoints[], first: number, topBits:
     for (const row of tierRowsOf(points)) {
       let top = tops.get(row.key);
       if (top === undefined) tops.set(row.key, (top = topBits(runId, row.key)));
-      if (row.bits > top) continue;
+      if (row.bits > top || row.bits < FINEST_STORED_BITS) continue;
       runIds.push(runId);
       rows.push(row);
     }
@@ -183,7 +183,7 @@ export async function promoteTiers(client: pg.PoolClient, promotions: readonly T
  */
 function recomputeSql(bits: number, scoped: boolean): string {
   const finer = bits - TIER_FANOUT_BITS;
-  if (finer === 0) {
+  if (bits === FINEST_STORED_BITS) {
     // A bucket's points through pitwall_metric_points (migration metric_blocks): only the blocks meeting the bucket are read.
     const from = scoped
       ? `unnest($3::text[], $4::int8[]) b(key, bucket)
@@ -222,7 +222,7 @@ function recomputeSql(bits: number, scoped: boolean): string {
 
 /** Recomputes, tier by tier from the finest up to each key's top tier, every bucket holding one of `points`. */
 async function recomputeBuckets(client: pg.PoolClient, runId: number, points: PointColumns, topBits: (key: string) => number): Promise<void> {
-  for (const bits of TIER_BITS) {
+  for (const bits of STORED_TIER_BITS) {
     const buckets = new Map<string, { key: string; bucket: bigint }>();
     points.key.forEach((key, i) => {
       if (bits > topBits(key)) return;
@@ -242,7 +242,7 @@ async function recomputeBuckets(client: pg.PoolClient, runId: number, points: Po
  * millions of rows by SQL). @throws whatever PostgreSQL raises.
  */
 export async function rebuildRunTiers(client: pg.Pool | pg.PoolClient, runId: number): Promise<void> {
-  for (const bits of TIER_BITS) await client.query(recomputeSql(bits, false), [runId, bits]);
+  for (const bits of STORED_TIER_BITS) await client.query(recomputeSql(bits, false), [runId, bits]);
   await client.query(
     `INSERT INTO "MetricNonFinite" ("runId", key, step, value)
      SELECT "runId", key, step, value FROM "MetricPoint" WHERE "runId" = $1 AND value IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)
@@ -251,7 +251,7 @@ export async function rebuildRunTiers(client: pg.Pool | pg.PoolClient, runId: nu
   );
   await client.query(
     `INSERT INTO "MetricSeries" ("runId", key, "minStep", "maxStep", "topBits")
-     SELECT "runId", key, min(step), max(step), ${TIER_BITS[TIER_BITS.length - 1]} FROM "MetricPoint" WHERE "runId" = $1 GROUP BY "runId", key
+     SELECT "runId", key, min(step), max(step), ${STORED_TIER_BITS[STORED_TIER_BITS.length - 1]} FROM "MetricPoint" WHERE "runId" = $1 GROUP BY "runId", key
      ON CONFLICT ("runId", key) DO UPDATE SET "minStep" = EXCLUDED."minStep", "maxStep" = EXCLUDED."maxStep", "topBits" = EXCLUDED."topBits"`,
     [runId],
   );
