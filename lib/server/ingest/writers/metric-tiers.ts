@@ -108,15 +108,18 @@ const TIER_COLUMNS = `"runId", bits, key, bucket, n, "nonFinite", "minStep", "mi
 export function tierMergeSql(runs: readonly RunPoints[], first: number, topBits: (runId: number, key: string) => number): SqlPart {
   // One binary array per column, written in one pass (binary-array.ts: node-postgres' own text
   // encoding of 14 bound JS arrays cost more than computing the rows).
-  const int4 = () => new BinaryArray("int4", 256);
-  const int8 = () => new BinaryArray("int8", 256);
-  const float8 = () => new BinaryArray("float8", 256);
-  const [runIds, bits, keys, buckets] = [int4(), new BinaryArray("int2", 256), new BinaryArray("text", 256), int8()];
+  const perRun = runs.map(({ runId, points }) => ({ runId, rows: tierRowsOf(points) }));
+  // Sized for every row (some are skipped), so no column grows and copies as it is written.
+  const size = perRun.reduce((n, r) => n + r.rows.length, 0);
+  const int4 = () => new BinaryArray("int4", size);
+  const int8 = () => new BinaryArray("int8", size);
+  const float8 = () => new BinaryArray("float8", size);
+  const [runIds, bits, keys, buckets] = [int4(), new BinaryArray("int2", size), new BinaryArray("text", size), int8()];
   const [n, nonFinite, minStep, minValue, maxStep, maxValue] = [int4(), int4(), int8(), float8(), int8(), float8()];
   const [firstStep, firstValue, lastStep, lastValue] = [int8(), float8(), int8(), float8()];
-  for (const { runId, points } of runs) {
+  for (const { runId, rows } of perRun) {
     const tops = new Map<string, number>();
-    for (const row of tierRowsOf(points)) {
+    for (const row of rows) {
       let top = tops.get(row.key);
       if (top === undefined) tops.set(row.key, (top = topBits(runId, row.key)));
       if (row.bits > top) continue;
