@@ -135,6 +135,9 @@ export interface PointColumns {
   value: readonly number[];
 }
 
+/** Steps in a finest-tier bucket, minus one. */
+const FINEST_SPAN_MINUS_1 = (1n << BigInt(TIER_BITS[0]!)) - 1n;
+
 /**
  * Summaries of `points` for every tier in TIER_BITS, one row per touched bucket. The finest tier
  * is summed point by point (consecutive points of a key in the same bucket reuse its row, so a
@@ -143,22 +146,28 @@ export interface PointColumns {
  */
 export function tierRowsOf(points: PointColumns): TierRow[] {
   const shift = BigInt(TIER_BITS[0]!);
-  const byKey = new Map<string, { last: TierRow; rows: Map<bigint, TierRow> }>();
+  // Per key: its finest-tier rows, and the row its previous point went to with that bucket's
+  // step bounds: a point in the same bucket costs two bigint comparisons, no shift (which
+  // allocates a BigInt) and no lookup by bucket.
+  const byKey = new Map<string, { last: TierRow; lo: bigint; hi: bigint; rows: Map<bigint, TierRow> }>();
   let level: TierRow[] = [];
   for (let i = 0; i < points.key.length; i++) {
     const key = points.key[i]!;
     const step = points.step[i]!;
-    const bucket = step >> shift;
     let k = byKey.get(key);
-    let row = k && k.last.bucket === bucket ? k.last : undefined;
-    if (!row) {
-      if (!k) byKey.set(key, (k = { last: undefined!, rows: new Map() }));
-      row = k.rows.get(bucket);
-      if (!row) {
-        k.rows.set(bucket, (row = { key, bits: TIER_BITS[0]!, bucket, agg: emptyAggregate() }));
-        level.push(row);
+    let row: TierRow;
+    if (k !== undefined && step >= k.lo && step <= k.hi) row = k.last;
+    else {
+      const bucket = step >> shift;
+      if (!k) byKey.set(key, (k = { last: undefined!, lo: 0n, hi: -1n, rows: new Map() }));
+      let found = k.rows.get(bucket);
+      if (!found) {
+        k.rows.set(bucket, (found = { key, bits: TIER_BITS[0]!, bucket, agg: emptyAggregate() }));
+        level.push(found);
       }
-      k.last = row;
+      row = k.last = found;
+      k.lo = bucket << shift;
+      k.hi = k.lo + FINEST_SPAN_MINUS_1;
     }
     addPoint(row.agg, step, points.value[i]!);
   }

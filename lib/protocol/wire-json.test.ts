@@ -34,6 +34,17 @@ describe("parseWireJson", () => {
     expect(findTooDeep((cut.value as unknown[])[70])).toBe(Array(MAX_JSON_DEPTH - 1).fill("a").join("."));
   });
 
+  test("arrays and objects count alike on the parse-first path: 64 mixed levels stay, 65 are cut", () => {
+    // Alternating arrays and objects, beside a 1,000-point run.metrics-like frame (> 64 '{').
+    const mixed = (levels: number) => Array.from({ length: levels }, (_, i) => (i % 2 ? '{"a":' : "[")).join("") + "1" + Array.from({ length: levels }, (_, i) => (i % 2 ? "}" : "]")).reverse().join("");
+    const points = Array.from({ length: 1000 }, (_, i) => `{"key":"k","step":${i},"value":${i / 7}}`).join(",");
+    const message = (levels: number) => `[{"v":1,"id":"m","type":"run.metrics","run":"r","points":[${points}]},${mixed(levels)}]`;
+    const ok = parseWireJson(message(MAX_JSON_DEPTH - 1));
+    expect(ok.truncated).toBe(false);
+    expect(ok.value).toEqual(JSON.parse(message(MAX_JSON_DEPTH - 1)));
+    expect(parseWireJson(message(MAX_JSON_DEPTH)).truncated).toBe(true);
+  });
+
   test("brackets and quotes inside strings do not count as nesting", () => {
     const s = JSON.stringify({ s: `${"[{".repeat(200)}\\"${'"'.repeat(3)}` });
     const { value, truncated } = parseWireJson(s);

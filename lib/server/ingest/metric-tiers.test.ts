@@ -159,6 +159,28 @@ describe("metric tiers", () => {
     const max = (await pool.query(`SELECT key, "maxStep"::text AS step FROM "MetricSeries" WHERE "runId" = $1 ORDER BY key`, [id])).rows;
     expect(max).toEqual([{ key: "loss", step: "1099" }, { key: "lr", step: "1099" }]);
   });
+  test("keys that PostgreSQL array literals must quote or escape (quotes, backslashes, commas, braces, spaces, NULL, unicode) keep their own tiers, series and NaN copies", async () => {
+    const keys = ['a "quoted" key', "back\\slash\\", '\\"', "comma,key", "{braces}", " spaced out ", "NULL", "null", "tab\tkey", "ünï 日本 🚀", "plain"];
+    const { run, id } = await startRun("training");
+    const frame = (steps: number[], value: (key: number, step: number) => number | string) => ({
+      type: "run.metrics",
+      run,
+      points: steps.flatMap((step) => keys.map((key, k) => ({ key, step: String(step), value: value(k, step) }))),
+    });
+    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+    // A small batch (bound arrays) and a large one (COPY), both with NaN/±Infinity per key.
+    await ingest(frame([0, 1, 2], (k, s) => (s === 1 ? "NaN" : k * 10 + s)));
+    await ingest(frame(range(3, 40), (k, s) => (s === 17 ? (k % 2 ? "Infinity" : "-Infinity") : k - s / 100)));
+    await expectExact(id);
+    const series = await pool.query<{ key: string; minStep: string; maxStep: string }>(`SELECT key, "minStep"::text AS "minStep", "maxStep"::text AS "maxStep" FROM "MetricSeries" WHERE "runId" = $1`, [id]);
+    expect(new Map(series.rows.map((r) => [r.key, [r.minStep, r.maxStep]]))).toEqual(new Map(keys.map((k) => [k, ["0", "39"]])));
+    const special = await pool.query<{ key: string; n: number }>(`SELECT key, count(*)::int AS n FROM "MetricNonFinite" WHERE "runId" = $1 GROUP BY key`, [id]);
+    expect(new Map(special.rows.map((r) => [r.key, r.n]))).toEqual(new Map(keys.map((k) => [k, 2])));
+    // A resumed attempt replaces steps (the repair path) and widens the range (a tier promotion).
+    await ingest(frame([1, 17, 5000], (k) => k));
+    await expectExact(id);
+  });
+
   test("one batch holding several runs (small and 256+ point batches, appends and replaced steps, the same keys) keeps each run's tiers exact and apart", async () => {
     const runs: Array<Awaited<ReturnType<typeof startRun>>> = [];
     for (let i = 0; i < 4; i++) runs.push(await startRun("training"));

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { topBitsOf } from "@/lib/metrics/tiers";
+import { BinaryArray } from "@/lib/server/database/binary-array";
 import type { RunPoints, SqlPart } from "./metric-tiers";
 
 /**
@@ -31,8 +32,8 @@ export interface TierPromotion {
 
 /** Reads the stored rows of every (run, key) of `runs` in one round trip. @throws whatever PostgreSQL raises. */
 export async function readSeries(client: pg.PoolClient, runs: readonly RunPoints[]): Promise<SeriesStates> {
-  const runIds: number[] = [];
-  const keys: string[] = [];
+  const runIds = new BinaryArray("int4");
+  const keys = new BinaryArray("text");
   for (const { runId, points } of runs) {
     for (const key of new Set(points.key)) {
       runIds.push(runId);
@@ -42,7 +43,7 @@ export async function readSeries(client: pg.PoolClient, runs: readonly RunPoints
   const res = await client.query<{ runId: number; key: string; minStep: string | null; maxStep: string; topBits: number }>(
     `SELECT s."runId", s.key, s."minStep"::text AS "minStep", s."maxStep"::text AS "maxStep", s."topBits"
        FROM "MetricSeries" s JOIN unnest($1::int4[], $2::text[]) b("runId", key) ON s."runId" = b."runId" AND s.key = b.key`,
-    [runIds, keys],
+    [runIds.toBuffer(), keys.toBuffer()],
   );
   const out: SeriesStates = new Map();
   for (const r of res.rows) {
@@ -97,22 +98,26 @@ export function topBitsAfter(next: SeriesStates, stored: SeriesStates, runId: nu
 
 /** `INSERT INTO "MetricSeries"` writing the rows of `next` (null when there are none); parameters from `first`. */
 export function seriesUpsertSql(next: SeriesStates, first: number): SqlPart | null {
-  const cols = { runId: [] as number[], key: [] as string[], min: [] as Array<string | null>, max: [] as string[], top: [] as number[] };
-  for (const [runId, keys] of next) {
-    for (const [key, s] of keys) {
-      cols.runId.push(runId);
-      cols.key.push(key);
-      cols.min.push(s.minStep === null ? null : s.minStep.toString());
-      cols.max.push(s.maxStep.toString());
-      cols.top.push(s.topBits);
+  const runIds = new BinaryArray("int4");
+  const keys = new BinaryArray("text");
+  const mins = new BinaryArray("int8");
+  const maxs = new BinaryArray("int8");
+  const tops = new BinaryArray("int2");
+  for (const [runId, states] of next) {
+    for (const [key, s] of states) {
+      runIds.push(runId);
+      keys.push(key);
+      mins.push(s.minStep);
+      maxs.push(s.maxStep);
+      tops.push(s.topBits);
     }
   }
-  if (!cols.runId.length) return null;
+  if (!runIds.length) return null;
   const p = (i: number) => `$${first + i}`;
   return {
     sql: `INSERT INTO "MetricSeries" ("runId", key, "minStep", "maxStep", "topBits")
           SELECT * FROM unnest(${p(0)}::int4[], ${p(1)}::text[], ${p(2)}::int8[], ${p(3)}::int8[], ${p(4)}::int2[])
           ON CONFLICT ("runId", key) DO UPDATE SET "minStep" = EXCLUDED."minStep", "maxStep" = EXCLUDED."maxStep", "topBits" = EXCLUDED."topBits"`,
-    params: [cols.runId, cols.key, cols.min, cols.max, cols.top],
+    params: [runIds.toBuffer(), keys.toBuffer(), mins.toBuffer(), maxs.toBuffer(), tops.toBuffer()],
   };
 }

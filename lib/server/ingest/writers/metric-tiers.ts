@@ -1,5 +1,6 @@
 import type pg from "pg";
-import { FINEST_STORED_BITS, STORED_TIER_BITS, TIER_FANOUT_BITS, tierRowsOf, type PointColumns, type TierRow } from "@/lib/metrics/tiers";
+import { FINEST_STORED_BITS, STORED_TIER_BITS, TIER_FANOUT_BITS, tierRowsOf, type PointColumns } from "@/lib/metrics/tiers";
+import { BinaryArray, binaryArray } from "@/lib/server/database/binary-array";
 import type { TierPromotion } from "./metric-series";
 
 /**
@@ -72,26 +73,30 @@ function pick(points: PointColumns, keep: (i: number) => boolean): PointColumns 
 
 /** `INSERT INTO "MetricNonFinite"` of the NaN/±Infinity points of every run of `runs` (null when there are none); parameters from `first`. */
 export function nonFiniteUpsertSql(runs: readonly RunPoints[], first: number): SqlPart | null {
-  const runIds: number[] = [];
-  const keys: string[] = [];
-  const steps: string[] = [];
-  const values: number[] = [];
+  const runIds = new BinaryArray("int4");
+  const keys = new BinaryArray("text");
+  const steps = new BinaryArray("int8");
+  const values = new BinaryArray("float8");
   for (const { runId, points } of runs) {
     for (let i = 0; i < points.key.length; i++) {
-      if (Number.isFinite(points.value[i]!)) continue;
+      const value = points.value[i]!;
+      if (Number.isFinite(value)) continue;
       runIds.push(runId);
       keys.push(points.key[i]!);
-      steps.push(points.step[i]!.toString());
-      values.push(points.value[i]!);
+      steps.push(points.step[i]!);
+      values.push(value);
     }
   }
   if (!runIds.length) return null;
   return {
     sql: `INSERT INTO "MetricNonFinite" ("runId", key, step, value) SELECT * FROM unnest($${first}::int4[], $${first + 1}::text[], $${first + 2}::int8[], $${first + 3}::float8[])
        ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value`,
-    params: [runIds, keys, steps, values],
+    params: [runIds.toBuffer(), keys.toBuffer(), steps.toBuffer(), values.toBuffer()],
   };
 }
+
+/** Types of TIER_COLUMNS, in order, as the tier merge casts its parameters. */
+const TIER_TYPES = ["int4", "int2", "text", "int8", "int4", "int4", "int8", "float8", "int8", "float8", "int8", "float8", "int8", "float8"];
 
 const TIER_COLUMNS = `"runId", bits, key, bucket, n, "nonFinite", "minStep", "minValue", "maxStep", "maxValue", "firstStep", "firstValue", "lastStep", "lastValue"`;
 
@@ -101,25 +106,45 @@ const TIER_COLUMNS = `"runId", bits, key, bucket, n, "nonFinite", "minStep", "mi
  * not kept, see topBitsOf); parameters from `first`.
  */
 export function tierMergeSql(runs: readonly RunPoints[], first: number, topBits: (runId: number, key: string) => number): SqlPart {
-  const runIds: number[] = [];
-  const rows: TierRow[] = [];
-  for (const { runId, points } of runs) {
+  // One binary array per column, written in one pass (binary-array.ts: node-postgres' own text
+  // encoding of 14 bound JS arrays cost more than computing the rows).
+  const perRun = runs.map(({ runId, points }) => ({ runId, rows: tierRowsOf(points) }));
+  // Sized for every row (some are skipped), so no column grows and copies as it is written.
+  const size = perRun.reduce((n, r) => n + r.rows.length, 0);
+  const int4 = () => new BinaryArray("int4", size);
+  const int8 = () => new BinaryArray("int8", size);
+  const float8 = () => new BinaryArray("float8", size);
+  const [runIds, bits, keys, buckets] = [int4(), new BinaryArray("int2", size), new BinaryArray("text", size), int8()];
+  const [n, nonFinite, minStep, minValue, maxStep, maxValue] = [int4(), int4(), int8(), float8(), int8(), float8()];
+  const [firstStep, firstValue, lastStep, lastValue] = [int8(), float8(), int8(), float8()];
+  for (const { runId, rows } of perRun) {
     const tops = new Map<string, number>();
-    for (const row of tierRowsOf(points)) {
+    for (const row of rows) {
       let top = tops.get(row.key);
       if (top === undefined) tops.set(row.key, (top = topBits(runId, row.key)));
       if (row.bits > top || row.bits < FINEST_STORED_BITS) continue;
+      const { agg } = row;
       runIds.push(runId);
-      rows.push(row);
+      bits.push(row.bits);
+      keys.push(row.key);
+      buckets.push(row.bucket);
+      n.push(agg.n);
+      nonFinite.push(agg.nonFinite);
+      minStep.push(agg.minStep);
+      minValue.push(agg.minValue);
+      maxStep.push(agg.maxStep);
+      maxValue.push(agg.maxValue);
+      firstStep.push(agg.firstStep);
+      firstValue.push(agg.firstValue);
+      lastStep.push(agg.lastStep);
+      lastValue.push(agg.lastValue);
     }
   }
-  const str = (v: bigint | null) => (v === null ? null : v.toString());
-  const types = ["int4", "int2", "text", "int8", "int4", "int4", "int8", "float8", "int8", "float8", "int8", "float8", "int8", "float8"];
   // Comparisons with a NULL side (the stored bucket or the batch has no finite point) are NULL, so
   // CASE falls through to the stored value unless the stored side is the empty one.
   return {
     sql: `INSERT INTO "MetricTier" AS t (${TIER_COLUMNS})
-     SELECT * FROM unnest(${types.map((t, i) => `$${first + i}::${t}[]`).join(", ")})
+     SELECT * FROM unnest(${TIER_TYPES.map((t, i) => `$${first + i}::${t}[]`).join(", ")})
      ON CONFLICT ("runId", bits, key, bucket) DO UPDATE SET
        n = t.n + EXCLUDED.n,
        "nonFinite" = t."nonFinite" + EXCLUDED."nonFinite",
@@ -131,22 +156,7 @@ export function tierMergeSql(runs: readonly RunPoints[], first: number, topBits:
        "firstValue" = CASE WHEN t.n = 0 OR EXCLUDED."firstStep" < t."firstStep" THEN EXCLUDED."firstValue" ELSE t."firstValue" END,
        "lastStep" = CASE WHEN t.n = 0 OR EXCLUDED."lastStep" > t."lastStep" THEN EXCLUDED."lastStep" ELSE t."lastStep" END,
        "lastValue" = CASE WHEN t.n = 0 OR EXCLUDED."lastStep" > t."lastStep" THEN EXCLUDED."lastValue" ELSE t."lastValue" END`,
-    params: [
-      runIds,
-      rows.map((r) => r.bits),
-      rows.map((r) => r.key),
-      rows.map((r) => r.bucket.toString()),
-      rows.map((r) => r.agg.n),
-      rows.map((r) => r.agg.nonFinite),
-      rows.map((r) => str(r.agg.minStep)),
-      rows.map((r) => r.agg.minValue),
-      rows.map((r) => str(r.agg.maxStep)),
-      rows.map((r) => r.agg.maxValue),
-      rows.map((r) => str(r.agg.firstStep)),
-      rows.map((r) => r.agg.firstValue),
-      rows.map((r) => str(r.agg.lastStep)),
-      rows.map((r) => r.agg.lastValue),
-    ],
+    params: [runIds, bits, keys, buckets, n, nonFinite, minStep, minValue, maxStep, maxValue, firstStep, firstValue, lastStep, lastValue].map((a) => a.toBuffer()),
   };
 }
 
@@ -171,7 +181,12 @@ export async function promoteTiers(client: pg.PoolClient, promotions: readonly T
        JOIN "MetricTier" t ON t."runId" = p."runId" AND t.key = p.key AND t.bits = p."fromBits"
       CROSS JOIN LATERAL generate_series(p."fromBits" + ${TIER_FANOUT_BITS}, p."toBits", ${TIER_FANOUT_BITS}) b(bits)
      ${SET_ALL}`,
-    [promotions.map((p) => p.runId), promotions.map((p) => p.key), promotions.map((p) => p.fromBits), promotions.map((p) => p.toBits)],
+    [
+      binaryArray("int4", promotions.map((p) => p.runId)),
+      binaryArray("text", promotions.map((p) => p.key)),
+      binaryArray("int2", promotions.map((p) => p.fromBits)),
+      binaryArray("int2", promotions.map((p) => p.toBits)),
+    ],
   );
 }
 
