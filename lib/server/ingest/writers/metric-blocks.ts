@@ -1,7 +1,6 @@
 import type pg from "pg";
 import type { PointColumns } from "@/lib/metrics/tiers";
 import type { SeriesState } from "./metric-series";
-import { escapeCopyText } from "./metric-stage";
 
 /**
  * "MetricBlock": the points of one key that one ingest batch appended above every stored step of
@@ -71,39 +70,105 @@ const explodeBlocksSql = `WITH gone AS (
     FROM gone g CROSS JOIN LATERAL unnest(g.steps, g."values", g."tsMs") AS p(step, value, ms)`;
 
 /**
- * COPY text-format lines for "MetricBlock" (`runId \t key \t firstStep \t lastStep \t {steps} \t
- * {values} \t {tsMs}`) holding every point of `points`: per key one block in step order (cut
- * every {@link BLOCK_MAX_POINTS}), `ts[i]` the point's epoch ms or undefined for `atMs`. The
- * points must be distinct by (key, step) and above the key's stored steps. Values are written as
- * JavaScript prints them (shortest round trip; NaN, Infinity, -Infinity as PostgreSQL reads them).
+ * The rows of "MetricBlock" for a batch, in COPY's binary format (`COPY … FROM STDIN (FORMAT
+ * binary)`; PostgreSQL 18 documentation, "COPY", Binary Format), written straight into buffers:
+ * steps, values and times go as 8-byte big-endian integers and doubles, so no number is turned
+ * into decimal text here nor parsed back by PostgreSQL (formatting the doubles was most of the
+ * text encoder's cost). {@link add} appends every point of a run's batch: per key one block in
+ * step order (cut every {@link BLOCK_MAX_POINTS}); {@link toBuffer} returns the whole COPY stream.
+ * Each block row: `runId` int4, `key` text (UTF-8), `firstStep`/`lastStep` int8, then `steps`
+ * int8[], `values` float8[] and `tsMs` int8[] in array_send's format.
  */
-export function blockLines(runId: number, points: PointColumns, ts: ReadonlyArray<number | undefined>, atMs: number): string[] {
-  const byKey = new Map<string, number[]>();
-  for (let i = 0; i < points.key.length; i++) {
-    const k = points.key[i]!;
-    const list = byKey.get(k);
-    if (list) list.push(i);
-    else byKey.set(k, [i]);
-  }
-  const lines: string[] = [];
-  for (const [key, all] of byKey) {
-    if (!ascending(all, points.step)) all.sort((a, b) => (points.step[a]! < points.step[b]! ? -1 : 1));
-    const prefix = `${runId}\t${escapeCopyText(key)}\t`;
-    for (let from = 0; from < all.length; from += BLOCK_MAX_POINTS) {
-      const idx = all.slice(from, from + BLOCK_MAX_POINTS);
-      let steps = "";
-      let values = "";
-      let times = "";
-      for (const i of idx) {
-        const sep = steps ? "," : "";
-        steps += sep + points.step[i]!;
-        values += sep + points.value[i]!;
-        times += sep + (ts[i] ?? atMs);
+export class BlockCopy {
+  private readonly parts: Buffer[] = [COPY_HEADER];
+  /** Block rows added so far. */
+  blocks = 0;
+
+  /**
+   * Adds every point of `points` for run `runId`; `ts[i]` is the point's epoch ms or undefined for
+   * `atMs`. The points must be distinct by (key, step) and above the key's stored steps.
+   * @throws RangeError for a step outside int8 (validated input never has one).
+   */
+  add(runId: number, points: PointColumns, ts: ReadonlyArray<number | undefined>, atMs: number): void {
+    const byKey = new Map<string, number[]>();
+    for (let i = 0; i < points.key.length; i++) {
+      const k = points.key[i]!;
+      const list = byKey.get(k);
+      if (list) list.push(i);
+      else byKey.set(k, [i]);
+    }
+    for (const [key, all] of byKey) {
+      if (!ascending(all, points.step)) all.sort((a, b) => (points.step[a]! < points.step[b]! ? -1 : 1));
+      const keyBytes = Buffer.byteLength(key, "utf8");
+      for (let from = 0; from < all.length; from += BLOCK_MAX_POINTS) {
+        const n = Math.min(BLOCK_MAX_POINTS, all.length - from);
+        // Field count, then (length, bytes) per field: int4, text, 2 × int8, 3 arrays of n 8-byte elements.
+        const buf = Buffer.allocUnsafe(2 + 8 + 4 + keyBytes + 2 * 12 + 3 * (4 + ARRAY_HEADER_BYTES + 12 * n));
+        const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+        v.setInt16(0, 7);
+        v.setInt32(2, 4);
+        v.setInt32(6, runId);
+        v.setInt32(10, keyBytes);
+        buf.write(key, 14, "utf8");
+        let at = 14 + keyBytes;
+        v.setInt32(at, 8);
+        v.setBigInt64(at + 4, points.step[all[from]!]!);
+        v.setInt32(at + 12, 8);
+        v.setBigInt64(at + 16, points.step[all[from + n - 1]!]!);
+        at += 24;
+        at = arrayHeader(v, at, INT8_OID, n);
+        for (let j = from; j < from + n; j++) {
+          v.setInt32(at, 8);
+          v.setBigInt64(at + 4, points.step[all[j]!]!);
+          at += 12;
+        }
+        at = arrayHeader(v, at, FLOAT8_OID, n);
+        for (let j = from; j < from + n; j++) {
+          v.setInt32(at, 8);
+          v.setFloat64(at + 4, points.value[all[j]!]! + 0); // + 0: -0 as 0, as its text "0" was
+          at += 12;
+        }
+        at = arrayHeader(v, at, INT8_OID, n);
+        for (let j = from; j < from + n; j++) {
+          const ms = ts[all[j]!] ?? atMs;
+          // Epoch ms of the protocol's time window fit 2^53: high and low 32 bits without a BigInt.
+          const hi = Math.floor(ms / TWO_32);
+          v.setInt32(at, 8);
+          v.setInt32(at + 4, hi);
+          v.setUint32(at + 8, ms - hi * TWO_32);
+          at += 12;
+        }
+        this.parts.push(buf);
+        this.blocks++;
       }
-      lines.push(`${prefix}${points.step[idx[0]!]}\t${points.step[idx[idx.length - 1]!]}\t{${steps}}\t{${values}}\t{${times}}\n`);
     }
   }
-  return lines;
+
+  /** The COPY stream: header, every block row, trailer. */
+  toBuffer(): Buffer {
+    return Buffer.concat([...this.parts, COPY_TRAILER]);
+  }
+}
+
+/** Signature, flags (none) and header extension length (0) of a binary COPY stream. */
+const COPY_HEADER = Buffer.concat([Buffer.from("PGCOPY\n\xff\r\n\0", "latin1"), Buffer.alloc(8)]);
+/** Field count -1: end of the stream. */
+const COPY_TRAILER = Buffer.from([0xff, 0xff]);
+const INT8_OID = 20;
+const FLOAT8_OID = 701;
+const TWO_32 = 2 ** 32;
+/** array_send's header of a one-dimensional array without NULLs: dimensions, has-null flag, element type, length, lower bound. */
+const ARRAY_HEADER_BYTES = 20;
+
+/** Writes an array field's length and header for `n` 8-byte elements at `at`; returns where its elements start. */
+function arrayHeader(v: DataView, at: number, oid: number, n: number): number {
+  v.setInt32(at, ARRAY_HEADER_BYTES + 12 * n);
+  v.setInt32(at + 4, 1);
+  v.setInt32(at + 8, 0);
+  v.setInt32(at + 12, oid);
+  v.setInt32(at + 16, n);
+  v.setInt32(at + 20, 1);
+  return at + 4 + ARRAY_HEADER_BYTES;
 }
 
 function ascending(idx: readonly number[], step: readonly bigint[]): boolean {

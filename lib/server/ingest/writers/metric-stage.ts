@@ -4,12 +4,11 @@ import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 
 /**
- * COPY paths of `run.metrics` ingest. Rows get to PostgreSQL by `COPY … FROM STDIN` in text
- * format, which PostgreSQL parses per line, without the per-value array encoding/decoding of
- * `unnest($1::text[], …)`:
- * - as blocks into "MetricBlock" ({@link copyBlocks}; metric-blocks.ts) when every step of the
- *   run's batch is new (the append-only case, metrics.ts decides);
- * - else into the staging table {@link STAGE_TABLE} ({@link copyRows}), a temporary table per
+ * COPY paths of `run.metrics` ingest. Rows get to PostgreSQL by `COPY … FROM STDIN`, without
+ * the per-value array encoding/decoding of `unnest($1::text[], …)`:
+ * - as blocks into "MetricBlock" in the binary format ({@link copyBlocks}; metric-blocks.ts) when
+ *   every step of the run's batch is new (the append-only case, metrics.ts decides);
+ * - else as text-format lines into the staging table {@link STAGE_TABLE} ({@link copyRows}), a temporary table per
  *   pooled connection (created on first use, kept for the connection's life), emptied at every
  *   COMMIT or ROLLBACK (`ON COMMIT DELETE ROWS` truncates it in place: no catalog churn per
  *   batch), which metrics.ts merges into "MetricRow" with `ON CONFLICT DO UPDATE`.
@@ -32,35 +31,20 @@ export async function copyRows(client: pg.PoolClient, chunks: readonly string[],
 }
 
 /**
- * Appends COPY text-format lines of "MetricBlock" (metric-blocks.ts, blockLines) in one round
- * trip. Must run inside the caller's transaction.
- * @throws what PostgreSQL raises for a bad line (class 22) or an existing block (23505).
+ * Appends block rows to "MetricBlock" in one round trip: `data` is a whole binary-format COPY
+ * stream (metric-blocks.ts, BlockCopy). Must run inside the caller's transaction.
+ * @throws what PostgreSQL raises for a bad row (class 22, e.g. 22021 for a NUL in a key) or an existing block (23505).
  */
-export async function copyBlocks(client: pg.PoolClient, lines: readonly string[]): Promise<void> {
-  await copyIn(client, `COPY "MetricBlock" ("runId", key, "firstStep", "lastStep", steps, "values", "tsMs") FROM STDIN`, chunked(lines));
+export async function copyBlocks(client: pg.PoolClient, data: Buffer): Promise<void> {
+  await copyIn(client, `COPY "MetricBlock" ("runId", key, "firstStep", "lastStep", steps, "values", "tsMs") FROM STDIN (FORMAT binary)`, [data]);
 }
 
-/** Whole lines joined into strings of about 1 MiB: one write (and one CopyData message) each. */
-function chunked(lines: readonly string[]): string[] {
-  const out: string[] = [];
-  let text = "";
-  for (const line of lines) {
-    text += line;
-    if (text.length >= 1 << 20) {
-      out.push(text);
-      text = "";
-    }
-  }
-  if (text) out.push(text);
-  return out;
-}
-
-async function copyIn(client: pg.PoolClient, sql: string, chunks: readonly string[]): Promise<void> {
+async function copyIn(client: pg.PoolClient, sql: string, chunks: ReadonlyArray<string | Buffer>): Promise<void> {
   const stream = client.query(copyFrom(sql));
   const done = finished(stream);
   for (const chunk of chunks) {
     // Respect backpressure: a batch of millions of points is streamed, not buffered twice.
-    if (!stream.write(Buffer.from(chunk))) await Promise.race([once(stream, "drain"), done]);
+    if (!stream.write(typeof chunk === "string" ? Buffer.from(chunk) : chunk)) await Promise.race([once(stream, "drain"), done]);
   }
   stream.end();
   await done;

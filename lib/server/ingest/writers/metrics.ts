@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { metricPoint } from "@/lib/protocol";
 import type { PointColumns } from "@/lib/metrics/tiers";
 import { copyBlocks, copyRows, escapeCopyText, STAGE_TABLE } from "./metric-stage";
-import { blockLines, explodeBlocks, storedRanges, type StepRange } from "./metric-blocks";
+import { BlockCopy, explodeBlocks, storedRanges, type StepRange } from "./metric-blocks";
 import { nonFiniteUpsertSql, pointId, promoteTiers, repairReplaced, tierMergeSql } from "./metric-tiers";
 import { overflowAlerts, type RaisedAlert } from "./metric-overflow";
 import { advanceSeries, readSeries, seriesUpsertSql, topBitsAfter, type SeriesStates } from "./metric-series";
@@ -49,7 +49,7 @@ export interface MetricFrame {
  * points raises it in the same statement or, for rows loaded by SQL, `rebuildRunTiers`; deleting
  * points only makes the check conservative), which is what makes blocks safe.
  * Points without `ts` get `at`. The hot path allocates per batch, not per point object (columns,
- * one COPY line per block). Returns alerts for steps that jumped back by ~2^32 (a wrapped 32-bit
+ * one binary COPY row per block). Returns alerts for steps that jumped back by ~2^32 (a wrapped 32-bit
  * counter).
  * @throws whatever PostgreSQL raises (e.g. 22021 for a NUL in a key); the caller rolls back.
  */
@@ -65,7 +65,7 @@ export async function upsertMetricPoints(client: pg.PoolClient, frames: readonly
   const { next, promotions } = advanceSeries(runs, stored);
   await promoteTiers(client, promotions);
   const alerts: RaisedAlert[] = [];
-  const blocks: string[] = [];
+  const blocks = new BlockCopy();
   const staged: RunBatch[] = [];
   const overlaps: StepRange[] = [];
   for (const run of runs) {
@@ -75,7 +75,7 @@ export async function upsertMetricPoints(client: pg.PoolClient, frames: readonly
     overlaps.push(...old);
     if (run.points.key.length < COPY_MIN_POINTS) continue;
     if (old.length) staged.push(run);
-    else blocks.push(...blockLines(run.runId, run.points, run.ts, at.getTime()));
+    else blocks.add(run.runId, run.points, run.ts, at.getTime());
   }
   await explodeBlocks(client, overlaps);
   const topBits = (runId: number, key: string) => topBitsAfter(next, stored, runId, key);
@@ -83,7 +83,7 @@ export async function upsertMetricPoints(client: pg.PoolClient, frames: readonly
   const res = await client.query<{ runId: number; key: string; step: string }>(...summaryStatement(runs, small, next, topBits, at));
   const replaced = new Map<number, Set<string>>();
   for (const r of res.rows) setOf(replaced, r.runId).add(pointId(r.key, BigInt(r.step)));
-  if (blocks.length) await copyBlocks(client, blocks);
+  if (blocks.blocks) await copyBlocks(client, blocks.toBuffer());
   for (const [i, run] of staged.entries()) {
     // An earlier run's staged rows are merged already; this run stages its own.
     await copyRows(client, copyTextOf(run.points, run.ts), i > 0);
