@@ -14,17 +14,19 @@ export interface TimeRepair {
 /**
  * Repairs stored times outside the protocol's window (before 2000-01-01 or from 2100-01-01 on,
  * e.g. microseconds stored as milliseconds before times were bounded): in every timestamptz
- * column of the current schema, a nullable column's bad value is set to NULL, a NOT NULL
+ * column of the current schema's tables (views such as "MetricPoint" show their tables' times;
+ * "MetricBlock" keeps epoch ms that ingest bounded), a nullable column's bad value is set to NULL, a NOT NULL
  * column's to `now` (the repair time); where that would break a unique key (a sample keyed by
  * its time) those rows are deleted. Idempotent; returns one entry per column that had bad rows.
  * @throws the driver's error when the database is unreachable.
  */
 export async function repairStoredTimes(db: PrismaClient, now: Date = new Date()): Promise<TimeRepair[]> {
   const columns = await db.$queryRaw<Array<{ table: string; column: string; nullable: string }>>`
-    SELECT table_name AS "table", column_name AS "column", is_nullable AS nullable
-    FROM information_schema.columns
-    WHERE table_schema = current_schema() AND data_type = 'timestamp with time zone' AND table_name <> '_prisma_migrations'
-    ORDER BY table_name, column_name`;
+    SELECT c.table_name AS "table", c.column_name AS "column", c.is_nullable AS nullable
+    FROM information_schema.columns c
+    JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
+    WHERE c.table_schema = current_schema() AND c.data_type = 'timestamp with time zone' AND c.table_name <> '_prisma_migrations'
+    ORDER BY c.table_name, c.column_name`;
   const min = new Date(MIN_EPOCH_MS);
   const max = new Date(MAX_EPOCH_MS);
   const repairs: TimeRepair[] = [];
