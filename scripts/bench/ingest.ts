@@ -11,11 +11,13 @@
  *   (d) Prometheus Pushgateway (when `prometheus-pushgateway` is installed): `--workers` clients
  *       POSTing one body of `--points` distinct series per frame (it keeps the latest value per
  *       series, in memory only).
- * Each round runs (a)–(d) back to back on empty metric tables; `--full` runs 3 rounds (more
- * frames) and reports the median of the per-round ratios, `--quick` one. Targets (issue 10):
+ * Each round runs (a)–(d) back to back on empty metric tables, after a warm-up of `--warmup`
+ * frames per worker pushed to Pitwall (runs of their own, truncated before the clock starts) and
+ * to the Pushgateway; `--full` runs 3 rounds (more frames) and reports the median of the
+ * per-round ratios, `--quick` one. Targets (issue 10):
  * Pitwall ≥ 0.75 × COPY and ≥ 2 × Pushgateway. After (a) every stored row is compared with the
  * COPY table (PASS/FAIL, exit 1 on FAIL); the figures are printed, never asserted.
- * Flags: --workers 8 --frames 40 (100 with --full) --points 1000 --keys 10 --window 4 --rounds 1 (3) --seed 1
+ * Flags: --workers 8 --frames 40 (100 with --full) --points 1000 --keys 10 --window 4 --warmup 10 --rounds 1 (3) --seed 1
  */
 import os from "node:os";
 import { performance } from "node:perf_hooks";
@@ -52,7 +54,7 @@ const median = (xs: number[]) => {
 async function runIngest({ full, log }: { full: boolean; log: (line: string) => void }): Promise<void> {
   const opts = parseIngestOptions(full);
   const total = opts.workers * opts.frames * opts.points;
-  log(`${opts.rounds} round(s) of ${opts.workers} workers × ${opts.frames} frames × ${opts.points} points (${opts.keys} keys) = ${fmtInt(total)} points, window ${opts.window}`);
+  log(`${opts.rounds} round(s) of ${opts.workers} workers × ${opts.frames} frames × ${opts.points} points (${opts.keys} keys) = ${fmtInt(total)} points, window ${opts.window}, after a warm-up of ${opts.warmup} frames per worker`);
   const env = await startBenchEnvironment({ server: true, log });
   const server = env.server!;
   // One connection per anchor worker (the environment's pool has two).
@@ -79,15 +81,25 @@ async function runIngest({ full, log }: { full: boolean; log: (line: string) => 
 async function runRound(opts: IngestOptions, round: number, env: Awaited<ReturnType<typeof startBenchEnvironment>>, db: pg.Pool, gatewayUrl: string | null): Promise<Round> {
   const server = env.server!;
   const total = opts.workers * opts.frames * opts.points;
+  const wsUrl = server.url.replace(/^http/, "ws");
+  const stamp = `${Date.now().toString(36)}-r${round}`;
+  if (opts.warmup > 0) {
+    // Warm-up, not measured: the same workload to runs of its own, then to the Pushgateway.
+    const warm = { ...opts, frames: opts.warmup };
+    const warmers: Worker[] = [];
+    for (let w = 0; w < opts.workers; w++) warmers.push(await openWorker(warm, w, wsUrl, env.token, `bench-${stamp}-warm-w${w}`));
+    await Promise.all(warmers.map((wk) => wk.go()));
+    warmers.forEach((wk) => wk.close());
+    if (gatewayUrl) await Promise.all(Array.from({ length: opts.workers }, (_, w) => pushClient(warm, w, gatewayUrl)));
+  }
   // Every round starts from empty metric tables, like the anchors' fresh tables.
   await db.query(`TRUNCATE "MetricRow", "MetricBlock", "MetricTier", "MetricNonFinite"`);
   if ((await db.query(`SELECT to_regclass('"MetricSeries"') AS t`)).rows[0].t) await db.query(`TRUNCATE "MetricSeries"`);
   await db.query("CHECKPOINT");
 
   // (a) Pitwall
-  const stamp = `${Date.now().toString(36)}-r${round}`;
   const workers: Worker[] = [];
-  for (let w = 0; w < opts.workers; w++) workers.push(await openWorker(opts, w, server.url.replace(/^http/, "ws"), env.token, `bench-${stamp}-w${w}`));
+  for (let w = 0; w < opts.workers; w++) workers.push(await openWorker(opts, w, wsUrl, env.token, `bench-${stamp}-w${w}`));
   const perf = process.env.PERF_OUT ? (await import("node:child_process")).spawn("perf", ["record", "-F", "999", "-a", "-g", "-o", process.env.PERF_OUT], { stdio: "ignore" }) : null;
   if (perf) await new Promise((r) => setTimeout(r, 1000));
   const srv0 = treeCpuS(server.serverPid!) ?? NaN;

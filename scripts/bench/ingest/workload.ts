@@ -18,6 +18,8 @@ export interface IngestOptions {
   keys: number;
   /** Frames in flight per socket. */
   window: number;
+  /** Frames per worker pushed (to runs of their own) and thrown away before each round's clock starts, for Pitwall and the Pushgateway alike: a server that runs for weeks is measured warm (JIT-compiled, pools open), not in its first second. */
+  warmup: number;
   rounds: number;
   seed: number;
 }
@@ -31,6 +33,7 @@ export function parseIngestOptions(full: boolean): IngestOptions {
       points: { type: "string", default: "1000" },
       keys: { type: "string", default: "10" },
       window: { type: "string", default: "4" },
+      warmup: { type: "string", default: "10" },
       rounds: { type: "string", default: full ? "3" : "1" },
       seed: { type: "string", default: "1" },
     },
@@ -49,6 +52,7 @@ export function parseIngestOptions(full: boolean): IngestOptions {
     points: int("points", values.points, 1, 10_000),
     keys: int("keys", values.keys, 1, KEY_NAMES.length),
     window: int("window", values.window, 1, 1000),
+    warmup: int("warmup", values.warmup, 0, 100_000),
     rounds: int("rounds", values.rounds, 1, 20),
     seed: int("seed", values.seed, 0, 2 ** 31 - 1),
   };
