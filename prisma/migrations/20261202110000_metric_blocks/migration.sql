@@ -35,7 +35,10 @@ CREATE VIEW "MetricPoint" AS
     FROM "MetricBlock" b CROSS JOIN LATERAL unnest(b.steps, b."values", b."tsMs") AS p(step, value, ms);
 
 -- The points of (run, key) with lo <= step <= hi, reading only the blocks whose step range meets
--- [lo, hi]. A single-SELECT SQL function: the planner inlines it into the calling query.
+-- [lo, hi]: a key's blocks never overlap, so they are the blocks from the last one starting at or
+-- before lo up to the last one starting at or before hi, one primary-key range (a bare
+-- "firstStep" <= hi would walk every block from the key's first). A single-SELECT SQL function:
+-- the planner inlines it into the calling query.
 CREATE FUNCTION pitwall_metric_points(run int4, metric text, lo int8, hi int8)
   RETURNS TABLE (key text, step int8, value float8, ts timestamptz)
   LANGUAGE sql STABLE PARALLEL SAFE AS $$
@@ -44,7 +47,10 @@ CREATE FUNCTION pitwall_metric_points(run int4, metric text, lo int8, hi int8)
   UNION ALL
   SELECT b.key, p.step, p.value, timestamptz 'epoch' + p.ms * interval '1 millisecond'
     FROM "MetricBlock" b CROSS JOIN LATERAL unnest(b.steps, b."values", b."tsMs") AS p(step, value, ms)
-   WHERE b."runId" = run AND b.key = metric AND b."firstStep" <= hi AND b."lastStep" >= lo AND p.step BETWEEN lo AND hi
+   WHERE b."runId" = run AND b.key = metric AND b."lastStep" >= lo AND p.step BETWEEN lo AND hi
+     AND b."firstStep" BETWEEN coalesce((SELECT f."firstStep" FROM "MetricBlock" f
+                                          WHERE f."runId" = run AND f.key = metric AND f."firstStep" <= lo
+                                          ORDER BY f."firstStep" DESC LIMIT 1), lo) AND hi
 $$;
 
 -- Deleting a run deletes its rows (its blocks go by the foreign key).
@@ -63,7 +69,9 @@ BEGIN
   IF NOT FOUND THEN
     WITH gone AS (
       DELETE FROM "MetricBlock" b
-       WHERE b."runId" = OLD."runId" AND b.key = OLD.key AND b."firstStep" <= OLD.step AND b."lastStep" >= OLD.step
+       WHERE b."runId" = OLD."runId" AND b.key = OLD.key AND b."lastStep" >= OLD.step
+         AND b."firstStep" = (SELECT f."firstStep" FROM "MetricBlock" f WHERE f."runId" = OLD."runId" AND f.key = OLD.key AND f."firstStep" <= OLD.step
+                               ORDER BY f."firstStep" DESC LIMIT 1)
       RETURNING b."runId", b.key, b.steps, b."values", b."tsMs")
     INSERT INTO "MetricRow" ("runId", key, step, value, ts)
     SELECT g."runId", g.key, p.step, p.value, timestamptz 'epoch' + p.ms * interval '1 millisecond'

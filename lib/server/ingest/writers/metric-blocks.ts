@@ -60,10 +60,17 @@ export async function explodeBlocks(client: pg.PoolClient, ranges: readonly Step
   await client.query(explodeBlocksSql, [ranges.map((r) => r.runId), ranges.map((r) => r.key), ranges.map((r) => r.lo.toString()), ranges.map((r) => r.hi.toString())]);
 }
 
-/** $1 run ids, $2 keys, $3 lowest steps, $4 highest steps (one range per index); a block meeting several ranges is deleted (and moved) once. */
+/**
+ * $1 run ids, $2 keys, $3 lowest steps, $4 highest steps (one range per index); a block meeting
+ * several ranges is deleted (and moved) once. The blocks meeting a range are one primary-key
+ * range: from the last block starting at or before its lowest step (blocks never overlap).
+ */
 const explodeBlocksSql = `WITH gone AS (
     DELETE FROM "MetricBlock" b USING unnest($1::int4[], $2::text[], $3::int8[], $4::int8[]) AS r("runId", key, lo, hi)
-     WHERE b."runId" = r."runId" AND b.key = r.key AND b."firstStep" <= r.hi AND b."lastStep" >= r.lo
+     WHERE b."runId" = r."runId" AND b.key = r.key AND b."lastStep" >= r.lo
+       AND b."firstStep" BETWEEN coalesce((SELECT f."firstStep" FROM "MetricBlock" f
+                                            WHERE f."runId" = r."runId" AND f.key = r.key AND f."firstStep" <= r.lo
+                                            ORDER BY f."firstStep" DESC LIMIT 1), r.lo) AND r.hi
     RETURNING b."runId", b.key, b.steps, b."values", b."tsMs")
   INSERT INTO "MetricRow" ("runId", key, step, value, ts)
   SELECT g."runId", g.key, p.step, p.value, timestamptz 'epoch' + p.ms * interval '1 millisecond'
