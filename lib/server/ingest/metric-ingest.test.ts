@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, test } from "vitest";
 import { ingestHarness } from "@/test/support/ingest";
 
-// run.metrics through the writer (COPY-staged for large batches, unnest for small ones) (writers/metrics.ts, metric-stage.ts) and the
+// run.metrics through the writer (blocks by binary COPY for large appending batches, the COPY
+// staging table for large batches of stored steps, unnest for small ones) (writers/metrics.ts,
+// metric-blocks.ts, metric-stage.ts) and the
 // O(keys) step-overflow check (metric-overflow.ts, "MetricSeries"), on a real PostgreSQL. One
 // pooled connection, so every batch reuses the same staging table, including after a rollback.
 
@@ -15,15 +17,36 @@ const maxSteps = async (runId: number) =>
   (await pool.query<{ key: string; maxStep: string }>(`SELECT key, "maxStep"::text AS "maxStep" FROM "MetricSeries" WHERE "runId" = $1 ORDER BY key`, [runId])).rows;
 const tierCount = async (runId: number) => Number((await pool.query(`SELECT coalesce(sum(n + "nonFinite"), 0)::int AS c FROM "MetricTier" t JOIN "MetricSeries" s USING ("runId", key) WHERE t."runId" = $1 AND t.bits = s."topBits"`, [runId])).rows[0].c);
 
-/** Both write paths: a small batch merges `unnest` of bound arrays, one of 256+ points goes through the COPY staging table. */
+/** Both write paths of new steps: a small batch merges `unnest` of bound arrays, one of 256+ points is COPYed as blocks. */
 const PATHS = [
   ["unnest, small batch", 0],
-  ["COPY staging table", 300],
+  ["blocks by binary COPY", 300],
 ] as const;
 const PAD_KEY = "pad";
 const padding = (n: number) => Array.from({ length: n }, (_, i) => ({ key: PAD_KEY, step: i, value: i }));
 
 describe("run.metrics ingest", () => {
+  test("a block keeps extreme values exactly: 64-bit steps at both ends, NaN, ±Infinity, subnormal and largest doubles, an odd key, epoch-ms times", async () => {
+    const { run, id } = await startRun("training");
+    const values = [Number.NaN, Infinity, -Infinity, 5e-324, Number.MAX_VALUE, -Number.MAX_VALUE, 0.1, -2.5e-300, 123456789.125];
+    const wire = (v: number) => (Number.isFinite(v) ? v : String(v));
+    const key = 'ünï "q" \\ ,{}\t✓';
+    const top = 2n ** 63n - 1n;
+    const bottom = -(2n ** 63n);
+    const sent = [
+      ...Array.from({ length: 150 }, (_, i) => ({ key, step: (top - 149n + BigInt(i)).toString(), value: values[i % values.length]!, ts: Date.UTC(2099, 11, 31) + i })),
+      ...Array.from({ length: 150 }, (_, i) => ({ key: "neg", step: (bottom + BigInt(i)).toString(), value: values[(i + 3) % values.length]!, ts: Date.UTC(2000, 0, 1) + i })),
+    ];
+    await ingest({ type: "run.metrics", run, points: sent.map((p) => ({ ...p, value: wire(p.value) })) });
+    const stored = await pool.query(`SELECT (SELECT count(*) FROM "MetricBlock" WHERE "runId" = $1)::int AS blocks, (SELECT count(*) FROM "MetricRow" WHERE "runId" = $1)::int AS rows`, [id]);
+    expect(stored.rows[0]).toEqual({ blocks: 2, rows: 0 });
+    // (points() orders by the step's text; here by its value.)
+    const back = (await points(id)).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : BigInt(a.step) < BigInt(b.step) ? -1 : 1));
+    const expected = [...sent].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : BigInt(a.step) < BigInt(b.step) ? -1 : 1));
+    expect(back.map((p) => [p.key, p.step, p.ts.getTime()])).toEqual(expected.map((p) => [p.key, p.step, p.ts]));
+    back.forEach((p, i) => expect(Object.is(p.value, expected[i]!.value) || (Number.isNaN(p.value) && Number.isNaN(expected[i]!.value))).toBe(true));
+  });
+
   test("the same (key, step) twice in one batch — in one frame and across frames — stores the latest once; tiers count it once", async () => {
     const { run, id } = await startRun("training");
     await ingest(
