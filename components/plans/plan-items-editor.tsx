@@ -78,7 +78,7 @@ export function PlanItemsEditor({ items, onChange, disabled }: { items: Editable
               disabled={disabled}
               aria-label={`Item ${i + 1} text`}
               aria-invalid={item.content.trim() === "" || undefined}
-              className="min-h-8 min-w-0 flex-1 resize-y rounded-md border border-input bg-card px-2.5 py-1.5 text-[13px] leading-5 shadow-xs placeholder:text-muted-fg focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-ring aria-invalid:border-failed"
+              className="min-h-8 min-w-0 flex-1 resize-y rounded-md border border-input bg-card px-2.5 py-1.5 text-[13px] leading-5 shadow-xs placeholder:text-muted-fg/70 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-ring aria-invalid:border-failed"
               placeholder="What should the agent do?"
             />
             <Select

@@ -67,7 +67,7 @@ export function RunEditForm({ run, busy, error, onSave, onCancel }: RunEditFormP
           maxLength={20_000}
           disabled={busy}
           placeholder="What this run was for, what to remember about it"
-          className="rounded-md border border-input bg-card px-2.5 py-1.5 text-sm shadow-xs placeholder:text-muted-fg focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-ring disabled:opacity-50"
+          className="rounded-md border border-input bg-card px-2.5 py-1.5 text-sm shadow-xs placeholder:text-muted-fg/70 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-ring disabled:opacity-50"
         />
       </div>
       {error && (

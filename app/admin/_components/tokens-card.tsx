@@ -103,7 +103,7 @@ export function TokensCard({ tokens, origin }: { tokens: AdminTokenView[]; origi
         <form className="flex flex-wrap items-end gap-2" onSubmit={create} aria-label="Create a worker token">
           <label className="grid gap-1 text-xs font-medium">
             Host
-            <Input name="host" required maxLength={100} pattern="[A-Za-z0-9][A-Za-z0-9._\-]*" placeholder="kpro5" />
+            <Input name="host" required maxLength={100} pattern="[A-Za-z0-9][A-Za-z0-9._\-]*" placeholder="e.g. kpro5" />
           </label>
           <label className="flex h-9 items-center gap-2 text-sm">
             <input type="checkbox" name="shared" className="size-4 accent-current" aria-describedby="shared-token-hint" />

@@ -123,11 +123,11 @@ export function UsersCard({ users, selfId }: { users: AdminUserView[]; selfId: s
         <form className="flex flex-wrap items-end gap-2" onSubmit={add} aria-label="Add a person">
           <label className="grid gap-1 text-xs font-medium">
             Name
-            <Input name="name" required maxLength={100} placeholder="Ada Lovelace" />
+            <Input name="name" required maxLength={100} placeholder="e.g. Ada Lovelace" />
           </label>
           <label className="grid gap-1 text-xs font-medium">
             Email
-            <Input name="email" type="email" required maxLength={200} placeholder="ada@example.com" />
+            <Input name="email" type="email" required maxLength={200} placeholder="e.g. ada@example.com" />
           </label>
           <label className="grid gap-1 text-xs font-medium">
             Role

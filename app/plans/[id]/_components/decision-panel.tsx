@@ -91,7 +91,7 @@ export function DecisionPanel({ plan, viewerName, stale, editing, onEditing, onD
             placeholder="e.g. proceed; after upload remove local data; max 100 parallel"
             aria-invalid={formError !== null && comment.trim() === "" ? true : undefined}
             aria-describedby={formError ? "decision-error" : undefined}
-            className="min-h-16 resize-y rounded-md border border-input bg-card px-2.5 py-1.5 text-[13px] leading-5 shadow-xs placeholder:text-muted-fg focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-ring aria-invalid:border-failed"
+            className="min-h-16 resize-y rounded-md border border-input bg-card px-2.5 py-1.5 text-[13px] leading-5 shadow-xs placeholder:text-muted-fg/70 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-ring aria-invalid:border-failed"
           />
         </div>
         {formError && (
