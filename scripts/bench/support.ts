@@ -229,6 +229,12 @@ export interface BenchEnvironment {
   /** Bearer token of a worker (viewer rights on the read API). */
   token: string;
   server: ServerProcess | null;
+  /**
+   * Stops the server and PostgreSQL and starts both again on the same data folder and port (a
+   * cold start: empty shared buffers and server caches; the OS page cache is kept). Replaces
+   * `server` (null stays null). @throws Error when either does not come back.
+   */
+  restart(): Promise<void>;
 }
 
 /**
@@ -246,7 +252,8 @@ export async function startBenchEnvironment(opts: { server: boolean; log: (line:
   await fsp.chmod(tempDir, 0o711); // the `postgres` user must traverse it when we run as root
   startJanitor(tempDir);
   const dataDir = path.join(tempDir, "data");
-  const embedded = await startEmbeddedPostgres({ dataDir, log: { info: () => undefined, warn: (m) => console.warn(`[bench] ${m}`) } });
+  const pgLog = { info: () => undefined, warn: (m: string) => console.warn(`[bench] ${m}`) };
+  let embedded = await startEmbeddedPostgres({ dataDir, log: pgLog });
   const conn = JSON.parse(await fsp.readFile(path.join(dataDir, "connection.json"), "utf8")) as ConnectionInfo;
   onCleanup("postgres", async () => {
     try {
@@ -276,7 +283,24 @@ export async function startBenchEnvironment(opts: { server: boolean; log: (line:
   onCleanup("pg pool", () => pool.end());
   const server = opts.server ? await startServerProcess(embedded.url, (name, pid) => recordPid(tempDir, name, pid)) : null;
   if (server) opts.log(`server ${server.url} on a fresh embedded PostgreSQL (port ${conn.port})`);
-  return { databaseUrl: embedded.url, postgresPid: conn.pid, pool, token, server };
+  const env: BenchEnvironment = {
+    databaseUrl: embedded.url,
+    postgresPid: conn.pid,
+    pool,
+    token,
+    server,
+    async restart() {
+      const hadServer = env.server !== null;
+      await env.server?.stop();
+      await withTimeout(embedded.stop(), 30_000, "embedded PostgreSQL stop");
+      embedded = await startEmbeddedPostgres({ dataDir, port: conn.port, log: pgLog });
+      const now = JSON.parse(await fsp.readFile(path.join(dataDir, "connection.json"), "utf8")) as ConnectionInfo;
+      env.postgresPid = now.pid;
+      recordPid(tempDir, "postmaster", now.pid);
+      env.server = hadServer ? await startServerProcess(embedded.url, (name, pid) => recordPid(tempDir, name, pid)) : null;
+    },
+  };
+  return env;
 }
 
 /** Installs the signal handlers and a hard timeout that clean up (servers, PostgreSQL, temp folders) and exit. */
