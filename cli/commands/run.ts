@@ -72,13 +72,13 @@ async function runCommand(command: string[], opts: RunOptions): Promise<number> 
 
   let socket: PitwallSocket;
   try {
-    socket = new PitwallSocket({ url: config.PITWALL_URL, token: config.PITWALL_TOKEN!, spoolDir: opts.spool });
+    socket = new PitwallSocket({ url: config.urls, token: config.PITWALL_TOKEN!, spoolDir: opts.spool });
   } catch (err) {
     if (err instanceof SpoolLockedError) fail(err.message, 2);
     throw err;
   }
   const say = (msg: string) => process.stderr.write(`pitwall: ${msg}\n`);
-  wireSocketMessages(socket, config.PITWALL_URL, say);
+  wireSocketMessages(socket, say);
   if (socket.replayedFrames > 0) say(`resending ${socket.replayedFrames} frame(s) left in ${opts.spool} by an earlier run`);
 
   // Fail fast on a bad token; an unreachable server does not stop the work (frames wait for it).
@@ -222,17 +222,17 @@ function pipe(from: Readable | null, to: Writable, tap: (chunk: Buffer) => void)
 }
 
 /** Wires the socket's events to short messages on our stderr. */
-function wireSocketMessages(socket: PitwallSocket, url: string, say: (msg: string) => void): void {
+function wireSocketMessages(socket: PitwallSocket, say: (msg: string) => void): void {
   let wasOpen = false;
   let down = false;
   let rejections = 0;
   socket.on("open", () => {
-    if (down) say(`reconnected to ${url}; resending unacknowledged frames`);
+    if (down) say(`reconnected to ${socket.currentUrl}; resending unacknowledged frames`);
     wasOpen = true;
     down = false;
   });
   socket.on("disconnect", (info) => {
-    if (wasOpen && !down) say(`lost the connection to ${url} (${info.error?.message ?? `close ${info.code ?? ""} ${info.reason}`.trim()}); frames are kept and resent`);
+    if (wasOpen && !down) say(`lost the connection to ${info.url} (${info.error?.message ?? `close ${info.code ?? ""} ${info.reason}`.trim()}); frames are kept and resent${info.nextUrl !== info.url ? `, trying ${info.nextUrl}` : ""}`);
     down = true;
   });
   socket.on("rejected", (r) => {
