@@ -1,0 +1,143 @@
+import os from "node:os";
+import path from "node:path";
+import { Option, type Command } from "commander";
+import { BenchFollower, type BenchFollowerOptions } from "@/lib/client/bench-follow";
+import { FileTail } from "@/lib/client/file-tail";
+import { FlushTimeoutError, PitwallAuthError, PitwallSocket } from "@/lib/client/socket";
+import { SpoolLockedError } from "@/lib/client/spool";
+import { BENCHMARK_SCENARIOS, type BenchmarkPointInput } from "@/lib/protocol";
+import { readClientConfig } from "../config";
+import { fail } from "../fail";
+
+/** A running follow of a benchmark output file (see {@link followBenchFile}). */
+export interface BenchFollow {
+  follower: BenchFollower;
+  /** Reads what is left (complete lines only) and stops watching. */
+  stop(): Promise<void>;
+}
+
+/** Anything frames can be sent to (a PitwallSocket). */
+interface FrameSink {
+  sendValue(frame: Record<string, unknown>): string;
+}
+
+/**
+ * Follows `file` (SGLang / vLLM JSON-lines results as they are appended) and sends one point per
+ * complete line through `sink`, saying one line per point or skipped line through `say`.
+ * @throws nothing: read errors are said and retried at the next change.
+ */
+export async function followBenchFile(sink: FrameSink, opts: BenchFollowerOptions & { fromEnd?: boolean; pollMs?: number }, say: (msg: string) => void): Promise<BenchFollow> {
+  const follower = new BenchFollower(opts);
+  const tail = new FileTail(opts.file, {
+    fromEnd: opts.fromEnd,
+    pollMs: opts.pollMs,
+    onReset: () => {
+      say(`${opts.file} was truncated or replaced: reading it again from its start`);
+      follower.reset();
+    },
+    onError: (err) => say(`cannot read ${opts.file}: ${err.message}`),
+    onLines: (lines) => {
+      const { frames, problems, points } = follower.add(lines);
+      for (const f of frames) sink.sendValue(f as unknown as Record<string, unknown>);
+      for (const p of problems) say(`${p.file}:${p.line}: ${p.message}`);
+      for (const p of points) say(`${path.basename(opts.file)}:${p.ord}: ${describePoint(p)}`);
+    },
+  });
+  await tail.start();
+  return { follower, stop: () => tail.stop() };
+}
+
+/** `concurrency 16: 577.8 output tok/s, TTFT p99 812 ms` for a point. */
+function describePoint(p: BenchmarkPointInput): string {
+  const level = p.concurrency != null ? `concurrency ${p.concurrency}` : p.requestRate != null ? `request rate ${p.requestRate}/s` : "unbounded";
+  const tok = typeof p.outputTokPerS === "number" ? `${p.outputTokPerS.toFixed(1)} output tok/s` : "no output tok/s";
+  const ttft = typeof p.ttftMsP99 === "number" ? `, TTFT p99 ${Math.round(p.ttftMsP99)} ms` : "";
+  return `${level}: ${tok}${ttft}`;
+}
+
+interface WatchBenchOptions {
+  name?: string;
+  key?: string;
+  tag: string[];
+  host?: string;
+  scenario?: (typeof BENCHMARK_SCENARIOS)[number];
+  spool?: string;
+  pollInterval: number;
+  ackTimeout: number;
+}
+
+/** Registers `pitwall watch bench FILE`. */
+export function registerWatchCommands(program: Command): void {
+  const watch = program.command("watch").description("follow files other tools write and report them live (PITWALL_URL, PITWALL_TOKEN)");
+  watch
+    .command("bench")
+    .argument("<file>", "SGLang bench_serving --output-file or vLLM bench serve --append-result JSON lines, being written")
+    .description("import each result line as it is appended, so the sweep's charts grow while it runs; Ctrl-C ends the run")
+    .option("--name <name>", "run name (default: the file's base name)")
+    .option("--key <key>", "run key (default: from this host, the file's path and its first result line, so a restart continues the same run)")
+    .addOption(new Option("--tag <tag...>", "tag(s) for the run").default([]))
+    .option("--host <host>", "where the benchmark ran (default: the token's host)")
+    .addOption(new Option("--scenario <name>", "scenario of every point (default throughput)").choices(BENCHMARK_SCENARIOS))
+    .option("--spool <dir>", "keep unacknowledged frames in this folder")
+    .option("--poll-interval <ms>", "how often the file is checked when no change notice arrives", (v) => parseMs(v), 1000)
+    .option("--ack-timeout <seconds>", "at exit, how long to wait for acks", parseSeconds, 30)
+    .action(async (file: string, opts: WatchBenchOptions) => {
+      process.exit(await watchBench(file, opts));
+    });
+}
+
+async function watchBench(file: string, opts: WatchBenchOptions): Promise<number> {
+  const config = readClientConfig();
+  if (!config.PITWALL_TOKEN) fail("PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it", 2);
+  const say = (msg: string) => process.stderr.write(`pitwall: ${msg}\n`);
+  let socket: PitwallSocket;
+  try {
+    socket = new PitwallSocket({ url: config.urls, token: config.PITWALL_TOKEN!, spoolDir: opts.spool });
+  } catch (err) {
+    if (err instanceof SpoolLockedError) fail(err.message, 2);
+    throw err;
+  }
+  socket.on("rejected", (r) => say(`frame ${r.id ?? ""} rejected: ${r.code}: ${r.message}`));
+  const fatal = new Promise<Error>((resolve) => socket.once("fatal", resolve));
+  const absolute = path.resolve(file);
+  const follow = await followBenchFile(
+    socket,
+    { file: absolute, runKey: opts.key, keySalt: os.hostname(), name: opts.name, host: opts.host, tags: opts.tag, scenario: opts.scenario, pollMs: opts.pollInterval },
+    say,
+  );
+  say(`watching ${absolute} (Ctrl-C to stop)`);
+
+  const stopped = new Promise<string>((resolve) => {
+    for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(s, () => resolve(s));
+  });
+  const why = await Promise.race([stopped, fatal]);
+  await follow.stop();
+  if (why instanceof PitwallAuthError || why instanceof Error) {
+    await socket.close();
+    fail(why.message, 2);
+  }
+  const end = follow.follower.end();
+  if (end) socket.sendValue(end as unknown as Record<string, unknown>);
+  try {
+    await socket.flush(opts.ackTimeout * 1000);
+  } catch (err) {
+    say(err instanceof FlushTimeoutError ? `${err.pending} frame(s) not acknowledged after ${opts.ackTimeout} s` : (err as Error).message);
+    await socket.close();
+    return 1;
+  }
+  await socket.close();
+  say(`${follow.follower.points} point(s) from ${absolute}${follow.follower.runKey ? ` in run ${follow.follower.runKey}` : ""}`);
+  return 0;
+}
+
+function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 86_400) fail(`expected seconds from 0 to 86400, got '${value}'`, 2);
+  return n;
+}
+
+function parseMs(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 10 || n > 3_600_000) fail(`expected a number from 10 to 3600000, got '${value}'`, 2);
+  return n;
+}
