@@ -1,9 +1,11 @@
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import { BenchFollower, type BenchFollowerOptions } from "@/lib/client/bench-follow";
 import { FileTail } from "@/lib/client/file-tail";
-import { FlushTimeoutError, PitwallAuthError, PitwallSocket } from "@/lib/client/socket";
+import { TbLogdirFollower } from "@/lib/client/tb-logdir";
+import { FlushTimeoutError, PitwallSocket } from "@/lib/client/socket";
 import { SpoolLockedError } from "@/lib/client/spool";
 import { BENCHMARK_SCENARIOS, type BenchmarkPointInput } from "@/lib/protocol";
 import { readClientConfig } from "../config";
@@ -66,7 +68,7 @@ interface WatchBenchOptions {
   ackTimeout: number;
 }
 
-/** Registers `pitwall watch bench FILE`. */
+/** Registers `pitwall watch bench FILE` and `pitwall watch tensorboard LOGDIR`. */
 export function registerWatchCommands(program: Command): void {
   const watch = program.command("watch").description("follow files other tools write and report them live (PITWALL_URL, PITWALL_TOKEN)");
   watch
@@ -84,21 +86,113 @@ export function registerWatchCommands(program: Command): void {
     .action(async (file: string, opts: WatchBenchOptions) => {
       process.exit(await watchBench(file, opts));
     });
+  watch
+    .command("tensorboard")
+    .argument("<logdir>", "a TensorBoard log directory (SpecForge, Lightning, torchtitan, HF Trainer report_to=tensorboard…)")
+    .description("follow every event file under LOGDIR as it grows: one training run per folder, its scalars as metrics; Ctrl-C stops (runs stay open)")
+    .addOption(new Option("--tag <tag...>", "tag(s) for the runs").default([]))
+    .option("--host <host>", "where the training runs (default: the token's host)")
+    .option("--spool <dir>", "keep unacknowledged frames in this folder")
+    .option("--poll-interval <ms>", "how often the folder is read when no change notice arrives", (v) => parseMs(v), 2000)
+    .option("--ack-timeout <seconds>", "at exit, how long to wait for acks", parseSeconds, 30)
+    .action(async (logdir: string, opts: WatchTensorboardOptions) => {
+      process.exit(await watchTensorboard(logdir, opts));
+    });
 }
 
-async function watchBench(file: string, opts: WatchBenchOptions): Promise<number> {
+interface WatchTensorboardOptions {
+  tag: string[];
+  host?: string;
+  spool?: string;
+  pollInterval: number;
+  ackTimeout: number;
+}
+
+/** Opens the socket for a watch command; exits 2 on a missing token or a locked spool. */
+function openSocket(spool: string | undefined, say: (msg: string) => void): PitwallSocket {
   const config = readClientConfig();
   if (!config.PITWALL_TOKEN) fail("PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it", 2);
-  const say = (msg: string) => process.stderr.write(`pitwall: ${msg}\n`);
   let socket: PitwallSocket;
   try {
-    socket = new PitwallSocket({ url: config.urls, token: config.PITWALL_TOKEN!, spoolDir: opts.spool });
+    socket = new PitwallSocket({ url: config.urls, token: config.PITWALL_TOKEN!, spoolDir: spool });
   } catch (err) {
     if (err instanceof SpoolLockedError) fail(err.message, 2);
     throw err;
   }
   socket.on("rejected", (r) => say(`frame ${r.id ?? ""} rejected: ${r.code}: ${r.message}`));
+  return socket;
+}
+
+/** Resolves with the signal's name on SIGINT/SIGTERM/SIGHUP, or with the socket's fatal error. */
+function untilStopped(socket: PitwallSocket): Promise<string | Error> {
   const fatal = new Promise<Error>((resolve) => socket.once("fatal", resolve));
+  const stopped = new Promise<string>((resolve) => {
+    for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(s, () => resolve(s));
+  });
+  return Promise.race([stopped, fatal]);
+}
+
+async function watchTensorboard(logdir: string, opts: WatchTensorboardOptions): Promise<number> {
+  const say = (msg: string) => process.stderr.write(`pitwall: ${msg}\n`);
+  const socket = openSocket(opts.spool, say);
+  const absolute = path.resolve(logdir);
+  const follower = new TbLogdirFollower({ logdir: absolute, keySalt: os.hostname(), host: opts.host, tags: opts.tag });
+  let total = 0;
+  // Polls never overlap: a change notice during a poll asks for one more afterwards.
+  let running: Promise<void> | null = null;
+  let again = false;
+  const poll = (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        const { frames, summaries, problems } = await follower.poll();
+        for (const f of frames) socket.sendValue(f as unknown as Record<string, unknown>);
+        for (const p of problems) say(`${p.file}: ${p.message}`);
+        for (const s of summaries) {
+          total += s.points;
+          say(`${s.folder || "."}: ${s.points} point(s) of ${s.keys.slice(0, 5).join(", ")}${s.keys.length > 5 ? ", …" : ""} up to step ${s.lastStep}`);
+        }
+      } while (again);
+    })().finally(() => (running = null));
+    return running;
+  };
+  await poll();
+  let watcher: fs.FSWatcher | null = null;
+  try {
+    watcher = fs.watch(absolute, { recursive: true }, () => void poll());
+    watcher.on("error", () => undefined); // polling goes on
+  } catch {
+    // no recursive fs.watch here (or no folder yet): polling alone
+  }
+  const timer = setInterval(() => void poll(), opts.pollInterval);
+  say(`watching ${absolute} (one run per folder with event files; Ctrl-C to stop)`);
+  const why = await untilStopped(socket);
+  clearInterval(timer);
+  watcher?.close();
+  await poll();
+  if (why instanceof Error) {
+    await socket.close();
+    fail(why.message, 2);
+  }
+  try {
+    await socket.flush(opts.ackTimeout * 1000);
+  } catch (err) {
+    say(err instanceof FlushTimeoutError ? `${err.pending} frame(s) not acknowledged after ${opts.ackTimeout} s` : (err as Error).message);
+    await socket.close();
+    return 1;
+  }
+  await socket.close();
+  say(`${total} point(s) from ${absolute}`);
+  return 0;
+}
+
+async function watchBench(file: string, opts: WatchBenchOptions): Promise<number> {
+  const say = (msg: string) => process.stderr.write(`pitwall: ${msg}\n`);
+  const socket = openSocket(opts.spool, say);
   const absolute = path.resolve(file);
   const follow = await followBenchFile(
     socket,
@@ -106,13 +200,9 @@ async function watchBench(file: string, opts: WatchBenchOptions): Promise<number
     say,
   );
   say(`watching ${absolute} (Ctrl-C to stop)`);
-
-  const stopped = new Promise<string>((resolve) => {
-    for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(s, () => resolve(s));
-  });
-  const why = await Promise.race([stopped, fatal]);
+  const why = await untilStopped(socket);
   await follow.stop();
-  if (why instanceof PitwallAuthError || why instanceof Error) {
+  if (why instanceof Error) {
     await socket.close();
     fail(why.message, 2);
   }
