@@ -1,15 +1,13 @@
-import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import { BenchFollower, type BenchFollowerOptions } from "@/lib/client/bench-follow";
 import { FileTail } from "@/lib/client/file-tail";
-import { TbLogdirFollower } from "@/lib/client/tb-logdir";
-import { FlushTimeoutError, PitwallSocket } from "@/lib/client/socket";
-import { SpoolLockedError } from "@/lib/client/spool";
+import { FlushTimeoutError } from "@/lib/client/socket";
 import { BENCHMARK_SCENARIOS, type BenchmarkPointInput } from "@/lib/protocol";
-import { readClientConfig } from "../config";
 import { fail } from "../fail";
+import { openSocket, parseMs, parseSeconds, untilStopped } from "./watch-common";
+import { watchTensorboard, type WatchTensorboardOptions } from "./watch-tensorboard";
 
 /** A running follow of a benchmark output file (see {@link followBenchFile}). */
 export interface BenchFollow {
@@ -100,96 +98,6 @@ export function registerWatchCommands(program: Command): void {
     });
 }
 
-interface WatchTensorboardOptions {
-  tag: string[];
-  host?: string;
-  spool?: string;
-  pollInterval: number;
-  ackTimeout: number;
-}
-
-/** Opens the socket for a watch command; exits 2 on a missing token or a locked spool. */
-function openSocket(spool: string | undefined, say: (msg: string) => void): PitwallSocket {
-  const config = readClientConfig();
-  if (!config.PITWALL_TOKEN) fail("PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it", 2);
-  let socket: PitwallSocket;
-  try {
-    socket = new PitwallSocket({ url: config.urls, token: config.PITWALL_TOKEN!, spoolDir: spool });
-  } catch (err) {
-    if (err instanceof SpoolLockedError) fail(err.message, 2);
-    throw err;
-  }
-  socket.on("rejected", (r) => say(`frame ${r.id ?? ""} rejected: ${r.code}: ${r.message}`));
-  return socket;
-}
-
-/** Resolves with the signal's name on SIGINT/SIGTERM/SIGHUP, or with the socket's fatal error. */
-function untilStopped(socket: PitwallSocket): Promise<string | Error> {
-  const fatal = new Promise<Error>((resolve) => socket.once("fatal", resolve));
-  const stopped = new Promise<string>((resolve) => {
-    for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(s, () => resolve(s));
-  });
-  return Promise.race([stopped, fatal]);
-}
-
-async function watchTensorboard(logdir: string, opts: WatchTensorboardOptions): Promise<number> {
-  const say = (msg: string) => process.stderr.write(`pitwall: ${msg}\n`);
-  const socket = openSocket(opts.spool, say);
-  const absolute = path.resolve(logdir);
-  const follower = new TbLogdirFollower({ logdir: absolute, keySalt: os.hostname(), host: opts.host, tags: opts.tag });
-  let total = 0;
-  // Polls never overlap: a change notice during a poll asks for one more afterwards.
-  let running: Promise<void> | null = null;
-  let again = false;
-  const poll = (): Promise<void> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        const { frames, summaries, problems } = await follower.poll();
-        for (const f of frames) socket.sendValue(f as unknown as Record<string, unknown>);
-        for (const p of problems) say(`${p.file}: ${p.message}`);
-        for (const s of summaries) {
-          total += s.points;
-          say(`${s.folder || "."}: ${s.points} point(s) of ${s.keys.slice(0, 5).join(", ")}${s.keys.length > 5 ? ", …" : ""} up to step ${s.lastStep}`);
-        }
-      } while (again);
-    })().finally(() => (running = null));
-    return running;
-  };
-  await poll();
-  let watcher: fs.FSWatcher | null = null;
-  try {
-    watcher = fs.watch(absolute, { recursive: true }, () => void poll());
-    watcher.on("error", () => undefined); // polling goes on
-  } catch {
-    // no recursive fs.watch here (or no folder yet): polling alone
-  }
-  const timer = setInterval(() => void poll(), opts.pollInterval);
-  say(`watching ${absolute} (one run per folder with event files; Ctrl-C to stop)`);
-  const why = await untilStopped(socket);
-  clearInterval(timer);
-  watcher?.close();
-  await poll();
-  if (why instanceof Error) {
-    await socket.close();
-    fail(why.message, 2);
-  }
-  try {
-    await socket.flush(opts.ackTimeout * 1000);
-  } catch (err) {
-    say(err instanceof FlushTimeoutError ? `${err.pending} frame(s) not acknowledged after ${opts.ackTimeout} s` : (err as Error).message);
-    await socket.close();
-    return 1;
-  }
-  await socket.close();
-  say(`${total} point(s) from ${absolute}`);
-  return 0;
-}
-
 async function watchBench(file: string, opts: WatchBenchOptions): Promise<number> {
   const say = (msg: string) => process.stderr.write(`pitwall: ${msg}\n`);
   const socket = openSocket(opts.spool, say);
@@ -218,16 +126,4 @@ async function watchBench(file: string, opts: WatchBenchOptions): Promise<number
   await socket.close();
   say(`${follow.follower.points} point(s) from ${absolute}${follow.follower.runKey ? ` in run ${follow.follower.runKey}` : ""}`);
   return 0;
-}
-
-function parseSeconds(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || n > 86_400) fail(`expected seconds from 0 to 86400, got '${value}'`, 2);
-  return n;
-}
-
-function parseMs(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 10 || n > 3_600_000) fail(`expected a number from 10 to 3600000, got '${value}'`, 2);
-  return n;
 }

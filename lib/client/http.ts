@@ -65,7 +65,13 @@ async function postBody(baseUrl: ServerUrls, token: string, body: string, timeou
     if (!err.lastResponse) throw new IngestHttpError(`cannot reach Pitwall: ${err.attempts.map((a) => `${a.url} (${a.reason})`).join("; ")}`, null, null);
     res = err.lastResponse;
   }
-  const text = await res.text();
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (err) {
+    // The answer broke off (the instance died mid-answer, or the per-attempt timeout hit while reading).
+    throw new IngestHttpError(`Pitwall's answer broke off: ${(err as Error).message}`, null, null);
+  }
   let parsed: { results?: IngestResult[]; error?: { code: string; message: string } } = {};
   try {
     parsed = JSON.parse(text) as typeof parsed;
