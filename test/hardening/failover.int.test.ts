@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/generated/prisma/client";
+import { decidePlan } from "@/lib/server/repositories/plan-decisions";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { IngestHttpError, postFrames } from "@/lib/client/http";
 import { PitwallSocket, type DisconnectInfo, type FrameRejection } from "@/lib/client/socket";
@@ -265,14 +266,20 @@ describe("the agent hooks with two instances", () => {
       expect(cfg.urls).toEqual([env.PITWALL_URL.split(",")[0], b.url]);
       await fs.rm(path.join(stateDir, "last-url"), { force: true }); // start at the dead URL again
       const plan = `failover-plan-${randomUUID()}`;
-      const decision = await proposeAndWait(cfg, { v: 1, id: `${plan}:propose`, type: "plan.propose", plan, title: "fail over", items: [{ content: "step" }], expiresInS: 60 }, {
-        timeoutS: 2,
+      const waiting = proposeAndWait(cfg, { v: 1, id: `${plan}:propose`, type: "plan.propose", plan, title: "fail over", items: [{ content: "step" }], expiresInS: 60 }, {
+        timeoutS: 40,
         postFrames: hookPostFrames,
         sleep: () => new Promise((r) => setTimeout(r, 50)),
       });
-      expect(decision).toBeNull(); // nobody decided within 2 s
-      const stored = await db.query(`SELECT title, status FROM "Plan" WHERE key = $1`, [plan]);
-      expect(stored.rows).toEqual([{ title: "fail over", status: "proposed" }]);
+      let planId = 0;
+      await until(async () => {
+        const stored = await db.query<{ id: number; title: string; status: string }>(`SELECT id, title, status FROM "Plan" WHERE key = $1`, [plan]);
+        planId = stored.rows[0]?.id ?? 0;
+        return stored.rows[0]?.status === "proposed";
+      }, "the proposal on the surviving instance");
+      // A person decides; the gate's long poll (first URL dead) hears it from the surviving instance.
+      await decidePlan(db, planId, { decision: "approved", comment: "go" }, "alice");
+      expect(await waiting).toMatchObject({ decision: "approved", comment: "go", decidedBy: "alice" });
     } finally {
       for (const k of Object.keys(env)) delete process.env[k];
       Object.assign(process.env, saved);
