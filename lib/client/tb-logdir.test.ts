@@ -7,7 +7,8 @@ import type { ClientFrameInput } from "@/lib/protocol";
 import { TbLogdirFollower } from "./tb-logdir";
 import { maskedCrc32c, readTfRecords } from "./tfrecord";
 
-// TensorBoard event files written by tensorboardX 2.6.5 (testdata/tensorboard/SOURCE.md):
+// TensorBoard event files written by tensorboardX 2.6.5 and tensorboard 2.21.0's own writer
+// (testdata/tensorboard/SOURCE.md):
 // simple_value scalars, tensor-valued scalars of every dtype, non-scalars skipped; a record cut
 // short waits; a corrupt record is reported; a restart gives the same runs and points.
 
@@ -69,6 +70,7 @@ describe("TbLogdirFollower", () => {
     expect(frames.filter((fr) => fr.type === "run.start")).toEqual([
       expect.objectContaining({ run: a, name: "drafter-a", kind: "training", config: { source: "tensorboard", logdir, folder: "drafter-a" } }),
       expect.objectContaining({ run: b, name: "nested/drafter-b", kind: "training" }),
+      expect.objectContaining({ run: f.runKeyFor("tensorboard-native"), name: "tensorboard-native", kind: "training" }),
     ]);
     const s = series(frames);
     expect(Object.keys(s[a]!).sort()).toEqual(["eval/tau", "train/loss"]);
@@ -84,9 +86,15 @@ describe("TbLogdirFollower", () => {
     for (const key of ["tokens", "seen"]) expect(s[b]![key]).toEqual(steps.map((st, i) => [st, (i + 1) * 100]));
     expect(s[b]!.vector).toBeUndefined();
     expect(metricsOf(frames).find((fr) => fr.run === a)!.points[0]!.ts).toBe(1_796_000_000_000);
+    // TensorBoard's own writer (tensor-valued float32 scalars, metadata on each tag's first value).
+    const native = s[f.runKeyFor("tensorboard-native")]!;
+    expect(native["train/loss"]!.map(([st]) => st)).toEqual([...Array(10).keys()]);
+    native["train/loss"]!.forEach(([st, v]) => expect(v).toBeCloseTo(1 / (Number(st) + 1), 6));
+    expect(native["eval/tau"]).toEqual([0, 3, 6, 9].map((st) => [st, 4 + st / 4]));
     expect(summaries.map((x) => [x.folder, x.points])).toEqual([
       ["drafter-a", 55],
       [path.join("nested", "drafter-b"), 24],
+      ["tensorboard-native", 14],
     ]);
     // Nothing new: nothing sent.
     expect((await f.poll()).frames).toEqual([]);

@@ -69,3 +69,15 @@ for i, step in enumerate([0, 1, 2, 2**40 + 5]):
     fw.add_summary(Summary(value=values), global_step=step, walltime=1_796_100_000 + i)
 w.close()
 print("ok")
+
+# 3. TensorBoard's own framework-free writer (tensorboard.summary.Writer, tensorboard 2.21.0):
+#    tensor-valued float32 scalars with plugin "scalars" metadata, the TF2 event format.
+from tensorboard.summary import Writer as TbWriter  # noqa: E402
+
+tw = TbWriter(f"{out}/logdir/tensorboard-native")
+for step in range(10):
+    tw.add_scalar("train/loss", 1.0 / (step + 1), step, wall_time=1_796_200_000 + step)
+    if step % 3 == 0:
+        tw.add_scalar("eval/tau", 4.0 + step * 0.25, step, wall_time=1_796_200_000 + step, description="acceptance length")
+tw.close()
+print("ok (tensorboard native)")
