@@ -108,6 +108,22 @@ describe("pitwall watch bench", () => {
     expect(watcher.out.stderr).toContain(`${sweep.length} point(s) from ${file}`);
   });
 
+  test("vLLM bench serve --append-result (newline before each next result): every result is imported, the last one too", { timeout: 60_000 }, async () => {
+    const vllm = fixture("vllm-bench-serve", "nerdalert_2025-05_benchmark_serving_results.jsonl").text.split("\n").filter(Boolean).slice(0, 3);
+    const name = `vllm live ${randomUUID()}`;
+    const file = path.join(tmp, `vllm-${randomUUID()}.jsonl`);
+    const watcher = startPitwall(["watch", "bench", file, "--name", name, "--poll-interval", "100"]);
+    await until(async () => watcher.out.stderr.includes("watching"), "the watcher to start");
+    // What vLLM does: `if append and tell() != 0: write("\n")`, then json.dump(result).
+    for (const [i, line] of vllm.entries()) {
+      await fs.appendFile(file, `${i > 0 ? "\n" : ""}${line}`);
+      await until(async () => (await pointsOf({ name })).ords.length === i + 1, `vLLM result ${i + 1} without its newline`);
+    }
+    watcher.child.kill("SIGTERM");
+    expect(await watcher.exited).toBe(0);
+    expect(await pointsOf({ name })).toEqual({ ords: [1, 2, 3], tokPerS: vllm.map(tok), runs: 1, status: ["succeeded"] });
+  });
+
   test("`pitwall run --kind benchmark --follow FILE`: the command's appended lines are points of its run; lines already there are not", { timeout: 120_000 }, async () => {
     const key = `follow-${randomUUID()}`;
     const file = path.join(tmp, `run-${randomUUID()}.jsonl`);

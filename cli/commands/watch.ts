@@ -4,7 +4,7 @@ import { Option, type Command } from "commander";
 import { BenchFollower, type BenchFollowerOptions } from "@/lib/client/bench-follow";
 import { FileTail } from "@/lib/client/file-tail";
 import { FlushTimeoutError } from "@/lib/client/socket";
-import { BENCHMARK_SCENARIOS, type BenchmarkPointInput } from "@/lib/protocol";
+import { BENCHMARK_SCENARIOS, parseLenientJson, type BenchmarkPointInput } from "@/lib/protocol";
 import { fail } from "../fail";
 import { openSocket, parseMs, parseSeconds, untilStopped } from "./watch-common";
 import { watchTensorboard, type WatchTensorboardOptions } from "./watch-tensorboard";
@@ -31,6 +31,7 @@ export async function followBenchFile(sink: FrameSink, opts: BenchFollowerOption
   const tail = new FileTail(opts.file, {
     fromEnd: opts.fromEnd,
     pollMs: opts.pollMs,
+    completeWithoutNewline: isJsonObject,
     onReset: () => {
       say(`${opts.file} was truncated or replaced: reading it again from its start`);
       follower.reset();
@@ -45,6 +46,20 @@ export async function followBenchFile(sink: FrameSink, opts: BenchFollowerOption
   });
   await tail.start();
   return { follower, stop: () => tail.stop() };
+}
+
+/**
+ * Whether an unterminated last line is a whole JSON object: vLLM `bench serve --append-result`
+ * writes the newline before each next result, so its newest result ends without one (a half
+ * written object never parses).
+ */
+function isJsonObject(text: string): boolean {
+  try {
+    const v = parseLenientJson(text); // Python's bare NaN / Infinity included
+    return v !== null && typeof v === "object" && !Array.isArray(v);
+  } catch {
+    return false;
+  }
 }
 
 /** `concurrency 16: 577.8 output tok/s, TTFT p99 812 ms` for a point. */

@@ -52,6 +52,27 @@ describe("FileTail", () => {
     await tail.stop();
   });
 
+  test("completeWithoutNewline: vLLM --append-result's newest record (newline before, not after) is handed over once", async () => {
+    const file = await tmpFile();
+    const got: TailLine[] = [];
+    const whole = (t: string) => t.startsWith("{") && t.endsWith("}");
+    const tail = new FileTail(file, { onLines: (l) => void got.push(...l), completeWithoutNewline: whole, pollMs: 60_000 });
+    await tail.start();
+    await fs.writeFile(file, '{"c": 1}');
+    await tail.readNow();
+    await tail.readNow();
+    expect(got).toEqual([{ line: 1, text: '{"c": 1}' }]);
+    await fs.appendFile(file, '\n{"c": 2');
+    await tail.readNow();
+    expect(got).toHaveLength(1); // line 1 again? no; line 2 is not whole yet
+    await fs.appendFile(file, "}");
+    await tail.stop();
+    expect(got).toEqual([
+      { line: 1, text: '{"c": 1}' },
+      { line: 2, text: '{"c": 2}' },
+    ]);
+  });
+
   test("a truncated file is read again from line 1, after onReset", async () => {
     const file = await tmpFile();
     await fs.writeFile(file, "1\n2\n3\n");

@@ -4,7 +4,7 @@ import path from "node:path";
 /**
  * Follows a file that another program appends lines to (`tail -F` for one file): every complete
  * line (ending in `\n`) is handed over once, with its 1-based line number; a partially written
- * last line waits for its newline. Change notices come from `fs.watch` on the file's folder (so a
+ * last line waits for its newline (unless `completeWithoutNewline` says it is whole). Change notices come from `fs.watch` on the file's folder (so a
  * file that does not exist yet, or is replaced, is picked up), with a polling read every `pollMs`
  * as the fallback where `fs.watch` is silent (network file systems, some containers). A file that
  * shrinks or is replaced (another inode) is read again from its start (`onReset` is called first).
@@ -30,6 +30,13 @@ export interface FileTailOptions {
   fromEnd?: boolean;
   /** Polling period in ms (default 1000); fs.watch notices usually come sooner. */
   pollMs?: number;
+  /**
+   * Says whether an unterminated last line is complete all the same (e.g. it parses as a whole
+   * JSON object: vLLM's `--append-result` writes the newline *before* each next record, so its
+   * last record has none). Such a line is handed over at once and not again when its newline
+   * arrives. Default: never (every line waits for its newline).
+   */
+  completeWithoutNewline?: (text: string) => boolean;
 }
 
 const CHUNK_BYTES = 1 << 20;
@@ -41,6 +48,8 @@ export class FileTail {
   private ino: number | null = null;
   /** Bytes after the last newline read so far (an unfinished line). */
   private partial: Buffer = Buffer.alloc(0);
+  /** Text of the unterminated last line already handed over (completeWithoutNewline), if any. */
+  private handedPartial: string | null = null;
   private chain: Promise<void> = Promise.resolve();
   private watcher: fs.FSWatcher | null = null;
   private poller: NodeJS.Timeout | null = null;
@@ -110,6 +119,7 @@ export class FileTail {
         this.offset = 0;
         this.lineNo = 0;
         this.partial = Buffer.alloc(0);
+        this.handedPartial = null;
         this.opts.onReset?.();
       }
       this.ino = st.ino;
@@ -122,11 +132,20 @@ export class FileTail {
         let data = Buffer.concat([this.partial, buf.subarray(0, bytesRead)]);
         // Split on the newline byte, never inside a UTF-8 sequence (0x0A occurs in none).
         for (let nl = data.indexOf(0x0a); nl !== -1; nl = data.indexOf(0x0a)) {
-          const text = data.subarray(0, nl).toString("utf8");
-          out.push({ line: ++this.lineNo, text: text.endsWith("\r") ? text.slice(0, -1) : text });
+          const raw = data.subarray(0, nl).toString("utf8");
+          const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+          const already = this.handedPartial !== null && this.handedPartial === text;
+          this.handedPartial = null;
+          this.lineNo++;
+          if (!already) out.push({ line: this.lineNo, text });
           data = data.subarray(nl + 1);
         }
         this.partial = Buffer.from(data);
+      }
+      const pending = this.partial.length ? this.partial.toString("utf8") : "";
+      if (pending && pending !== this.handedPartial && this.opts.completeWithoutNewline?.(pending)) {
+        this.handedPartial = pending;
+        out.push({ line: this.lineNo + 1, text: pending });
       }
       if (out.length) await deliver(out);
     } finally {
