@@ -78,6 +78,8 @@ describe("pitwall watch bench", () => {
     await fs.appendFile(file, `${sweep[0]}\n`);
     await until(async () => (await pointsOf({ name })).ords.length === 1, "the first point");
     expect(await pointsOf({ name })).toMatchObject({ ords: [1], tokPerS: [tok(sweep[0]!)], runs: 1, status: ["running"] });
+    const stall = await db.query(`SELECT "stallAfterS" FROM "Run" WHERE name = $1`, [name]);
+    expect(stall.rows).toEqual([{ stallAfterS: 3600 }]);
 
     // Half of line 2: nothing new, however long we wait (polls every 100 ms).
     const half = Math.floor(sweep[1]!.length / 2);

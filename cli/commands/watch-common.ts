@@ -42,3 +42,10 @@ export function parseMs(value: string): number {
   if (!Number.isFinite(n) || n < 10 || n > 3_600_000) fail(`expected a number from 10 to 3600000, got '${value}'`, 2);
   return n;
 }
+
+/** `--stall-after` whole seconds (5..604800, the protocol's range); exits 2 otherwise. */
+export function parseStallAfter(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 5 || n > 7 * 86_400) fail(`--stall-after must be a whole number of seconds from 5 to 604800, got '${value}'`, 2);
+  return n;
+}

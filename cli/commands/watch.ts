@@ -6,7 +6,7 @@ import { FileTail } from "@/lib/client/file-tail";
 import { FlushTimeoutError } from "@/lib/client/socket";
 import { BENCHMARK_SCENARIOS, parseLenientJson, type BenchmarkPointInput } from "@/lib/protocol";
 import { fail } from "../fail";
-import { openSocket, parseMs, parseSeconds, untilStopped } from "./watch-common";
+import { openSocket, parseMs, parseSeconds, parseStallAfter, untilStopped } from "./watch-common";
 import { watchTensorboard, type WatchTensorboardOptions } from "./watch-tensorboard";
 
 /** A running follow of a benchmark output file (see {@link followBenchFile}). */
@@ -79,6 +79,7 @@ interface WatchBenchOptions {
   spool?: string;
   pollInterval: number;
   ackTimeout: number;
+  stallAfter: number;
 }
 
 /** Registers `pitwall watch bench FILE` and `pitwall watch tensorboard LOGDIR`. */
@@ -94,6 +95,7 @@ export function registerWatchCommands(program: Command): void {
     .option("--host <host>", "where the benchmark ran (default: the token's host)")
     .addOption(new Option("--scenario <name>", "scenario of every point (default throughput)").choices(BENCHMARK_SCENARIOS))
     .option("--spool <dir>", "keep unacknowledged frames in this folder")
+    .option("--stall-after <seconds>", "seconds without a new result before the run shows as stale (5-604800; one level of a sweep can take long)", parseStallAfter, 3600)
     .option("--poll-interval <ms>", "how often the file is checked when no change notice arrives", (v) => parseMs(v), 1000)
     .option("--ack-timeout <seconds>", "at exit, how long to wait for acks", parseSeconds, 30)
     .action(async (file: string, opts: WatchBenchOptions) => {
@@ -119,7 +121,7 @@ async function watchBench(file: string, opts: WatchBenchOptions): Promise<number
   const absolute = path.resolve(file);
   const follow = await followBenchFile(
     socket,
-    { file: absolute, runKey: opts.key, keySalt: os.hostname(), name: opts.name, host: opts.host, tags: opts.tag, scenario: opts.scenario, pollMs: opts.pollInterval },
+    { file: absolute, runKey: opts.key, keySalt: os.hostname(), name: opts.name, host: opts.host, tags: opts.tag, scenario: opts.scenario, stallAfterS: opts.stallAfter, pollMs: opts.pollInterval },
     say,
   );
   say(`watching ${absolute} (Ctrl-C to stop)`);

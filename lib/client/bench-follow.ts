@@ -41,6 +41,8 @@ export interface BenchFollowerOptions {
   tags?: string[];
   /** Scenario of every point (default: as the format module says, i.e. throughput). */
   scenario?: BenchmarkScenario;
+  /** Seconds without a new result before the run shows as stale (run.start `stallAfterS`; server default when unset). */
+  stallAfterS?: number;
 }
 
 /** What one or more new lines turned into. */
@@ -156,6 +158,7 @@ export class BenchFollower {
       ...(this.startedAt !== undefined ? { startedAt: this.startedAt } : {}),
       config,
       ...(this.opts.tags !== undefined && this.opts.tags.length > 0 ? { tags: this.opts.tags } : {}),
+      ...(this.opts.stallAfterS !== undefined ? { stallAfterS: this.opts.stallAfterS } : {}),
     };
     const id = frameId(this.key, "start", body);
     if (id === this.lastStartId) return null;
