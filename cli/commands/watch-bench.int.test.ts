@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -24,6 +24,7 @@ let server: TestServer;
 let db: pg.Pool;
 let prisma: PrismaClient;
 let token: string;
+const children: ChildProcess[] = [];
 let tmp: string;
 
 beforeAll(async () => {
@@ -36,6 +37,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL"); // a failed test's watcher
   await server?.stop();
   await prisma?.$disconnect();
   await db?.end();
@@ -43,6 +45,7 @@ afterAll(async () => {
 
 function startPitwall(args: string[]) {
   const child = spawn(process.execPath, [bin, ...args], { cwd: projectDir, env: { ...process.env, PITWALL_URL: server.url, PITWALL_TOKEN: token }, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
   const out = { stderr: "" };
   child.stderr.on("data", (c: Buffer) => (out.stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

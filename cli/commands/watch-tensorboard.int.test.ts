@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -23,6 +23,7 @@ let server: TestServer;
 let db: pg.Pool;
 let prisma: PrismaClient;
 let token: string;
+const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   const url = await createTestDatabase();
@@ -33,6 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL"); // a failed test's watcher
   await server?.stop();
   await prisma?.$disconnect();
   await db?.end();
@@ -44,6 +46,7 @@ function startWatcher(logdir: string) {
     env: { ...process.env, PITWALL_URL: server.url, PITWALL_TOKEN: token },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  children.push(child);
   const out = { stderr: "" };
   child.stderr.on("data", (c: Buffer) => (out.stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
