@@ -13,6 +13,7 @@ import { registerRunCommand } from "./commands/run";
 import { registerScrapeCommand } from "./commands/scrape";
 import { registerTokenCommands } from "./commands/token";
 import { registerUserCommands } from "./commands/user";
+import { registerWatchCommands } from "./commands/watch";
 
 const program = new Command("pitwall")
   .description("Pitwall: live dashboard for LLM infrastructure work")
@@ -31,6 +32,7 @@ registerPushCommand(program);
 registerHeartbeatCommand(program);
 registerScrapeCommand(program);
 registerPlanCommands(program);
+registerWatchCommands(program);
 registerAgentCommands(program);
 registerAdminCommands(program);
 

@@ -20,6 +20,7 @@ import {
   type Agent,
   type InstallScope,
 } from "../agent/install";
+import { parseServerUrls } from "@/lib/client/server-urls";
 import { fail } from "../fail";
 
 const projectDir = path.resolve(import.meta.dirname, "../..");
@@ -36,7 +37,17 @@ function agentOf(name: string): Agent {
   return name as Agent;
 }
 
-/** Stores URL and token in the user-level config (mode 600), merging with what is there. */
+/** The URL list as stored for the hooks (comma-separated); exits with code 2 on a bad entry. */
+function checkedUrls(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return parseServerUrls(url).join(",");
+  } catch (err) {
+    return fail(`--url / PITWALL_URL: ${(err as Error).message}`, 2);
+  }
+}
+
+/** Stores URL(s) and token in the user-level config (mode 600), merging with what is there. */
 function saveCredentials(url: string | undefined, token: string | undefined, planTimeoutS: number | undefined, planFallback: string | undefined): string | null {
   if (!url && !token && planTimeoutS === undefined && !planFallback) return null;
   const file = agentConfigFile();
@@ -135,7 +146,7 @@ export function registerAgentCommands(program: Command): void {
     .description("install the hooks (Claude Code: .claude/settings.local.json; opencode: .opencode/plugins/pitwall.js); merges, idempotent")
     .option("--project <dir>", "install into this project (default: the current folder)")
     .option("--global", "install for every project of this user")
-    .option("--url <url>", "Pitwall URL (default: $PITWALL_URL); stored in ~/.config/pitwall/agent.json, mode 600")
+    .option("--url <urls>", "Pitwall URL, or several instances comma-separated (failover in turn) (default: $PITWALL_URL); stored in ~/.config/pitwall/agent.json, mode 600")
     .option("--token <token>", "worker token (default: $PITWALL_TOKEN); stored there too, never in the project")
     .option("--plan-timeout <seconds>", "how long a plan waits for a decision (default 1800)", parseSeconds)
     .option("--plan-fallback <mode>", "no decision in time or Pitwall unreachable: ask (in the terminal) | deny")
@@ -144,7 +155,7 @@ export function registerAgentCommands(program: Command): void {
       if (opts.planFallback && !["ask", "deny"].includes(opts.planFallback)) fail("--plan-fallback is ask or deny", 2);
       const scope = scopeOf(opts);
       const file = install(which, scope, opts.planTimeout ?? 1800);
-      const config = saveCredentials(opts.url ?? process.env.PITWALL_URL, opts.token ?? process.env.PITWALL_TOKEN, opts.planTimeout, opts.planFallback);
+      const config = saveCredentials(checkedUrls(opts.url ?? process.env.PITWALL_URL), opts.token ?? process.env.PITWALL_TOKEN, opts.planTimeout, opts.planFallback);
       process.stdout.write(`installed the ${which} hooks in ${file}\n`);
       process.stdout.write(`${credentialsLine(config)}\n`);
     });
@@ -180,7 +191,13 @@ export function registerAgentCommands(program: Command): void {
       const url = process.env.PITWALL_URL || (typeof stored.url === "string" ? stored.url : "");
       const token = process.env.PITWALL_TOKEN || (typeof stored.token === "string" ? stored.token : "");
       process.stdout.write(`config: ${fs.existsSync(file) ? file : "none"}; URL ${url || "not set"}; token ${token ? "set" : "not set"}\n`);
-      if (url) process.stdout.write(`Pitwall: ${await probe(url.replace(/\/+$/, ""), token)}\n`);
+      let urls: string[] = [];
+      try {
+        urls = url ? parseServerUrls(url) : [];
+      } catch (err) {
+        process.stdout.write(`Pitwall: ${(err as Error).message}\n`);
+      }
+      for (const u of urls) process.stdout.write(`Pitwall: ${await probe(u, token)}\n`);
     });
 
   program

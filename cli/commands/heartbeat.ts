@@ -20,7 +20,7 @@ export function registerHeartbeatCommand(program: Command): void {
     .action(async (opts: { interval: number; once?: boolean; disk: string }) => {
       const config = readClientConfig();
       if (!config.PITWALL_TOKEN) fail("PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it", 2);
-      const socket = new PitwallSocket({ url: config.PITWALL_URL, token: config.PITWALL_TOKEN! });
+      const socket = new PitwallSocket({ url: config.urls, token: config.PITWALL_TOKEN! });
       socket.on("rejected", (r) => process.stderr.write(`pitwall: heartbeat ${r.id ?? ""} rejected: ${r.code}: ${r.message}\n`));
       const collector = new HostFactsCollector({ diskPath: opts.disk });
       await collector.primeCpu();

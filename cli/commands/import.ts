@@ -86,7 +86,7 @@ export function registerImportCommand(program: Command): void {
         let plan: ReturnType<typeof planRelabel>;
         try {
           // What the server already holds decides which frames re-label (see lib/importers/relabel.ts).
-          const stored = run.runKey === undefined ? null : await fetchStoredRunLabels(config.PITWALL_URL, config.PITWALL_TOKEN!, run.runKey);
+          const stored = run.runKey === undefined ? null : await fetchStoredRunLabels(config.urls, config.PITWALL_TOKEN!, run.runKey);
           plan = planRelabel(run.frames, stored);
         } catch (err) {
           if (err instanceof IngestHttpError) fail(err.message, 1);
@@ -99,9 +99,9 @@ export function registerImportCommand(program: Command): void {
             : null;
         bar?.start(frames.length, 0);
         try {
-          const first = await postFrames(config.PITWALL_URL, config.PITWALL_TOKEN!, frames, (sent) => bar?.update(sent));
+          const first = await postFrames(config.urls, config.PITWALL_TOKEN!, frames, (sent) => bar?.update(sent));
           const resend = relabelResend(frames, plan, new Set(first.filter((r) => r.ok && r.duplicate).map((r) => r.id)));
-          const results = resend.length > 0 ? [...first, ...(await postFrames(config.PITWALL_URL, config.PITWALL_TOKEN!, resend))] : first;
+          const results = resend.length > 0 ? [...first, ...(await postFrames(config.urls, config.PITWALL_TOKEN!, resend))] : first;
           bar?.stop();
           const rejected = results.filter((r) => !r.ok);
           const duplicates = results.filter((r) => r.ok && r.duplicate).length;
@@ -119,7 +119,7 @@ export function registerImportCommand(program: Command): void {
           throw err;
         }
       }
-      if (benchmarkRuns.length + trainingRuns.length + evalRuns.length > 0) process.stdout.write(`open ${new URL("/runs", config.PITWALL_URL).toString()}\n`);
+      if (benchmarkRuns.length + trainingRuns.length + evalRuns.length > 0) process.stdout.write(`open ${new URL("/runs", config.urls[0]).toString()}\n`);
       if (failed) process.exitCode = 1;
     });
 }

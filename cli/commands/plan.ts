@@ -56,7 +56,7 @@ export function registerPlanCommands(program: Command): void {
       }
       const key = opts.key ?? `plan-${createHash("sha256").update(text).digest("hex").slice(0, 20)}`;
 
-      const socket = new PitwallSocket({ url: config.PITWALL_URL, token: config.PITWALL_TOKEN! });
+      const socket = new PitwallSocket({ url: config.urls, token: config.PITWALL_TOKEN! });
       const decided = new Promise<PlanDecisionFrame>((resolve) => {
         socket.on("message", (msg) => {
           const frame = planDecisionFrame.safeParse(msg);
@@ -74,7 +74,7 @@ export function registerPlanCommands(program: Command): void {
       socket.send({ id, type: "plan.propose", plan: key, ...body });
       try {
         await Promise.race([socket.flush(30_000), refused]);
-        process.stderr.write(`proposed plan ${key}; decide at ${new URL("/plans", config.PITWALL_URL).toString()}\n`);
+        process.stderr.write(`proposed plan ${key}; decide at ${new URL("/plans", config.urls[0]).toString()}\n`);
         if (!opts.wait) {
           process.stdout.write(`${key}\n`);
           return;

@@ -25,7 +25,7 @@ export function registerPushCommand(program: Command): void {
       const { frames, problems } = readFramesFile(text);
       for (const p of problems) process.stderr.write(`${label}${p.line ? `:${p.line}` : ""}: ${p.message}\n`);
 
-      const socket = new PitwallSocket({ url: config.PITWALL_URL, token: config.PITWALL_TOKEN! });
+      const socket = new PitwallSocket({ url: config.urls, token: config.PITWALL_TOKEN! });
       const where = new Map<string, string[]>();
       for (const f of frames) {
         const at = f.line ? `${label}:${f.line}` : `${label} frame ${f.index + 1}`;

@@ -1,6 +1,7 @@
 import { execFile, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import os from "node:os";
+import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { Option, type Command } from "commander";
 import { systemClock } from "@/lib/client/clock";
@@ -12,6 +13,7 @@ import { RUN_KINDS, type RunKind } from "@/lib/protocol";
 import { readClientConfig } from "../config";
 import { fail } from "../fail";
 import { parseScrapeInterval, startScrape, type ScrapeSession } from "./scrape";
+import { followBenchFile, type BenchFollow } from "./watch";
 
 interface RunOptions {
   kind: RunKind;
@@ -28,6 +30,7 @@ interface RunOptions {
   ackTimeout: number;
   scrape: string[];
   scrapeInterval: number;
+  follow?: string;
 }
 
 /** How long we wait for the first connection before starting the command anyway. */
@@ -58,6 +61,7 @@ export function registerRunCommand(program: Command): void {
     .addOption(new Option("--scrape <url...>", "also scrape these SGLang / vLLM /metrics endpoints while the command runs (serving runs linked to this one)").default([]))
     .option("--scrape-interval <seconds>", "seconds between scrapes of --scrape endpoints", parseScrapeInterval, 2)
     .option("--ack-timeout <seconds>", "at exit, how long to wait for the server to acknowledge everything", (v) => parseSeconds(v, 86_400), 30)
+    .option("--follow <file>", "with --kind benchmark: import each result line the command appends to this SGLang / vLLM JSON-lines file as a point of this run, live")
     .action(async (command: string[], opts: RunOptions) => {
       process.exit(await runCommand(command, opts));
     });
@@ -66,19 +70,20 @@ export function registerRunCommand(program: Command): void {
 async function runCommand(command: string[], opts: RunOptions): Promise<number> {
   const config = readClientConfig();
   if (!config.PITWALL_TOKEN) fail("PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it", 2);
+  if (opts.follow !== undefined && opts.kind !== "benchmark") fail("--follow needs --kind benchmark (its lines become benchmark points)", 2);
   const hostname = os.hostname();
   const runKey = opts.key ?? `run-${hostname}-${new Date().toISOString().replace(/[:.]/g, "")}-${randomBytes(3).toString("hex")}`;
   const cwd = process.cwd();
 
   let socket: PitwallSocket;
   try {
-    socket = new PitwallSocket({ url: config.PITWALL_URL, token: config.PITWALL_TOKEN!, spoolDir: opts.spool });
+    socket = new PitwallSocket({ url: config.urls, token: config.PITWALL_TOKEN!, spoolDir: opts.spool });
   } catch (err) {
     if (err instanceof SpoolLockedError) fail(err.message, 2);
     throw err;
   }
   const say = (msg: string) => process.stderr.write(`pitwall: ${msg}\n`);
-  wireSocketMessages(socket, config.PITWALL_URL, say);
+  wireSocketMessages(socket, say);
   if (socket.replayedFrames > 0) say(`resending ${socket.replayedFrames} frame(s) left in ${opts.spool} by an earlier run`);
 
   // Fail fast on a bad token; an unreachable server does not stop the work (frames wait for it).
@@ -129,6 +134,11 @@ async function runCommand(command: string[], opts: RunOptions): Promise<number> 
     },
   });
 
+  // Lines already in the file belong to earlier sweeps: only what the command appends is this run's.
+  const follow: BenchFollow | null = opts.follow
+    ? await followBenchFile(socket, { file: path.resolve(opts.follow), runKey, startRun: false, fromEnd: true }, say)
+    : null;
+
   const collector = new HostFactsCollector({ diskPath: cwd });
   let heartbeat: NodeJS.Timeout | null = null;
   if (opts.heartbeatInterval > 0) {
@@ -147,6 +157,7 @@ async function runCommand(command: string[], opts: RunOptions): Promise<number> 
   clearInterval(ticker);
   if (heartbeat) clearInterval(heartbeat);
   await scrape?.stop();
+  await follow?.stop(); // the last complete lines, before run.end
   reporter.finish(exit);
 
   try {
@@ -222,17 +233,17 @@ function pipe(from: Readable | null, to: Writable, tap: (chunk: Buffer) => void)
 }
 
 /** Wires the socket's events to short messages on our stderr. */
-function wireSocketMessages(socket: PitwallSocket, url: string, say: (msg: string) => void): void {
+function wireSocketMessages(socket: PitwallSocket, say: (msg: string) => void): void {
   let wasOpen = false;
   let down = false;
   let rejections = 0;
   socket.on("open", () => {
-    if (down) say(`reconnected to ${url}; resending unacknowledged frames`);
+    if (down) say(`reconnected to ${socket.currentUrl}; resending unacknowledged frames`);
     wasOpen = true;
     down = false;
   });
   socket.on("disconnect", (info) => {
-    if (wasOpen && !down) say(`lost the connection to ${url} (${info.error?.message ?? `close ${info.code ?? ""} ${info.reason}`.trim()}); frames are kept and resent`);
+    if (wasOpen && !down) say(`lost the connection to ${info.url} (${info.error?.message ?? `close ${info.code ?? ""} ${info.reason}`.trim()}); frames are kept and resent${info.nextUrl !== info.url ? `, trying ${info.nextUrl}` : ""}`);
     down = true;
   });
   socket.on("rejected", (r) => {

@@ -65,7 +65,7 @@ export function registerScrapeCommand(program: Command): void {
     .action(async (urls: string[], opts: { interval: number; host?: string; dcgm?: string }) => {
       const config = readClientConfig();
       if (!config.PITWALL_TOKEN) fail("PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it", 2);
-      const socket = new PitwallSocket({ url: config.PITWALL_URL, token: config.PITWALL_TOKEN! });
+      const socket = new PitwallSocket({ url: config.urls, token: config.PITWALL_TOKEN! });
       const say = (msg: string) => process.stderr.write(`pitwall: ${msg}\n`);
       socket.on("rejected", (r) => say(`frame ${r.id ?? ""} rejected: ${r.code}: ${r.message}`));
       socket.on("fatal", (err) => fail(err.message, 1));

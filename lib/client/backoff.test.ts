@@ -60,6 +60,18 @@ describe("PitwallSocket reconnect backoff (injected clock)", () => {
     expect(socket.stats()).toMatchObject({ connected: false, reconnects: 0 });
   });
 
+  test("several URLs: each attempt goes to the next in turn; the delay grows once per round over all of them", async () => {
+    const clock = recordingClock();
+    const [a, b, c] = [await refusedPort(), await refusedPort(), await refusedPort()];
+    const socket = new PitwallSocket({ url: `http://127.0.0.1:${a}, http://127.0.0.1:${b}/,http://127.0.0.1:${c}`, token: "pw_test", clock, random: () => 0.5, backoff: { initialMs: 100, maxMs: 1000 } });
+    const tried: string[] = [];
+    socket.on("disconnect", (info) => tried.push(`${new URL(info.url).port}>${new URL(info.nextUrl).port}`));
+    while (clock.sleeps.length < 7) await new Promise((r) => setTimeout(r, 5));
+    await socket.close();
+    expect(tried.slice(0, 4)).toEqual([`${a}>${b}`, `${b}>${c}`, `${c}>${a}`, `${a}>${b}`]);
+    expect(clock.sleeps.slice(0, 7)).toEqual([75, 75, 75, 150, 150, 150, 300]);
+  });
+
   test("flush times out on the injected clock and reports the pending count; close() keeps nothing without a spool", async () => {
     const clock = recordingClock();
     const socket = new PitwallSocket({ url: `http://127.0.0.1:${await refusedPort()}`, token: "pw_test", clock, backoff: { initialMs: 10_000 } });

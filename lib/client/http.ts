@@ -1,4 +1,5 @@
 import { stringifyJson, type ClientFrameInput, type ErrorCode } from "@/lib/protocol";
+import { AllServersFailedError, fetchWithFailover, type ServerUrls } from "./server-urls";
 
 /** Per-frame result of `POST /api/ingest`, in input order. */
 export type IngestResult =
@@ -22,21 +23,25 @@ const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 
 /**
  * Sends frames to `POST {baseUrl}/api/ingest` in batches of at most 4 MiB, in order, and
- * returns every frame's result. `onBatch` reports progress (frames sent so far).
- * @throws IngestHttpError on a refused request (401, 413, 5xx) or a network failure.
+ * returns every frame's result. With several URLs (a list, or one comma-separated string) a batch
+ * that meets a connection error, a timeout (`timeoutMs` per attempt, default 120 s) or a 5xx is
+ * sent to the next URL: the frames keep their ids, so a batch the first instance committed is
+ * acked as duplicate, not applied twice. `onBatch` reports progress (frames sent so far).
+ * @throws IngestHttpError on a refused request (401, 413) or when every URL failed (5xx, network).
  */
 export async function postFrames(
-  baseUrl: string,
+  baseUrl: ServerUrls,
   token: string,
   frames: ClientFrameInput[],
   onBatch?: (sent: number) => void,
+  timeoutMs = 120_000,
 ): Promise<IngestResult[]> {
   const results: IngestResult[] = [];
   let batch: string[] = [];
   let bytes = 2;
   const flush = async () => {
     if (batch.length === 0) return;
-    results.push(...(await postBody(baseUrl, token, `[${batch.join(",")}]`)));
+    results.push(...(await postBody(baseUrl, token, `[${batch.join(",")}]`, timeoutMs)));
     batch = [];
     bytes = 2;
     onBatch?.(results.length);
@@ -51,19 +56,22 @@ export async function postFrames(
   return results;
 }
 
-async function postBody(baseUrl: string, token: string, body: string): Promise<IngestResult[]> {
-  const url = new URL("/api/ingest", baseUrl);
+async function postBody(baseUrl: ServerUrls, token: string, body: string, timeoutMs: number): Promise<IngestResult[]> {
   let res: Response;
   try {
-    res = await fetch(url, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body,
-    });
+    ({ res } = await fetchWithFailover(baseUrl, "/api/ingest", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body }, { timeoutMs }));
   } catch (err) {
-    throw new IngestHttpError(`cannot reach Pitwall at ${baseUrl}: ${(err as Error).cause ?? (err as Error).message}`, null, null);
+    if (!(err instanceof AllServersFailedError)) throw err;
+    if (!err.lastResponse) throw new IngestHttpError(`cannot reach Pitwall: ${err.attempts.map((a) => `${a.url} (${a.reason})`).join("; ")}`, null, null);
+    res = err.lastResponse;
   }
-  const text = await res.text();
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (err) {
+    // The answer broke off (the instance died mid-answer, or the per-attempt timeout hit while reading).
+    throw new IngestHttpError(`Pitwall's answer broke off: ${(err as Error).message}`, null, null);
+  }
   let parsed: { results?: IngestResult[]; error?: { code: string; message: string } } = {};
   try {
     parsed = JSON.parse(text) as typeof parsed;

@@ -13,3 +13,4 @@ export * from "./run-reporter";
 export * from "./frames-file";
 export { postFrames, IngestHttpError, type IngestResult } from "./http";
 export * from "./serving-scraper";
+export * from "./server-urls";

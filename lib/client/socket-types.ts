@@ -1,5 +1,6 @@
 import type { ClientFrameInput, ErrorCode, PROTOCOL_VERSION } from "@/lib/protocol";
 import type { BackoffOptions, Clock } from "./clock";
+import type { ServerUrls } from "./server-urls";
 
 /** Types, options and errors of the worker SDK's WebSocket client (lib/client/socket.ts). */
 
@@ -31,6 +32,10 @@ export interface DisconnectInfo {
   reason: string;
   error?: Error;
   retryInMs: number;
+  /** The `/ws/ingest` URL of the connection that ended. */
+  url: string;
+  /** The `/ws/ingest` URL of the next attempt (the next in the list; the same when there is one). */
+  nextUrl: string;
 }
 
 /** Events of {@link PitwallSocket}. */
@@ -51,8 +56,12 @@ export interface PitwallSocketEvents {
 
 /** Options of {@link PitwallSocket}. */
 export interface PitwallSocketOptions {
-  /** Pitwall base URL (`http://host:8080`; `ws://…/ws/ingest` works too). */
-  url: string;
+  /**
+   * Pitwall base URL (`http://host:8080`; `ws://…/ws/ingest` works too), or several instances
+   * sharing one PostgreSQL, as a list or comma-separated (`http://a:8080,http://b:8080`): after a
+   * connection ends or fails the client tries the next one, with the same backoff.
+   */
+  url: ServerUrls;
   /** Worker token (`npx pitwall token create <host>`). */
   token: string;
   /** Folder of the on-disk spool (see spool.ts); without it unsettled frames live in memory only. */

@@ -16,6 +16,7 @@ import {
 import { FlushWaiters, settledUpTo } from "./flush-waiters";
 import { frameType, ingestUrl, lenientError, rawText } from "./socket-wire";
 import { FrameSpool, type SpooledFrame } from "./spool";
+import { parseServerUrls } from "./server-urls";
 
 export * from "./socket-types";
 export { ingestUrl } from "./socket-wire";
@@ -28,7 +29,9 @@ export { ingestUrl } from "./socket-wire";
  * server acks or rejects it. After a disconnect the client reconnects with exponential backoff
  * and jitter and resends every unsettled frame in the order it was first sent, under the same id,
  * so frames committed before the disconnect but not acked are acked again without being applied
- * twice. Rejected frames (`error` replies) are final: reported through `rejected`, never resent.
+ * twice. Given several server URLs (instances sharing one PostgreSQL), each new attempt after a
+ * connection ended or failed goes to the next URL in turn: the dedupe table is in the database, so
+ * the resends to another instance are exactly-once too. Rejected frames (`error` replies) are final: reported through `rejected`, never resent.
  */
 
 interface Entry extends SpooledFrame {
@@ -44,7 +47,8 @@ const STABLE_CONNECTION_MS = 10_000;
 /**
  * A reconnecting, resending client of `/ws/ingest`. Connects at construction; call `close()` when
  * done (after `flush()` to wait for acks).
- * @throws SpoolLockedError (from the constructor) when `spoolDir` is in use by another live client.
+ * @throws SpoolLockedError (from the constructor) when `spoolDir` is in use by another live client;
+ *   TypeError when `url` holds an entry that is not an http(s)/ws(s) URL.
  */
 export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
   private readonly unacked = new Map<string, Entry>();
@@ -64,7 +68,10 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly idPrefix: string;
-  private readonly wsUrl: string;
+  /** The `/ws/ingest` URLs, one per server (several: failover in turn). */
+  private readonly wsUrls: string[];
+  /** Index into wsUrls of the current (or next) connection. */
+  private urlIndex = 0;
   private readonly loop: Promise<void>;
   /** Aborted by close(): wakes the reconnect sleep. */
   private readonly closing = new AbortController();
@@ -79,13 +86,18 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
     this.poison = new PoisonGuard(opts.giveUpAfter ?? 5);
     this.random = opts.random ?? Math.random;
     this.idPrefix = opts.idPrefix ?? `w${Date.now().toString(36)}${randomBytes(4).toString("hex")}`;
-    this.wsUrl = ingestUrl(opts.url);
+    this.wsUrls = parseServerUrls(opts.url).map(ingestUrl);
     this.spool = opts.spoolDir ? FrameSpool.open(opts.spoolDir, { compactAfter: opts.spoolCompactAfter }) : null;
     for (const f of this.spool?.pending ?? []) {
       this.track(f.id, f.text);
       this.counts.replayed++;
     }
     this.loop = this.connectLoop();
+  }
+
+  /** The `/ws/ingest` URL this client is connected to, or will try next. */
+  get currentUrl(): string {
+    return this.wsUrls[this.urlIndex]!;
   }
 
   /** Frames found in the spool at start (sent first, before anything new). */
@@ -194,9 +206,12 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
   // ---- connection ---------------------------------------------------------------------------
 
   private async connectLoop(): Promise<void> {
-    let attempt = 0;
+    // Failed attempts since the last stable connection. With n URLs the backoff grows once per
+    // round over all of them, so the next instance is tried after a short jittered delay while a
+    // whole cluster that is down is not hammered.
+    let failures = 0;
     while (!this.closed) {
-      const ended = await this.connectOnce();
+      const ended = await this.connectOnce(this.wsUrls[this.urlIndex]!);
       if (this.closed) break;
       this.checkPoison(ended.code);
       if (ended.fatal) {
@@ -205,9 +220,11 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
         this.emit("fatal", ended.fatal);
         break;
       }
-      if (ended.stable) attempt = 0;
-      const retryInMs = backoffDelayMs(attempt++, this.opts.backoff, this.random);
-      this.emit("disconnect", { code: ended.code, reason: ended.reason, error: ended.error, retryInMs });
+      if (ended.stable) failures = 0;
+      const retryInMs = backoffDelayMs(Math.floor(failures++ / this.wsUrls.length), this.opts.backoff, this.random);
+      const url = this.wsUrls[this.urlIndex]!;
+      this.urlIndex = (this.urlIndex + 1) % this.wsUrls.length;
+      this.emit("disconnect", { code: ended.code, reason: ended.reason, error: ended.error, retryInMs, url, nextUrl: this.wsUrls[this.urlIndex]! });
       await Promise.race([this.clock.sleep(retryInMs, this.closing.signal), this.closedSignal]);
     }
   }
@@ -231,9 +248,9 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
   }
 
   /** One connection, from dial to close. Resolves with how it ended; never rejects. */
-  private connectOnce(): Promise<{ code: number | null; reason: string; error?: Error; fatal?: Error; stable: boolean }> {
+  private connectOnce(wsUrl: string): Promise<{ code: number | null; reason: string; error?: Error; fatal?: Error; stable: boolean }> {
     return new Promise((resolve) => {
-      const ws = new WebSocket(this.wsUrl, {
+      const ws = new WebSocket(wsUrl, {
         headers: { authorization: `Bearer ${this.opts.token}` },
         handshakeTimeout: this.opts.handshakeTimeoutMs ?? 10_000,
         maxPayload: 16 * 1024 * 1024,
@@ -248,8 +265,8 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
 
       ws.on("unexpected-response", (_req, res) => {
         const status = res.statusCode ?? 0;
-        if (status === 401 || status === 403) fatal = new PitwallAuthError(`Pitwall refused the worker token (HTTP ${status} on ${this.wsUrl})`);
-        else error = new Error(`unexpected HTTP ${status} from ${this.wsUrl}`);
+        if (status === 401 || status === 403) fatal = new PitwallAuthError(`Pitwall refused the worker token (HTTP ${status} on ${wsUrl})`);
+        else error = new Error(`unexpected HTTP ${status} from ${wsUrl}`);
         res.resume();
         ws.terminate();
       });

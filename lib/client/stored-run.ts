@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { StoredRunLabels } from "@/lib/importers/relabel";
 import { IngestHttpError } from "./http";
+import { AllServersFailedError, fetchWithFailover, type ServerUrls } from "./server-urls";
 
 /**
  * Reads what the server holds for a run key, for `pitwall import` to tell what a re-import
@@ -17,16 +18,17 @@ const detailShape = z.object({
   benchmarkPoints: z.array(z.object({ key: z.string(), scenario: z.string() })),
 });
 
-async function getJson(baseUrl: string, token: string, path: string): Promise<unknown> {
-  const url = new URL(path, baseUrl);
+async function getJson(baseUrl: ServerUrls, token: string, path: string): Promise<unknown> {
   let res: Response;
   try {
-    res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    ({ res } = await fetchWithFailover(baseUrl, path, { headers: { authorization: `Bearer ${token}` } }, { timeoutMs: 30_000 }));
   } catch (err) {
-    throw new IngestHttpError(`cannot reach Pitwall at ${baseUrl}: ${(err as Error).cause ?? (err as Error).message}`, null, null);
+    if (!(err instanceof AllServersFailedError)) throw err;
+    if (!err.lastResponse) throw new IngestHttpError(`cannot reach Pitwall: ${err.attempts.map((a) => `${a.url} (${a.reason})`).join("; ")}`, null, null);
+    res = err.lastResponse;
   }
   if (res.status === 404) return null;
-  if (!res.ok) throw new IngestHttpError(`Pitwall refused GET ${url.pathname} (HTTP ${res.status}): ${(await res.text()).slice(0, 300)}`, res.status, null);
+  if (!res.ok) throw new IngestHttpError(`Pitwall refused GET ${path.split("?")[0]} (HTTP ${res.status}): ${(await res.text()).slice(0, 300)}`, res.status, null);
   return res.json();
 }
 
@@ -35,7 +37,7 @@ async function getJson(baseUrl: string, token: string, path: string): Promise<un
  * @throws IngestHttpError when the server cannot be reached or refuses the read (401, 5xx), or
  *   answers in an unexpected shape.
  */
-export async function fetchStoredRunLabels(baseUrl: string, token: string, runKey: string): Promise<StoredRunLabels | null> {
+export async function fetchStoredRunLabels(baseUrl: ServerUrls, token: string, runKey: string): Promise<StoredRunLabels | null> {
   const list = listShape.safeParse(await getJson(baseUrl, token, `/api/runs?q=${encodeURIComponent(runKey)}&archived=include&limit=20`));
   if (!list.success) throw new IngestHttpError("unexpected answer from GET /api/runs", null, null);
   const found = list.data.runs.find((r) => r.key === runKey);

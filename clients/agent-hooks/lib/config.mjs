@@ -15,11 +15,34 @@ function num(value, fallback) {
 }
 
 /**
+ * Server URLs from PITWALL_URL or the config file's `url`: one URL, several comma-separated, or
+ * (file only) an array. Entries that are not http(s) URLs are dropped; trailing slashes removed.
+ * @returns {string[]}
+ */
+export function parseUrls(value) {
+  const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => (typeof v === "string" ? v.split(",") : []));
+  const out = [];
+  for (const part of parts) {
+    const text = part.trim().replace(/\/+$/, "");
+    if (!text) continue;
+    try {
+      const u = new URL(text);
+      if ((u.protocol === "http:" || u.protocol === "https:") && !out.includes(text)) out.push(text);
+    } catch {
+      // not a URL: skipped
+    }
+  }
+  return out;
+}
+
+/**
  * The hooks' settings: environment first (PITWALL_URL, PITWALL_TOKEN, PITWALL_PLAN_TIMEOUT_S,
  * PITWALL_PLAN_FALLBACK=ask|deny, PITWALL_AGENT_STATE_DIR, PITWALL_SEND_PROMPTS=1,
  * PITWALL_HOOK_SEND_TIMEOUT_MS, PITWALL_SPOOL_RETRY_S), then the user config file. Never throws:
- * a missing or unreadable file counts as empty.
- * @returns {{url: string, token: string, stateDir: string, planTimeoutS: number, planFallback: "ask"|"deny", sendTimeoutMs: number, retryForS: number, sendPrompts: boolean}}
+ * a missing or unreadable file counts as empty. `urls` are the server instances in order (several
+ * with PITWALL_URL=http://a:8080,http://b:8080: requests fail over from one to the next); `url` is
+ * the first, "" when none.
+ * @returns {{url: string, urls: string[], token: string, stateDir: string, planTimeoutS: number, planFallback: "ask"|"deny", sendTimeoutMs: number, retryForS: number, sendPrompts: boolean}}
  */
 export function loadConfig(env = process.env) {
   let file = {};
@@ -30,8 +53,10 @@ export function loadConfig(env = process.env) {
     // no config file: environment only
   }
   const str = (v) => (typeof v === "string" ? v : "");
+  const urls = parseUrls(env.PITWALL_URL || file.url);
   return {
-    url: (env.PITWALL_URL || str(file.url)).replace(/\/+$/, ""),
+    url: urls[0] ?? "",
+    urls,
     token: env.PITWALL_TOKEN || str(file.token),
     stateDir: env.PITWALL_AGENT_STATE_DIR || str(file.stateDir) || path.join(env.HOME || os.homedir(), ".cache", "pitwall", "agent-hooks"),
     planTimeoutS: num(env.PITWALL_PLAN_TIMEOUT_S ?? file.planTimeoutS, 1800),

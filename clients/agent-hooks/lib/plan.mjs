@@ -53,7 +53,8 @@ export function decisionForAgent(decision, proposed, proposeTool = "ExitPlanMode
 /**
  * Proposes `frame` (a plan.propose) straight to Pitwall (not spooled: nobody must approve a plan
  * whose agent already gave up) and long-polls its decision until `timeoutS` passed.
- * Network errors while waiting are retried every 2 s (Pitwall may restart meanwhile).
+ * Network errors and 5xx answers while waiting move on to the next server URL (several
+ * instances: failover) and are retried every 2 s (Pitwall may restart meanwhile).
  * @returns the `plan.decision` object, or null on timeout / when the proposal could not be sent.
  */
 export async function proposeAndWait(cfg, frame, { timeoutS, postFrames, sleep = (ms) => new Promise((r) => setTimeout(r, ms)), now = Date.now }) {
@@ -66,10 +67,12 @@ export async function proposeAndWait(cfg, frame, { timeoutS, postFrames, sleep =
     return null;
   }
   const deadline = now() + timeoutS * 1000;
+  const urls = Array.isArray(cfg.urls) && cfg.urls.length ? cfg.urls : [cfg.url];
+  let at = 0;
   while (now() < deadline) {
     const waitS = Math.max(1, Math.min(60, Math.ceil((deadline - now()) / 1000)));
     try {
-      const res = await fetch(`${cfg.url}/api/plans/${encodeURIComponent(frame.plan)}/decision?wait=${waitS}`, {
+      const res = await fetch(`${urls[at % urls.length]}/api/plans/${encodeURIComponent(frame.plan)}/decision?wait=${waitS}`, {
         headers: { authorization: `Bearer ${cfg.token}` },
         signal: AbortSignal.timeout((waitS + 15) * 1000),
       });
@@ -78,8 +81,10 @@ export async function proposeAndWait(cfg, frame, { timeoutS, postFrames, sleep =
         if (body?.decision) return body.decision;
         continue;
       }
+      if (res.status >= 500) at++;
     } catch {
-      // Pitwall unreachable for a moment: retry until the deadline
+      // This instance is unreachable: the next one (or this again, after a pause) until the deadline
+      at++;
     }
     await sleep(2000);
   }

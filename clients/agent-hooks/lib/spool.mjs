@@ -50,15 +50,45 @@ function readSpool(cfg) {
   return out;
 }
 
+/** The server URLs of a config (`urls`, else the single `url`). */
+export function serverUrls(cfg) {
+  return Array.isArray(cfg.urls) && cfg.urls.length ? cfg.urls : cfg.url ? [cfg.url] : [];
+}
+
+/** The file remembering which instance answered last (hook processes are short-lived). */
+const lastUrlFile = (cfg) => path.join(cfg.stateDir, "last-url");
+
 /**
- * POSTs frames to `${cfg.url}/api/ingest` with node:http(s) (not fetch: loading fetch's
- * implementation costs a hook process ~100+ ms). @returns the parsed body, or throws on network
- * error, timeout (`timeoutMs`) or a non-200 answer.
+ * The server URLs in the order to try them: the one that answered last first (remembered in the
+ * state dir across hook processes), then the rest in their configured order.
  */
-export async function postFrames(cfg, frames, timeoutMs = cfg.sendTimeoutMs) {
-  const url = new URL(`${cfg.url}/api/ingest`);
+export function urlsToTry(cfg) {
+  const urls = serverUrls(cfg);
+  let last = "";
+  try {
+    last = fs.readFileSync(lastUrlFile(cfg), "utf8").trim();
+  } catch {
+    // none yet
+  }
+  const i = urls.indexOf(last);
+  return i > 0 ? [...urls.slice(i), ...urls.slice(0, i)] : urls;
+}
+
+/** Remembers `url` as the instance that answered (only when it changed). */
+export function rememberUrl(cfg, url, tried) {
+  if (tried[0] === url) return;
+  try {
+    fs.mkdirSync(cfg.stateDir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(lastUrlFile(cfg), url, { mode: 0o600 });
+  } catch {
+    // not remembered: the next hook tries the configured order again
+  }
+}
+
+/** One POST of `payload` to `${base}/api/ingest`: resolves {status, body}; rejects on network error or timeout. */
+async function postOnce(base, cfg, payload, timeoutMs) {
+  const url = new URL(`${base}/api/ingest`);
   const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
-  const payload = JSON.stringify(frames);
   return await new Promise((resolve, reject) => {
     const req = request(
       url,
@@ -67,20 +97,49 @@ export async function postFrames(cfg, frames, timeoutMs = cfg.sendTimeoutMs) {
         let body = "";
         res.setEncoding("utf8");
         res.on("data", (c) => (body += c));
-        res.on("end", () => {
-          if (res.statusCode !== 200) return reject(new Error(`Pitwall answered HTTP ${res.statusCode}`));
-          try {
-            resolve(JSON.parse(body));
-          } catch {
-            reject(new Error("Pitwall's answer is not JSON"));
-          }
-        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on("error", reject);
       },
     );
     req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on("error", reject);
     req.end(payload);
   });
+}
+
+/**
+ * POSTs frames to `/api/ingest` with node:http(s) (not fetch: loading fetch's implementation
+ * costs a hook process ~100+ ms). With several server URLs a connection error, a timeout
+ * (`timeoutMs` per attempt) or a 5xx moves on to the next instance; the frames keep their ids, so
+ * one the first instance committed before failing is acked as a duplicate, not applied twice. A
+ * 4xx is final (every instance would say the same). @returns the parsed body, or throws when no
+ * instance answered 200.
+ */
+export async function postFrames(cfg, frames, timeoutMs = cfg.sendTimeoutMs) {
+  const payload = JSON.stringify(frames);
+  const tried = urlsToTry(cfg);
+  const failures = [];
+  for (const base of tried) {
+    let answer;
+    try {
+      answer = await postOnce(base, cfg, payload, timeoutMs);
+    } catch (err) {
+      failures.push(`${base}: ${err.message}`);
+      continue;
+    }
+    if (answer.status >= 500) {
+      failures.push(`${base}: HTTP ${answer.status}`);
+      continue;
+    }
+    rememberUrl(cfg, base, tried);
+    if (answer.status !== 200) throw new Error(`Pitwall answered HTTP ${answer.status}`);
+    try {
+      return JSON.parse(answer.body);
+    } catch {
+      throw new Error("Pitwall's answer is not JSON");
+    }
+  }
+  throw new Error(failures.length ? `no Pitwall instance answered (${failures.join("; ")})` : "no Pitwall URL configured");
 }
 
 /**
