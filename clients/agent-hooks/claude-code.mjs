@@ -7,10 +7,12 @@
 // `node <this file> flush` is the background spool flusher. See docs/agents.md.
 import { fileURLToPath } from "node:url";
 import { claudeActions, parseHookInput } from "./lib/claude-events.mjs";
+import { taskItemsFor } from "./lib/claude-tasks.mjs";
 import { loadConfig } from "./lib/config.mjs";
 import { gitBranch } from "./lib/git.mjs";
 import { decisionForAgent, planFromMarkdown, proposeAndWait } from "./lib/plan.mjs";
 import { deliver, postFrames, runFlusher } from "./lib/spool.mjs";
+import { withSessionLock } from "./lib/session-lock.mjs";
 import { readState, writeState } from "./lib/todo-state.mjs";
 
 const entryFile = fileURLToPath(import.meta.url);
@@ -74,10 +76,14 @@ async function main() {
     }
     return;
   }
-  const state = readState(cfg, event.session_id);
   const needsBranch = event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit";
-  const { frames, state: next, planGate: gate } = claudeActions(event, state, { nowMs: Date.now(), sendPrompts: cfg.sendPrompts, gitBranch: needsBranch && typeof event.cwd === "string" ? gitBranch(event.cwd) : undefined });
-  if (frames.length) writeState(cfg, event.session_id, next);
+  const branch = needsBranch && typeof event.cwd === "string" ? gitBranch(event.cwd) : undefined;
+  // Read, decide and store under the session's lock: parallel tool calls run their hooks at once.
+  const { frames, state: next, planGate: gate } = await withSessionLock(cfg, event.session_id, () => {
+    const out = claudeActions(event, readState(cfg, event.session_id), { nowMs: Date.now(), sendPrompts: cfg.sendPrompts, gitBranch: branch, taskItems: taskItemsFor(event) });
+    if (out.frames.length) writeState(cfg, event.session_id, out.state);
+    return out;
+  });
   if (frames.length) await deliver(cfg, frames, entryFile);
   if (gate) await planGate(cfg, event, next, gate);
 }

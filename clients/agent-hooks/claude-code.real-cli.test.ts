@@ -8,7 +8,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { openSignedInPage, type SignedInBrowser } from "@/test/support/browser";
-import { ensureAgentClis, claudeOfflineEnv } from "@/test/support/agents/clis";
+import { CLAUDE_TASKS_MODEL, CLAUDE_TODOWRITE_ENV, claudeOfflineEnv, claudeVersionsToTest, ensureAgentClis } from "@/test/support/agents/clis";
 import { lastToolResults, offersTools, startModelServer, type ModelRequest, type ModelServer, type ScriptedReply } from "@/test/support/agents/model-server";
 import { outputOf, runClaude } from "@/test/support/agents/run-agent";
 import { claudeInteractiveHome, runClaudeInteractive } from "@/test/support/agents/run-interactive";
@@ -17,9 +17,11 @@ import { newSignedInUser } from "@/test/support/people";
 import { startTestServer, type TestServer } from "@/test/support/server";
 import { until } from "@/test/support/until";
 
-// The real Claude Code CLI (2.1.328, installed on demand outside the repo) against a scripted
-// model server and a real Pitwall, with our hook installed by `pitwall agent install`:
-// todo snapshots arrive while the agent runs; a plan waits at ExitPlanMode for a person, who
+// The real Claude Code CLI (2.1.332 pinned, plus the newest on npm when npm answers; installed on
+// demand outside the repo) against a scripted model server and a real Pitwall, with our hook
+// installed by `pitwall agent install`: with the CLI's default settings its task list
+// (TaskCreate/TaskUpdate/TaskList) arrives as todo snapshots while the agent runs; with TodoWrite
+// enabled (CLAUDE_CODE_ENABLE_TODO_TOOLS=1 CLAUDE_CODE_ENABLE_TASKS=0) todo snapshots arrive too; a plan waits at ExitPlanMode for a person, who
 // decides by clicking in a real Chromium, and whose comment reaches the model; Pitwall down mid-session neither blocks nor fails the agent, and the
 // spooled todos arrive after Pitwall is back, exactly once. The plan gate also holds in an interactive
 // session (claude under a pseudo-terminal, nobody at the keys), decided over the HTTP API.
@@ -30,6 +32,7 @@ let prisma: PrismaClient;
 let token: string;
 let databaseUrl: string;
 let claude: string;
+const versions = claudeVersionsToTest();
 const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
@@ -68,7 +71,57 @@ const list2 = [{ content: "Run throughput benchmark C=1 to C=100", status: "comp
 /** The plan file Claude Code 2.1 asks the model to write in plan mode (named in the system prompt). */
 const planFileOf = (req: ModelRequest) => /create your plan at (\S+\.md)/.exec(req.text)?.[1] ?? /plan file (?:already )?exists at (\S+\.md)/i.exec(req.text)?.[1] ?? /(\/\S+\/\.claude\/plans\/\S+\.md)/.exec(req.text)?.[1];
 
-test("TodoWrite snapshots arrive while the agent runs; the plan waits for a person, changes requested reach the model, the revision is approved", async () => {
+test.each(versions)("Claude Code $version with its default settings: the Task* list arrives live, parallel updates and a delete included", async ({ version, claude: cli }) => {
+  const { dir, env } = project();
+  let releaseFirst!: () => void;
+  const firstSeen = new Promise<void>((r) => (releaseFirst = r));
+  let step = 0;
+  const model: ModelServer = await startModelServer(async (req): Promise<ScriptedReply> => {
+    if (!offersTools(req)) return { text: "Task sweep" };
+    const last = lastToolResults(req);
+    // The Task* tools are deferred in 2.1.332: the model loads them through ToolSearch first.
+    if (!last.length) return { toolCalls: [{ name: "ToolSearch", input: { query: "select:TaskCreate,TaskUpdate,TaskList", max_results: 5 } }] };
+    step += 1;
+    if (step === 1) return { toolCalls: [{ name: "TaskCreate", input: { subject: "Run throughput benchmark C=1 to C=100", description: "sweep", activeForm: "Running throughput benchmark" } }, { name: "TaskCreate", input: { subject: "Summarize results", description: "table", activeForm: "Summarizing" } }] };
+    if (step === 2) return { toolCalls: [{ name: "TaskUpdate", input: { taskId: "1", status: "in_progress" } }] };
+    if (step === 3) {
+      await firstSeen; // the test has seen the list in Pitwall while the agent still runs
+      return { toolCalls: [{ name: "TaskUpdate", input: { taskId: "1", status: "completed" } }, { name: "TaskUpdate", input: { taskId: "2", status: "in_progress" } }] };
+    }
+    if (step === 4) return { toolCalls: [{ name: "TaskList", input: {} }] };
+    if (step === 5) return { toolCalls: [{ name: "TaskCreate", input: { subject: "Scratch", description: "x" } }] };
+    if (step === 6) return { toolCalls: [{ name: "TaskUpdate", input: { taskId: "3", status: "deleted" } }] };
+    return { text: `FINAL: ${last.map((t) => t.content.slice(0, 80)).join(" | ")}` };
+  });
+  cleanups.push(() => model.close());
+  const run = runClaude({ claude: cli, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, model: CLAUDE_TASKS_MODEL, prompt: "run the benchmarks", timeoutMs: 240_000 });
+  const output = outputOf(run);
+  const bySession = async () =>
+    (await pool.query<{ key: string; seq: number; items: Array<{ id: string; content: string; status: string; activeForm?: string }> }>(`SELECT s.key, t.seq, t.items FROM "TodoSnapshot" t JOIN "AgentSession" s ON s.id = t."sessionId" WHERE s.project = $1 ORDER BY t.seq`, [path.basename(dir)])).rows;
+  const live = await until("the task list in progress", async () => (await bySession()).find((s) => s.items.some((i) => i.status === "in_progress")), 150_000, output);
+  expect(live.items).toEqual([
+    { id: "1", content: "Run throughput benchmark C=1 to C=100", status: "in_progress", activeForm: "Running throughput benchmark" },
+    { id: "2", content: "Summarize results", status: "pending", activeForm: "Summarizing" },
+  ]);
+  releaseFirst();
+  const done = await run;
+  expect(done.code, output()).toBe(0);
+  expect(done.result).toContain("FINAL:");
+  const rows = await until("the last list", async () => {
+    const all = await bySession();
+    return all.at(-1)?.items.length === 2 && all.some((r) => r.items.length === 3) ? all : null;
+  }, 30_000, output);
+  // Seqs count 1..n with no gap or repeat although two TaskUpdate hooks ran at once; the last
+  // list is the one Claude Code holds: #1 done, #2 in progress, #3 deleted.
+  expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
+  expect(rows.at(-1)!.items.map((i) => `${i.id}:${i.status}`)).toEqual(["1:completed", "2:in_progress"]);
+  expect(rows.map((r) => r.items.map((i) => `${i.id}:${i.status}`).join(" "))).toContain("1:completed 2:in_progress 3:pending");
+  // TaskList (no change) sent nothing: no two consecutive snapshots are equal.
+  for (let i = 1; i < rows.length; i++) expect(rows[i]!.items).not.toEqual(rows[i - 1]!.items);
+  expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+}, 300_000);
+
+test("TodoWrite enabled: TodoWrite snapshots arrive while the agent runs; the plan waits for a person, changes requested reach the model, the revision is approved", async () => {
   const { dir, env } = project();
   let releaseTodos!: () => void;
   const todosSeen = new Promise<void>((r) => (releaseTodos = r));
@@ -103,7 +156,7 @@ test("TodoWrite snapshots arrive while the agent runs; the plan waits for a pers
 
   // Waits are generous where the agent starts up or takes model turns (a slow CI machine); what
   // is asserted does not depend on them.
-  const run = runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "run the benchmarks", planMode: true, timeoutMs: 330_000 });
+  const run = runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...CLAUDE_TODOWRITE_ENV, ...env }, prompt: "run the benchmarks", planMode: true, timeoutMs: 330_000 });
   const output = outputOf(run);
 
   // (a) The first snapshot is in Pitwall before the agent writes the second.
@@ -204,7 +257,7 @@ test("Pitwall stopped in the middle of a session: the agent finishes normally; t
   });
   cleanups.push(() => model.close());
 
-  const done = await runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "run the sweep", timeoutMs: 240_000 });
+  const done = await runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...CLAUDE_TODOWRITE_ENV, ...env }, prompt: "run the sweep", timeoutMs: 240_000 });
   expect(done.code).toBe(0);
   expect(done.result).toBe("FINAL: done");
   expect((await snapshots()).length).toBe(before + 1);
