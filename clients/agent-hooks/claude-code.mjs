@@ -12,6 +12,7 @@ import { loadConfig } from "./lib/config.mjs";
 import { gitBranch } from "./lib/git.mjs";
 import { decisionForAgent, planFromMarkdown, proposeAndWait } from "./lib/plan.mjs";
 import { deliver, postFrames, runFlusher } from "./lib/spool.mjs";
+import { gateIsStale, stopGate } from "./lib/plan-gate-guard.mjs";
 import { withSessionLock } from "./lib/session-lock.mjs";
 import { readState, writeState } from "./lib/todo-state.mjs";
 
@@ -44,12 +45,12 @@ async function planGate(cfg, event, state, toolInput) {
   if (supersedes) frame.supersedes = supersedes;
   const now = Date.now();
   await deliver(cfg, [{ v: 1, id: `cc:${session}:act:${now}:waiting`, type: "session.activity", session, source: "claude-code", state: "waiting", ts: now, detail: `plan: ${title}`.slice(0, 2000) }], entryFile);
-  writeState(cfg, session, { ...state, plans: n, waiting: true, lastPlan: { key, decision: null } });
+  writeState(cfg, session, { ...state, plans: n, waiting: true, gatePid: process.pid, lastPlan: { key, decision: null } });
 
   const decision = await proposeAndWait(cfg, frame, { timeoutS, postFrames });
   const after = Date.now();
   await deliver(cfg, [{ v: 1, id: `cc:${session}:act:${after}:working`, type: "session.activity", session, source: "claude-code", state: "working", ts: after }], entryFile);
-  writeState(cfg, session, { ...readState(cfg, session), waiting: false, lastPlan: { key, decision: decision?.decision ?? "expired" } });
+  writeState(cfg, session, { ...readState(cfg, session), waiting: false, gatePid: undefined, lastPlan: { key, decision: decision?.decision ?? "expired" } });
   if (!decision || decision.decision === "expired") {
     warn(`no decision on plan ${key} within ${timeoutS} s: ${cfg.planFallback === "deny" ? "denied" : "asking in the terminal"}`);
     if (cfg.planFallback === "deny") process.stdout.write(permissionOutput({ behavior: "deny", message: `No decision on the plan in Pitwall within ${timeoutS} s; do not proceed.` }));
@@ -80,6 +81,9 @@ async function main() {
   const branch = needsBranch && typeof event.cwd === "string" ? gitBranch(event.cwd) : undefined;
   // Read, decide and store under the session's lock: parallel tool calls run their hooks at once.
   const { frames, state: next, planGate: gate } = await withSessionLock(cfg, event.session_id, () => {
+    const before = readState(cfg, event.session_id);
+    // The person answered the plan in the terminal (or the agent ended): free the waiting gate.
+    if (gateIsStale(before, event) && stopGate(before.gatePid)) writeState(cfg, event.session_id, { ...before, gatePid: undefined, lastPlan: { ...before.lastPlan, decision: "answered_in_terminal" } });
     const out = claudeActions(event, readState(cfg, event.session_id), { nowMs: Date.now(), sendPrompts: cfg.sendPrompts, gitBranch: branch, taskItems: taskItemsFor(event) });
     if (out.frames.length) writeState(cfg, event.session_id, out.state);
     return out;

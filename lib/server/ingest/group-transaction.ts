@@ -10,6 +10,7 @@ import { upsertMetricPoints, type MetricFrame } from "./writers/metrics";
 import { applyProgress, checkRunInvariants, type ProgressWrite } from "./writers/progress";
 import { claimFrameIds, endRun, insertEvents, loadRuns, recordHeartbeats, releaseFrameIds, touchRuns, upsertArtifact, upsertRun, type EventWrite, type HeartbeatWrite, type RunRef, type StoredRun } from "./writers/runs";
 import { applyActivity, applyTodos, proposePlan } from "./writers/sessions";
+import { closeSessionPlans } from "@/lib/server/repositories/plan-orphans";
 
 /*
  * What one group transaction does (apply.ts opens, retries and commits it): admission of every
@@ -283,6 +284,8 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
       case "session.activity": {
         const sessionId = await applyActivity(client, principal, f);
         topics.add("sessions").add(`session:${sessionId}`);
+        // The agent ended: nobody waits for its proposed plans any more.
+        if (f.state === "ended" && (await closeSessionPlans(client, sessionId, at))) topics.add("plans");
         break;
       }
       case "plan.propose": {
