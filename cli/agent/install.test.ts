@@ -47,7 +47,7 @@ test("the CLI installs into .claude/settings.local.json, the token only into the
   const status = cli("agent", "status", "--project", project);
   expect(status).toMatch(/claude-code \(project\): .*settings\.local\.json \(SessionStart/);
   expect(status).toMatch(/opencode \(project\): .*pitwall\.js/);
-  expect(status).toMatch(/Pitwall: http:\/\/127\.0\.0\.1:9 does not answer/);
+  expect(status).toMatch(/Pitwall: PROBLEM: http:\/\/127\.0\.0\.1:9 does not answer/);
 
   cli("agent", "uninstall", "claude-code", "--project", project);
   cli("agent", "uninstall", "opencode", "--project", project);

@@ -20,6 +20,7 @@ import {
   type Agent,
   type InstallScope,
 } from "../agent/install";
+import { probePitwall } from "../agent/probe";
 import { fail } from "../fail";
 
 const projectDir = path.resolve(import.meta.dirname, "../..");
@@ -87,9 +88,6 @@ function installedAt(agent: Agent, scope: InstallScope): string | null {
   return fs.existsSync(file) && fs.readFileSync(file, "utf8").startsWith(PLUGIN_MARK) ? file : null;
 }
 
-/** How long `agent status` waits for Pitwall (a busy server's first answer can take seconds). */
-const PROBE_TIMEOUT_MS = 10_000;
-
 /**
  * What `agent install` says about the URL and token: where it stored them, else where the hooks
  * will find them (the user config from an earlier install, or the agent's environment).
@@ -107,17 +105,16 @@ function credentialsLine(saved: string | null): string {
   return "no URL/token given or stored: the hooks read PITWALL_URL and PITWALL_TOKEN from the agent's environment (or run install again with --url and --token)";
 }
 
-/** What Pitwall says to the hooks' URL and token: reachable? token accepted? */
-async function probe(url: string, token: string): Promise<string> {
+/** The URL and token the hooks will use: given on the command line, else the environment, else the stored config. */
+function effectiveCredentials(url: string | undefined, token: string | undefined): { url: string; token: string } {
+  let stored: Record<string, unknown> = {};
   try {
-    const health = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-    if (!health.ok) return `${url} answers HTTP ${health.status}`;
-    if (!token) return `${url} answers; no token configured`;
-    const res = await fetch(`${url}/api/plans/${encodeURIComponent("pitwall-agent-status-probe")}/decision`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-    return res.status === 401 ? `${url} answers but refuses the token (401)` : `${url} answers and accepts the token`;
-  } catch (err) {
-    return `${url} does not answer (${(err as Error).message})`;
+    stored = readSettings(agentConfigFile());
+  } catch {
+    // unreadable: as if absent
   }
+  const pick = (...vs: unknown[]) => (vs.find((v) => typeof v === "string" && v !== "") as string | undefined) ?? "";
+  return { url: pick(url, process.env.PITWALL_URL, stored.url).replace(/\/+$/, ""), token: pick(token, process.env.PITWALL_TOKEN, stored.token) };
 }
 
 const parseSeconds = (v: string) => {
@@ -139,10 +136,19 @@ export function registerAgentCommands(program: Command): void {
     .option("--token <token>", "worker token (default: $PITWALL_TOKEN); stored there too, never in the project")
     .option("--plan-timeout <seconds>", "how long a plan waits for a decision (default 1800)", parseSeconds)
     .option("--plan-fallback <mode>", "no decision in time or Pitwall unreachable: ask (in the terminal) | deny")
-    .action((name: string, opts: ScopeOpts & { url?: string; token?: string; planTimeout?: number; planFallback?: string }) => {
+    .option("--offline", "install even when Pitwall refuses the token (401) or does not answer now")
+    .action(async (name: string, opts: ScopeOpts & { url?: string; token?: string; planTimeout?: number; planFallback?: string; offline?: boolean }) => {
       const which = agentOf(name);
       if (opts.planFallback && !["ask", "deny"].includes(opts.planFallback)) fail("--plan-fallback is ask or deny", 2);
       const scope = scopeOf(opts);
+      // A wrong token is said once, loudly, here: the hooks themselves must never stop the agent.
+      const { url, token } = effectiveCredentials(opts.url, opts.token);
+      if (url && token) {
+        const check = await probePitwall(url, token);
+        if (check.kind === "refused" && !opts.offline) fail(`not installed: Pitwall at ${check.line}; check the token (\`pitwall token create <host>\` makes one), or install anyway with --offline`);
+        if (check.kind !== "ok") process.stderr.write(`WARNING: ${check.line}${check.kind === "unreachable" ? "; the hooks keep frames in their spool until it answers" : ""}\n`);
+        else process.stdout.write(`checked: ${check.line}\n`);
+      }
       const file = install(which, scope, opts.planTimeout ?? 1800);
       const config = saveCredentials(opts.url ?? process.env.PITWALL_URL, opts.token ?? process.env.PITWALL_TOKEN, opts.planTimeout, opts.planFallback);
       process.stdout.write(`installed the ${which} hooks in ${file}\n`);
@@ -180,7 +186,10 @@ export function registerAgentCommands(program: Command): void {
       const url = process.env.PITWALL_URL || (typeof stored.url === "string" ? stored.url : "");
       const token = process.env.PITWALL_TOKEN || (typeof stored.token === "string" ? stored.token : "");
       process.stdout.write(`config: ${fs.existsSync(file) ? file : "none"}; URL ${url || "not set"}; token ${token ? "set" : "not set"}\n`);
-      if (url) process.stdout.write(`Pitwall: ${await probe(url.replace(/\/+$/, ""), token)}\n`);
+      if (url) {
+        const check = await probePitwall(url.replace(/\/+$/, ""), token);
+        process.stdout.write(`Pitwall: ${check.kind === "ok" || check.kind === "no_token" ? "" : "PROBLEM: "}${check.line}\n`);
+      }
     });
 
   program
