@@ -238,6 +238,39 @@ test("interactive session (pseudo-terminal): the plan waits in Pitwall, changes 
   // approval. The model server's view above is what proves the gate.)
 }, 480_000);
 
+test("interactive session: the person answers the plan in the terminal; Pitwall marks it 'answered in the terminal' within seconds and refuses a later decision", async () => {
+  const { dir, env } = project();
+  const body = "# Terminal sweep\n1. Throughput C=1..100\n";
+  const model: ModelServer = await startModelServer((req): ScriptedReply => {
+    if (!offersTools(req)) return { text: "Terminal sweep" };
+    const last = lastToolResults(req).at(-1);
+    if (!last) return { toolCalls: [{ name: "ToolSearch", input: { query: "select:ExitPlanMode", max_results: 5 } }] };
+    if (last.toolName === "ToolSearch") return { toolCalls: [{ name: "Write", input: { file_path: planFileOf(req), content: body } }] };
+    if (last.toolName === "Write") return { toolCalls: [{ name: "ExitPlanMode", input: {} }] };
+    return { text: "FINAL: terminal answered" };
+  });
+  cleanups.push(() => model.close());
+  const approver = await newSignedInUser(prisma, server.url, "approver");
+  const offline = claudeOfflineEnv(model.url);
+  const run = runClaudeInteractive({ claude, cwd: dir, env: { ...offline, ...env, IS_SANDBOX: "1", HOME: claudeInteractiveHome(dir, offline.ANTHROPIC_API_KEY!) }, prompt: "run the terminal sweep" });
+  cleanups.push(() => run.stop());
+  const plain = () => run.screen().replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, "");
+  const terminal = () => `terminal so far (last 2,000 characters, escapes removed):\n${plain().slice(-2000)}`;
+  const plan = await until("the plan waiting in Pitwall", async () => (await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE status = 'proposed' AND title = 'Terminal sweep'`)).rows[0], 180_000, terminal);
+  // The approval dialog shows in the terminal; the person presses Enter on its first choice (approve).
+  await until("the plan dialog", async () => /proceed/i.test(plain()), 60_000, terminal);
+  await new Promise((r) => setTimeout(r, 500));
+  run.type("\r");
+  await until("the approval at the model", async () => model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "ExitPlanMode" && !t.isError)), 60_000, terminal);
+  const answeredAt = Date.now();
+  const closed = await until("the plan closed in Pitwall", async () => (await pool.query<{ status: string; closedReason: string | null }>(`SELECT status, "closedReason" FROM "Plan" WHERE id = $1 AND status <> 'proposed'`, [plan.id])).rows[0], 30_000, terminal);
+  expect(Date.now() - answeredAt).toBeLessThan(15_000);
+  expect(closed).toEqual({ status: "expired", closedReason: "answered_in_terminal" });
+  const res = await fetch(`${server.url}/api/plans/by-id/${plan.id}/decision`, { method: "POST", headers: { cookie: approver.cookie, origin: server.url, "content-type": "application/json" }, body: JSON.stringify({ decision: "approved" }) });
+  expect(res.status).toBe(409);
+  expect(((await res.json()) as { error: { code: string } }).error.code).toBe("plan_answered_in_terminal");
+}, 360_000);
+
 test("Pitwall stopped in the middle of a session: the agent finishes normally; the todos spooled meanwhile arrive once Pitwall is back", async () => {
   const { dir, env } = project();
   const before = (await snapshots()).length;
