@@ -170,3 +170,27 @@ describe("runs started from a session", () => {
     expect(detail.runs.map((r) => [r.name, r.kind, r.state])).toEqual([["sweep from the agent", "benchmark", "running"]]);
   });
 });
+
+describe("an ended session", () => {
+  test("lists no item in progress: the last list's in-progress items count as left open (issue 25)", async () => {
+    const key = `cc-ended-${randomUUID()}`;
+    const ts = Date.UTC(2026, 11, 5, 10, 0, 0);
+    const items = [
+      { content: "Run throughput benchmark", status: "completed" },
+      { content: "Summarize results", status: "in_progress", activeForm: "Summarizing" },
+      { content: "Upload", status: "pending" },
+    ];
+    expect(await ingest({ type: "session.todos", session: key, source: "claude-code", seq: 1, ts, items }, { type: "session.activity", session: key, source: "claude-code", state: "working", ts })).toEqual(["ok", "ok"]);
+    const now = new Date(ts + 60_000);
+    const before = (await listSessions(prisma, sessionListQuery.parse({}), now)).sessions.find((s) => s.key === key)!;
+    expect(before).toMatchObject({ inProgressCount: 1, leftOpenCount: 0, current: { content: "Summarize results" } });
+
+    expect(await ingest({ type: "session.activity", session: key, source: "claude-code", state: "ended", ts: ts + 30_000, detail: "other" })).toEqual(["ok"]);
+    const after = (await listSessions(prisma, sessionListQuery.parse({}), now)).sessions.find((s) => s.key === key)!;
+    expect(after).toMatchObject({ inProgressCount: 0, leftOpenCount: 1, current: null, live: { state: "ended" } });
+    const detail = await getSession(prisma, after.id, now);
+    expect(detail).toMatchObject({ leftOpenCount: 1, current: null });
+    // The stored list stays as the agent wrote it.
+    expect(detail.items.map((i) => i.status)).toEqual(["completed", "in_progress", "pending"]);
+  });
+});

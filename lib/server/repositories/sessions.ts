@@ -117,7 +117,10 @@ async function snapshotCounts(db: PrismaClient, ids: readonly number[]): Promise
 }
 
 function toSummary(row: SessionRow, items: readonly TodoItem[] | undefined, snapshotCount: number): SessionSummaryView {
-  const inProgress = items?.filter((i) => i.status === "in_progress") ?? [];
+  // An ended agent works on nothing: its last list's in-progress items were left open.
+  const ended = row.state === "ended";
+  const open = items?.filter((i) => i.status === "in_progress") ?? [];
+  const inProgress = ended ? [] : open;
   return {
     id: row.id,
     key: row.key,
@@ -130,6 +133,7 @@ function toSummary(row: SessionRow, items: readonly TodoItem[] | undefined, snap
     progress: items && snapshotCount > 0 ? todoProgress(items) : null,
     current: inProgress[0] ? todoItemView(inProgress[0]) : null,
     inProgressCount: inProgress.length,
+    leftOpenCount: ended ? open.length : 0,
     live: row.stateAt && isLiveState(row.state) ? { state: row.state, since: row.stateAt.toISOString(), detail: row.stateDetail } : null,
     project: row.project,
     gitBranch: row.gitBranch,
