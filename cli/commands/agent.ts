@@ -20,6 +20,7 @@ import {
   type Agent,
   type InstallScope,
 } from "../agent/install";
+import { formatJson, jsonStyleOf, missingDirs, readManifest, removeEmptyDirs, writeManifest } from "../agent/manifest";
 import { probePitwall } from "../agent/probe";
 import { fail } from "../fail";
 
@@ -37,26 +38,70 @@ function agentOf(name: string): Agent {
   return name as Agent;
 }
 
-/** Stores URL and token in the user-level config (mode 600), merging with what is there. */
+/** Stores URL and token in the user-level config (mode 600), merging with what is there; records whether install created it. */
 function saveCredentials(url: string | undefined, token: string | undefined, planTimeoutS: number | undefined, planFallback: string | undefined): string | null {
   if (!url && !token && planTimeoutS === undefined && !planFallback) return null;
   const file = agentConfigFile();
+  const existed = fs.existsSync(file);
   const current = readSettings(file);
   writeSettings(file, { ...current, ...(url ? { url } : {}), ...(token ? { token } : {}), ...(planTimeoutS !== undefined ? { planTimeoutS } : {}), ...(planFallback ? { planFallback } : {}) }, 0o600);
+  if (!existed) writeManifest(file, { ...readManifest(file), configCreated: true });
   return file;
+}
+
+/** Writes `text` to `file` (creating folders), recording in the manifest what was there before. */
+function writeRecorded(file: string, text: string): void {
+  const config = agentConfigFile();
+  const manifest = readManifest(config);
+  const earlier = manifest.installs.find((r) => r.file === file);
+  const before = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null;
+  const createdDirs = missingDirs(path.dirname(file));
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  // Installing again keeps the first install's "before": uninstall goes back to the person's file.
+  const record = earlier ? { ...earlier, after: text } : { file, before, after: text, createdDirs };
+  writeManifest(config, { ...manifest, installs: [...manifest.installs.filter((r) => r.file !== file), record] });
+}
+
+/**
+ * Takes back what install did to `file`: unchanged since install → the file as it was, byte for
+ * byte (or gone, with the folders install created, when it did not exist); changed since →
+ * `edit(text)` (our entries removed, layout kept), and removed when that leaves nothing of the
+ * person's in a file install created. Forgets the file in the manifest; when nothing is
+ * installed any more, removes the user config install created.
+ */
+function takeBack(file: string, edit: (text: string) => string | null): void {
+  const config = agentConfigFile();
+  const manifest = readManifest(config);
+  const record = manifest.installs.find((r) => r.file === file);
+  const now = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null;
+  if (record && now === record.after) {
+    if (record.before === null) fs.rmSync(file, { force: true });
+    else fs.writeFileSync(file, record.before);
+  } else if (now !== null) {
+    const edited = edit(now);
+    if (edited === null || (record?.before === null && edited.trim() === "{}")) fs.rmSync(file, { force: true });
+    else fs.writeFileSync(file, edited);
+  }
+  if (record && record.before === null) removeEmptyDirs(record.createdDirs);
+  const installs = manifest.installs.filter((r) => r.file !== file);
+  if (installs.length === 0 && manifest.configCreated) {
+    fs.rmSync(config, { force: true });
+    writeManifest(config, { configCreated: false, installs: [] });
+  } else writeManifest(config, { ...manifest, installs });
 }
 
 function install(agent: Agent, scope: InstallScope, planTimeoutS: number): string {
   if (agent === "claude-code") {
     const file = claudeSettingsFile(scope);
-    writeSettings(file, withOurHooks(readSettings(file), claudeHookFile(projectDir), planTimeoutS));
+    const before = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null;
+    writeRecorded(file, formatJson(withOurHooks(readSettings(file), claudeHookFile(projectDir), planTimeoutS), jsonStyleOf(before)));
     return file;
   }
   const file = opencodePluginTarget(scope);
   // Never clobber a plugin of the same name that is not ours.
   if (fs.existsSync(file) && !fs.readFileSync(file, "utf8").startsWith(PLUGIN_MARK)) fail(`${file} exists and is not Pitwall's plugin; move it away first`);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, opencodePluginStub(opencodePluginFile(projectDir)));
+  writeRecorded(file, opencodePluginStub(opencodePluginFile(projectDir)));
   return file;
 }
 
@@ -65,12 +110,12 @@ function uninstall(agent: Agent, scope: InstallScope): string | null {
     const file = claudeSettingsFile(scope);
     const settings = readSettings(file);
     if (!ourHookEvents(settings).length) return null;
-    writeSettings(file, withoutOurHooks(settings));
+    takeBack(file, (text) => formatJson(withoutOurHooks(settings), jsonStyleOf(text)));
     return file;
   }
   const file = opencodePluginTarget(scope);
   if (!fs.existsSync(file) || !fs.readFileSync(file, "utf8").startsWith(PLUGIN_MARK)) return null;
-  fs.rmSync(file);
+  takeBack(file, () => null);
   return file;
 }
 
