@@ -13,7 +13,9 @@ import { gitBranch } from "./lib/git.mjs";
 import { decisionForAgent, planFromMarkdown, proposeAndWait } from "./lib/plan.mjs";
 import { deliver, postFrames, runFlusher } from "./lib/spool.mjs";
 import { gateIsStale, stopGate } from "./lib/plan-gate-guard.mjs";
+import { ensureHeartbeat, runHeartbeat, stopHeartbeat } from "./lib/heartbeat.mjs";
 import { withSessionLock } from "./lib/session-lock.mjs";
+import { startProblem } from "./lib/start-check.mjs";
 import { readState, writeState } from "./lib/todo-state.mjs";
 
 const entryFile = fileURLToPath(import.meta.url);
@@ -66,6 +68,10 @@ async function main() {
     if (cfg.url && cfg.token) await runFlusher(cfg);
     return;
   }
+  if (process.argv[2] === "heartbeat") {
+    if (cfg.url && cfg.token && process.argv[3] && Number(process.argv[4]) > 1) await runHeartbeat(cfg, process.argv[3], Number(process.argv[4]), postFrames);
+    return;
+  }
   const parsed = parseHookInput(await readStdin());
   if (!parsed.ok) return warn(`ignored a malformed hook event (${parsed.error})`);
   const event = parsed.event;
@@ -88,7 +94,15 @@ async function main() {
     if (out.frames.length) writeState(cfg, event.session_id, out.state);
     return out;
   });
+  // The session's sign of life while its agent process lives (see lib/heartbeat.mjs).
+  if (event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit") ensureHeartbeat(cfg, event.session_id, entryFile);
+  if (event.hook_event_name === "SessionEnd") stopHeartbeat(cfg, event.session_id);
+  // A wrong token or URL is said once per session, at its start, on the hook's stderr (Claude Code
+  // shows it in `claude --debug` and in `-p` stderr). Printing Claude Code's `systemMessage` JSON
+  // instead was tried with 2.1.332: the interactive session then never ran its first prompt.
+  const problem = event.hook_event_name === "SessionStart" ? await startProblem(cfg, postFrames) : null;
   if (frames.length) await deliver(cfg, frames, entryFile);
+  if (problem) warn(problem);
   if (gate) await planGate(cfg, event, next, gate);
 }
 

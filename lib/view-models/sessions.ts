@@ -75,6 +75,13 @@ export interface SessionLiveView {
   since: string;
   /** What it waits for, or why it changed (e.g. "plan: Benchmark sweep"). */
   detail: string | null;
+  /**
+   * Not ended, yet no event and no heartbeat for 90 s: its agent is gone or cut off. Shown as
+   * "No signal" (amber, like a stale run) instead of the state it last reported.
+   */
+  noSignal: boolean;
+  /** Last heartbeat of its agent process (ISO 8601), or null. */
+  lastSignalAt: string | null;
 }
 
 /** The session list (`GET /api/sessions`), most recently updated first. */
