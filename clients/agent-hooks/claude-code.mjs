@@ -69,7 +69,7 @@ async function main() {
     return;
   }
   if (process.argv[2] === "heartbeat") {
-    if (cfg.url && cfg.token && process.argv[3] && Number(process.argv[4]) > 1) await runHeartbeat(cfg, process.argv[3], Number(process.argv[4]), postFrames);
+    if (cfg.url && cfg.token && process.argv[3] && Number(process.argv[4]) > 1) await runHeartbeat(cfg, process.argv[3], Number(process.argv[4]), postFrames, undefined, ["opencode", "claude-code"].includes(process.argv[5]) ? process.argv[5] : "");
     return;
   }
   const parsed = parseHookInput(await readStdin());

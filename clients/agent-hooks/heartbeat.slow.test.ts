@@ -54,3 +54,36 @@ test("heartbeats while the agent lives; the heartbeat process ends when the agen
     server.close();
   }
 }, 60_000);
+
+test("for opencode (no session-end hook) the heartbeat process reports the session ended once the agent process is gone", async () => {
+  const bodies: Array<Array<Record<string, unknown>>> = [];
+  const server = http.createServer((req, res) => {
+    let text = "";
+    req.on("data", (c) => (text += c));
+    req.on("end", () => {
+      const frames = JSON.parse(text) as Array<Record<string, unknown>>;
+      bodies.push(frames);
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ results: frames.map((f) => ({ id: f.id, ok: true })) }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const agent = spawn("sleep", ["600"], { stdio: "ignore" });
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-hb-"));
+  const beat = spawn(process.execPath, [hook, "heartbeat", "ses_oc1", String(agent.pid), "opencode"], {
+    env: { ...process.env, PITWALL_URL: url, PITWALL_TOKEN: "pw_x", PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(stateDir, "none.json"), PITWALL_HEARTBEAT_S: "30" },
+    stdio: "ignore",
+  });
+  try {
+    await until("the first heartbeat", async () => bodies.length >= 1, 20_000);
+    agent.kill("SIGKILL");
+    const ended = await until("the ended frame", async () => bodies.flat().find((f) => f.type === "session.activity"), 10_000);
+    expect(ended).toMatchObject({ type: "session.activity", session: "ses_oc1", source: "opencode", state: "ended", detail: "the agent process ended" });
+    expect(checkFrame(ended)).toMatchObject({ ok: true });
+  } finally {
+    agent.kill("SIGKILL");
+    beat.kill("SIGKILL");
+    server.close();
+  }
+}, 60_000);

@@ -45,13 +45,19 @@ export function agentPid(startPid = process.ppid) {
   return pid;
 }
 
-/** Starts the session's heartbeat process unless one runs already (pid file). Never throws. */
-export function ensureHeartbeat(cfg, session, entryFile, agent = agentPid()) {
+/**
+ * Starts the session's heartbeat process unless one runs already (pid file). `endSource` (e.g.
+ * "opencode"): when the agent process ends, the heartbeat process reports the session `ended`
+ * for that source (opencode has no session-end hook); without it a gone agent just falls silent
+ * ("no signal"). `node` runs it (`nodePath`; opencode's own runtime is not Node). Never throws.
+ */
+export function ensureHeartbeat(cfg, session, entryFile, agent = agentPid(), endSource = "", nodePath = process.execPath) {
   try {
     const file = pidFile(cfg, session);
     const running = Number(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : 0);
     if (running && alive(running)) return false;
-    spawn(process.execPath, [entryFile, "heartbeat", String(session), String(agent)], { detached: true, stdio: "ignore", env: process.env }).unref();
+    const args = [entryFile, "heartbeat", String(session), String(agent), ...(endSource ? [endSource] : [])];
+    spawn(nodePath, args, { detached: true, stdio: "ignore", env: process.env }).unref();
     return true;
   } catch {
     return false;
@@ -75,19 +81,26 @@ export function stopHeartbeat(cfg, session) {
  * [session]}` every cfg.heartbeatS while process `agent` lives; a failed post is not retried
  * (the next one comes). Injectable post and sleep for tests.
  */
-export async function runHeartbeat(cfg, session, agent, postFrames, sleep = (ms) => new Promise((r) => setTimeout(r, ms))) {
+export async function runHeartbeat(cfg, session, agent, postFrames, sleep = (ms) => new Promise((r) => setTimeout(r, ms)), endSource = "") {
   const file = pidFile(cfg, session);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   fs.writeFileSync(file, String(process.pid));
+  const key = String(session).slice(0, 200);
   try {
-    while (alive(agent)) {
+    // Liveness is checked every second, beats are sent every cfg.heartbeatS.
+    for (let nextBeat = 0; alive(agent); await sleep(Math.min(1000, cfg.heartbeatS * 1000))) {
       const now = Date.now();
+      if (now < nextBeat) continue;
+      nextBeat = now + cfg.heartbeatS * 1000;
       try {
-        await postFrames(cfg, [{ v: 1, id: `cc:${session}:hb:${now}`.slice(0, 200), type: "heartbeat", ts: now, sessions: [String(session).slice(0, 200)] }], 5000);
+        await postFrames(cfg, [{ v: 1, id: `cc:${key}:hb:${now}`.slice(0, 200), type: "heartbeat", ts: now, sessions: [key] }], 5000);
       } catch {
         // Pitwall down or slow: the next beat tries again
       }
-      await sleep(cfg.heartbeatS * 1000);
+    }
+    if (endSource) {
+      const now = Date.now();
+      await postFrames(cfg, [{ v: 1, id: `hb:${key}:ended:${now}`.slice(0, 200), type: "session.activity", session: key, source: endSource, state: "ended", ts: now, detail: "the agent process ended" }], 5000).catch(() => undefined);
     }
   } finally {
     try {
