@@ -94,14 +94,15 @@ async function main() {
     if (out.frames.length) writeState(cfg, event.session_id, out.state);
     return out;
   });
-  // The session's sign of life while its agent process lives (see lib/heartbeat.mjs).
-  if (event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit") ensureHeartbeat(cfg, event.session_id, entryFile);
-  if (event.hook_event_name === "SessionEnd") stopHeartbeat(cfg, event.session_id);
   // A wrong token or URL is said once per session, at its start, on the hook's stderr (Claude Code
   // shows it in `claude --debug` and in `-p` stderr). Printing Claude Code's `systemMessage` JSON
   // instead was tried with 2.1.332: the interactive session then never ran its first prompt.
   const problem = event.hook_event_name === "SessionStart" ? await startProblem(cfg, postFrames) : null;
   if (frames.length) await deliver(cfg, frames, entryFile);
+  // The session's sign of life while its agent process lives (see lib/heartbeat.mjs); started
+  // after the session's first frame went out, so the first beat finds the session.
+  if (event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit") ensureHeartbeat(cfg, event.session_id, entryFile);
+  if (event.hook_event_name === "SessionEnd") stopHeartbeat(cfg, event.session_id);
   if (problem) warn(problem);
   if (gate) await planGate(cfg, event, next, gate);
 }

@@ -62,8 +62,9 @@ function project(): { dir: string; env: Record<string, string> } {
   return { dir, env: { PITWALL_URL: server.url, PITWALL_TOKEN: token, PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json"), PITWALL_SPOOL_RETRY_S: "900" } };
 }
 
-const snapshots = async () =>
-  (await pool.query<{ key: string; seq: number; items: Array<{ content: string; status: string }> }>(`SELECT s.key, t.seq, t.items FROM "TodoSnapshot" t JOIN "AgentSession" s ON s.id = t."sessionId" ORDER BY s.id, t.seq`)).rows;
+/** Todo snapshots of the sessions whose project is `project` (a test's own folder), in order. */
+const snapshots = async (project: string) =>
+  (await pool.query<{ key: string; seq: number; items: Array<{ content: string; status: string }> }>(`SELECT s.key, t.seq, t.items FROM "TodoSnapshot" t JOIN "AgentSession" s ON s.id = t."sessionId" WHERE s.project = $1 ORDER BY s.id, t.seq`, [project])).rows;
 
 const list1 = [{ content: "Run throughput benchmark C=1 to C=100", status: "in_progress", activeForm: "Running throughput benchmark" }, { content: "Summarize results", status: "pending", activeForm: "Summarizing" }];
 const list2 = [{ content: "Run throughput benchmark C=1 to C=100", status: "completed", activeForm: "Running throughput benchmark" }, { content: "Summarize results", status: "in_progress", activeForm: "Summarizing" }];
@@ -118,6 +119,11 @@ test.each(versions)("Claude Code $version with its default settings: the Task* l
   expect(rows.map((r) => r.items.map((i) => `${i.id}:${i.status}`).join(" "))).toContain("1:completed 2:in_progress 3:pending");
   // TaskList (no change) sent nothing: no two consecutive snapshots are equal.
   for (let i = 1; i < rows.length; i++) expect(rows[i]!.items).not.toEqual(rows[i - 1]!.items);
+  // The session's heartbeat process ran while claude lived (its first beat is at once) and ended with it.
+  const signal = (await pool.query<{ lastSignalAt: Date | null }>(`SELECT "lastSignalAt" FROM "AgentSession" WHERE project = $1`, [path.basename(dir)])).rows[0]!;
+  expect(signal.lastSignalAt).not.toBeNull();
+  const beats = path.join(env.PITWALL_AGENT_STATE_DIR!, "heartbeats");
+  await until("the heartbeat process gone", async () => !fs.existsSync(beats) || fs.readdirSync(beats).length === 0, 15_000);
   expect(version).toMatch(/^\d+\.\d+\.\d+$/);
 }, 300_000);
 
@@ -160,10 +166,10 @@ test("TodoWrite enabled: TodoWrite snapshots arrive while the agent runs; the pl
   const output = outputOf(run);
 
   // (a) The first snapshot is in Pitwall before the agent writes the second.
-  const first = await until("snapshot 1", async () => (await snapshots()).find((s) => s.seq === 1), 150_000, output);
+  const first = await until("snapshot 1", async () => (await snapshots(path.basename(dir))).find((s) => s.seq === 1), 150_000, output);
   expect(first.items.map((i) => i.content)).toEqual(list1.map((i) => i.content));
   releaseTodos();
-  await until("snapshot 2", async () => (await snapshots()).length === 2, 90_000, output);
+  await until("snapshot 2", async () => (await snapshots(path.basename(dir))).length === 2, 90_000, output);
 
   // (c) The plan waits; the session shows "waiting"; a person requests changes.
   const plan1 = await until("plan 1", async () => (await pool.query<{ id: number; key: string; body: string; title: string }>(`SELECT id, key, body, title FROM "Plan" WHERE status = 'proposed'`)).rows[0], 120_000, output);
@@ -196,7 +202,7 @@ test("TodoWrite enabled: TodoWrite snapshots arrive while the agent runs; the pl
     { decision: "changes_requested", comment: "Add a warm-up run first", decidedBy: "approver person" },
     { decision: "approved", comment: null, decidedBy: "approver person" },
   ]);
-  expect((await snapshots()).length).toBe(2);
+  expect((await snapshots(path.basename(dir))).length).toBe(2);
   const after = (await pool.query<{ state: string }>(`SELECT state FROM "AgentSession" WHERE key = $1`, [first.key])).rows[0]!;
   expect(["idle", "ended"]).toContain(after.state);
 }, 420_000);
@@ -273,7 +279,7 @@ test("interactive session: the person answers the plan in the terminal; Pitwall 
 
 test("Pitwall stopped in the middle of a session: the agent finishes normally; the todos spooled meanwhile arrive once Pitwall is back", async () => {
   const { dir, env } = project();
-  const before = (await snapshots()).length;
+  const before = (await snapshots(path.basename(dir))).length;
   const port = server.port;
   const model = await startModelServer(async (req): Promise<ScriptedReply> => {
     if (!offersTools(req)) return { text: "Offline sweep" };
@@ -282,7 +288,7 @@ test("Pitwall stopped in the middle of a session: the agent finishes normally; t
     if (last.toolName === "ToolSearch") return { toolCalls: [{ name: "TodoWrite", input: { todos: list1 } }] };
     if (last.toolName === "TodoWrite" && !req.text.includes('"status":"completed"')) {
       // The first list reached Pitwall live; now Pitwall goes away, mid-session, before the second.
-      await until("the first list, live", async () => (await snapshots()).length === before + 1, 120_000);
+      await until("the first list, live", async () => (await snapshots(path.basename(dir))).length === before + 1, 120_000);
       await server.stop();
       return { toolCalls: [{ name: "TodoWrite", input: { todos: list2 } }] };
     }
@@ -293,17 +299,17 @@ test("Pitwall stopped in the middle of a session: the agent finishes normally; t
   const done = await runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...CLAUDE_TODOWRITE_ENV, ...env }, prompt: "run the sweep", timeoutMs: 240_000 });
   expect(done.code).toBe(0);
   expect(done.result).toBe("FINAL: done");
-  expect((await snapshots()).length).toBe(before + 1);
+  expect((await snapshots(path.basename(dir))).length).toBe(before + 1);
   expect(fs.readdirSync(path.join(env.PITWALL_AGENT_STATE_DIR!, "spool")).length).toBeGreaterThanOrEqual(1);
 
   server = await startTestServer({ databaseUrl, port, startTimeoutMs: 180_000 });
   const rows = await until("the spooled snapshots", async () => {
-    const all = await snapshots();
+    const all = await snapshots(path.basename(dir));
     return all.length === before + 2 ? all : null;
   }, 120_000);
   expect(rows.slice(before).map((r) => r.items.map((i) => i.status))).toEqual([["in_progress", "pending"], ["completed", "in_progress"]]);
   await until("an empty spool", async () => fs.readdirSync(path.join(env.PITWALL_AGENT_STATE_DIR!, "spool")).length === 0, 60_000);
   // Exactly once: nothing more arrives (a second flush finds an empty spool).
   await new Promise((r) => setTimeout(r, 1500));
-  expect((await snapshots()).length).toBe(before + 2);
+  expect((await snapshots(path.basename(dir))).length).toBe(before + 2);
 }, 480_000);

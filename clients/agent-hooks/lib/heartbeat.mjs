@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
-const SHELLS = new Set(["sh", "bash", "dash", "zsh", "fish", "node"]);
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "fish"]);
 const pidFile = (cfg, session) => path.join(cfg.stateDir, "heartbeats", `${String(session).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 150)}.pid`);
 
 function alive(pid) {
