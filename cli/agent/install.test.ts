@@ -11,6 +11,16 @@ import { CLAUDE_EVENTS, ourHookEvents, withOurHooks, withoutOurHooks } from "./i
 const hookFile = "/opt/pitwall/clients/agent-hooks/claude-code.mjs";
 const theirs = { matcher: "Bash", hooks: [{ type: "command", command: "./lint.sh" }] };
 
+test("uninstall removes only our commands: a person's command added to our group stays; key order is kept", () => {
+  const once = withOurHooks({ model: "sonnet", hooks: { Stop: [theirs] }, permissions: { allow: [] } }, hookFile, 1800);
+  expect(Object.keys(once)).toEqual(["model", "hooks", "permissions"]);
+  const ours = once.hooks!.PostToolUse![0]!;
+  const shared = { ...once, hooks: { ...once.hooks!, PostToolUse: [{ ...ours, hooks: [...ours.hooks, { type: "command", command: "./my-audit.sh" }] }] } };
+  const after = withoutOurHooks(shared);
+  expect(Object.keys(after)).toEqual(["model", "hooks", "permissions"]);
+  expect(after.hooks).toEqual({ Stop: [theirs], PostToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "./my-audit.sh" }] }] });
+});
+
 test("our hooks merge with others, installing twice changes nothing, uninstall removes only ours", () => {
   const before = { permissions: { allow: ["Bash(ls)"] }, hooks: { PostToolUse: [theirs] } };
   const once = withOurHooks(before, hookFile, 1800);
@@ -47,11 +57,12 @@ test("the CLI installs into .claude/settings.local.json, the token only into the
   const status = cli("agent", "status", "--project", project);
   expect(status).toMatch(/claude-code \(project\): .*settings\.local\.json \(SessionStart/);
   expect(status).toMatch(/opencode \(project\): .*pitwall\.js/);
-  expect(status).toMatch(/Pitwall: http:\/\/127\.0\.0\.1:9 does not answer/);
+  expect(status).toMatch(/Pitwall: PROBLEM: http:\/\/127\.0\.0\.1:9 does not answer/);
 
   cli("agent", "uninstall", "claude-code", "--project", project);
   cli("agent", "uninstall", "opencode", "--project", project);
-  expect(JSON.parse(fs.readFileSync(path.join(project, ".claude", "settings.local.json"), "utf8"))).toEqual({});
+  // Install created settings.local.json: uninstall removes it (no empty "{}" left behind).
+  expect(fs.existsSync(path.join(project, ".claude", "settings.local.json"))).toBe(false);
   expect(fs.existsSync(path.join(project, ".opencode", "plugins", "pitwall.js"))).toBe(false);
   // Seven CLI processes (tsx start-up each): seconds apiece on a busy machine.
 }, 180_000);
@@ -72,3 +83,38 @@ test("installing again without --url/--token says the stored ones are kept; a fo
   expect(refused.stderr).toContain("is not Pitwall's plugin");
   expect(fs.readFileSync(theirs, "utf8")).toBe("export const Mine = async () => ({});\n");
 }, 180_000);
+
+test("uninstall gives back the settings byte for byte (tabs, key order, no final newline) and removes what install created: the config with the token, new settings files, new folders", () => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-agent-home-"));
+  const project = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-agent-proj-"));
+  const env = { ...process.env, HOME: home, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: "" };
+  const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../index.ts"), ...args], { env, encoding: "utf8" });
+  const local = path.join(project, ".claude", "settings.local.json");
+  fs.mkdirSync(path.dirname(local));
+  const original = '{\n\t"permissions": {"allow": ["Bash(ls)"]},\n\t"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./lint.sh"}]}]},\n\t"model": "sonnet"\n}';
+  fs.writeFileSync(local, original);
+  const config = path.join(home, ".config", "pitwall", "agent.json");
+
+  expect(cli("agent", "install", "claude-code", "--project", project, "--url", "http://127.0.0.1:9", "--token", "pw_secret", "--offline").status).toBe(0);
+  expect(cli("agent", "install", "opencode", "--project", project).status).toBe(0);
+  const installed = fs.readFileSync(local, "utf8");
+  expect(installed).toContain('\n\t"hooks"'); // the person's tab indent is kept
+  expect(Object.keys(JSON.parse(installed) as object)).toEqual(["permissions", "hooks", "model"]);
+  expect(fs.existsSync(config)).toBe(true);
+
+  expect(cli("agent", "uninstall", "claude-code", "--project", project).status).toBe(0);
+  expect(fs.readFileSync(local, "utf8")).toBe(original);
+  // The opencode install still needs the config.
+  expect(fs.existsSync(config)).toBe(true);
+  expect(cli("agent", "uninstall", "opencode", "--project", project).status).toBe(0);
+  expect(fs.existsSync(path.join(project, ".opencode"))).toBe(false);
+  expect(fs.existsSync(config)).toBe(false);
+  expect(fs.readdirSync(path.dirname(config))).toEqual([]);
+
+  // Changed by the person after install: only our entries go, their change and layout stay.
+  expect(cli("agent", "install", "claude-code", "--project", project, "--offline").status).toBe(0);
+  const edited = fs.readFileSync(local, "utf8").replace('"model": "sonnet"', '"model": "opus"');
+  fs.writeFileSync(local, edited);
+  expect(cli("agent", "uninstall", "claude-code", "--project", project).status).toBe(0);
+  expect(fs.readFileSync(local, "utf8")).toBe(original.replace('"model": "sonnet"', '"model": "opus"').replace('{"allow": ["Bash(ls)"]}', '{\n\t\t"allow": [\n\t\t\t"Bash(ls)"\n\t\t]\n\t}').replace('{"Stop": [{"hooks": [{"type": "command", "command": "./lint.sh"}]}]}', JSON.stringify({ Stop: [{ hooks: [{ type: "command", command: "./lint.sh" }] }] }, null, "\t").replace(/\n/g, "\n\t")));
+}, 240_000);

@@ -43,16 +43,34 @@ type Settings = Record<string, unknown> & { hooks?: Record<string, HookEntry[]> 
 
 const isOurs = (entry: HookEntry) => Array.isArray(entry?.hooks) && entry.hooks.some((h) => typeof h?.command === "string" && h.command.includes(OUR_MARK));
 
-/** Removes our hook entries from Claude Code settings, keeping every other hook and setting. */
+const isOurCommand = (h: { command?: unknown } | null | undefined) => typeof h?.command === "string" && h.command.includes(OUR_MARK);
+
+/**
+ * Removes our hook commands from Claude Code settings, keeping every other hook and setting: a
+ * person's command in the same group as ours stays (only a group left empty goes), an event left
+ * without groups goes, and keys keep their order (`hooks` stays where it was).
+ */
 export function withoutOurHooks(settings: Settings): Settings {
   if (!settings.hooks || typeof settings.hooks !== "object") return settings;
   const hooks: Record<string, HookEntry[]> = {};
   for (const [event, entries] of Object.entries(settings.hooks)) {
-    const kept = Array.isArray(entries) ? entries.filter((e) => !isOurs(e)) : entries;
-    if (!Array.isArray(kept) || kept.length) hooks[event] = kept;
+    if (!Array.isArray(entries)) {
+      hooks[event] = entries;
+      continue;
+    }
+    const kept = entries.flatMap((e) => {
+      if (!isOurs(e)) return [e];
+      const others = e.hooks.filter((h) => !isOurCommand(h));
+      return others.length ? [{ ...e, hooks: others }] : [];
+    });
+    if (kept.length) hooks[event] = kept;
   }
-  const { hooks: _old, ...rest } = settings;
-  return Object.keys(hooks).length ? { ...rest, hooks } : rest;
+  const out: Settings = {};
+  for (const [k, v] of Object.entries(settings)) {
+    if (k !== "hooks") out[k] = v;
+    else if (Object.keys(hooks).length) out.hooks = hooks;
+  }
+  return out;
 }
 
 /**
@@ -69,7 +87,8 @@ export function withOurHooks(settings: Settings, hookFile: string, planTimeoutS:
     if (event === "PostToolUse" || event === "PermissionRequest") entry.matcher = "*";
     hooks[event] = [...(hooks[event] ?? []), entry];
   }
-  return { ...clean, hooks };
+  // `hooks` keeps its place among the keys when it was there; else it goes last.
+  return "hooks" in clean ? Object.fromEntries(Object.entries(clean).map(([k, v]) => [k, k === "hooks" ? hooks : v])) : { ...clean, hooks };
 }
 
 /** Whether Claude Code settings carry our hooks (and for how many events). */

@@ -21,6 +21,8 @@ import {
   type InstallScope,
 } from "../agent/install";
 import { parseServerUrls } from "@/lib/client/server-urls";
+import { formatJson, jsonStyleOf, missingDirs, readManifest, removeEmptyDirs, writeManifest } from "../agent/manifest";
+import { probePitwall } from "../agent/probe";
 import { fail } from "../fail";
 
 const projectDir = path.resolve(import.meta.dirname, "../..");
@@ -47,26 +49,70 @@ function checkedUrls(url: string | undefined): string | undefined {
   }
 }
 
-/** Stores URL(s) and token in the user-level config (mode 600), merging with what is there. */
+/** Stores URL(s) and token in the user-level config (mode 600), merging with what is there; records whether install created it. */
 function saveCredentials(url: string | undefined, token: string | undefined, planTimeoutS: number | undefined, planFallback: string | undefined): string | null {
   if (!url && !token && planTimeoutS === undefined && !planFallback) return null;
   const file = agentConfigFile();
+  const existed = fs.existsSync(file);
   const current = readSettings(file);
   writeSettings(file, { ...current, ...(url ? { url } : {}), ...(token ? { token } : {}), ...(planTimeoutS !== undefined ? { planTimeoutS } : {}), ...(planFallback ? { planFallback } : {}) }, 0o600);
+  if (!existed) writeManifest(file, { ...readManifest(file), configCreated: true });
   return file;
+}
+
+/** Writes `text` to `file` (creating folders), recording in the manifest what was there before. */
+function writeRecorded(file: string, text: string): void {
+  const config = agentConfigFile();
+  const manifest = readManifest(config);
+  const earlier = manifest.installs.find((r) => r.file === file);
+  const before = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null;
+  const createdDirs = missingDirs(path.dirname(file));
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  // Installing again keeps the first install's "before": uninstall goes back to the person's file.
+  const record = earlier ? { ...earlier, after: text } : { file, before, after: text, createdDirs };
+  writeManifest(config, { ...manifest, installs: [...manifest.installs.filter((r) => r.file !== file), record] });
+}
+
+/**
+ * Takes back what install did to `file`: unchanged since install → the file as it was, byte for
+ * byte (or gone, with the folders install created, when it did not exist); changed since →
+ * `edit(text)` (our entries removed, layout kept), and removed when that leaves nothing of the
+ * person's in a file install created. Forgets the file in the manifest; when nothing is
+ * installed any more, removes the user config install created.
+ */
+function takeBack(file: string, edit: (text: string) => string | null): void {
+  const config = agentConfigFile();
+  const manifest = readManifest(config);
+  const record = manifest.installs.find((r) => r.file === file);
+  const now = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null;
+  if (record && now === record.after) {
+    if (record.before === null) fs.rmSync(file, { force: true });
+    else fs.writeFileSync(file, record.before);
+  } else if (now !== null) {
+    const edited = edit(now);
+    if (edited === null || (record?.before === null && edited.trim() === "{}")) fs.rmSync(file, { force: true });
+    else fs.writeFileSync(file, edited);
+  }
+  if (record && record.before === null) removeEmptyDirs(record.createdDirs);
+  const installs = manifest.installs.filter((r) => r.file !== file);
+  if (installs.length === 0 && manifest.configCreated) {
+    fs.rmSync(config, { force: true });
+    writeManifest(config, { configCreated: false, installs: [] });
+  } else writeManifest(config, { ...manifest, installs });
 }
 
 function install(agent: Agent, scope: InstallScope, planTimeoutS: number): string {
   if (agent === "claude-code") {
     const file = claudeSettingsFile(scope);
-    writeSettings(file, withOurHooks(readSettings(file), claudeHookFile(projectDir), planTimeoutS));
+    const before = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null;
+    writeRecorded(file, formatJson(withOurHooks(readSettings(file), claudeHookFile(projectDir), planTimeoutS), jsonStyleOf(before)));
     return file;
   }
   const file = opencodePluginTarget(scope);
   // Never clobber a plugin of the same name that is not ours.
   if (fs.existsSync(file) && !fs.readFileSync(file, "utf8").startsWith(PLUGIN_MARK)) fail(`${file} exists and is not Pitwall's plugin; move it away first`);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, opencodePluginStub(opencodePluginFile(projectDir)));
+  writeRecorded(file, opencodePluginStub(opencodePluginFile(projectDir)));
   return file;
 }
 
@@ -75,12 +121,12 @@ function uninstall(agent: Agent, scope: InstallScope): string | null {
     const file = claudeSettingsFile(scope);
     const settings = readSettings(file);
     if (!ourHookEvents(settings).length) return null;
-    writeSettings(file, withoutOurHooks(settings));
+    takeBack(file, (text) => formatJson(withoutOurHooks(settings), jsonStyleOf(text)));
     return file;
   }
   const file = opencodePluginTarget(scope);
   if (!fs.existsSync(file) || !fs.readFileSync(file, "utf8").startsWith(PLUGIN_MARK)) return null;
-  fs.rmSync(file);
+  takeBack(file, () => null);
   return file;
 }
 
@@ -97,9 +143,6 @@ function installedAt(agent: Agent, scope: InstallScope): string | null {
   const file = opencodePluginTarget(scope);
   return fs.existsSync(file) && fs.readFileSync(file, "utf8").startsWith(PLUGIN_MARK) ? file : null;
 }
-
-/** How long `agent status` waits for Pitwall (a busy server's first answer can take seconds). */
-const PROBE_TIMEOUT_MS = 10_000;
 
 /**
  * What `agent install` says about the URL and token: where it stored them, else where the hooks
@@ -118,17 +161,16 @@ function credentialsLine(saved: string | null): string {
   return "no URL/token given or stored: the hooks read PITWALL_URL and PITWALL_TOKEN from the agent's environment (or run install again with --url and --token)";
 }
 
-/** What Pitwall says to the hooks' URL and token: reachable? token accepted? */
-async function probe(url: string, token: string): Promise<string> {
+/** The URL and token the hooks will use: given on the command line, else the environment, else the stored config. */
+function effectiveCredentials(url: string | undefined, token: string | undefined): { url: string; token: string } {
+  let stored: Record<string, unknown> = {};
   try {
-    const health = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-    if (!health.ok) return `${url} answers HTTP ${health.status}`;
-    if (!token) return `${url} answers; no token configured`;
-    const res = await fetch(`${url}/api/plans/${encodeURIComponent("pitwall-agent-status-probe")}/decision`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-    return res.status === 401 ? `${url} answers but refuses the token (401)` : `${url} answers and accepts the token`;
-  } catch (err) {
-    return `${url} does not answer (${(err as Error).message})`;
+    stored = readSettings(agentConfigFile());
+  } catch {
+    // unreadable: as if absent
   }
+  const pick = (...vs: unknown[]) => (vs.find((v) => typeof v === "string" && v !== "") as string | undefined) ?? "";
+  return { url: pick(url, process.env.PITWALL_URL, stored.url).replace(/\/+$/, ""), token: pick(token, process.env.PITWALL_TOKEN, stored.token) };
 }
 
 const parseSeconds = (v: string) => {
@@ -150,10 +192,20 @@ export function registerAgentCommands(program: Command): void {
     .option("--token <token>", "worker token (default: $PITWALL_TOKEN); stored there too, never in the project")
     .option("--plan-timeout <seconds>", "how long a plan waits for a decision (default 1800)", parseSeconds)
     .option("--plan-fallback <mode>", "no decision in time or Pitwall unreachable: ask (in the terminal) | deny")
-    .action((name: string, opts: ScopeOpts & { url?: string; token?: string; planTimeout?: number; planFallback?: string }) => {
+    .option("--offline", "install even when Pitwall refuses the token (401) or does not answer now")
+    .action(async (name: string, opts: ScopeOpts & { url?: string; token?: string; planTimeout?: number; planFallback?: string; offline?: boolean }) => {
       const which = agentOf(name);
       if (opts.planFallback && !["ask", "deny"].includes(opts.planFallback)) fail("--plan-fallback is ask or deny", 2);
       const scope = scopeOf(opts);
+      // A wrong token is said once, loudly, here: the hooks themselves must never stop the agent.
+      const { url, token } = effectiveCredentials(opts.url, opts.token);
+      // Every instance of a URL list is asked: one refusing the token is enough to stop.
+      for (const u of url && token ? (checkedUrls(url) ?? "").split(",") : []) {
+        const check = await probePitwall(u, token);
+        if (check.kind === "refused" && !opts.offline) fail(`not installed: Pitwall at ${check.line}; check the token (\`pitwall token create <host>\` makes one), or install anyway with --offline`);
+        if (check.kind !== "ok") process.stderr.write(`WARNING: ${check.line}${check.kind === "unreachable" ? "; the hooks keep frames in their spool until it answers" : ""}\n`);
+        else process.stdout.write(`checked: ${check.line}\n`);
+      }
       const file = install(which, scope, opts.planTimeout ?? 1800);
       const config = saveCredentials(checkedUrls(opts.url ?? process.env.PITWALL_URL), opts.token ?? process.env.PITWALL_TOKEN, opts.planTimeout, opts.planFallback);
       process.stdout.write(`installed the ${which} hooks in ${file}\n`);
@@ -195,9 +247,12 @@ export function registerAgentCommands(program: Command): void {
       try {
         urls = url ? parseServerUrls(url) : [];
       } catch (err) {
-        process.stdout.write(`Pitwall: ${(err as Error).message}\n`);
+        process.stdout.write(`Pitwall: PROBLEM: ${(err as Error).message}\n`);
       }
-      for (const u of urls) process.stdout.write(`Pitwall: ${await probe(u, token)}\n`);
+      for (const u of urls) {
+        const check = await probePitwall(u, token);
+        process.stdout.write(`Pitwall: ${check.kind === "ok" || check.kind === "no_token" ? "" : "PROBLEM: "}${check.line}\n`);
+      }
     });
 
   program

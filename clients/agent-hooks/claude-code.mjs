@@ -7,10 +7,15 @@
 // `node <this file> flush` is the background spool flusher. See docs/agents.md.
 import { fileURLToPath } from "node:url";
 import { claudeActions, parseHookInput } from "./lib/claude-events.mjs";
+import { taskItemsFor } from "./lib/claude-tasks.mjs";
 import { loadConfig } from "./lib/config.mjs";
 import { gitBranch } from "./lib/git.mjs";
 import { decisionForAgent, planFromMarkdown, proposeAndWait } from "./lib/plan.mjs";
 import { deliver, postFrames, runFlusher } from "./lib/spool.mjs";
+import { gateIsStale, stopGate } from "./lib/plan-gate-guard.mjs";
+import { ensureHeartbeat, runHeartbeat, stopHeartbeat } from "./lib/heartbeat.mjs";
+import { withSessionLock } from "./lib/session-lock.mjs";
+import { startProblem } from "./lib/start-check.mjs";
 import { readState, writeState } from "./lib/todo-state.mjs";
 
 const entryFile = fileURLToPath(import.meta.url);
@@ -42,12 +47,12 @@ async function planGate(cfg, event, state, toolInput) {
   if (supersedes) frame.supersedes = supersedes;
   const now = Date.now();
   await deliver(cfg, [{ v: 1, id: `cc:${session}:act:${now}:waiting`, type: "session.activity", session, source: "claude-code", state: "waiting", ts: now, detail: `plan: ${title}`.slice(0, 2000) }], entryFile);
-  writeState(cfg, session, { ...state, plans: n, waiting: true, lastPlan: { key, decision: null } });
+  writeState(cfg, session, { ...state, plans: n, waiting: true, gatePid: process.pid, lastPlan: { key, decision: null } });
 
   const decision = await proposeAndWait(cfg, frame, { timeoutS, postFrames });
   const after = Date.now();
   await deliver(cfg, [{ v: 1, id: `cc:${session}:act:${after}:working`, type: "session.activity", session, source: "claude-code", state: "working", ts: after }], entryFile);
-  writeState(cfg, session, { ...readState(cfg, session), waiting: false, lastPlan: { key, decision: decision?.decision ?? "expired" } });
+  writeState(cfg, session, { ...readState(cfg, session), waiting: false, gatePid: undefined, lastPlan: { key, decision: decision?.decision ?? "expired" } });
   if (!decision || decision.decision === "expired") {
     warn(`no decision on plan ${key} within ${timeoutS} s: ${cfg.planFallback === "deny" ? "denied" : "asking in the terminal"}`);
     if (cfg.planFallback === "deny") process.stdout.write(permissionOutput({ behavior: "deny", message: `No decision on the plan in Pitwall within ${timeoutS} s; do not proceed.` }));
@@ -63,6 +68,10 @@ async function main() {
     if (cfg.url && cfg.token) await runFlusher(cfg);
     return;
   }
+  if (process.argv[2] === "heartbeat") {
+    if (cfg.url && cfg.token && process.argv[3] && Number(process.argv[4]) > 1) await runHeartbeat(cfg, process.argv[3], Number(process.argv[4]), postFrames, undefined, ["opencode", "claude-code"].includes(process.argv[5]) ? process.argv[5] : "");
+    return;
+  }
   const parsed = parseHookInput(await readStdin());
   if (!parsed.ok) return warn(`ignored a malformed hook event (${parsed.error})`);
   const event = parsed.event;
@@ -74,11 +83,27 @@ async function main() {
     }
     return;
   }
-  const state = readState(cfg, event.session_id);
   const needsBranch = event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit";
-  const { frames, state: next, planGate: gate } = claudeActions(event, state, { nowMs: Date.now(), sendPrompts: cfg.sendPrompts, gitBranch: needsBranch && typeof event.cwd === "string" ? gitBranch(event.cwd) : undefined });
-  if (frames.length) writeState(cfg, event.session_id, next);
+  const branch = needsBranch && typeof event.cwd === "string" ? gitBranch(event.cwd) : undefined;
+  // Read, decide and store under the session's lock: parallel tool calls run their hooks at once.
+  const { frames, state: next, planGate: gate } = await withSessionLock(cfg, event.session_id, () => {
+    const before = readState(cfg, event.session_id);
+    // The person answered the plan in the terminal (or the agent ended): free the waiting gate.
+    if (gateIsStale(before, event) && stopGate(before.gatePid)) writeState(cfg, event.session_id, { ...before, gatePid: undefined, lastPlan: { ...before.lastPlan, decision: "answered_in_terminal" } });
+    const out = claudeActions(event, readState(cfg, event.session_id), { nowMs: Date.now(), sendPrompts: cfg.sendPrompts, gitBranch: branch, taskItems: taskItemsFor(event) });
+    if (out.frames.length) writeState(cfg, event.session_id, out.state);
+    return out;
+  });
+  // A wrong token or URL is said once per session, at its start, on the hook's stderr (Claude Code
+  // shows it in `claude --debug` and in `-p` stderr). Printing Claude Code's `systemMessage` JSON
+  // instead was tried with 2.1.332: the interactive session then never ran its first prompt.
+  const problem = event.hook_event_name === "SessionStart" ? await startProblem(cfg, postFrames) : null;
   if (frames.length) await deliver(cfg, frames, entryFile);
+  // The session's sign of life while its agent process lives (see lib/heartbeat.mjs); started
+  // after the session's first frame went out, so the first beat finds the session.
+  if (event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit") ensureHeartbeat(cfg, event.session_id, entryFile);
+  if (event.hook_event_name === "SessionEnd") stopHeartbeat(cfg, event.session_id);
+  if (problem) warn(problem);
   if (gate) await planGate(cfg, event, next, gate);
 }
 

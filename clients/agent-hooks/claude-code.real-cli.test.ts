@@ -8,7 +8,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { openSignedInPage, type SignedInBrowser } from "@/test/support/browser";
-import { ensureAgentClis, claudeOfflineEnv } from "@/test/support/agents/clis";
+import { CLAUDE_TASKS_MODEL, CLAUDE_TODOWRITE_ENV, claudeOfflineEnv, claudeVersionsToTest, ensureAgentClis } from "@/test/support/agents/clis";
 import { lastToolResults, offersTools, startModelServer, type ModelRequest, type ModelServer, type ScriptedReply } from "@/test/support/agents/model-server";
 import { outputOf, runClaude } from "@/test/support/agents/run-agent";
 import { claudeInteractiveHome, runClaudeInteractive } from "@/test/support/agents/run-interactive";
@@ -17,9 +17,11 @@ import { newSignedInUser } from "@/test/support/people";
 import { startTestServer, type TestServer } from "@/test/support/server";
 import { until } from "@/test/support/until";
 
-// The real Claude Code CLI (2.1.328, installed on demand outside the repo) against a scripted
-// model server and a real Pitwall, with our hook installed by `pitwall agent install`:
-// todo snapshots arrive while the agent runs; a plan waits at ExitPlanMode for a person, who
+// The real Claude Code CLI (2.1.332 pinned, plus the newest on npm when npm answers; installed on
+// demand outside the repo) against a scripted model server and a real Pitwall, with our hook
+// installed by `pitwall agent install`: with the CLI's default settings its task list
+// (TaskCreate/TaskUpdate/TaskList) arrives as todo snapshots while the agent runs; with TodoWrite
+// enabled (CLAUDE_CODE_ENABLE_TODO_TOOLS=1 CLAUDE_CODE_ENABLE_TASKS=0) todo snapshots arrive too; a plan waits at ExitPlanMode for a person, who
 // decides by clicking in a real Chromium, and whose comment reaches the model; Pitwall down mid-session neither blocks nor fails the agent, and the
 // spooled todos arrive after Pitwall is back, exactly once. The plan gate also holds in an interactive
 // session (claude under a pseudo-terminal, nobody at the keys), decided over the HTTP API.
@@ -30,6 +32,7 @@ let prisma: PrismaClient;
 let token: string;
 let databaseUrl: string;
 let claude: string;
+const versions = claudeVersionsToTest();
 const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
@@ -59,8 +62,9 @@ function project(): { dir: string; env: Record<string, string> } {
   return { dir, env: { PITWALL_URL: server.url, PITWALL_TOKEN: token, PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json"), PITWALL_SPOOL_RETRY_S: "900" } };
 }
 
-const snapshots = async () =>
-  (await pool.query<{ key: string; seq: number; items: Array<{ content: string; status: string }> }>(`SELECT s.key, t.seq, t.items FROM "TodoSnapshot" t JOIN "AgentSession" s ON s.id = t."sessionId" ORDER BY s.id, t.seq`)).rows;
+/** Todo snapshots of the sessions whose project is `project` (a test's own folder), in order. */
+const snapshots = async (project: string) =>
+  (await pool.query<{ key: string; seq: number; items: Array<{ content: string; status: string }> }>(`SELECT s.key, t.seq, t.items FROM "TodoSnapshot" t JOIN "AgentSession" s ON s.id = t."sessionId" WHERE s.project = $1 ORDER BY s.id, t.seq`, [project])).rows;
 
 const list1 = [{ content: "Run throughput benchmark C=1 to C=100", status: "in_progress", activeForm: "Running throughput benchmark" }, { content: "Summarize results", status: "pending", activeForm: "Summarizing" }];
 const list2 = [{ content: "Run throughput benchmark C=1 to C=100", status: "completed", activeForm: "Running throughput benchmark" }, { content: "Summarize results", status: "in_progress", activeForm: "Summarizing" }];
@@ -68,7 +72,62 @@ const list2 = [{ content: "Run throughput benchmark C=1 to C=100", status: "comp
 /** The plan file Claude Code 2.1 asks the model to write in plan mode (named in the system prompt). */
 const planFileOf = (req: ModelRequest) => /create your plan at (\S+\.md)/.exec(req.text)?.[1] ?? /plan file (?:already )?exists at (\S+\.md)/i.exec(req.text)?.[1] ?? /(\/\S+\/\.claude\/plans\/\S+\.md)/.exec(req.text)?.[1];
 
-test("TodoWrite snapshots arrive while the agent runs; the plan waits for a person, changes requested reach the model, the revision is approved", async () => {
+test.each(versions)("Claude Code $version with its default settings: the Task* list arrives live, parallel updates and a delete included", async ({ version, claude: cli }) => {
+  const { dir, env } = project();
+  let releaseFirst!: () => void;
+  const firstSeen = new Promise<void>((r) => (releaseFirst = r));
+  let step = 0;
+  const model: ModelServer = await startModelServer(async (req): Promise<ScriptedReply> => {
+    if (!offersTools(req)) return { text: "Task sweep" };
+    const last = lastToolResults(req);
+    // The Task* tools are deferred in 2.1.332: the model loads them through ToolSearch first.
+    if (!last.length) return { toolCalls: [{ name: "ToolSearch", input: { query: "select:TaskCreate,TaskUpdate,TaskList", max_results: 5 } }] };
+    step += 1;
+    if (step === 1) return { toolCalls: [{ name: "TaskCreate", input: { subject: "Run throughput benchmark C=1 to C=100", description: "sweep", activeForm: "Running throughput benchmark" } }, { name: "TaskCreate", input: { subject: "Summarize results", description: "table", activeForm: "Summarizing" } }] };
+    if (step === 2) return { toolCalls: [{ name: "TaskUpdate", input: { taskId: "1", status: "in_progress" } }] };
+    if (step === 3) {
+      await firstSeen; // the test has seen the list in Pitwall while the agent still runs
+      return { toolCalls: [{ name: "TaskUpdate", input: { taskId: "1", status: "completed" } }, { name: "TaskUpdate", input: { taskId: "2", status: "in_progress" } }] };
+    }
+    if (step === 4) return { toolCalls: [{ name: "TaskList", input: {} }] };
+    if (step === 5) return { toolCalls: [{ name: "TaskCreate", input: { subject: "Scratch", description: "x" } }] };
+    if (step === 6) return { toolCalls: [{ name: "TaskUpdate", input: { taskId: "3", status: "deleted" } }] };
+    return { text: `FINAL: ${last.map((t) => t.content.slice(0, 80)).join(" | ")}` };
+  });
+  cleanups.push(() => model.close());
+  const run = runClaude({ claude: cli, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, model: CLAUDE_TASKS_MODEL, prompt: "run the benchmarks", timeoutMs: 240_000 });
+  const output = outputOf(run);
+  const bySession = async () =>
+    (await pool.query<{ key: string; seq: number; items: Array<{ id: string; content: string; status: string; activeForm?: string }> }>(`SELECT s.key, t.seq, t.items FROM "TodoSnapshot" t JOIN "AgentSession" s ON s.id = t."sessionId" WHERE s.project = $1 ORDER BY t.seq`, [path.basename(dir)])).rows;
+  const live = await until("the task list in progress", async () => (await bySession()).find((s) => s.items.some((i) => i.status === "in_progress")), 150_000, output);
+  expect(live.items).toEqual([
+    { id: "1", content: "Run throughput benchmark C=1 to C=100", status: "in_progress", activeForm: "Running throughput benchmark" },
+    { id: "2", content: "Summarize results", status: "pending", activeForm: "Summarizing" },
+  ]);
+  releaseFirst();
+  const done = await run;
+  expect(done.code, output()).toBe(0);
+  expect(done.result).toContain("FINAL:");
+  const rows = await until("the last list", async () => {
+    const all = await bySession();
+    return all.at(-1)?.items.length === 2 && all.some((r) => r.items.length === 3) ? all : null;
+  }, 30_000, output);
+  // Seqs count 1..n with no gap or repeat although two TaskUpdate hooks ran at once; the last
+  // list is the one Claude Code holds: #1 done, #2 in progress, #3 deleted.
+  expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
+  expect(rows.at(-1)!.items.map((i) => `${i.id}:${i.status}`)).toEqual(["1:completed", "2:in_progress"]);
+  expect(rows.map((r) => r.items.map((i) => `${i.id}:${i.status}`).join(" "))).toContain("1:completed 2:in_progress 3:pending");
+  // TaskList (no change) sent nothing: no two consecutive snapshots are equal.
+  for (let i = 1; i < rows.length; i++) expect(rows[i]!.items).not.toEqual(rows[i - 1]!.items);
+  // The session's heartbeat process ran while claude lived (its first beat is at once) and ended with it.
+  const signal = (await pool.query<{ lastSignalAt: Date | null }>(`SELECT "lastSignalAt" FROM "AgentSession" WHERE project = $1`, [path.basename(dir)])).rows[0]!;
+  expect(signal.lastSignalAt).not.toBeNull();
+  const beats = path.join(env.PITWALL_AGENT_STATE_DIR!, "heartbeats");
+  await until("the heartbeat process gone", async () => !fs.existsSync(beats) || fs.readdirSync(beats).length === 0, 15_000);
+  expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+}, 300_000);
+
+test("TodoWrite enabled: TodoWrite snapshots arrive while the agent runs; the plan waits for a person, changes requested reach the model, the revision is approved", async () => {
   const { dir, env } = project();
   let releaseTodos!: () => void;
   const todosSeen = new Promise<void>((r) => (releaseTodos = r));
@@ -103,14 +162,14 @@ test("TodoWrite snapshots arrive while the agent runs; the plan waits for a pers
 
   // Waits are generous where the agent starts up or takes model turns (a slow CI machine); what
   // is asserted does not depend on them.
-  const run = runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "run the benchmarks", planMode: true, timeoutMs: 330_000 });
+  const run = runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...CLAUDE_TODOWRITE_ENV, ...env }, prompt: "run the benchmarks", planMode: true, timeoutMs: 330_000 });
   const output = outputOf(run);
 
   // (a) The first snapshot is in Pitwall before the agent writes the second.
-  const first = await until("snapshot 1", async () => (await snapshots()).find((s) => s.seq === 1), 150_000, output);
+  const first = await until("snapshot 1", async () => (await snapshots(path.basename(dir))).find((s) => s.seq === 1), 150_000, output);
   expect(first.items.map((i) => i.content)).toEqual(list1.map((i) => i.content));
   releaseTodos();
-  await until("snapshot 2", async () => (await snapshots()).length === 2, 90_000, output);
+  await until("snapshot 2", async () => (await snapshots(path.basename(dir))).length === 2, 90_000, output);
 
   // (c) The plan waits; the session shows "waiting"; a person requests changes.
   const plan1 = await until("plan 1", async () => (await pool.query<{ id: number; key: string; body: string; title: string }>(`SELECT id, key, body, title FROM "Plan" WHERE status = 'proposed'`)).rows[0], 120_000, output);
@@ -143,7 +202,7 @@ test("TodoWrite snapshots arrive while the agent runs; the plan waits for a pers
     { decision: "changes_requested", comment: "Add a warm-up run first", decidedBy: "approver person" },
     { decision: "approved", comment: null, decidedBy: "approver person" },
   ]);
-  expect((await snapshots()).length).toBe(2);
+  expect((await snapshots(path.basename(dir))).length).toBe(2);
   const after = (await pool.query<{ state: string }>(`SELECT state FROM "AgentSession" WHERE key = $1`, [first.key])).rows[0]!;
   expect(["idle", "ended"]).toContain(after.state);
 }, 420_000);
@@ -185,9 +244,42 @@ test("interactive session (pseudo-terminal): the plan waits in Pitwall, changes 
   // approval. The model server's view above is what proves the gate.)
 }, 480_000);
 
+test("interactive session: the person answers the plan in the terminal; Pitwall marks it 'answered in the terminal' within seconds and refuses a later decision", async () => {
+  const { dir, env } = project();
+  const body = "# Terminal sweep\n1. Throughput C=1..100\n";
+  const model: ModelServer = await startModelServer((req): ScriptedReply => {
+    if (!offersTools(req)) return { text: "Terminal sweep" };
+    const last = lastToolResults(req).at(-1);
+    if (!last) return { toolCalls: [{ name: "ToolSearch", input: { query: "select:ExitPlanMode", max_results: 5 } }] };
+    if (last.toolName === "ToolSearch") return { toolCalls: [{ name: "Write", input: { file_path: planFileOf(req), content: body } }] };
+    if (last.toolName === "Write") return { toolCalls: [{ name: "ExitPlanMode", input: {} }] };
+    return { text: "FINAL: terminal answered" };
+  });
+  cleanups.push(() => model.close());
+  const approver = await newSignedInUser(prisma, server.url, "approver");
+  const offline = claudeOfflineEnv(model.url);
+  const run = runClaudeInteractive({ claude, cwd: dir, env: { ...offline, ...env, IS_SANDBOX: "1", HOME: claudeInteractiveHome(dir, offline.ANTHROPIC_API_KEY!) }, prompt: "run the terminal sweep" });
+  cleanups.push(() => run.stop());
+  const plain = () => run.screen().replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, "");
+  const terminal = () => `terminal so far (last 2,000 characters, escapes removed):\n${plain().slice(-2000)}`;
+  const plan = await until("the plan waiting in Pitwall", async () => (await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE status = 'proposed' AND title = 'Terminal sweep'`)).rows[0], 180_000, terminal);
+  // The approval dialog shows in the terminal; the person presses Enter on its first choice (approve).
+  await until("the plan dialog", async () => /proceed/i.test(plain()), 60_000, terminal);
+  await new Promise((r) => setTimeout(r, 500));
+  run.type("\r");
+  await until("the approval at the model", async () => model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "ExitPlanMode" && !t.isError)), 60_000, terminal);
+  const answeredAt = Date.now();
+  const closed = await until("the plan closed in Pitwall", async () => (await pool.query<{ status: string; closedReason: string | null }>(`SELECT status, "closedReason" FROM "Plan" WHERE id = $1 AND status <> 'proposed'`, [plan.id])).rows[0], 30_000, terminal);
+  expect(Date.now() - answeredAt).toBeLessThan(15_000);
+  expect(closed).toEqual({ status: "expired", closedReason: "answered_in_terminal" });
+  const res = await fetch(`${server.url}/api/plans/by-id/${plan.id}/decision`, { method: "POST", headers: { cookie: approver.cookie, origin: server.url, "content-type": "application/json" }, body: JSON.stringify({ decision: "approved" }) });
+  expect(res.status).toBe(409);
+  expect(((await res.json()) as { error: { code: string } }).error.code).toBe("plan_answered_in_terminal");
+}, 360_000);
+
 test("Pitwall stopped in the middle of a session: the agent finishes normally; the todos spooled meanwhile arrive once Pitwall is back", async () => {
   const { dir, env } = project();
-  const before = (await snapshots()).length;
+  const before = (await snapshots(path.basename(dir))).length;
   const port = server.port;
   const model = await startModelServer(async (req): Promise<ScriptedReply> => {
     if (!offersTools(req)) return { text: "Offline sweep" };
@@ -196,7 +288,7 @@ test("Pitwall stopped in the middle of a session: the agent finishes normally; t
     if (last.toolName === "ToolSearch") return { toolCalls: [{ name: "TodoWrite", input: { todos: list1 } }] };
     if (last.toolName === "TodoWrite" && !req.text.includes('"status":"completed"')) {
       // The first list reached Pitwall live; now Pitwall goes away, mid-session, before the second.
-      await until("the first list, live", async () => (await snapshots()).length === before + 1, 120_000);
+      await until("the first list, live", async () => (await snapshots(path.basename(dir))).length === before + 1, 120_000);
       await server.stop();
       return { toolCalls: [{ name: "TodoWrite", input: { todos: list2 } }] };
     }
@@ -204,20 +296,20 @@ test("Pitwall stopped in the middle of a session: the agent finishes normally; t
   });
   cleanups.push(() => model.close());
 
-  const done = await runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "run the sweep", timeoutMs: 240_000 });
+  const done = await runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...CLAUDE_TODOWRITE_ENV, ...env }, prompt: "run the sweep", timeoutMs: 240_000 });
   expect(done.code).toBe(0);
   expect(done.result).toBe("FINAL: done");
-  expect((await snapshots()).length).toBe(before + 1);
+  expect((await snapshots(path.basename(dir))).length).toBe(before + 1);
   expect(fs.readdirSync(path.join(env.PITWALL_AGENT_STATE_DIR!, "spool")).length).toBeGreaterThanOrEqual(1);
 
   server = await startTestServer({ databaseUrl, port, startTimeoutMs: 180_000 });
   const rows = await until("the spooled snapshots", async () => {
-    const all = await snapshots();
+    const all = await snapshots(path.basename(dir));
     return all.length === before + 2 ? all : null;
   }, 120_000);
   expect(rows.slice(before).map((r) => r.items.map((i) => i.status))).toEqual([["in_progress", "pending"], ["completed", "in_progress"]]);
   await until("an empty spool", async () => fs.readdirSync(path.join(env.PITWALL_AGENT_STATE_DIR!, "spool")).length === 0, 60_000);
   // Exactly once: nothing more arrives (a second flush finds an empty spool).
   await new Promise((r) => setTimeout(r, 1500));
-  expect((await snapshots()).length).toBe(before + 2);
+  expect((await snapshots(path.basename(dir))).length).toBe(before + 2);
 }, 480_000);

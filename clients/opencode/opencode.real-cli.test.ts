@@ -119,7 +119,11 @@ test("opencode's todowrite calls appear as snapshots on the session page while t
   expect(rows.map((r) => r.items.map((i) => [i.content, i.status, i.priority]))).toEqual([list1, list2].map((l) => l.map((i) => [i.content, i.status, i.priority])));
   const live = (await pool.query<{ state: string; cwd: string }>(`SELECT state, cwd FROM "AgentSession" WHERE id = $1`, [session.id])).rows[0]!;
   expect(live.cwd).toBe(dir);
-  expect(["idle", "ended"]).toContain(live.state);
+  // The opencode process ended: the plugin's heartbeat process reports the session ended within seconds.
+  const exitedAt = Date.now();
+  await until("the session ended", async () => (await pool.query<{ state: string }>(`SELECT state FROM "AgentSession" WHERE id = $1`, [session.id])).rows[0]!.state === "ended", 15_000);
+  expect(Date.now() - exitedAt).toBeLessThan(15_000);
+  expect((await pool.query<{ stateDetail: string }>(`SELECT "stateDetail" FROM "AgentSession" WHERE id = $1`, [session.id])).rows[0]!.stateDetail).toBe("the agent process ended");
 }, 600_000);
 
 test("pitwall_propose_plan waits for a person: changes requested in the browser reach the model, the revision supersedes it and is approved", async () => {

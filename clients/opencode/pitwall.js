@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { loadConfig } from "../agent-hooks/lib/config.mjs";
 import { gitBranch } from "../agent-hooks/lib/git.mjs";
 import { decisionForAgent, planFromMarkdown, proposeAndWait } from "../agent-hooks/lib/plan.mjs";
+import { ensureHeartbeat } from "../agent-hooks/lib/heartbeat.mjs";
 import { deliver, postFrames } from "../agent-hooks/lib/spool.mjs";
 import { readState, writeState } from "../agent-hooks/lib/todo-state.mjs";
 
@@ -85,6 +86,9 @@ export const PitwallPlugin = async ({ directory }) => {
         if (!cfg.url || !cfg.token) return;
         const session = event?.properties?.sessionID ?? event?.properties?.info?.id;
         if (!session) return;
+        // While this opencode process lives the session has a heartbeat; when it ends (`opencode
+        // run` finishing, or the TUI closed) the heartbeat process reports the session ended.
+        ensureHeartbeat(cfg, String(session).slice(0, 200), flusherEntry, process.pid, "opencode", "node");
         const state = readState(cfg, `oc-${session}`);
         const out = opencodeEventFrames(event, state, Date.now(), facts);
         if (!out || out.frames.length === 0) return;

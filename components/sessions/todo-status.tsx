@@ -2,13 +2,15 @@ import { Ban, CircleCheck, CircleDashed, CircleDot, type LucideIcon } from "luci
 import { Badge } from "@/components/ui/badge";
 import { cn } from "@/lib/utils";
 
-type Known = "pending" | "in_progress" | "completed" | "cancelled";
+type Known = "pending" | "in_progress" | "completed" | "cancelled" | "left_open";
 
 const KNOWN: Record<Known, { label: string; icon: LucideIcon; color: string; tone: "neutral" | "running" | "succeeded" }> = {
   pending: { label: "pending", icon: CircleDashed, color: "text-neutral", tone: "neutral" },
   in_progress: { label: "in progress", icon: CircleDot, color: "text-running", tone: "running" },
   completed: { label: "completed", icon: CircleCheck, color: "text-succeeded", tone: "succeeded" },
   cancelled: { label: "cancelled", icon: Ban, color: "text-neutral", tone: "neutral" },
+  // Not an agent status: an in-progress item of a session that ended (see leftOpenCount).
+  left_open: { label: "left open (the session ended)", icon: CircleDot, color: "text-neutral", tone: "neutral" },
 };
 
 function known(status: string): (typeof KNOWN)[Known] | null {

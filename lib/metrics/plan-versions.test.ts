@@ -8,6 +8,7 @@ const plan = (id: number, over: Partial<PlanSummaryView>): PlanSummaryView => ({
   key: `s:plan:${id}`,
   title: `Plan ${id}`,
   state: "proposed",
+  closedReason: null,
   host: "h",
   proposedAt: "2026-12-01T10:00:00.000Z",
   expiresAt: "2026-12-01T11:00:00.000Z",

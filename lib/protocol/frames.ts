@@ -62,6 +62,11 @@ export const heartbeatFrame = z.strictObject({
   ts: epochMs.optional(),
   intervalS: z.number().positive().max(3600).optional(),
   facts: hostFacts.optional(),
+  /**
+   * Agent sessions (their keys) whose agent process is alive on this host, sent by the agent
+   * hooks' background heartbeat every 30 s: each counts as a signal from the session.
+   */
+  sessions: z.array(clientKey).max(100).optional(),
 });
 
 /**

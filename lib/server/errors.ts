@@ -3,7 +3,7 @@ import type { ErrorCode } from "@/lib/protocol";
 /** Base class of errors that carry a protocol/API error code and an HTTP status. */
 export class AppError extends Error {
   constructor(
-    readonly code: ErrorCode | "not_found" | "conflict" | "body_too_large" | "database_unavailable",
+    readonly code: ErrorCode | "not_found" | "conflict" | "body_too_large" | "database_unavailable" | "plan_answered_in_terminal" | "plan_agent_ended",
     message: string,
     readonly status: number,
   ) {
@@ -37,6 +37,16 @@ export class NotFoundError extends AppError {
 export class ConflictError extends AppError {
   constructor(message: string) {
     super("conflict", message, 409);
+  }
+}
+
+/**
+ * A decision on a plan whose agent no longer waits for one (HTTP 409): code
+ * `plan_answered_in_terminal` or `plan_agent_ended`.
+ */
+export class PlanNotWaitingError extends AppError {
+  constructor(code: "plan_answered_in_terminal" | "plan_agent_ended", message: string) {
+    super(code, message, 409);
   }
 }
 

@@ -7,6 +7,8 @@ import type { SessionSource, TodoItemView, TodoProgressView } from "./sessions";
 
 /** Plan states as stored, with `expired` also shown for a proposal past its expiry not yet swept. */
 export type PlanState = "proposed" | "approved" | "changes_requested" | "rejected" | "expired";
+/** Why a plan closed without a decision: the person answered in the terminal, or the agent ended. */
+export type PlanClosedReasonView = "answered_in_terminal" | "agent_ended";
 
 /** One proposed (or decided) next step. */
 export interface PlanItemView {
@@ -44,6 +46,8 @@ export interface PlanSummaryView {
   key: string;
   title: string;
   state: PlanState;
+  /** Why an `expired` plan closed before its expiry: its agent stopped waiting; else null. */
+  closedReason: PlanClosedReasonView | null;
   /** The host whose worker proposed it (and receives the decision). */
   host: string;
   proposedAt: string;
@@ -116,6 +120,8 @@ export interface PlanDecisionView {
 export interface PlanDetailView extends PlanSummaryView {
   asOf: string;
   rationale: string | null;
+  /** The plan as the agent wrote it (markdown, untrusted; up to 200,000 characters), or null. */
+  body: string | null;
   items: PlanItemView[];
   sessionDetail: PlanSessionView | null;
   /** Every decision, oldest first (a plan takes one, but all are kept). */

@@ -48,10 +48,15 @@ export interface SessionSummaryView {
   snapshotCount: number;
   /** Counts of the latest snapshot; null before the first one. */
   progress: TodoProgressView | null;
-  /** The first in-progress item of the latest snapshot, or null. */
+  /** The first in-progress item of the latest snapshot, or null; always null once the session ended. */
   current: TodoItemView | null;
-  /** In-progress items in the latest snapshot (agents sometimes have several). */
+  /** In-progress items in the latest snapshot (agents sometimes have several); 0 once the session ended. */
   inProgressCount: number;
+  /**
+   * Items still `in_progress` in the last snapshot of an ended session: nobody works on them any
+   * more, so they show as "left open", not as running; 0 while the session has not ended.
+   */
+  leftOpenCount: number;
   /** Live state from the agent hooks (`session.activity`); null when never reported (imported sessions). */
   live: SessionLiveView | null;
   project: string | null;
@@ -70,6 +75,13 @@ export interface SessionLiveView {
   since: string;
   /** What it waits for, or why it changed (e.g. "plan: Benchmark sweep"). */
   detail: string | null;
+  /**
+   * Not ended, yet no event and no heartbeat for 90 s: its agent is gone or cut off. Shown as
+   * "No signal" (amber, like a stale run) instead of the state it last reported.
+   */
+  noSignal: boolean;
+  /** Last heartbeat of its agent process (ISO 8601), or null. */
+  lastSignalAt: string | null;
 }
 
 /** The session list (`GET /api/sessions`), most recently updated first. */

@@ -55,7 +55,7 @@ export function PlanTable({ plans, serverNow, pending, canDecide = false }: { pl
             <TableRow key={p.id}>
               {!pending && (
                 <TableCell>
-                  <PlanStateBadge state={state} />
+                  <PlanStateBadge state={state} closedReason={p.closedReason} />
                 </TableCell>
               )}
               <TableCell className="overflow-hidden">

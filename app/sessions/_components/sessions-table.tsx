@@ -87,6 +87,10 @@ export function SessionsTable({ sessions }: { sessions: SessionSummaryView[] }) 
                     {!s.current.activeForm && s.current.truncated && <TruncatedMarker />}
                     {s.inProgressCount > 1 && <span className="shrink-0 text-xs text-muted-fg">+{s.inProgressCount - 1} more</span>}
                   </span>
+                ) : s.leftOpenCount > 0 ? (
+                  <span className="text-muted-fg" title="The session ended while these items were in progress">
+                    {s.leftOpenCount} left open
+                  </span>
                 ) : (
                   <span className="text-muted-fg">{s.progress && s.progress.total > 0 && s.progress.fractionDone === 1 ? "all done" : MISSING}</span>
                 )}

@@ -12,6 +12,8 @@ export interface HookSessionState {
   waiting: boolean;
   plans: number;
   lastPlan: { key: string; decision: string | null } | null;
+  /** JSON of the Task* list last sent (an unchanged list is not sent again). */
+  lastTasksJson?: string;
 }
 /** Parses a Claude Code hook's stdin; only session_id and hook_event_name are required. */
 export function parseHookInput(text: string): { ok: true; event: Record<string, unknown> & { session_id: string; hook_event_name: string } } | { ok: false; error: string };
@@ -23,5 +25,5 @@ export function applyTaskTool(tasks: WireTodoItem[], toolName: string, input: Re
 export function claudeActions(
   event: Record<string, unknown> & { session_id: string; hook_event_name: string },
   state: HookSessionState,
-  ctx: { nowMs: number; sendPrompts: boolean; gitBranch?: string },
+  ctx: { nowMs: number; sendPrompts: boolean; gitBranch?: string; taskItems?: WireTodoItem[] | null },
 ): { frames: Array<Record<string, unknown>>; state: HookSessionState; planGate: Record<string, unknown> | null };

@@ -61,7 +61,8 @@ export function applyTaskTool(tasks, toolName, input, response) {
  * What one hook event means for Pitwall.
  * @param event parsed stdin (parseHookInput)
  * @param state the session's stored state ({seq, tasks, waiting, plans, lastPlan})
- * @param ctx {nowMs, sendPrompts, gitBranch?}
+ * @param ctx {nowMs, sendPrompts, gitBranch?, taskItems?} (taskItems: the whole Task* list read
+ *   from Claude Code's task folder or a TaskList response, see claude-tasks.mjs)
  * @returns {{frames: object[], state: object, planGate: object|null}} frames to deliver, the new
  *   state, and for ExitPlanMode's PermissionRequest the tool input to hold for a decision.
  */
@@ -115,9 +116,19 @@ export function claudeActions(event, state, ctx) {
       if (event.tool_name === "TodoWrite") {
         const raw = Array.isArray(input.todos) ? input.todos : Array.isArray(event.tool_response?.newTodos) ? event.tool_response.newTodos : null;
         if (raw) todos(raw.map((t) => toTodoItem(t)));
-      } else if (event.tool_name === "TaskCreate" || event.tool_name === "TaskUpdate") {
-        next.tasks = applyTaskTool(next.tasks, event.tool_name, input, event.tool_response);
-        todos(next.tasks);
+      } else if (event.tool_name === "TaskCreate" || event.tool_name === "TaskUpdate" || event.tool_name === "TaskList") {
+        // The whole list as Claude Code stored it (ctx.taskItems, read by the caller) when known;
+        // else our own copy patched from the call. Unchanged lists (TaskList, or the second of two
+        // parallel TaskUpdate hooks that both read the final folder) send nothing.
+        // (A TaskList response has no activeForm: keep the one we know.)
+        const known = new Map(next.tasks.map((t) => [t.id, t]));
+        const withForms = (items) => items.map((t) => (t.activeForm || !known.get(t.id)?.activeForm ? t : { ...t, activeForm: known.get(t.id).activeForm }));
+        next.tasks = Array.isArray(ctx.taskItems) ? withForms(ctx.taskItems) : event.tool_name === "TaskList" ? next.tasks : applyTaskTool(next.tasks, event.tool_name, input, event.tool_response);
+        const key = JSON.stringify(next.tasks);
+        if (key !== state.lastTasksJson) {
+          next.lastTasksJson = key;
+          todos(next.tasks);
+        }
       }
       break;
     }

@@ -9,7 +9,8 @@ import { upsertBaseline, upsertEvalResults } from "./writers/evals";
 import { upsertMetricPoints, type MetricFrame } from "./writers/metrics";
 import { applyProgress, checkRunInvariants, type ProgressWrite } from "./writers/progress";
 import { claimFrameIds, endRun, insertEvents, loadRuns, recordHeartbeats, releaseFrameIds, touchRuns, upsertArtifact, upsertRun, type EventWrite, type HeartbeatWrite, type RunRef, type StoredRun } from "./writers/runs";
-import { applyActivity, applyTodos, proposePlan } from "./writers/sessions";
+import { applyActivity, applyTodos, noteSessionSignal, proposePlan } from "./writers/sessions";
+import { closeSessionPlans } from "@/lib/server/repositories/plan-orphans";
 
 /*
  * What one group transaction does (apply.ts opens, retries and commits it): admission of every
@@ -232,6 +233,11 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
         break;
       case "heartbeat":
         writes.heartbeat({ hostId: principal.hostId, frame: f });
+        if (f.sessions?.length) {
+          const touched = await noteSessionSignal(client, principal.hostId, f.sessions, f.ts !== undefined ? new Date(f.ts) : at);
+          for (const id of touched) topics.add(`session:${id}`);
+          if (touched.length) topics.add("sessions");
+        }
         break;
       case "run.start": {
         const started = await upsertRun(client, principal, f, at);
@@ -283,6 +289,8 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
       case "session.activity": {
         const sessionId = await applyActivity(client, principal, f);
         topics.add("sessions").add(`session:${sessionId}`);
+        // The agent ended: nobody waits for its proposed plans any more.
+        if (f.state === "ended" && (await closeSessionPlans(client, sessionId, at))) topics.add("plans");
         break;
       }
       case "plan.propose": {

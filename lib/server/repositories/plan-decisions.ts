@@ -3,7 +3,7 @@ import { z } from "zod";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { PLAN_PRIORITIES, type PlanDecisionFrame, type PlanItem } from "@/lib/protocol";
 import { mayChange, notOwnerMessage } from "@/lib/server/auth/ownership";
-import { ConflictError, ForbiddenError, NotFoundError } from "@/lib/server/errors";
+import { ConflictError, ForbiddenError, NotFoundError, PlanNotWaitingError } from "@/lib/server/errors";
 import { planDecisionTopic } from "@/lib/server/live/bus";
 import { isoTime } from "@/lib/iso-time";
 import type { TokenPrincipal } from "./tokens";
@@ -24,19 +24,22 @@ async function notify(client: pg.PoolClient | pg.Pool, topics: string[]): Promis
 /**
  * Records a decision on a proposed plan and announces it (the proposer's socket and long-poll
  * receive it). A decided plan is immutable.
- * @throws NotFoundError for an unknown plan; ConflictError when it is no longer `proposed`
- *   (already decided or expired; the message names who decided and when).
+ * @throws NotFoundError for an unknown plan; PlanNotWaitingError (409, `plan_answered_in_terminal`
+ *   / `plan_agent_ended`) when its agent stopped waiting; ConflictError when it is no longer
+ *   `proposed` (already decided or expired; the message names who decided and when).
  */
 export async function decidePlan(pool: pg.Pool, planId: number, input: DecisionInput, decidedBy: string, at: Date = new Date()): Promise<PlanDecisionFrame> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    const res = await client.query<{ key: string; status: string; items: PlanItem[]; expiresAt: Date }>(
-      `SELECT key, status, items, "expiresAt" FROM "Plan" WHERE id = $1 FOR UPDATE`,
+    const res = await client.query<{ key: string; status: string; items: PlanItem[]; expiresAt: Date; closedReason: string | null }>(
+      `SELECT key, status, items, "expiresAt", "closedReason" FROM "Plan" WHERE id = $1 FOR UPDATE`,
       [planId],
     );
     const plan = res.rows[0];
     if (!plan) throw new NotFoundError(`plan ${planId} not found`);
+    if (plan.closedReason === "answered_in_terminal") throw new PlanNotWaitingError("plan_answered_in_terminal", `plan ${planId} was answered in the terminal; the agent no longer waits for a decision here`);
+    if (plan.closedReason === "agent_ended") throw new PlanNotWaitingError("plan_agent_ended", `plan ${planId}'s agent ended; nobody waits for a decision`);
     if (plan.status !== "proposed") {
       // Say who got there first: the person deciding sees "already approved by alice".
       const last = await client.query<{ decidedBy: string; decidedAt: Date }>(

@@ -53,6 +53,7 @@ const planSelect = {
   items: true,
   runStateAtProposal: true,
   supersedes: true,
+  closedReason: true,
   host: { select: { name: true } },
   session: { select: { id: true, title: true, key: true, source: true, project: true } },
   run: { select: runSelect },
@@ -114,6 +115,7 @@ function toSummary(row: PlanRow, now: Date): PlanSummaryView {
     key: row.key,
     title: row.title,
     state: planState(row.status, row.expiresAt, now),
+    closedReason: row.closedReason === "answered_in_terminal" || row.closedReason === "agent_ended" ? row.closedReason : null,
     host: row.host.name,
     proposedAt: isoTime(row.proposedAt),
     expiresAt: isoTime(row.expiresAt),
@@ -156,7 +158,7 @@ export async function listPlans(db: PrismaClient, query: PlanListQuery, now: Dat
  * @throws NotFoundError when no plan has this id.
  */
 export async function getPlan(db: PrismaClient, id: number, now: Date = new Date()): Promise<PlanDetailView> {
-  const row = await db.plan.findUnique({ where: { id }, select: { ...planSelect, rationale: true } });
+  const row = await db.plan.findUnique({ where: { id }, select: { ...planSelect, rationale: true, body: true } });
   if (!row) throw new NotFoundError(`plan ${id} not found`);
   const decisions = await db.planDecision.findMany({
     where: { planId: id },
@@ -169,6 +171,7 @@ export async function getPlan(db: PrismaClient, id: number, now: Date = new Date
     ...toSummary(row, now),
     asOf: isoTime(now),
     rationale: row.rationale,
+    body: row.body,
     items,
     sessionDetail: session
       ? { id: session.id, key: session.key, title: session.title, source: session.source, lastUpdateAt: session.lastUpdateAt, progress: session.progress, current: session.current }

@@ -170,3 +170,48 @@ describe("runs started from a session", () => {
     expect(detail.runs.map((r) => [r.name, r.kind, r.state])).toEqual([["sweep from the agent", "benchmark", "running"]]);
   });
 });
+
+describe("an ended session", () => {
+  test("lists no item in progress: the last list's in-progress items count as left open (issue 25)", async () => {
+    const key = `cc-ended-${randomUUID()}`;
+    const ts = Date.UTC(2026, 11, 5, 10, 0, 0);
+    const items = [
+      { content: "Run throughput benchmark", status: "completed" },
+      { content: "Summarize results", status: "in_progress", activeForm: "Summarizing" },
+      { content: "Upload", status: "pending" },
+    ];
+    expect(await ingest({ type: "session.todos", session: key, source: "claude-code", seq: 1, ts, items }, { type: "session.activity", session: key, source: "claude-code", state: "working", ts })).toEqual(["ok", "ok"]);
+    const now = new Date(ts + 60_000);
+    const before = (await listSessions(prisma, sessionListQuery.parse({}), now)).sessions.find((s) => s.key === key)!;
+    expect(before).toMatchObject({ inProgressCount: 1, leftOpenCount: 0, current: { content: "Summarize results" } });
+
+    expect(await ingest({ type: "session.activity", session: key, source: "claude-code", state: "ended", ts: ts + 30_000, detail: "other" })).toEqual(["ok"]);
+    const after = (await listSessions(prisma, sessionListQuery.parse({}), now)).sessions.find((s) => s.key === key)!;
+    expect(after).toMatchObject({ inProgressCount: 0, leftOpenCount: 1, current: null, live: { state: "ended" } });
+    const detail = await getSession(prisma, after.id, now);
+    expect(detail).toMatchObject({ leftOpenCount: 1, current: null });
+    // The stored list stays as the agent wrote it.
+    expect(detail.items.map((i) => i.status)).toEqual(["completed", "in_progress", "pending"]);
+  });
+});
+
+describe("session state from evidence", () => {
+  test("no event and no heartbeat for 90 s: no signal; a heartbeat naming the session keeps it (a long tool call stays Working); an ended session never goes no signal", async () => {
+    const key = `cc-hb-${randomUUID()}`;
+    const t0 = Date.UTC(2026, 11, 5, 12, 0, 0);
+    expect(await ingest({ type: "session.activity", session: key, source: "claude-code", state: "working", ts: t0 })).toEqual(["ok"]);
+    const at = async (ms: number) => (await listSessions(prisma, sessionListQuery.parse({}), new Date(t0 + ms))).sessions.find((s) => s.key === key)!.live!;
+    expect(await at(60_000)).toMatchObject({ state: "working", noSignal: false });
+    expect(await at(91_000)).toMatchObject({ state: "working", noSignal: true });
+    // The agent's background heartbeat at +80 s and +110 s: still Working at +150 s.
+    expect(await ingest({ type: "heartbeat", ts: t0 + 80_000, sessions: [key] }, { type: "heartbeat", ts: t0 + 110_000, sessions: [key] })).toEqual(["ok", "ok"]);
+    expect(await at(150_000)).toMatchObject({ state: "working", noSignal: false, lastSignalAt: new Date(t0 + 110_000).toISOString() });
+    // The agent was killed: the heartbeats stop; 90 s after the last one it reads no signal.
+    expect(await at(201_000)).toMatchObject({ state: "working", noSignal: true });
+    // A late heartbeat never moves the signal back.
+    expect(await ingest({ type: "heartbeat", ts: t0 + 10_000, sessions: [key, "no-such-session"] })).toEqual(["ok"]);
+    expect((await at(150_000)).lastSignalAt).toBe(new Date(t0 + 110_000).toISOString());
+    expect(await ingest({ type: "session.activity", session: key, source: "claude-code", state: "ended", ts: t0 + 120_000 })).toEqual(["ok"]);
+    expect(await at(10 * 3600_000)).toMatchObject({ state: "ended", noSignal: false });
+  });
+});

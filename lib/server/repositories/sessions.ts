@@ -42,6 +42,7 @@ const sessionSelect = {
   state: true,
   stateAt: true,
   stateDetail: true,
+  lastSignalAt: true,
   project: true,
   gitBranch: true,
   host: { select: { name: true } },
@@ -116,8 +117,24 @@ async function snapshotCounts(db: PrismaClient, ids: readonly number[]): Promise
   return new Map(rows.map((r) => [r.sessionId, r._count._all]));
 }
 
-function toSummary(row: SessionRow, items: readonly TodoItem[] | undefined, snapshotCount: number): SessionSummaryView {
-  const inProgress = items?.filter((i) => i.status === "in_progress") ?? [];
+/** Seconds without any event or heartbeat after which a live (not ended) session shows "no signal". */
+export const SESSION_NO_SIGNAL_S = 90;
+
+/**
+ * Whether a session that has not ended went quiet: no state change, snapshot or heartbeat within
+ * SESSION_NO_SIGNAL_S of `now` (its agent was killed, its machine slept, or the hooks cannot reach Pitwall).
+ */
+function noSignal(row: SessionRow, now: Date): boolean {
+  if (!row.stateAt || row.state === "ended") return false;
+  const last = Math.max(row.stateAt.getTime(), row.lastUpdateAt.getTime(), row.lastSignalAt?.getTime() ?? 0);
+  return now.getTime() - last > SESSION_NO_SIGNAL_S * 1000;
+}
+
+function toSummary(row: SessionRow, items: readonly TodoItem[] | undefined, snapshotCount: number, now: Date = new Date()): SessionSummaryView {
+  // An ended agent works on nothing: its last list's in-progress items were left open.
+  const ended = row.state === "ended";
+  const open = items?.filter((i) => i.status === "in_progress") ?? [];
+  const inProgress = ended ? [] : open;
   return {
     id: row.id,
     key: row.key,
@@ -130,7 +147,8 @@ function toSummary(row: SessionRow, items: readonly TodoItem[] | undefined, snap
     progress: items && snapshotCount > 0 ? todoProgress(items) : null,
     current: inProgress[0] ? todoItemView(inProgress[0]) : null,
     inProgressCount: inProgress.length,
-    live: row.stateAt && isLiveState(row.state) ? { state: row.state, since: row.stateAt.toISOString(), detail: row.stateDetail } : null,
+    leftOpenCount: ended ? open.length : 0,
+    live: row.stateAt && isLiveState(row.state) ? { state: row.state, since: row.stateAt.toISOString(), detail: row.stateDetail, noSignal: noSignal(row, now), lastSignalAt: row.lastSignalAt?.toISOString() ?? null } : null,
     project: row.project,
     gitBranch: row.gitBranch,
   };
@@ -158,7 +176,7 @@ export async function listSessions(db: PrismaClient, query: SessionListQuery, no
   const rows = await db.agentSession.findMany({ orderBy: [{ lastUpdateAt: "desc" }, { id: "desc" }], take: query.limit, select: sessionSelect });
   const ids = rows.map((r) => r.id);
   const [latest, counts] = await Promise.all([latestItems(db, ids), snapshotCounts(db, ids)]);
-  const sessions = rows.map((r) => toSummary(r, latest.get(r.id), counts.get(r.id) ?? 0));
+  const sessions = rows.map((r) => toSummary(r, latest.get(r.id), counts.get(r.id) ?? 0, now));
   // Array.prototype.sort is stable: the recency order holds within each state.
   sessions.sort((a, b) => liveRank(a) - liveRank(b));
   return { asOf: isoTime(now), sessions };
@@ -221,7 +239,7 @@ export async function getSession(db: PrismaClient, id: number, now: Date = new D
   const latest = snapshots.at(-1)?.items ?? [];
   const items = latest.map((item, j) => ({ ...todoItemView(item), historyKey: historyKeyOf(matches, snapshots.length - 1, j) }));
   // Open statuses are counted up to the session's own clock (its last snapshot when imported).
-  const summary = toSummary(row, latest, total);
+  const summary = toSummary(row, latest, total, now);
   const histories = itemHistories(snapshots, sessionClockMs(summary, now.getTime())).map((h) => ({ ...h, truncated: isProbablyTruncated(h.content) }));
   const runs = await db.run.findMany({
     where: { sessionId: id },

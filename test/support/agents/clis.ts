@@ -3,42 +3,76 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-/** The agent CLI versions the tests run (the ones docs/agents.md was verified with). */
-export const AGENT_CLI_PACKAGES = ["@anthropic-ai/claude-code@2.1.328", "opencode-ai@1.18.33"] as const;
+/** The Claude Code version the tests pin (the one docs/agents.md was verified with). */
+export const CLAUDE_CODE_VERSION = "2.1.332";
+/** The opencode version the tests pin (the one docs/agents.md was verified with). */
+export const OPENCODE_VERSION = "1.18.33";
+/** The agent CLI packages the tests run, pinned. */
+export const AGENT_CLI_PACKAGES = [`@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`, `opencode-ai@${OPENCODE_VERSION}`] as const;
 
 /**
  * Folder the agent CLIs are installed into, outside the repo and cached across runs:
- * $PITWALL_AGENT_CLI_DIR, else ~/.cache/pitwall-agents.
+ * $PITWALL_AGENT_CLI_DIR, else ~/.cache/pitwall-agents. Each package version gets its own
+ * sub-folder (`<name>@<version>`), so branches that pin different versions do not reinstall
+ * over each other.
  */
 export function agentCliDir(): string {
   return process.env.PITWALL_AGENT_CLI_DIR || path.join(os.homedir(), ".cache", "pitwall-agents");
 }
 
 /**
- * Paths of the `claude` and `opencode` executables, installing both with npm (from the registry,
- * pinned versions) into agentCliDir() when missing. Not dependencies of Pitwall.
+ * Path of the `bin` executable of npm package `name@version`, installing it from the registry
+ * into its own folder under agentCliDir() when missing. Not a dependency of Pitwall.
  * @throws Error with npm's output when the install fails.
  */
-export function ensureAgentClis(): { claude: string; opencode: string; binDir: string } {
-  const dir = agentCliDir();
-  const binDir = path.join(dir, "node_modules", ".bin");
-  const claude = path.join(binDir, "claude");
-  const opencode = path.join(binDir, "opencode");
-  const installed = (name: string, version: string) => {
-    try {
-      return (JSON.parse(fs.readFileSync(path.join(dir, "node_modules", name, "package.json"), "utf8")) as { version: string }).version === version;
-    } catch {
-      return false;
-    }
-  };
-  if (!fs.existsSync(claude) || !fs.existsSync(opencode) || !installed("@anthropic-ai/claude-code", "2.1.328") || !installed("opencode-ai", "1.18.33")) {
-    fs.mkdirSync(dir, { recursive: true });
-    execFileSync("npm", ["install", "--prefix", dir, "--no-audit", "--no-fund", "--no-save", ...AGENT_CLI_PACKAGES], { stdio: "pipe", timeout: 600_000 });
+export function ensureAgentCli(name: string, version: string, bin: string): string {
+  const dir = path.join(agentCliDir(), `${name.replace("/", "+")}@${version}`);
+  const exe = path.join(dir, "node_modules", ".bin", bin);
+  let installed = false;
+  try {
+    installed = fs.existsSync(exe) && (JSON.parse(fs.readFileSync(path.join(dir, "node_modules", name, "package.json"), "utf8")) as { version: string }).version === version;
+  } catch {
+    installed = false;
   }
-  return { claude, opencode, binDir };
+  if (!installed) {
+    fs.mkdirSync(dir, { recursive: true });
+    execFileSync("npm", ["install", "--prefix", dir, "--no-audit", "--no-fund", "--no-save", `${name}@${version}`], { stdio: "pipe", timeout: 600_000 });
+  }
+  return exe;
 }
 
-/** Environment that keeps Claude Code 2.1 offline and on the scripted model server (see docs/agents.md). */
+/** Paths of the pinned `claude` and `opencode` executables (installed on first use, see ensureAgentCli). */
+export function ensureAgentClis(): { claude: string; opencode: string } {
+  return { claude: ensureAgentCli("@anthropic-ai/claude-code", CLAUDE_CODE_VERSION, "claude"), opencode: ensureAgentCli("opencode-ai", OPENCODE_VERSION, "opencode") };
+}
+
+/**
+ * The Claude Code versions to test: the pinned one, plus the newest on npm when npm answers
+ * (`npm view`, 20 s) and it differs. When npm does not answer, prints one line saying that only
+ * the pinned version is tested. $PITWALL_AGENT_PINNED_ONLY=1 skips the look-up.
+ * @returns [{version, claude}] with the pinned version first.
+ */
+export function claudeVersionsToTest(): Array<{ version: string; claude: string }> {
+  const out = [{ version: CLAUDE_CODE_VERSION, claude: ensureAgentCli("@anthropic-ai/claude-code", CLAUDE_CODE_VERSION, "claude") }];
+  if (process.env.PITWALL_AGENT_PINNED_ONLY === "1") return out;
+  let newest = "";
+  try {
+    newest = execFileSync("npm", ["view", "@anthropic-ai/claude-code", "version"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 }).trim();
+  } catch (err) {
+    process.stdout.write(`npm registry not reachable (${(err as Error).message.split("\n")[0]}): testing only the pinned Claude Code ${CLAUDE_CODE_VERSION}\n`);
+    return out;
+  }
+  if (/^\d+\.\d+\.\d+$/.test(newest) && newest !== CLAUDE_CODE_VERSION) {
+    process.stdout.write(`Claude Code ${newest} is the newest on npm: testing it too, beside the pinned ${CLAUDE_CODE_VERSION}\n`);
+    out.push({ version: newest, claude: ensureAgentCli("@anthropic-ai/claude-code", newest, "claude") });
+  }
+  return out;
+}
+
+/**
+ * Environment that keeps Claude Code 2.1 offline and on the scripted model server, and nothing
+ * else: the CLI's own defaults for every tool (see docs/agents.md).
+ */
 export function claudeOfflineEnv(modelUrl: string): Record<string, string> {
   return {
     ANTHROPIC_BASE_URL: modelUrl,
@@ -46,10 +80,21 @@ export function claudeOfflineEnv(modelUrl: string): Record<string, string> {
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     DISABLE_TELEMETRY: "1",
     DISABLE_AUTOUPDATER: "1",
-    CLAUDE_CODE_ENABLE_TODO_TOOLS: "1",
-    CLAUDE_CODE_ENABLE_TASKS: "0",
   };
 }
+
+/**
+ * The switch that gives Claude Code 2.1.332 the older TodoWrite tool instead of its default
+ * TaskCreate/TaskUpdate/TaskList (the "TodoWrite enabled" variant of the tests).
+ */
+export const CLAUDE_TODOWRITE_ENV: Record<string, string> = { CLAUDE_CODE_ENABLE_TODO_TOOLS: "1", CLAUDE_CODE_ENABLE_TASKS: "0" };
+
+/**
+ * The model the default-settings tests ask for. Claude Code 2.1.332's default model (Opus 5.5)
+ * has no todo tool at all; Sonnet 4.6 gets the default Task* tools (deferred, loaded through
+ * ToolSearch). A model choice, not a tool switch.
+ */
+export const CLAUDE_TASKS_MODEL = "claude-sonnet-4-6";
 
 /**
  * Environment that keeps opencode 1.18 offline and away from the person's own opencode state:

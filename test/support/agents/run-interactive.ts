@@ -6,6 +6,8 @@ import path from "node:path";
 /** A running interactive `claude` session: its terminal output so far, and `stop()` to end it. */
 export interface InteractiveRun {
   screen: () => string;
+  /** Types `keys` into the terminal, as a person at the keyboard would ("\r" is Enter). */
+  type: (keys: string) => void;
   stop: () => Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export function runClaudeInteractive(opts: { claude: string; cwd: string; env: R
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   return {
     screen: () => screen,
+    type: (keys: string) => void child.stdin.write(keys),
     stop: async () => {
       if (child.exitCode !== null) return;
       child.stdin.write("\x03\x03");

@@ -10,6 +10,7 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
 import { ExpiryCountdown } from "@/components/plans/expiry-countdown";
 import { PlanItemList } from "@/components/plans/plan-item-list";
+import { PlanMarkdown } from "@/components/plans/plan-markdown";
 import { PlanItemsDiffView } from "@/components/plans/plan-items-diff";
 import { PlanItemsEditor, toEditable, type EditableItem } from "@/components/plans/plan-items-editor";
 import { PlanStateBadge, planStateLabel } from "@/components/plans/plan-state-badge";
@@ -69,7 +70,7 @@ export function PlanDetail({ initial, renderedAt, canDecide, viewerName }: { ini
           <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight max-md:wrap-anywhere max-md:whitespace-normal" title={plan.title}>
             {plan.title}
           </h1>
-          <PlanStateBadge state={state} />
+          <PlanStateBadge state={state} closedReason={plan.closedReason} />
           {pending && (
             <span className="ml-auto inline-flex h-6 items-center gap-1.5 rounded-full border border-border bg-card px-2.5 text-xs text-muted-fg">
               Expires <ExpiryCountdown expiresAt={plan.expiresAt} serverNowMs={serverNow} pending className="text-foreground" />
@@ -103,6 +104,17 @@ export function PlanDetail({ initial, renderedAt, canDecide, viewerName }: { ini
 
       <div className="grid items-start gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(340px,420px)]">
         <div className="grid min-w-0 gap-4">
+          {plan.body && (
+            <Card className="min-w-0">
+              <CardHeader>
+                <CardTitle>Plan</CardTitle>
+                <CardDescription>as the agent wrote it</CardDescription>
+              </CardHeader>
+              <CardContent className="max-h-[32rem] overflow-y-auto" tabIndex={0} aria-label="Plan text">
+                <PlanMarkdown markdown={plan.body} />
+              </CardContent>
+            </Card>
+          )}
           {plan.rationale && (
             <Card className="min-w-0">
               <CardHeader>
@@ -152,7 +164,7 @@ export function PlanDetail({ initial, renderedAt, canDecide, viewerName }: { ini
           {notice?.kind === "conflict" && (
             <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
               Your decision was not recorded:{" "}
-              {state === "expired" ? "the plan expired first." : plan.decidedBy ? `already decided by ${plan.decidedBy} (${planStateLabel(state).toLowerCase()}).` : notice.message}
+              {state === "expired" && plan.closedReason ? `${planStateLabel(state, plan.closedReason).toLowerCase()}; the agent no longer waits for a decision.` : state === "expired" ? "the plan expired first." : plan.decidedBy ? `already decided by ${plan.decidedBy} (${planStateLabel(state).toLowerCase()}).` : notice.message}
             </p>
           )}
           {notice?.kind === "decided" && !pending && (

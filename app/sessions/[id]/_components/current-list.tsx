@@ -21,7 +21,7 @@ interface CurrentListProps {
 
 /** The latest snapshot's items in the agent's order, each with how long it has been in its status; stuck items highlighted. */
 export function CurrentList({ session, byKey, stuckKeys, serverNow, stuckMin, stuckText, onStuckText }: CurrentListProps) {
-  const stuckCount = session.items.filter((i) => stuckKeys.has(i.historyKey)).length;
+  const stuckCount = session.leftOpenCount > 0 ? 0 : session.items.filter((i) => stuckKeys.has(i.historyKey)).length;
   return (
     <Card className="min-w-0">
       <CardHeader className="flex-wrap">
@@ -58,13 +58,15 @@ export function CurrentList({ session, byKey, stuckKeys, serverNow, stuckMin, st
         <ul className="divide-y divide-border" aria-label="Current todo items">
           {session.items.map((item, i) => {
             const h = byKey.get(item.historyKey);
-            const stuck = stuckKeys.has(item.historyKey);
+            // The session ended: nobody works on its in-progress items any more.
+            const leftOpen = session.leftOpenCount > 0 && item.status === "in_progress";
+            const stuck = !leftOpen && stuckKeys.has(item.historyKey);
             const open = h && !isFinishedStatus(item.status);
             const forMs = h ? serverNow - h.statusSinceMs : null;
             return (
               <TodoItemLine
                 key={`${item.historyKey}-${i}`}
-                item={item}
+                item={leftOpen ? { ...item, status: "left_open" } : item}
                 highlight={stuck}
                 note={
                   stuck && forMs !== null ? (

@@ -43,7 +43,7 @@ export function SessionPlans({ plans, runs }: { plans: PlanListView; runs: Sessi
           {plans.plans.map((p) => (
             <li key={p.id} className="grid gap-1 px-4 py-2">
               <div className="flex min-w-0 items-center gap-2">
-                <PlanStateBadge state={p.state} />
+                <PlanStateBadge state={p.state} closedReason={p.closedReason} />
                 <Link href={planPath(p.id)} className="min-w-0 truncate rounded-sm text-[13px] font-medium hover:underline max-md:wrap-anywhere max-md:whitespace-normal" title={p.title}>
                   {p.title}
                 </Link>

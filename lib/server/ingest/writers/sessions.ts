@@ -65,6 +65,18 @@ export async function applyActivity(client: pg.PoolClient, principal: TokenPrinc
   return res.rows[0]!.id;
 }
 
+/**
+ * A heartbeat's sign of life for agent sessions of this host: their `lastSignalAt` moves to `at`
+ * (never back). Unknown keys and other hosts' sessions are skipped. Returns the ids touched.
+ */
+export async function noteSessionSignal(client: pg.PoolClient, hostId: number, keys: readonly string[], at: Date): Promise<number[]> {
+  const res = await client.query<{ id: number }>(
+    `UPDATE "AgentSession" SET "lastSignalAt" = GREATEST(COALESCE("lastSignalAt", $3), $3) WHERE key = ANY($1::text[]) AND "hostId" = $2 RETURNING id`,
+    [keys, hostId, at],
+  );
+  return res.rows.map((r) => r.id);
+}
+
 /** Outcome of a proposal: stored (id), or refused because the plan was already decided. */
 export type ProposeResult = { ok: true; planId: number } | { ok: false; planId: number; status: string };
 
