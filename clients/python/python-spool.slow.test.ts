@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 async function runId(key: string): Promise<string> {
-  const rows = (await db.query(`SELECT id, status FROM "Run" WHERE "clientKey" = $1`, [key])).rows as Array<{ id: string }>;
+  const rows = (await db.query(`SELECT id, status FROM "Run" WHERE key = $1`, [key])).rows as Array<{ id: string }>;
   expect(rows, `run ${key}`).toHaveLength(1);
   return rows[0]!.id;
 }

@@ -1609,6 +1609,12 @@ class Run:
             if self._ended:
                 return True
             self._ended = True
+            for view in self.__dict__.get("_workers", {}).values():
+                if not view._ended:
+                    view._ended = True
+                    pw._emit_progress_locked(view, pw._clock())
+                    if view in pw._runs:
+                        pw._runs.remove(view)
             pw._emit_progress_locked(self, pw._clock())
             pw._push_locked([_Frame(frame, self)])
             if self in pw._runs:
@@ -1620,6 +1626,23 @@ class Run:
             _logger.warning("pitwall: run %r ended, but not every frame reached %s yet (%s); still retrying in the background",
                         self.key, pw.url, pw.last_error or "timed out")
         return delivered
+
+    def worker(self, worker_id: str) -> "Run":
+        """This run as seen by another worker (e.g. a nested progress bar, a thread): its
+        :meth:`progress` reports under ``worker_id`` (at most 100 characters); other calls go
+        to the same run. No frame is sent until it reports. Calling it again with the same id
+        returns the same object."""
+        wid = _truncate(str(worker_id), 100) or self.worker_id
+        if wid == self.worker_id:
+            return self
+        pw = self._pw
+        with pw._cond:
+            views = self.__dict__.setdefault("_workers", {})
+            view = views.get(wid)
+            if view is None:
+                view = views[wid] = Run(pw, self.key, self.name, self.kind, wid)
+                pw._runs.append(view)
+            return view
 
     def flush(self, timeout_s: Optional[float] = None) -> bool:
         """Same as :meth:`Pitwall.flush` on this run's client."""
