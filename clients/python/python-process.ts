@@ -25,7 +25,7 @@ export function venvPython(): string {
 
 /** A running Python process with line-wise JSON stdout and a stdin to talk to it. */
 export interface PythonProcess {
-  /** The next stdout line parsed as JSON (scripts print one JSON object per line). */
+  /** The next stdout line that is a JSON object (scripts print one per line; other lines, e.g. a library's own prints, are skipped). */
   next(timeoutMs?: number): Promise<Record<string, unknown>>;
   send(line: string): void;
   /** Resolves when the process exits: code (null after a signal), signal, stderr. */
@@ -70,19 +70,15 @@ export function spawnPython(python: string, args: string[], env: Record<string, 
   );
   return {
     async next(timeoutMs = 120_000) {
-      const line = lines.length
-        ? lines.shift()!
-        : closed
-          ? null
-          : await new Promise<string | null>((resolve, reject) => {
-              const timer = setTimeout(() => reject(new Error(`no line from python within ${timeoutMs} ms; stderr:\n${stderr}`)), timeoutMs);
-              waiters.push((l) => {
-                clearTimeout(timer);
-                resolve(l);
-              });
-            });
-      if (line === null) throw new Error(`python exited before printing a line; stderr:\n${(await exited).stderr}`);
-      return JSON.parse(line) as Record<string, unknown>;
+      for (;;) {
+        const line = await nextLine(timeoutMs);
+        try {
+          const value: unknown = JSON.parse(line);
+          if (value !== null && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+        } catch {
+          // not JSON: a library's own output
+        }
+      }
     },
     send(line: string) {
       child.stdin!.write(`${line}\n`);
@@ -90,6 +86,22 @@ export function spawnPython(python: string, args: string[], env: Record<string, 
     exited,
     child,
   };
+
+  async function nextLine(timeoutMs: number): Promise<string> {
+    const line = lines.length
+      ? lines.shift()!
+      : closed
+        ? null
+        : await new Promise<string | null>((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(`no line from python within ${timeoutMs} ms; stderr:\n${stderr}`)), timeoutMs);
+            waiters.push((l) => {
+              clearTimeout(timer);
+              resolve(l);
+            });
+          });
+    if (line === null) throw new Error(`python exited before printing a line; stderr:\n${(await exited).stderr}`);
+    return line;
+  }
 }
 
 /** A TCP port nothing listens on right now (the OS picks it; it is released at once). */
