@@ -11,6 +11,7 @@ import { registerPlanCommands } from "./commands/plan";
 import { registerPushCommand } from "./commands/push";
 import { registerRunCommand } from "./commands/run";
 import { registerScrapeCommand } from "./commands/scrape";
+import { registerSyncCommand } from "./commands/sync";
 import { registerTokenCommands } from "./commands/token";
 import { registerUserCommands } from "./commands/user";
 
@@ -28,6 +29,7 @@ registerUserCommands(program);
 registerImportCommand(program);
 registerRunCommand(program);
 registerPushCommand(program);
+registerSyncCommand(program);
 registerHeartbeatCommand(program);
 registerScrapeCommand(program);
 registerPlanCommands(program);

@@ -1,7 +1,9 @@
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -159,6 +161,28 @@ pitwall.finish(flush_timeout_s=0.5)
     // Syncing again finds nothing.
     const again = spawnPython("python3", ["-m", "pitwall", "sync", root], { PITWALL_URL: server.url, PITWALL_TOKEN: token });
     expect((await again.exited).code).toBe(2);
+  });
+
+  test("npx pitwall sync (Node CLI) uploads a Python spool folder too, skipping a line cut short by a kill", { timeout: 180_000 }, async () => {
+    const key = `py-node-sync-${randomUUID()}`;
+    const root = path.join(dir, "airgapped-node");
+    const offline = await startPython(dir, `${LOOP}
+pitwall.init(kind="eval", name="air-gapped, Node sync", key=os.environ["RUN_KEY"], flush_timeout_s=0.5)
+steps(0, 200)
+pitwall.finish(flush_timeout_s=0.5)
+`, env({ RUN_KEY: key, PITWALL_URL: `http://127.0.0.1:${await freePort()}`, PITWALL_SPOOL_DIR: root }));
+    expect((await offline.exited).code).toBe(0);
+    const [folder] = await fs.readdir(root);
+    const segments = (await fs.readdir(path.join(root, folder!))).filter((f) => f.endsWith(".jsonl")).sort();
+    await fs.appendFile(path.join(root, folder!, segments.at(-1)!), '{"v":1,"id":"cut-short","type":"run.met');
+    const projectDir = path.resolve(import.meta.dirname, "../..");
+    const { stdout } = await promisify(execFile)(process.execPath, [path.join(projectDir, "bin", "pitwall.mjs"), "sync", root], {
+      env: { ...process.env, PITWALL_URL: server.url, PITWALL_TOKEN: token },
+    });
+    expect(stdout).toMatch(/synced 1 folder\(s\): \d+ frame\(s\), \d+ delivered, 0 rejected, 1 cut-short line\(s\) skipped/);
+    expect((await db.query(`SELECT status FROM "Run" WHERE key = $1`, [key])).rows[0]).toEqual({ status: "succeeded" });
+    await expectExactlyOnce(key, 200, 30);
+    expect(await fs.readdir(root)).toEqual([]);
   });
 
   test("PITWALL_URL with two instances on one database: kill -9 of the one in use fails over, exactly once", { timeout: 240_000 }, async () => {
