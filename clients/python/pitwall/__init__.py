@@ -288,6 +288,7 @@ and run.event frames are dropped (with a warning); run.start and run.end never a
 _SEGMENT_BYTES = 16 * 1024 * 1024
 _SEGMENT = re.compile(r"seg-(\d{8})\.jsonl")
 _FSYNC_EVERY_S = 1.0
+_RECOVER_IN_MEMORY_BYTES = 16 * 1024 * 1024
 
 
 class SpoolLockedError(RuntimeError):
@@ -325,6 +326,7 @@ class _Spool:
         self.total_bytes = 0
         self.skipped_lines = 0
         self.recovered: List[_Frame] = []
+        self._loaded_bytes = 0
         self._closed = False
         last = 0
         for name in sorted(os.listdir(folder)):
@@ -364,6 +366,9 @@ class _Spool:
                 frame = _Frame(None, raw=raw)
                 if raw[1] == "run.progress":
                     frame.progress = obj
+                elif self._loaded_bytes > _RECOVER_IN_MEMORY_BYTES:
+                    frame.text = None  # read back from disk when its turn comes
+                self._loaded_bytes += frame.size
                 frame.seg, frame.offset = seg, start
                 seg.live += 1
                 self.recovered.append(frame)
@@ -932,7 +937,8 @@ class Pitwall:
             self._seq += 1
             f.seq = self._seq
             self._queue.append(f)
-            self._held_bytes += f.size
+            if f.text is not None:
+                self._held_bytes += f.size
             if spool is not None and f.seg is None and f.type != "hello":
                 try:
                     spool.append(f)
