@@ -1120,7 +1120,7 @@ class Pitwall:
                 break
             excess_frames = len(self._queue) + len(self._inflight) - target_frames
             excess_bytes = self._held_bytes - target_bytes
-            kept = deque()
+            kept: Deque[_Frame] = deque()
             for f in self._queue:
                 if (excess_frames > 0 or excess_bytes > 0) and f.type in droppable:
                     excess_frames -= 1
@@ -1225,7 +1225,7 @@ class Pitwall:
         """Sends one batch. Returns ("ok", results), ("retry", reason, status),
         ("config", reason, status) for a problem a person must fix (token, URL), or
         ("reject", reason, status, code) when the server refused this request for good."""
-        body = ("[" + ",".join(f.text for f in batch) + "]").encode("utf-8")
+        body = ("[" + ",".join(f.text or "" for f in batch) + "]").encode("utf-8")
         request = urllib.request.Request(
             self._ingest_url,
             data=body,
@@ -1506,7 +1506,7 @@ class Run:
         # Hot path (a training loop may call this tens of thousands of times a second): the
         # frame's JSON is assembled from cached per-key fragments instead of json.dumps.
         s = step if type(step) is int and -_MAX_SAFE_INT <= step <= _MAX_SAFE_INT else _step(step)
-        mid = (str(s) if type(s) is int else '"' + s + '"') + ',"value":'
+        mid = (str(s) if type(s) is int else '"' + str(s) + '"') + ',"value":'
         end = ',"ts":%d}' % _now_ms()
         cache = _key_fragments
         parts: List[str] = []
