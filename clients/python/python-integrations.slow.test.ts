@@ -9,7 +9,8 @@ import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { createTestDatabase } from "@/test/support/db";
 import { startTestServer, type TestServer } from "@/test/support/server";
-import { startPython, venvPython } from "./python-process";
+import { spawnSync } from "node:child_process";
+import { clientDir, startPython, venvPython } from "./python-process";
 
 // The Python client's integrations with the real libraries (from .venv-test, pinned in
 // clients/python/requirements-test.txt) against the real server and PostgreSQL: tqdm bars
@@ -152,5 +153,11 @@ print(json.dumps({"done": True}), flush=True)
       for (const f of files) size += (await fs.stat(path.join(a.uri, f))).size;
       expect(a.sizeBytes).toBe(size);
     }
+  });
+
+  test("the package type-checks with mypy against the real libraries (it ships py.typed)", { timeout: 300_000 }, () => {
+    const r = spawnSync(python, ["-m", "mypy", "--ignore-missing-imports", "--cache-dir", "/dev/null", "pitwall"], { cwd: clientDir, encoding: "utf8" });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Success: no issues found in \d+ source files/);
   });
 });
