@@ -1510,24 +1510,26 @@ class Run:
         end = ',"ts":%d}' % _now_ms()
         cache = _key_fragments
         parts: List[str] = []
+        append = parts.append
         for pairs in (values.items() if values else (), named.items()):
             for key, value in pairs:
                 frag = cache.get(key)
                 if frag is None:
                     frag = _key_fragment(key)
                 t = type(value)
-                if t is float:
-                    text = _FLOAT_REPR(value) if value - value == 0.0 else _non_finite_text(value)
-                elif t is int:
-                    text = str(value) if -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT else _FLOAT_REPR(float(value))
-                else:
-                    number = _as_number(value)
-                    if number is None:
-                        self._warn_once("metric:" + key, "metric {!r} is not a number ({!r}); skipped".format(key, value))
-                        continue
-                    number = float(number)
-                    text = _FLOAT_REPR(number) if number - number == 0.0 else _non_finite_text(number)
-                parts.append(f"{frag}{mid}{text}")
+                if t is float and value - value == 0.0:
+                    append(f"{frag}{mid}{value!r}")
+                    continue
+                if t is int and -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT:
+                    append(f"{frag}{mid}{value}")
+                    continue
+                number = _as_number(value)
+                try:
+                    number = float(number)  # type: ignore[arg-type]
+                except (TypeError, ValueError, OverflowError):
+                    self._warn_once("metric:" + key, "metric {!r} is not a number ({!r}); skipped".format(key, value))
+                    continue
+                append(f"{frag}{mid}{_FLOAT_REPR(number) if number - number == 0.0 else _non_finite_text(number)}")
         if not parts:
             return
         head = '{"v":1,"id":"'
