@@ -32,7 +32,7 @@ const config = [
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
-  { ignores: [".next/**", ".next-*/**", ".data-demo/**", "generated/**", "node_modules/**", ".data/**", "tmp/**", "prisma/engine/**", "test-results/**", "playwright-report/**", "next-env.d.ts"] },
+  { ignores: [".venv-test/**", "build/**", "clients/python/build/**", ".next/**", ".next-*/**", ".data-demo/**", "generated/**", "node_modules/**", ".data/**", "tmp/**", "prisma/engine/**", "test-results/**", "playwright-report/**", "next-env.d.ts"] },
 ];
 
 export default config;

@@ -27,7 +27,8 @@ export function proxy(request: NextRequest): NextResponse {
 }
 
 export const config = {
-  // Pages only: not the API (it answers 401 itself), the auth pages, Next's assets, health and
+  // Pages only: not the API (it answers 401 itself), the auth pages, the Python client's wheel
+  // (/python, anonymous on purpose: pip on a GPU host has no session), Next's assets, health and
   // Prometheus endpoints, or files from public/.
-  matcher: ["/((?!api/|_next/|sign-in|setup|healthz|metrics|favicon\\.ico|icon\\.svg|robots\\.txt|ws/).*)"],
+  matcher: ["/((?!api/|_next/|python|sign-in|setup|healthz|metrics|favicon\\.ico|icon\\.svg|robots\\.txt|ws/).*)"],
 };

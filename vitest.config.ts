@@ -5,7 +5,7 @@ export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
     include: ["**/*.test.ts"],
-    exclude: ["node_modules/**", ".next/**", ".next-*/**", ".data-demo/**", "e2e/**", "generated/**", ".data/**"],
+    exclude: ["node_modules/**", ".venv-test/**", "build/**", ".next/**", ".next-*/**", ".data-demo/**", "e2e/**", "generated/**", ".data/**"],
     globalSetup: ["test/support/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 90_000,

@@ -5,7 +5,7 @@
  * migrations, `next build` when stale, the server on PORT), but with its own data folder, so demo
  * data never mixes with real data. Then it creates a worker token per simulated host, prints the
  * URL to open, and runs simulated workers that push through the real worker clients (the
- * TypeScript SDK's PitwallSocket, and clients/python/pitwall.py when python3 exists) in
+ * TypeScript SDK's PitwallSocket, and the Python client clients/python/pitwall when python3 exists) in
  * accelerated time:
  *   - extraction: 914,000 samples on gpu0..gpu3 of kpro5, ~1.1 MB each, uploaded to S3 with at
  *     most 100 uploads in flight, deleted locally after upload; S3 slows down and recovers (disk

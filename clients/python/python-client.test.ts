@@ -14,7 +14,7 @@ import { createTestDatabase } from "@/test/support/db";
 import { EXPECTED_TTFT_P99_MS, startExpositionServer } from "@/test/support/exposition-server";
 import { startTestServer, type TestServer } from "@/test/support/server";
 
-// The Python client (clients/python/pitwall.py) driven by real `python3` processes against the
+// The Python client (clients/python/pitwall/) driven by real `python3` processes against the
 // real server and PostgreSQL: what a worker script pushes is what the database holds, across a
 // worker restart, with non-finite metrics, a failing block, and the server down at start and
 // restarted mid-run.
@@ -314,8 +314,8 @@ print(json.dumps({"phase": "ended", "stats": pw.stats()}), flush=True)
     expect(steps).toBe(300);
   });
 
-  test("the pure-Python unit tests (test_pitwall.py, test_pitwall_scrape.py) pass under python3 -W error", { timeout: 120_000 }, async () => {
-    const child = spawn("python3", ["-W", "error", "-m", "unittest", "test_pitwall", "test_pitwall_scrape"], {
+  test("the pure-Python unit tests (test_pitwall.py, test_pitwall_spool.py, test_pitwall_scrape.py) pass under python3 -W error", { timeout: 120_000 }, async () => {
+    const child = spawn("python3", ["-W", "error", "-m", "unittest", "test_pitwall", "test_pitwall_spool", "test_pitwall_scrape"], {
       cwd: clientDir,
       env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
       stdio: ["ignore", "pipe", "pipe"],

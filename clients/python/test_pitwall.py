@@ -362,8 +362,11 @@ class _nullcontext:
 
 class SourceTest(unittest.TestCase):
     def test_parses_as_python_3_9(self) -> None:
-        with open(pitwall.__file__, encoding="utf-8") as f:
-            ast.parse(f.read(), feature_version=(3, 9))
+        folder = os.path.dirname(pitwall.__file__)
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    ast.parse(f.read(), filename=name, feature_version=(3, 9))
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ const SILENT_AFTER_REAL_S = 15;
 const STALL_AFTER_S = 25;
 const GPU = { name: "NVIDIA A100-SXM4-80GB", memTotalMiB: 81_920, maxPowerW: 400 };
 
-/** True when `python3` runs and is 3.9 or later (what clients/python/pitwall.py needs). */
+/** True when `python3` runs and is 3.9 or later (what the Python client, clients/python/pitwall, needs). */
 export function pythonAvailable(): boolean {
   const res = spawnSync("python3", ["-c", "import sys; sys.exit(0 if sys.version_info >= (3, 9) else 1)"], { stdio: "ignore", timeout: 10_000 });
   return res.status === 0;

@@ -43,7 +43,7 @@ def main() -> None:
         stall_after_s=args.stall_after,
         tags=["generation", "demo", "python-client"],
         config={"model": "Qwen/Qwen3.6-27B", "engine": "sglang", "engineVersion": "0.5.11", "tp": 2,
-                "dataset": "prompts-100k", "maxNewTokens": 2048, "temperature": 0.7, "client": "clients/python/pitwall.py"},
+                "dataset": "prompts-100k", "maxNewTokens": 2048, "temperature": 0.7, "client": "clients/python/pitwall"},
     )
     run.event("generation started: {:,} prompts on GPUs 4-5 (pushed by the Python client)".format(TOTAL_PROMPTS))
     if not pw.flush(30.0):

@@ -26,7 +26,7 @@ export interface SimulationOptions {
   speed: number;
   /** Seed of the simulation's random numbers. */
   seed: number;
-  /** Drive the generation worker with clients/python/pitwall.py. */
+  /** Drive the generation worker with the Python client (clients/python/pitwall). */
   usePython: boolean;
   /** Prefix of run keys (unique per start). */
   keyPrefix: string;

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { ensurePythonWheel } from "./python-wheel";
 
 const SOURCES = ["app", "components", "lib", "public", "next.config.ts", "package-lock.json", "postcss.config.mjs", "tsconfig.json"];
 const SKIP = new Set(["node_modules", ".next", ".data", "generated"]);
@@ -36,10 +37,12 @@ export function buildIsStale(projectDir: string): boolean {
 }
 
 /**
- * Runs `next build` when the production build is missing or stale (~25 s), streaming its output.
+ * Runs `next build` when the production build is missing or stale (~25 s), streaming its output,
+ * and builds the Python client's wheel when it is missing or stale (never fails for it).
  * @throws Error when the build fails.
  */
 export async function ensureBuild(projectDir: string, log: (msg: string) => void): Promise<void> {
+  ensurePythonWheel(projectDir, log);
   if (!buildIsStale(projectDir)) return;
   log("building the dashboard (next build); this takes about half a minute the first time");
   await new Promise<void>((resolve, reject) => {

@@ -24,6 +24,7 @@ that is not an integer) raise ``ValueError``/``TypeError``, on their first use.
 
 import atexit
 import http.client
+import itertools
 import json
 import logging
 import math
@@ -32,6 +33,7 @@ import os
 import random
 import re
 import socket
+import sys
 import threading
 import time
 import traceback
@@ -70,9 +72,21 @@ DEFAULT_MAX_BATCH_BYTES = 1024 * 1024
 """Default largest HTTP request body in bytes (1 MiB; the server accepts 16 MiB)."""
 
 __all__ = [
+    "init",
+    "log",
+    "log_metrics",
+    "progress",
+    "event",
+    "artifact",
+    "finish",
+    "current_run",
+    "sync",
+    "main",
+    "default_spool_root",
     "Pitwall",
     "Run",
     "FrameError",
+    "SpoolLockedError",
     "BOOT_ID",
     "PROTOCOL_VERSION",
     "RUN_KINDS",
@@ -81,7 +95,7 @@ __all__ = [
     "__version__",
 ]
 
-log = logging.getLogger("pitwall")
+_logger = logging.getLogger("pitwall")
 
 _MAX_SAFE_INT = 2**53 - 1
 _STEP_MIN = -(2**63)
@@ -109,19 +123,29 @@ class FrameError(NamedTuple):
 
 class _Frame:
     """One serialised frame waiting in the queue. ``seq`` orders frames; ``progress`` holds the
-    frame as a dict for run.progress frames so that they can be coalesced."""
+    frame as a dict for run.progress frames so that they can be coalesced. With a spool,
+    ``seg``/``offset`` say where its line is; ``text`` is None while it is paged out to disk."""
 
-    __slots__ = ("seq", "id", "type", "run", "owner", "text", "size", "progress")
+    __slots__ = ("seq", "id", "type", "run", "owner", "text", "size", "progress", "seg", "offset")
 
-    def __init__(self, obj: Dict[str, Any], owner: "Optional[Run]" = None) -> None:
+    def __init__(self, obj: Optional[Dict[str, Any]], owner: "Optional[Run]" = None, *,
+                 raw: Optional[Tuple[str, str, Optional[str], str]] = None) -> None:
         self.seq = 0
-        self.id: str = obj["id"]
-        self.type: str = obj["type"]
-        self.run: Optional[str] = obj.get("run")
         self.owner = owner
-        self.text = _dumps(obj)
+        self.seg: "Optional[_Segment]" = None
+        self.offset = 0
+        if raw is not None:  # (id, type, run, text) already serialised
+            self.id, self.type, self.run, text = raw
+            self.text: Optional[str] = text
+            self.progress: Optional[Dict[str, Any]] = None
+        else:
+            assert obj is not None
+            self.id = obj["id"]
+            self.type = obj["type"]
+            self.run = obj.get("run")
+            self.text = _dumps(obj)
+            self.progress = obj if self.type == "run.progress" else None
         self.size = len(self.text)
-        self.progress: Optional[Dict[str, Any]] = obj if self.type == "run.progress" else None
 
 
 def _dumps(obj: Any) -> str:
@@ -148,8 +172,20 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
+_id_prefix = str(uuid.uuid4())[:24]
+_id_counter = itertools.count(random.getrandbits(40))
+
+
 def _new_id() -> str:
-    return str(uuid.uuid4())
+    """A frame id in uuid form: 74 random bits per process, then a counter (cheaper than uuid4
+    per frame, unique per process; renewed after fork)."""
+    return "%s%012x" % (_id_prefix, next(_id_counter) & 0xFFFFFFFFFFFF)
+
+
+def _renew_id_prefix() -> None:
+    global _id_prefix, _id_counter
+    _id_prefix = str(uuid.uuid4())[:24]
+    _id_counter = itertools.count(random.getrandbits(40))
 
 
 def _truncate(text: str, limit: int) -> str:
@@ -200,6 +236,27 @@ def _as_number(value: Any) -> Optional[float]:
         return None
 
 
+_FLOAT_REPR = float.__repr__
+_key_fragments: Dict[Any, str] = {}
+
+
+def _key_fragment(key: Any) -> str:
+    """``{"key":<key>,"step":`` for a valid metric key (cached; at most 100,000 keys)."""
+    if not isinstance(key, str) or not 1 <= len(key) <= 200:
+        raise ValueError("metric keys are strings of 1 to 200 characters, got {!r}".format(key))
+    frag = '{"key":' + json.dumps(key) + ',"step":'
+    if len(_key_fragments) < 100_000:
+        _key_fragments[key] = frag
+    return frag
+
+
+def _non_finite_text(value: float) -> str:
+    # Bare tokens, as json.dumps writes them and the server accepts.
+    if value != value:
+        return "NaN"
+    return "Infinity" if value > 0 else "-Infinity"
+
+
 class _LogThrottle:
     """At most ``limit`` log lines per key per minute; says how many were suppressed."""
 
@@ -219,6 +276,269 @@ class _LogThrottle:
             return True, suppressed
         window[2] += 1
         return False, 0
+
+
+# --------------------------------------------------------------------------------------------
+# Spool: frames on local disk before the call returns
+
+
+DEFAULT_MAX_SPOOL_BYTES = 1024 ** 3
+"""Default bound on a client's spool on disk, in bytes (1 GiB). Over it the oldest run.metrics
+and run.event frames are dropped (with a warning); run.start and run.end never are."""
+_SEGMENT_BYTES = 16 * 1024 * 1024
+_SEGMENT = re.compile(r"seg-(\d{8})\.jsonl")
+_FSYNC_EVERY_S = 1.0
+_RECOVER_IN_MEMORY_BYTES = 16 * 1024 * 1024
+
+
+class SpoolLockedError(RuntimeError):
+    """Another live process holds the spool folder."""
+
+
+class _Segment:
+    """One append-only spool file ``seg-NNNNNNNN.jsonl``: one frame per line, exactly the JSON
+    sent on the wire. Deleted once every frame in it is settled (acked, rejected or dropped)."""
+
+    __slots__ = ("path", "fd", "size", "live", "dirty", "active")
+
+    def __init__(self, path: str, fd: int, size: int) -> None:
+        self.path = path
+        self.fd = fd
+        self.size = size
+        self.live = 0
+        self.dirty = False
+        self.active = False
+
+
+class _Spool:
+    """A spool folder held (locked) by one client. Layout: ``seg-00000001.jsonl``... (frames in
+    the order they were made, one per line) and ``lock`` (``{"pid", "host"}`` of the holder).
+    A frame is pending while its segment exists: a new holder resends every frame of every
+    segment (the server deduplicates by id, so ones acked before are only acked again). A line
+    cut short by a kill mid-write is skipped (that frame's call never returned). Not
+    thread-safe: the client calls it with its lock held, except :meth:`sync`."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        os.makedirs(folder, exist_ok=True)
+        _take_lock(folder)
+        self.segments: List[_Segment] = []
+        self.total_bytes = 0
+        self.skipped_lines = 0
+        self.recovered: List[_Frame] = []
+        self._loaded_bytes = 0
+        self._closed = False
+        last = 0
+        for name in sorted(os.listdir(folder)):
+            m = _SEGMENT.fullmatch(name)
+            if not m:
+                continue
+            last = max(last, int(m.group(1)))
+            path = os.path.join(folder, name)
+            fd = os.open(path, os.O_RDWR)
+            seg = _Segment(path, fd, os.fstat(fd).st_size)
+            self._load(seg)
+            if seg.live:
+                self.segments.append(seg)
+                self.total_bytes += seg.size
+            else:
+                os.close(fd)
+                os.unlink(path)
+        self._next = last + 1
+        self.active = self._new_segment()
+
+    def _load(self, seg: _Segment) -> None:
+        with open(seg.fd, "rb", closefd=False) as f:
+            offset = 0
+            for line in f:
+                start = offset
+                offset += len(line)
+                if not line.endswith(b"\n"):
+                    self.skipped_lines += 1  # cut short by a kill mid-write: never returned to the caller
+                    continue
+                try:
+                    text = line[:-1].decode("utf-8")
+                    obj = json.loads(text)
+                    raw = (str(obj["id"]), str(obj["type"]), obj.get("run"), text)
+                except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+                    self.skipped_lines += 1
+                    continue
+                frame = _Frame(None, raw=raw)
+                if raw[1] == "run.progress":
+                    frame.progress = obj
+                elif self._loaded_bytes > _RECOVER_IN_MEMORY_BYTES:
+                    frame.text = None  # read back from disk when its turn comes
+                self._loaded_bytes += frame.size
+                frame.seg, frame.offset = seg, start
+                seg.live += 1
+                self.recovered.append(frame)
+
+    def _new_segment(self) -> _Segment:
+        path = os.path.join(self.folder, "seg-%08d.jsonl" % self._next)
+        self._next += 1
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        seg = _Segment(path, fd, 0)
+        seg.active = True
+        self.segments.append(seg)
+        return seg
+
+    def append(self, frame: _Frame) -> None:
+        """Writes the frame's line (one write(2): in the page cache when this returns, so a
+        killed process loses nothing; fsync comes within a second, from :meth:`sync`)."""
+        seg = self.active
+        if seg.size >= _SEGMENT_BYTES:
+            seg.active = False
+            if seg.live == 0:
+                self._drop(seg)
+            seg = self.active = self._new_segment()
+        data = (frame.text + "\n").encode("utf-8")  # type: ignore[operator]
+        os.write(seg.fd, data)
+        frame.seg, frame.offset = seg, seg.size
+        seg.size += len(data)
+        seg.live += 1
+        seg.dirty = True
+        self.total_bytes += len(data)
+
+    def read(self, frame: _Frame) -> str:
+        """The text of a paged-out frame, read back from its segment."""
+        assert frame.seg is not None
+        data = os.pread(frame.seg.fd, frame.size * 4 + 1, frame.offset)
+        end = data.find(b"\n")
+        return data[: end if end >= 0 else len(data)].decode("utf-8")
+
+    def settle(self, frame: _Frame) -> None:
+        """The frame no longer needs its line (acked, rejected, dropped or coalesced)."""
+        seg = frame.seg
+        if seg is None:
+            return
+        frame.seg = None
+        seg.live -= 1
+        if seg.live <= 0 and not seg.active:
+            self._drop(seg)
+
+    def _drop(self, seg: _Segment) -> None:
+        if seg in self.segments:
+            self.segments.remove(seg)
+            self.total_bytes -= seg.size
+        try:
+            os.close(seg.fd)
+        except OSError:
+            pass
+        try:
+            os.unlink(seg.path)
+        except OSError:
+            pass
+
+    def dirty_fds(self) -> List[int]:
+        fds = [s.fd for s in self.segments if s.dirty]
+        for s in self.segments:
+            s.dirty = False
+        return fds
+
+    def close(self) -> None:
+        """Releases the folder; segments holding unsettled frames stay for the next holder
+        (same run key) or ``python -m pitwall sync``. An empty folder is removed."""
+        if self._closed:
+            return
+        self._closed = True
+        for seg in list(self.segments):
+            if seg.live <= 0:
+                self._drop(seg)
+            else:
+                try:
+                    os.fsync(seg.fd)
+                    os.close(seg.fd)
+                except OSError:
+                    pass
+        _release_lock(self.folder)
+        try:
+            os.rmdir(self.folder)
+        except OSError:
+            pass
+
+
+def _take_lock(folder: str) -> None:
+    path = os.path.join(folder, "lock")
+    me = json.dumps({"pid": os.getpid(), "host": socket.gethostname()})
+    for _ in range(3):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            with os.fdopen(fd, "w") as f:
+                f.write(me)
+            return
+        except FileExistsError:
+            pass
+        holder: Dict[str, Any] = {}
+        try:
+            with open(path, encoding="utf-8") as f:
+                holder = json.load(f)
+        except (OSError, ValueError):
+            pass  # unreadable or half-written: stale
+        pid = holder.get("pid") if isinstance(holder, dict) else None
+        if isinstance(pid, int) and (holder.get("host") != socket.gethostname() or pid == os.getpid() or _alive(pid)):
+            raise SpoolLockedError("spool folder {} is in use by process {} on {}".format(folder, pid, holder.get("host")))
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+    raise SpoolLockedError("spool folder {} changed hands while taking it".format(folder))
+
+
+def _release_lock(folder: str) -> None:
+    try:
+        os.unlink(os.path.join(folder, "lock"))
+    except OSError:
+        pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+
+
+def default_spool_root() -> str:
+    """Where spools live unless told otherwise: ``$PITWALL_SPOOL_DIR``, else
+    ``$XDG_CACHE_HOME/pitwall/spool`` (``~/.cache/pitwall/spool``)."""
+    root = os.environ.get("PITWALL_SPOOL_DIR")
+    if root:
+        return root
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "pitwall", "spool")
+
+
+def _open_spool_for_key(root: str, key: str) -> _Spool:
+    """Opens ``<root>/<run key>`` (characters outside ``[A-Za-z0-9._-]`` become ``_``), or
+    ``<key>.1``, ``<key>.2``... when a live process holds it (several workers of one run). A
+    restarted worker takes over its dead predecessor's folder and resends what it left."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", key)[:150] or "run"
+    for n in range(1000):
+        folder = os.path.join(root, safe if n == 0 else "{}.{}".format(safe, n))
+        try:
+            return _Spool(folder)
+        except SpoolLockedError:
+            continue
+    raise SpoolLockedError("no free spool folder for run {!r} under {}".format(key, root))
+
+
+def _spool_folders(path: str) -> List[str]:
+    """``path`` itself when it holds segments, else its sub-folders that do."""
+    def has_segments(folder: str) -> bool:
+        try:
+            return any(_SEGMENT.fullmatch(n) for n in os.listdir(folder))
+        except OSError:
+            return False
+    if has_segments(path):
+        return [path]
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return []
+    return [os.path.join(path, n) for n in names if has_segments(os.path.join(path, n))]
 
 
 _instances: "weakref.WeakSet[Pitwall]" = weakref.WeakSet()
@@ -258,13 +578,24 @@ class Pitwall:
     - ``max_backoff_s``: longest wait between retries while the server is unreachable (default
       30 s); waits grow from 0.5 s, doubling, with random jitter.
     - ``clock``: monotonic seconds, for tests (default ``time.monotonic``).
+    - ``spool``: keep every frame on local disk until the server has acknowledged it (see the
+      README, "Spool"): ``True`` for :func:`default_spool_root`, a folder to use as the root,
+      or ``False``/``None`` (default: on when ``PITWALL_SPOOL_DIR`` is set). Each run key gets
+      a folder under the root; a restart with the same run key resends what was left.
+    - ``max_spool_bytes``: disk bound of the spool (default 1 GiB). With a spool, frames over
+      the memory bound are paged out to disk instead of dropped; only over this bound are the
+      oldest run.metrics and run.event frames dropped.
     - ``give_up_after``: a request answered HTTP 500 (a server error, not an outage: those are
       502/503/504 or no answer) is retried in smaller batches until the failing frame is alone;
       once that frame alone was answered 500 this many times in a row (default 5; 0 never), it is
       given up on: recorded in :attr:`errors` with code ``gave_up``, one warning logged, and the
       frames behind it are sent.
 
-    :raises ValueError: when no URL or token is given or set, or the URL is not http(s).
+    ``url`` may list several servers separated by commas (``http://a:8080,http://b:8080``,
+    instances sharing one database): on a connection error or HTTP 5xx the next one is tried.
+    Frame ids stay the same, so a frame committed by one instance is only acked by another.
+
+    :raises ValueError: when no URL or token is given or set, or a URL is not http(s).
     """
 
     def __init__(
@@ -284,17 +615,25 @@ class Pitwall:
         max_backoff_s: float = 30.0,
         clock: Callable[[], float] = time.monotonic,
         give_up_after: int = 5,
+        spool: Any = None,
+        max_spool_bytes: int = DEFAULT_MAX_SPOOL_BYTES,
     ) -> None:
         url = url if url is not None else os.environ.get("PITWALL_URL", "")
         token = token if token is not None else os.environ.get("PITWALL_TOKEN", "")
         if not url:
             raise ValueError("no Pitwall URL: pass url= or set PITWALL_URL (e.g. http://pitwall-host:8080)")
-        if not url.startswith(("http://", "https://")) or not urllib.parse.urlsplit(url).netloc:
-            raise ValueError("Pitwall URL must look like http(s)://host:port, got {!r}".format(url))
+        urls = [u.strip().rstrip("/") for u in url.split(",") if u.strip()]
+        for u in urls:
+            if not u.startswith(("http://", "https://")) or not urllib.parse.urlsplit(u).netloc:
+                raise ValueError("Pitwall URL must look like http(s)://host:port, got {!r}".format(u))
+        if not urls:
+            raise ValueError("no Pitwall URL: pass url= or set PITWALL_URL (e.g. http://pitwall-host:8080)")
         if not token:
             raise ValueError("no Pitwall token: pass token= or set PITWALL_TOKEN (npx pitwall token create <host>)")
-        self.url = url.rstrip("/")
-        self._ingest_url = self.url + "/api/ingest"
+        self.urls: List[str] = urls
+        """Every server URL given, in failover order."""
+        self._url_index = 0
+        self._failovers_in_row = 0
         self._token = token
         self.worker_id = _truncate(worker_id, 100) if worker_id else _default_worker_id()
         self.boot_id = boot_id or BOOT_ID
@@ -324,6 +663,19 @@ class Pitwall:
         self.last_error: Optional[str] = None
         """The last transport problem (unreachable, HTTP status), or None after a success."""
 
+        if spool is None:
+            spool = bool(os.environ.get("PITWALL_SPOOL_DIR"))
+        self.spool_root: Optional[str] = None
+        """Root folder of this client's spool, or None without a spool."""
+        if spool is True:
+            self.spool_root = default_spool_root()
+        elif spool:
+            self.spool_root = os.fspath(spool)
+        self.max_spool_bytes = max(1024 * 1024, int(max_spool_bytes))
+        self._spool: Optional[_Spool] = None
+        self._fsync_thread: Optional[threading.Thread] = None
+        self._disk_check_at = self.max_spool_bytes
+
         self._opener = urllib.request.build_opener(_NoRedirect())
         self._init_sync()
         self._queue: Deque[_Frame] = deque()
@@ -345,6 +697,20 @@ class Pitwall:
         self._batch_cap = self.max_batch_frames
         self._throttle = _LogThrottle(_MAX_ERROR_LOGS_PER_MINUTE)
         _instances.add(self)
+
+    @property
+    def url(self) -> str:
+        """The server URL in use (the first of :attr:`urls` until a failover)."""
+        return self.urls[self._url_index]
+
+    @property
+    def _ingest_url(self) -> str:
+        return self.urls[self._url_index] + "/api/ingest"
+
+    @property
+    def spool_folder(self) -> Optional[str]:
+        """The spool folder this client writes to (opened at its first run), or None."""
+        return self._spool.folder if self._spool is not None else None
 
     def _init_sync(self) -> None:
         self._lock = threading.Lock()
@@ -423,9 +789,52 @@ class Pitwall:
                 hello = {"v": PROTOCOL_VERSION, "id": _new_id(), "type": "hello", "client": CLIENT_NAME,
                          "workerId": self.worker_id}
                 frames.insert(0, _Frame(hello))
+            if self.spool_root is not None and self._spool is None and not self._closed:
+                self._open_spool_locked(key, frames)
             self._runs.append(run)
             self._push_locked(frames)
         return run
+
+    def _open_spool_locked(self, key: str, frames: List[_Frame]) -> None:
+        """Opens the run's spool folder and queues what a dead predecessor left in it, right
+        after ``hello`` (before this run's own frames). A spool that cannot be opened (disk
+        full, permissions) leaves the client memory-only, with an error logged."""
+        assert self.spool_root is not None
+        try:
+            spool = _open_spool_for_key(self.spool_root, key)
+        except (OSError, SpoolLockedError) as err:
+            _logger.error("pitwall: cannot open a spool under %s (%s); frames are kept in memory only", self.spool_root, err)
+            self.spool_root = None
+            return
+        self._attach_spool_locked(spool, frames)
+
+    def _attach_spool_locked(self, spool: "_Spool", frames: List[_Frame]) -> None:
+        self._spool = spool
+        if spool.recovered:
+            _logger.warning("pitwall: resending %d frame(s) left in %s by an earlier process%s", len(spool.recovered), spool.folder,
+                        " ({} cut-short line(s) skipped)".format(spool.skipped_lines) if spool.skipped_lines else "")
+            at = 1 if frames and frames[0].type == "hello" else 0
+            frames[at:at] = spool.recovered
+            spool.recovered = []
+        thread = threading.Thread(target=self._fsync_main, name="pitwall-fsync", daemon=True)
+        thread.start()
+        self._fsync_thread = thread
+
+    def _fsync_main(self) -> None:
+        # fsync batched: at most once a second, off the caller's thread, never holding the lock
+        # during the fsync itself (a slow disk must not stall the training loop).
+        while True:
+            time.sleep(_FSYNC_EVERY_S)
+            with self._cond:
+                spool = self._spool
+                if spool is None or spool._closed:
+                    return
+                fds = spool.dirty_fds()
+            for fd in fds:
+                try:
+                    os.fsync(fd)
+                except OSError:
+                    pass  # closed meanwhile (segment settled and deleted)
 
     def flush(self, timeout_s: Optional[float] = None) -> bool:
         """Sends everything queued so far (including each run's latest progress) and waits until
@@ -463,11 +872,28 @@ class Pitwall:
             self._stopping = True
             self._cond.notify_all()
             thread = self._thread
-        if left:
-            log.warning("pitwall: closing with %d frame(s) not delivered to %s; they are lost", left, self.url)
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=1.0)
+        with self._cond:
+            folder = self._close_spool_locked()
+        if left:
+            if folder:
+                _logger.warning("pitwall: closing with %d frame(s) not delivered to %s; they stay in the spool %s "
+                            "(sent by the next process with the same run key, or `python -m pitwall sync %s`)", left, self.url, folder, folder)
+            else:
+                _logger.warning("pitwall: closing with %d frame(s) not delivered to %s; they are lost", left, self.url)
         return flushed
+
+    def _close_spool_locked(self) -> Optional[str]:
+        """Closes the spool (unsettled frames stay on disk); returns its folder, or None."""
+        spool = self._spool
+        if spool is None:
+            return None
+        self._spool = None
+        for f in list(self._inflight) + list(self._queue):
+            f.seg = None
+        spool.close()
+        return spool.folder
 
     def stats(self) -> Dict[str, Any]:
         """A snapshot of the client's state: ``queued`` (frames waiting, including ones being
@@ -503,22 +929,90 @@ class Pitwall:
         if self._closed:
             ok, _ = self._throttle.allow("closed", self._clock())
             if ok:
-                log.warning("pitwall: client is closed; %s frame dropped", frames[0].type)
+                _logger.warning("pitwall: client is closed; %s frame dropped", frames[0].type)
             self.dropped_frames += len(frames)
             return
+        spool = self._spool
         for f in frames:
             self._seq += 1
             f.seq = self._seq
             self._queue.append(f)
-            self._held_bytes += f.size
-        held = len(self._queue) + len(self._inflight)
-        if held > self._compact_frames_at or self._held_bytes > self._compact_bytes_at:
-            self._compact_locked()
+            if f.text is not None:
+                self._held_bytes += f.size
+            if spool is not None and f.seg is None and f.type != "hello":
+                try:
+                    spool.append(f)
+                except OSError as err:
+                    self._spool_failed_locked(err)
+                    spool = None
+        if spool is not None:
+            if self._held_bytes > self._compact_bytes_at:
+                self._page_out_locked()
+            if spool.total_bytes > self._disk_check_at:
+                self._enforce_disk_bound_locked()
+        else:
+            held = len(self._queue) + len(self._inflight)
+            if held > self._compact_frames_at or self._held_bytes > self._compact_bytes_at:
+                self._compact_locked()
         self._ensure_thread_locked()
         # Wake the sender only when it waits for work: waking it during a retry wait on every
         # push would cost a thread switch per call in a tight loop.
         if self._idle:
             self._cond.notify_all()
+
+    def _settle_frame_locked(self, frame: _Frame) -> None:
+        """The frame left the queue for good (acked, rejected, given up, dropped, coalesced)."""
+        if frame.text is not None:
+            self._held_bytes -= frame.size
+        if frame.seg is not None and self._spool is not None:
+            self._spool.settle(frame)
+
+    def _spool_failed_locked(self, err: BaseException) -> None:
+        _logger.error("pitwall: cannot write to the spool %s (%s); frames are kept in memory only from now on",
+                  self._spool.folder if self._spool else "?", err)
+        self._spool = None
+        self.spool_root = None
+
+    def _page_out_locked(self) -> None:
+        """With a spool: keeps the texts of the first frames in memory up to half the memory
+        bound and drops the others' (they are read back from the spool when their turn comes).
+        Progress frames stay whole (they may be coalesced)."""
+        budget = self.max_queue_bytes // 2
+        for f in self._queue:
+            if f.text is None:
+                continue
+            if budget > 0:
+                budget -= f.size
+                continue
+            if f.seg is not None and f.progress is None:
+                f.text = None
+                self._held_bytes -= f.size
+        self._compact_bytes_at = max(self.max_queue_bytes, self._held_bytes + self.max_queue_bytes // 10)
+
+    def _enforce_disk_bound_locked(self) -> None:
+        """Over ``max_spool_bytes`` on disk: coalesces progress, then drops the oldest metrics
+        and events until the spool is under 90% of the bound (segments are deleted once every
+        frame in them is settled). run.start, run.end and artifacts are kept."""
+        spool = self._spool
+        assert spool is not None
+        target = int(self.max_spool_bytes * 0.9)
+        self._coalesce_progress_locked()
+        dropped: Dict[str, int] = {}
+        if spool.total_bytes > target:
+            kept: Deque[_Frame] = deque()
+            for f in self._queue:
+                if spool.total_bytes > target and f.type in ("run.metrics", "run.event"):
+                    dropped[f.type] = dropped.get(f.type, 0) + 1
+                    self._settle_frame_locked(f)
+                else:
+                    kept.append(f)
+            self._queue = kept
+        if dropped:
+            total = sum(dropped.values())
+            self.dropped_frames += total
+            _logger.warning("pitwall: spool over its bound of %d bytes (server unreachable?): dropped the %d oldest frames: %s",
+                        self.max_spool_bytes, total, ", ".join("{} {}".format(n, t) for t, n in sorted(dropped.items())))
+        self._disk_check_at = max(self.max_spool_bytes, spool.total_bytes + self.max_spool_bytes // 10)
 
     def _done_through_locked(self, seq: int) -> bool:
         """True when no frame with a sequence number <= seq is queued or being sent."""
@@ -566,20 +1060,12 @@ class Pitwall:
             if run._pending is not None and now >= run._progress_sent_at + self.min_interval_s:
                 self._emit_progress_locked(run, now)
 
-    def _compact_locked(self) -> None:
-        """Brings the queue under 90% of its bounds: first merges queued run.progress frames of
-        one (run, worker, boot) into the latest one (counters are cumulative, so the latest
-        reading carries everything), then drops the oldest metrics/events, then artifacts."""
-        target_frames = int(self.max_queue_frames * 0.9)
-        target_bytes = int(self.max_queue_bytes * 0.9)
-
-        def over() -> bool:
-            return len(self._queue) + len(self._inflight) > target_frames or self._held_bytes > target_bytes
-
+    def _coalesce_progress_locked(self) -> None:
+        """Merges the queued run.progress frames of each (run, worker, boot) into its latest."""
         groups: Dict[Tuple[Any, ...], List[_Frame]] = {}
         for f in self._queue:
             if f.progress is not None:
-                groups.setdefault((f.run, f.progress["workerId"], f.progress["bootId"]), []).append(f)
+                groups.setdefault((f.run, f.progress.get("workerId"), f.progress.get("bootId")), []).append(f)
         merged_away: Set[int] = set()
         for frames in groups.values():
             if len(frames) < 2:
@@ -597,27 +1083,44 @@ class Pitwall:
             # answer was lost), and the server would ignore new content under a known id.
             merged["id"] = _new_id()
             replacement = _Frame(merged, latest.owner)
-            self._held_bytes += replacement.size - latest.size
+            self._settle_frame_locked(latest)
             latest.id, latest.text, latest.size, latest.progress = replacement.id, replacement.text, replacement.size, merged
+            self._held_bytes += latest.size
+            if self._spool is not None:
+                try:
+                    self._spool.append(latest)
+                except OSError as err:
+                    self._spool_failed_locked(err)
             for f in frames[:-1]:
                 merged_away.add(id(f))
         if merged_away:
             kept: Deque[_Frame] = deque()
             for f in self._queue:
                 if id(f) in merged_away:
-                    self._held_bytes -= f.size
+                    self._settle_frame_locked(f)
                 else:
                     kept.append(f)
             self._queue = kept
             self.coalesced_frames += len(merged_away)
 
+    def _compact_locked(self) -> None:
+        """Brings the queue under 90% of its bounds: first merges queued run.progress frames of
+        one (run, worker, boot) into the latest one (counters are cumulative, so the latest
+        reading carries everything), then drops the oldest metrics/events, then artifacts."""
+        target_frames = int(self.max_queue_frames * 0.9)
+        target_bytes = int(self.max_queue_bytes * 0.9)
+
+        def over() -> bool:
+            return len(self._queue) + len(self._inflight) > target_frames or self._held_bytes > target_bytes
+
+        self._coalesce_progress_locked()
         dropped: Dict[str, int] = {}
         for droppable in (("run.metrics", "run.event"), ("run.artifact",)):
             if not over():
                 break
             excess_frames = len(self._queue) + len(self._inflight) - target_frames
             excess_bytes = self._held_bytes - target_bytes
-            kept = deque()
+            kept: Deque[_Frame] = deque()
             for f in self._queue:
                 if (excess_frames > 0 or excess_bytes > 0) and f.type in droppable:
                     excess_frames -= 1
@@ -631,7 +1134,7 @@ class Pitwall:
             total = sum(dropped.values())
             self.dropped_frames += total
             down = "" if self._down_since is None else " (server unreachable for {:.0f} s)".format(self._clock() - self._down_since)
-            log.warning(
+            _logger.warning(
                 "pitwall: queue full (%d frames / %d bytes held, bound %d / %d)%s: dropped the %d oldest frames: %s",
                 len(self._queue) + len(self._inflight), self._held_bytes, self.max_queue_frames, self.max_queue_bytes,
                 down, total, ", ".join("{} {}".format(n, t) for t, n in sorted(dropped.items())),
@@ -652,7 +1155,7 @@ class Pitwall:
         try:
             thread.start()
         except RuntimeError as err:  # interpreter shutting down
-            log.error("pitwall: cannot start the sender thread (%s); frames stay queued", err)
+            _logger.error("pitwall: cannot start the sender thread (%s); frames stay queued", err)
             return
         self._thread = thread
 
@@ -665,7 +1168,7 @@ class Pitwall:
             try:
                 outcome = self._post(batch)
             except Exception as err:  # never let the sender die: keep the frames and retry
-                log.exception("pitwall: unexpected error while sending")
+                _logger.exception("pitwall: unexpected error while sending")
                 outcome = ("retry", "unexpected error: {!r}".format(err), None)
             with self._cond:
                 self._settle_locked(batch, outcome)
@@ -701,6 +1204,16 @@ class Pitwall:
         size = 2
         while self._queue and len(batch) < self._batch_cap:
             f = self._queue[0]
+            if f.text is None:  # paged out: read it back from the spool
+                try:
+                    f.text = self._spool.read(f) if self._spool is not None else None
+                except OSError as err:
+                    _logger.error("pitwall: cannot read frame %s back from the spool (%s); dropped", f.id, err)
+                if f.text is None:
+                    self._queue.popleft()
+                    self.dropped_frames += 1
+                    continue
+                self._held_bytes += f.size
             if batch and size + f.size + 1 > self.max_batch_bytes:
                 break
             batch.append(self._queue.popleft())
@@ -712,7 +1225,7 @@ class Pitwall:
         """Sends one batch. Returns ("ok", results), ("retry", reason, status),
         ("config", reason, status) for a problem a person must fix (token, URL), or
         ("reject", reason, status, code) when the server refused this request for good."""
-        body = ("[" + ",".join(f.text for f in batch) + "]").encode("utf-8")
+        body = ("[" + ",".join(f.text or "" for f in batch) + "]").encode("utf-8")
         request = urllib.request.Request(
             self._ingest_url,
             data=body,
@@ -764,15 +1277,16 @@ class Pitwall:
         if kind == "ok":
             results = outcome[1]
             if self._down_since is not None:
-                log.warning("pitwall: reached %s again after %.0f s; sending the queued frames", self.url, now - self._down_since)
+                _logger.warning("pitwall: reached %s again after %.0f s; sending the queued frames", self.url, now - self._down_since)
             self._down_since = None
             self._failures = 0
+            self._failovers_in_row = 0
             self._retry_at = 0.0
             self.last_error = None
             self._poison_id, self._poison_strikes = None, 0
             self._batch_cap = min(self.max_batch_frames, self._batch_cap * 2)
             for i, f in enumerate(batch):
-                self._held_bytes -= f.size
+                self._settle_frame_locked(f)
                 result = results[i] if i < len(results) else None
                 if isinstance(result, dict) and result.get("ok") is False:
                     self._reject_locked(f, str(result.get("code") or "rejected"), str(result.get("message") or ""))
@@ -789,7 +1303,7 @@ class Pitwall:
                 self._queue.extendleft(reversed(batch))
                 self._batch_cap = max(1, len(batch) // 2)
                 return
-            self._held_bytes -= batch[0].size
+            self._settle_frame_locked(batch[0])
             self._reject_locked(batch[0], code, reason)
             return
         if kind == "retry" and outcome[2] == 500 and self._isolate_server_error_locked(batch, outcome[1]):
@@ -797,8 +1311,18 @@ class Pitwall:
         # retry / config: keep the frames in front, in order, and wait before the next attempt.
         reason = outcome[1]
         self._queue.extendleft(reversed(batch))
-        self._failures += 1
         self.last_error = reason
+        if kind == "retry" and len(self.urls) > 1 and (outcome[2] is None or outcome[2] >= 500):
+            # Several instances: try the next one at once; back off only after a full round.
+            previous = self.url
+            self._url_index = (self._url_index + 1) % len(self.urls)
+            self._failovers_in_row += 1
+            _logger.warning("pitwall: %s failed (%s); failing over to %s", previous, reason, self.url)
+            if self._failovers_in_row < len(self.urls):
+                self._retry_at = now
+                return
+            self._failovers_in_row = 0
+        self._failures += 1
         if kind == "config":
             delay = self.max_backoff_s
         else:
@@ -810,15 +1334,15 @@ class Pitwall:
             self._down_since = now
             self._last_down_log = now
             level = logging.ERROR if kind == "config" else logging.WARNING
-            log.log(level, "pitwall: cannot deliver to %s: %s; keeping %d frame(s) and retrying (waits up to %g s)",
+            _logger.log(level, "pitwall: cannot deliver to %s: %s; keeping %d frame(s) and retrying (waits up to %g s)",
                     self._ingest_url, reason, held, self.max_backoff_s)
         elif now - self._last_down_log >= _DOWN_LOG_EVERY_S:
             self._last_down_log = now
             level = logging.ERROR if kind == "config" else logging.WARNING
-            log.log(level, "pitwall: still cannot deliver to %s after %.0f s: %s; %d frame(s) queued",
+            _logger.log(level, "pitwall: still cannot deliver to %s after %.0f s: %s; %d frame(s) queued",
                     self._ingest_url, now - self._down_since, reason, held)
         else:
-            log.debug("pitwall: send failed (%s); retrying in %.1f s", reason, delay)
+            _logger.debug("pitwall: send failed (%s); retrying in %.1f s", reason, delay)
 
     def _isolate_server_error_locked(self, batch: List[_Frame], reason: str) -> bool:
         """HTTP 500 for ``batch``: a frame in it may be poison. Shrinks the batch to isolate it;
@@ -836,14 +1360,14 @@ class Pitwall:
         if self._poison_strikes < self.give_up_after:
             return False
         self._poison_id, self._poison_strikes = None, 0
-        self._held_bytes -= frame.size
+        self._settle_frame_locked(frame)
         message = "the server answered {} for this frame alone {} times in a row; giving up on it".format(reason, self.give_up_after)
         error = FrameError(frame.id, frame.type, frame.run, "gave_up", message)
         self.errors.append(error)
         self.rejected_frames += 1
         if frame.owner is not None and len(frame.owner.errors) < _KEEP_ERRORS:
             frame.owner.errors.append(error)
-        log.warning("pitwall: gave up on %s frame %s (run %r): %s", frame.type, frame.id, frame.run, message)
+        _logger.warning("pitwall: gave up on %s frame %s (run %r): %s", frame.type, frame.id, frame.run, message)
         return True
 
     def _reject_locked(self, frame: _Frame, code: str, message: str) -> None:
@@ -854,9 +1378,9 @@ class Pitwall:
             frame.owner.errors.append(error)
         allowed, suppressed = self._throttle.allow("reject", self._clock())
         if suppressed:
-            log.warning("pitwall: %d more rejected frame(s) were not logged", suppressed)
+            _logger.warning("pitwall: %d more rejected frame(s) were not logged", suppressed)
         if allowed:
-            log.warning("pitwall: server rejected %s frame %s (run %r): %s: %s", frame.type, frame.id, frame.run, code, message)
+            _logger.warning("pitwall: server rejected %s frame %s (run %r): %s: %s", frame.type, frame.id, frame.run, code, message)
 
     def _after_fork_in_child(self) -> None:
         # The child has a copy of the queue but no sender thread, and the lock may have been
@@ -865,6 +1389,9 @@ class Pitwall:
         self._queue = deque()
         self._inflight = []
         self._held_bytes = 0
+        # The parent keeps its spool (its lock, its files); a child that pushes opens its own.
+        self._spool = None
+        self._fsync_thread = None
 
     def _at_exit(self) -> None:
         with self._cond:
@@ -872,7 +1399,7 @@ class Pitwall:
                 return
             open_runs = [r.key for r in self._runs if not r._ended]
         for key in open_runs:
-            log.warning("pitwall: run %r was not ended before exit (use `with pw.run(...)` or run.end()); "
+            _logger.warning("pitwall: run %r was not ended before exit (use `with pw.run(...)` or run.end()); "
                         "it will show as stale", key)
         # While the server is unreachable, the run's end already waited flush_timeout_s: make
         # one short last attempt instead of holding the exit for the full timeout again.
@@ -880,11 +1407,20 @@ class Pitwall:
         if not self.flush(timeout):
             with self._cond:
                 left = len(self._queue) + len(self._inflight)
-            log.warning("pitwall: %d frame(s) could not be delivered to %s before exit (%s); they are lost",
-                        left, self.url, self.last_error or "timed out")
+                self._stopping = True
+                self._cond.notify_all()
+                folder = self._close_spool_locked()
+            if folder:
+                _logger.warning("pitwall: %d frame(s) could not be delivered to %s before exit (%s); they stay in the spool %s "
+                            "(sent by the next process with the same run key, or `python -m pitwall sync %s`)",
+                            left, self.url, self.last_error or "timed out", folder, folder)
+            else:
+                _logger.warning("pitwall: %d frame(s) could not be delivered to %s before exit (%s); they are lost",
+                            left, self.url, self.last_error or "timed out")
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
+            self._close_spool_locked()
 
 
 class Run:
@@ -901,6 +1437,7 @@ class Run:
         self.kind = kind
         self.worker_id = worker_id
         self.errors: List[FrameError] = []
+        self._key_json = json.dumps(key)
         self._pending: Optional[Dict[str, Any]] = None
         self._progress_sent_at = -math.inf
         self._ended = False
@@ -966,25 +1503,42 @@ class Run:
         :raises TypeError: when ``step`` is not an integer. :raises ValueError: for a step
             outside the signed 64-bit range or a key that is empty or over 200 characters.
         """
-        s = _step(step)
-        ts = _now_ms()
-        items = list(values.items()) if values else []
-        items.extend(named.items())
-        points: List[Dict[str, Any]] = []
-        for key, value in items:
-            if not isinstance(key, str) or not 1 <= len(key) <= 200:
-                raise ValueError("metric keys are strings of 1 to 200 characters, got {!r}".format(key))
-            number = _as_number(value)
-            if number is None:
-                self._warn_once("metric:" + key, "metric {!r} is not a number ({!r}); skipped".format(key, value))
-                continue
-            points.append({"key": key, "step": s, "value": number, "ts": ts})
-        if not points:
+        # Hot path (a training loop may call this tens of thousands of times a second): the
+        # frame's JSON is assembled from cached per-key fragments instead of json.dumps.
+        s = step if type(step) is int and -_MAX_SAFE_INT <= step <= _MAX_SAFE_INT else _step(step)
+        mid = (str(s) if type(s) is int else '"' + str(s) + '"') + ',"value":'
+        end = ',"ts":%d}' % _now_ms()
+        cache = _key_fragments
+        parts: List[str] = []
+        append = parts.append
+        for pairs in (values.items() if values else (), named.items()):
+            for key, value in pairs:
+                frag = cache.get(key)
+                if frag is None:
+                    frag = _key_fragment(key)
+                t = type(value)
+                if t is float and value - value == 0.0:
+                    append(f"{frag}{mid}{value!r}")
+                    continue
+                if t is int and -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT:
+                    append(f"{frag}{mid}{value}")
+                    continue
+                number = _as_number(value)
+                try:
+                    number = float(number)  # type: ignore[arg-type]
+                except (TypeError, ValueError, OverflowError):
+                    self._warn_once("metric:" + key, "metric {!r} is not a number ({!r}); skipped".format(key, value))
+                    continue
+                append(f"{frag}{mid}{_FLOAT_REPR(number) if number - number == 0.0 else _non_finite_text(number)}")
+        if not parts:
             return
+        head = '{"v":1,"id":"'
+        middle = '","type":"run.metrics","run":' + self._key_json + ',"points":['
         frames = []
-        for start in range(0, len(points), _MAX_METRIC_POINTS_PER_FRAME):
-            chunk = points[start:start + _MAX_METRIC_POINTS_PER_FRAME]
-            frames.append(_Frame({"v": PROTOCOL_VERSION, "id": _new_id(), "type": "run.metrics", "run": self.key, "points": chunk}, self))
+        for start in range(0, len(parts), _MAX_METRIC_POINTS_PER_FRAME):
+            fid = _new_id()
+            text = head + fid + middle + (end + ",").join(parts[start:start + _MAX_METRIC_POINTS_PER_FRAME]) + end + "]}"
+            frames.append(_Frame(None, self, raw=(fid, "run.metrics", self.key, text)))
         self._pw._push(frames)
 
     def artifact(self, uri: str, kind: str = "file", size_bytes: Optional[int] = None, step: Optional[int] = None) -> None:
@@ -1063,6 +1617,12 @@ class Run:
             if self._ended:
                 return True
             self._ended = True
+            for view in self.__dict__.get("_workers", {}).values():
+                if not view._ended:
+                    view._ended = True
+                    pw._emit_progress_locked(view, pw._clock())
+                    if view in pw._runs:
+                        pw._runs.remove(view)
             pw._emit_progress_locked(self, pw._clock())
             pw._push_locked([_Frame(frame, self)])
             if self in pw._runs:
@@ -1071,9 +1631,26 @@ class Run:
             return False
         delivered = pw.flush(flush_timeout_s)
         if not delivered:
-            log.warning("pitwall: run %r ended, but not every frame reached %s yet (%s); still retrying in the background",
+            _logger.warning("pitwall: run %r ended, but not every frame reached %s yet (%s); still retrying in the background",
                         self.key, pw.url, pw.last_error or "timed out")
         return delivered
+
+    def worker(self, worker_id: str) -> "Run":
+        """This run as seen by another worker (e.g. a nested progress bar, a thread): its
+        :meth:`progress` reports under ``worker_id`` (at most 100 characters); other calls go
+        to the same run. No frame is sent until it reports. Calling it again with the same id
+        returns the same object."""
+        wid = _truncate(str(worker_id), 100) or self.worker_id
+        if wid == self.worker_id:
+            return self
+        pw = self._pw
+        with pw._cond:
+            views = self.__dict__.setdefault("_workers", {})
+            view = views.get(wid)
+            if view is None:
+                view = views[wid] = Run(pw, self.key, self.name, self.kind, wid)
+                pw._runs.append(view)
+            return view
 
     def flush(self, timeout_s: Optional[float] = None) -> bool:
         """Same as :meth:`Pitwall.flush` on this run's client."""
@@ -1097,13 +1674,13 @@ class Run:
                 exit_code = exc.code if issubclass(exc_type, SystemExit) and isinstance(exc.code, int) else None
                 self.end("failed", error=text, exit_code=exit_code, output_tail=lines)
         except Exception:
-            log.exception("pitwall: could not end run %r", self.key)
+            _logger.exception("pitwall: could not end run %r", self.key)
 
     def _warn_once(self, what: str, message: str) -> None:
         if what in self._warned:
             return
         self._warned.add(what)
-        log.warning("pitwall: run %r: %s", self.key, message)
+        _logger.warning("pitwall: run %r: %s", self.key, message)
 
 
 def _count_or_none(value: Any) -> Optional[int]:
@@ -1132,19 +1709,255 @@ def _describe_network_error(err: BaseException) -> str:
     return "unreachable ({}: {})".format(type(err).__name__, err)
 
 
+# --------------------------------------------------------------------------------------------
+# Module-level API: one run per process, configured from the environment
+
+_default_client: Optional[Pitwall] = None
+_default_run: "Optional[Run]" = None
+_default_step = 0
+_warned_unconfigured = False
+_uncaught: Optional[BaseException] = None
+_module_lock = threading.Lock()
+
+
+def init(
+    kind: str = "training",
+    name: Optional[str] = None,
+    config: Optional[Mapping[str, Any]] = None,
+    *,
+    key: Optional[str] = None,
+    total: Optional[int] = None,
+    unit: Optional[str] = None,
+    tags: Optional[Sequence[str]] = None,
+    notes: Optional[str] = None,
+    url: Optional[str] = None,
+    token: Optional[str] = None,
+    spool: Any = True,
+    **client_options: Any,
+) -> "Optional[Run]":
+    """Starts this process's run and returns it (or None when Pitwall is not configured).
+
+    Reads ``PITWALL_URL`` (several comma-separated URLs fail over) and ``PITWALL_TOKEN`` unless
+    ``url``/``token`` are given; when either is missing, logs one warning and every module
+    function does nothing. ``key``: the run key (default ``PITWALL_RUN_KEY``, set by
+    ``pitwall run``, else a new one): pass the same key after a restart to continue the run
+    and resend what the killed process left in its spool. ``name`` defaults to the script's
+    file name. ``spool`` (default on): see :class:`Pitwall`. Other keyword arguments go to
+    :class:`Pitwall`. A second call ends the previous run first. When the interpreter exits
+    with the run still open, it ends ``succeeded``, or ``failed`` after an uncaught exception.
+
+    :raises ValueError: for an unknown kind or bad options (as :meth:`Pitwall.run`).
+    """
+    global _default_client, _default_run, _default_step, _warned_unconfigured
+    if kind not in RUN_KINDS:
+        raise ValueError("kind must be one of {}, got {!r}".format(", ".join(RUN_KINDS), kind))
+    url = url if url is not None else os.environ.get("PITWALL_URL", "")
+    token = token if token is not None else os.environ.get("PITWALL_TOKEN", "")
+    if not url or not token:
+        if not _warned_unconfigured:
+            _warned_unconfigured = True
+            _logger.warning("pitwall: PITWALL_URL and PITWALL_TOKEN are not both set; this run is not reported")
+        return None
+    if _default_run is not None:
+        finish()
+    with _module_lock:
+        if _default_client is None or _default_client._closed:
+            _default_client = Pitwall(url, token, spool=spool, **client_options)
+        if name is None:
+            main = sys.modules.get("__main__")
+            name = os.path.basename(getattr(main, "__file__", None) or "") or "python"
+        key = key or os.environ.get("PITWALL_RUN_KEY") or None
+        _default_run = _default_client.run(kind=kind, name=name, key=key, total=total, unit=unit, config=config, tags=tags, notes=notes)
+        _default_step = 0
+        _install_excepthook()
+        return _default_run
+
+
+def current_run() -> "Optional[Run]":
+    """The run :func:`init` started (None before it, after :func:`finish`, or unconfigured)."""
+    return _default_run
+
+
+def log_metrics(values: Mapping[str, Any], step: Optional[int] = None) -> None:
+    """Same as :func:`log`."""
+    log(values, step)
+
+
+def log(values: Mapping[str, Any], step: Optional[int] = None) -> None:
+    """Records metric values (``{"loss": 0.5, "eval/acc": 0.9}``) at ``step``; without a step,
+    one more than the previous call's (starting at 0). Does nothing before :func:`init`.
+
+    :raises TypeError: for a non-integer step (see :meth:`Run.metrics`).
+    """
+    global _default_step
+    run = _default_run
+    if run is None:
+        return
+    if step is None:
+        step = _default_step
+    run.metrics(step, values)
+    if type(step) is int:
+        _default_step = step + 1
+
+
+def progress(done: Optional[int] = None, total: Optional[int] = None, unit: Optional[str] = None,
+             counters: Optional[Mapping[str, float]] = None) -> None:
+    """Where this process stands (see :meth:`Run.progress`). Does nothing before :func:`init`."""
+    run = _default_run
+    if run is not None:
+        run.progress(done, total=total, unit=unit, counters=counters)
+
+
+def event(message: str, level: str = "info") -> None:
+    """A log line for the run page (see :meth:`Run.event`). Does nothing before :func:`init`."""
+    run = _default_run
+    if run is not None:
+        run.event(message, level)
+
+
+def artifact(uri: str, kind: str = "file", size_bytes: Optional[int] = None, step: Optional[int] = None) -> None:
+    """A checkpoint or uploaded object (see :meth:`Run.artifact`). Does nothing before :func:`init`."""
+    run = _default_run
+    if run is not None:
+        run.artifact(uri, kind=kind, size_bytes=size_bytes, step=step)
+
+
+def finish(status: str = "succeeded", error: Optional[str] = None, flush_timeout_s: Optional[float] = None) -> bool:
+    """Ends the run :func:`init` started (see :meth:`Run.end`) and waits for delivery; returns
+    True when everything was acknowledged (what is not stays in the spool). True when there is
+    no run."""
+    global _default_run
+    run = _default_run
+    if run is None:
+        return True
+    _default_run = None
+    return run.end(status, error=error, flush_timeout_s=flush_timeout_s)
+
+
+_excepthook_installed = False
+
+
+def _install_excepthook() -> None:
+    global _excepthook_installed
+    if _excepthook_installed:
+        return
+    _excepthook_installed = True
+    previous = sys.excepthook
+
+    def hook(exc_type: Any, exc: Any, tb: Any) -> None:
+        global _uncaught
+        _uncaught = exc
+        previous(exc_type, exc, tb)
+
+    sys.excepthook = hook
+
+
+def _finish_default_run_at_exit() -> None:
+    run = _default_run
+    if run is None or run._ended:
+        return
+    exc = _uncaught
+    try:
+        if exc is None:
+            finish("succeeded")
+        elif isinstance(exc, KeyboardInterrupt):
+            finish("cancelled", error="KeyboardInterrupt")
+        else:
+            finish("failed", error="".join(traceback.format_exception_only(type(exc), exc)).strip())
+    except Exception:
+        _logger.exception("pitwall: could not end run %r at exit", run.key)
+
+
+# --------------------------------------------------------------------------------------------
+# `python -m pitwall sync DIR` (or `python pitwall.py sync DIR` for the single-file copy)
+
+
+def sync(path: str, url: Optional[str] = None, token: Optional[str] = None, timeout_s: float = 600.0) -> Dict[str, int]:
+    """Uploads every spool folder at or under ``path`` (one copied from an air-gapped host, or
+    left by a killed job) and removes what the server acknowledged. Returns ``{"folders",
+    "frames", "delivered", "rejected", "left"}`` (``left``: still on disk, e.g. after a time-out).
+
+    :raises ValueError: as :class:`Pitwall` (no URL/token). :raises SpoolLockedError: when a
+        live process holds a folder.
+    """
+    totals = {"folders": 0, "frames": 0, "delivered": 0, "rejected": 0, "left": 0}
+    for folder in _spool_folders(path):
+        spool = _Spool(folder)
+        pw = Pitwall(url, token, spool=False, flush_timeout_s=timeout_s)
+        frames = spool.recovered
+        with pw._cond:
+            pw._attach_spool_locked(spool, [])
+        # hello first: the server learns the client; the spooled frames keep their ids.
+        hello = _Frame({"v": PROTOCOL_VERSION, "id": _new_id(), "type": "hello", "client": CLIENT_NAME + " sync",
+                        "workerId": pw.worker_id})
+        pw._push([hello] + frames)
+        delivered = pw.flush(timeout_s)
+        stats = pw.stats()
+        totals["folders"] += 1
+        totals["frames"] += len(frames)
+        totals["rejected"] += stats["rejected"]
+        totals["delivered"] += stats["sent"] - 1 if stats["sent"] else 0
+        totals["left"] += stats["queued"]
+        if not delivered:
+            _logger.warning("pitwall: %s: %d frame(s) not delivered (%s); run sync again", folder, stats["queued"], pw.last_error)
+        pw.close(timeout_s=0)
+    return totals
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Command line: ``python -m pitwall sync DIR [--url URL] [--token TOKEN] [--timeout S]``.
+    Exit 0 when everything was delivered, 1 when frames were rejected or left, 2 on bad usage."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m pitwall", description="Pitwall Python client tools.")
+    sub = parser.add_subparsers(dest="command")
+    p_sync = sub.add_parser("sync", help="upload spool folders (from an air-gapped host or a killed job)")
+    p_sync.add_argument("dir", help="a spool folder, or a folder of spool folders (e.g. ~/.cache/pitwall/spool)")
+    p_sync.add_argument("--url", default=None, help="server URL(s), comma-separated (default PITWALL_URL)")
+    p_sync.add_argument("--token", default=None, help="worker token (default PITWALL_TOKEN)")
+    p_sync.add_argument("--timeout", type=float, default=600.0, help="seconds to wait per folder (default 600)")
+    sub.add_parser("version", help="print the client version")
+    args = parser.parse_args(argv)
+    if args.command == "version":
+        print(__version__)
+        return 0
+    if args.command != "sync":
+        parser.print_help()
+        return 2
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    if not _spool_folders(args.dir):
+        print("no spool found at {}".format(args.dir), file=sys.stderr)
+        return 2
+    try:
+        totals = sync(args.dir, url=args.url, token=args.token, timeout_s=args.timeout)
+    except (ValueError, SpoolLockedError) as err:
+        print("pitwall sync: {}".format(err), file=sys.stderr)
+        return 2
+    print("synced {folders} folder(s): {frames} frame(s), {delivered} delivered, {rejected} rejected, {left} left".format(**totals))
+    return 0 if totals["rejected"] == 0 and totals["left"] == 0 else 1
+
+
 @atexit.register
 def _flush_all_at_exit() -> None:
+    _finish_default_run_at_exit()
     for client in list(_instances):
         try:
             client._at_exit()
         except Exception:
-            log.exception("pitwall: error while flushing at exit")
+            _logger.exception("pitwall: error while flushing at exit")
 
 
 def _reinit_after_fork() -> None:
+    _renew_id_prefix()
     for client in list(_instances):
         client._after_fork_in_child()
 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_reinit_after_fork)
+
+
+
+if __name__ == "__main__":
+    sys.exit(main())
