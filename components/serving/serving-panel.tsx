@@ -73,7 +73,9 @@ export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLe
   const now = useNow();
   const quiet = run.lastSampleMs !== null && now - run.lastSampleMs > Math.max(3 * run.intervalS * 1000, 30_000);
   // Latencies in the page's unit (or, alone, the one this engine's TTFT/ITL readings call for).
-  const unit = useLatencyUnit(run.series.filter((x) => x.key === K.ttftMsP50 || x.key === K.ttftMsP99 || x.key === K.itlMsP99).flatMap((x) => x.points.map((p) => p.value)));
+  const seriesMs = (...keys: string[]) => run.series.filter((x) => keys.includes(x.key)).flatMap((x) => x.points.map((p) => p.value));
+  const unit = useLatencyUnit("ttft", seriesMs(K.ttftMsP50, K.ttftMsP99));
+  const itlUnit = useLatencyUnit("itl", seriesMs(K.itlMsP50, K.itlMsP99));
   const ms = unit === "s" ? 1 / 1000 : 1;
   const has = (key: string) => v[key] !== undefined;
   const maxGapMs = Math.max(3 * run.intervalS * 1000, 3 * ((toMs - fromMs) / 400));
@@ -123,7 +125,7 @@ export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLe
         <Figure label="KV cache" value={has(K.kvCacheUsage) ? `${formatNumber(v[K.kvCacheUsage]! * 100, 1)}%` : MISSING} testId="serving-kv" />
         <Figure label="gen tok/s" value={formatTokPerS(v[K.genTokPerS] ?? v[K.generationTokPerS])} />
         <Figure label="TTFT p50 / p99" value={`${formatLatencyIn(v[K.ttftMsP50], unit)} / ${formatLatencyIn(v[K.ttftMsP99], unit)}`} testId="serving-ttft" />
-        <Figure label="ITL p99" value={formatLatencyIn(v[K.itlMsP99], unit)} />
+        <Figure label="ITL p99" value={formatLatencyIn(v[K.itlMsP99], itlUnit)} />
         <Figure
           label={clientAcceptLength !== null ? "accept length server / client" : "accept length"}
           value={`${has(K.acceptLength) ? formatNumber(v[K.acceptLength], 2) : MISSING}${clientAcceptLength !== null ? ` / ${formatNumber(clientAcceptLength, 2)}` : ""}`}
