@@ -136,7 +136,7 @@ describe("groupSeries", () => {
 
 describe("a measured TPOT of 0 ms (issue 19)", () => {
   it("says 0 ms, not 'not measured'", () => {
-    const scale = { kind: "concurrency" as const };
+    const scale = { kind: "concurrency" as const, unboundedX: null };
     const zero = headline([pt({ concurrency: 1, outputTokPerS: 50, tpotMsMedian: 0 })], scale);
     expect(decodeAtPeakNote(zero, "none")).toBe("median TPOT 0 ms");
     const missing = headline([pt({ concurrency: 1, outputTokPerS: 50, tpotMsMedian: null })], scale);
