@@ -102,7 +102,7 @@ export function ActivitySections({ view, state, artifactTitle }: { view: RunProg
             <CardDescription className="ml-auto tabular-nums">{view.artifactTotal > 0 ? formatCount(view.artifactTotal) : ""}</CardDescription>
           </CardHeader>
           {view.artifacts.length > 0 ? (
-            <ArtifactTable artifacts={view.artifacts} total={view.artifactTotal} />
+            <ArtifactTable runId={view.runId} artifacts={view.artifacts} total={view.artifactTotal} />
           ) : (
             <CardContent className="text-sm text-muted-fg">None yet. Workers report them with run.artifact (kind, uri, sizeBytes, step).</CardContent>
           )}
