@@ -149,7 +149,7 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
       {data.empty ? (
         <OverviewEmptyState origin={origin} />
       ) : (
-        <div className={cn("grid gap-4", wall ? "grid-cols-[minmax(0,2fr)_minmax(0,1fr)]" : "xl:grid-cols-[minmax(0,1fr)_minmax(340px,400px)] 2xl:grid-cols-[minmax(0,1fr)_minmax(400px,480px)]")}>
+        <div className={cn("grid gap-4", wall ? "md:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]" : "xl:grid-cols-[minmax(0,1fr)_minmax(340px,400px)] 2xl:grid-cols-[minmax(0,1fr)_minmax(400px,480px)]")}>
           <div className="grid min-w-0 content-start gap-4">
             <Section
               title="Running now"
@@ -217,12 +217,16 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
 
   if (wall) {
     return (
-      <div ref={wallFrame} style={WALL_THEME} className="fixed inset-0 z-50 overflow-hidden bg-background px-6 py-4 text-foreground" data-testid="wall" data-wall>
+      <div ref={wallFrame} style={WALL_THEME} className="fixed inset-0 z-50 overflow-hidden bg-background px-6 py-4 text-foreground max-md:overflow-y-auto max-md:px-3" data-testid="wall" data-wall>
         <WallExitOnEscape />
         {/* Figures, clock and exit share one row: the screen's height goes to the runs. */}
-        <div className="mb-3 flex items-stretch gap-4">
-          <WallFigures running={runningCount} stale={staleCount} hostsOnline={online} hosts={data.hosts.length} alerts={alerting.reduce((n, r) => n + r.activeAlerts.length, 0)} className="min-w-0 flex-1" />
-          <div className="flex shrink-0 flex-col items-end justify-center">
+        <div className="mb-3 flex flex-col-reverse items-stretch gap-2 md:flex-row md:gap-4">
+          <WallFigures running={runningCount} stale={staleCount} hostsOnline={online} hosts={data.hosts.length} alerts={alerting.reduce((n, r) => n + r.activeAlerts.length, 0)}
+            initialPlans={plans.pendingCount}
+            renderedAt={renderedAt}
+            className="min-w-0 flex-1"
+          />
+          <div className="flex shrink-0 flex-row flex-wrap items-center justify-between gap-x-4 md:flex-col md:items-end md:justify-center">
             <div className="flex items-baseline gap-4">
               <span className="text-lg font-semibold tracking-tight text-muted-fg">Pitwall</span>
               <WallClock />
@@ -247,7 +251,8 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
       <div className="flex min-h-8 flex-wrap items-baseline gap-x-4 gap-y-2">
         <h1 className="text-lg font-semibold tracking-tight">Overview</h1>
         {!data.empty && summary}
-        <Link href="/?wall=1" className={cn(buttonVariants({ variant: "outline", size: "sm" }), "ml-auto self-center")} title="Full screen, dark, large type: for a team screen">
+        {/* Not on a phone: the wall is for a team screen (issue 25). */}
+        <Link href="/?wall=1" className={cn(buttonVariants({ variant: "outline", size: "sm" }), "ml-auto self-center max-md:hidden")} title="Full screen, dark, large type: for a team screen">
           <Maximize2 aria-hidden />
           Wall mode
         </Link>

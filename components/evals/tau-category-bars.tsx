@@ -160,6 +160,8 @@ function CategoryBaseline({ x, y, width, label }: { x: number; y: number; width:
 /** A bar's τ printed where no baseline crosses it (recharts LabelList content: the bar's box and value). */
 function BarValueLabel({ x, y, width, height, value, lines }: { x?: unknown; y?: unknown; width?: unknown; height?: unknown; value?: unknown; lines: readonly number[] }) {
   if (typeof value !== "number") return null;
+  // Wider than its bar ("12.83" ran into "11.66" at 390 px, issue 25): left to the tooltip and the data table.
+  if (Number(width) < formatTau(value).length * 6.5) return null;
   const top = Number(y);
   const h = Number(height);
   const textY = barLabelY({ top, height: h, value, lines });

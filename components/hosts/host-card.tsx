@@ -103,7 +103,8 @@ export function HostCard({ host, asOf }: { host: HostView; asOf: string }) {
         <HostStateBadge state={host.state} />
         <HeartbeatAge host={host} className="ml-auto text-xs" />
       </div>
-      <div className={cn("grid gap-3 p-4", dim && "opacity-70")}>
+      {/* A quiet host's last readings: bars and charts dimmed, text kept at full contrast (WCAG AA, issue 25). */}
+      <div className={cn("grid gap-3 p-4", dim && "[&_[role=img]]:opacity-60 [&_svg]:opacity-60")}>
         {summary ? (
           <div className="grid gap-1.5">
             <div className="flex items-baseline justify-between text-xs">

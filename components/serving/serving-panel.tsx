@@ -11,6 +11,7 @@ import { MISSING, formatNumber, formatTokPerS } from "@/lib/format";
 import { formatLatencyIn } from "@/lib/latency-unit";
 import { runPath } from "@/lib/paths";
 import { SERVING_KEYS as K } from "@/lib/serving/derive";
+import { servingStallAfterS } from "@/lib/serving/stall";
 import type { ServingRunView, SweepLevelMark } from "@/lib/view-models/serving";
 import { GpuCharts, GpuFigures, hasGpuReadings } from "./gpu-readings";
 import { Figure, ServingChart, servingSeries, type ServingChartFrame, type ServingChartSpec } from "./series-chart-block";
@@ -69,9 +70,10 @@ const TTFT_LINES = [
 /** One scraped engine: up/down, latest figures and small charts of the window (gaps where it did not answer). */
 export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLength = null, linkName = true }: ServingRunPanelProps) {
   const v = run.latest;
-  // "Answering" is what the last scrape said; after three missed scrapes (at least 30 s) it is no longer known (issue 12).
+  // "Answering" is what the last scrape said; once the run's stall threshold passed without one it is no
+  // longer known (issue 12), at the same moment the run header turns from "Running · Live" to "Stale" (issue 25).
   const now = useNow();
-  const quiet = run.lastSampleMs !== null && now - run.lastSampleMs > Math.max(3 * run.intervalS * 1000, 30_000);
+  const quiet = run.lastSampleMs !== null && now - run.lastSampleMs > servingStallAfterS(run.intervalS) * 1000;
   // Latencies in the page's unit (or, alone, the one this engine's TTFT/ITL readings call for).
   const seriesMs = (...keys: string[]) => run.series.filter((x) => keys.includes(x.key)).flatMap((x) => x.points.map((p) => p.value));
   const unit = useLatencyUnit("ttft", seriesMs(K.ttftMsP50, K.ttftMsP99));
