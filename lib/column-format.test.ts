@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { byteColumnFormat, columnDecimals, columnNumberFormat, formatDurationIn, pickByteUnit, pickDurationUnit, withUnitHeader } from "./column-format";
 
 describe("duration columns", () => {
-  it("picks the unit from the column's median: ms under 1 s, s under 2 min, then m:ss, h:mm, d h", () => {
+  it("picks the unit from the column's largest value: ms under 1 s, s under 2 min, then m:ss, h:mm; d h when most are days", () => {
     expect(pickDurationUnit([0.05, 0.2, 0.9])).toBe("ms");
-    expect(pickDurationUnit([1, 46.2, 119])).toBe("s");
-    expect(pickDurationUnit([120, 1740, 3000])).toBe("m:ss");
-    expect(pickDurationUnit([3600, 46_800, 80_000])).toBe("h:mm");
-    expect(pickDurationUnit([86_400, 200_000, 400_000])).toBe("d h");
+    expect(pickDurationUnit([0.2, 1, 46.2, 119])).toBe("s");
+    expect(pickDurationUnit([5, 120, 1740, 3000])).toBe("m:ss");
+    expect(pickDurationUnit([15, 16, 46.2, 3600, 86_400])).toBe("h:mm");
+    expect(pickDurationUnit([86_400, 200_000, 400_000, 60])).toBe("d h");
     expect(pickDurationUnit([])).toBe("s");
     expect(pickDurationUnit([null, Number.NaN, Number.POSITIVE_INFINITY])).toBe("s");
   });
@@ -64,7 +64,11 @@ describe("byte columns", () => {
     expect(pickByteUnit([])).toBe("B");
     const { unit, format } = byteColumnFormat([1.1e6, 2.25e6, 5e9]);
     expect(unit).toBe("MB");
-    expect([1.1e6, 2.25e6, 5e9].map(format)).toEqual(["1.1", "2.3", "5,000.0"]);
+    expect([1.1e6, 2.25e6, 5e9].map(format)).toEqual(["1.10", "2.25", "5,000.00"]);
+    // 1.0 TB beside 1,005.4 GB: both in TB, told apart.
+    const tb = byteColumnFormat([1.0e12, 1005.4e9]);
+    expect(tb.unit).toBe("TB");
+    expect([1.0e12, 1005.4e9].map(tb.format)).toEqual(["1.00", "1.01"]);
     expect(format(null)).toBe("—");
     expect(byteColumnFormat([12, 512]).format(512)).toBe("512");
   });

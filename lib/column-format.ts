@@ -23,19 +23,21 @@ function median(sorted: readonly number[]): number {
 }
 
 /**
- * The unit of a duration column from its values in seconds, by their median (so one outlier does
- * not turn every cell into "0d 00h"): under 1 s "ms", under 2 min "s", under 1 h "m:ss", under
- * 1 d "h:mm", else "d h". Null, NaN and ±∞ are ignored; no value gives "s".
+ * The unit of a duration column from its values in seconds: by the largest value, so every cell
+ * fits the column's format — under 1 s "ms", under 2 min "s", under 1 h "m:ss", else "h:mm" (hours
+ * grow past 24, so a 46 s run beside a day-long one reads "0:01" and "24:00"); "d h" only when most
+ * values (the median) are a day or longer. Null, NaN and ±∞ are ignored; no value gives "s".
  */
 export function pickDurationUnit(valuesS: Iterable<number | null | undefined>): DurationUnit {
   const finite = finiteOf(valuesS).map((v) => Math.max(0, v));
   if (finite.length === 0) return "s";
-  const m = median(finite.sort((a, b) => a - b));
-  if (m < 1) return "ms";
-  if (m < 120) return "s";
-  if (m < 3600) return "m:ss";
-  if (m < 86_400) return "h:mm";
-  return "d h";
+  const sorted = finite.sort((a, b) => a - b);
+  const max = sorted[sorted.length - 1]!;
+  if (median(sorted) >= 86_400) return "d h";
+  if (max < 1) return "ms";
+  if (max < 120) return "s";
+  if (max < 3600) return "m:ss";
+  return "h:mm";
 }
 
 const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
@@ -121,12 +123,13 @@ export function bytesIn(bytes: number | null | undefined, unit: ByteUnit): numbe
 
 /**
  * A formatter for one byte column: every cell a bare number in the column's unit (from
- * {@link pickByteUnit}) with one precision for the column: one decimal while the smallest value is
- * below 100 in that unit ("1.1", "5,000.0"), else none ("998", "1,005").
+ * {@link pickByteUnit}) with one precision for the column, enough for its smallest value to keep
+ * three digits: "1.00" beside "1.01" (TB), "12.5", "998" beside "1,005" (GB).
  */
 export function byteColumnFormat(valuesBytes: readonly (number | null | undefined)[]): { unit: ByteUnit; format: (bytes: number | null | undefined) => string } {
   const unit = pickByteUnit(valuesBytes);
   const positive = finiteOf(valuesBytes.map((b) => bytesIn(b, unit))).map(Math.abs).filter((v) => v > 0);
-  const d = unit === "B" || positive.length === 0 || Math.min(...positive) >= 100 ? 0 : 1;
+  const least = positive.length === 0 ? 0 : Math.min(...positive);
+  const d = unit === "B" || least >= 100 ? 0 : least >= 10 ? 1 : 2;
   return { unit, format: (b) => formatNumber(bytesIn(b, unit), d) };
 }
