@@ -24,10 +24,12 @@ export async function seedEveryPage(baseURL: string, request: APIRequestContext,
   await start("extraction", { total: 1000, unit: "samples" });
   await send({ type: "run.progress", run: `${tag}-extraction`, workerId: "gpu0", bootId: "b0", done: 400, counters: { "s3.uploaded": 390, "local.deleted": 380, "s3.bytes": 4.3e11 } });
   for (let i = 0; i < 30; i++) await send({ type: "run.artifact", run: `${tag}-extraction`, kind: "upload", uri: `s3://bucket/${tag}/shard-${String(i).padStart(5, "0")}.tar`, sizeBytes: 1.1e6 * (i + 1) });
-  await send({ type: "run.event", run: `${tag}-extraction`, level: "warn", message: "gpu0: upload failed: 503 SlowDown; retrying" });
+  // Enough events that the run page's event list scrolls (a scrollable region must take keyboard focus).
+  for (let i = 0; i < 16; i++) await send({ type: "run.event", run: `${tag}-extraction`, level: "warn", message: `gpu0: upload of shard ${i} failed: 503 SlowDown; retrying` });
   await start("training");
   await send({ type: "run.metrics", run: `${tag}-training`, points: [1, 2, 3, 4].flatMap((s) => [{ key: "train/loss", step: s * 100, value: 3 / s }, { key: "lr", step: s * 100, value: 3e-4 }]) });
   await send({ type: "run.artifact", run: `${tag}-training`, kind: "checkpoint", step: 400, uri: `s3://ckpts/${tag}/checkpoint-000400/` });
+  for (let i = 1; i <= 16; i++) await send({ type: "run.event", run: `${tag}-training`, message: `checkpoint ${i * 100} uploaded to s3://ckpts/${tag}/checkpoint-${String(i * 100).padStart(6, "0")}/` });
   await start("eval");
   await send({
     type: "run.eval",

@@ -207,6 +207,7 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
                 wall={wall}
                 emptyText="No events yet: workers send them with run.event; alerts appear here too."
                 className={wall ? undefined : "max-h-[32rem] overflow-y-auto"}
+                scrollLabel={wall ? undefined : "Events and alerts"}
               />
             </Section>
           </div>
