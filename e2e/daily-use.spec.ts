@@ -189,3 +189,15 @@ test("the wall shows the plans waiting from the first paint, before any script r
   await expect(plans.locator("div").first()).toHaveText(/^\d+$/);
   await context.close();
 });
+
+test("recently finished runs share one duration unit, named once", async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto("/");
+  await expect(page.getByTestId("recent-duration-unit")).toHaveText(/^duration \((ms|s|m:ss|h:mm|d h)\)$/);
+  const unit = (await page.getByTestId("recent-duration-unit").textContent())!.slice(10, -1);
+  const durations = await page.locator("li span[title]").filter({ hasText: /^[\d.,:dh ]+$/ }).allTextContents();
+  expect(durations.length).toBeGreaterThan(0);
+  // Every cell in the unit's own shape: no "46.2 s" beside "13h 00m".
+  const shape = { ms: /^[\d,]+$/, s: /^[\d,]+\.\d$/, "m:ss": /^[\d,]+:\d\d$/, "h:mm": /^[\d,]+:\d\d$/, "d h": /^\d+d \d\dh$/ }[unit]!;
+  for (const d of durations) expect(d).toMatch(shape);
+});

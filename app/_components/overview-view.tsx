@@ -1,5 +1,6 @@
 "use client";
 
+import { formatDurationIn, pickDurationUnit, type DurationUnit } from "@/lib/column-format";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, type ReactNode } from "react";
@@ -101,6 +102,9 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
   const alerting = data.active.filter((r) => r.activeAlerts.length > 0);
   const online = data.hosts.filter((h) => h.state === "online").length;
   const wallFrame = useRef<HTMLDivElement>(null);
+  // One duration unit for the finished runs, named in the section's header ("46.8 s" beside "1d 0h" read as noise, issue 25).
+  const recent = data.recent.slice(0, wall ? 5 : 10);
+  const recentUnit = pickDurationUnit(recent.map((r) => r.durationS));
   const wallPage = useWallPage(runs.length, useWallFit(wallFrame, wall));
 
   const summary = (
@@ -178,10 +182,10 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
               <ActivePager counts={data.activeCounts} shown={data.active.length} wall={wall} />
             </Section>
             {data.recent.length > 0 && (
-              <Section title="Recently finished" wall={wall}>
+              <Section title="Recently finished" wall={wall} note={<span data-testid="recent-duration-unit">duration ({recentUnit})</span>}>
                 <ul>
-                  {data.recent.slice(0, wall ? 5 : 10).map((r) => (
-                    <FinishedRow key={r.id} run={r} wall={wall} />
+                  {recent.map((r) => (
+                    <FinishedRow key={r.id} run={r} wall={wall} unit={recentUnit} />
                   ))}
                 </ul>
               </Section>
@@ -283,7 +287,7 @@ function OlderStale({ count }: { count: number }) {
   );
 }
 
-function FinishedRow({ run, wall }: { run: FinishedRunView; wall: boolean }) {
+function FinishedRow({ run, wall, unit }: { run: FinishedRunView; wall: boolean; unit: DurationUnit }) {
   const detail = run.state === "failed" ? (run.error ?? (run.exitCode !== null ? `exit code ${run.exitCode}` : null)) : null;
   return (
     <li className={cn("grid items-center gap-x-3 border-b border-border px-4 last:border-b-0", wall ? "grid-cols-[auto_minmax(0,1fr)_auto] py-2.5 text-base" : "grid-cols-[auto_minmax(0,1fr)] py-2 text-[13px] md:grid-cols-[auto_minmax(0,1fr)_auto]")}>
@@ -299,7 +303,7 @@ function FinishedRow({ run, wall }: { run: FinishedRunView; wall: boolean }) {
       </div>
       <div className={cn("text-muted-fg tabular-nums", wall ? "text-right text-sm" : "col-start-2 text-xs md:col-start-auto md:text-right")}>
         <div>
-          {run.kind} · {run.host} · {formatDuration(run.durationS)}
+          {run.kind} · {run.host} · <span title={formatDuration(run.durationS)}>{formatDurationIn(run.durationS, unit)}</span>
         </div>
         <div>
           ended <RelativeTime iso={run.endedAt} />
