@@ -73,7 +73,7 @@ test("serving runs read 'Output 557.8 tok/s' on the overview and the wall, never
 test("the runs table names each figure's unit once, in the header", async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(`/runs?tag=${tag}`);
-  const table = page.getByRole("table", { name: "Runs" });
+  const table = page.getByRole("region", { name: "Runs" });
   await expect(table.getByRole("columnheader", { name: /Duration \(h:mm\)/ })).toBeVisible();
   await expect(table.getByRole("columnheader", { name: /Peak output \(tok\/s\)/ })).toBeVisible();
   const cell = (name: string, col: number) => table.getByRole("row").filter({ hasText: name }).getByRole("cell").nth(col);
@@ -92,7 +92,7 @@ test("the artifact table reaches the oldest of 230 artifacts, sizes in one unit"
   await pager.getByRole("button", { name: /Older/ }).click();
   await pager.getByRole("button", { name: /Older/ }).click();
   await expect(pager).toContainText("201–230 of 230 artifacts");
-  const table = page.getByRole("table", { name: "Artifacts" });
+  const table = page.getByRole("region", { name: "Artifacts" });
   await expect(table.getByRole("row").filter({ hasText: "shard-00000.tar" })).toBeVisible();
   // 1.0 TB beside 1,005.4 GB: one unit for the column, named in the header, told apart by precision.
   await expect(table.getByRole("columnheader", { name: "Size (TB)" })).toBeVisible();

@@ -150,9 +150,12 @@ function CategoryBaseline({ x, y, width, label }: { x: number; y: number; width:
   return (
     <g className="category-baseline" data-testid="category-baseline">
       <line x1={x + 2} x2={x + width - 2} y1={y} y2={y} stroke={BASELINE_COLOR} strokeDasharray="6 4" strokeWidth={1.5} />
+      {/* In a narrow band (a phone) the value would sit on the bar: the legend above names it. */}
+      {width >= 90 && (
       <text x={x + width - 2} y={y + 13} textAnchor="end" fontSize={11} fill="var(--foreground)" stroke="var(--card)" strokeWidth={3} paintOrder="stroke">
         {label}
       </text>
+      )}
     </g>
   );
 }
