@@ -29,9 +29,12 @@ export default defineConfig({
     launchOptions: chromiumLaunchOptions,
   },
   // The fresh-install spec needs an empty database: it runs first, every other spec after it.
+  // `*.slow.spec.ts` files form the `slow` project, so `--project=app` leaves them out.
   projects: [
     { name: "fresh-install", testMatch: /fresh-install\.spec\.ts$/ },
-    { name: "app", testIgnore: /fresh-install\.spec\.ts$/, dependencies: ["fresh-install"] },
+    { name: "app", testIgnore: [/fresh-install\.spec\.ts$/, /\.slow\.spec\.ts$/], dependencies: ["fresh-install"] },
+    // Long checks (axe on every page in dark): `npx playwright test --project=slow`; `npm test` runs them too.
+    { name: "slow", testMatch: /\.slow\.spec\.ts$/, dependencies: ["fresh-install"] },
   ],
   webServer: {
     command: "node_modules/.bin/tsx scripts/start.ts",

@@ -86,7 +86,7 @@ test("the τ table is paged by checkpoint, latest first, with a page-size choice
   expect(Math.abs(s.x - m.x)).toBeLessThan(2);
 });
 
-test("one latency unit per page: seconds in the charts, the point table and the data tables when the median latency is ≥ 1 s; the points are paged", async ({ page, baseURL }) => {
+test("one unit per latency metric on a page: TTFT in seconds in the charts, the point table and the data tables when its median is ≥ 1 s, TPOT of 40 ms still in ms; the points are paged", async ({ page, baseURL }) => {
   const worker = await connectWorker(baseURL!, token);
   const run = `e2e-unit-${randomUUID().slice(0, 8)}`;
   await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name: `Slow sweep ${run.slice(-8)}`, kind: "benchmark" });
@@ -107,15 +107,15 @@ test("one latency unit per page: seconds in the charts, the point table and the 
 
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(`/runs/${await runIdOf(page, run)}`);
-  await expect(page.getByText("median and p99, s", { exact: true })).toBeVisible();
+  await expect(page.getByText("median and p99 · units on each axis", { exact: true })).toBeVisible();
   const ttft = page.getByRole("figure", { name: /^Time to first token by concurrency, median and p99 \(s\)/ });
   await expect(ttft.locator(".recharts-label", { hasText: "TTFT (s)" })).toBeVisible();
   await ttft.getByText(/Data table/).click();
   await expect(ttft.getByRole("columnheader", { name: "TTFT median (s)" })).toBeVisible();
   await expect(ttft.getByRole("row").nth(1)).toContainText("1.50 s");
-  // TPOT shares the page's unit: 40 ms is 0.04 s.
-  const tpot = page.getByRole("figure", { name: /^Time per output token by concurrency, median and p99 \(s\)/ });
-  await expect(tpot.locator(".recharts-label", { hasText: "TPOT (s)" })).toBeVisible();
+  // TPOT picks its own unit: 40 ms stays 40 ms, never "0.04 s" (issue 25).
+  const tpot = page.getByRole("figure", { name: /^Time per output token by concurrency, median and p99 \(ms\)/ });
+  await expect(tpot.locator(".recharts-label", { hasText: "TPOT (ms)" })).toBeVisible();
   // Long-context TTFT too.
   const lc = page.getByRole("figure", { name: /^TTFT by context length, median \(s\)/ });
   await lc.getByText(/Data table/).click();
@@ -127,9 +127,10 @@ test("one latency unit per page: seconds in the charts, the point table and the 
   await expect(table.getByRole("columnheader", { name: "TTFT (s)" })).toBeVisible();
   await expect(table.getByRole("columnheader", { name: "TTFT (ms)" })).toHaveCount(0);
   const firstRow = table.getByRole("row").filter({ has: page.getByRole("cell", { name: "ok", exact: true }) }).first();
-  // TTFT p50 1,500 ms as 1.5 s (one decimal: the long-context points' 18 s sets the column's precision), TPOT 40 ms as 0.0400 s.
+  // TTFT p50 1,500 ms as 1.5 s (one decimal: the long-context points' 18 s sets the column's precision), TPOT 40 ms as 40 under "TPOT (ms)".
+  await expect(table.getByRole("columnheader", { name: "TPOT (ms)" })).toBeVisible();
   await expect(firstRow.getByRole("cell", { name: "1.5", exact: true })).toBeVisible();
-  await expect(firstRow.getByRole("cell", { name: "0.0400", exact: true })).toBeVisible();
+  await expect(firstRow.getByRole("cell", { name: "40", exact: true })).toBeVisible();
   const pager = page.getByRole("navigation", { name: "Pages of points" });
   await expect(pager).toContainText("1–25 of 32 points");
   await expect(table.getByRole("row").filter({ has: page.getByRole("cell", { name: "ok", exact: true }) })).toHaveCount(25);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MISSING } from "./format";
-import { formatLatencyIn, formatLatencyValue, latencyIn, pickLatencyUnit, pointLatenciesMs } from "./latency-unit";
+import { formatLatencyIn, formatLatencyValue, latencyIn, metricLatenciesMs, pickLatencyUnit, pickLatencyUnits, pointLatenciesMs } from "./latency-unit";
 
 describe("pickLatencyUnit", () => {
   it("keeps ms while the median is under a second", () => {
@@ -49,5 +49,24 @@ describe("latency formatting in one unit", () => {
 describe("pointLatenciesMs", () => {
   it("collects TTFT, TPOT, ITL and E2E of every point, skipping nulls", () => {
     expect(pointLatenciesMs([{ ttftMsMedian: 90, tpotMsMedian: 12, e2eMsP99: null }, { itlMsMean: 11 }]).sort((a, b) => a - b)).toEqual([11, 12, 90]);
+  });
+});
+
+describe("one unit per latency metric", () => {
+  it("keeps an 18.2 ms TPOT in ms on a long-context page whose TTFTs are seconds", () => {
+    const points = [
+      { ttftMsMedian: 9_900, ttftMsP99: 12_000, tpotMsMedian: 18.2, tpotMsP99: 25, e2eMsMedian: 30_000 },
+      { ttftMsMedian: 20_100, ttftMsP99: 24_000, tpotMsMedian: 19.5, tpotMsP99: 27, e2eMsMedian: 45_000 },
+    ];
+    expect(pickLatencyUnit(pointLatenciesMs(points))).toBe("s");
+    const units = pickLatencyUnits(points);
+    expect(units).toEqual({ ttft: "s", tpot: "ms", itl: "ms", e2e: "s" });
+    expect(formatLatencyIn(18.2, units.tpot)).toBe("18.2 ms");
+    expect(metricLatenciesMs(points, "tpot")).toEqual([18.2, 25, 19.5, 27]);
+  });
+
+  it("shows a measured 0 ms as 0 ms, not as missing", () => {
+    expect(formatLatencyIn(0, "ms")).toBe("0 ms");
+    expect(formatLatencyIn(null, "ms")).toBe("—");
   });
 });

@@ -1,7 +1,8 @@
 /**
- * One time unit for every latency on a page (TTFT, TPOT, ITL, E2E): charts, tables, tooltips and
- * headline figures of one run page all say "ms" or all say "s", so 9.9 s on a chart is never
- * 9,900 ms in the table under it. The unit is chosen once from the page's data by magnitude.
+ * One time unit per latency metric on a page (TTFT, TPOT, ITL, E2E each): the TTFT chart, the TTFT
+ * columns, tooltips and figures of one page all say "ms" or all say "s", so 9.9 s on a chart is
+ * never 9,900 ms in the table under it; and each metric picks from its own values, so a TPOT of
+ * 18.2 ms stays "18.2 ms" on a long-context page whose TTFTs are in seconds (never "0.0182 s").
  */
 
 import { MISSING, formatNonFinite, formatNumber } from "./format";
@@ -67,4 +68,28 @@ export function pointLatenciesMs(points: ReadonlyArray<Partial<Record<(typeof PO
   const out: number[] = [];
   for (const p of points) for (const f of POINT_LATENCY_FIELDS) if (typeof p[f] === "number") out.push(p[f]);
   return out;
+}
+
+/** The latency metrics that each get their own unit. */
+export type LatencyMetric = "ttft" | "tpot" | "itl" | "e2e";
+
+/** The unit of each latency metric on one page. */
+export type LatencyUnits = Record<LatencyMetric, LatencyUnit>;
+
+/** Every latency (ms) of `metric` (mean, median and p99) in `points`. */
+export function metricLatenciesMs(points: ReadonlyArray<Partial<Record<(typeof POINT_LATENCY_FIELDS)[number], number | null>>>, metric: LatencyMetric): number[] {
+  const fields = POINT_LATENCY_FIELDS.filter((f) => f.startsWith(metric));
+  const out: number[] = [];
+  for (const p of points) for (const f of fields) if (typeof p[f] === "number") out.push(p[f]);
+  return out;
+}
+
+/** One unit per latency metric of `points`, each from its own values ({@link pickLatencyUnit}). */
+export function pickLatencyUnits(points: ReadonlyArray<Partial<Record<(typeof POINT_LATENCY_FIELDS)[number], number | null>>>): LatencyUnits {
+  return {
+    ttft: pickLatencyUnit(metricLatenciesMs(points, "ttft")),
+    tpot: pickLatencyUnit(metricLatenciesMs(points, "tpot")),
+    itl: pickLatencyUnit(metricLatenciesMs(points, "itl")),
+    e2e: pickLatencyUnit(metricLatenciesMs(points, "e2e")),
+  };
 }

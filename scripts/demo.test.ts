@@ -128,7 +128,7 @@ test(
       return { observed, runs: byKind };
     };
     const ready = (o: Observed) =>
-      ["benchmark", "eval", "extraction", "generation", "training"].every((k) => o.kinds.includes(k)) &&
+      ["benchmark", "eval", "extraction", "generation", "serving", "training"].every((k) => o.kinds.includes(k)) &&
       o.evalLines.length === 2 &&
       o.evalLines.every((l) => l.points > 0) &&
       o.extractionWorkers.length === 4 &&
@@ -147,7 +147,7 @@ test(
       if (ready(last)) break;
       await new Promise((r) => setTimeout(r, 1000));
     }
-    expect(last!.kinds).toEqual(["benchmark", "eval", "extraction", "generation", "training"]);
+    expect(last!.kinds).toEqual(["benchmark", "eval", "extraction", "generation", "serving", "training"]);
     // Drafter evals: the 12.4 reference, run 6's ten scored checkpoints and run 7's live ones, one line per training run.
     expect(last!.baselineValues).toEqual([12.4]);
     expect(last!.evalLines.map((l) => l.run)).toEqual(["DFlash drafter b16 · Qwen3.6-27B · run 6", "DFlash drafter b16 · Qwen3.6-27B · run 7"]);
@@ -167,6 +167,14 @@ test(
     const tp8 = await get<{ benchmarkPoints: Array<{ scenario: string; inputLen: number }> }>(`/api/runs/${kimi.find((r) => r.key.endsWith("-tp8"))!.id}`);
     expect(tp8.benchmarkPoints.filter((p) => p.scenario === "long-context").map((p) => p.inputLen).sort((a, b) => a - b)).toEqual([30_000, 60_000, 100_000]);
     expect(tp8.benchmarkPoints.filter((p) => p.scenario === "throughput")).toHaveLength(8);
+    // Every page has something (issue 25): agent sessions with todo lists, a plan waiting, serving telemetry.
+    const { sessions } = await get<{ sessions: Array<{ key: string }> }>("/api/sessions");
+    expect(sessions.filter((x) => x.key.startsWith("demo-")).length).toBeGreaterThanOrEqual(2);
+    expect((await get<{ pendingCount: number }>("/api/plans?limit=0")).pendingCount).toBeGreaterThanOrEqual(1);
+    const serving = await get<{ series: Array<{ key: string; points: unknown[] }> }>(`/api/runs/${(await observe()).runs.get("serving")!.id}/metrics`);
+    expect(serving.series.find((x) => x.key === "serving/generation_tok_per_s")?.points.length ?? 0).toBeGreaterThan(0);
+    // A healthy start never reports the database down.
+    expect(output.join("\n")).not.toMatch(/health probe: database down/);
 
     // Ctrl-C: workers stop, open runs end, then the server and its PostgreSQL stop; exit 0.
     child.kill("SIGINT");

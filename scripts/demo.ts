@@ -204,7 +204,7 @@ async function main(): Promise<number> {
   const dataDir = await claimDataDir(opts.dataDir);
   if (process.env.DATABASE_URL) say("note: DATABASE_URL is set; the demo ignores it and uses its own embedded database");
   say(`Pitwall demo: starting Pitwall on port ${opts.port} with its data in ${dataDir}`);
-  say("  (the first start builds the dashboard, about a minute; later starts take seconds)");
+  say("  (the first start builds the dashboard: 1-8 minutes by the machine and its load; later starts take seconds)");
   let up = false;
   const problems = repeatCollapser(say);
   const started = launchPitwall({
@@ -250,6 +250,8 @@ async function main(): Promise<number> {
     say("  three Kimi K2.6 deployments on kpro6 (TP8, EP8, EP8 + MTP) with long-context runs: tick them on");
     say(`  ${shown}/runs?kind=benchmark and press Compare for their curves, config differences and a 100K-sample projection`);
     say(`  drafter evals: τ per checkpoint of training runs 6 and 7 against the 12.4 reference, live as run 7's checkpoints are scored: ${shown}/evals`);
+    say(`  agent sessions with live todo lists and plans waiting for a decision: ${shown}/sessions and ${shown}/plans`);
+    say("  serving telemetry of the SGLang engine on ws-a6000 (requests, KV cache, tok/s, TTFT, ITL), also under the benchmark run");
     say(`  server log: ${path.join(dataDir, "demo-server.log")}`);
     say(`Stop with Ctrl-C (workers first, then the server).${opts.durationS ? ` Stops by itself after ${opts.durationS} s.` : ""}`);
     say("");

@@ -1,5 +1,6 @@
 "use client";
 
+import { formatDurationIn, pickDurationUnit, type DurationUnit } from "@/lib/column-format";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, type ReactNode } from "react";
@@ -101,6 +102,9 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
   const alerting = data.active.filter((r) => r.activeAlerts.length > 0);
   const online = data.hosts.filter((h) => h.state === "online").length;
   const wallFrame = useRef<HTMLDivElement>(null);
+  // One duration unit for the finished runs, named in the section's header ("46.8 s" beside "1d 0h" read as noise, issue 25).
+  const recent = data.recent.slice(0, wall ? 5 : 10);
+  const recentUnit = pickDurationUnit(recent.map((r) => r.durationS));
   const wallPage = useWallPage(runs.length, useWallFit(wallFrame, wall));
 
   const summary = (
@@ -149,7 +153,7 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
       {data.empty ? (
         <OverviewEmptyState origin={origin} />
       ) : (
-        <div className={cn("grid gap-4", wall ? "grid-cols-[minmax(0,2fr)_minmax(0,1fr)]" : "xl:grid-cols-[minmax(0,1fr)_minmax(340px,400px)] 2xl:grid-cols-[minmax(0,1fr)_minmax(400px,480px)]")}>
+        <div className={cn("grid gap-4", wall ? "md:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]" : "xl:grid-cols-[minmax(0,1fr)_minmax(340px,400px)] 2xl:grid-cols-[minmax(0,1fr)_minmax(400px,480px)]")}>
           <div className="grid min-w-0 content-start gap-4">
             <Section
               title="Running now"
@@ -178,10 +182,10 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
               <ActivePager counts={data.activeCounts} shown={data.active.length} wall={wall} />
             </Section>
             {data.recent.length > 0 && (
-              <Section title="Recently finished" wall={wall}>
+              <Section title="Recently finished" wall={wall} note={<span data-testid="recent-duration-unit">duration ({recentUnit})</span>}>
                 <ul>
-                  {data.recent.slice(0, wall ? 5 : 10).map((r) => (
-                    <FinishedRow key={r.id} run={r} wall={wall} />
+                  {recent.map((r) => (
+                    <FinishedRow key={r.id} run={r} wall={wall} unit={recentUnit} />
                   ))}
                 </ul>
               </Section>
@@ -207,6 +211,7 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
                 wall={wall}
                 emptyText="No events yet: workers send them with run.event; alerts appear here too."
                 className={wall ? undefined : "max-h-[32rem] overflow-y-auto"}
+                scrollLabel={wall ? undefined : "Events and alerts"}
               />
             </Section>
           </div>
@@ -217,12 +222,16 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
 
   if (wall) {
     return (
-      <div ref={wallFrame} style={WALL_THEME} className="fixed inset-0 z-50 overflow-hidden bg-background px-6 py-4 text-foreground" data-testid="wall" data-wall>
+      <div ref={wallFrame} style={WALL_THEME} className="fixed inset-0 z-50 overflow-hidden bg-background px-6 py-4 text-foreground max-md:overflow-y-auto max-md:px-3" data-testid="wall" data-wall>
         <WallExitOnEscape />
         {/* Figures, clock and exit share one row: the screen's height goes to the runs. */}
-        <div className="mb-3 flex items-stretch gap-4">
-          <WallFigures running={runningCount} stale={staleCount} hostsOnline={online} hosts={data.hosts.length} alerts={alerting.reduce((n, r) => n + r.activeAlerts.length, 0)} className="min-w-0 flex-1" />
-          <div className="flex shrink-0 flex-col items-end justify-center">
+        <div className="mb-3 flex flex-col-reverse items-stretch gap-2 md:flex-row md:gap-4">
+          <WallFigures running={runningCount} stale={staleCount} hostsOnline={online} hosts={data.hosts.length} alerts={alerting.reduce((n, r) => n + r.activeAlerts.length, 0)}
+            initialPlans={plans.pendingCount}
+            renderedAt={renderedAt}
+            className="min-w-0 flex-1"
+          />
+          <div className="flex shrink-0 flex-row flex-wrap items-center justify-between gap-x-4 md:flex-col md:items-end md:justify-center">
             <div className="flex items-baseline gap-4">
               <span className="text-lg font-semibold tracking-tight text-muted-fg">Pitwall</span>
               <WallClock />
@@ -247,7 +256,8 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
       <div className="flex min-h-8 flex-wrap items-baseline gap-x-4 gap-y-2">
         <h1 className="text-lg font-semibold tracking-tight">Overview</h1>
         {!data.empty && summary}
-        <Link href="/?wall=1" className={cn(buttonVariants({ variant: "outline", size: "sm" }), "ml-auto self-center")} title="Full screen, dark, large type: for a team screen">
+        {/* Not on a phone: the wall is for a team screen (issue 25). */}
+        <Link href="/?wall=1" className={cn(buttonVariants({ variant: "outline", size: "sm" }), "ml-auto self-center max-md:hidden")} title="Full screen, dark, large type: for a team screen">
           <Maximize2 aria-hidden />
           Wall mode
         </Link>
@@ -277,7 +287,7 @@ function OlderStale({ count }: { count: number }) {
   );
 }
 
-function FinishedRow({ run, wall }: { run: FinishedRunView; wall: boolean }) {
+function FinishedRow({ run, wall, unit }: { run: FinishedRunView; wall: boolean; unit: DurationUnit }) {
   const detail = run.state === "failed" ? (run.error ?? (run.exitCode !== null ? `exit code ${run.exitCode}` : null)) : null;
   return (
     <li className={cn("grid items-center gap-x-3 border-b border-border px-4 last:border-b-0", wall ? "grid-cols-[auto_minmax(0,1fr)_auto] py-2.5 text-base" : "grid-cols-[auto_minmax(0,1fr)] py-2 text-[13px] md:grid-cols-[auto_minmax(0,1fr)_auto]")}>
@@ -293,7 +303,7 @@ function FinishedRow({ run, wall }: { run: FinishedRunView; wall: boolean }) {
       </div>
       <div className={cn("text-muted-fg tabular-nums", wall ? "text-right text-sm" : "col-start-2 text-xs md:col-start-auto md:text-right")}>
         <div>
-          {run.kind} · {run.host} · {formatDuration(run.durationS)}
+          {run.kind} · {run.host} · <span title={formatDuration(run.durationS)}>{formatDurationIn(run.durationS, unit)}</span>
         </div>
         <div>
           ended <RelativeTime iso={run.endedAt} />

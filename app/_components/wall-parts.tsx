@@ -20,8 +20,11 @@ export function useWallPage(count: number, perPage = WALL_RUNS_PER_PAGE): { page
   return { page, pages, start: page * perPage, end: (page + 1) * perPage };
 }
 
-/** At most this many runs per wall page, however short their rows. */
-const WALL_MAX_RUNS_PER_PAGE = 6;
+/** At most this many runs per wall page, however short their rows (a 4K wall fits about ten). */
+const WALL_MAX_RUNS_PER_PAGE = 12;
+
+/** Below this width (px) the wall is a phone's: one scrolling column, every run, nothing hidden. */
+const WALL_PHONE_MAX_PX = 767;
 
 /**
  * Keeps the wall on one screen (a TV cannot scroll, issue 12). Runs per page: as many rows of the
@@ -38,6 +41,12 @@ export function useWallFit(frame: RefObject<HTMLElement | null>, enabled: boolea
     if (!enabled || !el) return;
     let tallest = 0;
     const check = () => {
+      // A phone cannot be a team screen: it scrolls (every row shown, no rotation) instead of fitting.
+      if (window.innerWidth <= WALL_PHONE_MAX_PX) {
+        for (const hidden of el.querySelectorAll<HTMLElement>("li, [data-wall-section]")) hidden.style.visibility = "";
+        setPerPage(Number.MAX_SAFE_INTEGER);
+        return;
+      }
       const bottom = el.getBoundingClientRect().bottom - Number.parseFloat(getComputedStyle(el).paddingBottom) + 1;
       const runs = [...el.querySelectorAll('[data-testid="active-run"]')].map((row) => row.getBoundingClientRect());
       if (runs.length > 0) {
@@ -83,14 +92,39 @@ function Figure({ value, label, tone }: { value: string; label: string; tone?: "
  * The wall's headline row: running, stale, plans waiting for a person, hosts online and alerts, in
  * figures big enough to read across a room (the wall's type scales with the viewport width).
  */
-export function WallFigures({ running, stale, hostsOnline, hosts, alerts, className }: { running: number; stale: number; hostsOnline: number; hosts: number; alerts: number; className?: string }) {
+export function WallFigures({
+  running,
+  stale,
+  hostsOnline,
+  hosts,
+  alerts,
+  initialPlans,
+  renderedAt,
+  className,
+}: {
+  running: number;
+  stale: number;
+  hostsOnline: number;
+  hosts: number;
+  alerts: number;
+  /** Plans waiting as the server rendered the page: shown from the first paint (it read "—" for ~5 s, issue 25). */
+  initialPlans: number;
+  renderedAt: number;
+  className?: string;
+}) {
   const live = useLiveTopics(["plans"]);
-  const { data: plans } = useQuery({ queryKey: pendingPlansQueryKey, queryFn: ({ signal }) => fetchPendingPlanCount(signal), refetchInterval: refetchIntervalFor(live) });
+  const { data: plans } = useQuery({
+    queryKey: pendingPlansQueryKey,
+    queryFn: ({ signal }) => fetchPendingPlanCount(signal),
+    initialData: initialPlans,
+    initialDataUpdatedAt: renderedAt,
+    refetchInterval: refetchIntervalFor(live),
+  });
   return (
-    <div className={cn("grid grid-cols-[1fr_1fr_1.3fr_1.3fr_1fr] gap-4", className)}>
+    <div className={cn("grid grid-cols-2 gap-2 sm:grid-cols-3 md:gap-4 lg:grid-cols-[1fr_1fr_1.3fr_1.3fr_1fr]", className)}>
       <Figure value={String(running)} label="running" tone="running" />
       <Figure value={String(stale)} label="stale" tone={stale > 0 ? "stale" : undefined} />
-      <Figure value={plans === undefined ? "—" : String(plans)} label="plans waiting" tone={plans ? "stale" : undefined} />
+      <Figure value={String(plans)} label="plans waiting" tone={plans ? "stale" : undefined} />
       <Figure value={`${hostsOnline}/${hosts}`} label="hosts online" tone={hostsOnline < hosts ? "stale" : undefined} />
       <Figure value={String(alerts)} label={alerts === 1 ? "alert" : "alerts"} tone={alerts > 0 ? "failed" : undefined} />
     </div>

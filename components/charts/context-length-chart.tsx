@@ -2,7 +2,7 @@
 
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { formatCount, formatTokPerS } from "@/lib/format";
-import { formatLatencyIn, latencyIn, pointLatenciesMs, type LatencyUnit } from "@/lib/latency-unit";
+import { formatLatencyIn, latencyIn, metricLatenciesMs, type LatencyUnit } from "@/lib/latency-unit";
 import { contextAxis, contextAxisTitle, type LongContextDatum } from "@/lib/metrics/long-context";
 import {
   ChartLegend,
@@ -52,7 +52,9 @@ interface ContextLengthChartProps {
  * unit its own points call for). Failed points are never drawn; tooltips give exact values.
  */
 export function ContextLengthChart({ metric, series, height = 260, legend = false, showP99 = true }: ContextLengthChartProps) {
-  const unit = useLatencyUnit(series.flatMap((s) => pointLatenciesMs(s.data.map((d) => d.point))));
+  const unit = useLatencyUnit("ttft", series.flatMap((s) => metricLatenciesMs(s.data.map((d) => d.point), "ttft")));
+  // TPOT (tables, tooltips) in its own unit: 18.2 ms, never "0.0182 s" beside TTFTs in seconds.
+  const tpotUnit = useLatencyUnit("tpot", series.flatMap((s) => metricLatenciesMs(s.data.map((d) => d.point), "tpot")));
   const scaleY = (v: number | null) => latencyIn(v, unit);
   const rows = mergeSweepRows(series, (d): Record<string, number | null> => {
     const lc = d as LongContextDatum;
@@ -67,7 +69,9 @@ export function ContextLengthChart({ metric, series, height = 260, legend = fals
   const multi = series.length > 1 || (legend && series.length > 0);
   const first = series[0]?.color ?? "var(--chart-1)";
   const yTitle = metric === "ttft" ? `TTFT (${unit})` : "Decode (tok/s per request)";
-  const missing = metric === "ttft" ? "TTFT was not measured (non-streaming run)" : "TPOT was not measured, so decode speed is unknown";
+  const tpotZero = series.some((s) => s.data.some((d) => d.point.tpotMsMedian === 0));
+  // A measured 0 ms is a value (issue 19): say so rather than "not measured".
+  const missing = metric === "ttft" ? "TTFT was not measured (non-streaming run)" : tpotZero ? "Median TPOT measured as 0 ms: decode speed has no finite value" : "TPOT was not measured, so decode speed is unknown";
   const testId = metric === "ttft" ? "context-ttft-chart" : "context-decode-chart";
   const label = metric === "ttft" ? `TTFT by context length, median${hasP99 ? " and p99" : ""} (${unit})` : "Decode tok/s per request by context length";
   const table = sweepTable(series, "Input tokens", (d) => formatCount(d.x), metric === "ttft"
@@ -77,7 +81,7 @@ export function ContextLengthChart({ metric, series, height = 260, legend = fals
       ]
     : [
         { title: "Decode (tok/s per request)", value: (d) => formatTokPerS((d as LongContextDatum).decodeTokPerS) },
-        { title: `TPOT median (${unit})`, value: (d) => formatLatencyIn(d.point.tpotMsMedian, unit) },
+        { title: `TPOT median (${tpotUnit})`, value: (d) => formatLatencyIn(d.point.tpotMsMedian, tpotUnit) },
       ]);
 
   return (
@@ -111,7 +115,7 @@ export function ContextLengthChart({ metric, series, height = 260, legend = fals
           <YAxis {...valueYAxisProps({ domain: y.domain, ticks: y.ticks, title: yTitle })} />
           <Tooltip
             cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}
-            content={(p) => <ContextTooltip active={p.active} row={p.payload?.[0]?.payload as SweepRow | undefined} metric={metric} series={series} unit={unit} />}
+            content={(p) => <ContextTooltip active={p.active} row={p.payload?.[0]?.payload as SweepRow | undefined} metric={metric} series={series} unit={unit} tpotUnit={tpotUnit} />}
             isAnimationActive={false}
           />
           {series.map((s, i) => (
@@ -139,7 +143,7 @@ export function ContextLengthChart({ metric, series, height = 260, legend = fals
   );
 }
 
-function ContextTooltip({ active, row, metric, series, unit }: { active?: boolean; row: SweepRow | undefined; metric: Metric; series: ContextSeries[]; unit: LatencyUnit }) {
+function ContextTooltip({ active, row, metric, series, unit, tpotUnit }: { active?: boolean; row: SweepRow | undefined; metric: Metric; series: ContextSeries[]; unit: LatencyUnit; tpotUnit: LatencyUnit }) {
   if (!active || !row) return null;
   return (
     <TooltipFrame title={`${formatCount(row.x)} input tokens`}>
@@ -162,7 +166,7 @@ function ContextTooltip({ active, row, metric, series, unit }: { active?: boolea
             ) : (
               <>
                 <span className="ml-auto pl-2 text-foreground">{formatTokPerS(d.decodeTokPerS)}</span>
-                <span title="median time per output token">TPOT {formatLatencyIn(d.point.tpotMsMedian, unit)}</span>
+                <span title="median time per output token">TPOT {formatLatencyIn(d.point.tpotMsMedian, tpotUnit)}</span>
                 <span title="aggregate output tok/s of the level">out {formatTokPerS(d.point.outputTokPerS)}</span>
               </>
             )}

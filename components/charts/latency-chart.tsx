@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
-import { formatLatencyIn, latencyIn, pointLatenciesMs, type LatencyUnit } from "@/lib/latency-unit";
+import { formatLatencyIn, latencyIn, metricLatenciesMs, type LatencyUnit } from "@/lib/latency-unit";
 import { cn } from "@/lib/utils";
 import { plottable, sweepAxisTitle, sweepPointLabel, type SweepDatum, type SweepScale } from "@/lib/metrics/benchmark-sweep";
 import {
@@ -66,14 +66,13 @@ interface LatencyChartProps {
 }
 
 /**
- * "Latency by concurrency": TTFT and TPOT side by side, median solid and p99 dashed, in the page's
+ * "Latency by concurrency": TTFT and TPOT side by side, median solid and p99 dashed, in each metric's
  * latency unit (ms or s, see components/charts/latency-unit.tsx), on the
  * same log₂ x axis as the throughput chart. A "Log y" toggle puts both y axes on a log₁₀ scale
  * (latencies that span decades: 93 ms at C=1 against 9.9 s at C=128). Failed points are left out.
  */
 export function LatencyChart({ series, scale, height = 240 }: LatencyChartProps) {
   const [logY, setLogY] = useState(false);
-  const unit = useLatencyUnit(series.flatMap((s) => pointLatenciesMs(s.data.map((d) => d.point))));
   const multi = series.length > 1;
   // Older SGLang writers report ITL but no TPOT; ITL is the closest per-token latency then.
   const has = (m: Metric) => series.some((s) => s.data.some((d) => METRICS[m].median(d) !== null || METRICS[m].p99(d) !== null));
@@ -105,15 +104,17 @@ export function LatencyChart({ series, scale, height = 240 }: LatencyChartProps)
         </button>
       </ChartLegend>
       <div className="grid gap-4 xl:grid-cols-2">
-        <LatencyPanel metric="ttft" series={series} scale={scale} height={height} logY={logY} unit={unit} />
-        <LatencyPanel metric={tpotOrItl} series={series} scale={scale} height={height} logY={logY} unit={unit} />
+        <LatencyPanel metric="ttft" series={series} scale={scale} height={height} logY={logY} />
+        <LatencyPanel metric={tpotOrItl} series={series} scale={scale} height={height} logY={logY} />
       </div>
     </div>
   );
 }
 
-function LatencyPanel({ metric, series, scale, height, logY, unit }: { metric: Metric; series: SweepSeries[]; scale: SweepScale; height: number; logY: boolean; unit: LatencyUnit }) {
+function LatencyPanel({ metric, series, scale, height, logY }: { metric: Metric; series: SweepSeries[]; scale: SweepScale; height: number; logY: boolean }) {
   const m = METRICS[metric];
+  // Each panel in its metric's unit: a TPOT of 18 ms stays in ms beside TTFTs in seconds.
+  const unit = useLatencyUnit(metric, series.flatMap((s) => metricLatenciesMs(s.data.map((d) => d.point), metric)));
   const axis = `${m.name} (${unit})`;
   // On a log axis 0 cannot be drawn: such values are left off the plot (the data table keeps them).
   const rows = mergeSweepRows(series, (d) => ({ med: positive(latencyIn(m.median(d), unit), logY), p99: positive(latencyIn(m.p99(d), unit), logY) }));

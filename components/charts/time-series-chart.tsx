@@ -41,6 +41,13 @@ interface TimeSeriesChartProps {
 
 type Row = { tMs: number } & Record<string, number | null>;
 
+/** Four even steps over a fixed `[lo, hi]` y domain: [0, 100] → 0, 25, 50, 75, 100. */
+export function evenTicks(domain: readonly [number, number], intervals = 4): { domain: [number, number]; ticks: number[] } {
+  const [lo, hi] = domain;
+  const step = (hi - lo) / intervals;
+  return { domain: [lo, hi], ticks: Array.from({ length: intervals + 1 }, (_, i) => Number((lo + i * step).toPrecision(12))) };
+}
+
 /** Round clock ticks (every 5/10/15/30/60 min…) across [from, to]. */
 export function timeTicks(fromMs: number, toMs: number, target = 6): number[] {
   const steps = [60e3, 2 * 60e3, 5 * 60e3, 10 * 60e3, 15 * 60e3, 30 * 60e3, 3600e3, 2 * 3600e3, 3 * 3600e3, 6 * 3600e3, 12 * 3600e3, 86_400e3];
@@ -78,7 +85,8 @@ export function TimeSeriesChart({ series, fromMs, toMs, yLabel, yDomain, yMax, f
   const rows = [...byT.values()].sort((a, b) => a.tMs - b.tMs);
   const values = rows.flatMap((r) => series.map((_, i) => r[`s${i}`]));
   const numbers = values.filter((v): v is number => typeof v === "number");
-  const y = yDomain ? { domain: yDomain, ticks: undefined } : fit ? metricYAxis(numbers) : niceYAxis(yMax !== undefined ? [...numbers, yMax] : numbers);
+  // Explicit, evenly spaced ticks everywhere (recharts' own dropped 75 of 0–100 on a short chart: 0, 25, 50, 100; issue 25).
+  const y = yDomain ? evenTicks(yDomain) : fit ? metricYAxis(numbers) : niceYAxis(yMax !== undefined ? [...numbers, yMax] : numbers);
   const hasData = values.some((v) => typeof v === "number");
 
   return (
@@ -111,6 +119,7 @@ export function TimeSeriesChart({ series, fromMs, toMs, yLabel, yDomain, yMax, f
           <YAxis
             domain={y.domain}
             ticks={y.ticks}
+            interval={0}
             tickFormatter={formatCompact}
             tick={axisTick}
             tickLine={false}

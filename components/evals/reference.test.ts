@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { baselineUpsertFrame } from "@/lib/protocol";
 import type { BaselineView } from "@/lib/view-models/evals";
-import { baselineCategory, baselineDelta, comparableBaselines, compareWithBaselines, tauScale } from "./reference";
+import { baselineCategory, baselineDelta, baselinesForScope, comparableBaselines, compareWithBaselines, tauScale } from "./reference";
 
 let nextId = 1;
 function baseline(name: string, value: number, extra: Partial<BaselineView> = {}): BaselineView {
@@ -99,5 +99,19 @@ describe("baseline.upsert limits (frame and API body share them)", () => {
     expect(baselineUpsertFrame.safeParse({ ...frame, sourceUrl: "HTTPS://example.com/paper" }).success).toBe(true);
     expect(baselineUpsertFrame.parse({ ...frame, name: "  DFlash ref  " }).name).toBe("DFlash ref");
     expect(baselineUpsertFrame.safeParse({ ...frame, name: "   " }).success).toBe(false);
+  });
+});
+
+describe("baselinesForScope (issue 25: a coding-only 12.4 drawn against the all-prompts τ line)", () => {
+  const coding = baseline("DDTree-8 (coding)", 12.4, { settings: { category: "coding" } });
+  const general = baseline("EAGLE-3", 6.1);
+  test("an all-prompts chart draws only baselines without a category", () => {
+    const { matching, otherCategory } = baselinesForScope([coding, general], null);
+    expect(matching.map((b) => b.name)).toEqual(["EAGLE-3"]);
+    expect(otherCategory.map((b) => b.name)).toEqual(["DDTree-8 (coding)"]);
+  });
+  test("a chart filtered to the category draws its own baseline too", () => {
+    expect(baselinesForScope([coding, general], "coding").matching.map((b) => b.name)).toEqual(["DDTree-8 (coding)", "EAGLE-3"]);
+    expect(baselinesForScope([coding], "math").otherCategory).toHaveLength(1);
   });
 });

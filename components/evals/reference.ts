@@ -120,3 +120,19 @@ export function tauScale(data: readonly number[], baselines: readonly BaselineVi
   }
   return { drawn, bandClipped, offScale, axisValues };
 }
+
+/**
+ * Splits `baselines` for a chart of the τ over every prompt in `scope` (a category filter, or null
+ * for all): `matching` are drawn against that τ (no category, or the scope's own category);
+ * `otherCategory` hold for one other category only ("coding-only 12.4") and must never be drawn
+ * against an all-prompts line: the caller names them as not drawn.
+ */
+export function baselinesForScope(baselines: readonly BaselineView[], scope: string | null): { matching: BaselineView[]; otherCategory: BaselineView[] } {
+  const matching: BaselineView[] = [];
+  const otherCategory: BaselineView[] = [];
+  for (const b of baselines) {
+    const c = baselineCategory(b);
+    (c === null || c === scope ? matching : otherCategory).push(b);
+  }
+  return { matching, otherCategory };
+}

@@ -1,13 +1,13 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, LabelList, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, LabelList, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
 import { ChartLegend, ChartPlaceholder, TooltipFrame, axisLabelStyle, axisTick, niceYAxis } from "@/components/charts/sweep-chart-parts";
 import { formatCount } from "@/lib/format";
 import type { BaselineView, CategoryTauView } from "@/lib/view-models/evals";
 import { barLabelY } from "@/components/charts/bar-label";
 import { ChartFigure, type ChartTableData } from "@/components/charts/chart-data";
 import { formatTau } from "./format";
-import { tauScale } from "./reference";
+import { baselineCategory, tauScale } from "./reference";
 import { BASELINE_COLOR, BaselineLegend, TAU_AXIS_TITLE } from "./tau-chart";
 
 /** One group of bars: a run's (or a checkpoint's) τ per category. */
@@ -44,8 +44,14 @@ export function TauCategoryBars({ series, baselines, height = 300 }: { series: r
     return row;
   });
   const scale = tauScale([0, ...series.flatMap((s) => s.categories.map((c) => c.tau))], baselines);
+  // A baseline of one category ("coding-only 12.4") is drawn across that category's bars only, never
+  // across chat and math; one of a category without bars is named in the legend as not drawn.
+  const across = scale.drawn.filter((b) => baselineCategory(b) === null);
+  const own = scale.drawn.filter((b) => baselineCategory(b) !== null && names.includes(baselineCategory(b)!));
+  const noBars = scale.drawn.filter((b) => baselineCategory(b) !== null && !names.includes(baselineCategory(b)!));
+  const linesAt = (category: string) => [...across, ...own.filter((b) => baselineCategory(b) === category)].map((b) => b.value);
   // The line, not its band, is drawn on bars: only the values set the axis.
-  const y = niceYAxis([...series.flatMap((s) => s.categories.map((c) => c.tau)), ...scale.drawn.map((b) => b.value)]);
+  const y = niceYAxis([...series.flatMap((s) => s.categories.map((c) => c.tau)), ...[...across, ...own].map((b) => b.value)]);
   const labels = series.length * names.length <= 16;
 
   return (
@@ -59,7 +65,7 @@ export function TauCategoryBars({ series, baselines, height = 300 }: { series: r
                 {s.label}
               </span>
             ))}
-          <BaselineLegend drawn={scale.drawn} offScale={scale.offScale} bandClipped={new Set()} />
+          <BaselineLegend drawn={[...across, ...own]} offScale={[...scale.offScale, ...noBars]} bandClipped={new Set()} />
         </ChartLegend>
       )}
       <ChartFigure label="Acceptance length τ by category" table={categoryTable(series)} testId="tau-category-bars">
@@ -105,7 +111,18 @@ export function TauCategoryBars({ series, baselines, height = 300 }: { series: r
               );
             }}
           />
-          {scale.drawn.map((b) => (
+          {own.map((b) => (
+            <ReferenceArea
+              key={`own${b.id}`}
+              x1={baselineCategory(b)!}
+              x2={baselineCategory(b)!}
+              y1={b.value}
+              y2={b.value}
+              ifOverflow="visible"
+              shape={(p: { x?: number; y?: number; width?: number }) => <CategoryBaseline x={p.x ?? 0} y={p.y ?? 0} width={p.width ?? 0} label={`τ ${formatTau(b.value)}`} />}
+            />
+          ))}
+          {across.map((b) => (
             <ReferenceLine
               key={b.id}
               y={b.value}
@@ -118,7 +135,7 @@ export function TauCategoryBars({ series, baselines, height = 300 }: { series: r
           {series.map((s, i) => (
             <Bar key={s.key} dataKey={`t${i}`} name={s.label} fill={s.color} radius={[3, 3, 0, 0]} maxBarSize={56} isAnimationActive={false}>
               {labels && (
-                <LabelList dataKey={`t${i}`} content={(p) => <BarValueLabel {...p} lines={scale.drawn.map((b) => b.value)} />} />
+                <LabelList dataKey={`t${i}`} content={(p) => <BarValueLabel {...p} lines={linesAt(names[Number(p.index)] ?? "")} />} />
               )}
             </Bar>
           ))}
@@ -128,9 +145,26 @@ export function TauCategoryBars({ series, baselines, height = 300 }: { series: r
   );
 }
 
+/** A category's own baseline: a dashed line across that category's band only, its value at the right end. */
+function CategoryBaseline({ x, y, width, label }: { x: number; y: number; width: number; label: string }) {
+  return (
+    <g className="category-baseline" data-testid="category-baseline">
+      <line x1={x + 2} x2={x + width - 2} y1={y} y2={y} stroke={BASELINE_COLOR} strokeDasharray="6 4" strokeWidth={1.5} />
+      {/* In a narrow band (a phone) the value would sit on the bar: the legend above names it. */}
+      {width >= 90 && (
+      <text x={x + width - 2} y={y + 13} textAnchor="end" fontSize={11} fill="var(--foreground)" stroke="var(--card)" strokeWidth={3} paintOrder="stroke">
+        {label}
+      </text>
+      )}
+    </g>
+  );
+}
+
 /** A bar's τ printed where no baseline crosses it (recharts LabelList content: the bar's box and value). */
 function BarValueLabel({ x, y, width, height, value, lines }: { x?: unknown; y?: unknown; width?: unknown; height?: unknown; value?: unknown; lines: readonly number[] }) {
   if (typeof value !== "number") return null;
+  // Wider than its bar ("12.83" ran into "11.66" at 390 px, issue 25): left to the tooltip and the data table.
+  if (Number(width) < formatTau(value).length * 6.5) return null;
   const top = Number(y);
   const h = Number(height);
   const textY = barLabelY({ top, height: h, value, lines });

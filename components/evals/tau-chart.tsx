@@ -7,7 +7,7 @@ import { ChartLegend, ChartPlaceholder, LegendItem, TooltipFrame, axisLabelStyle
 import { formatCompact, formatCount } from "@/lib/format";
 import type { BaselineView, CheckpointRefView, TauCountsView } from "@/lib/view-models/evals";
 import { baselineLabel, checkpointName, formatTau } from "./format";
-import { tauScale } from "./reference";
+import { baselineCategory, baselinesForScope, tauScale } from "./reference";
 
 /** A checkpoint on a τ line. */
 export type TauChartPoint = CheckpointRefView & TauCountsView;
@@ -90,8 +90,10 @@ function placeRows(series: readonly TauChartSeries[]): { rows: Row[]; byStep: bo
  * to stepped ones are left out and counted under the chart. The tooltip gives τ with the raw counts
  * it is computed from.
  */
-export function TauChart({ series, baselines, height = 300 }: { series: readonly TauChartSeries[]; baselines: readonly BaselineView[]; height?: number }) {
+export function TauChart({ series, baselines: all, height = 300, scope = null }: { series: readonly TauChartSeries[]; baselines: readonly BaselineView[]; height?: number; scope?: string | null }) {
   const { rows, byStep, skipped } = placeRows(series);
+  // The lines are τ over every prompt (in `scope`): a coding-only reference is never drawn against them (issue 25).
+  const { matching: baselines, otherCategory } = baselinesForScope(all, scope);
   if (rows.length === 0) return <ChartPlaceholder height={height}>No checkpoint scored yet</ChartPlaceholder>;
 
   const pointCount = series.reduce((n, s) => n + s.points.length, 0) - skipped;
@@ -123,7 +125,7 @@ export function TauChart({ series, baselines, height = 300 }: { series: readonly
 
   return (
     <div className="grid gap-2">
-      {(series.length > 1 || baselines.length > 0) && (
+      {(series.length > 1 || all.length > 0) && (
         <ChartLegend>
           {series.length > 1 &&
             series
@@ -134,6 +136,11 @@ export function TauChart({ series, baselines, height = 300 }: { series: readonly
                 </LegendItem>
               ))}
           <BaselineLegend drawn={drawn} offScale={scale.offScale} bandClipped={scale.bandClipped} />
+          {otherCategory.map((b) => (
+            <span key={`cat${b.id}`} className="text-muted-fg" data-testid="baseline-other-category" title="This reference holds for one category; the lines are τ over all prompts">
+              {baselineLabel(b)}: {baselineCategory(b)} only, compared in τ by category
+            </span>
+          ))}
         </ChartLegend>
       )}
       <ChartFigure label="Acceptance length τ by checkpoint" table={tauTable(series)} testId="tau-chart" points={pointCount}>

@@ -8,6 +8,7 @@ import { formatNumber } from "@/lib/format";
 import { runsPath } from "@/lib/paths";
 import type { GpuView, HostView } from "@/lib/view-models/hosts";
 import { cn } from "@/lib/utils";
+import { byteColumnFormat } from "@/lib/column-format";
 import { Meter } from "./gpu-bars";
 import { gpuSummary } from "./gpu-summary";
 import { HostStateBadge } from "./host-state-badge";
@@ -40,6 +41,22 @@ function Fact({ label, children, title }: { label: string; children: ReactNode; 
   );
 }
 
+/** "412 / 1,005 GB": a part and its total in the total's one unit (never "1.0 TB" beside "1005.4 GB"). */
+function BytesOfTotal({ part, total, className }: { part: number | null | undefined; total: number | null | undefined; className?: string }) {
+  if (!total) return <span className={className}>{formatBytes(part)}</span>;
+  // The unit that fits the smaller of the two (a part under 1 % of the total does not drag it down to MB).
+  const col = byteColumnFormat([Math.max(part ?? 0, total / 100), total]);
+  return (
+    <>
+      <span className={className}>{col.format(part)}</span>
+      <span className="text-muted-fg">
+        {" "}
+        / {col.format(total)} {col.unit}
+      </span>
+    </>
+  );
+}
+
 /** CPU, RAM, disk and load of a host as a compact definition list. */
 export function HostFacts({ host, className }: { host: HostView; className?: string }) {
   const f = host.facts;
@@ -53,12 +70,10 @@ export function HostFacts({ host, className }: { host: HostView; className?: str
       </Fact>
       <Fact label="Load (1 min)">{formatNumber(f?.loadAvg1)}</Fact>
       <Fact label="RAM used" title={ramPct !== null ? `${formatPct(ramPct)} used` : undefined}>
-        {formatBytes(f?.ramUsedBytes)}
-        {f?.ramTotalBytes ? <span className="text-muted-fg"> / {formatBytes(f.ramTotalBytes)}</span> : null}
+        <BytesOfTotal part={f?.ramUsedBytes} total={f?.ramTotalBytes} />
       </Fact>
       <Fact label="Disk free" title={diskPct !== null ? `${formatPct(diskPct)} free` : undefined}>
-        <span className={cn(diskPct !== null && diskPct < 5 && "font-medium text-failed")}>{formatBytes(f?.diskFreeBytes)}</span>
-        {f?.diskTotalBytes ? <span className="text-muted-fg"> / {formatBytes(f.diskTotalBytes)}</span> : null}
+        <BytesOfTotal part={f?.diskFreeBytes} total={f?.diskTotalBytes} className={cn(diskPct !== null && diskPct < 5 && "font-medium text-failed")} />
       </Fact>
     </dl>
   );
@@ -88,7 +103,8 @@ export function HostCard({ host, asOf }: { host: HostView; asOf: string }) {
         <HostStateBadge state={host.state} />
         <HeartbeatAge host={host} className="ml-auto text-xs" />
       </div>
-      <div className={cn("grid gap-3 p-4", dim && "opacity-70")}>
+      {/* A quiet host's last readings: bars and charts dimmed, text kept at full contrast (WCAG AA, issue 25). */}
+      <div className={cn("grid gap-3 p-4", dim && "[&_[role=img]]:opacity-60 [&_svg]:opacity-60")}>
         {summary ? (
           <div className="grid gap-1.5">
             <div className="flex items-baseline justify-between text-xs">

@@ -32,10 +32,11 @@ export function HostLine({ host, asOf, wall = false }: { host: HostView; asOf: s
           </span>
         )}
       </div>
-      <div className={cn("flex items-center justify-end gap-2 tabular-nums", wall ? "text-base" : "text-xs", host.state !== "online" && "opacity-50")} title={host.state !== "online" ? "Last readings before the host went quiet" : undefined}>
+      {/* A quiet host's last readings are dimmed in their bars only: dimmed text failed WCAG AA contrast (2.24:1, issue 25). */}
+      <div className={cn("flex items-center justify-end gap-2 tabular-nums", wall ? "text-base" : "text-xs")} title={host.state !== "online" ? "Last readings before the host went quiet" : undefined}>
         {s ? (
           <>
-            <GpuBars gpus={host.facts?.gpus ?? []} height={wall ? 24 : 16} />
+            <GpuBars gpus={host.facts?.gpus ?? []} height={wall ? 24 : 16} className={host.state !== "online" ? "opacity-50" : undefined} />
             <span className={cn("w-[4.5rem] text-right", host.state === "online" ? "text-foreground" : "text-muted-fg")} title={`${s.label}: mean utilisation ${formatPct(s.utilPct)}, memory ${formatPct(s.memPct)} used`}>
               {formatPct(s.utilPct)} util
             </span>

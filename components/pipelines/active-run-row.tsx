@@ -46,7 +46,7 @@ export function ActiveRunRow({ run, state, serverNowMs, wall = false }: { run: A
       data-state={state}
       className={cn(
         "grid border-b border-border border-l-[3px] px-4 last:border-b-0",
-        wall ? "grid-cols-[minmax(0,1fr)_minmax(0,2fr)] items-center gap-x-5 gap-y-1 py-2" : "grid-cols-1 gap-x-6 gap-y-2 py-3 md:grid-cols-[minmax(13rem,1fr)_minmax(0,1.6fr)]",
+        wall ? "grid-cols-1 items-center gap-x-5 gap-y-1 py-2 md:grid-cols-[minmax(0,1fr)_minmax(0,2fr)]" : "grid-cols-1 gap-x-6 gap-y-2 py-3 md:grid-cols-[minmax(13rem,1fr)_minmax(0,1.6fr)]",
         stale ? "border-l-stale bg-stale-bg/45" : "border-l-transparent",
       )}
     >

@@ -4,20 +4,60 @@ import Link from "next/link";
 import { CheckpointUri } from "@/components/checkpoints/checkpoint-uri";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { CopyButton } from "@/components/ui/copy-button";
-import { Pager, usePaged } from "@/components/ui/pager";
+import { useState } from "react";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { Pager, usePaged, type Paged } from "@/components/ui/pager";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { checkpointPath } from "@/lib/checkpoint-paths";
 import { MISSING, formatCount } from "@/lib/format";
 import type { ArtifactView } from "@/lib/view-models/pipeline";
+import { byteColumnFormat } from "@/lib/column-format";
+import { clampPage, pageAfterResize, pageBounds, pageCount } from "@/lib/paging";
+import { artifactPageQueryKey, fetchArtifactPage } from "./queries";
 import { formatBytes } from "./units";
 
 /** Artifacts per page the table offers (the first is the default). */
 const ARTIFACT_PAGE_SIZES = [20, 50, 100] as const;
 
-/** Checkpoints and uploaded objects, newest first, paged (20 a page by default): step, kind, URI (copyable; a checkpoint links to its lineage page), size, time. */
-export function ArtifactTable({ artifacts, total }: { artifacts: readonly ArtifactView[]; total: number }) {
+/**
+ * Pages over all `total` artifacts: pages inside the `loaded` newest come from them, later ones from
+ * `GET /api/runs/:id/artifacts` (so the oldest of 364 are reachable, not only the 200 loaded).
+ */
+function useArtifactPages(runId: number, loaded: readonly ArtifactView[], total: number): Paged<ArtifactView> {
+  const local = usePaged(loaded, ARTIFACT_PAGE_SIZES);
+  const [wanted, setPage] = useState(0);
+  const all = Math.max(total, loaded.length);
+  const pageSize = local.pageSize;
+  const page = clampPage(wanted, all, pageSize);
+  const { from, to } = pageBounds(page, all, pageSize);
+  const remote = to > loaded.length;
+  const { data } = useQuery({
+    queryKey: artifactPageQueryKey(runId, from, pageSize),
+    queryFn: ({ signal }) => fetchArtifactPage(runId, from, pageSize, signal),
+    enabled: remote,
+    placeholderData: keepPreviousData,
+  });
+  return {
+    rows: remote ? (data?.artifacts ?? []) : loaded.slice(from, to),
+    page,
+    pages: pageCount(all, pageSize),
+    pageSize,
+    pageSizes: ARTIFACT_PAGE_SIZES,
+    total: all,
+    setPage,
+    setPageSize: (size) => {
+      setPage(pageAfterResize(page, pageSize, size));
+      local.setPageSize(size);
+    },
+  };
+}
+
+/** Checkpoints and uploaded objects, newest first, paged over all of them (20 a page by default): step, kind, URI (copyable; a checkpoint links to its lineage page), size, time. */
+export function ArtifactTable({ runId, artifacts, total }: { runId: number; artifacts: readonly ArtifactView[]; total: number }) {
   const showStep = artifacts.some((a) => a.step !== null);
-  const paged = usePaged(artifacts, ARTIFACT_PAGE_SIZES);
+  const paged = useArtifactPages(runId, artifacts, total);
+  // One byte unit for the column, named in the header (lib/column-format.ts).
+  const size = byteColumnFormat(artifacts.map((a) => a.sizeBytes));
   return (
     <>
       {/* Fixed columns: a long URI is cut (with a tooltip and a copy button) instead of pushing Size and Time out of a half-width card. */}
@@ -34,7 +74,7 @@ export function ArtifactTable({ artifacts, total }: { artifacts: readonly Artifa
             {showStep && <TableHead className="text-right">Step</TableHead>}
             <TableHead>Kind</TableHead>
             <TableHead>URI</TableHead>
-            <TableHead className="text-right">Size</TableHead>
+            <TableHead className="text-right">Size ({size.unit})</TableHead>
             <TableHead>Time</TableHead>
           </TableRow>
         </TableHeader>
@@ -55,7 +95,7 @@ export function ArtifactTable({ artifacts, total }: { artifacts: readonly Artifa
                   <CopyButton text={a.uri} label="Copy URI" />
                 </span>
               </TableCell>
-              <TableCell className="text-right">{formatBytes(a.sizeBytes)}</TableCell>
+              <TableCell className="text-right" title={formatBytes(a.sizeBytes)}>{size.format(a.sizeBytes)}</TableCell>
               <TableCell>
                 <RelativeTime iso={a.ts} />
               </TableCell>
@@ -64,7 +104,6 @@ export function ArtifactTable({ artifacts, total }: { artifacts: readonly Artifa
         </TableBody>
       </Table>
       <Pager paged={paged} noun="artifacts" />
-      {total > artifacts.length && <p className="px-4 py-2 text-xs text-muted-fg tabular-nums">Newest {formatCount(artifacts.length)} of {formatCount(total)} shown.</p>}
     </>
   );
 }

@@ -37,6 +37,7 @@ export function EventList({
   grouped = false,
   limit,
   emptyText = "No events yet.",
+  scrollLabel,
 }: {
   events: readonly EventItem[];
   className?: string;
@@ -44,11 +45,13 @@ export function EventList({
   grouped?: boolean;
   limit?: number;
   emptyText?: string;
+  /** Set when `className` lets the list scroll: it becomes a keyboard-focusable region with this name (axe scrollable-region-focusable). */
+  scrollLabel?: string;
 }) {
   if (events.length === 0) return <p className={cn("px-4 py-3 text-sm text-muted-fg", className)}>{emptyText}</p>;
   const lines = (grouped ? groupEvents(events) : singleEventGroups(events)).slice(0, limit);
   return (
-    <ul className={cn("divide-y divide-border", className)}>
+    <ul className={cn("divide-y divide-border", className)} tabIndex={scrollLabel ? 0 : undefined} aria-label={scrollLabel}>
       {lines.map((line) => {
         const e = line.latest;
         const repeat = repeatLabel(line);

@@ -1,7 +1,7 @@
 import { fetchJson } from "@/lib/api-client";
 import type { RunMetricsView } from "@/lib/view-models/metrics";
 import type { OverviewView } from "@/lib/view-models/overview";
-import type { RunProgressView } from "@/lib/view-models/pipeline";
+import type { ArtifactView, RunProgressView } from "@/lib/view-models/pipeline";
 
 /**
  * react-query keys and fetchers of the pipeline, training and overview reads. The overview key
@@ -65,4 +65,12 @@ export const overviewPageQueryKey = (offset: number) => [...overviewQueryKey, of
 /** The overview with the active runs from `offset` on (the server's page size). @throws ApiError. */
 export function fetchOverview(signal?: AbortSignal, offset = 0): Promise<OverviewView> {
   return fetchJson<OverviewView>(offset > 0 ? `/api/overview?offset=${offset}` : "/api/overview", { signal });
+}
+
+/** Key of one page of a run's artifacts (under "run-progress": a progress refresh refreshes it too). */
+export const artifactPageQueryKey = (runId: number, offset: number, limit: number) => ["run-progress", runId, "artifacts", offset, limit] as const;
+
+/** `GET /api/runs/:id/artifacts?offset=&limit=`: artifacts newest first and the run's total. @throws ApiError (404 run gone). */
+export function fetchArtifactPage(runId: number, offset: number, limit: number, signal?: AbortSignal): Promise<{ artifacts: ArtifactView[]; total: number }> {
+  return fetchJson(`/api/runs/${runId}/artifacts?offset=${offset}&limit=${limit}`, { signal });
 }

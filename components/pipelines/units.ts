@@ -1,4 +1,5 @@
 import { MISSING, formatCount, formatDuration, formatNonFinite, formatNumber } from "@/lib/format";
+import { formatMetricReading } from "@/lib/metric-labels";
 
 /**
  * Display formatting for pipeline and host figures, on top of lib/format.ts: bytes, rates with
@@ -84,13 +85,14 @@ export function formatInterval(seconds: number): string {
 /**
  * A run's latest metrics in one line. Metrics logged at one step name it once, at the end ("loss
  * 0.984 · grad_norm 0.942 · lr 3e-4 @ step 5,000"); otherwise each names its own ("train/loss 0.25
- * @ step 20 · lr 1e-4 @ step 10"). `steps: false` leaves steps out (a serving run's steps are
+ * @ step 20 · lr 1e-4 @ step 10"). Known keys print with label and unit ("Output 557.8 tok/s",
+ * lib/metric-labels.ts), never the raw key. `steps: false` leaves steps out (a serving run's steps are
  * scrape times in unix ms, not training steps).
  */
 export function formatLatestMetrics(metrics: ReadonlyArray<{ key: string; step: number | string; value: number }>, steps = true): string {
   const at = (step: number | string) => ` @ step ${typeof step === "number" ? formatCount(step) : step}`;
   const first = metrics[0];
   const shared = steps && first !== undefined && metrics.length > 1 && metrics.every((m) => m.step === first.step);
-  const line = metrics.map((m) => `${m.key} ${formatNumber(m.value)}${steps && !shared ? at(m.step) : ""}`).join(" · ");
+  const line = metrics.map((m) => `${formatMetricReading(m.key, m.value)}${steps && !shared ? at(m.step) : ""}`).join(" · ");
   return shared ? `${line}${at(first.step)}` : line;
 }

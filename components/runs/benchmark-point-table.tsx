@@ -5,7 +5,7 @@ import { Pager, usePaged } from "@/components/ui/pager";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { MISSING, autoDecimals, formatCount, formatNumber } from "@/lib/format";
 import { isFailedPoint } from "@/lib/metrics/benchmark-sweep";
-import { latencyIn, pointLatenciesMs, type LatencyUnit } from "@/lib/latency-unit";
+import { latencyIn, metricLatenciesMs, type LatencyMetric, type LatencyUnits } from "@/lib/latency-unit";
 import { useLatencyUnit } from "@/components/charts/latency-unit";
 import type { BenchmarkPointView } from "@/lib/view-models";
 import { cn } from "@/lib/utils";
@@ -37,7 +37,8 @@ function columnFormat(values: ReadonlyArray<number | null>): (v: number | null) 
 }
 const stat = (label: string, m: "Mean" | "Median" | "P99") => ({ header: m === "Median" ? "p50" : m === "P99" ? "p99" : "mean", title: `${label} ${m.toLowerCase()}` });
 
-function latencyGroup(unit: LatencyUnit, name: string, label: string, mean: keyof BenchmarkPointView, median: keyof BenchmarkPointView, p99: keyof BenchmarkPointView): ColumnGroup {
+function latencyGroup(units: LatencyUnits, metric: LatencyMetric, name: string, label: string, mean: keyof BenchmarkPointView, median: keyof BenchmarkPointView, p99: keyof BenchmarkPointView): ColumnGroup {
+  const unit = units[metric];
   const get = (k: keyof BenchmarkPointView) => (p: BenchmarkPointView) => latencyIn(p[k] as number | null, unit);
   return {
     header: `${name} (${unit})`,
@@ -49,8 +50,8 @@ function latencyGroup(unit: LatencyUnit, name: string, label: string, mean: keyo
   };
 }
 
-/** The table's column groups, latencies in `unit` (the page's one latency unit). */
-const metricGroups = (unit: LatencyUnit): ColumnGroup[] => [
+/** The table's column groups, each latency metric in its own unit of `units` (the page's units). */
+const metricGroups = (units: LatencyUnits): ColumnGroup[] => [
   {
     header: "Requests",
     columns: [
@@ -67,10 +68,10 @@ const metricGroups = (unit: LatencyUnit): ColumnGroup[] => [
       { id: "totalTokPerS", header: "total", title: "Aggregate input + output tokens per second", value: (p) => p.totalTokPerS },
     ],
   },
-  latencyGroup(unit, "TTFT", "Time to first token", "ttftMsMean", "ttftMsMedian", "ttftMsP99"),
-  latencyGroup(unit, "TPOT", "Time per output token", "tpotMsMean", "tpotMsMedian", "tpotMsP99"),
-  latencyGroup(unit, "ITL", "Inter-token latency", "itlMsMean", "itlMsMedian", "itlMsP99"),
-  latencyGroup(unit, "E2E", "End-to-end latency", "e2eMsMean", "e2eMsMedian", "e2eMsP99"),
+  latencyGroup(units, "ttft", "TTFT", "Time to first token", "ttftMsMean", "ttftMsMedian", "ttftMsP99"),
+  latencyGroup(units, "tpot", "TPOT", "Time per output token", "tpotMsMean", "tpotMsMedian", "tpotMsP99"),
+  latencyGroup(units, "itl", "ITL", "Inter-token latency", "itlMsMean", "itlMsMedian", "itlMsP99"),
+  latencyGroup(units, "e2e", "E2E", "End-to-end latency", "e2eMsMean", "e2eMsMedian", "e2eMsP99"),
   {
     header: "Spec.",
     columns: [{ id: "acceptLength", header: "τ", title: "Acceptance length τ (tokens per verify step)", value: (p) => p.acceptLength }],
@@ -111,9 +112,14 @@ function rawText(value: unknown): string {
  * precision come from all points, so they do not change from page to page.
  */
 export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPointTableProps) {
-  const unit = useLatencyUnit(pointLatenciesMs(points));
+  const units: LatencyUnits = {
+    ttft: useLatencyUnit("ttft", metricLatenciesMs(points, "ttft")),
+    tpot: useLatencyUnit("tpot", metricLatenciesMs(points, "tpot")),
+    itl: useLatencyUnit("itl", metricLatenciesMs(points, "itl")),
+    e2e: useLatencyUnit("e2e", metricLatenciesMs(points, "e2e")),
+  };
   const paged = usePaged(points);
-  const allGroups = metricGroups(unit);
+  const allGroups = metricGroups(units);
   const sweep = sweepColumns(points, config);
   const groups = allGroups.map((g) => ({
     ...g,

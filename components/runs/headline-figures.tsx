@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { formatNumber, formatTokPerS } from "@/lib/format";
-import { sweepPointLabel, type Headline, type SweepScale } from "@/lib/metrics/benchmark-sweep";
+import { decodeAtPeakNote, sweepPointLabel, type Headline, type SweepScale } from "@/lib/metrics/benchmark-sweep";
 import type { PointTally } from "@/lib/metrics/long-context";
 import { cn } from "@/lib/utils";
 
@@ -43,7 +43,7 @@ export function HeadlineFigures({ items, scale, tally }: { items: HeadlineItem[]
         <Figure
           label="Per-request decode at peak"
           value={formatTokPerS(h.decodeAtPeak)}
-          note={h.decodeAtPeak !== null ? "1000 / median TPOT" : h.peak ? "TPOT not measured" : none}
+          note={decodeAtPeakNote(h, none)}
         />
         {h.accept ? (
           <Figure label="Acceptance length τ" value={tauText(h)} note="tokens per verify step" />

@@ -11,6 +11,7 @@ import { MISSING, formatNumber, formatTokPerS } from "@/lib/format";
 import { formatLatencyIn } from "@/lib/latency-unit";
 import { runPath } from "@/lib/paths";
 import { SERVING_KEYS as K } from "@/lib/serving/derive";
+import { servingStallAfterS } from "@/lib/serving/stall";
 import type { ServingRunView, SweepLevelMark } from "@/lib/view-models/serving";
 import { GpuCharts, GpuFigures, hasGpuReadings } from "./gpu-readings";
 import { Figure, ServingChart, servingSeries, type ServingChartFrame, type ServingChartSpec } from "./series-chart-block";
@@ -69,11 +70,14 @@ const TTFT_LINES = [
 /** One scraped engine: up/down, latest figures and small charts of the window (gaps where it did not answer). */
 export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLength = null, linkName = true }: ServingRunPanelProps) {
   const v = run.latest;
-  // "Answering" is what the last scrape said; after three missed scrapes (at least 30 s) it is no longer known (issue 12).
+  // "Answering" is what the last scrape said; once the run's stall threshold passed without one it is no
+  // longer known (issue 12), at the same moment the run header turns from "Running · Live" to "Stale" (issue 25).
   const now = useNow();
-  const quiet = run.lastSampleMs !== null && now - run.lastSampleMs > Math.max(3 * run.intervalS * 1000, 30_000);
+  const quiet = run.lastSampleMs !== null && now - run.lastSampleMs > servingStallAfterS(run.intervalS) * 1000;
   // Latencies in the page's unit (or, alone, the one this engine's TTFT/ITL readings call for).
-  const unit = useLatencyUnit(run.series.filter((x) => x.key === K.ttftMsP50 || x.key === K.ttftMsP99 || x.key === K.itlMsP99).flatMap((x) => x.points.map((p) => p.value)));
+  const seriesMs = (...keys: string[]) => run.series.filter((x) => keys.includes(x.key)).flatMap((x) => x.points.map((p) => p.value));
+  const unit = useLatencyUnit("ttft", seriesMs(K.ttftMsP50, K.ttftMsP99));
+  const itlUnit = useLatencyUnit("itl", seriesMs(K.itlMsP50, K.itlMsP99));
   const ms = unit === "s" ? 1 / 1000 : 1;
   const has = (key: string) => v[key] !== undefined;
   const maxGapMs = Math.max(3 * run.intervalS * 1000, 3 * ((toMs - fromMs) / 400));
@@ -123,7 +127,7 @@ export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLe
         <Figure label="KV cache" value={has(K.kvCacheUsage) ? `${formatNumber(v[K.kvCacheUsage]! * 100, 1)}%` : MISSING} testId="serving-kv" />
         <Figure label="gen tok/s" value={formatTokPerS(v[K.genTokPerS] ?? v[K.generationTokPerS])} />
         <Figure label="TTFT p50 / p99" value={`${formatLatencyIn(v[K.ttftMsP50], unit)} / ${formatLatencyIn(v[K.ttftMsP99], unit)}`} testId="serving-ttft" />
-        <Figure label="ITL p99" value={formatLatencyIn(v[K.itlMsP99], unit)} />
+        <Figure label="ITL p99" value={formatLatencyIn(v[K.itlMsP99], itlUnit)} />
         <Figure
           label={clientAcceptLength !== null ? "accept length server / client" : "accept length"}
           value={`${has(K.acceptLength) ? formatNumber(v[K.acceptLength], 2) : MISSING}${clientAcceptLength !== null ? ` / ${formatNumber(clientAcceptLength, 2)}` : ""}`}

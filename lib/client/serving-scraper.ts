@@ -1,4 +1,5 @@
 import os from "node:os";
+import { servingStallAfterS } from "@/lib/serving/stall";
 import type { MetricPointInput, RunEndFrame } from "@/lib/protocol";
 import { deriveDcgmValues } from "@/lib/serving/dcgm";
 import { deriveServingReading, SERVING_KEYS } from "@/lib/serving/derive";
@@ -149,8 +150,8 @@ export class ServingScraper {
       kind: "serving",
       ...(t.runHost ? { host: t.runHost } : {}),
       startedAt: this.startedAtMs,
-      // Six missed scrapes (at least two minutes) before the run shows as stale.
-      stallAfterS: Math.min(7 * 86_400, Math.max(120, Math.ceil(this.opts.intervalS * 6))),
+      // Six missed scrapes (at least two minutes) before the run shows as stale; the serving panel uses the same rule.
+      stallAfterS: servingStallAfterS(this.opts.intervalS),
       config: {
         url: t.url,
         engineHost: t.engineHost,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { BenchmarkPointView } from "../view-models";
 import { benchmarkPoint } from "./testing";
 import {
+  decodeAtPeakNote,
   decodeTokPerS,
   groupSeries,
   headline,
@@ -130,5 +131,18 @@ describe("groupSeries", () => {
       ["deployment: base", 2],
       ["deployment: kvcache", 1],
     ]);
+  });
+});
+
+describe("a measured TPOT of 0 ms (issue 19)", () => {
+  it("says 0 ms, not 'not measured'", () => {
+    const scale = { kind: "concurrency" as const, unboundedX: null };
+    const zero = headline([pt({ concurrency: 1, outputTokPerS: 50, tpotMsMedian: 0 })], scale);
+    expect(decodeAtPeakNote(zero, "none")).toBe("median TPOT 0 ms");
+    const missing = headline([pt({ concurrency: 1, outputTokPerS: 50, tpotMsMedian: null })], scale);
+    expect(decodeAtPeakNote(missing, "none")).toBe("TPOT not measured");
+    const measured = headline([pt({ concurrency: 1, outputTokPerS: 50, tpotMsMedian: 40 })], scale);
+    expect(decodeAtPeakNote(measured, "none")).toBe("1000 / median TPOT");
+    expect(decodeAtPeakNote(headline([], scale), "no points yet")).toBe("no points yet");
   });
 });

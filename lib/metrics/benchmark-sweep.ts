@@ -222,6 +222,17 @@ export interface Headline {
   failedCount: number;
 }
 
+/**
+ * The note under "Per-request decode at peak": "1000 / median TPOT" when it could be computed, "median
+ * TPOT 0 ms" when TPOT was measured as exactly 0 (a measurement, not a missing value: decode speed
+ * has no finite value then), "TPOT not measured" when the peak point has none, else `none`.
+ */
+export function decodeAtPeakNote(h: Pick<Headline, "peak" | "decodeAtPeak">, none: string): string {
+  if (h.decodeAtPeak !== null) return "1000 / median TPOT";
+  if (!h.peak) return none;
+  return h.peak.point.tpotMsMedian === 0 ? "median TPOT 0 ms" : "TPOT not measured";
+}
+
 /** Computes the headline figures of a series (failed and non-finite points never count). */
 export function headline(points: readonly BenchmarkPointView[], scale: SweepScale): Headline {
   const data = plotData(points, scale).filter((d) => d.outputTokPerS !== null);

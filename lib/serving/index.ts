@@ -9,3 +9,4 @@ export * from "./series";
 export * from "./engines";
 export * from "./derive";
 export * from "./dcgm";
+export * from "./stall";

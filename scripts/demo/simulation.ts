@@ -1,4 +1,5 @@
 import { PitwallSocket, systemClock, type Clock } from "@/lib/client";
+import { AgentDemo } from "./agent";
 import { BenchmarkDemo } from "./benchmark";
 import { DeploymentsDemo } from "./deployments";
 import { EvalDemo } from "./evals";
@@ -6,6 +7,7 @@ import type { DemoContext, DemoHost, DemoWorker } from "./context";
 import { ExtractionDemo } from "./extraction";
 import { GenerationDemo } from "./generation";
 import { HeartbeatDemo } from "./hosts";
+import { ServingDemo } from "./serving";
 import { seededRng, simClock } from "./rng";
 import { TrainingDemo } from "./training";
 
@@ -81,7 +83,9 @@ export async function startSimulation(opts: SimulationOptions): Promise<Simulati
   const generation = new GenerationDemo(ctx, opts.usePython);
   const deployments = new DeploymentsDemo(ctx);
   const evals = new EvalDemo(ctx, training);
-  const workers: DemoWorker[] = [extraction, training, benchmark, generation, deployments, evals];
+  const agent = new AgentDemo(ctx);
+  const serving = new ServingDemo(ctx);
+  const workers: DemoWorker[] = [extraction, training, benchmark, generation, deployments, evals, agent, serving];
   const hosts = new HeartbeatDemo(ctx, [
     { host: "kpro5", cpuCount: 64, ramTotalBytes: 512 * 2 ** 30, diskTotalBytes: extraction.model.diskTotalBytes, gpus: (rng) => extraction.gpus(rng), diskFreeBytes: () => extraction.model.diskFreeBytes },
     {

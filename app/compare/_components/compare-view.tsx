@@ -13,7 +13,7 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { ConfigValue } from "@/components/runs/config-panel";
 import { CompareExportLinks } from "@/components/runs/export-menu";
 import { LongContextCard } from "@/components/runs/long-context-card";
-import { pickLatencyUnit, pointLatenciesMs } from "@/lib/latency-unit";
+import { pickLatencyUnits } from "@/lib/latency-unit";
 import { ProjectionTable } from "@/components/runs/projection-panel";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
@@ -128,11 +128,11 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
   const differing = view.diff.filter((r) => r.differs);
   const same = view.diff.filter((r) => !r.differs);
   const byWhat = view.scale.kind === "concurrency" ? "concurrency" : "request rate";
-  // One latency unit for every chart on the page, from all compared runs' points (lib/latency-unit.ts).
-  const latencyUnit = pickLatencyUnit(runs.flatMap((r) => pointLatenciesMs(r.benchmarkPoints)));
+  // One unit per latency metric for every chart on the page, from all compared runs' points (lib/latency-unit.ts).
+  const latencyUnits = pickLatencyUnits(runs.flatMap((r) => r.benchmarkPoints));
 
   return (
-    <LatencyUnitProvider unit={latencyUnit}>
+    <LatencyUnitProvider units={latencyUnits}>
     <div className="grid gap-4">
       <h1 className="text-lg font-semibold tracking-tight">Compare {runs.length} runs</h1>
       {missing.length > 0 && <MissingNote ids={missing} />}
@@ -164,7 +164,7 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
           <Card>
             <CardHeader>
               <CardTitle>Latency by {byWhat}</CardTitle>
-              <CardDescription className="ml-auto">TTFT and TPOT, median and p99, {latencyUnit}</CardDescription>
+              <CardDescription className="ml-auto">TTFT and TPOT, median and p99 · units on each axis</CardDescription>
             </CardHeader>
             <CardContent>
               <LatencyChart series={view.series} scale={view.scale} height={240} />

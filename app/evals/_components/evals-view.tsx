@@ -101,7 +101,7 @@ export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverv
               </CardDescription>
             </CardHeader>
             <CardContent>
-              <TauChart series={series} baselines={data.baselines} height={CHART_HEIGHT} />
+              <TauChart series={series} baselines={data.baselines} height={CHART_HEIGHT} scope={filters.category ?? null} />
             </CardContent>
           </Card>
           {/* Full width: beside the category chart (2xl) the table cut the run names ("DFlash drafter b16 · Qwe…", where run 6 and run 7 differ) and scrolled. */}

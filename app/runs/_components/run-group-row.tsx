@@ -6,6 +6,7 @@ import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
 import { TableCell, TableRow } from "@/components/ui/table";
 import { MISSING, formatTokPerS } from "@/lib/format";
+import type { RunColumnFormats } from "@/lib/run-columns";
 import { runPath, runsPath, type RunListQuery } from "@/lib/paths";
 import type { RunGroupSummary, RunSummary } from "@/lib/view-models";
 import { cn } from "@/lib/utils";
@@ -47,17 +48,17 @@ function AllLink({ group, members, query }: GroupProps) {
   );
 }
 
-function Best({ group }: { group: RunGroupSummary }) {
+function Best({ group, formats }: { group: RunGroupSummary; formats?: RunColumnFormats }) {
   if (group.bestPeakOutputTokPerS === null || group.bestRunId === null) return <span className="text-muted-fg">{MISSING}</span>;
   return (
     <Link href={runPath(group.bestRunId)} className="font-medium hover:underline" title="Best peak output tok/s in the group (opens that run)">
-      best {formatTokPerS(group.bestPeakOutputTokPerS)}
+      best {formats ? formats.peak(group.bestPeakOutputTokPerS) : formatTokPerS(group.bestPeakOutputTokPerS)}
     </Link>
   );
 }
 
 /** A table row standing for repeated runs of one sweep: count, hosts, latest state and start, best peak; expands to its runs. */
-export function RunGroupRow(props: GroupProps) {
+export function RunGroupRow(props: GroupProps & { formats: RunColumnFormats }) {
   const { group, members } = props;
   const kinds = [...new Set(members.map((m) => m.kind))];
   return (
@@ -85,7 +86,7 @@ export function RunGroupRow(props: GroupProps) {
       </TableCell>
       <TableCell />
       <TableCell className="text-right">
-        <Best group={group} />
+        <Best group={group} formats={props.formats} />
       </TableCell>
     </TableRow>
   );

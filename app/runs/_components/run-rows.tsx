@@ -11,6 +11,7 @@ import { MISSING, formatTokPerS } from "@/lib/format";
 import { runPath, runsPath } from "@/lib/paths";
 import { engineLabel } from "@/lib/run-config";
 import type { RunSummary } from "@/lib/view-models";
+import type { RunColumnFormats } from "@/lib/run-columns";
 import { cn } from "@/lib/utils";
 
 /** Compare selection of one run: only benchmark runs can be ticked. */
@@ -35,7 +36,7 @@ function SelectBox({ run, selected, onToggle }: { run: RunSummary; selected: boo
 }
 
 /** One run as a table row; `nested` indents it under its group's row. */
-export function RunTableRow({ run: r, selected, onToggle, nested = false }: RunSelection & { run: RunSummary; nested?: boolean }) {
+export function RunTableRow({ run: r, selected, onToggle, nested = false, formats }: RunSelection & { run: RunSummary; nested?: boolean; formats: RunColumnFormats }) {
   const isSelected = selected.includes(r.id);
   const engine = engineLabel(r.engine, r.engineVersion);
   return (
@@ -77,10 +78,10 @@ export function RunTableRow({ run: r, selected, onToggle, nested = false }: RunS
         <RelativeTime iso={r.startedAt} />
       </TableCell>
       <TableCell className="text-right">
-        <RunDuration run={r} />
+        <RunDuration run={r} unit={formats.durationUnit} />
       </TableCell>
       <TableCell className={cn("text-right", r.peakOutputTokPerS !== null && "font-medium")}>
-        {r.kind === "benchmark" ? formatTokPerS(r.peakOutputTokPerS) : <span className="text-muted-fg">{MISSING}</span>}
+        {r.kind === "benchmark" ? formats.peak(r.peakOutputTokPerS) : <span className="text-muted-fg">{MISSING}</span>}
       </TableCell>
     </TableRow>
   );

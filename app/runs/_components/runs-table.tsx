@@ -8,6 +8,9 @@ import type { RunGroupSummary, RunSummary } from "@/lib/view-models";
 import { RunGroupCard, RunGroupRow } from "./run-group-row";
 import { RunCard, RunTableRow, type RunSelection } from "./run-rows";
 import { SortHead } from "./sort-head";
+import { runColumnFormats } from "@/lib/run-columns";
+import { useNow } from "@/components/live/use-now";
+import { withUnitHeader } from "@/lib/column-format";
 
 interface RunsTableProps extends RunSelection {
   runs: RunSummary[];
@@ -45,6 +48,9 @@ function RunCards(props: RunsTableProps) {
 
 function RunsTableWide(props: RunsTableProps) {
   const { items, byKey } = useItems(props);
+  const now = useNow();
+  // One unit and precision per column (lib/column-format.ts): the header names it, cells are bare numbers.
+  const formats = runColumnFormats(props.runs, props.groups, now);
   const { selected, onToggle, expanded, onToggleGroup, query, onQuery } = props;
   return (
     <div className="hidden rounded-lg border border-border bg-card md:block">
@@ -73,18 +79,25 @@ function RunsTableWide(props: RunsTableProps) {
             <SortHead column="host" query={query} onSort={onQuery} />
             <SortHead column="status" query={query} onSort={onQuery} />
             <SortHead column="startedAt" query={query} onSort={onQuery} />
-            <SortHead column="duration" query={query} onSort={onQuery} className="text-right" />
-            <SortHead column="peak" query={query} onSort={onQuery} className="text-right" title="Sort by peak output tok/s: the highest aggregate output tok/s among successful points (benchmark runs)" />
+            <SortHead column="duration" query={query} onSort={onQuery} className="text-right" label={withUnitHeader("Duration", formats.durationUnit)} />
+            <SortHead
+              column="peak"
+              query={query}
+              onSort={onQuery}
+              className="text-right"
+              label="Peak output (tok/s)"
+              title="Sort by peak output tok/s: the highest aggregate output tok/s among successful points (benchmark runs)"
+            />
           </TableRow>
         </TableHeader>
         <TableBody>
           {items.map((item) =>
             item.type === "run" ? (
-              <RunTableRow key={item.run.id} run={item.run} selected={selected} onToggle={onToggle} />
+              <RunTableRow key={item.run.id} run={item.run} selected={selected} onToggle={onToggle} formats={formats} />
             ) : (
               <Fragment key={item.key}>
-                <RunGroupRow group={byKey.get(item.key)!} members={item.members} query={query} expanded={expanded.has(item.key)} onToggle={() => onToggleGroup(item.key)} />
-                {expanded.has(item.key) && item.members.map((r) => <RunTableRow key={r.id} run={r} selected={selected} onToggle={onToggle} nested />)}
+                <RunGroupRow group={byKey.get(item.key)!} members={item.members} query={query} expanded={expanded.has(item.key)} onToggle={() => onToggleGroup(item.key)} formats={formats} />
+                {expanded.has(item.key) && item.members.map((r) => <RunTableRow key={r.id} run={r} selected={selected} onToggle={onToggle} nested formats={formats} />)}
               </Fragment>
             ),
           )}

@@ -19,8 +19,8 @@ export function sortedBy(query: RunListQuery, column: RunSort): RunListQuery {
   return { ...query, sort: column, dir: nextDir, cursor: undefined };
 }
 
-/** A column header that sorts the list: a button inside, `aria-sort` on the header cell. */
-export function SortHead({ column, query, onSort, className, title }: { column: RunSort; query: RunListQuery; onSort: (q: RunListQuery) => void; className?: string; title?: string }) {
+/** A column header that sorts the list: a button inside, `aria-sort` on the header cell; `label` overrides the column's name (e.g. with its unit). */
+export function SortHead({ column, query, onSort, className, title, label }: { column: RunSort; query: RunListQuery; onSort: (q: RunListQuery) => void; className?: string; title?: string; label?: string }) {
   const { sort, dir } = effectiveSort(query);
   const active = sort === column;
   const Icon = !active ? ArrowUpDown : dir === "asc" ? ArrowUp : ArrowDown;
@@ -33,7 +33,7 @@ export function SortHead({ column, query, onSort, className, title }: { column: 
         title={title ?? `Sort by ${RUN_SORT_LABELS[column].toLowerCase()}`}
         className={cn("inline-flex items-center gap-1 rounded-sm hover:text-foreground", active && "text-foreground", right && "flex-row-reverse")}
       >
-        {RUN_SORT_LABELS[column]}
+        {label ?? RUN_SORT_LABELS[column]}
         <Icon aria-hidden className={cn("size-3", !active && "opacity-40")} />
       </button>
     </TableHead>

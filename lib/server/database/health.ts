@@ -22,21 +22,25 @@ const globalForHealth = globalThis as typeof globalThis & { __pitwallHealth?: Ca
  * Whether the database answers `SELECT 1` within {@link HEALTH_PROBE_TIMEOUT_MS}, probed on a
  * connection of its own (not the shared pools: a frozen database must not pin their
  * connections, and a full pool must not make the probe wait). Never throws, never waits longer
- * than the timeout; results are cached for 1 s so a flood of probes opens at most one connection
+ * than twice the timeout (a failed probe is retried once); results are cached for 1 s so a flood of probes opens at most one connection
  * per second. A change of state is logged once, with the reason.
  */
 export function databaseHealth(url: string, log: Logger, now: () => number = Date.now): Promise<DatabaseHealth> {
   const cache = globalForHealth.__pitwallHealth;
   if (cache && now() - cache.at < HEALTH_CACHE_MS) return cache.result;
   const entry: Cache = { at: now(), result: Promise.resolve("down"), last: cache?.last ?? null };
-  entry.result = probe(url, HEALTH_PROBE_TIMEOUT_MS).then(({ health, reason }) => {
-    if (health !== entry.last) {
-      if (health === "down") log.warn({ reason }, "health probe: database down");
-      else if (entry.last === "down") log.info("health probe: database up again");
-    }
-    entry.last = health;
-    return health;
-  });
+  // A failed probe is tried once more before the database counts as down: one slow connect under CPU
+  // load (a demo's or a build's start) is not an outage, and logged "database down" at a healthy start (issue 25).
+  entry.result = probe(url, HEALTH_PROBE_TIMEOUT_MS)
+    .then((first) => (first.health === "up" ? first : probe(url, HEALTH_PROBE_TIMEOUT_MS)))
+    .then(({ health, reason }) => {
+      if (health !== entry.last) {
+        if (health === "down") log.warn({ reason }, "health probe: database down");
+        else if (entry.last === "down") log.info("health probe: database up again");
+      }
+      entry.last = health;
+      return health;
+    });
   globalForHealth.__pitwallHealth = entry;
   return entry.result;
 }

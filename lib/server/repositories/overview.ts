@@ -7,6 +7,7 @@ import { listHosts } from "./hosts";
 import { aggregateRows, progressFigures, rateSamples, stepValue, workerRows } from "./pipelines";
 import { runEndMismatches } from "./runs";
 import { isoTime } from "@/lib/iso-time";
+import { SERVING_KEYS } from "@/lib/serving/derive";
 
 /**
  * The overview read model: one capped page of running and stale runs with their progress lines,
@@ -19,6 +20,7 @@ const STALE_HORIZON_MS = 24 * 60 * 60 * 1000;
 const RECENT_RUNS = 10;
 const RECENT_EVENTS = 30;
 const LATEST_METRICS = 3;
+const SERVING_GLANCE: readonly string[] = [SERVING_KEYS.generationTokPerS, SERVING_KEYS.genTokPerS, SERVING_KEYS.runningRequests, SERVING_KEYS.kvCacheUsage, SERVING_KEYS.ttftMsP50];
 
 /**
  * Latest finite point of up to LATEST_METRICS keys (losses first) of each run, in one set-based
@@ -32,13 +34,14 @@ async function latestMetrics(db: PrismaClient, runIds: readonly number[]): Promi
       FROM "MetricTier" t LEFT JOIN "MetricSeries" s ON s."runId" = t."runId" AND s.key = t.key
      WHERE t."runId" = ANY(${[...runIds]}::int[]) AND t.bits = coalesce(s."topBits", ${COARSEST_BITS}::int2) AND t.n > 0
      ORDER BY t."runId", t.key, t."lastStep" DESC`;
-  const isLoss = (k: string) => /loss/i.test(k);
+  // Losses lead; a serving run leads with what a glance needs (output tok/s, requests, KV cache), not its alphabetically first keys.
+  const rank = (k: string) => (/loss/i.test(k) ? 0 : SERVING_GLANCE.indexOf(k) >= 0 ? 1 + SERVING_GLANCE.indexOf(k) : 99);
   for (const r of rows) {
     const list = out.get(r.runId) ?? [];
     list.push({ key: r.key, step: stepValue(r.step), value: r.value });
     out.set(r.runId, list);
   }
-  for (const [id, list] of out) out.set(id, list.sort((a, b) => Number(isLoss(b.key)) - Number(isLoss(a.key)) || a.key.localeCompare(b.key)).slice(0, LATEST_METRICS));
+  for (const [id, list] of out) out.set(id, list.sort((a, b) => rank(a.key) - rank(b.key) || a.key.localeCompare(b.key)).slice(0, LATEST_METRICS));
   return out;
 }
 

@@ -267,12 +267,21 @@ export function stepValue(step: bigint): number | string {
   return step >= BigInt(Number.MIN_SAFE_INTEGER) && step <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(step) : step.toString();
 }
 
-async function runArtifacts(db: PrismaClient, runId: number): Promise<{ artifacts: ArtifactView[]; total: number }> {
+/** Most artifacts one page of {@link listRunArtifacts} returns. */
+export const ARTIFACT_PAGE_MAX = ARTIFACT_LIMIT;
+
+/**
+ * Artifacts of run `runId`, newest first (time, then id), `limit` (1..{@link ARTIFACT_PAGE_MAX})
+ * from `offset`, with the run's total count: the artifact table pages through every artifact
+ * with it, not only the newest the run page loads.
+ */
+export async function listRunArtifacts(db: PrismaClient, runId: number, offset = 0, limit: number = ARTIFACT_LIMIT): Promise<{ artifacts: ArtifactView[]; total: number }> {
   const [rows, total] = await Promise.all([
     db.artifact.findMany({
       where: { runId },
       orderBy: [{ ts: "desc" }, { id: "desc" }],
-      take: ARTIFACT_LIMIT,
+      skip: Math.max(0, offset),
+      take: Math.min(Math.max(1, limit), ARTIFACT_LIMIT),
       select: { id: true, kind: true, uri: true, sizeBytes: true, step: true, ts: true },
     }),
     db.artifact.count({ where: { runId } }),
@@ -281,6 +290,20 @@ async function runArtifacts(db: PrismaClient, runId: number): Promise<{ artifact
     artifacts: rows.map((a) => ({ id: a.id, kind: a.kind, uri: a.uri, sizeBytes: a.sizeBytes, step: a.step === null ? null : stepValue(a.step), ts: isoTime(a.ts) })),
     total,
   };
+}
+
+/**
+ * One page of run `runId`'s artifacts for `GET /api/runs/:id/artifacts` ({@link listRunArtifacts}).
+ * @throws NotFoundError when no run has this id.
+ */
+export async function getRunArtifactsPage(db: PrismaClient, runId: number, offset: number, limit: number): Promise<{ artifacts: ArtifactView[]; total: number }> {
+  const run = await db.run.findUnique({ where: { id: runId }, select: { id: true } });
+  if (!run) throw new NotFoundError(`run ${runId} not found`);
+  return listRunArtifacts(db, runId, offset, limit);
+}
+
+function runArtifacts(db: PrismaClient, runId: number): Promise<{ artifacts: ArtifactView[]; total: number }> {
+  return listRunArtifacts(db, runId);
 }
 
 /**

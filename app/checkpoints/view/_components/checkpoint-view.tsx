@@ -9,6 +9,7 @@ import { CHECKPOINT_TOPICS, checkpointLineageQueryKey, fetchCheckpointLineage } 
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { formatBytes } from "@/components/pipelines/units";
+import { byteColumnFormat } from "@/lib/column-format";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -152,7 +153,7 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
               <TableHead>State</TableHead>
               <TableHead>Host</TableHead>
               <TableHead className="text-right">Step</TableHead>
-              <TableHead className="text-right">Size</TableHead>
+              <TableHead className="text-right">Size ({byteColumnFormat(view.producedBy.map((p) => p.sizeBytes)).unit})</TableHead>
               <TableHead>Reported</TableHead>
             </TableRow>
           </TableHeader>
@@ -161,7 +162,7 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
               <TableRow key={p.run.id}>
                 <RunCells run={p.run} />
                 <TableCell className="text-right">{stepText(p.step)}</TableCell>
-                <TableCell className="text-right">{formatBytes(p.sizeBytes)}</TableCell>
+                <TableCell className="text-right" title={formatBytes(p.sizeBytes)}>{byteColumnFormat(view.producedBy.map((q) => q.sizeBytes)).format(p.sizeBytes)}</TableCell>
                 <TableCell className="text-muted-fg">
                   <RelativeTime iso={p.ts} />
                 </TableCell>

@@ -19,6 +19,8 @@ import { HostServingCard } from "@/components/serving/serving-cards";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { formatNumber } from "@/lib/format";
+import { pickDurationUnit, withUnitHeader } from "@/lib/column-format";
+import { runDurationS } from "@/lib/run-columns";
 import { runPath, runsPath } from "@/lib/paths";
 import type { HostDetailView } from "@/lib/view-models/hosts";
 import type { ServingWindowView } from "@/lib/view-models/serving";
@@ -40,6 +42,8 @@ export function HostDetail({ initial, initialServing, renderedAt }: { initial: H
   const toMs = Date.parse(host.asOf);
   const fromMs = toMs - HOUR_MS;
   const summary = gpuSummary(host.facts);
+  // One duration unit for the runs column, named in its header (lib/column-format.ts).
+  const durationUnit = pickDurationUnit(host.runs.map((r) => runDurationS(r, toMs)));
   const gpuLines = (pick: (p: HostDetailView["gpuSeries"][number]["points"][number]) => number | null): TimeSeries[] =>
     host.gpuSeries.map((g, i) => ({ key: String(g.index), label: `GPU ${g.index}`, color: seriesColor(i), points: g.points.map((p) => ({ tMs: p.tMs, value: pick(p) })) }));
 
@@ -182,7 +186,7 @@ export function HostDetail({ initial, initialServing, renderedAt }: { initial: H
                 <TableHead>Kind</TableHead>
                 <TableHead>Status</TableHead>
                 <TableHead>Started</TableHead>
-                <TableHead className="text-right">Duration</TableHead>
+                <TableHead className="text-right">{withUnitHeader("Duration", durationUnit)}</TableHead>
               </TableRow>
             </TableHeader>
             <TableBody>
@@ -201,7 +205,7 @@ export function HostDetail({ initial, initialServing, renderedAt }: { initial: H
                     <RelativeTime iso={r.startedAt} />
                   </TableCell>
                   <TableCell className="text-right">
-                    <RunDuration run={r} />
+                    <RunDuration run={r} unit={durationUnit} />
                   </TableCell>
                 </TableRow>
               ))}

@@ -121,7 +121,9 @@ export function PlanDetail({ initial, renderedAt, canDecide, viewerName }: { ini
                 <CardTitle>Rationale</CardTitle>
               </CardHeader>
               {/* Plain text with the author's line breaks: agent-written markdown is never rendered as HTML. */}
-              <CardContent className="max-h-96 overflow-y-auto text-[13px] leading-5 break-words whitespace-pre-wrap">{plan.rationale}</CardContent>
+              <CardContent className="max-h-96 overflow-y-auto text-[13px] leading-5 break-words whitespace-pre-wrap" tabIndex={0} aria-label="Rationale">
+                {plan.rationale}
+              </CardContent>
             </Card>
           )}
           <Card className="min-w-0">

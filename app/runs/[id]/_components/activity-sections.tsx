@@ -94,7 +94,7 @@ export function ActivitySections({ view, state, artifactTitle }: { view: RunProg
             <CardTitle>Events</CardTitle>
             <CardDescription className="ml-auto tabular-nums">{view.events.length >= 100 ? "latest 100, active alerts first" : "active alerts first"}</CardDescription>
           </CardHeader>
-          <EventList events={view.events} className="max-h-[28rem] overflow-y-auto" emptyText="No events yet (run.event, or alerts the server raises)." />
+          <EventList events={view.events} className="max-h-[28rem] overflow-y-auto" scrollLabel="Events" emptyText="No events yet (run.event, or alerts the server raises)." />
         </Card>
         <Card className="min-w-0 2xl:self-start">
           <CardHeader>
@@ -102,7 +102,7 @@ export function ActivitySections({ view, state, artifactTitle }: { view: RunProg
             <CardDescription className="ml-auto tabular-nums">{view.artifactTotal > 0 ? formatCount(view.artifactTotal) : ""}</CardDescription>
           </CardHeader>
           {view.artifacts.length > 0 ? (
-            <ArtifactTable artifacts={view.artifacts} total={view.artifactTotal} />
+            <ArtifactTable runId={view.runId} artifacts={view.artifacts} total={view.artifactTotal} />
           ) : (
             <CardContent className="text-sm text-muted-fg">None yet. Workers report them with run.artifact (kind, uri, sizeBytes, step).</CardContent>
           )}

@@ -13,7 +13,7 @@ import { LongContextCard } from "@/components/runs/long-context-card";
 import { ProjectionPanel } from "@/components/runs/projection-panel";
 import { RunServingCard } from "@/components/serving/serving-cards";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { pickLatencyUnit, pointLatenciesMs } from "@/lib/latency-unit";
+import { pickLatencyUnits } from "@/lib/latency-unit";
 import { groupSeries, headline, isFailedPoint, plotData, sweepScale } from "@/lib/metrics/benchmark-sweep";
 import { formatContextLength, longContextSeries, pointTally, splitScenarios } from "@/lib/metrics/long-context";
 import type { RunDetail } from "@/lib/view-models";
@@ -46,16 +46,16 @@ function useBenchmarkView(run: RunDetail) {
     const tablePoints = [...groups.flatMap((g) => g.points), ...lcGroups.flatMap((g) => g.points)];
     const failed = points.filter(isFailedPoint).length;
     const showSweep = sweep.length > 0 || longContext.length === 0;
-    // One latency unit for the whole page (charts, tables, tooltips), from every point's latencies.
-    const latencyUnit = pickLatencyUnit(pointLatenciesMs(points));
-    return { points, scale, series, headlines, seriesOf, tablePoints, failed, showSweep, contextSeries, contextNote, tally: pointTally(tablePoints), latencyUnit };
+    // One unit per latency metric for the whole page (charts, tables, tooltips), each from its own values.
+    const latencyUnits = pickLatencyUnits(points);
+    return { points, scale, series, headlines, seriesOf, tablePoints, failed, showSweep, contextSeries, contextNote, tally: pointTally(tablePoints), latencyUnits };
   }, [run.benchmarkPoints, run.config]);
 }
 
 /**
  * The benchmark part of a run page, headline charts first: figures, output tok/s and latency by
  * concurrency (or request rate), long-context charts, throughput vs per-user speed, server
- * telemetry, the projection and the point table. Every latency inside is in one unit (ms or s,
+ * telemetry, the projection and the point table. Each latency metric inside is in one unit (ms or s,
  * picked from the points; lib/latency-unit.ts).
  */
 export function BenchmarkSections({ run, initialServing, renderedAt }: { run: RunDetail; initialServing: RunServingView; renderedAt: number }) {
@@ -64,7 +64,7 @@ export function BenchmarkSections({ run, initialServing, renderedAt }: { run: Ru
   const waiting = run.state === "running" ? "Waiting for the first benchmark point…" : "This run reported no benchmark points.";
   const byWhat = view.scale.kind === "concurrency" ? "concurrency" : "request rate";
   return (
-    <LatencyUnitProvider unit={hasPoints ? view.latencyUnit : null}>
+    <LatencyUnitProvider units={hasPoints ? view.latencyUnits : null}>
       {/* Rendered before the first point too (empty figures), so the layout does not jump when it arrives. */}
       {view.showSweep && (
         <HeadlineFigures items={hasPoints ? view.headlines : [{ key: "empty", label: "", color: "", headline: headline([], view.scale) }]} scale={view.scale} tally={view.tally} />
@@ -87,7 +87,7 @@ export function BenchmarkSections({ run, initialServing, renderedAt }: { run: Ru
           <Card className="min-w-0">
             <CardHeader>
               <CardTitle>Latency by {byWhat}</CardTitle>
-              <CardDescription className="ml-auto">median and p99, {view.latencyUnit}</CardDescription>
+              <CardDescription className="ml-auto">median and p99 · units on each axis</CardDescription>
             </CardHeader>
             <CardContent>
               {hasPoints ? <LatencyChart series={view.series} scale={view.scale} height={LATENCY_HEIGHT} /> : <ChartPlaceholder height={LATENCY_HEIGHT + 48}>{waiting}</ChartPlaceholder>}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { SERVING_KEYS } from "./serving/derive";
+import { formatMetricReading, metricLabel, metricTitle } from "./metric-labels";
+
+describe("metric labels", () => {
+  it("gives every serving key a label without the raw name", () => {
+    for (const key of Object.values(SERVING_KEYS)) {
+      expect(metricLabel(key).label).not.toContain("serving/");
+      expect(formatMetricReading(key, 1)).not.toContain("serving/");
+    }
+  });
+
+  it("reads with units: tok/s, %, ms", () => {
+    expect(formatMetricReading("serving/generation_tok_per_s", 557.8)).toBe("Output 557.8 tok/s");
+    expect(formatMetricReading("serving/generation_tok_per_s", 941)).toBe("Output 941.0 tok/s");
+    expect(formatMetricReading("serving/kv_cache_usage", 0.5)).toBe("KV cache 50.0%");
+    expect(formatMetricReading("serving/ttft_ms_p50", 85.72)).toBe("TTFT p50 85.7 ms");
+    expect(formatMetricReading("serving/ttft_ms_p50", 0)).toBe("TTFT p50 0 ms");
+    expect(metricTitle("serving/generation_tok_per_s")).toBe("Output tok/s");
+    expect(metricTitle("serving/kv_cache_usage")).toBe("KV cache (%)");
+  });
+
+  it("keeps unknown keys and non-finite values as they are", () => {
+    expect(formatMetricReading("loss", 0.984)).toBe("loss 0.984");
+    expect(formatMetricReading("serving/generation_tok_per_s", Number.NaN)).toBe("Output NaN");
+    expect(metricTitle("train/loss")).toBe("train/loss");
+  });
+});
