@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError, ValidationError } from "@/lib/server/erro
 import { notifyArgs, userSessionsEndedTopic } from "@/lib/server/live/auth-events";
 import type { AdminUserView } from "@/lib/view-models/admin";
 import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
+import { accountKey, clearFailures } from "./sign-in-throttle";
 
 /**
  * People who sign in. Accounts are written here (not through better-auth's sign-up endpoint,
@@ -157,7 +158,11 @@ export async function updateUser(db: PrismaClient, idOrEmail: string, change: Us
     }
     const disabledAt = change.disabled === undefined ? undefined : change.disabled ? (user.disabledAt ?? new Date()) : null;
     const updated = await tx.user.update({ where: { id: user.id }, data: { role: change.role, disabledAt }, select: userSelect });
-    if (hash !== null) await tx.userAccount.updateMany({ where: { userId: user.id, providerId: "credential" }, data: { password: hash } });
+    if (hash !== null) {
+      await tx.userAccount.updateMany({ where: { userId: user.id, providerId: "credential" }, data: { password: hash } });
+      // A new password ends any sign-in back-off on the account: its guessers now guess a new one.
+      await clearFailures(tx, accountKey(user.email));
+    }
     if (change.disabled === true || hash !== null) {
       await tx.userSession.deleteMany({ where: { userId: user.id } });
       // Every app instance closes this person's live sockets at once (not at the next re-check).
