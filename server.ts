@@ -13,6 +13,7 @@ import { AuthError } from "@/lib/server/errors";
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { IngestConnection } from "@/lib/server/ingest/socket";
 import { IngestTokenGuard } from "@/lib/server/ingest/token-guard";
+import { guardRequest } from "@/lib/server/request-guard";
 import { publisherFor } from "@/lib/server/live/coalescing-publisher";
 import { LiveHub } from "@/lib/server/live/hub";
 import { startMaintenance } from "@/lib/server/maintenance";
@@ -52,6 +53,8 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
   const liveSessions = new LiveSessionGuard();
 
   const server = http.createServer((req, res) => {
+    // Body limits, NUL bytes and anti-framing headers for every route (request-guard.ts).
+    if (!guardRequest(req, res)) return;
     stampClientAddress(req, env.PITWALL_TRUSTED_PROXIES);
     handle(req, res).catch((err: unknown) => {
       log.error({ err, url: req.url }, "request failed");
