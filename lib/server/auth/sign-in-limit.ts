@@ -10,7 +10,7 @@ import { readSignInFields } from "./sign-in-body";
  * atomically in PostgreSQL so every instance shares them and parallel attempts cannot race past:
  * - per account (the email as typed, trimmed and lower-cased): {@link SIGN_IN_LIMITS}.account.free
  *   failures back to back, then each further attempt waits a back-off from the latest failure
- *   (1 s, 2 s, 4 s … at most 60 s). A guesser gets at most 60 tries an hour on an account, and the
+ *   (5 s, 10 s, 20 s, 40 s, then 60 s). A guesser gets at most 60 tries an hour on an account, and the
  *   account's owner is never kept out by someone else's failures for longer than that back-off
  *   (no long lockout to abuse). A success, or an admin setting a new password, clears the count.
  * - per client address (lib/server/auth/client-address.ts): a looser limit of the same shape stops
@@ -24,8 +24,8 @@ import { readSignInFields } from "./sign-in-body";
 
 /** The two policies; see {@link ThrottlePolicy}. Counts start over after 15 min without a failure. */
 export const SIGN_IN_LIMITS = {
-  account: { free: 5, maxDelayS: 60, resetAfterS: 15 * 60 },
-  address: { free: 50, maxDelayS: 60, resetAfterS: 15 * 60 },
+  account: { free: 5, minDelayS: 5, maxDelayS: 60, resetAfterS: 15 * 60 },
+  address: { free: 50, minDelayS: 5, maxDelayS: 60, resetAfterS: 15 * 60 },
 } as const satisfies Record<string, ThrottlePolicy>;
 
 /** Largest sign-in body read, in bytes (the server cuts every /api/auth/* body there too). */

@@ -19,16 +19,18 @@ export function accountKey(email: string): string {
 export interface ThrottlePolicy {
   /** Failures allowed back to back before the back-off starts. */
   free: number;
-  /** Longest wait between attempts once over `free`, in seconds (the back-off doubles from 1 s up to it). */
+  /** First wait once over `free`, in seconds; it doubles with each further failure. */
+  minDelayS: number;
+  /** Longest wait between attempts once over `free`, in seconds. */
   maxDelayS: number;
   /** A key whose latest failure is older than this starts over at 0, in seconds. */
   resetAfterS: number;
 }
 
-/** Seconds an attempt must wait after the latest failure when `failures` were counted: 0, then 1, 2, 4 … `maxDelayS`. */
+/** Seconds an attempt must wait after the latest failure when `failures` were counted: 0, then `minDelayS`, doubling, at most `maxDelayS`. */
 export function backoffS(failures: number, policy: ThrottlePolicy): number {
   if (failures < policy.free) return 0;
-  return Math.min(2 ** (failures - policy.free), policy.maxDelayS);
+  return Math.min(policy.minDelayS * 2 ** (failures - policy.free), policy.maxDelayS);
 }
 
 /** Outcome of {@link reserveAttempt}: admitted, or refused by the first key over its policy. */
@@ -57,7 +59,7 @@ export async function reserveAttempt(db: PrismaClient, keys: { key: string; poli
             "windowStartedAt" = CASE WHEN t."lastFailureAt" <= ${resetBefore} THEN ${now} ELSE t."windowStartedAt" END,
             "lastFailureAt" = ${now}
           WHERE t."lastFailureAt" <= ${resetBefore} OR t.failures < ${policy.free}
-             OR t."lastFailureAt" + make_interval(secs => LEAST(power(2, t.failures - ${policy.free}), ${policy.maxDelayS})) <= ${now}
+             OR t."lastFailureAt" + make_interval(secs => LEAST(${policy.minDelayS} * power(2, t.failures - ${policy.free}), ${policy.maxDelayS})) <= ${now}
           RETURNING failures`;
         if (rows.length === 0) throw new Refused(key);
       }
