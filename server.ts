@@ -18,7 +18,8 @@ import { publisherFor } from "@/lib/server/live/coalescing-publisher";
 import { LiveHub } from "@/lib/server/live/hub";
 import { startMaintenance } from "@/lib/server/maintenance";
 import { startNotifier } from "@/lib/server/notify/notifier";
-import type { Logger } from "@/lib/server/logger";
+import { routeConsoleToLogger, type Logger } from "@/lib/server/logger";
+import { recentDatabaseOutage } from "@/lib/server/database/outage-mark";
 
 /** A running Pitwall server. */
 export interface RunningServer {
@@ -39,6 +40,8 @@ const PING_INTERVAL_MS = 30_000;
  */
 export async function startServer(env: Env, log: Logger): Promise<RunningServer> {
   const dev = env.NODE_ENV === "development";
+  // Every line the process writes is JSON and rate-limited (Next prints errors with console.error).
+  routeConsoleToLogger(log);
   const app = next({ dev, hostname: env.HOST, port: env.PORT, dir: import.meta.dirname });
   await app.prepare();
   const handle = app.getRequestHandler();
@@ -60,6 +63,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
   const server = http.createServer((req, res) => {
     // Body limits, NUL bytes and anti-framing headers for every route (request-guard.ts).
     if (!guardRequest(req, res)) return;
+    answerOutagesWith503(res);
     stampClientAddress(req, env.PITWALL_TRUSTED_PROXIES);
     handle(req, res).catch((err: unknown) => {
       log.error({ err, url: req.url }, "request failed");
@@ -187,6 +191,26 @@ function pingOrTerminate(ws: WebSocket): void {
   }
   alive.set(ws, false);
   ws.ping();
+}
+
+/**
+ * A page (or any route) that failed while the database was unreachable is answered 503 with
+ * Retry-After, not 500: Next renders the error page with 500 and only its status can be changed
+ * here, so a 500 written within 5 s of an outage seen by this process (a route's error, a logged
+ * outage error, a failed health probe: database/outage-mark.ts) becomes 503. Node writes implicit
+ * headers through writeHead too, so this catches both ways of setting the status.
+ */
+function answerOutagesWith503(res: http.ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: http.ServerResponse, statusCode: number, ...rest: unknown[]) {
+    if (statusCode === 500 && recentDatabaseOutage()) {
+      statusCode = 503;
+      res.statusMessage = "Service Unavailable";
+      if (!res.headersSent) res.setHeader("retry-after", "5");
+      if (typeof rest[0] === "string") rest[0] = "Service Unavailable";
+    }
+    return (writeHead as (...a: unknown[]) => http.ServerResponse).call(this, statusCode, ...rest);
+  } as typeof res.writeHead;
 }
 
 function refuse(socket: Duplex, status: string, body: string): void {

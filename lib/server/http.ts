@@ -4,6 +4,7 @@ import { stringifyApiJson } from "@/lib/protocol/api-json";
 import { requireRole, type Role, type Viewer } from "./auth/viewer";
 import { readBodyText } from "./body";
 import { describeOutage, isDatabaseOutage } from "./database/outage";
+import { markDatabaseOutage } from "./database/outage-mark";
 import { AppError, DatabaseUnavailableError } from "./errors";
 import { logger } from "./logger";
 
@@ -35,6 +36,7 @@ export async function handle(fn: () => Promise<Response>): Promise<Response> {
   } catch (err) {
     if (err instanceof AppError) return errorResponse(err.status, err.code, err.message);
     if (isDatabaseOutage(err)) {
+      markDatabaseOutage();
       logger.warn({ err: describeOutage(err) }, "request failed: database unavailable");
       const unavailable = new DatabaseUnavailableError();
       return errorResponse(unavailable.status, unavailable.code, unavailable.message);

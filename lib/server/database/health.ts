@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { Logger } from "@/lib/server/logger";
 import { describeOutage } from "./outage";
+import { markDatabaseOutage } from "./outage-mark";
 
 /** Result of a database probe: up, or down (the reason is logged, never returned to callers). */
 export type DatabaseHealth = "up" | "down";
@@ -34,6 +35,7 @@ export function databaseHealth(url: string, log: Logger, now: () => number = Dat
       if (health === "down") log.warn({ reason }, "health probe: database down");
       else if (entry.last === "down") log.info("health probe: database up again");
     }
+    if (health === "down") markDatabaseOutage();
     entry.last = health;
     return health;
   });
@@ -41,22 +43,50 @@ export function databaseHealth(url: string, log: Logger, now: () => number = Dat
   return entry.result;
 }
 
+const globalForProbe = globalThis as typeof globalThis & { __pitwallProbeClient?: { url: string; client: Promise<pg.Client> } };
+
+/**
+ * The probe's own connection, kept open between probes: opening one costs a backend fork and a
+ * SCRAM exchange, which under CPU load took longer than the timeout and made /healthz report a
+ * healthy database down (4 of 25 probes); `SELECT 1` on an open connection stays fast. A probe
+ * that fails drops the connection, so the next one connects afresh (and a frozen server is
+ * noticed by the query timing out).
+ */
+function probeClient(url: string, timeoutMs: number): Promise<pg.Client> {
+  const held = globalForProbe.__pitwallProbeClient;
+  if (held && held.url === url) return held.client;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
+  client.on("error", () => dropProbeClient()); // a lost connection: reconnect at the next probe
+  const connected = client.connect().then(() => client);
+  globalForProbe.__pitwallProbeClient = { url, client: connected };
+  connected.catch(() => dropProbeClient());
+  return connected;
+}
+
+function dropProbeClient(): void {
+  const held = globalForProbe.__pitwallProbeClient;
+  globalForProbe.__pitwallProbeClient = undefined;
+  void held?.client
+    .then((c) => {
+      // A frozen server never answers end(): drop the socket so probes do not pile up.
+      (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      return c.end();
+    })
+    .catch(() => undefined);
+}
+
 async function probe(url: string, timeoutMs: number): Promise<{ health: DatabaseHealth; reason?: unknown }> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
-  client.on("error", () => undefined); // reported through the promise below
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
   });
   try {
-    await Promise.race([(async () => (await client.connect(), await client.query("SELECT 1")))(), deadline]);
+    await Promise.race([(async () => (await probeClient(url, timeoutMs)).query("SELECT 1"))(), deadline]);
     return { health: "up" };
   } catch (err) {
-    // A frozen server never answers end(): drop the socket so probes do not pile up.
-    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    dropProbeClient();
     return { health: "down", reason: describeOutage(err) };
   } finally {
     clearTimeout(timer);
-    client.end().catch(() => undefined);
   }
 }
