@@ -7,7 +7,7 @@ import { MAX_FRAME_BYTES } from "@/lib/protocol/primitives";
  * they hold for every route, page and asset alike:
  * - a body size limit per route family ({@link bodyLimitFor}), enforced on the declared
  *   Content-Length at once and on a chunked body as it streams: the body is cut at the limit,
- *   413 `body_too_large` is answered and the connection closed, so at most the limit is ever held;
+ *   413 `body_too_large` (`batch_too_large` on /api/ingest) is answered and the connection closed, so at most the limit is ever held;
  * - no NUL byte in the path or query (`%00` or raw): 400 `invalid_url`;
  * - anti-framing and MIME-sniffing headers on every response ({@link SECURITY_HEADERS}).
  */
@@ -74,10 +74,12 @@ export function guardRequest(req: IncomingMessage, res: ServerResponse): boolean
     return false;
   }
   const limit = bodyLimitFor(url.split("?")[0] ?? "/");
-  const tooLarge = `body over ${limit.maxBytes} bytes (the limit of ${limit.family} routes)`;
+  const tooLarge = `body over ${limit.maxBytes} bytes (the limit of ${limit.family} routes); split it`;
+  // /api/ingest keeps the code its clients split batches on (docs/protocol.md).
+  const code = limit.family === "ingest" ? "batch_too_large" : "body_too_large";
   const declared = Number(req.headers["content-length"] ?? "0");
   if (Number.isFinite(declared) && declared > limit.maxBytes) {
-    answer(res, 413, "body_too_large", tooLarge);
+    answer(res, 413, code, tooLarge);
     res.once("finish", () => req.socket.destroy());
     return false;
   }
@@ -92,7 +94,7 @@ export function guardRequest(req: IncomingMessage, res: ServerResponse): boolean
     req.socket.pause();
     if (res.headersSent) req.socket.destroy();
     else {
-      answer(res, 413, "body_too_large", tooLarge);
+      answer(res, 413, code, tooLarge);
       res.once("finish", () => req.socket.destroy());
     }
     return false;

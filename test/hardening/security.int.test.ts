@@ -106,9 +106,9 @@ describe("oversized and chunked bodies", () => {
     for (const f of families) {
       const res = await rawRequest(server.port, "POST", f.path, { "content-type": "application/json", "content-length": String(f.limit + 1), origin: server.url });
       expect(res.status, f.path).toBe(413);
-      expect(JSON.parse(res.body)).toMatchObject({ error: { code: "body_too_large" } });
+      expect(JSON.parse(res.body)).toMatchObject({ error: { code: f.family === "ingest" ? "batch_too_large" : "body_too_large" } });
     }
-    table.add("Content-Length over the limit", families.map((f) => f.path), "413 body_too_large on all, body not read");
+    table.add("Content-Length over the limit", families.map((f) => f.path), "413 body_too_large (ingest: batch_too_large) on all, body not read");
   }, SLOW_MS);
 
   test("a chunked body over the limit is cut while streaming with 413, on every route family", async () => {

@@ -15,6 +15,8 @@ interface Cache {
   at: number;
   result: Promise<DatabaseHealth>;
   last: DatabaseHealth | null;
+  /** Failed probes in a row. */
+  failures: number;
 }
 
 const globalForHealth = globalThis as typeof globalThis & { __pitwallHealth?: Cache };
@@ -29,13 +31,19 @@ const globalForHealth = globalThis as typeof globalThis & { __pitwallHealth?: Ca
 export function databaseHealth(url: string, log: Logger, now: () => number = Date.now): Promise<DatabaseHealth> {
   const cache = globalForHealth.__pitwallHealth;
   if (cache && now() - cache.at < HEALTH_CACHE_MS) return cache.result;
-  const entry: Cache = { at: now(), result: Promise.resolve("down"), last: cache?.last ?? null };
-  entry.result = probe(url, HEALTH_PROBE_TIMEOUT_MS).then(({ health, reason }) => {
+  const entry: Cache = { at: now(), result: Promise.resolve("down"), last: cache?.last ?? null, failures: cache?.failures ?? 0 };
+  entry.result = probe(url, HEALTH_PROBE_TIMEOUT_MS).then(({ health: probed, reason, refused }) => {
+    entry.failures = probed === "up" ? 0 : entry.failures + 1;
+    // One slow probe is not an outage: under CPU load a fresh connection (backend fork + SCRAM)
+    // can take longer than the timeout, which made /healthz flap (4 of 25 probes). "down" needs
+    // two failed probes in a row (each still answers within the timeout, so a frozen database is
+    // reported down after about 2.5 s), or a refused connection, which is certain at once.
+    const health: DatabaseHealth = probed === "up" || (entry.failures < 2 && !refused && entry.last !== "down") ? "up" : "down";
     if (health !== entry.last) {
       if (health === "down") log.warn({ reason }, "health probe: database down");
       else if (entry.last === "down") log.info("health probe: database up again");
     }
-    if (health === "down") markDatabaseOutage();
+    if (probed === "down") markDatabaseOutage();
     entry.last = health;
     return health;
   });
@@ -43,50 +51,23 @@ export function databaseHealth(url: string, log: Logger, now: () => number = Dat
   return entry.result;
 }
 
-const globalForProbe = globalThis as typeof globalThis & { __pitwallProbeClient?: { url: string; client: Promise<pg.Client> } };
-
-/**
- * The probe's own connection, kept open between probes: opening one costs a backend fork and a
- * SCRAM exchange, which under CPU load took longer than the timeout and made /healthz report a
- * healthy database down (4 of 25 probes); `SELECT 1` on an open connection stays fast. A probe
- * that fails drops the connection, so the next one connects afresh (and a frozen server is
- * noticed by the query timing out).
- */
-function probeClient(url: string, timeoutMs: number): Promise<pg.Client> {
-  const held = globalForProbe.__pitwallProbeClient;
-  if (held && held.url === url) return held.client;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
-  client.on("error", () => dropProbeClient()); // a lost connection: reconnect at the next probe
-  const connected = client.connect().then(() => client);
-  globalForProbe.__pitwallProbeClient = { url, client: connected };
-  connected.catch(() => dropProbeClient());
-  return connected;
-}
-
-function dropProbeClient(): void {
-  const held = globalForProbe.__pitwallProbeClient;
-  globalForProbe.__pitwallProbeClient = undefined;
-  void held?.client
-    .then((c) => {
-      // A frozen server never answers end(): drop the socket so probes do not pile up.
-      (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-      return c.end();
-    })
-    .catch(() => undefined);
-}
-
-async function probe(url: string, timeoutMs: number): Promise<{ health: DatabaseHealth; reason?: unknown }> {
+async function probe(url: string, timeoutMs: number): Promise<{ health: DatabaseHealth; reason?: unknown; refused?: boolean }> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  client.on("error", () => undefined); // reported through the promise below
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
   });
   try {
-    await Promise.race([(async () => (await probeClient(url, timeoutMs)).query("SELECT 1"))(), deadline]);
+    await Promise.race([(async () => (await client.connect(), await client.query("SELECT 1")))(), deadline]);
     return { health: "up" };
   } catch (err) {
-    dropProbeClient();
-    return { health: "down", reason: describeOutage(err) };
+    // A frozen server never answers end(): drop the socket so probes do not pile up.
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    const reason = describeOutage(err);
+    return { health: "down", reason, refused: reason.code === "ECONNREFUSED" || reason.code === "ECONNRESET" || /terminat|shutting down|starting up/i.test(reason.message) };
   } finally {
     clearTimeout(timer);
+    client.end().catch(() => undefined);
   }
 }
