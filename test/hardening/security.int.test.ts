@@ -342,3 +342,41 @@ describe("database outage", () => {
     }
   }, SLOW_MS);
 });
+
+describe("cross-host writes", () => {
+  test("every frame type that targets another host's run, session, plan or baseline is refused with forbidden naming the owner", async () => {
+    const k = randomUUID().slice(0, 8);
+    const run = `sec-run-${k}`;
+    const session = `sec-sess-${k}`;
+    const plan = `sec-plan-${k}`;
+    const baseline = `sec-ref-${k}`;
+    const ts = Date.now();
+    const own = await push(
+      tokens.a,
+      { type: "run.start", run, name: "A's run", kind: "training" },
+      { type: "session.todos", session, source: "pushed", seq: 0, ts, items: [{ content: "step", status: "pending" }] },
+      { type: "plan.propose", plan, session, title: "A's plan", items: [{ content: "do it" }] },
+      { type: "baseline.upsert", name: baseline, metric: "tau", value: 12.4 },
+    );
+    expect(own.map((r) => r.ok)).toEqual([true, true, true, true]);
+    const attacks: Array<Record<string, unknown>> = [
+      { type: "run.start", run, name: "B's now", kind: "training" },
+      { type: "run.benchmark", run, points: [{ key: "c1", concurrency: 1, outputTokPerS: 1 }] },
+      { type: "run.progress", run, bootId: "b", done: 1, total: 2 },
+      { type: "run.metrics", run, points: [{ key: "loss", step: 1, value: 9 }] },
+      { type: "run.artifact", run, kind: "checkpoint", uri: "s3://b/evil" },
+      { type: "run.event", run, message: "B was here" },
+      { type: "run.eval", run, results: [{ key: "e1", checkpoint: { step: 1 }, promptId: "p1", verifySteps: 1, acceptedTokens: 1 }] },
+      { type: "run.end", run, status: "failed" },
+      { type: "session.todos", session, source: "pushed", seq: 1, ts, items: [] },
+      { type: "session.activity", session, source: "pushed", state: "ended", ts: ts + 1000, title: "B's" },
+      { type: "plan.propose", plan, title: "B's plan", items: [{ content: "no" }] },
+      { type: "baseline.upsert", name: baseline, metric: "tau", value: 1 },
+    ];
+    const results = await push(tokens.b, ...attacks);
+    const refused = results.filter((r) => r.code === "forbidden" && /belongs to host sec-host-a/.test(r.message ?? ""));
+    table.add("cross-host writes (host B's token on host A's things)", attacks.map((a) => String(a.type)), `${refused.length}/${attacks.length} refused with forbidden, naming host sec-host-a`);
+    expect(results.map((r, i) => `${String(attacks[i]!.type)}:${r.code ?? "ok"}`)).toEqual(attacks.map((a) => `${String(a.type)}:forbidden`));
+    expect(refused.length).toBe(attacks.length);
+  }, SLOW_MS);
+});
