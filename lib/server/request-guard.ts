@@ -63,8 +63,9 @@ function answer(res: ServerResponse, status: number, code: string, message: stri
  * Applies the checks to one request. Returns false when it answered the request itself (400/413):
  * the caller must not hand it on. Otherwise the security headers are set and, while Next reads the
  * body, every chunk is counted as the HTTP parser delivers it (by wrapping the request's `push`,
- * the one place body bytes enter the stream): the chunk that crosses the limit is dropped, the
- * socket stops reading, 413 goes out (when nothing was answered yet) and the socket is closed.
+ * the one place body bytes enter the stream): the chunk that crosses the limit and all after it
+ * are dropped, 413 goes out (when nothing was answered yet) and the socket is closed
+ * (see lingerThenClose).
  */
 export function guardRequest(req: IncomingMessage, res: ServerResponse): boolean {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
@@ -80,24 +81,39 @@ export function guardRequest(req: IncomingMessage, res: ServerResponse): boolean
   const declared = Number(req.headers["content-length"] ?? "0");
   if (Number.isFinite(declared) && declared > limit.maxBytes) {
     answer(res, 413, code, tooLarge);
-    res.once("finish", () => req.socket.destroy());
+    res.once("finish", () => lingerThenClose(req));
     return false;
   }
   let received = 0;
   let cut = false;
   const push = req.push.bind(req);
   req.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
-    if (cut) return false;
+    // After the cut what still arrives is read and dropped (never buffered) until the close.
+    if (cut) return true;
     if (chunk !== null && chunk !== undefined) received += (chunk as Buffer).length;
     if (received <= limit.maxBytes) return push(chunk, encoding);
     cut = true;
-    req.socket.pause();
-    if (res.headersSent) req.socket.destroy();
+    if (res.headersSent) lingerThenClose(req);
     else {
       answer(res, 413, code, tooLarge);
-      res.once("finish", () => req.socket.destroy());
+      res.once("finish", () => lingerThenClose(req));
     }
-    return false;
+    return true;
   };
   return true;
+}
+
+/** How long a refused upload may keep sending (dropped) after its 413, in ms. */
+const LINGER_MS = 1000;
+
+/**
+ * Closes a refused upload's connection in two steps: first our side only (FIN after the answer),
+ * still reading and dropping what the client sends, then the whole socket a second later.
+ * Destroying a socket that holds unread request bytes makes the kernel send a reset at once,
+ * which can wipe out the 413 before the client has read it.
+ */
+function lingerThenClose(req: IncomingMessage): void {
+  req.socket.end();
+  req.socket.resume();
+  setTimeout(() => req.socket.destroy(), LINGER_MS).unref();
 }
