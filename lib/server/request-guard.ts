@@ -53,9 +53,14 @@ export function hasNulByte(url: string): boolean {
   return url.includes("\0") || /%00/i.test(url);
 }
 
-function answer(res: ServerResponse, status: number, code: string, message: string): void {
+/**
+ * Writes an error answer. No `Connection: close` on a body cut while streaming: with it Node
+ * destroys the socket as soon as the answer is written, and a socket closed with unread request
+ * bytes sends a reset that can wipe out the answer; lingerThenClose closes it instead.
+ */
+function answer(res: ServerResponse, status: number, code: string, message: string, close = true): void {
   const body = JSON.stringify({ error: { code, message } });
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), connection: "close" });
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), ...(close ? { connection: "close" } : {}) });
   res.end(body);
 }
 
@@ -95,7 +100,7 @@ export function guardRequest(req: IncomingMessage, res: ServerResponse): boolean
     cut = true;
     if (res.headersSent) lingerThenClose(req);
     else {
-      answer(res, 413, code, tooLarge);
+      answer(res, 413, code, tooLarge, false);
       res.once("finish", () => lingerThenClose(req));
     }
     return true;
