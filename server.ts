@@ -13,11 +13,13 @@ import { AuthError } from "@/lib/server/errors";
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { IngestConnection } from "@/lib/server/ingest/socket";
 import { IngestTokenGuard } from "@/lib/server/ingest/token-guard";
+import { guardRequest, hasNulByte } from "@/lib/server/request-guard";
 import { publisherFor } from "@/lib/server/live/coalescing-publisher";
 import { LiveHub } from "@/lib/server/live/hub";
 import { startMaintenance } from "@/lib/server/maintenance";
 import { startNotifier } from "@/lib/server/notify/notifier";
-import type { Logger } from "@/lib/server/logger";
+import { routeConsoleToLogger, type Logger } from "@/lib/server/logger";
+import { recentDatabaseOutage } from "@/lib/server/database/outage-mark";
 
 /** A running Pitwall server. */
 export interface RunningServer {
@@ -38,6 +40,8 @@ const PING_INTERVAL_MS = 30_000;
  */
 export async function startServer(env: Env, log: Logger): Promise<RunningServer> {
   const dev = env.NODE_ENV === "development";
+  // Every line the process writes is JSON and rate-limited (Next prints errors with console.error).
+  routeConsoleToLogger(log);
   const app = next({ dev, hostname: env.HOST, port: env.PORT, dir: import.meta.dirname });
   await app.prepare();
   const handle = app.getRequestHandler();
@@ -46,12 +50,20 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
   const hub = new LiveHub(databaseUrl(), log);
   await hub.start();
 
-  const ingestWss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  // Ingest: twice the frame limit reaches IngestConnection, which answers `frame_too_large` and
+  // closes with 1009 (beyond that ws closes with 1009 itself); UTF-8 is checked there too, so
+  // invalid UTF-8 gets `invalid_json` rather than a bare 1007 close.
+  const ingestWss = new WebSocketServer({ noServer: true, maxPayload: 2 * MAX_FRAME_BYTES, skipUTF8Validation: true });
+  // Live (browsers): ws closes with 1007 on invalid UTF-8 and 1009 over 64 KiB (docs/protocol.md).
   const liveWss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  for (const wss of [ingestWss, liveWss]) wss.on("error", (err) => log.warn({ err }, "websocket server error"));
   const connections = new IngestTokenGuard();
   const liveSessions = new LiveSessionGuard();
 
   const server = http.createServer((req, res) => {
+    // Body limits, NUL bytes and anti-framing headers for every route (request-guard.ts).
+    if (!guardRequest(req, res)) return;
+    answerOutagesWith503(res);
     stampClientAddress(req, env.PITWALL_TRUSTED_PROXIES);
     handle(req, res).catch((err: unknown) => {
       log.error({ err, url: req.url }, "request failed");
@@ -60,12 +72,15 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
   });
 
   server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A peer resetting while its upgrade is being authenticated must not raise an uncaught error.
+    socket.on("error", () => socket.destroy());
+    if (hasNulByte(req.url ?? "")) return refuse(socket, "400 Bad Request", "the URL holds a NUL byte (%00)");
     const pathname = new URL(req.url ?? "/", "http://localhost").pathname;
     if (pathname === "/ws/ingest") {
       authenticateWorker(req.headers.authorization)
         .then((principal) => {
           ingestWss.handleUpgrade(req, socket, head, (ws) => {
-            const conn = new IngestConnection(track(ws), principal, { batchFrames: env.PITWALL_INGEST_BATCH_FRAMES, log });
+            const conn = new IngestConnection(track(ws, log), principal, { batchFrames: env.PITWALL_INGEST_BATCH_FRAMES, log });
             connections.add(conn);
             ws.on("close", () => connections.remove(conn));
             log.info({ host: principal.hostName }, "worker connected");
@@ -84,7 +99,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
           if (!result.ok) return refuse(socket, result.status, result.message);
           liveWss.handleUpgrade(req, socket, head, (ws) => {
             liveSessions.add(ws, req.headers, result.viewer.id);
-            hub.add(track(ws));
+            hub.add(track(ws, log));
           });
         })
         .catch((err: unknown) => {
@@ -110,6 +125,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
     server.once("error", reject);
     server.listen(env.PORT, env.HOST, () => resolve());
   });
+  server.on("error", (err) => log.error({ err }, "http server error"));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : env.PORT;
   log.info({ port, dev }, `Pitwall listening on http://localhost:${port}`);
@@ -147,10 +163,23 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
 
 const alive = new WeakMap<WebSocket, boolean>();
 
-/** Marks a socket alive now and on every pong. */
-function track(ws: WebSocket): WebSocket {
+/** Protocol errors (bad UTF-8, oversized or malformed frames, resets) seen per minute, for rate-limited logging. */
+let wsErrors = { minute: 0, count: 0 };
+
+/**
+ * Marks a socket alive now and on every pong, and gives it an `error` listener: ws emits `error`
+ * for a peer's protocol violation (invalid UTF-8, a message over maxPayload, a bad opcode) and
+ * then closes the socket with the matching code (1007, 1009, 1002); without a listener that
+ * event would be an uncaught exception. Logged at most 10 times a minute.
+ */
+function track(ws: WebSocket, log: Logger): WebSocket {
   alive.set(ws, true);
   ws.on("pong", () => alive.set(ws, true));
+  ws.on("error", (err: Error & { code?: string }) => {
+    const minute = Math.floor(Date.now() / 60_000);
+    if (wsErrors.minute !== minute) wsErrors = { minute, count: 0 };
+    if (++wsErrors.count <= 10) log.warn({ code: err.code, message: err.message }, "websocket closed on a protocol error");
+  });
   return ws;
 }
 
@@ -162,6 +191,26 @@ function pingOrTerminate(ws: WebSocket): void {
   }
   alive.set(ws, false);
   ws.ping();
+}
+
+/**
+ * A page (or any route) that failed while the database was unreachable is answered 503 with
+ * Retry-After, not 500: Next renders the error page with 500 and only its status can be changed
+ * here, so a 500 written within 5 s of an outage seen by this process (a route's error, a logged
+ * outage error, a failed health probe: database/outage-mark.ts) becomes 503. Node writes implicit
+ * headers through writeHead too, so this catches both ways of setting the status.
+ */
+function answerOutagesWith503(res: http.ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: http.ServerResponse, statusCode: number, ...rest: unknown[]) {
+    if (statusCode === 500 && recentDatabaseOutage()) {
+      statusCode = 503;
+      res.statusMessage = "Service Unavailable";
+      if (!res.headersSent) res.setHeader("retry-after", "5");
+      if (typeof rest[0] === "string") rest[0] = "Service Unavailable";
+    }
+    return (writeHead as (...a: unknown[]) => http.ServerResponse).call(this, statusCode, ...rest);
+  } as typeof res.writeHead;
 }
 
 function refuse(socket: Duplex, status: string, body: string): void {

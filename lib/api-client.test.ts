@@ -2,12 +2,17 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiError, fetchJson, parseApiJson } from "./api-client";
 
 describe("parseApiJson", () => {
-  it("turns the API's non-finite strings back into numbers, anywhere in the body", () => {
-    const v = parseApiJson<{ a: number; b: number[]; c: { d: number }; s: string }>('{"a":"NaN","b":["Infinity","-Infinity",1],"c":{"d":"NaN"},"s":"inf"}');
+  it("turns the API's tagged non-finite numbers back into numbers, anywhere in the body", () => {
+    const v = parseApiJson<{ a: number; b: number[]; c: { d: number }; s: string }>('{"a":{"$num":"NaN"},"b":[{"$num":"Infinity"},{"$num":"-Infinity"},1],"c":{"d":{"$num":"NaN"}},"s":"inf"}');
     expect(v.a).toBeNaN();
     expect(v.b).toEqual([Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 1]);
     expect(v.c.d).toBeNaN();
     expect(v.s).toBe("inf");
+  });
+
+  it("leaves every string a string: a name 'NaN' or a status 'Infinity' is text (issue 19)", () => {
+    const v = parseApiJson<{ name: string; status: string; items: string[] }>('{"name":"NaN","status":"Infinity","items":["-Infinity","NaN"]}');
+    expect(v).toEqual({ name: "NaN", status: "Infinity", items: ["-Infinity", "NaN"] });
   });
 });
 

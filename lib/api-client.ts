@@ -1,10 +1,12 @@
 import type { RunDetail, RunListPage } from "./view-models";
 import { apiRunPath, apiRunsPath, type RunListQuery } from "./paths";
+import { reviveApiJson } from "./protocol/api-json";
 
 /**
  * Browser-side reads of the Pitwall API for react-query. The API writes non-finite numbers as the
- * strings "NaN" / "Infinity" / "-Infinity" (JSON has no such numbers); they are turned back into
- * numbers here so components see the same values a server component gets from the repository.
+ * tagged objects `{"$num":"NaN"}` / `{"$num":"Infinity"}` / `{"$num":"-Infinity"}` (JSON has no such
+ * numbers; lib/protocol/api-json.ts); only those are turned back into numbers here, so components
+ * see the same values a server component gets from the repository, and a string stays a string.
  */
 
 /** A non-2xx API answer: HTTP `status` plus the body's `error.code` / `error.message` when present. */
@@ -19,16 +21,12 @@ export class ApiError extends Error {
   }
 }
 
-const NON_FINITE: Record<string, number> = { NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY, "-Infinity": Number.NEGATIVE_INFINITY };
+/** JSON.parse reviver of API JSON: the tagged non-finite numbers (and escaped objects) only; see lib/protocol/api-json.ts. */
+export const reviveNonFinite = reviveApiJson;
 
-/** JSON.parse reviver that turns "NaN" / "Infinity" / "-Infinity" strings back into numbers. */
-export function reviveNonFinite(_key: string, value: unknown): unknown {
-  return typeof value === "string" && Object.hasOwn(NON_FINITE, value) ? NON_FINITE[value] : value;
-}
-
-/** Parses API JSON text, reviving non-finite numbers. @throws SyntaxError for invalid JSON. */
+/** Parses API JSON text, reviving tagged non-finite numbers. @throws SyntaxError for invalid JSON. */
 export function parseApiJson<T>(text: string): T {
-  return JSON.parse(text, reviveNonFinite) as T;
+  return JSON.parse(text, reviveApiJson) as T;
 }
 
 /**

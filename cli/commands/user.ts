@@ -31,7 +31,7 @@ export function registerUserCommands(program: Command): void {
     .requiredOption("--email <email>", "sign-in email (stored lower-case)")
     .requiredOption("--name <name>", "display name")
     .option("--role <role>", `one of ${ROLES.join(", ")}`, parseRole, "viewer" as Role)
-    .option("--password <password>", "at least 8 characters; omitted: one is generated and printed")
+    .option("--password <password>", "at least 12 characters, not a common password; omitted: one is generated and printed")
     .description("create an account; prints the generated password as the last line when --password is omitted")
     .action(async (opts: { email: string; name: string; role: Role; password?: string }) => {
       const created = await run(([{ withAdminDatabase }, { createUser }]) => withAdminDatabase((db) => createUser(db, opts)));
@@ -85,7 +85,7 @@ export function registerUserCommands(program: Command): void {
   user
     .command("set-password")
     .argument("<email>", "the account's email (or id)")
-    .option("--password <password>", "at least 8 characters; omitted: one is generated and printed")
+    .option("--password <password>", "at least 12 characters, not a common password; omitted: one is generated and printed")
     .description("set a new password (ends the account's sessions); prints a generated one as the last line")
     .action(async (email: string, opts: { password?: string }) => {
       const [, { generatePassword }] = await admin();

@@ -191,7 +191,7 @@ describe("LiveClient", () => {
     const ws = sockets[0]!;
     ws.open();
     ws.message({ type: "snapshot", topic: "run:7", seq: 5, data: { run: { name: "a", points: [1] } }, at: 0 });
-    ws.message({ type: "delta", topic: "run:7", base: 5, seq: 7, patch: { o: { run: { o: { points: { x: 0, l: 1, p: ["NaN"] } } } } }, at: 0 });
+    ws.message({ type: "delta", topic: "run:7", base: 5, seq: 7, patch: { o: { run: { o: { points: { x: 0, l: 1, p: [{ $num: "NaN" }] } } } } }, at: 0 });
     expect(data).toEqual([{ run: { name: "a", points: [1] } }, { run: { name: "a", points: [1, NaN] } }]);
     // seq 8 was missed: base 8 is not the 7 held.
     ws.sent.length = 0;

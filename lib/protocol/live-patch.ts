@@ -1,8 +1,8 @@
 /**
  * Deltas between two JSON values, as the server pushes them on `/ws/live` (`delta` messages) and
  * the browser merges them into its react-query cache. Pure and generic: the server diffs the
- * previous and the new read of a topic (wire form: JSON-safe values, non-finite numbers as their
- * string names, see lib/protocol/json.ts) and `applyPatch(old, diffJson(old, new))` rebuilds
+ * previous and the new read of a topic (JSON values, except that non-finite numbers stay numbers;
+ * they travel tagged, see lib/protocol/api-json.ts) and `applyPatch(old, diffJson(old, new))` rebuilds
  * `new` exactly, sharing every unchanged sub-tree with `old` (so React memos keep holding).
  *
  * Arrays are aligned three ways and the cheapest is kept: in place (changed items, new items
@@ -42,7 +42,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /** Deep equality of two JSON values (`undefined` object members count as absent). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
+  // NaN equals NaN here: a series holding NaN must not look changed on every read.
+  if (a === b || (typeof a === "number" && typeof b === "number" && Number.isNaN(a) && Number.isNaN(b))) return true;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;

@@ -1,17 +1,19 @@
 import type { z } from "zod";
-import { describeIssues, JsonSyntaxError, parseWireJson, stringifyJson } from "@/lib/protocol";
+import { describeIssues, JsonSyntaxError, parseWireJson } from "@/lib/protocol";
+import { stringifyApiJson } from "@/lib/protocol/api-json";
 import { requireRole, type Role, type Viewer } from "./auth/viewer";
 import { readBodyText } from "./body";
 import { describeOutage, isDatabaseOutage } from "./database/outage";
+import { markDatabaseOutage } from "./database/outage-mark";
 import { AppError, DatabaseUnavailableError } from "./errors";
 import { logger } from "./logger";
 
 /**
- * A JSON response written the Pitwall way: non-finite numbers as "NaN"/"Infinity"/"-Infinity",
- * bigints as decimal strings.
+ * A JSON response written the Pitwall way (lib/protocol/api-json.ts): non-finite numbers as
+ * `{"$num":"NaN"}` / `{"$num":"Infinity"}` / `{"$num":"-Infinity"}`, bigints as decimal strings.
  */
 export function json(data: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(stringifyJson(data), {
+  return new Response(stringifyApiJson(data), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
   });
@@ -34,6 +36,7 @@ export async function handle(fn: () => Promise<Response>): Promise<Response> {
   } catch (err) {
     if (err instanceof AppError) return errorResponse(err.status, err.code, err.message);
     if (isDatabaseOutage(err)) {
+      markDatabaseOutage();
       logger.warn({ err: describeOutage(err) }, "request failed: database unavailable");
       const unavailable = new DatabaseUnavailableError();
       return errorResponse(unavailable.status, unavailable.code, unavailable.message);

@@ -13,7 +13,7 @@ export function startMaintenance(pool: pg.Pool, log: Logger, intervalMs = 3_600_
   const run = async () => {
     const res = await pool.query(`DELETE FROM "IngestedFrame" WHERE "receivedAt" < now() - interval '${FRAME_ID_RETENTION}'`);
     if (res.rowCount) log.info({ deleted: res.rowCount }, "pruned old frame ids");
-    await pool.query(`DELETE FROM "SignInThrottle" WHERE "windowStartedAt" < now() - interval '1 day'`);
+    await pool.query(`DELETE FROM "SignInThrottle" WHERE "lastFailureAt" < now() - interval '1 day'`);
   };
   const timer = setInterval(() => void run().catch((err: unknown) => log.warn({ err }, "maintenance failed")), intervalMs);
   timer.unref();

@@ -193,6 +193,7 @@ async function overviewReal({ full, log }: ScenarioOptions): Promise<void> {
     }
   };
   const coldPage = await firstRow();
+  log(`cold: /api/overview ${fmtInt(coldOverview)} ms, /api/runs ${fmtInt(coldRuns)} ms, overview page first row ${fmtInt(coldPage)} ms; starting the load`);
 
   // Load: fleet at 20 % and 50 viewers.
   const tally = new FleetTally();
@@ -214,6 +215,7 @@ async function overviewReal({ full, log }: ScenarioOptions): Promise<void> {
     }
   })();
   await sleep(5000); // the load settles
+  log(`load on: ${FLEET_WORKERS} fleet workers, ${VIEWERS} viewers; measuring ${samples} calls of each API, then the page`);
   const loadStart = performance.now();
   const refetch0 = viewerStats.refetches;
   const overview = new Float64Array(samples);

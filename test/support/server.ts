@@ -9,6 +9,8 @@ const projectDir = path.resolve(import.meta.dirname, "../..");
 export interface TestServer {
   url: string;
   port: number;
+  /** The server process's id (its own node process: /proc/<pid>/status shows its memory). */
+  pid: number;
   /** Everything the server logged so far (JSON lines). */
   logs: string[];
   /** SIGTERM and wait for exit (graceful shutdown path). */
@@ -66,7 +68,7 @@ export async function startTestServer(opts: { databaseUrl: string; port?: number
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
-  return { url: `http://127.0.0.1:${port}`, port, logs, stop: stopWith("SIGTERM"), kill: stopWith("SIGKILL") };
+  return { url: `http://127.0.0.1:${port}`, port, pid: child.pid!, logs, stop: stopWith("SIGTERM"), kill: stopWith("SIGKILL") };
 }
 
 export type { ChildProcess };

@@ -1,6 +1,6 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
-import { APIError } from "better-auth/api";
+import { APIError, createAuthMiddleware } from "better-auth/api";
 import type { PrismaClient } from "@/generated/prisma/client";
 import { ROLES } from "@/lib/roles";
 import { prisma } from "@/lib/server/db";
@@ -9,6 +9,7 @@ import { logger, type Logger } from "@/lib/server/logger";
 import { CLIENT_ADDRESS_HEADER } from "./client-address";
 import { COOKIE_PREFIX } from "./credentials";
 import { requestHosts, requestOrigin } from "./origin";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from "./password-policy";
 import { resolveAuthSecret } from "./secret";
 
 /**
@@ -19,10 +20,6 @@ import { resolveAuthSecret } from "./secret";
 
 /** A session lasts this long after its last refresh (better-auth refreshes it at most daily on use). */
 export const SESSION_TTL_S = 30 * 24 * 3600;
-/** Minimum password length, for sign-in and for accounts we create ourselves. */
-export const MIN_PASSWORD_LENGTH = 8;
-/** Maximum password length (scrypt cost stays bounded). */
-export const MAX_PASSWORD_LENGTH = 256;
 
 /** What the auth instance is built from. */
 export interface AuthSettings {
@@ -52,6 +49,8 @@ export function createAuth(settings: AuthSettings) {
       enabled: true,
       // Accounts are made by the first-visit setup, admins (/admin) and `pitwall user create`.
       disableSignUp: true,
+      // Checked when a password is set (/change-password), never at sign-in: older, shorter
+      // passwords keep working until changed. The rest of the policy is the hook below.
       minPasswordLength: MIN_PASSWORD_LENGTH,
       maxPasswordLength: MAX_PASSWORD_LENGTH,
     },
@@ -98,6 +97,15 @@ export function createAuth(settings: AuthSettings) {
           },
         },
       },
+    },
+    hooks: {
+      // A person changing their own password meets the same policy as every other way of setting one.
+      before: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== "/change-password") return;
+        const next = (ctx.body as { newPassword?: unknown } | undefined)?.newPassword;
+        const problem = typeof next === "string" ? passwordProblem(next) : null;
+        if (problem) throw new APIError("BAD_REQUEST", { message: `new password: ${problem}`, code: "WEAK_PASSWORD" });
+      }),
     },
     telemetry: { enabled: false },
     logger: {

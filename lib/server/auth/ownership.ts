@@ -1,8 +1,9 @@
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 
 /**
- * Who may change what a worker created. A run, agent session or plan is owned by the host of
- * the token that created it (`ownerHostId`; for plans `Plan.hostId`), not by the `host` label a
+ * Who may change what a worker created. A run, agent session (todos and activity), plan or
+ * baseline is owned by the host of the token that created it (`ownerHostId`; for plans
+ * `Plan.hostId`), not by the `host` label a
  * frame or `import --host` carries. Another host's token may not change it — unless the token
  * was created with `--shared` (a benchmark client on another machine). Reading through the API
  * stays open to every worker token (docs/api.md), except a plan's decision, which goes only to
@@ -10,7 +11,7 @@ import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
  */
 
 /** What can be owned. */
-export type OwnedKind = "run" | "session" | "plan";
+export type OwnedKind = "run" | "session" | "plan" | "baseline";
 
 /** The owner of a stored row: host id and name; null id = no owner recorded (claimed by the next writer). */
 export interface Owner {

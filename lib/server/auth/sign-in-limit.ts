@@ -1,75 +1,92 @@
 import type { PrismaClient } from "@/generated/prisma/client";
-import { clearFailures, countFailure, throttleCounts } from "@/lib/server/repositories/sign-in-throttle";
+import { readBodyText } from "@/lib/server/body";
+import { PayloadTooLargeError } from "@/lib/server/errors";
+import { accountKey, clearFailures, refundAttempt, reserveAttempt, type ThrottlePolicy } from "@/lib/server/repositories/sign-in-throttle";
 import { CLIENT_ADDRESS_HEADER } from "./client-address";
+import { readSignInFields } from "./sign-in-body";
 
 /**
- * Limits failed sign-ins (wrong email or password, HTTP 401) separately by account and by client
- * address, counted in PostgreSQL so every instance shares them:
- * - per account (the email as typed, lower-cased): {@link SIGN_IN_LIMITS}.account failures per
- *   window stop password guessing on one account from any number of addresses;
- * - per client address (lib/server/auth/client-address.ts): a looser limit stops one client
- *   spraying guesses across many accounts.
- * A refused attempt (429) is not checked and not counted, so a flood against one account never
- * uses up its address's budget for other accounts. A successful sign-in clears its account's count.
+ * Limits sign-in attempts separately by account and by client address (OWASP ASVS 2.2.1), counted
+ * atomically in PostgreSQL so every instance shares them and parallel attempts cannot race past:
+ * - per account (the email as typed, trimmed and lower-cased): {@link SIGN_IN_LIMITS}.account.free
+ *   failures back to back, then each further attempt waits a back-off from the latest failure
+ *   (5 s, 10 s, 20 s, 40 s, then 60 s). A guesser gets at most 60 tries an hour on an account, and the
+ *   account's owner is never kept out by someone else's failures for longer than that back-off
+ *   (no long lockout to abuse). A success, or an admin setting a new password, clears the count.
+ * - per client address (lib/server/auth/client-address.ts): a looser limit of the same shape stops
+ *   one client spraying guesses across many accounts; people behind the same address wait at most
+ *   its back-off too.
+ * Every attempt is counted before its password is checked, whatever the body's encoding: the body
+ * is read here (JSON, form-urlencoded or multipart) and handed to better-auth as JSON, so a body the
+ * limiter cannot read never reaches the password check. A refused attempt (429) is not checked and
+ * not counted; an attempt that turns out not to be a failed check (success, 400, 403) is refunded.
  */
 
-/** Failures allowed per key within `windowS` seconds before sign-in answers 429. */
+/** The two policies; see {@link ThrottlePolicy}. Counts start over after 15 min without a failure. */
 export const SIGN_IN_LIMITS = {
-  windowS: 15 * 60,
-  account: 10,
-  address: 50,
-} as const;
+  account: { free: 5, minDelayS: 5, maxDelayS: 60, resetAfterS: 15 * 60 },
+  address: { free: 50, minDelayS: 5, maxDelayS: 60, resetAfterS: 15 * 60 },
+} as const satisfies Record<string, ThrottlePolicy>;
+
+/** Largest sign-in body read, in bytes (the server cuts every /api/auth/* body there too). */
+export const MAX_SIGN_IN_BODY_BYTES = 64 * 1024;
 
 /** Injectable clock. */
 export type Now = () => Date;
 
-/** The keys an attempt counts under. */
-function keysOf(email: string, address: string) {
-  return { account: `account:${email.trim().toLowerCase()}`, address: `address:${address}` };
+
+function refusal(scope: "account" | "address", retryAfterS: number): Response {
+  const message =
+    scope === "account"
+      ? `too many failed sign-ins for this account; try again in ${retryAfterS} s`
+      : `too many failed sign-ins from your address; try again in ${retryAfterS} s`;
+  return new Response(JSON.stringify({ code: "too_many_attempts", message }), {
+    status: 429,
+    headers: { "content-type": "application/json", "retry-after": String(retryAfterS) },
+  });
 }
 
-/** Which limit refuses an attempt, and for how many more seconds; null when it may go ahead. */
-export async function signInRefusal(db: PrismaClient, email: string, address: string, now: Date): Promise<{ scope: "account" | "address"; retryAfterS: number } | null> {
-  const keys = keysOf(email, address);
-  const counts = await throttleCounts(db, [keys.account, keys.address], SIGN_IN_LIMITS.windowS, now);
-  for (const scope of ["account", "address"] as const) {
-    const count = counts.get(keys[scope]);
-    if (count && count.failures >= SIGN_IN_LIMITS[scope]) {
-      const endsAt = count.windowStartedAt.getTime() + SIGN_IN_LIMITS.windowS * 1000;
-      return { scope, retryAfterS: Math.max(1, Math.ceil((endsAt - now.getTime()) / 1000)) };
-    }
-  }
-  return null;
+function badBody(status: number, code: string, message: string): Response {
+  return new Response(JSON.stringify({ code, message }), { status, headers: { "content-type": "application/json" } });
 }
 
 /**
- * Runs a better-auth `POST /sign-in/email` through the limits: 429 `too_many_attempts` (with
- * Retry-After, naming the limit) when the account or the address is over its limit; otherwise
- * `handler`, counting a 401 as a failure of both keys and clearing the account's count on success.
- * A body without a readable email goes straight to `handler` (better-auth answers 400).
+ * Runs a better-auth sign-in (`POST /sign-in/…`) through the limits: 400 `invalid_body` when the
+ * body holds no string email and password in an encoding better-auth reads; 413 over 64 KiB;
+ * 429 `too_many_attempts` (with Retry-After in seconds, naming the limit) while the account or the
+ * address is in its back-off; otherwise `handler` with the credentials as a JSON body.
  */
 export async function limitSignIn(request: Request, handler: (r: Request) => Promise<Response>, db: PrismaClient, now: Now = () => new Date()): Promise<Response> {
-  const email = await request
-    .clone()
-    .json()
-    .then((b: unknown) => (b && typeof b === "object" && typeof (b as { email?: unknown }).email === "string" ? (b as { email: string }).email : null))
-    .catch(() => null);
-  if (email === null) return handler(request);
-  const address = request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
-  const refusal = await signInRefusal(db, email, address, now());
-  if (refusal) {
-    const message =
-      refusal.scope === "account"
-        ? `too many failed sign-ins for this account; try again in ${Math.ceil(refusal.retryAfterS / 60)} min or ask an admin to set a new password`
-        : `too many failed sign-ins from your address; try again in ${Math.ceil(refusal.retryAfterS / 60)} min`;
-    return new Response(JSON.stringify({ code: "too_many_attempts", message }), {
-      status: 429,
-      headers: { "content-type": "application/json", "retry-after": String(refusal.retryAfterS) },
-    });
+  let raw: string;
+  try {
+    raw = await readBodyText(request, MAX_SIGN_IN_BODY_BYTES);
+  } catch (err) {
+    if (err instanceof PayloadTooLargeError) return badBody(413, err.code, err.message);
+    throw err;
   }
-  const response = await handler(request);
-  const keys = keysOf(email, address);
-  if (response.status === 401) await countFailure(db, [keys.account, keys.address], SIGN_IN_LIMITS.windowS, now());
-  else if (response.ok) await clearFailures(db, keys.account);
+  const fields = await readSignInFields(request.headers.get("content-type") ?? "", raw);
+  if (!fields) return badBody(400, "invalid_body", "send email and password as JSON, form-urlencoded or multipart fields");
+  const address = request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
+  const keys = { account: accountKey(fields.email), address: `address:${address}` };
+  const reserved = await reserveAttempt(
+    db,
+    [
+      { key: keys.account, policy: SIGN_IN_LIMITS.account },
+      { key: keys.address, policy: SIGN_IN_LIMITS.address },
+    ],
+    now(),
+  );
+  if (!reserved.ok) return refusal(reserved.key === keys.account ? "account" : "address", reserved.retryAfterS);
+  const headers = new Headers(request.headers);
+  headers.set("content-type", "application/json");
+  headers.delete("content-length");
+  const response = await handler(new Request(request.url, { method: "POST", headers, body: JSON.stringify(fields), signal: request.signal }));
+  if (response.status === 401) return response;
+  if (response.ok) {
+    await clearFailures(db, keys.account);
+    await refundAttempt(db, [keys.address]);
+  } else {
+    await refundAttempt(db, [keys.account, keys.address]);
+  }
   return response;
 }

@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { Logger } from "@/lib/server/logger";
 import { describeOutage } from "./outage";
+import { markDatabaseOutage } from "./outage-mark";
 
 /** Result of a database probe: up, or down (the reason is logged, never returned to callers). */
 export type DatabaseHealth = "up" | "down";
@@ -14,6 +15,8 @@ interface Cache {
   at: number;
   result: Promise<DatabaseHealth>;
   last: DatabaseHealth | null;
+  /** Failed probes in a row. */
+  failures: number;
 }
 
 const globalForHealth = globalThis as typeof globalThis & { __pitwallHealth?: Cache };
@@ -28,24 +31,27 @@ const globalForHealth = globalThis as typeof globalThis & { __pitwallHealth?: Ca
 export function databaseHealth(url: string, log: Logger, now: () => number = Date.now): Promise<DatabaseHealth> {
   const cache = globalForHealth.__pitwallHealth;
   if (cache && now() - cache.at < HEALTH_CACHE_MS) return cache.result;
-  const entry: Cache = { at: now(), result: Promise.resolve("down"), last: cache?.last ?? null };
-  // A failed probe is tried once more before the database counts as down: one slow connect under CPU
-  // load (a demo's or a build's start) is not an outage, and logged "database down" at a healthy start (issue 25).
-  entry.result = probe(url, HEALTH_PROBE_TIMEOUT_MS)
-    .then((first) => (first.health === "up" ? first : probe(url, HEALTH_PROBE_TIMEOUT_MS)))
-    .then(({ health, reason }) => {
-      if (health !== entry.last) {
-        if (health === "down") log.warn({ reason }, "health probe: database down");
-        else if (entry.last === "down") log.info("health probe: database up again");
-      }
-      entry.last = health;
-      return health;
-    });
+  const entry: Cache = { at: now(), result: Promise.resolve("down"), last: cache?.last ?? null, failures: cache?.failures ?? 0 };
+  entry.result = probe(url, HEALTH_PROBE_TIMEOUT_MS).then(({ health: probed, reason, refused }) => {
+    entry.failures = probed === "up" ? 0 : entry.failures + 1;
+    // One slow probe is not an outage: under CPU load a fresh connection (backend fork + SCRAM)
+    // can take longer than the timeout, which made /healthz flap (4 of 25 probes). "down" needs
+    // two failed probes in a row (each still answers within the timeout, so a frozen database is
+    // reported down after about 2.5 s), or a refused connection, which is certain at once.
+    const health: DatabaseHealth = probed === "up" || (entry.failures < 2 && !refused && entry.last !== "down") ? "up" : "down";
+    if (health !== entry.last) {
+      if (health === "down") log.warn({ reason }, "health probe: database down");
+      else if (entry.last === "down") log.info("health probe: database up again");
+    }
+    if (probed === "down") markDatabaseOutage();
+    entry.last = health;
+    return health;
+  });
   globalForHealth.__pitwallHealth = entry;
   return entry.result;
 }
 
-async function probe(url: string, timeoutMs: number): Promise<{ health: DatabaseHealth; reason?: unknown }> {
+async function probe(url: string, timeoutMs: number): Promise<{ health: DatabaseHealth; reason?: unknown; refused?: boolean }> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
   client.on("error", () => undefined); // reported through the promise below
   let timer: NodeJS.Timeout | undefined;
@@ -58,7 +64,8 @@ async function probe(url: string, timeoutMs: number): Promise<{ health: Database
   } catch (err) {
     // A frozen server never answers end(): drop the socket so probes do not pile up.
     (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-    return { health: "down", reason: describeOutage(err) };
+    const reason = describeOutage(err);
+    return { health: "down", reason, refused: reason.code === "ECONNREFUSED" || reason.code === "ECONNRESET" || /terminat|shutting down|starting up/i.test(reason.message) };
   } finally {
     clearTimeout(timer);
     client.end().catch(() => undefined);

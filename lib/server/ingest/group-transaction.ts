@@ -278,7 +278,7 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
         topics.add("evals");
         break;
       case "baseline.upsert":
-        await upsertBaseline(client, f, at);
+        await upsertBaseline(client, f, at, principal.hostId, principal.shared);
         topics.add("baselines");
         break;
       case "session.todos": {

@@ -170,11 +170,11 @@ describe("/ws/ingest", () => {
     expect(row!.outputTokPerS).toBeNaN();
     expect(row!.raw).toEqual({ request_rate: "Infinity" });
 
-    // The read API writes them as strings.
+    // The read API writes them tagged (docs/api.md), so no string can be mistaken for one.
     const runId = (await db.query(`SELECT id FROM "Run" WHERE key = $1`, [run])).rows[0].id as number;
     const body = (await (await fetch(`${server.url}/api/runs/${runId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { benchmarkPoints: Array<Record<string, unknown>> };
-    expect(body.benchmarkPoints[0]!.ttftMsMean).toBe("NaN");
-    expect(body.benchmarkPoints[0]!.requestRate).toBe("Infinity");
+    expect(body.benchmarkPoints[0]!.ttftMsMean).toEqual({ $num: "NaN" });
+    expect(body.benchmarkPoints[0]!.requestRate).toEqual({ $num: "Infinity" });
     ws.close();
   });
 

@@ -141,6 +141,40 @@ describe("sessions", () => {
       { seq: 1, content: "shared client adds" },
     ]);
   });
+
+  test("host B's token cannot change host A's session through session.activity (title, state, host shown); A and a shared token can", async () => {
+    const session = `s-${randomUUID()}`;
+    const activity = (ts: number, title: string, extra: Record<string, unknown> = {}) => ({ type: "session.activity", session, source: "claude-code", state: "working", ts, title, ...extra });
+    expect((await push(tokens.a, activity(Date.UTC(2026, 10, 30, 9, 0), "A's session")))[0]!.ok).toBe(true);
+    expectForbidden((await push(tokens.b, activity(Date.UTC(2026, 10, 30, 9, 1), "B took over", { state: "ended", host: "host-b", detail: "hijacked" })))[0], "session", session);
+    // Nor can B claim a session A created through todos by sending activity first.
+    const viaTodos = `s-${randomUUID()}`;
+    expect((await push(tokens.a, { type: "session.todos", session: viaTodos, source: "claude-code", seq: 0, ts: Date.UTC(2026, 10, 30, 9), items: [] }))[0]!.ok).toBe(true);
+    expectForbidden((await push(tokens.b, { ...activity(Date.UTC(2026, 10, 30, 9, 2), "B"), session: viaTodos }))[0], "session", viaTodos);
+    let row = await pool.query<{ title: string; state: string; host: string; owner: string }>(
+      `SELECT s.title, s.state, h.name AS host, o.name AS owner FROM "AgentSession" s JOIN "Host" h ON h.id = s."hostId" JOIN "Host" o ON o.id = s."ownerHostId" WHERE s.key = $1`,
+      [session],
+    );
+    expect(row.rows[0]).toEqual({ title: "A's session", state: "working", host: "host-a", owner: "host-a" });
+    expect((await push(tokens.a, activity(Date.UTC(2026, 10, 30, 9, 3), "A renames", { state: "idle" })))[0]!.ok).toBe(true);
+    expect((await push(tokens.shared, activity(Date.UTC(2026, 10, 30, 9, 4), "shared renames")))[0]!.ok).toBe(true);
+    row = await pool.query(`SELECT s.title, s.state, h.name AS host, o.name AS owner FROM "AgentSession" s JOIN "Host" h ON h.id = s."hostId" JOIN "Host" o ON o.id = s."ownerHostId" WHERE s.key = $1`, [session]);
+    expect(row.rows[0]).toMatchObject({ title: "shared renames", state: "working", owner: "host-a" });
+  });
+});
+
+describe("baselines", () => {
+  test("the first token that writes a baseline owns it: host B's token gets forbidden naming host-a; A and a shared token may change it", async () => {
+    const name = `ref-${randomUUID().slice(0, 8)}`;
+    const baseline = (value: number) => ({ type: "baseline.upsert", name, metric: "tau", value });
+    expect((await push(tokens.a, baseline(12.4)))[0]!.ok).toBe(true);
+    expectForbidden((await push(tokens.b, baseline(99)))[0], "baseline", name);
+    const value = async () => (await pool.query<{ value: number; owner: string }>(`SELECT b.value, h.name AS owner FROM "Baseline" b JOIN "Host" h ON h.id = b."ownerHostId" WHERE b.name = $1`, [name])).rows[0];
+    expect(await value()).toEqual({ value: 12.4, owner: "host-a" });
+    expect((await push(tokens.a, baseline(12.5)))[0]!.ok).toBe(true);
+    expect((await push(tokens.shared, baseline(12.6)))[0]!.ok).toBe(true);
+    expect(await value()).toEqual({ value: 12.6, owner: "host-a" });
+  });
 });
 
 describe("plans", () => {

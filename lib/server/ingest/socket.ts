@@ -1,6 +1,8 @@
+import { isUtf8 } from "node:buffer";
 import type { WebSocket, RawData } from "ws";
 import {
   checkFrame,
+  MAX_FRAME_BYTES,
   parseWireJson,
   PROTOCOL_VERSION,
   stringifyJson,
@@ -86,6 +88,14 @@ export class IngestConnection {
   private onMessage(data: RawData, isBinary: boolean): void {
     if (this.revoked) return;
     const t = telemetry();
+    // ws lets up to twice the limit through (server.ts) so that an oversized message gets a
+    // specific answer before the close, not only close code 1009.
+    if (rawLength(data) > MAX_FRAME_BYTES) {
+      t.framesRejected.inc({ transport: "ws", code: "frame_too_large" });
+      this.send({ v: PROTOCOL_VERSION, type: "error", id: null, code: "frame_too_large", message: `message of ${rawLength(data)} bytes is over the ${MAX_FRAME_BYTES}-byte limit; split it` });
+      this.ws.close(1009, "message over 1 MiB (frame_too_large)");
+      return;
+    }
     let parsed: unknown;
     let truncated = false;
     try {
@@ -211,8 +221,13 @@ function rawLength(data: RawData): number {
   return data instanceof ArrayBuffer ? data.byteLength : data.length;
 }
 
+/**
+ * The message as text. The socket skips ws's own UTF-8 check (which closes with 1007) so that
+ * invalid UTF-8 gets the documented `invalid_json` answer instead.
+ * @throws Error when the bytes are not valid UTF-8.
+ */
 function rawToString(data: RawData, _isBinary: boolean): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
-  if (data instanceof ArrayBuffer) return Buffer.from(data).toString("utf8");
-  return data.toString("utf8");
+  const buf = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? Buffer.from(data) : data;
+  if (!isUtf8(buf)) throw new Error("not valid UTF-8");
+  return buf.toString("utf8");
 }

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@/generated/prisma/client";
-import { stringifyJson } from "@/lib/protocol/json";
+import { reviveApiJson, stringifyApiJson } from "@/lib/protocol/api-json";
 import { getLiveTopicSeq } from "@/lib/server/repositories/live-topics";
 import { getRunMetrics } from "@/lib/server/repositories/metrics";
 import { getRunProgress } from "@/lib/server/repositories/pipelines";
@@ -9,8 +9,8 @@ import type { TopicRead } from "./shared-reads";
 
 /**
  * Reads a `run:<id>` topic for {@link SharedReads}: the seq first, then the run page's three
- * views at one server time, in wire form (the API's JSON: non-finite numbers as strings), so
- * deltas compare what the browser would have fetched.
+ * views at one server time, as the browser would have fetched them (through the API's JSON and
+ * back: dates as strings, non-finite numbers kept as numbers), so deltas compare what it holds.
  * @throws NotFoundError when the run does not exist; Error for a topic that is not `run:<id>`.
  */
 export async function readRunLive(db: PrismaClient, topic: string, now: Date = new Date()): Promise<TopicRead> {
@@ -20,5 +20,5 @@ export async function readRunLive(db: PrismaClient, topic: string, now: Date = n
   const seq = await getLiveTopicSeq(db, topic);
   const [run, progress, metrics] = await Promise.all([getRun(db, runId, now), getRunProgress(db, runId, now), getRunMetrics(db, runId)]);
   const view: RunLiveView = { run, progress, metrics };
-  return { seq, data: JSON.parse(stringifyJson(view)) as unknown };
+  return { seq, data: JSON.parse(stringifyApiJson(view), reviveApiJson) as unknown };
 }

@@ -1,3 +1,4 @@
+import { stringifyApiJson } from "@/lib/protocol/api-json";
 import { diffJson } from "@/lib/protocol/live-patch";
 import type { LiveServerMessage } from "@/lib/protocol/live";
 
@@ -166,7 +167,7 @@ export class SharedReads {
         st.seq = Math.max(read.seq, base);
         st.data = read.data;
         const msg: LiveServerMessage = { type: "delta", topic, base, seq: st.seq, patch, at };
-        const text = JSON.stringify(msg);
+        const text = stringifyApiJson(msg);
         for (const sink of st.sinks) if (!st.needSnapshot.has(sink)) sink.send(text);
       }
     }
@@ -182,5 +183,5 @@ export class SharedReads {
 
 function snapshotText(topic: string, seq: number, data: unknown, at: number): string {
   const msg: LiveServerMessage = { type: "snapshot", topic, seq, data, at };
-  return JSON.stringify(msg);
+  return stringifyApiJson(msg);
 }

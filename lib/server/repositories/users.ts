@@ -8,6 +8,8 @@ import { ConflictError, NotFoundError, ValidationError } from "@/lib/server/erro
 import { notifyArgs, userSessionsEndedTopic } from "@/lib/server/live/auth-events";
 import type { AdminUserView } from "@/lib/view-models/admin";
 import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
+import { passwordProblem } from "@/lib/server/auth/password-policy";
+import { accountKey, clearFailures } from "./sign-in-throttle";
 
 /**
  * People who sign in. Accounts are written here (not through better-auth's sign-up endpoint,
@@ -32,7 +34,14 @@ export const newUserInput = z.strictObject({
   email: z.string().trim().toLowerCase().pipe(z.email({ message: "not an email address" })).pipe(z.string().max(200)),
   name: z.string().trim().min(1, "a name is required").max(100),
   role: z.enum(ROLES).default("viewer"),
-  password: z.string().min(8, "at least 8 characters").max(256).optional(),
+  /** Checked against the password policy (lib/server/auth/password-policy.ts). */
+  password: z
+    .string()
+    .superRefine((p, ctx) => {
+      const problem = passwordProblem(p);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .optional(),
 });
 /** Raw input accepted by {@link createUser}. */
 export type NewUser = z.input<typeof newUserInput>;
@@ -52,7 +61,7 @@ const userSelect = { id: true, name: true, email: true, role: true, disabledAt: 
 
 type Tx = Prisma.TransactionClient;
 
-/** A readable random password: 16 characters of base64url (96 bits). */
+/** A readable random password: 16 characters of base64url (96 bits; passes the password policy). */
 export function generatePassword(): string {
   return randomBytes(12).toString("base64url");
 }
@@ -139,13 +148,12 @@ export interface UserChange {
 /**
  * Applies a role / disabled / password change to a person (by id or email) and returns them.
  * Disabling or a new password ends their sessions at once.
- * @throws NotFoundError; ValidationError for a short password; ConflictError when the change
+ * @throws NotFoundError; ValidationError for a password the policy refuses; ConflictError when the change
  *   would leave no active admin.
  */
 export async function updateUser(db: PrismaClient, idOrEmail: string, change: UserChange): Promise<UserRow> {
-  if (change.password !== undefined && (change.password.length < 8 || change.password.length > 256)) {
-    throw new ValidationError("password: at least 8 and at most 256 characters");
-  }
+  const problem = change.password === undefined ? null : passwordProblem(change.password);
+  if (problem) throw new ValidationError(`password: ${problem}`);
   const hash = change.password !== undefined ? await hashPassword(change.password) : null;
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${USERS_LOCK})`;
@@ -157,7 +165,11 @@ export async function updateUser(db: PrismaClient, idOrEmail: string, change: Us
     }
     const disabledAt = change.disabled === undefined ? undefined : change.disabled ? (user.disabledAt ?? new Date()) : null;
     const updated = await tx.user.update({ where: { id: user.id }, data: { role: change.role, disabledAt }, select: userSelect });
-    if (hash !== null) await tx.userAccount.updateMany({ where: { userId: user.id, providerId: "credential" }, data: { password: hash } });
+    if (hash !== null) {
+      await tx.userAccount.updateMany({ where: { userId: user.id, providerId: "credential" }, data: { password: hash } });
+      // A new password ends any sign-in back-off on the account: its guessers now guess a new one.
+      await clearFailures(tx, accountKey(user.email));
+    }
     if (change.disabled === true || hash !== null) {
       await tx.userSession.deleteMany({ where: { userId: user.id } });
       // Every app instance closes this person's live sockets at once (not at the next re-check).

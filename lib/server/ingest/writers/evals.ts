@@ -47,12 +47,19 @@ export async function upsertEvalResults(client: pg.PoolClient, items: Array<{ ru
   }
 }
 
-/** Creates or updates a reference baseline by name. */
-export async function upsertBaseline(client: pg.PoolClient, f: z.infer<typeof baselineUpsertFrame>, at: Date): Promise<void> {
+/**
+ * Creates or updates a reference baseline by name; its owner is the first writing token's host
+ * (group-transaction.ts has checked this token may change it). A baseline another host claimed
+ * between that check and this write (two hosts creating it at once) keeps the first writer's
+ * values unless `shared`.
+ */
+export async function upsertBaseline(client: pg.PoolClient, f: z.infer<typeof baselineUpsertFrame>, at: Date, ownerHostId: number, shared: boolean): Promise<void> {
   await client.query(
-    `INSERT INTO "Baseline" (name, metric, value, tolerance, dataset, settings, "sourceUrl", "updatedAt") VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8)
+    `INSERT INTO "Baseline" (name, metric, value, tolerance, dataset, settings, "sourceUrl", "updatedAt", "ownerHostId") VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)
      ON CONFLICT (name) DO UPDATE SET metric = EXCLUDED.metric, value = EXCLUDED.value, tolerance = EXCLUDED.tolerance, dataset = EXCLUDED.dataset,
-       settings = EXCLUDED.settings, "sourceUrl" = EXCLUDED."sourceUrl", "updatedAt" = EXCLUDED."updatedAt"`,
-    [f.name, f.metric, f.value, f.tolerance ?? null, f.dataset ?? null, JSON.stringify(f.settings ?? {}), f.sourceUrl ?? null, at],
+       settings = EXCLUDED.settings, "sourceUrl" = EXCLUDED."sourceUrl", "updatedAt" = EXCLUDED."updatedAt",
+       "ownerHostId" = COALESCE("Baseline"."ownerHostId", EXCLUDED."ownerHostId")
+     WHERE $10 OR "Baseline"."ownerHostId" IS NULL OR "Baseline"."ownerHostId" = EXCLUDED."ownerHostId"`,
+    [f.name, f.metric, f.value, f.tolerance ?? null, f.dataset ?? null, JSON.stringify(f.settings ?? {}), f.sourceUrl ?? null, at, ownerHostId, shared],
   );
 }

@@ -43,16 +43,17 @@ function projectOf(f: SessionActivityFrame): string | null {
 /**
  * Stores one `session.activity`: upserts the session; its state moves only when the frame is at
  * least as new as the stored state (spooled frames arriving late never roll it back), and the
- * facts (title, cwd, project, branch, model) fill in or replace what was known. Returns the session id.
+ * facts (title, cwd, project, branch, model) fill in or replace what was known; owner = the token's
+ * host when new or unowned (apply.ts has checked the token may change the session). Returns the session id.
  */
 export async function applyActivity(client: pg.PoolClient, principal: TokenPrincipal, f: SessionActivityFrame): Promise<number> {
   const ts = new Date(f.ts);
   const hostId = f.host ? (f.host === principal.hostName ? principal.hostId : await ensureHost(client, f.host)) : principal.hostId;
   const res = await client.query<{ id: number }>(
-    `INSERT INTO "AgentSession" (key, source, title, "hostId", "startedAt", "lastUpdateAt", state, "stateAt", "stateDetail", cwd, project, "gitBranch", model)
-     VALUES ($1, $2, $3, $4, $5, $5, $6, $5, $7, $8, $9, $10, $11)
+    `INSERT INTO "AgentSession" (key, source, title, "hostId", "startedAt", "lastUpdateAt", state, "stateAt", "stateDetail", cwd, project, "gitBranch", model, "ownerHostId")
+     VALUES ($1, $2, $3, $4, $5, $5, $6, $5, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (key) DO UPDATE SET source = EXCLUDED.source, title = COALESCE(EXCLUDED.title, "AgentSession".title),
-       "hostId" = EXCLUDED."hostId", "startedAt" = LEAST("AgentSession"."startedAt", EXCLUDED."startedAt"),
+       "hostId" = EXCLUDED."hostId", "ownerHostId" = COALESCE("AgentSession"."ownerHostId", EXCLUDED."ownerHostId"), "startedAt" = LEAST("AgentSession"."startedAt", EXCLUDED."startedAt"),
        "lastUpdateAt" = GREATEST("AgentSession"."lastUpdateAt", EXCLUDED."lastUpdateAt"),
        state = CASE WHEN "AgentSession"."stateAt" IS NULL OR EXCLUDED."stateAt" >= "AgentSession"."stateAt" THEN EXCLUDED.state ELSE "AgentSession".state END,
        "stateDetail" = CASE WHEN "AgentSession"."stateAt" IS NULL OR EXCLUDED."stateAt" >= "AgentSession"."stateAt" THEN EXCLUDED."stateDetail" ELSE "AgentSession"."stateDetail" END,
@@ -60,7 +61,7 @@ export async function applyActivity(client: pg.PoolClient, principal: TokenPrinc
        cwd = COALESCE(EXCLUDED.cwd, "AgentSession".cwd), project = COALESCE(EXCLUDED.project, "AgentSession".project),
        "gitBranch" = COALESCE(EXCLUDED."gitBranch", "AgentSession"."gitBranch"), model = COALESCE(EXCLUDED.model, "AgentSession".model)
      RETURNING id`,
-    [f.session, f.source, f.title ?? null, hostId, ts, f.state, f.detail ?? null, f.cwd ?? null, projectOf(f), f.gitBranch ?? null, f.model ?? null],
+    [f.session, f.source, f.title ?? null, hostId, ts, f.state, f.detail ?? null, f.cwd ?? null, projectOf(f), f.gitBranch ?? null, f.model ?? null, principal.hostId],
   );
   return res.rows[0]!.id;
 }
