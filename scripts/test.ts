@@ -1,12 +1,13 @@
 /**
  * `npm test`: every test of the project, as CI runs them, in stages ordered by what they need:
  *   1. makes sure a Chromium is there (see scripts/lib/browser.ts),
- *   2. builds the dashboard when stale (integration and e2e tests serve the production build)
- *      while the vitest `unit` project runs alongside (unit tests need no build, no database),
+ *   2. side by side, as they need nothing from each other: builds the dashboard when stale
+ *      (integration and e2e tests serve the production build), `npm run lint` (ESLint and the
+ *      import rules of .dependency-cruiser.cjs) and the vitest `unit` project (no build, no database),
  *   3. vitest `integration`: *.int.test.ts against one real PostgreSQL and the real server,
  *   4. Playwright: end-to-end tests in Chromium against the built app on a fresh database,
  *   5. vitest `slow`: *.slow.test.ts (real agent CLIs, python, anything over 30 s alone).
- * `npm test -- unit integration` runs only the named stages (unit, integration, e2e, slow).
+ * `npm test -- unit integration` runs only the named stages (lint, unit, integration, e2e, slow).
  * Prints each stage's wall time and pass/fail counts, then one closing line
  * "tests: N passed, N failed", and exits non-zero when anything failed.
  */
@@ -22,7 +23,7 @@ const bin = (name: string) => path.join(projectDir, "node_modules", ".bin", name
 const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-test-report-"));
 const log = (m: string) => console.log(`[test] ${m}`);
 
-const STAGES = ["unit", "integration", "e2e", "slow"] as const;
+const STAGES = ["lint", "unit", "integration", "e2e", "slow"] as const;
 type Stage = (typeof STAGES)[number];
 
 /** What one stage did: wall time in seconds, test counts, and whether its runner failed. */
@@ -99,6 +100,15 @@ async function playwright(browserEnv: Record<string, string>): Promise<StageResu
   };
 }
 
+/** `npm run lint`, its output kept for the end (it runs beside the unit tests); counts one failure when it fails. */
+async function lint(): Promise<StageResult> {
+  const started = Date.now();
+  const output: string[] = [];
+  const exitCode = await run("npm", ["run", "--silent", "lint"], { capture: output });
+  const text = output.join("").trim();
+  return { name: "lint", wallS: (Date.now() - started) / 1000, passed: 0, failed: 0, skipped: 0, exitCode, note: text };
+}
+
 /** `next build` when the production build is missing or stale, its output kept for the end (it runs beside the unit tests). */
 async function build(): Promise<StageResult> {
   const started = Date.now();
@@ -119,6 +129,7 @@ function parseStages(args: string[]): Set<Stage> {
 
 function summaryLine(r: StageResult): string {
   const time = `${r.wallS.toFixed(1).padStart(7)} s`;
+  if (r.name === "lint") return `  ${"lint".padEnd(12)}${time}  ${r.exitCode === 0 ? "ok" : `FAILED (exit ${r.exitCode})`}`;
   if (r.name === "build") return `  ${"build".padEnd(12)}${time}  ${r.exitCode === 0 ? (r.note === "up to date" ? "up to date" : "ok") : `FAILED (exit ${r.exitCode})`}`;
   const runner = r.exitCode !== 0 && r.failed === 0 ? `  (runner exit ${r.exitCode})` : "";
   const skipped = r.skipped ? `, ${r.skipped} skipped` : "";
@@ -133,10 +144,18 @@ async function main(): Promise<void> {
   const chromium = stages.has("e2e") || stages.has("slow") ? ensureChromium(log) : null;
   const browserEnv: Record<string, string> = chromium ? { PITWALL_CHROMIUM: chromium } : {};
 
-  // The build and the unit tests need nothing from each other: run them side by side.
-  const [built, unit] = await Promise.all([needsBuild ? build() : Promise.resolve(null), stages.has("unit") ? vitestProject("unit") : Promise.resolve(null)]);
+  // The build, lint and the unit tests need nothing from each other: run them side by side.
+  const [built, linted, unit] = await Promise.all([
+    needsBuild ? build() : Promise.resolve(null),
+    stages.has("lint") ? lint() : Promise.resolve(null),
+    stages.has("unit") ? vitestProject("unit") : Promise.resolve(null),
+  ]);
   if (built?.note && built.note !== "up to date") console.log(`\n[test] next build output${built.exitCode === 0 ? " (last lines)" : ""}:\n${built.note}`);
   if (built) results.push({ ...built, note: built.note === "up to date" ? built.note : undefined });
+  if (linted) {
+    if (linted.note) console.log(`\n[test] npm run lint output:\n${linted.note}`);
+    results.push({ ...linted, note: undefined });
+  }
   if (unit) results.push(unit);
 
   const buildOk = !built || built.exitCode === 0;
@@ -152,8 +171,8 @@ async function main(): Promise<void> {
   const passed = results.reduce((n, r) => n + r.passed, 0);
   let failed = results.reduce((n, r) => n + r.failed, 0);
   const runnerFailed = results.some((r) => r.exitCode !== 0);
-  if (failed === 0 && runnerFailed) failed = 1; // a runner failed outside any test
-  console.log(`\n[test] summary (wall time per stage; build ran alongside unit)`);
+  if (failed === 0 && runnerFailed) failed = 1; // a runner (or lint) failed outside any test
+  console.log(`\n[test] summary (wall time per stage; build and lint ran alongside unit)`);
   for (const r of results) console.log(summaryLine(r));
   console.log(`  ${"total".padEnd(12)}${((Date.now() - started) / 1000).toFixed(1).padStart(7)} s`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
