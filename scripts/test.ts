@@ -159,8 +159,10 @@ async function main(): Promise<void> {
   if (unit) results.push(unit);
 
   const buildOk = !built || built.exitCode === 0;
+  let beforeSlowS: number | null = null;
   for (const stage of ["integration", "e2e", "slow"] as const) {
     if (!stages.has(stage)) continue;
+    if (stage === "slow") beforeSlowS = (Date.now() - started) / 1000;
     if (!buildOk) {
       results.push({ name: stage, wallS: 0, passed: 0, failed: 0, skipped: 0, exitCode: 1, note: "not run: the build failed" });
       continue;
@@ -174,6 +176,7 @@ async function main(): Promise<void> {
   if (failed === 0 && runnerFailed) failed = 1; // a runner (or lint) failed outside any test
   console.log(`\n[test] summary (wall time per stage; build and lint ran alongside unit)`);
   for (const r of results) console.log(summaryLine(r));
+  if (beforeSlowS !== null) console.log(`  ${"before slow".padEnd(12)}${beforeSlowS.toFixed(1).padStart(7)} s`);
   console.log(`  ${"total".padEnd(12)}${((Date.now() - started) / 1000).toFixed(1).padStart(7)} s`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
   process.exit(runnerFailed ? 1 : 0);
