@@ -7,7 +7,7 @@ import { connectWorker, createToken } from "./support";
 // bar says who you are, sign-out ends the session, a viewer can read a plan but not decide it
 // (no buttons, and the API refuses), and an admin adds people and worker tokens. The approver is
 // signed in by default (global setup); these tests start signed out unless they say otherwise.
-// A fresh install's first-visit /setup is covered by lib/server/auth/auth.test.ts (this server
+// A fresh install's first-visit /setup is covered by lib/server/auth/auth.int.test.ts (this server
 // already has users).
 
 test.describe.configure({ mode: "serial" });

@@ -1,13 +1,13 @@
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
+import { fixturePath } from "../test/support/fixtures";
 import { connectWorker, createToken, pitwall } from "./support";
 
 // A user's path through benchmark runs, against the real server on a fresh embedded database,
 // seeded only through the public paths a worker uses (CLI import, /ws/ingest).
 
-const fixtures = process.env.PITWALL_FIXTURES ?? path.resolve(import.meta.dirname, "../../shared/fixtures");
-const llamaFile = path.join(fixtures, "sglang-bench-serving", "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl");
+const llamaFile = fixturePath("sglang-bench-serving", "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl");
 
 test.describe.configure({ mode: "serial" });
 

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
+import { fixturePath } from "../test/support/fixtures";
 import { connectWorker, createToken, pitwall } from "./support";
 
 // Agent sessions and plans, as the team uses them, against the real server on a fresh embedded
@@ -12,8 +13,7 @@ import { connectWorker, createToken, pitwall } from "./support";
 // navigation is not wired yet (components/nav belongs to another change), so the live
 // pending-plans count is asserted on the /plans page header, which shows the same badge.
 
-const fixtures = process.env.PITWALL_FIXTURES ?? path.resolve(import.meta.dirname, "../../shared/fixtures");
-const claudeFile = path.join(fixtures, "claude-code-transcript", "claude-code-log_todowrite_examples_v1.0.24.jsonl");
+const claudeFile = fixturePath("claude-code-transcript", "claude-code-log_todowrite_examples_v1.0.24.jsonl");
 const projectDir = path.resolve(import.meta.dirname, "..");
 
 test.describe.configure({ mode: "serial" });

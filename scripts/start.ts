@@ -31,8 +31,13 @@ async function main(): Promise<void> {
   };
 
   try {
-    await migrateDeploy(projectDir, url);
-    logger.info("database migrations applied");
+    // PITWALL_SKIP_MIGRATE=1: the database is known to be migrated (test servers run on clones
+    // of a migrated template; `prisma migrate deploy` would only confirm it, ~2 s of CPU a start).
+    if (process.env.PITWALL_SKIP_MIGRATE) logger.info("migrations skipped (PITWALL_SKIP_MIGRATE)");
+    else {
+      await migrateDeploy(projectDir, url);
+      logger.info("database migrations applied");
+    }
     // PITWALL_SKIP_BUILD=1: serve the existing build as is (tests build once up front).
     if (!dev && !process.env.PITWALL_SKIP_BUILD) await ensureBuild(projectDir, (m) => logger.info(m));
   } catch (err) {

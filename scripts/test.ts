@@ -1,25 +1,59 @@
 /**
- * `npm test`: every test of the project, as CI runs them.
+ * `npm test`: every test of the project, as CI runs them, in stages ordered by what they need:
  *   1. makes sure a Chromium is there (see scripts/lib/browser.ts),
- *   2. builds the dashboard when stale (integration and e2e tests serve the production build),
- *   3. vitest: unit + integration tests against a real, fresh PostgreSQL and the real server,
- *   4. Playwright: end-to-end tests in Chromium against the built app on a fresh database.
- * Prints one closing line "tests: N passed, N failed" and exits non-zero when anything failed.
+ *   2. side by side, as they need nothing from each other: builds the dashboard when stale
+ *      (integration and e2e tests serve the production build), `npm run lint` (ESLint and the
+ *      import rules of .dependency-cruiser.cjs) and the vitest `unit` project (no build, no database),
+ *   3. vitest `integration`: *.int.test.ts against one real PostgreSQL and the real server,
+ *   4. Playwright: end-to-end tests in Chromium against the built app on a fresh database,
+ *   5. vitest `slow`: *.slow.test.ts (real agent CLIs, python, anything over 30 s alone).
+ * `npm test -- unit integration` runs only the named stages (lint, unit, integration, e2e, slow).
+ * Prints each stage's wall time and pass/fail counts, then one closing line
+ * "tests: N passed, N failed", and exits non-zero when anything failed.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ensureChromium } from "./lib/browser";
-import { ensureBuild } from "./lib/build";
+import { buildIsStale } from "./lib/build";
 
 const projectDir = path.resolve(import.meta.dirname, "..");
 const bin = (name: string) => path.join(projectDir, "node_modules", ".bin", name);
 const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-test-report-"));
+const log = (m: string) => console.log(`[test] ${m}`);
 
-function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<number> {
+const STAGES = ["lint", "unit", "integration", "e2e", "slow"] as const;
+type Stage = (typeof STAGES)[number];
+
+/** What one stage did: wall time in seconds, test counts, and whether its runner failed. */
+interface StageResult {
+  name: Stage | "build";
+  wallS: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  exitCode: number;
+  note?: string;
+}
+
+/** Runs a command; resolves with its exit code. `capture` collects its output instead of printing it. */
+function run(cmd: string, args: string[], opts: { env?: Record<string, string>; capture?: string[] } = {}): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: projectDir, stdio: "inherit", env: { ...process.env, ...env } });
+    const child = spawn(cmd, args, {
+      cwd: projectDir,
+      stdio: opts.capture ? ["ignore", "pipe", "pipe"] : "inherit",
+      env: { ...process.env, ...opts.env },
+    });
+    if (opts.capture) {
+      const keep = (b: Buffer) => opts.capture!.push(b.toString());
+      child.stdout!.on("data", keep);
+      child.stderr!.on("data", keep);
+    }
+    child.on("error", (err) => {
+      opts.capture?.push(String(err));
+      resolve(1);
+    });
     child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
@@ -32,27 +66,120 @@ function readJson<T>(file: string): T | null {
   }
 }
 
+/** Runs one vitest project (`--project name`) and reads its counts from the JSON report. */
+async function vitestProject(name: "unit" | "integration" | "slow", extraArgs: string[] = []): Promise<StageResult> {
+  const json = path.join(reportDir, `vitest-${name}.json`);
+  const started = Date.now();
+  log(`vitest project "${name}"`);
+  const exitCode = await run(bin("vitest"), ["run", "--project", name, "--passWithNoTests", "--reporter=default", "--reporter=json", `--outputFile.json=${json}`, ...extraArgs]);
+  const r = readJson<{ numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number }>(json);
+  return {
+    name,
+    wallS: (Date.now() - started) / 1000,
+    passed: r?.numPassedTests ?? 0,
+    failed: r?.numFailedTests ?? 0,
+    skipped: (r?.numPendingTests ?? 0) + (r?.numTodoTests ?? 0),
+    exitCode,
+  };
+}
+
+/** Runs the Playwright suite and reads its counts from the JSON report. */
+async function playwright(browserEnv: Record<string, string>): Promise<StageResult> {
+  const json = path.join(reportDir, "playwright.json");
+  const started = Date.now();
+  log("Playwright end-to-end tests");
+  const exitCode = await run(bin("playwright"), ["test", "--reporter=list,json"], { env: { ...browserEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: json } });
+  const p = readJson<{ stats: { expected: number; unexpected: number; flaky: number; skipped: number } }>(json);
+  return {
+    name: "e2e",
+    wallS: (Date.now() - started) / 1000,
+    passed: p ? p.stats.expected + p.stats.flaky : 0,
+    failed: p?.stats.unexpected ?? 0,
+    skipped: p?.stats.skipped ?? 0,
+    exitCode,
+  };
+}
+
+/** `npm run lint`, its output kept for the end (it runs beside the unit tests); counts one failure when it fails. */
+async function lint(): Promise<StageResult> {
+  const started = Date.now();
+  const output: string[] = [];
+  const exitCode = await run("npm", ["run", "--silent", "lint"], { capture: output });
+  const text = output.join("").trim();
+  return { name: "lint", wallS: (Date.now() - started) / 1000, passed: 0, failed: 0, skipped: 0, exitCode, note: text };
+}
+
+/** `next build` when the production build is missing or stale, its output kept for the end (it runs beside the unit tests). */
+async function build(): Promise<StageResult> {
+  const started = Date.now();
+  if (!buildIsStale(projectDir)) return { name: "build", wallS: 0, passed: 0, failed: 0, skipped: 0, exitCode: 0, note: "up to date" };
+  log("building the dashboard (next build) while the unit tests run; its output follows them");
+  const output: string[] = [];
+  const exitCode = await run(bin("next"), ["build"], { env: { NEXT_TELEMETRY_DISABLED: "1" }, capture: output });
+  const text = output.join("");
+  // Print the build's log after the unit tests: all of it when it failed, its last lines otherwise.
+  return { name: "build", wallS: (Date.now() - started) / 1000, passed: 0, failed: 0, skipped: 0, exitCode, note: exitCode === 0 ? text.split("\n").slice(-25).join("\n") : text };
+}
+
+function parseStages(args: string[]): Set<Stage> {
+  if (args.length === 0) return new Set(STAGES);
+  for (const a of args) if (!STAGES.includes(a as Stage)) throw new Error(`unknown stage "${a}"; choose from ${STAGES.join(", ")}`);
+  return new Set(args as Stage[]);
+}
+
+function summaryLine(r: StageResult): string {
+  const time = `${r.wallS.toFixed(1).padStart(7)} s`;
+  if (r.name === "lint") return `  ${"lint".padEnd(12)}${time}  ${r.exitCode === 0 ? "ok" : `FAILED (exit ${r.exitCode})`}`;
+  if (r.name === "build") return `  ${"build".padEnd(12)}${time}  ${r.exitCode === 0 ? (r.note === "up to date" ? "up to date" : "ok") : `FAILED (exit ${r.exitCode})`}`;
+  const runner = r.exitCode !== 0 && r.failed === 0 ? `  (runner exit ${r.exitCode})` : "";
+  const skipped = r.skipped ? `, ${r.skipped} skipped` : "";
+  return `  ${r.name.padEnd(12)}${time}  ${r.passed} passed, ${r.failed} failed${skipped}${runner}${r.note ? `  ${r.note}` : ""}`;
+}
+
 async function main(): Promise<void> {
-  const chromium = ensureChromium((m) => console.log(`[test] ${m}`));
+  const stages = parseStages(process.argv.slice(2));
+  const started = Date.now();
+  const results: StageResult[] = [];
+  const needsBuild = stages.has("integration") || stages.has("e2e") || stages.has("slow");
+  const chromium = stages.has("e2e") || stages.has("slow") ? ensureChromium(log) : null;
   const browserEnv: Record<string, string> = chromium ? { PITWALL_CHROMIUM: chromium } : {};
 
-  // Integration and e2e tests serve the production build; build it once, up front.
-  await ensureBuild(projectDir, (m) => console.log(`[test] ${m}`));
+  // The build, lint and the unit tests need nothing from each other: run them side by side.
+  const [built, linted, unit] = await Promise.all([
+    needsBuild ? build() : Promise.resolve(null),
+    stages.has("lint") ? lint() : Promise.resolve(null),
+    stages.has("unit") ? vitestProject("unit") : Promise.resolve(null),
+  ]);
+  if (built?.note && built.note !== "up to date") console.log(`\n[test] next build output${built.exitCode === 0 ? " (last lines)" : ""}:\n${built.note}`);
+  if (built) results.push({ ...built, note: built.note === "up to date" ? built.note : undefined });
+  if (linted) {
+    if (linted.note) console.log(`\n[test] npm run lint output:\n${linted.note}`);
+    results.push({ ...linted, note: undefined });
+  }
+  if (unit) results.push(unit);
 
-  const vitestJson = path.join(reportDir, "vitest.json");
-  const vitestCode = await run(bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`]);
+  const buildOk = !built || built.exitCode === 0;
+  let beforeSlowS: number | null = null;
+  for (const stage of ["integration", "e2e", "slow"] as const) {
+    if (!stages.has(stage)) continue;
+    if (stage === "slow") beforeSlowS = (Date.now() - started) / 1000;
+    if (!buildOk) {
+      results.push({ name: stage, wallS: 0, passed: 0, failed: 0, skipped: 0, exitCode: 1, note: "not run: the build failed" });
+      continue;
+    }
+    results.push(stage === "e2e" ? await playwright(browserEnv) : await vitestProject(stage));
+  }
 
-  const pwJson = path.join(reportDir, "playwright.json");
-  const pwCode = await run(bin("playwright"), ["test", "--reporter=list,json"], { ...browserEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
-
-  const v = readJson<{ numPassedTests: number; numFailedTests: number }>(vitestJson);
-  const p = readJson<{ stats: { expected: number; unexpected: number; flaky: number } }>(pwJson);
-  const passed = (v?.numPassedTests ?? 0) + (p ? p.stats.expected + p.stats.flaky : 0);
-  let failed = (v?.numFailedTests ?? 0) + (p?.stats.unexpected ?? 0);
-  if (failed === 0 && (vitestCode !== 0 || pwCode !== 0)) failed = 1; // a runner failed outside any test
-  console.log(`\nvitest exit ${vitestCode}, playwright exit ${pwCode}`);
+  const passed = results.reduce((n, r) => n + r.passed, 0);
+  let failed = results.reduce((n, r) => n + r.failed, 0);
+  const runnerFailed = results.some((r) => r.exitCode !== 0);
+  if (failed === 0 && runnerFailed) failed = 1; // a runner (or lint) failed outside any test
+  console.log(`\n[test] summary (wall time per stage; build and lint ran alongside unit)`);
+  for (const r of results) console.log(summaryLine(r));
+  if (beforeSlowS !== null) console.log(`  ${"before slow".padEnd(12)}${beforeSlowS.toFixed(1).padStart(7)} s`);
+  console.log(`  ${"total".padEnd(12)}${((Date.now() - started) / 1000).toFixed(1).padStart(7)} s`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
-  process.exit(vitestCode !== 0 || pwCode !== 0 ? 1 : 0);
+  process.exit(runnerFailed ? 1 : 0);
 }
 
 main().catch((err: unknown) => {

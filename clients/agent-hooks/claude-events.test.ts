@@ -2,13 +2,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { checkFrame } from "@/lib/protocol";
+import { fixturesDir } from "@/test/support/fixtures";
 import { applyTaskTool, claudeActions, parseHookInput, type HookSessionState } from "./lib/claude-events.mjs";
 import { decisionForAgent, planFromMarkdown } from "./lib/plan.mjs";
 
 // The Claude Code hook's parsing of every event shape recorded from the real CLI
-// (../shared/fixtures/agent-hooks, Claude Code 2.1.328), plus unknown fields and events.
+// (test/fixtures/agent-hooks, Claude Code 2.1.328), plus unknown fields and events.
 
-const fixtureDir = path.resolve(import.meta.dirname, "../../../shared/fixtures/agent-hooks");
+const fixtureDir = path.join(fixturesDir, "agent-hooks");
 const lines = (name: string) =>
   fs
     .readFileSync(path.join(fixtureDir, name), "utf8")

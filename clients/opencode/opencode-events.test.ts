@@ -5,13 +5,14 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { checkFrame } from "@/lib/protocol";
+import { fixturePath } from "@/test/support/fixtures";
 import { opencodeEventFrames, PitwallPlugin } from "./pitwall.js";
 
 // The opencode plugin's reading of every event shape recorded from the real CLI
-// (../shared/fixtures/agent-hooks, opencode 1.18.33), plus unknown fields and events, and its
+// (test/fixtures/agent-hooks, opencode 1.18.33), plus unknown fields and events, and its
 // pitwall_propose_plan tool against a fake Pitwall.
 
-const fixture = path.resolve(import.meta.dirname, "../../../shared/fixtures/agent-hooks/opencode-1.18.33_plugin_events.jsonl");
+const fixture = fixturePath("agent-hooks", "opencode-1.18.33_plugin_events.jsonl");
 const recorded = fs
   .readFileSync(fixture, "utf8")
   .split("\n")

@@ -1,6 +1,6 @@
 """Unit tests of the Pitwall Python client against a small in-process HTTP server that speaks
 POST /api/ingest (no database). End-to-end tests against the real server and PostgreSQL are in
-python-client.test.ts. Run: python3 -W error -m unittest -v test_pitwall (from clients/python).
+python-client.slow.test.ts. Run: python3 -W error -m unittest -v test_pitwall (from clients/python).
 """
 
 import ast

@@ -10,7 +10,7 @@ from typing import Any, Dict, List
 
 import pitwall_scrape as ps
 
-FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "fixtures", "prometheus-metrics", "sglang_metrics_docs_excerpt.prom")
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "test", "fixtures", "prometheus-metrics", "sglang_metrics_docs_excerpt.prom")
 BOUNDS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 15, 20, 25, 30]
 
 

@@ -5,6 +5,7 @@ import { expect } from "vitest";
 import type { BenchmarkPointInput, ClientFrameInput } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
 import { checkFrame } from "../protocol/validate";
+import { fixturesDir } from "../../test/support/fixtures";
 import { utf8ByteLength } from "./benchmark-common";
 import type { ImportedRun } from "./index";
 
@@ -12,11 +13,8 @@ import type { ImportedRun } from "./index";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-/**
- * The shared fixtures folder: `PITWALL_FIXTURES`, else `shared/fixtures` beside the repo
- * (CI clones the repo into some folder with a copy of `shared/` next to it).
- */
-export const fixturesDir = process.env.PITWALL_FIXTURES ?? path.resolve(repoRoot, "../shared/fixtures");
+/** The committed fixtures folder, `test/fixtures/` (see test/support/fixtures.ts). */
+export { fixturesDir };
 
 /** Result files (not SCHEMA.md / SOURCE.txt) of one fixture folder, sorted by name. */
 export function fixtureFiles(folder: string): { path: string; text: string }[] {

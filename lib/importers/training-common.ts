@@ -1,4 +1,5 @@
 import { sha256Hex, type ImportProblem, type JsonObject } from "./benchmark-common";
+import type { TrainingMetric } from "./training-metric";
 import type { RepeatedStepsSummary } from "./training-repeats";
 
 /**
@@ -17,12 +18,7 @@ export const TRAINING_FORMATS = ["hf-trainer-state", "llamafactory-trainer-log",
  */
 export type TrainingFormat = (typeof TRAINING_FORMATS)[number];
 
-/** One metric value from a log: `key` as the tool spells it, `step` the global step, `value` (NaN/±Infinity kept). */
-export interface TrainingMetric {
-  key: string;
-  step: number;
-  value: number;
-}
+export type { TrainingMetric } from "./training-metric";
 
 /** One training log file parsed by its format module. */
 export interface ParsedTrainingLog {

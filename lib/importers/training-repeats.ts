@@ -1,5 +1,5 @@
 import { stringifyJson } from "../protocol/json";
-import type { TrainingMetric } from "./training-common";
+import type { TrainingMetric } from "./training-metric";
 
 /**
  * Steps a training log holds more than once. Two writers appending to one log (LLaMA-Factory's

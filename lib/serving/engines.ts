@@ -1,5 +1,5 @@
 /**
- * Metric names of the serving engines Pitwall scrapes, per ../shared/fixtures/prometheus-metrics/
+ * Metric names of the serving engines Pitwall scrapes, per test/fixtures/prometheus-metrics/
  * SCHEMA.md: SGLang (python/sglang/srt/metrics/collector.py, `--enable-metrics`; ITL histogram
  * named `inter_token_latency_seconds` in newer versions, `time_per_output_token_seconds` before)
  * and vLLM V1 (`kv_cache_usage_perc`, older `gpu_cache_usage_perc`; ITL likewise). Where a

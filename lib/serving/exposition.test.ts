@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { fixturePath } from "@/test/support/fixtures";
 import { parseExposition, parseExpositionFloat } from "./exposition";
 
-const FIXTURE = path.resolve(__dirname, "../../../shared/fixtures/prometheus-metrics/sglang_metrics_docs_excerpt.prom");
+const FIXTURE = fixturePath("prometheus-metrics", "sglang_metrics_docs_excerpt.prom");
 
 describe("parseExposition", () => {
   it("reads the recorded SGLang exposition: types, counters in exponent notation, histogram buckets with +Inf", () => {

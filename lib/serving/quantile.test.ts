@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { histogramQuantile } from "./quantile";
 import { SGLANG_TTFT_BOUNDS_S } from "./testing";
 
-// Cumulative TTFT buckets of the recorded SGLang exposition (../shared/fixtures/prometheus-metrics).
+// Cumulative TTFT buckets of the recorded SGLang exposition (test/fixtures/prometheus-metrics).
 const FIXTURE_COUNTS = [0, 0, 0, 0, 1, 3, 6, 6, 6, 6, 6, 27, 140, 314, 941, 1330, 1970, 2326, 2417, 2513, 11008];
 const fixtureBuckets = [...SGLANG_TTFT_BOUNDS_S, Infinity].map((le, i) => ({ le, count: FIXTURE_COUNTS[i]! }));
 

@@ -10,7 +10,14 @@ export const TEMPLATE_DB = "pitwall_test_template";
  * returns its URL. Tests use unique data per test on top, never global resets.
  */
 export async function createTestDatabase(): Promise<string> {
-  const adminUrl = inject("pgAdminUrl");
+  return cloneTemplateDatabase(inject("pgAdminUrl"));
+}
+
+/**
+ * Creates a fresh clone of the migrated template on the server of `adminUrl` (a superuser URL)
+ * and returns its URL. For code outside test files (global setup); tests call createTestDatabase.
+ */
+export async function cloneTemplateDatabase(adminUrl: string): Promise<string> {
   const name = `pitwall_t_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

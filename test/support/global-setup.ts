@@ -6,6 +6,7 @@ import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres } from "@/lib/server/database/embedded";
 import { migrateDeploy } from "@/lib/server/database/migrate";
 import { TEMPLATE_DB } from "./db";
+import { startTestServerBroker } from "./shared-server";
 
 const projectDir = path.resolve(import.meta.dirname, "../..");
 
@@ -13,6 +14,8 @@ const projectDir = path.resolve(import.meta.dirname, "../..");
  * Starts one fresh embedded PostgreSQL for the whole test run (in a temp folder, on a free port)
  * and migrates a template database; each test file clones it (`createTestDatabase`). With
  * PITWALL_TEST_ADMIN_URL set (a superuser URL of any PostgreSQL 14+), that server is used instead.
+ * Also runs the broker behind `withTestServer()` (one shared Pitwall server per worker, started on
+ * first use, stopped here at the end).
  */
 export default async function setup(project: TestProject) {
   let adminUrl = process.env.PITWALL_TEST_ADMIN_URL;
@@ -34,8 +37,11 @@ export default async function setup(project: TestProject) {
   templateUrl.pathname = `/${TEMPLATE_DB}`;
   await migrateDeploy(projectDir, templateUrl.toString());
   project.provide("pgAdminUrl", adminUrl);
+  const broker = await startTestServerBroker(adminUrl);
+  project.provide("testServerBroker", broker.url);
 
   return async () => {
+    await broker.close();
     await stop();
     if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
   };

@@ -20,7 +20,8 @@ export interface TestServer {
 }
 
 /**
- * Starts the real server (`scripts/start.ts`, production build, the given database) on `port`
+ * Starts the real server (`scripts/start.ts`, production build, the given database, which must be
+ * migrated already: a `createTestDatabase()` clone, or pass `env: { PITWALL_SKIP_MIGRATE: "" }`) on `port`
  * (default: a free one chosen by the OS) and resolves once it listens.
  * @throws Error with the server's output when it exits before listening or takes over
  *   `startTimeoutMs` (default 60 s; migrations alone can take half a minute on a busy machine),
@@ -38,7 +39,7 @@ export async function startTestServer(opts: { databaseUrl: string; port?: number
   // kill() must really kill the server, not a wrapper whose child lives on.
   const child = spawn(process.execPath, ["--import", "tsx", ...args], {
     cwd: projectDir,
-    env: { ...process.env, DATABASE_URL: opts.databaseUrl, PORT: String(opts.port ?? 0), HOST: "127.0.0.1", LOG_LEVEL: "info", PITWALL_SKIP_BUILD: "1", ...opts.env },
+    env: { ...process.env, DATABASE_URL: opts.databaseUrl, PORT: String(opts.port ?? 0), HOST: "127.0.0.1", LOG_LEVEL: "info", PITWALL_SKIP_BUILD: "1", PITWALL_SKIP_MIGRATE: "1", ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const logs: string[] = [];

@@ -1,8 +1,9 @@
 import type pg from "pg";
-import type { ClientFrame, ErrorCode } from "@/lib/protocol";
+import type { ClientFrame } from "@/lib/protocol";
 import { publisherFor } from "@/lib/server/live/coalescing-publisher";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { isDatabaseOutage } from "@/lib/server/database/outage";
+import type { FrameOutcome, GroupPart, Now } from "./frame-outcome";
 import { applyInTransaction } from "./group-transaction";
 import { preparedStatements } from "./prepared";
 
@@ -28,19 +29,7 @@ import { preparedStatements } from "./prepared";
  * commits do not queue behind PostgreSQL's notify lock.
  */
 
-/** Result of one frame: committed (possibly earlier: `duplicate`) or rejected with a code. */
-export type FrameOutcome =
-  | { id: string; ok: true; duplicate: boolean }
-  | { id: string; ok: false; code: ErrorCode; message: string };
-
-/** Clock, injectable for tests. */
-export type Now = () => Date;
-
-/** One submitter's batch within a group: its frames (validated, in arrival order), applied as `principal`. */
-export interface GroupPart {
-  principal: TokenPrincipal;
-  frames: ClientFrame[];
-}
+export type { FrameOutcome, GroupPart, Now } from "./frame-outcome";
 
 /**
  * Applies `frames` (already validated, in arrival order) for `principal` and returns one outcome

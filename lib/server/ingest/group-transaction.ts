@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { z } from "zod";
 import type { BenchmarkPoint, ClientFrame, evalResult } from "@/lib/protocol";
 import { notOwnerMessage } from "@/lib/server/auth/ownership";
-import type { FrameOutcome, GroupPart } from "./apply";
+import type { FrameOutcome, GroupPart } from "./frame-outcome";
 import { loadOwnershipCheck } from "./ownership";
 import { upsertBenchmarkPoints } from "./writers/benchmark-points";
 import { upsertBaseline, upsertEvalResults } from "./writers/evals";

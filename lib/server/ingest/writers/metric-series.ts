@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { topBitsOf } from "@/lib/metrics/tiers";
 import { BinaryArray } from "@/lib/server/database/binary-array";
-import type { RunPoints, SqlPart } from "./metric-tiers";
+import type { RunPoints, SqlPart, TierPromotion } from "./metric-write-types";
 
 /**
  * "MetricSeries": one row per (run, key) with the key's highest and lowest step stored (NaN/±Infinity
@@ -21,14 +21,6 @@ export interface SeriesState {
 
 /** Per run id: key → stored state. */
 export type SeriesStates = Map<number, Map<string, SeriesState>>;
-
-/** A key whose top tier grows from `fromBits` to `toBits` with this batch (its tiers in between must be filled first). */
-export interface TierPromotion {
-  runId: number;
-  key: string;
-  fromBits: number;
-  toBits: number;
-}
 
 /** Reads the stored rows of every (run, key) of `runs` in one round trip. @throws whatever PostgreSQL raises. */
 export async function readSeries(client: pg.PoolClient, runs: readonly RunPoints[]): Promise<SeriesStates> {

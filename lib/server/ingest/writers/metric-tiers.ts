@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { FINEST_STORED_BITS, STORED_TIER_BITS, TIER_FANOUT_BITS, tierRowsOf, type PointColumns } from "@/lib/metrics/tiers";
 import { BinaryArray, binaryArray } from "@/lib/server/database/binary-array";
-import type { TierPromotion } from "./metric-series";
+import type { RunPoints, SqlPart, TierPromotion } from "./metric-write-types";
 
 /**
  * Keeps "MetricTier" (lib/metrics/tiers.ts) and "MetricNonFinite" current for one run's batch of
@@ -16,18 +16,6 @@ import type { TierPromotion } from "./metric-series";
  *   points (≤ 256 steps a bucket), each coarser one from the 16 buckets below it. Rare, and exact
  *   whatever the optimistic merge added to those buckets.
  */
-
-/** SQL text and parameter values of one part of a statement (parameters numbered from the `first` it was given). */
-export interface SqlPart {
-  sql: string;
-  params: unknown[];
-}
-
-/** One run's points of a batch (distinct by key and step). */
-export interface RunPoints {
-  runId: number;
-  points: PointColumns;
-}
 
 /** Id of a (key, step) pair as `repairReplaced` expects it in `replaced`. */
 export function pointId(key: string, step: bigint): string {

@@ -10,8 +10,7 @@ import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { createTestDatabase } from "@/test/support/db";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // `pitwall run`, `push` and `heartbeat` as a user runs them (bin/pitwall.mjs), against the real
 // server and database. The read API does not expose progress yet, so progress is read from the
@@ -21,23 +20,22 @@ const exec = promisify(execFile);
 const projectDir = path.resolve(import.meta.dirname, "../..");
 const bin = path.join(projectDir, "bin", "pitwall.mjs");
 
-let server: TestServer;
+let server: SharedTestServer;
 let db: pg.Pool;
 let prisma: PrismaClient;
 let token: string;
 let tmp: string;
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  server = await withTestServer();
+  const url = server.databaseUrl;
   db = new pg.Pool({ connectionString: url, max: 2 });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
   token = (await createToken(prisma, "cli-worker")).token;
-  server = await startTestServer({ databaseUrl: url });
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), "pitwall-worker-cli-"));
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
   await db?.end();
 });

@@ -5,28 +5,26 @@ import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { createTestDatabase } from "@/test/support/db";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // Integration tests of the wire protocol against the real server, a real PostgreSQL and real
 // sockets: auth during the upgrade, acks after commit, per-frame errors, dedupe by id,
 // latest-wins per point key, non-finite numbers, the 1 MiB limit, and HTTP batches.
 
-let server: TestServer;
+let server: SharedTestServer;
 let db: pg.Pool;
 let prisma: PrismaClient;
 let token: string;
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  server = await withTestServer();
+  const url = server.databaseUrl;
   db = new pg.Pool({ connectionString: url, max: 2 });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
   token = (await createToken(prisma, "gpu-box-1")).token;
-  server = await startTestServer({ databaseUrl: url });
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
   await db?.end();
 });

@@ -5,14 +5,13 @@ import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { createUser } from "@/lib/server/repositories/users";
 import type { BaselineListView, BaselineView, EvalOverviewView, RunEvalsView } from "@/lib/view-models/evals";
-import { createTestDatabase } from "@/test/support/db";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // The eval and baseline API through the real server: reads with a worker token, τ from the raw
 // counts pushed over /api/ingest, and baseline writes for approvers only (viewers and worker
 // tokens get 403), zod-checked bodies (400), unique names (409 baseline_exists).
 
-let server: TestServer;
+let server: SharedTestServer;
 let prisma: PrismaClient;
 let token: string;
 let viewer: string;
@@ -37,16 +36,15 @@ async function newUser(role: "viewer" | "approver"): Promise<string> {
 }
 
 beforeAll(async () => {
-  const databaseUrl = await createTestDatabase();
+  server = await withTestServer();
+  const { databaseUrl } = server;
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 2 }) });
-  server = await startTestServer({ databaseUrl });
   token = (await createToken(prisma, "eval-worker")).token;
   viewer = await newUser("viewer");
   approver = await newUser("approver");
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
 });
 

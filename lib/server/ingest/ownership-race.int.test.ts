@@ -4,8 +4,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { createTestDatabase } from "@/test/support/db";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // Two hosts creating the same new run key at the same instant: both batches pass the ownership
 // check (the key does not exist yet when they look). The run must still end up owned by one of
@@ -13,22 +12,21 @@ import { startTestServer, type TestServer } from "@/test/support/server";
 // not recorded. The race is forced: the test holds a lock that stops both batches right after
 // their ownership check (claiming frame ids needs "IngestedFrame"), then lets them go together.
 
-let server: TestServer;
+let server: SharedTestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
 const tokens = { a: "", b: "" };
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  server = await withTestServer();
+  const url = server.databaseUrl;
   pool = new pg.Pool({ connectionString: url, max: 3 });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }) });
   tokens.a = (await createToken(prisma, "race-host-a")).token;
   tokens.b = (await createToken(prisma, "race-host-b")).token;
-  server = await startTestServer({ databaseUrl: url });
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
   await pool?.end();
 });

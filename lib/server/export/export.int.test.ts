@@ -5,29 +5,27 @@ import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { createTestDatabase } from "@/test/support/db";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // Export downloads through the real server: data pushed over /api/ingest comes back out of
 // /api/runs/:id/export and /api/compare/export, and the CSV parsed by papaparse gives exactly the
 // numbers stored in PostgreSQL (NaN and ±Infinity included, 64-bit steps as text, metric series
 // longer than one read batch complete and in order).
 
-let server: TestServer;
+let server: SharedTestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
 let token: string;
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  server = await withTestServer();
+  const url = server.databaseUrl;
   pool = new pg.Pool({ connectionString: url, max: 3 });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }) });
   token = (await createToken(prisma, "export-host")).token;
-  server = await startTestServer({ databaseUrl: url });
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
   await pool?.end();
 });

@@ -6,31 +6,29 @@ import WebSocket from "ws";
 import { PrismaClient } from "@/generated/prisma/client";
 import { decidePlan } from "@/lib/server/repositories/plan-decisions";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { createTestDatabase } from "@/test/support/db";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // Ownership through the real server: a run, session or plan belongs to the host of the token
 // that created it. Another host's token is refused with `forbidden` (naming the owner) when it
 // would change it or read a plan's decision; a token created `--shared` may.
 
-let server: TestServer;
+let server: SharedTestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
 /** Tokens: host-a (owner of everything below), host-b (another host), bench-client (shared). */
 const tokens = { a: "", b: "", shared: "" };
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  server = await withTestServer();
+  const url = server.databaseUrl;
   pool = new pg.Pool({ connectionString: url, max: 2 });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }) });
   tokens.a = (await createToken(prisma, "host-a")).token;
   tokens.b = (await createToken(prisma, "host-b")).token;
   tokens.shared = (await createToken(prisma, "bench-client", { shared: true })).token;
-  server = await startTestServer({ databaseUrl: url });
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
   await pool?.end();
 });

@@ -8,9 +8,8 @@ import { PrismaClient } from "@/generated/prisma/client";
 import { SGLANG_TTFT_BOUNDS_S } from "@/lib/serving/testing";
 import { getHostServing, getRunServing } from "@/lib/server/repositories/serving";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { createTestDatabase } from "@/test/support/db";
 import { EXPECTED_TTFT_P50_MS, EXPECTED_TTFT_P99_MS, startExpositionServer, type ExpositionServer } from "@/test/support/exposition-server";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // `pitwall run --scrape` and `pitwall scrape` as a user runs them, against the real server and
 // database and a fake SGLang /metrics endpoint on 127.0.0.1 that changes on every scrape.
@@ -18,22 +17,21 @@ import { startTestServer, type TestServer } from "@/test/support/server";
 const projectDir = path.resolve(import.meta.dirname, "../..");
 const bin = path.join(projectDir, "bin", "pitwall.mjs");
 
-let server: TestServer;
+let server: SharedTestServer;
 let prisma: PrismaClient;
 let token: string;
 let engine: ExpositionServer;
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  server = await withTestServer();
+  const url = server.databaseUrl;
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
   token = (await createToken(prisma, "cli-scrape")).token;
-  server = await startTestServer({ databaseUrl: url });
   engine = await startExpositionServer();
 });
 
 afterAll(async () => {
   await engine?.close();
-  await server?.stop();
   await prisma?.$disconnect();
 });
 

@@ -7,28 +7,26 @@ import { PrismaClient } from "@/generated/prisma/client";
 import { checkFrame } from "@/lib/protocol";
 import { decidePlan, expirePlans } from "@/lib/server/repositories/plan-decisions";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { createTestDatabase } from "@/test/support/db";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // Agent sessions and plans through the real server: todo snapshots stored in order, a plan
 // proposed over /ws/ingest receives its decision on the same socket (also after reconnecting),
 // the HTTP long-poll returns it, decided plans are immutable, and undecided plans expire.
 
-let server: TestServer;
+let server: SharedTestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
 let token: string;
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  server = await withTestServer();
+  const url = server.databaseUrl;
   pool = new pg.Pool({ connectionString: url, max: 3 });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }) });
   token = (await createToken(prisma, "agent-box")).token;
-  server = await startTestServer({ databaseUrl: url });
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
   await pool?.end();
 });

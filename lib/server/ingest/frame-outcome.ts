@@ -1,0 +1,18 @@
+import type { ClientFrame, ErrorCode } from "@/lib/protocol";
+import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
+
+/** Shapes of the ingest transaction shared by apply.ts (which re-exports them) and group-transaction.ts, kept apart so neither imports the other. */
+
+/** Result of one frame: committed (possibly earlier: `duplicate`) or rejected with a code. */
+export type FrameOutcome =
+  | { id: string; ok: true; duplicate: boolean }
+  | { id: string; ok: false; code: ErrorCode; message: string };
+
+/** Clock, injectable for tests. */
+export type Now = () => Date;
+
+/** One submitter's batch within a group: its frames (validated, in arrival order), applied as `principal`. */
+export interface GroupPart {
+  principal: TokenPrincipal;
+  frames: ClientFrame[];
+}

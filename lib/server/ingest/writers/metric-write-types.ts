@@ -1,0 +1,23 @@
+import type { PointColumns } from "@/lib/metrics/tiers";
+
+/** Shapes shared by the metric writers (metric-series.ts, metric-tiers.ts), kept apart so neither imports the other. */
+
+/** SQL text and parameter values of one part of a statement (parameters numbered from the `first` it was given). */
+export interface SqlPart {
+  sql: string;
+  params: unknown[];
+}
+
+/** One run's points of a batch (distinct by key and step). */
+export interface RunPoints {
+  runId: number;
+  points: PointColumns;
+}
+
+/** A key whose top tier grows from `fromBits` to `toBits` with this batch (its tiers in between must be filled first). */
+export interface TierPromotion {
+  runId: number;
+  key: string;
+  fromBits: number;
+  toBits: number;
+}
