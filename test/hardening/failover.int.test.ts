@@ -20,6 +20,7 @@ import { postFrames as hookPostFrames } from "@/clients/agent-hooks/lib/spool.mj
 import { PitwallPlugin } from "@/clients/opencode/pitwall.js";
 import { createTestDatabase } from "@/test/support/db";
 import { startTestServer, type TestServer } from "@/test/support/server";
+import { fixturePath } from "@/test/support/fixtures";
 
 // Issue 19: the SDK, the `pitwall` CLI and the agent hooks take several server URLs
 // (PITWALL_URL=http://a:8080,http://b:8080) and fail over. Two real server instances share one
@@ -177,7 +178,7 @@ describe("the pitwall CLI with two instances", () => {
   });
 
   test("`pitwall import` posts to the next URL when the first refuses connections", async () => {
-    const file = path.join(projectDir, "..", "shared", "fixtures", "sglang-bench-serving", "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl");
+    const file = fixturePath("sglang-bench-serving", "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl");
     const rows = (await fs.readFile(file, "utf8")).split("\n").filter((l) => l.trim()).length;
     const name = `failover-import-${randomUUID()}`;
     const { stdout } = await exec(process.execPath, [bin, "import", file, "--name", name], {
@@ -223,7 +224,7 @@ describe("the pitwall CLI with two instances", () => {
 });
 
 describe("the agent hooks with two instances", () => {
-  const fixture = path.join(projectDir, "..", "shared", "fixtures", "agent-hooks", "claude-code-2.1.328_hooks_plan-approved.jsonl");
+  const fixture = fixturePath("agent-hooks", "claude-code-2.1.328_hooks_plan-approved.jsonl");
 
   test("Claude Code hook: a todo snapshot reaches the surviving instance when the first URL is dead", async () => {
     const line = (await fs.readFile(fixture, "utf8")).split("\n").find((l) => l.includes('"_label":"PostToolUse-TodoWrite"'))!;
