@@ -88,8 +88,8 @@ export async function createInboxItem(pool: pg.Pool, principal: TokenPrincipal, 
   return inTransaction(pool, async (client) => {
     const session = input.session ? (await client.query<{ id: number }>(`SELECT id FROM "AgentSession" WHERE key = $1`, [input.session])).rows[0] : undefined;
     const res = await client.query<{ id: number; status: string }>(
-      `INSERT INTO "InboxItem" (key, kind, "hostId", "sessionId", agent, cwd, project, "gitBranch", "toolName", summary, input, diff, "createdAt", "expiresAt", "waiterSeenAt")
-       VALUES ($1, $2::"InboxKind", $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $13)
+      `INSERT INTO "InboxItem" (key, kind, "hostId", "sessionId", agent, cwd, project, "gitBranch", "toolName", summary, input, diff, "createdAt", "expiresAt")
+       VALUES ($1, $2::"InboxKind", $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14)
        ON CONFLICT ("hostId", key) DO UPDATE SET key = EXCLUDED.key
        RETURNING id, status`,
       [

@@ -2,6 +2,7 @@ import { pool } from "@/lib/server/db";
 import { errorResponse, handle, json, parseJsonBody, withViewer } from "@/lib/server/http";
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { waitForTopic } from "@/lib/server/live/bus";
+import { logger } from "@/lib/server/logger";
 import { closeInboxIfAbandoned, decideInboxItem, inboxDecisionInput, inboxDecisionTopic, inboxItemForAgent, noteInboxWaiter } from "@/lib/server/repositories/inbox";
 import { decidePlan } from "@/lib/server/repositories/plan-decisions";
 import { PLAN_WAITER_GRACE_MS } from "@/lib/server/repositories/plan-orphans";
@@ -56,7 +57,7 @@ export async function GET(request: Request, ctx: { params: Promise<{ id: string 
         await noteInboxWaiter(pool(), id.n);
         request.signal.addEventListener("abort", () => {
           const leftAt = new Date();
-          setTimeout(() => void closeInboxIfAbandoned(pool(), id.n, leftAt).catch(() => undefined), PLAN_WAITER_GRACE_MS).unref();
+          setTimeout(() => void closeInboxIfAbandoned(pool(), id.n, leftAt).catch((err) => logger.warn({ err, itemId: id.n }, "could not close an abandoned inbox item")), PLAN_WAITER_GRACE_MS).unref();
         }, { once: true });
         if (await waiter.promise) state = await inboxItemForAgent(pool(), id.n, principal);
       }
