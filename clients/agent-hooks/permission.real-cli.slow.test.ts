@@ -17,7 +17,8 @@ import { startTestServer, type TestServer } from "@/test/support/server";
 import { until } from "@/test/support/until";
 
 // The real Claude Code CLI (pinned version) with our hook installed by `pitwall agent install`,
-// against a scripted model server and a real Pitwall: a Bash permission approved in the inbox
+// against a scripted model server and a real Pitwall (commands that need a permission in the
+// default mode: `echo` is allowed without asking): a Bash permission approved in the inbox
 // with an edited command runs as edited; the next one, denied with a message, is not run and
 // the model receives the message.
 
@@ -55,7 +56,7 @@ test("Bash approved with an edited command runs as edited; a denial's message re
     if (!offersTools(req)) return { text: "Permission test" };
     const results = lastToolResults(req);
     const last = results.at(-1);
-    if (!last) return { toolCalls: [{ name: "Bash", input: { command: `echo proposed-${tag}`, description: "Say hello" } }] };
+    if (!last) return { toolCalls: [{ name: "Bash", input: { command: `mkdir proposed-${tag}`, description: "Make a folder" } }] };
     if (last.toolName === "Bash" && last.content.includes(`edited-${tag}`)) return { toolCalls: [{ name: "Bash", input: { command: `touch removed-${tag}`, description: "Touch a file" } }] };
     return { text: `FINAL: ${last.content.slice(0, 400)}` };
   });
@@ -67,14 +68,16 @@ test("Bash approved with an edited command runs as edited; a denial's message re
   try {
     const run = runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "say hello", askStdio: true, timeoutMs: 240_000 });
     const output = outputOf(run);
-    const first = await until("the first Bash waits in the inbox", () => waiting(`echo proposed-${tag}`), 150_000, output);
+    const first = await until("the first Bash waits in the inbox", () => waiting(`mkdir proposed-${tag}`), 150_000, output);
     expect(first).toMatchObject({ toolName: "Bash", gitBranch: "perm-test" });
-    expect((await decide(first.id, { decision: "allow", editedInput: { command: `echo edited-${tag}` } })).status).toBe(200);
+    expect((await decide(first.id, { decision: "allow", editedInput: { command: `mkdir edited-${tag} && echo edited-${tag}` } })).status).toBe(200);
     const second = await until("the second Bash waits", () => waiting(`touch removed-${tag}`), 120_000, output);
     expect((await decide(second.id, { decision: "deny", message: `not in this folder ${tag}` })).status).toBe(200);
     const done = await run;
     expect(done.code).toBe(0);
-    // The edited command ran (its output reached the model); the denied one did not run.
+    // The edited command ran (its output reached the model), not the proposed one; the denied one did not run.
+    expect(fs.existsSync(path.join(dir, `edited-${tag}`))).toBe(true);
+    expect(fs.existsSync(path.join(dir, `proposed-${tag}`))).toBe(false);
     expect(model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "Bash" && t.content.includes(`edited-${tag}`)))).toBe(true);
     expect(fs.existsSync(path.join(dir, `removed-${tag}`))).toBe(false);
     expect(model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "Bash" && t.content.includes(`not in this folder ${tag}`)))).toBe(true);
