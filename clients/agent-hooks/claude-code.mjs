@@ -11,6 +11,7 @@ import { taskItemsFor } from "./lib/claude-tasks.mjs";
 import { loadConfig } from "./lib/config.mjs";
 import { gitBranch } from "./lib/git.mjs";
 import { decisionForAgent, planFromMarkdown, proposeAndWait } from "./lib/plan.mjs";
+import { permissionGate, stopStalePermissionGates } from "./lib/permission-gate.mjs";
 import { deliver, postFrames, runFlusher } from "./lib/spool.mjs";
 import { gateIsStale, stopGate } from "./lib/plan-gate-guard.mjs";
 import { ensureHeartbeat, runHeartbeat, stopHeartbeat } from "./lib/heartbeat.mjs";
@@ -83,6 +84,7 @@ async function main() {
     }
     return;
   }
+  stopStalePermissionGates(cfg, event, stopGate);
   const needsBranch = event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit";
   const branch = needsBranch && typeof event.cwd === "string" ? gitBranch(event.cwd) : undefined;
   // Read, decide and store under the session's lock: parallel tool calls run their hooks at once.
@@ -94,6 +96,8 @@ async function main() {
     if (out.frames.length) writeState(cfg, event.session_id, out.state);
     return out;
   });
+  // Asked at once, in parallel with sending the frames: Pitwall down or slow hands the prompt back within 2 s.
+  const permission = event.hook_event_name === "PermissionRequest" && event.tool_name !== "ExitPlanMode" ? permissionGate(cfg, event) : null;
   // A wrong token or URL is said once per session, at its start, on the hook's stderr (Claude Code
   // shows it in `claude --debug` and in `-p` stderr). Printing Claude Code's `systemMessage` JSON
   // instead was tried with 2.1.332: the interactive session then never ran its first prompt.
@@ -105,6 +109,7 @@ async function main() {
   if (event.hook_event_name === "SessionEnd") stopHeartbeat(cfg, event.session_id);
   if (problem) warn(problem);
   if (gate) await planGate(cfg, event, next, gate);
+  if (permission) await permission;
 }
 
 main().catch((err) => warn(`failed (${err?.message ?? err}); the agent goes on`)).finally(() => {

@@ -5,6 +5,9 @@ import { currentViewer } from "@/lib/server/auth/page";
 import { NavLinks } from "./nav-links";
 import { LiveIndicator } from "./live-indicator";
 import { UserMenu } from "./user-menu";
+import { InboxCount } from "@/components/inbox/inbox-count";
+import { pool } from "@/lib/server/db";
+import { inboxCount } from "@/lib/server/repositories/inbox";
 
 /** The app bar: Pitwall wordmark, then for a signed-in viewer section links, live connection state and the user menu. */
 export async function TopNav() {
@@ -16,6 +19,9 @@ export async function TopNav() {
   } catch (err) {
     unstable_rethrow(err);
   }
+  // The inbox count is in the first paint; a failing count shows 0 rather than taking the page down.
+  let waiting = 0;
+  if (viewer) waiting = await inboxCount(pool()).catch(() => 0);
   return (
     <header className="sticky top-0 z-30 border-b border-border bg-card/95 backdrop-blur supports-[backdrop-filter]:bg-card/80">
       <div className="mx-auto flex h-12 w-full max-w-[2200px] items-center gap-3 px-4 sm:gap-6 lg:px-6">
@@ -31,6 +37,7 @@ export async function TopNav() {
             badges or socket that could only be refused. */}
         {viewer ? <NavLinks /> : null}
         <div className="ml-auto flex min-w-0 items-center gap-3">
+          {viewer ? <InboxCount initialCount={waiting} /> : null}
           {viewer ? <LiveIndicator /> : null}
           {viewer?.kind === "user" ? <UserMenu viewer={viewer} /> : null}
         </div>

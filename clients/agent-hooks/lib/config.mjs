@@ -38,11 +38,12 @@ export function parseUrls(value) {
 /**
  * The hooks' settings: environment first (PITWALL_URL, PITWALL_TOKEN, PITWALL_PLAN_TIMEOUT_S,
  * PITWALL_PLAN_FALLBACK=ask|deny, PITWALL_AGENT_STATE_DIR, PITWALL_SEND_PROMPTS=1,
- * PITWALL_HOOK_SEND_TIMEOUT_MS, PITWALL_SPOOL_RETRY_S, PITWALL_HEARTBEAT_S), then the user config file. Never throws:
+ * PITWALL_HOOK_SEND_TIMEOUT_MS, PITWALL_SPOOL_RETRY_S, PITWALL_HEARTBEAT_S,
+ * PITWALL_PERMISSION_TIMEOUT_S (default 600), PITWALL_PERMISSION_SEND_TIMEOUT_MS (default 2000)), then the user config file. Never throws:
  * a missing or unreadable file counts as empty. `urls` are the server instances in order (several
  * with PITWALL_URL=http://a:8080,http://b:8080: requests fail over from one to the next); `url` is
  * the first, "" when none.
- * @returns {{url: string, urls: string[], token: string, stateDir: string, planTimeoutS: number, planFallback: "ask"|"deny", sendTimeoutMs: number, retryForS: number, sendPrompts: boolean, heartbeatS: number}}
+ * @returns {{url: string, urls: string[], token: string, stateDir: string, planTimeoutS: number, planFallback: "ask"|"deny", sendTimeoutMs: number, retryForS: number, sendPrompts: boolean, heartbeatS: number, permissionTimeoutS: number, permissionSendTimeoutMs: number}}
  */
 export function loadConfig(env = process.env) {
   let file = {};
@@ -65,5 +66,7 @@ export function loadConfig(env = process.env) {
     retryForS: num(env.PITWALL_SPOOL_RETRY_S ?? file.spoolRetryS, 900),
     sendPrompts: env.PITWALL_SEND_PROMPTS === "1" || file.sendPrompts === true,
     heartbeatS: Math.max(1, num(env.PITWALL_HEARTBEAT_S, 30)),
+    permissionTimeoutS: num(env.PITWALL_PERMISSION_TIMEOUT_S ?? file.permissionTimeoutS, 600),
+    permissionSendTimeoutMs: num(env.PITWALL_PERMISSION_SEND_TIMEOUT_MS, 2000),
   };
 }

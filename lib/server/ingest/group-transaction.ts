@@ -11,6 +11,7 @@ import { applyProgress, checkRunInvariants, type ProgressWrite } from "./writers
 import { claimFrameIds, endRun, insertEvents, loadRuns, recordHeartbeats, releaseFrameIds, touchRuns, upsertArtifact, upsertRun, type EventWrite, type HeartbeatWrite, type RunRef, type StoredRun } from "./writers/runs";
 import { applyActivity, applyTodos, noteSessionSignal, proposePlan } from "./writers/sessions";
 import { closeSessionPlans } from "@/lib/server/repositories/plan-orphans";
+import { closeSessionInboxItems } from "@/lib/server/repositories/inbox";
 
 /*
  * What one group transaction does (apply.ts opens, retries and commits it): admission of every
@@ -290,7 +291,8 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
         const sessionId = await applyActivity(client, principal, f);
         topics.add("sessions").add(`session:${sessionId}`);
         // The agent ended: nobody waits for its proposed plans any more.
-        if (f.state === "ended" && (await closeSessionPlans(client, sessionId, at))) topics.add("plans");
+        if (f.state === "ended" && (await closeSessionPlans(client, sessionId, at))) topics.add("plans").add("inbox");
+        if (f.state === "ended" && (await closeSessionInboxItems(client, sessionId, at))) topics.add("inbox");
         break;
       }
       case "plan.propose": {
@@ -299,7 +301,7 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
         // Linking to another host's run is allowed, also to one that won a create race.
         const linked = f.run !== undefined ? (runOf(f.run) ?? lostRace.get(f.run))!.id : null;
         const result = await proposePlan(client, principal, f, linked, at);
-        if (result.ok) topics.add("plans").add(`plan:${result.planId}`);
+        if (result.ok) topics.add("plans").add("inbox").add(`plan:${result.planId}`);
         break;
       }
       default:

@@ -58,7 +58,7 @@ export async function decidePlan(pool: pg.Pool, planId: number, input: DecisionI
       [planId, input.decision, JSON.stringify(items), input.comment ?? null, decidedBy, at],
     );
     await client.query(`UPDATE "Plan" SET status = $2::"PlanStatus" WHERE id = $1`, [planId, input.decision]);
-    await notify(client, ["plans", `plan:${planId}`, planDecisionTopic(plan.key)]);
+    await notify(client, ["plans", "inbox", `plan:${planId}`, planDecisionTopic(plan.key)]);
     await client.query("COMMIT");
     return { v: 1, type: "plan.decision", plan: plan.key, decision: input.decision, items, comment: input.comment ?? null, decidedBy, decidedAt: at.getTime() };
   } catch (err) {
@@ -85,7 +85,7 @@ export async function expirePlans(pool: pg.Pool, at: Date = new Date()): Promise
       );
       await notify(client, [`plan:${p.id}`, planDecisionTopic(p.key)]);
     }
-    if (res.rowCount) await notify(client, ["plans"]);
+    if (res.rowCount) await notify(client, ["plans", "inbox"]);
     await client.query("COMMIT");
     return res.rowCount ?? 0;
   } catch (err) {

@@ -45,6 +45,7 @@ async function closeWhere(client: pg.PoolClient, where: string, params: unknown[
     for (const topic of [`plan:${p.id}`, planDecisionTopic(p.key)]) await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
   }
   if (res.rowCount) await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic: "plans" })]);
+  if (res.rowCount) await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic: "inbox" })]);
   return res.rowCount ?? 0;
 }
 

@@ -14,13 +14,16 @@ export interface AgentRun {
  * Runs `claude -p` in stream-json mode (the SDK's transport) with `prompt` as the one user
  * message, in plan mode with the stdio permission prompt tool when `planMode` (the only `-p`
  * setup that offers ExitPlanMode; nobody answers its permission requests here, so the hooks
- * decide, as when a person leaves the terminal alone); `model` becomes `--model`. Resolves when the process exits;
+ * decide, as when a person leaves the terminal alone); `askStdio`: the same prompt tool in the
+ * default permission mode (tool permissions go to the hooks); `model` becomes `--model`. Resolves when the process exits;
  * `stdout`/`stderr` fill while it runs (for failure messages).
  * @throws Error when it runs longer than `timeoutMs` (the process is killed).
  */
-export function runClaude(opts: { claude: string; cwd: string; env: Record<string, string>; prompt: string; planMode?: boolean; model?: string; timeoutMs?: number }): Promise<AgentRun> & { stdout: string[]; stderr: string[] } {
+export function runClaude(opts: { claude: string; cwd: string; env: Record<string, string>; prompt: string; planMode?: boolean; askStdio?: boolean; model?: string; timeoutMs?: number }): Promise<AgentRun> & { stdout: string[]; stderr: string[] } {
   const args = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"];
   if (opts.planMode) args.push("--permission-mode", "plan", "--permission-prompt-tool", "stdio");
+  // Default permission mode, permission prompts over stdio that nobody answers: the hooks decide.
+  else if (opts.askStdio) args.push("--permission-prompt-tool", "stdio");
   if (opts.model) args.push("--model", opts.model);
   const started = Date.now();
   const child = spawn(opts.claude, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });

@@ -1,0 +1,69 @@
+import { pool } from "@/lib/server/db";
+import { errorResponse, handle, json, parseJsonBody, withViewer } from "@/lib/server/http";
+import { authenticateWorker } from "@/lib/server/ingest/service";
+import { waitForTopic } from "@/lib/server/live/bus";
+import { logger } from "@/lib/server/logger";
+import { closeInboxIfAbandoned, decideInboxItem, inboxDecisionInput, inboxDecisionTopic, inboxItemForAgent, noteInboxWaiter } from "@/lib/server/repositories/inbox";
+import { decidePlan } from "@/lib/server/repositories/plan-decisions";
+import { PLAN_WAITER_GRACE_MS } from "@/lib/server/repositories/plan-orphans";
+
+/** Longest accepted long-poll, in seconds. */
+const MAX_WAIT_S = 120;
+
+/** Parses "12" (inbox item) or "plan-7" (plan); null when neither. */
+function parseId(id: string): { kind: "item" | "plan"; n: number } | null {
+  const m = /^(plan-)?(\d{1,9})$/.exec(id);
+  if (!m || Number(m[2]) <= 0) return null;
+  return { kind: m[1] ? "plan" : "item", n: Number(m[2]) };
+}
+
+/**
+ * POST /api/inbox/:id/decision `{decision: "allow"|"deny", message?, editedInput?}` (approvers
+ * and admins) → 200 `{decision}`. The first decision wins: a second gets 409 `conflict` naming
+ * who decided; an item whose agent no longer waits gets 409 `answered_in_terminal`,
+ * `agent_ended` or `expired`. For a plan (`plan-7`), allow approves and deny rejects with the
+ * message as comment (the plan's own routes work as before). 400 bad id/body; 404 unknown.
+ */
+export const POST = withViewer("approver", async (request, viewer, ctx: { params: Promise<{ id: string }> }) => {
+  const id = parseId((await ctx.params).id);
+  if (!id) return errorResponse(400, "invalid_query", "id must be an inbox item id (12) or a plan id (plan-7)");
+  const input = await parseJsonBody(request, inboxDecisionInput);
+  if (input instanceof Response) return input;
+  if (id.kind === "plan") {
+    const plan = await decidePlan(pool(), id.n, { decision: input.decision === "allow" ? "approved" : "rejected", comment: input.message }, viewer.name);
+    return json({ decision: { decision: input.decision, message: plan.comment, editedInput: null, decidedBy: plan.decidedBy, decidedAt: new Date(plan.decidedAt).toISOString() } });
+  }
+  return json({ decision: await decideInboxItem(pool(), id.n, input, viewer.name) });
+});
+
+/**
+ * GET /api/inbox/:id/decision?wait=60 (worker token of the item's host) → `{status, decision}`;
+ * with `wait`, held up to that many seconds (max 120) until decided or closed. A long-poll that
+ * its agent leaves early with no newer one within 5 s closes the item as answered in the
+ * terminal (or agent ended). 403 for another host's token; 404 unknown item.
+ */
+export async function GET(request: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+  return handle(async () => {
+    const principal = await authenticateWorker(request.headers.get("authorization"));
+    const id = parseId((await ctx.params).id);
+    if (!id || id.kind !== "item") return errorResponse(400, "invalid_query", "id must be an inbox item id (plans: GET /api/plans/:key/decision)");
+    const waitS = Number(new URL(request.url).searchParams.get("wait") ?? "0");
+    if (!Number.isFinite(waitS) || waitS < 0) return errorResponse(400, "invalid_query", "wait must be a number of seconds ≥ 0");
+    // Subscribe first, then read: a decision recorded in between is not missed.
+    const waiter = waitForTopic(inboxDecisionTopic(id.n), Math.min(waitS, MAX_WAIT_S) * 1000, request.signal);
+    try {
+      let state = await inboxItemForAgent(pool(), id.n, principal);
+      if (state.status === "waiting" && waitS > 0) {
+        await noteInboxWaiter(pool(), id.n);
+        request.signal.addEventListener("abort", () => {
+          const leftAt = new Date();
+          setTimeout(() => void closeInboxIfAbandoned(pool(), id.n, leftAt).catch((err) => logger.warn({ err, itemId: id.n }, "could not close an abandoned inbox item")), PLAN_WAITER_GRACE_MS).unref();
+        }, { once: true });
+        if (await waiter.promise) state = await inboxItemForAgent(pool(), id.n, principal);
+      }
+      return json(state);
+    } finally {
+      waiter.cancel();
+    }
+  });
+}

@@ -1,0 +1,233 @@
+"use client";
+
+import Link from "next/link";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { decideInbox, fetchInbox, inboxQueryKey, type InboxDecisionRequest } from "@/components/inbox/queries";
+import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
+import { useServerNow } from "@/components/pipelines/use-server-now";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import type { InboxEntry, InboxListView } from "@/lib/view-models/inbox";
+
+/** Seconds a decision can be undone before it is sent. */
+export const UNDO_S = 4;
+
+/** "42 s", "3 min", "2 h 5 min". */
+function waited(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+type Pending = { id: string; label: string; body: InboxDecisionRequest; sendAt: number };
+type Editor = { id: string; mode: "deny" | "edit"; text: string };
+
+/** The live inbox: one queue across hosts, agents and sessions, oldest first; approvers decide with a few seconds to undo. Keys: j/k move, a approve, d deny, e edit. */
+export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxListView; renderedAt: number; canDecide: boolean }) {
+  const live = useLiveTopics(["inbox"]);
+  const queryClient = useQueryClient();
+  const { data, error, dataUpdatedAt } = useQuery({
+    queryKey: inboxQueryKey,
+    queryFn: ({ signal }) => fetchInbox(signal),
+    initialData: initial,
+    initialDataUpdatedAt: renderedAt,
+    refetchInterval: refetchIntervalFor(live),
+  });
+  const serverNow = useServerNow(data.asOf, dataUpdatedAt);
+  const [sent, setSent] = useState<string[]>([]);
+  const items = data.items.filter((i) => !sent.includes(i.id));
+  const [selected, setSelected] = useState(0);
+  const [pending, setPending] = useState<Pending | null>(null);
+  const [editor, setEditor] = useState<Editor | null>(null);
+  const [notice, setNotice] = useState<{ text: string; error: boolean } | null>(null);
+  const rows = useRef<Array<HTMLElement | null>>([]);
+  const current = items[Math.min(selected, items.length - 1)];
+
+  const send = useCallback(
+    async (p: Pending) => {
+      setPending(null);
+      try {
+        await decideInbox(p.id, p.body);
+        setSent((s) => [...s, p.id]);
+        setNotice({ text: `${p.label}: sent`, error: false });
+      } catch (err) {
+        setNotice({ text: `${p.label}: ${(err as Error).message}`, error: true });
+      }
+      await queryClient.invalidateQueries({ queryKey: ["inbox"] });
+    },
+    [queryClient],
+  );
+
+  // The undo window: the decision goes out when it ends.
+  useEffect(() => {
+    if (!pending) return;
+    const t = setTimeout(() => void send(pending), Math.max(0, pending.sendAt - Date.now()));
+    return () => clearTimeout(t);
+  }, [pending, send]);
+
+  const decide = useCallback(
+    (item: InboxEntry, body: InboxDecisionRequest, label: string) => {
+      if (pending) void send(pending);
+      setEditor(null);
+      setPending({ id: item.id, body, label: `${label} "${item.summary}"`, sendAt: Date.now() + UNDO_S * 1000 });
+      // Focus moves on to the next item.
+      const next = items.indexOf(item) + 1;
+      setSelected(next < items.length ? next : Math.max(0, items.length - 1));
+    },
+    [items, pending, send],
+  );
+
+  const startEdit = useCallback((item: InboxEntry, mode: "deny" | "edit") => {
+    const command = typeof item.input?.command === "string" ? item.input.command : "";
+    setEditor({ id: item.id, mode, text: mode === "edit" ? command : "" });
+  }, []);
+
+  useEffect(() => {
+    function onKey(e: KeyboardEvent) {
+      const t = e.target as HTMLElement | null;
+      if (t && (t.tagName === "TEXTAREA" || t.tagName === "INPUT")) return;
+      if (e.metaKey || e.ctrlKey || e.altKey) return;
+      if (e.key === "j") setSelected((s) => Math.min(items.length - 1, s + 1));
+      else if (e.key === "k") setSelected((s) => Math.max(0, s - 1));
+      else if (!canDecide || !current || pending?.id === current.id) return;
+      else if (e.key === "a") decide(current, { decision: "allow" }, "Approve");
+      else if (e.key === "d") startEdit(current, "deny");
+      else if (e.key === "e" && current.kind === "permission" && typeof current.input?.command === "string") startEdit(current, "edit");
+      else return;
+      e.preventDefault();
+    }
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [items.length, current, canDecide, pending, decide, startEdit]);
+
+  useEffect(() => {
+    rows.current[selected]?.scrollIntoView?.({ block: "nearest" });
+  }, [selected]);
+
+  return (
+    <div className="grid gap-4">
+      <div className="flex min-h-8 flex-wrap items-center gap-x-4 gap-y-2">
+        <h1 className="text-lg font-semibold tracking-tight">Inbox</h1>
+        <span data-testid="inbox-waiting" role="status" className="text-sm text-muted-fg tabular-nums">
+          {items.length} waiting · oldest first{canDecide ? " · j/k move, a approve, d deny, e edit" : " · viewers see, approvers decide"}
+        </span>
+      </div>
+      {error && (
+        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+          Could not refresh the inbox ({error.message}); showing the last data received.
+        </p>
+      )}
+      {pending && (
+        <div role="status" data-testid="inbox-undo" className="flex flex-wrap items-center gap-3 rounded-md border border-primary/40 bg-running-bg px-3 py-2 text-sm">
+          <span className="min-w-0 break-words">{pending.label}: sending in {UNDO_S} s</span>
+          <Button variant="outline" className="min-h-11" onClick={() => setPending(null)}>
+            Undo
+          </Button>
+          <Button className="min-h-11" onClick={() => void send(pending)}>
+            Send now
+          </Button>
+        </div>
+      )}
+      {notice && (
+        <p role={notice.error ? "alert" : "status"} data-testid="inbox-notice" className={`rounded-md border px-3 py-2 text-sm break-words ${notice.error ? "border-failed/40 bg-failed-bg text-failed" : "border-border bg-card"}`}>
+          {notice.text}
+        </p>
+      )}
+      {items.length === 0 ? (
+        <Card className="px-4 py-6 text-sm text-muted-fg">Nothing waits. Agents&apos; permission requests and plans appear here as they ask.</Card>
+      ) : (
+        <ol className="grid gap-3" aria-label="Waiting items">
+          {items.map((item, i) => (
+            <li
+              key={item.id}
+              ref={(el) => {
+                rows.current[i] = el;
+              }}
+              data-testid="inbox-item"
+              data-id={item.id}
+              aria-current={i === selected ? "true" : undefined}
+              onClick={() => setSelected(i)}
+              className={`min-w-0 rounded-lg border bg-card p-3 ${i === selected ? "border-primary ring-1 ring-primary" : "border-border"} ${pending?.id === item.id ? "opacity-60" : ""}`}
+            >
+              <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1 text-xs text-muted-fg">
+                <span className="rounded bg-muted px-1.5 py-0.5 font-medium text-foreground">{item.kind === "permission" ? item.toolName ?? "permission" : item.kind}</span>
+                <span>{item.agent}</span>
+                <span>host {item.host}</span>
+                {item.project && <span>project {item.project}</span>}
+                {item.gitBranch && <span>branch {item.gitBranch}</span>}
+                {item.session && (
+                  <Link className="text-link underline-offset-4 hover:underline" href={`/sessions/${item.session.id}`}>
+                    session {item.session.title ?? item.session.key}
+                  </Link>
+                )}
+                <span className="ml-auto tabular-nums" data-testid="inbox-waited">
+                  waiting {waited(serverNow - Date.parse(item.createdAt))}
+                </span>
+              </div>
+              <p className="mt-2 font-mono text-sm break-all">{item.summary}</p>
+              {item.todoInProgress && <p className="mt-1 text-xs text-muted-fg">doing: {item.todoInProgress}</p>}
+              {item.diff && <pre className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs whitespace-pre-wrap break-all">{item.diff}</pre>}
+              {item.kind === "permission" && typeof item.input?.command === "string" && item.input.command !== item.summary && (
+                <pre className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs whitespace-pre-wrap break-all">{item.input.command}</pre>
+              )}
+              {item.body && <pre className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs whitespace-pre-wrap break-words">{item.body}</pre>}
+              {item.href && (
+                <Link className="mt-2 inline-flex min-h-11 items-center text-sm text-link underline-offset-4 hover:underline" href={item.href}>
+                  Open the plan page
+                </Link>
+              )}
+              {canDecide && editor?.id === item.id && (
+                <form
+                  className="mt-3 grid gap-2"
+                  onSubmit={(e) => {
+                    e.preventDefault();
+                    if (editor.mode === "deny") decide(item, { decision: "deny", message: editor.text.trim() || undefined }, "Deny");
+                    else decide(item, { decision: "allow", editedInput: { command: editor.text } }, "Approve edited");
+                  }}
+                >
+                  <label className="text-xs font-medium" htmlFor={`inbox-text-${item.id}`}>
+                    {editor.mode === "deny" ? "Why (the agent reads this)" : "Command to run instead"}
+                  </label>
+                  <textarea
+                    id={`inbox-text-${item.id}`}
+                    autoFocus
+                    className="min-h-20 w-full rounded-md border border-input bg-background p-2 font-mono text-sm"
+                    value={editor.text}
+                    onChange={(e) => setEditor({ ...editor, text: e.target.value })}
+                    onKeyDown={(e) => e.key === "Escape" && setEditor(null)}
+                  />
+                  <div className="flex flex-wrap gap-2">
+                    <Button type="submit" className="min-h-11 min-w-11">
+                      {editor.mode === "deny" ? "Deny" : "Approve edited"}
+                    </Button>
+                    <Button variant="outline" className="min-h-11 min-w-11" onClick={() => setEditor(null)}>
+                      Cancel
+                    </Button>
+                  </div>
+                </form>
+              )}
+              {canDecide && editor?.id !== item.id && pending?.id !== item.id && (
+                <div className="mt-3 flex flex-wrap gap-2">
+                  <Button className="min-h-11 min-w-11" onClick={() => decide(item, { decision: "allow" }, "Approve")}>
+                    Approve
+                  </Button>
+                  <Button variant="outline" className="min-h-11 min-w-11" onClick={() => startEdit(item, "deny")}>
+                    Deny…
+                  </Button>
+                  {item.kind === "permission" && typeof item.input?.command === "string" && (
+                    <Button variant="outline" className="min-h-11 min-w-11" onClick={() => startEdit(item, "edit")}>
+                      Edit command…
+                    </Button>
+                  )}
+                </div>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}

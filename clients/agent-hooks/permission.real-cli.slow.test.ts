@@ -1,0 +1,87 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "@/generated/prisma/client";
+import { createToken } from "@/lib/server/repositories/tokens";
+import { claudeOfflineEnv, ensureAgentClis } from "@/test/support/agents/clis";
+import { lastToolResults, offersTools, startModelServer, type ScriptedReply } from "@/test/support/agents/model-server";
+import { outputOf, runClaude } from "@/test/support/agents/run-agent";
+import { createTestDatabase } from "@/test/support/db";
+import { newSignedInUser } from "@/test/support/people";
+import { startTestServer, type TestServer } from "@/test/support/server";
+import { until } from "@/test/support/until";
+
+// The real Claude Code CLI (pinned version) with our hook installed by `pitwall agent install`,
+// against a scripted model server and a real Pitwall (commands that need a permission in the
+// default mode: `echo` is allowed without asking): a Bash permission approved in the inbox
+// with an edited command runs as edited; the next one, denied with a message, is not run and
+// the model receives the message.
+
+let server: TestServer;
+let pool: pg.Pool;
+let prisma: PrismaClient;
+let token: string;
+let claude: string;
+
+beforeAll(async () => {
+  claude = ensureAgentClis().claude;
+  const url = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: url, max: 3 });
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }) });
+  token = (await createToken(prisma, "claude-box")).token;
+  server = await startTestServer({ databaseUrl: url, startTimeoutMs: 180_000 });
+}, 600_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await prisma?.$disconnect();
+  await pool?.end();
+});
+
+test("Bash approved with an edited command runs as edited; a denial's message reaches the model", async () => {
+  const tag = randomUUID().slice(0, 8);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-perm-"));
+  execFileSync("git", ["init", "-q", "-b", "perm-test"], { cwd: dir });
+  execFileSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../cli/index.ts"), "agent", "install", "claude-code", "--project", dir], {
+    env: { ...process.env, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json") },
+  });
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-state-"));
+  const env = { PITWALL_URL: server.url, PITWALL_TOKEN: token, PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json") };
+  const model = await startModelServer(async (req): Promise<ScriptedReply> => {
+    if (!offersTools(req)) return { text: "Permission test" };
+    const results = lastToolResults(req);
+    const last = results.at(-1);
+    if (!last) return { toolCalls: [{ name: "Bash", input: { command: `mkdir proposed-${tag}`, description: "Make a folder" } }] };
+    if (last.toolName === "Bash" && last.content.includes(`edited-${tag}`)) return { toolCalls: [{ name: "Bash", input: { command: `touch removed-${tag}`, description: "Touch a file" } }] };
+    return { text: `FINAL: ${last.content.slice(0, 400)}` };
+  });
+  const approver = await newSignedInUser(prisma, server.url, "approver");
+  const decide = (id: number, body: Record<string, unknown>) =>
+    fetch(`${server.url}/api/inbox/${id}/decision`, { method: "POST", headers: { cookie: approver.cookie, origin: server.url, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const waiting = async (summary: string) =>
+    (await pool.query<{ id: number; toolName: string; gitBranch: string | null }>(`SELECT id, "toolName", "gitBranch" FROM "InboxItem" WHERE summary = $1 AND status = 'waiting'`, [summary])).rows[0];
+  try {
+    const run = runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "say hello", askStdio: true, timeoutMs: 240_000 });
+    const output = outputOf(run);
+    const first = await until("the first Bash waits in the inbox", () => waiting(`mkdir proposed-${tag}`), 150_000, output);
+    expect(first).toMatchObject({ toolName: "Bash", gitBranch: "perm-test" });
+    expect((await decide(first.id, { decision: "allow", editedInput: { command: `mkdir edited-${tag} && echo edited-${tag}` } })).status).toBe(200);
+    const second = await until("the second Bash waits", () => waiting(`touch removed-${tag}`), 120_000, output);
+    expect((await decide(second.id, { decision: "deny", message: `not in this folder ${tag}` })).status).toBe(200);
+    const done = await run;
+    expect(done.code).toBe(0);
+    // The edited command ran (its output reached the model), not the proposed one; the denied one did not run.
+    expect(fs.existsSync(path.join(dir, `edited-${tag}`))).toBe(true);
+    expect(fs.existsSync(path.join(dir, `proposed-${tag}`))).toBe(false);
+    expect(model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "Bash" && t.content.includes(`edited-${tag}`)))).toBe(true);
+    expect(fs.existsSync(path.join(dir, `removed-${tag}`))).toBe(false);
+    expect(model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "Bash" && t.content.includes(`not in this folder ${tag}`)))).toBe(true);
+  } finally {
+    await model.close();
+  }
+}, 420_000);

@@ -1,0 +1,268 @@
+import type pg from "pg";
+import { z } from "zod";
+import { LIVE_CHANNEL } from "@/lib/protocol/live";
+import { mayChange } from "@/lib/server/auth/ownership";
+import { AppError, ConflictError, ForbiddenError, NotFoundError } from "@/lib/server/errors";
+import { isoTime } from "@/lib/iso-time";
+import type { InboxEntry } from "@/lib/view-models/inbox";
+import type { TokenPrincipal } from "./tokens";
+
+/**
+ * The inbox: everything an agent waits on. Tool permissions (and later questions and notices)
+ * are `InboxItem` rows created by the agent's hook through POST /api/inbox; waiting plans are
+ * read from `Plan` and listed next to them (decided through decidePlan). Every decision or
+ * closing of an item is appended to `InboxAudit`.
+ */
+
+/** Live topic of the inbox list (any item added, decided or closed). */
+export const INBOX_TOPIC = "inbox";
+/** Live topic a waiting agent's long-poll listens on for item `id`. */
+export const inboxDecisionTopic = (id: number): string => `inbox-decision:${id}`;
+
+/** What an agent's hook sends to open an item (HTTP body of POST /api/inbox, worker token). */
+export const inboxRequestInput = z.strictObject({
+  /** The agent's id for this request; re-sending the same key returns the same item. */
+  key: z.string().min(1).max(200),
+  kind: z.enum(["permission", "question", "notice"]),
+  agent: z.string().min(1).max(50),
+  /** The agent session's key (as in session.* frames), when known. */
+  session: z.string().min(1).max(200).optional(),
+  cwd: z.string().max(4000).optional(),
+  project: z.string().max(500).optional(),
+  gitBranch: z.string().max(500).optional(),
+  toolName: z.string().max(200).optional(),
+  summary: z.string().min(1).max(2000),
+  input: z.record(z.string(), z.unknown()).optional(),
+  diff: z.string().max(200_000).optional(),
+  /** Seconds until the item expires (the agent stops waiting by then). */
+  expiresInS: z.number().int().min(5).max(30 * 86_400),
+});
+export type InboxRequestInput = z.infer<typeof inboxRequestInput>;
+
+/** A person's decision (HTTP body of POST /api/inbox/:id/decision). */
+export const inboxDecisionInput = z
+  .strictObject({
+    decision: z.enum(["allow", "deny"]),
+    /** Deny: the reason the model reads. Allow: a note. */
+    message: z.string().max(20_000).optional(),
+    /** Allow with edited input: fields replacing the tool's input (e.g. `{command: "pytest -x"}`). */
+    editedInput: z.record(z.string(), z.unknown()).optional(),
+  })
+  .transform((d) => ({ ...d, message: d.message?.trim() ? d.message.trim() : undefined }))
+  .refine((d) => d.decision === "allow" || d.editedInput === undefined, { message: "editedInput goes with allow only", path: ["editedInput"] });
+export type InboxDecisionInput = z.infer<typeof inboxDecisionInput>;
+
+/** A decision on an item whose agent no longer waits (HTTP 409, code `answered_in_terminal` | `agent_ended` | `expired`). */
+export class InboxNotWaitingError extends AppError {
+  constructor(code: "answered_in_terminal" | "agent_ended" | "expired", message: string) {
+    super(code as AppError["code"], message, 409);
+  }
+}
+
+export type { InboxEntry };
+
+async function notify(client: pg.PoolClient | pg.Pool, topics: string[]): Promise<void> {
+  for (const topic of topics) await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
+}
+
+async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const out = await fn(client);
+    await client.query("COMMIT");
+    return out;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Opens (or, for a re-sent key of the same host, returns) an inbox item for `principal`'s host.
+ * @returns the item's id and status.
+ */
+export async function createInboxItem(pool: pg.Pool, principal: TokenPrincipal, input: InboxRequestInput, at: Date = new Date()): Promise<{ id: number; status: string }> {
+  return inTransaction(pool, async (client) => {
+    const session = input.session ? (await client.query<{ id: number }>(`SELECT id FROM "AgentSession" WHERE key = $1`, [input.session])).rows[0] : undefined;
+    const res = await client.query<{ id: number; status: string }>(
+      `INSERT INTO "InboxItem" (key, kind, "hostId", "sessionId", agent, cwd, project, "gitBranch", "toolName", summary, input, diff, "createdAt", "expiresAt")
+       VALUES ($1, $2::"InboxKind", $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14)
+       ON CONFLICT ("hostId", key) DO UPDATE SET key = EXCLUDED.key
+       RETURNING id, status`,
+      [
+        input.key, input.kind, principal.hostId, session?.id ?? null, input.agent, input.cwd ?? null, input.project ?? null, input.gitBranch ?? null,
+        input.toolName ?? null, input.summary, input.input === undefined ? null : JSON.stringify(input.input), input.diff ?? null, at, new Date(at.getTime() + input.expiresInS * 1000),
+      ],
+    );
+    await notify(client, [INBOX_TOPIC]);
+    return res.rows[0]!;
+  });
+}
+
+/** Closes waiting items past their expiry (status `expired`, an audit row each). @returns how many. */
+export async function expireInboxItems(pool: pg.Pool, at: Date = new Date()): Promise<number> {
+  return inTransaction(pool, async (client) => {
+    const res = await client.query<{ id: number }>(`UPDATE "InboxItem" SET status = 'expired' WHERE status = 'waiting' AND "expiresAt" <= $1 RETURNING id`, [at]);
+    for (const r of res.rows) {
+      await client.query(`INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, 'expired', 'no decision before the item expired', 'pitwall', $2)`, [r.id, at]);
+      await notify(client, [inboxDecisionTopic(r.id)]);
+    }
+    if (res.rowCount) await notify(client, [INBOX_TOPIC]);
+    return res.rowCount ?? 0;
+  });
+}
+
+/** How many things wait in the inbox (items and plans), for the top bar and the wall. */
+export async function inboxCount(pool: pg.Pool, at: Date = new Date()): Promise<number> {
+  const res = await pool.query<{ n: string }>(
+    `SELECT (SELECT count(*) FROM "InboxItem" WHERE status = 'waiting' AND "expiresAt" > $1)
+          + (SELECT count(*) FROM "Plan" WHERE status = 'proposed' AND "expiresAt" > $1) AS n`,
+    [at],
+  );
+  return Number(res.rows[0]?.n ?? 0);
+}
+
+const TODO_IN_PROGRESS = `(SELECT COALESCE(t->>'activeForm', t->>'content') FROM "TodoSnapshot" ts, jsonb_array_elements(ts.items) t
+   WHERE ts."sessionId" = s.id AND t->>'status' = 'in_progress' AND ts.seq = (SELECT max(seq) FROM "TodoSnapshot" WHERE "sessionId" = s.id) LIMIT 1)`;
+
+/**
+ * Every waiting entry, oldest first: inbox items and proposed plans, each with its host,
+ * session, project, branch, the todo item in progress and how long it waits. `withDetail`
+ * (signed-in people only) includes the tool input, diff and plan markdown; else they are null.
+ */
+export async function listInbox(pool: pg.Pool, opts: { withDetail: boolean }, at: Date = new Date()): Promise<InboxEntry[]> {
+  await expireInboxItems(pool, at);
+  type Row = Omit<InboxEntry, "id" | "createdAt" | "waitingMs" | "session" | "href"> & { rowId: number; createdAt: Date; sessionId: number | null; sessionKey: string | null; sessionTitle: string | null };
+  const items = await pool.query<Row>(
+    `SELECT i.id AS "rowId", i.kind::text AS kind, i.agent, h.name AS host, s.id AS "sessionId", s.key AS "sessionKey", s.title AS "sessionTitle",
+            COALESCE(i.project, s.project) AS project, COALESCE(i.cwd, s.cwd) AS cwd, COALESCE(i."gitBranch", s."gitBranch") AS "gitBranch",
+            i."toolName", i.summary, i.input, i.diff, NULL AS body, ${TODO_IN_PROGRESS} AS "todoInProgress", i."createdAt"
+     FROM "InboxItem" i JOIN "Host" h ON h.id = i."hostId" LEFT JOIN "AgentSession" s ON s.id = i."sessionId"
+     WHERE i.status = 'waiting' AND i."expiresAt" > $1`,
+    [at],
+  );
+  const plans = await pool.query<Row>(
+    `SELECT p.id AS "rowId", 'plan' AS kind, COALESCE(s.source, 'api') AS agent, h.name AS host, s.id AS "sessionId", s.key AS "sessionKey", s.title AS "sessionTitle",
+            s.project, s.cwd, s."gitBranch", 'plan' AS "toolName", p.title AS summary, NULL::jsonb AS input, NULL AS diff, p.body, ${TODO_IN_PROGRESS} AS "todoInProgress", p."proposedAt" AS "createdAt"
+     FROM "Plan" p JOIN "Host" h ON h.id = p."hostId" LEFT JOIN "AgentSession" s ON s.id = p."sessionId"
+     WHERE p.status = 'proposed' AND p."expiresAt" > $1`,
+    [at],
+  );
+  const entries = [...items.rows, ...plans.rows].map((r): InboxEntry => ({
+    id: r.kind === "plan" ? `plan-${r.rowId}` : String(r.rowId),
+    kind: r.kind,
+    agent: r.agent,
+    host: r.host,
+    session: r.sessionId !== null && r.sessionKey !== null ? { id: r.sessionId, key: r.sessionKey, title: r.sessionTitle } : null,
+    project: r.project,
+    cwd: r.cwd,
+    gitBranch: r.gitBranch,
+    toolName: r.toolName,
+    summary: r.summary,
+    input: opts.withDetail ? r.input : null,
+    diff: opts.withDetail ? r.diff : null,
+    body: opts.withDetail ? r.body : null,
+    todoInProgress: r.todoInProgress,
+    href: r.kind === "plan" ? `/plans/${r.rowId}` : null,
+    createdAt: isoTime(r.createdAt),
+    waitingMs: Math.max(0, at.getTime() - r.createdAt.getTime()),
+  }));
+  return entries.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+}
+
+/** The decision an agent receives for its item. */
+export interface InboxDecision {
+  decision: "allow" | "deny";
+  message: string | null;
+  editedInput: Record<string, unknown> | null;
+  decidedBy: string;
+  decidedAt: string;
+}
+
+/**
+ * Records a person's decision on inbox item `itemId` (first decision wins) and wakes its agent.
+ * @throws NotFoundError unknown item; InboxNotWaitingError (409, `answered_in_terminal` /
+ *   `agent_ended` / `expired`) when its agent no longer waits; ConflictError (409) when already
+ *   decided — the message names who decided and when.
+ */
+export async function decideInboxItem(pool: pg.Pool, itemId: number, input: InboxDecisionInput, decidedBy: string, at: Date = new Date()): Promise<InboxDecision> {
+  return inTransaction(pool, async (client) => {
+    const res = await client.query<{ status: string; expiresAt: Date; decidedBy: string | null; decidedAt: Date | null; decision: string | null; sessionState: string | null }>(
+      `SELECT i.status, i."expiresAt", i."decidedBy", i."decidedAt", i.decision, s.state AS "sessionState"
+       FROM "InboxItem" i LEFT JOIN "AgentSession" s ON s.id = i."sessionId" WHERE i.id = $1 FOR UPDATE OF i`,
+      [itemId],
+    );
+    const item = res.rows[0];
+    if (!item) throw new NotFoundError(`inbox item ${itemId} not found`);
+    if (item.status === "decided") throw new ConflictError(`inbox item ${itemId} was already decided by ${item.decidedBy} at ${isoTime(item.decidedAt!)} (${item.decision}); a decision cannot change`);
+    if (item.status === "answered_in_terminal") throw new InboxNotWaitingError("answered_in_terminal", `inbox item ${itemId} was answered in the terminal; the agent no longer waits for a decision here`);
+    if (item.status === "agent_ended" || (item.status === "waiting" && item.sessionState === "ended")) throw new InboxNotWaitingError("agent_ended", `inbox item ${itemId}'s agent ended; nobody waits for a decision`);
+    if (item.status === "expired" || item.expiresAt <= at) throw new InboxNotWaitingError("expired", `inbox item ${itemId} expired at ${isoTime(item.expiresAt)}; the agent no longer waits`);
+    const edited = input.decision === "allow" && input.editedInput ? JSON.stringify(input.editedInput) : null;
+    await client.query(
+      `UPDATE "InboxItem" SET status = 'decided', decision = $2, message = $3, "editedInput" = $4::jsonb, "decidedBy" = $5, "decidedAt" = $6 WHERE id = $1`,
+      [itemId, input.decision, input.message ?? null, edited, decidedBy, at],
+    );
+    await client.query(
+      `INSERT INTO "InboxAudit" ("itemId", decision, message, "editedInput", "decidedBy", "decidedAt") VALUES ($1, $2, $3, $4::jsonb, $5, $6)`,
+      [itemId, input.decision, input.message ?? null, edited, decidedBy, at],
+    );
+    await notify(client, [INBOX_TOPIC, inboxDecisionTopic(itemId)]);
+    return { decision: input.decision, message: input.message ?? null, editedInput: input.editedInput ?? null, decidedBy, decidedAt: isoTime(at) };
+  });
+}
+
+/**
+ * The item as its agent sees it: status and, once decided, the decision.
+ * @throws NotFoundError unknown item; ForbiddenError for a token of another host (unless `--shared`).
+ */
+export async function inboxItemForAgent(pool: pg.Pool, itemId: number, principal: TokenPrincipal): Promise<{ status: string; decision: InboxDecision | null }> {
+  const res = await pool.query<{ hostId: number; hostName: string; status: string; decision: "allow" | "deny" | null; message: string | null; editedInput: Record<string, unknown> | null; decidedBy: string | null; decidedAt: Date | null }>(
+    `SELECT i."hostId", h.name AS "hostName", i.status, i.decision, i.message, i."editedInput", i."decidedBy", i."decidedAt" FROM "InboxItem" i JOIN "Host" h ON h.id = i."hostId" WHERE i.id = $1`,
+    [itemId],
+  );
+  const r = res.rows[0];
+  if (!r) throw new NotFoundError(`inbox item ${itemId} not found`);
+  if (!mayChange(principal, r)) throw new ForbiddenError(`inbox item ${itemId} belongs to host ${r.hostName}; a token of host ${principal.hostName} may not read its decision`);
+  const decision = r.status === "decided" && r.decision ? { decision: r.decision, message: r.message, editedInput: r.editedInput, decidedBy: r.decidedBy ?? "", decidedAt: isoTime(r.decidedAt!) } : null;
+  return { status: r.status, decision };
+}
+
+/** Records that item `itemId`'s agent asks for the decision now (start of a long-poll). */
+export async function noteInboxWaiter(pool: pg.Pool, itemId: number, at: Date = new Date()): Promise<void> {
+  await pool.query(`UPDATE "InboxItem" SET "waiterSeenAt" = $2 WHERE id = $1 AND status = 'waiting'`, [itemId, at]);
+}
+
+/**
+ * Closes item `itemId` when its agent's poll that ended at `leftAt` was the last one: the person
+ * answered in the terminal (or the agent ended, when its session did). @returns 1 when closed.
+ */
+export async function closeInboxIfAbandoned(pool: pg.Pool, itemId: number, leftAt: Date, at: Date = new Date()): Promise<number> {
+  return inTransaction(pool, async (client) => {
+    const res = await client.query<{ status: string }>(
+      `UPDATE "InboxItem" i SET status = (CASE WHEN s.state = 'ended' THEN 'agent_ended' ELSE 'answered_in_terminal' END)::"InboxStatus"
+       FROM "InboxItem" i0 LEFT JOIN "AgentSession" s ON s.id = i0."sessionId"
+       WHERE i0.id = i.id AND i.id = $1 AND i.status = 'waiting' AND (i."waiterSeenAt" IS NULL OR i."waiterSeenAt" <= $2)
+       RETURNING i.status::text AS status`,
+      [itemId, leftAt],
+    );
+    const closed = res.rows[0];
+    if (!closed) return 0;
+    await client.query(`INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, $2, $3, 'pitwall', $4)`, [itemId, closed.status, closed.status.replace(/_/g, " "), at]);
+    await notify(client, [INBOX_TOPIC, inboxDecisionTopic(itemId)]);
+    return 1;
+  });
+}
+
+/** Closes every waiting item of session `sessionId` as `agent_ended` (its agent ended). @returns how many. */
+export async function closeSessionInboxItems(client: pg.PoolClient, sessionId: number, at: Date = new Date()): Promise<number> {
+  const res = await client.query<{ id: number }>(`UPDATE "InboxItem" SET status = 'agent_ended' WHERE "sessionId" = $1 AND status = 'waiting' RETURNING id`, [sessionId]);
+  for (const r of res.rows) {
+    await client.query(`INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, 'agent_ended', 'agent ended', 'pitwall', $2)`, [r.id, at]);
+    await notify(client, [inboxDecisionTopic(r.id)]);
+  }
+  return res.rowCount ?? 0;
+}

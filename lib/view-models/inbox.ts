@@ -1,0 +1,35 @@
+/** Shapes of the inbox API (GET /api/inbox), shared by the server and the /inbox page. */
+
+/** One waiting entry of the inbox as listed (an InboxItem or a waiting Plan). */
+export interface InboxEntry {
+  /** "12" for an inbox item, "plan-7" for a plan. */
+  id: string;
+  kind: "permission" | "plan" | "question" | "notice";
+  agent: string;
+  host: string;
+  session: { id: number; key: string; title: string | null } | null;
+  project: string | null;
+  cwd: string | null;
+  gitBranch: string | null;
+  toolName: string | null;
+  summary: string;
+  /** The tool input (Bash command, edit): only for signed-in people, else null. */
+  input: Record<string, unknown> | null;
+  /** The edit's diff: only for signed-in people, else null. */
+  diff: string | null;
+  /** A plan's markdown (plans only; only for signed-in people). */
+  body: string | null;
+  /** The session's todo item in progress (activeForm or content). */
+  todoInProgress: string | null;
+  /** Plans: the page that decides it in full. */
+  href: string | null;
+  createdAt: string;
+  waitingMs: number;
+}
+
+/** GET /api/inbox: the waiting entries, oldest first. */
+export interface InboxListView {
+  asOf: string;
+  count: number;
+  items: InboxEntry[];
+}
