@@ -1,11 +1,11 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
-import { useHydrated } from "@/components/live/use-now";
 import { formatClock, formatClockSeconds } from "@/components/pipelines/units";
 import { formatCompact } from "@/lib/format";
 import { metricYAxis } from "./metric-chart";
 import { ChartLegend, ChartPlaceholder, LegendItem, TooltipFrame, axisLabelStyle, axisTick, niceYAxis } from "./sweep-chart-parts";
+import { useTimeZone } from "@/components/preferences/preferences-provider";
 
 /** One line of a time chart. */
 export interface TimeSeries {
@@ -60,11 +60,10 @@ export function timeTicks(fromMs: number, toMs: number, target = 6): number[] {
 
 /**
  * Several series over clock time (one line each, legend when more than one), with gaps where
- * readings are missing. The time zone is the browser's once hydrated (UTC in the server render).
+ * readings are missing. The time zone is the person's chosen one, else the browser's once hydrated (UTC in the server render).
  */
 export function TimeSeriesChart({ series, fromMs, toMs, yLabel, yDomain, yMax, fit = false, format, height = 180, maxGapMs = 150_000, emptyText = "No readings in this period", testId, markers = [] }: TimeSeriesChartProps) {
-  const hydrated = useHydrated();
-  const zone = hydrated ? Intl.DateTimeFormat().resolvedOptions().timeZone : undefined;
+  const zone = useTimeZone();
   // Rows by time; a null row after a gap breaks the lines there.
   const byT = new Map<number, Row>();
   series.forEach((s, i) => {
