@@ -37,6 +37,8 @@ interface TimeSeriesChartProps {
   testId?: string;
   /** Labelled vertical lines (e.g. where each concurrency level of a sweep began), epoch ms. */
   markers?: ReadonlyArray<{ tMs: number; label: string }>;
+  /** Charts with the same id share one crosshair and tooltip time (recharts `syncId`, matched by time). */
+  syncId?: string;
 }
 
 type Row = { tMs: number } & Record<string, number | null>;
@@ -62,7 +64,7 @@ export function timeTicks(fromMs: number, toMs: number, target = 6): number[] {
  * Several series over clock time (one line each, legend when more than one), with gaps where
  * readings are missing. The time zone is the person's chosen one, else the browser's once hydrated (UTC in the server render).
  */
-export function TimeSeriesChart({ series, fromMs, toMs, yLabel, yDomain, yMax, fit = false, format, height = 180, maxGapMs = 150_000, emptyText = "No readings in this period", testId, markers = [] }: TimeSeriesChartProps) {
+export function TimeSeriesChart({ series, fromMs, toMs, yLabel, yDomain, yMax, fit = false, format, height = 180, maxGapMs = 150_000, emptyText = "No readings in this period", testId, markers = [], syncId }: TimeSeriesChartProps) {
   const zone = useTimeZone();
   // Rows by time; a null row after a gap breaks the lines there.
   const byT = new Map<number, Row>();
@@ -102,7 +104,7 @@ export function TimeSeriesChart({ series, fromMs, toMs, yLabel, yDomain, yMax, f
       {!hasData ? (
         <ChartPlaceholder height={height}>{emptyText}</ChartPlaceholder>
       ) : (
-        <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 6, right: 12, bottom: 0, left: 4 }}>
+        <LineChart responsive data={rows} syncId={syncId} syncMethod="value" style={{ width: "100%", height }} margin={{ top: 6, right: 12, bottom: 0, left: 4 }}>
           <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
           <XAxis
             type="number"
