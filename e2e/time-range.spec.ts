@@ -14,8 +14,10 @@ test.beforeAll(async ({ baseURL }) => {
   token = createToken(host);
   const worker = await connectWorker(baseURL!, token);
   const now = Date.now();
-  // Two readings 2-3 h ago (outside the default hour), three in the last 20 min.
-  for (const [agoMs, util] of [[3 * 3_600_000, 11], [2 * 3_600_000, 12], [20 * 60_000, 50], [10 * 60_000, 55], [60_000, 60]] as const) {
+  // One reading 3 h ago (outside the default hour), then one every 2 min over the last 2 h.
+  const readings: Array<[number, number]> = [[3 * 3_600_000, 11]];
+  for (let m = 120; m >= 0; m -= 2) readings.push([m * 60_000 + 5_000, 50 + (m % 10)]);
+  for (const [agoMs, util] of readings) {
     await worker.send({
       v: 1,
       id: randomUUID(),
@@ -42,17 +44,22 @@ test("the range is chosen in the picker, kept in the URL across a reload, and re
   await expect(page.getByText("GPU utilisation, last 6 h")).toBeVisible();
   await expect(page.getByTestId("time-range-picker").getByLabel("Time range")).toHaveValue("6h");
 
-  // The API behind the charts: the hour holds the three recent readings, six hours all five.
+  // The API behind the charts: the hour holds the last 30 readings, six hours all 62.
   type Host = { windowFromMs: number; windowToMs: number; gpuSeries: Array<{ points: unknown[] }> };
   const hour = (await (await page.request.get(`/api/hosts/${host}`)).json()) as Host;
   const six = (await (await page.request.get(`/api/hosts/${host}?range=6h`)).json()) as Host;
   expect(hour.windowToMs - hour.windowFromMs).toBe(3_600_000);
   expect(six.windowToMs - six.windowFromMs).toBe(6 * 3_600_000);
-  expect(hour.gpuSeries[0]!.points).toHaveLength(3);
-  expect(six.gpuSeries[0]!.points).toHaveLength(5);
+  expect(hour.gpuSeries[0]!.points).toHaveLength(30);
+  expect(six.gpuSeries[0]!.points).toHaveLength(62);
   const bad = await page.request.get(`/api/hosts/${host}?range=2h`);
   expect(bad.status()).toBe(400);
   expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("invalid_query");
+
+  // A week: wide buckets, still joined into a line (not broken at every bucket).
+  await page.getByTestId("time-range-picker").getByLabel("Time range").selectOption("7d");
+  await expect(page.getByText("GPU utilisation, last 7 d")).toBeVisible();
+  await expect(page.getByTestId("gpu-util-chart").locator("path.recharts-line-curve").first()).toHaveAttribute("d", /L/);
 
   // A custom window: from/to in the URL.
   await page.getByTestId("time-range-picker").getByLabel("Time range").selectOption("custom");

@@ -30,7 +30,7 @@ import { timeRangeSearch, timeRangeWords, type TimeRange } from "@/lib/time-rang
 const CHART_HEIGHT = 170;
 /** "30 s", "2 min", "1.5 h": the width of a chart's averaging buckets. */
 function bucketWords(s: number): string {
-  return s < 60 ? `${s} s` : s < 3600 ? `${formatNumber(s / 60)} min` : `${formatNumber(s / 3600)} h`;
+  return s < 120 ? `${s} s` : s < 3600 ? `${formatNumber(s / 60)} min` : `${formatNumber(s / 3600)} h`;
 }
 
 /** The host page's charts share one crosshair. */
@@ -51,6 +51,8 @@ export function HostDetail({ initial, initialServing, renderedAt, range }: { ini
   });
   const fromMs = host.windowFromMs;
   const toMs = host.windowToMs;
+  // Long windows have wide buckets: join neighbouring buckets, break the line only where more than two are missing.
+  const maxGapMs = Math.max(150_000, 2.5 * host.gpuBucketS * 1000);
   const summary = gpuSummary(host.facts);
   // One duration unit for the runs column, named in its header (lib/column-format.ts).
   const durationUnit = pickDurationUnit(host.runs.map((r) => runDurationS(r, Date.parse(host.asOf))));
@@ -127,7 +129,7 @@ export function HostDetail({ initial, initialServing, renderedAt, range }: { ini
             <CardDescription className="ml-auto">{bucketWords(host.gpuBucketS)} means</CardDescription>
           </CardHeader>
           <CardContent>
-            <TimeSeriesChart series={gpuLines((p) => p.utilPct)} fromMs={fromMs} toMs={toMs} yLabel="util (%)" yDomain={[0, 100]} format={(v) => formatPct(v)} height={CHART_HEIGHT} syncId={SYNC_ID} testId="gpu-util-chart" />
+            <TimeSeriesChart series={gpuLines((p) => p.utilPct)} fromMs={fromMs} toMs={toMs} yLabel="util (%)" yDomain={[0, 100]} format={(v) => formatPct(v)} height={CHART_HEIGHT} syncId={SYNC_ID} maxGapMs={maxGapMs} testId="gpu-util-chart" />
           </CardContent>
         </Card>
         <Card className="min-w-0">
@@ -145,7 +147,7 @@ export function HostDetail({ initial, initialServing, renderedAt, range }: { ini
               yLabel="used (GiB)"
               yMax={Math.max(0, ...host.gpuSeries.map((g) => (g.memTotalMiB ?? 0) / 1024))}
               format={(v) => `${formatNumber(v, 1)} GiB`}
-              height={CHART_HEIGHT} syncId={SYNC_ID}
+              height={CHART_HEIGHT} syncId={SYNC_ID} maxGapMs={maxGapMs}
             />
           </CardContent>
         </Card>
@@ -157,7 +159,7 @@ export function HostDetail({ initial, initialServing, renderedAt, range }: { ini
             <CardDescription className="ml-auto">°C</CardDescription>
           </CardHeader>
           <CardContent>
-            <TimeSeriesChart series={gpuLines((p) => p.tempC)} fromMs={fromMs} toMs={toMs} yLabel="temp (°C)" fit format={(v) => `${Math.round(v)} °C`} height={CHART_HEIGHT} syncId={SYNC_ID} />
+            <TimeSeriesChart series={gpuLines((p) => p.tempC)} fromMs={fromMs} toMs={toMs} yLabel="temp (°C)" fit format={(v) => `${Math.round(v)} °C`} height={CHART_HEIGHT} syncId={SYNC_ID} maxGapMs={maxGapMs} />
           </CardContent>
         </Card>
         <Card className="min-w-0">
@@ -178,7 +180,7 @@ export function HostDetail({ initial, initialServing, renderedAt, range }: { ini
               yLabel="%"
               yDomain={[0, 100]}
               format={(v) => formatPct(v)}
-              height={CHART_HEIGHT} syncId={SYNC_ID}
+              height={CHART_HEIGHT} syncId={SYNC_ID} maxGapMs={maxGapMs}
               testId="cpu-ram-chart"
             />
           </CardContent>
