@@ -2,6 +2,7 @@ import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
 import { TopNav } from "@/components/nav/top-nav";
 import { Providers } from "@/components/providers";
+import { currentPreferences } from "@/lib/server/auth/preferences-page";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -25,10 +26,14 @@ function renderTime(): number {
   return Date.now();
 }
 
-/** Root layout: system fonts, theme from the system preference, top navigation, client providers. */
-export default function RootLayout({ children }: { children: ReactNode }) {
+/**
+ * Root layout: system fonts, the person's theme (system / light / dark) rendered on <html> so the
+ * first paint is right, top navigation, client providers.
+ */
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const { preferences, canSave } = await currentPreferences();
   return (
-    <html lang="en">
+    <html lang="en" data-theme={preferences.theme}>
       <body className="min-h-screen bg-background font-sans text-foreground antialiased">
         <a
           href="#main"
@@ -36,7 +41,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         >
           Skip to content
         </a>
-        <Providers serverNow={renderTime()}>
+        <Providers serverNow={renderTime()} preferences={preferences} canSavePreferences={canSave}>
           <TopNav />
           <main id="main" tabIndex={-1} className="mx-auto w-full max-w-[2200px] px-4 py-5 outline-none lg:px-6">
             {children}

@@ -4,6 +4,8 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { LiveProvider } from "./live/live-provider";
 import { ServerNowContext } from "./live/use-now";
+import { PreferencesProvider } from "./preferences/preferences-provider";
+import type { Preferences } from "@/lib/preferences";
 
 function makeQueryClient(): QueryClient {
   return new QueryClient({
@@ -19,13 +21,15 @@ function makeQueryClient(): QueryClient {
   });
 }
 
-/** Client-side app context: react-query, the shared live socket and the hydration clock. */
-export function Providers({ children, serverNow }: { children: ReactNode; serverNow: number }) {
+/** Client-side app context: react-query, the shared live socket, the hydration clock and the person's display choices. */
+export function Providers({ children, serverNow, preferences, canSavePreferences }: { children: ReactNode; serverNow: number; preferences: Preferences; canSavePreferences: boolean }) {
   const [queryClient] = useState(makeQueryClient);
   return (
     <ServerNowContext.Provider value={serverNow}>
       <QueryClientProvider client={queryClient}>
-        <LiveProvider>{children}</LiveProvider>
+        <PreferencesProvider initial={preferences} canSave={canSavePreferences}>
+          <LiveProvider>{children}</LiveProvider>
+        </PreferencesProvider>
       </QueryClientProvider>
     </ServerNowContext.Provider>
   );

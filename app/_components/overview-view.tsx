@@ -9,7 +9,7 @@ import { Maximize2, Minimize2, OctagonAlert } from "lucide-react";
 import { HostLine } from "@/components/hosts/host-line";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
-import { useHydrated, useNow } from "@/components/live/use-now";
+import { useNow } from "@/components/live/use-now";
 import { LiveIndicator } from "@/components/nav/live-indicator";
 import { WaitingPlansCard } from "@/components/plans/waiting-plans-card";
 import { ActiveRunRow } from "@/components/pipelines/active-run-row";
@@ -31,6 +31,7 @@ import { cn } from "@/lib/utils";
 import { OverviewEmptyState } from "./overview-empty-state";
 import { WALL_THEME } from "./wall-theme";
 import { useWallFit, useWallPage, WallFigures } from "./wall-parts";
+import { useTimeZone } from "@/components/preferences/preferences-provider";
 
 interface OverviewViewProps {
   initial: Overview;
@@ -315,8 +316,7 @@ function FinishedRow({ run, wall, unit }: { run: FinishedRunView; wall: boolean;
 
 function WallClock() {
   const now = useNow();
-  const hydrated = useHydrated();
-  const zone = hydrated ? Intl.DateTimeFormat().resolvedOptions().timeZone : undefined;
+  const zone = useTimeZone();
   return <span className="text-2xl font-semibold tabular-nums">{formatClock(now, zone)}</span>;
 }
 

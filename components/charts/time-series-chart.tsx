@@ -1,11 +1,11 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
-import { useHydrated } from "@/components/live/use-now";
 import { formatClock, formatClockSeconds } from "@/components/pipelines/units";
 import { formatCompact } from "@/lib/format";
 import { metricYAxis } from "./metric-chart";
 import { ChartLegend, ChartPlaceholder, LegendItem, TooltipFrame, axisLabelStyle, axisTick, niceYAxis } from "./sweep-chart-parts";
+import { useTimeZone } from "@/components/preferences/preferences-provider";
 
 /** One line of a time chart. */
 export interface TimeSeries {
@@ -37,6 +37,8 @@ interface TimeSeriesChartProps {
   testId?: string;
   /** Labelled vertical lines (e.g. where each concurrency level of a sweep began), epoch ms. */
   markers?: ReadonlyArray<{ tMs: number; label: string }>;
+  /** Charts with the same id share one crosshair and tooltip time (recharts `syncId`, matched by time). */
+  syncId?: string;
 }
 
 type Row = { tMs: number } & Record<string, number | null>;
@@ -60,11 +62,10 @@ export function timeTicks(fromMs: number, toMs: number, target = 6): number[] {
 
 /**
  * Several series over clock time (one line each, legend when more than one), with gaps where
- * readings are missing. The time zone is the browser's once hydrated (UTC in the server render).
+ * readings are missing. The time zone is the person's chosen one, else the browser's once hydrated (UTC in the server render).
  */
-export function TimeSeriesChart({ series, fromMs, toMs, yLabel, yDomain, yMax, fit = false, format, height = 180, maxGapMs = 150_000, emptyText = "No readings in this period", testId, markers = [] }: TimeSeriesChartProps) {
-  const hydrated = useHydrated();
-  const zone = hydrated ? Intl.DateTimeFormat().resolvedOptions().timeZone : undefined;
+export function TimeSeriesChart({ series, fromMs, toMs, yLabel, yDomain, yMax, fit = false, format, height = 180, maxGapMs = 150_000, emptyText = "No readings in this period", testId, markers = [], syncId }: TimeSeriesChartProps) {
+  const zone = useTimeZone();
   // Rows by time; a null row after a gap breaks the lines there.
   const byT = new Map<number, Row>();
   series.forEach((s, i) => {
@@ -103,7 +104,7 @@ export function TimeSeriesChart({ series, fromMs, toMs, yLabel, yDomain, yMax, f
       {!hasData ? (
         <ChartPlaceholder height={height}>{emptyText}</ChartPlaceholder>
       ) : (
-        <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 6, right: 12, bottom: 0, left: 4 }}>
+        <LineChart responsive data={rows} syncId={syncId} syncMethod="value" style={{ width: "100%", height }} margin={{ top: 6, right: 12, bottom: 0, left: 4 }}>
           <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
           <XAxis
             type="number"

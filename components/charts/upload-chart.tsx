@@ -1,12 +1,12 @@
 "use client";
 
 import { Area, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from "recharts";
-import { useHydrated } from "@/components/live/use-now";
 import { formatClock, formatClockSeconds, formatInterval } from "@/components/pipelines/units";
 import { formatCompact, formatCount, formatNumber } from "@/lib/format";
 import type { UploadBucket, UploadSeriesView } from "@/lib/view-models/pipeline";
 import { ChartLegend, ChartPlaceholder, LegendItem, TooltipFrame, axisLabelStyle, axisTick, niceYAxis } from "./sweep-chart-parts";
 import { timeTicks } from "./time-series-chart";
+import { useTimeZone } from "@/components/preferences/preferences-provider";
 
 const DAY_MS = 86_400_000;
 
@@ -22,8 +22,7 @@ function tickLabel(t: number, spanMs: number, zone: string | undefined): string 
  * bucket (bars, right axis, uploads/s), summed over workers.
  */
 export function UploadChart({ uploads, height = 240 }: { uploads: UploadSeriesView; height?: number }) {
-  const hydrated = useHydrated();
-  const zone = hydrated ? Intl.DateTimeFormat().resolvedOptions().timeZone : undefined;
+  const zone = useTimeZone();
   // The cumulative line joins the buckets in which workers reported (straight between reports,
   // not a staircase of carried-forward values); the rate fills every bucket.
   const rows = uploads.buckets.map((b) => ({ ...b, reported: b.sampled ? b.uploaded : null }));

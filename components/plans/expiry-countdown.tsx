@@ -1,5 +1,8 @@
+"use client";
+
 import { formatAbsoluteTime, formatDuration } from "@/lib/format";
 import { cn } from "@/lib/utils";
+import { useTimeZone } from "@/components/preferences/preferences-provider";
 
 /** Below this many seconds left, the countdown turns amber. */
 const SOON_S = 15 * 60;
@@ -9,10 +12,11 @@ const SOON_S = 15 * 60;
  * the server's clock (`serverNowMs`); "expired" once past. Decided plans show nothing.
  */
 export function ExpiryCountdown({ expiresAt, serverNowMs, pending, className }: { expiresAt: string; serverNowMs: number; pending: boolean; className?: string }) {
+  const zone = useTimeZone();
   if (!pending) return null;
   const leftS = (Date.parse(expiresAt) - serverNowMs) / 1000;
   return (
-    <time dateTime={expiresAt} title={`Expires ${formatAbsoluteTime(expiresAt)}`} className={cn("tabular-nums", leftS <= SOON_S && "font-medium text-stale", className)}>
+    <time dateTime={expiresAt} title={`Expires ${formatAbsoluteTime(expiresAt, zone)}`} className={cn("tabular-nums", leftS <= SOON_S && "font-medium text-stale", className)}>
       {leftS <= 0 ? "expired" : `in ${formatDuration(Math.floor(leftS))}`}
     </time>
   );

@@ -1,6 +1,7 @@
 "use client";
 
 import { useNow } from "@/components/live/use-now";
+import { useTimeZone } from "@/components/preferences/preferences-provider";
 import type { LiveStatus } from "@/components/live/live-client";
 import { formatAge, formatAbsoluteTime } from "@/lib/format";
 import type { RunState } from "@/lib/view-models";
@@ -12,6 +13,7 @@ import { cn } from "@/lib/utils";
  */
 export function FreshnessBadge({ lastPushAt, state, live }: { lastPushAt: string; state: RunState; live: LiveStatus }) {
   const now = useNow();
+  const zone = useTimeZone();
   const age = formatAge(lastPushAt, now);
   const running = state === "running";
   const connected = live === "open";
@@ -20,7 +22,7 @@ export function FreshnessBadge({ lastPushAt, state, live }: { lastPushAt: string
   return (
     <span
       className="inline-flex h-6 items-center gap-2 rounded-full border border-border bg-card px-2.5 text-xs text-muted-fg tabular-nums"
-      title={`Last push from the worker: ${formatAbsoluteTime(lastPushAt)}${connected ? "" : " · live connection down, polling every 5 s"}`}
+      title={`Last push from the worker: ${formatAbsoluteTime(lastPushAt, zone)}${connected ? "" : " · live connection down, polling every 5 s"}`}
     >
       <span className="relative flex size-2" aria-hidden>
         {running && connected && <span className="absolute inline-flex size-full animate-ping rounded-full bg-running opacity-60 motion-reduce:hidden" />}

@@ -1,13 +1,13 @@
 "use client";
 
-import { useHydrated, useNow } from "@/components/live/use-now";
+import { useNow } from "@/components/live/use-now";
 import { formatAbsoluteTime, formatRelativeTime } from "@/lib/format";
+import { useTimeZone } from "@/components/preferences/preferences-provider";
 
-/** "5 min ago" that keeps itself current; the absolute time (local zone) shows on hover. */
+/** "5 min ago" that keeps itself current; the absolute time (chosen or local zone) shows on hover. */
 export function RelativeTime({ iso, className }: { iso: string; className?: string }) {
   const now = useNow();
-  const hydrated = useHydrated();
-  const zone = hydrated ? Intl.DateTimeFormat().resolvedOptions().timeZone : undefined;
+  const zone = useTimeZone();
   return (
     <time dateTime={iso} title={formatAbsoluteTime(iso, zone)} className={className}>
       {formatRelativeTime(iso, now)}

@@ -17,6 +17,8 @@ import { RunDuration } from "./run-duration";
 import { StatusBadge } from "./status-badge";
 import { MetaItem } from "@/components/ui/meta-item";
 import { RunEditForm } from "./run-edit-form";
+import { useTimeZone } from "@/components/preferences/preferences-provider";
+import { formatAbsoluteTime } from "@/lib/format";
 
 type RunPatch = Parameters<typeof patchRun>[1];
 
@@ -28,6 +30,7 @@ type RunPatch = Parameters<typeof patchRun>[1];
  */
 export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDetail; live: LiveStatus; canEdit?: boolean; actions?: ReactNode }) {
   const queryClient = useQueryClient();
+  const zone = useTimeZone();
   const [editing, setEditing] = useState(false);
   const save = useMutation({
     mutationFn: (patch: RunPatch) => patchRun(run.id, patch),
@@ -46,7 +49,7 @@ export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDet
         </h1>
         <StatusBadge state={run.state} mismatches={run.countMismatches} />
         {archived && (
-          <Badge tone="outline" title={`Archived ${new Date(run.archivedAt!).toLocaleString()}; hidden from the run list and the overview`}>
+          <Badge tone="outline" title={`Archived ${formatAbsoluteTime(run.archivedAt!, zone)}; hidden from the run list and the overview`}>
             <Archive aria-hidden /> archived
           </Badge>
         )}

@@ -7,13 +7,13 @@ import type { RunServingView, ServingWindowView } from "@/lib/view-models/servin
  */
 
 /** Key of a host's serving panel. */
-export const hostServingQueryKey = (name: string) => ["serving", "host", name] as const;
+export const hostServingQueryKey = (name: string, rangeSearch = "") => ["serving", "host", name, rangeSearch] as const;
 /** Key of a run's server telemetry. */
 export const runServingQueryKey = (runId: number) => ["serving", "run", runId] as const;
 
-/** `GET /api/hosts/:name/serving`. @throws ApiError (404 when the host is unknown). */
-export function fetchHostServing(name: string, signal?: AbortSignal): Promise<ServingWindowView> {
-  return fetchJson<ServingWindowView>(`/api/hosts/${encodeURIComponent(name)}/serving`, { signal });
+/** `GET /api/hosts/:name/serving?<rangeSearch>`. @throws ApiError (400 bad range, 404 when the host is unknown). */
+export function fetchHostServing(name: string, signal?: AbortSignal, rangeSearch = ""): Promise<ServingWindowView> {
+  return fetchJson<ServingWindowView>(`/api/hosts/${encodeURIComponent(name)}/serving${rangeSearch ? `?${rangeSearch}` : ""}`, { signal });
 }
 
 /** `GET /api/runs/:id/serving`. @throws ApiError (404 when the run is gone). */

@@ -25,19 +25,19 @@ function useServingQuery<T extends object>(queryKey: readonly unknown[], queryFn
   return data;
 }
 
-/** The host page's "Serving" card: the last hour of every engine scraped on this host. */
-export function HostServingCard({ hostName, initial, renderedAt }: { hostName: string; initial: ServingWindowView; renderedAt: number }) {
-  const data = useServingQuery(hostServingQueryKey(hostName), (signal) => fetchHostServing(hostName, signal), initial, renderedAt);
+/** The host page's "Serving" card: every engine scraped on this host in the window (`rangeSearch`: its URL parameters, "" = last hour). */
+export function HostServingCard({ hostName, initial, renderedAt, rangeSearch = "", rangeWords = "last hour" }: { hostName: string; initial: ServingWindowView; renderedAt: number; rangeSearch?: string; rangeWords?: string }) {
+  const data = useServingQuery(hostServingQueryKey(hostName, rangeSearch), (signal) => fetchHostServing(hostName, signal, rangeSearch), initial, renderedAt);
   return (
     <Card className="min-w-0" data-testid="serving-card">
       <CardHeader>
         <CardTitle>Serving</CardTitle>
-        <CardDescription className="ml-auto">engine /metrics, last hour</CardDescription>
+        <CardDescription className="ml-auto">engine /metrics, {rangeWords}</CardDescription>
       </CardHeader>
       <CardContent className="grid gap-6">
         {data.runs.length === 0 ? (
           <p className="text-sm text-muted-fg">
-            No serving engine scraped on this host in the last hour. Start one with{" "}
+            No serving engine scraped on this host in the {rangeWords}. Start one with{" "}
             <code className="font-mono text-foreground">npx pitwall scrape http://127.0.0.1:30000/metrics</code> (SGLang with --enable-metrics, or vLLM).
           </p>
         ) : (

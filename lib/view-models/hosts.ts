@@ -53,7 +53,7 @@ export interface HostView {
   facts: HostFactsView | null;
   /** Runs on this host whose stored status is running (stale ones included). */
   runningRuns: number;
-  /** Last hour, one point per minute (means), oldest first. */
+  /** Last hour, one point per minute (means), oldest first; on the host page (HostDetailView) the chosen window instead. */
   lastHour: HostSamplePoint[];
 }
 
@@ -82,7 +82,13 @@ export interface GpuSeriesView {
 /** One host with its per-GPU history and its runs (`GET /api/hosts/:name`). */
 export interface HostDetailView extends HostView {
   asOf: string;
-  /** Last hour per GPU, in 30 s buckets (means), oldest first. */
+  /** The charts' window (epoch ms): the last hour by default, or the range chosen in the URL. */
+  windowFromMs: number;
+  windowToMs: number;
+  /** Averaging bucket of `gpuSeries` and of `lastHour` (CPU/RAM) over the window, seconds. */
+  gpuBucketS: number;
+  hostBucketS: number;
+  /** Per GPU over the window, in 30 s buckets (wider for long windows; means), oldest first. */
   gpuSeries: GpuSeriesView[];
   /** Latest runs on this host, newest first. */
   runs: RunSummary[];

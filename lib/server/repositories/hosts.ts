@@ -18,6 +18,8 @@ const HISTORY_MS = 60 * 60 * 1000;
 const LIST_BUCKET_S = 60;
 /** Bucket of the per-GPU charts on the host page (s). */
 const DETAIL_BUCKET_S = 30;
+/** Upper bound of open-ended history reads. */
+const FAR_FUTURE = new Date(8.64e15);
 /** Runs listed on a host page. */
 const HOST_RUNS = 20;
 
@@ -67,13 +69,13 @@ export function factsView(raw: unknown): HostFactsView | null {
 }
 
 /** Per host: GPU util mean, GPU memory %, CPU %, RAM % in `bucketS` buckets since `since`, oldest first. */
-async function hostHistory(db: PrismaClient, hostIds: readonly number[], since: Date, bucketS: number): Promise<Map<number, HostSamplePoint[]>> {
+async function hostHistory(db: PrismaClient, hostIds: readonly number[], since: Date, bucketS: number, until: Date = FAR_FUTURE): Promise<Map<number, HostSamplePoint[]>> {
   const map = new Map<number, HostSamplePoint[]>();
   if (hostIds.length === 0) return map;
   const rows = await db.$queryRaw<Array<{ hostId: number; tMs: number; gpuUtilPct: number | null; gpuMemPct: number | null; cpuPct: number | null; ramPct: number | null }>>`
     WITH s AS (
       SELECT "hostId", floor(extract(epoch FROM ts) / ${bucketS}::float8)::int8 AS b, facts
-        FROM "HostSample" WHERE "hostId" IN (${Prisma.join(hostIds)}) AND ts > ${since}
+        FROM "HostSample" WHERE "hostId" IN (${Prisma.join(hostIds)}) AND ts > ${since} AND ts <= ${until}
     ), hb AS (
       SELECT "hostId", b, avg((facts ->> 'cpuPct')::float8) AS cpu,
              avg((facts ->> 'ramUsedBytes')::float8 / nullif((facts ->> 'ramTotalBytes')::float8, 0) * 100) AS ram
@@ -133,17 +135,17 @@ export async function listHosts(db: PrismaClient, now: Date = new Date()): Promi
   };
 }
 
-/** Per GPU of one host: util, memory and temperature means in 30 s buckets since `since`. */
-async function gpuHistory(db: PrismaClient, hostId: number, since: Date): Promise<GpuSeriesView[]> {
+/** Per GPU of one host: util, memory and temperature means in `bucketS` buckets in (since, until]. */
+async function gpuHistory(db: PrismaClient, hostId: number, since: Date, until: Date, bucketS: number): Promise<GpuSeriesView[]> {
   const rows = await db.$queryRaw<
     Array<{ idx: number; name: string | null; memTotalMiB: number | null; tMs: number; utilPct: number | null; memUsedMiB: number | null; tempC: number | null }>
   >`
     SELECT (g ->> 'index')::int AS idx, max(g ->> 'name') AS name, max((g ->> 'memTotalMiB')::float8) AS "memTotalMiB",
-           (floor(extract(epoch FROM s.ts) / ${DETAIL_BUCKET_S}::float8) * ${DETAIL_BUCKET_S}::float8 * 1000)::float8 AS "tMs",
+           (floor(extract(epoch FROM s.ts) / ${bucketS}::float8) * ${bucketS}::float8 * 1000)::float8 AS "tMs",
            avg((g ->> 'utilPct')::float8) AS "utilPct", avg((g ->> 'memUsedMiB')::float8) AS "memUsedMiB", avg((g ->> 'tempC')::float8) AS "tempC"
       FROM "HostSample" s
       CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(s.facts -> 'gpus') = 'array' THEN s.facts -> 'gpus' ELSE '[]'::jsonb END) AS g
-     WHERE s."hostId" = ${hostId} AND s.ts > ${since} AND jsonb_typeof(g -> 'index') = 'number'
+     WHERE s."hostId" = ${hostId} AND s.ts > ${since} AND s.ts <= ${until} AND jsonb_typeof(g -> 'index') = 'number'
      GROUP BY 1, 4
      ORDER BY 1, 4`;
   const byGpu = new Map<number, GpuSeriesView>();
@@ -157,23 +159,39 @@ async function gpuHistory(db: PrismaClient, hostId: number, since: Date): Promis
   return [...byGpu.values()];
 }
 
+/** Bucket width for a window: 30 s for an hour, wider for longer windows so a chart gets ≤ ~240 points. */
+export function detailBucketS(spanMs: number): number {
+  return Math.max(DETAIL_BUCKET_S, Math.ceil(spanMs / 1000 / 240 / DETAIL_BUCKET_S) * DETAIL_BUCKET_S);
+}
+
 /**
- * One host with its per-GPU last hour and its latest runs.
+ * One host with its per-GPU history over `window` (epoch ms; default the last hour before `now`)
+ * and its latest runs.
  * @throws NotFoundError when no host has this name.
  */
-export async function getHost(db: PrismaClient, name: string, now: Date = new Date()): Promise<HostDetailView> {
+export async function getHost(db: PrismaClient, name: string, now: Date = new Date(), window?: { fromMs: number; toMs: number }): Promise<HostDetailView> {
   const host = await db.host.findUnique({ where: { name }, select: hostSelect });
   if (!host) throw new NotFoundError(`host ${name} not found`);
-  const since = new Date(now.getTime() - HISTORY_MS);
+  const { fromMs, toMs } = window ?? { fromMs: now.getTime() - HISTORY_MS, toMs: now.getTime() };
+  const since = new Date(fromMs);
+  const until = new Date(toMs);
+  const gpuBucketS = detailBucketS(toMs - fromMs);
+  // CPU/RAM in the same buckets as the GPUs, so the shared crosshair finds the same times in every chart.
+  const hostBucketS = gpuBucketS;
   const [history, running, gpuSeries, runs] = await Promise.all([
-    hostHistory(db, [host.id], since, LIST_BUCKET_S),
+    // On the host page `lastHour` holds the chosen window (the CPU/RAM chart).
+    hostHistory(db, [host.id], since, hostBucketS, until),
     runningCounts(db, [host.id]),
-    gpuHistory(db, host.id, since),
+    gpuHistory(db, host.id, since, until, gpuBucketS),
     listRuns(db, runFilters.parse({ host: name, hostMatch: "exact", limit: HOST_RUNS }), now),
   ]);
   return {
     ...toHostView(host, now.getTime(), running.get(host.id) ?? 0, history.get(host.id) ?? []),
     asOf: isoTime(now),
+    windowFromMs: fromMs,
+    windowToMs: toMs,
+    gpuBucketS,
+    hostBucketS,
     gpuSeries,
     runs: runs.runs,
   };

@@ -34,17 +34,18 @@ const servingSelect = {
 type ServingRow = Prisma.RunGetPayload<{ select: typeof servingSelect }>;
 
 /**
- * The last hour of the serving runs on host `name` that pushed within it (newest first, at most 4);
- * the window starts at the hour's first scrape (10 s before it) when that is later, spanning ≥ 5 min.
+ * The serving runs on host `name` that pushed within `window` (epoch ms; default the last hour
+ * before `now`), newest first, at most 4; the window starts at its first scrape (10 s before it)
+ * when that is later, spanning ≥ 5 min.
  * @throws NotFoundError when no host has this name.
  */
-export async function getHostServing(db: PrismaClient, name: string, now: Date = new Date()): Promise<ServingWindowView> {
+export async function getHostServing(db: PrismaClient, name: string, now: Date = new Date(), window?: { fromMs: number; toMs: number }): Promise<ServingWindowView> {
   const host = await db.host.findUnique({ where: { name }, select: { id: true } });
   if (!host) throw new NotFoundError(`host ${name} not found`);
-  const toMs = now.getTime();
-  const fromMs = toMs - HOUR_MS;
+  const toMs = window?.toMs ?? now.getTime();
+  const fromMs = window?.fromMs ?? toMs - HOUR_MS;
   const rows = await db.run.findMany({
-    where: { hostId: host.id, kind: "serving", archivedAt: null, lastPushAt: { gte: new Date(fromMs) } },
+    where: { hostId: host.id, kind: "serving", archivedAt: null, lastPushAt: { gte: new Date(fromMs) }, startedAt: { lte: new Date(toMs) } },
     orderBy: { lastPushAt: "desc" },
     take: MAX_RUNS,
     select: servingSelect,

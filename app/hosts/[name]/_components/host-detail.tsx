@@ -24,26 +24,38 @@ import { runDurationS } from "@/lib/run-columns";
 import { runPath, runsPath } from "@/lib/paths";
 import type { HostDetailView } from "@/lib/view-models/hosts";
 import type { ServingWindowView } from "@/lib/view-models/serving";
+import { TimeRangePicker } from "@/components/charts/time-range-picker";
+import { timeRangeSearch, timeRangeWords, type TimeRange } from "@/lib/time-range";
 
-const HOUR_MS = 60 * 60 * 1000;
 const CHART_HEIGHT = 170;
+/** "30 s", "2 min", "1.5 h": the width of a chart's averaging buckets. */
+function bucketWords(s: number): string {
+  return s < 120 ? `${s} s` : s < 3600 ? `${formatNumber(s / 60)} min` : `${formatNumber(s / 3600)} h`;
+}
 
-/** The live host page: state, GPUs now and over the last hour, CPU/RAM/disk, and the host's runs. */
-export function HostDetail({ initial, initialServing, renderedAt }: { initial: HostDetailView; initialServing: ServingWindowView; renderedAt: number }) {
+/** The host page's charts share one crosshair. */
+const SYNC_ID = "host-charts";
+
+/** The live host page: state, GPUs now and over the chosen window (URL `range`, default the last hour), CPU/RAM/disk, and the host's runs. */
+export function HostDetail({ initial, initialServing, renderedAt, range }: { initial: HostDetailView; initialServing: ServingWindowView; renderedAt: number; range: TimeRange }) {
   const live = useLiveTopics(["runs"]);
-  useLiveInvalidate(["hosts", "runs"], [hostQueryKey(initial.name)], { minIntervalMs: LIST_REFRESH_MS });
+  const rangeSearch = timeRangeSearch(range);
+  const words = timeRangeWords(range);
+  useLiveInvalidate(["hosts", "runs"], [hostQueryKey(initial.name, rangeSearch)], { minIntervalMs: LIST_REFRESH_MS });
   const { data: host, error } = useQuery({
-    queryKey: hostQueryKey(initial.name),
-    queryFn: ({ signal }) => fetchHost(initial.name, signal),
+    queryKey: hostQueryKey(initial.name, rangeSearch),
+    queryFn: ({ signal }) => fetchHost(initial.name, signal, rangeSearch),
     initialData: initial,
     initialDataUpdatedAt: renderedAt,
     refetchInterval: refetchIntervalFor(live),
   });
-  const toMs = Date.parse(host.asOf);
-  const fromMs = toMs - HOUR_MS;
+  const fromMs = host.windowFromMs;
+  const toMs = host.windowToMs;
+  // Long windows have wide buckets: join neighbouring buckets, break the line only where more than two are missing.
+  const maxGapMs = Math.max(150_000, 2.5 * host.gpuBucketS * 1000);
   const summary = gpuSummary(host.facts);
   // One duration unit for the runs column, named in its header (lib/column-format.ts).
-  const durationUnit = pickDurationUnit(host.runs.map((r) => runDurationS(r, toMs)));
+  const durationUnit = pickDurationUnit(host.runs.map((r) => runDurationS(r, Date.parse(host.asOf))));
   const gpuLines = (pick: (p: HostDetailView["gpuSeries"][number]["points"][number]) => number | null): TimeSeries[] =>
     host.gpuSeries.map((g, i) => ({ key: String(g.index), label: `GPU ${g.index}`, color: seriesColor(i), points: g.points.map((p) => ({ tMs: p.tMs, value: pick(p) })) }));
 
@@ -107,19 +119,24 @@ export function HostDetail({ initial, initialServing, renderedAt }: { initial: H
         </Card>
       </div>
 
+      <TimeRangePicker key={rangeSearch} range={range} nowMs={renderedAt} />
       <div className="grid gap-4 lg:grid-cols-2 2xl:grid-cols-3">
         <Card className="min-w-0">
           <CardHeader>
-            <CardTitle>GPU utilisation, last hour</CardTitle>
-            <CardDescription className="ml-auto">30 s means</CardDescription>
+            <CardTitle>
+              GPU utilisation, {words}
+            </CardTitle>
+            <CardDescription className="ml-auto">{bucketWords(host.gpuBucketS)} means</CardDescription>
           </CardHeader>
           <CardContent>
-            <TimeSeriesChart series={gpuLines((p) => p.utilPct)} fromMs={fromMs} toMs={toMs} yLabel="util (%)" yDomain={[0, 100]} format={(v) => formatPct(v)} height={CHART_HEIGHT} testId="gpu-util-chart" />
+            <TimeSeriesChart series={gpuLines((p) => p.utilPct)} fromMs={fromMs} toMs={toMs} yLabel="util (%)" yDomain={[0, 100]} format={(v) => formatPct(v)} height={CHART_HEIGHT} syncId={SYNC_ID} maxGapMs={maxGapMs} testId="gpu-util-chart" />
           </CardContent>
         </Card>
         <Card className="min-w-0">
           <CardHeader>
-            <CardTitle>GPU memory used, last hour</CardTitle>
+            <CardTitle>
+              GPU memory used, {words}
+            </CardTitle>
             <CardDescription className="ml-auto">GiB</CardDescription>
           </CardHeader>
           <CardContent>
@@ -130,23 +147,27 @@ export function HostDetail({ initial, initialServing, renderedAt }: { initial: H
               yLabel="used (GiB)"
               yMax={Math.max(0, ...host.gpuSeries.map((g) => (g.memTotalMiB ?? 0) / 1024))}
               format={(v) => `${formatNumber(v, 1)} GiB`}
-              height={CHART_HEIGHT}
+              height={CHART_HEIGHT} syncId={SYNC_ID} maxGapMs={maxGapMs}
             />
           </CardContent>
         </Card>
         <Card className="min-w-0">
           <CardHeader>
-            <CardTitle>GPU temperature, last hour</CardTitle>
+            <CardTitle>
+              GPU temperature, {words}
+            </CardTitle>
             <CardDescription className="ml-auto">°C</CardDescription>
           </CardHeader>
           <CardContent>
-            <TimeSeriesChart series={gpuLines((p) => p.tempC)} fromMs={fromMs} toMs={toMs} yLabel="temp (°C)" fit format={(v) => `${Math.round(v)} °C`} height={CHART_HEIGHT} />
+            <TimeSeriesChart series={gpuLines((p) => p.tempC)} fromMs={fromMs} toMs={toMs} yLabel="temp (°C)" fit format={(v) => `${Math.round(v)} °C`} height={CHART_HEIGHT} syncId={SYNC_ID} maxGapMs={maxGapMs} />
           </CardContent>
         </Card>
         <Card className="min-w-0">
           <CardHeader>
-            <CardTitle>CPU and RAM, last hour</CardTitle>
-            <CardDescription className="ml-auto">1 min means</CardDescription>
+            <CardTitle>
+              CPU and RAM, {words}
+            </CardTitle>
+            <CardDescription className="ml-auto">{bucketWords(host.hostBucketS)} means</CardDescription>
           </CardHeader>
           <CardContent>
             <TimeSeriesChart
@@ -159,13 +180,14 @@ export function HostDetail({ initial, initialServing, renderedAt }: { initial: H
               yLabel="%"
               yDomain={[0, 100]}
               format={(v) => formatPct(v)}
-              height={CHART_HEIGHT}
+              height={CHART_HEIGHT} syncId={SYNC_ID} maxGapMs={maxGapMs}
+              testId="cpu-ram-chart"
             />
           </CardContent>
         </Card>
       </div>
 
-      <HostServingCard hostName={host.name} initial={initialServing} renderedAt={renderedAt} />
+      <HostServingCard hostName={host.name} initial={initialServing} renderedAt={renderedAt} rangeSearch={rangeSearch} rangeWords={words} />
 
       <Card className="min-w-0">
         <CardHeader>

@@ -8,6 +8,7 @@ import { Input } from "@/components/ui/input";
 import { formatAbsoluteTime, formatDuration } from "@/lib/format";
 import { isFinishedStatus } from "@/lib/metrics/todos";
 import type { SessionDetailView, TodoItemHistoryView } from "@/lib/view-models/sessions";
+import { useTimeZone } from "@/components/preferences/preferences-provider";
 
 interface CurrentListProps {
   session: SessionDetailView;
@@ -21,6 +22,7 @@ interface CurrentListProps {
 
 /** The latest snapshot's items in the agent's order, each with how long it has been in its status; stuck items highlighted. */
 export function CurrentList({ session, byKey, stuckKeys, serverNow, stuckMin, stuckText, onStuckText }: CurrentListProps) {
+  const zone = useTimeZone();
   const stuckCount = session.leftOpenCount > 0 ? 0 : session.items.filter((i) => stuckKeys.has(i.historyKey)).length;
   return (
     <Card className="min-w-0">
@@ -78,7 +80,7 @@ export function CurrentList({ session, byKey, stuckKeys, serverNow, stuckMin, st
                 }
                 aside={
                   open && forMs !== null ? (
-                    <span className="text-xs whitespace-nowrap text-muted-fg tabular-nums" title={`${todoStatusLabel(item.status)} since ${formatAbsoluteTime(new Date(h.statusSinceMs).toISOString())}`}>
+                    <span className="text-xs whitespace-nowrap text-muted-fg tabular-nums" title={`${todoStatusLabel(item.status)} since ${formatAbsoluteTime(new Date(h.statusSinceMs).toISOString(), zone)}`}>
                       {formatDuration(forMs / 1000)}
                     </span>
                   ) : null

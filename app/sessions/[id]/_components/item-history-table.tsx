@@ -9,6 +9,7 @@ import { MISSING, formatAbsoluteTime, formatDuration } from "@/lib/format";
 import { isFinishedStatus } from "@/lib/metrics/todos";
 import type { TodoItemHistoryView } from "@/lib/view-models/sessions";
 import { cn } from "@/lib/utils";
+import { useTimeZone } from "@/components/preferences/preferences-provider";
 
 interface ItemHistoryTableProps {
   histories: TodoItemHistoryView[];
@@ -20,8 +21,9 @@ interface ItemHistoryTableProps {
 
 /** "+1m 50s" after the session's first snapshot, the absolute time on hover. */
 function Offset({ ms, startedMs }: { ms: number | null; startedMs: number }) {
+  const zone = useTimeZone();
   if (ms === null) return <span className="text-muted-fg">{MISSING}</span>;
-  return <time dateTime={new Date(ms).toISOString()} title={formatAbsoluteTime(new Date(ms).toISOString())}>+{formatDuration((ms - startedMs) / 1000)}</time>;
+  return <time dateTime={new Date(ms).toISOString()} title={formatAbsoluteTime(new Date(ms).toISOString(), zone)}>+{formatDuration((ms - startedMs) / 1000)}</time>;
 }
 
 /**
