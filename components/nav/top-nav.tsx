@@ -5,6 +5,7 @@ import { currentViewer } from "@/lib/server/auth/page";
 import { NavLinks } from "./nav-links";
 import { LiveIndicator } from "./live-indicator";
 import { UserMenu } from "./user-menu";
+import { GlobalSearch } from "@/components/search/global-search";
 
 /** The app bar: Pitwall wordmark, then for a signed-in viewer section links, live connection state and the user menu. */
 export async function TopNav() {
@@ -31,6 +32,7 @@ export async function TopNav() {
             badges or socket that could only be refused. */}
         {viewer ? <NavLinks /> : null}
         <div className="ml-auto flex min-w-0 items-center gap-3">
+          {viewer ? <GlobalSearch /> : null}
           {viewer ? <LiveIndicator /> : null}
           {viewer?.kind === "user" ? <UserMenu viewer={viewer} /> : null}
         </div>
