@@ -134,6 +134,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
     pool: pool(),
     log,
     webhookUrl: env.PITWALL_WEBHOOK_URL,
+    intervalMs: env.PITWALL_NOTIFY_INTERVAL_MS,
     publicUrl: env.PITWALL_PUBLIC_URL ?? `http://localhost:${port}`,
   });
   const stopMaintenance = startMaintenance(pool(), log);

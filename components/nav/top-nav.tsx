@@ -5,6 +5,7 @@ import { currentViewer } from "@/lib/server/auth/page";
 import { NavLinks } from "./nav-links";
 import { LiveIndicator } from "./live-indicator";
 import { UserMenu } from "./user-menu";
+import { GlobalSearch } from "@/components/search/global-search";
 import { InboxCount } from "@/components/inbox/inbox-count";
 import { pool } from "@/lib/server/db";
 import { inboxCount } from "@/lib/server/repositories/inbox";
@@ -37,6 +38,7 @@ export async function TopNav() {
             badges or socket that could only be refused. */}
         {viewer ? <NavLinks /> : null}
         <div className="ml-auto flex min-w-0 items-center gap-3">
+          {viewer ? <GlobalSearch /> : null}
           {viewer ? <InboxCount initialCount={waiting} /> : null}
           {viewer ? <LiveIndicator /> : null}
           {viewer?.kind === "user" ? <UserMenu viewer={viewer} /> : null}

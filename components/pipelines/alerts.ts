@@ -7,6 +7,8 @@ const ALERT_TITLES: Record<string, string> = {
 
 /** Title of an alert code: "Deleted locally but never uploaded"; unknown codes are shown as sent. */
 export function alertTitle(code: string): string {
+  const rule = /^alert_rule_(\d+)(_resolved)?$/.exec(code);
+  if (rule) return `Alert rule #${rule[1]}${rule[2] ? " resolved" : ""}`;
   return ALERT_TITLES[code] ?? code.replace(/_/g, " ");
 }
 

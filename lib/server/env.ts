@@ -24,6 +24,8 @@ const envSchema = z.object({
   PITWALL_INGEST_BATCH_FRAMES: z.coerce.number().int().min(1).max(10_000).default(500),
   /** Seconds between re-checks of open /ws/live sockets' sessions (a signed-out browser is cut off within this). */
   PITWALL_LIVE_RECHECK_S: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Period of the notifier loop (stale runs, alerts, alert rules), ms. */
+  PITWALL_NOTIFY_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /**
    * Reverse proxies (comma-separated IPs/CIDRs) whose `X-Forwarded-For` names the client for
    * sign-in limits; from any other peer the header is ignored and the socket address counts.

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { publishTopics } from "@/lib/server/live/publish";
 import type { Logger } from "@/lib/server/logger";
+import { evaluateAlertRules } from "@/lib/server/alerts/evaluate-rules";
 import { expirePlans } from "@/lib/server/repositories/plan-decisions";
 import { escapeMrkdwn, PLAN_MESSAGE_SQL, waitingPlanText, type WaitingPlanRow } from "./plan-message";
 
@@ -19,7 +20,7 @@ import { escapeMrkdwn, PLAN_MESSAGE_SQL, waitingPlanText, type WaitingPlanRow } 
 
 /** A message for the webhook; `text` is Slack mrkdwn. `runId` is 0 for plan messages. */
 export interface Notification {
-  kind: "stale" | "resumed" | "failed" | "alert" | "plan";
+  kind: "stale" | "resumed" | "failed" | "alert" | "alert_resolved" | "plan";
   runId: number;
   text: string;
 }
@@ -118,6 +119,16 @@ export function startNotifier(opts: NotifierOptions): Notifier {
       out.push({ kind: "alert", runId: a.runId, text: `:rotating_light: Run ${link({ id: a.runId, name: a.name })} on ${a.host}: ${escapeMrkdwn(a.message)} (\`${a.code}\`)` });
     }
 
+    // Alert rules on metrics (lib/server/alerts/): fired once, and again when resolved.
+    for (const t of await evaluateAlertRules(opts.pool, at)) {
+      const where = `Run ${link({ id: t.runId, name: t.runName })} on ${t.host}`;
+      out.push(
+        t.kind === "fired"
+          ? { kind: "alert", runId: t.runId, text: `:rotating_light: ${where}: alert *${escapeMrkdwn(t.ruleName)}*: ${escapeMrkdwn(t.detail)}` }
+          : { kind: "alert_resolved", runId: t.runId, text: `:white_check_mark: ${where}: alert *${escapeMrkdwn(t.ruleName)}* resolved (${escapeMrkdwn(t.detail)})` },
+      );
+    }
+
     const plans = await opts.pool.query<WaitingPlanRow>(PLAN_MESSAGE_SQL, [at, RECENT]);
     for (const p of plans.rows) out.push({ kind: "plan", runId: 0, text: waitingPlanText(p, opts.publicUrl) });
     await expirePlans(opts.pool, at);
@@ -125,7 +136,7 @@ export function startNotifier(opts: NotifierOptions): Notifier {
     // Browsers learn about transitions no frame announced (stale / resumed).
     const topics = new Set<string>();
     for (const n of out) if (n.kind !== "plan") topics.add(`run:${n.runId}`).add("runs");
-    if (alerts.rowCount) topics.add("events");
+    if (alerts.rowCount || out.some((n) => n.kind === "alert" || n.kind === "alert_resolved")) topics.add("events");
     await publishTopics(opts.pool, topics);
 
     for (const n of out) {

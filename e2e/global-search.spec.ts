@@ -1,0 +1,54 @@
+import { randomUUID } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { connectWorker, createToken } from "./support";
+
+// The top bar's global search as a person uses it: `/` focuses the box from anywhere, typing
+// lists runs and sessions (found by a todo's text) in groups, arrows and Enter open a hit, and a
+// query matching nothing says so. Seeded through /ws/ingest like a worker.
+
+test("`/` focuses the search; runs and sessions are found and opened by keyboard", async ({ page, baseURL }) => {
+  const tag = `gs${randomUUID().slice(0, 8)}`;
+  const worker = await connectWorker(baseURL!, createToken(`${tag}-host`));
+  await worker.send({ v: 1, id: randomUUID(), type: "run.start", run: `${tag}-a`, name: `${tag} falcon sweep`, kind: "benchmark", tags: [tag] });
+  await worker.send({
+    v: 1, id: randomUUID(), type: "session.todos", session: `${tag}-s`, source: "claude-code", title: `${tag} agent`, seq: 0, ts: Date.now(),
+    items: [{ content: `Port the ${tag} pelican loader`, status: "in_progress" }],
+  });
+  worker.close();
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto("/runs");
+  const box = page.getByRole("combobox", { name: /Search runs/ });
+  await page.locator("body").press("/");
+  await expect(box).toBeFocused();
+
+  await box.fill(`${tag} falcon`);
+  const list = page.getByRole("listbox", { name: "Search results" });
+  await expect(list.getByRole("group", { name: "Runs" }).getByRole("option")).toHaveText([new RegExp(`${tag} falcon sweep`)]);
+  await box.press("Enter");
+  await expect(page).toHaveURL(/\/runs\/\d+$/);
+  await expect(page.getByRole("heading", { name: `${tag} falcon sweep` })).toBeVisible();
+
+  // A session by the text of a todo; ArrowDown then Enter opens it.
+  await page.locator("body").press("/");
+  await box.fill(`${tag} pelican`);
+  const session = list.getByRole("group", { name: "Sessions" }).getByRole("option");
+  await expect(session).toContainText(`todo: Port the ${tag} pelican loader`);
+  await box.press("ArrowDown");
+  await box.press("Enter");
+  await expect(page).toHaveURL(/\/sessions\/\d+$/);
+
+  await page.locator("body").press("/");
+  await box.fill(`${tag}-nothing-here`);
+  await expect(list.getByRole("status")).toHaveText(`Nothing matches “${tag}-nothing-here”.`);
+  await box.press("Escape");
+  await expect(list).toBeHidden();
+});
+
+test("the search box fits the top bar at 390 px", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 800 });
+  await page.goto("/");
+  const box = page.getByRole("combobox", { name: /Search runs/ });
+  await expect(box).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+});
