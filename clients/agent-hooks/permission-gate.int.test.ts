@@ -20,7 +20,7 @@ import { until } from "@/test/support/until";
 // hook output format (allow, allow with the edited command, deny with the message); Pitwall down
 // or not answering hands the prompt back to the terminal (no output) within 2 s; a timeout too.
 // The events follow the PermissionRequest shape recorded from Claude Code 2.1.328
-// (../shared/fixtures/agent-hooks), with a Bash / Edit tool call instead of ExitPlanMode.
+// (test/fixtures/agent-hooks), with a Bash / Edit tool call instead of ExitPlanMode.
 
 const hook = path.resolve(import.meta.dirname, "claude-code.mjs");
 let server: TestServer;
