@@ -1,21 +1,8 @@
 import type { PrismaClient } from "@/generated/prisma/client";
 import type { AlertRuleInput } from "@/lib/alerts/rule";
+import type { AlertRuleView } from "@/lib/view-models/alerts";
 import { alertRuleCode } from "@/lib/server/alerts/evaluate-rules";
 import { NotFoundError } from "@/lib/server/errors";
-
-/** An alert rule as the API and the /alerts page show it, with its open firings. */
-export interface AlertRuleView extends Omit<AlertRuleInput, "tag" | "threshold" | "forSteps" | "forSeconds"> {
-  id: number;
-  tag: string | null;
-  threshold: number | null;
-  forSteps: number | null;
-  forSeconds: number | null;
-  createdBy: string;
-  updatedBy: string;
-  updatedAt: string;
-  /** Runs the rule is firing on now. */
-  firing: Array<{ runId: number; runName: string; firedAt: string; detail: string }>;
-}
 
 const select = {
   id: true, name: true, kind: true, tag: true, metricKey: true, condition: true, threshold: true, forSteps: true, forSeconds: true,
