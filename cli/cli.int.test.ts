@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { parseLenientJson } from "@/lib/protocol";
 import { fixturesDir } from "@/lib/importers/testing";
 import { createTestDatabase } from "@/test/support/db";
@@ -12,6 +12,9 @@ import { startTestServer, type TestServer } from "@/test/support/server";
 // The CLI as a user runs it (`npx pitwall …` → bin/pitwall.mjs), against the real server.
 
 const run = promisify(execFile);
+// Each test runs the CLI several times (a node + tsx start each, 5-10 s apiece on a busy 2-core
+// machine, and one starts an embedded PostgreSQL): the default 30 s cut them off under load.
+vi.setConfig({ testTimeout: 120_000 });
 const projectDir = path.resolve(import.meta.dirname, "..");
 const llamaFile = path.join(fixturesDir, "sglang-bench-serving", "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl");
 

@@ -9,6 +9,7 @@ import { PrismaClient } from "@/generated/prisma/client";
 import { freePort, readLiveConnection } from "@/lib/server/database/embedded";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { buildIsStale } from "@/scripts/lib/build";
+import { parseApiJsonText } from "@/lib/protocol/api-json";
 
 // `npm run demo` end to end: the real script with its own embedded PostgreSQL in a temp folder,
 // the real server (production build), real worker clients (TS SDK and, when python3 exists, the
@@ -97,7 +98,8 @@ test(
     const get = async <T>(p: string): Promise<T> => {
       const res = await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${token.token}` } });
       if (!res.ok) throw new Error(`GET ${p}: HTTP ${res.status}: ${await res.text()}`);
-      return (await res.json()) as T;
+      // Non-finite numbers come tagged ({"$num":"NaN"}); read them as the browser does.
+      return parseApiJsonText<T>(await res.text());
     };
 
     const observe = async (): Promise<{ observed: Observed; runs: Map<string, RunSummary> }> => {
@@ -118,7 +120,7 @@ test(
       const training = byKind.get("training");
       if (training) {
         const m = await get<{ series: Array<{ key: string; points: Array<{ value: number | string }> }> }>(`/api/runs/${training.id}/metrics?key=loss`);
-        observed.lossNaN = m.series.some((s) => s.key === "loss" && s.points.some((p) => p.value === "NaN"));
+        observed.lossNaN = m.series.some((s) => s.key === "loss" && s.points.some((p) => typeof p.value === "number" && Number.isNaN(p.value)));
       }
       const { hosts } = await get<{ hosts: Array<{ name: string; state: string; facts: { gpus?: unknown[] } | null }> }>("/api/hosts");
       const evals = await get<{ lines: Array<{ run: { name: string }; points: unknown[] }>; baselines: Array<{ value: number }> }>("/api/evals");
