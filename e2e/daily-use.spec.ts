@@ -89,7 +89,10 @@ test("the artifact table reaches the oldest of 230 artifacts, sizes in one unit"
   const pager = page.getByTestId("pager").filter({ hasText: "artifacts" });
   await expect(pager).toContainText("1–20 of 230 artifacts");
   await pager.getByLabel("Per page").selectOption("100");
+  // Each step waits for the page it asked for: a click before the previous page arrived was lost.
+  await expect(pager).toContainText("1–100 of 230 artifacts");
   await pager.getByRole("button", { name: /Older/ }).click();
+  await expect(pager).toContainText("101–200 of 230 artifacts");
   await pager.getByRole("button", { name: /Older/ }).click();
   await expect(pager).toContainText("201–230 of 230 artifacts");
   const table = page.getByRole("region", { name: "Artifacts" });
