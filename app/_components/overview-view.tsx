@@ -27,11 +27,15 @@ import { runPath, runsPath } from "@/lib/paths";
 import type { RunState } from "@/lib/view-models";
 import type { PlanListView } from "@/lib/view-models/plans";
 import type { ActiveRunView, FinishedRunView, OverviewView as Overview } from "@/lib/view-models/overview";
+import { wallHostRows } from "@/lib/view-models/hosts";
 import { cn } from "@/lib/utils";
 import { OverviewEmptyState } from "./overview-empty-state";
 import { WALL_THEME } from "./wall-theme";
 import { useWallFit, useWallPage, WallFigures } from "./wall-parts";
 import { useTimeZone } from "@/components/preferences/preferences-provider";
+
+/** Host rows a wall lists before the rest become one "+ N more" line. */
+const WALL_HOST_ROWS = 6;
 
 interface OverviewViewProps {
   initial: Overview;
@@ -102,6 +106,8 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
   const runningCount = data.activeCounts.running - pageStale;
   const alerting = data.active.filter((r) => r.activeAlerts.length > 0);
   const online = data.hosts.filter((h) => h.state === "online").length;
+  // On the wall the working hosts lead and a tail of quiet ones is one line: events keep their place on the screen.
+  const hostRows = wall ? wallHostRows(data.hosts, WALL_HOST_ROWS) : { shown: data.hosts, hidden: 0, hiddenOffline: 0 };
   const wallFrame = useRef<HTMLDivElement>(null);
   // One duration unit for the finished runs, named in the section's header ("46.8 s" beside "1d 0h" read as noise, issue 25).
   const recent = data.recent.slice(0, wall ? 5 : 10);
@@ -197,11 +203,19 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
               {data.hosts.length === 0 ? (
                 <p className="px-4 py-3 text-sm text-muted-fg">No hosts yet.</p>
               ) : (
-                <ul className="divide-y divide-border">
-                  {data.hosts.map((h) => (
-                    <HostLine key={h.name} host={h} asOf={data.asOf} wall={wall} />
-                  ))}
-                </ul>
+                <>
+                  <ul className="divide-y divide-border">
+                    {hostRows.shown.map((h) => (
+                      <HostLine key={h.name} host={h} asOf={data.asOf} wall={wall} />
+                    ))}
+                  </ul>
+                  {hostRows.hidden > 0 && (
+                    <p className="border-t border-border px-4 py-1.5 text-sm text-muted-fg" data-testid="wall-hosts-more">
+                      + {hostRows.hidden} more host{hostRows.hidden === 1 ? "" : "s"}
+                      {hostRows.hiddenOffline > 0 && ` (${hostRows.hiddenOffline === hostRows.hidden ? "all" : hostRows.hiddenOffline} offline)`}
+                    </p>
+                  )}
+                </>
               )}
             </Section>
             <Section title="Events and alerts" wall={wall}>

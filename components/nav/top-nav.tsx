@@ -24,7 +24,7 @@ export async function TopNav() {
   let waiting = 0;
   if (viewer) waiting = await inboxCount(pool()).catch(() => 0);
   return (
-    <header className="sticky top-0 z-30 border-b border-border bg-card/95 backdrop-blur supports-[backdrop-filter]:bg-card/80">
+    <header data-app-bar className="sticky top-0 z-30 border-b border-border bg-card/95 backdrop-blur supports-[backdrop-filter]:bg-card/80">
       <div className="mx-auto flex h-12 w-full max-w-[2200px] items-center gap-3 px-4 sm:gap-6 lg:px-6">
         <Link href="/" className="flex items-center gap-2 rounded-sm font-semibold tracking-tight" aria-label="Pitwall home">
           <svg viewBox="0 0 20 20" aria-hidden className="size-5 text-primary">

@@ -169,11 +169,11 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
               </div>
               <p className="mt-2 font-mono text-sm break-all">{item.summary}</p>
               {item.todoInProgress && <p className="mt-1 text-xs text-muted-fg">doing: {item.todoInProgress}</p>}
-              {item.diff && <pre className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs whitespace-pre-wrap break-all">{item.diff}</pre>}
+              {item.diff && <pre tabIndex={0} aria-label="Edit diff" className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs whitespace-pre-wrap break-all">{item.diff}</pre>}
               {item.kind === "permission" && typeof item.input?.command === "string" && item.input.command !== item.summary && (
-                <pre className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs whitespace-pre-wrap break-all">{item.input.command}</pre>
+                <pre tabIndex={0} aria-label="Command" className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs whitespace-pre-wrap break-all">{item.input.command}</pre>
               )}
-              {item.body && <pre className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs whitespace-pre-wrap break-words">{item.body}</pre>}
+              {item.body && <pre tabIndex={0} aria-label="Plan" className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs whitespace-pre-wrap break-words">{item.body}</pre>}
               {item.href && (
                 <Link className="mt-2 inline-flex min-h-11 items-center text-sm text-link underline-offset-4 hover:underline" href={item.href}>
                   Open the plan page
