@@ -4,6 +4,7 @@ import path from "node:path";
 import { FlushTimeoutError } from "@/lib/client/socket";
 import { TbLogdirFollower } from "@/lib/client/tb-logdir";
 import { fail } from "../fail";
+import { defaultTbStatePath, loadTbState, saveTbState } from "./tb-state";
 import { openSocket, untilStopped } from "./watch-common";
 
 /** `pitwall watch tensorboard LOGDIR` (registered in watch.ts); see lib/client/tb-logdir.ts. */
@@ -13,6 +14,8 @@ export interface WatchTensorboardOptions {
   tag: string[];
   host?: string;
   spool?: string;
+  /** Where read positions are kept between runs (default: {@link defaultTbStatePath}); false (`--no-state`): none, every file is read from its start at each start. */
+  state?: string | false;
   pollInterval: number;
   ackTimeout: number;
 }
@@ -23,6 +26,35 @@ export async function watchTensorboard(logdir: string, opts: WatchTensorboardOpt
   const socket = openSocket(opts.spool, say);
   const absolute = path.resolve(logdir);
   const follower = new TbLogdirFollower({ logdir: absolute, keySalt: os.hostname(), host: opts.host, tags: opts.tag });
+  const stateFile = opts.state === false ? null : path.resolve(opts.state ?? defaultTbStatePath(absolute));
+  const saved = stateFile ? loadTbState(stateFile, absolute, say) : null;
+  if (saved) {
+    follower.resume(saved);
+    say(`continuing from ${stateFile} (${Object.keys(saved.files).length} event file(s) read before)`);
+  }
+  // Read positions are saved only once every frame read before them is safe: at once with a
+  // spool (frames are on disk when sent), otherwise when the server has acknowledged them.
+  let savedSeq = 0;
+  let snapshotSeq = 0;
+  const save = (seq: number, offsets: ReturnType<typeof follower.offsets>) => {
+    if (!stateFile || seq <= savedSeq) return;
+    try {
+      saveTbState(stateFile, absolute, offsets);
+      savedSeq = seq;
+    } catch (err) {
+      say(`could not save read positions to ${stateFile}: ${(err as Error).message}`);
+    }
+  };
+  const checkpoint = () => {
+    if (!stateFile) return;
+    const seq = ++snapshotSeq;
+    const offsets = follower.offsets();
+    if (opts.spool) return save(seq, offsets);
+    socket.flush(10 * 60_000).then(
+      () => save(seq, offsets),
+      () => undefined, // not acknowledged (yet): a later checkpoint covers these frames too
+    );
+  };
   let total = 0;
   // Polls never overlap: a change notice during a poll asks for one more afterwards.
   let running: Promise<void> | null = null;
@@ -37,6 +69,7 @@ export async function watchTensorboard(logdir: string, opts: WatchTensorboardOpt
         again = false;
         const { frames, summaries, problems } = await follower.poll();
         for (const f of frames) socket.sendValue(f as unknown as Record<string, unknown>);
+        if (frames.length > 0) checkpoint();
         for (const p of problems) say(`${p.file}: ${p.message}`);
         for (const s of summaries) {
           total += s.points;
@@ -71,6 +104,7 @@ export async function watchTensorboard(logdir: string, opts: WatchTensorboardOpt
     await socket.close();
     return 1;
   }
+  save(++snapshotSeq, follower.offsets()); // every frame is acknowledged now
   await socket.close();
   say(`${total} point(s) from ${absolute}`);
   return 0;

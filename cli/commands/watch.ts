@@ -108,6 +108,8 @@ export function registerWatchCommands(program: Command): void {
     .addOption(new Option("--tag <tag...>", "tag(s) for the runs").default([]))
     .option("--host <host>", "where the training runs (default: the token's host)")
     .option("--spool <dir>", "keep unacknowledged frames in this folder")
+    .option("--state <file>", "where read positions are kept between runs (default: ~/.local/state/pitwall/tensorboard/<logdir hash>.json)")
+    .option("--no-state", "read every event file from its start (a restart stores nothing twice either way)")
     .option("--poll-interval <ms>", "how often the folder is read when no change notice arrives", (v) => parseMs(v), 2000)
     .option("--ack-timeout <seconds>", "at exit, how long to wait for acks", parseSeconds, 30)
     .action(async (logdir: string, opts: WatchTensorboardOptions) => {

@@ -15,9 +15,12 @@ import { readTfRecords } from "./tfrecord";
  * (text, histograms as tensors…). Histograms, images, audio and graphs are skipped.
  *
  * Each `poll()` reads what was appended since the last one; a record cut short at the end of a
- * file waits for the next poll. A restarted watcher reads the files again from their start: the
- * run keys derive from the host, LOGDIR and the folder, and a re-sent `(run, key, step)` replaces
- * the stored value with the same one, so nothing is stored twice.
+ * file waits for the next poll. `offsets()` / `resume()` carry the read positions across a restart
+ * (the watch command keeps them in a state file once the frames they cover are acknowledged or
+ * spooled), so a restarted watcher reads only what was written since. Without them it reads the
+ * files again from their start, which stores nothing twice either: the run keys derive from the
+ * host, LOGDIR and the folder, and a re-sent `(run, key, step)` replaces the stored value with the
+ * same one.
  */
 
 /** Points per `run.metrics` frame (the protocol allows more; this keeps frames well under 1 MiB). */
@@ -50,6 +53,16 @@ interface FileState {
   dead: boolean;
 }
 
+/**
+ * Read positions of a log directory, as saved between runs of the watcher: per event file
+ * (absolute path) the byte offset of the next unread record and the plugin of each tag seen, and
+ * the run keys whose run.start was sent.
+ */
+export interface TbOffsets {
+  files: Record<string, { offset: number; plugins: Record<string, string> }>;
+  runs: string[];
+}
+
 type MetricPoint = { key: string; step: number | string; value: number; ts?: number };
 
 const MIN_TS_MS = Date.UTC(2000, 0, 1);
@@ -61,6 +74,22 @@ export class TbLogdirFollower {
   private readonly startedRuns = new Set<string>();
 
   constructor(private readonly opts: TbLogdirOptions) {}
+
+  /** Where each event file has been read up to (a copy, for saving once its frames are safe). */
+  offsets(): TbOffsets {
+    const out: TbOffsets = { files: {}, runs: [...this.startedRuns] };
+    for (const [file, st] of this.files) if (!st.dead) out.files[file] = { offset: st.offset, plugins: Object.fromEntries(st.plugins) };
+    return out;
+  }
+
+  /**
+   * Continues from saved read positions (before the first poll). A file now shorter than its
+   * offset was replaced and is read again from its start; a run seen before is not started again.
+   */
+  resume(saved: TbOffsets): void {
+    for (const [file, st] of Object.entries(saved.files)) this.files.set(file, { offset: st.offset, plugins: new Map(Object.entries(st.plugins)), dead: false });
+    for (const run of saved.runs) this.startedRuns.add(run);
+  }
 
   /** The run key of a run folder (relative to LOGDIR; "" for LOGDIR itself). */
   runKeyFor(folder: string): string {
