@@ -22,7 +22,7 @@ const stateSchema = z.object({
  * The default state file of LOGDIR: `$XDG_STATE_HOME/pitwall/tensorboard/<sha256(host, logdir)>.json`
  * (XDG_STATE_HOME defaults to ~/.local/state).
  */
-export function defaultTbStatePath(logdir: string, env: NodeJS.ProcessEnv = process.env): string {
+export function defaultTbStatePath(logdir: string, env: Record<string, string | undefined> = process.env): string {
   const base = env.XDG_STATE_HOME || path.join(env.HOME || os.homedir(), ".local", "state");
   const id = createHash("sha256").update(`${os.hostname()}\n${logdir}`).digest("hex").slice(0, 24);
   return path.join(base, "pitwall", "tensorboard", `${id}.json`);

@@ -12,7 +12,7 @@ import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { createTestDatabase } from "@/test/support/db";
 import { startTestServer, type TestServer } from "@/test/support/server";
-import { startPython, venvPython } from "./python-process";
+import { freePort, startPython, venvPython } from "./python-process";
 
 // pitwall.boto3.instrument(run) with the real boto3 (from .venv-test) uploading to a real
 // S3-compatible server (s3rver) behind a small proxy that injects failures: a key named
@@ -138,4 +138,73 @@ print(json.dumps({"counters": counters.snapshot(), "listed": listed, "worker": r
     expect(rows).toHaveLength(1);
     expect(rows[0]!.counters).toEqual(c);
   });
+
+  test("an extraction loop (tqdm + boto3, one line each) killed with SIGKILL while Pitwall is down, then resumed: nothing lost", { timeout: 300_000 }, async () => {
+    const key = `py-s3-kill-${randomUUID()}`;
+    const job = (stopAt: number, pitwallUrl: string) =>
+      startPython(dir, `
+import json, os, sys
+import boto3
+from botocore.config import Config
+import pitwall, pitwall.boto3
+from pitwall.tqdm import tqdm
+
+run = pitwall.init(kind="extraction", name="extract + upload", key=os.environ["RUN_KEY"], min_interval_s=0, max_backoff_s=1)
+pitwall.boto3.instrument(run)
+# The job itself: resume-aware (skips what is uploaded), knows nothing of Pitwall beyond the two lines above.
+s3 = boto3.client("s3", endpoint_url=os.environ["S3_URL"], config=Config(s3={"addressing_style": "path"}))
+have = {o["Key"] for o in s3.list_objects_v2(Bucket="hidden-states", Prefix="sample-").get("Contents", [])}
+todo = [i for i in range(40) if "sample-{:03d}".format(i) not in have]
+bar = tqdm(total=40, initial=40 - len(todo), desc="samples", unit="sample", mininterval=0)
+for n, i in enumerate(todo):
+    if n == int(sys.argv[1]):
+        print(json.dumps({"paused": n, "stats": run._pw.stats()}), flush=True)
+        sys.stdin.readline()  # killed here
+    s3.put_object(Bucket="hidden-states", Key="sample-{:03d}".format(i), Body=b"h" * 4096)
+    bar.update(1)
+bar.close()
+print(json.dumps({"ok": pitwall.finish(flush_timeout_s=120), "worker": run.worker_id}), flush=True)
+`, {
+        PITWALL_URL: pitwallUrl,
+        PITWALL_TOKEN: token,
+        PITWALL_SPOOL_DIR: path.join(dir, "spool-kill"),
+        RUN_KEY: key,
+        S3_URL: proxyUrl,
+        AWS_ACCESS_KEY_ID: "S3RVER",
+        AWS_SECRET_ACCESS_KEY: "S3RVER",
+        AWS_DEFAULT_REGION: "us-east-1",
+        AWS_REQUEST_CHECKSUM_CALCULATION: "when_required",
+        AWS_RESPONSE_CHECKSUM_VALIDATION: "when_required",
+      }, python, [String(stopAt)]);
+
+    // Pitwall is down (nothing listens on its URL) for the whole first process: all it reported is in its spool.
+    const first = await job(20, `http://127.0.0.1:${await freePort()}`);
+    const paused = (await first.next(240_000)) as { paused: number; stats: { queued: number; sent: number } };
+    expect(paused.paused).toBe(20);
+    expect(paused.stats.sent).toBe(0);
+    expect(paused.stats.queued).toBeGreaterThan(0);
+    first.child.kill("SIGKILL");
+    expect((await first.exited).signal).toBe("SIGKILL");
+
+    const second = await job(-1, server.url);
+    const done = (await second.next(240_000)) as { ok: boolean; worker: string };
+    const { code, stderr } = await second.exited;
+    expect(code, stderr).toBe(0);
+    expect(done.ok).toBe(true);
+    expect(stderr).toMatch(/resending \d+ frame\(s\) left in .* by an earlier process/);
+
+    const run = (await db.query(`SELECT id, status FROM "Run" WHERE key = $1`, [key])).rows[0] as { id: number; status: string };
+    expect(run.status).toBe("succeeded");
+    const workers = (await db.query(`SELECT "workerId", done, total, counters FROM "WorkerProgress" WHERE "runId" = $1`, [run.id])).rows as Array<{ workerId: string; done: number; total: number; counters: Record<string, number> }>;
+    // Both processes' uploads are counted: 20 before the kill (from the spool), 20 after.
+    const sum = (name: string) => workers.reduce((n, w) => n + (w.counters[name] ?? 0), 0);
+    expect(sum("s3.completed")).toBe(40);
+    expect(sum("s3.bytes")).toBe(40 * 4096);
+    expect(sum("s3.failed")).toBe(0);
+    // The bar resumed at 20 of 40 and ended at 40: the run's progress is 40 of 40, not 60.
+    const progress = (await fetch(`${server.url}/api/runs/${run.id}`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json())) as Record<string, unknown>;
+    expect({ workers, progress }).toMatchObject({ progress: expect.anything() });
+    console.log(JSON.stringify({ workers, progress }).slice(0, 2000));
+  });
 });
+

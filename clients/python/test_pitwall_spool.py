@@ -40,6 +40,22 @@ class SpoolTest(unittest.TestCase):
         self.clients.append(c)
         return c
 
+    def test_a_default_worker_id_follows_the_spool_slot_so_a_restart_continues_its_worker(self) -> None:
+        import socket
+        host = socket.gethostname().split(".")[0]
+        a = self.client()
+        self.assertEqual(a.run(kind="extraction", name="x", key="slots").worker_id, host)
+        b = self.client()  # a second live process of the same run: its own worker
+        self.assertEqual(b.run(kind="extraction", name="x", key="slots").worker_id, host + ".1")
+        a.close(timeout_s=5)
+        c = self.client()  # the first one restarted: it continues worker <host>
+        self.assertEqual(c.run(kind="extraction", name="x", key="slots").worker_id, host)
+        d = self.client(worker_id="gpu3")  # a given id is kept
+        self.assertEqual(d.run(kind="extraction", name="x", key="slots").worker_id, "gpu3")
+        self.assertTrue(c.flush(timeout_s=5))
+        hellos = [f for f in self.fake.frames if f["type"] == "hello"]
+        self.assertIn(host, [h["workerId"] for h in hellos])
+
     def test_frames_are_on_disk_before_the_call_returns_and_gone_once_acked(self) -> None:
         dead = "http://127.0.0.1:{}".format(free_port())
         pw = self.client(url=dead)

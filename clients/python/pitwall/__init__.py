@@ -197,6 +197,11 @@ def _default_worker_id() -> str:
     return _truncate("{}-{}".format(host, os.getpid()), 100)
 
 
+def _slot_worker_id(slot: int) -> str:
+    host = socket.gethostname().split(".")[0] or "host"
+    return _truncate(host if slot == 0 else "{}.{}".format(host, slot), 100)
+
+
 def _check_counter_name(name: Any) -> None:
     if not isinstance(name, str) or len(name) > 100 or not _COUNTER_NAME.fullmatch(name):
         raise ValueError(
@@ -320,6 +325,8 @@ class _Spool:
 
     def __init__(self, folder: str) -> None:
         self.folder = folder
+        #: Which of the run key's folders this is (0 for ``<key>``, n for ``<key>.<n>``).
+        self.slot = 0
         os.makedirs(folder, exist_ok=True)
         _take_lock(folder)
         self.segments: List[_Segment] = []
@@ -519,9 +526,11 @@ def _open_spool_for_key(root: str, key: str) -> _Spool:
     for n in range(1000):
         folder = os.path.join(root, safe if n == 0 else "{}.{}".format(safe, n))
         try:
-            return _Spool(folder)
+            spool = _Spool(folder)
         except SpoolLockedError:
             continue
+        spool.slot = n
+        return spool
     raise SpoolLockedError("no free spool folder for run {!r} under {}".format(key, root))
 
 
@@ -560,8 +569,10 @@ class Pitwall:
     Keyword arguments (times in seconds, sizes in bytes):
 
     - ``worker_id``: names this worker within a run (``run.progress`` ``workerId``, at most 100
-      characters); default ``<short hostname>-<pid>``. Pass a stable one (``"gpu0"``) to continue
-      a worker's counters across restarts of its process.
+      characters). Default: with a spool (the default), ``<short hostname>`` for the first live
+      process of a run key on this host and ``<short hostname>.<n>`` for the n-th concurrent one
+      (the spool folder it holds), so a restarted job continues its worker's progress and
+      counters; without a spool ``<short hostname>-<pid>``. Pass one (``"gpu0"``) to choose.
     - ``boot_id``: this process's boot id (default :data:`BOOT_ID`, a uuid per process).
     - ``min_interval_s``: at most one ``run.progress`` frame per run per interval (default 1 s);
       the latest reading is always sent on flush and when the run ends.
@@ -636,6 +647,8 @@ class Pitwall:
         self._failovers_in_row = 0
         self._token = token
         self.worker_id = _truncate(worker_id, 100) if worker_id else _default_worker_id()
+        # A default worker id follows the spool slot once a run opens one (see run()).
+        self._worker_id_given = bool(worker_id)
         self.boot_id = boot_id or BOOT_ID
         self.min_interval_s = float(min_interval_s)
         self.flush_timeout_s = float(flush_timeout_s)
@@ -780,17 +793,25 @@ class Pitwall:
             if not 5 <= int(stall_after_s) <= 7 * 86_400:
                 raise ValueError("stall_after_s must be between 5 s and 7 days")
             frame["stallAfterS"] = int(stall_after_s)
-        wid = _truncate(worker_id, 100) if worker_id else self.worker_id
-        run = Run(self, key, name, kind, wid)
-        frames = [_Frame(frame, run)]
+        start = _Frame(frame)
+        frames = [start]
         with self._cond:
+            if self.spool_root is not None and self._spool is None and not self._closed:
+                self._open_spool_locked(key, frames)
+                if self._spool is not None and not self._worker_id_given:
+                    # The worker a restarted process continues: the spool slot it takes over
+                    # (slot 0 is <host>; concurrent processes of one run hold .1, .2 ...), so a
+                    # resumed job's progress and counters continue its predecessor's instead of
+                    # counting next to them as another worker.
+                    self.worker_id = _slot_worker_id(self._spool.slot)
+            wid = _truncate(worker_id, 100) if worker_id else self.worker_id
+            run = Run(self, key, name, kind, wid)
+            start.owner = run
             if not self._hello_sent:
                 self._hello_sent = True
                 hello = {"v": PROTOCOL_VERSION, "id": _new_id(), "type": "hello", "client": CLIENT_NAME,
                          "workerId": self.worker_id}
-                frames.insert(0, _Frame(hello))
-            if self.spool_root is not None and self._spool is None and not self._closed:
-                self._open_spool_locked(key, frames)
+                frames.insert(0, _Frame(hello))  # then what a dead predecessor left, then this run.start
             self._runs.append(run)
             self._push_locked(frames)
         return run
