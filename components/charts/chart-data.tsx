@@ -13,8 +13,9 @@ export interface ChartTableData {
  * A chart with an accessible name and its data as a table: the figure is named `label` for screen
  * readers (the SVG itself is decoration to them), and a closed "Data table" disclosure under it
  * holds every plotted value, for readers, keyboard users and copy-paste alike (its rows are
- * rendered once it is opened, so a closed one costs nothing). `dataKey` and `points` become
- * `data-key` / `data-points` attributes (for tests and tools).
+ * rendered once it is opened, so a closed one costs nothing). `dataKey`, `points` and `lastStep`
+ * become `data-key` / `data-points` / `data-last-step` attributes (for tests, tools and the
+ * live-browser bench, which times a pushed step until the chart holds it).
  */
 export function ChartFigure({
   label,
@@ -23,6 +24,7 @@ export function ChartFigure({
   testId,
   dataKey,
   points,
+  lastStep,
   children,
 }: {
   label: string;
@@ -31,11 +33,12 @@ export function ChartFigure({
   testId?: string;
   dataKey?: string;
   points?: number;
+  lastStep?: string;
   children: ReactNode;
 }) {
   const [open, setOpen] = useState(false);
   return (
-    <figure role="figure" aria-label={label} className={className ?? "grid gap-2"} data-testid={testId} data-key={dataKey} data-points={points}>
+    <figure role="figure" aria-label={label} className={className ?? "grid gap-2"} data-testid={testId} data-key={dataKey} data-points={points} data-last-step={lastStep}>
       {children}
       {table && table.rows.length > 0 && (
         <details className="text-xs" data-testid="chart-data" onToggle={(e) => setOpen(e.currentTarget.open)}>

@@ -141,7 +141,7 @@ export function MetricChart({ series, height = 220, color = "var(--chart-1)", on
     setDrag(null);
   };
   return (
-    <ChartFigure label={`${series.key} by step${onZoom ? " (drag across the chart to zoom)" : ""}`} table={table} testId="metric-chart" dataKey={series.key} points={rows.length}>
+    <ChartFigure label={`${series.key} by step${onZoom ? " (drag across the chart to zoom)" : ""}`} table={table} testId="metric-chart" dataKey={series.key} points={rows.length} lastStep={String(rows.reduce((m, r) => (r.x > m ? r.x : m), -Infinity))}>
       <LineChart
         responsive
         data={rows}

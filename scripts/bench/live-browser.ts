@@ -1,0 +1,218 @@
+/**
+ * Bench scenario `live-browser` (`npm run bench live-browser [--quick|--full]`; issue 22 item 3):
+ * what a person watching a training run sees. One run with 50 keys and a history pushed through
+ * ingest (full 100k steps, quick 10k), then 8 ranks (each its own socket) write it at 10 Hz, each
+ * rank its share of the 50 keys per step, while a background fleet (fleet/traffic.ts, 20 % of the
+ * full 500 workers: 100 workers at 1 step/s, quick 40) writes other runs. Real Chromium pages
+ * (Playwright; `--pages`, default 3, then a reference round with 10) show the run page; in each,
+ * a MutationObserver notes when the `loss` chart's `data-last-step` reaches each step.
+ *
+ * Latency is open-loop: from the step's SCHEDULED send time (rank 0 writes `loss`) to the moment
+ * the page's chart holds it (both clocks are this machine's epoch ms). Also: long tasks in the
+ * pages (PerformanceObserver "longtask"), and HTTP requests per page per second during the
+ * measurement. Targets: push -> visible p99 < 250 ms from >= 3,000 samples, long-task p99 < 100
+ * ms, < 0.2 requests/s per page. Figures are printed, never asserted.
+ * Flags: --duration (measured seconds; quick 30, full 120) --pages (3) --history (steps)
+ */
+import os from "node:os";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { chromium, type Page } from "@playwright/test";
+import { PrismaPg } from "@prisma/adapter-pg";
+import WebSocket from "ws";
+import { PrismaClient } from "@/generated/prisma/client";
+import { createToken } from "@/lib/server/repositories/tokens";
+import { createUser } from "@/lib/server/repositories/users";
+import { chromiumLaunchOptions } from "@/test/support/chromium";
+import { signIn } from "@/test/support/people";
+import { FleetTally, FleetWorker } from "./fleet/traffic";
+import { pushRun } from "./push-run";
+import { fmt, fmtInt, isMain, onCleanup, percentile, printTable, runStandalone, sleep, startBenchEnvironment, type Scenario, type ScenarioOptions } from "./support";
+
+const PASSWORD = "live-browser-bench-password";
+const KEYS = Array.from({ length: 50 }, (_, i) => (i === 0 ? "loss" : i === 1 ? "lr" : i === 2 ? "grad_norm" : `train/k${String(i).padStart(2, "0")}`));
+const RANKS = 8;
+const RANK_HZ = 10;
+
+/** Page script (a string: tsx wraps named functions in a helper the page lacks): step -> epoch ms seen, long tasks. */
+const WATCH = `(() => {
+  const w = window;
+  w.__seen = {};
+  w.__long = [];
+  let last = -1;
+  const note = () => {
+    const f = document.querySelector('figure[data-key="loss"]');
+    const s = f ? Number(f.getAttribute("data-last-step")) : NaN;
+    if (Number.isFinite(s) && s > last) {
+      const t = performance.timeOrigin + performance.now();
+      for (let k = last + 1; k <= s; k++) if (w.__armed) w.__seen[k] = t;
+      last = s;
+    }
+  };
+  new MutationObserver(note).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-last-step"] });
+  try {
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) w.__long.push(e.duration); }).observe({ type: "longtask", buffered: true });
+  } catch {}
+})();`;
+
+interface PageFigures {
+  latencies: number[];
+  longTasks: number[];
+  requests: number;
+}
+
+async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
+  const { values } = parseArgs({ args: process.argv.slice(2), options: { duration: { type: "string" }, pages: { type: "string" }, history: { type: "string" } }, strict: false, allowPositionals: true });
+  const num = (v: unknown, dflt: number) => (typeof v === "string" && Number(v) > 0 ? Number(v) : dflt);
+  const durationS = num(values.duration, full ? 120 : 30);
+  const pages = num(values.pages, 3);
+  const history = num(values.history, full ? 100_000 : 10_000);
+  const fleetWorkers = full ? 100 : 40;
+  const env = await startBenchEnvironment({ server: true, log });
+  const url = env.server!.url;
+  log(`machine: ${os.cpus().length} cores, loadavg ${os.loadavg().map((x) => fmt(x, 2)).join(" ")}`);
+
+  const runKey = "live-browser";
+  const perS = await pushRun({ url, token: env.token, runKey, name: "live-browser", keys: KEYS, steps: history });
+  log(`history: ${KEYS.length} keys x ${fmtInt(history)} steps through ingest at ${fmtInt(perS)} points/s`);
+  const runId = (await env.pool.query<{ id: number }>(`SELECT id FROM "Run" WHERE key = $1`, [runKey])).rows[0]!.id;
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: env.databaseUrl, max: 1 }) });
+  await createUser(prisma, { email: "live@example.com", name: "Live", role: "viewer", password: PASSWORD });
+  const fleetTokens = await Promise.all(Array.from({ length: fleetWorkers }, (_, i) => createToken(prisma, `fleet-bg-${i}`).then((t) => t.token)));
+  await prisma.$disconnect();
+
+  // Background fleet: 20 % of the full 500 workers at 1 step/s.
+  const tally = new FleetTally();
+  const fleet = fleetTokens.map((t, i) => new FleetWorker(url, t, i, `bg-${i}`, tally));
+  onCleanup("fleet sockets", async () => fleet.forEach((w) => w.close()));
+  for (let i = 0; i < fleet.length; i += 20) await Promise.all(fleet.slice(i, i + 20).map((w) => w.open()));
+  const bgT0 = performance.now();
+  fleet.forEach((w, i) => w.schedule(bgT0, 1, i / fleet.length));
+  let bgStop = false;
+  const bgLoop = (async () => {
+    while (!bgStop) {
+      const now = performance.now();
+      for (const w of fleet) w.pump(now, Infinity);
+      await sleep(20);
+    }
+  })();
+  log(`background fleet: ${fleet.length} workers at 1 step/s (30 keys each)`);
+
+  const rounds: Array<{ pages: number; figures: PageFigures[]; scheduled: Map<number, number>; acked: number }> = [];
+  let nextStep = history;
+  for (const n of [pages, 10]) {
+    const browser = await chromium.launch(chromiumLaunchOptions);
+    onCleanup(`chromium ${n}`, () => browser.close());
+    const cookie = await signIn(url, "live@example.com", PASSWORD);
+    const eq = cookie.indexOf("=");
+    const open: Array<{ page: Page; requests: number }> = [];
+    for (let i = 0; i < n; i++) {
+      const context = await browser.newContext({ baseURL: url, viewport: { width: 1440, height: 900 } });
+      await context.addCookies([{ name: cookie.slice(0, eq), value: cookie.slice(eq + 1), url }]);
+      const page = await context.newPage();
+      await page.addInitScript(WATCH);
+      const entry = { page, requests: 0 };
+      page.on("request", () => (entry as { requests: number; armed?: boolean }).armed && entry.requests++);
+      await page.goto(`/runs/${runId}`);
+      await page.waitForSelector('figure[data-key="loss"][data-last-step]', { timeout: 60_000 });
+      open.push(entry);
+    }
+    await sleep(2000); // let the pages settle (first reads, live subscription)
+    for (const o of open) {
+      (o as { armed?: boolean }).armed = true;
+      await o.page.evaluate(() => ((window as unknown as { __armed: boolean }).__armed = true));
+    }
+    const r = await writeRanks(url, env.token, runKey, nextStep, durationS);
+    nextStep = r.nextStep;
+    await sleep(2000); // the last steps reach the pages
+    const figures: PageFigures[] = [];
+    for (const o of open) {
+      const got = await o.page.evaluate(() => {
+        const w = window as unknown as { __seen: Record<string, number>; __long: number[] };
+        return { seen: w.__seen, long: w.__long };
+      });
+      const latencies: number[] = [];
+      for (const [step, at] of r.scheduled) {
+        const seen = got.seen[String(step)];
+        latencies.push(seen === undefined ? Infinity : seen - at);
+      }
+      figures.push({ latencies, longTasks: got.long, requests: o.requests });
+    }
+    await browser.close();
+    rounds.push({ pages: n, figures, scheduled: r.scheduled, acked: r.acked });
+  }
+  bgStop = true;
+  await bgLoop;
+
+  const met = (ok: boolean) => (ok ? "met" : "NOT met");
+  const rows: Array<[string, string] | null> = [];
+  for (const [i, round] of rounds.entries()) {
+    const lat = Float64Array.from(round.figures.flatMap((f) => f.latencies)).sort();
+    const missed = lat.filter((x) => !Number.isFinite(x)).length;
+    const finite = lat.subarray(0, lat.length - missed);
+    const longT = Float64Array.from(round.figures.flatMap((f) => f.longTasks)).sort();
+    const reqPerS = round.figures.map((f) => f.requests / durationS);
+    const ref = i > 0 ? " (reference)" : "";
+    if (i > 0) rows.push(null);
+    rows.push(
+      [`${round.pages} pages${ref}: push -> loss visible (target p99 < 250 ms: ${met(percentile(lat, 0.99) < 250)})`, `p50 ${fmt(percentile(finite, 0.5), 0)} | p99 ${fmt(percentile(lat, 0.99), 0)} | max ${fmt(lat[lat.length - 1] ?? NaN, 0)} ms (${fmtInt(lat.length)} samples, ${fmtInt(missed)} never seen)`],
+      [`${round.pages} pages${ref}: long tasks (target p99 < 100 ms: ${met(longT.length === 0 || percentile(longT, 0.99) < 100)})`, longT.length ? `${fmtInt(longT.length)} tasks, p50 ${fmt(percentile(longT, 0.5), 0)} | p99 ${fmt(percentile(longT, 0.99), 0)} | max ${fmt(longT[longT.length - 1]!, 0)} ms` : "none"],
+      [`${round.pages} pages${ref}: HTTP requests per page per second (target < 0.2: ${met(Math.max(...reqPerS) < 0.2)})`, `max ${fmt(Math.max(...reqPerS), 2)}, mean ${fmt(reqPerS.reduce((a, b) => a + b, 0) / reqPerS.length, 2)}`],
+      [`${round.pages} pages${ref}: rank frames acked`, `${fmtInt(round.acked)} of ${fmtInt(round.scheduled.size * RANKS)}`],
+    );
+  }
+  rows.push(null, ["background fleet: frames acked / sent", `${fmtInt(tally.framesAcked)} / ${fmtInt(tally.framesSent)}`]);
+  printTable(`live-browser: ${KEYS.length} keys, ${fmtInt(history)} steps of history, ${RANKS} ranks at ${RANK_HZ} Hz for ${durationS} s, ${fleet.length} background workers; load ${os.loadavg().map((x) => fmt(x, 1)).join(" ")}`, rows, log);
+}
+
+/**
+ * 8 ranks on their own sockets write steps `from`.. at RANK_HZ for `durationS`: each step, rank r
+ * sends its share of KEYS (rank 0 has `loss`) at the step's scheduled time. Returns each step's
+ * scheduled epoch ms and how many rank frames were acked.
+ */
+async function writeRanks(url: string, token: string, runKey: string, from: number, durationS: number): Promise<{ scheduled: Map<number, number>; acked: number; nextStep: number }> {
+  const sockets = await Promise.all(
+    Array.from({ length: RANKS }, async () => {
+      const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws/ingest`, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
+      await new Promise<void>((resolve, reject) => ws.once("open", () => resolve()).once("error", reject));
+      ws.on("error", () => undefined);
+      return ws;
+    }),
+  );
+  let acked = 0;
+  let rejected = 0;
+  for (const ws of sockets)
+    ws.on("message", (d) => {
+      const msg = JSON.parse(String(d)) as { type: string; ids?: string[] };
+      if (msg.type === "ack") acked += msg.ids?.length ?? 0;
+      else if (msg.type === "error") rejected++;
+    });
+  const scheduled = new Map<number, number>();
+  const steps = durationS * RANK_HZ;
+  const t0 = Date.now() + 200;
+  for (let i = 0; i < steps; i++) {
+    const at = t0 + (i * 1000) / RANK_HZ;
+    const wait = at - Date.now();
+    if (wait > 0) await sleep(wait);
+    const step = from + i;
+    scheduled.set(step, at);
+    for (let r = 0; r < RANKS; r++) {
+      let pts = "";
+      for (let k = r; k < KEYS.length; k += RANKS) pts += `${pts ? "," : ""}{"key":"${KEYS[k]}","step":${step},"value":${Math.sin(step / 50 + k).toFixed(6)}}`;
+      sockets[r]!.send(`{"v":1,"id":"lb-${step}-${r}","type":"run.metrics","run":"${runKey}","points":[${pts}]}`);
+    }
+  }
+  await sleep(1000);
+  for (const ws of sockets) ws.close();
+  if (rejected > 0) console.warn(`[bench] live-browser: ${rejected} rank frame(s) rejected`);
+  return { scheduled, acked, nextStep: from + steps };
+}
+
+/** The `live-browser` scenario (see the module comment). */
+export const scenario: Scenario = {
+  name: "live-browser",
+  description: "push -> value visible in real Chromium pages on a 50-key run written by 8 ranks at 10 Hz, with a background fleet; long tasks and requests per page",
+  run: liveBrowser,
+};
+
+if (isMain(import.meta.url)) await runStandalone(scenario);
