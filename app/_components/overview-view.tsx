@@ -133,6 +133,19 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
     </span>
   );
 
+  const eventsSection = (
+    <Section title="Events and alerts" wall={wall}>
+      <EventList
+        events={data.events}
+        grouped={wall}
+        limit={wall ? 8 : 30}
+        wall={wall}
+        emptyText="No events yet: workers send them with run.event; alerts appear here too."
+        className={wall ? undefined : "max-h-[32rem] overflow-y-auto"}
+        scrollLabel={wall ? undefined : "Events and alerts"}
+      />
+    </Section>
+  );
   const body = (
     <>
       {error && (
@@ -199,6 +212,8 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
             )}
           </div>
           <div className="grid min-w-0 content-start gap-4">
+            {/* On the wall, events and alerts lead the column: a room needs them more than the host list, which is cut to what fits. */}
+            {wall && eventsSection}
             <Section title="Hosts" wall={wall} note={<Link href="/hosts" className="text-link hover:underline">All hosts</Link>}>
               {data.hosts.length === 0 ? (
                 <p className="px-4 py-3 text-sm text-muted-fg">No hosts yet.</p>
@@ -218,17 +233,7 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
                 </>
               )}
             </Section>
-            <Section title="Events and alerts" wall={wall}>
-              <EventList
-                events={data.events}
-                grouped={wall}
-                limit={wall ? 8 : 30}
-                wall={wall}
-                emptyText="No events yet: workers send them with run.event; alerts appear here too."
-                className={wall ? undefined : "max-h-[32rem] overflow-y-auto"}
-                scrollLabel={wall ? undefined : "Events and alerts"}
-              />
-            </Section>
+            {!wall && eventsSection}
           </div>
         </div>
       )}
