@@ -33,3 +33,25 @@ export interface InboxListView {
   count: number;
   items: InboxEntry[];
 }
+
+/** An inbox rule as listed (GET /api/inbox/rules). */
+export interface InboxRuleView {
+  id: number;
+  effect: "allow" | "deny";
+  /** any | claude-code | opencode */
+  agent: string;
+  /** null = every project */
+  project: string | null;
+  tool: string;
+  pattern: string;
+  /** Deny: the reason the model reads. */
+  message: string | null;
+  /** `allow Bash(pytest *) in pitwall` */
+  label: string;
+  createdBy: string;
+  createdAt: string;
+  updatedAt: string;
+  /** How many permissions it decided. */
+  appliedCount: number;
+  lastAppliedAt: string | null;
+}

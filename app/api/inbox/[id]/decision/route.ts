@@ -21,7 +21,8 @@ function parseId(id: string): { kind: "item" | "plan"; n: number } | null {
  * POST /api/inbox/:id/decision `{decision: "allow"|"deny", message?, editedInput?}` (approvers
  * and admins) → 200 `{decision}`. The first decision wins: a second gets 409 `conflict` naming
  * who decided; an item whose agent no longer waits gets 409 `answered_in_terminal`,
- * `agent_ended` or `expired`. For a plan (`plan-7`), allow approves and deny rejects with the
+ * `agent_ended` or `expired`. With `alwaysAllow: {pattern, project, agent?}` (allow only) an allow
+ * rule for the item's tool is written too and applied to the permissions already waiting. For a plan (`plan-7`), allow approves and deny rejects with the
  * message as comment (the plan's own routes work as before). 400 bad id/body; 404 unknown.
  */
 export const POST = withViewer("approver", async (request, viewer, ctx: { params: Promise<{ id: string }> }) => {
@@ -30,6 +31,7 @@ export const POST = withViewer("approver", async (request, viewer, ctx: { params
   const input = await parseJsonBody(request, inboxDecisionInput);
   if (input instanceof Response) return input;
   if (id.kind === "plan") {
+    if (input.alwaysAllow) return errorResponse(400, "invalid_body", "alwaysAllow: plans take no rules; a rule covers tool permissions");
     const plan = await decidePlan(pool(), id.n, { decision: input.decision === "allow" ? "approved" : "rejected", comment: input.message }, viewer.name);
     return json({ decision: { decision: input.decision, message: plan.comment, editedInput: null, decidedBy: plan.decidedBy, decidedAt: new Date(plan.decidedAt).toISOString() } });
   }
