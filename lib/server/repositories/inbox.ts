@@ -5,6 +5,8 @@ import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { mayChange } from "@/lib/server/auth/ownership";
 import { AppError, ConflictError, ForbiddenError, NotFoundError } from "@/lib/server/errors";
 import { isoTime } from "@/lib/iso-time";
+import { effectiveExpiresInS, type InboxPolicy } from "@/lib/server/inbox-policy";
+import { currentInboxPolicy } from "@/lib/server/inbox-policy-env";
 import type { InboxEntry } from "@/lib/view-models/inbox";
 import { INBOX_TOPIC, inboxDecisionTopic } from "./inbox-topics";
 import { applyRulesToWaiting, auditRuleDecision, insertInboxRule, ruleDecider, ruleFor } from "./inbox-rules";
@@ -105,7 +107,13 @@ async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Pr
  * once, audited with the rule, and its decision returned, so the hook need not wait.
  * @returns the item's id, status and (when decided) its decision.
  */
-export async function createInboxItem(pool: pg.Pool, principal: TokenPrincipal, input: InboxRequestInput, at: Date = new Date()): Promise<{ id: number; status: string; decision: InboxDecision | null }> {
+export async function createInboxItem(
+  pool: pg.Pool,
+  principal: TokenPrincipal,
+  input: InboxRequestInput,
+  at: Date = new Date(),
+  policy: InboxPolicy = currentInboxPolicy(),
+): Promise<{ id: number; status: string; decision: InboxDecision | null }> {
   return inTransaction(pool, async (client) => {
     const session = input.session ? (await client.query<{ id: number }>(`SELECT id FROM "AgentSession" WHERE key = $1`, [input.session])).rows[0] : undefined;
     const rule =
@@ -120,7 +128,7 @@ export async function createInboxItem(pool: pg.Pool, principal: TokenPrincipal, 
        RETURNING id, status::text AS status, decision, message, "editedInput", "decidedBy", "decidedAt", (xmax = 0) AS inserted`,
       [
         input.key, input.kind, principal.hostId, session?.id ?? null, input.agent, input.cwd ?? null, input.project ?? null, input.gitBranch ?? null,
-        input.toolName ?? null, input.summary, input.input === undefined ? null : JSON.stringify(input.input), input.diff ?? null, at, new Date(at.getTime() + input.expiresInS * 1000),
+        input.toolName ?? null, input.summary, input.input === undefined ? null : JSON.stringify(input.input), input.diff ?? null, at, new Date(at.getTime() + effectiveExpiresInS(policy, input.kind, input.expiresInS) * 1000),
         rule ? "decided" : "waiting", rule?.effect ?? null, rule?.effect === "deny" ? rule.message : null, rule ? ruleDecider(rule) : null, rule ? at : null,
       ],
     );
@@ -135,12 +143,34 @@ export async function createInboxItem(pool: pg.Pool, principal: TokenPrincipal, 
   });
 }
 
-/** Closes waiting items past their expiry (status `expired`, an audit row each). @returns how many. */
-export async function expireInboxItems(pool: pg.Pool, at: Date = new Date()): Promise<number> {
+/** What a person-less denial on expiry says (the model reads it after "pitwall (timeout) denied this in Pitwall: "). */
+export const TIMEOUT_DENIAL = "nobody decided before the inbox timeout, so Pitwall's timeout policy denies it";
+/** `decidedBy` of a denial on expiry. */
+export const TIMEOUT_DECIDER = "pitwall (timeout)";
+
+/**
+ * Closes waiting items past their expiry, as the policy says for their kind: `expired` (the agent
+ * asks in its terminal; the default) or decided `deny` by {@link TIMEOUT_DECIDER} — never
+ * approved. An audit row each; waiting agents are woken. @returns how many.
+ */
+export async function expireInboxItems(pool: pg.Pool, at: Date = new Date(), policy: InboxPolicy = currentInboxPolicy()): Promise<number> {
+  const denyKinds = Object.entries(policy.onExpiry).filter(([, v]) => v === "deny").map(([k]) => k);
   return inTransaction(pool, async (client) => {
-    const res = await client.query<{ id: number }>(`UPDATE "InboxItem" SET status = 'expired' WHERE status = 'waiting' AND "expiresAt" <= $1 RETURNING id`, [at]);
+    const res = await client.query<{ id: number; denied: boolean }>(
+      `UPDATE "InboxItem" SET
+         status = (CASE WHEN kind::text = ANY($2) THEN 'decided' ELSE 'expired' END)::"InboxStatus",
+         decision = CASE WHEN kind::text = ANY($2) THEN 'deny' END,
+         message = CASE WHEN kind::text = ANY($2) THEN $3 END,
+         "decidedBy" = CASE WHEN kind::text = ANY($2) THEN $4 END,
+         "decidedAt" = CASE WHEN kind::text = ANY($2) THEN $1::timestamptz END
+       WHERE status = 'waiting' AND "expiresAt" <= $1 RETURNING id, (kind::text = ANY($2)) AS denied`,
+      [at, denyKinds, TIMEOUT_DENIAL, TIMEOUT_DECIDER],
+    );
     for (const r of res.rows) {
-      await client.query(`INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, 'expired', 'no decision before the item expired', 'pitwall', $2)`, [r.id, at]);
+      await client.query(
+        `INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, $2, $3, $4, $5)`,
+        r.denied ? [r.id, "deny", TIMEOUT_DENIAL, TIMEOUT_DECIDER, at] : [r.id, "expired", "no decision before the item expired", "pitwall", at],
+      );
       await notify(client, [inboxDecisionTopic(r.id)]);
     }
     if (res.rowCount) await notify(client, [INBOX_TOPIC]);
@@ -258,19 +288,19 @@ export async function decideInboxItem(pool: pg.Pool, itemId: number, input: Inbo
 }
 
 /**
- * The item as its agent sees it: status and, once decided, the decision.
+ * The item as its agent sees it: status, when it expires and, once decided, the decision.
  * @throws NotFoundError unknown item; ForbiddenError for a token of another host (unless `--shared`).
  */
-export async function inboxItemForAgent(pool: pg.Pool, itemId: number, principal: TokenPrincipal): Promise<{ status: string; decision: InboxDecision | null }> {
-  const res = await pool.query<{ hostId: number; hostName: string; status: string; decision: "allow" | "deny" | null; message: string | null; editedInput: Record<string, unknown> | null; decidedBy: string | null; decidedAt: Date | null }>(
-    `SELECT i."hostId", h.name AS "hostName", i.status, i.decision, i.message, i."editedInput", i."decidedBy", i."decidedAt" FROM "InboxItem" i JOIN "Host" h ON h.id = i."hostId" WHERE i.id = $1`,
+export async function inboxItemForAgent(pool: pg.Pool, itemId: number, principal: TokenPrincipal): Promise<{ status: string; decision: InboxDecision | null; expiresAt: string }> {
+  const res = await pool.query<{ hostId: number; hostName: string; status: string; decision: "allow" | "deny" | null; message: string | null; editedInput: Record<string, unknown> | null; decidedBy: string | null; decidedAt: Date | null; expiresAt: Date }>(
+    `SELECT i."hostId", h.name AS "hostName", i.status, i.decision, i.message, i."editedInput", i."decidedBy", i."decidedAt", i."expiresAt" FROM "InboxItem" i JOIN "Host" h ON h.id = i."hostId" WHERE i.id = $1`,
     [itemId],
   );
   const r = res.rows[0];
   if (!r) throw new NotFoundError(`inbox item ${itemId} not found`);
   if (!mayChange(principal, r)) throw new ForbiddenError(`inbox item ${itemId} belongs to host ${r.hostName}; a token of host ${principal.hostName} may not read its decision`);
   const decision = r.status === "decided" && r.decision ? { decision: r.decision, message: r.message, editedInput: r.editedInput, decidedBy: r.decidedBy ?? "", decidedAt: isoTime(r.decidedAt!) } : null;
-  return { status: r.status, decision };
+  return { status: r.status, decision, expiresAt: isoTime(r.expiresAt) };
 }
 
 /** Records that item `itemId`'s agent asks for the decision now (start of a long-poll). */

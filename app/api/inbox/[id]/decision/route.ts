@@ -3,7 +3,7 @@ import { errorResponse, handle, json, parseJsonBody, withViewer } from "@/lib/se
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { waitForTopic } from "@/lib/server/live/bus";
 import { logger } from "@/lib/server/logger";
-import { closeInboxIfAbandoned, decideInboxItem, inboxDecisionInput, inboxDecisionTopic, inboxItemForAgent, noteInboxWaiter } from "@/lib/server/repositories/inbox";
+import { closeInboxIfAbandoned, decideInboxItem, expireInboxItems, inboxDecisionInput, inboxDecisionTopic, inboxItemForAgent, noteInboxWaiter } from "@/lib/server/repositories/inbox";
 import { decidePlan } from "@/lib/server/repositories/plan-decisions";
 import { PLAN_WAITER_GRACE_MS } from "@/lib/server/repositories/plan-orphans";
 
@@ -39,8 +39,9 @@ export const POST = withViewer("approver", async (request, viewer, ctx: { params
 });
 
 /**
- * GET /api/inbox/:id/decision?wait=60 (worker token of the item's host) → `{status, decision}`;
- * with `wait`, held up to that many seconds (max 120) until decided or closed. A long-poll that
+ * GET /api/inbox/:id/decision?wait=60 (worker token of the item's host) → `{status, decision,
+ * expiresAt}`; with `wait`, held up to that many seconds (max 120) until decided or closed (at
+ * its expiry, closed or denied as PITWALL_INBOX_ON_EXPIRY says). A long-poll that
  * its agent leaves early with no newer one within 5 s closes the item as answered in the
  * terminal (or agent ended). 403 for another host's token; 404 unknown item.
  */
@@ -61,7 +62,14 @@ export async function GET(request: Request, ctx: { params: Promise<{ id: string 
           const leftAt = new Date();
           setTimeout(() => void closeInboxIfAbandoned(pool(), id.n, leftAt).catch((err) => logger.warn({ err, itemId: id.n }, "could not close an abandoned inbox item")), PLAN_WAITER_GRACE_MS).unref();
         }, { once: true });
-        if (await waiter.promise) state = await inboxItemForAgent(pool(), id.n, principal);
+        // Wake at the item's expiry too: its kind's policy (hand back or deny) applies then.
+        const untilExpiryMs = Date.parse(state.expiresAt) - Date.now();
+        let expiryTimer: NodeJS.Timeout | undefined;
+        const atExpiry = new Promise<false>((resolve) => (expiryTimer = setTimeout(() => resolve(false), Math.max(0, untilExpiryMs) + 50)));
+        const woke = await Promise.race([waiter.promise, atExpiry]);
+        clearTimeout(expiryTimer);
+        if (!woke && Date.now() >= Date.parse(state.expiresAt)) await expireInboxItems(pool());
+        state = await inboxItemForAgent(pool(), id.n, principal);
       }
       return json(state);
     } finally {
