@@ -23,7 +23,7 @@ function waited(ms: number): string {
 }
 
 type Pending = { id: string; label: string; body: InboxDecisionRequest; sendAt: number };
-type Editor = { id: string; mode: "deny" | "edit" | "always"; text: string; project: string };
+type Editor = { id: string; mode: "deny" | "edit" | "always" | "notes"; text: string; project: string };
 
 /** What an "always allow" rule of `item` matches by default: its exact command, path or URL. */
 function exactSubject(item: InboxEntry): string | null {
@@ -195,12 +195,13 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
                   onSubmit={(e) => {
                     e.preventDefault();
                     if (editor.mode === "deny") decide(item, { decision: "deny", message: editor.text.trim() || undefined }, "Deny");
+                    else if (editor.mode === "notes") decide(item, { decision: "allow", message: editor.text.trim() || undefined }, "Approve with notes");
                     else if (editor.mode === "always") decide(item, { decision: "allow", alwaysAllow: { pattern: editor.text.trim(), project: editor.project.trim() || null } }, "Always allow");
                     else decide(item, { decision: "allow", editedInput: { command: editor.text } }, "Approve edited");
                   }}
                 >
                   <label className="text-xs font-medium" htmlFor={`inbox-text-${item.id}`}>
-                    {editor.mode === "deny" ? "Why (the agent reads this)" : editor.mode === "always" ? `Always allow ${item.toolName ?? "this tool"} when it matches (glob: * matches anything)` : "Command to run instead"}
+                    {editor.mode === "deny" ? "Why (the agent reads this)" : editor.mode === "notes" ? "Notes for the agent (it reads them with the approval)" : editor.mode === "always" ? `Always allow ${item.toolName ?? "this tool"} when it matches (glob: * matches anything)` : "Command to run instead"}
                   </label>
                   <textarea
                     id={`inbox-text-${item.id}`}
@@ -222,7 +223,7 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
                   )}
                   <div className="flex flex-wrap gap-2">
                     <Button type="submit" className="min-h-11 min-w-11" disabled={editor.mode === "always" && !editor.text.trim()}>
-                      {editor.mode === "deny" ? "Deny" : editor.mode === "always" ? "Approve and add the rule" : "Approve edited"}
+                      {editor.mode === "deny" ? "Deny" : editor.mode === "notes" ? "Approve with these notes" : editor.mode === "always" ? "Approve and add the rule" : "Approve edited"}
                     </Button>
                     <Button variant="outline" className="min-h-11 min-w-11" onClick={() => setEditor(null)}>
                       Cancel
@@ -241,6 +242,11 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
                   {item.kind === "permission" && typeof item.input?.command === "string" && (
                     <Button variant="outline" className="min-h-11 min-w-11" onClick={() => startEdit(item, "edit")}>
                       Edit command…
+                    </Button>
+                  )}
+                  {item.kind === "plan" && (
+                    <Button variant="outline" className="min-h-11 min-w-11" onClick={() => startEdit(item, "notes")}>
+                      Approve with notes…
                     </Button>
                   )}
                   {item.kind === "permission" && item.toolName && (
