@@ -38,8 +38,7 @@ afterAll(async () => {
   await pool?.end();
 });
 
-const asWorker = { authorization: `Bearer ${"x"}`, "content-type": "application/json" };
-const worker = () => ({ ...asWorker, authorization: `Bearer ${token}` });
+const worker = () => ({ authorization: `Bearer ${token}`, "content-type": "application/json" });
 const asPerson = (cookie: string) => ({ cookie, origin: server.url, "content-type": "application/json" });
 const send = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
   fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -122,6 +121,8 @@ test('"always allow this here" writes the rule, approves the item and settles th
   const poll = send("GET", `/api/inbox/${second.id}/decision?wait=30`, worker()).then((r) => r.json());
   const body = { decision: "allow", alwaysAllow: { pattern: "npm run build", project } };
   expect((await send("POST", `/api/inbox/${first.id}/decision`, asPerson(viewer), body)).status).toBe(403);
+  // A worker token may open items and read their decision, never decide.
+  expect((await send("POST", `/api/inbox/${first.id}/decision`, worker(), body)).status).toBe(403);
   const bad = await send("POST", `/api/inbox/${first.id}/decision`, asPerson(approver), { decision: "deny", alwaysAllow: { pattern: "x", project: null } });
   expect(bad.status).toBe(400);
   expect((await send("POST", `/api/inbox/${first.id}/decision`, asPerson(approver), body)).status).toBe(200);
