@@ -18,6 +18,7 @@ import { publisherFor } from "@/lib/server/live/coalescing-publisher";
 import { LiveHub } from "@/lib/server/live/hub";
 import { startMaintenance } from "@/lib/server/maintenance";
 import { startNotifier } from "@/lib/server/notify/notifier";
+import { inboxPolicyOf } from "@/lib/server/inbox-policy";
 import { routeConsoleToLogger, type Logger } from "@/lib/server/logger";
 import { recentDatabaseOutage } from "@/lib/server/database/outage-mark";
 
@@ -136,6 +137,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
     webhookUrl: env.PITWALL_WEBHOOK_URL,
     intervalMs: env.PITWALL_NOTIFY_INTERVAL_MS,
     publicUrl: env.PITWALL_PUBLIC_URL ?? `http://localhost:${port}`,
+    inboxPolicy: inboxPolicyOf(env),
   });
   const stopMaintenance = startMaintenance(pool(), log);
 

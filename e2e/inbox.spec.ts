@@ -65,3 +65,24 @@ test("two agents' permissions in one inbox at 390 px: approve (keyboard) and den
   await expect(b).toHaveCount(0);
   expect(await decisionOf(1, second)).toMatchObject({ status: "decided", decision: { decision: "deny", message: "not on the shared box" } });
 });
+
+test("a plan approved with notes from the inbox at 390 px: the proposer's decision carries the notes", async ({ page, baseURL, request }) => {
+  const tag = randomUUID().slice(0, 6);
+  const token = createToken(`e2e-inbox-plan-${tag}`);
+  const key = `e2e:${tag}:plan`;
+  const ingest = await request.post(`${baseURL}/api/ingest`, {
+    headers: { authorization: `Bearer ${token}` },
+    data: [{ v: 1, id: randomUUID(), type: "plan.propose", plan: key, title: `Upload sweep ${tag}`, items: [{ content: "Upload the shards" }], expiresInS: 600 }],
+  });
+  expect(ingest.status()).toBe(200);
+  await page.goto("/inbox");
+  const item = page.getByTestId("inbox-item").filter({ hasText: `Upload sweep ${tag}` });
+  await item.getByRole("button", { name: "Approve with notes…" }).click();
+  await item.getByLabel("Notes for the agent (it reads them with the approval)").fill("at most 100 uploads in flight");
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await item.getByRole("button", { name: "Approve with these notes" }).click();
+  await page.getByTestId("inbox-undo").getByRole("button", { name: "Send now" }).click();
+  await expect(item).toHaveCount(0);
+  const got = (await (await request.get(`${baseURL}/api/plans/${encodeURIComponent(key)}/decision`, { headers: { authorization: `Bearer ${token}` } })).json()) as { status: string; decision: { comment: string } };
+  expect(got).toMatchObject({ status: "approved", decision: { comment: "at most 100 uploads in flight" } });
+});

@@ -135,3 +135,25 @@ test("no decision before the timeout: no output (the terminal asks) and the item
   const res = await decide(id, { decision: "allow" });
   expect(res.status).toBe(409);
 }, 30_000);
+
+test("inbox rules answer without waiting: an allow rule of the project, a deny rule (whose message the model reads) that wins", async () => {
+  const rule = (body: Record<string, unknown>) =>
+    fetch(`${server.url}/api/inbox/rules`, { method: "POST", headers: { cookie, origin: server.url, "content-type": "application/json" }, body: JSON.stringify(body) });
+  expect((await rule({ effect: "allow", tool: "Bash", pattern: "mkdir -p out/*", project: "bench" })).status).toBe(201);
+  expect((await rule({ effect: "allow", tool: "Bash", pattern: "git *", project: "bench" })).status).toBe(201);
+  expect((await rule({ effect: "deny", tool: "Bash", pattern: "git push --force*", message: "force pushes need a review" })).status).toBe(201);
+
+  const allowed = permissionEvent("Bash", { command: "mkdir -p out/run-1", description: "Make the output folder" });
+  const a = await runHook(allowed.event, { PITWALL_URL: server.url, PITWALL_TOKEN: token });
+  expect(JSON.parse(a.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } });
+  // Decided by the POST's answer: no long-poll, no 2 s retry pause.
+  expect(a.ms).toBeLessThan(3000);
+
+  const denied = permissionEvent("Bash", { command: "git push --force origin main" });
+  const d = await runHook(denied.event, { PITWALL_URL: server.url, PITWALL_TOKEN: token });
+  const out = JSON.parse(d.stdout);
+  expect(out.hookSpecificOutput.decision.behavior).toBe("deny");
+  expect(out.hookSpecificOutput.decision.message).toMatch(/^rule #\d+ \(deny Bash\(git push --force\*\) everywhere\) denied this in Pitwall: force pushes need a review$/);
+  const audit = await pool.query(`SELECT a.decision, a.rule FROM "InboxAudit" a JOIN "InboxItem" i ON i.id = a."itemId" WHERE i.key LIKE $1`, [`cc:${denied.session}:perm:%`]);
+  expect(audit.rows).toEqual([{ decision: "deny", rule: "deny Bash(git push --force*) everywhere" }]);
+}, 30_000);

@@ -20,7 +20,7 @@ import { until } from "@/test/support/until";
 // against a scripted model server and a real Pitwall (commands that need a permission in the
 // default mode: `echo` is allowed without asking): a Bash permission approved in the inbox
 // with an edited command runs as edited; the next one, denied with a message, is not run and
-// the model receives the message.
+// the model receives the message. Inbox rules decide without anyone: allowed runs, denied doesn't.
 
 let server: TestServer;
 let pool: pg.Pool;
@@ -81,6 +81,49 @@ test("Bash approved with an edited command runs as edited; a denial's message re
     expect(model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "Bash" && t.content.includes(`edited-${tag}`)))).toBe(true);
     expect(fs.existsSync(path.join(dir, `removed-${tag}`))).toBe(false);
     expect(model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "Bash" && t.content.includes(`not in this folder ${tag}`)))).toBe(true);
+  } finally {
+    await model.close();
+  }
+}, 420_000);
+
+test("inbox rules decide without anyone: an allow rule of the project runs the command, a deny rule's message reaches the model", async () => {
+  const tag = randomUUID().slice(0, 8);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-rule-"));
+  execFileSync("git", ["init", "-q", "-b", "rule-test"], { cwd: dir });
+  execFileSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../cli/index.ts"), "agent", "install", "claude-code", "--project", dir], {
+    env: { ...process.env, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json") },
+  });
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-state-"));
+  const env = { PITWALL_URL: server.url, PITWALL_TOKEN: token, PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json") };
+  const approver = await newSignedInUser(prisma, server.url, "approver");
+  const rule = (body: Record<string, unknown>) =>
+    fetch(`${server.url}/api/inbox/rules`, { method: "POST", headers: { cookie: approver.cookie, origin: server.url, "content-type": "application/json" }, body: JSON.stringify(body) });
+  // The hook names the project after the agent's folder.
+  expect((await rule({ effect: "allow", tool: "Bash", pattern: "mkdir ruled-*", project: path.basename(dir) })).status).toBe(201);
+  expect((await rule({ effect: "deny", tool: "Bash", pattern: "touch *", project: path.basename(dir), message: `no touching ${tag}` })).status).toBe(201);
+  const model = await startModelServer(async (req): Promise<ScriptedReply> => {
+    if (!offersTools(req)) return { text: "Rule test" };
+    const results = lastToolResults(req);
+    if (results.length === 0) return { toolCalls: [{ name: "Bash", input: { command: `mkdir ruled-${tag}`, description: "Make a folder" } }] };
+    if (!results.some((r) => r.content.includes("no touching"))) return { toolCalls: [{ name: "Bash", input: { command: `touch touched-${tag}`, description: "Touch a file" } }] };
+    return { text: `FINAL: ${results.at(-1)!.content.slice(0, 400)}` };
+  });
+  try {
+    const done = await runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env }, prompt: "say hello", askStdio: true, timeoutMs: 240_000 });
+    expect(done.code).toBe(0);
+    // The allowed command ran, the denied one did not and the model read the rule's message.
+    expect(fs.existsSync(path.join(dir, `ruled-${tag}`))).toBe(true);
+    expect(fs.existsSync(path.join(dir, `touched-${tag}`))).toBe(false);
+    expect(model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "Bash" && t.content.includes(`no touching ${tag}`)))).toBe(true);
+    // Both were decided by the rules the moment they were asked: nobody decided, nothing waited.
+    const items = await pool.query<{ summary: string; status: string; decision: string; rule: string }>(
+      `SELECT i.summary, i.status::text, a.decision, a.rule FROM "InboxItem" i JOIN "InboxAudit" a ON a."itemId" = i.id WHERE i.summary LIKE $1 ORDER BY i.id`,
+      [`%${tag}`],
+    );
+    expect(items.rows).toEqual([
+      { summary: `mkdir ruled-${tag}`, status: "decided", decision: "allow", rule: `allow Bash(mkdir ruled-*) in ${path.basename(dir)}` },
+      { summary: `touch touched-${tag}`, status: "decided", decision: "deny", rule: `deny Bash(touch *) in ${path.basename(dir)}` },
+    ]);
   } finally {
     await model.close();
   }

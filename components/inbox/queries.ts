@@ -14,6 +14,8 @@ export interface InboxDecisionRequest {
   decision: "allow" | "deny";
   message?: string;
   editedInput?: Record<string, unknown>;
+  /** "Always allow this here": also write an allow rule (pattern on the command/path, project or null = everywhere). */
+  alwaysAllow?: { pattern: string; project: string | null };
 }
 
 /** Sends a decision (`POST /api/inbox/:id/decision`). @throws ApiError (409 when decided by someone else or the agent stopped waiting). */

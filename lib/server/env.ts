@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseTrustedProxies } from "./auth/client-address";
+import { escalateValue, expiryValue, perKind, timeoutValue } from "./inbox-policy";
 
 /**
  * Server configuration, parsed once from `process.env`. Nothing else in the server reads
@@ -26,6 +27,12 @@ const envSchema = z.object({
   PITWALL_LIVE_RECHECK_S: z.coerce.number().int().min(1).max(3600).default(60),
   /** Period of the notifier loop (stale runs, alerts, alert rules), ms. */
   PITWALL_NOTIFY_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+  /** Longest wait of an inbox item, seconds: `600` or `permission=600,question=1800` (lib/server/inbox-policy.ts). */
+  PITWALL_INBOX_TIMEOUT_S: perKind(timeoutValue, "PITWALL_INBOX_TIMEOUT_S"),
+  /** What an expired inbox item becomes: `terminal` (default) or `deny`, e.g. `permission=deny`; never approve. */
+  PITWALL_INBOX_ON_EXPIRY: perKind(expiryValue, "PITWALL_INBOX_ON_EXPIRY"),
+  /** Re-notify (webhook) once when an inbox item still waits after this many minutes: `10` or `permission=5`. */
+  PITWALL_INBOX_ESCALATE_AFTER_MIN: perKind(escalateValue, "PITWALL_INBOX_ESCALATE_AFTER_MIN"),
   /**
    * Reverse proxies (comma-separated IPs/CIDRs) whose `X-Forwarded-For` names the client for
    * sign-in limits; from any other peer the header is ignored and the socket address counts.

@@ -33,3 +33,50 @@ export interface InboxListView {
   count: number;
   items: InboxEntry[];
 }
+
+/** An inbox rule as listed (GET /api/inbox/rules). */
+export interface InboxRuleView {
+  id: number;
+  effect: "allow" | "deny";
+  /** any | claude-code | opencode */
+  agent: string;
+  /** null = every project */
+  project: string | null;
+  tool: string;
+  pattern: string;
+  /** Deny: the reason the model reads. */
+  message: string | null;
+  /** `allow Bash(pytest *) in pitwall` */
+  label: string;
+  createdBy: string;
+  createdAt: string;
+  updatedAt: string;
+  /** How many permissions it decided. */
+  appliedCount: number;
+  lastAppliedAt: string | null;
+}
+
+/** One audit entry (GET /api/inbox/audit): a decision, a rule application or a closing. */
+export interface InboxAuditEntry {
+  /** `item-<audit id>` or `plan-<decision id>`. */
+  id: string;
+  /** The item as the inbox names it: "12" or "plan-7". */
+  itemId: string;
+  kind: string;
+  /** allow | deny | answered_in_terminal | agent_ended | expired; plans: approved | changes_requested | rejected. */
+  decision: string;
+  message: string | null;
+  /** The person, `rule #3 (…)` or `pitwall`. */
+  decidedBy: string;
+  /** True when a rule decided. */
+  byRule: boolean;
+  /** The rule applied (or written by "always allow"), as it read then. */
+  rule: string | null;
+  agent: string;
+  host: string;
+  session: { id: number; key: string; title: string | null } | null;
+  project: string | null;
+  toolName: string | null;
+  summary: string;
+  decidedAt: string;
+}

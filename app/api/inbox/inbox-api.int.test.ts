@@ -4,6 +4,7 @@ import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
+import { decisionForAgent } from "@/clients/agent-hooks/lib/plan.mjs";
 import type { InboxListView } from "@/lib/view-models/inbox";
 import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
@@ -146,4 +147,20 @@ test("bad requests get specific codes", async () => {
   expect((await fetch(`${server.url}/api/inbox`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status).toBe(401);
   expect((await decide("abc", alice, { decision: "allow" })).status).toBe(400);
   expect((await decide(999999, alice, { decision: "allow" })).status).toBe(404);
+});
+
+test("a plan approved with notes in the inbox: the proposer's decision carries them and the agent's plan ends with the note", async () => {
+  const key = `cc:${randomUUID()}:plan:1`;
+  const proposed = { title: "Sweep", body: "# Sweep\n\n1. Throughput\n", items: [{ content: "Throughput" }] };
+  await fetch(`${server.url}/api/ingest`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+    body: JSON.stringify([{ v: 1, id: randomUUID(), type: "plan.propose", plan: key, ...proposed, expiresInS: 600 }]),
+  });
+  const planId = (await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE key = $1`, [key])).rows[0]!.id;
+  expect((await decide(`plan-${planId}`, alice, { decision: "allow", message: "keep at most 100 uploads in flight" })).status).toBe(200);
+  const got = (await (await fetch(`${server.url}/api/plans/${encodeURIComponent(key)}/decision`, { headers: asWorker(token) })).json()) as { status: string; decision: Record<string, unknown> };
+  expect(got).toMatchObject({ status: "approved", decision: { comment: "keep at most 100 uploads in flight", decidedBy: "approver person" } });
+  // What the Claude Code hook then gives the model (ExitPlanMode's updatedInput.plan).
+  expect(decisionForAgent(got.decision as unknown as Parameters<typeof decisionForAgent>[0], proposed)).toEqual({ allow: true, plan: `${proposed.body}\n\nNote from approver person (approved in Pitwall): keep at most 100 uploads in flight\n` });
 });

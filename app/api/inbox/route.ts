@@ -20,9 +20,10 @@ export const GET = withViewer("viewer", async (_request, viewer) => {
 
 /**
  * POST /api/inbox (worker token) `{key, kind, agent, session?, cwd?, project?, gitBranch?,
- * toolName?, summary, input?, diff?, expiresInS}` → 201 `{id, status}`: an agent opens an item
- * and then long-polls GET /api/inbox/:id/decision. Re-sending the same key returns the same
- * item. 400 `invalid_body`; 401 without a valid token; 415 unless JSON.
+ * toolName?, summary, input?, diff?, expiresInS}` → 201 `{id, status, decision}`: an agent opens
+ * an item and then long-polls GET /api/inbox/:id/decision — unless an inbox rule decided it at
+ * once (`status: "decided"`, `decision` as the long-poll would give it; deny rules win). Re-sending
+ * the same key returns the same item. 400 `invalid_body`; 401 without a valid token; 415 unless JSON.
  */
 export async function POST(request: Request): Promise<Response> {
   return handle(async () => {

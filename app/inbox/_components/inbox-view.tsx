@@ -23,7 +23,17 @@ function waited(ms: number): string {
 }
 
 type Pending = { id: string; label: string; body: InboxDecisionRequest; sendAt: number };
-type Editor = { id: string; mode: "deny" | "edit"; text: string };
+type Editor = { id: string; mode: "deny" | "edit" | "always" | "notes"; text: string; project: string };
+
+/** What an "always allow" rule of `item` matches by default: its exact command, path or URL. */
+function exactSubject(item: InboxEntry): string | null {
+  const inp = item.input ?? {};
+  for (const k of ["command", "file_path", "filePath", "notebook_path", "path", "url"]) {
+    const v = inp[k];
+    if (typeof v === "string" && v.trim()) return v.trim();
+  }
+  return null;
+}
 
 /** The live inbox: one queue across hosts, agents and sessions, oldest first; approvers decide with a few seconds to undo. Keys: j/k move, a approve, d deny, e edit. */
 export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxListView; renderedAt: number; canDecide: boolean }) {
@@ -80,9 +90,9 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
     [items, pending, send],
   );
 
-  const startEdit = useCallback((item: InboxEntry, mode: "deny" | "edit") => {
+  const startEdit = useCallback((item: InboxEntry, mode: Editor["mode"]) => {
     const command = typeof item.input?.command === "string" ? item.input.command : "";
-    setEditor({ id: item.id, mode, text: mode === "edit" ? command : "" });
+    setEditor({ id: item.id, mode, text: mode === "edit" ? command : mode === "always" ? exactSubject(item) ?? "" : "", project: item.project ?? "" });
   }, []);
 
   useEffect(() => {
@@ -185,11 +195,13 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
                   onSubmit={(e) => {
                     e.preventDefault();
                     if (editor.mode === "deny") decide(item, { decision: "deny", message: editor.text.trim() || undefined }, "Deny");
+                    else if (editor.mode === "notes") decide(item, { decision: "allow", message: editor.text.trim() || undefined }, "Approve with notes");
+                    else if (editor.mode === "always") decide(item, { decision: "allow", alwaysAllow: { pattern: editor.text.trim(), project: editor.project.trim() || null } }, "Always allow");
                     else decide(item, { decision: "allow", editedInput: { command: editor.text } }, "Approve edited");
                   }}
                 >
                   <label className="text-xs font-medium" htmlFor={`inbox-text-${item.id}`}>
-                    {editor.mode === "deny" ? "Why (the agent reads this)" : "Command to run instead"}
+                    {editor.mode === "deny" ? "Why (the agent reads this)" : editor.mode === "notes" ? "Notes for the agent (it reads them with the approval)" : editor.mode === "always" ? `Always allow ${item.toolName ?? "this tool"} when it matches (glob: * matches anything)` : "Command to run instead"}
                   </label>
                   <textarea
                     id={`inbox-text-${item.id}`}
@@ -199,9 +211,19 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
                     onChange={(e) => setEditor({ ...editor, text: e.target.value })}
                     onKeyDown={(e) => e.key === "Escape" && setEditor(null)}
                   />
+                  {editor.mode === "always" && (
+                    <label className="grid gap-1 text-xs font-medium">
+                      Project (empty: everywhere)
+                      <input
+                        className="min-h-11 w-full rounded-md border border-input bg-background px-2 text-sm"
+                        value={editor.project}
+                        onChange={(e) => setEditor({ ...editor, project: e.target.value })}
+                      />
+                    </label>
+                  )}
                   <div className="flex flex-wrap gap-2">
-                    <Button type="submit" className="min-h-11 min-w-11">
-                      {editor.mode === "deny" ? "Deny" : "Approve edited"}
+                    <Button type="submit" className="min-h-11 min-w-11" disabled={editor.mode === "always" && !editor.text.trim()}>
+                      {editor.mode === "deny" ? "Deny" : editor.mode === "notes" ? "Approve with these notes" : editor.mode === "always" ? "Approve and add the rule" : "Approve edited"}
                     </Button>
                     <Button variant="outline" className="min-h-11 min-w-11" onClick={() => setEditor(null)}>
                       Cancel
@@ -220,6 +242,16 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
                   {item.kind === "permission" && typeof item.input?.command === "string" && (
                     <Button variant="outline" className="min-h-11 min-w-11" onClick={() => startEdit(item, "edit")}>
                       Edit command…
+                    </Button>
+                  )}
+                  {item.kind === "plan" && (
+                    <Button variant="outline" className="min-h-11 min-w-11" onClick={() => startEdit(item, "notes")}>
+                      Approve with notes…
+                    </Button>
+                  )}
+                  {item.kind === "permission" && item.toolName && (
+                    <Button variant="outline" className="min-h-11 min-w-11" onClick={() => startEdit(item, "always")}>
+                      Always allow…
                     </Button>
                   )}
                 </div>

@@ -1,9 +1,13 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { cache } from "react";
+import { InboxAuditList } from "@/components/inbox/audit-list";
+import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { hasRole } from "@/lib/roles";
 import { requirePageViewer } from "@/lib/server/auth/page";
-import { prisma } from "@/lib/server/db";
+import { pool, prisma } from "@/lib/server/db";
 import { NotFoundError } from "@/lib/server/errors";
+import { listInboxAudit } from "@/lib/server/repositories/inbox-audit";
 import { listPlans, planListQuery } from "@/lib/server/repositories/plans";
 import { getSession } from "@/lib/server/repositories/sessions";
 import type { PlanListView } from "@/lib/view-models/plans";
@@ -31,10 +35,28 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
   return { title: loaded ? sessionLabel(loaded.session) : "Session not found" };
 }
 
-/** /sessions/:id: the current todo list, its timeline and item histories, stuck items, linked plans; live. */
+/** /sessions/:id: the current todo list, its timeline and item histories, stuck items, linked plans; live. Approvers and admins also see the session's inbox decisions. */
 export default async function SessionPage({ params }: { params: Promise<{ id: string }> }) {
-  await requirePageViewer();
+  const viewer = await requirePageViewer();
   const loaded = await loadSession((await params).id);
   if (!loaded) notFound();
-  return <SessionDetail initial={loaded.session} initialPlans={loaded.plans} renderedAt={Date.parse(loaded.session.asOf)} />;
+  const audit = viewer.kind === "user" && hasRole(viewer.role, "approver") ? await listInboxAudit(pool(), { sessionId: loaded.session.id, limit: 100 }) : null;
+  return (
+    <div className="grid gap-4">
+      <SessionDetail initial={loaded.session} initialPlans={loaded.plans} renderedAt={Date.parse(loaded.session.asOf)} />
+      {audit && (
+        <Card className="min-w-0" data-testid="session-inbox-audit">
+          <CardHeader className="flex flex-row flex-wrap items-center gap-3">
+            <CardTitle>Inbox decisions</CardTitle>
+            <a className="ml-auto inline-flex min-h-11 items-center text-sm text-link underline-offset-4 hover:underline" href={`/api/inbox/audit?format=csv&session=${loaded.session.id}`} download>
+              Download CSV
+            </a>
+          </CardHeader>
+          <CardContent>
+            <InboxAuditList entries={audit} showSession={false} />
+          </CardContent>
+        </Card>
+      )}
+    </div>
+  );
 }

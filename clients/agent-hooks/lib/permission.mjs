@@ -84,7 +84,8 @@ export function stopStalePermissionGates(cfg, event, stop) {
 /**
  * Opens an inbox item for Claude Code's PermissionRequest `event` and waits for the decision.
  * The item is sent straight (never spooled) with a 2 s limit (`cfg.permissionSendTimeoutMs`);
- * then GET /api/inbox/:id/decision is long-polled until `cfg.permissionTimeoutS`, failing over
+ * when an inbox rule decides it, the POST's answer carries the decision and it returns at once;
+ * else GET /api/inbox/:id/decision is long-polled until `cfg.permissionTimeoutS`, failing over
  * between server URLs. @returns the decision ({decision, message, editedInput, decidedBy}) or
  * null (Pitwall unreachable, timeout, item closed).
  */
@@ -116,8 +117,12 @@ export async function requestPermission(cfg, event, { agent = "claude-code", git
   while (id === null && now() < sendBy && at < urls.length) {
     try {
       const res = await fetch(`${urls[at]}/api/inbox`, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(Math.max(1, sendBy - now())) });
-      if (res.status === 201) id = (await res.json()).id;
-      else if (res.status < 500) {
+      if (res.status === 201) {
+        const opened = await res.json();
+        // An inbox rule decided it at once: no waiting.
+        if (opened.decision) return opened.decision;
+        id = opened.id;
+      } else if (res.status < 500) {
         process.stderr.write(`pitwall hook: Pitwall refused the permission request (${res.status}); asking in the terminal\n`);
         return null;
       } else at++;

@@ -2,7 +2,10 @@ import type pg from "pg";
 import { publishTopics } from "@/lib/server/live/publish";
 import type { Logger } from "@/lib/server/logger";
 import { evaluateAlertRules } from "@/lib/server/alerts/evaluate-rules";
+import { DEFAULT_INBOX_POLICY, type InboxPolicy } from "@/lib/server/inbox-policy";
+import { expireInboxItems } from "@/lib/server/repositories/inbox";
 import { expirePlans } from "@/lib/server/repositories/plan-decisions";
+import { escalateInboxItems } from "./inbox-escalation";
 import { escapeMrkdwn, PLAN_MESSAGE_SQL, waitingPlanText, type WaitingPlanRow } from "./plan-message";
 
 /**
@@ -18,9 +21,9 @@ import { escapeMrkdwn, PLAN_MESSAGE_SQL, waitingPlanText, type WaitingPlanRow } 
  * flapping webhook never floods the channel.
  */
 
-/** A message for the webhook; `text` is Slack mrkdwn. `runId` is 0 for plan messages. */
+/** A message for the webhook; `text` is Slack mrkdwn. `runId` is 0 for plan and inbox messages. */
 export interface Notification {
-  kind: "stale" | "resumed" | "failed" | "alert" | "alert_resolved" | "plan";
+  kind: "stale" | "resumed" | "failed" | "alert" | "alert_resolved" | "plan" | "inbox";
   runId: number;
   text: string;
 }
@@ -42,6 +45,8 @@ export interface NotifierOptions {
   now?: () => Date;
   /** Delivery, injectable; default POSTs JSON to webhookUrl with a 5 s timeout. */
   deliver?: Deliver;
+  /** Inbox timeouts and escalation (lib/server/inbox-policy.ts); default: none. */
+  inboxPolicy?: InboxPolicy;
 }
 
 /** A running notifier: `tick()` runs one check now (tests), `stop()` ends the loop. */
@@ -132,10 +137,14 @@ export function startNotifier(opts: NotifierOptions): Notifier {
     const plans = await opts.pool.query<WaitingPlanRow>(PLAN_MESSAGE_SQL, [at, RECENT]);
     for (const p of plans.rows) out.push({ kind: "plan", runId: 0, text: waitingPlanText(p, opts.publicUrl) });
     await expirePlans(opts.pool, at);
+    // Inbox items: expire (hand back or deny, per kind) and re-notify those waiting too long.
+    const inboxPolicy = opts.inboxPolicy ?? DEFAULT_INBOX_POLICY;
+    await expireInboxItems(opts.pool, at, inboxPolicy);
+    for (const text of await escalateInboxItems(opts.pool, at, inboxPolicy, opts.publicUrl)) out.push({ kind: "inbox", runId: 0, text });
 
     // Browsers learn about transitions no frame announced (stale / resumed).
     const topics = new Set<string>();
-    for (const n of out) if (n.kind !== "plan") topics.add(`run:${n.runId}`).add("runs");
+    for (const n of out) if (n.kind !== "plan" && n.kind !== "inbox") topics.add(`run:${n.runId}`).add("runs");
     if (alerts.rowCount || out.some((n) => n.kind === "alert" || n.kind === "alert_resolved")) topics.add("events");
     await publishTopics(opts.pool, topics);
 

@@ -1,10 +1,15 @@
 import type pg from "pg";
 import { z } from "zod";
+import { inboxRuleInput, ruleLabel, RULE_AGENTS } from "@/lib/inbox/rules";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { mayChange } from "@/lib/server/auth/ownership";
 import { AppError, ConflictError, ForbiddenError, NotFoundError } from "@/lib/server/errors";
 import { isoTime } from "@/lib/iso-time";
+import { effectiveExpiresInS, type InboxPolicy } from "@/lib/server/inbox-policy";
+import { currentInboxPolicy } from "@/lib/server/inbox-policy-env";
 import type { InboxEntry } from "@/lib/view-models/inbox";
+import { INBOX_TOPIC, inboxDecisionTopic } from "./inbox-topics";
+import { applyRulesToWaiting, auditRuleDecision, insertInboxRule, ruleDecider, ruleFor } from "./inbox-rules";
 import type { TokenPrincipal } from "./tokens";
 
 /**
@@ -14,10 +19,7 @@ import type { TokenPrincipal } from "./tokens";
  * closing of an item is appended to `InboxAudit`.
  */
 
-/** Live topic of the inbox list (any item added, decided or closed). */
-export const INBOX_TOPIC = "inbox";
-/** Live topic a waiting agent's long-poll listens on for item `id`. */
-export const inboxDecisionTopic = (id: number): string => `inbox-decision:${id}`;
+export { INBOX_TOPIC, inboxDecisionTopic };
 
 /** What an agent's hook sends to open an item (HTTP body of POST /api/inbox, worker token). */
 export const inboxRequestInput = z.strictObject({
@@ -47,15 +49,34 @@ export const inboxDecisionInput = z
     message: z.string().max(20_000).optional(),
     /** Allow with edited input: fields replacing the tool's input (e.g. `{command: "pytest -x"}`). */
     editedInput: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * "Always allow this here": also write an allow rule for the item's tool with this pattern
+     * (the exact command or path, or a glob the person edited), project (null = everywhere) and agent.
+     */
+    alwaysAllow: z
+      .strictObject({
+        pattern: z.string().trim().min(1).max(2000),
+        project: z.string().trim().min(1).max(500).nullable(),
+        agent: z.enum(RULE_AGENTS).default("any"),
+      })
+      .optional(),
   })
   .transform((d) => ({ ...d, message: d.message?.trim() ? d.message.trim() : undefined }))
-  .refine((d) => d.decision === "allow" || d.editedInput === undefined, { message: "editedInput goes with allow only", path: ["editedInput"] });
+  .refine((d) => d.decision === "allow" || d.editedInput === undefined, { message: "editedInput goes with allow only", path: ["editedInput"] })
+  .refine((d) => d.alwaysAllow === undefined || (d.decision === "allow" && d.editedInput === undefined), { message: "alwaysAllow goes with a plain allow only", path: ["alwaysAllow"] });
 export type InboxDecisionInput = z.infer<typeof inboxDecisionInput>;
 
 /** A decision on an item whose agent no longer waits (HTTP 409, code `answered_in_terminal` | `agent_ended` | `expired`). */
 export class InboxNotWaitingError extends AppError {
   constructor(code: "answered_in_terminal" | "agent_ended" | "expired", message: string) {
     super(code as AppError["code"], message, 409);
+  }
+}
+
+/** An "always allow" rule that does not validate for the item (HTTP 400 `invalid_body`). */
+export class InboxBadRuleError extends AppError {
+  constructor(message: string) {
+    super("invalid_body" as AppError["code"], message, 400);
   }
 }
 
@@ -82,32 +103,74 @@ async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Pr
 
 /**
  * Opens (or, for a re-sent key of the same host, returns) an inbox item for `principal`'s host.
- * @returns the item's id and status.
+ * A permission that an inbox rule decides (lib/inbox/rules.ts; deny wins) is stored decided at
+ * once, audited with the rule, and its decision returned, so the hook need not wait.
+ * @returns the item's id, status and (when decided) its decision.
  */
-export async function createInboxItem(pool: pg.Pool, principal: TokenPrincipal, input: InboxRequestInput, at: Date = new Date()): Promise<{ id: number; status: string }> {
+export async function createInboxItem(
+  pool: pg.Pool,
+  principal: TokenPrincipal,
+  input: InboxRequestInput,
+  at: Date = new Date(),
+  policy: InboxPolicy = currentInboxPolicy(),
+): Promise<{ id: number; status: string; decision: InboxDecision | null }> {
   return inTransaction(pool, async (client) => {
     const session = input.session ? (await client.query<{ id: number }>(`SELECT id FROM "AgentSession" WHERE key = $1`, [input.session])).rows[0] : undefined;
-    const res = await client.query<{ id: number; status: string }>(
-      `INSERT INTO "InboxItem" (key, kind, "hostId", "sessionId", agent, cwd, project, "gitBranch", "toolName", summary, input, diff, "createdAt", "expiresAt")
-       VALUES ($1, $2::"InboxKind", $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14)
+    const rule =
+      input.kind === "permission"
+        ? await ruleFor(client, { agent: input.agent, project: input.project ?? null, toolName: input.toolName ?? null, input: input.input ?? null, cwd: input.cwd ?? null })
+        : null;
+    type Row = { id: number; status: string; decision: "allow" | "deny" | null; message: string | null; editedInput: Record<string, unknown> | null; decidedBy: string | null; decidedAt: Date | null; inserted: boolean };
+    const res = await client.query<Row>(
+      `INSERT INTO "InboxItem" (key, kind, "hostId", "sessionId", agent, cwd, project, "gitBranch", "toolName", summary, input, diff, "createdAt", "expiresAt", status, decision, message, "decidedBy", "decidedAt")
+       VALUES ($1, $2::"InboxKind", $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15::"InboxStatus", $16, $17, $18, $19)
        ON CONFLICT ("hostId", key) DO UPDATE SET key = EXCLUDED.key
-       RETURNING id, status`,
+       RETURNING id, status::text AS status, decision, message, "editedInput", "decidedBy", "decidedAt", (xmax = 0) AS inserted`,
       [
         input.key, input.kind, principal.hostId, session?.id ?? null, input.agent, input.cwd ?? null, input.project ?? null, input.gitBranch ?? null,
-        input.toolName ?? null, input.summary, input.input === undefined ? null : JSON.stringify(input.input), input.diff ?? null, at, new Date(at.getTime() + input.expiresInS * 1000),
+        input.toolName ?? null, input.summary, input.input === undefined ? null : JSON.stringify(input.input), input.diff ?? null, at, new Date(at.getTime() + effectiveExpiresInS(policy, input.kind, input.expiresInS) * 1000),
+        rule ? "decided" : "waiting", rule?.effect ?? null, rule?.effect === "deny" ? rule.message : null, rule ? ruleDecider(rule) : null, rule ? at : null,
       ],
     );
+    const row = res.rows[0]!;
+    if (rule && row.inserted) await auditRuleDecision(client, row.id, rule, at);
     await notify(client, [INBOX_TOPIC]);
-    return res.rows[0]!;
+    const decision =
+      row.status === "decided" && row.decision
+        ? { decision: row.decision, message: row.message, editedInput: row.editedInput, decidedBy: row.decidedBy ?? "", decidedAt: isoTime(row.decidedAt!) }
+        : null;
+    return { id: row.id, status: row.status, decision };
   });
 }
 
-/** Closes waiting items past their expiry (status `expired`, an audit row each). @returns how many. */
-export async function expireInboxItems(pool: pg.Pool, at: Date = new Date()): Promise<number> {
+/** What a person-less denial on expiry says (the model reads it after "pitwall (timeout) denied this in Pitwall: "). */
+export const TIMEOUT_DENIAL = "nobody decided before the inbox timeout, so Pitwall's timeout policy denies it";
+/** `decidedBy` of a denial on expiry. */
+export const TIMEOUT_DECIDER = "pitwall (timeout)";
+
+/**
+ * Closes waiting items past their expiry, as the policy says for their kind: `expired` (the agent
+ * asks in its terminal; the default) or decided `deny` by {@link TIMEOUT_DECIDER} — never
+ * approved. An audit row each; waiting agents are woken. @returns how many.
+ */
+export async function expireInboxItems(pool: pg.Pool, at: Date = new Date(), policy: InboxPolicy = currentInboxPolicy()): Promise<number> {
+  const denyKinds = Object.entries(policy.onExpiry).filter(([, v]) => v === "deny").map(([k]) => k);
   return inTransaction(pool, async (client) => {
-    const res = await client.query<{ id: number }>(`UPDATE "InboxItem" SET status = 'expired' WHERE status = 'waiting' AND "expiresAt" <= $1 RETURNING id`, [at]);
+    const res = await client.query<{ id: number; denied: boolean }>(
+      `UPDATE "InboxItem" SET
+         status = (CASE WHEN kind::text = ANY($2) THEN 'decided' ELSE 'expired' END)::"InboxStatus",
+         decision = CASE WHEN kind::text = ANY($2) THEN 'deny' END,
+         message = CASE WHEN kind::text = ANY($2) THEN $3 END,
+         "decidedBy" = CASE WHEN kind::text = ANY($2) THEN $4 END,
+         "decidedAt" = CASE WHEN kind::text = ANY($2) THEN $1::timestamptz END
+       WHERE status = 'waiting' AND "expiresAt" <= $1 RETURNING id, (kind::text = ANY($2)) AS denied`,
+      [at, denyKinds, TIMEOUT_DENIAL, TIMEOUT_DECIDER],
+    );
     for (const r of res.rows) {
-      await client.query(`INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, 'expired', 'no decision before the item expired', 'pitwall', $2)`, [r.id, at]);
+      await client.query(
+        `INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, $2, $3, $4, $5)`,
+        r.denied ? [r.id, "deny", TIMEOUT_DENIAL, TIMEOUT_DECIDER, at] : [r.id, "expired", "no decision before the item expired", "pitwall", at],
+      );
       await notify(client, [inboxDecisionTopic(r.id)]);
     }
     if (res.rowCount) await notify(client, [INBOX_TOPIC]);
@@ -190,8 +253,8 @@ export interface InboxDecision {
  */
 export async function decideInboxItem(pool: pg.Pool, itemId: number, input: InboxDecisionInput, decidedBy: string, at: Date = new Date()): Promise<InboxDecision> {
   return inTransaction(pool, async (client) => {
-    const res = await client.query<{ status: string; expiresAt: Date; decidedBy: string | null; decidedAt: Date | null; decision: string | null; sessionState: string | null }>(
-      `SELECT i.status, i."expiresAt", i."decidedBy", i."decidedAt", i.decision, s.state AS "sessionState"
+    const res = await client.query<{ status: string; expiresAt: Date; decidedBy: string | null; decidedAt: Date | null; decision: string | null; sessionState: string | null; toolName: string | null }>(
+      `SELECT i.status, i."expiresAt", i."decidedBy", i."decidedAt", i.decision, s.state AS "sessionState", i."toolName"
        FROM "InboxItem" i LEFT JOIN "AgentSession" s ON s.id = i."sessionId" WHERE i.id = $1 FOR UPDATE OF i`,
       [itemId],
     );
@@ -201,34 +264,43 @@ export async function decideInboxItem(pool: pg.Pool, itemId: number, input: Inbo
     if (item.status === "answered_in_terminal") throw new InboxNotWaitingError("answered_in_terminal", `inbox item ${itemId} was answered in the terminal; the agent no longer waits for a decision here`);
     if (item.status === "agent_ended" || (item.status === "waiting" && item.sessionState === "ended")) throw new InboxNotWaitingError("agent_ended", `inbox item ${itemId}'s agent ended; nobody waits for a decision`);
     if (item.status === "expired" || item.expiresAt <= at) throw new InboxNotWaitingError("expired", `inbox item ${itemId} expired at ${isoTime(item.expiresAt)}; the agent no longer waits`);
+    let rule: { id: number; label: string } | null = null;
+    if (input.alwaysAllow) {
+      const spec = inboxRuleInput.safeParse({ effect: "allow", agent: input.alwaysAllow.agent, project: input.alwaysAllow.project, tool: item.toolName ?? "", pattern: input.alwaysAllow.pattern });
+      if (!spec.success) throw new InboxBadRuleError(`alwaysAllow: ${spec.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+      const stored = await insertInboxRule(client, spec.data, decidedBy, at);
+      rule = { id: stored.id, label: ruleLabel(stored) };
+    }
     const edited = input.decision === "allow" && input.editedInput ? JSON.stringify(input.editedInput) : null;
     await client.query(
       `UPDATE "InboxItem" SET status = 'decided', decision = $2, message = $3, "editedInput" = $4::jsonb, "decidedBy" = $5, "decidedAt" = $6 WHERE id = $1`,
       [itemId, input.decision, input.message ?? null, edited, decidedBy, at],
     );
     await client.query(
-      `INSERT INTO "InboxAudit" ("itemId", decision, message, "editedInput", "decidedBy", "decidedAt") VALUES ($1, $2, $3, $4::jsonb, $5, $6)`,
-      [itemId, input.decision, input.message ?? null, edited, decidedBy, at],
+      `INSERT INTO "InboxAudit" ("itemId", decision, message, "editedInput", "decidedBy", "decidedAt", "ruleId", rule) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8)`,
+      [itemId, input.decision, input.message ?? null, edited, decidedBy, at, rule?.id ?? null, rule ? `wrote rule #${rule.id}: ${rule.label}` : null],
     );
     await notify(client, [INBOX_TOPIC, inboxDecisionTopic(itemId)]);
+    // The new rule also settles the permissions already waiting that it covers.
+    if (rule) await applyRulesToWaiting(client, at);
     return { decision: input.decision, message: input.message ?? null, editedInput: input.editedInput ?? null, decidedBy, decidedAt: isoTime(at) };
   });
 }
 
 /**
- * The item as its agent sees it: status and, once decided, the decision.
+ * The item as its agent sees it: status, when it expires and, once decided, the decision.
  * @throws NotFoundError unknown item; ForbiddenError for a token of another host (unless `--shared`).
  */
-export async function inboxItemForAgent(pool: pg.Pool, itemId: number, principal: TokenPrincipal): Promise<{ status: string; decision: InboxDecision | null }> {
-  const res = await pool.query<{ hostId: number; hostName: string; status: string; decision: "allow" | "deny" | null; message: string | null; editedInput: Record<string, unknown> | null; decidedBy: string | null; decidedAt: Date | null }>(
-    `SELECT i."hostId", h.name AS "hostName", i.status, i.decision, i.message, i."editedInput", i."decidedBy", i."decidedAt" FROM "InboxItem" i JOIN "Host" h ON h.id = i."hostId" WHERE i.id = $1`,
+export async function inboxItemForAgent(pool: pg.Pool, itemId: number, principal: TokenPrincipal): Promise<{ status: string; decision: InboxDecision | null; expiresAt: string }> {
+  const res = await pool.query<{ hostId: number; hostName: string; status: string; decision: "allow" | "deny" | null; message: string | null; editedInput: Record<string, unknown> | null; decidedBy: string | null; decidedAt: Date | null; expiresAt: Date }>(
+    `SELECT i."hostId", h.name AS "hostName", i.status, i.decision, i.message, i."editedInput", i."decidedBy", i."decidedAt", i."expiresAt" FROM "InboxItem" i JOIN "Host" h ON h.id = i."hostId" WHERE i.id = $1`,
     [itemId],
   );
   const r = res.rows[0];
   if (!r) throw new NotFoundError(`inbox item ${itemId} not found`);
   if (!mayChange(principal, r)) throw new ForbiddenError(`inbox item ${itemId} belongs to host ${r.hostName}; a token of host ${principal.hostName} may not read its decision`);
   const decision = r.status === "decided" && r.decision ? { decision: r.decision, message: r.message, editedInput: r.editedInput, decidedBy: r.decidedBy ?? "", decidedAt: isoTime(r.decidedAt!) } : null;
-  return { status: r.status, decision };
+  return { status: r.status, decision, expiresAt: isoTime(r.expiresAt) };
 }
 
 /** Records that item `itemId`'s agent asks for the decision now (start of a long-poll). */

@@ -3,7 +3,7 @@ import { errorResponse, handle, json, parseJsonBody, withViewer } from "@/lib/se
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { waitForTopic } from "@/lib/server/live/bus";
 import { logger } from "@/lib/server/logger";
-import { closeInboxIfAbandoned, decideInboxItem, inboxDecisionInput, inboxDecisionTopic, inboxItemForAgent, noteInboxWaiter } from "@/lib/server/repositories/inbox";
+import { closeInboxIfAbandoned, decideInboxItem, expireInboxItems, inboxDecisionInput, inboxDecisionTopic, inboxItemForAgent, noteInboxWaiter } from "@/lib/server/repositories/inbox";
 import { decidePlan } from "@/lib/server/repositories/plan-decisions";
 import { PLAN_WAITER_GRACE_MS } from "@/lib/server/repositories/plan-orphans";
 
@@ -21,7 +21,8 @@ function parseId(id: string): { kind: "item" | "plan"; n: number } | null {
  * POST /api/inbox/:id/decision `{decision: "allow"|"deny", message?, editedInput?}` (approvers
  * and admins) → 200 `{decision}`. The first decision wins: a second gets 409 `conflict` naming
  * who decided; an item whose agent no longer waits gets 409 `answered_in_terminal`,
- * `agent_ended` or `expired`. For a plan (`plan-7`), allow approves and deny rejects with the
+ * `agent_ended` or `expired`. With `alwaysAllow: {pattern, project, agent?}` (allow only) an allow
+ * rule for the item's tool is written too and applied to the permissions already waiting. For a plan (`plan-7`), allow approves and deny rejects with the
  * message as comment (the plan's own routes work as before). 400 bad id/body; 404 unknown.
  */
 export const POST = withViewer("approver", async (request, viewer, ctx: { params: Promise<{ id: string }> }) => {
@@ -30,6 +31,7 @@ export const POST = withViewer("approver", async (request, viewer, ctx: { params
   const input = await parseJsonBody(request, inboxDecisionInput);
   if (input instanceof Response) return input;
   if (id.kind === "plan") {
+    if (input.alwaysAllow) return errorResponse(400, "invalid_body", "alwaysAllow: plans take no rules; a rule covers tool permissions");
     const plan = await decidePlan(pool(), id.n, { decision: input.decision === "allow" ? "approved" : "rejected", comment: input.message }, viewer.name);
     return json({ decision: { decision: input.decision, message: plan.comment, editedInput: null, decidedBy: plan.decidedBy, decidedAt: new Date(plan.decidedAt).toISOString() } });
   }
@@ -37,8 +39,9 @@ export const POST = withViewer("approver", async (request, viewer, ctx: { params
 });
 
 /**
- * GET /api/inbox/:id/decision?wait=60 (worker token of the item's host) → `{status, decision}`;
- * with `wait`, held up to that many seconds (max 120) until decided or closed. A long-poll that
+ * GET /api/inbox/:id/decision?wait=60 (worker token of the item's host) → `{status, decision,
+ * expiresAt}`; with `wait`, held up to that many seconds (max 120) until decided or closed (at
+ * its expiry, closed or denied as PITWALL_INBOX_ON_EXPIRY says). A long-poll that
  * its agent leaves early with no newer one within 5 s closes the item as answered in the
  * terminal (or agent ended). 403 for another host's token; 404 unknown item.
  */
@@ -59,7 +62,14 @@ export async function GET(request: Request, ctx: { params: Promise<{ id: string 
           const leftAt = new Date();
           setTimeout(() => void closeInboxIfAbandoned(pool(), id.n, leftAt).catch((err) => logger.warn({ err, itemId: id.n }, "could not close an abandoned inbox item")), PLAN_WAITER_GRACE_MS).unref();
         }, { once: true });
-        if (await waiter.promise) state = await inboxItemForAgent(pool(), id.n, principal);
+        // Wake at the item's expiry too: its kind's policy (hand back or deny) applies then.
+        const untilExpiryMs = Date.parse(state.expiresAt) - Date.now();
+        let expiryTimer: NodeJS.Timeout | undefined;
+        const atExpiry = new Promise<false>((resolve) => (expiryTimer = setTimeout(() => resolve(false), Math.max(0, untilExpiryMs) + 50)));
+        const woke = await Promise.race([waiter.promise, atExpiry]);
+        clearTimeout(expiryTimer);
+        if (!woke && Date.now() >= Date.parse(state.expiresAt)) await expireInboxItems(pool());
+        state = await inboxItemForAgent(pool(), id.n, principal);
       }
       return json(state);
     } finally {

@@ -1,0 +1,52 @@
+import type pg from "pg";
+import { POLICY_KINDS, type InboxPolicy } from "@/lib/server/inbox-policy";
+import { escapeMrkdwn } from "./plan-message";
+
+/**
+ * Escalation of inbox items nobody decided: once an item has waited its kind's
+ * `escalateAfterMin`, it is claimed (InboxItem.escalatedAt, one `UPDATE … RETURNING`, so one
+ * app instance posts it) and posted to the webhook again. The post names the agent, host, kind,
+ * tool, project and branch and links to /inbox — never the command or diff, which only signed-in
+ * people see.
+ */
+
+const AGENT_NAMES: Record<string, string> = { "claude-code": "Claude Code", opencode: "opencode" };
+
+interface EscalatedRow {
+  id: number;
+  kind: string;
+  agent: string;
+  host: string;
+  toolName: string | null;
+  project: string | null;
+  gitBranch: string | null;
+  createdAt: Date;
+}
+
+/** Claims the items waiting past their escalation time and returns the webhook texts (Slack mrkdwn). */
+export async function escalateInboxItems(pool: pg.Pool, at: Date, policy: InboxPolicy, publicUrl: string): Promise<string[]> {
+  const texts: string[] = [];
+  for (const kind of POLICY_KINDS) {
+    const afterMin = policy.escalateAfterMin[kind];
+    if (afterMin === undefined) continue;
+    const res = await pool.query<EscalatedRow>(
+      `UPDATE "InboxItem" i SET "escalatedAt" = $1 FROM "Host" h
+       WHERE h.id = i."hostId" AND i.kind = $2::"InboxKind" AND i.status = 'waiting' AND i."escalatedAt" IS NULL
+         AND i."expiresAt" > $1 AND i."createdAt" <= $1::timestamptz - make_interval(mins => $3)
+       RETURNING i.id, i.kind::text AS kind, i.agent, h.name AS host, i."toolName", i.project, i."gitBranch", i."createdAt"`,
+      [at, kind, afterMin],
+    );
+    for (const r of res.rows) texts.push(escalationText(r, at, publicUrl));
+  }
+  return texts;
+}
+
+/** ":hourglass_flowing_sand: *Claude Code* on *gpu-01* still waits after 12 min: permission Bash in project pitwall (branch main) · <…/inbox|open the inbox>". */
+export function escalationText(r: EscalatedRow, at: Date, publicUrl: string): string {
+  const waitedMin = Math.max(0, Math.round((at.getTime() - r.createdAt.getTime()) / 60_000));
+  const agent = AGENT_NAMES[r.agent] ?? r.agent;
+  const what = `${r.kind}${r.toolName ? ` ${r.toolName}` : ""}`;
+  const where = `${r.project ? ` in project ${r.project}` : ""}${r.gitBranch ? ` (branch ${r.gitBranch})` : ""}`;
+  const link = `<${new URL("/inbox", publicUrl).toString()}|open the inbox>`;
+  return `:hourglass_flowing_sand: *${escapeMrkdwn(agent)}* on *${escapeMrkdwn(r.host)}* still waits for a decision after ${waitedMin} min: ${escapeMrkdwn(what)}${escapeMrkdwn(where)} · ${link}`;
+}
