@@ -1,6 +1,6 @@
 import { isCounterOverflow } from "@/lib/metrics/steps";
 import type { PointColumns } from "@/lib/metrics/tiers";
-import type { SeriesState } from "./metric-series";
+import type { SeriesState } from "./series";
 
 /** A server-raised alert to store as a run event. */
 export interface RaisedAlert {

@@ -2,13 +2,13 @@ import type pg from "pg";
 import type { z } from "zod";
 import type { metricPoint } from "@/lib/protocol";
 import type { PointColumns } from "@/lib/metrics/tiers";
-import { copyBlocks, copyRows, escapeCopyText, STAGE_TABLE } from "./metric-stage";
-import { BlockCopy, explodeBlocks, storedRanges, type StepRange } from "./metric-blocks";
-import { nonFiniteUpsertSql, pointId, promoteTiers, repairReplaced, tierMergeSql } from "./metric-tiers";
-import { overflowAlerts, type RaisedAlert } from "./metric-overflow";
-import { advanceSeries, readSeries, seriesUpsertSql, topBitsAfter, type SeriesStates } from "./metric-series";
+import { copyBlocks, copyRows, escapeCopyText, STAGE_TABLE } from "./stage";
+import { BlockCopy, explodeBlocks, storedRanges, type StepRange } from "./blocks";
+import { nonFiniteUpsertSql, pointId, promoteTiers, repairReplaced, tierMergeSql } from "./tiers";
+import { overflowAlerts, type RaisedAlert } from "./overflow";
+import { advanceSeries, readSeries, seriesUpsertSql, topBitsAfter, type SeriesStates } from "./series";
 
-export type { RaisedAlert } from "./metric-overflow";
+export type { RaisedAlert } from "./overflow";
 
 type MetricPoint = z.infer<typeof metricPoint>;
 

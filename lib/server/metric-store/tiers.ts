@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { FINEST_STORED_BITS, STORED_TIER_BITS, TIER_FANOUT_BITS, tierRowsOf, type PointColumns } from "@/lib/metrics/tiers";
 import { BinaryArray, binaryArray } from "@/lib/server/database/binary-array";
-import type { RunPoints, SqlPart, TierPromotion } from "./metric-write-types";
+import type { RunPoints, SqlPart, TierPromotion } from "./write-types";
 
 /**
  * Keeps "MetricTier" (lib/metrics/tiers.ts) and "MetricNonFinite" current for one run's batch of

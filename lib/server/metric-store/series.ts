@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { topBitsOf } from "@/lib/metrics/tiers";
 import { BinaryArray } from "@/lib/server/database/binary-array";
-import type { RunPoints, SqlPart, TierPromotion } from "./metric-write-types";
+import type { RunPoints, SqlPart, TierPromotion } from "./write-types";
 
 /**
  * "MetricSeries": one row per (run, key) with the key's highest and lowest step stored (NaN/±Infinity
