@@ -6,7 +6,7 @@ import { copyBlocks, copyRows, escapeCopyText, STAGE_TABLE } from "./stage";
 import { BlockCopy, explodeBlocks, storedRanges, type StepRange } from "./blocks";
 import { nonFiniteUpsertSql, pointId, promoteTiers, repairReplaced, tierMergeSql } from "./tiers";
 import { overflowAlerts, type RaisedAlert } from "./overflow";
-import { advanceSeries, readSeries, seriesWriteSql, topBitsAfter, type SeriesStates } from "./series";
+import { advanceSeries, readSeries, seriesUpsertSql, topBitsAfter, type SeriesStates } from "./series";
 
 export type { RaisedAlert } from "./overflow";
 
@@ -37,8 +37,7 @@ export interface MetricFrame {
  *    "MetricNonFinite" (tiers.ts); the points of runs with fewer than COPY_MIN_POINTS in
  *    the batch go into "MetricRow" in it too, from `unnest` of bound arrays: those above their
  *    key's highest stored step by a plain INSERT (they cannot exist), the others merged with
- *    `ON CONFLICT`, and the steps that merge replaced come back. Series rows are likewise
- *    UPDATEd or INSERTed as `readSeries` found them, without `ON CONFLICT`.
+ *    `ON CONFLICT`, and the steps that merge replaced come back.
  * 4. The points of the larger runs: when every step of such a run is above its key's stored
  *    highest step (a training run appending: the normal case), they are COPYed as blocks, one row
  *    per key (blocks.ts), all such runs in ONE COPY: no staging table, no `ON CONFLICT`
@@ -134,9 +133,7 @@ function summaryStatement(
     ctes.push(`${name} AS (${part.sql})`);
     params.push(...part.params);
   };
-  const series = seriesWriteSql(next, stored, params.length + 1);
-  add("series", series.update);
-  add("series_new", series.insert);
+  add("series", seriesUpsertSql(next, params.length + 1));
   add("tiers", tierMergeSql(runs, params.length + 1, topBits));
   add("special", nonFiniteUpsertSql(runs, params.length + 1));
   if (!small.length) return [`WITH ${ctes.join(",\n     ")}\n   SELECT 1::int4 AS "runId", ''::text AS key, ''::text AS step WHERE false`, params];

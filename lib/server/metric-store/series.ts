@@ -8,7 +8,7 @@ import type { RunPoints, SqlPart, TierPromotion } from "./write-types";
  * points included) and the top tier kept for it (`topBits`, lib/metrics/tiers.ts topBitsOf). A
  * `run.metrics` batch reads the rows of its keys first ({@link readSeries}: the step-overflow check
  * and the COPY decision use the highest steps, the tier merge the top tiers), then writes the
- * advanced rows ({@link seriesWriteSql}) in the statement that writes its summaries. The caller
+ * advanced rows ({@link seriesUpsertSql}) in the statement that writes its summaries. The caller
  * holds the runs' row locks, so batches of one run never interleave between the read and the write.
  */
 
@@ -88,45 +88,30 @@ export function topBitsAfter(next: SeriesStates, stored: SeriesStates, runId: nu
   return (next.get(runId)?.get(key) ?? stored.get(runId)?.get(key))!.topBits;
 }
 
-/**
- * The statement parts writing the rows of `next` (none when empty); parameters from `first`.
- * Rows `stored` already has are UPDATEd and the others INSERTed, without `ON CONFLICT`: the
- * caller holds the runs' row locks and read `stored` in the same transaction, so no other
- * transaction adds or removes a row in between, and a plain write skips the speculative
- * insertion that `ON CONFLICT` costs per row (docs/architecture.md, issue 22).
- */
-export function seriesWriteSql(next: SeriesStates, stored: SeriesStates, first: number): { update: SqlPart | null; insert: SqlPart | null } {
-  const cols = () => ({
-    runIds: new BinaryArray("int4"),
-    keys: new BinaryArray("text"),
-    mins: new BinaryArray("int8"),
-    maxs: new BinaryArray("int8"),
-    tops: new BinaryArray("int2"),
-  });
-  const old = cols();
-  const fresh = cols();
+/** `INSERT INTO "MetricSeries"` writing the rows of `next` (null when there are none); parameters from `first`. */
+export function seriesUpsertSql(next: SeriesStates, first: number): SqlPart | null {
+  const runIds = new BinaryArray("int4");
+  const keys = new BinaryArray("text");
+  const mins = new BinaryArray("int8");
+  const maxs = new BinaryArray("int8");
+  const tops = new BinaryArray("int2");
   for (const [runId, states] of next) {
-    const before = stored.get(runId);
     for (const [key, s] of states) {
-      const c = before?.has(key) ? old : fresh;
-      c.runIds.push(runId);
-      c.keys.push(key);
-      c.mins.push(s.minStep);
-      c.maxs.push(s.maxStep);
-      c.tops.push(s.topBits);
+      runIds.push(runId);
+      keys.push(key);
+      mins.push(s.minStep);
+      maxs.push(s.maxStep);
+      tops.push(s.topBits);
     }
   }
-  const params = (c: ReturnType<typeof cols>) => [c.runIds.toBuffer(), c.keys.toBuffer(), c.mins.toBuffer(), c.maxs.toBuffer(), c.tops.toBuffer()];
-  const unnest = (at: number) => `unnest($${at}::int4[], $${at + 1}::text[], $${at + 2}::int8[], $${at + 3}::int8[], $${at + 4}::int2[])`;
-  const update = old.runIds.length
-    ? {
-        sql: `UPDATE "MetricSeries" s SET "minStep" = u."minStep", "maxStep" = u."maxStep", "topBits" = u."topBits"
-                FROM ${unnest(first)} AS u("runId", key, "minStep", "maxStep", "topBits")
-               WHERE s."runId" = u."runId" AND s.key = u.key`,
-        params: params(old),
-      }
-    : null;
-  const at = first + (update ? 5 : 0);
-  const insert = fresh.runIds.length ? { sql: `INSERT INTO "MetricSeries" ("runId", key, "minStep", "maxStep", "topBits") SELECT * FROM ${unnest(at)}`, params: params(fresh) } : null;
-  return { update, insert };
+  if (!runIds.length) return null;
+  const p = (i: number) => `$${first + i}`;
+  // ON CONFLICT, not an UPDATE joined to unnest: the arbiter index is probed per row, where the
+  // planner joined a plain UPDATE by a hash of the whole table (it guesses 100 rows for unnest).
+  return {
+    sql: `INSERT INTO "MetricSeries" ("runId", key, "minStep", "maxStep", "topBits")
+          SELECT * FROM unnest(${p(0)}::int4[], ${p(1)}::text[], ${p(2)}::int8[], ${p(3)}::int8[], ${p(4)}::int2[])
+          ON CONFLICT ("runId", key) DO UPDATE SET "minStep" = EXCLUDED."minStep", "maxStep" = EXCLUDED."maxStep", "topBits" = EXCLUDED."topBits"`,
+    params: [runIds.toBuffer(), keys.toBuffer(), mins.toBuffer(), maxs.toBuffer(), tops.toBuffer()],
+  };
 }
