@@ -41,6 +41,13 @@ module.exports = {
       },
       to: { path: "^lib/server/" },
     },
+    {
+      name: "metric-store-through-index",
+      severity: "error",
+      comment: "The metric store (lib/server/metric-store/) is reached through its index only: its files are its own business.",
+      from: { pathNot: ["^lib/server/metric-store/"] },
+      to: { path: "^lib/server/metric-store/(?!index\\.ts$)" },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

@@ -3,8 +3,8 @@
  * whose step shares `step >> bits` (a bucket 2^bits steps wide) are summarised by their count and
  * their first, last, lowest and highest finite point, plus a count of non-finite points. A chart
  * column made of whole buckets then keeps its first/last (the line's joins) and its extremes (the
- * spikes) without reading raw rows. Pure math; lib/server/ingest/writers/metric-tiers.ts keeps the
- * stored tiers current and lib/server/repositories/metrics.ts answers chart requests from them.
+ * spikes) without reading raw rows. Pure math; lib/server/metric-store/tiers.ts keeps the
+ * stored tiers current and lib/server/metric-store/read-series.ts answers chart requests from them.
  *
  * Orders (one total order each, so summaries merge exactly in any grouping): lowest = smallest
  * value, ties the lowest step; highest = largest value, ties the lowest step; first/last = lowest /
@@ -17,7 +17,7 @@ export const TIER_BITS: readonly number[] = Array.from({ length: 15 }, (_, i) =>
 /** Bits between a tier and the next finer one (a bucket holds 16 buckets of the finer tier). */
 export const TIER_FANOUT_BITS = 4;
 /**
- * The finest tier ingest stores ("MetricTier"): 256-step buckets. Tier 4 (16 steps) is summed at
+ * The finest tier ingest stores (the metric store's tier table): 256-step buckets. Tier 4 (16 steps) is summed at
  * read time from the raw points of the range instead (at most READ_FACTOR × 16 of them per chart
  * column, a few stored blocks): storing it was ~70 % of the tier rows ingest writes (6–7 rows
  * per key for every 100 appended steps, against one per coarser tier).

@@ -24,6 +24,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import readline from "node:readline";
 import { parseArgs } from "node:util";
+import type pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
@@ -168,6 +169,7 @@ async function fleet(opts: ScenarioOptions): Promise<void> {
   const cpuS0 = server.serverPid ? (treeCpuS(server.serverPid) ?? NaN) : NaN;
   const pgS0 = treeCpuS(env.postgresPid) ?? NaN;
   let peakRssKb = idle?.rssKb ?? 0;
+  const writes0 = await tableWrites(env.pool);
   const t0 = performance.now();
   const drained = await drive(workers, 1, o.durationS, 30_000, () => (peakRssKb = Math.max(peakRssKb, (server.serverPid && memoryKb(server.serverPid)?.rssKb) || 0)));
   const elapsedS = (performance.now() - t0) / 1000;
@@ -179,6 +181,8 @@ async function fleet(opts: ScenarioOptions): Promise<void> {
   log(`  ${l.text} (target p99 < ${TARGET_P99_MS} ms: ${l.p99 < TARGET_P99_MS ? "met" : "NOT met"})`);
   log(`  points acked ${fmtInt(tally.pointsAcked)} = ${fmtInt(tally.pointsAcked / elapsedS)} points/s | CPU us per point: server ${fmt((serverCpuS * 1e6) / tally.pointsAcked, 1)}, PostgreSQL ${fmt((pgCpuS * 1e6) / tally.pointsAcked, 1)}`);
   log(`  server RSS: idle ${mib(idle?.rssKb)} | peak ${mib(peakRssKb)} (limit idle + 150 MiB: ${peakRssKb - (idle?.rssKb ?? 0) <= 150 * 1024 ? "met" : "NOT met"})`);
+  await sleep(1500); // PostgreSQL flushes a backend's table counters at most once a second
+  log(`  row writes per 1,000 points acked (pg_stat_user_tables; hot = updates without an index insert): ${writesLine(writes0, await tableWrites(env.pool), tally.pointsAcked)}`);
   const stored = await env.pool.query<{ key: string; n: string; d: string }>(
     `SELECT r.key, count(*) AS n, count(DISTINCT (p.key, p.step)) AS d FROM "MetricPoint" p JOIN "Run" r ON r.id = p."runId" WHERE r.key LIKE $1 GROUP BY r.key`,
     [`${prefix}-%`],
@@ -207,6 +211,35 @@ async function fleet(opts: ScenarioOptions): Promise<void> {
   }
   const min = Math.min(...ratios);
   log(`fleet ratio Pitwall / anchor over ${ratios.length} round(s): min ${fmt(min, 2)} x, max ${fmt(Math.max(...ratios), 2)} x (target >= ${TARGET_RATIO} x: ${min >= TARGET_RATIO ? "met" : "NOT met"})`);
+}
+
+interface TableWrites {
+  ins: number;
+  upd: number;
+  hot: number;
+  del: number;
+}
+
+/** Rows inserted, updated (and of those HOT) and deleted so far, per table of the database. */
+async function tableWrites(pool: pg.Pool): Promise<Map<string, TableWrites>> {
+  const res = await pool.query<{ t: string; ins: string; upd: string; hot: string; del: string }>(
+    `SELECT relname AS t, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del FROM pg_stat_user_tables`,
+  );
+  return new Map(res.rows.map((r) => [r.t, { ins: Number(r.ins), upd: Number(r.upd), hot: Number(r.hot), del: Number(r.del) }]));
+}
+
+/** The tables written between two readings, most written first: `table ins/upd(hot)/del` per 1,000 points. */
+function writesLine(before: Map<string, TableWrites>, after: Map<string, TableWrites>, points: number): string {
+  const per = (n: number) => fmt((n * 1000) / Math.max(1, points), 0);
+  const rows = [...after].map(([t, a]) => {
+    const b = before.get(t) ?? { ins: 0, upd: 0, hot: 0, del: 0 };
+    return { t, ins: a.ins - b.ins, upd: a.upd - b.upd, hot: a.hot - b.hot, del: a.del - b.del };
+  });
+  return rows
+    .filter((r) => r.ins + r.upd + r.del > 0)
+    .sort((x, y) => y.ins + y.upd + y.del - (x.ins + x.upd + x.del))
+    .map((r) => `${r.t} ${per(r.ins)}/${per(r.upd)}(${per(r.hot)})/${per(r.del)}`)
+    .join(", ");
 }
 
 /** The `fleet` scenario (see the module comment). */

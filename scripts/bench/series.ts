@@ -8,7 +8,7 @@
  * Figures are printed, never asserted; the spike check prints MISSING when a reply lacks it.
  */
 import { performance } from "node:perf_hooks";
-import { rebuildRunTiers } from "@/lib/server/ingest/writers/metric-tiers";
+import { rebuildRunTiers } from "@/lib/server/metric-store";
 import { fmt, fmtInt, isMain, percentile, printTable, runStandalone, startBenchEnvironment, timeCalls, type Scenario } from "./support";
 
 const SPIKE_VALUE = 1000;

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { ruleHolds, type AlertConditionName, type RulePoint, type RuleSpec } from "@/lib/alerts/rule";
+import { newestPoints } from "@/lib/server/metric-store";
 
 /**
  * Evaluates the enabled alert rules (AlertRule) against the runs they watch, once per notifier
@@ -93,13 +94,8 @@ export async function evaluateAlertRules(pool: pg.Pool, at: Date): Promise<RuleT
 /** The metric's newest points (by step), enough for the rule's window. */
 async function latestPoints(pool: pg.Pool, runId: number, rule: RuleRow): Promise<RulePoint[]> {
   const limit = rule.forSteps ?? MAX_POINTS;
-  const res = await pool.query<{ step: string; value: number; tsMs: number }>(
-    `SELECT step::text AS step, value, (extract(epoch FROM ts) * 1000)::float8 AS "tsMs"
-       FROM "MetricPoint" WHERE "runId" = $1 AND key = $2
-      ORDER BY step DESC LIMIT $3`,
-    [runId, rule.metricKey, rule.condition === "no_data" ? 1 : limit],
-  );
-  return res.rows.map((r) => ({ step: Number(r.step), value: Number(r.value), tsMs: r.tsMs }));
+  const rows = await newestPoints(pool, runId, rule.metricKey, rule.condition === "no_data" ? 1 : limit);
+  return rows.map((r) => ({ step: Number(r.step), value: r.value, tsMs: r.tsMs }));
 }
 
 /** Opens (or re-opens) the firing; false when another instance already did. */

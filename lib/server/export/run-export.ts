@@ -5,11 +5,11 @@ import {
   evalResultBatches,
   getExportRun,
   getExportRuns,
-  metricPointBatches,
   progressCounterNames,
   progressSampleBatches,
   type ExportRun,
 } from "@/lib/server/repositories/export";
+import { metricPointBatches } from "@/lib/server/metric-store";
 import type { ExportData, ExportFormat } from "@/lib/view-models/export";
 import { COMPARE_TABLE, EVAL_TABLE, METRIC_TABLE, POINT_TABLE, PROGRESS_JSON_TABLE, progressTable, type ComparePointSource } from "./columns";
 import { exportResponse, exportStream } from "./encode";

@@ -6,7 +6,7 @@ import type { FrameOutcome, GroupPart } from "./frame-outcome";
 import { loadOwnershipCheck } from "./ownership";
 import { upsertBenchmarkPoints } from "./writers/benchmark-points";
 import { upsertBaseline, upsertEvalResults } from "./writers/evals";
-import { upsertMetricPoints, type MetricFrame } from "./writers/metrics";
+import { upsertMetricPoints, type MetricFrame } from "@/lib/server/metric-store";
 import { applyProgress, checkRunInvariants, type ProgressWrite } from "./writers/progress";
 import { claimFrameIds, endRun, insertEvents, loadRuns, recordHeartbeats, releaseFrameIds, touchRuns, upsertArtifact, upsertRun, type EventWrite, type HeartbeatWrite, type RunRef, type StoredRun } from "./writers/runs";
 import { applyActivity, applyTodos, noteSessionSignal, proposePlan } from "./writers/sessions";

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "vitest";
 import { STORED_TIER_BITS, topBitsOf } from "@/lib/metrics/tiers";
 import { seededRng } from "@/scripts/demo/rng";
-import { rebuildRunTiers } from "./writers/metric-tiers";
+import { rebuildRunTiers } from "@/lib/server/metric-store";
 import { ingestHarness } from "@/test/support/ingest";
 
 // The stored tiers (MetricTier) and the non-finite copy (MetricNonFinite), maintained by the real

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@/generated/prisma/client";
 import { reviveApiJson, stringifyApiJson } from "@/lib/protocol/api-json";
 import { getLiveTopicSeq } from "@/lib/server/repositories/live-topics";
-import { getRunMetrics } from "@/lib/server/repositories/metrics";
+import { getRunMetrics } from "@/lib/server/metric-store";
 import { getRunProgress } from "@/lib/server/repositories/pipelines";
 import { getRun } from "@/lib/server/repositories/runs";
 import type { RunLiveView } from "@/lib/view-models/live";

@@ -1,9 +1,10 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { NotFoundError } from "@/lib/server/errors";
-import type { EvalSource, MetricSource, ProgressSource } from "@/lib/server/export/columns";
+import type { EvalSource, ProgressSource } from "@/lib/server/export/columns";
 import type { BenchmarkPointView, RunSummary } from "@/lib/view-models";
 import type { RunExportSummary } from "@/lib/view-models/export";
 import { isoTime } from "@/lib/iso-time";
+import { metricPointCountSql } from "@/lib/server/metric-store";
 
 /**
  * Reads behind the export downloads. Series that can be long (metric points: millions per run;
@@ -47,7 +48,7 @@ export async function getRunExportSummary(db: PrismaClient, runId: number): Prom
   // Counts over the primary keys / the (runId, ts) index (index-only scans), and metric blocks' array lengths.
   const [row] = await db.$queryRaw<Array<{ points: number; metrics: number; evals: number; progress: number }>>`
     SELECT (SELECT count(*) FROM "BenchmarkPoint" WHERE "runId" = ${runId})::float8 AS points,
-           ((SELECT count(*) FROM "MetricRow" WHERE "runId" = ${runId}) + (SELECT coalesce(sum(cardinality(steps)), 0) FROM "MetricBlock" WHERE "runId" = ${runId}))::float8 AS metrics,
+           (${metricPointCountSql(runId)})::float8 AS metrics,
            (SELECT count(*) FROM "EvalResult" WHERE "runId" = ${runId})::float8 AS evals,
            (SELECT count(*) FROM "ProgressSample" WHERE "runId" = ${runId})::float8 AS progress`;
   return { runId, rows: { points: row?.points ?? 0, metrics: row?.metrics ?? 0, evals: row?.evals ?? 0, progress: row?.progress ?? 0 } };
@@ -61,36 +62,6 @@ export async function* benchmarkPointBatches(db: PrismaClient, runId: number): A
     omit: { runId: true },
   });
   yield rows.map(({ updatedAt, raw, ...rest }) => ({ ...rest, raw: (raw ?? {}) as Record<string, unknown>, updatedAt: isoTime(updatedAt) }));
-}
-
-/**
- * Every metric point of a run (all keys, not downsampled) by key then step, in batches of
- * `batchSize`. Keyset pagination: each query starts after the last (key, step) read, on
- * "MetricRow"'s primary key and on the blocks of "MetricBlock" (at most `batchSize` of them, in
- * key and step order: blocks never overlap) that reach past it, so a page costs the same however
- * deep into the series it is. NaN/±Infinity come back as such; steps as bigint.
- */
-export async function* metricPointBatches(db: PrismaClient, runId: number, batchSize = EXPORT_BATCH_ROWS): AsyncGenerator<MetricSource[]> {
-  let after: { key: string; step: bigint } | null = null;
-  for (;;) {
-    const rowsAfter: Prisma.Sql = after ? Prisma.sql`AND (key, step) > (${after.key}, ${after.step}::int8)` : Prisma.empty;
-    const blocksAfter: Prisma.Sql = after ? Prisma.sql`AND key >= ${after.key} AND (key, "lastStep") > (${after.key}, ${after.step}::int8)` : Prisma.empty;
-    const pointsAfter: Prisma.Sql = after ? Prisma.sql`WHERE (b.key, p.step) > (${after.key}, ${after.step}::int8)` : Prisma.empty;
-    const rows: MetricSource[] = await db.$queryRaw<MetricSource[]>`
-      SELECT key, step, value, ts FROM (
-        (SELECT key, step, value, ts FROM "MetricRow" WHERE "runId" = ${runId} ${rowsAfter} ORDER BY key, step LIMIT ${batchSize})
-        UNION ALL
-        (SELECT b.key, p.step, p.value, timestamptz 'epoch' + p.ms * interval '1 millisecond'
-           FROM (SELECT key, steps, "values", "tsMs" FROM "MetricBlock" WHERE "runId" = ${runId} ${blocksAfter} ORDER BY key, "firstStep" LIMIT ${batchSize}) b
-          CROSS JOIN LATERAL unnest(b.steps, b."values", b."tsMs") AS p(step, value, ms)
-          ${pointsAfter})
-      ) x
-      ORDER BY key, step LIMIT ${batchSize}`;
-    if (rows.length > 0) yield rows;
-    if (rows.length < batchSize) return;
-    const last: MetricSource = rows[rows.length - 1]!;
-    after = { key: last.key, step: last.step };
-  }
 }
 
 /** Every eval result of a run by key, in batches (keyset on the primary key (runId, key)). */

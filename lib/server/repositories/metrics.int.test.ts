@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "vitest";
 import { planSeries } from "@/lib/metrics/tiers";
 import { NotFoundError } from "@/lib/server/errors";
-import { rebuildRunTiers } from "@/lib/server/ingest/writers/metric-tiers";
-import { getRunMetrics } from "./metrics";
+import { rebuildRunTiers } from "@/lib/server/metric-store";
+import { getRunMetrics } from "@/lib/server/metric-store";
 import { ingestHarness } from "@/test/support/ingest";
 
 // Metric series answered from the pre-aggregated tiers, over points written by the real ingest

@@ -1,6 +1,5 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { runState } from "@/lib/metrics/staleness";
-import { COARSEST_BITS } from "@/lib/metrics/tiers";
 import type { RunState } from "@/lib/view-models";
 import type { ActiveEvalView, ActiveRunView, FinishedRunView, LatestMetric, OverviewEventView, OverviewView } from "@/lib/view-models/overview";
 import { listHosts } from "./hosts";
@@ -8,6 +7,7 @@ import { aggregateRows, progressFigures, rateSamples, stepValue, workerRows } fr
 import { runEndMismatches } from "./runs";
 import { isoTime } from "@/lib/iso-time";
 import { SERVING_KEYS } from "@/lib/serving/derive";
+import { latestFinitePoints } from "@/lib/server/metric-store";
 
 /**
  * The overview read model: one capped page of running and stale runs with their progress lines,
@@ -24,16 +24,12 @@ const SERVING_GLANCE: readonly string[] = [SERVING_KEYS.generationTokPerS, SERVI
 
 /**
  * Latest finite point of up to LATEST_METRICS keys (losses first) of each run, in one set-based
- * read of each key's top metric tier (one row per key, ≤ 16 at the coarsest; lib/metrics/tiers.ts).
+ * read (lib/server/metric-store, latestFinitePoints).
  */
 async function latestMetrics(db: PrismaClient, runIds: readonly number[]): Promise<Map<number, LatestMetric[]>> {
   const out = new Map<number, LatestMetric[]>();
   if (runIds.length === 0) return out;
-  const rows = await db.$queryRaw<Array<{ runId: number; key: string; step: bigint; value: number }>>`
-    SELECT DISTINCT ON (t."runId", t.key) t."runId", t.key, t."lastStep" AS step, t."lastValue" AS value
-      FROM "MetricTier" t LEFT JOIN "MetricSeries" s ON s."runId" = t."runId" AND s.key = t.key
-     WHERE t."runId" = ANY(${[...runIds]}::int[]) AND t.bits = coalesce(s."topBits", ${COARSEST_BITS}::int2) AND t.n > 0
-     ORDER BY t."runId", t.key, t."lastStep" DESC`;
+  const rows = await latestFinitePoints(db, runIds);
   // Losses lead; a serving run leads with what a glance needs (output tok/s, requests, KV cache), not its alphabetically first keys.
   const rank = (k: string) => (/loss/i.test(k) ? 0 : SERVING_GLANCE.indexOf(k) >= 0 ? 1 + SERVING_GLANCE.indexOf(k) : 99);
   for (const r of rows) {

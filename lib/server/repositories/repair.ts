@@ -14,8 +14,8 @@ export interface TimeRepair {
 /**
  * Repairs stored times outside the protocol's window (before 2000-01-01 or from 2100-01-01 on,
  * e.g. microseconds stored as milliseconds before times were bounded): in every timestamptz
- * column of the current schema's tables (views such as "MetricPoint" show their tables' times;
- * "MetricBlock" keeps epoch ms that ingest bounded), a nullable column's bad value is set to NULL, a NOT NULL
+ * column of the current schema's tables (views show their tables' times; the metric store's
+ * blocks keep epoch ms that ingest bounded, lib/server/metric-store), a nullable column's bad value is set to NULL, a NOT NULL
  * column's to `now` (the repair time); where that would break a unique key (a sample keyed by
  * its time) those rows are deleted. Idempotent; returns one entry per column that had bad rows.
  * @throws the driver's error when the database is unreachable.

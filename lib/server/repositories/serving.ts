@@ -3,6 +3,7 @@ import { NotFoundError } from "@/lib/server/errors";
 import { SERVING_KEYS } from "@/lib/serving/derive";
 import type { RunServingView, ServingRunView, ServingWindowView, SweepLevelMark } from "@/lib/view-models/serving";
 import { deriveState } from "./runs";
+import { firstStepBetween, servingSeriesReads } from "@/lib/server/metric-store";
 
 /**
  * Serving telemetry reads (runs of kind `serving`: step = unix ms). Series are bucketed in SQL to
@@ -53,10 +54,8 @@ export async function getHostServing(db: PrismaClient, name: string, now: Date =
   // A series that began within the hour is drawn from its first scrape, not as a sliver at the right edge.
   const first = rows.length
     ? (
-        await db.$queryRaw<Array<{ step: bigint | null }>>`
-          SELECT min(step) AS step FROM "MetricPoint"
-           WHERE "runId" = ANY(${rows.map((r) => r.id)}::int4[]) AND step BETWEEN ${BigInt(fromMs)} AND ${BigInt(toMs)}`
-      )[0]?.step
+        await firstStepBetween(db, rows.map((r) => r.id), BigInt(fromMs), BigInt(toMs))
+      )
     : null;
   const firstMs = first === null || first === undefined ? fromMs : Number(first);
   const windowFromMs = Math.max(fromMs, Math.min(firstMs - FIRST_SCRAPE_MARGIN_MS, toMs - MIN_WINDOW_MS));
@@ -121,31 +120,7 @@ async function servingRuns(db: PrismaClient, rows: ServingRow[], fromMs: number,
   const bucketMs = Math.max(1, Math.ceil((toMs - fromMs) / MAX_BUCKETS));
   const from = BigInt(Math.floor(fromMs));
   const to = BigInt(Math.ceil(toMs));
-  const finite = Prisma.sql`value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)`;
-  const [bucketed, latest, ups] = await Promise.all([
-    db.$queryRaw<Array<{ runId: number; key: string; t: bigint; value: number }>>`
-      SELECT "runId", key, min(step) AS t, CASE WHEN key = ${SERVING_KEYS.up} THEN min(value) ELSE avg(value) END AS value
-        FROM "MetricPoint"
-       WHERE "runId" = ANY(${ids}::int4[]) AND step BETWEEN ${from} AND ${to} AND ${finite}
-       GROUP BY "runId", key, floor(step / ${bucketMs}::float8)
-       ORDER BY "runId", key, t`,
-    // Latest value of each key at the latest good scrape (`up` = 1 marks a good scrape).
-    db.$queryRaw<Array<{ runId: number; key: string; t: bigint; value: number }>>`
-      SELECT m."runId", m.key, m.step AS t, m.value
-        FROM "MetricPoint" m
-        JOIN (SELECT "runId", max(step) AS step FROM "MetricPoint"
-               WHERE "runId" = ANY(${ids}::int4[]) AND key = ${SERVING_KEYS.up} AND value = 1 AND step <= ${to} GROUP BY "runId") g
-          ON g."runId" = m."runId" AND g.step = m.step
-       WHERE m.key <> ${SERVING_KEYS.up} AND m.${finite}`,
-    // Latest `up`, and the first failed scrape after the last good one.
-    db.$queryRaw<Array<{ runId: number; lastT: bigint; lastUp: number; goodT: bigint | null; downSince: bigint | null }>>`
-      WITH u AS (SELECT "runId", step, value FROM "MetricPoint" WHERE "runId" = ANY(${ids}::int4[]) AND key = ${SERVING_KEYS.up} AND step <= ${to}),
-           good AS (SELECT "runId", max(step) AS t FROM u WHERE value = 1 GROUP BY "runId"),
-           last AS (SELECT DISTINCT ON ("runId") "runId", step, value FROM u ORDER BY "runId", step DESC)
-      SELECT last."runId", last.step AS "lastT", last.value AS "lastUp", good.t AS "goodT",
-             (SELECT min(step) FROM u WHERE u."runId" = last."runId" AND u.value = 0 AND u.step > COALESCE(good.t, -1)) AS "downSince"
-        FROM last LEFT JOIN good ON good."runId" = last."runId"`,
-  ]);
+  const [bucketed, latest, ups] = await servingSeriesReads(db, ids, from, to, bucketMs, SERVING_KEYS.up);
   return rows.map((r) => {
     const config = (r.config ?? {}) as Record<string, unknown>;
     const str = (v: unknown) => (typeof v === "string" ? v : null);

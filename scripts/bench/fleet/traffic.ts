@@ -90,6 +90,9 @@ export class FleetWorker {
 
   /** Sends every frame due by `now` (never beyond `until`). */
   pump(now: number, until: number): void {
+    // A restarting worker has no open socket yet: what falls due meanwhile goes out (late, timed
+    // from its schedule) once the new boot's run.start is acked, as a real worker's queue would.
+    if (this.restarting) return;
     while (this.nextStepAt <= now && this.nextStepAt < until) {
       const at = this.nextStepAt;
       const s = this.step++;
@@ -119,10 +122,18 @@ export class FleetWorker {
   async restart(): Promise<void> {
     this.tally.framesAbandoned += this.inFlight.size;
     this.ws.terminate();
-    await this.open();
+    this.restarting = true;
+    try {
+      await this.open();
+    } finally {
+      this.restarting = false;
+    }
     const now = performance.now();
     for (let s = Math.max(0, this.step - RESEND_STEPS); s < this.step; s++) if (this.held?.step !== s) this.sendStep(s, now);
   }
+
+  /** True while a restart reconnects (pump sends nothing then). */
+  private restarting = false;
 
   /** Frames still waiting for their ack. */
   get pending(): number {

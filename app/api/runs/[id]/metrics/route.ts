@@ -2,7 +2,7 @@ import { z } from "zod";
 import { describeIssues, step64 } from "@/lib/protocol";
 import { prisma } from "@/lib/server/db";
 import { errorResponse, json, withViewer } from "@/lib/server/http";
-import { DEFAULT_MAX_POINTS, getRunMetrics } from "@/lib/server/repositories/metrics";
+import { DEFAULT_MAX_POINTS, getRunMetrics } from "@/lib/server/metric-store";
 
 const params = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 const query = z

@@ -1,6 +1,6 @@
 import type { PointColumns } from "@/lib/metrics/tiers";
 
-/** Shapes shared by the metric writers (metric-series.ts, metric-tiers.ts), kept apart so neither imports the other. */
+/** Shapes shared by the metric writers (series.ts, tiers.ts), kept apart so neither imports the other. */
 
 /** SQL text and parameter values of one part of a statement (parameters numbered from the `first` it was given). */
 export interface SqlPart {

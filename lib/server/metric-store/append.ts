@@ -2,13 +2,13 @@ import type pg from "pg";
 import type { z } from "zod";
 import type { metricPoint } from "@/lib/protocol";
 import type { PointColumns } from "@/lib/metrics/tiers";
-import { copyBlocks, copyRows, escapeCopyText, STAGE_TABLE } from "./metric-stage";
-import { BlockCopy, explodeBlocks, storedRanges, type StepRange } from "./metric-blocks";
-import { nonFiniteUpsertSql, pointId, promoteTiers, repairReplaced, tierMergeSql } from "./metric-tiers";
-import { overflowAlerts, type RaisedAlert } from "./metric-overflow";
-import { advanceSeries, readSeries, seriesUpsertSql, topBitsAfter, type SeriesStates } from "./metric-series";
+import { copyBlocks, copyRows, escapeCopyText, STAGE_TABLE } from "./stage";
+import { BlockCopy, explodeBlocks, storedRanges, type StepRange } from "./blocks";
+import { nonFiniteUpsertSql, pointId, promoteTiers, repairReplaced, tierMergeSql } from "./tiers";
+import { overflowAlerts, type RaisedAlert } from "./overflow";
+import { advanceSeries, readSeries, seriesUpsertSql, topBitsAfter, type SeriesStates } from "./series";
 
-export type { RaisedAlert } from "./metric-overflow";
+export type { RaisedAlert } from "./overflow";
 
 type MetricPoint = z.infer<typeof metricPoint>;
 
@@ -22,10 +22,10 @@ export interface MetricFrame {
  * Upserts metric points by (run, key, step): a re-sent step replaces the old value (a resumed
  * attempt wins; within the batch the latest occurrence wins); out-of-order steps are simply
  * stored. Points live in "MetricBlock" (a key's points appended in bulk, one row of arrays) or
- * "MetricRow" (one row per point), read together as the view "MetricPoint" (metric-blocks.ts).
+ * "MetricRow" (one row per point), read together as the view "MetricPoint" (blocks.ts).
  * Round trips per batch, whatever the number of runs in it (a group commit carries the frames of
  * up to hundreds of sockets, apply.ts):
- * 1. The "MetricSeries" rows of the batch's (run, key) pairs are read (metric-series.ts): the
+ * 1. The "MetricSeries" rows of the batch's (run, key) pairs are read (series.ts): the
  *    highest steps for the step-overflow check and the storage decision, the top tiers for the
  *    merge. (Rare: when a key's step range widens past its top tier, the tiers it gains are filled.)
  * 2. Rare: the blocks that may hold a step of the batch (one at or below its key's highest stored
@@ -34,16 +34,17 @@ export interface MetricFrame {
  * 3. ONE statement of data-modifying CTEs for every run of the batch writes the advanced series
  *    rows, merges the batch's summaries into "MetricTier" (the tiers up to each key's top tier:
  *    one to ~7 rows per key and bucket instead of 15) and upserts its NaN/±Infinity points into
- *    "MetricNonFinite" (metric-tiers.ts); the points of runs with fewer than COPY_MIN_POINTS in
- *    the batch are merged into "MetricRow" in it too, from `unnest` of bound arrays, and the
- *    steps that merge replaced come back.
+ *    "MetricNonFinite" (tiers.ts); the points of runs with fewer than COPY_MIN_POINTS in
+ *    the batch go into "MetricRow" in it too, from `unnest` of bound arrays: those above their
+ *    key's highest stored step by a plain INSERT (they cannot exist), the others merged with
+ *    `ON CONFLICT`, and the steps that merge replaced come back.
  * 4. The points of the larger runs: when every step of such a run is above its key's stored
  *    highest step (a training run appending: the normal case), they are COPYed as blocks, one row
- *    per key (metric-blocks.ts), all such runs in ONE COPY: no staging table, no `ON CONFLICT`
+ *    per key (blocks.ts), all such runs in ONE COPY: no staging table, no `ON CONFLICT`
  *    probe, no per-point row. Otherwise (rare) that run's points are COPYed into the staging
  *    table and merged into "MetricRow" with `ON CONFLICT DO UPDATE`, which reports the steps it
  *    replaced.
- * 5. Buckets holding a replaced step are recomputed (rare; metric-tiers.ts).
+ * 5. Buckets holding a replaced step are recomputed (rare; tiers.ts).
  * The run rows are locked by the caller (apply.ts), so batches of one run never interleave, and
  * "MetricSeries" never holds a lower step than "MetricPoint" for its (run, key) (every writer of
  * points raises it in the same statement or, for rows loaded by SQL, `rebuildRunTiers`; deleting
@@ -80,7 +81,7 @@ export async function upsertMetricPoints(client: pg.PoolClient, frames: readonly
   await explodeBlocks(client, overlaps);
   const topBits = (runId: number, key: string) => topBitsAfter(next, stored, runId, key);
   const small = runs.filter((r) => r.points.key.length < COPY_MIN_POINTS);
-  const res = await client.query<{ runId: number; key: string; step: string }>(...summaryStatement(runs, small, next, topBits, at));
+  const res = await client.query<{ runId: number; key: string; step: string }>(...summaryStatement(runs, small, stored, next, topBits, at));
   const replaced = new Map<number, Set<string>>();
   for (const r of res.rows) setOf(replaced, r.runId).add(pointId(r.key, BigInt(r.step)));
   if (blocks.blocks) await copyBlocks(client, blocks.toBuffer());
@@ -120,6 +121,7 @@ const COPY_MIN_POINTS = 256;
 function summaryStatement(
   runs: readonly RunBatch[],
   small: readonly RunBatch[],
+  stored: SeriesStates,
   next: SeriesStates,
   topBits: (runId: number, key: string) => number,
   at: Date,
@@ -135,28 +137,61 @@ function summaryStatement(
   add("tiers", tierMergeSql(runs, params.length + 1, topBits));
   add("special", nonFiniteUpsertSql(runs, params.length + 1));
   if (!small.length) return [`WITH ${ctes.join(",\n     ")}\n   SELECT 1::int4 AS "runId", ''::text AS key, ''::text AS step WHERE false`, params];
-  const n = params.length;
-  const col = { runId: [] as number[], key: [] as string[], step: [] as string[], value: [] as number[], ts: [] as Array<Date | null> };
+  // Points above their key's highest stored step ("MetricSeries".maxStep, read in this
+  // transaction under the run lock) cannot exist yet: a plain INSERT, without the speculative
+  // insertion of ON CONFLICT (~35 % of a row's cost, docs/architecture.md). The rest (a resumed
+  // attempt, an out-of-order point) are merged with ON CONFLICT and report what they replaced.
+  const fresh = new PointCols();
+  const maybe = new PointCols();
   for (const run of small) {
+    const before = stored.get(run.runId);
     const { key, step, value } = run.points;
     for (let i = 0; i < key.length; i++) {
-      col.runId.push(run.runId);
-      col.key.push(key[i]!);
-      col.step.push(step[i]!.toString());
-      col.value.push(value[i]!);
-      const ms = run.ts[i];
-      col.ts.push(ms === undefined ? null : new Date(ms));
+      const max = before?.get(key[i]!)?.maxStep;
+      (max === undefined || step[i]! > max ? fresh : maybe).push(run.runId, key[i]!, step[i]!, value[i]!, run.ts[i]);
     }
   }
-  params.push(col.runId, col.key, col.step, col.value, col.ts, at);
+  const n = params.length;
+  params.push(at);
+  const rowsOf = (c: PointCols, first: number) => {
+    params.push(...c.params());
+    return `SELECT "runId", key, step, value, coalesce(ts, $${n + 1}::timestamptz)
+       FROM unnest($${first}::int4[], $${first + 1}::text[], $${first + 2}::int8[], $${first + 3}::float8[], $${first + 4}::timestamptz[]) AS p("runId", key, step, value, ts)`;
+  };
+  if (fresh.length) ctes.push(`appended AS (INSERT INTO "MetricRow" ("runId", key, step, value, ts) ${rowsOf(fresh, params.length + 1)})`);
+  if (!maybe.length) return [`WITH ${ctes.join(",\n     ")}\n   SELECT 1::int4 AS "runId", ''::text AS key, ''::text AS step WHERE false`, params];
   // xmax <> 0 marks a row the ON CONFLICT branch updated (the step existed): only those come back.
   ctes.push(`written AS (
-     INSERT INTO "MetricRow" ("runId", key, step, value, ts)
-     SELECT "runId", key, step, value, coalesce(ts, $${n + 6}::timestamptz)
-       FROM unnest($${n + 1}::int4[], $${n + 2}::text[], $${n + 3}::int8[], $${n + 4}::float8[], $${n + 5}::timestamptz[]) AS p("runId", key, step, value, ts)
+     INSERT INTO "MetricRow" ("runId", key, step, value, ts) ${rowsOf(maybe, params.length + 1)}
      ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value, ts = EXCLUDED.ts
      RETURNING "runId", key, step, xmax)`);
   return [`WITH ${ctes.join(",\n     ")}\n   SELECT "runId", key, step::text FROM written WHERE xmax::text <> '0'`, params];
+}
+
+/** Points of several runs as the bound columns of an `unnest` (ts null: the batch's time). */
+class PointCols {
+  private readonly runId: number[] = [];
+  private readonly key: string[] = [];
+  private readonly step: string[] = [];
+  private readonly value: number[] = [];
+  private readonly ts: Array<Date | null> = [];
+
+  get length(): number {
+    return this.runId.length;
+  }
+
+  push(runId: number, key: string, step: bigint, value: number, ms: number | undefined): void {
+    this.runId.push(runId);
+    this.key.push(key);
+    this.step.push(step.toString());
+    this.value.push(value);
+    this.ts.push(ms === undefined ? null : new Date(ms));
+  }
+
+  /** The five arrays, in unnest's order: run ids, keys, steps (decimal text), values, times. */
+  params(): unknown[] {
+    return [this.runId, this.key, this.step, this.value, this.ts];
+  }
 }
 
 /** Merges one run's staged points ($1 the run, $2 the batch's time for points without one), returning the steps it replaced. */

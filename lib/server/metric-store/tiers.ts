@@ -1,13 +1,13 @@
 import type pg from "pg";
 import { FINEST_STORED_BITS, STORED_TIER_BITS, TIER_FANOUT_BITS, tierRowsOf, type PointColumns } from "@/lib/metrics/tiers";
 import { BinaryArray, binaryArray } from "@/lib/server/database/binary-array";
-import type { RunPoints, SqlPart, TierPromotion } from "./metric-write-types";
+import type { RunPoints, SqlPart, TierPromotion } from "./write-types";
 
 /**
  * Keeps "MetricTier" (lib/metrics/tiers.ts) and "MetricNonFinite" current for one run's batch of
  * metric points, inside the ingest transaction that wrote them ("MetricRow" or "MetricBlock", read as the view "MetricPoint"):
  * - every point of the batch is summarised in JS and merged into every tier by one upsert
- *   ({@link tierMergeSql}, a part of the writer's single statement, metrics.ts): counts add up,
+ *   ({@link tierMergeSql}, a part of the writer's single statement, append.ts): counts add up,
  *   first/last/min/max take the better of the two; its NaN/±Infinity points are upserted into
  *   "MetricNonFinite" ({@link nonFiniteUpsertSql}) in the same statement;
  * - replaced steps (a resumed attempt re-sending a step with another value; the merge reports
@@ -153,7 +153,7 @@ const SET_ALL = `ON CONFLICT ("runId", bits, key, bucket) DO UPDATE SET n = EXCL
   "firstStep" = EXCLUDED."firstStep", "firstValue" = EXCLUDED."firstValue", "lastStep" = EXCLUDED."lastStep", "lastValue" = EXCLUDED."lastValue"`;
 
 /**
- * Fills the tiers a key gains when its top tier grows (metric-series.ts, advanceSeries), before
+ * Fills the tiers a key gains when its top tier grows (series.ts, advanceSeries), before
  * the batch's summaries are merged: until this batch all of the key's points lay in ONE bucket of
  * its old top tier, so each new coarser tier's bucket holding them has that very summary. One
  * round trip for every promotion of a batch (rare: a key's top tier grows a few times in its life).

@@ -3,7 +3,7 @@ import { COARSEST_BITS, FINEST_STORED_BITS, compareBigint, coverRange, planSerie
 import { STEP_MAX, STEP_MIN } from "@/lib/metrics/steps";
 import { NotFoundError } from "@/lib/server/errors";
 import type { MetricSeriesView, RunMetricsView } from "@/lib/view-models/metrics";
-import { stepValue } from "./pipelines";
+import { stepValue } from "@/lib/server/repositories/pipelines";
 
 /** Default point budget per series (≈ 4 points per pixel column of a 250-column chart). */
 export const DEFAULT_MAX_POINTS = 1000;

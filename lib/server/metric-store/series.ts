@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { topBitsOf } from "@/lib/metrics/tiers";
 import { BinaryArray } from "@/lib/server/database/binary-array";
-import type { RunPoints, SqlPart, TierPromotion } from "./metric-write-types";
+import type { RunPoints, SqlPart, TierPromotion } from "./write-types";
 
 /**
  * "MetricSeries": one row per (run, key) with the key's highest and lowest step stored (NaN/±Infinity
@@ -106,6 +106,8 @@ export function seriesUpsertSql(next: SeriesStates, first: number): SqlPart | nu
   }
   if (!runIds.length) return null;
   const p = (i: number) => `$${first + i}`;
+  // ON CONFLICT, not an UPDATE joined to unnest: the arbiter index is probed per row, where the
+  // planner joined a plain UPDATE by a hash of the whole table (it guesses 100 rows for unnest).
   return {
     sql: `INSERT INTO "MetricSeries" ("runId", key, "minStep", "maxStep", "topBits")
           SELECT * FROM unnest(${p(0)}::int4[], ${p(1)}::text[], ${p(2)}::int8[], ${p(3)}::int8[], ${p(4)}::int2[])

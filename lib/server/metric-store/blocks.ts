@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { PointColumns } from "@/lib/metrics/tiers";
-import type { SeriesState } from "./metric-series";
+import type { SeriesState } from "./series";
 
 /**
  * "MetricBlock": the points of one key that one ingest batch appended above every stored step of

@@ -6,12 +6,12 @@ import { from as copyFrom } from "pg-copy-streams";
 /**
  * COPY paths of `run.metrics` ingest. Rows get to PostgreSQL by `COPY … FROM STDIN`, without
  * the per-value array encoding/decoding of `unnest($1::text[], …)`:
- * - as blocks into "MetricBlock" in the binary format ({@link copyBlocks}; metric-blocks.ts) when
- *   every step of the run's batch is new (the append-only case, metrics.ts decides);
+ * - as blocks into "MetricBlock" in the binary format ({@link copyBlocks}; blocks.ts) when
+ *   every step of the run's batch is new (the append-only case, append.ts decides);
  * - else as text-format lines into the staging table {@link STAGE_TABLE} ({@link copyRows}), a temporary table per
  *   pooled connection (created on first use, kept for the connection's life), emptied at every
  *   COMMIT or ROLLBACK (`ON COMMIT DELETE ROWS` truncates it in place: no catalog churn per
- *   batch), which metrics.ts merges into "MetricRow" with `ON CONFLICT DO UPDATE`.
+ *   batch), which append.ts merges into "MetricRow" with `ON CONFLICT DO UPDATE`.
  */
 export const STAGE_TABLE = "pitwall_metric_stage";
 
@@ -32,7 +32,7 @@ export async function copyRows(client: pg.PoolClient, chunks: readonly string[],
 
 /**
  * Appends block rows to "MetricBlock" in one round trip: `data` is a whole binary-format COPY
- * stream (metric-blocks.ts, BlockCopy). Must run inside the caller's transaction.
+ * stream (blocks.ts, BlockCopy). Must run inside the caller's transaction.
  * @throws what PostgreSQL raises for a bad row (class 22, e.g. 22021 for a NUL in a key) or an existing block (23505).
  */
 export async function copyBlocks(client: pg.PoolClient, data: Buffer): Promise<void> {

@@ -1,6 +1,6 @@
 import { isCounterOverflow } from "@/lib/metrics/steps";
 import type { PointColumns } from "@/lib/metrics/tiers";
-import type { SeriesState } from "./metric-series";
+import type { SeriesState } from "./series";
 
 /** A server-raised alert to store as a run event. */
 export interface RaisedAlert {
@@ -12,7 +12,7 @@ export interface RaisedAlert {
 
 /**
  * The step-overflow check of a `run.metrics` batch, O(keys): walks the batch in arrival order from
- * `stored` (per key the "MetricSeries" row before the batch, metric-series.ts: its highest step) and
+ * `stored` (per key the "MetricSeries" row before the batch, series.ts: its highest step) and
  * returns a `step_overflow` warning for every step that went back by ~2^32 from the highest seen
  * before it (a wrapped 32-bit step counter); an ordinary resume (a smaller drop) raises nothing.
  */

@@ -1,0 +1,12 @@
+/**
+ * The metric store (README.md here): the only code that names its tables ("MetricRow",
+ * "MetricBlock", "MetricTier", "MetricSeries", "MetricNonFinite", the view "MetricPoint" and
+ * pitwall_metric_points). Everything else calls these functions.
+ */
+export { upsertMetricPoints, type MetricFrame, type RaisedAlert } from "./append";
+export { getRunMetrics, DEFAULT_MAX_POINTS, type RunMetricsOptions } from "./read-series";
+export { rebuildRunTiers } from "./tiers";
+export { metricPointBatches, metricPointCountSql } from "./export";
+export { latestFinitePoints, type LatestPointRow } from "./latest";
+export { newestPoints, type NewestPointRow } from "./newest";
+export { firstStepBetween, servingSeriesReads, type ServingPointRow, type ServingUpRow } from "./serving";
