@@ -12,4 +12,5 @@ export function runHeartbeat(
   postFrames: (cfg: never, frames: unknown[], timeoutMs?: number) => Promise<unknown>,
   sleep?: (ms: number) => Promise<void>,
   endSource?: string,
+  everyFewSeconds?: (() => unknown) | null,
 ): Promise<void>;

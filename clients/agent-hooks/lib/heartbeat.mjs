@@ -79,17 +79,23 @@ export function stopHeartbeat(cfg, session) {
 /**
  * The heartbeat loop (runs in the background process): posts `{type: "heartbeat", sessions:
  * [session]}` every cfg.heartbeatS while process `agent` lives; a failed post is not retried
- * (the next one comes). Injectable post and sleep for tests.
+ * (the next one comes). Injectable post and sleep for tests. `everyFewSeconds` (optional) runs
+ * every 3 s while the agent lives: Claude Code's heartbeat starts the local forwarder again when
+ * it is gone (lib/forwarder.mjs).
  */
-export async function runHeartbeat(cfg, session, agent, postFrames, sleep = (ms) => new Promise((r) => setTimeout(r, ms)), endSource = "") {
+export async function runHeartbeat(cfg, session, agent, postFrames, sleep = (ms) => new Promise((r) => setTimeout(r, ms)), endSource = "", everyFewSeconds = null) {
   const file = pidFile(cfg, session);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   fs.writeFileSync(file, String(process.pid));
   const key = String(session).slice(0, 200);
   try {
     // Liveness is checked every second, beats are sent every cfg.heartbeatS.
-    for (let nextBeat = 0; alive(agent); await sleep(Math.min(1000, cfg.heartbeatS * 1000))) {
+    for (let nextBeat = 0, nextCheck = 0; alive(agent); await sleep(Math.min(1000, cfg.heartbeatS * 1000))) {
       const now = Date.now();
+      if (everyFewSeconds && now >= nextCheck) {
+        nextCheck = now + 3000;
+        await Promise.resolve(everyFewSeconds()).catch(() => undefined);
+      }
       if (now < nextBeat) continue;
       nextBeat = now + cfg.heartbeatS * 1000;
       try {
