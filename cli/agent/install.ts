@@ -16,7 +16,7 @@ export const AGENTS = ["claude-code", "opencode"] as const;
 export type Agent = (typeof AGENTS)[number];
 
 /** Claude Code hook events our hooks handle. */
-export const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PostToolUse", "PermissionRequest", "Notification", "Stop", "SessionEnd"] as const;
+export const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "Notification", "Stop", "StopFailure", "SessionEnd"] as const;
 
 /** The local forwarder's default loopback port (clients/agent-hooks/lib/config.mjs DEFAULT_FORWARDER_PORT). */
 export const DEFAULT_FORWARDER_PORT = 47291;
@@ -110,9 +110,13 @@ export function ourHookGroups(hookFile: string, planTimeoutS: number, forwarder:
     SessionStart: [{ hooks: [command(30)] }],
     UserPromptSubmit: [{ hooks: [http] }],
     PostToolUse: [{ matcher: "*", hooks: [http] }],
+    // An interrupted (Esc) or failed tool call; no Stop hook follows an interrupt.
+    PostToolUseFailure: [{ matcher: "*", hooks: [http] }],
     PermissionRequest: [{ matcher: "*", hooks: [command(planTimeoutS + 60)] }],
     Notification: [{ hooks: [http] }],
     Stop: [{ hooks: [http] }],
+    // A turn that ended on an API error (no Stop hook then).
+    StopFailure: [{ hooks: [http] }],
     SessionEnd: [{ hooks: [http] }],
   };
 }
