@@ -79,7 +79,9 @@ async function main() {
     const endSource = ["opencode", "claude-code"].includes(process.argv[5]) ? process.argv[5] : "";
     // Claude Code's heartbeat also keeps the local forwarder up (started again when killed).
     const keepForwarder = endSource === "opencode" ? null : () => ensureForwarder(cfg, entryFile);
-    if (cfg.url && cfg.token && process.argv[3] && Number(process.argv[4]) > 1) await runHeartbeat(cfg, process.argv[3], Number(process.argv[4]), postFrames, undefined, endSource, keepForwarder);
+    // argv[6]: Claude Code's transcript file, watched for Esc-interrupts (no hook runs for one).
+    const transcript = endSource === "opencode" ? "" : (process.argv[6] ?? "");
+    if (cfg.url && cfg.token && process.argv[3] && Number(process.argv[4]) > 1) await runHeartbeat(cfg, process.argv[3], Number(process.argv[4]), postFrames, undefined, endSource, keepForwarder, transcript);
     return;
   }
   const parsed = parseHookInput(await readStdin());
@@ -107,7 +109,7 @@ async function main() {
   if (frames.length) await deliver(cfg, frames, entryFile);
   // The session's sign of life while its agent process lives (see lib/heartbeat.mjs); started
   // after the session's first frame went out, so the first beat finds the session.
-  if (event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit") ensureHeartbeat(cfg, event.session_id, entryFile, agent);
+  if (event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit") ensureHeartbeat(cfg, event.session_id, entryFile, agent, "", undefined, typeof event.transcript_path === "string" ? event.transcript_path : "");
   if (event.hook_event_name === "SessionEnd") stopHeartbeat(cfg, event.session_id);
   if (problem) warn(problem);
   if (forwarderProblem) warn(forwarderProblem);

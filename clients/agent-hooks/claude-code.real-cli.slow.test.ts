@@ -313,3 +313,37 @@ test("Pitwall stopped in the middle of a session: the agent finishes normally; t
   await new Promise((r) => setTimeout(r, 1500));
   expect((await snapshots(path.basename(dir))).length).toBe(before + 2);
 }, 480_000);
+
+test("interactive session: an Esc-interrupt during a long Bash call (no hook runs for it) turns the session idle in Pitwall within seconds", async () => {
+  const { dir, env } = project();
+  // The Bash call may run without a permission prompt (the project's shared settings allow it).
+  fs.writeFileSync(path.join(dir, ".claude", "settings.json"), JSON.stringify({ permissions: { allow: ["Bash"] } }));
+  let toolSentAt = 0;
+  const model: ModelServer = await startModelServer((req): ScriptedReply => {
+    if (!offersTools(req)) return { text: "Long sweep" };
+    if (lastToolResults(req).length === 0 && !toolSentAt) {
+      toolSentAt = Date.now();
+      return { toolCalls: [{ name: "Bash", input: { command: "node -e 'setTimeout(() => console.log(1), 300000)'", description: "Run the long sweep" } }] };
+    }
+    return { text: "FINAL: after the interrupt" };
+  });
+  cleanups.push(() => model.close());
+  const offline = claudeOfflineEnv(model.url);
+  const run = runClaudeInteractive({ claude, cwd: dir, env: { ...offline, ...env, IS_SANDBOX: "1", HOME: claudeInteractiveHome(dir, offline.ANTHROPIC_API_KEY!) }, prompt: "run the long sweep", permissionMode: "default" });
+  cleanups.push(() => run.stop());
+  const terminal = () => `terminal so far (last 2,000 characters, escapes removed):\n${run.screen().replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, "").slice(-2000)}`;
+  const sessionRow = async () => (await pool.query<{ state: string; stateDetail: string | null; stateAt: Date }>(`SELECT state, "stateDetail", "stateAt" FROM "AgentSession" WHERE project = $1`, [path.basename(dir)])).rows[0];
+  await until("the session working on the Bash call", async () => toolSentAt > 0 && (await sessionRow())?.state === "working", 180_000, terminal);
+  // The tool runs (Claude Code draws it); then the person presses Esc.
+  await until("the Bash call running", async () => /Running|Run the long sweep|shell/i.test(run.screen()) && Date.now() - toolSentAt > 3000, 60_000, terminal);
+  const pressedAt = Date.now();
+  run.type("\x1b");
+  const row = await until("idle after the interrupt", async () => {
+    const r = await sessionRow();
+    return r?.state === "idle" ? r : null;
+  }, 30_000, terminal);
+  expect(row.stateDetail).toBe("interrupted by the user");
+  // Recognised within seconds (the heartbeat reads the transcript every second), at the interrupt's own time.
+  expect(Date.now() - pressedAt).toBeLessThan(20_000);
+  expect(Math.abs(row.stateAt.getTime() - pressedAt)).toBeLessThan(10_000);
+}, 420_000);

@@ -204,7 +204,7 @@ export async function runForwarder(fallbackCfg, entryFile, { log = () => undefin
       spoolFrames(cfg, out.frames);
       kick(cfg);
     }
-    if (event.hook_event_name === "UserPromptSubmit" && reg?.agentPid) ensureHeartbeat(cfg, event.session_id, entryFile, reg.agentPid);
+    if (event.hook_event_name === "UserPromptSubmit" && reg?.agentPid) ensureHeartbeat(cfg, event.session_id, entryFile, reg.agentPid, "", undefined, typeof event.transcript_path === "string" ? event.transcript_path : "");
     if (event.hook_event_name === "SessionEnd") {
       stopHeartbeat(cfg, event.session_id);
       sessions.delete(event.session_id);
