@@ -59,7 +59,7 @@ test("the CLI installs into .claude/settings.local.json, the token only into the
   const project = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-agent-proj-"));
   fs.mkdirSync(path.join(project, ".claude"));
   fs.writeFileSync(path.join(project, ".claude", "settings.json"), JSON.stringify({ hooks: { Stop: [theirs] } }));
-  const env = { ...process.env, HOME: home, PITWALL_URL: "http://127.0.0.1:9", PITWALL_TOKEN: "pw_secret_token", PITWALL_AGENT_CONFIG: "" };
+  const env = { ...process.env, HOME: home, PITWALL_URL: "http://127.0.0.1:9", PITWALL_TOKEN: "pw_secret_token", PITWALL_AGENT_CONFIG: "", PITWALL_FORWARDER_DIR: path.join(home, ".cache", "pitwall", "forwarder-test") };
   const cli = (...args: string[]) => execFileSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../index.ts"), ...args], { env, encoding: "utf8" });
   for (const agent of ["claude-code", "opencode"]) cli("agent", "install", agent, "--project", project);
   cli("agent", "install", "claude-code", "--project", project);
@@ -76,7 +76,7 @@ test("the CLI installs into .claude/settings.local.json, the token only into the
   expect(fs.statSync(config).mode & 0o777).toBe(0o600);
 
   // The forwarder secret: created at install (mode 600, beside the forwarder's registrations), in the HTTP hooks' header.
-  const secretPath = path.join(home, ".cache", "pitwall", `forwarder-${DEFAULT_FORWARDER_PORT}`, "secret");
+  const secretPath = path.join(home, ".cache", "pitwall", "forwarder-test", "secret");
   const secret = fs.readFileSync(secretPath, "utf8").trim();
   expect(secret).toMatch(/^[0-9a-f]{64}$/);
   expect(fs.statSync(secretPath).mode & 0o777).toBe(0o600);
@@ -101,7 +101,7 @@ test("the CLI installs into .claude/settings.local.json, the token only into the
 test("installing again without --url/--token says the stored ones are kept; a foreign opencode plugin of the same name is never overwritten", () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-agent-home-"));
   const project = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-agent-proj-"));
-  const env = { ...process.env, HOME: home, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: "" };
+  const env = { ...process.env, HOME: home, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: "", PITWALL_FORWARDER_DIR: path.join(home, ".cache", "pitwall", "forwarder-test") };
   const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../index.ts"), ...args], { env, encoding: "utf8" });
   expect(cli("agent", "install", "claude-code", "--project", project).stdout).toContain("no URL/token given or stored");
   expect(cli("agent", "install", "claude-code", "--project", project, "--url", "http://127.0.0.1:9", "--token", "pw_x").stdout).toContain("URL and token in");
@@ -118,7 +118,7 @@ test("installing again without --url/--token says the stored ones are kept; a fo
 test("uninstall gives back the settings byte for byte (tabs, key order, no final newline) and removes what install created: the config with the token, new settings files, new folders", () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-agent-home-"));
   const project = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-agent-proj-"));
-  const env = { ...process.env, HOME: home, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: "" };
+  const env = { ...process.env, HOME: home, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: "", PITWALL_FORWARDER_DIR: path.join(home, ".cache", "pitwall", "forwarder-test") };
   const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../index.ts"), ...args], { env, encoding: "utf8" });
   const local = path.join(project, ".claude", "settings.local.json");
   fs.mkdirSync(path.dirname(local));

@@ -19,9 +19,20 @@ export function forwarderPort(value) {
   return Number.isInteger(n) && n > 0 && n < 65536 ? n : DEFAULT_FORWARDER_PORT;
 }
 
-/** The local forwarder's folder (registrations, secret): $PITWALL_FORWARDER_DIR, else ~/.cache/pitwall/forwarder-<port>. */
+/**
+ * The local forwarder's folder (registrations, secret): $PITWALL_FORWARDER_DIR, else
+ * `<the user's home>/.cache/pitwall/forwarder-<port>`. The home is the account's (passwd), not
+ * $HOME: the port is one per machine, so every process of the user that can reach it, whatever
+ * its $HOME (a throwaway HOME for a clean agent profile, say), must find the same secret.
+ */
 export function forwarderDirOf(env = process.env, file = {}) {
-  return env.PITWALL_FORWARDER_DIR || path.join(env.HOME || os.homedir(), ".cache", "pitwall", `forwarder-${forwarderPort(env.PITWALL_FORWARDER_PORT ?? file.forwarderPort)}`);
+  let home;
+  try {
+    home = os.userInfo().homedir;
+  } catch {
+    home = "";
+  }
+  return env.PITWALL_FORWARDER_DIR || path.join(home || env.HOME || os.homedir(), ".cache", "pitwall", `forwarder-${forwarderPort(env.PITWALL_FORWARDER_PORT ?? file.forwarderPort)}`);
 }
 
 function num(value, fallback) {
