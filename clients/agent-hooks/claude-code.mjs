@@ -99,9 +99,10 @@ async function main() {
   const { frames, state: next, planGate: gate } = await applyEvent(cfg, event);
   // Asked at once, in parallel with sending the frames: Pitwall down or slow hands the prompt back within 2 s.
   const permission = event.hook_event_name === "PermissionRequest" && event.tool_name !== "ExitPlanMode" ? permissionGate(cfg, event) : null;
-  // A wrong token or URL is said once per session, at its start, on the hook's stderr (Claude Code
-  // shows it in `claude --debug` and in `-p` stderr). Printing Claude Code's `systemMessage` JSON
-  // instead was tried with 2.1.332: the interactive session then never ran its first prompt.
+  // A wrong token or URL (or a forwarder that will not take the session) is said once per
+  // session, at its start: as Claude Code's `systemMessage` hook output, which 2.1.332 shows in the
+  // interactive terminal ("SessionStart:startup says: …") and `-p` stream-json carries in its
+  // hook_response line, and on stderr (`claude --debug`).
   const agent = agentPid();
   // At SessionStart the local forwarder learns this session's config and agent (started when none
   // answers), so the HTTP hooks of the session's other events find it.
@@ -111,8 +112,9 @@ async function main() {
   // after the session's first frame went out, so the first beat finds the session.
   if (event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit") ensureHeartbeat(cfg, event.session_id, entryFile, agent, "", undefined, typeof event.transcript_path === "string" ? event.transcript_path : "");
   if (event.hook_event_name === "SessionEnd") stopHeartbeat(cfg, event.session_id);
-  if (problem) warn(problem);
-  if (forwarderProblem) warn(forwarderProblem);
+  const problems = [problem, forwarderProblem].filter(Boolean);
+  for (const line of problems) warn(line);
+  if (problems.length) process.stdout.write(JSON.stringify({ systemMessage: `Pitwall: ${problems.join(" ")}` }));
   if (gate) await planGate(cfg, event, next, gate);
   if (permission) await permission;
 }

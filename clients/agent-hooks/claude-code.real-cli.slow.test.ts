@@ -203,8 +203,10 @@ test("TodoWrite enabled: TodoWrite snapshots arrive while the agent runs; the pl
     { decision: "approved", comment: null, decidedBy: "approver person" },
   ]);
   expect((await snapshots(path.basename(dir))).length).toBe(2);
-  const after = (await pool.query<{ state: string }>(`SELECT state FROM "AgentSession" WHERE key = $1`, [first.key])).rows[0]!;
-  expect(["idle", "ended"]).toContain(after.state);
+  // Stop / SessionEnd go through the local forwarder, which answers Claude Code first and posts
+  // after: the last state may land a moment after the agent exited.
+  const stateNow = async () => (await pool.query<{ state: string }>(`SELECT state FROM "AgentSession" WHERE key = $1`, [first.key])).rows[0]!.state;
+  await until("the session idle or ended", async () => ["idle", "ended"].includes(await stateNow()), 15_000, output);
 }, 420_000);
 
 test("interactive session (pseudo-terminal): the plan waits in Pitwall, changes requested over the HTTP API reach the model, the revision is approved", async () => {
@@ -346,4 +348,26 @@ test("interactive session: an Esc-interrupt during a long Bash call (no hook run
   // Recognised within seconds (the heartbeat reads the transcript every second), at the interrupt's own time.
   expect(Date.now() - pressedAt).toBeLessThan(20_000);
   expect(Math.abs(row.stateAt.getTime() - pressedAt)).toBeLessThan(10_000);
+}, 420_000);
+
+test("a wrong token is said once at session start, in the agent's own output: the interactive terminal shows it and still runs the prompt; `-p` stream-json carries it", async () => {
+  const { dir, env } = project();
+  const wrong = { ...env, PITWALL_TOKEN: "pw_wrong_token_for_this_test" };
+  const model: ModelServer = await startModelServer((req): ScriptedReply => (offersTools(req) ? { text: "FINAL: answered with a wrong token" } : { text: "Wrong token" }));
+  cleanups.push(() => model.close());
+  const offline = claudeOfflineEnv(model.url);
+  const run = runClaudeInteractive({ claude, cwd: dir, env: { ...offline, ...wrong, IS_SANDBOX: "1", HOME: claudeInteractiveHome(dir, offline.ANTHROPIC_API_KEY!) }, prompt: "say hello", permissionMode: "default" });
+  cleanups.push(() => run.stop());
+  const plain = () => run.screen().replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, "").replace(/\s+/g, " ");
+  const terminal = () => `terminal so far (last 2,000 characters):\n${plain().slice(-2000)}`;
+  await until("the warning in the terminal", async () => /Pitwall at \S+ refuses this token \(401\)/.test(plain()), 120_000, terminal);
+  await until("the prompt answered all the same", async () => plain().includes("FINAL: answered with a wrong token"), 120_000, terminal);
+  expect(plain().match(/refuses this token/g)).toHaveLength(1);
+  await run.stop();
+
+  const p = await runClaude({ claude, cwd: dir, env: { ...offline, ...wrong }, prompt: "say hello", timeoutMs: 180_000 });
+  expect(p.code).toBe(0);
+  const hookLines = p.stdout.filter((l) => l.includes('"hook_response"') && l.includes("SessionStart"));
+  expect(hookLines.join("\n")).toContain('{\\"systemMessage\\":\\"Pitwall: Pitwall at');
+  expect(hookLines.join("\n")).toContain("refuses this token (401)");
 }, 420_000);
