@@ -87,6 +87,8 @@ test("the CLI installs into .claude/settings.local.json, the token only into the
   expect(status).toMatch(/claude-code \(project\): .*settings\.local\.json \(SessionStart/);
   expect(status).toMatch(/opencode \(project\): .*pitwall\.js/);
   expect(status).toMatch(/Pitwall: PROBLEM: http:\/\/127\.0\.0\.1:9 does not answer/);
+  expect(status).toContain(`local forwarder 127.0.0.1:${DEFAULT_FORWARDER_PORT}: `);
+  expect(status).toContain(`secret in ${secretPath}`);
 
   cli("agent", "uninstall", "claude-code", "--project", project);
   cli("agent", "uninstall", "opencode", "--project", project);

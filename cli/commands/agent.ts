@@ -26,7 +26,7 @@ import { formatJson, jsonStyleOf, missingDirs, readManifest, removeEmptyDirs, wr
 import { probePitwall } from "../agent/probe";
 import { fail } from "../fail";
 import { forwarderDirOf } from "@/clients/agent-hooks/lib/config.mjs";
-import { ensureForwarderSecret, secretFile } from "@/clients/agent-hooks/lib/forwarder-secret.mjs";
+import { ensureForwarderSecret, readForwarderSecret, secretFile } from "@/clients/agent-hooks/lib/forwarder-secret.mjs";
 
 const projectDir = path.resolve(import.meta.dirname, "../..");
 
@@ -128,6 +128,22 @@ function forwarderSecret(): string {
     writeManifest(config, { ...readManifest(config), secretCreated: true });
   }
   return secret;
+}
+
+/** `agent status`'s line on the local forwarder: its port, whether its secret is installed and whether it runs. */
+async function forwarderLine(): Promise<string> {
+  const port = forwarderPortOf(process.env.PITWALL_FORWARDER_PORT);
+  const dir = forwarderDirOf(process.env);
+  const secret = readForwarderSecret(dir);
+  let running = "not running (the next Claude Code session starts it)";
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/pitwall/health`, { signal: AbortSignal.timeout(1000) });
+    const body = (await res.json()) as { service?: string; pid?: number };
+    running = body.service === "pitwall-forwarder" ? `running (pid ${body.pid})` : `PROBLEM: port ${port} is taken by another program (set PITWALL_FORWARDER_PORT and install again)`;
+  } catch {
+    // nothing answers: not running
+  }
+  return `local forwarder 127.0.0.1:${port}: ${running}; secret ${secret ? `in ${secretFile(dir)}` : "PROBLEM: missing (run `pitwall agent install claude-code` again)"}`;
 }
 
 function install(agent: Agent, scope: InstallScope, planTimeoutS: number): string {
@@ -282,6 +298,7 @@ export function registerAgentCommands(program: Command): void {
         const check = await probePitwall(u, token);
         process.stdout.write(`Pitwall: ${check.kind === "ok" || check.kind === "no_token" ? "" : "PROBLEM: "}${check.line}\n`);
       }
+      process.stdout.write(`${await forwarderLine()}\n`);
     });
 
   program
