@@ -80,8 +80,8 @@ export function stopHeartbeat(cfg, session) {
 
 /**
  * The heartbeat loop (runs in the background process): posts `{type: "heartbeat", sessions:
- * [session]}` every cfg.heartbeatS while process `agent` lives; a failed post is not retried
- * (the next one comes). Injectable post and sleep for tests. `everyFewSeconds` (optional) runs
+ * [session]}` every cfg.heartbeatS while process `agent` lives; a failed post is tried again
+ * within 5 s. Injectable post and sleep for tests. `everyFewSeconds` (optional) runs
  * every 3 s while the agent lives: Claude Code's heartbeat starts the local forwarder again when
  * it is gone (lib/forwarder.mjs). `transcript` (optional, Claude Code's transcript_path): an
  * Esc-interrupt written there (no hook runs for it) is reported as the session going idle at the
@@ -94,11 +94,24 @@ export async function runHeartbeat(cfg, session, agent, postFrames, sleep = (ms)
   const key = String(session).slice(0, 200);
   const watcher = transcript ? watchTranscript(fs, transcript) : null;
   let interruptAt = null;
+  let beats = 0;
   try {
     // Liveness is checked every second, beats are sent every cfg.heartbeatS.
     for (let nextBeat = 0, nextCheck = 0; alive(agent); await sleep(Math.min(1000, cfg.heartbeatS * 1000))) {
       const now = Date.now();
-      interruptAt = watcher?.check(now) ?? interruptAt;
+      // The beat first (the first one at once: the session's sign of life); a failed one is tried
+      // again within 5 s rather than a whole interval later. The second comes 5 s after the first:
+      // a first beat can reach Pitwall before the session's first frame (that one spooled while
+      // Pitwall was slow) and then names no session yet.
+      if (now >= nextBeat) {
+        try {
+          await postFrames(cfg, [{ v: 1, id: `cc:${key}:hb:${now}`.slice(0, 200), type: "heartbeat", ts: now, sessions: [key] }], 5000);
+          nextBeat = now + (beats++ === 0 ? Math.min(5, cfg.heartbeatS) : cfg.heartbeatS) * 1000;
+        } catch {
+          nextBeat = now + Math.min(5, cfg.heartbeatS) * 1000;
+        }
+      }
+      interruptAt = watcher?.check(Date.now()) ?? interruptAt;
       if (interruptAt !== null) {
         const frame = { v: 1, id: `cc:${key}:act:${interruptAt}:interrupted`.slice(0, 200), type: "session.activity", session: key, source: "claude-code", state: "idle", ts: interruptAt, detail: "interrupted by the user" };
         // Sent once; Pitwall down: tried again on the next round (the id keeps it exactly once).
@@ -107,13 +120,6 @@ export async function runHeartbeat(cfg, session, agent, postFrames, sleep = (ms)
       if (everyFewSeconds && now >= nextCheck) {
         nextCheck = now + 3000;
         await Promise.resolve(everyFewSeconds()).catch(() => undefined);
-      }
-      if (now < nextBeat) continue;
-      nextBeat = now + cfg.heartbeatS * 1000;
-      try {
-        await postFrames(cfg, [{ v: 1, id: `cc:${key}:hb:${now}`.slice(0, 200), type: "heartbeat", ts: now, sessions: [key] }], 5000);
-      } catch {
-        // Pitwall down or slow: the next beat tries again
       }
     }
     if (endSource) {
