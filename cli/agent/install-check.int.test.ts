@@ -32,7 +32,7 @@ afterAll(async () => {
 test("install refuses a token the server answers 401 to (nothing written) unless --offline; a good token is confirmed; status names the problem", () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-agent-home-"));
   const project = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-agent-proj-"));
-  const env = { ...process.env, HOME: home, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: "" };
+  const env = { ...process.env, HOME: home, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: "", PITWALL_FORWARDER_DIR: path.join(home, ".cache", "pitwall", "forwarder-test") };
   const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../index.ts"), ...args], { env, encoding: "utf8" });
   const settings = path.join(project, ".claude", "settings.local.json");
   const config = path.join(home, ".config", "pitwall", "agent.json");

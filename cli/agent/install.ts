@@ -15,8 +15,16 @@ import { pathToFileURL } from "node:url";
 export const AGENTS = ["claude-code", "opencode"] as const;
 export type Agent = (typeof AGENTS)[number];
 
-/** Claude Code hook events our hook handles (one entry each, same command). */
-export const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PostToolUse", "PermissionRequest", "Notification", "Stop", "SessionEnd"] as const;
+/** Claude Code hook events our hooks handle. */
+export const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "Notification", "Stop", "StopFailure", "SessionEnd"] as const;
+
+/** The local forwarder's default loopback port (clients/agent-hooks/lib/config.mjs DEFAULT_FORWARDER_PORT). */
+export const DEFAULT_FORWARDER_PORT = 47291;
+/** URL path of the forwarder's hook endpoint (clients/agent-hooks/lib/forwarder.mjs HOOK_PATH). */
+const FORWARDER_HOOK_PATH = "/pitwall/claude-code";
+/** The URL our HTTP hooks post to. */
+export const forwarderHookUrl = (port: number) => `http://127.0.0.1:${port}${FORWARDER_HOOK_PATH}`;
+const OUR_URL = /^http:\/\/127\.0\.0\.1:\d+\/pitwall\/claude-code$/;
 
 /** Absolute path of the bundled Claude Code hook in this checkout. */
 export const claudeHookFile = (projectDir: string) => path.join(projectDir, "clients", "agent-hooks", "claude-code.mjs");
@@ -38,12 +46,13 @@ export function opencodePluginTarget(scope: InstallScope): string {
   return scope.kind === "project" ? path.join(scope.dir, ".opencode", "plugins", "pitwall.js") : path.join(scope.home, ".config", "opencode", "plugins", "pitwall.js");
 }
 
-type HookEntry = { matcher?: string; hooks: Array<{ type: string; command: string; timeout?: number }> };
+type Hook = { type: string; command?: string; url?: string; headers?: Record<string, string>; timeout?: number };
+type HookEntry = { matcher?: string; hooks: Hook[] };
 type Settings = Record<string, unknown> & { hooks?: Record<string, HookEntry[]> };
 
-const isOurs = (entry: HookEntry) => Array.isArray(entry?.hooks) && entry.hooks.some((h) => typeof h?.command === "string" && h.command.includes(OUR_MARK));
+const isOurCommand = (h: { command?: unknown; url?: unknown } | null | undefined) => (typeof h?.command === "string" && h.command.includes(OUR_MARK)) || (typeof h?.url === "string" && OUR_URL.test(h.url));
 
-const isOurCommand = (h: { command?: unknown } | null | undefined) => typeof h?.command === "string" && h.command.includes(OUR_MARK);
+const isOurs = (entry: HookEntry) => Array.isArray(entry?.hooks) && entry.hooks.some(isOurCommand);
 
 /**
  * Removes our hook commands from Claude Code settings, keeping every other hook and setting: a
@@ -73,20 +82,54 @@ export function withoutOurHooks(settings: Settings): Settings {
   return out;
 }
 
+/** Header our HTTP hooks carry the forwarder secret in (clients/agent-hooks/lib/forwarder.mjs SECRET_HEADER). */
+export const FORWARDER_SECRET_HEADER = "X-Pitwall-Forwarder-Secret";
+
+/** Where our HTTP hooks post and the per-install secret they prove themselves with. */
+export interface ForwarderTarget {
+  port: number;
+  /** Random per-install secret (the user config's `forwarderSecret`); the forwarder refuses a hook without it. */
+  secret: string;
+}
+
 /**
- * Claude Code settings with our hook entries for every event in CLAUDE_EVENTS (replacing ours,
- * keeping others', so installing twice changes nothing). The PermissionRequest entry's timeout
- * (s) covers the plan wait: planTimeoutS + 60; the others 30 s.
+ * Our hook groups per Claude Code event. A Node process starts only where one is needed:
+ * SessionStart (token check, registering the session with the local forwarder, the heartbeat) and
+ * PermissionRequest (every tool: the inbox's permission gate, and ExitPlanMode's plan gate; both
+ * wait for a person, timeout planTimeoutS + 60 s). Every other event, each tool call's PostToolUse
+ * among them, is an HTTP hook posting to the forwarder on 127.0.0.1:`forwarder.port` with the
+ * install's secret in a header; it answers at once (timeout 2 s in case it hangs). PostToolUse
+ * matches every tool ("*"): any tool call is the evidence that a permission prompt or a plan
+ * dialog was answered (states "waiting" -> "working"); a tool call that changes nothing sends
+ * nothing to Pitwall.
  */
-export function withOurHooks(settings: Settings, hookFile: string, planTimeoutS: number): Settings {
+export function ourHookGroups(hookFile: string, planTimeoutS: number, forwarder: ForwarderTarget): Record<(typeof CLAUDE_EVENTS)[number], HookEntry[]> {
+  const command = (timeout: number): Hook => ({ type: "command", command: `node ${JSON.stringify(hookFile)} claude-code`, timeout });
+  const http: Hook = { type: "http", url: forwarderHookUrl(forwarder.port), headers: { [FORWARDER_SECRET_HEADER]: forwarder.secret }, timeout: 2 };
+  return {
+    SessionStart: [{ hooks: [command(30)] }],
+    UserPromptSubmit: [{ hooks: [http] }],
+    PostToolUse: [{ matcher: "*", hooks: [http] }],
+    // An interrupted (Esc) or failed tool call; no Stop hook follows an interrupt.
+    PostToolUseFailure: [{ matcher: "*", hooks: [http] }],
+    PermissionRequest: [{ matcher: "*", hooks: [command(planTimeoutS + 60)] }],
+    Notification: [{ hooks: [http] }],
+    Stop: [{ hooks: [http] }],
+    // A turn that ended on an API error (no Stop hook then).
+    StopFailure: [{ hooks: [http] }],
+    SessionEnd: [{ hooks: [http] }],
+  };
+}
+
+/**
+ * Claude Code settings with our hook groups (ourHookGroups) added, replacing ours and keeping
+ * others', so installing twice changes nothing.
+ */
+export function withOurHooks(settings: Settings, hookFile: string, planTimeoutS: number, forwarder: ForwarderTarget): Settings {
   const clean = withoutOurHooks(settings);
   const hooks: Record<string, HookEntry[]> = { ...(clean.hooks ?? {}) };
-  const command = `node ${JSON.stringify(hookFile)} claude-code`;
-  for (const event of CLAUDE_EVENTS) {
-    const entry: HookEntry = { hooks: [{ type: "command", command, timeout: event === "PermissionRequest" ? planTimeoutS + 60 : 30 }] };
-    if (event === "PostToolUse" || event === "PermissionRequest") entry.matcher = "*";
-    hooks[event] = [...(hooks[event] ?? []), entry];
-  }
+  const groups = ourHookGroups(hookFile, planTimeoutS, forwarder);
+  for (const event of CLAUDE_EVENTS) hooks[event] = [...(hooks[event] ?? []), ...groups[event]];
   // `hooks` keeps its place among the keys when it was there; else it goes last.
   return "hooks" in clean ? Object.fromEntries(Object.entries(clean).map(([k, v]) => [k, k === "hooks" ? hooks : v])) : { ...clean, hooks };
 }

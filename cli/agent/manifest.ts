@@ -15,6 +15,8 @@ export interface InstallRecord {
 }
 export interface InstallManifest {
   configCreated: boolean;
+  /** Install created the local forwarder's secret file (removed with the last install). */
+  secretCreated?: boolean;
   installs: InstallRecord[];
 }
 
@@ -25,7 +27,7 @@ export const manifestFile = (configFile: string) => path.join(path.dirname(confi
 export function readManifest(configFile: string): InstallManifest {
   try {
     const m = JSON.parse(fs.readFileSync(manifestFile(configFile), "utf8")) as Partial<InstallManifest>;
-    return { configCreated: m.configCreated === true, installs: Array.isArray(m.installs) ? m.installs : [] };
+    return { configCreated: m.configCreated === true, ...(m.secretCreated === true ? { secretCreated: true } : {}), installs: Array.isArray(m.installs) ? m.installs : [] };
   } catch {
     return { configCreated: false, installs: [] };
   }
@@ -34,7 +36,7 @@ export function readManifest(configFile: string): InstallManifest {
 /** Writes the manifest (mode 600), or removes it when it records nothing. */
 export function writeManifest(configFile: string, m: InstallManifest): void {
   const file = manifestFile(configFile);
-  if (!m.configCreated && m.installs.length === 0) {
+  if (!m.configCreated && !m.secretCreated && m.installs.length === 0) {
     fs.rmSync(file, { force: true });
     return;
   }

@@ -11,6 +11,7 @@ import {
   opencodePluginFile,
   opencodePluginStub,
   opencodePluginTarget,
+  DEFAULT_FORWARDER_PORT,
   ourHookEvents,
   PLUGIN_MARK,
   readSettings,
@@ -24,6 +25,8 @@ import { parseServerUrls } from "@/lib/client/server-urls";
 import { formatJson, jsonStyleOf, missingDirs, readManifest, removeEmptyDirs, writeManifest } from "../agent/manifest";
 import { probePitwall } from "../agent/probe";
 import { fail } from "../fail";
+import { forwarderDirOf } from "@/clients/agent-hooks/lib/config.mjs";
+import { ensureForwarderSecret, readForwarderSecret, secretFile } from "@/clients/agent-hooks/lib/forwarder-secret.mjs";
 
 const projectDir = path.resolve(import.meta.dirname, "../..");
 
@@ -100,13 +103,55 @@ function takeBack(file: string, edit: (text: string) => string | null): void {
     fs.rmSync(config, { force: true });
     writeManifest(config, { configCreated: false, installs: [] });
   } else writeManifest(config, { ...manifest, installs });
+  if (installs.length === 0 && manifest.secretCreated) {
+    fs.rmSync(secretFile(forwarderDirOf(process.env)), { force: true });
+    writeManifest(config, { ...readManifest(config), secretCreated: false });
+  }
+}
+
+/** The forwarder port our HTTP hooks post to: $PITWALL_FORWARDER_PORT at install (the hooks read the same variable), else the default. */
+function forwarderPortOf(value: string | undefined): number {
+  const n = Number(value);
+  return Number.isInteger(n) && n > 0 && n < 65536 ? n : DEFAULT_FORWARDER_PORT;
+}
+
+/**
+ * The secret our HTTP hooks send to the local forwarder, which refuses requests without it (no
+ * other local user or process can inject hook events): `<forwarder dir>/secret` (mode 600; see
+ * clients/agent-hooks/lib/forwarder-secret.mjs), created when absent and then recorded in the
+ * manifest, so the last uninstall removes it. Shared by every install that uses this forwarder.
+ */
+function forwarderSecret(): string {
+  const { secret, created } = ensureForwarderSecret(forwarderDirOf(process.env));
+  if (created) {
+    const config = agentConfigFile();
+    writeManifest(config, { ...readManifest(config), secretCreated: true });
+  }
+  return secret;
+}
+
+/** `agent status`'s line on the local forwarder: its port, whether its secret is installed and whether it runs. */
+async function forwarderLine(): Promise<string> {
+  const port = forwarderPortOf(process.env.PITWALL_FORWARDER_PORT);
+  const dir = forwarderDirOf(process.env);
+  const secret = readForwarderSecret(dir);
+  let running = "not running (the next Claude Code session starts it)";
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/pitwall/health`, { signal: AbortSignal.timeout(1000) });
+    const body = (await res.json()) as { service?: string; pid?: number };
+    running = body.service === "pitwall-forwarder" ? `running (pid ${body.pid})` : `PROBLEM: port ${port} is taken by another program (set PITWALL_FORWARDER_PORT and install again)`;
+  } catch {
+    // nothing answers: not running
+  }
+  return `local forwarder 127.0.0.1:${port}: ${running}; secret ${secret ? `in ${secretFile(dir)}` : "PROBLEM: missing (run `pitwall agent install claude-code` again)"}`;
 }
 
 function install(agent: Agent, scope: InstallScope, planTimeoutS: number): string {
   if (agent === "claude-code") {
     const file = claudeSettingsFile(scope);
     const before = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null;
-    writeRecorded(file, formatJson(withOurHooks(readSettings(file), claudeHookFile(projectDir), planTimeoutS), jsonStyleOf(before)));
+    const forwarder = { port: forwarderPortOf(process.env.PITWALL_FORWARDER_PORT), secret: forwarderSecret() };
+    writeRecorded(file, formatJson(withOurHooks(readSettings(file), claudeHookFile(projectDir), planTimeoutS, forwarder), jsonStyleOf(before)));
     return file;
   }
   const file = opencodePluginTarget(scope);
@@ -253,6 +298,7 @@ export function registerAgentCommands(program: Command): void {
         const check = await probePitwall(u, token);
         process.stdout.write(`Pitwall: ${check.kind === "ok" || check.kind === "no_token" ? "" : "PROBLEM: "}${check.line}\n`);
       }
+      process.stdout.write(`${await forwarderLine()}\n`);
     });
 
   program

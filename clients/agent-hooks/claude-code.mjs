@@ -1,21 +1,23 @@
 #!/usr/bin/env node
-// Pitwall's Claude Code hook: one entry point for every hook event, installed by
-// `npx pitwall agent install claude-code` as `node <this file> claude-code`. Reads the event on
-// stdin, sends todo snapshots and session activity to Pitwall (spooled when Pitwall is down),
-// and for ExitPlanMode's PermissionRequest proposes the plan and waits for a person's decision.
+// Pitwall's Claude Code hook. `npx pitwall agent install claude-code` runs it as a command hook
+// (`node <this file> claude-code`) only where a process per event is needed: SessionStart (checks
+// the token, registers the session with the local forwarder and starts the heartbeat) and
+// PermissionRequest (a permission prompt: opens an inbox item and waits for a person's decision;
+// for ExitPlanMode proposes the plan and waits). Every other event (each tool call's PostToolUse
+// among them) goes to Claude Code's HTTP hook and the local forwarder (`node <this file> forward`,
+// lib/forwarder.mjs): no Node start per tool call.
+// As a command hook it still handles any event the same way (older installs, other agents).
 // Never breaks the agent: bad input or a missing token prints one line to stderr and exits 0.
 // `node <this file> flush` is the background spool flusher. See docs/agents.md.
 import { fileURLToPath } from "node:url";
-import { claudeActions, parseHookInput } from "./lib/claude-events.mjs";
-import { taskItemsFor } from "./lib/claude-tasks.mjs";
+import { parseHookInput } from "./lib/claude-events.mjs";
 import { loadConfig } from "./lib/config.mjs";
-import { gitBranch } from "./lib/git.mjs";
+import { ensureForwarder, registerSession, runForwarder } from "./lib/forwarder.mjs";
+import { applyEvent } from "./lib/handle-event.mjs";
 import { decisionForAgent, planFromMarkdown, proposeAndWait } from "./lib/plan.mjs";
-import { permissionGate, stopStalePermissionGates } from "./lib/permission-gate.mjs";
+import { permissionGate } from "./lib/permission-gate.mjs";
 import { deliver, postFrames, runFlusher } from "./lib/spool.mjs";
-import { gateIsStale, stopGate } from "./lib/plan-gate-guard.mjs";
-import { ensureHeartbeat, runHeartbeat, stopHeartbeat } from "./lib/heartbeat.mjs";
-import { withSessionLock } from "./lib/session-lock.mjs";
+import { agentPid, ensureHeartbeat, runHeartbeat, stopHeartbeat } from "./lib/heartbeat.mjs";
 import { startProblem } from "./lib/start-check.mjs";
 import { readState, writeState } from "./lib/todo-state.mjs";
 
@@ -69,8 +71,17 @@ async function main() {
     if (cfg.url && cfg.token) await runFlusher(cfg);
     return;
   }
+  if (process.argv[2] === "forward") {
+    await runForwarder(cfg, entryFile, { log: warn });
+    return;
+  }
   if (process.argv[2] === "heartbeat") {
-    if (cfg.url && cfg.token && process.argv[3] && Number(process.argv[4]) > 1) await runHeartbeat(cfg, process.argv[3], Number(process.argv[4]), postFrames, undefined, ["opencode", "claude-code"].includes(process.argv[5]) ? process.argv[5] : "");
+    const endSource = ["opencode", "claude-code"].includes(process.argv[5]) ? process.argv[5] : "";
+    // Claude Code's heartbeat also keeps the local forwarder up (started again when killed).
+    const keepForwarder = endSource === "opencode" ? null : () => ensureForwarder(cfg, entryFile);
+    // argv[6]: Claude Code's transcript file, watched for Esc-interrupts (no hook runs for one).
+    const transcript = endSource === "opencode" ? "" : (process.argv[6] ?? "");
+    if (cfg.url && cfg.token && process.argv[3] && Number(process.argv[4]) > 1) await runHeartbeat(cfg, process.argv[3], Number(process.argv[4]), postFrames, undefined, endSource, keepForwarder, transcript);
     return;
   }
   const parsed = parseHookInput(await readStdin());
@@ -84,30 +95,26 @@ async function main() {
     }
     return;
   }
-  stopStalePermissionGates(cfg, event, stopGate);
-  const needsBranch = event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit";
-  const branch = needsBranch && typeof event.cwd === "string" ? gitBranch(event.cwd) : undefined;
-  // Read, decide and store under the session's lock: parallel tool calls run their hooks at once.
-  const { frames, state: next, planGate: gate } = await withSessionLock(cfg, event.session_id, () => {
-    const before = readState(cfg, event.session_id);
-    // The person answered the plan in the terminal (or the agent ended): free the waiting gate.
-    if (gateIsStale(before, event) && stopGate(before.gatePid)) writeState(cfg, event.session_id, { ...before, gatePid: undefined, lastPlan: { ...before.lastPlan, decision: "answered_in_terminal" } });
-    const out = claudeActions(event, readState(cfg, event.session_id), { nowMs: Date.now(), sendPrompts: cfg.sendPrompts, gitBranch: branch, taskItems: taskItemsFor(event) });
-    if (out.frames.length) writeState(cfg, event.session_id, out.state);
-    return out;
-  });
+  // The event's state change (also stops permission gates the event shows were answered in the terminal).
+  const { frames, state: next, planGate: gate } = await applyEvent(cfg, event);
   // Asked at once, in parallel with sending the frames: Pitwall down or slow hands the prompt back within 2 s.
   const permission = event.hook_event_name === "PermissionRequest" && event.tool_name !== "ExitPlanMode" ? permissionGate(cfg, event) : null;
-  // A wrong token or URL is said once per session, at its start, on the hook's stderr (Claude Code
-  // shows it in `claude --debug` and in `-p` stderr). Printing Claude Code's `systemMessage` JSON
-  // instead was tried with 2.1.332: the interactive session then never ran its first prompt.
-  const problem = event.hook_event_name === "SessionStart" ? await startProblem(cfg, postFrames) : null;
+  // A wrong token or URL (or a forwarder that will not take the session) is said once per
+  // session, at its start: as Claude Code's `systemMessage` hook output, which 2.1.332 shows in the
+  // interactive terminal ("SessionStart:startup says: …") and `-p` stream-json carries in its
+  // hook_response line, and on stderr (`claude --debug`).
+  const agent = agentPid();
+  // At SessionStart the local forwarder learns this session's config and agent (started when none
+  // answers), so the HTTP hooks of the session's other events find it.
+  const [problem, forwarderProblem] = event.hook_event_name === "SessionStart" ? await Promise.all([startProblem(cfg, postFrames), registerSession(cfg, event.session_id, agent, entryFile)]) : [null, null];
   if (frames.length) await deliver(cfg, frames, entryFile);
   // The session's sign of life while its agent process lives (see lib/heartbeat.mjs); started
   // after the session's first frame went out, so the first beat finds the session.
-  if (event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit") ensureHeartbeat(cfg, event.session_id, entryFile);
+  if (event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit") ensureHeartbeat(cfg, event.session_id, entryFile, agent, "", undefined, typeof event.transcript_path === "string" ? event.transcript_path : "");
   if (event.hook_event_name === "SessionEnd") stopHeartbeat(cfg, event.session_id);
-  if (problem) warn(problem);
+  const problems = [problem, forwarderProblem].filter(Boolean);
+  for (const line of problems) warn(line);
+  if (problems.length) process.stdout.write(JSON.stringify({ systemMessage: `Pitwall: ${problems.join(" ")}` }));
   if (gate) await planGate(cfg, event, next, gate);
   if (permission) await permission;
 }

@@ -94,6 +94,20 @@ describe("other and future shapes", () => {
     expect(run({ ...base, hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: {} }).frames).toEqual([]);
   });
 
+  test("an Esc-interrupt (no Stop hook follows) is recognised from the next event: an interrupted tool call → idle; a failed one after a prompt → working; an API error ending the turn → idle", () => {
+    // Shapes of Claude Code 2.1.332's PostToolUseFailure / StopFailure hook input (read from its bundled schema).
+    const working = run({ ...base, hook_event_name: "UserPromptSubmit", prompt: "run the sweep" });
+    expect(working.frames[0]).toMatchObject({ state: "working" });
+    const interrupted = run({ ...base, hook_event_name: "PostToolUseFailure", tool_name: "Bash", tool_input: { command: "sleep 600" }, tool_use_id: "toolu_1", error: "Interrupted by user", is_interrupt: true, duration_ms: 5123 }, working.state);
+    expect(interrupted.frames).toHaveLength(1);
+    expect(interrupted.frames[0]).toMatchObject({ type: "session.activity", state: "idle", detail: "interrupted by the user (Bash)" });
+    // A plain failure while working changes nothing; after a permission prompt it shows the prompt was answered.
+    expect(run({ ...base, hook_event_name: "PostToolUseFailure", tool_name: "Bash", tool_input: {}, error: "exit 1", is_interrupt: false }, working.state).frames).toEqual([]);
+    const waiting = run({ ...base, hook_event_name: "PermissionRequest", tool_name: "Bash", tool_input: { command: "make" } });
+    expect(run({ ...base, hook_event_name: "PostToolUseFailure", tool_name: "Bash", tool_input: { command: "make" }, error: "exit 2" }, waiting.state).frames[0]).toMatchObject({ state: "working" });
+    expect(run({ ...base, hook_event_name: "StopFailure", error: "rate_limit" }, working.state).frames[0]).toMatchObject({ state: "idle", detail: "turn ended with an error: rate_limit" });
+  });
+
   test("PermissionRequest for another tool → waiting for permission; SessionEnd → ended", () => {
     expect(run({ ...base, hook_event_name: "PermissionRequest", tool_name: "Bash", tool_input: { command: "rm -rf build" } }).frames[0]).toMatchObject({ state: "waiting", detail: "permission: Bash" });
     expect(run({ ...base, hook_event_name: "SessionEnd", reason: "prompt_input_exit" }).frames[0]).toMatchObject({ state: "ended", detail: "prompt_input_exit" });

@@ -10,7 +10,8 @@
  * the hook, not Pitwall's ingest), down (connection refused) and hung (a TCP server that accepts and
  * never answers). Prints the call count, p50/p99/max of both and the difference, with the targets
  * (added p50 < 50 ms, p99 < 150 ms). Figures only; nothing is asserted.
- * Run alone: `npx tsx scripts/bench/agent-hook-wait.ts [--full]` (>= 200 calls per case with --full).
+ * Run alone: `npx tsx scripts/bench/agent-hook-wait.ts [--full] [--cases Read:up,TodoWrite:hung]`
+ * (>= 200 calls per case with --full: 10 rounds x 20 calls).
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -20,7 +21,8 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { withOurHooks } from "@/cli/agent/install";
+import { withOurHooks, type ForwarderTarget } from "@/cli/agent/install";
+import { ensureForwarderSecret } from "@/clients/agent-hooks/lib/forwarder-secret.mjs";
 import { CLAUDE_CODE_VERSION, CLAUDE_TASKS_MODEL, CLAUDE_TODOWRITE_ENV, claudeOfflineEnv, ensureAgentCli } from "@/test/support/agents/clis";
 import { lastToolResults, offersTools, startModelServer, type ModelRequest, type ScriptedReply } from "@/test/support/agents/model-server";
 import { runClaude } from "@/test/support/agents/run-agent";
@@ -72,10 +74,7 @@ async function startPitwalls(): Promise<{ urls: Record<PitwallState, string>; re
   await new Promise<void>((r) => up.listen(0, "127.0.0.1", r));
   await new Promise<void>((r) => hung.listen(0, "127.0.0.1", r));
   // A port that was free a moment ago: connection refused.
-  const probe = net.createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  const downPort = (probe.address() as AddressInfo).port;
-  await new Promise<void>((r) => probe.close(() => r()));
+  const downPort = await freePort();
   return {
     urls: { up: `http://127.0.0.1:${(up.address() as AddressInfo).port}`, down: `http://127.0.0.1:${downPort}`, hung: `http://127.0.0.1:${(hung.address() as AddressInfo).port}` },
     received: () => received,
@@ -137,15 +136,23 @@ async function oneRun(claude: string, tool: Tool, calls: number, dir: string, en
 }
 
 /** A project folder; with `hooks`, our hooks in its .claude/settings.local.json as install writes them. */
-function projectFolder(hooks: boolean): string {
+function projectFolder(hooks: boolean, forwarder: ForwarderTarget): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `pitwall-bench-wait-${hooks ? "hooks" : "bare"}-`));
   execFileSync("git", ["init", "-q", "-b", "bench"], { cwd: dir });
   fs.writeFileSync(path.join(dir, "notes.txt"), "throughput sweep notes\n".repeat(20));
   if (hooks) {
     fs.mkdirSync(path.join(dir, ".claude"));
-    fs.writeFileSync(path.join(dir, ".claude", "settings.local.json"), `${JSON.stringify(withOurHooks({}, hookFile, 600), null, 2)}\n`);
+    fs.writeFileSync(path.join(dir, ".claude", "settings.local.json"), `${JSON.stringify(withOurHooks({}, hookFile, 600, forwarder), null, 2)}\n`);
   }
   return dir;
+}
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
 }
 
 const sorted = (xs: number[]) => Float64Array.from(xs).sort();
@@ -158,17 +165,24 @@ export const scenario = {
     const rounds = opts.full ? 10 : 2;
     const perRun = opts.full ? 20 : 10;
     const pitwalls = await startPitwalls();
-    const temp: string[] = [];
+    // The hooks' local forwarder on a port of its own (not the default one a person's hooks use).
+    const forwarderPort = await freePort();
+    const forwarderDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-bench-wait-fwd-"));
+    const temp: string[] = [forwarderDir];
+    // As install does: the forwarder's secret in its folder and in the hooks' header.
+    const forwarder = { port: forwarderPort, secret: ensureForwarderSecret(forwarderDir).secret };
     const rows: string[] = [];
     opts.log(`agent-hook-wait: Claude Code ${CLAUDE_CODE_VERSION}, ${rounds} rounds x ${perRun} calls per case and variant; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; ${new Date().toISOString()}`);
     opts.log(`  targets: added by the hooks p50 < 50 ms, p99 < 150 ms`);
     try {
-      for (const c of CASES) {
-        const bare = projectFolder(false);
-        const hooked = projectFolder(true);
+      // `--cases Read:up,TodoWrite:hung` runs only those (when run alone).
+      const only = process.argv.find((a, i) => process.argv[i - 1] === "--cases")?.split(",") ?? null;
+      for (const c of CASES.filter((x) => !only || only.includes(`${x.tool}:${x.pitwall}`))) {
+        const bare = projectFolder(false, forwarder);
+        const hooked = projectFolder(true, forwarder);
         const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-bench-wait-state-"));
         temp.push(bare, hooked, stateDir);
-        const env = { PITWALL_URL: pitwalls.urls[c.pitwall], PITWALL_TOKEN: "bench", PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(stateDir, "none.json"), PITWALL_SPOOL_RETRY_S: "5" };
+        const env = { PITWALL_URL: pitwalls.urls[c.pitwall], PITWALL_TOKEN: "bench", PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(stateDir, "none.json"), PITWALL_SPOOL_RETRY_S: "5", PITWALL_FORWARDER_PORT: String(forwarderPort), PITWALL_FORWARDER_DIR: forwarderDir, PITWALL_FORWARDER_IDLE_S: "5" };
         const without: number[] = [];
         const withHooks: number[] = [];
         for (let r = 0; r < rounds; r++) {

@@ -110,6 +110,17 @@ export function claudeActions(event, state, ctx) {
       if (event.tool_name === "ExitPlanMode") planGate = event.tool_input && typeof event.tool_input === "object" ? event.tool_input : {};
       else activity("waiting", `permission: ${str(event.tool_name) ?? "a tool"}`);
       break;
+    case "PostToolUseFailure":
+      // Claude Code 2.1.x: a tool call that failed, or was interrupted (Esc: `is_interrupt`). No
+      // Stop hook runs after an interrupt, so this is the event that says the agent stopped and
+      // waits for the person; a plain failure after a permission prompt means it was answered.
+      if (event.is_interrupt === true) activity("idle", `interrupted by the user (${str(event.tool_name) ?? "a tool"})`);
+      else if (state.waiting) activity("working");
+      break;
+    case "StopFailure":
+      // The turn ended on an API error (no Stop hook then): the agent waits for the person.
+      activity("idle", `turn ended with an error${str(event.error) ? `: ${event.error}` : ""}`);
+      break;
     case "PostToolUse": {
       const input = event.tool_input && typeof event.tool_input === "object" ? event.tool_input : {};
       if (state.waiting) activity("working");

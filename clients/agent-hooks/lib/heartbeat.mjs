@@ -8,6 +8,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { watchTranscript } from "./interrupt-watch.mjs";
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "fish"]);
 const pidFile = (cfg, session) => path.join(cfg.stateDir, "heartbeats", `${String(session).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 150)}.pid`);
@@ -49,14 +50,15 @@ export function agentPid(startPid = process.ppid) {
  * Starts the session's heartbeat process unless one runs already (pid file). `endSource` (e.g.
  * "opencode"): when the agent process ends, the heartbeat process reports the session `ended`
  * for that source (opencode has no session-end hook); without it a gone agent just falls silent
- * ("no signal"). `node` runs it (`nodePath`; opencode's own runtime is not Node). Never throws.
+ * ("no signal"). `node` runs it (`nodePath`; opencode's own runtime is not Node). `transcript`:
+ * Claude Code's transcript file, watched for Esc-interrupts (see runHeartbeat). Never throws.
  */
-export function ensureHeartbeat(cfg, session, entryFile, agent = agentPid(), endSource = "", nodePath = process.execPath) {
+export function ensureHeartbeat(cfg, session, entryFile, agent = agentPid(), endSource = "", nodePath = process.execPath, transcript = "") {
   try {
     const file = pidFile(cfg, session);
     const running = Number(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : 0);
     if (running && alive(running)) return false;
-    const args = [entryFile, "heartbeat", String(session), String(agent), ...(endSource ? [endSource] : [])];
+    const args = [entryFile, "heartbeat", String(session), String(agent), ...(endSource || transcript ? [endSource || "-"] : []), ...(transcript ? [transcript] : [])];
     spawn(nodePath, args, { detached: true, stdio: "ignore", env: process.env }).unref();
     return true;
   } catch {
@@ -78,24 +80,46 @@ export function stopHeartbeat(cfg, session) {
 
 /**
  * The heartbeat loop (runs in the background process): posts `{type: "heartbeat", sessions:
- * [session]}` every cfg.heartbeatS while process `agent` lives; a failed post is not retried
- * (the next one comes). Injectable post and sleep for tests.
+ * [session]}` every cfg.heartbeatS while process `agent` lives; a failed post is tried again
+ * within 5 s. Injectable post and sleep for tests. `everyFewSeconds` (optional) runs
+ * every 3 s while the agent lives: Claude Code's heartbeat starts the local forwarder again when
+ * it is gone (lib/forwarder.mjs). `transcript` (optional, Claude Code's transcript_path): an
+ * Esc-interrupt written there (no hook runs for it) is reported as the session going idle at the
+ * interrupt's time, within about a second (lib/interrupt-watch.mjs).
  */
-export async function runHeartbeat(cfg, session, agent, postFrames, sleep = (ms) => new Promise((r) => setTimeout(r, ms)), endSource = "") {
+export async function runHeartbeat(cfg, session, agent, postFrames, sleep = (ms) => new Promise((r) => setTimeout(r, ms)), endSource = "", everyFewSeconds = null, transcript = "") {
   const file = pidFile(cfg, session);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   fs.writeFileSync(file, String(process.pid));
   const key = String(session).slice(0, 200);
+  const watcher = transcript ? watchTranscript(fs, transcript) : null;
+  let interruptAt = null;
+  let beats = 0;
   try {
     // Liveness is checked every second, beats are sent every cfg.heartbeatS.
-    for (let nextBeat = 0; alive(agent); await sleep(Math.min(1000, cfg.heartbeatS * 1000))) {
+    for (let nextBeat = 0, nextCheck = 0; alive(agent); await sleep(Math.min(1000, cfg.heartbeatS * 1000))) {
       const now = Date.now();
-      if (now < nextBeat) continue;
-      nextBeat = now + cfg.heartbeatS * 1000;
-      try {
-        await postFrames(cfg, [{ v: 1, id: `cc:${key}:hb:${now}`.slice(0, 200), type: "heartbeat", ts: now, sessions: [key] }], 5000);
-      } catch {
-        // Pitwall down or slow: the next beat tries again
+      // The beat first (the first one at once: the session's sign of life); a failed one is tried
+      // again within 5 s rather than a whole interval later. The second comes 5 s after the first:
+      // a first beat can reach Pitwall before the session's first frame (that one spooled while
+      // Pitwall was slow) and then names no session yet.
+      if (now >= nextBeat) {
+        try {
+          await postFrames(cfg, [{ v: 1, id: `cc:${key}:hb:${now}`.slice(0, 200), type: "heartbeat", ts: now, sessions: [key] }], 5000);
+          nextBeat = now + (beats++ === 0 ? Math.min(5, cfg.heartbeatS) : cfg.heartbeatS) * 1000;
+        } catch {
+          nextBeat = now + Math.min(5, cfg.heartbeatS) * 1000;
+        }
+      }
+      interruptAt = watcher?.check(Date.now()) ?? interruptAt;
+      if (interruptAt !== null) {
+        const frame = { v: 1, id: `cc:${key}:act:${interruptAt}:interrupted`.slice(0, 200), type: "session.activity", session: key, source: "claude-code", state: "idle", ts: interruptAt, detail: "interrupted by the user" };
+        // Sent once; Pitwall down: tried again on the next round (the id keeps it exactly once).
+        interruptAt = await postFrames(cfg, [frame], 5000).then(() => null, () => interruptAt);
+      }
+      if (everyFewSeconds && now >= nextCheck) {
+        nextCheck = now + 3000;
+        await Promise.resolve(everyFewSeconds()).catch(() => undefined);
       }
     }
     if (endSource) {

@@ -56,15 +56,16 @@ export const callFingerprint = (toolName, input) => crypto.createHash("sha256").
 const gateDir = (cfg, session) => path.join(cfg.stateDir, "permission-gates", String(session).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 150));
 
 /** Events after which a waiting permission gate of the session is stale (answered in the terminal). */
-const ENDS_ALL = new Set(["UserPromptSubmit", "Stop", "SessionEnd"]);
+const ENDS_ALL = new Set(["UserPromptSubmit", "Stop", "StopFailure", "SessionEnd"]);
 
 /**
  * Stops the session's permission gates that `event` shows were answered in the terminal: the
- * gate of the same tool call on PostToolUse, every gate on UserPromptSubmit / Stop / SessionEnd.
+ * gate of the same tool call on PostToolUse / PostToolUseFailure, every gate on UserPromptSubmit / Stop / SessionEnd.
  * Cheap when none waits (one failed readdir). `stop(pid)` signals a gate process.
  */
 export function stopStalePermissionGates(cfg, event, stop) {
-  if (!ENDS_ALL.has(event.hook_event_name) && event.hook_event_name !== "PostToolUse") return;
+  const oneCall = event.hook_event_name === "PostToolUse" || event.hook_event_name === "PostToolUseFailure";
+  if (!ENDS_ALL.has(event.hook_event_name) && !oneCall) return;
   const dir = gateDir(cfg, event.session_id);
   let names;
   try {
@@ -72,7 +73,7 @@ export function stopStalePermissionGates(cfg, event, stop) {
   } catch {
     return;
   }
-  const fp = event.hook_event_name === "PostToolUse" ? callFingerprint(event.tool_name, event.tool_input) : null;
+  const fp = oneCall ? callFingerprint(event.tool_name, event.tool_input) : null;
   for (const name of names) {
     const [pid, gateFp] = name.split("-");
     if (fp && gateFp !== fp) continue;

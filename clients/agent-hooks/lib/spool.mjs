@@ -30,19 +30,40 @@ export function spoolFrames(cfg, frames) {
   }
 }
 
-/** Spooled frames in send order: [{file, frame}]; unreadable files are dropped. */
-function readSpool(cfg) {
+/**
+ * Frames already read from spool files (path -> frame). A spool file is written once (atomic
+ * rename) and never changed, so the long-lived forwarder, retrying against a hung Pitwall every
+ * 1-10 s, parses each file once instead of the whole growing spool per attempt (that synchronous
+ * work delayed its answers to the agent's hooks).
+ */
+const parsed = new Map();
+
+/** Spooled frames in send order, at most `limit`: [{file, frame}]; unreadable files are dropped. */
+function readSpool(cfg, limit = Infinity) {
   let names = [];
   try {
     names = fs.readdirSync(spoolDir(cfg)).filter((n) => n.endsWith(".json")).sort();
   } catch {
     return [];
   }
+  // Files another process delivered (a background flusher) leave entries behind: drop those now and then.
+  if (parsed.size > 2 * names.length + 1000) {
+    const listed = new Set(names.map((n) => path.join(spoolDir(cfg), n)));
+    for (const file of parsed.keys()) if (!listed.has(file)) parsed.delete(file);
+  }
   const out = [];
   for (const name of names) {
+    if (out.length >= limit) break;
     const file = path.join(spoolDir(cfg), name);
+    const known = parsed.get(file);
+    if (known !== undefined) {
+      out.push({ file, frame: known });
+      continue;
+    }
     try {
-      out.push({ file, frame: JSON.parse(fs.readFileSync(file, "utf8")) });
+      const frame = JSON.parse(fs.readFileSync(file, "utf8"));
+      parsed.set(file, frame);
+      out.push({ file, frame });
     } catch {
       fs.rmSync(file, { force: true }); // a half-written or foreign file: nothing to deliver
     }
@@ -148,7 +169,7 @@ export async function postFrames(cfg, frames, timeoutMs = cfg.sendTimeoutMs) {
  */
 export async function flushSpool(cfg, log = (line) => process.stderr.write(`${line}\n`)) {
   for (;;) {
-    const batch = readSpool(cfg).slice(0, BATCH);
+    const batch = readSpool(cfg, BATCH);
     if (batch.length === 0) return true;
     const body = await postFrames(cfg, batch.map((b) => b.frame));
     const results = Array.isArray(body?.results) ? body.results : [];
@@ -159,6 +180,7 @@ export async function flushSpool(cfg, log = (line) => process.stderr.write(`${li
       if (r.ok || r.code !== "internal") {
         if (!r.ok) log(`pitwall hook: Pitwall refused frame ${b.frame.id}: ${r.code} ${r.message ?? ""}`);
         fs.rmSync(b.file, { force: true });
+        parsed.delete(b.file);
         removed++;
       }
     });

@@ -30,14 +30,14 @@ export function claudeInteractiveHome(projectDir: string, apiKey: string): strin
 }
 
 /**
- * Starts `claude --permission-mode plan <prompt>` as a person would, in a pseudo-terminal made by
- * util-linux `script` (no node-pty), with `env` over process.env (pass HOME from
- * claudeInteractiveHome). Nobody types in the terminal; the session stays open until `stop()`,
- * which sends Ctrl-C twice and then kills the process group.
+ * Starts `claude --permission-mode <permissionMode> <prompt>` (default: plan) as a person would, in
+ * a pseudo-terminal made by util-linux `script` (no node-pty), with `env` over process.env (pass
+ * HOME from claudeInteractiveHome). Nobody types in the terminal unless the test calls `type`; the
+ * session stays open until `stop()`, which sends Ctrl-C twice and then kills the process group.
  */
-export function runClaudeInteractive(opts: { claude: string; cwd: string; env: Record<string, string>; prompt: string }): InteractiveRun {
+export function runClaudeInteractive(opts: { claude: string; cwd: string; env: Record<string, string>; prompt: string; permissionMode?: string }): InteractiveRun {
   const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-  const command = `${quote(opts.claude)} --permission-mode plan ${quote(opts.prompt)}`;
+  const command = `${quote(opts.claude)} --permission-mode ${quote(opts.permissionMode ?? "plan")} ${quote(opts.prompt)}`;
   const env = { ...process.env, TERM: "xterm-256color", COLUMNS: "120", LINES: "40", ...opts.env };
   const child = spawn("script", ["-qfc", command, "/dev/null"], { cwd: opts.cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
   let screen = "";
