@@ -114,7 +114,7 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
       const entry = { page, requests: 0 };
       page.on("request", () => (entry as { requests: number; armed?: boolean }).armed && entry.requests++);
       await page.goto(`/runs/${runId}`);
-      await page.waitForSelector('figure[data-key="loss"][data-last-step]', { timeout: 60_000 });
+      await page.waitForFunction(() => document.querySelector('figure[data-key="loss"][data-last-step]') !== null, undefined, { timeout: 60_000, polling: 200 });
       open.push(entry);
     }
     await sleep(2000); // let the pages settle (first reads, live subscription)
