@@ -14,14 +14,14 @@ import type { RunSummary } from "@/lib/view-models";
 import type { RunColumnFormats } from "@/lib/run-columns";
 import { cn } from "@/lib/utils";
 
-/** Compare selection of one run: only benchmark runs can be ticked. */
+/** Compare selection of one run: benchmark and training runs can be ticked. */
 export interface RunSelection {
   selected: readonly number[];
   onToggle: (id: number) => void;
 }
 
 function SelectBox({ run, selected, onToggle }: { run: RunSummary; selected: boolean; onToggle: (id: number) => void }) {
-  const selectable = run.kind === "benchmark";
+  const selectable = run.kind === "benchmark" || run.kind === "training";
   return (
     <input
       type="checkbox"
@@ -29,8 +29,8 @@ function SelectBox({ run, selected, onToggle }: { run: RunSummary; selected: boo
       checked={selected}
       disabled={!selectable}
       onChange={() => onToggle(run.id)}
-      aria-label={selectable ? `Select ${run.name} for comparison` : `${run.name} is not a benchmark run`}
-      title={selectable ? "Select for comparison" : "Only benchmark runs can be compared"}
+      aria-label={selectable ? `Select ${run.name} for comparison` : `${run.name} cannot be compared (benchmark and training runs can)`}
+      title={selectable ? "Select for comparison" : "Only benchmark and training runs can be compared"}
     />
   );
 }

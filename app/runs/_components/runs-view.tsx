@@ -78,7 +78,7 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
             href={comparePath(selected)}
             aria-disabled={selected.length < 2}
             tabIndex={selected.length < 2 ? -1 : undefined}
-            title={selected.length < 2 ? "Select two or more benchmark runs to compare" : undefined}
+            title={selected.length < 2 ? "Select two or more benchmark or training runs to compare" : undefined}
             className={cn(buttonVariants({ variant: selected.length >= 2 ? "default" : "outline", size: "sm" }))}
           >
             <GitCompareArrows aria-hidden />

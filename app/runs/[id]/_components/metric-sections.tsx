@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ZoomOut } from "lucide-react";
+import { LogYToggle } from "@/components/charts/log-y-toggle";
 import { MetricChart, nonFiniteLabel, type ZoomRange } from "@/components/charts/metric-chart";
 import { seriesColor } from "@/components/charts/sweep-chart-parts";
 import { fetchRunMetricsRange, metricsRangeQueryKey } from "@/components/pipelines/queries";
@@ -25,7 +26,7 @@ function pointsNote(s: MetricSeriesView, zoomed: boolean): string {
 }
 
 /**
- * One chart per metric key by step, with NaN/±∞ markers and an "N of M points" note when
+ * One chart per metric key by step, with NaN/±∞ markers, a "Log y" toggle each and an "N of M points" note when
  * downsampled. Dragging across any chart zooms every chart to that step range: the range is read
  * again from `GET /api/runs/:id/metrics?fromStep=&toStep=` (so a zoomed chart shows the stored
  * points of the range, not the whole-run downsample) until "Reset zoom". While zoomed the charts
@@ -33,6 +34,14 @@ function pointsNote(s: MetricSeriesView, zoomed: boolean): string {
  */
 export function MetricSections({ runId, metrics }: { runId: number; metrics: RunMetricsView | undefined }) {
   const [zoom, setZoom] = useState<ZoomRange | null>(null);
+  const [logKeys, setLogKeys] = useState<ReadonlySet<string>>(new Set());
+  const toggleLog = (key: string, on: boolean) =>
+    setLogKeys((prev) => {
+      const next = new Set(prev);
+      if (on) next.add(key);
+      else next.delete(key);
+      return next;
+    });
   const zoomed = useQuery({
     queryKey: zoom ? metricsRangeQueryKey(runId, zoom) : ["run-metrics-range", runId, "none"],
     queryFn: ({ signal }) => fetchRunMetricsRange(runId, zoom!, signal),
@@ -97,9 +106,10 @@ export function MetricSections({ runId, metrics }: { runId: number; metrics: Run
                 >
                   {pointsNote(s, zoom !== null)}
                 </CardDescription>
+                <LogYToggle on={logKeys.has(s.key)} onChange={(on) => toggleLog(s.key, on)} testId="metric-log-y" />
               </CardHeader>
               <CardContent className="grid gap-2">
-                <MetricChart series={s} color={seriesColor(i)} onZoom={setZoom} />
+                <MetricChart series={s} color={seriesColor(i)} onZoom={setZoom} logY={logKeys.has(s.key)} />
                 {bad.length > 0 && (
                   <p className="text-xs font-medium text-failed tabular-nums" data-testid="nonfinite-note">
                     ▲ {bad.length} non-finite value{bad.length === 1 ? "" : "s"}: {bad.slice(0, 4).map((p) => nonFiniteLabel(p.value, p.step)).join(", ")}
