@@ -1,9 +1,11 @@
 "use client";
 
-import { useState, type ReactNode } from "react";
+import { useState } from "react";
 import { CartesianGrid, Line, LineChart, ReferenceArea, Tooltip, XAxis, YAxis } from "recharts";
 import { formatCompact, formatCount, formatNonFinite, formatNumber } from "@/lib/format";
 import type { MetricSeriesView } from "@/lib/view-models/metrics";
+import type { PlacedAnnotation } from "@/lib/metrics/annotations";
+import { annotationLines } from "./annotation-lines";
 import { ChartFigure } from "./chart-data";
 import { ChartPlaceholder, TooltipFrame, axisLabelStyle, axisTick, logYAxis } from "./sweep-chart-parts";
 
@@ -131,8 +133,8 @@ export function MetricChart({
   onZoom?: (range: ZoomRange) => void;
   /** Log₁₀ y axis (values ≤ 0 are left off the plot; the data table keeps them). Falls back to linear without a positive value. */
   logY?: boolean;
-  /** Extra SVG children drawn over the plot (e.g. annotation lines), in step coordinates. */
-  annotations?: ReactNode;
+  /** Checkpoints, events and plan decisions placed on the step axis, drawn as vertical lines. */
+  annotations?: readonly PlacedAnnotation[];
 }) {
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const finite = series.points.filter((p) => Number.isFinite(p.value)).map((p) => p.value);
@@ -230,7 +232,7 @@ export function MetricChart({
         />
         <Line type="linear" dataKey="v" name={series.key} stroke={color} strokeWidth={1.75} dot={rows.length <= 60 ? { r: 2.5, fill: color, strokeWidth: 0 } : false} activeDot={{ r: 3.5 }} connectNulls isAnimationActive={false} />
         {hasNonFinite && <Line type="linear" dataKey="nf" name="non-finite" stroke="none" dot={<Marker />} activeDot={false} legendType="none" isAnimationActive={false} />}
-        {annotations}
+        {annotations && annotationLines(annotations, xMin, xMax)}
         {drag && drag.from !== drag.to && <ReferenceArea x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="var(--chart-axis)" fillOpacity={0.18} stroke="none" ifOverflow="hidden" />}
       </LineChart>
     </ChartFigure>
