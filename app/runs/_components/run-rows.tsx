@@ -59,6 +59,12 @@ export function RunTableRow({ run: r, selected, onToggle, nested = false, format
             <TagList tags={r.tags} max={3} nowrap />
           </span>
         </div>
+        {/* Below 1536 px the tags get a line of their own under the name, so the name keeps the cell's whole width. */}
+        {r.tags.length > 0 && (
+          <div className={cn("overflow-hidden 2xl:hidden", nested && "pl-4")} data-testid="run-row-tags">
+            <TagList tags={r.tags} max={3} nowrap />
+          </div>
+        )}
       </TableCell>
       <TableCell className="truncate" title={r.model ?? undefined}>
         {r.model ?? <span className="text-muted-fg">{MISSING}</span>}
