@@ -45,7 +45,7 @@ export function RunTableRow({ run: r, selected, onToggle, nested = false, format
         <SelectBox run={r} selected={isSelected} onToggle={onToggle} />
       </TableCell>
       <TableCell className="text-muted-fg">{r.kind}</TableCell>
-      <TableCell className="overflow-hidden">
+      <TableCell className="overflow-hidden py-1.5">
         <div className={cn("flex min-w-0 items-center gap-2", nested && "border-l-2 border-border pl-4")}>
           <Link href={runPath(r.id)} className="truncate rounded-sm font-medium hover:underline" title={r.name}>
             {r.name}
