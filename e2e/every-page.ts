@@ -68,6 +68,8 @@ export async function seedEveryPage(baseURL: string, request: APIRequestContext,
       "/runs",
       ...Object.values(byKind).map((runId) => `/runs/${runId}`),
       `/compare?ids=${byKind.benchmark}`,
+      // Training metrics overlaid beside a benchmark (smoothing slider, Log y toggles).
+      `/compare?ids=${byKind.training},${byKind.benchmark}`,
       "/evals",
       "/sessions",
       `/sessions/${sessionId}`,

@@ -24,16 +24,18 @@ export interface RunListQuery {
   /** Only the runs of one group (a key from lib/run-list.ts `runGroupKey`). */
   sweep?: string;
   cursor?: string;
+  /** 1-based page number (absent: the first page). */
+  page?: number;
 }
 
 /** The query-string parameters of a run-list query, in URL order (the same for the page and the API). */
 function runListParams(q: RunListQuery): Record<string, string | undefined> {
-  return { kind: q.kind, status: q.status, host: q.host, tag: q.tag, q: q.q, archived: q.archived, sweep: q.sweep, sort: q.sort, dir: q.dir, group: q.group, cursor: q.cursor };
+  return { kind: q.kind, status: q.status, host: q.host, tag: q.tag, q: q.q, archived: q.archived, sweep: q.sweep, sort: q.sort, dir: q.dir, group: q.group, cursor: q.cursor, page: q.page && q.page > 1 ? String(q.page) : undefined };
 }
 
 /** A run-list query as a query string without "?" and without the cursor (what a saved view stores). */
 export function runListSearch(q: RunListQuery): string {
-  return query({ ...runListParams(q), cursor: undefined }).slice(1);
+  return query({ ...runListParams(q), cursor: undefined, page: undefined }).slice(1);
 }
 
 /** Run kinds in the order the filter offers them. */
@@ -158,6 +160,12 @@ export function parseRunListQuery(sp: SearchParams): { query: RunListQuery; igno
     if (!v) continue;
     if (v.length <= max) query[name] = v;
     else ignored.push(name);
+  }
+  const pageText = first(sp.page);
+  if (pageText) {
+    const n = Number(pageText);
+    if (Number.isInteger(n) && n >= 1 && n <= 100_000) query.page = n;
+    else ignored.push("page");
   }
   return { query, ignored };
 }

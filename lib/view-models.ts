@@ -68,6 +68,10 @@ export interface RunListPage {
   /** Groups with two or more matching runs that have runs on this page (empty with `group=off` or a `sweep` filter). */
   groups: RunGroupSummary[];
   nextCursor: string | null;
+  /** Runs matching the filters, over all pages (counted with the same filters, stale/running split on the server's clock). */
+  total: number;
+  /** This page's number (1-based) when read by page, null when read by cursor. */
+  page: number | null;
   /** Archived runs left out of this list (all of them, whatever the other filters); 0 when they are shown. */
   archivedHidden: number;
 }

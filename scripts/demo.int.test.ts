@@ -175,6 +175,17 @@ test(
     expect((await get<{ pendingCount: number }>("/api/plans?limit=0")).pendingCount).toBeGreaterThanOrEqual(1);
     const serving = await get<{ series: Array<{ key: string; points: unknown[] }> }>(`/api/runs/${(await observe()).runs.get("serving")!.id}/metrics`);
     expect(serving.series.find((x) => x.key === "serving/generation_tok_per_s")?.points.length ?? 0).toBeGreaterThan(0);
+    // Alert rules (issue 25 item 9): the demo's three are listed, and the hung generation worker's fires (30 s after it hangs).
+    type Rules = { rules: Array<{ name: string; firing: Array<{ runName: string; detail: string }> }> };
+    const ruleNames = (await get<Rules>("/api/alert-rules")).rules.map((r) => r.name).sort();
+    expect(ruleNames).toEqual(["Drafter loss is NaN", "Generation stopped producing", "Serving KV cache above 60 %"]);
+    let firing: Rules["rules"][number]["firing"] = [];
+    for (const until = Date.now() + 120_000; Date.now() < until && firing.length === 0; ) {
+      firing = (await get<Rules>("/api/alert-rules")).rules.find((r) => r.name === "Generation stopped producing")!.firing;
+      if (firing.length === 0) await new Promise((r) => setTimeout(r, 2000));
+    }
+    expect(firing.map((f) => f.runName)).toEqual(["Completions · 100K prompts · Qwen3.6-27B"]);
+    expect(firing[0]!.detail).toMatch(/prompts_per_s has no new point for \d+ s/);
     // A healthy start never reports the database down.
     expect(output.join("\n")).not.toMatch(/health probe: database down/);
 

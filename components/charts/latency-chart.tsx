@@ -3,7 +3,6 @@
 import { useState } from "react";
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { formatLatencyIn, latencyIn, metricLatenciesMs, type LatencyUnit } from "@/lib/latency-unit";
-import { cn } from "@/lib/utils";
 import { plottable, sweepAxisTitle, sweepPointLabel, type SweepDatum, type SweepScale } from "@/lib/metrics/benchmark-sweep";
 import {
   ChartLegend,
@@ -23,6 +22,7 @@ import {
 } from "./sweep-chart-parts";
 import { ChartFigure, sweepTable } from "./chart-data";
 import { useLatencyUnit } from "./latency-unit";
+import { LogYToggle } from "./log-y-toggle";
 
 type Metric = "ttft" | "tpot" | "itl";
 
@@ -93,15 +93,7 @@ export function LatencyChart({ series, scale, height = 240 }: LatencyChartProps)
             p99
           </LegendItem>
         )}
-        <button
-          type="button"
-          aria-pressed={logY}
-          onClick={() => setLogY((v) => !v)}
-          className={cn("ml-auto rounded-md border border-border px-2 py-0.5 text-xs", logY ? "bg-muted font-medium text-foreground" : "text-muted-fg hover:bg-muted")}
-          data-testid="latency-log-y"
-        >
-          Log y
-        </button>
+        <LogYToggle on={logY} onChange={setLogY} testId="latency-log-y" className="ml-auto" />
       </ChartLegend>
       <div className="grid gap-4 xl:grid-cols-2">
         <LatencyPanel metric="ttft" series={series} scale={scale} height={height} logY={logY} />

@@ -4,8 +4,10 @@ import { useState } from "react";
 import { CartesianGrid, Line, LineChart, ReferenceArea, Tooltip, XAxis, YAxis } from "recharts";
 import { formatCompact, formatCount, formatNonFinite, formatNumber } from "@/lib/format";
 import type { MetricSeriesView } from "@/lib/view-models/metrics";
+import type { PlacedAnnotation } from "@/lib/metrics/annotations";
+import { annotationLines } from "./annotation-lines";
 import { ChartFigure } from "./chart-data";
-import { ChartPlaceholder, TooltipFrame, axisLabelStyle, axisTick } from "./sweep-chart-parts";
+import { ChartPlaceholder, TooltipFrame, axisLabelStyle, axisTick, logYAxis } from "./sweep-chart-parts";
 
 /** A chart row: x = step (as a number, for plotting), the finite value, or a marker for a non-finite one. */
 interface Row {
@@ -25,8 +27,8 @@ function niceStep(span: number, intervals: number): number {
   return ([1, 2, 2.5, 5, 10].find((m) => m * mag >= raw) ?? 10) * mag;
 }
 
-/** Ticks at multiples of a round step inside [lo, hi]. */
-function roundTicks(lo: number, hi: number, intervals = 4): number[] {
+/** Ticks at multiples of a round step inside [lo, hi] (about `intervals` of them). */
+export function roundTicks(lo: number, hi: number, intervals = 4): number[] {
   if (!(hi > lo)) return [lo];
   const step = niceStep(hi - lo, intervals);
   const ticks: number[] = [];
@@ -117,15 +119,33 @@ function stepAt(rows: readonly Row[], state: { activeTooltipIndex?: unknown } | 
  * in a "Data table" under it. With `onZoom`, dragging across the plot selects a step range (shaded
  * while dragging) and hands it over on release; the caller re-reads that range at full resolution.
  */
-export function MetricChart({ series, height = 220, color = "var(--chart-1)", onZoom }: { series: MetricSeriesView; height?: number; color?: string; onZoom?: (range: ZoomRange) => void }) {
+export function MetricChart({
+  series,
+  height = 220,
+  color = "var(--chart-1)",
+  onZoom,
+  logY = false,
+  annotations,
+}: {
+  series: MetricSeriesView;
+  height?: number;
+  color?: string;
+  onZoom?: (range: ZoomRange) => void;
+  /** Log₁₀ y axis (values ≤ 0 are left off the plot; the data table keeps them). Falls back to linear without a positive value. */
+  logY?: boolean;
+  /** Checkpoints, events and plan decisions placed on the step axis, drawn as vertical lines. */
+  annotations?: readonly PlacedAnnotation[];
+}) {
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const finite = series.points.filter((p) => Number.isFinite(p.value)).map((p) => p.value);
-  const y = metricYAxis(finite);
+  const logAxis = logY ? logYAxis(finite) : null;
+  const y = logAxis ?? metricYAxis(finite);
   const [lo, hi] = y.domain;
   const rows: Row[] = series.points.map((p) => {
     const x = typeof p.step === "number" ? p.step : Number(p.step);
     const ok = Number.isFinite(p.value);
-    return { x, step: p.step, v: ok ? p.value : null, nf: ok ? null : p.value === Number.NEGATIVE_INFINITY ? lo : hi, raw: p.value };
+    const drawn = ok && !(logAxis && p.value <= 0);
+    return { x, step: p.step, v: drawn ? p.value : null, nf: ok ? null : p.value === Number.NEGATIVE_INFINITY ? lo : hi, raw: p.value };
   });
   const hasNonFinite = rows.some((r) => r.nf !== null);
   const xs = rows.map((r) => r.x).filter(Number.isFinite);
@@ -180,7 +200,17 @@ export function MetricChart({ series, height = 220, color = "var(--chart-1)", on
           label={{ value: "step", position: "insideBottom", offset: 0, style: axisLabelStyle }}
           allowDecimals={false}
         />
-        <YAxis domain={y.domain} ticks={y.ticks} tickFormatter={(v: number) => formatAxisValue(v, yStep)} tick={axisTick} tickLine={false} axisLine={false} width={52} allowDataOverflow />
+        <YAxis
+          domain={y.domain}
+          ticks={y.ticks}
+          scale={logAxis ? "log" : "auto"}
+          tickFormatter={(v: number) => formatAxisValue(v, logAxis ? v : yStep)}
+          tick={axisTick}
+          tickLine={false}
+          axisLine={false}
+          width={52}
+          allowDataOverflow
+        />
         <Tooltip
           cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}
           isAnimationActive={false}
@@ -202,6 +232,7 @@ export function MetricChart({ series, height = 220, color = "var(--chart-1)", on
         />
         <Line type="linear" dataKey="v" name={series.key} stroke={color} strokeWidth={1.75} dot={rows.length <= 60 ? { r: 2.5, fill: color, strokeWidth: 0 } : false} activeDot={{ r: 3.5 }} connectNulls isAnimationActive={false} />
         {hasNonFinite && <Line type="linear" dataKey="nf" name="non-finite" stroke="none" dot={<Marker />} activeDot={false} legendType="none" isAnimationActive={false} />}
+        {annotations && annotationLines(annotations, xMin, xMax)}
         {drag && drag.from !== drag.to && <ReferenceArea x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="var(--chart-axis)" fillOpacity={0.18} stroke="none" ifOverflow="hidden" />}
       </LineChart>
     </ChartFigure>

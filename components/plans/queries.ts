@@ -33,6 +33,14 @@ export function fetchPlans(opts: { session?: number; signal?: AbortSignal } = {}
   return fetchJson<PlanListView>(opts.session !== undefined ? `/api/plans?session=${opts.session}` : "/api/plans", { signal: opts.signal });
 }
 
+/** Key of the plans about one run (its chart annotations). */
+export const runPlansQueryKey = (runId: number) => ["plans", "run", runId] as const;
+
+/** The plans about run `runId`, pending first (`GET /api/plans?run=…&limit=100`). @throws ApiError. */
+export function fetchRunPlans(runId: number, signal?: AbortSignal): Promise<PlanListView> {
+  return fetchJson<PlanListView>(`/api/plans?run=${runId}&limit=100`, { signal });
+}
+
 /** The first WAITING_LIMIT plans, pending first (`GET /api/plans?limit=20`): the overview's card. @throws ApiError. */
 export function fetchWaitingPlans(signal?: AbortSignal): Promise<PlanListView> {
   return fetchJson<PlanListView>(`/api/plans?limit=${WAITING_LIMIT}`, { signal });

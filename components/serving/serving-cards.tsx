@@ -53,8 +53,8 @@ export function HostServingCard({ hostName, initial, renderedAt, rangeSearch = "
  * the run, with the sweep's levels marked; on a serving run, its own series. Renders nothing when
  * no engine was scraped then.
  */
-export function RunServingCard({ runId, initial, renderedAt, ownRun = false }: { runId: number; initial: RunServingView; renderedAt: number; ownRun?: boolean }) {
-  const data = useServingQuery(runServingQueryKey(runId), (signal) => fetchRunServing(runId, signal), initial, renderedAt);
+export function RunServingCard({ runId, initial, renderedAt, ownRun = false, rangeSearch = "" }: { runId: number; initial: RunServingView; renderedAt: number; ownRun?: boolean; rangeSearch?: string }) {
+  const data = useServingQuery(runServingQueryKey(runId, rangeSearch), (signal) => fetchRunServing(runId, signal, rangeSearch), initial, renderedAt);
   if (data.runs.length === 0) return null;
   return (
     <Card className="min-w-0" data-testid="serving-card">

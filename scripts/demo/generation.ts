@@ -125,6 +125,8 @@ export class GenerationDemo implements DemoWorker {
     }
     this.done = Math.min(TOTAL_PROMPTS, this.done + PROMPTS_PER_S * simDtS);
     this.socket.send({ type: "run.progress", run: this.key, workerId: "gen0", bootId: this.bootId, ts: nowMs, done: Math.floor(this.done), total: TOTAL_PROMPTS, unit: "prompts", counters: { "tokens.out": Math.floor(this.done * 612) } });
+    // The throughput the "Generation stopped producing" alert rule watches (silent once the worker hangs).
+    this.socket.send({ type: "run.metrics", run: this.key, points: [{ key: "prompts_per_s", step: Math.floor(this.done), value: PROMPTS_PER_S, ts: nowMs }] });
   }
 
   private goneSilent(): void {

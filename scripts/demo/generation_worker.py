@@ -61,6 +61,8 @@ def main() -> None:
         done = min(TOTAL_PROMPTS, done + args.prompts_per_s * sim_dt)
         tokens = done * 612.0
         run.progress(int(done), total=TOTAL_PROMPTS, counters={"tokens.out": int(tokens)})
+        # Watched by the demo's "Generation stopped producing" alert rule (silent once hung).
+        run.metrics(int(done), {"prompts_per_s": args.prompts_per_s})
     pw.flush(10.0)
     print("silent", flush=True)
     # Hung: nothing more is pushed until the demo stops us.

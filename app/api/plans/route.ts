@@ -6,7 +6,7 @@ import { listPlans, planListQuery } from "@/lib/server/repositories/plans";
 /** Read at request time: never prerendered at build. */
 export const dynamic = "force-dynamic";
 
-/** GET /api/plans?session&limit → `{ asOf, pendingCount, plans }`: pending plans first, then the rest, newest first. */
+/** GET /api/plans?session&run&limit → `{ asOf, pendingCount, plans }`: pending plans first, then the rest, newest first. */
 export const GET = withViewer("viewer", async (request) => {
   const query = planListQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!query.success) return errorResponse(400, "invalid_query", describeIssues(query.error));

@@ -30,6 +30,7 @@ import { runQueryKey } from "@/lib/query-keys";
 import { configDiff, engineLabel } from "@/lib/run-config";
 import type { RunDetail } from "@/lib/view-models";
 import { cn } from "@/lib/utils";
+import { TrainingCompare } from "./training-compare";
 
 const SERIES_DASHES = [undefined, "6 3", "2 3", "8 3 2 3"];
 
@@ -46,7 +47,7 @@ interface RunEntry {
 }
 
 /**
- * Several runs side by side, one colour per run: throughput sweeps by concurrency, long-context
+ * Several runs side by side, one colour per run: training metrics by step (smoothed, log-y per chart), throughput sweeps by concurrency, long-context
  * runs by context length (a run appears in the charts it has points for), a summary, the
  * projection for one workload on every run, and the config differences.
  */
@@ -102,7 +103,9 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
     const anySweep = split.some((s) => s.sweep.length > 0);
     const anyLongContext = contextSeries.length > 0;
     const longContextOnly = entries.filter((_, i) => split[i]!.sweep.length === 0 && split[i]!.longContext.length > 0);
-    return { scale, series, contextSeries, entries, unplotted, longContextOnly, showSweep: anySweep || !anyLongContext, anyLongContext, diff: configDiff(runs.map((r) => r.config)) };
+    // Training runs alone (no benchmark run, no benchmark point) show only their metric charts.
+    const anyBenchmark = runs.some((r) => r.kind === "benchmark" || r.benchmarkPoints.length > 0);
+    return { scale, series, contextSeries, entries, unplotted, longContextOnly, anyBenchmark, showSweep: anyBenchmark && (anySweep || !anyLongContext), anyLongContext, diff: configDiff(runs.map((r) => r.config)) };
   })();
 
   if (initial.length < 2) {
@@ -112,10 +115,10 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
         {missing.length > 0 && <MissingNote ids={missing} />}
         <div className="mx-auto mt-6 grid max-w-lg justify-items-center gap-3 rounded-lg border border-dashed border-border bg-card px-6 py-10 text-center">
           <GitCompareArrows aria-hidden className="size-6 text-muted-fg" />
-          <p className="text-sm">Pick two or more benchmark runs to compare.</p>
+          <p className="text-sm">Pick two or more benchmark or training runs to compare.</p>
           <p className="text-sm text-muted-fg">
             Tick them on the{" "}
-            <Link href="/runs?kind=benchmark" className="text-link underline-offset-4 hover:underline">
+            <Link href="/runs" className="text-link underline-offset-4 hover:underline">
               Runs
             </Link>{" "}
             page and press Compare, or open <code className="font-mono text-xs whitespace-nowrap">/compare?ids=12,13</code>.
@@ -188,6 +191,8 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
         </div>
       )}
 
+      <TrainingCompare runs={runs} colors={view.entries.map((e) => e.color)} live={live} />
+
       <Card>
         <CardHeader>
           <CardTitle>Runs</CardTitle>
@@ -201,9 +206,13 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
               <TableHead>Host</TableHead>
               <TableHead>Model</TableHead>
               <TableHead>Engine</TableHead>
-              <TableHead className="text-right">At lowest load</TableHead>
-              <TableHead className="text-right">Peak output</TableHead>
-              <TableHead>Peak at</TableHead>
+              {view.anyBenchmark && (
+                <>
+                  <TableHead className="text-right">At lowest load</TableHead>
+                  <TableHead className="text-right">Peak output</TableHead>
+                  <TableHead>Peak at</TableHead>
+                </>
+              )}
               <TableHead>Started</TableHead>
             </TableRow>
           </TableHeader>
@@ -229,11 +238,15 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
                   {run.model ?? MISSING}
                 </TableCell>
                 <TableCell>{engineLabel(run.engine, run.engineVersion) ?? MISSING}</TableCell>
-                <TableCell className="text-right" title={h.lowest ? sweepPointLabel(h.lowest.x, view.scale) : undefined}>
-                  {formatTokPerS(h.lowest?.value)}
-                </TableCell>
-                <TableCell className="text-right font-semibold">{formatTokPerS(h.peak?.value)}</TableCell>
-                <TableCell>{h.peak ? sweepPointLabel(h.peak.x, view.scale) : MISSING}</TableCell>
+                {view.anyBenchmark && (
+                  <>
+                    <TableCell className="text-right" title={h.lowest ? sweepPointLabel(h.lowest.x, view.scale) : undefined}>
+                      {formatTokPerS(h.lowest?.value)}
+                    </TableCell>
+                    <TableCell className="text-right font-semibold">{formatTokPerS(h.peak?.value)}</TableCell>
+                    <TableCell>{h.peak ? sweepPointLabel(h.peak.x, view.scale) : MISSING}</TableCell>
+                  </>
+                )}
                 <TableCell className="text-muted-fg">
                   <RelativeTime iso={run.startedAt} />
                 </TableCell>
@@ -243,7 +256,7 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
         </Table>
       </Card>
 
-      <ProjectionTable entries={view.entries} />
+      {view.anyBenchmark && <ProjectionTable entries={view.entries} />}
 
       <Card>
         <CardHeader>

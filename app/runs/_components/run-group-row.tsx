@@ -42,7 +42,7 @@ function Toggle({ group, members, expanded, onToggle }: GroupProps) {
 function AllLink({ group, members, query }: GroupProps) {
   if (members.length >= group.count) return null;
   return (
-    <Link href={runsPath({ ...query, sweep: group.key, cursor: undefined })} className="shrink-0 text-xs text-link underline-offset-4 hover:underline">
+    <Link href={runsPath({ ...query, sweep: group.key, cursor: undefined, page: undefined })} className="shrink-0 text-xs text-link underline-offset-4 hover:underline">
       Show all {group.count}
     </Link>
   );

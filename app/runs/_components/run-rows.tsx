@@ -14,14 +14,14 @@ import type { RunSummary } from "@/lib/view-models";
 import type { RunColumnFormats } from "@/lib/run-columns";
 import { cn } from "@/lib/utils";
 
-/** Compare selection of one run: only benchmark runs can be ticked. */
+/** Compare selection of one run: benchmark and training runs can be ticked. */
 export interface RunSelection {
   selected: readonly number[];
   onToggle: (id: number) => void;
 }
 
 function SelectBox({ run, selected, onToggle }: { run: RunSummary; selected: boolean; onToggle: (id: number) => void }) {
-  const selectable = run.kind === "benchmark";
+  const selectable = run.kind === "benchmark" || run.kind === "training";
   return (
     <input
       type="checkbox"
@@ -29,8 +29,8 @@ function SelectBox({ run, selected, onToggle }: { run: RunSummary; selected: boo
       checked={selected}
       disabled={!selectable}
       onChange={() => onToggle(run.id)}
-      aria-label={selectable ? `Select ${run.name} for comparison` : `${run.name} is not a benchmark run`}
-      title={selectable ? "Select for comparison" : "Only benchmark runs can be compared"}
+      aria-label={selectable ? `Select ${run.name} for comparison` : `${run.name} cannot be compared (benchmark and training runs can)`}
+      title={selectable ? "Select for comparison" : "Only benchmark and training runs can be compared"}
     />
   );
 }
@@ -45,7 +45,7 @@ export function RunTableRow({ run: r, selected, onToggle, nested = false, format
         <SelectBox run={r} selected={isSelected} onToggle={onToggle} />
       </TableCell>
       <TableCell className="text-muted-fg">{r.kind}</TableCell>
-      <TableCell className="overflow-hidden">
+      <TableCell className="overflow-hidden py-1.5">
         <div className={cn("flex min-w-0 items-center gap-2", nested && "border-l-2 border-border pl-4")}>
           <Link href={runPath(r.id)} className="truncate rounded-sm font-medium hover:underline" title={r.name}>
             {r.name}
@@ -59,6 +59,12 @@ export function RunTableRow({ run: r, selected, onToggle, nested = false, format
             <TagList tags={r.tags} max={3} nowrap />
           </span>
         </div>
+        {/* Below 1536 px the tags get a line of their own under the name, so the name keeps the cell's whole width. */}
+        {r.tags.length > 0 && (
+          <div className={cn("overflow-hidden 2xl:hidden", nested && "pl-4")} data-testid="run-row-tags">
+            <TagList tags={r.tags} max={3} nowrap />
+          </div>
+        )}
       </TableCell>
       <TableCell className="truncate" title={r.model ?? undefined}>
         {r.model ?? <span className="text-muted-fg">{MISSING}</span>}

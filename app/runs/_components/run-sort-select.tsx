@@ -25,7 +25,7 @@ export function RunSortSelect({ query, onQuery }: { query: RunListQuery; onQuery
         value={`${sort}:${dir}`}
         onChange={(e) => {
           const [s, d] = e.currentTarget.value.split(":") as [RunSort, SortDir];
-          onQuery({ ...query, sort: s, dir: d, cursor: undefined });
+          onQuery({ ...query, sort: s, dir: d, cursor: undefined, page: undefined });
         }}
         className="min-w-0 flex-1"
       >

@@ -57,10 +57,11 @@ function RunsTableWide(props: RunsTableProps) {
       <Table className="table-fixed" label="Runs">
         <colgroup>
           <col className="w-10" />
-          <col className="w-28" />
+          <col className="w-24" />
           <col />
-          <col className="w-[17%]" />
-          <col className="w-32" />
+          {/* Model and engine narrower than the name: a long model id truncates (full text on hover) before the run's name does. */}
+          <col className="w-[13%]" />
+          <col className="w-28" />
           <col className="w-28" />
           <col className="w-32" />
           <col className="w-28" />

@@ -13,6 +13,8 @@ import { comparePath, hasRunFilters, runsPath, type RunListQuery } from "@/lib/p
 import { runsQueryKey } from "@/lib/query-keys";
 import type { RunListPage, SavedViewView } from "@/lib/view-models";
 import { cn } from "@/lib/utils";
+import { formatCount } from "@/lib/format";
+import { pageCount, pageNumbers } from "@/lib/pagination";
 import { RunFilters } from "./run-filters";
 import { RunSortSelect } from "./run-sort-select";
 import { RunsTable } from "./runs-table";
@@ -52,7 +54,8 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
   const toggle = (id: number) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
 
   const filtered = hasRunFilters(query);
-  const firstPage = !query.cursor;
+  const firstPage = !query.cursor && (query.page ?? 1) === 1;
+  const pages = pageCount(data.total, pageSize);
   const noRunsAtAll = data.runs.length === 0 && !filtered && firstPage && data.archivedHidden === 0;
   const hosts = [...new Set(data.runs.map((r) => r.host))].sort();
 
@@ -60,8 +63,8 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
     <div className="grid gap-4">
       <div className="flex min-h-8 flex-wrap items-center gap-x-4 gap-y-2">
         <h1 className="text-lg font-semibold tracking-tight">Runs</h1>
-        <span className="text-sm text-muted-fg tabular-nums">
-          {data.runs.length === 0 ? "" : `${firstPage ? "" : "older · "}${data.runs.length}${data.nextCursor ? "+" : ""} shown`}
+        <span className="text-sm text-muted-fg tabular-nums" data-testid="runs-total">
+          {data.total === 0 ? "" : `${formatCount(data.total)} run${data.total === 1 ? "" : "s"}${data.page !== null && pages > 1 ? ` · page ${formatCount(data.page)} of ${formatCount(pages)}` : ""}`}
         </span>
         <div className="ml-auto flex items-center gap-2">
           {selected.length > 0 && (
@@ -78,7 +81,7 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
             href={comparePath(selected)}
             aria-disabled={selected.length < 2}
             tabIndex={selected.length < 2 ? -1 : undefined}
-            title={selected.length < 2 ? "Select two or more benchmark runs to compare" : undefined}
+            title={selected.length < 2 ? "Select two or more benchmark or training runs to compare" : undefined}
             className={cn(buttonVariants({ variant: selected.length >= 2 ? "default" : "outline", size: "sm" }))}
           >
             <GitCompareArrows aria-hidden />
@@ -100,7 +103,7 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
                 type="checkbox"
                 className="size-3.5 accent-primary"
                 checked={query.group !== "off"}
-                onChange={(e) => go({ ...query, group: e.currentTarget.checked ? undefined : "off", cursor: undefined })}
+                onChange={(e) => go({ ...query, group: e.currentTarget.checked ? undefined : "off", cursor: undefined, page: undefined })}
               />
               Group repeated runs
             </label>
@@ -108,7 +111,7 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
           {query.sweep && (
             <p className="text-sm text-muted-fg">
               Runs of one group.{" "}
-              <Link href={runsPath({ ...query, sweep: undefined, cursor: undefined })} className="text-link underline-offset-4 hover:underline">
+              <Link href={runsPath({ ...query, sweep: undefined, cursor: undefined, page: undefined })} className="text-link underline-offset-4 hover:underline">
                 Show every run
               </Link>
             </p>
@@ -145,16 +148,17 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
       {data.archivedHidden > 0 && data.runs.length > 0 && !data.nextCursor && (
         <p className="text-sm text-muted-fg">
           {data.archivedHidden} archived run{data.archivedHidden === 1 ? "" : "s"} hidden.{" "}
-          <Link href={runsPath({ ...query, archived: "include", cursor: undefined })} className="text-link underline-offset-4 hover:underline">
+          <Link href={runsPath({ ...query, archived: "include", cursor: undefined, page: undefined })} className="text-link underline-offset-4 hover:underline">
             Show archived
           </Link>
         </p>
       )}
 
-      {(data.nextCursor || !firstPage) && (
+      {data.page !== null && pages > 1 && <PageLinks query={query} page={data.page} pages={pages} />}
+      {data.page === null && (data.nextCursor || !firstPage) && (
         <nav aria-label="Pages" className="flex items-center justify-between">
           {!firstPage ? (
-            <Link href={runsPath({ ...query, cursor: undefined })} className={buttonVariants({ variant: "outline", size: "sm" })}>
+            <Link href={runsPath({ ...query, cursor: undefined, page: undefined })} className={buttonVariants({ variant: "outline", size: "sm" })}>
               <ArrowLeft aria-hidden />
               Newest
             </Link>
@@ -171,5 +175,43 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
       )}
       <span className="sr-only">{pageSize} runs per page</span>
     </div>
+  );
+}
+
+/** Numbered page links (1 … 4 5 6 … 20) with Newer/Older; every link keeps the filters and sort. */
+function PageLinks({ query, page, pages }: { query: RunListQuery; page: number; pages: number }) {
+  const link = (p: number) => runsPath({ ...query, cursor: undefined, page: p });
+  return (
+    <nav aria-label="Pages" className="flex flex-wrap items-center justify-center gap-1" data-testid="run-pages">
+      {page > 1 && (
+        <Link href={link(page - 1)} className={buttonVariants({ variant: "outline", size: "sm" })} aria-label="Newer runs (previous page)">
+          <ArrowLeft aria-hidden />
+          Newer
+        </Link>
+      )}
+      {pageNumbers(page, pages).map((p, i) =>
+        p === "…" ? (
+          <span key={`gap${i}`} className="px-1 text-sm text-muted-fg" aria-hidden>
+            …
+          </span>
+        ) : (
+          <Link
+            key={p}
+            href={link(p)}
+            aria-current={p === page ? "page" : undefined}
+            aria-label={`Page ${p}`}
+            className={cn(buttonVariants({ variant: p === page ? "default" : "ghost", size: "sm" }), "min-w-8 tabular-nums")}
+          >
+            {formatCount(p)}
+          </Link>
+        ),
+      )}
+      {page < pages && (
+        <Link href={link(page + 1)} className={buttonVariants({ variant: "outline", size: "sm" })} aria-label="Older runs (next page)">
+          Older
+          <ArrowRight aria-hidden />
+        </Link>
+      )}
+    </nav>
   );
 }

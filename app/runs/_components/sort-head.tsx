@@ -16,7 +16,7 @@ export function effectiveSort(query: RunListQuery): { sort: RunSort; dir: SortDi
 export function sortedBy(query: RunListQuery, column: RunSort): RunListQuery {
   const { sort, dir } = effectiveSort(query);
   const nextDir = sort === column ? (dir === "asc" ? "desc" : "asc") : defaultSortDir(column);
-  return { ...query, sort: column, dir: nextDir, cursor: undefined };
+  return { ...query, sort: column, dir: nextDir, cursor: undefined, page: undefined };
 }
 
 /** A column header that sorts the list: a button inside, `aria-sort` on the header cell; `label` overrides the column's name (e.g. with its unit). */

@@ -29,6 +29,8 @@ import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
  */
 export const planListQuery = z.object({
   session: z.coerce.number().int().positive().max(2_147_483_647).optional(),
+  /** Only the plans about this run (its annotations). */
+  run: z.coerce.number().int().positive().max(2_147_483_647).optional(),
   limit: z.coerce.number().int().min(0).max(500).default(100),
 });
 export type PlanListQuery = z.infer<typeof planListQuery>;
@@ -142,7 +144,10 @@ export async function pendingPlanCount(db: PrismaClient, now: Date = new Date())
  * `session`).
  */
 export async function listPlans(db: PrismaClient, query: PlanListQuery, now: Date = new Date()): Promise<PlanListView> {
-  const scope: Prisma.PlanWhereInput = query.session !== undefined ? { sessionId: query.session } : {};
+  const scope: Prisma.PlanWhereInput = {
+    ...(query.session !== undefined ? { sessionId: query.session } : {}),
+    ...(query.run !== undefined ? { runId: query.run } : {}),
+  };
   const pendingFilter: Prisma.PlanWhereInput = { AND: [scope, pendingWhere(now)] };
   const order: Prisma.PlanOrderByWithRelationInput[] = [{ proposedAt: "desc" }, { id: "desc" }];
   const pendingCount = await db.plan.count({ where: pendingFilter });

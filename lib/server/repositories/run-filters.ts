@@ -31,6 +31,8 @@ export const runFilters = z.object({
   group: z.enum(["off"]).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(1000).optional(),
+  /** 1-based page number (offset pagination; ignored with a cursor). */
+  page: z.coerce.number().int().min(1).max(100_000).optional(),
 });
 /** Parsed {@link runFilters}. */
 export type RunFilters = z.infer<typeof runFilters>;

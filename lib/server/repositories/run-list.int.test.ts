@@ -138,3 +138,42 @@ describe("repeated-run groups", () => {
     expect((await listRuns(prisma, runFilters.parse({ tag, sweep: `sweep:${sweep}` }), NOW)).groups).toEqual([]);
   });
 });
+
+describe("run list total and page numbers", () => {
+  const tag = `pages-${randomUUID().slice(0, 8)}`;
+  // Five finished runs and three running ones, two of which went quiet long enough to be stale at NOW.
+  const ready = (async () => {
+    await seed(tag, [1, 2, 3, 4, 5].map((i) => ({ name: `done-${i}`, host: `${tag}-h`, startS: i * 10, endS: i * 10 + 5 })));
+    await seed(tag, [{ name: "live", host: `${tag}-h`, startS: 9_990 }]);
+    await seed(tag, [{ name: "quiet-1", host: `${tag}-h`, startS: 100 }, { name: "quiet-2", host: `${tag}-h`, startS: 110 }]);
+  })();
+
+  test("the total counts every matching run; page n skips the pages before it", async () => {
+    await ready;
+    const p1 = await listRuns(prisma, runFilters.parse({ tag, limit: 3 }), NOW);
+    expect(p1.total).toBe(8);
+    expect(p1.page).toBe(1);
+    const p3 = await listRuns(prisma, runFilters.parse({ tag, limit: 3, page: 3 }), NOW);
+    expect(p3.total).toBe(8);
+    expect(p3.page).toBe(3);
+    const all = (await listRuns(prisma, runFilters.parse({ tag, limit: 50 }), NOW)).runs.map((r) => r.name);
+    expect(p3.runs.map((r) => r.name)).toEqual(all.slice(6));
+    expect(p3.nextCursor).toBeNull();
+  });
+
+  test("stale and running are counted and paged on the server's clock", async () => {
+    await ready;
+    const stale = await listRuns(prisma, runFilters.parse({ tag, status: "stale", limit: 1, page: 2 }), NOW);
+    expect(stale.total).toBe(2);
+    expect(stale.runs.map((r) => r.name)).toEqual(["quiet-1"]);
+    expect((await listRuns(prisma, runFilters.parse({ tag, status: "running" }), NOW)).total).toBe(1);
+  });
+
+  test("a cursor read has no page number", async () => {
+    await ready;
+    const first = await listRuns(prisma, runFilters.parse({ tag, limit: 3 }), NOW);
+    const next = await listRuns(prisma, runFilters.parse({ tag, limit: 3, cursor: first.nextCursor! }), NOW);
+    expect(next.page).toBeNull();
+    expect(next.total).toBe(8);
+  });
+});

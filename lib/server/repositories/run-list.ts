@@ -90,6 +90,11 @@ export async function listRuns(db: PrismaClient, filters: RunFilters, now: Date 
   const batch = (filters.limit + 1) * (refine ? 4 : 1);
 
   let cursor: Cursor | undefined = filters.cursor ? decodeCursor(filters.cursor, sort, dir) : undefined;
+  const page = cursor ? null : (filters.page ?? 1);
+  // Page n skips the rows of the pages before it: in SQL, or (stale/running, split in memory) after picking.
+  const skip = page === null ? 0 : (page - 1) * filters.limit;
+  const sqlOffset = refine ? 0 : skip;
+  const memSkip = refine ? skip : 0;
   const picked: OrderedRow[] = [];
   // Over-fetch when the stale/running split must be applied in memory.
   for (let guard = 0; guard < 20; guard++) {
@@ -97,27 +102,39 @@ export async function listRuns(db: PrismaClient, filters: RunFilters, now: Date 
       SELECT r.id, ${value} AS v, r.status::text AS status, r."lastPushAt", r."stallAfterS"
       FROM "Run" r JOIN "Host" h ON h.id = r."hostId" ${sort === "peak" ? PEAK_JOIN : Prisma.empty}
       ${whereOf(cursor ? [...conditions, afterCursor(cursor, value)] : conditions)}
-      ORDER BY ${order} LIMIT ${batch}`;
+      ORDER BY ${order} LIMIT ${refine ? batch + memSkip : batch} OFFSET ${sqlOffset}`;
     for (const r of page) if (!refine || deriveState(r.status, r.lastPushAt, r.stallAfterS, now) === filters.status) picked.push(r);
     const last = page[page.length - 1];
-    if (!refine || page.length < batch || picked.length > filters.limit || !last) break;
+    if (!refine || page.length < batch + memSkip || picked.length > memSkip + filters.limit || !last) break;
     cursor = { sort, dir, v: cursorOf(last.v), id: last.id };
   }
+  picked.splice(0, memSkip);
   const hasMore = picked.length > filters.limit;
   if (hasMore) picked.length = filters.limit;
 
   const found = await db.run.findMany({ where: { id: { in: picked.map((r) => r.id) } }, select: runSelect });
   const byId = new Map(found.map((r) => [r.id, r]));
   const rows = picked.map((r) => byId.get(r.id)).filter((r): r is RunRow => r !== undefined);
-  const [stats, mismatches, archivedHidden] = await Promise.all([
+  const [stats, mismatches, archivedHidden, total] = await Promise.all([
+    
     pointStats(db, rows.map((r) => r.id)),
     runEndMismatches(db, rows),
     filters.archived === "exclude" ? db.run.count({ where: { archivedAt: { not: null } } }) : Promise.resolve(0),
+    countRuns(db, filters, conditions, now),
   ]);
   const runs = rows.map((r) => toSummary(r, stats.get(r.id), mismatches.get(r.id), now));
   const groups = filters.group === "off" || filters.sweep ? [] : await listRunGroups(db, filters, [...new Set(runs.map((r) => r.groupKey))], now);
   const last = picked[picked.length - 1];
-  return { runs, groups, nextCursor: hasMore && last ? encodeCursor({ sort, dir, v: cursorOf(last.v), id: last.id }) : null, archivedHidden };
+  return { runs, groups, nextCursor: hasMore && last ? encodeCursor({ sort, dir, v: cursorOf(last.v), id: last.id }) : null, archivedHidden, total, page };
+}
+
+/** Runs matching the filters; stale and running are told apart in SQL here, the twin of `deriveState`. */
+async function countRuns(db: PrismaClient, filters: RunFilters, conditions: Prisma.Sql[], now: Date): Promise<number> {
+  const stale = Prisma.sql`(${now}::timestamptz - r."lastPushAt") > r."stallAfterS" * interval '1 second'`;
+  const split = filters.status === "stale" ? [stale] : filters.status === "running" ? [Prisma.sql`NOT ${stale}`] : [];
+  const [row] = await db.$queryRaw<Array<{ n: number }>>`
+    SELECT count(*)::int AS n FROM "Run" r JOIN "Host" h ON h.id = r."hostId" ${whereOf([...conditions, ...split])}`;
+  return row?.n ?? 0;
 }
 
 function cursorOf(v: OrderedRow["v"]): string | number | null {

@@ -65,15 +65,19 @@ export async function getHostServing(db: PrismaClient, name: string, now: Date =
 /**
  * The server side of run `runId`. A benchmark (or any non-serving run): the serving runs it was
  * started with (`config.servingRuns`, `pitwall run --scrape`) and those on its host, over the run's
- * time (±15 s; up to now while it runs), with its sweep levels placed in time. A serving run: itself, over its last hour.
+ * time (±15 s; up to now while it runs), with its sweep levels placed in time. A serving run: itself, over its last hour
+ * of data, or over `window` (epoch ms, the page's chosen time range) when given; other runs ignore `window`.
  * @throws NotFoundError when no run has this id.
  */
-export async function getRunServing(db: PrismaClient, runId: number, now: Date = new Date()): Promise<RunServingView> {
+export async function getRunServing(db: PrismaClient, runId: number, now: Date = new Date(), window?: { fromMs: number; toMs: number }): Promise<RunServingView> {
   const run = await db.run.findUnique({
     where: { id: runId },
     select: { ...servingSelect, kind: true, hostId: true, startedAt: true, endedAt: true },
   });
   if (!run) throw new NotFoundError(`run ${runId} not found`);
+  if (run.kind === "serving" && window) {
+    return { fromMs: window.fromMs, toMs: window.toMs, runs: await servingRuns(db, [run], window.fromMs, window.toMs, now), levels: [], clientAcceptLength: null };
+  }
   if (run.kind === "serving") {
     const toMs = Math.min(now.getTime(), run.lastPushAt.getTime() + RUN_MARGIN_MS);
     const fromMs = Math.max(run.startedAt.getTime() - RUN_MARGIN_MS, toMs - HOUR_MS);

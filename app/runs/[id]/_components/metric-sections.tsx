@@ -3,6 +3,8 @@
 import { useState } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ZoomOut } from "lucide-react";
+import { LogYToggle } from "@/components/charts/log-y-toggle";
+import { AnnotationList, useRunAnnotations, type AnnotationSource } from "./run-annotations";
 import { MetricChart, nonFiniteLabel, type ZoomRange } from "@/components/charts/metric-chart";
 import { seriesColor } from "@/components/charts/sweep-chart-parts";
 import { fetchRunMetricsRange, metricsRangeQueryKey } from "@/components/pipelines/queries";
@@ -25,14 +27,24 @@ function pointsNote(s: MetricSeriesView, zoomed: boolean): string {
 }
 
 /**
- * One chart per metric key by step, with NaN/±∞ markers and an "N of M points" note when
+ * One chart per metric key by step, with NaN/±∞ markers, a "Log y" toggle each and an "N of M points" note when
  * downsampled. Dragging across any chart zooms every chart to that step range: the range is read
  * again from `GET /api/runs/:id/metrics?fromStep=&toStep=` (so a zoomed chart shows the stored
  * points of the range, not the whole-run downsample) until "Reset zoom". While zoomed the charts
  * hold that read; the whole-run series stays live underneath.
  */
-export function MetricSections({ runId, metrics }: { runId: number; metrics: RunMetricsView | undefined }) {
+export function MetricSections({ runId, metrics, activity }: { runId: number; metrics: RunMetricsView | undefined; activity?: AnnotationSource }) {
   const [zoom, setZoom] = useState<ZoomRange | null>(null);
+  const [showAnnotations, setShowAnnotations] = useState(true);
+  const placed = useRunAnnotations(runId, metrics, activity);
+  const [logKeys, setLogKeys] = useState<ReadonlySet<string>>(new Set());
+  const toggleLog = (key: string, on: boolean) =>
+    setLogKeys((prev) => {
+      const next = new Set(prev);
+      if (on) next.add(key);
+      else next.delete(key);
+      return next;
+    });
   const zoomed = useQuery({
     queryKey: zoom ? metricsRangeQueryKey(runId, zoom) : ["run-metrics-range", runId, "none"],
     queryFn: ({ signal }) => fetchRunMetricsRange(runId, zoom!, signal),
@@ -79,6 +91,12 @@ export function MetricSections({ runId, metrics }: { runId: number; metrics: Run
         ) : (
           <span>Drag across a chart to zoom every chart to those steps (read again at full resolution).</span>
         )}
+        {placed.length > 0 && (
+          <label className="ml-auto flex items-center gap-1.5">
+            <input type="checkbox" className="size-3.5 accent-primary" checked={showAnnotations} onChange={(e) => setShowAnnotations(e.target.checked)} data-testid="annotations-toggle" />
+            Annotations ({placed.length}): checkpoints, warnings, plan decisions
+          </label>
+        )}
       </div>
       <div className={cn("grid gap-4", series.length > 1 && "lg:grid-cols-2", series.length > 2 && "2xl:grid-cols-3")}>
         {series.map((s, i) => {
@@ -97,9 +115,10 @@ export function MetricSections({ runId, metrics }: { runId: number; metrics: Run
                 >
                   {pointsNote(s, zoom !== null)}
                 </CardDescription>
+                <LogYToggle on={logKeys.has(s.key)} onChange={(on) => toggleLog(s.key, on)} testId="metric-log-y" />
               </CardHeader>
               <CardContent className="grid gap-2">
-                <MetricChart series={s} color={seriesColor(i)} onZoom={setZoom} />
+                <MetricChart series={s} color={seriesColor(i)} onZoom={setZoom} logY={logKeys.has(s.key)} annotations={showAnnotations ? placed : undefined} />
                 {bad.length > 0 && (
                   <p className="text-xs font-medium text-failed tabular-nums" data-testid="nonfinite-note">
                     ▲ {bad.length} non-finite value{bad.length === 1 ? "" : "s"}: {bad.slice(0, 4).map((p) => nonFiniteLabel(p.value, p.step)).join(", ")}
@@ -111,6 +130,7 @@ export function MetricSections({ runId, metrics }: { runId: number; metrics: Run
           );
         })}
       </div>
+      {showAnnotations && <AnnotationList placed={placed} />}
     </section>
   );
 }

@@ -17,6 +17,8 @@ import { runQueryKey } from "@/lib/query-keys";
 import type { RunDetail } from "@/lib/view-models";
 import type { RunProgressView } from "@/lib/view-models/pipeline";
 import type { RunServingView } from "@/lib/view-models/serving";
+import { TimeRangePicker } from "@/components/charts/time-range-picker";
+import { DEFAULT_RANGE, timeRangeSearch, type TimeRange } from "@/lib/time-range";
 import { ActivitySections, PipelineSections } from "./activity-sections";
 import { MetricSections } from "./metric-sections";
 import { BenchmarkSections } from "./benchmark-sections";
@@ -33,6 +35,8 @@ interface RunDetailViewProps {
   renderedAt: number;
   /** The viewer may edit and archive the run (approver or admin). */
   canEdit?: boolean;
+  /** The URL's time range (serving runs' charts); null without one (a serving run shows its last hour of data). */
+  range?: TimeRange | null;
 }
 
 /**
@@ -42,7 +46,8 @@ interface RunDetailViewProps {
  * per metric. Every run: the `pitwall run` command, events and artifacts when it has them, and a
  * side column (tags, notes, configuration, lineage) on the right from 1280 px.
  */
-export function RunDetailView({ initial, initialProgress, initialServing, renderedAt, canEdit = false }: RunDetailViewProps) {
+export function RunDetailView({ initial, initialProgress, initialServing, renderedAt, canEdit = false, range = null }: RunDetailViewProps) {
+  const rangeSearch = range ? timeRangeSearch(range) : "";
   // run:<id> is a shared-read topic: the server pushes the run, progress and metrics (snapshot,
   // then deltas) into these three queries; they poll only while the socket is down.
   const live = useLiveTopics([runTopic(initial.id)]);
@@ -89,6 +94,7 @@ export function RunDetailView({ initial, initialProgress, initialServing, render
   const hasActivity = progress.events.length > 0 || progress.artifactTotal > 0 || progress.command !== null;
 
   // The command card already shows what `pitwall run` put in the config.
+  const annotationSource = { events: progress.events, artifacts: progress.artifacts, startedAt: run.startedAt, lastPushAt };
   const configShown = progress.command ? Object.fromEntries(Object.entries(run.config).filter(([k]) => !COMMAND_KEYS.has(k))) : run.config;
   return (
     <div className="grid gap-4">
@@ -108,14 +114,19 @@ export function RunDetailView({ initial, initialProgress, initialServing, render
           {isBenchmark ? (
             <>
               <BenchmarkSections run={run} initialServing={initialServing} renderedAt={renderedAt} />
-              {isTraining && <MetricSections runId={run.id} metrics={metrics} />}
+              {isTraining && <MetricSections runId={run.id} metrics={metrics} activity={annotationSource} />}
               {hasActivity && <ActivitySections view={progress} state={run.state} artifactTitle="Artifacts" />}
             </>
           ) : (
             <>
-              {isServing && <RunServingCard runId={run.id} initial={initialServing} renderedAt={renderedAt} ownRun />}
+              {isServing && (
+                <>
+                  <TimeRangePicker key={rangeSearch} range={range ?? DEFAULT_RANGE} nowMs={renderedAt} />
+                  <RunServingCard runId={run.id} initial={initialServing} renderedAt={renderedAt} ownRun rangeSearch={rangeSearch} />
+                </>
+              )}
               {isPipeline && <PipelineSections view={progress} />}
-              {isTraining && <MetricSections runId={run.id} metrics={metrics} />}
+              {isTraining && <MetricSections runId={run.id} metrics={metrics} activity={annotationSource} />}
               {run.kind === "training" && <EvalSections runId={run.id} kind={run.kind} />}
               {/* Eval runs show their results in the eval sections above. */}
               {!isPipeline && !isTraining && !isServing && run.kind !== "eval" && (
