@@ -143,6 +143,8 @@ test("every page fits a 390 px phone, and the navigation is a menu", async ({ pa
     `/hosts/${encodeURIComponent(host)}`,
     "/baselines",
     "/checkpoints",
+    "/inbox",
+    "/alerts",
   ];
   for (const path of paths) await fitsThePhone(page, path);
   // A plan's title wraps in full wherever it is shown: the waiting card, the plans list, the plan and its session.

@@ -57,11 +57,11 @@ export function AlertRulesView({ initial, canEdit }: { initial: AlertRuleView[];
   };
 
   return (
-    <div className="mx-auto grid w-full max-w-[1400px] gap-4 p-4 lg:p-6">
+    <div className="mx-auto grid w-full max-w-[1400px] grid-cols-[minmax(0,1fr)] gap-4 p-4 lg:p-6">
       <h1 className="text-xl font-semibold">Alert rules</h1>
       {error ? <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">{error}</p> : null}
       <Card>
-        <CardContent className="overflow-x-auto p-0">
+        <CardContent className="overflow-x-auto p-0" tabIndex={0} role="region" aria-label="Alert rules, scrolls sideways on a narrow screen">
           <table className="w-full text-sm" aria-label="Alert rules">
             <thead className="text-left text-xs text-muted-fg">
               <tr><th className="px-3 py-2">Name</th><th className="px-3 py-2">Runs</th><th className="px-3 py-2">Condition</th><th className="px-3 py-2">Firing on</th>{canEdit ? <th className="px-3 py-2"><span className="sr-only">Actions</span></th> : null}</tr>
