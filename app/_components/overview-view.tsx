@@ -58,7 +58,8 @@ function ActivePager({ counts, shown, wall }: { counts: Overview["activeCounts"]
         {shown > 0 ? `Runs ${fmt(counts.offset + 1)}–${fmt(counts.offset + shown)} of ${fmt(counts.total)}` : `No runs on this page (${fmt(counts.total)} active)`}
         <span className="hidden sm:inline"> · stale and alerting first</span>
       </span>
-      <span className="ml-auto flex gap-2">
+      {/* A wall has no pointer: it pages through what it holds by itself, so no page links there. */}
+      <span className={cn("ml-auto flex gap-2", wall && "hidden")}>
         {page > 1 && (
           <Link href={href(page - 1)} className={buttonVariants({ variant: "outline", size: "sm" })}>
             Previous
