@@ -11,7 +11,8 @@ module.exports = {
     {
       name: "no-circular",
       severity: "error",
-      comment: "Modules import each other in a circle; move the shared part (often a type) into a module both import.",
+      comment:
+        "Modules import each other in a circle; move the shared part (often a type) into a module both import.",
       from: {},
       to: { circular: true },
     },
@@ -44,7 +45,8 @@ module.exports = {
     {
       name: "metric-store-through-index",
       severity: "error",
-      comment: "The metric store (lib/server/metric-store/) is reached through its index only: its files are its own business.",
+      comment:
+        "The metric store (lib/server/metric-store/) is reached through its index only: its files are its own business.",
       from: { pathNot: ["^lib/server/metric-store/"] },
       to: { path: "^lib/server/metric-store/(?!index\\.ts$)" },
     },
@@ -54,7 +56,11 @@ module.exports = {
     exclude: { path: ["^(node_modules|generated|\\.next|\\.data)(/|$)", "^test/fixtures/"] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"], extensions: [".ts", ".tsx", ".js", ".mjs", ".cjs", ".json"] },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".tsx", ".js", ".mjs", ".cjs", ".json"],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
+
 import { chromiumLaunchOptions } from "./test/support/chromium";
 
 // One fresh embedded database and port per run. The config is evaluated by the runner and again
@@ -32,7 +33,11 @@ export default defineConfig({
   // `*.slow.spec.ts` files form the `slow` project, so `--project=app` leaves them out.
   projects: [
     { name: "fresh-install", testMatch: /fresh-install\.spec\.ts$/ },
-    { name: "app", testIgnore: [/fresh-install\.spec\.ts$/, /\.slow\.spec\.ts$/], dependencies: ["fresh-install"] },
+    {
+      name: "app",
+      testIgnore: [/fresh-install\.spec\.ts$/, /\.slow\.spec\.ts$/],
+      dependencies: ["fresh-install"],
+    },
     // Long checks (axe on every page in dark): `npx playwright test --project=slow`; `npm test` runs them too.
     { name: "slow", testMatch: /\.slow\.spec\.ts$/, dependencies: ["fresh-install"] },
   ],
@@ -45,6 +50,12 @@ export default defineConfig({
     stderr: "pipe",
     gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
     // Live sockets re-check their session every 2 s here (60 s by default), so sign-out elsewhere shows quickly.
-    env: { PORT: String(port), HOST: "127.0.0.1", PITWALL_DATA_DIR: process.env.PITWALL_E2E_DATA_DIR, DATABASE_URL: "", PITWALL_LIVE_RECHECK_S: "2" },
+    env: {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      PITWALL_DATA_DIR: process.env.PITWALL_E2E_DATA_DIR,
+      DATABASE_URL: "",
+      PITWALL_LIVE_RECHECK_S: "2",
+    },
   },
 });

@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+
 import { bearerToken, hasSessionCookie } from "@/lib/server/auth/credentials";
 import { requestOrigin } from "@/lib/server/auth/origin";
 
@@ -30,5 +31,7 @@ export const config = {
   // Pages only: not the API (it answers 401 itself), the auth pages, the Python client's wheel
   // (/python, anonymous on purpose: pip on a GPU host has no session), Next's assets, health and
   // Prometheus endpoints, or files from public/.
-  matcher: ["/((?!api/|_next/|python|sign-in|setup|healthz|metrics|favicon\\.ico|icon\\.svg|robots\\.txt|ws/).*)"],
+  matcher: [
+    "/((?!api/|_next/|python|sign-in|setup|healthz|metrics|favicon\\.ico|icon\\.svg|robots\\.txt|ws/).*)",
+  ],
 };

@@ -2,25 +2,26 @@ import http from "node:http";
 import type { Duplex } from "node:stream";
 import next from "next";
 import { WebSocketServer, type WebSocket } from "ws";
+
 import { MAX_FRAME_BYTES } from "@/lib/protocol";
 import { stampClientAddress } from "@/lib/server/auth/client-address";
 import { authenticateLiveUpgrade } from "@/lib/server/auth/live";
 import { LiveSessionGuard } from "@/lib/server/auth/live-sessions";
 import { startCredentialWatch } from "@/lib/server/auth/revocation";
+import { recentDatabaseOutage } from "@/lib/server/database/outage-mark";
 import { closeDb, databaseUrl, pool } from "@/lib/server/db";
 import type { Env } from "@/lib/server/env";
 import { AuthError } from "@/lib/server/errors";
+import { inboxPolicyOf } from "@/lib/server/inbox-policy";
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { IngestConnection } from "@/lib/server/ingest/socket";
 import { IngestTokenGuard } from "@/lib/server/ingest/token-guard";
-import { guardRequest, hasNulByte } from "@/lib/server/request-guard";
 import { publisherFor } from "@/lib/server/live/coalescing-publisher";
 import { LiveHub } from "@/lib/server/live/hub";
+import { routeConsoleToLogger, type Logger } from "@/lib/server/logger";
 import { startMaintenance } from "@/lib/server/maintenance";
 import { startNotifier } from "@/lib/server/notify/notifier";
-import { inboxPolicyOf } from "@/lib/server/inbox-policy";
-import { routeConsoleToLogger, type Logger } from "@/lib/server/logger";
-import { recentDatabaseOutage } from "@/lib/server/database/outage-mark";
+import { guardRequest, hasNulByte } from "@/lib/server/request-guard";
 
 /** A running Pitwall server. */
 export interface RunningServer {
@@ -54,10 +55,15 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
   // Ingest: twice the frame limit reaches IngestConnection, which answers `frame_too_large` and
   // closes with 1009 (beyond that ws closes with 1009 itself); UTF-8 is checked there too, so
   // invalid UTF-8 gets `invalid_json` rather than a bare 1007 close.
-  const ingestWss = new WebSocketServer({ noServer: true, maxPayload: 2 * MAX_FRAME_BYTES, skipUTF8Validation: true });
+  const ingestWss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 2 * MAX_FRAME_BYTES,
+    skipUTF8Validation: true,
+  });
   // Live (browsers): ws closes with 1007 on invalid UTF-8 and 1009 over 64 KiB (docs/protocol.md).
   const liveWss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
-  for (const wss of [ingestWss, liveWss]) wss.on("error", (err) => log.warn({ err }, "websocket server error"));
+  for (const wss of [ingestWss, liveWss])
+    wss.on("error", (err) => log.warn({ err }, "websocket server error"));
   const connections = new IngestTokenGuard();
   const liveSessions = new LiveSessionGuard();
 
@@ -75,13 +81,17 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
   server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     // A peer resetting while its upgrade is being authenticated must not raise an uncaught error.
     socket.on("error", () => socket.destroy());
-    if (hasNulByte(req.url ?? "")) return refuse(socket, "400 Bad Request", "the URL holds a NUL byte (%00)");
+    if (hasNulByte(req.url ?? ""))
+      return refuse(socket, "400 Bad Request", "the URL holds a NUL byte (%00)");
     const pathname = new URL(req.url ?? "/", "http://localhost").pathname;
     if (pathname === "/ws/ingest") {
       authenticateWorker(req.headers.authorization)
         .then((principal) => {
           ingestWss.handleUpgrade(req, socket, head, (ws) => {
-            const conn = new IngestConnection(track(ws, log), principal, { batchFrames: env.PITWALL_INGEST_BATCH_FRAMES, log });
+            const conn = new IngestConnection(track(ws, log), principal, {
+              batchFrames: env.PITWALL_INGEST_BATCH_FRAMES,
+              log,
+            });
             connections.add(conn);
             ws.on("close", () => connections.remove(conn));
             log.info({ host: principal.hostName }, "worker connected");
@@ -120,7 +130,12 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
   heartbeat.unref();
   // A revoked token or a disabled person loses its sockets at once, on every instance; a browser
   // signed out or expired elsewhere within PITWALL_LIVE_RECHECK_S.
-  const stopCredentialWatch = startCredentialWatch({ live: liveSessions, ingest: connections, recheckS: env.PITWALL_LIVE_RECHECK_S, log });
+  const stopCredentialWatch = startCredentialWatch({
+    live: liveSessions,
+    ingest: connections,
+    recheckS: env.PITWALL_LIVE_RECHECK_S,
+    log,
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -181,7 +196,8 @@ function track(ws: WebSocket, log: Logger): WebSocket {
   ws.on("error", (err: Error & { code?: string }) => {
     const minute = Math.floor(Date.now() / 60_000);
     if (wsErrors.minute !== minute) wsErrors = { minute, count: 0 };
-    if (++wsErrors.count <= 10) log.warn({ code: err.code, message: err.message }, "websocket closed on a protocol error");
+    if (++wsErrors.count <= 10)
+      log.warn({ code: err.code, message: err.message }, "websocket closed on a protocol error");
   });
   return ws;
 }

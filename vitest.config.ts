@@ -7,7 +7,17 @@ import { defineConfig } from "vitest/config";
 //   slow         x.slow.test.ts  external programs (agent CLIs, python) or > 30 s alone
 // `npx vitest run some/file.int.test.ts` picks the right project by name; `npm test` runs the
 // projects one after another (scripts/test.ts).
-const notTests = ["node_modules/**", ".venv-test/**", "build/**", ".next/**", ".next-*/**", ".data-demo/**", "e2e/**", "generated/**", ".data/**"];
+const notTests = [
+  "node_modules/**",
+  ".venv-test/**",
+  "build/**",
+  ".next/**",
+  ".next-*/**",
+  ".data-demo/**",
+  "e2e/**",
+  "generated/**",
+  ".data/**",
+];
 
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
@@ -31,11 +41,21 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: "integration", include: ["**/*.int.test.ts"], exclude: notTests, globalSetup: ["test/support/global-setup.ts"] },
+        test: {
+          name: "integration",
+          include: ["**/*.int.test.ts"],
+          exclude: notTests,
+          globalSetup: ["test/support/global-setup.ts"],
+        },
       },
       {
         extends: true,
-        test: { name: "slow", include: ["**/*.slow.test.ts"], exclude: notTests, globalSetup: ["test/support/global-setup.ts"] },
+        test: {
+          name: "slow",
+          include: ["**/*.slow.test.ts"],
+          exclude: notTests,
+          globalSetup: ["test/support/global-setup.ts"],
+        },
       },
     ],
   },

@@ -1,8 +1,10 @@
 import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
+
 import { TopNav } from "@/components/nav/top-nav";
 import { Providers } from "@/components/providers";
 import { currentPreferences } from "@/lib/server/auth/preferences-page";
+
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -43,7 +45,11 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         </a>
         <Providers serverNow={renderTime()} preferences={preferences} canSavePreferences={canSave}>
           <TopNav />
-          <main id="main" tabIndex={-1} className="mx-auto w-full max-w-[2200px] px-4 py-5 outline-none lg:px-6">
+          <main
+            id="main"
+            tabIndex={-1}
+            className="mx-auto w-full max-w-[2200px] px-4 py-5 outline-none lg:px-6"
+          >
             {children}
           </main>
         </Providers>

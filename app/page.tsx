@@ -1,10 +1,12 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+
+import { WAITING_LIMIT } from "@/components/plans/queries";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { getOverview, OVERVIEW_PAGE } from "@/lib/server/repositories/overview";
 import { listPlans, planListQuery } from "@/lib/server/repositories/plans";
-import { WAITING_LIMIT } from "@/components/plans/queries";
+
 import { OverviewView } from "./_components/overview-view";
 
 export const metadata: Metadata = { title: "Overview" };
@@ -21,16 +23,29 @@ async function requestOrigin(): Promise<string> {
  * `/`: the overview the team leaves open all day: plans an agent waits on, running and stale runs
  * with progress, hosts, events and alerts, recently finished runs. `?wall=1` shows it full screen, dark, for a TV.
  */
-export default async function OverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function OverviewPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   await requirePageViewer();
   const sp = await searchParams;
   const wall = sp.wall === "1" || sp.wall === "true";
   // ?page=2 … shows later pages of active runs (OVERVIEW_PAGE.defaultLimit a page).
-  const pageNumber = typeof sp.page === "string" && /^\d{1,6}$/.test(sp.page) ? Math.max(1, Number(sp.page)) : 1;
+  const pageNumber =
+    typeof sp.page === "string" && /^\d{1,6}$/.test(sp.page) ? Math.max(1, Number(sp.page)) : 1;
   const now = new Date();
   const [initial, plans] = await Promise.all([
     getOverview(prisma(), now, { offset: (pageNumber - 1) * OVERVIEW_PAGE.defaultLimit }),
     listPlans(prisma(), planListQuery.parse({ limit: WAITING_LIMIT }), now),
   ]);
-  return <OverviewView initial={initial} plans={plans} renderedAt={Date.parse(initial.asOf)} wall={wall} origin={await requestOrigin()} />;
+  return (
+    <OverviewView
+      initial={initial}
+      plans={plans}
+      renderedAt={Date.parse(initial.asOf)}
+      wall={wall}
+      origin={await requestOrigin()}
+    />
+  );
 }

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "vitest";
+
 import { WALL_THEME } from "./_components/wall-theme";
 
 // The dark palette lives in two CSS blocks (chosen dark; system preference dark) and in the
@@ -9,7 +10,9 @@ import { WALL_THEME } from "./_components/wall-theme";
 const css = fs.readFileSync(path.join(import.meta.dirname, "globals.css"), "utf8");
 
 function declarations(block: string): Record<string, string> {
-  return Object.fromEntries([...block.matchAll(/(--[\w-]+|color-scheme):\s*([^;]+);/g)].map((m) => [m[1]!, m[2]!.trim()]));
+  return Object.fromEntries(
+    [...block.matchAll(/(--[\w-]+|color-scheme):\s*([^;]+);/g)].map((m) => [m[1]!, m[2]!.trim()]),
+  );
 }
 
 function blockAfter(marker: string): string {
@@ -21,10 +24,20 @@ function blockAfter(marker: string): string {
 
 test("chosen dark, system dark and the wall share one palette; system dark yields to a chosen light", () => {
   const chosen = declarations(blockAfter(':root[data-theme="dark"] {'));
-  const system = declarations(blockAfter(':root:not([data-theme="light"]):not([data-theme="dark"]) {'));
+  const system = declarations(
+    blockAfter(':root:not([data-theme="light"]):not([data-theme="dark"]) {'),
+  );
   expect(Object.keys(chosen).length).toBeGreaterThan(30);
   expect(system).toEqual(chosen);
   const { colorScheme, ...wallVars } = WALL_THEME as unknown as Record<string, string>;
-  expect(declarations(Object.entries({ "color-scheme": colorScheme, ...wallVars }).map(([k, v]) => `${k}: ${v};`).join("\n"))).toEqual(chosen);
-  expect(css).toMatch(/@media \(prefers-color-scheme: dark\) \{\s*:root:not\(\[data-theme="light"\]\)/);
+  expect(
+    declarations(
+      Object.entries({ "color-scheme": colorScheme, ...wallVars })
+        .map(([k, v]) => `${k}: ${v};`)
+        .join("\n"),
+    ),
+  ).toEqual(chosen);
+  expect(css).toMatch(
+    /@media \(prefers-color-scheme: dark\) \{\s*:root:not\(\[data-theme="light"\]\)/,
+  );
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import { parseServerUrls } from "@/lib/client/server-urls";
 
 /**
@@ -18,10 +19,15 @@ export type ClientConfig = z.infer<typeof clientEnv> & {
 };
 
 /** Reads PITWALL_URL (one URL or several, comma-separated) and PITWALL_TOKEN. @throws Error naming the invalid variable. */
-export function readClientConfig(source: Record<string, string | undefined> = process.env): ClientConfig {
-  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+export function readClientConfig(
+  source: Record<string, string | undefined> = process.env,
+): ClientConfig {
+  const cleaned = Object.fromEntries(
+    Object.entries(source).filter(([, v]) => v !== undefined && v !== ""),
+  );
   const parsed = clientEnv.safeParse(cleaned);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+  if (!parsed.success)
+    throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
   try {
     return { ...parsed.data, urls: parseServerUrls(parsed.data.PITWALL_URL) };
   } catch (err) {

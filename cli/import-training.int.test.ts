@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
 import { createTestDatabase } from "@/test/support/db";
 import { startTestServer, type TestServer } from "@/test/support/server";
 
@@ -75,13 +76,14 @@ const HF_STATE = `{
 
 // LLaMA-Factory trainer_log.jsonl of a run still going (step 40 of 100): a string throughput, a
 // null eval_loss and loss, step 20 written twice (two writers; the second wins), a NaN loss.
-const LF_LOG = [
-  '{"current_steps": 10, "total_steps": 100, "loss": 1.2345, "eval_loss": null, "lr": 4.99e-05, "epoch": 0.03, "percentage": 10.0, "elapsed_time": "0:01:02", "remaining_time": "4 days, 5:06:09", "throughput": "1234.56", "total_tokens": 123456}',
-  '{"current_steps": 20, "total_steps": 100, "loss": 1.2222, "lr": 4.9e-05, "epoch": 0.06, "percentage": 20.0, "elapsed_time": "0:02:04", "remaining_time": "1 day, 0:00:01.5", "throughput": 1200.5, "total_tokens": 246912}',
-  '{"current_steps": 20, "total_steps": 100, "loss": 1.1111, "lr": 4.9e-05, "epoch": 0.06, "percentage": 20.0, "elapsed_time": "0:02:05", "remaining_time": "1 day, 0:00:00", "throughput": 1199.0, "total_tokens": 246912}',
-  '{"current_steps": 30, "total_steps": 100, "loss": NaN, "lr": 4.8e-05, "epoch": 0.09, "percentage": 30.0, "elapsed_time": "0:03:06", "remaining_time": "0:07:14"}',
-  '{"current_steps": 40, "total_steps": 100, "loss": null, "eval_loss": null, "lr": 4.7e-05, "epoch": 0.12, "percentage": 40.0, "elapsed_time": "0:04:08", "remaining_time": "0:06:12"}',
-].join("\n") + "\n";
+const LF_LOG =
+  [
+    '{"current_steps": 10, "total_steps": 100, "loss": 1.2345, "eval_loss": null, "lr": 4.99e-05, "epoch": 0.03, "percentage": 10.0, "elapsed_time": "0:01:02", "remaining_time": "4 days, 5:06:09", "throughput": "1234.56", "total_tokens": 123456}',
+    '{"current_steps": 20, "total_steps": 100, "loss": 1.2222, "lr": 4.9e-05, "epoch": 0.06, "percentage": 20.0, "elapsed_time": "0:02:04", "remaining_time": "1 day, 0:00:01.5", "throughput": 1200.5, "total_tokens": 246912}',
+    '{"current_steps": 20, "total_steps": 100, "loss": 1.1111, "lr": 4.9e-05, "epoch": 0.06, "percentage": 20.0, "elapsed_time": "0:02:05", "remaining_time": "1 day, 0:00:00", "throughput": 1199.0, "total_tokens": 246912}',
+    '{"current_steps": 30, "total_steps": 100, "loss": NaN, "lr": 4.8e-05, "epoch": 0.09, "percentage": 30.0, "elapsed_time": "0:03:06", "remaining_time": "0:07:14"}',
+    '{"current_steps": 40, "total_steps": 100, "loss": null, "eval_loss": null, "lr": 4.7e-05, "epoch": 0.12, "percentage": 40.0, "elapsed_time": "0:04:08", "remaining_time": "0:06:12"}',
+  ].join("\n") + "\n";
 
 let server: TestServer;
 let databaseUrl: string;
@@ -92,10 +94,14 @@ let dir: string;
 /** Runs `pitwall <args>`; resolves with exit code and output (never rejects on exit code). */
 async function pitwall(args: string[], env: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(projectDir, "bin", "pitwall.mjs"), ...args], {
-      cwd: projectDir,
-      env: { ...process.env, DATABASE_URL: databaseUrl, PITWALL_URL: server.url, ...env },
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [path.join(projectDir, "bin", "pitwall.mjs"), ...args],
+      {
+        cwd: projectDir,
+        env: { ...process.env, DATABASE_URL: databaseUrl, PITWALL_URL: server.url, ...env },
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -116,9 +122,15 @@ async function metricRows(runKey: string): Promise<Array<[string, number, number
 async function snapshot(runKey: string): Promise<unknown> {
   const runRow = await db.query(`SELECT * FROM "Run" WHERE key = $1`, [runKey]);
   const id = (runRow.rows[0] as { id: number }).id;
-  const metrics = await db.query(`SELECT key, step::text, value::text, ts FROM "MetricPoint" WHERE "runId" = $1 ORDER BY key COLLATE "C", step`, [id]);
+  const metrics = await db.query(
+    `SELECT key, step::text, value::text, ts FROM "MetricPoint" WHERE "runId" = $1 ORDER BY key COLLATE "C", step`,
+    [id],
+  );
   const workers = await db.query(`SELECT * FROM "WorkerProgress" WHERE "runId" = $1`, [id]);
-  const samples = await db.query(`SELECT id::text, "workerId", "bootId", ts, done FROM "ProgressSample" WHERE "runId" = $1 ORDER BY id`, [id]);
+  const samples = await db.query(
+    `SELECT id::text, "workerId", "bootId", ts, done FROM "ProgressSample" WHERE "runId" = $1 ORDER BY id`,
+    [id],
+  );
   return { run: runRow.rows, metrics: metrics.rows, workers: workers.rows, samples: samples.rows };
 }
 
@@ -154,10 +166,14 @@ describe("pitwall import of training logs", () => {
   test("a Hugging Face trainer_state.json and a LLaMA-Factory trainer_log.jsonl → exact metric rows; re-import changes nothing", async () => {
     const hfFile = path.join(dir, "out", "qwen3-drafter", "trainer_state.json");
     const lfFile = path.join(dir, "saves", "sft", "trainer_log.jsonl");
-    const res = await pitwall(["import", hfFile, lfFile, "--tag", "trainlog"], { PITWALL_TOKEN: token });
+    const res = await pitwall(["import", hfFile, lfFile, "--tag", "trainlog"], {
+      PITWALL_TOKEN: token,
+    });
     expect(res.stderr).toBe("");
     expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(/^trainer_state\.json: hf-trainer-state, 17 metric points, step 30\/30 → run import:[0-9a-f]{32}, training finished$/m);
+    expect(res.stdout).toMatch(
+      /^trainer_state\.json: hf-trainer-state, 17 metric points, step 30\/30 → run import:[0-9a-f]{32}, training finished$/m,
+    );
     expect(res.stdout).toMatch(
       /^trainer_log\.jsonl: llamafactory-trainer-log, 23 metric points, step 40\/100 → run import:[0-9a-f]{32}, ended at its last logged step \(before its planned steps; outcome unknown\); 1 step logged twice \(1 with different values\); later values kept$/m,
     );
@@ -209,15 +225,45 @@ describe("pitwall import of training logs", () => {
       ["total_tokens", 20, 246_912],
     ]);
 
-    const runs = await db.query<{ key: string; name: string; kind: string; status: string; total: number | null; unit: string | null; tags: string[] }>(
+    const runs = await db.query<{
+      key: string;
+      name: string;
+      kind: string;
+      status: string;
+      total: number | null;
+      unit: string | null;
+      tags: string[];
+    }>(
       `SELECT key, name, kind, status, total, unit, tags FROM "Run" WHERE key = ANY($1::text[]) ORDER BY name`,
       [[hfKey, lfKey]],
     );
     expect(runs.rows).toEqual([
-      { key: hfKey, name: "qwen3-drafter", kind: "training", status: "succeeded", total: 30, unit: "steps", tags: ["trainlog"] },
-      { key: lfKey, name: "sft", kind: "training", status: "ended", total: 100, unit: "steps", tags: ["trainlog"] },
+      {
+        key: hfKey,
+        name: "qwen3-drafter",
+        kind: "training",
+        status: "succeeded",
+        total: 30,
+        unit: "steps",
+        tags: ["trainlog"],
+      },
+      {
+        key: lfKey,
+        name: "sft",
+        kind: "training",
+        status: "ended",
+        total: 100,
+        unit: "steps",
+        tags: ["trainlog"],
+      },
     ]);
-    const workers = await db.query<{ key: string; workerId: string; done: number; total: number; unit: string }>(
+    const workers = await db.query<{
+      key: string;
+      workerId: string;
+      done: number;
+      total: number;
+      unit: string;
+    }>(
       `SELECT r.key, w."workerId", w.done, w.total, w.unit FROM "WorkerProgress" w JOIN "Run" r ON r.id = w."runId" WHERE r.key = ANY($1::text[]) ORDER BY w.total`,
       [[hfKey, lfKey]],
     );
@@ -228,7 +274,9 @@ describe("pitwall import of training logs", () => {
 
     // Importing the same files again: every frame is a duplicate, nothing in the database moves.
     const before = [await snapshot(hfKey), await snapshot(lfKey)];
-    const again = await pitwall(["import", lfFile, hfFile, "--tag", "trainlog"], { PITWALL_TOKEN: token });
+    const again = await pitwall(["import", lfFile, hfFile, "--tag", "trainlog"], {
+      PITWALL_TOKEN: token,
+    });
     expect(again.stderr).toBe("");
     expect(again.code).toBe(0);
     expect(again.stdout.match(/already imported; nothing changed/g)).toHaveLength(2);
@@ -236,17 +284,33 @@ describe("pitwall import of training logs", () => {
   });
 
   test("a log two writers wrote, cut mid-run: the summary counts the repeated steps; the run ends 'ended', shown as such by the API", async () => {
-    const file = path.join(projectDir, "lib", "importers", "testdata", "llamafactory-two-writers", "trainer_log.jsonl");
+    const file = path.join(
+      projectDir,
+      "lib",
+      "importers",
+      "testdata",
+      "llamafactory-two-writers",
+      "trainer_log.jsonl",
+    );
     const res = await pitwall(["import", file, "--tag", "two-writers"], { PITWALL_TOKEN: token });
     expect(res.stderr).toBe("");
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("step 200/300");
-    expect(res.stdout).toContain("ended at its last logged step (before its planned steps; outcome unknown); 149 steps logged twice (84 with different values); later values kept");
+    expect(res.stdout).toContain(
+      "ended at its last logged step (before its planned steps; outcome unknown); 149 steps logged twice (84 with different values); later values kept",
+    );
     const key = runKeyOf(res.stdout, "trainer_log.jsonl");
-    const row = await db.query<{ status: string; endedAt: Date | null }>(`SELECT status, "endedAt" FROM "Run" WHERE key = $1`, [key]);
+    const row = await db.query<{ status: string; endedAt: Date | null }>(
+      `SELECT status, "endedAt" FROM "Run" WHERE key = $1`,
+      [key],
+    );
     expect(row.rows[0]?.status).toBe("ended");
     expect(row.rows[0]?.endedAt).not.toBeNull();
-    const list = (await (await fetch(`${server.url}/api/runs?status=ended&tag=two-writers`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+    const list = (await (
+      await fetch(`${server.url}/api/runs?status=ended&tag=two-writers`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json()) as {
       runs: Array<{ key: string; state: string }>;
     };
     expect(list.runs.map((r) => [r.key, r.state])).toEqual([[key, "ended"]]);

@@ -3,8 +3,9 @@
  * client commands (import, run, push, heartbeat, scrape) talk to a Pitwall server with a worker token.
  */
 import { Command } from "commander";
-import { registerAgentCommands } from "./commands/agent";
+
 import { registerAdminCommands } from "./commands/admin";
+import { registerAgentCommands } from "./commands/agent";
 import { registerHeartbeatCommand } from "./commands/heartbeat";
 import { registerImportCommand } from "./commands/import";
 import { registerPlanCommands } from "./commands/plan";

@@ -2,10 +2,12 @@
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
+
+import type { Preferences } from "@/lib/preferences";
+
 import { LiveProvider } from "./live/live-provider";
 import { ServerNowContext } from "./live/use-now";
 import { PreferencesProvider } from "./preferences/preferences-provider";
-import type { Preferences } from "@/lib/preferences";
 
 function makeQueryClient(): QueryClient {
   return new QueryClient({
@@ -22,7 +24,17 @@ function makeQueryClient(): QueryClient {
 }
 
 /** Client-side app context: react-query, the shared live socket, the hydration clock and the person's display choices. */
-export function Providers({ children, serverNow, preferences, canSavePreferences }: { children: ReactNode; serverNow: number; preferences: Preferences; canSavePreferences: boolean }) {
+export function Providers({
+  children,
+  serverNow,
+  preferences,
+  canSavePreferences,
+}: {
+  children: ReactNode;
+  serverNow: number;
+  preferences: Preferences;
+  canSavePreferences: boolean;
+}) {
   const [queryClient] = useState(makeQueryClient);
   return (
     <ServerNowContext.Provider value={serverNow}>

@@ -8,13 +8,23 @@ const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
  * Visits `path` and runs axe-core on it; fails (softly, so one run lists every page) on any
  * serious or critical finding, naming the rule and the first elements it hit.
  */
-export async function expectNoSeriousA11yFindings(page: Page, path: string, where: string): Promise<void> {
+export async function expectNoSeriousA11yFindings(
+  page: Page,
+  path: string,
+  where: string,
+): Promise<void> {
   await page.goto(path);
   await expect(page.locator("main, [data-wall]").first()).toBeVisible();
   await page.waitForLoadState("networkidle");
   const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
   const bad = result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}, ${v.nodes.length}×): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}, ${v.nodes.length}×): ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(" "))
+          .join(" | ")}`,
+    );
   expect.soft(bad, `${where} ${path}: axe serious/critical findings`).toEqual([]);
 }

@@ -1,4 +1,5 @@
 import { test } from "@playwright/test";
+
 import { expectNoSeriousA11yFindings } from "./a11y-check";
 import { seedEveryPage } from "./every-page";
 

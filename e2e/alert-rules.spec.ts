@@ -14,7 +14,9 @@ test("an approver adds, pauses and deletes an alert rule", async ({ page }) => {
   await form.getByLabel("Condition").selectOption("nan");
   await form.getByLabel("For", { exact: true }).fill("3");
   await form.getByRole("button", { name: "Add rule" }).click();
-  const row = page.getByRole("table", { name: "Alert rules" }).getByRole("row", { name: new RegExp(name) });
+  const row = page
+    .getByRole("table", { name: "Alert rules" })
+    .getByRole("row", { name: new RegExp(name) });
   await expect(row).toContainText("loss is NaN/Inf for 3 steps");
   await expect(row).toContainText("training");
   await row.getByRole("button", { name: "Pause" }).click();

@@ -7,9 +7,24 @@ import { expect, type Page } from "@playwright/test";
  * specs that need someone else sign in with {@link signInAs} or use a fresh context.
  */
 export const E2E_USERS = {
-  admin: { email: "e2e-admin@example.com", name: "Eve Admin", role: "admin", password: "e2e-admin-password" },
-  approver: { email: "e2e-approver@example.com", name: "Ava Approver", role: "approver", password: "e2e-approver-password" },
-  viewer: { email: "e2e-viewer@example.com", name: "Vic Viewer", role: "viewer", password: "e2e-viewer-password" },
+  admin: {
+    email: "e2e-admin@example.com",
+    name: "Eve Admin",
+    role: "admin",
+    password: "e2e-admin-password",
+  },
+  approver: {
+    email: "e2e-approver@example.com",
+    name: "Ava Approver",
+    role: "approver",
+    password: "e2e-approver-password",
+  },
+  viewer: {
+    email: "e2e-viewer@example.com",
+    name: "Vic Viewer",
+    role: "viewer",
+    password: "e2e-viewer-password",
+  },
 } as const;
 
 export type E2EUser = (typeof E2E_USERS)[keyof typeof E2E_USERS];
@@ -20,7 +35,13 @@ export function approverStorageStatePath(): string {
 }
 
 /** Signs in through the real /sign-in form, like a person; waits until the app has loaded. */
-export async function signInAs(page: Page, user: Pick<E2EUser, "email" | "password" | "name"> | { email: string; password: string; name: string }, next = "/"): Promise<void> {
+export async function signInAs(
+  page: Page,
+  user:
+    | Pick<E2EUser, "email" | "password" | "name">
+    | { email: string; password: string; name: string },
+  next = "/",
+): Promise<void> {
   await page.goto(`/sign-in?next=${encodeURIComponent(next)}`);
   await page.getByLabel("Email").fill(user.email);
   await page.getByLabel("Password").fill(user.password);

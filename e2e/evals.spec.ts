@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
+
 import { E2E_USERS, signInAs } from "./auth-users";
 import { connectWorker, createToken } from "./support";
 
@@ -24,25 +25,66 @@ async function waitUntilLive(page: Page) {
 /** Two prompts of one checkpoint: a short one and a long one (the long one weighs more). */
 function checkpointResults(step: number, a: [number, number], b: [number, number]) {
   return [
-    { key: `s${step}-a`, checkpoint: { step, uri: `s3://drafters/e2e/step-${step}` }, promptId: "humaneval/0", category: "code", dataset: "humaneval", verifySteps: a[0], acceptedTokens: a[1], draft: { block_size: 16, tree: "ddtree-8" } },
-    { key: `s${step}-b`, checkpoint: { step, uri: `s3://drafters/e2e/step-${step}` }, promptId: "mbpp/7", category: "code", dataset: "mbpp", verifySteps: b[0], acceptedTokens: b[1], draft: { block_size: 16, tree: "ddtree-8" } },
+    {
+      key: `s${step}-a`,
+      checkpoint: { step, uri: `s3://drafters/e2e/step-${step}` },
+      promptId: "humaneval/0",
+      category: "code",
+      dataset: "humaneval",
+      verifySteps: a[0],
+      acceptedTokens: a[1],
+      draft: { block_size: 16, tree: "ddtree-8" },
+    },
+    {
+      key: `s${step}-b`,
+      checkpoint: { step, uri: `s3://drafters/e2e/step-${step}` },
+      promptId: "mbpp/7",
+      category: "code",
+      dataset: "mbpp",
+      verifySteps: b[0],
+      acceptedTokens: b[1],
+      draft: { block_size: 16, tree: "ddtree-8" },
+    },
   ];
 }
 
-test("three checkpoints pushed live draw a τ line that crosses the 12.4 reference, without a reload", async ({ page, baseURL }) => {
+test("three checkpoints pushed live draw a τ line that crosses the 12.4 reference, without a reload", async ({
+  page,
+  baseURL,
+}) => {
   const worker = await connectWorker(baseURL!, token);
   const suffix = randomUUID().slice(0, 6);
   const baseline = `DFlash DDTree-8 ${suffix}`;
   const run = `e2e-dflash-${suffix}`;
-  await worker.send({ v: 1, id: randomUUID(), type: "baseline.upsert", name: baseline, metric: "tau", value: 12.4, tolerance: 0.2, dataset: "humaneval" });
-  await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name: `DFlash bs16 ${suffix}`, kind: "training" });
-  const listed = (await (await page.request.get(`/api/runs?q=${run}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { runs: Array<{ id: number }> };
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "baseline.upsert",
+    name: baseline,
+    metric: "tau",
+    value: 12.4,
+    tolerance: 0.2,
+    dataset: "humaneval",
+  });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name: `DFlash bs16 ${suffix}`,
+    kind: "training",
+  });
+  const listed = (await (
+    await page.request.get(`/api/runs?q=${run}`, { headers: { authorization: `Bearer ${token}` } })
+  ).json()) as { runs: Array<{ id: number }> };
   const runId = listed.runs[0]!.id;
 
   await page.goto(`/runs/${runId}`);
   await waitUntilLive(page);
   // Marks this document: a reload would drop it.
-  await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+  await page.evaluate(
+    () => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true),
+  );
   const chart = page.getByTestId("tau-chart");
   const dots = chart.locator("circle.dot-tau");
   const taus = page.getByTestId("checkpoint-tau");
@@ -50,19 +92,37 @@ test("three checkpoints pushed live draw a τ line that crosses the 12.4 referen
   await expect(chart).toHaveCount(0);
 
   // step 1000: (900 + 3300 + 100 + 300) / 400 = 11.50 (the mean of per-prompt τ 10 and 12 would be 11.00).
-  await worker.send({ v: 1, id: randomUUID(), type: "run.eval", run, results: checkpointResults(1000, [100, 900], [300, 3300]) });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.eval",
+    run,
+    results: checkpointResults(1000, [100, 900], [300, 3300]),
+  });
   await expect(dots).toHaveCount(1);
   await expect(taus).toHaveText(["11.50"]);
   // The reference line is drawn with its label.
   await expect(chart.locator("text", { hasText: baseline })).toBeVisible();
 
   // step 2000: (1100 + 1120 + 200) / 200 = 12.10.
-  await worker.send({ v: 1, id: randomUUID(), type: "run.eval", run, results: checkpointResults(2000, [100, 1100], [100, 1120]) });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.eval",
+    run,
+    results: checkpointResults(2000, [100, 1100], [100, 1120]),
+  });
   await expect(dots).toHaveCount(2);
   await expect(taus).toHaveText(["12.10", "11.50"]);
 
   // step 3000: (1300 + 4600 + 500) / 500 = 12.80 (the mean of per-prompt τ 14 and 12.5 would be 13.25).
-  await worker.send({ v: 1, id: randomUUID(), type: "run.eval", run, results: checkpointResults(3000, [100, 1300], [400, 4600]) });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.eval",
+    run,
+    results: checkpointResults(3000, [100, 1300], [400, 4600]),
+  });
   await expect(dots).toHaveCount(3);
   // The table lists the latest checkpoint first.
   await expect(taus).toHaveText(["12.80", "12.10", "11.50"]);
@@ -70,8 +130,12 @@ test("three checkpoints pushed live draw a τ line that crosses the 12.4 referen
 
   // The line crosses the reference: the first dot is drawn below the 12.4 line, the last above it
   // (SVG y grows downwards).
-  const refY = Number(await chart.locator(".recharts-reference-line line").first().getAttribute("y1"));
-  const centres = await dots.evaluateAll((els) => els.map((e) => ({ cx: Number(e.getAttribute("cx")), cy: Number(e.getAttribute("cy")) })));
+  const refY = Number(
+    await chart.locator(".recharts-reference-line line").first().getAttribute("y1"),
+  );
+  const centres = await dots.evaluateAll((els) =>
+    els.map((e) => ({ cx: Number(e.getAttribute("cx")), cy: Number(e.getAttribute("cy")) })),
+  );
   const byX = [...centres].sort((a, b) => a.cx - b.cx);
   expect(byX[0]!.cy).toBeGreaterThan(refY);
   expect(byX[2]!.cy).toBeLessThan(refY);
@@ -85,7 +149,9 @@ test("three checkpoints pushed live draw a τ line that crosses the 12.4 referen
   await expect(page.getByText(`Latest vs ${baseline}`)).toBeVisible();
   await expect(page.getByText("+0.40", { exact: true })).toBeVisible();
 
-  expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+  expect(
+    await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument),
+  ).toBe(true);
 
   // The overview draws the same run as one line, against the same reference.
   await page.goto("/evals");
@@ -93,22 +159,46 @@ test("three checkpoints pushed live draw a τ line that crosses the 12.4 referen
   await expect(page.getByTestId("tau-chart").locator("text", { hasText: baseline })).toBeVisible();
 });
 
-test("a run scored with two draft settings gets a line per setting on /evals, agreeing with its page; an absurd baseline is named off-scale, not drawn", async ({ page, baseURL }) => {
+test("a run scored with two draft settings gets a line per setting on /evals, agreeing with its page; an absurd baseline is named off-scale, not drawn", async ({
+  page,
+  baseURL,
+}) => {
   const worker = await connectWorker(baseURL!, token);
   const suffix = randomUUID().slice(0, 6);
   const train = `e2e-multi-${suffix}`;
   const junk = `junk ${suffix}`;
   const uri = (step: number) => `s3://drafters/${train}/step-${step}`;
-  const send = (frame: Record<string, unknown>) => worker.send({ v: 1, id: randomUUID(), ...frame });
+  const send = (frame: Record<string, unknown>) =>
+    worker.send({ v: 1, id: randomUUID(), ...frame });
   // The largest value the frame accepts is still far off any τ scale.
   await send({ type: "baseline.upsert", name: junk, metric: "tau", value: 1e9 });
   await send({ type: "run.start", run: train, name: `DFlash multi ${suffix}`, kind: "training" });
-  for (const step of [1000, 2000]) await send({ type: "run.artifact", run: train, kind: "checkpoint", uri: uri(step), step });
+  for (const step of [1000, 2000])
+    await send({ type: "run.artifact", run: train, kind: "checkpoint", uri: uri(step), step });
   const d16 = { block_size: 16, tree: "ddtree-8" };
-  const r = (key: string, step: number, verifySteps: number, acceptedTokens: number, draft?: Record<string, unknown>) => ({ key, checkpoint: { uri: uri(step) }, promptId: key, category: "code", dataset: "humaneval", verifySteps, acceptedTokens, ...(draft ? { draft } : {}) });
+  const r = (
+    key: string,
+    step: number,
+    verifySteps: number,
+    acceptedTokens: number,
+    draft?: Record<string, unknown>,
+  ) => ({
+    key,
+    checkpoint: { uri: uri(step) },
+    promptId: key,
+    category: "code",
+    dataset: "humaneval",
+    verifySteps,
+    acceptedTokens,
+    ...(draft ? { draft } : {}),
+  });
   await send({ type: "run.start", run: `${train}-a`, name: `eval d16 ${suffix}`, kind: "eval" });
   // d16: step 1000 (1000 + 100) / 100 = 11.00; step 2000 (1208 + 100) / 100 = 13.08.
-  await send({ type: "run.eval", run: `${train}-a`, results: [r("a1", 1000, 100, 1000, d16), r("a2", 2000, 100, 1208, d16)] });
+  await send({
+    type: "run.eval",
+    run: `${train}-a`,
+    results: [r("a1", 1000, 100, 1000, d16), r("a2", 2000, 100, 1208, d16)],
+  });
   await send({ type: "run.start", run: `${train}-b`, name: `eval plain ${suffix}`, kind: "eval" });
   // No draft settings: step 2000 (2330 + 200) / 200 = 12.65. Summed with d16 it would read 12.79.
   await send({ type: "run.eval", run: `${train}-b`, results: [r("b1", 2000, 200, 2330)] });
@@ -124,7 +214,9 @@ test("a run scored with two draft settings gets a line per setting on /evals, ag
   await expect(plainRow).toContainText("12.65");
   await expect(rows.filter({ hasText: "12.79" })).toHaveCount(0);
   const chart = page.getByTestId("tau-chart");
-  await expect(page.getByTestId("baseline-off-scale").filter({ hasText: junk }).first()).toContainText("off-scale, not drawn");
+  await expect(
+    page.getByTestId("baseline-off-scale").filter({ hasText: junk }).first(),
+  ).toContainText("off-scale, not drawn");
   // The y axis stays on the τ scale (no tick near 1e9).
   const tickText = chart.locator(".recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value");
   await expect(tickText.first()).toBeVisible();
@@ -134,18 +226,26 @@ test("a run scored with two draft settings gets a line per setting on /evals, ag
   await page.screenshot({ path: "/tmp/pitwall-evalfix/evals.png", fullPage: true });
 
   // The run page shows one setting at a time; the default (tie on verify steps → smaller key) is d16.
-  await rows.first().getByRole("link", { name: `DFlash multi ${suffix}` }).click();
+  await rows
+    .first()
+    .getByRole("link", { name: `DFlash multi ${suffix}` })
+    .click();
   await expect(page.getByTestId("checkpoint-tau")).toHaveText(["13.08", "11.00"]);
   await expect(page.getByText("Latest checkpoint")).toBeVisible();
   await page.getByLabel("Draft settings").selectOption({ label: "no draft settings (1 results)" });
   await expect(page.getByTestId("checkpoint-tau")).toHaveText(["12.65"]);
   await page.getByLabel("Draft settings").selectOption({ index: 0 });
   await expect(page.getByTestId("checkpoint-tau")).toHaveText(["13.08", "11.00"]);
-  await expect(page.getByTestId("baseline-off-scale").filter({ hasText: junk }).first()).toBeVisible();
+  await expect(
+    page.getByTestId("baseline-off-scale").filter({ hasText: junk }).first(),
+  ).toBeVisible();
   await page.screenshot({ path: "/tmp/pitwall-evalfix/run.png", fullPage: true });
 });
 
-test("an approver creates a baseline on /baselines and it appears; a duplicate name is refused; a viewer only reads", async ({ page, browser }) => {
+test("an approver creates a baseline on /baselines and it appears; a duplicate name is refused; a viewer only reads", async ({
+  page,
+  browser,
+}) => {
   const name = `Public EAGLE-3 ${randomUUID().slice(0, 6)}`;
   await page.goto("/baselines");
   await waitUntilLive(page);

@@ -1,7 +1,8 @@
-import fs from "node:fs";
 import { randomUUID } from "node:crypto";
-import Papa from "papaparse";
+import fs from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
+import Papa from "papaparse";
+
 import { connectWorker, createToken } from "./support";
 
 // Export and checkpoint lineage against the real server on a fresh embedded database, seeded only
@@ -24,16 +25,52 @@ async function openRun(page: Page, name: string): Promise<void> {
   await expect(page).toHaveURL(/\/runs\/\d+$/);
 }
 
-test("the run page's CSV export of benchmark points parses back to the pushed numbers", async ({ page, baseURL }) => {
+test("the run page's CSV export of benchmark points parses back to the pushed numbers", async ({
+  page,
+  baseURL,
+}) => {
   const worker = await connectWorker(baseURL!, token);
   const run = `e2e-export-${randomUUID()}`;
   const name = `Export sweep ${run.slice(-6)}`;
   const points = [
-    { key: "c1", concurrency: 1, completed: 8, durationS: 30.25, outputTokPerS: 26.5, ttftMsMedian: 80.125, tpotMsMedian: 37.7 },
-    { key: "c32", concurrency: 32, completed: 256, durationS: 112.75, outputTokPerS: 577.8, ttftMsMedian: 412.3, tpotMsMedian: 52.1, itlMsP99: "NaN" },
-    { key: "c64", concurrency: 64, completed: 512, durationS: 220.5, outputTokPerS: 903.0000000000001, ttftMsMedian: 1204.5, tpotMsMedian: 61.2 },
+    {
+      key: "c1",
+      concurrency: 1,
+      completed: 8,
+      durationS: 30.25,
+      outputTokPerS: 26.5,
+      ttftMsMedian: 80.125,
+      tpotMsMedian: 37.7,
+    },
+    {
+      key: "c32",
+      concurrency: 32,
+      completed: 256,
+      durationS: 112.75,
+      outputTokPerS: 577.8,
+      ttftMsMedian: 412.3,
+      tpotMsMedian: 52.1,
+      itlMsP99: "NaN",
+    },
+    {
+      key: "c64",
+      concurrency: 64,
+      completed: 512,
+      durationS: 220.5,
+      outputTokPerS: 903.0000000000001,
+      ttftMsMedian: 1204.5,
+      tpotMsMedian: 61.2,
+    },
   ];
-  await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name, kind: "benchmark", config: { model: "Qwen/Qwen3.6-27B", engine: "sglang" } });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name,
+    kind: "benchmark",
+    config: { model: "Qwen/Qwen3.6-27B", engine: "sglang" },
+  });
   await worker.send({ v: 1, id: randomUUID(), type: "run.benchmark", run, points });
   worker.close();
 
@@ -43,17 +80,31 @@ test("the run page's CSV export of benchmark points parses back to the pushed nu
   const menu = page.getByRole("region", { name: "Export this run's data" });
   await expect(menu).toContainText("Benchmark points");
   await expect(menu).toContainText("3 rows");
-  const [download] = await Promise.all([page.waitForEvent("download"), menu.getByRole("link", { name: "Download benchmark points as CSV" }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    menu.getByRole("link", { name: "Download benchmark points as CSV" }).click(),
+  ]);
   expect(download.suggestedFilename()).toBe(`run-${runId}-points.csv`);
 
-  const parsed = Papa.parse<Record<string, string>>(fs.readFileSync((await download.path())!, "utf8"), { header: true, skipEmptyLines: true });
+  const parsed = Papa.parse<Record<string, string>>(
+    fs.readFileSync((await download.path())!, "utf8"),
+    { header: true, skipEmptyLines: true },
+  );
   expect(parsed.errors).toEqual([]);
   const rows = parsed.data;
   expect(rows.map((r) => r.key)).toEqual(["c1", "c32", "c64"]);
-  const num = (cell: string | undefined) => (cell === undefined || cell === "" ? null : Number(cell));
+  const num = (cell: string | undefined) =>
+    cell === undefined || cell === "" ? null : Number(cell);
   for (const [i, p] of points.entries()) {
     const r = rows[i]!;
-    expect([num(r.concurrency), num(r.completedRequests), num(r.durationS), num(r.outputTokPerS), num(r.ttftMsMedian), num(r.tpotMsMedian)]).toEqual([
+    expect([
+      num(r.concurrency),
+      num(r.completedRequests),
+      num(r.durationS),
+      num(r.outputTokPerS),
+      num(r.ttftMsMedian),
+      num(r.tpotMsMedian),
+    ]).toEqual([
       p.concurrency,
       p.completed,
       p.durationS,
@@ -66,15 +117,45 @@ test("the run page's CSV export of benchmark points parses back to the pushed nu
   expect(rows[0]!.itlMsP99).toBe("");
 });
 
-test("a checkpoint's page links the training run that produced it, the eval run that scored it and the benchmark run that served it", async ({ page, baseURL }) => {
+test("a checkpoint's page links the training run that produced it, the eval run that scored it and the benchmark run that served it", async ({
+  page,
+  baseURL,
+}) => {
   const worker = await connectWorker(baseURL!, token);
   const tag = randomUUID().slice(-8);
   const uri = `s3://e2e-drafters/dflash-${tag}/step-4000`;
-  const names = { train: `DFlash drafter b16 · run ${tag}`, eval: `Eval step-4000 ${tag}`, bench: `Serve step-4000 ${tag}` };
+  const names = {
+    train: `DFlash drafter b16 · run ${tag}`,
+    eval: `Eval step-4000 ${tag}`,
+    bench: `Serve step-4000 ${tag}`,
+  };
   const keys = { train: `e2e-train-${tag}`, eval: `e2e-eval-${tag}`, bench: `e2e-bench-${tag}` };
-  await worker.send({ v: 1, id: randomUUID(), type: "run.start", run: keys.train, name: names.train, kind: "training" });
-  await worker.send({ v: 1, id: randomUUID(), type: "run.artifact", run: keys.train, kind: "checkpoint", uri, step: 4000, sizeBytes: 3_400_000_000 });
-  await worker.send({ v: 1, id: randomUUID(), type: "run.start", run: keys.eval, name: names.eval, kind: "eval" });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run: keys.train,
+    name: names.train,
+    kind: "training",
+  });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.artifact",
+    run: keys.train,
+    kind: "checkpoint",
+    uri,
+    step: 4000,
+    sizeBytes: 3_400_000_000,
+  });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run: keys.eval,
+    name: names.eval,
+    kind: "eval",
+  });
   // τ = (1100 + 200 + 300 + 100) / (200 + 100) = 5.67
   await worker.send({
     v: 1,
@@ -82,8 +163,24 @@ test("a checkpoint's page links the training run that produced it, the eval run 
     type: "run.eval",
     run: keys.eval,
     results: [
-      { key: "he/1", checkpoint: { step: 4000, uri }, promptId: "he/1", dataset: "humaneval", verifySteps: 200, acceptedTokens: 1100, draft: { blockSize: 16 } },
-      { key: "he/2", checkpoint: { step: 4000, uri }, promptId: "he/2", dataset: "humaneval", verifySteps: 100, acceptedTokens: 300, draft: { blockSize: 16 } },
+      {
+        key: "he/1",
+        checkpoint: { step: 4000, uri },
+        promptId: "he/1",
+        dataset: "humaneval",
+        verifySteps: 200,
+        acceptedTokens: 1100,
+        draft: { blockSize: 16 },
+      },
+      {
+        key: "he/2",
+        checkpoint: { step: 4000, uri },
+        promptId: "he/2",
+        dataset: "humaneval",
+        verifySteps: 100,
+        acceptedTokens: 300,
+        draft: { blockSize: 16 },
+      },
     ],
   });
 
@@ -99,8 +196,22 @@ test("a checkpoint's page links the training run that produced it, the eval run 
 
   // The benchmark run that serves it arrives while the page is open.
   await expect(page.getByRole("status", { name: /Connected/ }).first()).toBeVisible();
-  await worker.send({ v: 1, id: randomUUID(), type: "run.start", run: keys.bench, name: names.bench, kind: "benchmark", config: { checkpoint: uri, engine: "sglang" } });
-  await worker.send({ v: 1, id: randomUUID(), type: "run.benchmark", run: keys.bench, points: [{ key: "c1", concurrency: 1, completed: 8, outputTokPerS: 31.5 }] });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run: keys.bench,
+    name: names.bench,
+    kind: "benchmark",
+    config: { checkpoint: uri, engine: "sglang" },
+  });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.benchmark",
+    run: keys.bench,
+    points: [{ key: "c1", concurrency: 1, completed: 8, outputTokPerS: 31.5 }],
+  });
   worker.close();
   await expect(page.getByRole("heading", { name: /Served by · 1/ })).toBeVisible();
   const served = page.getByRole("row", { name: new RegExp(names.bench) });
@@ -109,12 +220,21 @@ test("a checkpoint's page links the training run that produced it, the eval run 
 
   // The list shows it; the benchmark run's configuration links back.
   await page.goto("/checkpoints");
-  const listRow = page.getByRole("row", { name: new RegExp(`Checkpoint ${uri.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`) });
+  const listRow = page.getByRole("row", {
+    name: new RegExp(`Checkpoint ${uri.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
+  });
   await expect(listRow).toContainText(names.train);
   await expect(listRow).toContainText("5.67");
   // At 1280 px the producing run's name and the URI's last segment are shown in full (the name was cut to "DFlash drafter b16 · r…").
-  expect(await listRow.getByRole("cell").nth(2).evaluate((td) => td.scrollWidth <= td.clientWidth)).toBe(true);
-  expect(await listRow.locator("[data-uri-tail]").evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+  expect(
+    await listRow
+      .getByRole("cell")
+      .nth(2)
+      .evaluate((td) => td.scrollWidth <= td.clientWidth),
+  ).toBe(true);
+  expect(
+    await listRow.locator("[data-uri-tail]").evaluate((el) => el.scrollWidth <= el.clientWidth),
+  ).toBe(true);
   await openRun(page, names.bench);
   await page.getByRole("link", { name: uri, exact: true }).click();
   await expect(page).toHaveURL(`/checkpoints/view?uri=${encodeURIComponent(uri)}`);

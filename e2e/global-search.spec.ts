@@ -1,17 +1,36 @@
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
+
 import { connectWorker, createToken } from "./support";
 
 // The top bar's global search as a person uses it: `/` focuses the box from anywhere, typing
 // lists runs and sessions (found by a todo's text) in groups, arrows and Enter open a hit, and a
 // query matching nothing says so. Seeded through /ws/ingest like a worker.
 
-test("`/` focuses the search; runs and sessions are found and opened by keyboard", async ({ page, baseURL }) => {
+test("`/` focuses the search; runs and sessions are found and opened by keyboard", async ({
+  page,
+  baseURL,
+}) => {
   const tag = `gs${randomUUID().slice(0, 8)}`;
   const worker = await connectWorker(baseURL!, createToken(`${tag}-host`));
-  await worker.send({ v: 1, id: randomUUID(), type: "run.start", run: `${tag}-a`, name: `${tag} falcon sweep`, kind: "benchmark", tags: [tag] });
   await worker.send({
-    v: 1, id: randomUUID(), type: "session.todos", session: `${tag}-s`, source: "claude-code", title: `${tag} agent`, seq: 0, ts: Date.now(),
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run: `${tag}-a`,
+    name: `${tag} falcon sweep`,
+    kind: "benchmark",
+    tags: [tag],
+  });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "session.todos",
+    session: `${tag}-s`,
+    source: "claude-code",
+    title: `${tag} agent`,
+    seq: 0,
+    ts: Date.now(),
     items: [{ content: `Port the ${tag} pelican loader`, status: "in_progress" }],
   });
   worker.close();
@@ -27,7 +46,9 @@ test("`/` focuses the search; runs and sessions are found and opened by keyboard
 
   await box.fill(`${tag} falcon`);
   const list = page.getByRole("listbox", { name: "Search results" });
-  await expect(list.getByRole("group", { name: "Runs" }).getByRole("option")).toHaveText([new RegExp(`${tag} falcon sweep`)]);
+  await expect(list.getByRole("group", { name: "Runs" }).getByRole("option")).toHaveText([
+    new RegExp(`${tag} falcon sweep`),
+  ]);
   await box.press("Enter");
   await expect(page).toHaveURL(/\/runs\/\d+$/);
   await expect(page.getByRole("heading", { name: `${tag} falcon sweep` })).toBeVisible();

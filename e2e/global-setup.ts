@@ -1,4 +1,5 @@
 import { chromium, type FullConfig } from "@playwright/test";
+
 import { approverStorageStatePath, E2E_USERS, signInAs } from "./auth-users";
 import { pitwall } from "./support";
 
@@ -10,7 +11,18 @@ import { pitwall } from "./support";
  */
 export default async function globalSetup(config: FullConfig): Promise<void> {
   for (const u of Object.values(E2E_USERS)) {
-    pitwall(["user", "create", "--email", u.email, "--name", u.name, "--role", u.role, "--password", u.password]);
+    pitwall([
+      "user",
+      "create",
+      "--email",
+      u.email,
+      "--name",
+      u.name,
+      "--role",
+      u.role,
+      "--password",
+      u.password,
+    ]);
   }
   const use = config.projects[0]!.use;
   const browser = await chromium.launch(use.launchOptions);

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
+
 import { E2E_USERS, signInAs } from "./auth-users";
 import { createToken } from "./support";
 
@@ -12,19 +13,39 @@ import { createToken } from "./support";
 
 test.use({ viewport: { width: 390, height: 844 } });
 
-const noOverflow = async (page: Page) => expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+const noOverflow = async (page: Page) =>
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
-test("always allow writes a rule that decides the next request; a deny rule wins; the history shows who or which rule decided", async ({ page, baseURL, request, browser }) => {
+test("always allow writes a rule that decides the next request; a deny rule wins; the history shows who or which rule decided", async ({
+  page,
+  baseURL,
+  request,
+  browser,
+}) => {
   const tag = randomUUID().slice(0, 6);
   const project = `e2e-rules-${tag}`;
   const token = createToken(`e2e-rules-${tag}`);
   const open = async (command: string) => {
     const res = await request.post(`${baseURL}/api/inbox`, {
       headers: { authorization: `Bearer ${token}` },
-      data: { key: `e2e:${tag}:${randomUUID()}`, kind: "permission", agent: "claude-code", toolName: "Bash", summary: command, input: { command }, project, cwd: `/home/ada/${project}`, expiresInS: 600 },
+      data: {
+        key: `e2e:${tag}:${randomUUID()}`,
+        kind: "permission",
+        agent: "claude-code",
+        toolName: "Bash",
+        summary: command,
+        input: { command },
+        project,
+        cwd: `/home/ada/${project}`,
+        expiresInS: 600,
+      },
     });
     expect(res.status()).toBe(201);
-    return (await res.json()) as { id: number; status: string; decision: { decision: string; message: string | null; decidedBy: string } | null };
+    return (await res.json()) as {
+      id: number;
+      status: string;
+      decision: { decision: string; message: string | null; decidedBy: string } | null;
+    };
   };
 
   const first = await open(`make bench-${tag}`);
@@ -48,7 +69,10 @@ test("always allow writes a rule that decides the next request; a deny rule wins
   expect(next.decision!.decidedBy).toContain("allow Bash(make *) in " + project);
 
   // The Rules tab lists it; add a deny rule there, which wins over the allow rule.
-  await page.getByRole("navigation", { name: "Inbox sections" }).getByRole("link", { name: "Rules" }).click();
+  await page
+    .getByRole("navigation", { name: "Inbox sections" })
+    .getByRole("link", { name: "Rules" })
+    .click();
   await expect(page).toHaveURL(/tab=rules/);
   const rules = page.getByTestId("inbox-rule").filter({ hasText: project });
   await expect(rules).toHaveCount(1);
@@ -62,33 +86,61 @@ test("always allow writes a rule that decides the next request; a deny rule wins
   await expect(rules).toHaveCount(2);
   await noOverflow(page);
   const denied = await open(`make clean-${tag}`);
-  expect(denied).toMatchObject({ status: "decided", decision: { decision: "deny", message: "clean builds only in CI" } });
+  expect(denied).toMatchObject({
+    status: "decided",
+    decision: { decision: "deny", message: "clean builds only in CI" },
+  });
 
   // History: the person's decision (with the rule it wrote) and both rule applications.
-  await page.getByRole("navigation", { name: "Inbox sections" }).getByRole("link", { name: "History" }).click();
+  await page
+    .getByRole("navigation", { name: "Inbox sections" })
+    .getByRole("link", { name: "History" })
+    .click();
   const entries = page.getByTestId("inbox-audit-entry").filter({ hasText: tag });
   await expect(entries).toHaveCount(3);
-  await expect(entries.filter({ hasText: `make bench-${tag}` })).toContainText(E2E_USERS.approver.name);
+  await expect(entries.filter({ hasText: `make bench-${tag}` })).toContainText(
+    E2E_USERS.approver.name,
+  );
   await expect(entries.filter({ hasText: `make bench-${tag}` })).toContainText("wrote rule");
-  await expect(entries.filter({ hasText: `make clean-${tag}` })).toContainText("deny Bash(make clean*) in " + project);
-  await expect(entries.filter({ hasText: `make clean-${tag}` })).toContainText("clean builds only in CI");
-  await expect(page.getByRole("link", { name: "Download CSV" })).toHaveAttribute("href", "/api/inbox/audit?format=csv");
+  await expect(entries.filter({ hasText: `make clean-${tag}` })).toContainText(
+    "deny Bash(make clean*) in " + project,
+  );
+  await expect(entries.filter({ hasText: `make clean-${tag}` })).toContainText(
+    "clean builds only in CI",
+  );
+  await expect(page.getByRole("link", { name: "Download CSV" })).toHaveAttribute(
+    "href",
+    "/api/inbox/audit?format=csv",
+  );
   await noOverflow(page);
 
   // Delete the allow rule: the next request waits for a person again.
-  await page.getByRole("navigation", { name: "Inbox sections" }).getByRole("link", { name: "Rules" }).click();
-  await rules.filter({ hasText: "make *" }).getByRole("button", { name: /Delete rule/ }).click();
+  await page
+    .getByRole("navigation", { name: "Inbox sections" })
+    .getByRole("link", { name: "Rules" })
+    .click();
+  await rules
+    .filter({ hasText: "make *" })
+    .getByRole("button", { name: /Delete rule/ })
+    .click();
   await expect(rules).toHaveCount(1);
   expect((await open(`make docs-${tag}`)).status).toBe("waiting");
 
   // A viewer sees the rules and the waiting item, never a way to decide or add, and no history.
-  const context = await browser.newContext({ storageState: { cookies: [], origins: [] }, viewport: { width: 390, height: 844 } });
+  const context = await browser.newContext({
+    storageState: { cookies: [], origins: [] },
+    viewport: { width: 390, height: 844 },
+  });
   const viewerPage = await context.newPage();
   await signInAs(viewerPage, E2E_USERS.viewer, "/inbox?tab=rules");
   await expect(viewerPage.getByTestId("inbox-rule").filter({ hasText: project })).toHaveCount(1);
   await expect(viewerPage.getByRole("form", { name: "Add an inbox rule" })).toHaveCount(0);
   await expect(viewerPage.getByRole("button", { name: /Delete rule/ })).toHaveCount(0);
-  await expect(viewerPage.getByRole("navigation", { name: "Inbox sections" }).getByRole("link", { name: "History" })).toHaveCount(0);
+  await expect(
+    viewerPage
+      .getByRole("navigation", { name: "Inbox sections" })
+      .getByRole("link", { name: "History" }),
+  ).toHaveCount(0);
   await viewerPage.goto("/inbox");
   const waiting = viewerPage.getByTestId("inbox-item").filter({ hasText: `make docs-${tag}` });
   await expect(waiting).toHaveCount(1);

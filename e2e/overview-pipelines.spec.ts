@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
+
 import { connectWorker, createToken } from "./support";
 
 // The overview, pipeline and training views against the real server and a fresh embedded
@@ -17,7 +18,9 @@ test.beforeAll(() => {
 
 /** The overview row of the run called `name`. */
 function runRow(page: Page, name: string) {
-  return page.getByTestId("active-run").filter({ has: page.getByRole("link", { name, exact: true }) });
+  return page
+    .getByTestId("active-run")
+    .filter({ has: page.getByRole("link", { name, exact: true }) });
 }
 
 async function waitUntilLive(page: Page) {
@@ -38,7 +41,16 @@ test("the overview's progress bar advances while a worker pushes", async ({ page
     done,
     counters: { "s3.uploaded": uploaded, "s3.inflight": 7 },
   });
-  await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name, kind: "extraction", total: 1000, unit: "samples" });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name,
+    kind: "extraction",
+    total: 1000,
+    unit: "samples",
+  });
   await worker.send(progress(100, 90));
 
   await page.goto("/");
@@ -66,12 +78,25 @@ test("the overview's progress bar advances while a worker pushes", async ({ page
   worker.close();
 });
 
-test("a run turns stale (amber, 'no push for …') when its worker stops pushing", async ({ page, baseURL }) => {
+test("a run turns stale (amber, 'no push for …') when its worker stops pushing", async ({
+  page,
+  baseURL,
+}) => {
   test.setTimeout(150_000);
   const worker = await connectWorker(baseURL!, token);
   const run = `e2e-gen-${randomUUID()}`;
   const name = `Generation ${run.slice(-6)}`;
-  await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name, kind: "generation", total: 500, unit: "prompts", stallAfterS: 5 });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name,
+    kind: "generation",
+    total: 500,
+    unit: "prompts",
+    stallAfterS: 5,
+  });
   await worker.send({ v: 1, id: randomUUID(), type: "run.progress", run, bootId: "b", done: 50 });
 
   await page.goto("/");
@@ -86,7 +111,9 @@ test("a run turns stale (amber, 'no push for …') when its worker stops pushing
   await expect(row.getByText("Running", { exact: true })).toHaveCount(0);
   await expect(row).toContainText(/no push for \d+ s/);
   // Stale runs are listed above running ones.
-  const states = await page.getByTestId("active-run").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-state")));
+  const states = await page
+    .getByTestId("active-run")
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-state")));
   const firstRunning = states.indexOf("running");
   expect(states).toContain("stale");
   expect(firstRunning === -1 || states.lastIndexOf("stale") < firstRunning).toBe(true);
@@ -98,12 +125,19 @@ test("a run turns stale (amber, 'no push for …') when its worker stops pushing
   await expect(runRow(page, name)).toHaveAttribute("data-state", "stale", { timeout: 75_000 });
 });
 
-test("a NaN metric value is drawn as a marker with its step, not as a gap or a zero", async ({ page, baseURL }) => {
+test("a NaN metric value is drawn as a marker with its step, not as a gap or a zero", async ({
+  page,
+  baseURL,
+}) => {
   const worker = await connectWorker(baseURL!, token);
   const run = `e2e-train-${randomUUID()}`;
   const name = `Drafter ${run.slice(-6)}`;
   await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name, kind: "training" });
-  const points = Array.from({ length: 30 }, (_, i) => ({ key: "loss", step: i * 100, value: i === 12 ? "NaN" : 2 / (1 + i) }));
+  const points = Array.from({ length: 30 }, (_, i) => ({
+    key: "loss",
+    step: i * 100,
+    value: i === 12 ? "NaN" : 2 / (1 + i),
+  }));
   await worker.send({ v: 1, id: randomUUID(), type: "run.metrics", run, points });
 
   await page.goto("/");
@@ -119,7 +153,13 @@ test("a NaN metric value is drawn as a marker with its step, not as a gap or a z
 
   // A second NaN pushed live gets its own marker.
   await waitUntilLive(page);
-  await worker.send({ v: 1, id: randomUUID(), type: "run.metrics", run, points: [{ key: "loss", step: 3000, value: "NaN" }] });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.metrics",
+    run,
+    points: [{ key: "loss", step: 3000, value: "NaN" }],
+  });
   await expect(marker).toHaveCount(2, { timeout: 5_000 });
   worker.close();
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
+
 import { E2E_USERS, signInAs } from "./auth-users";
 import { connectWorker, createToken } from "./support";
 
@@ -28,7 +29,11 @@ test.beforeAll(async ({ baseURL, request }) => {
     name: `${kind} · ${long}`,
     kind,
     tags: [tag, "a-rather-long-tag-name"],
-    config: { model: "Qwen/Qwen3.6-27B-Instruct-with-a-long-model-id", engine: "sglang", s3: { bucket: "s3://a-very-long-bucket-name/with/a/deep/prefix/for/shards" } },
+    config: {
+      model: "Qwen/Qwen3.6-27B-Instruct-with-a-long-model-id",
+      engine: "sglang",
+      s3: { bucket: "s3://a-very-long-bucket-name/with/a/deep/prefix/for/shards" },
+    },
     ...extra,
   });
   await worker.send(start("benchmark"));
@@ -43,30 +48,94 @@ test.beforeAll(async ({ baseURL, request }) => {
     tpotMsP99: 30 + c,
     ...extra,
   });
-  await worker.send({ v: 1, id: id(), type: "run.benchmark", run: `${tag}-benchmark`, points: [1, 2, 4, 8, 16, 32, 64, 128].map((c) => point(c)) });
   await worker.send({
     v: 1,
     id: id(),
     type: "run.benchmark",
     run: `${tag}-benchmark`,
-    points: [30_000, 60_000, 100_000].map((n) => point(1, { scenario: "long-context", inputLen: n, outputLen: 512 })),
+    points: [1, 2, 4, 8, 16, 32, 64, 128].map((c) => point(c)),
+  });
+  await worker.send({
+    v: 1,
+    id: id(),
+    type: "run.benchmark",
+    run: `${tag}-benchmark`,
+    points: [30_000, 60_000, 100_000].map((n) =>
+      point(1, { scenario: "long-context", inputLen: n, outputLen: 512 }),
+    ),
   });
   await worker.send(start("extraction", { total: 1000, unit: "samples" }));
-  await worker.send({ v: 1, id: id(), type: "run.progress", run: `${tag}-extraction`, workerId: "gpu0", bootId: "b0", done: 1000, counters: { "s3.uploaded": 990, "local.deleted": 990, "s3.bytes": 9.9e11 } });
-  await worker.send({ v: 1, id: id(), type: "run.artifact", run: `${tag}-extraction`, kind: "upload", uri: "s3://a-very-long-bucket-name/with/a/deep/prefix/for/shards/gpu0/shard-00001.tar", sizeBytes: 2.75e9 });
-  await worker.send({ v: 1, id: id(), type: "run.end", run: `${tag}-extraction`, status: "succeeded" });
+  await worker.send({
+    v: 1,
+    id: id(),
+    type: "run.progress",
+    run: `${tag}-extraction`,
+    workerId: "gpu0",
+    bootId: "b0",
+    done: 1000,
+    counters: { "s3.uploaded": 990, "local.deleted": 990, "s3.bytes": 9.9e11 },
+  });
+  await worker.send({
+    v: 1,
+    id: id(),
+    type: "run.artifact",
+    run: `${tag}-extraction`,
+    kind: "upload",
+    uri: "s3://a-very-long-bucket-name/with/a/deep/prefix/for/shards/gpu0/shard-00001.tar",
+    sizeBytes: 2.75e9,
+  });
+  await worker.send({
+    v: 1,
+    id: id(),
+    type: "run.end",
+    run: `${tag}-extraction`,
+    status: "succeeded",
+  });
   await worker.send(start("generation", { total: 100_000, unit: "prompts" }));
-  await worker.send({ v: 1, id: id(), type: "run.progress", run: `${tag}-generation`, workerId: "w0", bootId: "b0", done: 176 });
+  await worker.send({
+    v: 1,
+    id: id(),
+    type: "run.progress",
+    run: `${tag}-generation`,
+    workerId: "w0",
+    bootId: "b0",
+    done: 176,
+  });
   await worker.send(start("training"));
-  await worker.send({ v: 1, id: id(), type: "run.metrics", run: `${tag}-training`, points: [1, 2, 3].flatMap((s) => [{ key: "train/loss", step: s * 100, value: 3 / s }, { key: "lr", step: s * 100, value: 3e-4 }]) });
-  await worker.send({ v: 1, id: id(), type: "run.artifact", run: `${tag}-training`, kind: "checkpoint", step: 300, uri: "s3://dflash-ckpts/qwen3.6-27b-b16/run7/checkpoint-000300/" });
+  await worker.send({
+    v: 1,
+    id: id(),
+    type: "run.metrics",
+    run: `${tag}-training`,
+    points: [1, 2, 3].flatMap((s) => [
+      { key: "train/loss", step: s * 100, value: 3 / s },
+      { key: "lr", step: s * 100, value: 3e-4 },
+    ]),
+  });
+  await worker.send({
+    v: 1,
+    id: id(),
+    type: "run.artifact",
+    run: `${tag}-training`,
+    kind: "checkpoint",
+    step: 300,
+    uri: "s3://dflash-ckpts/qwen3.6-27b-b16/run7/checkpoint-000300/",
+  });
   await worker.send(start("eval"));
   await worker.send({
     v: 1,
     id: id(),
     type: "run.eval",
     run: `${tag}-eval`,
-    results: ["coding", "math"].map((category, i) => ({ key: `r${i}`, checkpoint: { step: 300, uri: "s3://dflash-ckpts/qwen3.6-27b-b16/run7/checkpoint-000300/" }, promptId: `p${i}`, category, dataset: "spec-bench-mini", verifySteps: 50, acceptedTokens: 400 })),
+    results: ["coding", "math"].map((category, i) => ({
+      key: `r${i}`,
+      checkpoint: { step: 300, uri: "s3://dflash-ckpts/qwen3.6-27b-b16/run7/checkpoint-000300/" },
+      promptId: `p${i}`,
+      category,
+      dataset: "spec-bench-mini",
+      verifySteps: 50,
+      acceptedTokens: 400,
+    })),
   });
   await worker.send(start("serving"));
   const t0 = Date.now() - 60_000;
@@ -82,16 +151,60 @@ test.beforeAll(async ({ baseURL, request }) => {
       { key: "serving/ttft_ms_p50", step: t0 + i * 5000, value: 120 },
     ]),
   });
-  await worker.send({ v: 1, id: id(), type: "baseline.upsert", name: `DDTree-8 public drafter (coding) ${tag}`, metric: "tau", value: 12.4, tolerance: 0.3, settings: { category: "coding" } });
-  await worker.send({ v: 1, id: id(), type: "session.todos", session: `${tag}-session`, source: "pushed", title: `Agent session ${long}`, seq: 1, ts: Date.now(), items: [{ content: `Run the throughput sweep C=1..128 on ${host} and upload every result`, status: "in_progress" }] });
-  await worker.send({ v: 1, id: id(), type: "plan.propose", plan: `${tag}-plan`, session: `${tag}-session`, run: `${tag}-extraction`, title: `Phone check: resume the extraction ${long}`, items: [{ content: "Resume from the last checkpoint and re-upload the missing shards", priority: "high" }] });
+  await worker.send({
+    v: 1,
+    id: id(),
+    type: "baseline.upsert",
+    name: `DDTree-8 public drafter (coding) ${tag}`,
+    metric: "tau",
+    value: 12.4,
+    tolerance: 0.3,
+    settings: { category: "coding" },
+  });
+  await worker.send({
+    v: 1,
+    id: id(),
+    type: "session.todos",
+    session: `${tag}-session`,
+    source: "pushed",
+    title: `Agent session ${long}`,
+    seq: 1,
+    ts: Date.now(),
+    items: [
+      {
+        content: `Run the throughput sweep C=1..128 on ${host} and upload every result`,
+        status: "in_progress",
+      },
+    ],
+  });
+  await worker.send({
+    v: 1,
+    id: id(),
+    type: "plan.propose",
+    plan: `${tag}-plan`,
+    session: `${tag}-session`,
+    run: `${tag}-extraction`,
+    title: `Phone check: resume the extraction ${long}`,
+    items: [
+      {
+        content: "Resume from the last checkpoint and re-upload the missing shards",
+        priority: "high",
+      },
+    ],
+  });
   worker.close();
 
-  const runs = (await (await request.get(`/api/runs?tag=${tag}&limit=50`)).json()) as { runs: Array<{ id: number; kind: string }> };
+  const runs = (await (await request.get(`/api/runs?tag=${tag}&limit=50`)).json()) as {
+    runs: Array<{ id: number; kind: string }>;
+  };
   for (const r of runs.runs) runIds[r.kind] = r.id;
-  const sessions = (await (await request.get("/api/sessions")).json()) as { sessions: Array<{ id: number; key: string }> };
+  const sessions = (await (await request.get("/api/sessions")).json()) as {
+    sessions: Array<{ id: number; key: string }>;
+  };
   sessionId = sessions.sessions.find((s) => s.key === `${tag}-session`)!.id;
-  const plans = (await (await request.get(`/api/plans?session=${sessionId}`)).json()) as { plans: Array<{ id: number }> };
+  const plans = (await (await request.get(`/api/plans?session=${sessionId}`)).json()) as {
+    plans: Array<{ id: number }>;
+  };
   planId = plans.plans[0]!.id;
 });
 
@@ -107,12 +220,27 @@ async function fitsThePhone(page: Page, path: string) {
     const cutShort: string[] = [];
     for (const el of document.querySelectorAll<HTMLElement>("body *")) {
       const r = el.getBoundingClientRect();
-      if (el.closest("main") && r.right > vw + 1 && !el.closest(".scroll-x")) offenders.push(`${el.tagName.toLowerCase()} "${(el.textContent ?? "").slice(0, 40)}"`);
+      if (el.closest("main") && r.right > vw + 1 && !el.closest(".scroll-x"))
+        offenders.push(`${el.tagName.toLowerCase()} "${(el.textContent ?? "").slice(0, 40)}"`);
       const style = getComputedStyle(el);
-      const text = [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent?.trim());
-      if (text && r.width > 1 && !el.closest(".sr-only") && style.overflowX !== "visible" && el.scrollWidth > el.clientWidth + 1 && !el.closest("[title]")) cutShort.push(`"${(el.textContent ?? "").trim().slice(0, 40)}"`);
+      const text = [...el.childNodes].some(
+        (n) => n.nodeType === Node.TEXT_NODE && n.textContent?.trim(),
+      );
+      if (
+        text &&
+        r.width > 1 &&
+        !el.closest(".sr-only") &&
+        style.overflowX !== "visible" &&
+        el.scrollWidth > el.clientWidth + 1 &&
+        !el.closest("[title]")
+      )
+        cutShort.push(`"${(el.textContent ?? "").trim().slice(0, 40)}"`);
     }
-    return { scrollWidth: document.documentElement.scrollWidth, wide: offenders.slice(0, 3), cut: cutShort.slice(0, 3) };
+    return {
+      scrollWidth: document.documentElement.scrollWidth,
+      wide: offenders.slice(0, 3),
+      cut: cutShort.slice(0, 3),
+    };
   });
   // Soft: one run reports every page that does not fit, not only the first.
   expect.soft(wide, `${path}: elements past the right edge`).toEqual([]);
@@ -128,7 +256,14 @@ function shownInFull(el: Element): boolean {
 test("every page fits a 390 px phone, and the navigation is a menu", async ({ page }) => {
   // It visits every page in turn: a minute on a loaded 2-core machine.
   test.slow();
-  expect(Object.keys(runIds).sort()).toEqual(["benchmark", "eval", "extraction", "generation", "serving", "training"]);
+  expect(Object.keys(runIds).sort()).toEqual([
+    "benchmark",
+    "eval",
+    "extraction",
+    "generation",
+    "serving",
+    "training",
+  ]);
   const paths = [
     "/",
     "/runs",
@@ -156,7 +291,10 @@ test("every page fits a 390 px phone, and the navigation is a menu", async ({ pa
     expect(await title.evaluate(shownInFull), `${path}: the plan title is cut`).toBe(true);
   }
   await page.goto(`/plans/${planId}`);
-  expect(await page.getByRole("heading", { level: 1 }).evaluate(shownInFull), "the plan page's title is cut").toBe(true);
+  expect(
+    await page.getByRole("heading", { level: 1 }).evaluate(shownInFull),
+    "the plan page's title is cut",
+  ).toBe(true);
   // So does a recently finished run's name on the overview (it was cut to "Q…" beside its figures).
   await page.goto("/");
   const finished = page.getByRole("link", { name: /^extraction · Qwen3\.6-27B/ }).first();
@@ -177,7 +315,11 @@ test("every page fits a 390 px phone, and the navigation is a menu", async ({ pa
   await expect(page).toHaveURL(/\/runs$/);
   await expect(page.getByTestId("nav-menu")).toHaveAttribute("aria-expanded", "false");
   // Runs stack as cards on a phone; a wide table scrolls in its own focusable region.
-  await expect(page.getByRole("list", { name: "Runs" }).getByRole("link", { name: /^benchmark · Qwen3\.6-27B/ })).toBeVisible();
+  await expect(
+    page
+      .getByRole("list", { name: "Runs" })
+      .getByRole("link", { name: /^benchmark · Qwen3\.6-27B/ }),
+  ).toBeVisible();
   await page.goto(`/runs/${runIds.benchmark}`);
   const region = page.getByRole("region").first();
   await expect(region).toHaveAttribute("tabindex", "0");

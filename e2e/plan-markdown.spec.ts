@@ -1,12 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
+
 import { connectWorker, createToken } from "./support";
 
 // The plan an agent wrote is shown on the plan page, above its items, as rendered markdown
 // (headings, lists, code, tables, links), and nothing in it runs: raw <script>, event-handler
 // attributes, javascript: links and <iframe>s stay inert.
 
-test("the plan page renders the plan's markdown above its items; script-injection attempts stay inert", async ({ page, baseURL }) => {
+test("the plan page renders the plan's markdown above its items; script-injection attempts stay inert", async ({
+  page,
+  baseURL,
+}) => {
   const token = createToken("e2e-plan-md");
   const worker = await connectWorker(baseURL!, token);
   const session = `e2e-md-${randomUUID()}`;
@@ -33,13 +37,31 @@ test("the plan page renders the plan's markdown above its items; script-injectio
     "",
     "[click me](javascript:window.__pwned='link') and ![chart](x \"t\") inline <b onmouseover=\"window.__pwned='b'\">bold</b>",
     "",
-    '<iframe src="javascript:window.__pwned=\'iframe\'"></iframe>',
+    "<iframe src=\"javascript:window.__pwned='iframe'\"></iframe>",
     "",
     "[docs](https://example.com/sglang)",
   ].join("\n");
   const frame = (f: Record<string, unknown>) => ({ v: 1, id: randomUUID(), ...f });
-  await worker.send(frame({ type: "session.activity", session, source: "claude-code", state: "working", ts: Date.now(), title: "md session" }));
-  await worker.send(frame({ type: "plan.propose", plan: `${session}:plan:1`, session, title, body, items: [{ content: "Warm up the server" }, { content: "Throughput C=1..100" }] }));
+  await worker.send(
+    frame({
+      type: "session.activity",
+      session,
+      source: "claude-code",
+      state: "working",
+      ts: Date.now(),
+      title: "md session",
+    }),
+  );
+  await worker.send(
+    frame({
+      type: "plan.propose",
+      plan: `${session}:plan:1`,
+      session,
+      title,
+      body,
+      items: [{ content: "Warm up the server" }, { content: "Throughput C=1..100" }],
+    }),
+  );
 
   const dialogs: string[] = [];
   page.on("dialog", (d) => {
@@ -54,7 +76,10 @@ test("the plan page renders the plan's markdown above its items; script-injectio
   await expect(md.locator("ol > li")).toHaveText(["Warm up the server", "Throughput C=1..100"]);
   await expect(md.getByRole("table")).toContainText("577.8");
   await expect(md.locator("pre code")).toContainText("--max-concurrency 32");
-  await expect(md.getByRole("link", { name: "docs" })).toHaveAttribute("href", "https://example.com/sglang");
+  await expect(md.getByRole("link", { name: "docs" })).toHaveAttribute(
+    "href",
+    "https://example.com/sglang",
+  );
   await expect(md.getByRole("link", { name: "docs" })).toHaveAttribute("rel", /noopener/);
 
   // The plan comes before its items on the page.
@@ -68,7 +93,9 @@ test("the plan page renders the plan's markdown above its items; script-injectio
   const href = await link.getAttribute("href");
   expect(href ?? "").not.toMatch(/javascript:/i);
   await page.waitForTimeout(300); // an onerror would have fired by now
-  expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+  expect(
+    await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned),
+  ).toBeUndefined();
   expect(dialogs).toEqual([]);
 
   // The API returns the body as sent.

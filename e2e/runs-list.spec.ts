@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
+
 import { connectWorker, createToken } from "./support";
 
 // The run list as a person uses it: sort by a column (URL and aria-sort follow), fold the repeats
@@ -8,7 +9,10 @@ import { connectWorker, createToken } from "./support";
 
 test.describe.configure({ mode: "serial" });
 
-test("sorts by a column, groups a sweep's repeats, saves a view and reopens it", async ({ page, baseURL }) => {
+test("sorts by a column, groups a sweep's repeats, saves a view and reopens it", async ({
+  page,
+  baseURL,
+}) => {
   const tag = `list-${randomUUID().slice(0, 8)}`;
   const sweep = `${tag}-mtp`;
   const worker = await connectWorker(baseURL!, createToken(`${tag}-host`));
@@ -21,9 +25,32 @@ test("sorts by a column, groups a sweep's repeats, saves a view and reopens it",
   ];
   for (const r of runs) {
     const run = `${tag}-${r.startS}`;
-    await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name: r.name, kind: "benchmark", startedAt: t0 + r.startS * 1000, tags: [tag], config: r.sweep ? { sweep: r.sweep } : {} });
-    await worker.send({ v: 1, id: randomUUID(), type: "run.benchmark", run, points: [{ key: "c8", concurrency: 8, completed: 10, outputTokPerS: r.peak }] });
-    await worker.send({ v: 1, id: randomUUID(), type: "run.end", run, status: "succeeded", endedAt: t0 + (r.startS + 30) * 1000 });
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.start",
+      run,
+      name: r.name,
+      kind: "benchmark",
+      startedAt: t0 + r.startS * 1000,
+      tags: [tag],
+      config: r.sweep ? { sweep: r.sweep } : {},
+    });
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.benchmark",
+      run,
+      points: [{ key: "c8", concurrency: 8, completed: 10, outputTokPerS: r.peak }],
+    });
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.end",
+      run,
+      status: "succeeded",
+      endedAt: t0 + (r.startS + 30) * 1000,
+    });
   }
   worker.close();
 
@@ -41,26 +68,35 @@ test("sorts by a column, groups a sweep's repeats, saves a view and reopens it",
   await expect.poll(names).toEqual([`${tag} alpha solo`, `${tag} zeta solo`]);
   await group.click();
   await expect(group).toHaveAttribute("aria-expanded", "true");
-  await expect.poll(names).toEqual([`${tag} alpha solo`, `${tag} sweep #2`, `${tag} sweep #1`, `${tag} zeta solo`]);
+  await expect
+    .poll(names)
+    .toEqual([`${tag} alpha solo`, `${tag} sweep #2`, `${tag} sweep #1`, `${tag} zeta solo`]);
 
   // Sort by name: the header's button, the URL and aria-sort agree; again flips the direction.
   const nameHeader = table.getByRole("columnheader", { name: /Name/ });
   await nameHeader.getByRole("button").click();
   await expect(page).toHaveURL(/sort=name&dir=asc/);
   await expect(nameHeader).toHaveAttribute("aria-sort", "ascending");
-  await expect(table.getByRole("columnheader", { name: /Started/ })).toHaveAttribute("aria-sort", "none");
+  await expect(table.getByRole("columnheader", { name: /Started/ })).toHaveAttribute(
+    "aria-sort",
+    "none",
+  );
   await nameHeader.getByRole("button").click();
   await expect(page).toHaveURL(/sort=name&dir=desc/);
   await expect(nameHeader).toHaveAttribute("aria-sort", "descending");
   // The opened group stays open; it sits at its first member's place in the new order.
-  await expect.poll(names).toEqual([`${tag} zeta solo`, `${tag} sweep #2`, `${tag} sweep #1`, `${tag} alpha solo`]);
+  await expect
+    .poll(names)
+    .toEqual([`${tag} zeta solo`, `${tag} sweep #2`, `${tag} sweep #1`, `${tag} alpha solo`]);
 
   // Without grouping, every run stands alone in the chosen order.
   await page.getByLabel("Group repeated runs").click();
   await expect(page).toHaveURL(/group=off/);
   await expect(page.getByLabel("Group repeated runs")).not.toBeChecked();
   await expect(group).toHaveCount(0);
-  await expect.poll(names).toEqual([`${tag} zeta solo`, `${tag} sweep #2`, `${tag} sweep #1`, `${tag} alpha solo`]);
+  await expect
+    .poll(names)
+    .toEqual([`${tag} zeta solo`, `${tag} sweep #2`, `${tag} sweep #1`, `${tag} alpha solo`]);
 
   // Save this view, leave, reopen it from its chip.
   await page.getByRole("button", { name: "Save view" }).click();
@@ -71,7 +107,9 @@ test("sorts by a column, groups a sweep's repeats, saves a view and reopens it",
   await page.goto("/runs");
   await page.getByRole("link", { name: `${tag} by name` }).click();
   await expect(page).toHaveURL(new RegExp(`tag=${tag}.*sort=name&dir=desc&group=off`));
-  await expect.poll(names).toEqual([`${tag} zeta solo`, `${tag} sweep #2`, `${tag} sweep #1`, `${tag} alpha solo`]);
+  await expect
+    .poll(names)
+    .toEqual([`${tag} zeta solo`, `${tag} sweep #2`, `${tag} sweep #1`, `${tag} alpha solo`]);
 
   // Rename it, then delete it.
   await page.getByRole("button", { name: `Rename view ${tag} by name` }).click();

@@ -1,16 +1,29 @@
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
+
 import { connectWorker, createToken } from "./support";
 
 // The run list's total count and page numbers, and tags beside names below 1536 px, over 55 runs
 // of one tag pushed through /ws/ingest (the shared database holds other specs' runs too: every
 // read filters by this tag).
 
-test("the run list shows the total, numbered pages that keep the filters, and tags below 1536 px", async ({ page, baseURL }) => {
+test("the run list shows the total, numbered pages that keep the filters, and tags below 1536 px", async ({
+  page,
+  baseURL,
+}) => {
   const tag = `pages-${randomUUID().slice(0, 8)}`;
   const worker = await connectWorker(baseURL!, createToken("e2e-run-pages"));
   for (let i = 1; i <= 55; i++) {
-    await worker.send({ v: 1, id: randomUUID(), type: "run.start", run: `${tag}-${i}`, name: `Paged run ${String(i).padStart(2, "0")} ${tag}`, kind: "benchmark", tags: [tag, "second-tag"], config: { model: "a-rather-long-organisation/a-very-long-model-name-that-would-eat-the-row" } });
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.start",
+      run: `${tag}-${i}`,
+      name: `Paged run ${String(i).padStart(2, "0")} ${tag}`,
+      kind: "benchmark",
+      tags: [tag, "second-tag"],
+      config: { model: "a-rather-long-organisation/a-very-long-model-name-that-would-eat-the-row" },
+    });
   }
   worker.close();
 
@@ -37,7 +50,11 @@ test("the run list shows the total, numbered pages that keep the filters, and ta
   await page.getByRole("link", { name: "Newer runs (previous page)" }).click();
   await expect(page.getByTestId("runs-total")).toHaveText("55 runs · page 1 of 2");
 
-  const api = (await (await page.request.get(`/api/runs?tag=${tag}&page=2`)).json()) as { total: number; page: number; runs: unknown[] };
+  const api = (await (await page.request.get(`/api/runs?tag=${tag}&page=2`)).json()) as {
+    total: number;
+    page: number;
+    runs: unknown[];
+  };
   expect(api).toMatchObject({ total: 55, page: 2 });
   expect(api.runs).toHaveLength(5);
 });

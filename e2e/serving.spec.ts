@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
+
 import { startExpositionServer, type ExpositionServer } from "../test/support/exposition-server";
 import { connectWorker, createToken } from "./support";
 
@@ -25,28 +26,71 @@ test.afterAll(async () => {
   await engine?.close();
 });
 
-test("a benchmark run with --scrape shows the engine's telemetry filling live, and the host page its Serving panel", async ({ page, baseURL }) => {
+test("a benchmark run with --scrape shows the engine's telemetry filling live, and the host page its Serving panel", async ({
+  page,
+  baseURL,
+}) => {
   // Several page loads and a scraper outage; the shared 2-core machine can be slow.
   test.setTimeout(150_000);
   const key = `e2e-scrape-${randomUUID()}`;
   const name = `Sweep with server telemetry ${key.slice(-6)}`;
   const child = spawn(
     process.execPath,
-    [path.join(projectDir, "bin", "pitwall.mjs"), "run", "--kind", "benchmark", "--name", name, "--key", key, "--heartbeat-interval", "0", "--scrape", engine.url, "--scrape-interval", "0.5", "--", process.execPath, "-e", "setTimeout(() => {}, 140000)"],
-    { cwd: projectDir, env: { ...process.env, PITWALL_URL: baseURL!, PITWALL_TOKEN: token }, stdio: "ignore" },
+    [
+      path.join(projectDir, "bin", "pitwall.mjs"),
+      "run",
+      "--kind",
+      "benchmark",
+      "--name",
+      name,
+      "--key",
+      key,
+      "--heartbeat-interval",
+      "0",
+      "--scrape",
+      engine.url,
+      "--scrape-interval",
+      "0.5",
+      "--",
+      process.execPath,
+      "-e",
+      "setTimeout(() => {}, 140000)",
+    ],
+    {
+      cwd: projectDir,
+      env: { ...process.env, PITWALL_URL: baseURL!, PITWALL_TOKEN: token },
+      stdio: "ignore",
+    },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   try {
     // The client's sweep: two levels pushed as they finish, with their durations.
     const worker = await connectWorker(baseURL!, token);
     await expect.poll(() => engine.scrapes(), { timeout: 15_000 }).toBeGreaterThan(2);
-    await worker.send({ v: 1, id: randomUUID(), type: "run.benchmark", run: key, points: [{ key: "c1", concurrency: 1, durationS: 1, completed: 10, outputTokPerS: 40, acceptLength: 2.8 }] });
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.benchmark",
+      run: key,
+      points: [
+        {
+          key: "c1",
+          concurrency: 1,
+          durationS: 1,
+          completed: 10,
+          outputTokPerS: 40,
+          acceptLength: 2.8,
+        },
+      ],
+    });
 
     await page.goto("/runs");
     await page.getByRole("link", { name }).click();
     await expect(page).toHaveURL(/\/runs\/\d+$/, { timeout: 30_000 });
     const card = page.getByTestId("serving-card");
-    await expect(card.getByText("Server telemetry during this run")).toBeVisible({ timeout: 20_000 });
+    await expect(card.getByText("Server telemetry during this run")).toBeVisible({
+      timeout: 20_000,
+    });
     await expect(card.getByText(/^SGLang meta-llama\/Llama-3\.1-8B-Instruct @ /)).toBeVisible();
     await expect(card.getByText("Answering")).toBeVisible();
     // p99 TTFT of each window from the histogram: 2.35 s by hand (test/support/exposition-server.ts),
@@ -61,7 +105,9 @@ test("a benchmark run with --scrape shows the engine's telemetry filling live, a
     const firstPath = await kvLine.getAttribute("d");
     await expect.poll(() => kvLine.getAttribute("d"), { timeout: 20_000 }).not.toBe(firstPath);
     await expect(card.getByTestId("serving-kv")).toHaveText(/KV cache\d+\.\d%/);
-    await expect(card.getByTestId("serving-requests-chart").locator("path.recharts-line-curve")).toHaveCount(2);
+    await expect(
+      card.getByTestId("serving-requests-chart").locator("path.recharts-line-curve"),
+    ).toHaveCount(2);
     // The sweep level is marked on the charts.
     await expect(card.getByTestId("serving-kv-chart").getByText("c=1")).toBeVisible();
 
@@ -96,21 +142,38 @@ const DCGM_TEXT = [
   "",
 ].join("\n");
 
-test("pitwall scrape --dcgm draws each GPU's readings on the Serving panel, and the run ends `ended` when scraping stops", async ({ page, baseURL }) => {
+test("pitwall scrape --dcgm draws each GPU's readings on the Serving panel, and the run ends `ended` when scraping stops", async ({
+  page,
+  baseURL,
+}) => {
   test.setTimeout(90_000);
   const host = "e2e-serving-gpu";
   const gpuToken = createToken(host);
   // Its own engine: a loopback endpoint's run key names this machine and the port, and the first
   // test's serving run on the shared engine belongs to another host's token.
   const gpuEngine = await startExpositionServer();
-  const dcgm = http.createServer((_req, res) => res.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(DCGM_TEXT));
+  const dcgm = http.createServer((_req, res) =>
+    res.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(DCGM_TEXT),
+  );
   await new Promise<void>((resolve) => dcgm.listen(0, "127.0.0.1", resolve));
   const dcgmUrl = `http://127.0.0.1:${(dcgm.address() as AddressInfo).port}/metrics`;
-  const child = spawn(process.execPath, [path.join(projectDir, "bin", "pitwall.mjs"), "scrape", gpuEngine.url, "--interval", "0.5", "--dcgm", dcgmUrl], {
-    cwd: projectDir,
-    env: { ...process.env, PITWALL_URL: baseURL!, PITWALL_TOKEN: gpuToken },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(projectDir, "bin", "pitwall.mjs"),
+      "scrape",
+      gpuEngine.url,
+      "--interval",
+      "0.5",
+      "--dcgm",
+      dcgmUrl,
+    ],
+    {
+      cwd: projectDir,
+      env: { ...process.env, PITWALL_URL: baseURL!, PITWALL_TOKEN: gpuToken },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -120,13 +183,17 @@ test("pitwall scrape --dcgm draws each GPU's readings on the Serving panel, and 
     await expect.poll(() => dcgmScrapes, { timeout: 20_000, message: stderr }).toBeGreaterThan(2);
     await page.goto(`/hosts/${host}`);
     const panel = page.getByTestId("serving-card");
-    await expect(panel.getByTestId("serving-gpu-util")).toHaveText(/GPU util \(mean\)50%/, { timeout: 20_000 });
+    await expect(panel.getByTestId("serving-gpu-util")).toHaveText(/GPU util \(mean\)50%/, {
+      timeout: 20_000,
+    });
     await expect(panel.getByTestId("serving-gpu-latest")).toContainText("73.0 GiB");
     await expect(panel.getByTestId("serving-gpu-latest")).toContainText("610 W");
     await expect(panel.getByTestId("serving-gpu-latest")).toContainText("67 °C");
     // One line per GPU on each GPU chart, named by its index.
     await expect(panel.getByText("GPU utilisation by GPU")).toBeVisible();
-    await expect(panel.getByTestId("serving-gpu-util_pct-chart").locator("path.recharts-line-curve")).toHaveCount(2, { timeout: 20_000 });
+    await expect(
+      panel.getByTestId("serving-gpu-util_pct-chart").locator("path.recharts-line-curve"),
+    ).toHaveCount(2, { timeout: 20_000 });
     await expect(panel.getByTestId("serving-gpu-temp_c-chart").getByText("GPU 1")).toBeVisible();
     const runLink = panel.getByRole("link", { name: /^SGLang meta-llama/ });
     const href = await runLink.getAttribute("href");

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
+
 import { fixturePath } from "../test/support/fixtures";
 import { connectWorker, createToken, pitwall } from "./support";
 
@@ -13,7 +14,10 @@ import { connectWorker, createToken, pitwall } from "./support";
 // navigation is not wired yet (components/nav belongs to another change), so the live
 // pending-plans count is asserted on the /plans page header, which shows the same badge.
 
-const claudeFile = fixturePath("claude-code-transcript", "claude-code-log_todowrite_examples_v1.0.24.jsonl");
+const claudeFile = fixturePath(
+  "claude-code-transcript",
+  "claude-code-log_todowrite_examples_v1.0.24.jsonl",
+);
 const projectDir = path.resolve(import.meta.dirname, "..");
 
 test.describe.configure({ mode: "serial" });
@@ -24,9 +28,42 @@ const people = { ada: "ada@example.com", bob: "bob@example.com", val: "val@examp
 
 test.beforeAll(() => {
   token = createToken("e2e-agent");
-  pitwall(["user", "create", "--email", people.ada, "--name", "Ada Approver", "--role", "approver", "--password", PASSWORD]);
-  pitwall(["user", "create", "--email", people.bob, "--name", "Bob Builder", "--role", "approver", "--password", PASSWORD]);
-  pitwall(["user", "create", "--email", people.val, "--name", "Val Viewer", "--role", "viewer", "--password", PASSWORD]);
+  pitwall([
+    "user",
+    "create",
+    "--email",
+    people.ada,
+    "--name",
+    "Ada Approver",
+    "--role",
+    "approver",
+    "--password",
+    PASSWORD,
+  ]);
+  pitwall([
+    "user",
+    "create",
+    "--email",
+    people.bob,
+    "--name",
+    "Bob Builder",
+    "--role",
+    "approver",
+    "--password",
+    PASSWORD,
+  ]);
+  pitwall([
+    "user",
+    "create",
+    "--email",
+    people.val,
+    "--name",
+    "Val Viewer",
+    "--role",
+    "viewer",
+    "--password",
+    PASSWORD,
+  ]);
 });
 
 /** Signs in through the /sign-in form, like a person. */
@@ -38,7 +75,10 @@ async function signIn(page: Page, email: string): Promise<void> {
   await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
 }
 
-test("an imported Claude Code session lists with its progress; its page shows the timeline and item statuses", async ({ page, baseURL }) => {
+test("an imported Claude Code session lists with its progress; its page shows the timeline and item statuses", async ({
+  page,
+  baseURL,
+}) => {
   const out = pitwall(["import", claudeFile], { PITWALL_URL: baseURL!, PITWALL_TOKEN: token });
   expect(out).toContain("3 todo snapshots");
 
@@ -58,7 +98,9 @@ test("an imported Claude Code session lists with its progress; its page shows th
   // The fixture's three TodoWrite snapshots, newest first, with what each changed.
   const timeline = page.getByRole("list", { name: "Snapshots, newest first" });
   await expect(timeline.locator(":scope > li")).toHaveCount(3);
-  await expect(timeline.locator(":scope > li").first()).toContainText("Conduct security review and penetration testing");
+  await expect(timeline.locator(":scope > li").first()).toContainText(
+    "Conduct security review and penetration testing",
+  );
   await expect(timeline.locator(":scope > li").first()).toContainText("2/6 completed");
   await expect(timeline.locator(":scope > li").last()).toContainText("List created with 5 items");
 
@@ -71,16 +113,39 @@ test("an imported Claude Code session lists with its progress; its page shows th
   await expect(current.nth(2)).not.toContainText("Stuck");
 });
 
-test("a snapshot pushed live appears without a reload; a malformed one is refused and the last good list stays", async ({ page, baseURL }) => {
+test("a snapshot pushed live appears without a reload; a malformed one is refused and the last good list stays", async ({
+  page,
+  baseURL,
+}) => {
   const worker = await connectWorker(baseURL!, token);
   const session = `e2e-live-${randomUUID()}`;
-  const snap = (seq: number, items: unknown[]) => ({ v: 1, id: randomUUID(), type: "session.todos", session, source: "pushed", title: "Live agent e2e", seq, ts: Date.now(), items });
-  await worker.send(snap(1, [{ content: "Run throughput sweep C=1..100", status: "in_progress", activeForm: "Running the throughput sweep" }]));
+  const snap = (seq: number, items: unknown[]) => ({
+    v: 1,
+    id: randomUUID(),
+    type: "session.todos",
+    session,
+    source: "pushed",
+    title: "Live agent e2e",
+    seq,
+    ts: Date.now(),
+    items,
+  });
+  await worker.send(
+    snap(1, [
+      {
+        content: "Run throughput sweep C=1..100",
+        status: "in_progress",
+        activeForm: "Running the throughput sweep",
+      },
+    ]),
+  );
 
   await signIn(page, people.ada);
   await page.goto("/sessions");
   await page.getByRole("link", { name: "Live agent e2e" }).click();
-  const timeline = page.getByRole("list", { name: "Snapshots, newest first" }).locator(":scope > li");
+  const timeline = page
+    .getByRole("list", { name: "Snapshots, newest first" })
+    .locator(":scope > li");
   await expect(timeline).toHaveCount(1);
   await expect(page.getByText("Running the throughput sweep")).toBeVisible();
   await expect(page.getByRole("status", { name: /Connected/ })).toBeVisible();
@@ -90,7 +155,11 @@ test("a snapshot pushed live appears without a reload; a malformed one is refuse
   await worker.send(
     snap(2, [
       { content: "Run throughput sweep C=1..100", status: "completed" },
-      { content: "Long-context runs at 30K/60K/100K", status: "in_progress", activeForm: "Running long-context" },
+      {
+        content: "Long-context runs at 30K/60K/100K",
+        status: "in_progress",
+        activeForm: "Running long-context",
+      },
     ]),
   );
   await expect(timeline).toHaveCount(2, { timeout: 5_000 });
@@ -106,12 +175,18 @@ test("a snapshot pushed live appears without a reload; a malformed one is refuse
   expect(body.results[0]).toMatchObject({ ok: false, code: "invalid_frame" });
   await page.reload();
   await expect(timeline).toHaveCount(2);
-  await expect(page.getByRole("list", { name: "Current todo items" }).locator(":scope > li")).toHaveCount(2);
+  await expect(
+    page.getByRole("list", { name: "Current todo items" }).locator(":scope > li"),
+  ).toHaveCount(2);
   expect(pageLoads).toHaveLength(1); // only the explicit reload
   worker.close();
 });
 
-test("an agent proposes a plan and waits; a person edits an item and approves; the agent gets the edited items", async ({ page, context, baseURL }) => {
+test("an agent proposes a plan and waits; a person edits an item and approves; the agent gets the edited items", async ({
+  page,
+  context,
+  baseURL,
+}) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-e2e-plan-"));
   const file = path.join(dir, "plan.json");
   fs.writeFileSync(
@@ -134,13 +209,25 @@ test("an agent proposes a plan and waits; a person edits an item and approves; t
   const count = page.getByRole("navigation", { name: "Main" }).getByTestId("pending-plans-count");
   // Plans other specs left pending (the every-page seed has one) count too: this test's plan adds one.
   await page.waitForLoadState("networkidle");
-  const before = (await count.count()) ? Number(/^(\d+)/.exec((await count.textContent()) ?? "")?.[1] ?? 0) : 0;
+  const before = (await count.count())
+    ? Number(/^(\d+)/.exec((await count.textContent()) ?? "")?.[1] ?? 0)
+    : 0;
   const pendingText = (n: number) => new RegExp(`^${n} awaiting decision`);
 
-  const agent = spawn(process.execPath, [path.join(projectDir, "bin", "pitwall.mjs"), "plan", "propose", file, "--wait"], {
-    cwd: projectDir,
-    env: { ...process.env, PITWALL_URL: baseURL!, PITWALL_TOKEN: token, DATABASE_URL: "", PITWALL_DATA_DIR: process.env.PITWALL_E2E_DATA_DIR! },
-  });
+  const agent = spawn(
+    process.execPath,
+    [path.join(projectDir, "bin", "pitwall.mjs"), "plan", "propose", file, "--wait"],
+    {
+      cwd: projectDir,
+      env: {
+        ...process.env,
+        PITWALL_URL: baseURL!,
+        PITWALL_TOKEN: token,
+        DATABASE_URL: "",
+        PITWALL_DATA_DIR: process.env.PITWALL_E2E_DATA_DIR!,
+      },
+    },
+  );
   let stdout = "";
   let stderr = "";
   agent.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -152,30 +239,43 @@ test("an agent proposes a plan and waits; a person edits an item and approves; t
     // A second screen keeps /plans open: its count drops to 0 live once the plan is decided.
     const watcher = await context.newPage();
     await watcher.goto("/plans");
-    const watcherCount = watcher.getByRole("navigation", { name: "Main" }).getByTestId("pending-plans-count");
+    const watcherCount = watcher
+      .getByRole("navigation", { name: "Main" })
+      .getByTestId("pending-plans-count");
     await expect(watcherCount).toHaveText(pendingText(before + 1));
 
     await page.getByRole("link", { name: "Next: hidden-state extraction" }).click();
     await expect(page).toHaveURL(/\/plans\/\d+$/);
     await expect(page.getByText("The sweep is done.")).toBeVisible();
-    await expect(page.getByRole("link", { name: "Feature Implementation with Task Management" })).toBeVisible();
+    await expect(
+      page.getByRole("link", { name: "Feature Implementation with Task Management" }),
+    ).toBeVisible();
 
     await page.getByRole("button", { name: "Approve with edits" }).click();
-    await page.getByRole("textbox", { name: "Item 2 text" }).fill("Upload each file to S3; after upload remove local data; max 100 parallel");
+    await page
+      .getByRole("textbox", { name: "Item 2 text" })
+      .fill("Upload each file to S3; after upload remove local data; max 100 parallel");
     await page.getByRole("combobox", { name: "Item 2 priority" }).selectOption("high");
     // Reorder with the keyboard: focus stays on the moved item's button.
     await page.getByRole("button", { name: "Move item 2 up" }).focus();
     await page.keyboard.press("Enter");
-    await expect(page.getByRole("textbox", { name: "Item 1 text" })).toHaveValue(/^Upload each file to S3; after upload/);
+    await expect(page.getByRole("textbox", { name: "Item 1 text" })).toHaveValue(
+      /^Upload each file to S3; after upload/,
+    );
     await page.getByRole("button", { name: "Move item 1 down" }).press("Enter");
-    await expect(page.getByRole("textbox", { name: "Item 2 text" })).toHaveValue(/^Upload each file to S3; after upload/);
+    await expect(page.getByRole("textbox", { name: "Item 2 text" })).toHaveValue(
+      /^Upload each file to S3; after upload/,
+    );
     await page.getByRole("textbox", { name: /Comment/ }).fill("proceed");
     await page.getByRole("button", { name: "Approve with edits" }).click();
 
     expect(await exited).toBe(0);
     expect(JSON.parse(stdout)).toEqual([
       { content: "Extract hidden states for 914K samples on 4 GPUs", priority: "high" },
-      { content: "Upload each file to S3; after upload remove local data; max 100 parallel", priority: "high" },
+      {
+        content: "Upload each file to S3; after upload remove local data; max 100 parallel",
+        priority: "high",
+      },
     ]);
     expect(stderr).toContain("approved by Ada Approver: proceed");
 
@@ -193,13 +293,41 @@ test("an agent proposes a plan and waits; a person edits an item and approves; t
   }
 });
 
-test("a plan based on a run that failed since is flagged; a comment is required to request changes; a decision someone made first is a clear conflict", async ({ page, request, baseURL }) => {
+test("a plan based on a run that failed since is flagged; a comment is required to request changes; a decision someone made first is a clear conflict", async ({
+  page,
+  request,
+  baseURL,
+}) => {
   const worker = await connectWorker(baseURL!, token);
   const run = `e2e-run-${randomUUID()}`;
   const plan = `e2e-plan-${randomUUID()}`;
-  await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name: "Extraction e2e", kind: "extraction", total: 914_000, unit: "samples" });
-  await worker.send({ v: 1, id: randomUUID(), type: "plan.propose", plan, run, title: "Resume the extraction", items: [{ content: "Resume from the last checkpoint" }] });
-  await worker.send({ v: 1, id: randomUUID(), type: "run.end", run, status: "failed", error: "CUDA out of memory" });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name: "Extraction e2e",
+    kind: "extraction",
+    total: 914_000,
+    unit: "samples",
+  });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "plan.propose",
+    plan,
+    run,
+    title: "Resume the extraction",
+    items: [{ content: "Resume from the last checkpoint" }],
+  });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.end",
+    run,
+    status: "failed",
+    error: "CUDA out of memory",
+  });
   worker.close();
 
   // This page's live socket is mocked and stays silent, so the page cannot learn of the other
@@ -218,30 +346,64 @@ test("a plan based on a run that failed since is flagged; a comment is required 
   // Bob rejects it first, through the same API the page uses (his own session).
   const id = Number(/\/plans\/(\d+)$/.exec(page.url())![1]);
   const origin = { origin: baseURL! };
-  expect((await request.post("/api/auth/sign-in/email", { data: { email: people.bob, password: PASSWORD }, headers: origin })).status()).toBe(200);
-  const noComment = await request.post(`/api/plans/by-id/${id}/decision`, { data: { decision: "changes_requested", comment: "  " }, headers: origin });
+  expect(
+    (
+      await request.post("/api/auth/sign-in/email", {
+        data: { email: people.bob, password: PASSWORD },
+        headers: origin,
+      })
+    ).status(),
+  ).toBe(200);
+  const noComment = await request.post(`/api/plans/by-id/${id}/decision`, {
+    data: { decision: "changes_requested", comment: "  " },
+    headers: origin,
+  });
   expect(noComment.status()).toBe(400);
-  expect(await noComment.json()).toMatchObject({ error: { code: "invalid_body", message: "comment: a comment is required to request changes" } });
-  const first = await request.post(`/api/plans/by-id/${id}/decision`, { data: { decision: "rejected", comment: "run failed" }, headers: origin });
+  expect(await noComment.json()).toMatchObject({
+    error: { code: "invalid_body", message: "comment: a comment is required to request changes" },
+  });
+  const first = await request.post(`/api/plans/by-id/${id}/decision`, {
+    data: { decision: "rejected", comment: "run failed" },
+    headers: origin,
+  });
   expect(first.status()).toBe(200);
   await page.getByRole("textbox", { name: /Comment/ }).fill("split the resume step");
   await page.getByRole("button", { name: "Request changes" }).click();
-  await expect(page.getByRole("alert").filter({ hasText: "Your decision was not recorded" })).toContainText("already decided by Bob Builder (rejected)");
+  await expect(
+    page.getByRole("alert").filter({ hasText: "Your decision was not recorded" }),
+  ).toContainText("already decided by Bob Builder (rejected)");
   await expect(page.getByText("run failed")).toBeVisible();
 });
 
-test("a viewer sees a plan without the decision actions, and the API refuses their decision", async ({ page, baseURL }) => {
+test("a viewer sees a plan without the decision actions, and the API refuses their decision", async ({
+  page,
+  baseURL,
+}) => {
   const worker = await connectWorker(baseURL!, token);
   const plan = `e2e-plan-${randomUUID()}`;
-  await worker.send({ v: 1, id: randomUUID(), type: "plan.propose", plan, title: "Viewer cannot decide this", items: [{ content: "step one", priority: "low" }] });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "plan.propose",
+    plan,
+    title: "Viewer cannot decide this",
+    items: [{ content: "step one", priority: "low" }],
+  });
   worker.close();
 
   await signIn(page, people.val);
   await page.goto("/plans");
   await page.getByRole("link", { name: "Viewer cannot decide this" }).click();
-  await expect(page.getByText("Only people with the approver role can decide plans.")).toBeVisible();
-  await expect(page.getByRole("button", { name: /^(Approve|Approve with edits|Request changes|Reject)$/ })).toHaveCount(0);
+  await expect(
+    page.getByText("Only people with the approver role can decide plans."),
+  ).toBeVisible();
+  await expect(
+    page.getByRole("button", { name: /^(Approve|Approve with edits|Request changes|Reject)$/ }),
+  ).toHaveCount(0);
   const id = Number(/\/plans\/(\d+)$/.exec(page.url())![1]);
-  const res = await page.request.post(`/api/plans/by-id/${id}/decision`, { data: { decision: "approved" }, headers: { origin: baseURL! } });
+  const res = await page.request.post(`/api/plans/by-id/${id}/decision`, {
+    data: { decision: "approved" },
+    headers: { origin: baseURL! },
+  });
   expect(res.status()).toBe(403);
 });

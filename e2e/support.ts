@@ -9,7 +9,12 @@ export function pitwall(args: string[], env: Record<string, string> = {}): strin
   return execFileSync(process.execPath, [path.join(projectDir, "bin", "pitwall.mjs"), ...args], {
     cwd: projectDir,
     encoding: "utf8",
-    env: { ...process.env, DATABASE_URL: "", PITWALL_DATA_DIR: process.env.PITWALL_E2E_DATA_DIR!, ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: "",
+      PITWALL_DATA_DIR: process.env.PITWALL_E2E_DATA_DIR!,
+      ...env,
+    },
   });
 }
 
@@ -20,7 +25,9 @@ export function createToken(host: string): string {
 
 /** A live worker on /ws/ingest that sends frames and waits for their acks. */
 export async function connectWorker(baseURL: string, token: string) {
-  const ws = new WebSocket(`${baseURL.replace(/^http/, "ws")}/ws/ingest`, { headers: { authorization: `Bearer ${token}` } });
+  const ws = new WebSocket(`${baseURL.replace(/^http/, "ws")}/ws/ingest`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   const acked = new Set<string>();
   const waiters = new Set<() => void>();
   ws.on("message", (data) => {

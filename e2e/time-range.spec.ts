@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
+
 import { connectWorker, createToken } from "./support";
 
 // The host page's time range (issue 25, deliverable 3): chosen in a picker, kept in the URL
@@ -24,13 +25,29 @@ test.beforeAll(async ({ baseURL }) => {
       type: "heartbeat",
       ts: now - agoMs,
       intervalS: 10,
-      facts: { cpuPct: 20, ramUsedBytes: 2e11, ramTotalBytes: 1e12, gpus: [{ index: 0, name: "NVIDIA RTX A6000", utilPct: util, memUsedMiB: 30_000, memTotalMiB: 49_140, tempC: 60 }] },
+      facts: {
+        cpuPct: 20,
+        ramUsedBytes: 2e11,
+        ramTotalBytes: 1e12,
+        gpus: [
+          {
+            index: 0,
+            name: "NVIDIA RTX A6000",
+            utilPct: util,
+            memUsedMiB: 30_000,
+            memTotalMiB: 49_140,
+            tempC: 60,
+          },
+        ],
+      },
     });
   }
   worker.close();
 });
 
-test("the range is chosen in the picker, kept in the URL across a reload, and read by the API", async ({ page }) => {
+test("the range is chosen in the picker, kept in the URL across a reload, and read by the API", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(`/hosts/${host}`);
   await expect(page.getByText("GPU utilisation, last 1 h")).toBeVisible();
@@ -59,7 +76,9 @@ test("the range is chosen in the picker, kept in the URL across a reload, and re
   // A week: wide buckets, still joined into a line (not broken at every bucket).
   await page.getByTestId("time-range-picker").getByLabel("Time range").selectOption("7d");
   await expect(page.getByText("GPU utilisation, last 7 d")).toBeVisible();
-  await expect(page.getByTestId("gpu-util-chart").locator("path.recharts-line-curve").first()).toHaveAttribute("d", /L/);
+  await expect(
+    page.getByTestId("gpu-util-chart").locator("path.recharts-line-curve").first(),
+  ).toHaveAttribute("d", /L/);
 
   // A custom window: from/to in the URL.
   await page.getByTestId("time-range-picker").getByLabel("Time range").selectOption("custom");
@@ -70,7 +89,9 @@ test("the range is chosen in the picker, kept in the URL across a reload, and re
   await expect(page.getByText("GPU utilisation, selected range")).toBeVisible();
 });
 
-test("hovering one chart shows the same time's tooltip on the other charts of the page", async ({ page }) => {
+test("hovering one chart shows the same time's tooltip on the other charts of the page", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(`/hosts/${host}?range=6h`);
   const gpu = page.getByTestId("gpu-util-chart");

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect, test, type Locator } from "@playwright/test";
+
 import { connectWorker, createToken } from "./support";
 
 // Training runs overlaid on /compare, seeded the way a training worker pushes them (/ws/ingest):
@@ -24,8 +25,22 @@ test.beforeAll(async ({ baseURL, request }) => {
   const worker = await connectWorker(baseURL!, createToken("e2e-train-compare"));
   for (const [k, name] of Object.entries(names)) {
     const run = `e2e-train-compare-${k}-${suffix}`;
-    await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name, kind: "training", config: { model: "dflash-b16", lr: 1e-3 } });
-    await worker.send({ v: 1, id: randomUUID(), type: "run.metrics", run, points: points(k === "a" ? 0 : 0.2, k === "a") });
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.start",
+      run,
+      name,
+      kind: "training",
+      config: { model: "dflash-b16", lr: 1e-3 },
+    });
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.metrics",
+      run,
+      points: points(k === "a" ? 0 : 0.2, k === "a"),
+    });
     await worker.send({ v: 1, id: randomUUID(), type: "run.end", run, status: "succeeded" });
   }
   worker.close();
@@ -41,7 +56,9 @@ async function pathHeight(chart: Locator, selector: string): Promise<number> {
   return box!.height;
 }
 
-test("two training runs ticked on the runs page overlay their metrics by step on /compare, with smoothing and log y", async ({ page }) => {
+test("two training runs ticked on the runs page overlay their metrics by step on /compare, with smoothing and log y", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(`/runs?q=${suffix}`);
   await page.getByRole("checkbox", { name: `Select ${names.a} for comparison` }).check();
@@ -56,7 +73,9 @@ test("two training runs ticked on the runs page overlay their metrics by step on
   await expect(cards.nth(0)).toHaveAttribute("data-key", "loss");
   const loss = page.locator('[data-testid="overlay-card"][data-key="loss"]');
   await expect(loss).toContainText("2 runs");
-  await expect(page.locator('[data-testid="overlay-card"][data-key="grad_norm"]')).toContainText("1 run");
+  await expect(page.locator('[data-testid="overlay-card"][data-key="grad_norm"]')).toContainText(
+    "1 run",
+  );
   await expect(loss.getByText(names.a)).toBeVisible();
   await expect(loss.getByText(names.b)).toBeVisible();
   // No benchmark charts or projection for training runs.
@@ -105,6 +124,8 @@ test("/compare at 390 px with training runs does not overflow", async ({ page })
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(`/compare?ids=${ids.a},${ids.b}`);
   await expect(page.getByTestId("overlay-card")).toHaveCount(3);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect(overflow).toBeLessThanOrEqual(0);
 });

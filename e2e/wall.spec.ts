@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
+
 import { connectWorker, createToken } from "./support";
 
 // Wall mode on a 1920 × 1080 TV: no text under 24 px, headline figures of 48 px or more, and the
@@ -10,12 +11,37 @@ test.use({ viewport: { width: 1920, height: 1080 } });
 test("the wall reads across a room and folds repeated events", async ({ page, baseURL }) => {
   const worker = await connectWorker(baseURL!, createToken(`e2e-wall-${randomUUID().slice(0, 6)}`));
   const run = `wall-${randomUUID()}`;
-  await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name: "Wall extraction", kind: "extraction", total: 1000, unit: "samples" });
-  await worker.send({ v: 1, id: randomUUID(), type: "run.progress", run, workerId: "gpu1", bootId: "b", done: 10 });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name: "Wall extraction",
+    kind: "extraction",
+    total: 1000,
+    unit: "samples",
+  });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.progress",
+    run,
+    workerId: "gpu1",
+    bootId: "b",
+    done: 10,
+  });
   const now = Date.now();
   for (let i = 0; i < 9; i++) {
     const message = `gpu1: upload of sample-${String(9000 - i).padStart(7, "0")}.safetensors failed: 503 SlowDown (S3 latency ${10 + i} s); retrying`;
-    await worker.send({ v: 1, id: randomUUID(), type: "run.event", run, level: "warn", ts: now - i * 30_000, message });
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.event",
+      run,
+      level: "warn",
+      ts: now - i * 30_000,
+      message,
+    });
   }
   worker.close();
 
@@ -29,7 +55,9 @@ test("the wall reads across a room and folds repeated events", async ({ page, ba
     .poll(async () =>
       (await page.getByTestId("event-repeat").allTextContents()).some((t) => {
         const m = /^(\d+)× over (\d+)m (\d{2})s$/.exec(t.trim());
-        return !!m && Number(m[1]) >= 2 && (Number(m[1]) - 1) * 30 === Number(m[2]) * 60 + Number(m[3]);
+        return (
+          !!m && Number(m[1]) >= 2 && (Number(m[1]) - 1) * 30 === Number(m[2]) * 60 + Number(m[3])
+        );
       }),
     )
     .toBe(true);
@@ -44,7 +72,9 @@ test("the wall reads across a room and folds repeated events", async ({ page, ba
       const px = Number.parseFloat(getComputedStyle(el).fontSize);
       if (px < 24) small.push(`${px}px "${text.slice(0, 30)}"`);
     }
-    const figures = [...wall.querySelectorAll('[data-testid="wall-figure"] > div:first-child')].map((d) => Number.parseFloat(getComputedStyle(d).fontSize));
+    const figures = [...wall.querySelectorAll('[data-testid="wall-figure"] > div:first-child')].map(
+      (d) => Number.parseFloat(getComputedStyle(d).fontSize),
+    );
     return { small: small.slice(0, 5), figures };
   });
   expect(sizes.small).toEqual([]);
@@ -61,35 +91,86 @@ test("the wall reads across a room and folds repeated events", async ({ page, ba
 function textTheWallCuts(wall: HTMLElement): string[] {
   const out: string[] = [];
   for (const el of wall.querySelectorAll<HTMLElement>("*")) {
-    const text = [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent?.trim());
+    const text = [...el.childNodes].some(
+      (n) => n.nodeType === Node.TEXT_NODE && n.textContent?.trim(),
+    );
     const style = getComputedStyle(el);
-    if (!text || el.closest(".sr-only") || el.getClientRects().length === 0 || style.visibility === "hidden") continue;
+    if (
+      !text ||
+      el.closest(".sr-only") ||
+      el.getClientRects().length === 0 ||
+      style.visibility === "hidden"
+    )
+      continue;
     const what = `"${(el.textContent ?? "").trim().slice(0, 50)}"`;
-    if (el.getBoundingClientRect().bottom > window.innerHeight + 1) out.push(`below the screen: ${what}`);
+    if (el.getBoundingClientRect().bottom > window.innerHeight + 1)
+      out.push(`below the screen: ${what}`);
     else if (el.hasAttribute("data-wall-clamp")) {
-      if (el.clientHeight > 2 * Number.parseFloat(style.lineHeight) + 1) out.push(`more than two lines: ${what}`);
-    } else if (style.display !== "inline" && style.overflow !== "visible" && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)) out.push(`cut: ${what}`);
+      if (el.clientHeight > 2 * Number.parseFloat(style.lineHeight) + 1)
+        out.push(`more than two lines: ${what}`);
+    } else if (
+      style.display !== "inline" &&
+      style.overflow !== "visible" &&
+      (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)
+    )
+      out.push(`cut: ${what}`);
   }
   return out.slice(0, 5);
 }
 
-test("the wall shows only whole rows, four or more a page: runs page by what fits on one screen, names clamp to two lines, figure lines are never cut", async ({ page, baseURL }) => {
-  const worker = await connectWorker(baseURL!, createToken(`e2e-wall-fit-${randomUUID().slice(0, 6)}`));
+test("the wall shows only whole rows, four or more a page: runs page by what fits on one screen, names clamp to two lines, figure lines are never cut", async ({
+  page,
+  baseURL,
+}) => {
+  const worker = await connectWorker(
+    baseURL!,
+    createToken(`e2e-wall-fit-${randomUUID().slice(0, 6)}`),
+  );
   const tag = randomUUID().slice(0, 8);
   // Five training runs with progress, rate, three metrics and names too long for two lines: with the other specs' runs, more than one screen.
   for (let i = 0; i < 5; i++) {
     const run = `wall-fit-${tag}-${i}`;
     // stallAfterS: an hour, so they stay running while the test moves the page's clock on below.
-    await worker.send({ v: 1, id: randomUUID(), type: "run.start", run, name: `DFlash drafter b16 · Qwen3.6-27B-Instruct · run ${i} · a name too long for two lines on the wall ${tag}`, kind: "training", total: 24_000, unit: "steps", stallAfterS: 3600 });
-    await worker.send({ v: 1, id: randomUUID(), type: "run.progress", run, workerId: "w0", bootId: "b", done: 5_000 + i });
-    await worker.send({ v: 1, id: randomUUID(), type: "run.metrics", run, points: [{ key: "loss", step: 5_000, value: 0.984 }, { key: "grad_norm", step: 5_000, value: 0.942 }, { key: "lr", step: 5_000, value: 3e-4 }] });
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.start",
+      run,
+      name: `DFlash drafter b16 · Qwen3.6-27B-Instruct · run ${i} · a name too long for two lines on the wall ${tag}`,
+      kind: "training",
+      total: 24_000,
+      unit: "steps",
+      stallAfterS: 3600,
+    });
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.progress",
+      run,
+      workerId: "w0",
+      bootId: "b",
+      done: 5_000 + i,
+    });
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.metrics",
+      run,
+      points: [
+        { key: "loss", step: 5_000, value: 0.984 },
+        { key: "grad_norm", step: 5_000, value: 0.942 },
+        { key: "lr", step: 5_000, value: 3e-4 },
+      ],
+    });
   }
   worker.close();
 
   await page.clock.install();
   await page.goto("/?wall=1");
   await expect(page.getByTestId("active-run").first()).toBeVisible();
-  await expect.poll(() => page.getByTestId("wall").evaluate(textTheWallCuts), { timeout: 8_000 }).toEqual([]);
+  await expect
+    .poll(() => page.getByTestId("wall").evaluate(textTheWallCuts), { timeout: 8_000 })
+    .toEqual([]);
   await expect(page.getByText(/^page \d+ of \d+/)).toBeVisible();
   // Dense enough for a TV: four such rows fit one screen (three-line names in a narrow column fitted two).
   // Turn the wall's pages (12 s each, on the page's clock) until this test's runs are on screen.
@@ -97,10 +178,18 @@ test("the wall shows only whole rows, four or more a page: runs page by what fit
   for (let i = 0; i < 12 && (await ours.count()) === 0; i++) await page.clock.runFor(12_000);
   await expect(ours.first()).toBeVisible();
   const fit = await page.getByTestId("wall").evaluate((wall, tag) => {
-    const rows = [...wall.querySelectorAll<HTMLElement>('[data-testid="active-run"]')].filter((r) => getComputedStyle(r).visibility !== "hidden");
-    const bottom = wall.getBoundingClientRect().bottom - Number.parseFloat(getComputedStyle(wall).paddingBottom);
+    const rows = [...wall.querySelectorAll<HTMLElement>('[data-testid="active-run"]')].filter(
+      (r) => getComputedStyle(r).visibility !== "hidden",
+    );
+    const bottom =
+      wall.getBoundingClientRect().bottom - Number.parseFloat(getComputedStyle(wall).paddingBottom);
     const room = bottom - rows[0]!.getBoundingClientRect().top;
-    return { quarter: room / 4, heights: rows.filter((r) => r.textContent?.includes(tag)).map((r) => r.getBoundingClientRect().height) };
+    return {
+      quarter: room / 4,
+      heights: rows
+        .filter((r) => r.textContent?.includes(tag))
+        .map((r) => r.getBoundingClientRect().height),
+    };
   }, tag);
   expect(fit.heights.length).toBeGreaterThan(0);
   for (const h of fit.heights) expect(h).toBeLessThanOrEqual(fit.quarter);

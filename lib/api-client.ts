@@ -1,6 +1,6 @@
-import type { RunDetail, RunListPage } from "./view-models";
 import { apiRunPath, apiRunsPath, type RunListQuery } from "./paths";
 import { reviveApiJson } from "./protocol/api-json";
+import type { RunDetail, RunListPage } from "./view-models";
 
 /**
  * Browser-side reads of the Pitwall API for react-query. The API writes non-finite numbers as the
@@ -34,7 +34,11 @@ export function parseApiJson<T>(text: string): T {
  * @throws ApiError for non-2xx answers; TypeError when the network fails.
  */
 export async function fetchJson<T>(path: string, init?: { signal?: AbortSignal }): Promise<T> {
-  const res = await fetch(path, { headers: { accept: "application/json" }, cache: "no-store", signal: init?.signal });
+  const res = await fetch(path, {
+    headers: { accept: "application/json" },
+    cache: "no-store",
+    signal: init?.signal,
+  });
   return readApiResponse<T>(res);
 }
 
@@ -43,7 +47,11 @@ export async function fetchJson<T>(path: string, init?: { signal?: AbortSignal }
  * parses the answer like {@link fetchJson}.
  * @throws ApiError for non-2xx answers (403 without the role, 400 `invalid_body`…); TypeError when the network fails.
  */
-export async function sendJson<T>(method: "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown): Promise<T> {
+export async function sendJson<T>(
+  method: "POST" | "PATCH" | "PUT" | "DELETE",
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const res = await fetch(path, {
     method,
     headers: { "content-type": "application/json", accept: "application/json" },
@@ -85,6 +93,9 @@ export function fetchRun(id: number, signal?: AbortSignal): Promise<RunDetail> {
  * Edits or archives a run (`PATCH /api/runs/:id`; approvers and admins).
  * @throws ApiError 403 without the approver role, 400 `invalid_body`, 404 unknown run.
  */
-export function patchRun(id: number, patch: { name?: string; tags?: string[]; notes?: string | null; archived?: boolean }): Promise<RunDetail> {
+export function patchRun(
+  id: number,
+  patch: { name?: string; tags?: string[]; notes?: string | null; archived?: boolean },
+): Promise<RunDetail> {
   return sendJson<RunDetail>("PATCH", apiRunPath(id), patch);
 }

@@ -4,15 +4,31 @@
  */
 
 /** Outcome of a JSON POST: ok + parsed body, or the status and the server's message. */
-export type PostResult<T> = { ok: true; status: number; body: T } | { ok: false; status: number; code: string | null; message: string | null };
+export type PostResult<T> =
+  | { ok: true; status: number; body: T }
+  | { ok: false; status: number; code: string | null; message: string | null };
 
 /** POSTs `body` as JSON (same-origin, cookies included). Never throws for HTTP errors; network errors become status 0. */
-export async function postJson<T = unknown>(path: string, body: unknown, method: "POST" | "PATCH" | "DELETE" = "POST"): Promise<PostResult<T>> {
+export async function postJson<T = unknown>(
+  path: string,
+  body: unknown,
+  method: "POST" | "PATCH" | "DELETE" = "POST",
+): Promise<PostResult<T>> {
   let res: Response;
   try {
-    res = await fetch(path, { method, headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body ?? {}), credentials: "same-origin" });
+    res = await fetch(path, {
+      method,
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(body ?? {}),
+      credentials: "same-origin",
+    });
   } catch {
-    return { ok: false, status: 0, code: "network", message: "Pitwall did not answer; check your connection." };
+    return {
+      ok: false,
+      status: 0,
+      code: "network",
+      message: "Pitwall did not answer; check your connection.",
+    };
   }
   const text = await res.text();
   let parsed: unknown = null;
@@ -23,8 +39,17 @@ export async function postJson<T = unknown>(path: string, body: unknown, method:
   }
   if (res.ok) return { ok: true, status: res.status, body: parsed as T };
   // Ours: {error: {code, message}}; better-auth's: {code, message}.
-  const p = (parsed ?? {}) as { error?: { code?: string; message?: string }; code?: string; message?: string };
-  return { ok: false, status: res.status, code: p.error?.code ?? p.code ?? null, message: p.error?.message ?? p.message ?? null };
+  const p = (parsed ?? {}) as {
+    error?: { code?: string; message?: string };
+    code?: string;
+    message?: string;
+  };
+  return {
+    ok: false,
+    status: res.status,
+    code: p.error?.code ?? p.code ?? null,
+    message: p.error?.message ?? p.message ?? null,
+  };
 }
 
 /** Signs out (ends the session server-side, clears the cookie), then loads /sign-in. */

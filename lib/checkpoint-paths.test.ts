@@ -1,6 +1,12 @@
 import { describe, expect, test } from "vitest";
+
 import { checkpointPath, checkpointUriOfConfig } from "./checkpoint-paths";
-import { compareExportFilename, compareExportPath, runExportFilename, runExportPath } from "./export-paths";
+import {
+  compareExportFilename,
+  compareExportPath,
+  runExportFilename,
+  runExportPath,
+} from "./export-paths";
 
 describe("checkpoint and export paths", () => {
   test("a URI with slashes, colons, spaces and '&' survives the query parameter", () => {

@@ -29,5 +29,10 @@ export function apiCheckpointLineagePath(uri: string): string {
  * usually hold a model name, so the config panel does not link them.)
  */
 export function checkpointUriOfConfig(key: string, value: unknown): string | null {
-  return key === "checkpoint" && typeof value === "string" && value.length > 0 && value.length <= 2000 ? value : null;
+  return key === "checkpoint" &&
+    typeof value === "string" &&
+    value.length > 0 &&
+    value.length <= 2000
+    ? value
+    : null;
 }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { byteColumnFormat, columnDecimals, columnNumberFormat, formatDurationIn, pickByteUnit, pickDurationUnit, withUnitHeader } from "./column-format";
+
+import {
+  byteColumnFormat,
+  columnDecimals,
+  columnNumberFormat,
+  formatDurationIn,
+  pickByteUnit,
+  pickDurationUnit,
+  withUnitHeader,
+} from "./column-format";
 
 describe("duration columns", () => {
   it("picks the unit from the column's largest value: ms under 1 s, s under 2 min, then m:ss, h:mm; d h when most are days", () => {

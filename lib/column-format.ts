@@ -6,7 +6,7 @@
  * "1,000.0" instead of "1005.4 GB" beside "1.0 TB". Pure and locale-independent like lib/format.
  */
 
-import { MISSING, autoDecimals, formatNonFinite, formatNumber } from "./format";
+import { autoDecimals, formatNonFinite, formatNumber, MISSING } from "./format";
 
 /** How a duration column prints: plain ms or s, or a clock "m:ss", "h:mm", or "d h" ("1d 04h"). */
 export type DurationUnit = "ms" | "s" | "m:ss" | "h:mm" | "d h";
@@ -47,7 +47,11 @@ const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
  * default), "29:00" (m:ss), "13:00" (h:mm, hours grow past 24), "1d 04h" (d h). Negative values
  * (clock skew) print as 0; null as "—"; NaN / ±∞ as "NaN" / "∞".
  */
-export function formatDurationIn(seconds: number | null | undefined, unit: DurationUnit, decimals = 1): string {
+export function formatDurationIn(
+  seconds: number | null | undefined,
+  unit: DurationUnit,
+  decimals = 1,
+): string {
   if (seconds === null || seconds === undefined) return MISSING;
   const nf = formatNonFinite(seconds);
   if (nf !== null) return nf;
@@ -89,7 +93,9 @@ export function columnDecimals(values: Iterable<number | null | undefined>): num
 }
 
 /** A formatter for one column: every cell with {@link columnDecimals} of all `values`, grouped ("12,412.0"). */
-export function columnNumberFormat(values: Iterable<number | null | undefined>): (v: number | null | undefined) => string {
+export function columnNumberFormat(
+  values: Iterable<number | null | undefined>,
+): (v: number | null | undefined) => string {
   const d = columnDecimals(values);
   return (v) => formatNumber(v, d);
 }
@@ -104,7 +110,9 @@ const BYTE_UNITS: readonly ByteUnit[] = ["B", "kB", "MB", "GB", "TB", "PB"];
  * print in GB ("1,000", "1,005"). No value gives "B".
  */
 export function pickByteUnit(valuesBytes: Iterable<number | null | undefined>): ByteUnit {
-  const positive = finiteOf(valuesBytes).map(Math.abs).filter((v) => v > 0);
+  const positive = finiteOf(valuesBytes)
+    .map(Math.abs)
+    .filter((v) => v > 0);
   if (positive.length === 0) return "B";
   let m = Math.min(...positive);
   let i = 0;
@@ -126,9 +134,14 @@ export function bytesIn(bytes: number | null | undefined, unit: ByteUnit): numbe
  * {@link pickByteUnit}) with one precision for the column, enough for its smallest value to keep
  * three digits: "1.00" beside "1.01" (TB), "12.5", "998" beside "1,005" (GB).
  */
-export function byteColumnFormat(valuesBytes: readonly (number | null | undefined)[]): { unit: ByteUnit; format: (bytes: number | null | undefined) => string } {
+export function byteColumnFormat(valuesBytes: readonly (number | null | undefined)[]): {
+  unit: ByteUnit;
+  format: (bytes: number | null | undefined) => string;
+} {
   const unit = pickByteUnit(valuesBytes);
-  const positive = finiteOf(valuesBytes.map((b) => bytesIn(b, unit))).map(Math.abs).filter((v) => v > 0);
+  const positive = finiteOf(valuesBytes.map((b) => bytesIn(b, unit)))
+    .map(Math.abs)
+    .filter((v) => v > 0);
   const least = positive.length === 0 ? 0 : Math.min(...positive);
   const d = unit === "B" || least >= 100 ? 0 : least >= 10 ? 1 : 2;
   return { unit, format: (b) => formatNumber(bytesIn(b, unit), d) };

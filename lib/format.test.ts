@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+
 import {
-  MISSING,
   formatAbsoluteTime,
   formatAge,
   formatCompact,
@@ -13,6 +13,7 @@ import {
   formatRelativeTime,
   formatRequestRate,
   formatTokPerS,
+  MISSING,
 } from "./format";
 
 describe("formatNumber", () => {
@@ -122,7 +123,9 @@ describe("relative and absolute time", () => {
   });
   it("formats absolute times in UTC or a given zone", () => {
     expect(formatAbsoluteTime("2025-05-30T19:47:38.000Z")).toBe("2025-05-30 19:47:38 UTC");
-    expect(formatAbsoluteTime("2025-05-30T19:47:38.000Z", "Europe/Berlin")).toBe("2025-05-30 21:47:38 GMT+2");
+    expect(formatAbsoluteTime("2025-05-30T19:47:38.000Z", "Europe/Berlin")).toBe(
+      "2025-05-30 21:47:38 GMT+2",
+    );
   });
 });
 

@@ -59,9 +59,13 @@ export function formatNumber(value: number | null | undefined, decimals?: number
   if (value === null || value === undefined) return MISSING;
   const nf = formatNonFinite(value);
   if (nf !== null) return nf;
-  if (decimals === undefined && value !== 0 && Math.abs(value) < SCIENTIFIC_BELOW) return formatScientific(value);
+  if (decimals === undefined && value !== 0 && Math.abs(value) < SCIENTIFIC_BELOW)
+    return formatScientific(value);
   const d = decimals ?? (Number.isInteger(value) ? 0 : autoDecimals(value));
-  const out = new Intl.NumberFormat("en-US", { minimumFractionDigits: d, maximumFractionDigits: d }).format(value);
+  const out = new Intl.NumberFormat("en-US", {
+    minimumFractionDigits: d,
+    maximumFractionDigits: d,
+  }).format(value);
   // Rounded to zero ("-0.0") is zero; otherwise print a real minus sign.
   return /^-0(\.0+)?$/.test(out) ? out.slice(1) : out.replace(/^-/, "−");
 }
@@ -94,7 +98,8 @@ export function formatMs(value: number | null | undefined): string {
 
 /** A latency that picks its unit: "85.7 ms" below one second, "1.23 s" from one second on. */
 export function formatLatency(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms) || Math.abs(ms) < 1000) return formatMs(ms);
+  if (ms === null || ms === undefined || !Number.isFinite(ms) || Math.abs(ms) < 1000)
+    return formatMs(ms);
   return `${formatNumber(ms / 1000)} s`;
 }
 
@@ -112,7 +117,8 @@ export function formatDuration(seconds: number | null | undefined): string {
   if (s < 60) return `${formatNumber(s, Number.isInteger(s) ? 0 : s < 10 ? 2 : 1)} s`;
   const total = Math.floor(s);
   if (total < 3600) return `${Math.floor(total / 60)}m ${pad2(total % 60)}s`;
-  if (total < 86_400) return `${Math.floor(total / 3600)}h ${pad2(Math.floor((total % 3600) / 60))}m`;
+  if (total < 86_400)
+    return `${Math.floor(total / 3600)}h ${pad2(Math.floor((total % 3600) / 60))}m`;
   return `${Math.floor(total / 86_400)}d ${Math.floor((total % 86_400) / 3600)}h`;
 }
 
@@ -173,7 +179,8 @@ export function formatAbsoluteTime(iso: string, timeZone?: string): string {
     hourCycle: "h23",
     timeZoneName: "short",
   }).formatToParts(new Date(t));
-  const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? "";
+  const get = (type: Intl.DateTimeFormatPartTypes) =>
+    parts.find((p) => p.type === type)?.value ?? "";
   return `${get("year")}-${get("month")}-${get("day")} ${get("hour")}:${get("minute")}:${get("second")} ${get("timeZoneName")}`.trim();
 }
 
@@ -191,7 +198,8 @@ export function formatRequestRate(value: number | null, unbounded: boolean): str
 /** Any config value as one line of text: arrays joined with ", ", objects as compact JSON. */
 export function formatConfigValue(value: unknown): string {
   if (value === null || value === undefined) return MISSING;
-  if (typeof value === "number") return Number.isFinite(value) ? String(value) : (formatNonFinite(value) ?? String(value));
+  if (typeof value === "number")
+    return Number.isFinite(value) ? String(value) : (formatNonFinite(value) ?? String(value));
   if (typeof value === "boolean") return value ? "true" : "false";
   if (typeof value === "string") return value.length === 0 ? '""' : value;
   if (Array.isArray(value)) return value.map(formatConfigValue).join(", ");

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
+
 import { MISSING } from "./format";
-import { formatLatencyIn, formatLatencyValue, latencyIn, metricLatenciesMs, pickLatencyUnit, pickLatencyUnits, pointLatenciesMs } from "./latency-unit";
+import {
+  formatLatencyIn,
+  formatLatencyValue,
+  latencyIn,
+  metricLatenciesMs,
+  pickLatencyUnit,
+  pickLatencyUnits,
+  pointLatenciesMs,
+} from "./latency-unit";
 
 describe("pickLatencyUnit", () => {
   it("keeps ms while the median is under a second", () => {
@@ -17,7 +26,9 @@ describe("pickLatencyUnit", () => {
   it("ignores missing and non-finite values, and defaults to ms", () => {
     expect(pickLatencyUnit([])).toBe("ms");
     expect(pickLatencyUnit([null, undefined, Number.NaN, Number.POSITIVE_INFINITY])).toBe("ms");
-    expect(pickLatencyUnit([null, 2000, Number.NaN, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY])).toBe("s");
+    expect(
+      pickLatencyUnit([null, 2000, Number.NaN, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY]),
+    ).toBe("s");
   });
 });
 
@@ -48,15 +59,32 @@ describe("latency formatting in one unit", () => {
 
 describe("pointLatenciesMs", () => {
   it("collects TTFT, TPOT, ITL and E2E of every point, skipping nulls", () => {
-    expect(pointLatenciesMs([{ ttftMsMedian: 90, tpotMsMedian: 12, e2eMsP99: null }, { itlMsMean: 11 }]).sort((a, b) => a - b)).toEqual([11, 12, 90]);
+    expect(
+      pointLatenciesMs([
+        { ttftMsMedian: 90, tpotMsMedian: 12, e2eMsP99: null },
+        { itlMsMean: 11 },
+      ]).sort((a, b) => a - b),
+    ).toEqual([11, 12, 90]);
   });
 });
 
 describe("one unit per latency metric", () => {
   it("keeps an 18.2 ms TPOT in ms on a long-context page whose TTFTs are seconds", () => {
     const points = [
-      { ttftMsMedian: 9_900, ttftMsP99: 12_000, tpotMsMedian: 18.2, tpotMsP99: 25, e2eMsMedian: 30_000 },
-      { ttftMsMedian: 20_100, ttftMsP99: 24_000, tpotMsMedian: 19.5, tpotMsP99: 27, e2eMsMedian: 45_000 },
+      {
+        ttftMsMedian: 9_900,
+        ttftMsP99: 12_000,
+        tpotMsMedian: 18.2,
+        tpotMsP99: 25,
+        e2eMsMedian: 30_000,
+      },
+      {
+        ttftMsMedian: 20_100,
+        ttftMsP99: 24_000,
+        tpotMsMedian: 19.5,
+        tpotMsP99: 27,
+        e2eMsMedian: 45_000,
+      },
     ];
     expect(pickLatencyUnit(pointLatenciesMs(points))).toBe("s");
     const units = pickLatencyUnits(points);

@@ -5,7 +5,7 @@
  * 18.2 ms stays "18.2 ms" on a long-context page whose TTFTs are in seconds (never "0.0182 s").
  */
 
-import { MISSING, formatNonFinite, formatNumber } from "./format";
+import { formatNonFinite, formatNumber, MISSING } from "./format";
 
 /** The unit latencies are shown in: milliseconds or seconds. */
 export type LatencyUnit = "ms" | "s";
@@ -20,7 +20,8 @@ export const SECONDS_FROM_MEDIAN_MS = 1000;
  */
 export function pickLatencyUnit(valuesMs: Iterable<number | null | undefined>): LatencyUnit {
   const finite: number[] = [];
-  for (const v of valuesMs) if (typeof v === "number" && Number.isFinite(v) && v >= 0) finite.push(v);
+  for (const v of valuesMs)
+    if (typeof v === "number" && Number.isFinite(v) && v >= 0) finite.push(v);
   if (finite.length === 0) return "ms";
   finite.sort((a, b) => a - b);
   const mid = Math.floor(finite.length / 2);
@@ -35,7 +36,11 @@ export function latencyIn(ms: number | null | undefined, unit: LatencyUnit): num
 }
 
 /** A latency (ms) as a number without unit in `unit`, for table cells under a "(ms)"/"(s)" header: "85.7", "1.23". */
-export function formatLatencyValue(ms: number | null | undefined, unit: LatencyUnit, decimals?: number): string {
+export function formatLatencyValue(
+  ms: number | null | undefined,
+  unit: LatencyUnit,
+  decimals?: number,
+): string {
   return formatNumber(latencyIn(ms, unit), decimals);
 }
 
@@ -64,9 +69,12 @@ export const POINT_LATENCY_FIELDS = [
 ] as const;
 
 /** Every latency (ms) of `points` in {@link POINT_LATENCY_FIELDS}, for {@link pickLatencyUnit}. */
-export function pointLatenciesMs(points: ReadonlyArray<Partial<Record<(typeof POINT_LATENCY_FIELDS)[number], number | null>>>): number[] {
+export function pointLatenciesMs(
+  points: ReadonlyArray<Partial<Record<(typeof POINT_LATENCY_FIELDS)[number], number | null>>>,
+): number[] {
   const out: number[] = [];
-  for (const p of points) for (const f of POINT_LATENCY_FIELDS) if (typeof p[f] === "number") out.push(p[f]);
+  for (const p of points)
+    for (const f of POINT_LATENCY_FIELDS) if (typeof p[f] === "number") out.push(p[f]);
   return out;
 }
 
@@ -77,7 +85,10 @@ export type LatencyMetric = "ttft" | "tpot" | "itl" | "e2e";
 export type LatencyUnits = Record<LatencyMetric, LatencyUnit>;
 
 /** Every latency (ms) of `metric` (mean, median and p99) in `points`. */
-export function metricLatenciesMs(points: ReadonlyArray<Partial<Record<(typeof POINT_LATENCY_FIELDS)[number], number | null>>>, metric: LatencyMetric): number[] {
+export function metricLatenciesMs(
+  points: ReadonlyArray<Partial<Record<(typeof POINT_LATENCY_FIELDS)[number], number | null>>>,
+  metric: LatencyMetric,
+): number[] {
   const fields = POINT_LATENCY_FIELDS.filter((f) => f.startsWith(metric));
   const out: number[] = [];
   for (const p of points) for (const f of fields) if (typeof p[f] === "number") out.push(p[f]);
@@ -85,7 +96,9 @@ export function metricLatenciesMs(points: ReadonlyArray<Partial<Record<(typeof P
 }
 
 /** One unit per latency metric of `points`, each from its own values ({@link pickLatencyUnit}). */
-export function pickLatencyUnits(points: ReadonlyArray<Partial<Record<(typeof POINT_LATENCY_FIELDS)[number], number | null>>>): LatencyUnits {
+export function pickLatencyUnits(
+  points: ReadonlyArray<Partial<Record<(typeof POINT_LATENCY_FIELDS)[number], number | null>>>,
+): LatencyUnits {
   return {
     ttft: pickLatencyUnit(metricLatenciesMs(points, "ttft")),
     tpot: pickLatencyUnit(metricLatenciesMs(points, "tpot")),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { SERVING_KEYS } from "./serving/derive";
+
 import { formatMetricReading, metricLabel, metricTitle } from "./metric-labels";
+import { SERVING_KEYS } from "./serving/derive";
 
 describe("metric labels", () => {
   it("gives every serving key a label without the raw name", () => {

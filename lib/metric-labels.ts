@@ -48,7 +48,10 @@ export function metricTitle(key: string): string {
 /** One metric's latest value with label and unit: "Output 557.8 tok/s", "KV cache 45.0%", "loss 0.984". */
 export function formatMetricReading(key: string, value: number): string {
   const m = metricLabel(key);
-  const text = formatNumber(value * (m.scale ?? 1), Number.isFinite(value) ? m.decimals : undefined);
+  const text = formatNumber(
+    value * (m.scale ?? 1),
+    Number.isFinite(value) ? m.decimals : undefined,
+  );
   if (!m.unit || !Number.isFinite(value)) return `${m.label} ${text}`;
   return m.unit === "%" ? `${m.label} ${text}%` : `${m.label} ${text} ${m.unit}`;
 }

@@ -1,4 +1,5 @@
 import { expect, test } from "vitest";
+
 import { pageCount, pageNumbers } from "./pagination";
 
 test("page links: ends, the current page and its neighbours, … for skipped runs", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+
 import { clampPage, pageAfterResize, pageBounds, pageCount } from "./paging";
 
 describe("paging", () => {

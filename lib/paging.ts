@@ -17,7 +17,11 @@ export function clampPage(page: number, total: number, pageSize: number): number
 }
 
 /** Rows `[from, to)` of page `page` (clamped), 0-based; `from === to` for no rows. */
-export function pageBounds(page: number, total: number, pageSize: number): { from: number; to: number } {
+export function pageBounds(
+  page: number,
+  total: number,
+  pageSize: number,
+): { from: number; to: number } {
   const p = clampPage(page, total, pageSize);
   return { from: Math.min(total, p * pageSize), to: Math.min(total, (p + 1) * pageSize) };
 }

@@ -30,7 +30,20 @@ export interface RunListQuery {
 
 /** The query-string parameters of a run-list query, in URL order (the same for the page and the API). */
 function runListParams(q: RunListQuery): Record<string, string | undefined> {
-  return { kind: q.kind, status: q.status, host: q.host, tag: q.tag, q: q.q, archived: q.archived, sweep: q.sweep, sort: q.sort, dir: q.dir, group: q.group, cursor: q.cursor, page: q.page && q.page > 1 ? String(q.page) : undefined };
+  return {
+    kind: q.kind,
+    status: q.status,
+    host: q.host,
+    tag: q.tag,
+    q: q.q,
+    archived: q.archived,
+    sweep: q.sweep,
+    sort: q.sort,
+    dir: q.dir,
+    group: q.group,
+    cursor: q.cursor,
+    page: q.page && q.page > 1 ? String(q.page) : undefined,
+  };
 }
 
 /** A run-list query as a query string without "?" and without the cursor (what a saved view stores). */
@@ -39,9 +52,23 @@ export function runListSearch(q: RunListQuery): string {
 }
 
 /** Run kinds in the order the filter offers them. */
-export const RUN_KIND_OPTIONS: readonly RunSummary["kind"][] = ["benchmark", "extraction", "generation", "training", "eval", "serving"];
+export const RUN_KIND_OPTIONS: readonly RunSummary["kind"][] = [
+  "benchmark",
+  "extraction",
+  "generation",
+  "training",
+  "eval",
+  "serving",
+];
 /** Run states in the order the filter offers them. */
-export const RUN_STATE_OPTIONS: readonly RunState[] = ["running", "stale", "succeeded", "failed", "cancelled", "ended"];
+export const RUN_STATE_OPTIONS: readonly RunState[] = [
+  "running",
+  "stale",
+  "succeeded",
+  "failed",
+  "cancelled",
+  "ended",
+];
 
 function query(params: Record<string, string | undefined>): string {
   const sp = new URLSearchParams();
@@ -83,14 +110,27 @@ export const MAX_COMPARE_RUNS = 12;
  * integer and there may be at most {@link MAX_COMPARE_RUNS} distinct ids; otherwise a message
  * saying what is wrong. Duplicates are dropped, order is kept.
  */
-export function parseIdList(value: string | string[] | undefined): { ok: true; ids: number[] } | { ok: false; message: string } {
+export function parseIdList(
+  value: string | string[] | undefined,
+): { ok: true; ids: number[] } | { ok: false; message: string } {
   const text = Array.isArray(value) ? value.join(",") : (value ?? "");
   const parts = text.split(",").map((p) => p.trim());
-  const bad = parts.filter((p) => !/^\d+$/.test(p) || !Number.isSafeInteger(Number(p)) || Number(p) <= 0);
-  if (text.trim() === "") return { ok: false, message: "ids must list one or more run ids, e.g. ids=1,2" };
-  if (bad.length > 0) return { ok: false, message: `ids must be positive integers separated by commas; not: ${bad.map((b) => JSON.stringify(b)).join(", ")}` };
+  const bad = parts.filter(
+    (p) => !/^\d+$/.test(p) || !Number.isSafeInteger(Number(p)) || Number(p) <= 0,
+  );
+  if (text.trim() === "")
+    return { ok: false, message: "ids must list one or more run ids, e.g. ids=1,2" };
+  if (bad.length > 0)
+    return {
+      ok: false,
+      message: `ids must be positive integers separated by commas; not: ${bad.map((b) => JSON.stringify(b)).join(", ")}`,
+    };
   const ids = [...new Set(parts.map(Number))];
-  if (ids.length > MAX_COMPARE_RUNS) return { ok: false, message: `at most ${MAX_COMPARE_RUNS} runs per comparison; got ${ids.length}` };
+  if (ids.length > MAX_COMPARE_RUNS)
+    return {
+      ok: false,
+      message: `at most ${MAX_COMPARE_RUNS} runs per comparison; got ${ids.length}`,
+    };
   return { ok: true, ids };
 }
 
@@ -121,12 +161,14 @@ export function parseRunListQuery(sp: SearchParams): { query: RunListQuery; igno
   const ignored: string[] = [];
   const kind = first(sp.kind);
   if (kind) {
-    if ((RUN_KIND_OPTIONS as readonly string[]).includes(kind)) query.kind = kind as RunListQuery["kind"];
+    if ((RUN_KIND_OPTIONS as readonly string[]).includes(kind))
+      query.kind = kind as RunListQuery["kind"];
     else ignored.push("kind");
   }
   const status = first(sp.status);
   if (status) {
-    if ((RUN_STATE_OPTIONS as readonly string[]).includes(status)) query.status = status as RunState;
+    if ((RUN_STATE_OPTIONS as readonly string[]).includes(status))
+      query.status = status as RunState;
     else ignored.push("status");
   }
   const archived = first(sp.archived);

@@ -37,12 +37,18 @@ export const preferencesPatch = z
       .min(1)
       .max(64)
       .superRefine((zone, ctx) => {
-        if (!isTimeZone(zone)) ctx.addIssue({ code: "custom", message: `unknown time zone "${zone}" (use an IANA name such as Europe/Berlin)` });
+        if (!isTimeZone(zone))
+          ctx.addIssue({
+            code: "custom",
+            message: `unknown time zone "${zone}" (use an IANA name such as Europe/Berlin)`,
+          });
       })
       .nullable()
       .optional(),
   })
-  .refine((p) => p.theme !== undefined || p.timeZone !== undefined, { message: "send theme, timeZone or both" });
+  .refine((p) => p.theme !== undefined || p.timeZone !== undefined, {
+    message: "send theme, timeZone or both",
+  });
 /** Parsed {@link preferencesPatch}. */
 export type PreferencesPatch = z.infer<typeof preferencesPatch>;
 
@@ -53,6 +59,7 @@ export function toTheme(value: string | null | undefined): Theme {
 
 /** Zones offered in the picker: every zone the runtime lists, with UTC first. */
 export function timeZoneChoices(): string[] {
-  const listed = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+  const listed =
+    typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
   return ["UTC", ...listed.filter((z) => z !== "UTC")];
 }

@@ -1,4 +1,5 @@
 import { expect, test } from "vitest";
+
 import { queryKeyForTopic } from "./query-keys";
 
 test("live topics map to the query-key prefixes they invalidate", () => {

@@ -33,7 +33,14 @@ export interface ViewerInfo {
  * ("//evil.example", "/\\evil", "https://…"); anything else becomes "/".
  */
 export function safeNextPath(next: string | null | undefined): string {
-  if (!next || !next.startsWith("/") || next.startsWith("//") || next.includes("\\") || /[\u0000-\u001f]/.test(next)) return "/";
+  if (
+    !next ||
+    !next.startsWith("/") ||
+    next.startsWith("//") ||
+    next.includes("\\") ||
+    /[\u0000-\u001f]/.test(next)
+  )
+    return "/";
   // Never loop back into the sign-in flow itself.
   if (/^\/(sign-in|setup)(\/|\?|$)/.test(next)) return "/";
   return next;

@@ -12,16 +12,28 @@ export interface RunColumnFormats {
  * A run's duration in seconds as the table shows it: the stored duration of an ended run, the time
  * since its start while running (whole seconds, at `nowMs`), and the time to its last push when stale.
  */
-export function runDurationS(run: Pick<RunSummary, "state" | "startedAt" | "endedAt" | "lastPushAt" | "durationS">, nowMs: number): number | null {
-  if (!run.endedAt && run.state === "running") return Math.floor((nowMs - Date.parse(run.startedAt)) / 1000);
-  if (!run.endedAt && run.state === "stale") return (Date.parse(run.lastPushAt) - Date.parse(run.startedAt)) / 1000;
+export function runDurationS(
+  run: Pick<RunSummary, "state" | "startedAt" | "endedAt" | "lastPushAt" | "durationS">,
+  nowMs: number,
+): number | null {
+  if (!run.endedAt && run.state === "running")
+    return Math.floor((nowMs - Date.parse(run.startedAt)) / 1000);
+  if (!run.endedAt && run.state === "stale")
+    return (Date.parse(run.lastPushAt) - Date.parse(run.startedAt)) / 1000;
   return run.durationS;
 }
 
 /** The column formats of one page of runs (and its groups' best peaks), from all of its values. */
-export function runColumnFormats(runs: readonly RunSummary[], groups: readonly RunGroupSummary[], nowMs: number): RunColumnFormats {
+export function runColumnFormats(
+  runs: readonly RunSummary[],
+  groups: readonly RunGroupSummary[],
+  nowMs: number,
+): RunColumnFormats {
   return {
     durationUnit: pickDurationUnit(runs.map((r) => runDurationS(r, nowMs))),
-    peak: columnNumberFormat([...runs.map((r) => r.peakOutputTokPerS), ...groups.map((g) => g.bestPeakOutputTokPerS)]),
+    peak: columnNumberFormat([
+      ...runs.map((r) => r.peakOutputTokPerS),
+      ...groups.map((g) => g.bestPeakOutputTokPerS),
+    ]),
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+
 import { configDiff, configEntries, engineLabel, flattenConfig } from "./run-config";
 
 describe("configEntries", () => {
@@ -15,7 +16,16 @@ describe("configEntries", () => {
       dataset: "random",
       empty: null,
     });
-    expect(entries.map((e) => e.key)).toEqual(["model", "engine", "tp", "speculativeAlgorithm", "flags", "dataset", "outputLen", "gpu"]);
+    expect(entries.map((e) => e.key)).toEqual([
+      "model",
+      "engine",
+      "tp",
+      "speculativeAlgorithm",
+      "flags",
+      "dataset",
+      "outputLen",
+      "gpu",
+    ]);
     expect(entries[1]).toMatchObject({ label: "Engine", value: "sglang 0.5.11" });
     expect(entries[2]?.label).toBe("TP");
   });

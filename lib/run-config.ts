@@ -15,7 +15,8 @@ export interface ConfigEntry {
   rank: number;
 }
 
-const PARALLEL = /^(tp|dp|ep|pp|cp|sp)(_?size)?$|^(tensor|data|expert|pipeline|context|sequence)[_-]?parallel/i;
+const PARALLEL =
+  /^(tp|dp|ep|pp|cp|sp)(_?size)?$|^(tensor|data|expert|pipeline|context|sequence)[_-]?parallel/i;
 const SPECULATIVE = /spec|draft|eagle|mtp|nextn|medusa|dflash|lookahead|ngram/i;
 const FLAGS = /^(flags|args|extra_?args|server_?args|cli_?args|launch_?args)$/i;
 
@@ -51,7 +52,10 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Flattens nested objects into dotted keys (arrays stay values); empty objects are dropped. */
-export function flattenConfig(config: Record<string, unknown>, prefix = ""): Array<[string, unknown]> {
+export function flattenConfig(
+  config: Record<string, unknown>,
+  prefix = "",
+): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = [];
   for (const [k, v] of Object.entries(config)) {
     const path = prefix ? `${prefix}.${k}` : k;
@@ -64,15 +68,22 @@ export function flattenConfig(config: Record<string, unknown>, prefix = ""): Arr
 /** Config rows, known keys first (stable otherwise); null/undefined values are left out. */
 export function configEntries(config: Record<string, unknown>): ConfigEntry[] {
   const engine = typeof config.engine === "string" ? config.engine : null;
-  const version = typeof config.engineVersion === "string" || typeof config.engineVersion === "number" ? String(config.engineVersion) : null;
-  return flattenConfig(config)
-    .filter(([, v]) => v !== null && v !== undefined)
-    // Engine and version read as one fact ("sglang 0.5.11").
-    .filter(([k]) => !(k === "engineVersion" && engine))
-    .map(([k, v]): [string, unknown] => (k === "engine" && engine ? [k, engineLabel(engine, version)] : [k, v]))
-    .map(([key, value], i) => ({ key, label: LABELS[key] ?? key, value, rank: rankOf(key), i }))
-    .sort((a, b) => a.rank - b.rank || a.i - b.i)
-    .map(({ key, label, value, rank }) => ({ key, label, value, rank }));
+  const version =
+    typeof config.engineVersion === "string" || typeof config.engineVersion === "number"
+      ? String(config.engineVersion)
+      : null;
+  return (
+    flattenConfig(config)
+      .filter(([, v]) => v !== null && v !== undefined)
+      // Engine and version read as one fact ("sglang 0.5.11").
+      .filter(([k]) => !(k === "engineVersion" && engine))
+      .map(([k, v]): [string, unknown] =>
+        k === "engine" && engine ? [k, engineLabel(engine, version)] : [k, v],
+      )
+      .map(([key, value], i) => ({ key, label: LABELS[key] ?? key, value, rank: rankOf(key), i }))
+      .sort((a, b) => a.rank - b.rank || a.i - b.i)
+      .map(({ key, label, value, rank }) => ({ key, label, value, rank }))
+  );
 }
 
 /** "sglang 0.5.11", "vllm", or null. */
@@ -94,10 +105,13 @@ export interface ConfigDiffRow {
  * runs (a missing key differs from a present one). Ordered like {@link configEntries}.
  */
 export function configDiff(configs: ReadonlyArray<Record<string, unknown>>): ConfigDiffRow[] {
-  const maps = configs.map((c) => new Map(flattenConfig(c).filter(([, v]) => v !== null && v !== undefined)));
+  const maps = configs.map(
+    (c) => new Map(flattenConfig(c).filter(([, v]) => v !== null && v !== undefined)),
+  );
   const order: string[] = [];
   const seen = new Set<string>();
-  for (const m of maps) for (const k of m.keys()) if (!seen.has(k) && (seen.add(k), true)) order.push(k);
+  for (const m of maps)
+    for (const k of m.keys()) if (!seen.has(k) && (seen.add(k), true)) order.push(k);
   return order
     .map((key, i) => ({ key, i, rank: rankOf(key) }))
     .sort((a, b) => a.rank - b.rank || a.i - b.i)

@@ -1,12 +1,27 @@
 import { describe, expect, test } from "vitest";
-import { defaultSortDir, foldRunGroups, parseRunGroupKey, runGroupKey, sweepIdOf } from "./run-list";
+
+import {
+  defaultSortDir,
+  foldRunGroups,
+  parseRunGroupKey,
+  runGroupKey,
+  sweepIdOf,
+} from "./run-list";
 
 describe("run groups", () => {
   test("config.sweep decides the group, else kind and name", () => {
-    expect(runGroupKey({ kind: "benchmark", name: "sweep #1", config: { sweep: "qwen-mtp" } })).toBe("sweep:qwen-mtp");
-    expect(runGroupKey({ kind: "benchmark", name: "sweep #1", config: { sweep: 42 } })).toBe("sweep:42");
-    expect(runGroupKey({ kind: "training", name: "a: b", config: { sweep: "" } })).toBe("name:training:a: b");
-    expect(runGroupKey({ kind: "training", name: "x", config: { sweep: { id: 1 } } })).toBe("name:training:x");
+    expect(
+      runGroupKey({ kind: "benchmark", name: "sweep #1", config: { sweep: "qwen-mtp" } }),
+    ).toBe("sweep:qwen-mtp");
+    expect(runGroupKey({ kind: "benchmark", name: "sweep #1", config: { sweep: 42 } })).toBe(
+      "sweep:42",
+    );
+    expect(runGroupKey({ kind: "training", name: "a: b", config: { sweep: "" } })).toBe(
+      "name:training:a: b",
+    );
+    expect(runGroupKey({ kind: "training", name: "x", config: { sweep: { id: 1 } } })).toBe(
+      "name:training:x",
+    );
     expect(sweepIdOf({ sweep: Number.NaN })).toBeNull();
     expect(parseRunGroupKey("name:training:a: b")).toEqual({ kind: "training", name: "a: b" });
     expect(parseRunGroupKey("sweep:qwen-mtp")).toEqual({ sweep: "qwen-mtp" });
@@ -30,6 +45,12 @@ describe("run groups", () => {
   });
 
   test("figures and times sort descending first, text ascending", () => {
-    expect([defaultSortDir("peak"), defaultSortDir("startedAt"), defaultSortDir("duration"), defaultSortDir("name"), defaultSortDir("host")]).toEqual(["desc", "desc", "desc", "asc", "asc"]);
+    expect([
+      defaultSortDir("peak"),
+      defaultSortDir("startedAt"),
+      defaultSortDir("duration"),
+      defaultSortDir("name"),
+      defaultSortDir("host"),
+    ]).toEqual(["desc", "desc", "desc", "asc", "asc"]);
   });
 });

@@ -4,7 +4,15 @@
  */
 
 /** Columns the run list sorts by. `duration` is seconds from start to end (or now); `peak` is the benchmark headline, peak output tok/s. */
-export const RUN_SORTS = ["startedAt", "name", "kind", "status", "host", "duration", "peak"] as const;
+export const RUN_SORTS = [
+  "startedAt",
+  "name",
+  "kind",
+  "status",
+  "host",
+  "duration",
+  "peak",
+] as const;
 /** A run-list sort column. */
 export type RunSort = (typeof RUN_SORTS)[number];
 /** Sort direction. */
@@ -45,14 +53,21 @@ export function sweepIdOf(config: Record<string, unknown>): string | null {
  * declare `config.sweep`; otherwise `name:<kind>:<name>`, so re-running the same named job (an
  * import or `pitwall run --name` repeated) groups too. Runs on different hosts may share a group.
  */
-export function runGroupKey(run: { kind: string; name: string; config: Record<string, unknown> }): string {
+export function runGroupKey(run: {
+  kind: string;
+  name: string;
+  config: Record<string, unknown>;
+}): string {
   const sweep = sweepIdOf(run.config);
   return sweep !== null ? `sweep:${sweep}` : `name:${run.kind}:${run.name}`;
 }
 
 /** A group key split back into its parts; null when it is not one {@link runGroupKey} writes. */
-export function parseRunGroupKey(key: string): { sweep: string } | { kind: string; name: string } | null {
-  if (key.startsWith("sweep:") && key.length > "sweep:".length) return { sweep: key.slice("sweep:".length) };
+export function parseRunGroupKey(
+  key: string,
+): { sweep: string } | { kind: string; name: string } | null {
+  if (key.startsWith("sweep:") && key.length > "sweep:".length)
+    return { sweep: key.slice("sweep:".length) };
   const m = /^name:([a-z]+):(.+)$/s.exec(key);
   return m ? { kind: m[1]!, name: m[2]! } : null;
 }
@@ -64,7 +79,10 @@ export type RunListItem<R> = { type: "run"; run: R } | { type: "group"; key: str
  * Folds a page of runs into display items: runs whose group is in `groupKeys` (groups with two or
  * more matching runs) are gathered under one item at the position of the first of them.
  */
-export function foldRunGroups<R extends { groupKey: string }>(runs: readonly R[], groupKeys: ReadonlySet<string>): RunListItem<R>[] {
+export function foldRunGroups<R extends { groupKey: string }>(
+  runs: readonly R[],
+  groupKeys: ReadonlySet<string>,
+): RunListItem<R>[] {
   const items: RunListItem<R>[] = [];
   const open = new Map<string, R[]>();
   for (const run of runs) {

@@ -5,8 +5,15 @@ import type { SavedViewView } from "./view-models";
 export const savedViewsQueryKey = (page: string) => ["saved-views", page] as const;
 
 /** The signed-in person's saved views of `page` (`GET /api/views`). @throws ApiError 403 for a worker token. */
-export async function fetchSavedViews(page: string, signal?: AbortSignal): Promise<SavedViewView[]> {
-  return (await fetchJson<{ views: SavedViewView[] }>(`/api/views?page=${encodeURIComponent(page)}`, { signal })).views;
+export async function fetchSavedViews(
+  page: string,
+  signal?: AbortSignal,
+): Promise<SavedViewView[]> {
+  return (
+    await fetchJson<{ views: SavedViewView[] }>(`/api/views?page=${encodeURIComponent(page)}`, {
+      signal,
+    })
+  ).views;
 }
 
 /** Saves the current query under `name` (`POST /api/views`). @throws ApiError 409 `conflict` when the name is taken, 400 `invalid_body`. */
@@ -15,7 +22,10 @@ export function createSavedView(page: string, name: string, query: string): Prom
 }
 
 /** Renames a view or replaces its query (`PATCH /api/views/:id`). @throws ApiError 404, 409, 400. */
-export function updateSavedView(id: number, patch: { name?: string; query?: string }): Promise<SavedViewView> {
+export function updateSavedView(
+  id: number,
+  patch: { name?: string; query?: string },
+): Promise<SavedViewView> {
   return sendJson<SavedViewView>("PATCH", `/api/views/${id}`, patch);
 }
 

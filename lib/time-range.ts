@@ -12,7 +12,14 @@ export const RANGE_PRESETS = {
 /** A preset's URL value ("15m" … "30d"). */
 export type RangePreset = keyof typeof RANGE_PRESETS;
 /** Labels of the presets, in menu order. */
-export const RANGE_LABELS: Record<RangePreset, string> = { "15m": "Last 15 min", "1h": "Last 1 h", "6h": "Last 6 h", "24h": "Last 24 h", "7d": "Last 7 d", "30d": "Last 30 d" };
+export const RANGE_LABELS: Record<RangePreset, string> = {
+  "15m": "Last 15 min",
+  "1h": "Last 1 h",
+  "6h": "Last 6 h",
+  "24h": "Last 24 h",
+  "7d": "Last 7 d",
+  "30d": "Last 30 d",
+};
 
 /** The default window of host and serving charts: the last hour ("1h", written as no parameter). */
 export const DEFAULT_RANGE: TimeRange = { kind: "preset", preset: "1h" };
@@ -20,7 +27,8 @@ export const DEFAULT_RANGE: TimeRange = { kind: "preset", preset: "1h" };
 export const MAX_RANGE_MS = 90 * 86_400_000;
 
 /** A chosen window: a preset ending now, or a fixed custom span (epoch ms). */
-export type TimeRange = { kind: "preset"; preset: RangePreset } | { kind: "custom"; fromMs: number; toMs: number };
+export type TimeRange =
+  { kind: "preset"; preset: RangePreset } | { kind: "custom"; fromMs: number; toMs: number };
 
 const epochMs = z.coerce.number().int().min(0).max(8.64e15);
 
@@ -29,24 +37,56 @@ const epochMs = z.coerce.number().int().min(0).max(8.64e15);
  * at most 90 days). Issues name the parameter.
  */
 export const timeRangeParams = z
-  .object({ range: z.enum(Object.keys(RANGE_PRESETS) as [RangePreset, ...RangePreset[]]).optional(), from: epochMs.optional(), to: epochMs.optional() })
-  .superRefine((p, ctx) => {
-    if ((p.from === undefined) !== (p.to === undefined)) ctx.addIssue({ code: "custom", message: "from and to go together (epoch ms)", path: ["from"] });
-    if (p.from !== undefined && p.to !== undefined && (p.to <= p.from || p.to - p.from > MAX_RANGE_MS))
-      ctx.addIssue({ code: "custom", message: "to must be after from, at most 90 days later", path: ["to"] });
+  .object({
+    range: z.enum(Object.keys(RANGE_PRESETS) as [RangePreset, ...RangePreset[]]).optional(),
+    from: epochMs.optional(),
+    to: epochMs.optional(),
   })
-  .transform((p): TimeRange => (p.from !== undefined && p.to !== undefined ? { kind: "custom", fromMs: p.from, toMs: p.to } : p.range ? { kind: "preset", preset: p.range } : DEFAULT_RANGE));
+  .superRefine((p, ctx) => {
+    if ((p.from === undefined) !== (p.to === undefined))
+      ctx.addIssue({
+        code: "custom",
+        message: "from and to go together (epoch ms)",
+        path: ["from"],
+      });
+    if (
+      p.from !== undefined &&
+      p.to !== undefined &&
+      (p.to <= p.from || p.to - p.from > MAX_RANGE_MS)
+    )
+      ctx.addIssue({
+        code: "custom",
+        message: "to must be after from, at most 90 days later",
+        path: ["to"],
+      });
+  })
+  .transform((p): TimeRange =>
+    p.from !== undefined && p.to !== undefined
+      ? { kind: "custom", fromMs: p.from, toMs: p.to }
+      : p.range
+        ? { kind: "preset", preset: p.range }
+        : DEFAULT_RANGE,
+  );
 
 /** Reads a window from URL parameters; anything invalid falls back to the default (pages never fail on a bad URL). */
 export function parseTimeRange(params: Record<string, string | string[] | undefined>): TimeRange {
   const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-  const parsed = timeRangeParams.safeParse({ range: one(params.range), from: one(params.from), to: one(params.to) });
+  const parsed = timeRangeParams.safeParse({
+    range: one(params.range),
+    from: one(params.from),
+    to: one(params.to),
+  });
   return parsed.success ? parsed.data : DEFAULT_RANGE;
 }
 
 /** The window's bounds in epoch ms, a preset ending at `nowMs`. */
-export function resolveTimeRange(range: TimeRange, nowMs: number): { fromMs: number; toMs: number } {
-  return range.kind === "custom" ? { fromMs: range.fromMs, toMs: range.toMs } : { fromMs: nowMs - RANGE_PRESETS[range.preset], toMs: nowMs };
+export function resolveTimeRange(
+  range: TimeRange,
+  nowMs: number,
+): { fromMs: number; toMs: number } {
+  return range.kind === "custom"
+    ? { fromMs: range.fromMs, toMs: range.toMs }
+    : { fromMs: nowMs - RANGE_PRESETS[range.preset], toMs: nowMs };
 }
 
 /** URL parameters of a window ("range=6h", "from=…&to=…"); the default gives "" so plain URLs stay plain. */

@@ -4,6 +4,7 @@
  * so and exits 0: the server still builds, and /python says how to build the wheel.
  */
 import path from "node:path";
+
 import { ensurePythonWheel } from "./lib/python-wheel";
 
 ensurePythonWheel(path.resolve(import.meta.dirname, ".."), (msg) => console.log(msg));

@@ -45,12 +45,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+
 import { readLiveConnection, resolveDataDir } from "@/lib/server/database/embedded";
+
+import { DEMO_USER, prepareDemoAccounts } from "./demo/accounts";
 import { DEMO_HOSTS } from "./demo/context";
 import { pythonAvailable } from "./demo/generation";
 import { assertPortFree, launchPitwall, type PitwallProcess } from "./demo/server";
 import { startSimulation, type Simulation } from "./demo/simulation";
-import { DEMO_USER, prepareDemoAccounts } from "./demo/accounts";
 
 const projectDir = path.resolve(import.meta.dirname, "..");
 /** Written into the data folder on first use: the demo only ever reuses folders it made. */
@@ -94,7 +96,12 @@ function parseOptions(argv: string[]): DemoOptions | null {
     strict: true,
   });
   if (values.help) return null;
-  const num = (name: string, raw: string | undefined, fallback: number, ok: (n: number) => boolean): number => {
+  const num = (
+    name: string,
+    raw: string | undefined,
+    fallback: number,
+    ok: (n: number) => boolean,
+  ): number => {
     if (raw === undefined || raw === "") return fallback;
     const n = Number(raw);
     if (!Number.isFinite(n) || !ok(n)) throw new Error(`invalid --${name} ${raw}\n\n${USAGE}`);
@@ -103,10 +110,18 @@ function parseOptions(argv: string[]): DemoOptions | null {
   const envPort = process.env.PORT;
   return {
     speed: num("speed", values.speed, 60, (n) => n > 0 && n <= 36_000),
-    durationS: values.duration === undefined ? null : num("duration", values.duration, 0, (n) => n > 0),
-    port: num("port", values.port ?? envPort, 8080, (n) => Number.isInteger(n) && n > 0 && n < 65_536),
+    durationS:
+      values.duration === undefined ? null : num("duration", values.duration, 0, (n) => n > 0),
+    port: num(
+      "port",
+      values.port ?? envPort,
+      8080,
+      (n) => Number.isInteger(n) && n > 0 && n < 65_536,
+    ),
     host: process.env.HOST || "127.0.0.1",
-    dataDir: path.resolve(values["data-dir"] ?? (process.env.PITWALL_DATA_DIR || path.join(projectDir, ".data-demo"))),
+    dataDir: path.resolve(
+      values["data-dir"] ?? (process.env.PITWALL_DATA_DIR || path.join(projectDir, ".data-demo")),
+    ),
     seed: num("seed", values.seed, 1, Number.isInteger),
     python: !values["no-python"],
   };
@@ -118,13 +133,22 @@ function parseOptions(argv: string[]): DemoOptions | null {
  * @throws Error when the folder holds a database the demo did not create.
  */
 async function claimDataDir(requested: string): Promise<string> {
-  const dir = await resolveDataDir(projectDir, requested, { info: say, warn: (m) => say(`warning: ${m}`) });
+  const dir = await resolveDataDir(projectDir, requested, {
+    info: say,
+    warn: (m) => say(`warning: ${m}`),
+  });
   const marker = path.join(dir, MARKER);
   if (fs.existsSync(path.join(dir, "pg")) && !fs.existsSync(marker)) {
-    throw new Error(`${dir} holds a Pitwall database that the demo did not create; the demo keeps its data apart. Pass --data-dir <new folder> (or unset PITWALL_DATA_DIR).`);
+    throw new Error(
+      `${dir} holds a Pitwall database that the demo did not create; the demo keeps its data apart. Pass --data-dir <new folder> (or unset PITWALL_DATA_DIR).`,
+    );
   }
   fs.mkdirSync(dir, { recursive: true, mode: 0o711 });
-  if (!fs.existsSync(marker)) fs.writeFileSync(marker, `${JSON.stringify({ createdBy: "npm run demo", createdAt: new Date().toISOString() })}\n`);
+  if (!fs.existsSync(marker))
+    fs.writeFileSync(
+      marker,
+      `${JSON.stringify({ createdBy: "npm run demo", createdAt: new Date().toISOString() })}\n`,
+    );
   return dir;
 }
 
@@ -202,9 +226,12 @@ async function main(): Promise<number> {
 
   await assertPortFree(opts.port, opts.host);
   const dataDir = await claimDataDir(opts.dataDir);
-  if (process.env.DATABASE_URL) say("note: DATABASE_URL is set; the demo ignores it and uses its own embedded database");
+  if (process.env.DATABASE_URL)
+    say("note: DATABASE_URL is set; the demo ignores it and uses its own embedded database");
   say(`Pitwall demo: starting Pitwall on port ${opts.port} with its data in ${dataDir}`);
-  say("  (the first start builds the dashboard: 1-8 minutes by the machine and its load; later starts take seconds)");
+  say(
+    "  (the first start builds the dashboard: 1-8 minutes by the machine and its load; later starts take seconds)",
+  );
   let up = false;
   const problems = repeatCollapser(say);
   const started = launchPitwall({
@@ -220,7 +247,13 @@ async function main(): Promise<number> {
     },
   });
   server = started;
-  const first = await Promise.race([started.ready.then((url) => ({ url }), (err: unknown) => ({ err })), stopRequested.then((why) => ({ why }))]);
+  const first = await Promise.race([
+    started.ready.then(
+      (url) => ({ url }),
+      (err: unknown) => ({ err }),
+    ),
+    stopRequested.then((why) => ({ why })),
+  ]);
   if ("err" in first) throw first.err;
   if ("why" in first) {
     say(`stopping (${first.why}) before the server was up…`);
@@ -237,27 +270,62 @@ async function main(): Promise<number> {
     const tokens = await prepareDemoAccounts(connection.url, DEMO_HOSTS);
     const usePython = opts.python && pythonAvailable();
     const keyPrefix = `demo-${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15)}`;
-    simulation = await startSimulation({ url, tokens, speed: opts.speed, seed: opts.seed, usePython, keyPrefix, log: say });
+    simulation = await startSimulation({
+      url,
+      tokens,
+      speed: opts.speed,
+      seed: opts.seed,
+      usePython,
+      keyPrefix,
+      log: say,
+    });
 
-    const scale = opts.speed === 60 ? "1 s = 1 simulated minute" : `1 s = ${opts.speed} simulated seconds`;
+    const scale =
+      opts.speed === 60 ? "1 s = 1 simulated minute" : `1 s = ${opts.speed} simulated seconds`;
     say("");
-    const shown = opts.host === "127.0.0.1" || opts.host === "0.0.0.0" || opts.host === "::" ? `http://localhost:${opts.port}` : url;
+    const shown =
+      opts.host === "127.0.0.1" || opts.host === "0.0.0.0" || opts.host === "::"
+        ? `http://localhost:${opts.port}`
+        : url;
     say(`Pitwall demo is running: open ${shown}`);
-    say(`  sign in as ${DEMO_USER.email} with password ${DEMO_USER.password} (an admin of the demo's own database)`);
+    say(
+      `  sign in as ${DEMO_USER.email} with password ${DEMO_USER.password} (an admin of the demo's own database)`,
+    );
     say(`  simulated time: ${scale} (--speed); rates and ETAs on the dashboard are in real time`);
-    say("  extraction on kpro5 (gpu0-gpu3, S3 uploads, a worker restart), training on ct129 (checkpoints, a NaN),");
-    say(`  a benchmark sweep on ws-a6000, and a generation worker that hangs (${simulation.generationClient === "python" ? "Python client" : "TypeScript SDK"}) and turns stale`);
-    say("  three Kimi K2.6 deployments on kpro6 (TP8, EP8, EP8 + MTP) with long-context runs: tick them on");
-    say(`  ${shown}/runs?kind=benchmark and press Compare for their curves, config differences and a 100K-sample projection`);
-    say(`  drafter evals: τ per checkpoint of training runs 6 and 7 against the 12.4 reference, live as run 7's checkpoints are scored: ${shown}/evals`);
-    say(`  agent sessions with live todo lists and plans waiting for a decision: ${shown}/sessions and ${shown}/plans`);
-    say("  serving telemetry of the SGLang engine on ws-a6000 (requests, KV cache, tok/s, TTFT, ITL), also under the benchmark run");
+    say(
+      "  extraction on kpro5 (gpu0-gpu3, S3 uploads, a worker restart), training on ct129 (checkpoints, a NaN),",
+    );
+    say(
+      `  a benchmark sweep on ws-a6000, and a generation worker that hangs (${simulation.generationClient === "python" ? "Python client" : "TypeScript SDK"}) and turns stale`,
+    );
+    say(
+      "  three Kimi K2.6 deployments on kpro6 (TP8, EP8, EP8 + MTP) with long-context runs: tick them on",
+    );
+    say(
+      `  ${shown}/runs?kind=benchmark and press Compare for their curves, config differences and a 100K-sample projection`,
+    );
+    say(
+      `  drafter evals: τ per checkpoint of training runs 6 and 7 against the 12.4 reference, live as run 7's checkpoints are scored: ${shown}/evals`,
+    );
+    say(
+      `  agent sessions with live todo lists and plans waiting for a decision: ${shown}/sessions and ${shown}/plans`,
+    );
+    say(
+      "  serving telemetry of the SGLang engine on ws-a6000 (requests, KV cache, tok/s, TTFT, ITL), also under the benchmark run",
+    );
     say(`  server log: ${path.join(dataDir, "demo-server.log")}`);
-    say(`Stop with Ctrl-C (workers first, then the server).${opts.durationS ? ` Stops by itself after ${opts.durationS} s.` : ""}`);
+    say(
+      `Stop with Ctrl-C (workers first, then the server).${opts.durationS ? ` Stops by itself after ${opts.durationS} s.` : ""}`,
+    );
     say("");
 
-    const timer = opts.durationS ? setTimeout(() => requestStop("--duration"), opts.durationS * 1000) : null;
-    const why = await Promise.race([stopRequested, started.exited.then((code) => `server exited (code ${code})`)]);
+    const timer = opts.durationS
+      ? setTimeout(() => requestStop("--duration"), opts.durationS * 1000)
+      : null;
+    const why = await Promise.race([
+      stopRequested,
+      started.exited.then((code) => `server exited (code ${code})`),
+    ]);
     if (timer) clearTimeout(timer);
     if (why.startsWith("server exited")) {
       say(`Pitwall stopped unexpectedly: ${why}; see ${path.join(dataDir, "demo-server.log")}`);

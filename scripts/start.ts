@@ -4,10 +4,16 @@
  * then applies migrations, builds the dashboard if needed, and serves on PORT (default 8080).
  */
 import path from "node:path";
+
+import {
+  resolveDataDir,
+  startEmbeddedPostgres,
+  type EmbeddedDatabase,
+} from "@/lib/server/database/embedded";
 import { migrateDeploy } from "@/lib/server/database/migrate";
-import { resolveDataDir, startEmbeddedPostgres, type EmbeddedDatabase } from "@/lib/server/database/embedded";
 import { parseEnv } from "@/lib/server/env";
 import { logger } from "@/lib/server/logger";
+
 import { ensureBuild } from "./lib/build";
 
 const projectDir = path.resolve(import.meta.dirname, "..");
@@ -39,7 +45,8 @@ async function main(): Promise<void> {
       logger.info("database migrations applied");
     }
     // PITWALL_SKIP_BUILD=1: serve the existing build as is (tests build once up front).
-    if (!dev && !process.env.PITWALL_SKIP_BUILD) await ensureBuild(projectDir, (m) => logger.info(m));
+    if (!dev && !process.env.PITWALL_SKIP_BUILD)
+      await ensureBuild(projectDir, (m) => logger.info(m));
   } catch (err) {
     await stopDb();
     throw err;

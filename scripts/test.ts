@@ -15,6 +15,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+
 import { ensureChromium } from "./lib/browser";
 import { buildIsStale } from "./lib/build";
 
@@ -38,7 +39,11 @@ interface StageResult {
 }
 
 /** Runs a command; resolves with its exit code. `capture` collects its output instead of printing it. */
-function run(cmd: string, args: string[], opts: { env?: Record<string, string>; capture?: string[] } = {}): Promise<number> {
+function run(
+  cmd: string,
+  args: string[],
+  opts: { env?: Record<string, string>; capture?: string[] } = {},
+): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, {
       cwd: projectDir,
@@ -67,12 +72,29 @@ function readJson<T>(file: string): T | null {
 }
 
 /** Runs one vitest project (`--project name`) and reads its counts from the JSON report. */
-async function vitestProject(name: "unit" | "integration" | "slow", extraArgs: string[] = []): Promise<StageResult> {
+async function vitestProject(
+  name: "unit" | "integration" | "slow",
+  extraArgs: string[] = [],
+): Promise<StageResult> {
   const json = path.join(reportDir, `vitest-${name}.json`);
   const started = Date.now();
   log(`vitest project "${name}"`);
-  const exitCode = await run(bin("vitest"), ["run", "--project", name, "--passWithNoTests", "--reporter=default", "--reporter=json", `--outputFile.json=${json}`, ...extraArgs]);
-  const r = readJson<{ numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number }>(json);
+  const exitCode = await run(bin("vitest"), [
+    "run",
+    "--project",
+    name,
+    "--passWithNoTests",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${json}`,
+    ...extraArgs,
+  ]);
+  const r = readJson<{
+    numPassedTests: number;
+    numFailedTests: number;
+    numPendingTests: number;
+    numTodoTests: number;
+  }>(json);
   return {
     name,
     wallS: (Date.now() - started) / 1000,
@@ -88,8 +110,12 @@ async function playwright(browserEnv: Record<string, string>): Promise<StageResu
   const json = path.join(reportDir, "playwright.json");
   const started = Date.now();
   log("Playwright end-to-end tests");
-  const exitCode = await run(bin("playwright"), ["test", "--reporter=list,json"], { env: { ...browserEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: json } });
-  const p = readJson<{ stats: { expected: number; unexpected: number; flaky: number; skipped: number } }>(json);
+  const exitCode = await run(bin("playwright"), ["test", "--reporter=list,json"], {
+    env: { ...browserEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: json },
+  });
+  const p = readJson<{
+    stats: { expected: number; unexpected: number; flaky: number; skipped: number };
+  }>(json);
   return {
     name: "e2e",
     wallS: (Date.now() - started) / 1000,
@@ -106,31 +132,63 @@ async function lint(): Promise<StageResult> {
   const output: string[] = [];
   const exitCode = await run("npm", ["run", "--silent", "lint"], { capture: output });
   const text = output.join("").trim();
-  return { name: "lint", wallS: (Date.now() - started) / 1000, passed: 0, failed: 0, skipped: 0, exitCode, note: text };
+  return {
+    name: "lint",
+    wallS: (Date.now() - started) / 1000,
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    exitCode,
+    note: text,
+  };
 }
 
 /** `next build` when the production build is missing or stale, its output kept for the end (it runs beside the unit tests). */
 async function build(): Promise<StageResult> {
   const started = Date.now();
-  if (!buildIsStale(projectDir)) return { name: "build", wallS: 0, passed: 0, failed: 0, skipped: 0, exitCode: 0, note: "up to date" };
+  if (!buildIsStale(projectDir))
+    return {
+      name: "build",
+      wallS: 0,
+      passed: 0,
+      failed: 0,
+      skipped: 0,
+      exitCode: 0,
+      note: "up to date",
+    };
   log("building the dashboard (next build) while the unit tests run; its output follows them");
   const output: string[] = [];
-  const exitCode = await run(bin("next"), ["build"], { env: { NEXT_TELEMETRY_DISABLED: "1" }, capture: output });
+  const exitCode = await run(bin("next"), ["build"], {
+    env: { NEXT_TELEMETRY_DISABLED: "1" },
+    capture: output,
+  });
   const text = output.join("");
   // Print the build's log after the unit tests: all of it when it failed, its last lines otherwise.
-  return { name: "build", wallS: (Date.now() - started) / 1000, passed: 0, failed: 0, skipped: 0, exitCode, note: exitCode === 0 ? text.split("\n").slice(-25).join("\n") : text };
+  return {
+    name: "build",
+    wallS: (Date.now() - started) / 1000,
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    exitCode,
+    note: exitCode === 0 ? text.split("\n").slice(-25).join("\n") : text,
+  };
 }
 
 function parseStages(args: string[]): Set<Stage> {
   if (args.length === 0) return new Set(STAGES);
-  for (const a of args) if (!STAGES.includes(a as Stage)) throw new Error(`unknown stage "${a}"; choose from ${STAGES.join(", ")}`);
+  for (const a of args)
+    if (!STAGES.includes(a as Stage))
+      throw new Error(`unknown stage "${a}"; choose from ${STAGES.join(", ")}`);
   return new Set(args as Stage[]);
 }
 
 function summaryLine(r: StageResult): string {
   const time = `${r.wallS.toFixed(1).padStart(7)} s`;
-  if (r.name === "lint") return `  ${"lint".padEnd(12)}${time}  ${r.exitCode === 0 ? "ok" : `FAILED (exit ${r.exitCode})`}`;
-  if (r.name === "build") return `  ${"build".padEnd(12)}${time}  ${r.exitCode === 0 ? (r.note === "up to date" ? "up to date" : "ok") : `FAILED (exit ${r.exitCode})`}`;
+  if (r.name === "lint")
+    return `  ${"lint".padEnd(12)}${time}  ${r.exitCode === 0 ? "ok" : `FAILED (exit ${r.exitCode})`}`;
+  if (r.name === "build")
+    return `  ${"build".padEnd(12)}${time}  ${r.exitCode === 0 ? (r.note === "up to date" ? "up to date" : "ok") : `FAILED (exit ${r.exitCode})`}`;
   const runner = r.exitCode !== 0 && r.failed === 0 ? `  (runner exit ${r.exitCode})` : "";
   const skipped = r.skipped ? `, ${r.skipped} skipped` : "";
   return `  ${r.name.padEnd(12)}${time}  ${r.passed} passed, ${r.failed} failed${skipped}${runner}${r.note ? `  ${r.note}` : ""}`;
@@ -150,7 +208,10 @@ async function main(): Promise<void> {
     stages.has("lint") ? lint() : Promise.resolve(null),
     stages.has("unit") ? vitestProject("unit") : Promise.resolve(null),
   ]);
-  if (built?.note && built.note !== "up to date") console.log(`\n[test] next build output${built.exitCode === 0 ? " (last lines)" : ""}:\n${built.note}`);
+  if (built?.note && built.note !== "up to date")
+    console.log(
+      `\n[test] next build output${built.exitCode === 0 ? " (last lines)" : ""}:\n${built.note}`,
+    );
   if (built) results.push({ ...built, note: built.note === "up to date" ? built.note : undefined });
   if (linted) {
     if (linted.note) console.log(`\n[test] npm run lint output:\n${linted.note}`);
@@ -164,7 +225,15 @@ async function main(): Promise<void> {
     if (!stages.has(stage)) continue;
     if (stage === "slow") beforeSlowS = (Date.now() - started) / 1000;
     if (!buildOk) {
-      results.push({ name: stage, wallS: 0, passed: 0, failed: 0, skipped: 0, exitCode: 1, note: "not run: the build failed" });
+      results.push({
+        name: stage,
+        wallS: 0,
+        passed: 0,
+        failed: 0,
+        skipped: 0,
+        exitCode: 1,
+        note: "not run: the build failed",
+      });
       continue;
     }
     results.push(stage === "e2e" ? await playwright(browserEnv) : await vitestProject(stage));
@@ -176,7 +245,8 @@ async function main(): Promise<void> {
   if (failed === 0 && runnerFailed) failed = 1; // a runner (or lint) failed outside any test
   console.log(`\n[test] summary (wall time per stage; build and lint ran alongside unit)`);
   for (const r of results) console.log(summaryLine(r));
-  if (beforeSlowS !== null) console.log(`  ${"before slow".padEnd(12)}${beforeSlowS.toFixed(1).padStart(7)} s`);
+  if (beforeSlowS !== null)
+    console.log(`  ${"before slow".padEnd(12)}${beforeSlowS.toFixed(1).padStart(7)} s`);
   console.log(`  ${"total".padEnd(12)}${((Date.now() - started) / 1000).toFixed(1).padStart(7)} s`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
   process.exit(runnerFailed ? 1 : 0);

@@ -1,17 +1,34 @@
 import { Activity } from "lucide-react";
 import type { ReactNode } from "react";
+
 import { CopyButton } from "@/components/ui/copy-button";
 
-function Step({ n, title, command, children, after }: { n: number; title: string; command: string; children?: ReactNode; after?: ReactNode }) {
+function Step({
+  n,
+  title,
+  command,
+  children,
+  after,
+}: {
+  n: number;
+  title: string;
+  command: string;
+  children?: ReactNode;
+  after?: ReactNode;
+}) {
   return (
     <li className="flex min-w-0 flex-col gap-1.5">
       <div className="text-sm font-medium">
-        <span className="mr-2 inline-flex size-5 items-center justify-center rounded-full bg-muted text-xs tabular-nums text-muted-fg">{n}</span>
+        <span className="mr-2 inline-flex size-5 items-center justify-center rounded-full bg-muted text-xs text-muted-fg tabular-nums">
+          {n}
+        </span>
         {title}
       </div>
       {children}
-      <div className="flex items-start gap-1 rounded-md border border-border bg-muted/60 py-1.5 pl-3 pr-1">
-        <pre className="min-w-0 flex-1 overflow-x-auto whitespace-pre py-0.5 font-mono text-xs leading-5">{command}</pre>
+      <div className="flex items-start gap-1 rounded-md border border-border bg-muted/60 py-1.5 pr-1 pl-3">
+        <pre className="min-w-0 flex-1 overflow-x-auto py-0.5 font-mono text-xs leading-5 whitespace-pre">
+          {command}
+        </pre>
         <CopyButton text={command} label={`Copy: ${title}`} />
       </div>
       {after}
@@ -36,13 +53,20 @@ export function OverviewEmptyState({ origin }: { origin: string }) {
         <div className="min-w-0">
           <h2 className="text-base font-semibold">Nothing is being watched yet</h2>
           <p className="text-sm text-muted-fg">
-            Runs, hosts and alerts show up here live as soon as a worker pushes them. Create a token on the machine doing the work, then wrap your command or push from Python.
+            Runs, hosts and alerts show up here live as soon as a worker pushes them. Create a token
+            on the machine doing the work, then wrap your command or push from Python.
           </p>
         </div>
       </div>
       <ol className="flex min-w-0 flex-col gap-5">
-        <Step n={1} title="Create a worker token for this host" command="npx pitwall token create $(hostname)">
-          <p className="text-xs text-muted-fg">Run it where Pitwall is installed; it prints the token once.</p>
+        <Step
+          n={1}
+          title="Create a worker token for this host"
+          command="npx pitwall token create $(hostname)"
+        >
+          <p className="text-xs text-muted-fg">
+            Run it where Pitwall is installed; it prints the token once.
+          </p>
         </Step>
         <Step
           n={2}
@@ -51,7 +75,8 @@ export function OverviewEmptyState({ origin }: { origin: string }) {
   --name "hidden states" --total 914000 --unit samples -- python extract.py`}
         >
           <p className="text-xs text-muted-fg">
-            It passes the output through unchanged and exits with the command&apos;s exit code; see <code className="font-mono">docs/worker-clients.md</code> for progress lines.
+            It passes the output through unchanged and exits with the command&apos;s exit code; see{" "}
+            <code className="font-mono">docs/worker-clients.md</code> for progress lines.
           </p>
         </Step>
         <Step
@@ -59,7 +84,7 @@ export function OverviewEmptyState({ origin }: { origin: string }) {
           title="…or report from Python: copy the one-file client (stdlib only) next to your script"
           command="scp clients/python/pitwall.py gpu-host:~/jobs/"
           after={
-          <pre className="overflow-x-auto rounded-md border border-border bg-muted/40 px-3 py-2 font-mono text-xs leading-5">{`from pitwall import Pitwall   # PITWALL_URL, PITWALL_TOKEN from the environment
+            <pre className="overflow-x-auto rounded-md border border-border bg-muted/40 px-3 py-2 font-mono text-xs leading-5">{`from pitwall import Pitwall   # PITWALL_URL, PITWALL_TOKEN from the environment
 with Pitwall().run(kind="extraction", name="hidden states", total=914000, unit="samples") as run:
     run.progress(done, counters={"s3.uploaded": n_up, "s3.inflight": k, "local.deleted": d})
     run.metrics(step, loss=loss)`}</pre>

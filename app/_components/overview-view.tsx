@@ -1,38 +1,48 @@
 "use client";
 
-import { formatDurationIn, pickDurationUnit, type DurationUnit } from "@/lib/column-format";
+import { useQuery } from "@tanstack/react-query";
+import { Maximize2, Minimize2, OctagonAlert } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, type ReactNode } from "react";
-import { useQuery } from "@tanstack/react-query";
-import { Maximize2, Minimize2, OctagonAlert } from "lucide-react";
+
 import { HostLine } from "@/components/hosts/host-line";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useNow } from "@/components/live/use-now";
 import { LiveIndicator } from "@/components/nav/live-indicator";
-import { WaitingPlansCard } from "@/components/plans/waiting-plans-card";
 import { ActiveRunRow } from "@/components/pipelines/active-run-row";
 import { alertTitle } from "@/components/pipelines/alerts";
 import { EventList } from "@/components/pipelines/event-list";
-import { fetchOverview, overviewPageQueryKey, overviewQueryKey } from "@/components/pipelines/queries";
+import {
+  fetchOverview,
+  overviewPageQueryKey,
+  overviewQueryKey,
+} from "@/components/pipelines/queries";
 import { formatClock } from "@/components/pipelines/units";
 import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
+import { WaitingPlansCard } from "@/components/plans/waiting-plans-card";
+import { useTimeZone } from "@/components/preferences/preferences-provider";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
 import { buttonVariants } from "@/components/ui/button";
 import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { formatDurationIn, pickDurationUnit, type DurationUnit } from "@/lib/column-format";
 import { formatDuration } from "@/lib/format";
 import { runPath, runsPath } from "@/lib/paths";
-import type { RunState } from "@/lib/view-models";
-import type { PlanListView } from "@/lib/view-models/plans";
-import type { ActiveRunView, FinishedRunView, OverviewView as Overview } from "@/lib/view-models/overview";
-import { wallHostRows } from "@/lib/view-models/hosts";
 import { cn } from "@/lib/utils";
+import type { RunState } from "@/lib/view-models";
+import { wallHostRows } from "@/lib/view-models/hosts";
+import type {
+  ActiveRunView,
+  FinishedRunView,
+  OverviewView as Overview,
+} from "@/lib/view-models/overview";
+import type { PlanListView } from "@/lib/view-models/plans";
+
 import { OverviewEmptyState } from "./overview-empty-state";
-import { WALL_THEME } from "./wall-theme";
 import { useWallFit, useWallPage, WallFigures } from "./wall-parts";
-import { useTimeZone } from "@/components/preferences/preferences-provider";
+import { WALL_THEME } from "./wall-theme";
 
 /** Host rows a wall lists before the rest become one "+ N more" line. */
 const WALL_HOST_ROWS = 6;
@@ -47,26 +57,49 @@ interface OverviewViewProps {
 }
 
 /** "Runs 51–100 of 40,000" with previous/next page links, when the active runs span more than one page. */
-function ActivePager({ counts, shown, wall }: { counts: Overview["activeCounts"]; shown: number; wall: boolean }) {
+function ActivePager({
+  counts,
+  shown,
+  wall,
+}: {
+  counts: Overview["activeCounts"];
+  shown: number;
+  wall: boolean;
+}) {
   if (counts.total <= counts.limit && counts.offset === 0) return null;
   const page = Math.floor(counts.offset / counts.limit) + 1;
-  const href = (p: number) => `/?${new URLSearchParams({ ...(wall ? { wall: "1" } : {}), ...(p > 1 ? { page: String(p) } : {}) })}`;
+  const href = (p: number) =>
+    `/?${new URLSearchParams({ ...(wall ? { wall: "1" } : {}), ...(p > 1 ? { page: String(p) } : {}) })}`;
   const fmt = (n: number) => n.toLocaleString("en-US");
   return (
-    <nav aria-label="Pages of active runs" className={cn("flex items-center gap-3 border-t border-border px-4 py-2 text-muted-fg tabular-nums", wall ? "text-base" : "text-sm")}>
+    <nav
+      aria-label="Pages of active runs"
+      className={cn(
+        "flex items-center gap-3 border-t border-border px-4 py-2 text-muted-fg tabular-nums",
+        wall ? "text-base" : "text-sm",
+      )}
+    >
       <span>
-        {shown > 0 ? `Runs ${fmt(counts.offset + 1)}–${fmt(counts.offset + shown)} of ${fmt(counts.total)}` : `No runs on this page (${fmt(counts.total)} active)`}
+        {shown > 0
+          ? `Runs ${fmt(counts.offset + 1)}–${fmt(counts.offset + shown)} of ${fmt(counts.total)}`
+          : `No runs on this page (${fmt(counts.total)} active)`}
         <span className="hidden sm:inline"> · stale and alerting first</span>
       </span>
       {/* A wall has no pointer: it pages through what it holds by itself, so no page links there. */}
       <span className={cn("ml-auto flex gap-2", wall && "hidden")}>
         {page > 1 && (
-          <Link href={href(page - 1)} className={buttonVariants({ variant: "outline", size: "sm" })}>
+          <Link
+            href={href(page - 1)}
+            className={buttonVariants({ variant: "outline", size: "sm" })}
+          >
             Previous
           </Link>
         )}
         {counts.offset + shown < counts.total && (
-          <Link href={href(page + 1)} className={buttonVariants({ variant: "outline", size: "sm" })}>
+          <Link
+            href={href(page + 1)}
+            className={buttonVariants({ variant: "outline", size: "sm" })}
+          >
             Next
           </Link>
         )}
@@ -77,7 +110,9 @@ function ActivePager({ counts, shown, wall }: { counts: Overview["activeCounts"]
 
 /** Stale first (most recently silent on top), then running in the server's order (newest start). */
 function orderRuns(runs: ReadonlyArray<{ run: ActiveRunView; state: RunState }>) {
-  const stale = runs.filter((r) => r.state === "stale").sort((a, b) => Date.parse(b.run.lastPushAt) - Date.parse(a.run.lastPushAt));
+  const stale = runs
+    .filter((r) => r.state === "stale")
+    .sort((a, b) => Date.parse(b.run.lastPushAt) - Date.parse(a.run.lastPushAt));
   return [...stale, ...runs.filter((r) => r.state !== "stale")];
 }
 
@@ -99,16 +134,25 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
     refetchInterval: refetchIntervalFor(live),
   });
   const serverNow = useServerNow(data.asOf, dataUpdatedAt);
-  const runs = orderRuns(data.active.map((run) => ({ run, state: liveRunState(run.state, run.lastPushAt, run.stallAfterS, serverNow) })));
+  const runs = orderRuns(
+    data.active.map((run) => ({
+      run,
+      state: liveRunState(run.state, run.lastPushAt, run.stallAfterS, serverNow),
+    })),
+  );
   // Counts cover every active run (the list is one page); the page's own re-derived states can
   // only add runs that turned stale since the response.
-  const pageStale = runs.filter((r) => r.state === "stale").length - data.active.filter((r) => r.state === "stale").length;
+  const pageStale =
+    runs.filter((r) => r.state === "stale").length -
+    data.active.filter((r) => r.state === "stale").length;
   const staleCount = data.activeCounts.stale + pageStale;
   const runningCount = data.activeCounts.running - pageStale;
   const alerting = data.active.filter((r) => r.activeAlerts.length > 0);
   const online = data.hosts.filter((h) => h.state === "online").length;
   // On the wall the working hosts lead and a tail of quiet ones is one line: events keep their place on the screen.
-  const hostRows = wall ? wallHostRows(data.hosts, WALL_HOST_ROWS) : { shown: data.hosts, hidden: 0, hiddenOffline: 0 };
+  const hostRows = wall
+    ? wallHostRows(data.hosts, WALL_HOST_ROWS)
+    : { shown: data.hosts, hidden: 0, hiddenOffline: 0 };
   const wallFrame = useRef<HTMLDivElement>(null);
   // One duration unit for the finished runs, named in the section's header ("46.8 s" beside "1d 0h" read as noise, issue 25).
   const recent = data.recent.slice(0, wall ? 5 : 10);
@@ -116,21 +160,30 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
   const wallPage = useWallPage(runs.length, useWallFit(wallFrame, wall));
 
   const summary = (
-    <span className={cn("flex flex-wrap items-baseline gap-x-3 text-muted-fg tabular-nums", wall ? "text-lg" : "text-sm")}>
+    <span
+      className={cn(
+        "flex flex-wrap items-baseline gap-x-3 text-muted-fg tabular-nums",
+        wall ? "text-lg" : "text-sm",
+      )}
+    >
       <span>
-        <span className="font-medium text-foreground">{runningCount.toLocaleString("en-US")}</span> running
+        <span className="font-medium text-foreground">{runningCount.toLocaleString("en-US")}</span>{" "}
+        running
       </span>
       {staleCount > 0 && (
-        <span className="font-medium text-stale">
-          {staleCount.toLocaleString("en-US")} stale
-        </span>
+        <span className="font-medium text-stale">{staleCount.toLocaleString("en-US")} stale</span>
       )}
       {data.hosts.length > 0 && (
         <span>
-          <span className="font-medium text-foreground">{online}</span>/{data.hosts.length} hosts online
+          <span className="font-medium text-foreground">{online}</span>/{data.hosts.length} hosts
+          online
         </span>
       )}
-      {data.activeCounts.alerting > 0 && <span className="font-medium text-failed">{data.activeCounts.alerting.toLocaleString("en-US")} alerting</span>}
+      {data.activeCounts.alerting > 0 && (
+        <span className="font-medium text-failed">
+          {data.activeCounts.alerting.toLocaleString("en-US")} alerting
+        </span>
+      )}
     </span>
   );
 
@@ -150,19 +203,31 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
   const body = (
     <>
       {error && (
-        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+        <p
+          role="alert"
+          className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed"
+        >
           Could not refresh the overview ({error.message}); showing the last data received.
         </p>
       )}
       {alerting.length > 0 && (
-        <div role="alert" className={cn("grid gap-1 rounded-lg border border-failed/50 bg-failed-bg px-4 py-2.5 text-failed", wall ? "text-lg" : "text-sm")}>
+        <div
+          role="alert"
+          className={cn(
+            "grid gap-1 rounded-lg border border-failed/50 bg-failed-bg px-4 py-2.5 text-failed",
+            wall ? "text-lg" : "text-sm",
+          )}
+        >
           {alerting.flatMap((r) =>
             r.activeAlerts.map((code) => (
               <div key={`${r.id}-${code}`} className="flex items-center gap-2">
                 <OctagonAlert aria-hidden className={cn("shrink-0", wall ? "size-5" : "size-4")} />
                 <span className="font-semibold">{alertTitle(code)}</span>
                 <span>in</span>
-                <Link href={runPath(r.id)} className="truncate font-medium underline-offset-4 hover:underline">
+                <Link
+                  href={runPath(r.id)}
+                  className="truncate font-medium underline-offset-4 hover:underline"
+                >
                   {r.name}
                 </Link>
               </div>
@@ -174,7 +239,14 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
       {data.empty ? (
         <OverviewEmptyState origin={origin} />
       ) : (
-        <div className={cn("grid gap-4", wall ? "md:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]" : "xl:grid-cols-[minmax(0,1fr)_minmax(340px,400px)] 2xl:grid-cols-[minmax(0,1fr)_minmax(400px,480px)]")}>
+        <div
+          className={cn(
+            "grid gap-4",
+            wall
+              ? "md:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]"
+              : "xl:grid-cols-[minmax(0,1fr)_minmax(340px,400px)] 2xl:grid-cols-[minmax(0,1fr)_minmax(400px,480px)]",
+          )}
+        >
           <div className="grid min-w-0 content-start gap-4">
             <Section
               title="Running now"
@@ -192,18 +264,37 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
               }
             >
               {runs.length === 0 ? (
-                <p className={cn("px-4 py-6 text-center text-muted-fg", wall ? "text-lg" : "text-sm")}>Nothing is running right now.</p>
+                <p
+                  className={cn(
+                    "px-4 py-6 text-center text-muted-fg",
+                    wall ? "text-lg" : "text-sm",
+                  )}
+                >
+                  Nothing is running right now.
+                </p>
               ) : (
                 <ul aria-label="Running and stale runs">
-                  {(wall ? runs.slice(wallPage.start, wallPage.end) : runs).map(({ run, state }) => (
-                    <ActiveRunRow key={run.id} run={run} state={state} serverNowMs={serverNow} wall={wall} />
-                  ))}
+                  {(wall ? runs.slice(wallPage.start, wallPage.end) : runs).map(
+                    ({ run, state }) => (
+                      <ActiveRunRow
+                        key={run.id}
+                        run={run}
+                        state={state}
+                        serverNowMs={serverNow}
+                        wall={wall}
+                      />
+                    ),
+                  )}
                 </ul>
               )}
               <ActivePager counts={data.activeCounts} shown={data.active.length} wall={wall} />
             </Section>
             {data.recent.length > 0 && (
-              <Section title="Recently finished" wall={wall} note={<span data-testid="recent-duration-unit">duration ({recentUnit})</span>}>
+              <Section
+                title="Recently finished"
+                wall={wall}
+                note={<span data-testid="recent-duration-unit">duration ({recentUnit})</span>}
+              >
                 <ul>
                   {recent.map((r) => (
                     <FinishedRow key={r.id} run={r} wall={wall} unit={recentUnit} />
@@ -215,7 +306,15 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
           <div className="grid min-w-0 content-start gap-4">
             {/* On the wall, events and alerts lead the column: a room needs them more than the host list, which is cut to what fits. */}
             {wall && eventsSection}
-            <Section title="Hosts" wall={wall} note={<Link href="/hosts" className="text-link hover:underline">All hosts</Link>}>
+            <Section
+              title="Hosts"
+              wall={wall}
+              note={
+                <Link href="/hosts" className="text-link hover:underline">
+                  All hosts
+                </Link>
+              }
+            >
               {data.hosts.length === 0 ? (
                 <p className="px-4 py-3 text-sm text-muted-fg">No hosts yet.</p>
               ) : (
@@ -226,9 +325,13 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
                     ))}
                   </ul>
                   {hostRows.hidden > 0 && (
-                    <p className="border-t border-border px-4 py-1.5 text-sm text-muted-fg" data-testid="wall-hosts-more">
+                    <p
+                      className="border-t border-border px-4 py-1.5 text-sm text-muted-fg"
+                      data-testid="wall-hosts-more"
+                    >
                       + {hostRows.hidden} more host{hostRows.hidden === 1 ? "" : "s"}
-                      {hostRows.hiddenOffline > 0 && ` (${hostRows.hiddenOffline === hostRows.hidden ? "all" : hostRows.hiddenOffline} offline)`}
+                      {hostRows.hiddenOffline > 0 &&
+                        ` (${hostRows.hiddenOffline === hostRows.hidden ? "all" : hostRows.hiddenOffline} offline)`}
                     </p>
                   )}
                 </>
@@ -243,11 +346,22 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
 
   if (wall) {
     return (
-      <div ref={wallFrame} style={WALL_THEME} className="fixed inset-0 z-50 overflow-hidden bg-background px-6 py-4 text-foreground max-md:overflow-y-auto max-md:px-3" data-testid="wall" data-wall>
+      <div
+        ref={wallFrame}
+        style={WALL_THEME}
+        className="fixed inset-0 z-50 overflow-hidden bg-background px-6 py-4 text-foreground max-md:overflow-y-auto max-md:px-3"
+        data-testid="wall"
+        data-wall
+      >
         <WallExitOnEscape />
         {/* Figures, clock and exit share one row: the screen's height goes to the runs. */}
         <div className="mb-3 flex flex-col-reverse items-stretch gap-2 md:flex-row md:gap-4">
-          <WallFigures running={runningCount} stale={staleCount} hostsOnline={online} hosts={data.hosts.length} alerts={alerting.reduce((n, r) => n + r.activeAlerts.length, 0)}
+          <WallFigures
+            running={runningCount}
+            stale={staleCount}
+            hostsOnline={online}
+            hosts={data.hosts.length}
+            alerts={alerting.reduce((n, r) => n + r.activeAlerts.length, 0)}
             initialPlans={plans.pendingCount}
             renderedAt={renderedAt}
             className="min-w-0 flex-1"
@@ -261,7 +375,11 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
               <span className="[&>span]:text-sm">
                 <LiveIndicator />
               </span>
-              <Link href="/" className="rounded-md px-2 py-0.5 text-sm text-muted-fg hover:bg-muted hover:text-foreground" title="Leave wall mode (Esc)">
+              <Link
+                href="/"
+                className="rounded-md px-2 py-0.5 text-sm text-muted-fg hover:bg-muted hover:text-foreground"
+                title="Leave wall mode (Esc)"
+              >
                 <Minimize2 aria-hidden className="mr-1 inline size-4" />
                 Exit
               </Link>
@@ -278,7 +396,14 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
         <h1 className="text-lg font-semibold tracking-tight">Overview</h1>
         {!data.empty && summary}
         {/* Not on a phone: the wall is for a team screen (issue 25). */}
-        <Link href="/?wall=1" className={cn(buttonVariants({ variant: "outline", size: "sm" }), "ml-auto self-center max-md:hidden")} title="Full screen, dark, large type: for a team screen">
+        <Link
+          href="/?wall=1"
+          className={cn(
+            buttonVariants({ variant: "outline", size: "sm" }),
+            "ml-auto self-center max-md:hidden",
+          )}
+          title="Full screen, dark, large type: for a team screen"
+        >
           <Maximize2 aria-hidden />
           Wall mode
         </Link>
@@ -288,12 +413,24 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
   );
 }
 
-function Section({ title, note, wall, children }: { title: string; note?: ReactNode; wall: boolean; children: ReactNode }) {
+function Section({
+  title,
+  note,
+  wall,
+  children,
+}: {
+  title: string;
+  note?: ReactNode;
+  wall: boolean;
+  children: ReactNode;
+}) {
   return (
     <Card className="min-w-0 overflow-hidden" data-wall-section={wall ? "" : undefined}>
       <CardHeader className={wall ? "py-1.5" : undefined}>
         <CardTitle className={wall ? "text-lg" : undefined}>{title}</CardTitle>
-        {note && <CardDescription className={cn("ml-auto", wall && "text-sm")}>{note}</CardDescription>}
+        {note && (
+          <CardDescription className={cn("ml-auto", wall && "text-sm")}>{note}</CardDescription>
+        )}
       </CardHeader>
       {children}
     </Card>
@@ -308,23 +445,72 @@ function OlderStale({ count }: { count: number }) {
   );
 }
 
-function FinishedRow({ run, wall, unit }: { run: FinishedRunView; wall: boolean; unit: DurationUnit }) {
-  const detail = run.state === "failed" ? (run.error ?? (run.exitCode !== null ? `exit code ${run.exitCode}` : null)) : null;
+function FinishedRow({
+  run,
+  wall,
+  unit,
+}: {
+  run: FinishedRunView;
+  wall: boolean;
+  unit: DurationUnit;
+}) {
+  const detail =
+    run.state === "failed"
+      ? (run.error ?? (run.exitCode !== null ? `exit code ${run.exitCode}` : null))
+      : null;
   return (
-    <li className={cn("grid items-center gap-x-3 border-b border-border px-4 last:border-b-0", wall ? "grid-cols-[auto_minmax(0,1fr)_auto] py-2.5 text-base" : "grid-cols-[auto_minmax(0,1fr)] py-2 text-[13px] md:grid-cols-[auto_minmax(0,1fr)_auto]")}>
-      <StatusBadge state={run.state} mismatches={run.countMismatches} className={wall ? "h-6 text-sm [&_svg]:size-4" : undefined} />
+    <li
+      className={cn(
+        "grid items-center gap-x-3 border-b border-border px-4 last:border-b-0",
+        wall
+          ? "grid-cols-[auto_minmax(0,1fr)_auto] py-2.5 text-base"
+          : "grid-cols-[auto_minmax(0,1fr)] py-2 text-[13px] md:grid-cols-[auto_minmax(0,1fr)_auto]",
+      )}
+    >
+      <StatusBadge
+        state={run.state}
+        mismatches={run.countMismatches}
+        className={wall ? "h-6 text-sm [&_svg]:size-4" : undefined}
+      />
       <div className="min-w-0">
         {/* The wall has no hover for the tooltip: there the name and notes wrap instead of ending in "…". */}
         {/* And on a phone: there the row stacks and the name wraps (it was cut to "Q…" beside the figures). */}
-        <Link href={runPath(run.id)} className={cn("block font-medium hover:underline", wall ? "break-words" : "truncate max-md:break-words max-md:whitespace-normal")} title={run.name}>
+        <Link
+          href={runPath(run.id)}
+          className={cn(
+            "block font-medium hover:underline",
+            wall ? "break-words" : "truncate max-md:break-words max-md:whitespace-normal",
+          )}
+          title={run.name}
+        >
           {run.name}
         </Link>
-        {detail && <div title={detail} className={cn("text-failed", wall ? "text-sm break-words" : "truncate text-xs")}>{detail}</div>}
-        {run.state === "succeeded" && run.countMismatches[0] && <div title={run.countMismatches[0].message} className={cn("text-stale", wall ? "text-sm break-words" : "truncate text-xs")}>{run.countMismatches[0].message}</div>}
+        {detail && (
+          <div
+            title={detail}
+            className={cn("text-failed", wall ? "text-sm break-words" : "truncate text-xs")}
+          >
+            {detail}
+          </div>
+        )}
+        {run.state === "succeeded" && run.countMismatches[0] && (
+          <div
+            title={run.countMismatches[0].message}
+            className={cn("text-stale", wall ? "text-sm break-words" : "truncate text-xs")}
+          >
+            {run.countMismatches[0].message}
+          </div>
+        )}
       </div>
-      <div className={cn("text-muted-fg tabular-nums", wall ? "text-right text-sm" : "col-start-2 text-xs md:col-start-auto md:text-right")}>
+      <div
+        className={cn(
+          "text-muted-fg tabular-nums",
+          wall ? "text-right text-sm" : "col-start-2 text-xs md:col-start-auto md:text-right",
+        )}
+      >
         <div>
-          {run.kind} · {run.host} · <span title={formatDuration(run.durationS)}>{formatDurationIn(run.durationS, unit)}</span>
+          {run.kind} · {run.host} ·{" "}
+          <span title={formatDuration(run.durationS)}>{formatDurationIn(run.durationS, unit)}</span>
         </div>
         <div>
           ended <RelativeTime iso={run.endedAt} />

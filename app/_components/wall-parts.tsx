@@ -1,7 +1,8 @@
 "use client";
 
-import { useEffect, useState, type RefObject } from "react";
 import { useQuery } from "@tanstack/react-query";
+import { useEffect, useState, type RefObject } from "react";
+
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useNow } from "@/components/live/use-now";
 import { fetchPendingPlanCount, pendingPlansQueryKey } from "@/components/plans/queries";
@@ -13,7 +14,10 @@ export const WALL_RUNS_PER_PAGE = 4;
 export const WALL_PAGE_S = 12;
 
 /** Which page of `count` items the wall shows now: pages turn every {@link WALL_PAGE_S} s on the shared clock. */
-export function useWallPage(count: number, perPage = WALL_RUNS_PER_PAGE): { page: number; pages: number; start: number; end: number } {
+export function useWallPage(
+  count: number,
+  perPage = WALL_RUNS_PER_PAGE,
+): { page: number; pages: number; start: number; end: number } {
   const now = useNow(1000);
   const pages = Math.max(1, Math.ceil(count / perPage));
   const page = Math.floor(now / (WALL_PAGE_S * 1000)) % pages;
@@ -43,22 +47,31 @@ export function useWallFit(frame: RefObject<HTMLElement | null>, enabled: boolea
     const check = () => {
       // A phone cannot be a team screen: it scrolls (every row shown, no rotation) instead of fitting.
       if (window.innerWidth <= WALL_PHONE_MAX_PX) {
-        for (const hidden of el.querySelectorAll<HTMLElement>("li, [data-wall-section]")) hidden.style.visibility = "";
+        for (const hidden of el.querySelectorAll<HTMLElement>("li, [data-wall-section]"))
+          hidden.style.visibility = "";
         setPerPage(Number.MAX_SAFE_INTEGER);
         return;
       }
-      const bottom = el.getBoundingClientRect().bottom - Number.parseFloat(getComputedStyle(el).paddingBottom) + 1;
-      const runs = [...el.querySelectorAll('[data-testid="active-run"]')].map((row) => row.getBoundingClientRect());
+      const bottom =
+        el.getBoundingClientRect().bottom -
+        Number.parseFloat(getComputedStyle(el).paddingBottom) +
+        1;
+      const runs = [...el.querySelectorAll('[data-testid="active-run"]')].map((row) =>
+        row.getBoundingClientRect(),
+      );
       if (runs.length > 0) {
         tallest = Math.max(tallest, ...runs.map((r) => r.height));
         const room = bottom - runs[0]!.top;
         setPerPage(Math.min(WALL_MAX_RUNS_PER_PAGE, Math.max(1, Math.floor(room / tallest))));
       }
-      for (const li of el.querySelectorAll<HTMLElement>("li")) li.style.visibility = li.getBoundingClientRect().bottom > bottom ? "hidden" : "";
+      for (const li of el.querySelectorAll<HTMLElement>("li"))
+        li.style.visibility = li.getBoundingClientRect().bottom > bottom ? "hidden" : "";
       for (const section of el.querySelectorAll<HTMLElement>("[data-wall-section]")) {
         const rows = [...section.querySelectorAll<HTMLElement>("li")];
         const header = section.firstElementChild;
-        const cut = (header !== null && header.getBoundingClientRect().bottom > bottom) || (rows.length > 0 && rows.every((li) => li.style.visibility === "hidden"));
+        const cut =
+          (header !== null && header.getBoundingClientRect().bottom > bottom) ||
+          (rows.length > 0 && rows.every((li) => li.style.visibility === "hidden"));
         section.style.visibility = cut ? "hidden" : "";
       }
     };
@@ -79,10 +92,34 @@ export function useWallFit(frame: RefObject<HTMLElement | null>, enabled: boolea
   return perPage;
 }
 
-function Figure({ value, label, tone }: { value: string; label: string; tone?: "stale" | "failed" | "running" }) {
+function Figure({
+  value,
+  label,
+  tone,
+}: {
+  value: string;
+  label: string;
+  tone?: "stale" | "failed" | "running";
+}) {
   return (
-    <div className="flex min-w-0 flex-wrap items-baseline gap-x-3 rounded-lg border border-border bg-card px-4 py-1.5" data-testid="wall-figure">
-      <div className={cn("text-3xl leading-tight font-semibold tabular-nums", tone === "stale" ? "text-stale" : tone === "failed" ? "text-failed" : tone === "running" ? "text-running" : "")}>{value}</div>
+    <div
+      className="flex min-w-0 flex-wrap items-baseline gap-x-3 rounded-lg border border-border bg-card px-4 py-1.5"
+      data-testid="wall-figure"
+    >
+      <div
+        className={cn(
+          "text-3xl leading-tight font-semibold tabular-nums",
+          tone === "stale"
+            ? "text-stale"
+            : tone === "failed"
+              ? "text-failed"
+              : tone === "running"
+                ? "text-running"
+                : "",
+        )}
+      >
+        {value}
+      </div>
       <div className="text-sm text-muted-fg">{label}</div>
     </div>
   );
@@ -121,12 +158,25 @@ export function WallFigures({
     refetchInterval: refetchIntervalFor(live),
   });
   return (
-    <div className={cn("grid grid-cols-2 gap-2 sm:grid-cols-3 md:gap-4 lg:grid-cols-[1fr_1fr_1.3fr_1.3fr_1fr]", className)}>
+    <div
+      className={cn(
+        "grid grid-cols-2 gap-2 sm:grid-cols-3 md:gap-4 lg:grid-cols-[1fr_1fr_1.3fr_1.3fr_1fr]",
+        className,
+      )}
+    >
       <Figure value={String(running)} label="running" tone="running" />
       <Figure value={String(stale)} label="stale" tone={stale > 0 ? "stale" : undefined} />
       <Figure value={String(plans)} label="plans waiting" tone={plans ? "stale" : undefined} />
-      <Figure value={`${hostsOnline}/${hosts}`} label="hosts online" tone={hostsOnline < hosts ? "stale" : undefined} />
-      <Figure value={String(alerts)} label={alerts === 1 ? "alert" : "alerts"} tone={alerts > 0 ? "failed" : undefined} />
+      <Figure
+        value={`${hostsOnline}/${hosts}`}
+        label="hosts online"
+        tone={hostsOnline < hosts ? "stale" : undefined}
+      />
+      <Figure
+        value={String(alerts)}
+        label={alerts === 1 ? "alert" : "alerts"}
+        tone={alerts > 0 ? "failed" : undefined}
+      />
     </div>
   );
 }

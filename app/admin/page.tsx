@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+
 import { Card, CardContent } from "@/components/ui/card";
 import { hasRole } from "@/lib/roles";
 import { requirePageViewer } from "@/lib/server/auth/page";
@@ -7,6 +8,7 @@ import { prisma } from "@/lib/server/db";
 import { listTokens } from "@/lib/server/repositories/tokens";
 import { listUsers, toAdminUserView } from "@/lib/server/repositories/users";
 import { toAdminTokenView } from "@/lib/view-models/admin";
+
 import { AdminView } from "./_components/admin-view";
 
 export const metadata: Metadata = { title: "Admin" };
@@ -27,12 +29,20 @@ export default async function AdminPage() {
         <CardContent className="space-y-1">
           <h1 className="text-base font-semibold">Admins only</h1>
           <p className="text-sm text-muted-fg">
-            You are signed in as {viewer.name} ({viewer.role}). Ask an admin to manage people and worker tokens.
+            You are signed in as {viewer.name} ({viewer.role}). Ask an admin to manage people and
+            worker tokens.
           </p>
         </CardContent>
       </Card>
     );
   }
   const [users, tokens] = await Promise.all([listUsers(prisma()), listTokens(prisma())]);
-  return <AdminView users={users.map(toAdminUserView)} tokens={tokens.map(toAdminTokenView)} selfId={viewer.id} origin={requestOrigin(await headers())} />;
+  return (
+    <AdminView
+      users={users.map(toAdminUserView)}
+      tokens={tokens.map(toAdminTokenView)}
+      selfId={viewer.id}
+      origin={requestOrigin(await headers())}
+    />
+  );
 }

@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
+
 import { hasRole } from "@/lib/roles";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { listBaselines } from "@/lib/server/repositories/baselines";
+
 import { BaselinesView } from "./_components/baselines-view";
 
 export const metadata: Metadata = { title: "Baselines" };
@@ -16,5 +18,7 @@ export default async function BaselinesPage() {
   const viewer = await requirePageViewer();
   const canEdit = viewer.kind === "user" && hasRole(viewer.role, "approver");
   const initial = await listBaselines(prisma());
-  return <BaselinesView initial={initial} renderedAt={Date.parse(initial.asOf)} canEdit={canEdit} />;
+  return (
+    <BaselinesView initial={initial} renderedAt={Date.parse(initial.asOf)} canEdit={canEdit} />
+  );
 }

@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
+
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { DEFAULT_CHECKPOINT_LIMIT, listCheckpoints } from "@/lib/server/repositories/lineage";
+
 import { CheckpointsView } from "./_components/checkpoints-view";
 
 export const metadata: Metadata = { title: "Checkpoints" };

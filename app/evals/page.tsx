@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
+
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { evalOverviewQuery, getEvalOverview } from "@/lib/server/repositories/evals";
+
 import { EvalsView } from "./_components/evals-view";
 
 export const metadata: Metadata = { title: "Evals" };
@@ -18,10 +20,17 @@ function param(v: string | string[] | undefined): string | undefined {
  * baselines, τ by category at each run's latest checkpoint, and the runs; live on `evals` and
  * `baselines`. Invalid filter values are ignored.
  */
-export default async function EvalsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function EvalsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   await requirePageViewer();
   const sp = await searchParams;
-  const parsed = evalOverviewQuery.safeParse({ category: param(sp.category), dataset: param(sp.dataset) });
+  const parsed = evalOverviewQuery.safeParse({
+    category: param(sp.category),
+    dataset: param(sp.dataset),
+  });
   const filters = parsed.success ? parsed.data : {};
   const initial = await getEvalOverview(prisma(), filters);
   return <EvalsView initial={initial} filters={filters} renderedAt={Date.parse(initial.asOf)} />;

@@ -1,5 +1,5 @@
-import { databaseUrl } from "@/lib/server/db";
 import { databaseHealth } from "@/lib/server/database/health";
+import { databaseUrl } from "@/lib/server/db";
 import { json } from "@/lib/server/http";
 import { logger } from "@/lib/server/logger";
 
@@ -13,5 +13,7 @@ export const dynamic = "force-dynamic";
  */
 export async function GET(): Promise<Response> {
   const health = await databaseHealth(databaseUrl(), logger);
-  return health === "up" ? json({ ok: true, database: "up" }) : json({ ok: false, database: "down" }, 503);
+  return health === "up"
+    ? json({ ok: true, database: "up" })
+    : json({ ok: false, database: "down" }, 503);
 }

@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
+
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { listHosts } from "@/lib/server/repositories/hosts";
+
 import { HostsView } from "./_components/hosts-view";
 
 export const metadata: Metadata = { title: "Hosts" };

@@ -1,11 +1,13 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+
 import { hasRole } from "@/lib/roles";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { pool } from "@/lib/server/db";
 import { listInbox } from "@/lib/server/repositories/inbox";
 import { listInboxAudit } from "@/lib/server/repositories/inbox-audit";
 import { listInboxRules } from "@/lib/server/repositories/inbox-rules";
+
 import { InboxHistory } from "./_components/inbox-history";
 import { InboxRules } from "./_components/inbox-rules";
 import { InboxView } from "./_components/inbox-view";
@@ -19,13 +21,19 @@ const TABS = [
 ] as const;
 
 /** /inbox: everything agents wait on, oldest first (approvers decide); `?tab=rules` the allow/deny rules; `?tab=history` the audit (approvers and admins). */
-export default async function InboxPage({ searchParams }: { searchParams: Promise<{ tab?: string | string[] }> }) {
+export default async function InboxPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ tab?: string | string[] }>;
+}) {
   const viewer = await requirePageViewer();
   const canDecide = viewer.kind === "user" && hasRole(viewer.role, "approver");
   const asked = (await searchParams).tab;
-  const tab = TABS.find((t) => t.tab === asked && (t.tab !== "history" || canDecide))?.tab ?? "waiting";
+  const tab =
+    TABS.find((t) => t.tab === asked && (t.tab !== "history" || canDecide))?.tab ?? "waiting";
   const at = new Date();
-  const items = tab === "waiting" ? await listInbox(pool(), { withDetail: viewer.kind === "user" }, at) : [];
+  const items =
+    tab === "waiting" ? await listInbox(pool(), { withDetail: viewer.kind === "user" }, at) : [];
   return (
     <div className="grid gap-4">
       <nav aria-label="Inbox sections" className="flex flex-wrap gap-1 border-b border-border">
@@ -42,7 +50,11 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
       </nav>
       {tab !== "waiting" && <h1 className="text-lg font-semibold tracking-tight">Inbox</h1>}
       {tab === "waiting" && (
-        <InboxView initial={{ asOf: at.toISOString(), count: items.length, items }} renderedAt={at.getTime()} canDecide={canDecide} />
+        <InboxView
+          initial={{ asOf: at.toISOString(), count: items.length, items }}
+          renderedAt={at.getTime()}
+          canDecide={canDecide}
+        />
       )}
       {tab === "rules" && <InboxRules initial={await listInboxRules(pool())} canEdit={canDecide} />}
       {tab === "history" && <InboxHistory initial={await listInboxAudit(pool(), { limit: 200 })} />}

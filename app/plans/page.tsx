@@ -1,9 +1,11 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+
 import { hasRole } from "@/lib/roles";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { listPlans, planListQuery } from "@/lib/server/repositories/plans";
+
 import { PlansView } from "./_components/plans-view";
 
 export const metadata: Metadata = { title: "Plans" };
@@ -22,5 +24,12 @@ export default async function PlansPage() {
   const initial = await listPlans(prisma(), planListQuery.parse({}));
   // The same rule as the plan page: only people with the approver role get the decision actions.
   const canDecide = viewer.kind === "user" && hasRole(viewer.role, "approver");
-  return <PlansView initial={initial} renderedAt={Date.parse(initial.asOf)} origin={requestOrigin(h)} canDecide={canDecide} />;
+  return (
+    <PlansView
+      initial={initial}
+      renderedAt={Date.parse(initial.asOf)}
+      origin={requestOrigin(h)}
+      canDecide={canDecide}
+    />
+  );
 }

@@ -10,7 +10,11 @@ export const dynamic = "force-dynamic";
  */
 export async function GET(): Promise<Response> {
   const wheel = await findWheel();
-  if (!wheel) return new Response(HOW_TO_BUILD, { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (!wheel)
+    return new Response(HOW_TO_BUILD, {
+      status: 404,
+      headers: { "Content-Type": "text/plain; charset=utf-8" },
+    });
   const html = `<!doctype html><html><head><title>Pitwall Python client</title></head><body>
 <p>pip install --no-index --find-links &lt;this page&gt; pitwall</p>
 <a href="/python/${wheel.name}">${wheel.name}</a>

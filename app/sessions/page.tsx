@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { listSessions, sessionListQuery } from "@/lib/server/repositories/sessions";
+
 import { SessionsView } from "./_components/sessions-view";
 
 export const metadata: Metadata = { title: "Sessions" };
@@ -19,5 +21,11 @@ export default async function SessionsPage() {
   await requirePageViewer();
   const h = await headers();
   const initial = await listSessions(prisma(), sessionListQuery.parse({}));
-  return <SessionsView initial={initial} renderedAt={Date.parse(initial.asOf)} origin={requestOrigin(h)} />;
+  return (
+    <SessionsView
+      initial={initial}
+      renderedAt={Date.parse(initial.asOf)}
+      origin={requestOrigin(h)}
+    />
+  );
 }

@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
+
 import { AuthCard } from "@/components/auth/auth-card";
 import { anyUsers } from "@/lib/server/auth/page";
+
 import { SetupForm } from "./_components/setup-form";
 
 /** Depends on the database and the request's cookies: never prerendered. */
@@ -17,8 +19,9 @@ export default async function SetupPage() {
       title="Welcome to Pitwall"
       description={
         <>
-          Nobody has an account yet. Create the first one: it becomes the <strong className="font-medium text-foreground">admin</strong>, who
-          then adds the team under Admin (or with <code className="font-mono text-xs">npx pitwall user create</code>).
+          Nobody has an account yet. Create the first one: it becomes the{" "}
+          <strong className="font-medium text-foreground">admin</strong>, who then adds the team
+          under Admin (or with <code className="font-mono text-xs">npx pitwall user create</code>).
         </>
       }
     >

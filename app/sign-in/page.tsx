@@ -1,9 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
+
+import { AuthCard } from "@/components/auth/auth-card";
 import { safeNextPath } from "@/lib/roles";
 import { anyUsers, currentViewer } from "@/lib/server/auth/page";
-import { AuthCard } from "@/components/auth/auth-card";
+
 import { SignInForm } from "./_components/sign-in-form";
 
 /** Depends on the database and the request's cookies: never prerendered. */
@@ -12,7 +14,11 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in" };
 
 /** /sign-in?next=/runs/42: email + password (also to switch accounts); a fresh install (no users yet) goes to /setup instead. */
-export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const raw = (await searchParams).next;
   const next = safeNextPath(typeof raw === "string" ? raw : null);
   if (!(await anyUsers())) redirect("/setup");

@@ -16,7 +16,17 @@ export const AGENTS = ["claude-code", "opencode"] as const;
 export type Agent = (typeof AGENTS)[number];
 
 /** Claude Code hook events our hooks handle. */
-export const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "Notification", "Stop", "StopFailure", "SessionEnd"] as const;
+export const CLAUDE_EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "PermissionRequest",
+  "Notification",
+  "Stop",
+  "StopFailure",
+  "SessionEnd",
+] as const;
 
 /** The local forwarder's default loopback port (clients/agent-hooks/lib/config.mjs DEFAULT_FORWARDER_PORT). */
 export const DEFAULT_FORWARDER_PORT = 47291;
@@ -27,9 +37,11 @@ export const forwarderHookUrl = (port: number) => `http://127.0.0.1:${port}${FOR
 const OUR_URL = /^http:\/\/127\.0\.0\.1:\d+\/pitwall\/claude-code$/;
 
 /** Absolute path of the bundled Claude Code hook in this checkout. */
-export const claudeHookFile = (projectDir: string) => path.join(projectDir, "clients", "agent-hooks", "claude-code.mjs");
+export const claudeHookFile = (projectDir: string) =>
+  path.join(projectDir, "clients", "agent-hooks", "claude-code.mjs");
 /** Absolute path of the bundled opencode plugin in this checkout. */
-export const opencodePluginFile = (projectDir: string) => path.join(projectDir, "clients", "opencode", "pitwall.js");
+export const opencodePluginFile = (projectDir: string) =>
+  path.join(projectDir, "clients", "opencode", "pitwall.js");
 /** Substring that marks a hook command as ours (uninstall removes only these). */
 const OUR_MARK = path.join("clients", "agent-hooks", "claude-code.mjs");
 
@@ -38,19 +50,31 @@ export type InstallScope = { kind: "project"; dir: string } | { kind: "global"; 
 
 /** The settings file our Claude Code hooks are written to for `scope`. */
 export function claudeSettingsFile(scope: InstallScope): string {
-  return scope.kind === "project" ? path.join(scope.dir, ".claude", "settings.local.json") : path.join(scope.home, ".claude", "settings.json");
+  return scope.kind === "project"
+    ? path.join(scope.dir, ".claude", "settings.local.json")
+    : path.join(scope.home, ".claude", "settings.json");
 }
 
 /** The plugin file our opencode plugin is written to for `scope`. */
 export function opencodePluginTarget(scope: InstallScope): string {
-  return scope.kind === "project" ? path.join(scope.dir, ".opencode", "plugins", "pitwall.js") : path.join(scope.home, ".config", "opencode", "plugins", "pitwall.js");
+  return scope.kind === "project"
+    ? path.join(scope.dir, ".opencode", "plugins", "pitwall.js")
+    : path.join(scope.home, ".config", "opencode", "plugins", "pitwall.js");
 }
 
-type Hook = { type: string; command?: string; url?: string; headers?: Record<string, string>; timeout?: number };
+type Hook = {
+  type: string;
+  command?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  timeout?: number;
+};
 type HookEntry = { matcher?: string; hooks: Hook[] };
 type Settings = Record<string, unknown> & { hooks?: Record<string, HookEntry[]> };
 
-const isOurCommand = (h: { command?: unknown; url?: unknown } | null | undefined) => (typeof h?.command === "string" && h.command.includes(OUR_MARK)) || (typeof h?.url === "string" && OUR_URL.test(h.url));
+const isOurCommand = (h: { command?: unknown; url?: unknown } | null | undefined) =>
+  (typeof h?.command === "string" && h.command.includes(OUR_MARK)) ||
+  (typeof h?.url === "string" && OUR_URL.test(h.url));
 
 const isOurs = (entry: HookEntry) => Array.isArray(entry?.hooks) && entry.hooks.some(isOurCommand);
 
@@ -103,9 +127,22 @@ export interface ForwarderTarget {
  * dialog was answered (states "waiting" -> "working"); a tool call that changes nothing sends
  * nothing to Pitwall.
  */
-export function ourHookGroups(hookFile: string, planTimeoutS: number, forwarder: ForwarderTarget): Record<(typeof CLAUDE_EVENTS)[number], HookEntry[]> {
-  const command = (timeout: number): Hook => ({ type: "command", command: `node ${JSON.stringify(hookFile)} claude-code`, timeout });
-  const http: Hook = { type: "http", url: forwarderHookUrl(forwarder.port), headers: { [FORWARDER_SECRET_HEADER]: forwarder.secret }, timeout: 2 };
+export function ourHookGroups(
+  hookFile: string,
+  planTimeoutS: number,
+  forwarder: ForwarderTarget,
+): Record<(typeof CLAUDE_EVENTS)[number], HookEntry[]> {
+  const command = (timeout: number): Hook => ({
+    type: "command",
+    command: `node ${JSON.stringify(hookFile)} claude-code`,
+    timeout,
+  });
+  const http: Hook = {
+    type: "http",
+    url: forwarderHookUrl(forwarder.port),
+    headers: { [FORWARDER_SECRET_HEADER]: forwarder.secret },
+    timeout: 2,
+  };
   return {
     SessionStart: [{ hooks: [command(30)] }],
     UserPromptSubmit: [{ hooks: [http] }],
@@ -125,13 +162,20 @@ export function ourHookGroups(hookFile: string, planTimeoutS: number, forwarder:
  * Claude Code settings with our hook groups (ourHookGroups) added, replacing ours and keeping
  * others', so installing twice changes nothing.
  */
-export function withOurHooks(settings: Settings, hookFile: string, planTimeoutS: number, forwarder: ForwarderTarget): Settings {
+export function withOurHooks(
+  settings: Settings,
+  hookFile: string,
+  planTimeoutS: number,
+  forwarder: ForwarderTarget,
+): Settings {
   const clean = withoutOurHooks(settings);
   const hooks: Record<string, HookEntry[]> = { ...(clean.hooks ?? {}) };
   const groups = ourHookGroups(hookFile, planTimeoutS, forwarder);
   for (const event of CLAUDE_EVENTS) hooks[event] = [...(hooks[event] ?? []), ...groups[event]];
   // `hooks` keeps its place among the keys when it was there; else it goes last.
-  return "hooks" in clean ? Object.fromEntries(Object.entries(clean).map(([k, v]) => [k, k === "hooks" ? hooks : v])) : { ...clean, hooks };
+  return "hooks" in clean
+    ? Object.fromEntries(Object.entries(clean).map(([k, v]) => [k, k === "hooks" ? hooks : v]))
+    : { ...clean, hooks };
 }
 
 /** Whether Claude Code settings carry our hooks (and for how many events). */
@@ -150,7 +194,8 @@ export function readSettings(file: string): Settings {
     return {};
   }
   const value = JSON.parse(text) as unknown;
-  if (!value || typeof value !== "object" || Array.isArray(value)) throw new Error(`${file} is not a JSON object; fix or remove it first`);
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw new Error(`${file} is not a JSON object; fix or remove it first`);
   return value as Settings;
 }
 
@@ -162,7 +207,8 @@ export function writeSettings(file: string, settings: Settings, mode?: number): 
 }
 
 /** First line of the opencode plugin stub we write; marks the file as ours. */
-export const PLUGIN_MARK = "// Pitwall agent plugin, installed by `npx pitwall agent install opencode`.";
+export const PLUGIN_MARK =
+  "// Pitwall agent plugin, installed by `npx pitwall agent install opencode`.";
 
 /** The opencode plugin stub: re-exports the checkout's plugin (so updating the checkout updates it). */
 export function opencodePluginStub(pluginFile: string): string {
@@ -171,5 +217,8 @@ export function opencodePluginStub(pluginFile: string): string {
 
 /** The user-level hook config file (mode 600): {url, token, planTimeoutS?, planFallback?}. */
 export function agentConfigFile(env: Record<string, string | undefined> = process.env): string {
-  return env.PITWALL_AGENT_CONFIG || path.join(env.HOME || os.homedir(), ".config", "pitwall", "agent.json");
+  return (
+    env.PITWALL_AGENT_CONFIG ||
+    path.join(env.HOME || os.homedir(), ".config", "pitwall", "agent.json")
+  );
 }

@@ -21,13 +21,20 @@ export interface InstallManifest {
 }
 
 /** The manifest file for the user config file `configFile`. */
-export const manifestFile = (configFile: string) => path.join(path.dirname(configFile), "agent-installs.json");
+export const manifestFile = (configFile: string) =>
+  path.join(path.dirname(configFile), "agent-installs.json");
 
 /** Reads the manifest; missing or unreadable → empty. */
 export function readManifest(configFile: string): InstallManifest {
   try {
-    const m = JSON.parse(fs.readFileSync(manifestFile(configFile), "utf8")) as Partial<InstallManifest>;
-    return { configCreated: m.configCreated === true, ...(m.secretCreated === true ? { secretCreated: true } : {}), installs: Array.isArray(m.installs) ? m.installs : [] };
+    const m = JSON.parse(
+      fs.readFileSync(manifestFile(configFile), "utf8"),
+    ) as Partial<InstallManifest>;
+    return {
+      configCreated: m.configCreated === true,
+      ...(m.secretCreated === true ? { secretCreated: true } : {}),
+      installs: Array.isArray(m.installs) ? m.installs : [],
+    };
   } catch {
     return { configCreated: false, installs: [] };
   }

@@ -3,15 +3,24 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
+
+import { forwarderDirOf } from "@/clients/agent-hooks/lib/config.mjs";
 import {
-  AGENTS,
+  ensureForwarderSecret,
+  readForwarderSecret,
+  secretFile,
+} from "@/clients/agent-hooks/lib/forwarder-secret.mjs";
+import { parseServerUrls } from "@/lib/client/server-urls";
+
+import {
   agentConfigFile,
+  AGENTS,
   claudeHookFile,
   claudeSettingsFile,
+  DEFAULT_FORWARDER_PORT,
   opencodePluginFile,
   opencodePluginStub,
   opencodePluginTarget,
-  DEFAULT_FORWARDER_PORT,
   ourHookEvents,
   PLUGIN_MARK,
   readSettings,
@@ -21,12 +30,16 @@ import {
   type Agent,
   type InstallScope,
 } from "../agent/install";
-import { parseServerUrls } from "@/lib/client/server-urls";
-import { formatJson, jsonStyleOf, missingDirs, readManifest, removeEmptyDirs, writeManifest } from "../agent/manifest";
+import {
+  formatJson,
+  jsonStyleOf,
+  missingDirs,
+  readManifest,
+  removeEmptyDirs,
+  writeManifest,
+} from "../agent/manifest";
 import { probePitwall } from "../agent/probe";
 import { fail } from "../fail";
-import { forwarderDirOf } from "@/clients/agent-hooks/lib/config.mjs";
-import { ensureForwarderSecret, readForwarderSecret, secretFile } from "@/clients/agent-hooks/lib/forwarder-secret.mjs";
 
 const projectDir = path.resolve(import.meta.dirname, "../..");
 
@@ -34,11 +47,14 @@ type ScopeOpts = { project?: string; global?: boolean };
 
 function scopeOf(opts: ScopeOpts): InstallScope {
   if (opts.global && opts.project) fail("use either --project DIR or --global", 2);
-  return opts.global ? { kind: "global", home: process.env.HOME || os.homedir() } : { kind: "project", dir: path.resolve(opts.project ?? ".") };
+  return opts.global
+    ? { kind: "global", home: process.env.HOME || os.homedir() }
+    : { kind: "project", dir: path.resolve(opts.project ?? ".") };
 }
 
 function agentOf(name: string): Agent {
-  if (!(AGENTS as readonly string[]).includes(name)) fail(`unknown agent "${name}" (one of: ${AGENTS.join(", ")})`, 2);
+  if (!(AGENTS as readonly string[]).includes(name))
+    fail(`unknown agent "${name}" (one of: ${AGENTS.join(", ")})`, 2);
   return name as Agent;
 }
 
@@ -53,12 +69,27 @@ function checkedUrls(url: string | undefined): string | undefined {
 }
 
 /** Stores URL(s) and token in the user-level config (mode 600), merging with what is there; records whether install created it. */
-function saveCredentials(url: string | undefined, token: string | undefined, planTimeoutS: number | undefined, planFallback: string | undefined): string | null {
+function saveCredentials(
+  url: string | undefined,
+  token: string | undefined,
+  planTimeoutS: number | undefined,
+  planFallback: string | undefined,
+): string | null {
   if (!url && !token && planTimeoutS === undefined && !planFallback) return null;
   const file = agentConfigFile();
   const existed = fs.existsSync(file);
   const current = readSettings(file);
-  writeSettings(file, { ...current, ...(url ? { url } : {}), ...(token ? { token } : {}), ...(planTimeoutS !== undefined ? { planTimeoutS } : {}), ...(planFallback ? { planFallback } : {}) }, 0o600);
+  writeSettings(
+    file,
+    {
+      ...current,
+      ...(url ? { url } : {}),
+      ...(token ? { token } : {}),
+      ...(planTimeoutS !== undefined ? { planTimeoutS } : {}),
+      ...(planFallback ? { planFallback } : {}),
+    },
+    0o600,
+  );
   if (!existed) writeManifest(file, { ...readManifest(file), configCreated: true });
   return file;
 }
@@ -74,7 +105,10 @@ function writeRecorded(file: string, text: string): void {
   fs.writeFileSync(file, text);
   // Installing again keeps the first install's "before": uninstall goes back to the person's file.
   const record = earlier ? { ...earlier, after: text } : { file, before, after: text, createdDirs };
-  writeManifest(config, { ...manifest, installs: [...manifest.installs.filter((r) => r.file !== file), record] });
+  writeManifest(config, {
+    ...manifest,
+    installs: [...manifest.installs.filter((r) => r.file !== file), record],
+  });
 }
 
 /**
@@ -94,7 +128,8 @@ function takeBack(file: string, edit: (text: string) => string | null): void {
     else fs.writeFileSync(file, record.before);
   } else if (now !== null) {
     const edited = edit(now);
-    if (edited === null || (record?.before === null && edited.trim() === "{}")) fs.rmSync(file, { force: true });
+    if (edited === null || (record?.before === null && edited.trim() === "{}"))
+      fs.rmSync(file, { force: true });
     else fs.writeFileSync(file, edited);
   }
   if (record && record.before === null) removeEmptyDirs(record.createdDirs);
@@ -137,9 +172,14 @@ async function forwarderLine(): Promise<string> {
   const secret = readForwarderSecret(dir);
   let running = "not running (the next Claude Code session starts it)";
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/pitwall/health`, { signal: AbortSignal.timeout(1000) });
+    const res = await fetch(`http://127.0.0.1:${port}/pitwall/health`, {
+      signal: AbortSignal.timeout(1000),
+    });
     const body = (await res.json()) as { service?: string; pid?: number };
-    running = body.service === "pitwall-forwarder" ? `running (pid ${body.pid})` : `PROBLEM: port ${port} is taken by another program (set PITWALL_FORWARDER_PORT and install again)`;
+    running =
+      body.service === "pitwall-forwarder"
+        ? `running (pid ${body.pid})`
+        : `PROBLEM: port ${port} is taken by another program (set PITWALL_FORWARDER_PORT and install again)`;
   } catch {
     // nothing answers: not running
   }
@@ -150,13 +190,23 @@ function install(agent: Agent, scope: InstallScope, planTimeoutS: number): strin
   if (agent === "claude-code") {
     const file = claudeSettingsFile(scope);
     const before = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null;
-    const forwarder = { port: forwarderPortOf(process.env.PITWALL_FORWARDER_PORT), secret: forwarderSecret() };
-    writeRecorded(file, formatJson(withOurHooks(readSettings(file), claudeHookFile(projectDir), planTimeoutS, forwarder), jsonStyleOf(before)));
+    const forwarder = {
+      port: forwarderPortOf(process.env.PITWALL_FORWARDER_PORT),
+      secret: forwarderSecret(),
+    };
+    writeRecorded(
+      file,
+      formatJson(
+        withOurHooks(readSettings(file), claudeHookFile(projectDir), planTimeoutS, forwarder),
+        jsonStyleOf(before),
+      ),
+    );
     return file;
   }
   const file = opencodePluginTarget(scope);
   // Never clobber a plugin of the same name that is not ours.
-  if (fs.existsSync(file) && !fs.readFileSync(file, "utf8").startsWith(PLUGIN_MARK)) fail(`${file} exists and is not Pitwall's plugin; move it away first`);
+  if (fs.existsSync(file) && !fs.readFileSync(file, "utf8").startsWith(PLUGIN_MARK))
+    fail(`${file} exists and is not Pitwall's plugin; move it away first`);
   writeRecorded(file, opencodePluginStub(opencodePluginFile(projectDir)));
   return file;
 }
@@ -202,20 +252,28 @@ function credentialsLine(saved: string | null): string {
   } catch {
     // unreadable: as if absent
   }
-  if (typeof stored.url === "string" && typeof stored.token === "string" && stored.token) return `URL and token: kept as stored in ${file}`;
+  if (typeof stored.url === "string" && typeof stored.token === "string" && stored.token)
+    return `URL and token: kept as stored in ${file}`;
   return "no URL/token given or stored: the hooks read PITWALL_URL and PITWALL_TOKEN from the agent's environment (or run install again with --url and --token)";
 }
 
 /** The URL and token the hooks will use: given on the command line, else the environment, else the stored config. */
-function effectiveCredentials(url: string | undefined, token: string | undefined): { url: string; token: string } {
+function effectiveCredentials(
+  url: string | undefined,
+  token: string | undefined,
+): { url: string; token: string } {
   let stored: Record<string, unknown> = {};
   try {
     stored = readSettings(agentConfigFile());
   } catch {
     // unreadable: as if absent
   }
-  const pick = (...vs: unknown[]) => (vs.find((v) => typeof v === "string" && v !== "") as string | undefined) ?? "";
-  return { url: pick(url, process.env.PITWALL_URL, stored.url).replace(/\/+$/, ""), token: pick(token, process.env.PITWALL_TOKEN, stored.token) };
+  const pick = (...vs: unknown[]) =>
+    (vs.find((v) => typeof v === "string" && v !== "") as string | undefined) ?? "";
+  return {
+    url: pick(url, process.env.PITWALL_URL, stored.url).replace(/\/+$/, ""),
+    token: pick(token, process.env.PITWALL_TOKEN, stored.token),
+  };
 }
 
 const parseSeconds = (v: string) => {
@@ -226,36 +284,78 @@ const parseSeconds = (v: string) => {
 
 /** Registers `pitwall agent install|uninstall|status` and `pitwall hook claude-code`. */
 export function registerAgentCommands(program: Command): void {
-  const agent = program.command("agent").description("connect Claude Code / opencode sessions to Pitwall (todo lists, live state, plan approval)");
+  const agent = program
+    .command("agent")
+    .description(
+      "connect Claude Code / opencode sessions to Pitwall (todo lists, live state, plan approval)",
+    );
   agent
     .command("install")
     .argument("<agent>", AGENTS.join(" | "))
-    .description("install the hooks (Claude Code: .claude/settings.local.json; opencode: .opencode/plugins/pitwall.js); merges, idempotent")
+    .description(
+      "install the hooks (Claude Code: .claude/settings.local.json; opencode: .opencode/plugins/pitwall.js); merges, idempotent",
+    )
     .option("--project <dir>", "install into this project (default: the current folder)")
     .option("--global", "install for every project of this user")
-    .option("--url <urls>", "Pitwall URL, or several instances comma-separated (failover in turn) (default: $PITWALL_URL); stored in ~/.config/pitwall/agent.json, mode 600")
-    .option("--token <token>", "worker token (default: $PITWALL_TOKEN); stored there too, never in the project")
-    .option("--plan-timeout <seconds>", "how long a plan waits for a decision (default 1800)", parseSeconds)
-    .option("--plan-fallback <mode>", "no decision in time or Pitwall unreachable: ask (in the terminal) | deny")
+    .option(
+      "--url <urls>",
+      "Pitwall URL, or several instances comma-separated (failover in turn) (default: $PITWALL_URL); stored in ~/.config/pitwall/agent.json, mode 600",
+    )
+    .option(
+      "--token <token>",
+      "worker token (default: $PITWALL_TOKEN); stored there too, never in the project",
+    )
+    .option(
+      "--plan-timeout <seconds>",
+      "how long a plan waits for a decision (default 1800)",
+      parseSeconds,
+    )
+    .option(
+      "--plan-fallback <mode>",
+      "no decision in time or Pitwall unreachable: ask (in the terminal) | deny",
+    )
     .option("--offline", "install even when Pitwall refuses the token (401) or does not answer now")
-    .action(async (name: string, opts: ScopeOpts & { url?: string; token?: string; planTimeout?: number; planFallback?: string; offline?: boolean }) => {
-      const which = agentOf(name);
-      if (opts.planFallback && !["ask", "deny"].includes(opts.planFallback)) fail("--plan-fallback is ask or deny", 2);
-      const scope = scopeOf(opts);
-      // A wrong token is said once, loudly, here: the hooks themselves must never stop the agent.
-      const { url, token } = effectiveCredentials(opts.url, opts.token);
-      // Every instance of a URL list is asked: one refusing the token is enough to stop.
-      for (const u of url && token ? (checkedUrls(url) ?? "").split(",") : []) {
-        const check = await probePitwall(u, token);
-        if (check.kind === "refused" && !opts.offline) fail(`not installed: Pitwall at ${check.line}; check the token (\`pitwall token create <host>\` makes one), or install anyway with --offline`);
-        if (check.kind !== "ok") process.stderr.write(`WARNING: ${check.line}${check.kind === "unreachable" ? "; the hooks keep frames in their spool until it answers" : ""}\n`);
-        else process.stdout.write(`checked: ${check.line}\n`);
-      }
-      const file = install(which, scope, opts.planTimeout ?? 1800);
-      const config = saveCredentials(checkedUrls(opts.url ?? process.env.PITWALL_URL), opts.token ?? process.env.PITWALL_TOKEN, opts.planTimeout, opts.planFallback);
-      process.stdout.write(`installed the ${which} hooks in ${file}\n`);
-      process.stdout.write(`${credentialsLine(config)}\n`);
-    });
+    .action(
+      async (
+        name: string,
+        opts: ScopeOpts & {
+          url?: string;
+          token?: string;
+          planTimeout?: number;
+          planFallback?: string;
+          offline?: boolean;
+        },
+      ) => {
+        const which = agentOf(name);
+        if (opts.planFallback && !["ask", "deny"].includes(opts.planFallback))
+          fail("--plan-fallback is ask or deny", 2);
+        const scope = scopeOf(opts);
+        // A wrong token is said once, loudly, here: the hooks themselves must never stop the agent.
+        const { url, token } = effectiveCredentials(opts.url, opts.token);
+        // Every instance of a URL list is asked: one refusing the token is enough to stop.
+        for (const u of url && token ? (checkedUrls(url) ?? "").split(",") : []) {
+          const check = await probePitwall(u, token);
+          if (check.kind === "refused" && !opts.offline)
+            fail(
+              `not installed: Pitwall at ${check.line}; check the token (\`pitwall token create <host>\` makes one), or install anyway with --offline`,
+            );
+          if (check.kind !== "ok")
+            process.stderr.write(
+              `WARNING: ${check.line}${check.kind === "unreachable" ? "; the hooks keep frames in their spool until it answers" : ""}\n`,
+            );
+          else process.stdout.write(`checked: ${check.line}\n`);
+        }
+        const file = install(which, scope, opts.planTimeout ?? 1800);
+        const config = saveCredentials(
+          checkedUrls(opts.url ?? process.env.PITWALL_URL),
+          opts.token ?? process.env.PITWALL_TOKEN,
+          opts.planTimeout,
+          opts.planFallback,
+        );
+        process.stdout.write(`installed the ${which} hooks in ${file}\n`);
+        process.stdout.write(`${credentialsLine(config)}\n`);
+      },
+    );
   agent
     .command("uninstall")
     .argument("<agent>", AGENTS.join(" | "))
@@ -264,14 +364,21 @@ export function registerAgentCommands(program: Command): void {
     .option("--global", "the user-wide install")
     .action((name: string, opts: ScopeOpts) => {
       const file = uninstall(agentOf(name), scopeOf(opts));
-      process.stdout.write(file ? `removed the ${name} hooks from ${file}\n` : `no ${name} hooks of Pitwall were installed there\n`);
+      process.stdout.write(
+        file
+          ? `removed the ${name} hooks from ${file}\n`
+          : `no ${name} hooks of Pitwall were installed there\n`,
+      );
     });
   agent
     .command("status")
     .description("what is installed where (this project and globally) and whether Pitwall answers")
     .option("--project <dir>", "the project to look at (default: the current folder)")
     .action(async (opts: { project?: string }) => {
-      const scopes: InstallScope[] = [{ kind: "project", dir: path.resolve(opts.project ?? ".") }, { kind: "global", home: process.env.HOME || os.homedir() }];
+      const scopes: InstallScope[] = [
+        { kind: "project", dir: path.resolve(opts.project ?? ".") },
+        { kind: "global", home: process.env.HOME || os.homedir() },
+      ];
       for (const which of AGENTS) {
         for (const scope of scopes) {
           const at = installedAt(which, scope);
@@ -286,8 +393,11 @@ export function registerAgentCommands(program: Command): void {
         process.stdout.write(`config ${file}: ${(err as Error).message}\n`);
       }
       const url = process.env.PITWALL_URL || (typeof stored.url === "string" ? stored.url : "");
-      const token = process.env.PITWALL_TOKEN || (typeof stored.token === "string" ? stored.token : "");
-      process.stdout.write(`config: ${fs.existsSync(file) ? file : "none"}; URL ${url || "not set"}; token ${token ? "set" : "not set"}\n`);
+      const token =
+        process.env.PITWALL_TOKEN || (typeof stored.token === "string" ? stored.token : "");
+      process.stdout.write(
+        `config: ${fs.existsSync(file) ? file : "none"}; URL ${url || "not set"}; token ${token ? "set" : "not set"}\n`,
+      );
       let urls: string[] = [];
       try {
         urls = url ? parseServerUrls(url) : [];
@@ -296,7 +406,9 @@ export function registerAgentCommands(program: Command): void {
       }
       for (const u of urls) {
         const check = await probePitwall(u, token);
-        process.stdout.write(`Pitwall: ${check.kind === "ok" || check.kind === "no_token" ? "" : "PROBLEM: "}${check.line}\n`);
+        process.stdout.write(
+          `Pitwall: ${check.kind === "ok" || check.kind === "no_token" ? "" : "PROBLEM: "}${check.line}\n`,
+        );
       }
       process.stdout.write(`${await forwarderLine()}\n`);
     });
@@ -304,11 +416,16 @@ export function registerAgentCommands(program: Command): void {
   program
     .command("hook")
     .argument("<agent>", "claude-code")
-    .description("run the Claude Code hook by hand: reads one hook event (JSON) on stdin, as Claude Code would pass it")
+    .description(
+      "run the Claude Code hook by hand: reads one hook event (JSON) on stdin, as Claude Code would pass it",
+    )
     .action(async (name: string) => {
-      if (name !== "claude-code") fail(`only claude-code has a command hook (opencode loads a plugin)`, 2);
+      if (name !== "claude-code")
+        fail(`only claude-code has a command hook (opencode loads a plugin)`, 2);
       const code = await new Promise<number>((resolve) => {
-        const child = spawn(process.execPath, [claudeHookFile(projectDir), "claude-code"], { stdio: "inherit" });
+        const child = spawn(process.execPath, [claudeHookFile(projectDir), "claude-code"], {
+          stdio: "inherit",
+        });
         child.on("exit", (c) => resolve(c ?? 1));
       });
       process.exitCode = code;

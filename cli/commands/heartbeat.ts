@@ -1,8 +1,10 @@
 import type { Command } from "commander";
+
 import { systemClock } from "@/lib/client/clock";
 import { HostFactsCollector } from "@/lib/client/host-facts";
 import { FlushTimeoutError, PitwallSocket } from "@/lib/client/socket";
 import type { HostFacts } from "@/lib/protocol";
+
 import { readClientConfig } from "../config";
 import { fail } from "../fail";
 
@@ -13,21 +15,32 @@ const STOP_ACK_TIMEOUT_S = 10;
 export function registerHeartbeatCommand(program: Command): void {
   program
     .command("heartbeat")
-    .description("report this host's liveness and readings (GPUs via nvidia-smi, CPU, RAM, disk) (PITWALL_URL, PITWALL_TOKEN)")
+    .description(
+      "report this host's liveness and readings (GPUs via nvidia-smi, CPU, RAM, disk) (PITWALL_URL, PITWALL_TOKEN)",
+    )
     .option("--interval <seconds>", "seconds between heartbeats", parseInterval, 10)
     .option("--once", "send one heartbeat, wait for its ack and exit")
     .option("--disk <path>", "filesystem whose free space is reported", "/")
     .action(async (opts: { interval: number; once?: boolean; disk: string }) => {
       const config = readClientConfig();
-      if (!config.PITWALL_TOKEN) fail("PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it", 2);
+      if (!config.PITWALL_TOKEN)
+        fail(
+          "PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it",
+          2,
+        );
       const socket = new PitwallSocket({ url: config.urls, token: config.PITWALL_TOKEN! });
-      socket.on("rejected", (r) => process.stderr.write(`pitwall: heartbeat ${r.id ?? ""} rejected: ${r.code}: ${r.message}\n`));
+      socket.on("rejected", (r) =>
+        process.stderr.write(
+          `pitwall: heartbeat ${r.id ?? ""} rejected: ${r.code}: ${r.message}\n`,
+        ),
+      );
       const collector = new HostFactsCollector({ diskPath: opts.disk });
       await collector.primeCpu();
       let stopping = false;
       const beat = async () => {
         const facts = await collector.collect();
-        if (!stopping) socket.send({ type: "heartbeat", ts: Date.now(), intervalS: opts.interval, facts });
+        if (!stopping)
+          socket.send({ type: "heartbeat", ts: Date.now(), intervalS: opts.interval, facts });
         return facts;
       };
 
@@ -39,7 +52,8 @@ export function registerHeartbeatCommand(program: Command): void {
           await socket.flush(30_000);
         } catch (err) {
           await socket.close();
-          if (err instanceof FlushTimeoutError) fail(`no ack within 30 s: is Pitwall reachable at ${config.PITWALL_URL}?`, 1);
+          if (err instanceof FlushTimeoutError)
+            fail(`no ack within 30 s: is Pitwall reachable at ${config.PITWALL_URL}?`, 1);
           fail((err as Error).message, 1);
         }
         await socket.close();
@@ -47,7 +61,9 @@ export function registerHeartbeatCommand(program: Command): void {
         return;
       }
 
-      process.stderr.write(`pitwall: sending heartbeats every ${opts.interval} s to ${config.PITWALL_URL} (Ctrl-C to stop)\n`);
+      process.stderr.write(
+        `pitwall: sending heartbeats every ${opts.interval} s to ${config.PITWALL_URL} (Ctrl-C to stop)\n`,
+      );
       socket.on("fatal", (err) => fail(err.message, 1));
       const stop = async () => {
         if (stopping) return;
@@ -68,7 +84,8 @@ export function registerHeartbeatCommand(program: Command): void {
 
 function parseInterval(value: string): number {
   const n = Number(value);
-  if (!(n > 0 && n <= 3600)) fail(`--interval must be between 0 and 3600 seconds, got '${value}'`, 2);
+  if (!(n > 0 && n <= 3600))
+    fail(`--interval must be between 0 and 3600 seconds, got '${value}'`, 2);
   return n;
 }
 
@@ -79,8 +96,13 @@ function describeFacts(facts: HostFacts & { hostname?: string }): string {
   const parts: string[] = [];
   if (facts.gpus?.length) parts.push(`${facts.gpus.length} GPU${facts.gpus.length > 1 ? "s" : ""}`);
   else parts.push("no GPU");
-  if (facts.cpuPct !== undefined) parts.push(`CPU ${facts.cpuPct.toFixed(1)}% of ${facts.cpuCount ?? "?"} cores`);
-  if (facts.ramTotalBytes !== undefined) parts.push(`RAM ${((facts.ramUsedBytes ?? 0) / GiB).toFixed(1)}/${(facts.ramTotalBytes / GiB).toFixed(1)} GiB`);
-  if (facts.diskFreeBytes !== undefined) parts.push(`disk free ${(facts.diskFreeBytes / GiB).toFixed(1)} GiB`);
+  if (facts.cpuPct !== undefined)
+    parts.push(`CPU ${facts.cpuPct.toFixed(1)}% of ${facts.cpuCount ?? "?"} cores`);
+  if (facts.ramTotalBytes !== undefined)
+    parts.push(
+      `RAM ${((facts.ramUsedBytes ?? 0) / GiB).toFixed(1)}/${(facts.ramTotalBytes / GiB).toFixed(1)} GiB`,
+    );
+  if (facts.diskFreeBytes !== undefined)
+    parts.push(`disk free ${(facts.diskFreeBytes / GiB).toFixed(1)} GiB`);
   return `${facts.hostname ?? "this host"}: ${parts.join(", ")}`;
 }

@@ -2,9 +2,10 @@ import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { decidePlan, expirePlans } from "@/lib/server/repositories/plan-decisions";
 import { createToken } from "@/lib/server/repositories/tokens";
@@ -36,15 +37,21 @@ afterAll(async () => {
 
 /** Starts the CLI; resolves with exit code and output when it exits. */
 function propose(args: string[]) {
-  const child = spawn(process.execPath, [path.join(projectDir, "bin", "pitwall.mjs"), "plan", "propose", ...args], {
-    cwd: projectDir,
-    env: { ...process.env, PITWALL_URL: server.url, PITWALL_TOKEN: token },
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(projectDir, "bin", "pitwall.mjs"), "plan", "propose", ...args],
+    {
+      cwd: projectDir,
+      env: { ...process.env, PITWALL_URL: server.url, PITWALL_TOKEN: token },
+    },
+  );
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on("exit", (code) => resolve({ code, stdout, stderr })),
+  );
   return { done, stderrText: () => stderr };
 }
 
@@ -52,7 +59,14 @@ async function planFile(name: string, title: string) {
   const file = path.join(dir, name);
   await fs.writeFile(
     file,
-    JSON.stringify({ title, rationale: "sweep done", items: [{ content: "Start extraction", priority: "high" }, { content: "Upload to S3", priority: "medium" }] }),
+    JSON.stringify({
+      title,
+      rationale: "sweep done",
+      items: [
+        { content: "Start extraction", priority: "high" },
+        { content: "Upload to S3", priority: "medium" },
+      ],
+    }),
   );
   return file;
 }
@@ -60,7 +74,8 @@ async function planFile(name: string, title: string) {
 /** Waits until the CLI has proposed (the plan row exists); returns its id. */
 async function proposedPlanId(key: string): Promise<number> {
   for (let i = 0; i < 300; i++) {
-    const row = (await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE key = $1`, [key])).rows[0];
+    const row = (await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE key = $1`, [key]))
+      .rows[0];
     if (row) return row.id;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -71,8 +86,16 @@ describe("pitwall plan propose --wait", () => {
   test("approved with edits: prints the edited items and exits 0", async () => {
     const cli = propose([await planFile("a.json", "A"), "--wait", "--key", "plan-approve"]);
     const id = await proposedPlanId("plan-approve");
-    const edited = [{ content: "Start extraction on 4 GPUs", priority: "high" as const }, { content: "Upload to S3; after upload remove local data; max 100 parallel" }];
-    await decidePlan(pool, id, { decision: "approved", items: edited, comment: "proceed" }, "alice");
+    const edited = [
+      { content: "Start extraction on 4 GPUs", priority: "high" as const },
+      { content: "Upload to S3; after upload remove local data; max 100 parallel" },
+    ];
+    await decidePlan(
+      pool,
+      id,
+      { decision: "approved", items: edited, comment: "proceed" },
+      "alice",
+    );
     const res = await cli.done;
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual(edited);
@@ -81,7 +104,12 @@ describe("pitwall plan propose --wait", () => {
 
   test("changes requested → exit 3 with the comment; rejected → exit 4; expired → exit 5", async () => {
     const a = propose([await planFile("b.json", "B"), "--wait", "--key", "plan-changes"]);
-    await decidePlan(pool, await proposedPlanId("plan-changes"), { decision: "changes_requested", comment: "split the upload step" }, "bob");
+    await decidePlan(
+      pool,
+      await proposedPlanId("plan-changes"),
+      { decision: "changes_requested", comment: "split the upload step" },
+      "bob",
+    );
     const ra = await a.done;
     expect(ra.code).toBe(3);
     expect(ra.stderr).toContain("split the upload step");

@@ -2,8 +2,16 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import type { Command } from "commander";
 import { z } from "zod";
-import { PitwallSocket, PitwallAuthError } from "@/lib/client/socket";
-import { describeIssues, parseLenientJson, planDecisionFrame, planItem, type PlanDecisionFrame } from "@/lib/protocol";
+
+import { PitwallAuthError, PitwallSocket } from "@/lib/client/socket";
+import {
+  describeIssues,
+  parseLenientJson,
+  planDecisionFrame,
+  planItem,
+  type PlanDecisionFrame,
+} from "@/lib/protocol";
+
 import { readClientConfig } from "../config";
 import { fail } from "../fail";
 
@@ -18,28 +26,54 @@ export const planFile = z.strictObject({
   items: z.array(planItem).min(1).max(200),
   session: z.string().min(1).max(200).optional(),
   run: z.string().min(1).max(200).optional(),
-  expiresInS: z.number().int().min(10).max(30 * 86_400).optional(),
+  expiresInS: z
+    .number()
+    .int()
+    .min(10)
+    .max(30 * 86_400)
+    .optional(),
 });
 
 /** Exit codes of `pitwall plan propose --wait`, one per decision. */
-export const DECISION_EXIT_CODES = { approved: 0, changes_requested: 3, rejected: 4, expired: 5 } as const;
+export const DECISION_EXIT_CODES = {
+  approved: 0,
+  changes_requested: 3,
+  rejected: 4,
+  expired: 5,
+} as const;
 
 /** Registers `pitwall plan propose <plan.json> [--wait]`. */
 export function registerPlanCommands(program: Command): void {
-  const plan = program.command("plan").description("propose next steps and wait for a person's decision");
+  const plan = program
+    .command("plan")
+    .description("propose next steps and wait for a person's decision");
   plan
     .command("propose")
-    .argument("<file>", "plan.json: {title, rationale?, items: [{content, priority?}], session?, run?}; - reads stdin")
+    .argument(
+      "<file>",
+      "plan.json: {title, rationale?, items: [{content, priority?}], session?, run?}; - reads stdin",
+    )
     .description(
       "propose a plan; with --wait, print the decided (possibly edited) items as JSON and exit 0 approved, " +
         "3 changes requested (the comment goes to stderr), 4 rejected, 5 expired",
     )
     .option("--wait", "wait for the decision")
-    .option("--key <key>", "plan key (default: derived from the file's content, so re-running waits on the same plan)")
-    .option("--timeout <seconds>", "give up waiting after this long (exit 1); default: until the plan expires", parsePositive)
+    .option(
+      "--key <key>",
+      "plan key (default: derived from the file's content, so re-running waits on the same plan)",
+    )
+    .option(
+      "--timeout <seconds>",
+      "give up waiting after this long (exit 1); default: until the plan expires",
+      parsePositive,
+    )
     .action(async (file: string, opts: { wait?: boolean; key?: string; timeout?: number }) => {
       const config = readClientConfig();
-      if (!config.PITWALL_TOKEN) fail("PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it", 2);
+      if (!config.PITWALL_TOKEN)
+        fail(
+          "PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it",
+          2,
+        );
       let text: string;
       try {
         text = file === "-" ? await readStdin() : await fs.readFile(file, "utf8");
@@ -54,7 +88,8 @@ export function registerPlanCommands(program: Command): void {
       } catch (err) {
         fail(`${file} is not JSON: ${(err as Error).message}`, 2);
       }
-      const key = opts.key ?? `plan-${createHash("sha256").update(text).digest("hex").slice(0, 20)}`;
+      const key =
+        opts.key ?? `plan-${createHash("sha256").update(text).digest("hex").slice(0, 20)}`;
 
       const socket = new PitwallSocket({ url: config.urls, token: config.PITWALL_TOKEN! });
       const decided = new Promise<PlanDecisionFrame>((resolve) => {
@@ -64,7 +99,9 @@ export function registerPlanCommands(program: Command): void {
         });
       });
       const refused = new Promise<never>((_, reject) => {
-        socket.on("rejected", (r) => reject(new Error(`the plan was rejected by the server: ${r.code}: ${r.message}`)));
+        socket.on("rejected", (r) =>
+          reject(new Error(`the plan was rejected by the server: ${r.code}: ${r.message}`)),
+        );
         socket.on("fatal", (err) => reject(err));
       });
       refused.catch(() => undefined); // observed through the races below; never unhandled
@@ -74,21 +111,39 @@ export function registerPlanCommands(program: Command): void {
       socket.send({ id, type: "plan.propose", plan: key, ...body });
       try {
         await Promise.race([socket.flush(30_000), refused]);
-        process.stderr.write(`proposed plan ${key}; decide at ${new URL("/plans", config.urls[0]).toString()}\n`);
+        process.stderr.write(
+          `proposed plan ${key}; decide at ${new URL("/plans", config.urls[0]).toString()}\n`,
+        );
         if (!opts.wait) {
           process.stdout.write(`${key}\n`);
           return;
         }
         const timeout = opts.timeout
-          ? new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no decision after ${opts.timeout} s`)), opts.timeout! * 1000).unref())
+          ? new Promise<never>((_, reject) =>
+              setTimeout(
+                () => reject(new Error(`no decision after ${opts.timeout} s`)),
+                opts.timeout! * 1000,
+              ).unref(),
+            )
           : new Promise<never>(() => undefined);
         const decision = await Promise.race([decided, refused, timeout]);
         process.stdout.write(`${JSON.stringify(decision.items, null, 2)}\n`);
-        if (decision.comment) process.stderr.write(`${decision.decision.replace("_", " ")} by ${decision.decidedBy ?? "?"}: ${decision.comment}\n`);
-        else process.stderr.write(`${decision.decision.replace("_", " ")} by ${decision.decidedBy ?? "?"}\n`);
+        if (decision.comment)
+          process.stderr.write(
+            `${decision.decision.replace("_", " ")} by ${decision.decidedBy ?? "?"}: ${decision.comment}\n`,
+          );
+        else
+          process.stderr.write(
+            `${decision.decision.replace("_", " ")} by ${decision.decidedBy ?? "?"}\n`,
+          );
         process.exitCode = DECISION_EXIT_CODES[decision.decision];
       } catch (err) {
-        fail(err instanceof PitwallAuthError ? `${err.message} (check PITWALL_TOKEN)` : (err as Error).message, 1);
+        fail(
+          err instanceof PitwallAuthError
+            ? `${err.message} (check PITWALL_TOKEN)`
+            : (err as Error).message,
+          1,
+        );
       } finally {
         await socket.close().catch(() => undefined);
       }
@@ -97,7 +152,8 @@ export function registerPlanCommands(program: Command): void {
 
 function parsePositive(v: string): number {
   const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`expected a positive number of seconds, got '${v}'`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new Error(`expected a positive number of seconds, got '${v}'`);
   return n;
 }
 

@@ -1,7 +1,9 @@
 import fs from "node:fs/promises";
 import type { Command } from "commander";
+
 import { readFramesFile } from "@/lib/client/frames-file";
 import { FlushTimeoutError, PitwallSocket, type FrameRejection } from "@/lib/client/socket";
+
 import { readClientConfig } from "../config";
 import { fail } from "../fail";
 
@@ -9,12 +11,21 @@ import { fail } from "../fail";
 export function registerPushCommand(program: Command): void {
   program
     .command("push")
-    .argument("<file>", "protocol frames: a JSON array, or JSON lines (bare NaN/Infinity allowed); - reads stdin")
-    .description("send protocol frames over /ws/ingest and wait for the server's acks (PITWALL_URL, PITWALL_TOKEN)")
+    .argument(
+      "<file>",
+      "protocol frames: a JSON array, or JSON lines (bare NaN/Infinity allowed); - reads stdin",
+    )
+    .description(
+      "send protocol frames over /ws/ingest and wait for the server's acks (PITWALL_URL, PITWALL_TOKEN)",
+    )
     .option("--timeout <seconds>", "how long to wait for acks", parsePositive, 60)
     .action(async (file: string, opts: { timeout: number }) => {
       const config = readClientConfig();
-      if (!config.PITWALL_TOKEN) fail("PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it", 2);
+      if (!config.PITWALL_TOKEN)
+        fail(
+          "PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it",
+          2,
+        );
       let text: string;
       try {
         text = file === "-" ? await readStdin() : await fs.readFile(file, "utf8");
@@ -23,7 +34,8 @@ export function registerPushCommand(program: Command): void {
       }
       const label = file === "-" ? "stdin" : file;
       const { frames, problems } = readFramesFile(text);
-      for (const p of problems) process.stderr.write(`${label}${p.line ? `:${p.line}` : ""}: ${p.message}\n`);
+      for (const p of problems)
+        process.stderr.write(`${label}${p.line ? `:${p.line}` : ""}: ${p.message}\n`);
 
       const socket = new PitwallSocket({ url: config.urls, token: config.PITWALL_TOKEN! });
       const where = new Map<string, string[]>();
@@ -39,7 +51,10 @@ export function registerPushCommand(program: Command): void {
       } catch (err) {
         await socket.close();
         if (err instanceof FlushTimeoutError) {
-          fail(`${err.pending} of ${frames.length} frame(s) not acknowledged after ${opts.timeout} s: is Pitwall reachable at ${config.PITWALL_URL}?`, 1);
+          fail(
+            `${err.pending} of ${frames.length} frame(s) not acknowledged after ${opts.timeout} s: is Pitwall reachable at ${config.PITWALL_URL}?`,
+            1,
+          );
         }
         fail((err as Error).message, 1);
       }
@@ -49,11 +64,16 @@ export function registerPushCommand(program: Command): void {
       for (const r of rejections) {
         const places = r.id === null ? [label] : (where.get(r.id) ?? [label]);
         rejectedFrames += places.length;
-        for (const at of places) process.stderr.write(`${at}: frame ${r.id ?? "(no id)"} rejected: ${r.code}: ${r.message}\n`);
+        for (const at of places)
+          process.stderr.write(
+            `${at}: frame ${r.id ?? "(no id)"} rejected: ${r.code}: ${r.message}\n`,
+          );
       }
       const accepted = frames.length - rejectedFrames;
       const skipped = problems.length ? `, ${problems.length} unreadable` : "";
-      process.stdout.write(`pushed ${frames.length} frame(s): ${accepted} accepted, ${rejectedFrames} rejected${skipped}\n`);
+      process.stdout.write(
+        `pushed ${frames.length} frame(s): ${accepted} accepted, ${rejectedFrames} rejected${skipped}\n`,
+      );
       if (rejectedFrames > 0 || problems.length > 0) process.exitCode = 1;
     });
 }

@@ -4,12 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { Option, type Command } from "commander";
+
 import { systemClock } from "@/lib/client/clock";
 import { HostFactsCollector } from "@/lib/client/host-facts";
 import { RunReporter, signalNumber } from "@/lib/client/run-reporter";
 import { FlushTimeoutError, PitwallAuthError, PitwallSocket } from "@/lib/client/socket";
 import { SpoolLockedError } from "@/lib/client/spool";
 import { RUN_KINDS, type RunKind } from "@/lib/protocol";
+
 import { readClientConfig } from "../config";
 import { fail } from "../fail";
 import { parseScrapeInterval, startScrape, type ScrapeSession } from "./scrape";
@@ -46,22 +48,59 @@ export function registerRunCommand(program: Command): void {
   program
     .command("run")
     .argument("<command...>", "the command to run and its arguments (put them after --)")
-    .description("run a command as a live Pitwall run: progress lines, heartbeats, exit status (PITWALL_URL, PITWALL_TOKEN)")
-    .addOption(new Option("--kind <kind>", "what the run is").choices(RUN_KINDS).makeOptionMandatory())
+    .description(
+      "run a command as a live Pitwall run: progress lines, heartbeats, exit status (PITWALL_URL, PITWALL_TOKEN)",
+    )
+    .addOption(
+      new Option("--kind <kind>", "what the run is").choices(RUN_KINDS).makeOptionMandatory(),
+    )
     .requiredOption("--name <name>", "display name of the run")
     .option("--total <n>", "items in all, when known up front (e.g. 914000)", parseCount)
     .option("--unit <unit>", "what the items are (samples, prompts, steps…)")
-    .option("--key <key>", "client key of the run (default: unique per invocation); reusing a key continues that run")
+    .option(
+      "--key <key>",
+      "client key of the run (default: unique per invocation); reusing a key continues that run",
+    )
     .addOption(new Option("--tag <tag...>", "tag(s) for the run").default([]))
     .option("--host <host>", "where the work runs (default: the token's host)")
     .option("--notes <text>", "notes shown on the run page")
-    .option("--stall-after <seconds>", "seconds without a push before the run shows as stale (5-604800, default 120)", parseStallAfter)
-    .option("--spool <dir>", "keep unacknowledged frames in this folder, so a restart of pitwall loses nothing")
-    .option("--heartbeat-interval <seconds>", "seconds between host heartbeats (0: none; at most 3600)", (v) => parseSeconds(v, 3600), 10)
-    .addOption(new Option("--scrape <url...>", "also scrape these SGLang / vLLM /metrics endpoints while the command runs (serving runs linked to this one)").default([]))
-    .option("--scrape-interval <seconds>", "seconds between scrapes of --scrape endpoints", parseScrapeInterval, 2)
-    .option("--ack-timeout <seconds>", "at exit, how long to wait for the server to acknowledge everything", (v) => parseSeconds(v, 86_400), 30)
-    .option("--follow <file>", "with --kind benchmark: import each result line the command appends to this SGLang / vLLM JSON-lines file as a point of this run, live")
+    .option(
+      "--stall-after <seconds>",
+      "seconds without a push before the run shows as stale (5-604800, default 120)",
+      parseStallAfter,
+    )
+    .option(
+      "--spool <dir>",
+      "keep unacknowledged frames in this folder, so a restart of pitwall loses nothing",
+    )
+    .option(
+      "--heartbeat-interval <seconds>",
+      "seconds between host heartbeats (0: none; at most 3600)",
+      (v) => parseSeconds(v, 3600),
+      10,
+    )
+    .addOption(
+      new Option(
+        "--scrape <url...>",
+        "also scrape these SGLang / vLLM /metrics endpoints while the command runs (serving runs linked to this one)",
+      ).default([]),
+    )
+    .option(
+      "--scrape-interval <seconds>",
+      "seconds between scrapes of --scrape endpoints",
+      parseScrapeInterval,
+      2,
+    )
+    .option(
+      "--ack-timeout <seconds>",
+      "at exit, how long to wait for the server to acknowledge everything",
+      (v) => parseSeconds(v, 86_400),
+      30,
+    )
+    .option(
+      "--follow <file>",
+      "with --kind benchmark: import each result line the command appends to this SGLang / vLLM JSON-lines file as a point of this run, live",
+    )
     .action(async (command: string[], opts: RunOptions) => {
       process.exit(await runCommand(command, opts));
     });
@@ -69,22 +108,34 @@ export function registerRunCommand(program: Command): void {
 
 async function runCommand(command: string[], opts: RunOptions): Promise<number> {
   const config = readClientConfig();
-  if (!config.PITWALL_TOKEN) fail("PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it", 2);
-  if (opts.follow !== undefined && opts.kind !== "benchmark") fail("--follow needs --kind benchmark (its lines become benchmark points)", 2);
+  if (!config.PITWALL_TOKEN)
+    fail(
+      "PITWALL_TOKEN is not set: create one with `npx pitwall token create <host>` and export it",
+      2,
+    );
+  if (opts.follow !== undefined && opts.kind !== "benchmark")
+    fail("--follow needs --kind benchmark (its lines become benchmark points)", 2);
   const hostname = os.hostname();
-  const runKey = opts.key ?? `run-${hostname}-${new Date().toISOString().replace(/[:.]/g, "")}-${randomBytes(3).toString("hex")}`;
+  const runKey =
+    opts.key ??
+    `run-${hostname}-${new Date().toISOString().replace(/[:.]/g, "")}-${randomBytes(3).toString("hex")}`;
   const cwd = process.cwd();
 
   let socket: PitwallSocket;
   try {
-    socket = new PitwallSocket({ url: config.urls, token: config.PITWALL_TOKEN!, spoolDir: opts.spool });
+    socket = new PitwallSocket({
+      url: config.urls,
+      token: config.PITWALL_TOKEN!,
+      spoolDir: opts.spool,
+    });
   } catch (err) {
     if (err instanceof SpoolLockedError) fail(err.message, 2);
     throw err;
   }
   const say = (msg: string) => process.stderr.write(`pitwall: ${msg}\n`);
   wireSocketMessages(socket, say);
-  if (socket.replayedFrames > 0) say(`resending ${socket.replayedFrames} frame(s) left in ${opts.spool} by an earlier run`);
+  if (socket.replayedFrames > 0)
+    say(`resending ${socket.replayedFrames} frame(s) left in ${opts.spool} by an earlier run`);
 
   // Fail fast on a bad token; an unreachable server does not stop the work (frames wait for it).
   const grace = new AbortController();
@@ -100,7 +151,10 @@ async function runCommand(command: string[], opts: RunOptions): Promise<number> 
     await socket.close();
     fail(first.message, 2);
   }
-  if (first === "timeout") say(`cannot reach Pitwall at ${config.PITWALL_URL} yet; running the command anyway (frames are sent once it is reachable)`);
+  if (first === "timeout")
+    say(
+      `cannot reach Pitwall at ${config.PITWALL_URL} yet; running the command anyway (frames are sent once it is reachable)`,
+    );
 
   let warnings = 0;
   const reporter = new RunReporter({
@@ -110,12 +164,15 @@ async function runCommand(command: string[], opts: RunOptions): Promise<number> 
     total: opts.total,
     unit: opts.unit,
     onWarning: (msg) => {
-      if (++warnings <= MAX_WARNINGS) say(msg + (warnings === MAX_WARNINGS ? " (further warnings suppressed)" : ""));
+      if (++warnings <= MAX_WARNINGS)
+        say(msg + (warnings === MAX_WARNINGS ? " (further warnings suppressed)" : ""));
     },
   });
   const gitCommit = await gitHead(cwd);
   const scrape: ScrapeSession | null = opts.scrape.length
-    ? startScrape(socket, opts.scrape, { intervalS: opts.scrapeInterval }, say, { benchmarkRun: runKey })
+    ? startScrape(socket, opts.scrape, { intervalS: opts.scrapeInterval }, say, {
+        benchmarkRun: runKey,
+      })
     : null;
   reporter.start({
     name: opts.name,
@@ -136,7 +193,11 @@ async function runCommand(command: string[], opts: RunOptions): Promise<number> 
 
   // Lines already in the file belong to earlier sweeps: only what the command appends is this run's.
   const follow: BenchFollow | null = opts.follow
-    ? await followBenchFile(socket, { file: path.resolve(opts.follow), runKey, startRun: false, fromEnd: true }, say)
+    ? await followBenchFile(
+        socket,
+        { file: path.resolve(opts.follow), runKey, startRun: false, fromEnd: true },
+        say,
+      )
     : null;
 
   const collector = new HostFactsCollector({ diskPath: cwd });
@@ -146,14 +207,26 @@ async function runCommand(command: string[], opts: RunOptions): Promise<number> 
     const beat = () =>
       void collector
         .collect()
-        .then((facts) => socket.send({ type: "heartbeat", ts: Date.now(), intervalS: opts.heartbeatInterval, facts }))
+        .then((facts) =>
+          socket.send({
+            type: "heartbeat",
+            ts: Date.now(),
+            intervalS: opts.heartbeatInterval,
+            facts,
+          }),
+        )
         .catch(() => undefined); // the socket closed while nvidia-smi was answering: nothing to report
     beat();
     heartbeat = setInterval(beat, opts.heartbeatInterval * 1000);
   }
   const ticker = setInterval(() => reporter.tick(), TICK_MS);
 
-  const exit = await runChild(command, reporter, { PITWALL_RUN_KEY: runKey, PYTHONUNBUFFERED: process.env.PYTHONUNBUFFERED ?? "1" }, say);
+  const exit = await runChild(
+    command,
+    reporter,
+    { PITWALL_RUN_KEY: runKey, PYTHONUNBUFFERED: process.env.PYTHONUNBUFFERED ?? "1" },
+    say,
+  );
   clearInterval(ticker);
   if (heartbeat) clearInterval(heartbeat);
   await scrape?.stop();
@@ -163,8 +236,15 @@ async function runCommand(command: string[], opts: RunOptions): Promise<number> 
   try {
     await socket.flush(opts.ackTimeout * 1000);
   } catch (err) {
-    const pending = err instanceof FlushTimeoutError ? `${err.pending} frame(s) not acknowledged after ${opts.ackTimeout} s` : (err as Error).message;
-    say(opts.spool ? `${pending}; they are kept in ${opts.spool} and sent by the next \`pitwall run --spool ${opts.spool}\`` : `${pending}; they are lost (use --spool to keep them)`);
+    const pending =
+      err instanceof FlushTimeoutError
+        ? `${err.pending} frame(s) not acknowledged after ${opts.ackTimeout} s`
+        : (err as Error).message;
+    say(
+      opts.spool
+        ? `${pending}; they are kept in ${opts.spool} and sent by the next \`pitwall run --spool ${opts.spool}\``
+        : `${pending}; they are lost (use --spool to keep them)`,
+    );
   }
   await socket.close();
   return exit.code ?? (exit.signal ? 128 + signalNumber(exit.signal) : 1);
@@ -182,7 +262,11 @@ async function runChild(
   say: (msg: string) => void,
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; cancelled: boolean }> {
   const [file, ...args] = command;
-  const child = spawn(file!, args, { stdio: ["inherit", "pipe", "pipe"], detached: true, env: { ...process.env, ...extraEnv } });
+  const child = spawn(file!, args, {
+    stdio: ["inherit", "pipe", "pipe"],
+    detached: true,
+    env: { ...process.env, ...extraEnv },
+  });
   let forwarded: NodeJS.Signals | null = null;
   const forward = (signal: NodeJS.Signals) => {
     forwarded = signal;
@@ -197,7 +281,11 @@ async function runChild(
   pipe(child.stdout, process.stdout, (chunk) => reporter.write("stdout", chunk));
   pipe(child.stderr, process.stderr, (chunk) => reporter.write("stderr", chunk));
 
-  const result = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+  const result = await new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    error?: Error;
+  }>((resolve) => {
     child.once("error", (error) => resolve({ code: 127, signal: null, error }));
     child.once("close", (code, signal) => resolve({ code, signal }));
   });
@@ -207,7 +295,8 @@ async function runChild(
     reporter.write("stderr", `pitwall: cannot start ${file}: ${result.error.message}\n`);
   }
   const sent = forwarded as NodeJS.Signals | null;
-  const cancelled = sent !== null && (result.signal === sent || result.code === 128 + signalNumber(sent));
+  const cancelled =
+    sent !== null && (result.signal === sent || result.code === 128 + signalNumber(sent));
   return { code: result.code, signal: result.signal, cancelled };
 }
 
@@ -243,7 +332,10 @@ function wireSocketMessages(socket: PitwallSocket, say: (msg: string) => void): 
     down = false;
   });
   socket.on("disconnect", (info) => {
-    if (wasOpen && !down) say(`lost the connection to ${info.url} (${info.error?.message ?? `close ${info.code ?? ""} ${info.reason}`.trim()}); frames are kept and resent${info.nextUrl !== info.url ? `, trying ${info.nextUrl}` : ""}`);
+    if (wasOpen && !down)
+      say(
+        `lost the connection to ${info.url} (${info.error?.message ?? `close ${info.code ?? ""} ${info.reason}`.trim()}); frames are kept and resent${info.nextUrl !== info.url ? `, trying ${info.nextUrl}` : ""}`,
+      );
     down = true;
   });
   socket.on("rejected", (r) => {
@@ -281,6 +373,7 @@ function parseSeconds(value: string, max: number): number {
 
 function parseStallAfter(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 5 || n > 7 * 86_400) fail(`--stall-after must be a whole number of seconds from 5 to 604800, got '${value}'`, 2);
+  if (!Number.isInteger(n) || n < 5 || n > 7 * 86_400)
+    fail(`--stall-after must be a whole number of seconds from 5 to 604800, got '${value}'`, 2);
   return n;
 }

@@ -2,13 +2,19 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PrismaPg } from "@prisma/adapter-pg";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
 import { PrismaClient } from "@/generated/prisma/client";
-import { SGLANG_TTFT_BOUNDS_S } from "@/lib/serving/testing";
 import { getHostServing, getRunServing } from "@/lib/server/repositories/serving";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { EXPECTED_TTFT_P50_MS, EXPECTED_TTFT_P99_MS, startExpositionServer, type ExpositionServer } from "@/test/support/exposition-server";
+import { SGLANG_TTFT_BOUNDS_S } from "@/lib/serving/testing";
+import {
+  EXPECTED_TTFT_P50_MS,
+  EXPECTED_TTFT_P99_MS,
+  startExpositionServer,
+  type ExpositionServer,
+} from "@/test/support/exposition-server";
 import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // `pitwall run --scrape` and `pitwall scrape` as a user runs them, against the real server and
@@ -36,11 +42,17 @@ afterAll(async () => {
 });
 
 function startPitwall(args: string[]) {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: projectDir, env: { ...process.env, PITWALL_URL: server.url, PITWALL_TOKEN: token }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: projectDir,
+    env: { ...process.env, PITWALL_URL: server.url, PITWALL_TOKEN: token },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const out = { stdout: "", stderr: "" };
   child.stdout.on("data", (c: Buffer) => (out.stdout += c.toString()));
   child.stderr.on("data", (c: Buffer) => (out.stderr += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code)),
+  );
   return { child, out, exited };
 }
 
@@ -60,11 +72,30 @@ describe("pitwall run --scrape", () => {
     // CLI's start-up time varies a lot on a loaded machine).
     const doneFile = path.join(os.tmpdir(), `pitwall-scrape-done-${process.pid}-${Date.now()}`);
     const waitForDone = `const fs = require("fs"); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(doneFile)})) clearInterval(t); }, 50);`;
-    const p = startPitwall(["run", "--kind", "benchmark", "--name", "sweep with telemetry", "--key", key, "--heartbeat-interval", "0", "--scrape", engine.url, "--scrape-interval", "0.3", "--", process.execPath, "-e", waitForDone]);
+    const p = startPitwall([
+      "run",
+      "--kind",
+      "benchmark",
+      "--name",
+      "sweep with telemetry",
+      "--key",
+      key,
+      "--heartbeat-interval",
+      "0",
+      "--scrape",
+      engine.url,
+      "--scrape-interval",
+      "0.3",
+      "--",
+      process.execPath,
+      "-e",
+      waitForDone,
+    ]);
     const until = async (what: string, ok: () => boolean) => {
       const deadline = Date.now() + 30_000;
       while (!ok()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; stderr: ${p.out.stderr}`);
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for ${what}; stderr: ${p.out.stderr}`);
         await sleep(50);
       }
     };
@@ -83,11 +114,28 @@ describe("pitwall run --scrape", () => {
     expect(p.out.stderr).toContain("not reachable (HTTP 503 Service Unavailable)");
     expect(p.out.stderr).toMatch(/answers again after \d+ s/);
 
-    const bench = await prisma.run.findUniqueOrThrow({ where: { key }, select: { id: true, config: true } });
+    const bench = await prisma.run.findUniqueOrThrow({
+      where: { key },
+      select: { id: true, config: true },
+    });
     const servingKey = `serving:${os.hostname().replace(/[^A-Za-z0-9._-]/g, "-")}:${new URL(engine.url).port}/metrics`;
     expect((bench.config as { servingRuns?: string[] }).servingRuns).toEqual([servingKey]);
-    const serving = await prisma.run.findUniqueOrThrow({ where: { key: servingKey }, select: { kind: true, status: true, name: true, host: { select: { name: true } }, events: { select: { level: true, message: true }, orderBy: { id: "asc" } } } });
-    expect(serving).toMatchObject({ kind: "serving", status: "ended", name: `SGLang meta-llama/Llama-3.1-8B-Instruct @ ${servingKey.split(":")[1]}:${new URL(engine.url).port}`, host: { name: "cli-scrape" } });
+    const serving = await prisma.run.findUniqueOrThrow({
+      where: { key: servingKey },
+      select: {
+        kind: true,
+        status: true,
+        name: true,
+        host: { select: { name: true } },
+        events: { select: { level: true, message: true }, orderBy: { id: "asc" } },
+      },
+    });
+    expect(serving).toMatchObject({
+      kind: "serving",
+      status: "ended",
+      name: `SGLang meta-llama/Llama-3.1-8B-Instruct @ ${servingKey.split(":")[1]}:${new URL(engine.url).port}`,
+      host: { name: "cli-scrape" },
+    });
     expect(serving.events.map((e) => e.level)).toEqual(["warn", "info"]);
 
     const view = await getRunServing(prisma, bench.id);
@@ -107,7 +155,9 @@ describe("pitwall run --scrape", () => {
     const up = run.series.find((s) => s.key === "serving/up")!.points;
     const downAt = up.filter((pt) => pt.value === 0).map((pt) => pt.tMs);
     expect(downAt.length).toBeGreaterThan(0);
-    const kv = run.series.find((s) => s.key === "serving/kv_cache_usage")!.points.map((pt) => pt.tMs);
+    const kv = run.series
+      .find((s) => s.key === "serving/kv_cache_usage")!
+      .points.map((pt) => pt.tMs);
     const [gapFrom, gapTo] = [Math.min(...downAt), Math.max(...downAt)];
     expect(kv.some((t) => t >= gapFrom && t <= gapTo)).toBe(false);
     expect(kv.some((t) => t > gapTo)).toBe(true);
@@ -123,7 +173,10 @@ describe("pitwall scrape", () => {
     await sleep(500);
     p.child.kill("SIGTERM");
     expect(await p.exited).toBe(0);
-    const run = await prisma.run.findUniqueOrThrow({ where: { key: `serving:gpu-box-7:${new URL(engine.url).port}/metrics` }, select: { status: true, host: { select: { name: true } } } });
+    const run = await prisma.run.findUniqueOrThrow({
+      where: { key: `serving:gpu-box-7:${new URL(engine.url).port}/metrics` },
+      select: { status: true, host: { select: { name: true } } },
+    });
     expect(run).toEqual({ status: "ended", host: { name: "gpu-box-7" } });
     const panel = await getHostServing(prisma, "gpu-box-7");
     expect(panel.runs).toHaveLength(1);

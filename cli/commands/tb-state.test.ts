@@ -2,11 +2,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+
 import { defaultTbStatePath, loadTbState, saveTbState } from "./tb-state";
 
 describe("the watch tensorboard state file", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-tb-state-unit-"));
-  const offsets = { files: { "/logs/a/events.out.tfevents.1": { offset: 1234, plugins: { loss: "scalars" } } }, runs: ["tb:abc"] };
+  const offsets = {
+    files: { "/logs/a/events.out.tfevents.1": { offset: 1234, plugins: { loss: "scalars" } } },
+    runs: ["tb:abc"],
+  };
 
   it("round-trips the read positions of its log directory", () => {
     const file = path.join(dir, "deep", "s.json");
@@ -19,7 +23,10 @@ describe("the watch tensorboard state file", () => {
     saveTbState(file, "/logs", offsets);
     const warnings: string[] = [];
     expect(loadTbState(file, "/other", (m) => warnings.push(m))).toBeNull();
-    fs.writeFileSync(file, '{"v":1,"logdir":"/logs","files":{"x":{"offset":-1,"plugins":{}}},"runs":[]}');
+    fs.writeFileSync(
+      file,
+      '{"v":1,"logdir":"/logs","files":{"x":{"offset":-1,"plugins":{}}},"runs":[]}',
+    );
     expect(loadTbState(file, "/logs", (m) => warnings.push(m))).toBeNull();
     fs.writeFileSync(file, "{not json");
     expect(loadTbState(file, "/logs", (m) => warnings.push(m))).toBeNull();

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+
 import type { TbOffsets } from "@/lib/client/tb-logdir";
 
 /**
@@ -14,7 +15,10 @@ import type { TbOffsets } from "@/lib/client/tb-logdir";
 const stateSchema = z.object({
   v: z.literal(1),
   logdir: z.string(),
-  files: z.record(z.string(), z.object({ offset: z.number().int().nonnegative(), plugins: z.record(z.string(), z.string()) })),
+  files: z.record(
+    z.string(),
+    z.object({ offset: z.number().int().nonnegative(), plugins: z.record(z.string(), z.string()) }),
+  ),
   runs: z.array(z.string()),
 });
 
@@ -22,7 +26,10 @@ const stateSchema = z.object({
  * The default state file of LOGDIR: `$XDG_STATE_HOME/pitwall/tensorboard/<sha256(host, logdir)>.json`
  * (XDG_STATE_HOME defaults to ~/.local/state).
  */
-export function defaultTbStatePath(logdir: string, env: Record<string, string | undefined> = process.env): string {
+export function defaultTbStatePath(
+  logdir: string,
+  env: Record<string, string | undefined> = process.env,
+): string {
   const base = env.XDG_STATE_HOME || path.join(env.HOME || os.homedir(), ".local", "state");
   const id = createHash("sha256").update(`${os.hostname()}\n${logdir}`).digest("hex").slice(0, 24);
   return path.join(base, "pitwall", "tensorboard", `${id}.json`);
@@ -33,12 +40,17 @@ export function defaultTbStatePath(logdir: string, env: Record<string, string | 
  * unreadable, not valid or of another log directory is reported through `warn` and ignored (the
  * watcher then reads from the start, which stores nothing twice).
  */
-export function loadTbState(file: string, logdir: string, warn: (msg: string) => void): TbOffsets | null {
+export function loadTbState(
+  file: string,
+  logdir: string,
+  warn: (msg: string) => void,
+): TbOffsets | null {
   let text: string;
   try {
     text = fs.readFileSync(file, "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") warn(`state file ${file} not readable (${(err as Error).message}); reading from the start`);
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT")
+      warn(`state file ${file} not readable (${(err as Error).message}); reading from the start`);
     return null;
   }
   let parsed: ReturnType<typeof stateSchema.safeParse>;

@@ -3,12 +3,13 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
 import { PrismaClient } from "@/generated/prisma/client";
-import { createToken } from "@/lib/server/repositories/tokens";
 import { fixture } from "@/lib/importers/testing";
+import { createToken } from "@/lib/server/repositories/tokens";
 import { createTestDatabase } from "@/test/support/db";
 import { startTestServer, type TestServer } from "@/test/support/server";
 
@@ -18,7 +19,12 @@ import { startTestServer, type TestServer } from "@/test/support/server";
 
 const projectDir = path.resolve(import.meta.dirname, "../..");
 const bin = path.join(projectDir, "bin", "pitwall.mjs");
-const sweep = fixture("sglang-bench-serving", "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl").text.split("\n").filter(Boolean);
+const sweep = fixture(
+  "sglang-bench-serving",
+  "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl",
+)
+  .text.split("\n")
+  .filter(Boolean);
 
 let server: TestServer;
 let db: pg.Pool;
@@ -44,15 +50,25 @@ afterAll(async () => {
 });
 
 function startPitwall(args: string[]) {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: projectDir, env: { ...process.env, PITWALL_URL: server.url, PITWALL_TOKEN: token }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: projectDir,
+    env: { ...process.env, PITWALL_URL: server.url, PITWALL_TOKEN: token },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   const out = { stderr: "" };
   child.stderr.on("data", (c: Buffer) => (out.stderr += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code)),
+  );
   return { child, out, exited };
 }
 
-async function until(pred: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+async function until(
+  pred: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await pred())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -61,92 +77,185 @@ async function until(pred: () => Promise<boolean>, what: string, timeoutMs = 30_
 }
 
 /** Points of the run(s) named `name`: [ord, output tok/s] in order, and the row count. */
-async function pointsOf(where: { name?: string; key?: string }): Promise<{ ords: number[]; tokPerS: number[]; runs: number; status: string[] }> {
+async function pointsOf(where: {
+  name?: string;
+  key?: string;
+}): Promise<{ ords: number[]; tokPerS: number[]; runs: number; status: string[] }> {
   const cond = where.key ? `r.key = $1` : `r.name = $1`;
-  const res = await db.query<{ ord: number; tok: number }>(`SELECT p.ord, p."outputTokPerS" AS tok FROM "BenchmarkPoint" p JOIN "Run" r ON r.id = p."runId" WHERE ${cond} ORDER BY p.ord`, [where.key ?? where.name]);
-  const runs = await db.query<{ status: string }>(`SELECT status FROM "Run" r WHERE ${cond}`, [where.key ?? where.name]);
-  return { ords: res.rows.map((r) => r.ord), tokPerS: res.rows.map((r) => r.tok), runs: runs.rowCount ?? 0, status: runs.rows.map((r) => r.status) };
+  const res = await db.query<{ ord: number; tok: number }>(
+    `SELECT p.ord, p."outputTokPerS" AS tok FROM "BenchmarkPoint" p JOIN "Run" r ON r.id = p."runId" WHERE ${cond} ORDER BY p.ord`,
+    [where.key ?? where.name],
+  );
+  const runs = await db.query<{ status: string }>(`SELECT status FROM "Run" r WHERE ${cond}`, [
+    where.key ?? where.name,
+  ]);
+  return {
+    ords: res.rows.map((r) => r.ord),
+    tokPerS: res.rows.map((r) => r.tok),
+    runs: runs.rowCount ?? 0,
+    status: runs.rows.map((r) => r.status),
+  };
 }
 
 const tok = (line: string) => (JSON.parse(line) as { output_throughput: number }).output_throughput;
 
 describe("pitwall watch bench", () => {
-  test("points appear line by line; a half-written line waits; a restarted watcher adds nothing twice", { timeout: 120_000 }, async () => {
-    const name = `live sweep ${randomUUID()}`;
-    const file = path.join(tmp, `sweep-${randomUUID()}.jsonl`);
-    const args = ["watch", "bench", file, "--name", name, "--poll-interval", "100"];
-    let watcher = startPitwall(args); // the file does not exist yet
-    await until(async () => watcher.out.stderr.includes("watching"), "the watcher to start");
+  test(
+    "points appear line by line; a half-written line waits; a restarted watcher adds nothing twice",
+    { timeout: 120_000 },
+    async () => {
+      const name = `live sweep ${randomUUID()}`;
+      const file = path.join(tmp, `sweep-${randomUUID()}.jsonl`);
+      const args = ["watch", "bench", file, "--name", name, "--poll-interval", "100"];
+      let watcher = startPitwall(args); // the file does not exist yet
+      await until(async () => watcher.out.stderr.includes("watching"), "the watcher to start");
 
-    await fs.appendFile(file, `${sweep[0]}\n`);
-    await until(async () => (await pointsOf({ name })).ords.length === 1, "the first point");
-    expect(await pointsOf({ name })).toMatchObject({ ords: [1], tokPerS: [tok(sweep[0]!)], runs: 1, status: ["running"] });
-    const stall = await db.query(`SELECT "stallAfterS" FROM "Run" WHERE name = $1`, [name]);
-    expect(stall.rows).toEqual([{ stallAfterS: 3600 }]);
+      await fs.appendFile(file, `${sweep[0]}\n`);
+      await until(async () => (await pointsOf({ name })).ords.length === 1, "the first point");
+      expect(await pointsOf({ name })).toMatchObject({
+        ords: [1],
+        tokPerS: [tok(sweep[0]!)],
+        runs: 1,
+        status: ["running"],
+      });
+      const stall = await db.query(`SELECT "stallAfterS" FROM "Run" WHERE name = $1`, [name]);
+      expect(stall.rows).toEqual([{ stallAfterS: 3600 }]);
 
-    // Half of line 2: nothing new, however long we wait (polls every 100 ms).
-    const half = Math.floor(sweep[1]!.length / 2);
-    await fs.appendFile(file, sweep[1]!.slice(0, half));
-    await new Promise((r) => setTimeout(r, 1500));
-    expect((await pointsOf({ name })).ords).toEqual([1]);
-    expect(watcher.out.stderr).not.toMatch(/:2: /);
-    await fs.appendFile(file, `${sweep[1]!.slice(half)}\n`);
-    await until(async () => (await pointsOf({ name })).ords.length === 2, "the completed second line");
+      // Half of line 2: nothing new, however long we wait (polls every 100 ms).
+      const half = Math.floor(sweep[1]!.length / 2);
+      await fs.appendFile(file, sweep[1]!.slice(0, half));
+      await new Promise((r) => setTimeout(r, 1500));
+      expect((await pointsOf({ name })).ords).toEqual([1]);
+      expect(watcher.out.stderr).not.toMatch(/:2: /);
+      await fs.appendFile(file, `${sweep[1]!.slice(half)}\n`);
+      await until(
+        async () => (await pointsOf({ name })).ords.length === 2,
+        "the completed second line",
+      );
 
-    await fs.appendFile(file, `${sweep[2]}\n`);
-    await until(async () => (await pointsOf({ name })).ords.length === 3, "the third point");
-    expect(watcher.out.stderr).toContain(`:3: request rate 4/s: ${tok(sweep[2]!).toFixed(1)} output tok/s`);
+      await fs.appendFile(file, `${sweep[2]}\n`);
+      await until(async () => (await pointsOf({ name })).ords.length === 3, "the third point");
+      expect(watcher.out.stderr).toContain(
+        `:3: request rate 4/s: ${tok(sweep[2]!).toFixed(1)} output tok/s`,
+      );
 
-    watcher.child.kill("SIGTERM");
-    expect(await watcher.exited).toBe(0);
-    expect(await pointsOf({ name })).toMatchObject({ ords: [1, 2, 3], status: ["succeeded"] });
+      watcher.child.kill("SIGTERM");
+      expect(await watcher.exited).toBe(0);
+      expect(await pointsOf({ name })).toMatchObject({ ords: [1, 2, 3], status: ["succeeded"] });
 
-    // Lines written while no watcher ran, then a restart: the whole file is read again, and the
-    // three points already stored come back as the same frames (deduplicated), not as new rows.
-    for (const line of sweep.slice(3)) await fs.appendFile(file, `${line}\n`);
-    watcher = startPitwall(args);
-    await until(async () => (await pointsOf({ name })).ords.length === sweep.length, "the rest of the sweep");
-    watcher.child.kill("SIGTERM");
-    expect(await watcher.exited).toBe(0);
-    const after = await pointsOf({ name });
-    expect(after).toEqual({ ords: sweep.map((_, i) => i + 1), tokPerS: sweep.map(tok), runs: 1, status: ["succeeded"] });
-    expect(watcher.out.stderr).toContain(`${sweep.length} point(s) from ${file}`);
-  });
+      // Lines written while no watcher ran, then a restart: the whole file is read again, and the
+      // three points already stored come back as the same frames (deduplicated), not as new rows.
+      for (const line of sweep.slice(3)) await fs.appendFile(file, `${line}\n`);
+      watcher = startPitwall(args);
+      await until(
+        async () => (await pointsOf({ name })).ords.length === sweep.length,
+        "the rest of the sweep",
+      );
+      watcher.child.kill("SIGTERM");
+      expect(await watcher.exited).toBe(0);
+      const after = await pointsOf({ name });
+      expect(after).toEqual({
+        ords: sweep.map((_, i) => i + 1),
+        tokPerS: sweep.map(tok),
+        runs: 1,
+        status: ["succeeded"],
+      });
+      expect(watcher.out.stderr).toContain(`${sweep.length} point(s) from ${file}`);
+    },
+  );
 
-  test("vLLM bench serve --append-result (newline before each next result): every result is imported, the last one too", { timeout: 60_000 }, async () => {
-    const vllm = fixture("vllm-bench-serve", "nerdalert_2025-05_benchmark_serving_results.jsonl").text.split("\n").filter(Boolean).slice(0, 3);
-    const name = `vllm live ${randomUUID()}`;
-    const file = path.join(tmp, `vllm-${randomUUID()}.jsonl`);
-    const watcher = startPitwall(["watch", "bench", file, "--name", name, "--poll-interval", "100"]);
-    await until(async () => watcher.out.stderr.includes("watching"), "the watcher to start");
-    // What vLLM does: `if append and tell() != 0: write("\n")`, then json.dump(result).
-    for (const [i, line] of vllm.entries()) {
-      await fs.appendFile(file, `${i > 0 ? "\n" : ""}${line}`);
-      await until(async () => (await pointsOf({ name })).ords.length === i + 1, `vLLM result ${i + 1} without its newline`);
-    }
-    watcher.child.kill("SIGTERM");
-    expect(await watcher.exited).toBe(0);
-    expect(await pointsOf({ name })).toEqual({ ords: [1, 2, 3], tokPerS: vllm.map(tok), runs: 1, status: ["succeeded"] });
-  });
+  test(
+    "vLLM bench serve --append-result (newline before each next result): every result is imported, the last one too",
+    { timeout: 60_000 },
+    async () => {
+      const vllm = fixture("vllm-bench-serve", "nerdalert_2025-05_benchmark_serving_results.jsonl")
+        .text.split("\n")
+        .filter(Boolean)
+        .slice(0, 3);
+      const name = `vllm live ${randomUUID()}`;
+      const file = path.join(tmp, `vllm-${randomUUID()}.jsonl`);
+      const watcher = startPitwall([
+        "watch",
+        "bench",
+        file,
+        "--name",
+        name,
+        "--poll-interval",
+        "100",
+      ]);
+      await until(async () => watcher.out.stderr.includes("watching"), "the watcher to start");
+      // What vLLM does: `if append and tell() != 0: write("\n")`, then json.dump(result).
+      for (const [i, line] of vllm.entries()) {
+        await fs.appendFile(file, `${i > 0 ? "\n" : ""}${line}`);
+        await until(
+          async () => (await pointsOf({ name })).ords.length === i + 1,
+          `vLLM result ${i + 1} without its newline`,
+        );
+      }
+      watcher.child.kill("SIGTERM");
+      expect(await watcher.exited).toBe(0);
+      expect(await pointsOf({ name })).toEqual({
+        ords: [1, 2, 3],
+        tokPerS: vllm.map(tok),
+        runs: 1,
+        status: ["succeeded"],
+      });
+    },
+  );
 
-  test("`pitwall run --kind benchmark --follow FILE`: the command's appended lines are points of its run; lines already there are not", { timeout: 120_000 }, async () => {
-    const key = `follow-${randomUUID()}`;
-    const file = path.join(tmp, `run-${randomUUID()}.jsonl`);
-    await fs.writeFile(file, `${sweep[6]}\n`); // an earlier sweep's line
-    const script = path.join(tmp, `bench-${randomUUID()}.mjs`);
-    await fs.writeFile(
-      script,
-      `import fs from "node:fs";\nconst lines = ${JSON.stringify(sweep.slice(0, 4))};\n` +
-        `for (const l of lines) { fs.appendFileSync(${JSON.stringify(file)}, l + "\\n"); await new Promise((r) => setTimeout(r, 400)); }\n`,
-    );
-    const run = startPitwall(["run", "--kind", "benchmark", "--name", "follow sweep", "--key", key, "--follow", file, "--", process.execPath, script]);
-    await until(async () => (await pointsOf({ key })).ords.length >= 1, "a point while the command runs");
-    expect((await pointsOf({ key })).status).toEqual(["running"]);
-    expect(await run.exited).toBe(0);
-    expect(await pointsOf({ key })).toEqual({ ords: [2, 3, 4, 5], tokPerS: sweep.slice(0, 4).map(tok), runs: 1, status: ["succeeded"] });
+  test(
+    "`pitwall run --kind benchmark --follow FILE`: the command's appended lines are points of its run; lines already there are not",
+    { timeout: 120_000 },
+    async () => {
+      const key = `follow-${randomUUID()}`;
+      const file = path.join(tmp, `run-${randomUUID()}.jsonl`);
+      await fs.writeFile(file, `${sweep[6]}\n`); // an earlier sweep's line
+      const script = path.join(tmp, `bench-${randomUUID()}.mjs`);
+      await fs.writeFile(
+        script,
+        `import fs from "node:fs";\nconst lines = ${JSON.stringify(sweep.slice(0, 4))};\n` +
+          `for (const l of lines) { fs.appendFileSync(${JSON.stringify(file)}, l + "\\n"); await new Promise((r) => setTimeout(r, 400)); }\n`,
+      );
+      const run = startPitwall([
+        "run",
+        "--kind",
+        "benchmark",
+        "--name",
+        "follow sweep",
+        "--key",
+        key,
+        "--follow",
+        file,
+        "--",
+        process.execPath,
+        script,
+      ]);
+      await until(
+        async () => (await pointsOf({ key })).ords.length >= 1,
+        "a point while the command runs",
+      );
+      expect((await pointsOf({ key })).status).toEqual(["running"]);
+      expect(await run.exited).toBe(0);
+      expect(await pointsOf({ key })).toEqual({
+        ords: [2, 3, 4, 5],
+        tokPerS: sweep.slice(0, 4).map(tok),
+        runs: 1,
+        status: ["succeeded"],
+      });
 
-    const bad = startPitwall(["run", "--kind", "training", "--name", "x", "--follow", file, "--", "true"]);
-    expect(await bad.exited).toBe(2);
-    expect(bad.out.stderr).toContain("--follow needs --kind benchmark");
-  });
+      const bad = startPitwall([
+        "run",
+        "--kind",
+        "training",
+        "--name",
+        "x",
+        "--follow",
+        file,
+        "--",
+        "true",
+      ]);
+      expect(await bad.exited).toBe(2);
+      expect(bad.out.stderr).toContain("--follow needs --kind benchmark");
+    },
+  );
 });

@@ -1,8 +1,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+
 import { FlushTimeoutError } from "@/lib/client/socket";
 import { TbLogdirFollower } from "@/lib/client/tb-logdir";
+
 import { fail } from "../fail";
 import { defaultTbStatePath, loadTbState, saveTbState } from "./tb-state";
 import { openSocket, untilStopped } from "./watch-common";
@@ -21,16 +23,27 @@ export interface WatchTensorboardOptions {
 }
 
 /** Follows LOGDIR until a signal; returns the exit code. */
-export async function watchTensorboard(logdir: string, opts: WatchTensorboardOptions): Promise<number> {
+export async function watchTensorboard(
+  logdir: string,
+  opts: WatchTensorboardOptions,
+): Promise<number> {
   const say = (msg: string) => process.stderr.write(`pitwall: ${msg}\n`);
   const socket = openSocket(opts.spool, say);
   const absolute = path.resolve(logdir);
-  const follower = new TbLogdirFollower({ logdir: absolute, keySalt: os.hostname(), host: opts.host, tags: opts.tag });
-  const stateFile = opts.state === false ? null : path.resolve(opts.state ?? defaultTbStatePath(absolute));
+  const follower = new TbLogdirFollower({
+    logdir: absolute,
+    keySalt: os.hostname(),
+    host: opts.host,
+    tags: opts.tag,
+  });
+  const stateFile =
+    opts.state === false ? null : path.resolve(opts.state ?? defaultTbStatePath(absolute));
   const saved = stateFile ? loadTbState(stateFile, absolute, say) : null;
   if (saved) {
     follower.resume(saved);
-    say(`continuing from ${stateFile} (${Object.keys(saved.files).length} event file(s) read before)`);
+    say(
+      `continuing from ${stateFile} (${Object.keys(saved.files).length} event file(s) read before)`,
+    );
   }
   // Read positions are saved only once every frame read before them is safe: at once with a
   // spool (frames are on disk when sent), otherwise when the server has acknowledged them.
@@ -73,7 +86,9 @@ export async function watchTensorboard(logdir: string, opts: WatchTensorboardOpt
         for (const p of problems) say(`${p.file}: ${p.message}`);
         for (const s of summaries) {
           total += s.points;
-          say(`${s.folder || "."}: ${s.points} point(s) of ${s.keys.slice(0, 5).join(", ")}${s.keys.length > 5 ? ", …" : ""} up to step ${s.lastStep}`);
+          say(
+            `${s.folder || "."}: ${s.points} point(s) of ${s.keys.slice(0, 5).join(", ")}${s.keys.length > 5 ? ", …" : ""} up to step ${s.lastStep}`,
+          );
         }
       } while (again);
     })().finally(() => (running = null));
@@ -100,7 +115,11 @@ export async function watchTensorboard(logdir: string, opts: WatchTensorboardOpt
   try {
     await socket.flush(opts.ackTimeout * 1000);
   } catch (err) {
-    say(err instanceof FlushTimeoutError ? `${err.pending} frame(s) not acknowledged after ${opts.ackTimeout} s` : (err as Error).message);
+    say(
+      err instanceof FlushTimeoutError
+        ? `${err.pending} frame(s) not acknowledged after ${opts.ackTimeout} s`
+        : (err as Error).message,
+    );
     await socket.close();
     return 1;
   }

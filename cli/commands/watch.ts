@@ -1,10 +1,12 @@
 import os from "node:os";
 import path from "node:path";
 import { Option, type Command } from "commander";
+
 import { BenchFollower, type BenchFollowerOptions } from "@/lib/client/bench-follow";
 import { FileTail } from "@/lib/client/file-tail";
 import { FlushTimeoutError } from "@/lib/client/socket";
 import { BENCHMARK_SCENARIOS, parseLenientJson, type BenchmarkPointInput } from "@/lib/protocol";
+
 import { fail } from "../fail";
 import { openSocket, parseMs, parseSeconds, parseStallAfter, untilStopped } from "./watch-common";
 import { watchTensorboard, type WatchTensorboardOptions } from "./watch-tensorboard";
@@ -26,7 +28,11 @@ interface FrameSink {
  * complete line through `sink`, saying one line per point or skipped line through `say`.
  * @throws nothing: read errors are said and retried at the next change.
  */
-export async function followBenchFile(sink: FrameSink, opts: BenchFollowerOptions & { fromEnd?: boolean; pollMs?: number }, say: (msg: string) => void): Promise<BenchFollow> {
+export async function followBenchFile(
+  sink: FrameSink,
+  opts: BenchFollowerOptions & { fromEnd?: boolean; pollMs?: number },
+  say: (msg: string) => void,
+): Promise<BenchFollow> {
   const follower = new BenchFollower(opts);
   const tail = new FileTail(opts.file, {
     fromEnd: opts.fromEnd,
@@ -64,8 +70,16 @@ function isJsonObject(text: string): boolean {
 
 /** `concurrency 16: 577.8 output tok/s, TTFT p99 812 ms` for a point. */
 function describePoint(p: BenchmarkPointInput): string {
-  const level = p.concurrency != null ? `concurrency ${p.concurrency}` : p.requestRate != null ? `request rate ${p.requestRate}/s` : "unbounded";
-  const tok = typeof p.outputTokPerS === "number" ? `${p.outputTokPerS.toFixed(1)} output tok/s` : "no output tok/s";
+  const level =
+    p.concurrency != null
+      ? `concurrency ${p.concurrency}`
+      : p.requestRate != null
+        ? `request rate ${p.requestRate}/s`
+        : "unbounded";
+  const tok =
+    typeof p.outputTokPerS === "number"
+      ? `${p.outputTokPerS.toFixed(1)} output tok/s`
+      : "no output tok/s";
   const ttft = typeof p.ttftMsP99 === "number" ? `, TTFT p99 ${Math.round(p.ttftMsP99)} ms` : "";
   return `${level}: ${tok}${ttft}`;
 }
@@ -84,33 +98,75 @@ interface WatchBenchOptions {
 
 /** Registers `pitwall watch bench FILE` and `pitwall watch tensorboard LOGDIR`. */
 export function registerWatchCommands(program: Command): void {
-  const watch = program.command("watch").description("follow files other tools write and report them live (PITWALL_URL, PITWALL_TOKEN)");
+  const watch = program
+    .command("watch")
+    .description(
+      "follow files other tools write and report them live (PITWALL_URL, PITWALL_TOKEN)",
+    );
   watch
     .command("bench")
-    .argument("<file>", "SGLang bench_serving --output-file or vLLM bench serve --append-result JSON lines, being written")
-    .description("import each result line as it is appended, so the sweep's charts grow while it runs; Ctrl-C ends the run")
+    .argument(
+      "<file>",
+      "SGLang bench_serving --output-file or vLLM bench serve --append-result JSON lines, being written",
+    )
+    .description(
+      "import each result line as it is appended, so the sweep's charts grow while it runs; Ctrl-C ends the run",
+    )
     .option("--name <name>", "run name (default: the file's base name)")
-    .option("--key <key>", "run key (default: from this host, the file's path and its first result line, so a restart continues the same run)")
+    .option(
+      "--key <key>",
+      "run key (default: from this host, the file's path and its first result line, so a restart continues the same run)",
+    )
     .addOption(new Option("--tag <tag...>", "tag(s) for the run").default([]))
     .option("--host <host>", "where the benchmark ran (default: the token's host)")
-    .addOption(new Option("--scenario <name>", "scenario of every point (default throughput)").choices(BENCHMARK_SCENARIOS))
+    .addOption(
+      new Option("--scenario <name>", "scenario of every point (default throughput)").choices(
+        BENCHMARK_SCENARIOS,
+      ),
+    )
     .option("--spool <dir>", "keep unacknowledged frames in this folder")
-    .option("--stall-after <seconds>", "seconds without a new result before the run shows as stale (5-604800; one level of a sweep can take long)", parseStallAfter, 3600)
-    .option("--poll-interval <ms>", "how often the file is checked when no change notice arrives", (v) => parseMs(v), 1000)
+    .option(
+      "--stall-after <seconds>",
+      "seconds without a new result before the run shows as stale (5-604800; one level of a sweep can take long)",
+      parseStallAfter,
+      3600,
+    )
+    .option(
+      "--poll-interval <ms>",
+      "how often the file is checked when no change notice arrives",
+      (v) => parseMs(v),
+      1000,
+    )
     .option("--ack-timeout <seconds>", "at exit, how long to wait for acks", parseSeconds, 30)
     .action(async (file: string, opts: WatchBenchOptions) => {
       process.exit(await watchBench(file, opts));
     });
   watch
     .command("tensorboard")
-    .argument("<logdir>", "a TensorBoard log directory (SpecForge, Lightning, torchtitan, HF Trainer report_to=tensorboard…)")
-    .description("follow every event file under LOGDIR as it grows: one training run per folder, its scalars as metrics; Ctrl-C stops (runs stay open)")
+    .argument(
+      "<logdir>",
+      "a TensorBoard log directory (SpecForge, Lightning, torchtitan, HF Trainer report_to=tensorboard…)",
+    )
+    .description(
+      "follow every event file under LOGDIR as it grows: one training run per folder, its scalars as metrics; Ctrl-C stops (runs stay open)",
+    )
     .addOption(new Option("--tag <tag...>", "tag(s) for the runs").default([]))
     .option("--host <host>", "where the training runs (default: the token's host)")
     .option("--spool <dir>", "keep unacknowledged frames in this folder")
-    .option("--state <file>", "where read positions are kept between runs (default: ~/.local/state/pitwall/tensorboard/<logdir hash>.json)")
-    .option("--no-state", "read every event file from its start (a restart stores nothing twice either way)")
-    .option("--poll-interval <ms>", "how often the folder is read when no change notice arrives", (v) => parseMs(v), 2000)
+    .option(
+      "--state <file>",
+      "where read positions are kept between runs (default: ~/.local/state/pitwall/tensorboard/<logdir hash>.json)",
+    )
+    .option(
+      "--no-state",
+      "read every event file from its start (a restart stores nothing twice either way)",
+    )
+    .option(
+      "--poll-interval <ms>",
+      "how often the folder is read when no change notice arrives",
+      (v) => parseMs(v),
+      2000,
+    )
     .option("--ack-timeout <seconds>", "at exit, how long to wait for acks", parseSeconds, 30)
     .action(async (logdir: string, opts: WatchTensorboardOptions) => {
       process.exit(await watchTensorboard(logdir, opts));
@@ -123,7 +179,17 @@ async function watchBench(file: string, opts: WatchBenchOptions): Promise<number
   const absolute = path.resolve(file);
   const follow = await followBenchFile(
     socket,
-    { file: absolute, runKey: opts.key, keySalt: os.hostname(), name: opts.name, host: opts.host, tags: opts.tag, scenario: opts.scenario, stallAfterS: opts.stallAfter, pollMs: opts.pollInterval },
+    {
+      file: absolute,
+      runKey: opts.key,
+      keySalt: os.hostname(),
+      name: opts.name,
+      host: opts.host,
+      tags: opts.tag,
+      scenario: opts.scenario,
+      stallAfterS: opts.stallAfter,
+      pollMs: opts.pollInterval,
+    },
     say,
   );
   say(`watching ${absolute} (Ctrl-C to stop)`);
@@ -138,11 +204,17 @@ async function watchBench(file: string, opts: WatchBenchOptions): Promise<number
   try {
     await socket.flush(opts.ackTimeout * 1000);
   } catch (err) {
-    say(err instanceof FlushTimeoutError ? `${err.pending} frame(s) not acknowledged after ${opts.ackTimeout} s` : (err as Error).message);
+    say(
+      err instanceof FlushTimeoutError
+        ? `${err.pending} frame(s) not acknowledged after ${opts.ackTimeout} s`
+        : (err as Error).message,
+    );
     await socket.close();
     return 1;
   }
   await socket.close();
-  say(`${follow.follower.points} point(s) from ${absolute}${follow.follower.runKey ? ` in run ${follow.follower.runKey}` : ""}`);
+  say(
+    `${follow.follower.points} point(s) from ${absolute}${follow.follower.runKey ? ` in run ${follow.follower.runKey}` : ""}`,
+  );
   return 0;
 }

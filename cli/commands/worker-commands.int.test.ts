@@ -5,9 +5,10 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
@@ -65,12 +66,18 @@ function startPitwall(args: string[], env: Record<string, string> = {}) {
   const out = { stdout: "", stderr: "" };
   child.stdout.on("data", (c: Buffer) => (out.stdout += c.toString()));
   child.stderr.on("data", (c: Buffer) => (out.stderr += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   return { child, out, exited };
 }
 
 /** Polls `pred` every 50 ms until it holds; throws after `timeoutMs`. */
-async function until(pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+async function until(
+  pred: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await pred())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -104,7 +111,10 @@ interface RunRow {
 }
 
 async function runByName(name: string): Promise<RunRow> {
-  const res = await db.query<RunRow>(`SELECT id, key, status, "exitCode", error, "outputTail", config, tags FROM "Run" WHERE name = $1`, [name]);
+  const res = await db.query<RunRow>(
+    `SELECT id, key, status, "exitCode", error, "outputTail", config, tags FROM "Run" WHERE name = $1`,
+    [name],
+  );
   expect(res.rows).toHaveLength(1);
   return res.rows[0]!;
 }
@@ -119,7 +129,8 @@ const STDOUT_LINES = [
   'PITWALL {"bogus":1}',
   "done; failing on purpose",
 ];
-const STDERR_TEXT = "\r  0%|          | 0/1000 [00:00<?, ?it/s]\r 45%|████▌     | 450/1000 [00:10<00:12, 45.00it/s]\r 60%|██████    | 600/1000 [00:12<00:08, 50.00it/s]\n";
+const STDERR_TEXT =
+  "\r  0%|          | 0/1000 [00:00<?, ?it/s]\r 45%|████▌     | 450/1000 [00:10<00:12, 45.00it/s]\r 60%|██████    | 600/1000 [00:12<00:08, 50.00it/s]\n";
 
 describe("pitwall run", () => {
   test("a command that prints progress and exits 3: output passed through, run failed with exit code 3, progress stored", async () => {
@@ -132,7 +143,23 @@ describe("pitwall run", () => {
        process.exitCode = 3;`,
     );
     const name = `extract ${randomUUID()}`;
-    const res = await pitwall(["run", "--kind", "extraction", "--name", name, "--unit", "samples", "--tag", "cli-run", "nightly", "--stall-after", "300", "--", "node", script]);
+    const res = await pitwall([
+      "run",
+      "--kind",
+      "extraction",
+      "--name",
+      name,
+      "--unit",
+      "samples",
+      "--tag",
+      "cli-run",
+      "nightly",
+      "--stall-after",
+      "300",
+      "--",
+      "node",
+      script,
+    ]);
     expect(res.code).toBe(3);
     // The command's stdout is passed through byte for byte; our own notes go to stderr only.
     expect(res.stdout).toBe(STDOUT_LINES.join("\n") + "\n");
@@ -141,7 +168,12 @@ describe("pitwall run", () => {
     expect(res.stderr).toContain("bogus");
 
     const run = await runByName(name);
-    expect(run).toMatchObject({ status: "failed", exitCode: 3, error: "exited with code 3", tags: ["cli-run", "nightly"] });
+    expect(run).toMatchObject({
+      status: "failed",
+      exitCode: 3,
+      error: "exited with code 3",
+      tags: ["cli-run", "nightly"],
+    });
     const { stdout: head } = await exec("git", ["rev-parse", "HEAD"], { cwd: projectDir });
     expect(run.config).toEqual({
       command: ["node", script],
@@ -154,27 +186,53 @@ describe("pitwall run", () => {
     // stdout and stderr are separate pipes, so only the order within each stream is defined.
     const tail = run.outputTail!.split("\n");
     expect(tail.filter((l) => !l.includes("%|"))).toEqual(STDOUT_LINES);
-    expect(tail.filter((l) => l.includes("%|"))).toEqual([" 60%|██████    | 600/1000 [00:12<00:08, 50.00it/s]"]);
+    expect(tail.filter((l) => l.includes("%|"))).toEqual([
+      " 60%|██████    | 600/1000 [00:12<00:08, 50.00it/s]",
+    ]);
 
-    const worker = await db.query(`SELECT done, total, unit, counters FROM "WorkerProgress" WHERE "runId" = $1`, [run.id]);
-    expect(worker.rows).toEqual([{ done: 600, total: 1000, unit: "samples", counters: { "s3.uploaded": 7, "s3.inflight": 0 } }]);
-    const samples = await db.query(`SELECT count(*)::int AS n FROM "ProgressSample" WHERE "runId" = $1`, [run.id]);
+    const worker = await db.query(
+      `SELECT done, total, unit, counters FROM "WorkerProgress" WHERE "runId" = $1`,
+      [run.id],
+    );
+    expect(worker.rows).toEqual([
+      { done: 600, total: 1000, unit: "samples", counters: { "s3.uploaded": 7, "s3.inflight": 0 } },
+    ]);
+    const samples = await db.query(
+      `SELECT count(*)::int AS n FROM "ProgressSample" WHERE "runId" = $1`,
+      [run.id],
+    );
     expect(samples.rows[0].n).toBeGreaterThanOrEqual(1);
-    const metrics = await db.query<{ step: string; value: number }>(`SELECT step, value FROM "MetricPoint" WHERE "runId" = $1 AND key = 'loss' ORDER BY step`, [run.id]);
+    const metrics = await db.query<{ step: string; value: number }>(
+      `SELECT step, value FROM "MetricPoint" WHERE "runId" = $1 AND key = 'loss' ORDER BY step`,
+      [run.id],
+    );
     expect(metrics.rows.map((r) => Number(r.step))).toEqual([10, 11]);
     expect(metrics.rows[0]!.value).toBe(0.5);
     expect(metrics.rows[1]!.value).toBeNaN();
-    const events = await db.query(`SELECT level, message FROM "RunEvent" WHERE "runId" = $1 AND code IS NULL`, [run.id]);
+    const events = await db.query(
+      `SELECT level, message FROM "RunEvent" WHERE "runId" = $1 AND code IS NULL`,
+      [run.id],
+    );
     expect(events.rows).toEqual([{ level: "warn", message: "disk 90% full" }]);
-    const artifacts = await db.query(`SELECT kind, uri, "sizeBytes", step FROM "Artifact" WHERE "runId" = $1`, [run.id]);
-    expect(artifacts.rows).toEqual([{ kind: "checkpoint", uri: "s3://bucket/ckpt-11", sizeBytes: 1048576, step: "11" }]);
-    const host = await db.query(`SELECT "lastHeartbeatAt", facts FROM "Host" WHERE name = 'cli-worker'`);
+    const artifacts = await db.query(
+      `SELECT kind, uri, "sizeBytes", step FROM "Artifact" WHERE "runId" = $1`,
+      [run.id],
+    );
+    expect(artifacts.rows).toEqual([
+      { kind: "checkpoint", uri: "s3://bucket/ckpt-11", sizeBytes: 1048576, step: "11" },
+    ]);
+    const host = await db.query(
+      `SELECT "lastHeartbeatAt", facts FROM "Host" WHERE name = 'cli-worker'`,
+    );
     expect(host.rows[0].lastHeartbeatAt).not.toBeNull();
     expect(host.rows[0].facts.cpuCount).toBeGreaterThan(0);
   });
 
   test("SIGTERM is forwarded to the command; the run ends cancelled", async () => {
-    const script = await writeScript("forever.mjs", `console.log("ready"); setInterval(() => {}, 1000);`);
+    const script = await writeScript(
+      "forever.mjs",
+      `console.log("ready"); setInterval(() => {}, 1000);`,
+    );
     const name = `cancel ${randomUUID()}`;
     const p = startPitwall(["run", "--kind", "generation", "--name", name, "--", "node", script]);
     await until(() => p.out.stdout.includes("ready"), "the command to start");
@@ -189,31 +247,86 @@ describe("pitwall run", () => {
     const spool = path.join(tmp, "spool");
     const name = `spooled ${randomUUID()}`;
     const key = `spooled-${randomUUID()}`;
-    const first = await writeScript("first.mjs", `console.log('PITWALL {"done":5,"total":10}'); console.log("ready " + process.pid); setInterval(() => {}, 1000);`);
-    const p = startPitwall(["run", "--kind", "extraction", "--name", name, "--key", key, "--spool", spool, "--", "node", first], { PITWALL_URL: await deadUrl() });
+    const first = await writeScript(
+      "first.mjs",
+      `console.log('PITWALL {"done":5,"total":10}'); console.log("ready " + process.pid); setInterval(() => {}, 1000);`,
+    );
+    const p = startPitwall(
+      [
+        "run",
+        "--kind",
+        "extraction",
+        "--name",
+        name,
+        "--key",
+        key,
+        "--spool",
+        spool,
+        "--",
+        "node",
+        first,
+      ],
+      { PITWALL_URL: await deadUrl() },
+    );
     const framesFile = path.join(spool, "frames.jsonl");
-    await until(async () => (await fs.readFile(framesFile, "utf8").catch(() => "")).includes('"run.progress"'), "the progress frame in the spool");
+    await until(
+      async () =>
+        (await fs.readFile(framesFile, "utf8").catch(() => "")).includes('"run.progress"'),
+      "the progress frame in the spool",
+    );
     const childPid = Number(/ready (\d+)/.exec(p.out.stdout)![1]);
     p.child.kill("SIGKILL"); // pitwall dies without any cleanup…
     process.kill(-childPid, "SIGKILL"); // …and so does its command (its own process group)
     await p.exited;
 
-    const second = await writeScript("second.mjs", `console.log('PITWALL {"done":10,"total":10}');`);
-    const res = await pitwall(["run", "--kind", "extraction", "--name", name, "--key", key, "--spool", spool, "--", "node", second]);
+    const second = await writeScript(
+      "second.mjs",
+      `console.log('PITWALL {"done":10,"total":10}');`,
+    );
+    const res = await pitwall([
+      "run",
+      "--kind",
+      "extraction",
+      "--name",
+      name,
+      "--key",
+      key,
+      "--spool",
+      spool,
+      "--",
+      "node",
+      second,
+    ]);
     expect(res.code).toBe(0);
     expect(res.stderr).toMatch(/resending \d+ frame\(s\) left in/);
     const run = await runByName(name);
     expect(run.status).toBe("succeeded");
-    const samples = await db.query<{ done: number }>(`SELECT done FROM "ProgressSample" WHERE "runId" = $1 ORDER BY ts, id`, [run.id]);
+    const samples = await db.query<{ done: number }>(
+      `SELECT done FROM "ProgressSample" WHERE "runId" = $1 ORDER BY ts, id`,
+      [run.id],
+    );
     expect(samples.rows.map((r) => r.done)).toEqual([5, 10]);
     expect((await fs.readFile(framesFile, "utf8")).trim()).toBe("");
   });
 
   test("a bad token fails before running the command", async () => {
     const marker = path.join(tmp, "should-not-exist");
-    const res = await pitwall(["run", "--kind", "eval", "--name", "nope", "--", "node", "-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`], {
-      PITWALL_TOKEN: "pw_wrong_token_00000000000000000000",
-    });
+    const res = await pitwall(
+      [
+        "run",
+        "--kind",
+        "eval",
+        "--name",
+        "nope",
+        "--",
+        "node",
+        "-e",
+        `require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`,
+      ],
+      {
+        PITWALL_TOKEN: "pw_wrong_token_00000000000000000000",
+      },
+    );
     expect(res.code).toBe(2);
     expect(res.stderr).toContain("refused the worker token");
     await expect(fs.access(marker)).rejects.toThrow();
@@ -239,14 +352,19 @@ describe("pitwall push", () => {
     expect(res.stderr).toContain(`${file}:3: frame ${runKey}-3 rejected: invalid_frame`);
     const run = await runByName(runKey);
     expect(run.status).toBe("succeeded");
-    const metrics = await db.query<{ step: string; value: number }>(`SELECT step, value FROM "MetricPoint" WHERE "runId" = $1 ORDER BY step`, [run.id]);
+    const metrics = await db.query<{ step: string; value: number }>(
+      `SELECT step, value FROM "MetricPoint" WHERE "runId" = $1 ORDER BY step`,
+      [run.id],
+    );
     expect(metrics.rows.map((r) => Number(r.step))).toEqual([1, 2]);
     expect(metrics.rows[0]!.value).toBeNaN();
     expect(metrics.rows[1]!.value).toBe(-Infinity);
 
     // Pushing the same file again changes nothing: ids, including the one generated for the
     // id-less run.end, are stable, so the server acks without applying (endedAt stays put).
-    const endedAt = async () => (await db.query(`SELECT "endedAt" FROM "Run" WHERE id = $1`, [run.id])).rows[0].endedAt as Date;
+    const endedAt = async () =>
+      (await db.query(`SELECT "endedAt" FROM "Run" WHERE id = $1`, [run.id])).rows[0]
+        .endedAt as Date;
     const firstEnd = await endedAt();
     const again = await pitwall(["push", file]);
     expect(again.stdout).toContain("3 accepted, 1 rejected");
@@ -256,7 +374,11 @@ describe("pitwall push", () => {
   test("a JSON array from stdin", async () => {
     const runKey = `push-stdin-${randomUUID()}`;
     const p = startPitwall(["push", "-"]);
-    p.child.stdin.end(JSON.stringify([{ v: 1, id: `${runKey}-s`, type: "run.start", run: runKey, name: runKey, kind: "eval" }]));
+    p.child.stdin.end(
+      JSON.stringify([
+        { v: 1, id: `${runKey}-s`, type: "run.start", run: runKey, name: runKey, kind: "eval" },
+      ]),
+    );
     const exit = await p.exited;
     expect(exit.code).toBe(0);
     expect(p.out.stdout).toContain("pushed 1 frame(s): 1 accepted, 0 rejected");
@@ -266,12 +388,16 @@ describe("pitwall push", () => {
 
 describe("pitwall heartbeat", () => {
   test("--once sets the host's last heartbeat and stores its facts", async () => {
-    const before = await db.query(`SELECT count(*)::int AS n FROM "HostSample" s JOIN "Host" h ON h.id = s."hostId" WHERE h.name = 'cli-worker'`);
+    const before = await db.query(
+      `SELECT count(*)::int AS n FROM "HostSample" s JOIN "Host" h ON h.id = s."hostId" WHERE h.name = 'cli-worker'`,
+    );
     const res = await pitwall(["heartbeat", "--once", "--interval", "15"]);
     expect(res.stderr).toBe("");
     expect(res.code).toBe(0);
     expect(res.stdout).toContain(`heartbeat sent: ${os.hostname()}`);
-    const host = await db.query(`SELECT "lastHeartbeatAt", "heartbeatIntervalS", facts FROM "Host" WHERE name = 'cli-worker'`);
+    const host = await db.query(
+      `SELECT "lastHeartbeatAt", "heartbeatIntervalS", facts FROM "Host" WHERE name = 'cli-worker'`,
+    );
     const row = host.rows[0];
     expect(Date.now() - new Date(row.lastHeartbeatAt).getTime()).toBeLessThan(60_000);
     expect(row.heartbeatIntervalS).toBe(15);
@@ -280,7 +406,9 @@ describe("pitwall heartbeat", () => {
     expect(row.facts.ramTotalBytes).toBeGreaterThan(0);
     expect(row.facts.diskFreeBytes).toBeGreaterThan(0);
     expect(row.facts.cpuPct).toBeGreaterThanOrEqual(0);
-    const after = await db.query(`SELECT count(*)::int AS n FROM "HostSample" s JOIN "Host" h ON h.id = s."hostId" WHERE h.name = 'cli-worker'`);
+    const after = await db.query(
+      `SELECT count(*)::int AS n FROM "HostSample" s JOIN "Host" h ON h.id = s."hostId" WHERE h.name = 'cli-worker'`,
+    );
     expect(after.rows[0].n).toBe(before.rows[0].n + 1);
   });
 });

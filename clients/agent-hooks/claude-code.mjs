@@ -10,14 +10,15 @@
 // Never breaks the agent: bad input or a missing token prints one line to stderr and exits 0.
 // `node <this file> flush` is the background spool flusher. See docs/agents.md.
 import { fileURLToPath } from "node:url";
+
 import { parseHookInput } from "./lib/claude-events.mjs";
 import { loadConfig } from "./lib/config.mjs";
 import { ensureForwarder, registerSession, runForwarder } from "./lib/forwarder.mjs";
 import { applyEvent } from "./lib/handle-event.mjs";
-import { decisionForAgent, planFromMarkdown, proposeAndWait } from "./lib/plan.mjs";
-import { permissionGate } from "./lib/permission-gate.mjs";
-import { deliver, postFrames, runFlusher } from "./lib/spool.mjs";
 import { agentPid, ensureHeartbeat, runHeartbeat, stopHeartbeat } from "./lib/heartbeat.mjs";
+import { permissionGate } from "./lib/permission-gate.mjs";
+import { decisionForAgent, planFromMarkdown, proposeAndWait } from "./lib/plan.mjs";
+import { deliver, postFrames, runFlusher } from "./lib/spool.mjs";
 import { startProblem } from "./lib/start-check.mjs";
 import { readState, writeState } from "./lib/todo-state.mjs";
 
@@ -34,7 +35,8 @@ function readStdin() {
   });
 }
 
-const permissionOutput = (decision) => JSON.stringify({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision } });
+const permissionOutput = (decision) =>
+  JSON.stringify({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision } });
 
 /** Holds ExitPlanMode until a person decides in Pitwall; prints the PermissionRequest answer (or nothing: the terminal asks). */
 async function planGate(cfg, event, state, toolInput) {
@@ -43,26 +45,92 @@ async function planGate(cfg, event, state, toolInput) {
   const { title, items } = planFromMarkdown(body);
   const n = (state.plans ?? 0) + 1;
   const key = `cc:${session}:plan:${n}`.slice(0, 200);
-  const supersedes = state.lastPlan && state.lastPlan.decision === "changes_requested" ? state.lastPlan.key : undefined;
+  const supersedes =
+    state.lastPlan && state.lastPlan.decision === "changes_requested"
+      ? state.lastPlan.key
+      : undefined;
   const timeoutS = cfg.planTimeoutS;
-  const frame = { v: 1, id: `${key}:propose`, type: "plan.propose", plan: key, session, title, items, expiresInS: Math.max(10, Math.min(30 * 86_400, Math.round(timeoutS))) };
+  const frame = {
+    v: 1,
+    id: `${key}:propose`,
+    type: "plan.propose",
+    plan: key,
+    session,
+    title,
+    items,
+    expiresInS: Math.max(10, Math.min(30 * 86_400, Math.round(timeoutS))),
+  };
   if (body) frame.body = body.slice(0, 200_000);
   if (supersedes) frame.supersedes = supersedes;
   const now = Date.now();
-  await deliver(cfg, [{ v: 1, id: `cc:${session}:act:${now}:waiting`, type: "session.activity", session, source: "claude-code", state: "waiting", ts: now, detail: `plan: ${title}`.slice(0, 2000) }], entryFile);
-  writeState(cfg, session, { ...state, plans: n, waiting: true, gatePid: process.pid, lastPlan: { key, decision: null } });
+  await deliver(
+    cfg,
+    [
+      {
+        v: 1,
+        id: `cc:${session}:act:${now}:waiting`,
+        type: "session.activity",
+        session,
+        source: "claude-code",
+        state: "waiting",
+        ts: now,
+        detail: `plan: ${title}`.slice(0, 2000),
+      },
+    ],
+    entryFile,
+  );
+  writeState(cfg, session, {
+    ...state,
+    plans: n,
+    waiting: true,
+    gatePid: process.pid,
+    lastPlan: { key, decision: null },
+  });
 
   const decision = await proposeAndWait(cfg, frame, { timeoutS, postFrames });
   const after = Date.now();
-  await deliver(cfg, [{ v: 1, id: `cc:${session}:act:${after}:working`, type: "session.activity", session, source: "claude-code", state: "working", ts: after }], entryFile);
-  writeState(cfg, session, { ...readState(cfg, session), waiting: false, gatePid: undefined, lastPlan: { key, decision: decision?.decision ?? "expired" } });
+  await deliver(
+    cfg,
+    [
+      {
+        v: 1,
+        id: `cc:${session}:act:${after}:working`,
+        type: "session.activity",
+        session,
+        source: "claude-code",
+        state: "working",
+        ts: after,
+      },
+    ],
+    entryFile,
+  );
+  writeState(cfg, session, {
+    ...readState(cfg, session),
+    waiting: false,
+    gatePid: undefined,
+    lastPlan: { key, decision: decision?.decision ?? "expired" },
+  });
   if (!decision || decision.decision === "expired") {
-    warn(`no decision on plan ${key} within ${timeoutS} s: ${cfg.planFallback === "deny" ? "denied" : "asking in the terminal"}`);
-    if (cfg.planFallback === "deny") process.stdout.write(permissionOutput({ behavior: "deny", message: `No decision on the plan in Pitwall within ${timeoutS} s; do not proceed.` }));
+    warn(
+      `no decision on plan ${key} within ${timeoutS} s: ${cfg.planFallback === "deny" ? "denied" : "asking in the terminal"}`,
+    );
+    if (cfg.planFallback === "deny")
+      process.stdout.write(
+        permissionOutput({
+          behavior: "deny",
+          message: `No decision on the plan in Pitwall within ${timeoutS} s; do not proceed.`,
+        }),
+      );
     return;
   }
   const answer = decisionForAgent(decision, { title, items, body });
-  process.stdout.write(permissionOutput(answer.allow ? { behavior: "allow", updatedInput: { ...toolInput, plan: answer.plan } } : { behavior: "deny", message: answer.message }));
+  process.stdout.write(
+    permissionOutput(
+      answer.allow
+        ? { behavior: "allow", updatedInput: { ...toolInput, plan: answer.plan } }
+        : { behavior: "deny", message: answer.message },
+    ),
+  );
 }
 
 async function main() {
@@ -81,7 +149,17 @@ async function main() {
     const keepForwarder = endSource === "opencode" ? null : () => ensureForwarder(cfg, entryFile);
     // argv[6]: Claude Code's transcript file, watched for Esc-interrupts (no hook runs for one).
     const transcript = endSource === "opencode" ? "" : (process.argv[6] ?? "");
-    if (cfg.url && cfg.token && process.argv[3] && Number(process.argv[4]) > 1) await runHeartbeat(cfg, process.argv[3], Number(process.argv[4]), postFrames, undefined, endSource, keepForwarder, transcript);
+    if (cfg.url && cfg.token && process.argv[3] && Number(process.argv[4]) > 1)
+      await runHeartbeat(
+        cfg,
+        process.argv[3],
+        Number(process.argv[4]),
+        postFrames,
+        undefined,
+        endSource,
+        keepForwarder,
+        transcript,
+      );
     return;
   }
   const parsed = parseHookInput(await readStdin());
@@ -90,15 +168,27 @@ async function main() {
   if (!cfg.url || !cfg.token) {
     warn("PITWALL_URL / PITWALL_TOKEN not set (see `npx pitwall agent status`); nothing sent");
     // The plan gate's fail mode is configuration: with PITWALL_PLAN_FALLBACK=deny a plan is never let through unreviewed.
-    if (cfg.planFallback === "deny" && event.hook_event_name === "PermissionRequest" && event.tool_name === "ExitPlanMode") {
-      process.stdout.write(permissionOutput({ behavior: "deny", message: "Pitwall is not configured for plan reviews on this machine; do not proceed." }));
+    if (
+      cfg.planFallback === "deny" &&
+      event.hook_event_name === "PermissionRequest" &&
+      event.tool_name === "ExitPlanMode"
+    ) {
+      process.stdout.write(
+        permissionOutput({
+          behavior: "deny",
+          message: "Pitwall is not configured for plan reviews on this machine; do not proceed.",
+        }),
+      );
     }
     return;
   }
   // The event's state change (also stops permission gates the event shows were answered in the terminal).
   const { frames, state: next, planGate: gate } = await applyEvent(cfg, event);
   // Asked at once, in parallel with sending the frames: Pitwall down or slow hands the prompt back within 2 s.
-  const permission = event.hook_event_name === "PermissionRequest" && event.tool_name !== "ExitPlanMode" ? permissionGate(cfg, event) : null;
+  const permission =
+    event.hook_event_name === "PermissionRequest" && event.tool_name !== "ExitPlanMode"
+      ? permissionGate(cfg, event)
+      : null;
   // A wrong token or URL (or a forwarder that will not take the session) is said once per
   // session, at its start: as Claude Code's `systemMessage` hook output, which 2.1.332 shows in the
   // interactive terminal ("SessionStart:startup says: …") and `-p` stream-json carries in its
@@ -106,19 +196,37 @@ async function main() {
   const agent = agentPid();
   // At SessionStart the local forwarder learns this session's config and agent (started when none
   // answers), so the HTTP hooks of the session's other events find it.
-  const [problem, forwarderProblem] = event.hook_event_name === "SessionStart" ? await Promise.all([startProblem(cfg, postFrames), registerSession(cfg, event.session_id, agent, entryFile)]) : [null, null];
+  const [problem, forwarderProblem] =
+    event.hook_event_name === "SessionStart"
+      ? await Promise.all([
+          startProblem(cfg, postFrames),
+          registerSession(cfg, event.session_id, agent, entryFile),
+        ])
+      : [null, null];
   if (frames.length) await deliver(cfg, frames, entryFile);
   // The session's sign of life while its agent process lives (see lib/heartbeat.mjs); started
   // after the session's first frame went out, so the first beat finds the session.
-  if (event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit") ensureHeartbeat(cfg, event.session_id, entryFile, agent, "", undefined, typeof event.transcript_path === "string" ? event.transcript_path : "");
+  if (event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit")
+    ensureHeartbeat(
+      cfg,
+      event.session_id,
+      entryFile,
+      agent,
+      "",
+      undefined,
+      typeof event.transcript_path === "string" ? event.transcript_path : "",
+    );
   if (event.hook_event_name === "SessionEnd") stopHeartbeat(cfg, event.session_id);
   const problems = [problem, forwarderProblem].filter(Boolean);
   for (const line of problems) warn(line);
-  if (problems.length) process.stdout.write(JSON.stringify({ systemMessage: `Pitwall: ${problems.join(" ")}` }));
+  if (problems.length)
+    process.stdout.write(JSON.stringify({ systemMessage: `Pitwall: ${problems.join(" ")}` }));
   if (gate) await planGate(cfg, event, next, gate);
   if (permission) await permission;
 }
 
-main().catch((err) => warn(`failed (${err?.message ?? err}); the agent goes on`)).finally(() => {
-  process.exitCode = 0;
-});
+main()
+  .catch((err) => warn(`failed (${err?.message ?? err}); the agent goes on`))
+  .finally(() => {
+    process.exitCode = 0;
+  });

@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import net from "node:net";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, test } from "vitest";
+
 import { until } from "@/test/support/until";
+
 import { ensureForwarderSecret } from "./lib/forwarder-secret.mjs";
 
 // The local forwarder (lib/forwarder.mjs) as Claude Code's HTTP hooks meet it: a real
@@ -42,7 +43,9 @@ async function receiver(opts: { hang?: boolean } = {}) {
       if (opts.hang) return;
       const got = JSON.parse(body) as typeof frames;
       frames.push(...got);
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ results: got.map(() => ({ ok: true })) }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ results: got.map(() => ({ ok: true })) }));
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -78,16 +81,30 @@ async function setup(pitwallUrl: string) {
 const secrets = new Map<number, string>();
 
 /** Posts one hook event as Claude Code's HTTP hook does (with the install's secret unless `secret` says otherwise); resolves {status, ms}. */
-function postHook(port: number, event: object, urlPath = "/pitwall/claude-code", secret: string | null = secrets.get(port) ?? null): Promise<{ status: number; ms: number }> {
+function postHook(
+  port: number,
+  event: object,
+  urlPath = "/pitwall/claude-code",
+  secret: string | null = secrets.get(port) ?? null,
+): Promise<{ status: number; ms: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const body = JSON.stringify(event);
-    const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+    const headers: Record<string, string | number> = {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+    };
     if (secret !== null) headers["X-Pitwall-Forwarder-Secret"] = secret;
-    const req = http.request(`http://127.0.0.1:${port}${urlPath}`, { method: "POST", headers }, (res) => {
-      res.resume();
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
-    });
+    const req = http.request(
+      `http://127.0.0.1:${port}${urlPath}`,
+      { method: "POST", headers },
+      (res) => {
+        res.resume();
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -96,7 +113,10 @@ function postHook(port: number, event: object, urlPath = "/pitwall/claude-code",
 /** Runs the command hook once with `event` on stdin, as Claude Code's command hook does. */
 function commandHook(env: NodeJS.ProcessEnv, event: object): Promise<number | null> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [entry, "claude-code"], { env, stdio: ["pipe", "ignore", "ignore"] });
+    const child = spawn(process.execPath, [entry, "claude-code"], {
+      env,
+      stdio: ["pipe", "ignore", "ignore"],
+    });
     child.on("exit", (code) => resolve(code));
     child.stdin.end(JSON.stringify(event));
   });
@@ -122,16 +142,31 @@ const alive = (pid: number) => {
   }
 };
 
-const todo = (i: number) => ({ session_id: "fwd-s1", hook_event_name: "PostToolUse", tool_name: "TodoWrite", tool_input: { todos: [{ content: "sweep", status: i % 2 ? "completed" : "in_progress" }] } });
+const todo = (i: number) => ({
+  session_id: "fwd-s1",
+  hook_event_name: "PostToolUse",
+  tool_name: "TodoWrite",
+  tool_input: { todos: [{ content: "sweep", status: i % 2 ? "completed" : "in_progress" }] },
+});
 
 test("started by SessionStart, it survives 300 hooks in a row, answers each at once and delivers every snapshot once, in order", async () => {
   const pitwall = await receiver();
   const { port, env } = await setup(pitwall.url);
   // The test process stands in for the agent: the registration names it as the agent's pid.
-  expect(await commandHook(env, { session_id: "fwd-s1", hook_event_name: "SessionStart", source: "startup", cwd: process.cwd() })).toBe(0);
+  expect(
+    await commandHook(env, {
+      session_id: "fwd-s1",
+      hook_event_name: "SessionStart",
+      source: "startup",
+      cwd: process.cwd(),
+    }),
+  ).toBe(0);
   const pid = await pidOf(port);
   expect(pid).toBeGreaterThan(0);
-  children.push({ exitCode: null, kill: () => alive(pid!) && process.kill(pid!, "SIGKILL") } as unknown as ChildProcess);
+  children.push({
+    exitCode: null,
+    kill: () => alive(pid!) && process.kill(pid!, "SIGKILL"),
+  } as unknown as ChildProcess);
   const ms: number[] = [];
   for (let i = 1; i <= 300; i++) {
     const r = await postHook(port, todo(i));
@@ -139,16 +174,52 @@ test("started by SessionStart, it survives 300 hooks in a row, answers each at o
     ms.push(r.ms);
   }
   // A Read's PostToolUse: answered, nothing sent.
-  expect((await postHook(port, { session_id: "fwd-s1", hook_event_name: "PostToolUse", tool_name: "Read", tool_input: {} })).status).toBe(200);
+  expect(
+    (
+      await postHook(port, {
+        session_id: "fwd-s1",
+        hook_event_name: "PostToolUse",
+        tool_name: "Read",
+        tool_input: {},
+      })
+    ).status,
+  ).toBe(200);
   // Another local process without the secret (none, or a wrong one): refused, nothing applied or sent.
-  const injected = { session_id: "fwd-s1", hook_event_name: "PostToolUse", tool_name: "TodoWrite", tool_input: { todos: [{ content: "injected", status: "pending" }] } };
+  const injected = {
+    session_id: "fwd-s1",
+    hook_event_name: "PostToolUse",
+    tool_name: "TodoWrite",
+    tool_input: { todos: [{ content: "injected", status: "pending" }] },
+  };
   expect((await postHook(port, injected, undefined, null)).status).toBe(401);
   expect((await postHook(port, injected, undefined, "0".repeat(64))).status).toBe(401);
   // Nor can it register a session with a config of its own (its URL, its state folder).
-  const evil = { session: "fwd-evil", agentPid: process.pid, cfg: { url: pitwall.url, token: "t", stateDir: path.join(os.tmpdir(), "pitwall-evil"), forwarderSecret: "e".repeat(64) } };
+  const evil = {
+    session: "fwd-evil",
+    agentPid: process.pid,
+    cfg: {
+      url: pitwall.url,
+      token: "t",
+      stateDir: path.join(os.tmpdir(), "pitwall-evil"),
+      forwarderSecret: "e".repeat(64),
+    },
+  };
   expect((await postHook(port, evil, "/pitwall/register", "e".repeat(64))).status).toBe(401);
-  expect((await postHook(port, { session_id: "fwd-evil", hook_event_name: "UserPromptSubmit", prompt: "x" }, undefined, "e".repeat(64))).status).toBe(401);
-  await until("300 snapshots", async () => pitwall.frames.filter((f) => f.type === "session.todos").length >= 300, 60_000);
+  expect(
+    (
+      await postHook(
+        port,
+        { session_id: "fwd-evil", hook_event_name: "UserPromptSubmit", prompt: "x" },
+        undefined,
+        "e".repeat(64),
+      )
+    ).status,
+  ).toBe(401);
+  await until(
+    "300 snapshots",
+    async () => pitwall.frames.filter((f) => f.type === "session.todos").length >= 300,
+    60_000,
+  );
   const seqs = pitwall.frames.filter((f) => f.type === "session.todos").map((f) => f.seq);
   expect(seqs).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
   expect(JSON.stringify(pitwall.frames)).not.toContain("injected");
@@ -161,22 +232,39 @@ test("Pitwall hung: hooks are still answered at once; killed, the forwarder is s
   const hung = await receiver({ hang: true });
   const { port, env } = await setup(hung.url);
   // A stand-in agent process, so the heartbeat (and the forwarder's idle rule) has someone to watch.
-  const agent = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"], { stdio: "ignore" });
+  const agent = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"], {
+    stdio: "ignore",
+  });
   children.push(agent);
   // The SessionStart hook as the agent's child: its parent is the agent.
-  const hookUnderAgent = spawn(process.execPath, ["-e", `const {spawn}=require("node:child_process");const c=spawn(process.execPath,[${JSON.stringify(entry)},"claude-code"],{stdio:["pipe","ignore","ignore"],env:process.env});c.stdin.end(${JSON.stringify(JSON.stringify({ session_id: "fwd-s2", hook_event_name: "SessionStart", source: "startup" }))});c.on("exit",()=>process.exit(0))`], { env, stdio: "ignore" });
+  const hookUnderAgent = spawn(
+    process.execPath,
+    [
+      "-e",
+      `const {spawn}=require("node:child_process");const c=spawn(process.execPath,[${JSON.stringify(entry)},"claude-code"],{stdio:["pipe","ignore","ignore"],env:process.env});c.stdin.end(${JSON.stringify(JSON.stringify({ session_id: "fwd-s2", hook_event_name: "SessionStart", source: "startup" }))});c.on("exit",()=>process.exit(0))`,
+    ],
+    { env, stdio: "ignore" },
+  );
   await new Promise((r) => hookUnderAgent.on("exit", r));
   const first = await pidOf(port);
   expect(first).toBeGreaterThan(0);
-  for (let i = 1; i <= 20; i++) expect((await postHook(port, { ...todo(i), session_id: "fwd-s2" })).ms).toBeLessThan(500);
+  for (let i = 1; i <= 20; i++)
+    expect((await postHook(port, { ...todo(i), session_id: "fwd-s2" })).ms).toBeLessThan(500);
   // The heartbeat belongs to the hook's parent here (the stand-in launcher), which is gone; start one for the stand-in agent.
-  const beat = spawn(process.execPath, [entry, "heartbeat", "fwd-s2", String(agent.pid)], { env, stdio: "ignore" });
+  const beat = spawn(process.execPath, [entry, "heartbeat", "fwd-s2", String(agent.pid)], {
+    env,
+    stdio: "ignore",
+  });
   children.push(beat);
   process.kill(first!, "SIGKILL");
-  await until("the forwarder started again", async () => {
-    const p = await pidOf(port);
-    return p !== null && p !== first;
-  }, 20_000);
+  await until(
+    "the forwarder started again",
+    async () => {
+      const p = await pidOf(port);
+      return p !== null && p !== first;
+    },
+    20_000,
+  );
   const second = (await pidOf(port))!;
   // The agent ends: the heartbeat stops, the forwarder exits after its idle time (2 s).
   agent.kill("SIGKILL");

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "vitest";
+
 import { checkFrame } from "@/lib/protocol";
 import { until } from "@/test/support/until";
 
@@ -31,7 +32,14 @@ test("heartbeats while the agent lives; the heartbeat process ends when the agen
   const agent = spawn("sleep", ["600"], { stdio: "ignore" });
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-hb-"));
   const beat = spawn(process.execPath, [hook, "heartbeat", "sess-1", String(agent.pid)], {
-    env: { ...process.env, PITWALL_URL: url, PITWALL_TOKEN: "pw_x", PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(stateDir, "none.json"), PITWALL_HEARTBEAT_S: "1" },
+    env: {
+      ...process.env,
+      PITWALL_URL: url,
+      PITWALL_TOKEN: "pw_x",
+      PITWALL_AGENT_STATE_DIR: stateDir,
+      PITWALL_AGENT_CONFIG: path.join(stateDir, "none.json"),
+      PITWALL_HEARTBEAT_S: "1",
+    },
     stdio: "ignore",
   });
   const exited = new Promise<number>((r) => beat.on("exit", () => r(Date.now())));
@@ -42,7 +50,9 @@ test("heartbeats while the agent lives; the heartbeat process ends when the agen
       expect(frames[0]).toMatchObject({ type: "heartbeat", sessions: ["sess-1"] });
       expect(checkFrame(frames[0])).toMatchObject({ ok: true });
     }
-    expect(fs.readFileSync(path.join(stateDir, "heartbeats", "sess-1.pid"), "utf8")).toBe(String(beat.pid));
+    expect(fs.readFileSync(path.join(stateDir, "heartbeats", "sess-1.pid"), "utf8")).toBe(
+      String(beat.pid),
+    );
     const killedAt = Date.now();
     agent.kill("SIGKILL");
     const endedAt = await exited;
@@ -71,15 +81,36 @@ test("for opencode (no session-end hook) the heartbeat process reports the sessi
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const agent = spawn("sleep", ["600"], { stdio: "ignore" });
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-hb-"));
-  const beat = spawn(process.execPath, [hook, "heartbeat", "ses_oc1", String(agent.pid), "opencode"], {
-    env: { ...process.env, PITWALL_URL: url, PITWALL_TOKEN: "pw_x", PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(stateDir, "none.json"), PITWALL_HEARTBEAT_S: "30" },
-    stdio: "ignore",
-  });
+  const beat = spawn(
+    process.execPath,
+    [hook, "heartbeat", "ses_oc1", String(agent.pid), "opencode"],
+    {
+      env: {
+        ...process.env,
+        PITWALL_URL: url,
+        PITWALL_TOKEN: "pw_x",
+        PITWALL_AGENT_STATE_DIR: stateDir,
+        PITWALL_AGENT_CONFIG: path.join(stateDir, "none.json"),
+        PITWALL_HEARTBEAT_S: "30",
+      },
+      stdio: "ignore",
+    },
+  );
   try {
     await until("the first heartbeat", async () => bodies.length >= 1, 20_000);
     agent.kill("SIGKILL");
-    const ended = await until("the ended frame", async () => bodies.flat().find((f) => f.type === "session.activity"), 10_000);
-    expect(ended).toMatchObject({ type: "session.activity", session: "ses_oc1", source: "opencode", state: "ended", detail: "the agent process ended" });
+    const ended = await until(
+      "the ended frame",
+      async () => bodies.flat().find((f) => f.type === "session.activity"),
+      10_000,
+    );
+    expect(ended).toMatchObject({
+      type: "session.activity",
+      session: "ses_oc1",
+      source: "opencode",
+      state: "ended",
+      detail: "the agent process ended",
+    });
     expect(checkFrame(ended)).toMatchObject({ ok: true });
   } finally {
     agent.kill("SIGKILL");

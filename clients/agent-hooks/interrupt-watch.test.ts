@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, test } from "vitest";
+
 import { interruptIn, watchTranscript } from "./lib/interrupt-watch.mjs";
 
 // An Esc-interrupt runs no Claude Code hook; the heartbeat recognises it from the transcript.
@@ -9,11 +10,49 @@ import { interruptIn, watchTranscript } from "./lib/interrupt-watch.mjs";
 // Bash call (2026-12-06), trimmed to the fields read.
 
 const at = (iso: string) => Date.parse(iso);
-const prompt = { type: "user", timestamp: "2026-12-05T23:38:26.441Z", message: { role: "user", content: "go" } };
-const toolUse = { type: "assistant", timestamp: "2026-12-05T23:38:27.134Z", message: { role: "assistant", content: [{ type: "tool_use", id: "toolu_Bash_1", name: "Bash", input: { command: "sleep 60" } }] } };
-const rejected = { type: "user", timestamp: "2026-12-05T23:38:33.803Z", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_Bash_1", content: "The user doesn't want to proceed with this tool use.", is_error: true }] } };
-const interrupted = { type: "user", timestamp: "2026-12-05T23:38:33.807Z", message: { role: "user", content: [{ type: "text", text: "[Request interrupted by user for tool use]" }] } };
-const streamInterrupt = { type: "user", timestamp: "2026-12-05T23:40:00.000Z", message: { role: "user", content: [{ type: "text", text: "[Request interrupted by user]" }] } };
+const prompt = {
+  type: "user",
+  timestamp: "2026-12-05T23:38:26.441Z",
+  message: { role: "user", content: "go" },
+};
+const toolUse = {
+  type: "assistant",
+  timestamp: "2026-12-05T23:38:27.134Z",
+  message: {
+    role: "assistant",
+    content: [
+      { type: "tool_use", id: "toolu_Bash_1", name: "Bash", input: { command: "sleep 60" } },
+    ],
+  },
+};
+const rejected = {
+  type: "user",
+  timestamp: "2026-12-05T23:38:33.803Z",
+  message: {
+    role: "user",
+    content: [
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_Bash_1",
+        content: "The user doesn't want to proceed with this tool use.",
+        is_error: true,
+      },
+    ],
+  },
+};
+const interrupted = {
+  type: "user",
+  timestamp: "2026-12-05T23:38:33.807Z",
+  message: {
+    role: "user",
+    content: [{ type: "text", text: "[Request interrupted by user for tool use]" }],
+  },
+};
+const streamInterrupt = {
+  type: "user",
+  timestamp: "2026-12-05T23:40:00.000Z",
+  message: { role: "user", content: [{ type: "text", text: "[Request interrupted by user]" }] },
+};
 const cost = { type: "cost-state", sessionId: "s" };
 const lines = (...entries: object[]) => entries.map((e) => `${JSON.stringify(e)}\n`).join("");
 
@@ -21,9 +60,18 @@ const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
 test("an interrupt is found at its own time, also when bookkeeping lines follow; a later prompt or model reply clears it", () => {
-  expect(interruptIn(lines(prompt, toolUse, rejected, interrupted, cost))).toBe(at("2026-12-05T23:38:33.807Z"));
+  expect(interruptIn(lines(prompt, toolUse, rejected, interrupted, cost))).toBe(
+    at("2026-12-05T23:38:33.807Z"),
+  );
   expect(interruptIn(lines(streamInterrupt))).toBe(at("2026-12-05T23:40:00.000Z"));
-  expect(interruptIn(lines(prompt, toolUse, rejected, interrupted, { ...prompt, timestamp: "2026-12-05T23:39:00.000Z" }))).toBeNull();
+  expect(
+    interruptIn(
+      lines(prompt, toolUse, rejected, interrupted, {
+        ...prompt,
+        timestamp: "2026-12-05T23:39:00.000Z",
+      }),
+    ),
+  ).toBeNull();
   expect(interruptIn(lines(interrupted, toolUse))).toBeNull();
   // A refused tool result alone is no interrupt; broken lines are skipped.
   expect(interruptIn(lines(prompt, toolUse, rejected))).toBeNull();

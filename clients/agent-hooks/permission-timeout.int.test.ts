@@ -3,9 +3,10 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, expect, test } from "vitest";
-import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { afterAll, beforeAll, expect, test } from "vitest";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { createTestDatabase } from "@/test/support/db";
@@ -27,7 +28,13 @@ beforeAll(async () => {
   pool = new pg.Pool({ connectionString: url, max: 2 });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }) });
   token = (await createToken(prisma, "timeout-box")).token;
-  server = await startTestServer({ databaseUrl: url, env: { PITWALL_INBOX_TIMEOUT_S: "permission=6,question=5", PITWALL_INBOX_ON_EXPIRY: "permission=deny" } });
+  server = await startTestServer({
+    databaseUrl: url,
+    env: {
+      PITWALL_INBOX_TIMEOUT_S: "permission=6,question=5",
+      PITWALL_INBOX_ON_EXPIRY: "permission=deny",
+    },
+  });
 });
 
 afterAll(async () => {
@@ -38,11 +45,27 @@ afterAll(async () => {
 
 test("permission=deny: nobody decides within the server's 6 s, the hook answers deny with the timeout message; never allow", async () => {
   const session = randomUUID();
-  const event = { session_id: session, transcript_path: "/tmp/t.jsonl", cwd: "/home/dev/work/bench", permission_mode: "default", hook_event_name: "PermissionRequest", tool_name: "Bash", tool_input: { command: "make deploy" }, permission_suggestions: [] };
+  const event = {
+    session_id: session,
+    transcript_path: "/tmp/t.jsonl",
+    cwd: "/home/dev/work/bench",
+    permission_mode: "default",
+    hook_event_name: "PermissionRequest",
+    tool_name: "Bash",
+    tool_input: { command: "make deploy" },
+    permission_suggestions: [],
+  };
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-perm-"));
   const started = Date.now();
   const child = spawn(process.execPath, [hook, "claude-code"], {
-    env: { ...process.env, PITWALL_URL: server.url, PITWALL_TOKEN: token, PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(stateDir, "none.json"), PITWALL_SPOOL_RETRY_S: "0" },
+    env: {
+      ...process.env,
+      PITWALL_URL: server.url,
+      PITWALL_TOKEN: token,
+      PITWALL_AGENT_STATE_DIR: stateDir,
+      PITWALL_AGENT_CONFIG: path.join(stateDir, "none.json"),
+      PITWALL_SPOOL_RETRY_S: "0",
+    },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stdout = "";
@@ -53,8 +76,15 @@ test("permission=deny: nobody decides within the server's 6 s, the hook answers 
   expect(ms).toBeGreaterThanOrEqual(5500);
   expect(ms).toBeLessThan(15_000);
   const out = JSON.parse(stdout);
-  expect(out.hookSpecificOutput.decision).toEqual({ behavior: "deny", message: "pitwall (timeout) denied this in Pitwall: nobody decided before the inbox timeout, so Pitwall's timeout policy denies it" });
-  const audit = await pool.query(`SELECT a.decision, a."decidedBy" FROM "InboxAudit" a JOIN "InboxItem" i ON i.id = a."itemId" WHERE i.key LIKE $1`, [`cc:${session}:perm:%`]);
+  expect(out.hookSpecificOutput.decision).toEqual({
+    behavior: "deny",
+    message:
+      "pitwall (timeout) denied this in Pitwall: nobody decided before the inbox timeout, so Pitwall's timeout policy denies it",
+  });
+  const audit = await pool.query(
+    `SELECT a.decision, a."decidedBy" FROM "InboxAudit" a JOIN "InboxItem" i ON i.id = a."itemId" WHERE i.key LIKE $1`,
+    [`cc:${session}:perm:%`],
+  );
   expect(audit.rows).toEqual([{ decision: "deny", decidedBy: "pitwall (timeout)" }]);
 }, 30_000);
 
@@ -62,11 +92,21 @@ test("a question (default: hand back) expires after the server's 5 s although th
   const res = await fetch(`${server.url}/api/inbox`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ key: `q:${randomUUID()}`, kind: "question", agent: "claude-code", summary: "Which dataset?", expiresInS: 600 }),
+    body: JSON.stringify({
+      key: `q:${randomUUID()}`,
+      kind: "question",
+      agent: "claude-code",
+      summary: "Which dataset?",
+      expiresInS: 600,
+    }),
   });
   const { id } = (await res.json()) as { id: number };
   const started = Date.now();
-  const state = (await (await fetch(`${server.url}/api/inbox/${id}/decision?wait=30`, { headers: { authorization: `Bearer ${token}` } })).json()) as { status: string; decision: unknown };
+  const state = (await (
+    await fetch(`${server.url}/api/inbox/${id}/decision?wait=30`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+  ).json()) as { status: string; decision: unknown };
   expect(state).toMatchObject({ status: "expired", decision: null });
   expect(Date.now() - started).toBeLessThan(10_000);
 }, 30_000);

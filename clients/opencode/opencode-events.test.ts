@@ -4,8 +4,10 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
+
 import { checkFrame } from "@/lib/protocol";
 import { fixturePath } from "@/test/support/fixtures";
+
 import { opencodeEventFrames, PitwallPlugin } from "./pitwall.js";
 
 // The opencode plugin's reading of every event shape recorded from the real CLI
@@ -17,15 +19,30 @@ const recorded = fs
   .readFileSync(fixture, "utf8")
   .split("\n")
   .filter(Boolean)
-  .map((l) => JSON.parse(l) as { _kind: string; event?: { type: string; properties: Record<string, unknown> } })
+  .map(
+    (l) =>
+      JSON.parse(l) as {
+        _kind: string;
+        event?: { type: string; properties: Record<string, unknown> };
+      },
+  )
   .filter((l) => l._kind === "event")
   .map((l) => l.event!);
 const NOW = 1_796_150_000_000;
 const SESSION = "ses_dcceca54dffe4UoIWf0KDeAiUU";
 
 /** Runs events through the plugin's mapping like the plugin does (state carried along); every frame must pass the server's validation. */
-function replay(events: Array<{ type?: string; properties?: Record<string, unknown> }>, facts = {}) {
-  let state: Record<string, unknown> = { seq: 0, tasks: [], waiting: false, plans: 0, lastPlan: null };
+function replay(
+  events: Array<{ type?: string; properties?: Record<string, unknown> }>,
+  facts = {},
+) {
+  let state: Record<string, unknown> = {
+    seq: 0,
+    tasks: [],
+    waiting: false,
+    plans: 0,
+    lastPlan: null,
+  };
   const frames: Array<Record<string, unknown>> = [];
   for (const event of events) {
     const out = opencodeEventFrames(event, state, NOW, facts);
@@ -46,7 +63,12 @@ describe("recorded opencode 1.18.33 plugin events", () => {
       ["session.todos", 1],
       ["session.activity", "idle"],
     ]);
-    expect(frames[0]).toMatchObject({ session: SESSION, source: "opencode", cwd: "/home/dev/work/monitor", detail: "session created" });
+    expect(frames[0]).toMatchObject({
+      session: SESSION,
+      source: "opencode",
+      cwd: "/home/dev/work/monitor",
+      detail: "session created",
+    });
     expect(frames[2]).toEqual({
       v: 1,
       id: `oc:${SESSION}:todos:1`,
@@ -69,9 +91,15 @@ describe("other and future shapes", () => {
   test("errors, permission prompts and deletion change the state; a busy after a permission prompt is working again", () => {
     const { frames } = replay([
       { type: "session.status", properties: { ...p, status: { type: "busy" } } },
-      { type: "permission.asked", properties: { ...p, permission: "bash", patterns: ["rm -rf build"] } },
+      {
+        type: "permission.asked",
+        properties: { ...p, permission: "bash", patterns: ["rm -rf build"] },
+      },
       { type: "session.status", properties: { ...p, status: { type: "busy" } } },
-      { type: "session.error", properties: { ...p, error: { name: "APIError", data: { message: "rate limited" } } } },
+      {
+        type: "session.error",
+        properties: { ...p, error: { name: "APIError", data: { message: "rate limited" } } },
+      },
       { type: "session.deleted", properties: { info: { id: "ses_1" } } },
     ]);
     expect(frames.map((f) => [f.state, f.detail])).toEqual([
@@ -84,13 +112,48 @@ describe("other and future shapes", () => {
   });
 
   test("unknown events, events without a session and unknown fields are ignored; unknown todo fields are dropped", () => {
-    expect(opencodeEventFrames({ type: "message.part.updated", properties: { ...p, part: {} } }, {}, NOW)).toBeNull();
-    expect(opencodeEventFrames({ type: "something.new.2027", properties: { ...p, anything: [1] } }, {}, NOW)).toBeNull();
-    expect(opencodeEventFrames({ type: "todo.updated", properties: { todos: [] } }, {}, NOW)).toBeNull();
+    expect(
+      opencodeEventFrames(
+        { type: "message.part.updated", properties: { ...p, part: {} } },
+        {},
+        NOW,
+      ),
+    ).toBeNull();
+    expect(
+      opencodeEventFrames(
+        { type: "something.new.2027", properties: { ...p, anything: [1] } },
+        {},
+        NOW,
+      ),
+    ).toBeNull();
+    expect(
+      opencodeEventFrames({ type: "todo.updated", properties: { todos: [] } }, {}, NOW),
+    ).toBeNull();
     expect(opencodeEventFrames(null, {}, NOW)).toBeNull();
-    expect(opencodeEventFrames({ type: "session.status", properties: { ...p, status: { type: "compacting" } } }, {}, NOW)).toEqual({ frames: [], state: {} });
-    const { frames } = replay([{ type: "todo.updated", properties: { ...p, future: true, todos: [{ id: "t1", content: "A", status: "in_progress", priority: "low", colour: "red" }, "junk"] } }]);
-    expect(frames[0]!.items).toEqual([{ id: "t1", content: "A", status: "in_progress", priority: "low" }, { content: "", status: "pending" }]);
+    expect(
+      opencodeEventFrames(
+        { type: "session.status", properties: { ...p, status: { type: "compacting" } } },
+        {},
+        NOW,
+      ),
+    ).toEqual({ frames: [], state: {} });
+    const { frames } = replay([
+      {
+        type: "todo.updated",
+        properties: {
+          ...p,
+          future: true,
+          todos: [
+            { id: "t1", content: "A", status: "in_progress", priority: "low", colour: "red" },
+            "junk",
+          ],
+        },
+      },
+    ]);
+    expect(frames[0]!.items).toEqual([
+      { id: "t1", content: "A", status: "in_progress", priority: "low" },
+      { content: "", status: "pending" },
+    ]);
   });
 });
 
@@ -115,7 +178,17 @@ describe("pitwall_propose_plan against a fake Pitwall", () => {
           received.push(...frames);
           res.end(JSON.stringify({ results: frames.map((f) => ({ ok: true, id: f.id })) }));
         } else {
-          res.end(JSON.stringify({ status: "approved", decision: { decision: "approved", items: [{ content: "Warm up" }, { content: "Sweep" }], comment: null, decidedBy: "ada" } }));
+          res.end(
+            JSON.stringify({
+              status: "approved",
+              decision: {
+                decision: "approved",
+                items: [{ content: "Warm up" }, { content: "Sweep" }],
+                comment: null,
+                decidedBy: "ada",
+              },
+            }),
+          );
         }
       });
     });
@@ -132,7 +205,10 @@ describe("pitwall_propose_plan against a fake Pitwall", () => {
     fs.mkdirSync(path.join(project, ".git"));
     fs.writeFileSync(path.join(project, ".git", "HEAD"), "ref: refs/heads/prefill-sweep\n");
     const hooks = await PitwallPlugin({ directory: project });
-    const answer = await hooks.tool!.pitwall_propose_plan.execute({ plan: "# Sweep\n1. Warm up\n2. Sweep\n" }, { sessionID: "ses_plan" });
+    const answer = await hooks.tool!.pitwall_propose_plan.execute(
+      { plan: "# Sweep\n1. Warm up\n2. Sweep\n" },
+      { sessionID: "ses_plan" },
+    );
     expect(answer).toBe("APPROVED. Carry out this plan:\n# Sweep\n1. Warm up\n2. Sweep\n");
     expect(received.map((f) => [f.type, f.state ?? f.plan])).toEqual([
       ["session.activity", "waiting"],
@@ -141,11 +217,26 @@ describe("pitwall_propose_plan against a fake Pitwall", () => {
     ]);
     for (const f of received) expect(checkFrame(f)).toMatchObject({ ok: true });
     // Activity carries the project folder and its git branch (a session is named by them).
-    await hooks.event({ event: { type: "session.created", properties: { sessionID: "ses_plan", info: { id: "ses_plan", directory: project } } } });
-    expect(received.at(-1)).toMatchObject({ type: "session.activity", state: "idle", cwd: project, gitBranch: "prefill-sweep" });
+    await hooks.event({
+      event: {
+        type: "session.created",
+        properties: { sessionID: "ses_plan", info: { id: "ses_plan", directory: project } },
+      },
+    });
+    expect(received.at(-1)).toMatchObject({
+      type: "session.activity",
+      state: "idle",
+      cwd: project,
+      gitBranch: "prefill-sweep",
+    });
     received.pop();
     // The agent's next step (opencode says "busy") does not repeat "working".
-    await hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_plan", status: { type: "busy" } } } });
+    await hooks.event({
+      event: {
+        type: "session.status",
+        properties: { sessionID: "ses_plan", status: { type: "busy" } },
+      },
+    });
     expect(received).toHaveLength(3);
   });
 });

@@ -2,13 +2,23 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, expect, test } from "vitest";
-import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { afterAll, beforeAll, expect, test } from "vitest";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { ensureAgentClis, opencodeOfflineEnv, writeOpencodeProject } from "@/test/support/agents/clis";
-import { lastToolResults, offersTools, startModelServer, type ScriptedReply } from "@/test/support/agents/model-server";
+import {
+  ensureAgentClis,
+  opencodeOfflineEnv,
+  writeOpencodeProject,
+} from "@/test/support/agents/clis";
+import {
+  lastToolResults,
+  offersTools,
+  startModelServer,
+  type ScriptedReply,
+} from "@/test/support/agents/model-server";
 import { outputOf, runOpencode } from "@/test/support/agents/run-agent";
 import { openSignedInPage } from "@/test/support/browser";
 import { createTestDatabase } from "@/test/support/db";
@@ -59,12 +69,40 @@ function project(): { dir: string; env: Record<string, string> } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-proj-"));
   execFileSync("git", ["init", "-q", "-b", "decode-sweep"], { cwd: dir });
   const agentConfig = path.join(dir, "unused-agent.json");
-  execFileSync(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../cli/index.ts"), "agent", "install", "opencode", "--project", dir], {
-    env: { ...process.env, PITWALL_URL: "", PITWALL_TOKEN: "", PITWALL_AGENT_CONFIG: agentConfig },
-  });
+  execFileSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.resolve(import.meta.dirname, "../../cli/index.ts"),
+      "agent",
+      "install",
+      "opencode",
+      "--project",
+      dir,
+    ],
+    {
+      env: {
+        ...process.env,
+        PITWALL_URL: "",
+        PITWALL_TOKEN: "",
+        PITWALL_AGENT_CONFIG: agentConfig,
+      },
+    },
+  );
   const xdg = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-xdg-"));
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-state-"));
-  return { dir, env: { ...opencodeOfflineEnv(xdg), PITWALL_URL: server.url, PITWALL_TOKEN: token, PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: agentConfig, PITWALL_PLAN_TIMEOUT_S: "600" } };
+  return {
+    dir,
+    env: {
+      ...opencodeOfflineEnv(xdg),
+      PITWALL_URL: server.url,
+      PITWALL_TOKEN: token,
+      PITWALL_AGENT_STATE_DIR: stateDir,
+      PITWALL_AGENT_CONFIG: agentConfig,
+      PITWALL_PLAN_TIMEOUT_S: "600",
+    },
+  };
 }
 
 test("opencode's todowrite calls appear as snapshots on the session page while the agent runs", async () => {
@@ -90,13 +128,24 @@ test("opencode's todowrite calls appear as snapshots on the session page while t
   const { page } = browser;
 
   // opencode's start-up alone took two minutes on a busy two-core machine: the waits on it are generous.
-  const run = runOpencode({ opencode, cwd: dir, env, prompt: "run the decode sweep", timeoutMs: 480_000 });
+  const run = runOpencode({
+    opencode,
+    cwd: dir,
+    env,
+    prompt: "run the decode sweep",
+    timeoutMs: 480_000,
+  });
   const output = outputOf(run);
 
   // Snapshot 1 reaches Pitwall and shows on the session page while opencode waits for the model.
   const session = await until(
     "the opencode session",
-    async () => (await pool.query<{ id: number; key: string }>(`SELECT s.id, s.key FROM "AgentSession" s JOIN "TodoSnapshot" t ON t."sessionId" = s.id WHERE s.source = 'opencode' LIMIT 1`)).rows[0],
+    async () =>
+      (
+        await pool.query<{ id: number; key: string }>(
+          `SELECT s.id, s.key FROM "AgentSession" s JOIN "TodoSnapshot" t ON t."sessionId" = s.id WHERE s.source = 'opencode' LIMIT 1`,
+        )
+      ).rows[0],
     300_000,
     output,
   );
@@ -115,15 +164,43 @@ test("opencode's todowrite calls appear as snapshots on the session page while t
   const done = await run;
   expect(done.code, done.stderr.slice(-40).join("\n")).toBe(0);
   expect(done.stdout.join("\n")).toContain("FINAL: sweep done");
-  const rows = (await pool.query<{ seq: number; items: Array<{ content: string; status: string; priority?: string }> }>(`SELECT seq, items FROM "TodoSnapshot" WHERE "sessionId" = $1 ORDER BY seq`, [session.id])).rows;
-  expect(rows.map((r) => r.items.map((i) => [i.content, i.status, i.priority]))).toEqual([list1, list2].map((l) => l.map((i) => [i.content, i.status, i.priority])));
-  const live = (await pool.query<{ state: string; cwd: string }>(`SELECT state, cwd FROM "AgentSession" WHERE id = $1`, [session.id])).rows[0]!;
+  const rows = (
+    await pool.query<{
+      seq: number;
+      items: Array<{ content: string; status: string; priority?: string }>;
+    }>(`SELECT seq, items FROM "TodoSnapshot" WHERE "sessionId" = $1 ORDER BY seq`, [session.id])
+  ).rows;
+  expect(rows.map((r) => r.items.map((i) => [i.content, i.status, i.priority]))).toEqual(
+    [list1, list2].map((l) => l.map((i) => [i.content, i.status, i.priority])),
+  );
+  const live = (
+    await pool.query<{ state: string; cwd: string }>(
+      `SELECT state, cwd FROM "AgentSession" WHERE id = $1`,
+      [session.id],
+    )
+  ).rows[0]!;
   expect(live.cwd).toBe(dir);
   // The opencode process ended: the plugin's heartbeat process reports the session ended within seconds.
   const exitedAt = Date.now();
-  await until("the session ended", async () => (await pool.query<{ state: string }>(`SELECT state FROM "AgentSession" WHERE id = $1`, [session.id])).rows[0]!.state === "ended", 15_000);
+  await until(
+    "the session ended",
+    async () =>
+      (
+        await pool.query<{ state: string }>(`SELECT state FROM "AgentSession" WHERE id = $1`, [
+          session.id,
+        ])
+      ).rows[0]!.state === "ended",
+    15_000,
+  );
   expect(Date.now() - exitedAt).toBeLessThan(15_000);
-  expect((await pool.query<{ stateDetail: string }>(`SELECT "stateDetail" FROM "AgentSession" WHERE id = $1`, [session.id])).rows[0]!.stateDetail).toBe("the agent process ended");
+  expect(
+    (
+      await pool.query<{ stateDetail: string }>(
+        `SELECT "stateDetail" FROM "AgentSession" WHERE id = $1`,
+        [session.id],
+      )
+    ).rows[0]!.stateDetail,
+  ).toBe("the agent process ended");
 }, 600_000);
 
 test("pitwall_propose_plan waits for a person: changes requested in the browser reach the model, the revision supersedes it and is approved", async () => {
@@ -134,7 +211,8 @@ test("pitwall_propose_plan waits for a person: changes requested in the browser 
     if (!offersTools(req)) return { text: "Decode sweep plan" };
     const last = lastToolResults(req).at(-1);
     if (!last) return { toolCalls: [{ name: "pitwall_propose_plan", input: { plan: plan1 } }] };
-    if (last.toolName === "pitwall_propose_plan" && last.content.includes("requested changes")) return { toolCalls: [{ name: "pitwall_propose_plan", input: { plan: plan2 } }] };
+    if (last.toolName === "pitwall_propose_plan" && last.content.includes("requested changes"))
+      return { toolCalls: [{ name: "pitwall_propose_plan", input: { plan: plan2 } }] };
     return { text: `FINAL: ${last.content.slice(0, 400)}` };
   });
   cleanups.push(() => model.close());
@@ -144,9 +222,18 @@ test("pitwall_propose_plan waits for a person: changes requested in the browser 
   cleanups.push(() => browser.close());
   const { page } = browser;
 
-  const run = runOpencode({ opencode, cwd: dir, env, prompt: "plan the decode sweep", timeoutMs: 480_000 });
+  const run = runOpencode({
+    opencode,
+    cwd: dir,
+    env,
+    prompt: "plan the decode sweep",
+    timeoutMs: 480_000,
+  });
   const output = outputOf(run);
-  const pending = () => pool.query<{ id: number; key: string; title: string; body: string; supersedes: string | null }>(`SELECT id, key, title, body, supersedes FROM "Plan" WHERE status = 'proposed' AND key LIKE 'oc:%'`);
+  const pending = () =>
+    pool.query<{ id: number; key: string; title: string; body: string; supersedes: string | null }>(
+      `SELECT id, key, title, body, supersedes FROM "Plan" WHERE status = 'proposed' AND key LIKE 'oc:%'`,
+    );
   const first = await until("plan 1", async () => (await pending()).rows[0], 300_000, output);
   expect(first).toMatchObject({ title: "Decode sweep", body: plan1, supersedes: null });
 
@@ -157,7 +244,17 @@ test("pitwall_propose_plan waits for a person: changes requested in the browser 
   await decide.getByLabel(/Comment for the agent/).fill("Warm the server up first, stop at C=32");
   await decide.getByRole("button", { name: "Send: request changes" }).click();
 
-  await until("the comment at the model", async () => model.requests.some((r) => r.text.includes("Warm the server up first, stop at C=32") && r.text.includes("call pitwall_propose_plan again")), 120_000, output);
+  await until(
+    "the comment at the model",
+    async () =>
+      model.requests.some(
+        (r) =>
+          r.text.includes("Warm the server up first, stop at C=32") &&
+          r.text.includes("call pitwall_propose_plan again"),
+      ),
+    120_000,
+    output,
+  );
   const second = await until("plan 2", async () => (await pending()).rows[0], 120_000, output);
   expect(second).toMatchObject({ body: plan2, supersedes: first.key });
 
@@ -167,5 +264,14 @@ test("pitwall_propose_plan waits for a person: changes requested in the browser 
   const done = await run;
   expect(done.code, output()).toBe(0);
   expect(done.stdout.join("\n")).toContain("FINAL: APPROVED. Carry out this plan:");
-  expect(model.requests.some((r) => lastToolResults(r).some((t) => t.toolName === "pitwall_propose_plan" && t.content.includes("Warm up the server") && t.content.startsWith("APPROVED")))).toBe(true);
+  expect(
+    model.requests.some((r) =>
+      lastToolResults(r).some(
+        (t) =>
+          t.toolName === "pitwall_propose_plan" &&
+          t.content.includes("Warm up the server") &&
+          t.content.startsWith("APPROVED"),
+      ),
+    ),
+  ).toBe(true);
 }, 600_000);

@@ -5,9 +5,10 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { createTestDatabase } from "@/test/support/db";
@@ -59,7 +60,13 @@ async function startPython(source: string, env: Record<string, string>): Promise
   await fs.writeFile(file, source);
   const child = spawn("python3", ["-W", "error", file], {
     // No __pycache__ folders in the source tree.
-    env: { ...process.env, PYTHONPATH: clientDir, PYTHONUNBUFFERED: "1", PYTHONDONTWRITEBYTECODE: "1", ...env },
+    env: {
+      ...process.env,
+      PYTHONPATH: clientDir,
+      PYTHONUNBUFFERED: "1",
+      PYTHONDONTWRITEBYTECODE: "1",
+      ...env,
+    },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
@@ -67,19 +74,29 @@ async function startPython(source: string, env: Record<string, string>): Promise
   const lines: string[] = [];
   const waiters: Array<(line: string | null) => void> = [];
   let closed = false;
-  readline.createInterface({ input: child.stdout }).on("line", (line) => {
-    const w = waiters.shift();
-    if (w) w(line);
-    else lines.push(line);
-  }).on("close", () => {
-    closed = true;
-    waiters.splice(0).forEach((w) => w(null));
-  });
-  const exited = new Promise<{ code: number | null; stderr: string }>((resolve) => child.once("close", (code) => resolve({ code, stderr })));
+  readline
+    .createInterface({ input: child.stdout })
+    .on("line", (line) => {
+      const w = waiters.shift();
+      if (w) w(line);
+      else lines.push(line);
+    })
+    .on("close", () => {
+      closed = true;
+      waiters.splice(0).forEach((w) => w(null));
+    });
+  const exited = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.once("close", (code) => resolve({ code, stderr })),
+  );
   return {
     async next() {
-      const line = lines.length ? lines.shift()! : closed ? null : await new Promise<string | null>((r) => waiters.push(r));
-      if (line === null) throw new Error(`python exited before printing a line; stderr:\n${(await exited).stderr}`);
+      const line = lines.length
+        ? lines.shift()!
+        : closed
+          ? null
+          : await new Promise<string | null>((r) => waiters.push(r));
+      if (line === null)
+        throw new Error(`python exited before printing a line; stderr:\n${(await exited).stderr}`);
       return JSON.parse(line) as Record<string, unknown>;
     },
     send(line: string) {
@@ -99,18 +116,33 @@ async function freePort(): Promise<number> {
 }
 
 async function runRow(key: string) {
-  const res = await db.query(`SELECT id, status, error, "endedAt", total, unit, "outputTail", name FROM "Run" WHERE key = $1`, [key]);
-  return res.rows[0] as { id: number; status: string; error: string | null; endedAt: Date | null; total: number; unit: string; outputTail: string | null; name: string };
+  const res = await db.query(
+    `SELECT id, status, error, "endedAt", total, unit, "outputTail", name FROM "Run" WHERE key = $1`,
+    [key],
+  );
+  return res.rows[0] as {
+    id: number;
+    status: string;
+    error: string | null;
+    endedAt: Date | null;
+    total: number;
+    unit: string;
+    outputTail: string | null;
+    name: string;
+  };
 }
 
 describe("Python client against the real server", () => {
-  test("a worker restart keeps counters monotonic; NaN/Infinity, 64-bit steps, artifacts and events are stored; a raising block ends the run failed", { timeout: 60_000 }, async () => {
-    const runKey = `py-extract-${randomUUID()}`;
-    const env = { PITWALL_URL: server.url, PITWALL_TOKEN: token, RUN_KEY: runKey };
+  test(
+    "a worker restart keeps counters monotonic; NaN/Infinity, 64-bit steps, artifacts and events are stored; a raising block ends the run failed",
+    { timeout: 60_000 },
+    async () => {
+      const runKey = `py-extract-${randomUUID()}`;
+      const env = { PITWALL_URL: server.url, PITWALL_TOKEN: token, RUN_KEY: runKey };
 
-    // First boot: two progress readings, delivered, then the process dies without run.end.
-    const first = await startPython(
-      `
+      // First boot: two progress readings, delivered, then the process dies without run.end.
+      const first = await startPython(
+        `
 import json, os
 from pitwall import Pitwall
 pw = Pitwall(worker_id="gpu0")
@@ -122,15 +154,15 @@ delivered = pw.flush(30)
 print(json.dumps({"boot": pw.boot_id, "delivered": delivered, "errors": [e._asdict() for e in pw.errors]}), flush=True)
 os._exit(0)  # killed: no run.end, no atexit flush
 `,
-      env,
-    );
-    const firstOut = await first.next();
-    expect(firstOut).toMatchObject({ delivered: true, errors: [] });
-    expect((await first.exited).code).toBe(0);
+        env,
+      );
+      const firstOut = await first.next();
+      expect(firstOut).toMatchObject({ delivered: true, errors: [] });
+      expect((await first.exited).code).toBe(0);
 
-    // Second boot of the same worker: counters restart from 0; the block raises.
-    const second = await startPython(
-      `
+      // Second boot of the same worker: counters restart from 0; the block raises.
+      const second = await startPython(
+        `
 import json, os
 from pitwall import Pitwall
 pw = Pitwall(worker_id="gpu0")
@@ -149,63 +181,109 @@ try:
 finally:
     print(json.dumps({"boot": pw.boot_id, "errors": [e._asdict() for e in pw.errors], "stats": pw.stats()}), flush=True)
 `,
-      env,
-    );
-    const secondOut = await second.next();
-    const { code, stderr } = await second.exited;
-    expect(code).toBe(1);
-    expect(stderr).toContain("RuntimeError: CUDA out of memory at step 4");
-    expect(secondOut).toMatchObject({ errors: [], stats: { queued: 0, dropped: 0, rejected: 0 } });
-    expect(secondOut.boot).not.toBe(firstOut.boot);
+        env,
+      );
+      const secondOut = await second.next();
+      const { code, stderr } = await second.exited;
+      expect(code).toBe(1);
+      expect(stderr).toContain("RuntimeError: CUDA out of memory at step 4");
+      expect(secondOut).toMatchObject({
+        errors: [],
+        stats: { queued: 0, dropped: 0, rejected: 0 },
+      });
+      expect(secondOut.boot).not.toBe(firstOut.boot);
 
-    const run = await runRow(runKey);
-    expect(run).toMatchObject({ status: "failed", error: "RuntimeError: CUDA out of memory at step 4", total: 914000, unit: "samples", name: "hidden states 914K" });
-    expect(run.endedAt).toBeInstanceOf(Date);
-    expect(run.outputTail).toContain('raise RuntimeError("CUDA out of memory at step 4")');
+      const run = await runRow(runKey);
+      expect(run).toMatchObject({
+        status: "failed",
+        error: "RuntimeError: CUDA out of memory at step 4",
+        total: 914000,
+        unit: "samples",
+        name: "hidden states 914K",
+      });
+      expect(run.endedAt).toBeInstanceOf(Date);
+      expect(run.outputTail).toContain('raise RuntimeError("CUDA out of memory at step 4")');
 
-    const worker = (await db.query(`SELECT "bootId", done, counters FROM "WorkerProgress" WHERE "runId" = $1 AND "workerId" = 'gpu0'`, [run.id])).rows;
-    expect(worker).toHaveLength(1);
-    expect(worker[0]).toEqual({
-      bootId: secondOut.boot,
-      done: 1025,
-      counters: { "s3.uploaded": 1025, "s3.bytes": 1025 * 1_100_000, "s3.inflight": 7, "local.deleted": 1014, "disk.freeBytes": 380_000_000_000 },
-    });
-    // Every reading arrived, including the ones held back by the 1 s rate limit (sent on flush/end).
-    const samples = (await db.query(`SELECT "bootId", done FROM "ProgressSample" WHERE "runId" = $1 ORDER BY id`, [run.id])).rows;
-    expect(samples).toEqual([
-      { bootId: firstOut.boot, done: 1000 },
-      { bootId: firstOut.boot, done: 1010 },
-      { bootId: secondOut.boot, done: 1015 },
-      { bootId: secondOut.boot, done: 1025 },
-    ]);
+      const worker = (
+        await db.query(
+          `SELECT "bootId", done, counters FROM "WorkerProgress" WHERE "runId" = $1 AND "workerId" = 'gpu0'`,
+          [run.id],
+        )
+      ).rows;
+      expect(worker).toHaveLength(1);
+      expect(worker[0]).toEqual({
+        bootId: secondOut.boot,
+        done: 1025,
+        counters: {
+          "s3.uploaded": 1025,
+          "s3.bytes": 1025 * 1_100_000,
+          "s3.inflight": 7,
+          "local.deleted": 1014,
+          "disk.freeBytes": 380_000_000_000,
+        },
+      });
+      // Every reading arrived, including the ones held back by the 1 s rate limit (sent on flush/end).
+      const samples = (
+        await db.query(
+          `SELECT "bootId", done FROM "ProgressSample" WHERE "runId" = $1 ORDER BY id`,
+          [run.id],
+        )
+      ).rows;
+      expect(samples).toEqual([
+        { bootId: firstOut.boot, done: 1000 },
+        { bootId: firstOut.boot, done: 1010 },
+        { bootId: secondOut.boot, done: 1015 },
+        { bootId: secondOut.boot, done: 1025 },
+      ]);
 
-    const metrics = (
-      await db.query(
-        `SELECT key, step::text AS step, value = 'NaN'::float8 AS "isNaN", value::text AS value FROM "MetricPoint" WHERE "runId" = $1 ORDER BY key, step`,
-        [run.id],
-      )
-    ).rows;
-    expect(metrics).toEqual([
-      { key: "loss", step: "0", isNaN: true, value: "NaN" },
-      { key: "loss", step: "1", isNaN: false, value: "Infinity" },
-      { key: "loss", step: "2", isNaN: false, value: "-Infinity" },
-      { key: "loss", step: "3", isNaN: false, value: "0.5" },
-      { key: "lr", step: "0", isNaN: false, value: "0.0003" },
-      { key: "train/tokens", step: "1152921504606846976", isNaN: false, value: "1500000000000" },
-    ]);
+      const metrics = (
+        await db.query(
+          `SELECT key, step::text AS step, value = 'NaN'::float8 AS "isNaN", value::text AS value FROM "MetricPoint" WHERE "runId" = $1 ORDER BY key, step`,
+          [run.id],
+        )
+      ).rows;
+      expect(metrics).toEqual([
+        { key: "loss", step: "0", isNaN: true, value: "NaN" },
+        { key: "loss", step: "1", isNaN: false, value: "Infinity" },
+        { key: "loss", step: "2", isNaN: false, value: "-Infinity" },
+        { key: "loss", step: "3", isNaN: false, value: "0.5" },
+        { key: "lr", step: "0", isNaN: false, value: "0.0003" },
+        { key: "train/tokens", step: "1152921504606846976", isNaN: false, value: "1500000000000" },
+      ]);
 
-    const artifacts = (await db.query(`SELECT kind, uri, "sizeBytes", step::text AS step FROM "Artifact" WHERE "runId" = $1`, [run.id])).rows;
-    expect(artifacts).toEqual([{ kind: "checkpoint", uri: "s3://hidden-states/ckpt/step-3", sizeBytes: 53_687_091_200, step: "3" }]);
-    const events = (await db.query(`SELECT level, message, code FROM "RunEvent" WHERE "runId" = $1 ORDER BY id`, [run.id])).rows;
-    expect(events).toEqual([{ level: "info", message: "checkpoint uploaded", code: null }]);
-  });
+      const artifacts = (
+        await db.query(
+          `SELECT kind, uri, "sizeBytes", step::text AS step FROM "Artifact" WHERE "runId" = $1`,
+          [run.id],
+        )
+      ).rows;
+      expect(artifacts).toEqual([
+        {
+          kind: "checkpoint",
+          uri: "s3://hidden-states/ckpt/step-3",
+          sizeBytes: 53_687_091_200,
+          step: "3",
+        },
+      ]);
+      const events = (
+        await db.query(
+          `SELECT level, message, code FROM "RunEvent" WHERE "runId" = $1 ORDER BY id`,
+          [run.id],
+        )
+      ).rows;
+      expect(events).toEqual([{ level: "info", message: "checkpoint uploaded", code: null }]);
+    },
+  );
 
-  test("the server down at start and restarted mid-run: the loop never blocks, and every step arrives exactly once", { timeout: 180_000 }, async () => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const runKey = `py-outage-${randomUUID()}`;
-    const py = await startPython(
-      `
+  test(
+    "the server down at start and restarted mid-run: the loop never blocks, and every step arrives exactly once",
+    { timeout: 180_000 },
+    async () => {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const runKey = `py-outage-${randomUUID()}`;
+      const py = await startPython(
+        `
 import json, os, sys
 from pitwall import Pitwall
 pw = Pitwall(max_backoff_s=1, flush_timeout_s=60)
@@ -231,57 +309,84 @@ with pw.run(kind="training", name="survives outages", key=os.environ["RUN_KEY"])
     steps(100, 150)
 print(json.dumps({"phase": "ended", "stats": pw.stats(), "errors": [e._asdict() for e in pw.errors]}), flush=True)
 `,
-      { PITWALL_URL: url, PITWALL_TOKEN: token, RUN_KEY: runKey },
-    );
-    let outageServer: TestServer | null = null;
-    try {
-      const downAtStart = await py.next();
-      expect(downAtStart).toMatchObject({ phase: "down-at-start", stats: { dropped: 0, sent: 0 } });
-      // hello + run.start + 50 × (metrics, event) + the first progress, all held in memory.
-      expect((downAtStart.stats as { queued: number }).queued).toBeGreaterThanOrEqual(103);
+        { PITWALL_URL: url, PITWALL_TOKEN: token, RUN_KEY: runKey },
+      );
+      let outageServer: TestServer | null = null;
+      try {
+        const downAtStart = await py.next();
+        expect(downAtStart).toMatchObject({
+          phase: "down-at-start",
+          stats: { dropped: 0, sent: 0 },
+        });
+        // hello + run.start + 50 × (metrics, event) + the first progress, all held in memory.
+        expect((downAtStart.stats as { queued: number }).queued).toBeGreaterThanOrEqual(103);
 
-      outageServer = await startTestServer({ databaseUrl, port });
-      py.send("go");
-      expect(await py.next()).toMatchObject({ phase: "flushed", delivered: true, stats: { queued: 0, rejected: 0 } });
+        outageServer = await startTestServer({ databaseUrl, port });
+        py.send("go");
+        expect(await py.next()).toMatchObject({
+          phase: "flushed",
+          delivered: true,
+          stats: { queued: 0, rejected: 0 },
+        });
 
-      await outageServer.stop();
-      outageServer = null;
-      py.send("go");
-      const downMidRun = await py.next();
-      expect(downMidRun).toMatchObject({ phase: "down-mid-run", stats: { dropped: 0 } });
-      expect((downMidRun.stats as { queued: number }).queued).toBeGreaterThanOrEqual(100);
+        await outageServer.stop();
+        outageServer = null;
+        py.send("go");
+        const downMidRun = await py.next();
+        expect(downMidRun).toMatchObject({ phase: "down-mid-run", stats: { dropped: 0 } });
+        expect((downMidRun.stats as { queued: number }).queued).toBeGreaterThanOrEqual(100);
 
-      outageServer = await startTestServer({ databaseUrl, port });
-      py.send("go");
-      expect(await py.next()).toMatchObject({ phase: "ended", stats: { queued: 0, dropped: 0, rejected: 0 }, errors: [] });
-      const { code, stderr } = await py.exited;
-      expect(code, stderr).toBe(0);
-      // The outage is reported through logging; nothing else (no warnings, no tracebacks).
-      expect(stderr).toContain("pitwall: cannot deliver to");
-      expect(stderr).not.toMatch(/Traceback|Warning:|unexpected error/);
-    } finally {
-      await outageServer?.stop();
-    }
+        outageServer = await startTestServer({ databaseUrl, port });
+        py.send("go");
+        expect(await py.next()).toMatchObject({
+          phase: "ended",
+          stats: { queued: 0, dropped: 0, rejected: 0 },
+          errors: [],
+        });
+        const { code, stderr } = await py.exited;
+        expect(code, stderr).toBe(0);
+        // The outage is reported through logging; nothing else (no warnings, no tracebacks).
+        expect(stderr).toContain("pitwall: cannot deliver to");
+        expect(stderr).not.toMatch(/Traceback|Warning:|unexpected error/);
+      } finally {
+        await outageServer?.stop();
+      }
 
-    const run = await runRow(runKey);
-    expect(run.status).toBe("succeeded");
-    const metricSteps = (await db.query(`SELECT step::int AS step FROM "MetricPoint" WHERE "runId" = $1 AND key = 'loss' ORDER BY step`, [run.id])).rows.map((r: { step: number }) => r.step);
-    expect(metricSteps).toEqual(Array.from({ length: 150 }, (_, i) => i));
-    // Events have no natural key: a frame applied twice would show up twice.
-    const events = (await db.query(`SELECT message, count(*)::int AS n FROM "RunEvent" WHERE "runId" = $1 AND code IS NULL GROUP BY message`, [run.id])).rows as Array<{ message: string; n: number }>;
-    expect(events).toHaveLength(150);
-    expect(events.filter((e) => e.n !== 1)).toEqual([]);
-    const worker = (await db.query(`SELECT done, counters FROM "WorkerProgress" WHERE "runId" = $1`, [run.id])).rows;
-    expect(worker).toHaveLength(1);
-    expect(worker[0]).toEqual({ done: 150, counters: { steps: 150 } });
-  });
+      const run = await runRow(runKey);
+      expect(run.status).toBe("succeeded");
+      const metricSteps = (
+        await db.query(
+          `SELECT step::int AS step FROM "MetricPoint" WHERE "runId" = $1 AND key = 'loss' ORDER BY step`,
+          [run.id],
+        )
+      ).rows.map((r: { step: number }) => r.step);
+      expect(metricSteps).toEqual(Array.from({ length: 150 }, (_, i) => i));
+      // Events have no natural key: a frame applied twice would show up twice.
+      const events = (
+        await db.query(
+          `SELECT message, count(*)::int AS n FROM "RunEvent" WHERE "runId" = $1 AND code IS NULL GROUP BY message`,
+          [run.id],
+        )
+      ).rows as Array<{ message: string; n: number }>;
+      expect(events).toHaveLength(150);
+      expect(events.filter((e) => e.n !== 1)).toEqual([]);
+      const worker = (
+        await db.query(`SELECT done, counters FROM "WorkerProgress" WHERE "runId" = $1`, [run.id])
+      ).rows;
+      expect(worker).toHaveLength(1);
+      expect(worker[0]).toEqual({ done: 150, counters: { steps: 150 } });
+    },
+  );
 
-  test("a server kill -9 mid-stream and restart: every step arrives exactly once", { timeout: 180_000 }, async () => {
-    const port = await freePort();
-    const runKey = `py-crash-${randomUUID()}`;
-    let crashServer: TestServer | null = await startTestServer({ databaseUrl, port });
-    const py = await startPython(
-      `
+  test(
+    "a server kill -9 mid-stream and restart: every step arrives exactly once",
+    { timeout: 180_000 },
+    async () => {
+      const port = await freePort();
+      const runKey = `py-crash-${randomUUID()}`;
+      let crashServer: TestServer | null = await startTestServer({ databaseUrl, port });
+      const py = await startPython(
+        `
 import json, os, time
 from pitwall import Pitwall
 pw = Pitwall(max_backoff_s=1, flush_timeout_s=90)
@@ -294,69 +399,125 @@ with pw.run(kind="training", name="survives a crash", key=os.environ["RUN_KEY"])
         time.sleep(0.01)
 print(json.dumps({"phase": "ended", "stats": pw.stats()}), flush=True)
 `,
-      { PITWALL_URL: `http://127.0.0.1:${port}`, PITWALL_TOKEN: token, RUN_KEY: runKey },
-    );
-    try {
-      expect(await py.next()).toMatchObject({ phase: "streaming" });
-      await crashServer.kill(); // SIGKILL: no graceful shutdown, requests cut mid-flight
-      crashServer = await startTestServer({ databaseUrl, port });
-      expect(await py.next()).toMatchObject({ phase: "ended", stats: { queued: 0, dropped: 0, rejected: 0 } });
-      expect((await py.exited).code).toBe(0);
-    } finally {
-      await crashServer?.stop();
-    }
-    const run = await runRow(runKey);
-    expect(run.status).toBe("succeeded");
-    const events = (await db.query(`SELECT message, count(*)::int AS n FROM "RunEvent" WHERE "runId" = $1 AND code IS NULL GROUP BY message`, [run.id])).rows as Array<{ message: string; n: number }>;
-    expect(events).toHaveLength(300);
-    expect(events.filter((e) => e.n !== 1)).toEqual([]);
-    const steps = (await db.query(`SELECT count(DISTINCT step)::int AS n FROM "MetricPoint" WHERE "runId" = $1 AND key = 'loss'`, [run.id])).rows[0].n;
-    expect(steps).toBe(300);
-  });
+        { PITWALL_URL: `http://127.0.0.1:${port}`, PITWALL_TOKEN: token, RUN_KEY: runKey },
+      );
+      try {
+        expect(await py.next()).toMatchObject({ phase: "streaming" });
+        await crashServer.kill(); // SIGKILL: no graceful shutdown, requests cut mid-flight
+        crashServer = await startTestServer({ databaseUrl, port });
+        expect(await py.next()).toMatchObject({
+          phase: "ended",
+          stats: { queued: 0, dropped: 0, rejected: 0 },
+        });
+        expect((await py.exited).code).toBe(0);
+      } finally {
+        await crashServer?.stop();
+      }
+      const run = await runRow(runKey);
+      expect(run.status).toBe("succeeded");
+      const events = (
+        await db.query(
+          `SELECT message, count(*)::int AS n FROM "RunEvent" WHERE "runId" = $1 AND code IS NULL GROUP BY message`,
+          [run.id],
+        )
+      ).rows as Array<{ message: string; n: number }>;
+      expect(events).toHaveLength(300);
+      expect(events.filter((e) => e.n !== 1)).toEqual([]);
+      const steps = (
+        await db.query(
+          `SELECT count(DISTINCT step)::int AS n FROM "MetricPoint" WHERE "runId" = $1 AND key = 'loss'`,
+          [run.id],
+        )
+      ).rows[0].n;
+      expect(steps).toBe(300);
+    },
+  );
 
-  test("the pure-Python unit tests (test_pitwall.py, test_pitwall_spool.py, test_pitwall_scrape.py) pass under python3 -W error", { timeout: 120_000 }, async () => {
-    const child = spawn("python3", ["-W", "error", "-m", "unittest", "test_pitwall", "test_pitwall_spool", "test_pitwall_scrape"], {
-      cwd: clientDir,
-      env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
-    expect(code, output).toBe(0);
-    expect(output).toMatch(/^OK$/m);
-  });
+  test(
+    "the pure-Python unit tests (test_pitwall.py, test_pitwall_spool.py, test_pitwall_scrape.py) pass under python3 -W error",
+    { timeout: 120_000 },
+    async () => {
+      const child = spawn(
+        "python3",
+        [
+          "-W",
+          "error",
+          "-m",
+          "unittest",
+          "test_pitwall",
+          "test_pitwall_spool",
+          "test_pitwall_scrape",
+        ],
+        {
+          cwd: clientDir,
+          env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let output = "";
+      child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+      expect(code, output).toBe(0);
+      expect(output).toMatch(/^OK$/m);
+    },
+  );
 
-  test("pitwall_scrape.py scrapes a changing SGLang /metrics into a serving run until SIGTERM", { timeout: 60_000 }, async () => {
-    const engine = await startExpositionServer();
-    try {
-      const child = spawn("python3", ["-W", "error", path.join(clientDir, "pitwall_scrape.py"), engine.url, "--interval", "0.3", "--host", "py-gpu-1"], {
-        cwd: clientDir,
-        env: { ...process.env, PITWALL_URL: server.url, PITWALL_TOKEN: token, PYTHONDONTWRITEBYTECODE: "1" },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stderr = "";
-      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
-      const deadline = Date.now() + 20_000;
-      while (engine.scrapes() < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      child.kill("SIGTERM");
-      expect(await exited, stderr).toBe(0);
-      const run = await runRow(`serving:py-gpu-1:${new URL(engine.url).port}/metrics`);
-      expect(run.status).toBe("ended");
-      const latest = (
-        await db.query(`SELECT DISTINCT ON (key) key, value FROM "MetricPoint" WHERE "runId" = $1 ORDER BY key, step DESC`, [run.id])
-      ).rows as Array<{ key: string; value: number }>;
-      const byKey = Object.fromEntries(latest.map((r) => [r.key, r.value]));
-      // The same hand computation as the Node scraper's (test/support/exposition-server.ts).
-      expect(byKey["serving/ttft_ms_p99"]).toBeCloseTo(EXPECTED_TTFT_P99_MS, 6);
-      expect(byKey["serving/up"]).toBe(1);
-      expect(byKey["serving/accept_length"]).toBeCloseTo(3.1, 9);
-    } finally {
-      await engine.close();
-    }
-  });
+  test(
+    "pitwall_scrape.py scrapes a changing SGLang /metrics into a serving run until SIGTERM",
+    { timeout: 60_000 },
+    async () => {
+      const engine = await startExpositionServer();
+      try {
+        const child = spawn(
+          "python3",
+          [
+            "-W",
+            "error",
+            path.join(clientDir, "pitwall_scrape.py"),
+            engine.url,
+            "--interval",
+            "0.3",
+            "--host",
+            "py-gpu-1",
+          ],
+          {
+            cwd: clientDir,
+            env: {
+              ...process.env,
+              PITWALL_URL: server.url,
+              PITWALL_TOKEN: token,
+              PYTHONDONTWRITEBYTECODE: "1",
+            },
+            stdio: ["ignore", "pipe", "pipe"],
+          },
+        );
+        let stderr = "";
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+        const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+        const deadline = Date.now() + 20_000;
+        while (engine.scrapes() < 5 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 100));
+        child.kill("SIGTERM");
+        expect(await exited, stderr).toBe(0);
+        const run = await runRow(`serving:py-gpu-1:${new URL(engine.url).port}/metrics`);
+        expect(run.status).toBe("ended");
+        const latest = (
+          await db.query(
+            `SELECT DISTINCT ON (key) key, value FROM "MetricPoint" WHERE "runId" = $1 ORDER BY key, step DESC`,
+            [run.id],
+          )
+        ).rows as Array<{ key: string; value: number }>;
+        const byKey = Object.fromEntries(latest.map((r) => [r.key, r.value]));
+        // The same hand computation as the Node scraper's (test/support/exposition-server.ts).
+        expect(byKey["serving/ttft_ms_p99"]).toBeCloseTo(EXPECTED_TTFT_P99_MS, 6);
+        expect(byKey["serving/up"]).toBe(1);
+        expect(byKey["serving/accept_length"]).toBeCloseTo(3.1, 9);
+      } finally {
+        await engine.close();
+      }
+    },
+  );
 
   test("examples/extraction.py runs end to end", { timeout: 60_000 }, async () => {
     const runKey = `py-example-${randomUUID()}`;
@@ -373,32 +534,57 @@ runpy.run_path(${JSON.stringify(path.join(clientDir, "examples", "extraction.py"
     expect(stderr).toBe("");
     const run = await runRow(runKey);
     expect(run).toMatchObject({ status: "succeeded", total: 2500, unit: "samples" });
-    const worker = (await db.query(`SELECT done, counters FROM "WorkerProgress" WHERE "runId" = $1 AND "workerId" = 'gpu3'`, [run.id])).rows[0];
+    const worker = (
+      await db.query(
+        `SELECT done, counters FROM "WorkerProgress" WHERE "runId" = $1 AND "workerId" = 'gpu3'`,
+        [run.id],
+      )
+    ).rows[0];
     expect(worker.done).toBe(2500);
     expect(worker.counters["s3.uploaded"]).toBe(2500);
     expect(worker.counters["local.deleted"]).toBe(2500);
-    const artifacts = (await db.query(`SELECT uri FROM "Artifact" WHERE "runId" = $1`, [run.id])).rows;
+    const artifacts = (await db.query(`SELECT uri FROM "Artifact" WHERE "runId" = $1`, [run.id]))
+      .rows;
     expect(artifacts).toEqual([{ uri: "s3://hidden-states/example/manifest.json" }]);
   });
 
-  test("examples/training.py: a diverging loss ends the run failed with the exception", { timeout: 60_000 }, async () => {
-    const runKey = `py-train-${randomUUID()}`;
-    const py = await startPython(
-      `
+  test(
+    "examples/training.py: a diverging loss ends the run failed with the exception",
+    { timeout: 60_000 },
+    async () => {
+      const runKey = `py-train-${randomUUID()}`;
+      const py = await startPython(
+        `
 import runpy, sys
 sys.argv = ["training.py", "--steps", "300", "--ckpt-every", "100", "--diverge-at", "250", "--key", "${runKey}"]
 runpy.run_path(${JSON.stringify(path.join(clientDir, "examples", "training.py"))}, run_name="__main__")
 `,
-      { PITWALL_URL: server.url, PITWALL_TOKEN: token },
-    );
-    const { code, stderr } = await py.exited;
-    expect(code).toBe(1);
-    expect(stderr).toContain("FloatingPointError: loss is NaN at step 250");
-    const run = await runRow(runKey);
-    expect(run).toMatchObject({ status: "failed", error: "FloatingPointError: loss is NaN at step 250", total: 300, unit: "steps" });
-    const loss = (await db.query(`SELECT count(*)::int AS n, max(step)::int AS "maxStep", bool_or(value = 'NaN'::float8) AS "anyNaN" FROM "MetricPoint" WHERE "runId" = $1 AND key = 'loss'`, [run.id])).rows[0];
-    expect(loss).toEqual({ n: 250, maxStep: 250, anyNaN: true });
-    const checkpoints = (await db.query(`SELECT step::int AS step FROM "Artifact" WHERE "runId" = $1 AND kind = 'checkpoint' ORDER BY step`, [run.id])).rows;
-    expect(checkpoints).toEqual([{ step: 100 }, { step: 200 }]);
-  });
+        { PITWALL_URL: server.url, PITWALL_TOKEN: token },
+      );
+      const { code, stderr } = await py.exited;
+      expect(code).toBe(1);
+      expect(stderr).toContain("FloatingPointError: loss is NaN at step 250");
+      const run = await runRow(runKey);
+      expect(run).toMatchObject({
+        status: "failed",
+        error: "FloatingPointError: loss is NaN at step 250",
+        total: 300,
+        unit: "steps",
+      });
+      const loss = (
+        await db.query(
+          `SELECT count(*)::int AS n, max(step)::int AS "maxStep", bool_or(value = 'NaN'::float8) AS "anyNaN" FROM "MetricPoint" WHERE "runId" = $1 AND key = 'loss'`,
+          [run.id],
+        )
+      ).rows[0];
+      expect(loss).toEqual({ n: 250, maxStep: 250, anyNaN: true });
+      const checkpoints = (
+        await db.query(
+          `SELECT step::int AS step FROM "Artifact" WHERE "runId" = $1 AND kind = 'checkpoint' ORDER BY step`,
+          [run.id],
+        )
+      ).rows;
+      expect(checkpoints).toEqual([{ step: 100 }, { step: 200 }]);
+    },
+  );
 });

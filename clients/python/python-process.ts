@@ -16,9 +16,12 @@ const projectDir = path.resolve(clientDir, "../..");
  * @throws Error saying how to create it when it is missing (tests fail rather than skip).
  */
 export function venvPython(): string {
-  const python = process.env.PITWALL_TEST_PYTHON ?? path.join(projectDir, ".venv-test", "bin", "python");
+  const python =
+    process.env.PITWALL_TEST_PYTHON ?? path.join(projectDir, ".venv-test", "bin", "python");
   if (!fs.existsSync(python)) {
-    throw new Error(`the Python test environment is missing (${python}): run \`bash scripts/python-test-env.sh\` (.ci/run does) or set PITWALL_TEST_PYTHON`);
+    throw new Error(
+      `the Python test environment is missing (${python}): run \`bash scripts/python-test-env.sh\` (.ci/run does) or set PITWALL_TEST_PYTHON`,
+    );
   }
   return python;
 }
@@ -37,16 +40,32 @@ export interface PythonProcess {
  * Writes `source` to a file in `dir` and runs it with `python` (default python3) and `-W error`,
  * the client on PYTHONPATH.
  */
-export async function startPython(dir: string, source: string, env: Record<string, string>, python = "python3", args: string[] = []): Promise<PythonProcess> {
+export async function startPython(
+  dir: string,
+  source: string,
+  env: Record<string, string>,
+  python = "python3",
+  args: string[] = [],
+): Promise<PythonProcess> {
   const file = path.join(dir, `script-${randomUUID()}.py`);
   await fsp.writeFile(file, source);
   return spawnPython(python, ["-W", "error", file, ...args], env);
 }
 
 /** Runs `python args…` with the client on PYTHONPATH (see startPython). */
-export function spawnPython(python: string, args: string[], env: Record<string, string>): PythonProcess {
+export function spawnPython(
+  python: string,
+  args: string[],
+  env: Record<string, string>,
+): PythonProcess {
   const child = spawn(python, args, {
-    env: { ...process.env, PYTHONPATH: clientDir, PYTHONUNBUFFERED: "1", PYTHONDONTWRITEBYTECODE: "1", ...env },
+    env: {
+      ...process.env,
+      PYTHONPATH: clientDir,
+      PYTHONUNBUFFERED: "1",
+      PYTHONDONTWRITEBYTECODE: "1",
+      ...env,
+    },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
@@ -65,16 +84,19 @@ export function spawnPython(python: string, args: string[], env: Record<string, 
       closed = true;
       waiters.splice(0).forEach((w) => w(null));
     });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
-    child.once("close", (code, signal) => resolve({ code, signal, stderr })),
-  );
+  const exited = new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    stderr: string;
+  }>((resolve) => child.once("close", (code, signal) => resolve({ code, signal, stderr })));
   return {
     async next(timeoutMs = 120_000) {
       for (;;) {
         const line = await nextLine(timeoutMs);
         try {
           const value: unknown = JSON.parse(line);
-          if (value !== null && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+          if (value !== null && typeof value === "object" && !Array.isArray(value))
+            return value as Record<string, unknown>;
         } catch {
           // not JSON: a library's own output
         }
@@ -93,13 +115,18 @@ export function spawnPython(python: string, args: string[], env: Record<string, 
       : closed
         ? null
         : await new Promise<string | null>((resolve, reject) => {
-            const timer = setTimeout(() => reject(new Error(`no line from python within ${timeoutMs} ms; stderr:\n${stderr}`)), timeoutMs);
+            const timer = setTimeout(
+              () =>
+                reject(new Error(`no line from python within ${timeoutMs} ms; stderr:\n${stderr}`)),
+              timeoutMs,
+            );
             waiters.push((l) => {
               clearTimeout(timer);
               resolve(l);
             });
           });
-    if (line === null) throw new Error(`python exited before printing a line; stderr:\n${(await exited).stderr}`);
+    if (line === null)
+      throw new Error(`python exited before printing a line; stderr:\n${(await exited).stderr}`);
     return line;
   }
 }

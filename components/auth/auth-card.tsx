@@ -1,8 +1,17 @@
 import type { ReactNode } from "react";
+
 import { Card, CardContent } from "@/components/ui/card";
 
 /** The narrow centred card of the sign-in and setup pages. */
-export function AuthCard({ title, description, children }: { title: string; description: ReactNode; children: ReactNode }) {
+export function AuthCard({
+  title,
+  description,
+  children,
+}: {
+  title: string;
+  description: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <div className="flex justify-center pt-[10vh]">
       <Card className="w-full max-w-sm">

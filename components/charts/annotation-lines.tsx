@@ -1,7 +1,12 @@
 import { ReferenceLine } from "recharts";
+
 import type { PlacedAnnotation } from "@/lib/metrics/annotations";
 
-const STROKE: Record<PlacedAnnotation["tone"], string> = { info: "var(--chart-axis)", warn: "var(--status-stale)", failed: "var(--status-failed)" };
+const STROKE: Record<PlacedAnnotation["tone"], string> = {
+  info: "var(--chart-axis)",
+  warn: "var(--status-stale)",
+  failed: "var(--status-failed)",
+};
 /** Short label drawn on the line (checkpoints stay unlabelled: there may be dozens). */
 const MARK: Record<PlacedAnnotation["kind"], string> = { checkpoint: "", event: "!", plan: "plan" };
 
@@ -22,7 +27,16 @@ export function annotationLines(placed: readonly PlacedAnnotation[], xMin: numbe
         strokeDasharray={a.kind === "checkpoint" ? "2 3" : a.kind === "event" ? "4 2" : undefined}
         strokeOpacity={a.kind === "checkpoint" ? 0.6 : 0.9}
         ifOverflow="hidden"
-        label={MARK[a.kind] ? { value: MARK[a.kind], position: "insideTopRight", fill: a.kind === "plan" ? "var(--link)" : STROKE[a.tone], fontSize: 10 } : undefined}
+        label={
+          MARK[a.kind]
+            ? {
+                value: MARK[a.kind],
+                position: "insideTopRight",
+                fill: a.kind === "plan" ? "var(--link)" : STROKE[a.tone],
+                fontSize: 10,
+              }
+            : undefined
+        }
       />
     ));
 }

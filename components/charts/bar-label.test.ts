@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+
 import { barLabelY } from "./bar-label";
 
 // A bar for τ 8 that is 200 px tall with its top at y = 100: 25 px per τ, the bottom at y = 300.

@@ -22,7 +22,13 @@ function crosses(textY: number, lineY: number, fontPx: number): boolean {
  * the bar under its top edge (when the bar is tall enough). The first that no line crosses wins;
  * when none does (lines packed tight), the default above the bar.
  */
-export function barLabelY(o: { top: number; height: number; value: number; lines: readonly number[]; fontPx?: number }): number {
+export function barLabelY(o: {
+  top: number;
+  height: number;
+  value: number;
+  lines: readonly number[];
+  fontPx?: number;
+}): number {
   const fontPx = o.fontPx ?? 11;
   const above = o.top - GAP_PX;
   if (!(o.value > 0) || !(o.height > 0)) return above;

@@ -1,7 +1,15 @@
 "use client";
 
 import { useState, type ReactNode } from "react";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@/components/ui/table";
 
 /** The numbers behind a chart, as text: column titles (with units) and one row of cells per datum. */
 export interface ChartTableData {
@@ -38,34 +46,48 @@ export function ChartFigure({
 }) {
   const [open, setOpen] = useState(false);
   return (
-    <figure role="figure" aria-label={label} className={className ?? "grid gap-2"} data-testid={testId} data-key={dataKey} data-points={points} data-last-step={lastStep}>
+    <figure
+      role="figure"
+      aria-label={label}
+      className={className ?? "grid gap-2"}
+      data-testid={testId}
+      data-key={dataKey}
+      data-points={points}
+      data-last-step={lastStep}
+    >
       {children}
       {table && table.rows.length > 0 && (
-        <details className="text-xs" data-testid="chart-data" onToggle={(e) => setOpen(e.currentTarget.open)}>
-          <summary className="w-fit cursor-pointer rounded-sm text-muted-fg hover:text-foreground">Data table ({table.rows.length} rows)</summary>
+        <details
+          className="text-xs"
+          data-testid="chart-data"
+          onToggle={(e) => setOpen(e.currentTarget.open)}
+        >
+          <summary className="w-fit cursor-pointer rounded-sm text-muted-fg hover:text-foreground">
+            Data table ({table.rows.length} rows)
+          </summary>
           {open && (
-          <Table label={`${label}: data`} containerClassName="mt-1 max-h-72 overflow-y-auto">
-            <TableHeader>
-              <TableRow className="hover:bg-transparent">
-                {table.columns.map((c, i) => (
-                  <TableHead key={c} className={i > 0 ? "text-right" : undefined}>
-                    {c}
-                  </TableHead>
-                ))}
-              </TableRow>
-            </TableHeader>
-            <TableBody>
-              {table.rows.map((r, i) => (
-                <TableRow key={i}>
-                  {r.map((cell, j) => (
-                    <TableCell key={j} className={j > 0 ? "text-right" : undefined}>
-                      {cell}
-                    </TableCell>
+            <Table label={`${label}: data`} containerClassName="mt-1 max-h-72 overflow-y-auto">
+              <TableHeader>
+                <TableRow className="hover:bg-transparent">
+                  {table.columns.map((c, i) => (
+                    <TableHead key={c} className={i > 0 ? "text-right" : undefined}>
+                      {c}
+                    </TableHead>
                   ))}
                 </TableRow>
-              ))}
-            </TableBody>
-          </Table>
+              </TableHeader>
+              <TableBody>
+                {table.rows.map((r, i) => (
+                  <TableRow key={i}>
+                    {r.map((cell, j) => (
+                      <TableCell key={j} className={j > 0 ? "text-right" : undefined}>
+                        {cell}
+                      </TableCell>
+                    ))}
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
           )}
         </details>
       )}
@@ -85,6 +107,12 @@ export function sweepTable<D>(
 ): ChartTableData {
   const multi = series.length > 1;
   const columns = [...(multi ? ["Series"] : []), xTitle, ...values.map((v) => v.title)];
-  const rows = series.flatMap((s) => s.data.map((d) => [...(multi ? [s.label || "—"] : []), xLabel(d), ...values.map((v) => v.value(d))]));
+  const rows = series.flatMap((s) =>
+    s.data.map((d) => [
+      ...(multi ? [s.label || "—"] : []),
+      xLabel(d),
+      ...values.map((v) => v.value(d)),
+    ]),
+  );
   return { columns, rows };
 }

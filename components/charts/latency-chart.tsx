@@ -2,35 +2,56 @@
 
 import { useState } from "react";
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
-import { formatLatencyIn, latencyIn, metricLatenciesMs, type LatencyUnit } from "@/lib/latency-unit";
-import { plottable, sweepAxisTitle, sweepPointLabel, type SweepDatum, type SweepScale } from "@/lib/metrics/benchmark-sweep";
+
+import {
+  formatLatencyIn,
+  latencyIn,
+  metricLatenciesMs,
+  type LatencyUnit,
+} from "@/lib/latency-unit";
+import {
+  plottable,
+  sweepAxisTitle,
+  sweepPointLabel,
+  type SweepDatum,
+  type SweepScale,
+} from "@/lib/metrics/benchmark-sweep";
+
+import { ChartFigure, sweepTable } from "./chart-data";
+import { useLatencyUnit } from "./latency-unit";
+import { LogYToggle } from "./log-y-toggle";
 import {
   ChartLegend,
   ChartPlaceholder,
   LegendItem,
-  TooltipFrame,
+  logYAxis,
   mergeSweepRows,
   niceYAxis,
+  numericXAxisProps,
+  p99LineProps,
   rowValues,
   sweepXAxis,
+  TooltipFrame,
+  valueYAxisProps,
   type SweepRow,
   type SweepSeries,
-  numericXAxisProps,
-  valueYAxisProps,
-  p99LineProps,
-  logYAxis,
 } from "./sweep-chart-parts";
-import { ChartFigure, sweepTable } from "./chart-data";
-import { useLatencyUnit } from "./latency-unit";
-import { LogYToggle } from "./log-y-toggle";
 
 type Metric = "ttft" | "tpot" | "itl";
 
-type PointField = "ttftMsMedian" | "ttftMsP99" | "tpotMsMedian" | "tpotMsP99" | "itlMsMedian" | "itlMsP99";
+type PointField =
+  "ttftMsMedian" | "ttftMsP99" | "tpotMsMedian" | "tpotMsP99" | "itlMsMedian" | "itlMsP99";
 
 const METRICS: Record<
   Metric,
-  { title: string; name: string; median: (d: SweepDatum) => number | null; p99: (d: SweepDatum) => number | null; fields: [PointField, PointField]; missing: string }
+  {
+    title: string;
+    name: string;
+    median: (d: SweepDatum) => number | null;
+    p99: (d: SweepDatum) => number | null;
+    fields: [PointField, PointField];
+    missing: string;
+  }
 > = {
   ttft: {
     title: "Time to first token",
@@ -75,9 +96,14 @@ export function LatencyChart({ series, scale, height = 240 }: LatencyChartProps)
   const [logY, setLogY] = useState(false);
   const multi = series.length > 1;
   // Older SGLang writers report ITL but no TPOT; ITL is the closest per-token latency then.
-  const has = (m: Metric) => series.some((s) => s.data.some((d) => METRICS[m].median(d) !== null || METRICS[m].p99(d) !== null));
+  const has = (m: Metric) =>
+    series.some((s) =>
+      s.data.some((d) => METRICS[m].median(d) !== null || METRICS[m].p99(d) !== null),
+    );
   const tpotOrItl: Metric = !has("tpot") && has("itl") ? "itl" : "tpot";
-  const hasP99 = series.some((s) => s.data.some((d) => METRICS.ttft.p99(d) !== null || METRICS[tpotOrItl].p99(d) !== null));
+  const hasP99 = series.some((s) =>
+    s.data.some((d) => METRICS.ttft.p99(d) !== null || METRICS[tpotOrItl].p99(d) !== null),
+  );
   return (
     <div className="grid gap-2">
       <ChartLegend>
@@ -87,9 +113,14 @@ export function LatencyChart({ series, scale, height = 240 }: LatencyChartProps)
               {s.label}
             </LegendItem>
           ))}
-        <LegendItem color={multi ? "var(--chart-axis)" : (series[0]?.color ?? "var(--chart-1)")}>median</LegendItem>
+        <LegendItem color={multi ? "var(--chart-axis)" : (series[0]?.color ?? "var(--chart-1)")}>
+          median
+        </LegendItem>
         {hasP99 && (
-          <LegendItem color={multi ? "var(--chart-axis)" : (series[0]?.color ?? "var(--chart-1)")} dashed>
+          <LegendItem
+            color={multi ? "var(--chart-axis)" : (series[0]?.color ?? "var(--chart-1)")}
+            dashed
+          >
             p99
           </LegendItem>
         )}
@@ -97,20 +128,53 @@ export function LatencyChart({ series, scale, height = 240 }: LatencyChartProps)
       </ChartLegend>
       <div className="grid gap-4 xl:grid-cols-2">
         <LatencyPanel metric="ttft" series={series} scale={scale} height={height} logY={logY} />
-        <LatencyPanel metric={tpotOrItl} series={series} scale={scale} height={height} logY={logY} />
+        <LatencyPanel
+          metric={tpotOrItl}
+          series={series}
+          scale={scale}
+          height={height}
+          logY={logY}
+        />
       </div>
     </div>
   );
 }
 
-function LatencyPanel({ metric, series, scale, height, logY }: { metric: Metric; series: SweepSeries[]; scale: SweepScale; height: number; logY: boolean }) {
+function LatencyPanel({
+  metric,
+  series,
+  scale,
+  height,
+  logY,
+}: {
+  metric: Metric;
+  series: SweepSeries[];
+  scale: SweepScale;
+  height: number;
+  logY: boolean;
+}) {
   const m = METRICS[metric];
   // Each panel in its metric's unit: a TPOT of 18 ms stays in ms beside TTFTs in seconds.
-  const unit = useLatencyUnit(metric, series.flatMap((s) => metricLatenciesMs(s.data.map((d) => d.point), metric)));
+  const unit = useLatencyUnit(
+    metric,
+    series.flatMap((s) =>
+      metricLatenciesMs(
+        s.data.map((d) => d.point),
+        metric,
+      ),
+    ),
+  );
   const axis = `${m.name} (${unit})`;
   // On a log axis 0 cannot be drawn: such values are left off the plot (the data table keeps them).
-  const rows = mergeSweepRows(series, (d) => ({ med: positive(latencyIn(m.median(d), unit), logY), p99: positive(latencyIn(m.p99(d), unit), logY) }));
-  const hasData = rows.some((r) => Object.entries(r).some(([k, v]) => (k.startsWith("med") || k.startsWith("p99")) && typeof v === "number"));
+  const rows = mergeSweepRows(series, (d) => ({
+    med: positive(latencyIn(m.median(d), unit), logY),
+    p99: positive(latencyIn(m.p99(d), unit), logY),
+  }));
+  const hasData = rows.some((r) =>
+    Object.entries(r).some(
+      ([k, v]) => (k.startsWith("med") || k.startsWith("p99")) && typeof v === "number",
+    ),
+  );
   const x = sweepXAxis(rows, scale);
   const values = [...rowValues(rows, "med"), ...rowValues(rows, "p99")];
   const y = (logY ? logYAxis(values) : null) ?? niceYAxis(values);
@@ -125,13 +189,38 @@ function LatencyPanel({ metric, series, scale, height, logY }: { metric: Metric;
       {!hasData ? (
         <ChartPlaceholder height={height}>{m.missing}</ChartPlaceholder>
       ) : (
-        <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 8, right: 16, bottom: 4, left: 4 }}>
+        <LineChart
+          responsive
+          data={rows}
+          style={{ width: "100%", height }}
+          margin={{ top: 8, right: 16, bottom: 4, left: 4 }}
+        >
           <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
-          <XAxis {...numericXAxisProps({ dataKey: "lx", domain: x.domain, ticks: x.ticks, tickFormatter: x.tickFormatter, title: sweepAxisTitle(scale) })} />
-          <YAxis {...valueYAxisProps({ domain: y.domain, ticks: y.ticks, title: axis })} {...(logY ? { scale: "log" as const, allowDataOverflow: true } : {})} />
+          <XAxis
+            {...numericXAxisProps({
+              dataKey: "lx",
+              domain: x.domain,
+              ticks: x.ticks,
+              tickFormatter: x.tickFormatter,
+              title: sweepAxisTitle(scale),
+            })}
+          />
+          <YAxis
+            {...valueYAxisProps({ domain: y.domain, ticks: y.ticks, title: axis })}
+            {...(logY ? { scale: "log" as const, allowDataOverflow: true } : {})}
+          />
           <Tooltip
             cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}
-            content={(p) => <LatencyTooltip active={p.active} row={p.payload?.[0]?.payload as SweepRow | undefined} metric={metric} series={series} scale={scale} unit={unit} />}
+            content={(p) => (
+              <LatencyTooltip
+                active={p.active}
+                row={p.payload?.[0]?.payload as SweepRow | undefined}
+                metric={metric}
+                series={series}
+                scale={scale}
+                unit={unit}
+              />
+            )}
             isAnimationActive={false}
           />
           {series.map((s, i) => (
@@ -161,7 +250,21 @@ function positive(v: number | null, logY: boolean): number | null {
   return logY && v !== null && v <= 0 ? null : v;
 }
 
-function LatencyTooltip({ active, row, metric, series, scale, unit }: { active?: boolean; row: SweepRow | undefined; metric: Metric; series: SweepSeries[]; scale: SweepScale; unit: LatencyUnit }) {
+function LatencyTooltip({
+  active,
+  row,
+  metric,
+  series,
+  scale,
+  unit,
+}: {
+  active?: boolean;
+  row: SweepRow | undefined;
+  metric: Metric;
+  series: SweepSeries[];
+  scale: SweepScale;
+  unit: LatencyUnit;
+}) {
   if (!active || !row) return null;
   const m = METRICS[metric];
   return (
@@ -171,13 +274,19 @@ function LatencyTooltip({ active, row, metric, series, scale, unit }: { active?:
         if (!d) return null;
         return (
           <div key={s.key} className="flex items-baseline gap-2">
-            <span aria-hidden className="size-2 shrink-0 translate-y-px rounded-full" style={{ background: s.color }} />
+            <span
+              aria-hidden
+              className="size-2 shrink-0 translate-y-px rounded-full"
+              style={{ background: s.color }}
+            />
             {series.length > 1 && <span className="max-w-56 truncate">{s.label}</span>}
             <span className="ml-auto pl-2">
-              median <span className="text-foreground">{formatLatencyIn(d.point[m.fields[0]], unit)}</span>
+              median{" "}
+              <span className="text-foreground">{formatLatencyIn(d.point[m.fields[0]], unit)}</span>
             </span>
             <span>
-              p99 <span className="text-foreground">{formatLatencyIn(d.point[m.fields[1]], unit)}</span>
+              p99{" "}
+              <span className="text-foreground">{formatLatencyIn(d.point[m.fields[1]], unit)}</span>
             </span>
           </div>
         );

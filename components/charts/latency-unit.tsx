@@ -1,7 +1,13 @@
 "use client";
 
 import { createContext, useContext, type ReactNode } from "react";
-import { pickLatencyUnit, type LatencyMetric, type LatencyUnit, type LatencyUnits } from "@/lib/latency-unit";
+
+import {
+  pickLatencyUnit,
+  type LatencyMetric,
+  type LatencyUnit,
+  type LatencyUnits,
+} from "@/lib/latency-unit";
 
 const LatencyUnitContext = createContext<LatencyUnits | null>(null);
 
@@ -9,7 +15,13 @@ const LatencyUnitContext = createContext<LatencyUnits | null>(null);
  * Sets the latency unit of each metric on a page (see lib/latency-unit.ts) for every chart, table
  * and figure inside; `null` (a page without latencies of its own) lets each widget pick from its data.
  */
-export function LatencyUnitProvider({ units, children }: { units: LatencyUnits | null; children: ReactNode }) {
+export function LatencyUnitProvider({
+  units,
+  children,
+}: {
+  units: LatencyUnits | null;
+  children: ReactNode;
+}) {
   return <LatencyUnitContext.Provider value={units}>{children}</LatencyUnitContext.Provider>;
 }
 
@@ -17,6 +29,9 @@ export function LatencyUnitProvider({ units, children }: { units: LatencyUnits |
  * The page's unit for `metric`; outside a {@link LatencyUnitProvider} (a widget used alone, e.g. on
  * /serving) the unit picked from the widget's own `valuesMs` of that metric.
  */
-export function useLatencyUnit(metric: LatencyMetric, valuesMs: Iterable<number | null | undefined>): LatencyUnit {
+export function useLatencyUnit(
+  metric: LatencyMetric,
+  valuesMs: Iterable<number | null | undefined>,
+): LatencyUnit {
   return useContext(LatencyUnitContext)?.[metric] ?? pickLatencyUnit(valuesMs);
 }

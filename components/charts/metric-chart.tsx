@@ -2,12 +2,20 @@
 
 import { useState } from "react";
 import { CartesianGrid, Line, LineChart, ReferenceArea, Tooltip, XAxis, YAxis } from "recharts";
+
 import { formatCompact, formatCount, formatNonFinite, formatNumber } from "@/lib/format";
-import type { MetricSeriesView } from "@/lib/view-models/metrics";
 import type { PlacedAnnotation } from "@/lib/metrics/annotations";
+import type { MetricSeriesView } from "@/lib/view-models/metrics";
+
 import { annotationLines } from "./annotation-lines";
 import { ChartFigure } from "./chart-data";
-import { ChartPlaceholder, TooltipFrame, axisLabelStyle, axisTick, logYAxis } from "./sweep-chart-parts";
+import {
+  axisLabelStyle,
+  axisTick,
+  ChartPlaceholder,
+  logYAxis,
+  TooltipFrame,
+} from "./sweep-chart-parts";
 
 /** A chart row: x = step (as a number, for plotting), the finite value, or a marker for a non-finite one. */
 interface Row {
@@ -32,7 +40,8 @@ export function roundTicks(lo: number, hi: number, intervals = 4): number[] {
   if (!(hi > lo)) return [lo];
   const step = niceStep(hi - lo, intervals);
   const ticks: number[] = [];
-  for (let t = Math.ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step) ticks.push(Number(t.toPrecision(12)));
+  for (let t = Math.ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step)
+    ticks.push(Number(t.toPrecision(12)));
   return ticks;
 }
 
@@ -55,7 +64,10 @@ export function formatAxisValue(v: number, step: number): string {
 }
 
 /** A y domain with round ticks around the finite values (not forced to include 0, unlike sweep charts). */
-export function metricYAxis(values: readonly number[]): { domain: [number, number]; ticks: number[] } {
+export function metricYAxis(values: readonly number[]): {
+  domain: [number, number];
+  ticks: number[];
+} {
   const finite = values.filter(Number.isFinite);
   if (finite.length === 0) return { domain: [0, 1], ticks: [0, 0.5, 1] };
   let lo = Math.min(...finite);
@@ -91,9 +103,18 @@ function Marker(props: { cx?: number; cy?: number; payload?: Row }) {
   if (cx === undefined || cy === undefined || !payload || payload.nf === null) return <g />;
   const down = payload.raw === Number.NEGATIVE_INFINITY;
   // Triangles sit on the plot edge and point out of it: NaN and +∞ at the top, −∞ at the bottom.
-  const d = down ? `M${cx - 5},${cy - 8}L${cx + 5},${cy - 8}L${cx},${cy}Z` : `M${cx - 5},${cy + 8}L${cx + 5},${cy + 8}L${cx},${cy}Z`;
+  const d = down
+    ? `M${cx - 5},${cy - 8}L${cx + 5},${cy - 8}L${cx},${cy}Z`
+    : `M${cx - 5},${cy + 8}L${cx + 5},${cy + 8}L${cx},${cy}Z`;
   return (
-    <path d={d} fill="var(--status-failed)" stroke="var(--card)" strokeWidth={1} className="nonfinite-marker" data-step={String(payload.step)}>
+    <path
+      d={d}
+      fill="var(--status-failed)"
+      stroke="var(--card)"
+      strokeWidth={1}
+      className="nonfinite-marker"
+      data-step={String(payload.step)}
+    >
       <title>{nonFiniteLabel(payload.raw, payload.step)}</title>
     </path>
   );
@@ -106,7 +127,10 @@ export interface ZoomRange {
 }
 
 /** The step of the row under the pointer in a recharts mouse event, or null off the data. */
-function stepAt(rows: readonly Row[], state: { activeTooltipIndex?: unknown } | null | undefined): number | null {
+function stepAt(
+  rows: readonly Row[],
+  state: { activeTooltipIndex?: unknown } | null | undefined,
+): number | null {
   const i = Number(state?.activeTooltipIndex);
   const row = Number.isInteger(i) ? rows[i] : undefined;
   return row && Number.isFinite(row.x) ? row.x : null;
@@ -145,7 +169,13 @@ export function MetricChart({
     const x = typeof p.step === "number" ? p.step : Number(p.step);
     const ok = Number.isFinite(p.value);
     const drawn = ok && !(logAxis && p.value <= 0);
-    return { x, step: p.step, v: drawn ? p.value : null, nf: ok ? null : p.value === Number.NEGATIVE_INFINITY ? lo : hi, raw: p.value };
+    return {
+      x,
+      step: p.step,
+      v: drawn ? p.value : null,
+      nf: ok ? null : p.value === Number.NEGATIVE_INFINITY ? lo : hi,
+      raw: p.value,
+    };
   });
   const hasNonFinite = rows.some((r) => r.nf !== null);
   const xs = rows.map((r) => r.x).filter(Number.isFinite);
@@ -155,17 +185,33 @@ export function MetricChart({
   const yStep = (y.ticks[1] ?? 1) - (y.ticks[0] ?? 0);
 
   if (rows.length === 0) return <ChartPlaceholder height={height}>No points yet</ChartPlaceholder>;
-  const table = { columns: ["Step", series.key], rows: rows.map((r) => [formatStep(r.step), formatNonFinite(r.raw) ?? formatNumber(r.raw)]) };
+  const table = {
+    columns: ["Step", series.key],
+    rows: rows.map((r) => [formatStep(r.step), formatNonFinite(r.raw) ?? formatNumber(r.raw)]),
+  };
   const finishDrag = () => {
-    if (drag && onZoom && drag.from !== drag.to) onZoom({ fromStep: Math.min(drag.from, drag.to), toStep: Math.max(drag.from, drag.to) });
+    if (drag && onZoom && drag.from !== drag.to)
+      onZoom({ fromStep: Math.min(drag.from, drag.to), toStep: Math.max(drag.from, drag.to) });
     setDrag(null);
   };
   return (
-    <ChartFigure label={`${series.key} by step${onZoom ? " (drag across the chart to zoom)" : ""}`} table={table} testId="metric-chart" dataKey={series.key} points={rows.length} lastStep={String(rows.reduce((m, r) => (r.x > m ? r.x : m), -Infinity))}>
+    <ChartFigure
+      label={`${series.key} by step${onZoom ? " (drag across the chart to zoom)" : ""}`}
+      table={table}
+      testId="metric-chart"
+      dataKey={series.key}
+      points={rows.length}
+      lastStep={String(rows.reduce((m, r) => (r.x > m ? r.x : m), -Infinity))}
+    >
       <LineChart
         responsive
         data={rows}
-        style={{ width: "100%", height, userSelect: onZoom ? "none" : undefined, cursor: onZoom ? "crosshair" : undefined }}
+        style={{
+          width: "100%",
+          height,
+          userSelect: onZoom ? "none" : undefined,
+          cursor: onZoom ? "crosshair" : undefined,
+        }}
         margin={{ top: 10, right: 14, bottom: 4, left: 4 }}
         onMouseDown={
           onZoom
@@ -220,20 +266,55 @@ export function MetricChart({
             return (
               <TooltipFrame title={`step ${formatStep(row.step)}`}>
                 {row.nf !== null ? (
-                  <span className="font-medium text-failed">{nonFiniteLabel(row.raw, row.step)}</span>
+                  <span className="font-medium text-failed">
+                    {nonFiniteLabel(row.raw, row.step)}
+                  </span>
                 ) : (
                   <span>
-                    {series.key} <span className="font-medium text-foreground">{formatNonFinite(row.raw) ?? formatNumber(row.raw)}</span>
+                    {series.key}{" "}
+                    <span className="font-medium text-foreground">
+                      {formatNonFinite(row.raw) ?? formatNumber(row.raw)}
+                    </span>
                   </span>
                 )}
               </TooltipFrame>
             );
           }}
         />
-        <Line type="linear" dataKey="v" name={series.key} stroke={color} strokeWidth={1.75} dot={rows.length <= 60 ? { r: 2.5, fill: color, strokeWidth: 0 } : false} activeDot={{ r: 3.5 }} connectNulls isAnimationActive={false} />
-        {hasNonFinite && <Line type="linear" dataKey="nf" name="non-finite" stroke="none" dot={<Marker />} activeDot={false} legendType="none" isAnimationActive={false} />}
+        <Line
+          type="linear"
+          dataKey="v"
+          name={series.key}
+          stroke={color}
+          strokeWidth={1.75}
+          dot={rows.length <= 60 ? { r: 2.5, fill: color, strokeWidth: 0 } : false}
+          activeDot={{ r: 3.5 }}
+          connectNulls
+          isAnimationActive={false}
+        />
+        {hasNonFinite && (
+          <Line
+            type="linear"
+            dataKey="nf"
+            name="non-finite"
+            stroke="none"
+            dot={<Marker />}
+            activeDot={false}
+            legendType="none"
+            isAnimationActive={false}
+          />
+        )}
         {annotations && annotationLines(annotations, xMin, xMax)}
-        {drag && drag.from !== drag.to && <ReferenceArea x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill="var(--chart-axis)" fillOpacity={0.18} stroke="none" ifOverflow="hidden" />}
+        {drag && drag.from !== drag.to && (
+          <ReferenceArea
+            x1={Math.min(drag.from, drag.to)}
+            x2={Math.max(drag.from, drag.to)}
+            fill="var(--chart-axis)"
+            fillOpacity={0.18}
+            stroke="none"
+            ifOverflow="hidden"
+          />
+        )}
       </LineChart>
     </ChartFigure>
   );

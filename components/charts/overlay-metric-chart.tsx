@@ -1,11 +1,26 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+
 import { formatCompact, formatNumber } from "@/lib/format";
-import { overlayRows, overlayValues, type StepRow, type StepSeriesInput } from "@/lib/metrics/step-overlay";
+import {
+  overlayRows,
+  overlayValues,
+  type StepRow,
+  type StepSeriesInput,
+} from "@/lib/metrics/step-overlay";
+
 import { ChartFigure } from "./chart-data";
 import { formatAxisValue, formatStep, metricYAxis, roundTicks } from "./metric-chart";
-import { ChartLegend, ChartPlaceholder, LegendItem, TooltipFrame, axisLabelStyle, axisTick, logYAxis } from "./sweep-chart-parts";
+import {
+  axisLabelStyle,
+  axisTick,
+  ChartLegend,
+  ChartPlaceholder,
+  LegendItem,
+  logYAxis,
+  TooltipFrame,
+} from "./sweep-chart-parts";
 
 /** One run's series of the overlaid metric key. */
 export interface OverlaySeries extends StepSeriesInput {
@@ -21,7 +36,19 @@ export interface OverlaySeries extends StepSeriesInput {
  * W&B and TensorBoard); with `logY` the y axis is log₁₀ (values ≤ 0 left off). Non-finite values
  * are not drawn (the caller notes them). Named for screen readers, with the raw values in its data table.
  */
-export function OverlayMetricChart({ metricKey, series, smoothing, logY, height = 240 }: { metricKey: string; series: readonly OverlaySeries[]; smoothing: number; logY: boolean; height?: number }) {
+export function OverlayMetricChart({
+  metricKey,
+  series,
+  smoothing,
+  logY,
+  height = 240,
+}: {
+  metricKey: string;
+  series: readonly OverlaySeries[];
+  smoothing: number;
+  logY: boolean;
+  height?: number;
+}) {
   const rows = overlayRows(series, smoothing, logY);
   const values = overlayValues(rows);
   const y = (logY ? logYAxis(values) : null) ?? metricYAxis(values);
@@ -31,13 +58,23 @@ export function OverlayMetricChart({ metricKey, series, smoothing, logY, height 
   const xMax = Math.max(...xs);
   const yStep = (y.ticks[1] ?? 1) - (y.ticks[0] ?? 0);
   const smoothed = smoothing > 0;
-  if (values.length === 0) return <ChartPlaceholder height={height}>No finite points</ChartPlaceholder>;
+  if (values.length === 0)
+    return <ChartPlaceholder height={height}>No finite points</ChartPlaceholder>;
   const table = {
     columns: ["Step", ...series.map((s) => s.label)],
-    rows: rows.map((r) => [formatStep(r.x), ...series.map((_, i) => formatNumber(r[`r${i}`] ?? null))]),
+    rows: rows.map((r) => [
+      formatStep(r.x),
+      ...series.map((_, i) => formatNumber(r[`r${i}`] ?? null)),
+    ]),
   };
   return (
-    <ChartFigure label={`${metricKey} by step, ${series.length} runs${smoothed ? ", smoothed" : ""}${logAxis ? ", log scale" : ""}`} table={table} testId="overlay-chart" dataKey={metricKey} points={rows.length}>
+    <ChartFigure
+      label={`${metricKey} by step, ${series.length} runs${smoothed ? ", smoothed" : ""}${logAxis ? ", log scale" : ""}`}
+      table={table}
+      testId="overlay-chart"
+      dataKey={metricKey}
+      points={rows.length}
+    >
       <ChartLegend>
         {series.map((s) => (
           <LegendItem key={s.key} color={s.color}>
@@ -45,7 +82,12 @@ export function OverlayMetricChart({ metricKey, series, smoothing, logY, height 
           </LegendItem>
         ))}
       </ChartLegend>
-      <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 10, right: 14, bottom: 4, left: 4 }}>
+      <LineChart
+        responsive
+        data={rows}
+        style={{ width: "100%", height }}
+        margin={{ top: 10, right: 14, bottom: 4, left: 4 }}
+      >
         <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
         <XAxis
           type="number"
@@ -85,9 +127,15 @@ export function OverlayMetricChart({ metricKey, series, smoothing, logY, height 
                   if (typeof raw !== "number") return null;
                   return (
                     <div key={s.key} className="flex items-baseline gap-2">
-                      <span aria-hidden className="size-2 shrink-0 translate-y-px rounded-full" style={{ background: s.color }} />
+                      <span
+                        aria-hidden
+                        className="size-2 shrink-0 translate-y-px rounded-full"
+                        style={{ background: s.color }}
+                      />
                       <span className="truncate">{s.label}</span>
-                      <span className="ml-auto pl-3 font-medium text-foreground">{formatNumber(smoothed && typeof sm === "number" ? sm : raw)}</span>
+                      <span className="ml-auto pl-3 font-medium text-foreground">
+                        {formatNumber(smoothed && typeof sm === "number" ? sm : raw)}
+                      </span>
                       {smoothed && <span className="text-muted-fg">raw {formatNumber(raw)}</span>}
                     </div>
                   );
@@ -98,7 +146,20 @@ export function OverlayMetricChart({ metricKey, series, smoothing, logY, height 
         />
         {smoothed &&
           series.map((s, i) => (
-            <Line key={`raw-${s.key}`} className="overlay-raw" type="linear" dataKey={`r${i}`} stroke={s.color} strokeOpacity={0.25} strokeWidth={1} dot={false} activeDot={false} connectNulls isAnimationActive={false} legendType="none" />
+            <Line
+              key={`raw-${s.key}`}
+              className="overlay-raw"
+              type="linear"
+              dataKey={`r${i}`}
+              stroke={s.color}
+              strokeOpacity={0.25}
+              strokeWidth={1}
+              dot={false}
+              activeDot={false}
+              connectNulls
+              isAnimationActive={false}
+              legendType="none"
+            />
           ))}
         {series.map((s, i) => (
           <Line

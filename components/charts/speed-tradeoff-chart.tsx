@@ -1,10 +1,26 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+
 import { formatNumber, formatTokPerS } from "@/lib/format";
-import { sweepAxisTitle, sweepPointLabel, type SweepDatum, type SweepScale } from "@/lib/metrics/benchmark-sweep";
+import {
+  sweepAxisTitle,
+  sweepPointLabel,
+  type SweepDatum,
+  type SweepScale,
+} from "@/lib/metrics/benchmark-sweep";
+
 import { ChartFigure, sweepTable } from "./chart-data";
-import { ChartLegend, ChartPlaceholder, LegendItem, TooltipFrame, niceYAxis, numericXAxisProps, valueYAxisProps, type SweepSeries } from "./sweep-chart-parts";
+import {
+  ChartLegend,
+  ChartPlaceholder,
+  LegendItem,
+  niceYAxis,
+  numericXAxisProps,
+  TooltipFrame,
+  valueYAxisProps,
+  type SweepSeries,
+} from "./sweep-chart-parts";
 
 /** A sweep level placed by its per-request speed (x) and aggregate throughput (y). */
 export interface TradeoffPoint {
@@ -19,7 +35,14 @@ export interface TradeoffPoint {
 /** The points of one series that have both speeds, in sweep order (so the line runs C=1 → C=max). */
 export function tradeoffPoints(data: readonly SweepDatum[]): TradeoffPoint[] {
   const out: TradeoffPoint[] = [];
-  for (const d of data) if (d.decodeTokPerS !== null && d.outputTokPerS !== null) out.push({ x: d.x, perRequestTokPerS: d.decodeTokPerS, outputTokPerS: d.outputTokPerS, datum: d });
+  for (const d of data)
+    if (d.decodeTokPerS !== null && d.outputTokPerS !== null)
+      out.push({
+        x: d.x,
+        perRequestTokPerS: d.decodeTokPerS,
+        outputTokPerS: d.outputTokPerS,
+        datum: d,
+      });
   return out;
 }
 
@@ -28,7 +51,15 @@ export function tradeoffPoints(data: readonly SweepDatum[]): TradeoffPoint[] {
  * against per-request decode tok/s (x), joined in sweep order; up and right is better, and the
  * bend shows how much each user's speed is paid for more total throughput.
  */
-export function SpeedTradeoffChart({ series, scale, height = 300 }: { series: SweepSeries[]; scale: SweepScale; height?: number }) {
+export function SpeedTradeoffChart({
+  series,
+  scale,
+  height = 300,
+}: {
+  series: SweepSeries[];
+  scale: SweepScale;
+  height?: number;
+}) {
   const lines = series.map((s) => ({ ...s, points: tradeoffPoints(s.data) }));
   const all = lines.flatMap((l) => l.points);
   const x = niceYAxis(all.map((p) => p.perRequestTokPerS));
@@ -55,12 +86,32 @@ export function SpeedTradeoffChart({ series, scale, height = 300 }: { series: Sw
         </ChartLegend>
       )}
       {all.length === 0 ? (
-        <ChartPlaceholder height={height}>Needs TPOT and output tok/s at each level</ChartPlaceholder>
+        <ChartPlaceholder height={height}>
+          Needs TPOT and output tok/s at each level
+        </ChartPlaceholder>
       ) : (
-        <LineChart responsive style={{ width: "100%", height }} margin={{ top: 8, right: 16, bottom: 4, left: 4 }}>
+        <LineChart
+          responsive
+          style={{ width: "100%", height }}
+          margin={{ top: 8, right: 16, bottom: 4, left: 4 }}
+        >
           <CartesianGrid stroke="var(--chart-grid)" />
-          <XAxis {...numericXAxisProps({ dataKey: "perRequestTokPerS", domain: x.domain, ticks: x.ticks, tickFormatter: (v) => formatNumber(v), title: "Per-request decode (tok/s)" })} />
-          <YAxis {...valueYAxisProps({ domain: y.domain, ticks: y.ticks, title: "Aggregate output (tok/s)" })} />
+          <XAxis
+            {...numericXAxisProps({
+              dataKey: "perRequestTokPerS",
+              domain: x.domain,
+              ticks: x.ticks,
+              tickFormatter: (v) => formatNumber(v),
+              title: "Per-request decode (tok/s)",
+            })}
+          />
+          <YAxis
+            {...valueYAxisProps({
+              domain: y.domain,
+              ticks: y.ticks,
+              title: "Aggregate output (tok/s)",
+            })}
+          />
           <Tooltip
             isAnimationActive={false}
             content={(p) => {

@@ -1,7 +1,12 @@
 import type { ReactNode } from "react";
-import type { SweepDatum, SweepScale } from "@/lib/metrics/benchmark-sweep";
-import { sweepTickLabel, sweepTicks } from "@/lib/metrics/benchmark-sweep";
+
 import { formatCompact } from "@/lib/format";
+import {
+  sweepTickLabel,
+  sweepTicks,
+  type SweepDatum,
+  type SweepScale,
+} from "@/lib/metrics/benchmark-sweep";
 import { cn } from "@/lib/utils";
 
 /**
@@ -33,7 +38,10 @@ export type SweepRow = Record<string, number | null | SweepDatum> & { x: number;
  * Merges series into rows by x. A series with two points at the same x (repeated levels) gets a
  * second row there, so no value is lost; lines connect across rows other series fill.
  */
-export function mergeSweepRows(series: readonly SweepSeries[], fields: (d: SweepDatum) => Record<string, number | null>): SweepRow[] {
+export function mergeSweepRows(
+  series: readonly SweepSeries[],
+  fields: (d: SweepDatum) => Record<string, number | null>,
+): SweepRow[] {
   const byX = new Map<number, SweepRow[]>();
   series.forEach((s, i) => {
     for (const d of s.data) {
@@ -60,7 +68,8 @@ export function sweepXAxis(rows: readonly SweepRow[], scale: SweepScale) {
   const lticks = ticks.map((t) => Math.log2(t));
   const lo = Math.min(...lticks);
   const hi = Math.max(...lticks);
-  const domain: [number, number] = lticks.length === 0 ? [0, 1] : lo === hi ? [lo - 1, hi + 1] : [lo, hi];
+  const domain: [number, number] =
+    lticks.length === 0 ? [0, 1] : lo === hi ? [lo - 1, hi + 1] : [lo, hi];
   const tickFormatter = (lx: number) => {
     const i = lticks.findIndex((t) => Math.abs(t - lx) < 1e-9);
     return i >= 0 ? sweepTickLabel(ticks[i] ?? 2 ** lx, scale) : "";
@@ -71,13 +80,23 @@ export function sweepXAxis(rows: readonly SweepRow[], scale: SweepScale) {
 /** Shared axis styling. */
 export const axisTick = { fill: "var(--chart-axis)", fontSize: 11 } as const;
 /** Axis title styling. */
-export const axisLabelStyle = { fill: "var(--chart-axis)", fontSize: 11, textAnchor: "middle" } as const;
+export const axisLabelStyle = {
+  fill: "var(--chart-axis)",
+  fontSize: 11,
+  textAnchor: "middle",
+} as const;
 
 /**
  * Props of a numeric x axis in the charts' look (spread into recharts' `<XAxis>`): our own tick
  * positions and labels, a light axis line, 16 px padding, the title under it.
  */
-export function numericXAxisProps(o: { dataKey: string; domain: [number, number]; ticks: number[]; tickFormatter: (v: number) => string; title: string }) {
+export function numericXAxisProps(o: {
+  dataKey: string;
+  domain: [number, number];
+  ticks: number[];
+  tickFormatter: (v: number) => string;
+  title: string;
+}) {
   return {
     type: "number" as const,
     dataKey: o.dataKey,
@@ -118,7 +137,13 @@ export function p99LineProps(series: { label: string; color: string }, i: number
  * Props of a value y axis (spread into recharts' `<YAxis>`): nice ticks from {@link niceYAxis},
  * compact tick labels, no axis line, the title rotated along it (left, or right with `right`).
  */
-export function valueYAxisProps(o: { domain: [number, number]; ticks: number[]; title: string; right?: boolean; tickFormatter?: (v: number) => string }) {
+export function valueYAxisProps(o: {
+  domain: [number, number];
+  ticks: number[];
+  title: string;
+  right?: boolean;
+  tickFormatter?: (v: number) => string;
+}) {
   return {
     domain: o.domain,
     ticks: o.ticks,
@@ -128,16 +153,38 @@ export function valueYAxisProps(o: { domain: [number, number]; ticks: number[]; 
     axisLine: false,
     width: 56,
     ...(o.right ? { orientation: "right" as const } : {}),
-    label: { value: o.title, angle: o.right ? 90 : -90, position: o.right ? ("insideRight" as const) : ("insideLeft" as const), offset: 4, style: axisLabelStyle },
+    label: {
+      value: o.title,
+      angle: o.right ? 90 : -90,
+      position: o.right ? ("insideRight" as const) : ("insideLeft" as const),
+      offset: 4,
+      style: axisLabelStyle,
+    },
   };
 }
 
 /** Legend entry: a line swatch (solid or dashed) and its text. */
-export function LegendItem({ color, dashed, children }: { color: string; dashed?: boolean | string; children: ReactNode }) {
+export function LegendItem({
+  color,
+  dashed,
+  children,
+}: {
+  color: string;
+  dashed?: boolean | string;
+  children: ReactNode;
+}) {
   return (
     <span className="inline-flex items-center gap-1.5">
       <svg width="18" height="8" aria-hidden className="shrink-0">
-        <line x1="1" y1="4" x2="17" y2="4" stroke={color} strokeWidth="2" strokeDasharray={typeof dashed === "string" ? dashed : dashed ? "4 3" : undefined} />
+        <line
+          x1="1"
+          y1="4"
+          x2="17"
+          y2="4"
+          stroke={color}
+          strokeWidth="2"
+          strokeDasharray={typeof dashed === "string" ? dashed : dashed ? "4 3" : undefined}
+        />
       </svg>
       <span>{children}</span>
     </span>
@@ -146,7 +193,16 @@ export function LegendItem({ color, dashed, children }: { color: string; dashed?
 
 /** HTML legend row above a chart. */
 export function ChartLegend({ children, className }: { children: ReactNode; className?: string }) {
-  return <div className={cn("flex min-h-5 flex-wrap items-center gap-x-4 gap-y-1 text-xs text-muted-fg", className)}>{children}</div>;
+  return (
+    <div
+      className={cn(
+        "flex min-h-5 flex-wrap items-center gap-x-4 gap-y-1 text-xs text-muted-fg",
+        className,
+      )}
+    >
+      {children}
+    </div>
+  );
 }
 
 /** Tooltip box. */
@@ -154,7 +210,7 @@ export function TooltipFrame({ title, children }: { title: string; children: Rea
   return (
     <div className="min-w-44 rounded-md border border-border bg-card px-3 py-2 text-xs shadow-lg">
       <div className="mb-1 font-medium text-foreground">{title}</div>
-      <div className="grid gap-0.5 tabular-nums text-muted-fg">{children}</div>
+      <div className="grid gap-0.5 text-muted-fg tabular-nums">{children}</div>
     </div>
   );
 }
@@ -162,7 +218,10 @@ export function TooltipFrame({ title, children }: { title: string; children: Rea
 /** Fixed-height placeholder with the same footprint as a chart (so nothing jumps when data arrives). */
 export function ChartPlaceholder({ height, children }: { height: number; children: ReactNode }) {
   return (
-    <div style={{ height }} className="flex items-center justify-center rounded-md border border-dashed border-border text-sm text-muted-fg">
+    <div
+      style={{ height }}
+      className="flex items-center justify-center rounded-md border border-dashed border-border text-sm text-muted-fg"
+    >
       {children}
     </div>
   );
@@ -172,7 +231,10 @@ export function ChartPlaceholder({ height, children }: { height: number; childre
  * A zero-based y axis with round ticks (0, 250, 500, 750, 1000 rather than recharts' 0, 7, 14, 21, 28):
  * the step is 1, 2, 2.5 or 5 × 10^k giving about four intervals above the largest value.
  */
-export function niceYAxis(values: ReadonlyArray<number | null | undefined>, intervals = 4): { domain: [number, number]; ticks: number[] } {
+export function niceYAxis(
+  values: ReadonlyArray<number | null | undefined>,
+  intervals = 4,
+): { domain: [number, number]; ticks: number[] } {
   let max = 0;
   for (const v of values) if (typeof v === "number" && Number.isFinite(v) && v > max) max = v;
   if (max === 0) return { domain: [0, 1], ticks: [0, 0.25, 0.5, 0.75, 1] };
@@ -188,7 +250,9 @@ export function niceYAxis(values: ReadonlyArray<number | null | undefined>, inte
 /** All numeric values of the rows' fields starting with `prefix` (for {@link niceYAxis}). */
 export function rowValues(rows: readonly SweepRow[], prefix: string): number[] {
   const out: number[] = [];
-  for (const r of rows) for (const [k, v] of Object.entries(r)) if (k.startsWith(prefix) && typeof v === "number") out.push(v);
+  for (const r of rows)
+    for (const [k, v] of Object.entries(r))
+      if (k.startsWith(prefix) && typeof v === "number") out.push(v);
   return out;
 }
 
@@ -198,7 +262,9 @@ export function rowValues(rows: readonly SweepRow[], prefix: string): number[] {
  * decades), so 93 ms at C=1 and 9.9 s at C=128 are both readable. Null without a positive value
  * (a log axis cannot show 0).
  */
-export function logYAxis(values: ReadonlyArray<number | null | undefined>): { domain: [number, number]; ticks: number[] } | null {
+export function logYAxis(
+  values: ReadonlyArray<number | null | undefined>,
+): { domain: [number, number]; ticks: number[] } | null {
   let min = Infinity;
   let max = 0;
   for (const v of values) {
@@ -213,7 +279,8 @@ export function logYAxis(values: ReadonlyArray<number | null | undefined>): { do
   for (let e = lo; e <= hi; e++) {
     const p = 10 ** e;
     ticks.push(Number(p.toPrecision(12)));
-    if (hi - lo <= 2 && e < hi) ticks.push(Number((2 * p).toPrecision(12)), Number((5 * p).toPrecision(12)));
+    if (hi - lo <= 2 && e < hi)
+      ticks.push(Number((2 * p).toPrecision(12)), Number((5 * p).toPrecision(12)));
   }
   return { domain: [10 ** lo, 10 ** hi], ticks };
 }

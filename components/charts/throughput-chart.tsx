@@ -1,23 +1,30 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+
 import { formatNumber, formatTokPerS } from "@/lib/format";
-import { sweepAxisTitle, sweepPointLabel, type SweepDatum, type SweepScale } from "@/lib/metrics/benchmark-sweep";
+import {
+  sweepAxisTitle,
+  sweepPointLabel,
+  type SweepDatum,
+  type SweepScale,
+} from "@/lib/metrics/benchmark-sweep";
+
+import { ChartFigure, sweepTable } from "./chart-data";
 import {
   ChartLegend,
   ChartPlaceholder,
   LegendItem,
-  TooltipFrame,
   mergeSweepRows,
   niceYAxis,
+  numericXAxisProps,
   rowValues,
   sweepXAxis,
+  TooltipFrame,
+  valueYAxisProps,
   type SweepRow,
   type SweepSeries,
-  numericXAxisProps,
-  valueYAxisProps,
 } from "./sweep-chart-parts";
-import { ChartFigure, sweepTable } from "./chart-data";
 
 interface ThroughputChartProps {
   series: SweepSeries[];
@@ -35,7 +42,13 @@ interface ThroughputChartProps {
  * optionally, per-request decode tok/s (dashed, right axis); x is log₂ concurrency or request rate.
  * Failed and non-finite points are never drawn.
  */
-export function ThroughputChart({ series, scale, showDecode = true, height = 300, emptyText = "No successful points to plot yet" }: ThroughputChartProps) {
+export function ThroughputChart({
+  series,
+  scale,
+  showDecode = true,
+  height = 300,
+  emptyText = "No successful points to plot yet",
+}: ThroughputChartProps) {
   const rows = mergeSweepRows(series, (d) => ({ agg: d.outputTokPerS, dec: d.decodeTokPerS }));
   const hasDecode = showDecode && series.some((s) => s.data.some((d) => d.decodeTokPerS !== null));
   const hasAgg = series.some((s) => s.data.some((d) => d.outputTokPerS !== null));
@@ -52,7 +65,14 @@ export function ThroughputChart({ series, scale, showDecode = true, height = 300
       testId="throughput-chart"
       table={sweepTable(series, sweepAxisTitle(scale), (d) => sweepPointLabel(d.x, scale), [
         { title: "Aggregate output (tok/s)", value: (d) => formatNumber(d.outputTokPerS) },
-        ...(hasDecode ? [{ title: "Per-request decode (tok/s)", value: (d: SweepDatum) => formatNumber(d.decodeTokPerS) }] : []),
+        ...(hasDecode
+          ? [
+              {
+                title: "Per-request decode (tok/s)",
+                value: (d: SweepDatum) => formatNumber(d.decodeTokPerS),
+              },
+            ]
+          : []),
       ])}
     >
       <ChartLegend>
@@ -63,7 +83,9 @@ export function ThroughputChart({ series, scale, showDecode = true, height = 300
             </LegendItem>
           ))
         ) : hasDecode ? (
-          <LegendItem color={series[0]?.color ?? "var(--chart-1)"}>Aggregate output tok/s</LegendItem>
+          <LegendItem color={series[0]?.color ?? "var(--chart-1)"}>
+            Aggregate output tok/s
+          </LegendItem>
         ) : null}
         {hasDecode && (
           <>
@@ -77,16 +99,52 @@ export function ThroughputChart({ series, scale, showDecode = true, height = 300
       {!hasAgg && !hasDecode ? (
         <ChartPlaceholder height={height}>{emptyText}</ChartPlaceholder>
       ) : (
-        <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 8, right: hasDecode ? 8 : 16, bottom: 4, left: 4 }}>
+        <LineChart
+          responsive
+          data={rows}
+          style={{ width: "100%", height }}
+          margin={{ top: 8, right: hasDecode ? 8 : 16, bottom: 4, left: 4 }}
+        >
           <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
-          <XAxis {...numericXAxisProps({ dataKey: "lx", domain: x.domain, ticks: x.ticks, tickFormatter: x.tickFormatter, title: sweepAxisTitle(scale) })} />
-          <YAxis yAxisId="agg" {...valueYAxisProps({ domain: yAgg.domain, ticks: yAgg.ticks, title: "Aggregate output (tok/s)" })} />
+          <XAxis
+            {...numericXAxisProps({
+              dataKey: "lx",
+              domain: x.domain,
+              ticks: x.ticks,
+              tickFormatter: x.tickFormatter,
+              title: sweepAxisTitle(scale),
+            })}
+          />
+          <YAxis
+            yAxisId="agg"
+            {...valueYAxisProps({
+              domain: yAgg.domain,
+              ticks: yAgg.ticks,
+              title: "Aggregate output (tok/s)",
+            })}
+          />
           {hasDecode && (
-            <YAxis yAxisId="dec" {...valueYAxisProps({ domain: yDec.domain, ticks: yDec.ticks, title: "Per-request decode (tok/s)", right: true })} />
+            <YAxis
+              yAxisId="dec"
+              {...valueYAxisProps({
+                domain: yDec.domain,
+                ticks: yDec.ticks,
+                title: "Per-request decode (tok/s)",
+                right: true,
+              })}
+            />
           )}
           <Tooltip
             cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}
-            content={(p) => <ThroughputTooltip active={p.active} row={p.payload?.[0]?.payload as SweepRow | undefined} series={series} scale={scale} showDecode={hasDecode} />}
+            content={(p) => (
+              <ThroughputTooltip
+                active={p.active}
+                row={p.payload?.[0]?.payload as SweepRow | undefined}
+                series={series}
+                scale={scale}
+                showDecode={hasDecode}
+              />
+            )}
             isAnimationActive={false}
           />
           {series.map((s, i) => (
@@ -134,15 +192,32 @@ function ThroughputTooltip({
   series,
   scale,
   showDecode,
-}: { active?: boolean; row: SweepRow | undefined;  series: SweepSeries[]; scale: SweepScale; showDecode: boolean }) {
+}: {
+  active?: boolean;
+  row: SweepRow | undefined;
+  series: SweepSeries[];
+  scale: SweepScale;
+  showDecode: boolean;
+}) {
   if (!active || !row) return null;
   if (series.length === 1) {
     const d = row.pt0 as SweepDatum | undefined;
     if (!d) return null;
     return (
       <TooltipFrame title={sweepPointLabel(row.x, scale)}>
-        <TooltipLine color={series[0]?.color} label="Aggregate output" value={formatTokPerS(d.point.outputTokPerS)} />
-        {showDecode && <TooltipLine color="var(--chart-2)" dashed label="Per-request decode" value={formatTokPerS(d.decodeTokPerS)} />}
+        <TooltipLine
+          color={series[0]?.color}
+          label="Aggregate output"
+          value={formatTokPerS(d.point.outputTokPerS)}
+        />
+        {showDecode && (
+          <TooltipLine
+            color="var(--chart-2)"
+            dashed
+            label="Per-request decode"
+            value={formatTokPerS(d.decodeTokPerS)}
+          />
+        )}
       </TooltipFrame>
     );
   }
@@ -164,10 +239,28 @@ function ThroughputTooltip({
   );
 }
 
-function TooltipLine({ color, dashed, label, value }: { color?: string; dashed?: boolean; label: string; value: string }) {
+function TooltipLine({
+  color,
+  dashed,
+  label,
+  value,
+}: {
+  color?: string;
+  dashed?: boolean;
+  label: string;
+  value: string;
+}) {
   return (
     <div className="flex items-baseline gap-2">
-      <span aria-hidden className={dashed ? "h-0 w-2.5 shrink-0 -translate-y-0.5 border-t-2 border-dashed" : "size-2 shrink-0 translate-y-px rounded-full"} style={dashed ? { borderColor: color } : { background: color }} />
+      <span
+        aria-hidden
+        className={
+          dashed
+            ? "h-0 w-2.5 shrink-0 -translate-y-0.5 border-t-2 border-dashed"
+            : "size-2 shrink-0 translate-y-px rounded-full"
+        }
+        style={dashed ? { borderColor: color } : { background: color }}
+      />
       <span className="max-w-64 truncate">{label}</span>
       <span className="ml-auto pl-3 font-medium text-foreground">{value}</span>
     </div>

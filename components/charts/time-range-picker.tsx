@@ -2,8 +2,15 @@
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
+
 import { Button } from "@/components/ui/button";
-import { RANGE_LABELS, RANGE_PRESETS, timeRangeSearch, type RangePreset, type TimeRange } from "@/lib/time-range";
+import {
+  RANGE_LABELS,
+  RANGE_PRESETS,
+  timeRangeSearch,
+  type RangePreset,
+  type TimeRange,
+} from "@/lib/time-range";
 
 /** epoch ms → the `datetime-local` input's value in the browser's zone ("2026-01-15T12:00"). */
 function toLocalInput(ms: number): string {
@@ -20,7 +27,9 @@ export function TimeRangePicker({ range, nowMs }: { range: TimeRange; nowMs: num
   const pathname = usePathname();
   const params = useSearchParams();
   const [custom, setCustom] = useState(range.kind === "custom");
-  const [from, setFrom] = useState(() => toLocalInput(range.kind === "custom" ? range.fromMs : nowMs - 3_600_000));
+  const [from, setFrom] = useState(() =>
+    toLocalInput(range.kind === "custom" ? range.fromMs : nowMs - 3_600_000),
+  );
   const [to, setTo] = useState(() => toLocalInput(range.kind === "custom" ? range.toMs : nowMs));
   const go = (next: TimeRange) => {
     const sp = new URLSearchParams(params.toString());
@@ -63,11 +72,21 @@ export function TimeRangePicker({ range, nowMs }: { range: TimeRange; nowMs: num
         >
           <label className="flex items-center gap-1 text-muted-fg">
             from
-            <input type="datetime-local" className="h-7 rounded-md border border-input bg-card px-1 text-foreground" value={from} onChange={(e) => setFrom(e.target.value)} />
+            <input
+              type="datetime-local"
+              className="h-7 rounded-md border border-input bg-card px-1 text-foreground"
+              value={from}
+              onChange={(e) => setFrom(e.target.value)}
+            />
           </label>
           <label className="flex items-center gap-1 text-muted-fg">
             to
-            <input type="datetime-local" className="h-7 rounded-md border border-input bg-card px-1 text-foreground" value={to} onChange={(e) => setTo(e.target.value)} />
+            <input
+              type="datetime-local"
+              className="h-7 rounded-md border border-input bg-card px-1 text-foreground"
+              value={to}
+              onChange={(e) => setTo(e.target.value)}
+            />
           </label>
           <Button type="submit" size="sm" variant="outline" disabled={!customValid}>
             Apply

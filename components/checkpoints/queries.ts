@@ -22,6 +22,9 @@ export function fetchCheckpoints(limit: number, signal?: AbortSignal): Promise<C
 }
 
 /** One checkpoint's lineage. @throws ApiError. */
-export function fetchCheckpointLineage(uri: string, signal?: AbortSignal): Promise<CheckpointLineageView> {
+export function fetchCheckpointLineage(
+  uri: string,
+  signal?: AbortSignal,
+): Promise<CheckpointLineageView> {
   return fetchJson<CheckpointLineageView>(apiCheckpointLineagePath(uri), { signal });
 }

@@ -1,11 +1,13 @@
 "use client";
 
 import { useId, useState, type ReactNode } from "react";
+
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { BASELINE_VALUE_MAX } from "@/lib/protocol/frames";
 import { cn } from "@/lib/utils";
 import type { BaselineView, DraftSettings } from "@/lib/view-models/evals";
+
 import type { BaselineBody } from "./queries";
 
 /** Metrics offered in the form (any other name may be typed). */
@@ -21,7 +23,16 @@ export function parseSettings(text: string): DraftSettings {
     if (eq <= 0) throw new Error(`"${p}" is not name=value`);
     const key = p.slice(0, eq).trim();
     const raw = p.slice(eq + 1).trim();
-    out[key] = raw === "true" ? true : raw === "false" ? false : raw === "null" ? null : raw !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    out[key] =
+      raw === "true"
+        ? true
+        : raw === "false"
+          ? false
+          : raw === "null"
+            ? null
+            : raw !== "" && Number.isFinite(Number(raw))
+              ? Number(raw)
+              : raw;
   }
   return out;
 }
@@ -45,7 +56,14 @@ interface BaselineFormProps {
 }
 
 /** Fields of a baseline (name, metric, value, ± tolerance, dataset, draft settings, source link), checked before sending. */
-export function BaselineForm({ initial, busy, serverError, onSubmit, onCancel, submitLabel }: BaselineFormProps) {
+export function BaselineForm({
+  initial,
+  busy,
+  serverError,
+  onSubmit,
+  onCancel,
+  submitLabel,
+}: BaselineFormProps) {
   const id = useId();
   const [error, setError] = useState<string | null>(null);
   const editing = initial !== undefined;
@@ -60,9 +78,19 @@ export function BaselineForm({ initial, busy, serverError, onSubmit, onCancel, s
     const tolerance = tolText === "" ? null : Number(tolText);
     if (!name) return setError("Give the baseline a name.");
     if (!metric) return setError("Name the metric (tau for acceptance length).");
-    if (text("value") === "" || !Number.isFinite(value)) return setError("The value must be a number.");
-    if (Math.abs(value) > BASELINE_VALUE_MAX) return setError(`The value must be between −${BASELINE_VALUE_MAX.toExponential()} and ${BASELINE_VALUE_MAX.toExponential()}.`);
-    if (tolerance !== null && !(Number.isFinite(tolerance) && tolerance >= 0 && tolerance <= BASELINE_VALUE_MAX)) return setError(`The tolerance must be a number from 0 to ${BASELINE_VALUE_MAX.toExponential()}, or empty.`);
+    if (text("value") === "" || !Number.isFinite(value))
+      return setError("The value must be a number.");
+    if (Math.abs(value) > BASELINE_VALUE_MAX)
+      return setError(
+        `The value must be between −${BASELINE_VALUE_MAX.toExponential()} and ${BASELINE_VALUE_MAX.toExponential()}.`,
+      );
+    if (
+      tolerance !== null &&
+      !(Number.isFinite(tolerance) && tolerance >= 0 && tolerance <= BASELINE_VALUE_MAX)
+    )
+      return setError(
+        `The tolerance must be a number from 0 to ${BASELINE_VALUE_MAX.toExponential()}, or empty.`,
+      );
     let settings: DraftSettings;
     try {
       settings = parseSettings(text("settings"));
@@ -70,9 +98,18 @@ export function BaselineForm({ initial, busy, serverError, onSubmit, onCancel, s
       return setError(`Settings: ${(err as Error).message}.`);
     }
     const sourceUrl = text("sourceUrl");
-    if (sourceUrl && !/^https?:\/\/\S+$/.test(sourceUrl)) return setError("The source must be an http(s) URL.");
+    if (sourceUrl && !/^https?:\/\/\S+$/.test(sourceUrl))
+      return setError("The source must be an http(s) URL.");
     setError(null);
-    onSubmit({ name, metric, value, tolerance, dataset: text("dataset") || null, settings, sourceUrl: sourceUrl || null });
+    onSubmit({
+      name,
+      metric,
+      value,
+      tolerance,
+      dataset: text("dataset") || null,
+      settings,
+      sourceUrl: sourceUrl || null,
+    });
   };
 
   const shown = error ?? serverError;
@@ -87,10 +124,26 @@ export function BaselineForm({ initial, busy, serverError, onSubmit, onCancel, s
     >
       <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
         <Field id={`${id}-name`} label="Name" hint="shown on the line">
-          <Input id={`${id}-name`} name="name" required maxLength={200} defaultValue={initial?.name} placeholder="DFlash DDTree-8 (public)" disabled={busy} />
+          <Input
+            id={`${id}-name`}
+            name="name"
+            required
+            maxLength={200}
+            defaultValue={initial?.name}
+            placeholder="DFlash DDTree-8 (public)"
+            disabled={busy}
+          />
         </Field>
         <Field id={`${id}-metric`} label="Metric" hint="tau = acceptance length">
-          <Input id={`${id}-metric`} name="metric" required maxLength={100} defaultValue={initial?.metric ?? "tau"} list={`${id}-metrics`} disabled={busy} />
+          <Input
+            id={`${id}-metric`}
+            name="metric"
+            required
+            maxLength={100}
+            defaultValue={initial?.metric ?? "tau"}
+            list={`${id}-metrics`}
+            disabled={busy}
+          />
           <datalist id={`${id}-metrics`}>
             {BASELINE_METRICS.map((m) => (
               <option key={m} value={m} />
@@ -98,19 +151,59 @@ export function BaselineForm({ initial, busy, serverError, onSubmit, onCancel, s
           </datalist>
         </Field>
         <Field id={`${id}-value`} label="Value" hint="τ in tokens per verify step">
-          <Input id={`${id}-value`} name="value" required inputMode="decimal" defaultValue={initial?.value} placeholder="12.4" disabled={busy} />
+          <Input
+            id={`${id}-value`}
+            name="value"
+            required
+            inputMode="decimal"
+            defaultValue={initial?.value}
+            placeholder="12.4"
+            disabled={busy}
+          />
         </Field>
         <Field id={`${id}-tolerance`} label="Tolerance ±" hint="optional band around the line">
-          <Input id={`${id}-tolerance`} name="tolerance" inputMode="decimal" defaultValue={initial?.tolerance ?? ""} placeholder="0.3" disabled={busy} />
+          <Input
+            id={`${id}-tolerance`}
+            name="tolerance"
+            inputMode="decimal"
+            defaultValue={initial?.tolerance ?? ""}
+            placeholder="0.3"
+            disabled={busy}
+          />
         </Field>
         <Field id={`${id}-dataset`} label="Dataset" hint="optional, e.g. humaneval">
-          <Input id={`${id}-dataset`} name="dataset" maxLength={200} defaultValue={initial?.dataset ?? ""} disabled={busy} />
+          <Input
+            id={`${id}-dataset`}
+            name="dataset"
+            maxLength={200}
+            defaultValue={initial?.dataset ?? ""}
+            disabled={busy}
+          />
         </Field>
         <Field id={`${id}-settings`} label="Draft settings" hint="name=value, comma-separated">
-          <Input id={`${id}-settings`} name="settings" defaultValue={initial ? settingsText(initial.settings) : ""} placeholder="tree=ddtree-8, block_size=16" disabled={busy} />
+          <Input
+            id={`${id}-settings`}
+            name="settings"
+            defaultValue={initial ? settingsText(initial.settings) : ""}
+            placeholder="tree=ddtree-8, block_size=16"
+            disabled={busy}
+          />
         </Field>
-        <Field id={`${id}-source`} label="Source URL" hint="optional link to the paper or run" className="sm:col-span-2">
-          <Input id={`${id}-source`} name="sourceUrl" type="url" maxLength={2000} defaultValue={initial?.sourceUrl ?? ""} placeholder="https://…" disabled={busy} />
+        <Field
+          id={`${id}-source`}
+          label="Source URL"
+          hint="optional link to the paper or run"
+          className="sm:col-span-2"
+        >
+          <Input
+            id={`${id}-source`}
+            name="sourceUrl"
+            type="url"
+            maxLength={2000}
+            defaultValue={initial?.sourceUrl ?? ""}
+            placeholder="https://…"
+            disabled={busy}
+          />
         </Field>
       </div>
       {shown && (
@@ -133,7 +226,19 @@ export function BaselineForm({ initial, busy, serverError, onSubmit, onCancel, s
   );
 }
 
-function Field({ id, label, hint, className, children }: { id: string; label: string; hint: string; className?: string; children: ReactNode }) {
+function Field({
+  id,
+  label,
+  hint,
+  className,
+  children,
+}: {
+  id: string;
+  label: string;
+  hint: string;
+  className?: string;
+  children: ReactNode;
+}) {
   return (
     <div className={cn("grid min-w-0 gap-1", className)}>
       <label htmlFor={id} className="text-xs font-medium">

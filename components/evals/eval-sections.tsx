@@ -1,9 +1,10 @@
 "use client";
 
-import Link from "next/link";
-import { useState, type ReactNode } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { TriangleAlert } from "lucide-react";
+import Link from "next/link";
+import { useState, type ReactNode } from "react";
+
 import { seriesColor } from "@/components/charts/sweep-chart-parts";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
@@ -14,10 +15,16 @@ import { runPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";
 import type { RunSummary } from "@/lib/view-models";
 import type { BaselineView, RunCheckpointView, RunEvalsView } from "@/lib/view-models/evals";
+
 import { EvalTable } from "./eval-table";
 import { checkpointName, draftSettingsLabel, formatTau } from "./format";
-import { baselineDelta, comparableBaselines, compareWithBaselines, type BaselineComparison } from "./reference";
 import { BASELINES_PATH, fetchRunEvals, runEvalsPrefix, runEvalsQueryKey } from "./queries";
+import {
+  baselineDelta,
+  comparableBaselines,
+  compareWithBaselines,
+  type BaselineComparison,
+} from "./reference";
 import { TauCategoryBars } from "./tau-category-bars";
 import { TauChart } from "./tau-chart";
 import { TauHistogram } from "./tau-histogram";
@@ -27,11 +34,28 @@ const EVALS_REFRESH_MS = 1000;
 const CHART_HEIGHT = 300;
 
 /** A headline tile: label, big value, note. */
-export function EvalFigure({ label, value, note, accent }: { label: string; value: string; note: ReactNode; accent?: boolean }) {
+export function EvalFigure({
+  label,
+  value,
+  note,
+  accent,
+}: {
+  label: string;
+  value: string;
+  note: ReactNode;
+  accent?: boolean;
+}) {
   return (
     <div className="min-w-0 rounded-lg border border-border bg-card px-4 py-3">
       <div className="text-xs text-muted-fg">{label}</div>
-      <div className={cn("mt-0.5 text-2xl font-semibold tracking-tight break-words tabular-nums", accent && "text-link")}>{value}</div>
+      <div
+        className={cn(
+          "mt-0.5 text-2xl font-semibold tracking-tight break-words tabular-nums",
+          accent && "text-link",
+        )}
+      >
+        {value}
+      </div>
       {/* Wraps: a note ending in "…" had no tooltip ("coding τ 9.00: below the reference τ 12.…" on a phone). */}
       <div className="mt-0.5 text-xs break-words text-muted-fg">{note}</div>
     </div>
@@ -44,17 +68,45 @@ export function EvalFigure({ label, value, note, accent }: { label: string; valu
  * category is compared with that category's τ and says so ("coding τ"). `names: false` when a
  * column header already names the one baseline.
  */
-export function BaselineDeltas({ comparisons, compact, names = true }: { comparisons: readonly BaselineComparison[]; compact?: boolean; names?: boolean }) {
+export function BaselineDeltas({
+  comparisons,
+  compact,
+  names = true,
+}: {
+  comparisons: readonly BaselineComparison[];
+  compact?: boolean;
+  names?: boolean;
+}) {
   return (
     <span className={cn("grid", compact ? "gap-0" : "gap-0.5")}>
       {comparisons.map(({ baseline: b, tau, category }) => {
         const vs = baselineDelta(tau, b);
         const what = category ? `${category} τ ${formatTau(tau)} ` : "";
         return (
-          <span key={b.id} className="flex min-w-0 items-baseline gap-1.5 whitespace-nowrap" title={`${what}${vs.where} ${b.name} (τ ${formatTau(b.value)})`} data-testid="baseline-delta">
-            <span className={cn("font-medium tabular-nums", vs.where === "above" ? "text-succeeded" : vs.where === "below" ? "text-muted-fg" : "")}>{vs.delta}</span>
+          <span
+            key={b.id}
+            className="flex min-w-0 items-baseline gap-1.5 whitespace-nowrap"
+            title={`${what}${vs.where} ${b.name} (τ ${formatTau(b.value)})`}
+            data-testid="baseline-delta"
+          >
+            <span
+              className={cn(
+                "font-medium tabular-nums",
+                vs.where === "above"
+                  ? "text-succeeded"
+                  : vs.where === "below"
+                    ? "text-muted-fg"
+                    : "",
+              )}
+            >
+              {vs.delta}
+            </span>
             {category && <span className="text-xs text-muted-fg">{category} τ</span>}
-            {names && <span className="truncate text-xs text-muted-fg">{compact ? b.name : `${vs.where} ${b.name} (τ ${formatTau(b.value)})`}</span>}
+            {names && (
+              <span className="truncate text-xs text-muted-fg">
+                {compact ? b.name : `${vs.where} ${b.name} (τ ${formatTau(b.value)})`}
+              </span>
+            )}
           </span>
         );
       })}
@@ -67,18 +119,41 @@ function atCheckpoint(c: RunCheckpointView): string {
   return c.key === "none" ? "all results (no checkpoint named)" : `at ${checkpointName(c)}`;
 }
 
-function HeadlineRow({ checkpoints, latest, baselines, datasets }: { checkpoints: RunCheckpointView[]; latest: RunCheckpointView; baselines: BaselineView[]; datasets: string[] }) {
+function HeadlineRow({
+  checkpoints,
+  latest,
+  baselines,
+  datasets,
+}: {
+  checkpoints: RunCheckpointView[];
+  latest: RunCheckpointView;
+  baselines: BaselineView[];
+  datasets: string[];
+}) {
   const best = checkpoints.reduce((a, c) => (c.tau > a.tau ? c : a), latest);
-  const refs = compareWithBaselines(comparableBaselines(baselines, datasets), latest.tau, latest.categories);
+  const refs = compareWithBaselines(
+    comparableBaselines(baselines, datasets),
+    latest.tau,
+    latest.categories,
+  );
   const ref = refs.length === 1 ? refs[0]! : null;
   const vs = ref ? baselineDelta(ref.tau, ref.baseline) : null;
   return (
     <div className="grid grid-cols-2 gap-3 lg:grid-cols-4">
-      <EvalFigure label="Latest acceptance length τ" value={formatTau(latest.tau)} note={atCheckpoint(latest)} accent />
+      <EvalFigure
+        label="Latest acceptance length τ"
+        value={formatTau(latest.tau)}
+        note={atCheckpoint(latest)}
+        accent
+      />
       <EvalFigure label="Best τ" value={formatTau(best.tau)} note={atCheckpoint(best)} />
       {ref && vs ? (
         <EvalFigure
-          label={ref.category ? `Latest ${ref.category} τ vs ${ref.baseline.name}` : `Latest vs ${ref.baseline.name}`}
+          label={
+            ref.category
+              ? `Latest ${ref.category} τ vs ${ref.baseline.name}`
+              : `Latest vs ${ref.baseline.name}`
+          }
           value={vs.delta}
           note={`${ref.category ? `${ref.category} τ ${formatTau(ref.tau)}: ` : ""}${vs.where} the reference τ ${formatTau(ref.baseline.value)}`}
         />
@@ -124,7 +199,9 @@ export function EvalSections({ runId, kind }: { runId: number; kind: RunSummary[
   const live = useLiveTopics([]);
   // Every run.eval (any run) and checkpoint artifact announces `evals`; `run:<id>` is not used here:
   // it changes on every metric push and its value arrives pushed, not as a notice.
-  useLiveInvalidate(["evals", "baselines"], [runEvalsPrefix(runId)], { minIntervalMs: EVALS_REFRESH_MS });
+  useLiveInvalidate(["evals", "baselines"], [runEvalsPrefix(runId)], {
+    minIntervalMs: EVALS_REFRESH_MS,
+  });
   const { data, error } = useQuery({
     queryKey: runEvalsQueryKey(runId, draft),
     queryFn: ({ signal }) => fetchRunEvals(runId, draft, signal),
@@ -136,7 +213,9 @@ export function EvalSections({ runId, kind }: { runId: number; kind: RunSummary[
     if (kind !== "eval") return null;
     return (
       <Card>
-        <CardContent className="text-sm text-muted-fg">{error ? `Could not load the evaluations (${error.message}).` : "Loading evaluations…"}</CardContent>
+        <CardContent className="text-sm text-muted-fg">
+          {error ? `Could not load the evaluations (${error.message}).` : "Loading evaluations…"}
+        </CardContent>
       </Card>
     );
   }
@@ -148,16 +227,32 @@ export function EvalSections({ runId, kind }: { runId: number; kind: RunSummary[
           <CardTitle>Acceptance length τ by checkpoint</CardTitle>
         </CardHeader>
         <CardContent className="text-sm text-muted-fg">
-          No eval results yet. Workers push them as <code className="font-mono text-xs">run.eval</code> frames (checkpoint, prompt, verify steps, accepted draft tokens), or import a
-          SpecForge results file: <code className="font-mono text-xs">npx pitwall import results_*.jsonl</code>.
+          No eval results yet. Workers push them as{" "}
+          <code className="font-mono text-xs">run.eval</code> frames (checkpoint, prompt, verify
+          steps, accepted draft tokens), or import a SpecForge results file:{" "}
+          <code className="font-mono text-xs">npx pitwall import results_*.jsonl</code>.
         </CardContent>
       </Card>
     );
   }
-  return <EvalBody view={data} error={error} picked={picked} onPick={setPicked} onDraft={setDraft} />;
+  return (
+    <EvalBody view={data} error={error} picked={picked} onPick={setPicked} onDraft={setDraft} />
+  );
 }
 
-function EvalBody({ view, error, picked, onPick, onDraft }: { view: RunEvalsView; error: Error | null; picked: string | null; onPick: (key: string) => void; onDraft: (key: string) => void }) {
+function EvalBody({
+  view,
+  error,
+  picked,
+  onPick,
+  onDraft,
+}: {
+  view: RunEvalsView;
+  error: Error | null;
+  picked: string | null;
+  onPick: (key: string) => void;
+  onDraft: (key: string) => void;
+}) {
   const { checkpoints, baselines } = view;
   const latest = checkpoints.find((c) => c.key === view.latestKey) ?? null;
   const selected = checkpoints.find((c) => c.key === picked) ?? latest;
@@ -167,16 +262,27 @@ function EvalBody({ view, error, picked, onPick, onDraft }: { view: RunEvalsView
   return (
     <>
       {error && (
-        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+        <p
+          role="alert"
+          className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed"
+        >
           Could not refresh the evaluations ({error.message}); showing the last data received.
         </p>
       )}
-      {latest && <HeadlineRow checkpoints={checkpoints} latest={latest} baselines={baselines} datasets={view.datasets} />}
+      {latest && (
+        <HeadlineRow
+          checkpoints={checkpoints}
+          latest={latest}
+          baselines={baselines}
+          datasets={view.datasets}
+        />
+      )}
       <Card className="min-w-0">
         <CardHeader className="flex-wrap">
           <CardTitle>Acceptance length τ by checkpoint</CardTitle>
           <CardDescription className="tabular-nums">
-            τ = tokens produced / verify steps, summed over all prompts · {checkpoints.length} checkpoint{checkpoints.length === 1 ? "" : "s"}
+            τ = tokens produced / verify steps, summed over all prompts · {checkpoints.length}{" "}
+            checkpoint{checkpoints.length === 1 ? "" : "s"}
             {view.scoredBy.length > 0 && (
               <>
                 {" · scored by "}
@@ -198,7 +304,12 @@ function EvalBody({ view, error, picked, onPick, onDraft }: { view: RunEvalsView
                   <TriangleAlert aria-hidden className="size-3.5" />
                   {view.draftSettings.length} draft settings, shown one at a time
                 </span>
-                <Select aria-label="Draft settings" value={view.draft ?? ""} onChange={(e) => onDraft(e.currentTarget.value)} className="h-7 max-w-80 text-xs">
+                <Select
+                  aria-label="Draft settings"
+                  value={view.draft ?? ""}
+                  onChange={(e) => onDraft(e.currentTarget.value)}
+                  className="h-7 max-w-80 text-xs"
+                >
                   {view.draftSettings.map((d) => (
                     <option key={d.key} value={d.key}>
                       {draftSettingsLabel(d.settings)} ({d.results} results)
@@ -212,7 +323,11 @@ function EvalBody({ view, error, picked, onPick, onDraft }: { view: RunEvalsView
           </div>
         </CardHeader>
         <CardContent>
-          <TauChart series={[{ key: "run", label: "τ", color, points: checkpoints }]} baselines={baselines} height={CHART_HEIGHT} />
+          <TauChart
+            series={[{ key: "run", label: "τ", color, points: checkpoints }]}
+            baselines={baselines}
+            height={CHART_HEIGHT}
+          />
         </CardContent>
       </Card>
 
@@ -221,16 +336,38 @@ function EvalBody({ view, error, picked, onPick, onDraft }: { view: RunEvalsView
           <Card className="min-w-0">
             <CardHeader className="flex-wrap">
               <CardTitle>τ by category</CardTitle>
-              <CheckpointPicker checkpoints={checkpoints} selected={selected} latestKey={view.latestKey} onPick={onPick} id="eval-category-checkpoint" />
+              <CheckpointPicker
+                checkpoints={checkpoints}
+                selected={selected}
+                latestKey={view.latestKey}
+                onPick={onPick}
+                id="eval-category-checkpoint"
+              />
             </CardHeader>
             <CardContent>
-              <TauCategoryBars series={[{ key: selected.key, label: checkpointName(selected), color, categories: selected.categories }]} baselines={baselines} />
+              <TauCategoryBars
+                series={[
+                  {
+                    key: selected.key,
+                    label: checkpointName(selected),
+                    color,
+                    categories: selected.categories,
+                  },
+                ]}
+                baselines={baselines}
+              />
             </CardContent>
           </Card>
           <Card className="min-w-0">
             <CardHeader className="flex-wrap">
               <CardTitle>Per-prompt τ</CardTitle>
-              <CheckpointPicker checkpoints={checkpoints} selected={selected} latestKey={view.latestKey} onPick={onPick} id="eval-histogram-checkpoint" />
+              <CheckpointPicker
+                checkpoints={checkpoints}
+                selected={selected}
+                latestKey={view.latestKey}
+                onPick={onPick}
+                id="eval-histogram-checkpoint"
+              />
             </CardHeader>
             <CardContent>
               <TauHistogram distribution={selected.distribution} checkpointTau={selected.tau} />
@@ -253,12 +390,30 @@ function EvalBody({ view, error, picked, onPick, onDraft }: { view: RunEvalsView
   );
 }
 
-function CheckpointPicker({ checkpoints, selected, latestKey, onPick, id }: { checkpoints: RunCheckpointView[]; selected: RunCheckpointView; latestKey: string | null; onPick: (key: string) => void; id: string }) {
-  if (checkpoints.length === 1) return <CardDescription className="ml-auto">{atCheckpoint(selected)}</CardDescription>;
+function CheckpointPicker({
+  checkpoints,
+  selected,
+  latestKey,
+  onPick,
+  id,
+}: {
+  checkpoints: RunCheckpointView[];
+  selected: RunCheckpointView;
+  latestKey: string | null;
+  onPick: (key: string) => void;
+  id: string;
+}) {
+  if (checkpoints.length === 1)
+    return <CardDescription className="ml-auto">{atCheckpoint(selected)}</CardDescription>;
   return (
     <div className="ml-auto flex items-center gap-2 text-xs text-muted-fg">
       <label htmlFor={id}>checkpoint</label>
-      <Select id={id} value={selected.key} onChange={(e) => onPick(e.currentTarget.value)} className="h-7 text-xs">
+      <Select
+        id={id}
+        value={selected.key}
+        onChange={(e) => onPick(e.currentTarget.value)}
+        className="h-7 text-xs"
+      >
         {checkpoints.map((c) => (
           <option key={c.key} value={c.key}>
             {checkpointName(c)}

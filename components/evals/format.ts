@@ -7,7 +7,9 @@ import type { BaselineView, CheckpointRefView, DraftSettings } from "@/lib/view-
  */
 export function formatTau(value: number | null | undefined): string {
   if (value === null || value === undefined) return "—";
-  return formatNonFinite(value) ?? (Math.abs(value) >= 1e6 ? value.toExponential(2) : value.toFixed(2));
+  return (
+    formatNonFinite(value) ?? (Math.abs(value) >= 1e6 ? value.toExponential(2) : value.toFixed(2))
+  );
 }
 
 /** A 64-bit step as text: "4,000", or the exact decimal string beyond 2^53. */

@@ -1,5 +1,11 @@
 import { ApiError, fetchJson, parseApiJson } from "@/lib/api-client";
-import type { BaselineListView, BaselineView, DraftSettings, EvalOverviewView, RunEvalsView } from "@/lib/view-models/evals";
+import type {
+  BaselineListView,
+  BaselineView,
+  DraftSettings,
+  EvalOverviewView,
+  RunEvalsView,
+} from "@/lib/view-models/evals";
 
 /**
  * react-query keys, fetchers, mutations and paths of evals and baselines. The overview and the
@@ -18,11 +24,13 @@ export interface EvalFilters {
 /** Prefix of every overview query (the `evals` topic's key). */
 export const allEvalOverviewsQueryKey = ["evals"] as const;
 /** Key of the overview for `filters`. */
-export const evalOverviewQueryKey = (filters: EvalFilters) => ["evals", { category: filters.category ?? null, dataset: filters.dataset ?? null }] as const;
+export const evalOverviewQueryKey = (filters: EvalFilters) =>
+  ["evals", { category: filters.category ?? null, dataset: filters.dataset ?? null }] as const;
 /** Prefix of a run's eval queries. */
 export const runEvalsPrefix = (runId: number) => ["run-evals", runId] as const;
 /** Key of a run's evals for one draft-settings choice (null: the default). */
-export const runEvalsQueryKey = (runId: number, draft: string | null) => ["run-evals", runId, draft] as const;
+export const runEvalsQueryKey = (runId: number, draft: string | null) =>
+  ["run-evals", runId, draft] as const;
 /** Key of the baseline list (the `baselines` topic's key). */
 export const baselinesQueryKey = ["baselines"] as const;
 
@@ -42,12 +50,22 @@ export function evalsPath(filters: EvalFilters = {}): string {
 export const BASELINES_PATH = "/baselines";
 
 /** τ by checkpoint across runs (`GET /api/evals`). @throws ApiError. */
-export function fetchEvalOverview(filters: EvalFilters, signal?: AbortSignal): Promise<EvalOverviewView> {
-  return fetchJson<EvalOverviewView>(`/api/evals${query({ category: filters.category, dataset: filters.dataset })}`, { signal });
+export function fetchEvalOverview(
+  filters: EvalFilters,
+  signal?: AbortSignal,
+): Promise<EvalOverviewView> {
+  return fetchJson<EvalOverviewView>(
+    `/api/evals${query({ category: filters.category, dataset: filters.dataset })}`,
+    { signal },
+  );
 }
 
 /** One run's evals (`GET /api/runs/:id/evals`), for one draft-settings key or the default. @throws ApiError (404 unknown run). */
-export function fetchRunEvals(runId: number, draft: string | null, signal?: AbortSignal): Promise<RunEvalsView> {
+export function fetchRunEvals(
+  runId: number,
+  draft: string | null,
+  signal?: AbortSignal,
+): Promise<RunEvalsView> {
   return fetchJson<RunEvalsView>(`/api/runs/${runId}/evals${query({ draft })}`, { signal });
 }
 
@@ -67,10 +85,17 @@ export interface BaselineBody {
   sourceUrl?: string | null;
 }
 
-async function send<T>(method: "POST" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<T | null> {
+async function send<T>(
+  method: "POST" | "PATCH" | "DELETE",
+  path: string,
+  body?: unknown,
+): Promise<T | null> {
   const res = await fetch(path, {
     method,
-    headers: { accept: "application/json", ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+    headers: {
+      accept: "application/json",
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+    },
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();
@@ -93,12 +118,20 @@ async function send<T>(method: "POST" | "PATCH" | "DELETE", path: string, body?:
 export async function createBaseline(body: BaselineBody): Promise<BaselineView> {
   const { tolerance, dataset, sourceUrl, ...rest } = body;
   // POST takes absent optional fields, never null.
-  const payload = { ...rest, ...(tolerance != null ? { tolerance } : {}), ...(dataset ? { dataset } : {}), ...(sourceUrl ? { sourceUrl } : {}) };
+  const payload = {
+    ...rest,
+    ...(tolerance != null ? { tolerance } : {}),
+    ...(dataset ? { dataset } : {}),
+    ...(sourceUrl ? { sourceUrl } : {}),
+  };
   return (await send<BaselineView>("POST", "/api/baselines", payload))!;
 }
 
 /** Changes a baseline (`PATCH /api/baselines/:id`; null clears tolerance, dataset, sourceUrl). @throws ApiError: 409 `baseline_exists`, 404, 403, 400. */
-export async function updateBaseline(id: number, body: Partial<BaselineBody>): Promise<BaselineView> {
+export async function updateBaseline(
+  id: number,
+  body: Partial<BaselineBody>,
+): Promise<BaselineView> {
   return (await send<BaselineView>("PATCH", `/api/baselines/${id}`, body))!;
 }
 

@@ -1,11 +1,31 @@
 import { describe, expect, test } from "vitest";
+
 import { baselineUpsertFrame } from "@/lib/protocol";
 import type { BaselineView } from "@/lib/view-models/evals";
-import { baselineCategory, baselineDelta, baselinesForScope, comparableBaselines, compareWithBaselines, tauScale } from "./reference";
+
+import {
+  baselineCategory,
+  baselineDelta,
+  baselinesForScope,
+  comparableBaselines,
+  compareWithBaselines,
+  tauScale,
+} from "./reference";
 
 let nextId = 1;
 function baseline(name: string, value: number, extra: Partial<BaselineView> = {}): BaselineView {
-  return { id: nextId++, name, metric: "tau", value, tolerance: null, dataset: null, settings: {}, sourceUrl: null, updatedAt: "2026-11-29T00:00:00.000Z", ...extra };
+  return {
+    id: nextId++,
+    name,
+    metric: "tau",
+    value,
+    tolerance: null,
+    dataset: null,
+    settings: {},
+    sourceUrl: null,
+    updatedAt: "2026-11-29T00:00:00.000Z",
+    ...extra,
+  };
 }
 
 describe("tauScale", () => {
@@ -26,7 +46,11 @@ describe("tauScale", () => {
     const ref = baseline("ref", 12.4);
     expect(tauScale([1.2, 1.6], [ref]).drawn).toEqual([ref]);
     expect(tauScale([1.2, 1.6], [baseline("far", 40)]).offScale).toHaveLength(1);
-    expect(tauScale([], [ref])).toMatchObject({ drawn: [ref], offScale: [], axisValues: [12.4, 12.4] });
+    expect(tauScale([], [ref])).toMatchObject({
+      drawn: [ref],
+      offScale: [],
+      axisValues: [12.4, 12.4],
+    });
   });
 });
 
@@ -39,7 +63,10 @@ describe("comparableBaselines", () => {
 
   test("the baselines of the run's datasets, else the dataset-less ones, all of them by name (never the highest value alone)", () => {
     expect(comparableBaselines(all, ["humaneval"]).map((b) => b.name)).toEqual(["humaneval ref"]);
-    expect(comparableBaselines(all, ["humaneval", "mbpp"]).map((b) => b.name)).toEqual(["humaneval ref", "mbpp ref"]);
+    expect(comparableBaselines(all, ["humaneval", "mbpp"]).map((b) => b.name)).toEqual([
+      "humaneval ref",
+      "mbpp ref",
+    ]);
     expect(comparableBaselines(all, ["gsm8k"]).map((b) => b.name)).toEqual(["a junk", "general"]);
     expect(comparableBaselines(all, []).map((b) => b.name)).toEqual(["a junk", "general"]);
     expect(comparableBaselines([he], [])).toEqual([]);
@@ -48,14 +75,20 @@ describe("comparableBaselines", () => {
   test("delta is signed, with the tolerance band deciding 'within'", () => {
     expect(baselineDelta(12.8, general)).toEqual({ delta: "+0.40", where: "above" });
     expect(baselineDelta(11.5, general)).toEqual({ delta: "−0.90", where: "below" });
-    expect(baselineDelta(12.2, baseline("tol", 12.4, { tolerance: 0.3 }))).toEqual({ delta: "−0.20", where: "within ± 0.30" });
+    expect(baselineDelta(12.2, baseline("tol", 12.4, { tolerance: 0.3 }))).toEqual({
+      delta: "−0.20",
+      where: "within ± 0.30",
+    });
     // A junk baseline's delta stays readable.
     expect(baselineDelta(12.4, baseline("junk", 1e9)).delta).toBe("−1.00e+9");
   });
 });
 
 describe("compareWithBaselines", () => {
-  const coding = baseline("DDTree-8 public drafter (coding)", 12.4, { tolerance: 0.3, settings: { tree: "ddtree-8", category: "coding" } });
+  const coding = baseline("DDTree-8 public drafter (coding)", 12.4, {
+    tolerance: 0.3,
+    settings: { tree: "ddtree-8", category: "coding" },
+  });
   const general = baseline("general", 10);
   const byCategory = [
     { category: "chat", tau: 9.1 },
@@ -76,7 +109,13 @@ describe("compareWithBaselines", () => {
   });
 
   test("with a category in scope the shown τ is that category's; other categories' baselines and unscored categories drop out", () => {
-    expect(compareWithBaselines([coding, general], 12.6, [], "coding").map((x) => [x.baseline.name, x.tau, x.category])).toEqual([
+    expect(
+      compareWithBaselines([coding, general], 12.6, [], "coding").map((x) => [
+        x.baseline.name,
+        x.tau,
+        x.category,
+      ]),
+    ).toEqual([
       ["DDTree-8 public drafter (coding)", 12.6, null],
       ["general", 12.6, null],
     ]);
@@ -86,17 +125,34 @@ describe("compareWithBaselines", () => {
 });
 
 describe("baseline.upsert limits (frame and API body share them)", () => {
-  const frame = { v: 1, id: "f1", type: "baseline.upsert", name: "ref", metric: "tau", value: 12.4 } as const;
+  const frame = {
+    v: 1,
+    id: "f1",
+    type: "baseline.upsert",
+    name: "ref",
+    metric: "tau",
+    value: 12.4,
+  } as const;
 
   test("value and tolerance are bounded to ±1e9; sourceUrl must be http(s); the name is trimmed", () => {
     expect(baselineUpsertFrame.safeParse({ ...frame, value: 1e308 }).success).toBe(false);
     expect(baselineUpsertFrame.safeParse({ ...frame, value: -1e10 }).success).toBe(false);
-    expect(baselineUpsertFrame.safeParse({ ...frame, value: 1e9, tolerance: 1e9 }).success).toBe(true);
+    expect(baselineUpsertFrame.safeParse({ ...frame, value: 1e9, tolerance: 1e9 }).success).toBe(
+      true,
+    );
     expect(baselineUpsertFrame.safeParse({ ...frame, tolerance: 1e300 }).success).toBe(false);
-    expect(baselineUpsertFrame.safeParse({ ...frame, value: Number.POSITIVE_INFINITY }).success).toBe(false);
-    expect(baselineUpsertFrame.safeParse({ ...frame, sourceUrl: "javascript:alert(1)" }).success).toBe(false);
-    expect(baselineUpsertFrame.safeParse({ ...frame, sourceUrl: "data:text/html,x" }).success).toBe(false);
-    expect(baselineUpsertFrame.safeParse({ ...frame, sourceUrl: "HTTPS://example.com/paper" }).success).toBe(true);
+    expect(
+      baselineUpsertFrame.safeParse({ ...frame, value: Number.POSITIVE_INFINITY }).success,
+    ).toBe(false);
+    expect(
+      baselineUpsertFrame.safeParse({ ...frame, sourceUrl: "javascript:alert(1)" }).success,
+    ).toBe(false);
+    expect(baselineUpsertFrame.safeParse({ ...frame, sourceUrl: "data:text/html,x" }).success).toBe(
+      false,
+    );
+    expect(
+      baselineUpsertFrame.safeParse({ ...frame, sourceUrl: "HTTPS://example.com/paper" }).success,
+    ).toBe(true);
     expect(baselineUpsertFrame.parse({ ...frame, name: "  DFlash ref  " }).name).toBe("DFlash ref");
     expect(baselineUpsertFrame.safeParse({ ...frame, name: "   " }).success).toBe(false);
   });
@@ -111,7 +167,10 @@ describe("baselinesForScope (issue 25: a coding-only 12.4 drawn against the all-
     expect(otherCategory.map((b) => b.name)).toEqual(["DDTree-8 (coding)"]);
   });
   test("a chart filtered to the category draws its own baseline too", () => {
-    expect(baselinesForScope([coding, general], "coding").matching.map((b) => b.name)).toEqual(["DDTree-8 (coding)", "EAGLE-3"]);
+    expect(baselinesForScope([coding, general], "coding").matching.map((b) => b.name)).toEqual([
+      "DDTree-8 (coding)",
+      "EAGLE-3",
+    ]);
     expect(baselinesForScope([coding], "math").otherCategory).toHaveLength(1);
   });
 });

@@ -1,4 +1,5 @@
 import type { BaselineView } from "@/lib/view-models/evals";
+
 import { formatTau } from "./format";
 
 /**
@@ -11,7 +12,8 @@ import { formatTau } from "./format";
 export function baselineDelta(tau: number, b: BaselineView): { delta: string; where: string } {
   const d = tau - b.value;
   const delta = `${d >= 0 ? "+" : "−"}${formatTau(Math.abs(d))}`;
-  if (b.tolerance !== null && Math.abs(d) <= b.tolerance) return { delta, where: `within ± ${formatTau(b.tolerance)}` };
+  if (b.tolerance !== null && Math.abs(d) <= b.tolerance)
+    return { delta, where: `within ± ${formatTau(b.tolerance)}` };
   return { delta, where: d >= 0 ? "above" : "below" };
 }
 
@@ -20,10 +22,16 @@ export function baselineDelta(tau: number, b: BaselineView): { delta: string; wh
  * results name; when none matches, the dataset-less ones. Every one of them, ordered by name:
  * the caller shows a delta to each (no baseline is picked by its value). Empty when none applies.
  */
-export function comparableBaselines(baselines: readonly BaselineView[], datasets: readonly string[]): BaselineView[] {
-  const byName = (a: BaselineView, b: BaselineView) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id);
+export function comparableBaselines(
+  baselines: readonly BaselineView[],
+  datasets: readonly string[],
+): BaselineView[] {
+  const byName = (a: BaselineView, b: BaselineView) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id;
   const matching = baselines.filter((b) => b.dataset !== null && datasets.includes(b.dataset));
-  return (matching.length > 0 ? matching : baselines.filter((b) => b.dataset === null)).sort(byName);
+  return (matching.length > 0 ? matching : baselines.filter((b) => b.dataset === null)).sort(
+    byName,
+  );
 }
 
 /** A baseline's category: its `settings.category` when a non-empty string ("coding"); null for a baseline of every category. */
@@ -95,13 +103,20 @@ export function tauScale(data: readonly number[], baselines: readonly BaselineVi
   const axisValues = [...values];
   const bandClipped = new Set<number>();
   if (values.length === 0) {
-    for (const b of baselines) axisValues.push(b.value - (b.tolerance ?? 0), b.value + (b.tolerance ?? 0));
-    return { drawn: [...baselines], bandClipped, offScale: [], axisValues: axisValues.filter((v) => Number.isFinite(v)) };
+    for (const b of baselines)
+      axisValues.push(b.value - (b.tolerance ?? 0), b.value + (b.tolerance ?? 0));
+    return {
+      drawn: [...baselines],
+      bandClipped,
+      offScale: [],
+      axisValues: axisValues.filter((v) => Number.isFinite(v)),
+    };
   }
   const lo = Math.min(...values);
   const hi = Math.max(...values);
   const span = Math.max(hi - lo, Math.abs(lo), Math.abs(hi), MIN_TAU_SPAN);
-  const inside = (v: number) => Number.isFinite(v) && v >= lo - OFF_SCALE_SPANS * span && v <= hi + OFF_SCALE_SPANS * span;
+  const inside = (v: number) =>
+    Number.isFinite(v) && v >= lo - OFF_SCALE_SPANS * span && v <= hi + OFF_SCALE_SPANS * span;
   const drawn: BaselineView[] = [];
   const offScale: BaselineView[] = [];
   for (const b of baselines) {
@@ -127,7 +142,10 @@ export function tauScale(data: readonly number[], baselines: readonly BaselineVi
  * `otherCategory` hold for one other category only ("coding-only 12.4") and must never be drawn
  * against an all-prompts line: the caller names them as not drawn.
  */
-export function baselinesForScope(baselines: readonly BaselineView[], scope: string | null): { matching: BaselineView[]; otherCategory: BaselineView[] } {
+export function baselinesForScope(
+  baselines: readonly BaselineView[],
+  scope: string | null,
+): { matching: BaselineView[]; otherCategory: BaselineView[] } {
   const matching: BaselineView[] = [];
   const otherCategory: BaselineView[] = [];
   for (const b of baselines) {

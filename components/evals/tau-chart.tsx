@@ -1,11 +1,29 @@
 "use client";
 
-import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
+import {
+  CartesianGrid,
+  Line,
+  LineChart,
+  ReferenceArea,
+  ReferenceLine,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
+
 import { ChartFigure, type ChartTableData } from "@/components/charts/chart-data";
 import { formatAxisValue, metricYAxis } from "@/components/charts/metric-chart";
-import { ChartLegend, ChartPlaceholder, LegendItem, TooltipFrame, axisLabelStyle, axisTick } from "@/components/charts/sweep-chart-parts";
+import {
+  axisLabelStyle,
+  axisTick,
+  ChartLegend,
+  ChartPlaceholder,
+  LegendItem,
+  TooltipFrame,
+} from "@/components/charts/sweep-chart-parts";
 import { formatCompact, formatCount } from "@/lib/format";
 import type { BaselineView, CheckpointRefView, TauCountsView } from "@/lib/view-models/evals";
+
 import { baselineLabel, checkpointName, formatTau } from "./format";
 import { baselineCategory, baselinesForScope, tauScale } from "./reference";
 
@@ -27,7 +45,8 @@ function roundTicks(lo: number, hi: number, intervals = 8): number[] {
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = ([1, 2, 2.5, 5, 10].find((m) => m * mag >= raw) ?? 10) * mag;
   const ticks: number[] = [];
-  for (let t = Math.floor(lo / step) * step; t < hi + step; t += step) ticks.push(Number(t.toPrecision(12)));
+  for (let t = Math.floor(lo / step) * step; t < hi + step; t += step)
+    ticks.push(Number(t.toPrecision(12)));
   return ticks;
 }
 
@@ -38,7 +57,15 @@ export const BASELINE_COLOR = "var(--chart-axis)";
 export const TAU_AXIS_TITLE = "acceptance length τ (tokens / verify step)";
 
 /** Legend entries of baselines: drawn ones as dashed lines, off-scale ones named and marked as not drawn. */
-export function BaselineLegend({ drawn, offScale, bandClipped }: { drawn: readonly BaselineView[]; offScale: readonly BaselineView[]; bandClipped: ReadonlySet<number> }) {
+export function BaselineLegend({
+  drawn,
+  offScale,
+  bandClipped,
+}: {
+  drawn: readonly BaselineView[];
+  offScale: readonly BaselineView[];
+  bandClipped: ReadonlySet<number>;
+}) {
   return (
     <>
       {drawn.map((b) => (
@@ -48,7 +75,12 @@ export function BaselineLegend({ drawn, offScale, bandClipped }: { drawn: readon
         </LegendItem>
       ))}
       {offScale.map((b) => (
-        <span key={`off${b.id}`} className="inline-flex items-center gap-1.5 text-muted-fg" data-testid="baseline-off-scale" title="far outside the plotted τ; not drawn so the lines stay readable">
+        <span
+          key={`off${b.id}`}
+          className="inline-flex items-center gap-1.5 text-muted-fg"
+          data-testid="baseline-off-scale"
+          title="far outside the plotted τ; not drawn so the lines stay readable"
+        >
           <span aria-hidden>⤒</span>
           {baselineLabel(b)} — off-scale, not drawn
         </span>
@@ -63,7 +95,11 @@ type Row = Record<string, number | TauChartPoint | null> & { x: number };
  * X positions: the checkpoint step when any point has one (points without a step cannot be placed
  * on that axis and are counted in `skipped`), else the checkpoint's position in its line (1, 2, 3…).
  */
-function placeRows(series: readonly TauChartSeries[]): { rows: Row[]; byStep: boolean; skipped: number } {
+function placeRows(series: readonly TauChartSeries[]): {
+  rows: Row[];
+  byStep: boolean;
+  skipped: number;
+} {
   const byStep = series.some((s) => s.points.some((p) => p.step !== null));
   const rows = new Map<number, Row>();
   let skipped = 0;
@@ -90,11 +126,22 @@ function placeRows(series: readonly TauChartSeries[]): { rows: Row[]; byStep: bo
  * to stepped ones are left out and counted under the chart. The tooltip gives τ with the raw counts
  * it is computed from.
  */
-export function TauChart({ series, baselines: all, height = 300, scope = null }: { series: readonly TauChartSeries[]; baselines: readonly BaselineView[]; height?: number; scope?: string | null }) {
+export function TauChart({
+  series,
+  baselines: all,
+  height = 300,
+  scope = null,
+}: {
+  series: readonly TauChartSeries[];
+  baselines: readonly BaselineView[];
+  height?: number;
+  scope?: string | null;
+}) {
   const { rows, byStep, skipped } = placeRows(series);
   // The lines are τ over every prompt (in `scope`): a coding-only reference is never drawn against them (issue 25).
   const { matching: baselines, otherCategory } = baselinesForScope(all, scope);
-  if (rows.length === 0) return <ChartPlaceholder height={height}>No checkpoint scored yet</ChartPlaceholder>;
+  if (rows.length === 0)
+    return <ChartPlaceholder height={height}>No checkpoint scored yet</ChartPlaceholder>;
 
   const pointCount = series.reduce((n, s) => n + s.points.length, 0) - skipped;
   const scale = tauScale(
@@ -110,7 +157,9 @@ export function TauChart({ series, baselines: all, height = 300, scope = null }:
   // With few checkpoints, tick each one; otherwise round steps (0, 4k, 8k…) over a round domain.
   const round = byStep && xs.length > 10 ? roundTicks(xMin, xMax) : null;
   const pad = xMin === xMax ? Math.max(1, Math.abs(xMin) * 0.1) : (xMax - xMin) * 0.04;
-  const domain: [number, number] = round ? [round[0]!, round[round.length - 1]!] : [xMin - pad, xMax + pad];
+  const domain: [number, number] = round
+    ? [round[0]!, round[round.length - 1]!]
+    : [xMin - pad, xMax + pad];
   const ticks = round ?? xs;
   const single = series.length === 1 ? series[0]! : null;
   const tickLabel = (x: number): string => {
@@ -137,18 +186,41 @@ export function TauChart({ series, baselines: all, height = 300, scope = null }:
               ))}
           <BaselineLegend drawn={drawn} offScale={scale.offScale} bandClipped={scale.bandClipped} />
           {otherCategory.map((b) => (
-            <span key={`cat${b.id}`} className="text-muted-fg" data-testid="baseline-other-category" title="This reference holds for one category; the lines are τ over all prompts">
+            <span
+              key={`cat${b.id}`}
+              className="text-muted-fg"
+              data-testid="baseline-other-category"
+              title="This reference holds for one category; the lines are τ over all prompts"
+            >
               {baselineLabel(b)}: {baselineCategory(b)} only, compared in τ by category
             </span>
           ))}
         </ChartLegend>
       )}
-      <ChartFigure label="Acceptance length τ by checkpoint" table={tauTable(series)} testId="tau-chart" points={pointCount}>
-        <LineChart responsive data={rows} style={{ width: "100%", height }} margin={{ top: 14, right: 18, bottom: 4, left: 4 }}>
+      <ChartFigure
+        label="Acceptance length τ by checkpoint"
+        table={tauTable(series)}
+        testId="tau-chart"
+        points={pointCount}
+      >
+        <LineChart
+          responsive
+          data={rows}
+          style={{ width: "100%", height }}
+          margin={{ top: 14, right: 18, bottom: 4, left: 4 }}
+        >
           <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
           {drawn.map((b) =>
             b.tolerance ? (
-              <ReferenceArea key={`band${b.id}`} y1={b.value - b.tolerance} y2={b.value + b.tolerance} fill={BASELINE_COLOR} fillOpacity={0.12} stroke="none" ifOverflow="hidden" />
+              <ReferenceArea
+                key={`band${b.id}`}
+                y1={b.value - b.tolerance}
+                y2={b.value + b.tolerance}
+                fill={BASELINE_COLOR}
+                fillOpacity={0.12}
+                stroke="none"
+                ifOverflow="hidden"
+              />
             ) : null,
           )}
           <XAxis
@@ -162,7 +234,12 @@ export function TauChart({ series, baselines: all, height = 300, scope = null }:
             axisLine={{ stroke: "var(--chart-grid)" }}
             height={36}
             allowDecimals={false}
-            label={{ value: byStep ? "checkpoint step" : "checkpoint (in order)", position: "insideBottom", offset: 0, style: axisLabelStyle }}
+            label={{
+              value: byStep ? "checkpoint step" : "checkpoint (in order)",
+              position: "insideBottom",
+              offset: 0,
+              style: axisLabelStyle,
+            }}
           />
           <YAxis
             domain={y.domain}
@@ -173,7 +250,13 @@ export function TauChart({ series, baselines: all, height = 300, scope = null }:
             axisLine={false}
             width={56}
             allowDataOverflow
-            label={{ value: TAU_AXIS_TITLE, angle: -90, position: "insideLeft", offset: 10, style: axisLabelStyle }}
+            label={{
+              value: TAU_AXIS_TITLE,
+              angle: -90,
+              position: "insideLeft",
+              offset: 10,
+              style: axisLabelStyle,
+            }}
           />
           {drawn.map((b, i) => (
             <ReferenceLine
@@ -183,7 +266,13 @@ export function TauChart({ series, baselines: all, height = 300, scope = null }:
               strokeDasharray="6 4"
               strokeWidth={1.5}
               ifOverflow="hidden"
-              label={{ value: baselineLabel({ ...b, name: clipName(b.name) }), position: i % 2 === 0 ? "insideTopLeft" : "insideBottomLeft", fill: "var(--foreground)", fontSize: 11, className: "baseline-label" }}
+              label={{
+                value: baselineLabel({ ...b, name: clipName(b.name) }),
+                position: i % 2 === 0 ? "insideTopLeft" : "insideBottomLeft",
+                fill: "var(--foreground)",
+                fontSize: 11,
+                className: "baseline-label",
+              }}
             />
           ))}
           <Tooltip
@@ -192,21 +281,35 @@ export function TauChart({ series, baselines: all, height = 300, scope = null }:
             content={(p) => {
               const row = p.payload?.[0]?.payload as Row | undefined;
               if (!p.active || !row) return null;
-              const entries = series.map((s, i) => ({ s, point: row[`p${i}`] as TauChartPoint | undefined })).filter((e) => e.point);
-              const title = byStep ? `step ${formatCount(row.x)}` : single && entries[0]?.point ? checkpointName(entries[0].point) : `checkpoint #${row.x}`;
+              const entries = series
+                .map((s, i) => ({ s, point: row[`p${i}`] as TauChartPoint | undefined }))
+                .filter((e) => e.point);
+              const title = byStep
+                ? `step ${formatCount(row.x)}`
+                : single && entries[0]?.point
+                  ? checkpointName(entries[0].point)
+                  : `checkpoint #${row.x}`;
               return (
                 <TooltipFrame title={title}>
                   {entries.map(({ s, point }) => (
                     <div key={s.key} className="grid gap-0.5">
                       <span className="flex items-center gap-1.5">
-                        <span aria-hidden className="inline-block size-2 rounded-full" style={{ background: s.color }} />
+                        <span
+                          aria-hidden
+                          className="inline-block size-2 rounded-full"
+                          style={{ background: s.color }}
+                        />
                         {series.length > 1 && <span>{s.label}</span>}
                         <span>
-                          τ <span className="font-medium text-foreground">{formatTau(point!.tau)}</span>
+                          τ{" "}
+                          <span className="font-medium text-foreground">
+                            {formatTau(point!.tau)}
+                          </span>
                         </span>
                       </span>
                       <span className="pl-3.5">
-                        {checkpointName(point!)} · {formatCount(point!.tokensProduced)} tokens / {formatCount(point!.verifySteps)} verify steps
+                        {checkpointName(point!)} · {formatCount(point!.tokensProduced)} tokens /{" "}
+                        {formatCount(point!.verifySteps)} verify steps
                       </span>
                     </div>
                   ))}
@@ -232,7 +335,8 @@ export function TauChart({ series, baselines: all, height = 300, scope = null }:
       </ChartFigure>
       {skipped > 0 && (
         <p className="text-xs text-muted-fg">
-          {skipped} checkpoint{skipped === 1 ? "" : "s"} without a step {skipped === 1 ? "is" : "are"} not drawn on the step axis; see the table.
+          {skipped} checkpoint{skipped === 1 ? "" : "s"} without a step{" "}
+          {skipped === 1 ? "is" : "are"} not drawn on the step axis; see the table.
         </p>
       )}
     </div>
@@ -242,8 +346,24 @@ export function TauChart({ series, baselines: all, height = 300, scope = null }:
 /** The τ chart's data table: one row per checkpoint (latest first), a Series column when several lines are drawn. */
 function tauTable(series: readonly TauChartSeries[]): ChartTableData {
   const multi = series.length > 1;
-  const columns = [...(multi ? ["Series"] : []), "Checkpoint", "τ", "Tokens produced", "Verify steps"];
-  const rows = series.flatMap((s) => [...s.points].reverse().map((p) => [...(multi ? [s.label] : []), checkpointName(p), formatTau(p.tau), formatCount(p.tokensProduced), formatCount(p.verifySteps)]));
+  const columns = [
+    ...(multi ? ["Series"] : []),
+    "Checkpoint",
+    "τ",
+    "Tokens produced",
+    "Verify steps",
+  ];
+  const rows = series.flatMap((s) =>
+    [...s.points]
+      .reverse()
+      .map((p) => [
+        ...(multi ? [s.label] : []),
+        checkpointName(p),
+        formatTau(p.tau),
+        formatCount(p.tokensProduced),
+        formatCount(p.verifySteps),
+      ]),
+  );
   return { columns, rows };
 }
 

@@ -1,6 +1,6 @@
 import { formatPct } from "@/components/pipelines/units";
-import type { GpuView } from "@/lib/view-models/hosts";
 import { cn } from "@/lib/utils";
+import type { GpuView } from "@/lib/view-models/hosts";
 
 /** Colour of a utilisation level: idle GPUs read grey, busy ones blue. */
 function utilColor(pct: number | null): string {
@@ -9,10 +9,22 @@ function utilColor(pct: number | null): string {
 }
 
 /** One small vertical bar per GPU, filled to its utilisation (title: index, util, memory). */
-export function GpuBars({ gpus, className, height = 18 }: { gpus: readonly GpuView[]; className?: string; height?: number }) {
+export function GpuBars({
+  gpus,
+  className,
+  height = 18,
+}: {
+  gpus: readonly GpuView[];
+  className?: string;
+  height?: number;
+}) {
   if (gpus.length === 0) return null;
   return (
-    <span className={cn("inline-flex items-end gap-0.5", className)} role="img" aria-label={`GPU utilisation: ${gpus.map((g) => `GPU ${g.index} ${formatPct(g.utilPct)}`).join(", ")}`}>
+    <span
+      className={cn("inline-flex items-end gap-0.5", className)}
+      role="img"
+      aria-label={`GPU utilisation: ${gpus.map((g) => `GPU ${g.index} ${formatPct(g.utilPct)}`).join(", ")}`}
+    >
       {gpus.map((g) => (
         <span
           key={g.index}
@@ -20,7 +32,10 @@ export function GpuBars({ gpus, className, height = 18 }: { gpus: readonly GpuVi
           style={{ height }}
           title={`GPU ${g.index}: ${formatPct(g.utilPct)} util`}
         >
-          <span className={cn("absolute inset-x-0 bottom-0", utilColor(g.utilPct))} style={{ height: `${Math.max(g.utilPct ?? 0, g.utilPct ? 6 : 0)}%` }} />
+          <span
+            className={cn("absolute inset-x-0 bottom-0", utilColor(g.utilPct))}
+            style={{ height: `${Math.max(g.utilPct ?? 0, g.utilPct ? 6 : 0)}%` }}
+          />
         </span>
       ))}
     </span>
@@ -28,11 +43,27 @@ export function GpuBars({ gpus, className, height = 18 }: { gpus: readonly GpuVi
 }
 
 /** A horizontal meter with its value: used for GPU util, memory, RAM and disk. */
-export function Meter({ pct, className, tone = "running" }: { pct: number | null; className?: string; tone?: "running" | "stale" | "failed" }) {
+export function Meter({
+  pct,
+  className,
+  tone = "running",
+}: {
+  pct: number | null;
+  className?: string;
+  tone?: "running" | "stale" | "failed";
+}) {
   const fill = tone === "failed" ? "bg-failed" : tone === "stale" ? "bg-stale" : "bg-running";
   return (
-    <span className={cn("relative block h-1.5 w-full overflow-hidden rounded-full bg-muted", className)} aria-hidden>
-      {pct !== null && <span className={cn("absolute inset-y-0 left-0 rounded-full", fill)} style={{ width: `${Math.min(100, Math.max(0, pct))}%` }} />}
+    <span
+      className={cn("relative block h-1.5 w-full overflow-hidden rounded-full bg-muted", className)}
+      aria-hidden
+    >
+      {pct !== null && (
+        <span
+          className={cn("absolute inset-y-0 left-0 rounded-full", fill)}
+          style={{ width: `${Math.min(100, Math.max(0, pct))}%` }}
+        />
+      )}
     </span>
   );
 }

@@ -22,7 +22,9 @@ export function gpuSummary(facts: HostFactsView | null): GpuSummary | null {
   for (const g of gpus) byName.set(shortName(g.name), (byName.get(shortName(g.name)) ?? 0) + 1);
   const label = [...byName].map(([n, c]) => `${c}× ${n}`).join(" + ");
   const utils = gpus.map((g) => g.utilPct).filter((v): v is number => v !== null);
-  const withMem = gpus.filter((g) => g.memUsedMiB !== null && g.memTotalMiB !== null && g.memTotalMiB > 0);
+  const withMem = gpus.filter(
+    (g) => g.memUsedMiB !== null && g.memTotalMiB !== null && g.memTotalMiB > 0,
+  );
   const used = withMem.reduce((s, g) => s + (g.memUsedMiB ?? 0), 0);
   const total = withMem.reduce((s, g) => s + (g.memTotalMiB ?? 0), 0);
   return {

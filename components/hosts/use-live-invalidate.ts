@@ -1,7 +1,8 @@
 "use client";
 
-import { useEffect } from "react";
 import { useQueryClient, type QueryKey } from "@tanstack/react-query";
+import { useEffect } from "react";
+
 import { coalescer } from "@/components/live/coalesce";
 import { useLiveClient } from "@/components/live/live-provider";
 
@@ -13,7 +14,11 @@ import { useLiveClient } from "@/components/live/live-provider";
  * (uploads over time, downsampled metrics) as often. Use next to useLiveTopics, which reports the
  * connection status.
  */
-export function useLiveInvalidate(topics: readonly string[], keys: readonly QueryKey[], opts: { minIntervalMs?: number } = {}): void {
+export function useLiveInvalidate(
+  topics: readonly string[],
+  keys: readonly QueryKey[],
+  opts: { minIntervalMs?: number } = {},
+): void {
   const client = useLiveClient();
   const queryClient = useQueryClient();
   const topicKey = topics.join("\n");
@@ -30,7 +35,11 @@ export function useLiveInvalidate(topics: readonly string[], keys: readonly Quer
     };
     // Every topic of the list feeds one throttle (coalesce.ts, leading and trailing edge).
     const changed = coalescer(invalidate, { any: minIntervalMs });
-    const unsubscribe = client.subscribe({ topics: list, onChanged: () => changed.notify("any"), onResync: invalidate });
+    const unsubscribe = client.subscribe({
+      topics: list,
+      onChanged: () => changed.notify("any"),
+      onResync: invalidate,
+    });
     return () => {
       unsubscribe();
       changed.dispose();

@@ -1,8 +1,10 @@
 "use client";
 
-import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
+
 import { fetchInbox, inboxQueryKey } from "./queries";
 
 /**
@@ -26,7 +28,11 @@ export function InboxCount({ initialCount }: { initialCount: number }) {
       aria-label={`Inbox: ${count} waiting`}
     >
       <span className="hidden sm:inline">Inbox</span>
-      <span className={`inline-flex h-5 min-w-5 items-center justify-center rounded-full px-1.5 text-xs font-semibold tabular-nums ${count ? "bg-primary text-primary-fg" : "bg-muted text-muted-fg"}`}>{count}</span>
+      <span
+        className={`inline-flex h-5 min-w-5 items-center justify-center rounded-full px-1.5 text-xs font-semibold tabular-nums ${count ? "bg-primary text-primary-fg" : "bg-muted text-muted-fg"}`}
+      >
+        {count}
+      </span>
     </Link>
   );
 }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+
 import { coalescer, type CoalesceClock } from "./coalesce";
 
 /** A manual clock: `advance(ms)` moves time and runs the timers that fall due, in order. */

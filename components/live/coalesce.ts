@@ -31,7 +31,11 @@ export interface Coalescer {
 }
 
 /** Coalesces notices per topic before calling `action(topic)`, windows from `windows` (ms; 0 or absent: no coalescing). */
-export function coalescer(action: (topic: string) => void, windows: Readonly<Record<string, number>> = COALESCE_MS, clock: CoalesceClock = realClock): Coalescer {
+export function coalescer(
+  action: (topic: string) => void,
+  windows: Readonly<Record<string, number>> = COALESCE_MS,
+  clock: CoalesceClock = realClock,
+): Coalescer {
   const lastRunAt = new Map<string, number>();
   const pending = new Map<string, unknown>();
   const run = (topic: string) => {

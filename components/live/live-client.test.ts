@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+
 import { LiveClient, type LiveClientDeps, type SocketLike } from "./live-client";
 
 class FakeSocket implements SocketLike {
@@ -94,7 +95,10 @@ describe("LiveClient", () => {
     expect(client.getStatus()).toBe("connecting");
     sockets[0]!.open();
     expect(client.getStatus()).toBe("open");
-    expect(JSON.parse(sockets[0]!.sent.at(-1)!)).toEqual({ type: "subscribe", topics: ["run:42", "runs"] });
+    expect(JSON.parse(sockets[0]!.sent.at(-1)!)).toEqual({
+      type: "subscribe",
+      topics: ["run:42", "runs"],
+    });
     expect([a.resyncs(), b.resyncs()]).toEqual([1, 1]);
   });
 
@@ -187,21 +191,72 @@ describe("LiveClient", () => {
   it("merges a snapshot and its deltas into onData; a delta off the chain asks for a resync and is not merged", () => {
     const { client, sockets } = harness();
     const data: unknown[] = [];
-    client.subscribe({ topics: ["run:7"], onChanged: () => undefined, onResync: () => undefined, onData: (_t, d) => data.push(d) });
+    client.subscribe({
+      topics: ["run:7"],
+      onChanged: () => undefined,
+      onResync: () => undefined,
+      onData: (_t, d) => data.push(d),
+    });
     const ws = sockets[0]!;
     ws.open();
-    ws.message({ type: "snapshot", topic: "run:7", seq: 5, data: { run: { name: "a", points: [1] } }, at: 0 });
-    ws.message({ type: "delta", topic: "run:7", base: 5, seq: 7, patch: { o: { run: { o: { points: { x: 0, l: 1, p: [{ $num: "NaN" }] } } } } }, at: 0 });
-    expect(data).toEqual([{ run: { name: "a", points: [1] } }, { run: { name: "a", points: [1, NaN] } }]);
+    ws.message({
+      type: "snapshot",
+      topic: "run:7",
+      seq: 5,
+      data: { run: { name: "a", points: [1] } },
+      at: 0,
+    });
+    ws.message({
+      type: "delta",
+      topic: "run:7",
+      base: 5,
+      seq: 7,
+      patch: { o: { run: { o: { points: { x: 0, l: 1, p: [{ $num: "NaN" }] } } } } },
+      at: 0,
+    });
+    expect(data).toEqual([
+      { run: { name: "a", points: [1] } },
+      { run: { name: "a", points: [1, NaN] } },
+    ]);
     // seq 8 was missed: base 8 is not the 7 held.
     ws.sent.length = 0;
-    ws.message({ type: "delta", topic: "run:7", base: 8, seq: 9, patch: { o: { run: { o: { name: { r: "b" } } } } }, at: 0 });
-    ws.message({ type: "delta", topic: "run:7", base: 9, seq: 10, patch: { o: { run: { o: { name: { r: "c" } } } } }, at: 0 });
+    ws.message({
+      type: "delta",
+      topic: "run:7",
+      base: 8,
+      seq: 9,
+      patch: { o: { run: { o: { name: { r: "b" } } } } },
+      at: 0,
+    });
+    ws.message({
+      type: "delta",
+      topic: "run:7",
+      base: 9,
+      seq: 10,
+      patch: { o: { run: { o: { name: { r: "c" } } } } },
+      at: 0,
+    });
     expect(data).toHaveLength(2);
     expect(ws.sent.map((m) => JSON.parse(m))).toEqual([{ type: "resync", topics: ["run:7"] }]);
-    ws.message({ type: "snapshot", topic: "run:7", seq: 10, data: { run: { name: "c", points: [] } }, at: 0 });
-    ws.message({ type: "delta", topic: "run:7", base: 10, seq: 11, patch: { o: { run: { o: { name: { r: "d" } } } } }, at: 0 });
-    expect(data.slice(2)).toEqual([{ run: { name: "c", points: [] } }, { run: { name: "d", points: [] } }]);
+    ws.message({
+      type: "snapshot",
+      topic: "run:7",
+      seq: 10,
+      data: { run: { name: "c", points: [] } },
+      at: 0,
+    });
+    ws.message({
+      type: "delta",
+      topic: "run:7",
+      base: 10,
+      seq: 11,
+      patch: { o: { run: { o: { name: { r: "d" } } } } },
+      at: 0,
+    });
+    expect(data.slice(2)).toEqual([
+      { run: { name: "c", points: [] } },
+      { run: { name: "d", points: [] } },
+    ]);
   });
 
   it("reports shared-topic updates to onChanged for subscribers without onData", () => {
@@ -216,7 +271,12 @@ describe("LiveClient", () => {
   it("pauses while the tab is hidden (subscribes to nothing) and resubscribes and resyncs when shown", () => {
     let hidden = false;
     let listener: (() => void) | null = null;
-    const { client, sockets } = harness({ visibility: { hidden: () => hidden, onChange: (l) => ((listener = l), () => (listener = null)) } });
+    const { client, sockets } = harness({
+      visibility: {
+        hidden: () => hidden,
+        onChange: (l) => ((listener = l), () => (listener = null)),
+      },
+    });
     const r = recorder(["runs", "run:3"]);
     client.subscribe(r.sub);
     const ws = sockets[0]!;

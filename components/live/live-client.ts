@@ -1,5 +1,11 @@
 import { reviveNonFinite } from "@/lib/api-client";
-import { LIVE_SESSION_ENDED, liveServerMessage, type LiveResync, type LiveSubscribe } from "@/lib/protocol/live";
+import {
+  LIVE_SESSION_ENDED,
+  liveServerMessage,
+  type LiveResync,
+  type LiveSubscribe,
+} from "@/lib/protocol/live";
+
 import { SharedTopics, type MergeResult } from "./shared-topics";
 
 /**

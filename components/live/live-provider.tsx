@@ -2,7 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { createContext, useContext, useState, type ReactNode } from "react";
-import { LiveClient, browserDeps } from "./live-client";
+
+import { browserDeps, LiveClient } from "./live-client";
 
 const LiveContext = createContext<LiveClient | null>(null);
 
@@ -18,7 +19,11 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       new LiveClient(
         typeof window === "undefined"
           ? serverDeps
-          : browserDeps(() => router.replace(`/sign-in?next=${encodeURIComponent(window.location.pathname + window.location.search)}`)),
+          : browserDeps(() =>
+              router.replace(
+                `/sign-in?next=${encodeURIComponent(window.location.pathname + window.location.search)}`,
+              ),
+            ),
       ),
   );
   return <LiveContext.Provider value={client}>{children}</LiveContext.Provider>;

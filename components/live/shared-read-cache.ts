@@ -1,4 +1,5 @@
 import type { QueryClient } from "@tanstack/react-query";
+
 import { metricsQueryKey, progressQueryKey } from "@/components/pipelines/queries";
 import { runQueryKey } from "@/lib/query-keys";
 import type { RunLiveView } from "@/lib/view-models/live";

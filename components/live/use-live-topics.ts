@@ -1,11 +1,13 @@
 "use client";
 
-import { useEffect, useSyncExternalStore } from "react";
 import { useQueryClient } from "@tanstack/react-query";
+import { useEffect, useSyncExternalStore } from "react";
+
 import { isSharedReadTopic } from "@/lib/protocol/live";
 import { queryKeyForTopic } from "@/lib/query-keys";
-import type { LiveStatus } from "./live-client";
+
 import { coalescer } from "./coalesce";
+import type { LiveStatus } from "./live-client";
 import { useLiveClient } from "./live-provider";
 import { writeSharedRead } from "./shared-read-cache";
 

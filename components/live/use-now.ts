@@ -51,5 +51,9 @@ const noopSubscribe = () => () => undefined;
 
 /** False during the server render and hydration, true afterwards (for browser-only text such as the local time zone). */
 export function useHydrated(): boolean {
-  return useSyncExternalStore(noopSubscribe, () => true, () => false);
+  return useSyncExternalStore(
+    noopSubscribe,
+    () => true,
+    () => false,
+  );
 }

@@ -1,9 +1,10 @@
 "use client";
 
-import { useState, type ComponentType } from "react";
+import { Menu, X } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { Menu, X } from "lucide-react";
+import { useState, type ComponentType } from "react";
+
 import { SESSION_NAV_ITEMS } from "@/components/sessions/nav-items";
 import { cn } from "@/lib/utils";
 
@@ -22,7 +23,15 @@ function isActive(pathname: string, href: string): boolean {
   return pathname === href || (href !== "/" && pathname.startsWith(`${href}/`));
 }
 
-function Links({ pathname, className, onNavigate }: { pathname: string; className?: string; onNavigate?: () => void }) {
+function Links({
+  pathname,
+  className,
+  onNavigate,
+}: {
+  pathname: string;
+  className?: string;
+  onNavigate?: () => void;
+}) {
   return LINKS.map((l) => {
     const active = isActive(pathname, l.href);
     return (
@@ -69,10 +78,16 @@ export function NavLinks() {
         >
           {open ? <X aria-hidden className="size-4" /> : <Menu aria-hidden className="size-4" />}
           <span>Menu</span>
-          {current && <span className="hidden text-muted-fg min-[420px]:inline">· {current.label}</span>}
+          {current && (
+            <span className="hidden text-muted-fg min-[420px]:inline">· {current.label}</span>
+          )}
         </button>
         {open && (
-          <nav id="main-menu" aria-label="Main" className="absolute inset-x-0 top-full z-40 grid grid-cols-2 gap-1 border-b border-border bg-card p-3 shadow-md sm:grid-cols-3">
+          <nav
+            id="main-menu"
+            aria-label="Main"
+            className="absolute inset-x-0 top-full z-40 grid grid-cols-2 gap-1 border-b border-border bg-card p-3 shadow-md sm:grid-cols-3"
+          >
             <Links pathname={pathname} className="py-2" onNavigate={() => setOpen(false)} />
           </nav>
         )}

@@ -1,14 +1,16 @@
 import Link from "next/link";
 import { unstable_rethrow } from "next/navigation";
-import type { Viewer } from "@/lib/server/auth/viewer";
-import { currentViewer } from "@/lib/server/auth/page";
-import { NavLinks } from "./nav-links";
-import { LiveIndicator } from "./live-indicator";
-import { UserMenu } from "./user-menu";
-import { GlobalSearch } from "@/components/search/global-search";
+
 import { InboxCount } from "@/components/inbox/inbox-count";
+import { GlobalSearch } from "@/components/search/global-search";
+import { currentViewer } from "@/lib/server/auth/page";
+import type { Viewer } from "@/lib/server/auth/viewer";
 import { pool } from "@/lib/server/db";
 import { inboxCount } from "@/lib/server/repositories/inbox";
+
+import { LiveIndicator } from "./live-indicator";
+import { NavLinks } from "./nav-links";
+import { UserMenu } from "./user-menu";
 
 /** The app bar: Pitwall wordmark, then for a signed-in viewer section links, live connection state and the user menu. */
 export async function TopNav() {
@@ -24,13 +26,32 @@ export async function TopNav() {
   let waiting = 0;
   if (viewer) waiting = await inboxCount(pool()).catch(() => 0);
   return (
-    <header data-app-bar className="sticky top-0 z-30 border-b border-border bg-card/95 backdrop-blur supports-[backdrop-filter]:bg-card/80">
+    <header
+      data-app-bar
+      className="sticky top-0 z-30 border-b border-border bg-card/95 backdrop-blur supports-[backdrop-filter]:bg-card/80"
+    >
       <div className="mx-auto flex h-12 w-full max-w-[2200px] items-center gap-3 px-4 sm:gap-6 lg:px-6">
-        <Link href="/" className="flex items-center gap-2 rounded-sm font-semibold tracking-tight" aria-label="Pitwall home">
+        <Link
+          href="/"
+          className="flex items-center gap-2 rounded-sm font-semibold tracking-tight"
+          aria-label="Pitwall home"
+        >
           <svg viewBox="0 0 20 20" aria-hidden className="size-5 text-primary">
             <rect x="1" y="1" width="18" height="18" rx="4" fill="currentColor" />
-            <path d="M5 14V6h4.2a2.6 2.6 0 0 1 0 5.2H5" fill="none" stroke="var(--primary-fg)" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" />
-            <path d="M12.5 14h3" stroke="var(--primary-fg)" strokeWidth="1.8" strokeLinecap="round" />
+            <path
+              d="M5 14V6h4.2a2.6 2.6 0 0 1 0 5.2H5"
+              fill="none"
+              stroke="var(--primary-fg)"
+              strokeWidth="1.8"
+              strokeLinecap="round"
+              strokeLinejoin="round"
+            />
+            <path
+              d="M12.5 14h3"
+              stroke="var(--primary-fg)"
+              strokeWidth="1.8"
+              strokeLinecap="round"
+            />
           </svg>
           <span className="text-[15px]">Pitwall</span>
         </Link>

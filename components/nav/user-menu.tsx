@@ -3,9 +3,10 @@
 import { ChevronDown, LogOut, Settings } from "lucide-react";
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
+
+import { DisplaySettings } from "@/components/preferences/display-settings";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { DisplaySettings } from "@/components/preferences/display-settings";
 import { signOut } from "@/lib/auth-client";
 import type { ViewerInfo } from "@/lib/roles";
 
@@ -33,7 +34,13 @@ export function UserMenu({ viewer }: { viewer: ViewerInfo }) {
 
   return (
     <div ref={root} className="relative">
-      <Button variant="ghost" size="sm" aria-expanded={open} onClick={() => setOpen((o) => !o)} data-testid="user-menu">
+      <Button
+        variant="ghost"
+        size="sm"
+        aria-expanded={open}
+        onClick={() => setOpen((o) => !o)}
+        data-testid="user-menu"
+      >
         <span className="max-w-40 truncate max-sm:max-w-24">{viewer.name}</span>
         <Badge tone="outline" className="max-sm:hidden">
           {viewer.role}
@@ -41,19 +48,30 @@ export function UserMenu({ viewer }: { viewer: ViewerInfo }) {
         <ChevronDown aria-hidden />
       </Button>
       {open ? (
-        <div className="absolute right-0 top-full z-40 mt-1 w-64 rounded-md border border-border bg-card p-1 shadow-md">
+        <div className="absolute top-full right-0 z-40 mt-1 w-64 rounded-md border border-border bg-card p-1 shadow-md">
           <div className="px-2 py-1.5 text-xs text-muted-fg">
-            Signed in as <span className="font-medium text-foreground">{viewer.email ?? viewer.name}</span>
+            Signed in as{" "}
+            <span className="font-medium text-foreground">{viewer.email ?? viewer.name}</span>
           </div>
           <DisplaySettings />
           <div role="menu" aria-label="Account" className="border-t border-border pt-1">
             {viewer.role === "admin" ? (
-              <Link role="menuitem" href="/admin" className="flex items-center gap-2 rounded-sm px-2 py-1.5 text-sm hover:bg-muted" onClick={() => setOpen(false)}>
+              <Link
+                role="menuitem"
+                href="/admin"
+                className="flex items-center gap-2 rounded-sm px-2 py-1.5 text-sm hover:bg-muted"
+                onClick={() => setOpen(false)}
+              >
                 <Settings className="size-4" aria-hidden />
                 Admin
               </Link>
             ) : null}
-            <button role="menuitem" type="button" className="flex w-full items-center gap-2 rounded-sm px-2 py-1.5 text-left text-sm hover:bg-muted" onClick={() => void signOut()}>
+            <button
+              role="menuitem"
+              type="button"
+              className="flex w-full items-center gap-2 rounded-sm px-2 py-1.5 text-left text-sm hover:bg-muted"
+              onClick={() => void signOut()}
+            >
               <LogOut className="size-4" aria-hidden />
               Sign out
             </button>

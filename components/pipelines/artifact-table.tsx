@@ -1,18 +1,27 @@
 "use client";
 
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useState } from "react";
+
 import { CheckpointUri } from "@/components/checkpoints/checkpoint-uri";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { CopyButton } from "@/components/ui/copy-button";
-import { useState } from "react";
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Pager, usePaged, type Paged } from "@/components/ui/pager";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@/components/ui/table";
 import { checkpointPath } from "@/lib/checkpoint-paths";
-import { MISSING, formatCount } from "@/lib/format";
-import type { ArtifactView } from "@/lib/view-models/pipeline";
 import { byteColumnFormat } from "@/lib/column-format";
+import { formatCount, MISSING } from "@/lib/format";
 import { clampPage, pageAfterResize, pageBounds, pageCount } from "@/lib/paging";
+import type { ArtifactView } from "@/lib/view-models/pipeline";
+
 import { artifactPageQueryKey, fetchArtifactPage } from "./queries";
 import { formatBytes } from "./units";
 
@@ -23,7 +32,11 @@ const ARTIFACT_PAGE_SIZES = [20, 50, 100] as const;
  * Pages over all `total` artifacts: pages inside the `loaded` newest come from them, later ones from
  * `GET /api/runs/:id/artifacts` (so the oldest of 364 are reachable, not only the 200 loaded).
  */
-function useArtifactPages(runId: number, loaded: readonly ArtifactView[], total: number): Paged<ArtifactView> {
+function useArtifactPages(
+  runId: number,
+  loaded: readonly ArtifactView[],
+  total: number,
+): Paged<ArtifactView> {
   const local = usePaged(loaded, ARTIFACT_PAGE_SIZES);
   const [wanted, setPage] = useState(0);
   const all = Math.max(total, loaded.length);
@@ -53,7 +66,15 @@ function useArtifactPages(runId: number, loaded: readonly ArtifactView[], total:
 }
 
 /** Checkpoints and uploaded objects, newest first, paged over all of them (20 a page by default): step, kind, URI (copyable; a checkpoint links to its lineage page), size, time. */
-export function ArtifactTable({ runId, artifacts, total }: { runId: number; artifacts: readonly ArtifactView[]; total: number }) {
+export function ArtifactTable({
+  runId,
+  artifacts,
+  total,
+}: {
+  runId: number;
+  artifacts: readonly ArtifactView[];
+  total: number;
+}) {
   const showStep = artifacts.some((a) => a.step !== null);
   const paged = useArtifactPages(runId, artifacts, total);
   // One byte unit for the column, named in the header (lib/column-format.ts).
@@ -81,12 +102,25 @@ export function ArtifactTable({ runId, artifacts, total }: { runId: number; arti
         <TableBody>
           {paged.rows.map((a) => (
             <TableRow key={a.id}>
-              {showStep && <TableCell className="text-right">{a.step === null ? MISSING : typeof a.step === "number" ? formatCount(a.step) : a.step}</TableCell>}
+              {showStep && (
+                <TableCell className="text-right">
+                  {a.step === null
+                    ? MISSING
+                    : typeof a.step === "number"
+                      ? formatCount(a.step)
+                      : a.step}
+                </TableCell>
+              )}
               <TableCell className="text-muted-fg">{a.kind}</TableCell>
               <TableCell>
                 <span className="flex min-w-0 items-center gap-1">
                   {a.kind === "checkpoint" ? (
-                    <Link href={checkpointPath(a.uri)} className="min-w-0 rounded-sm hover:underline [&_[data-uri-tail]]:text-link" aria-label={a.uri} title={`${a.uri}: who produced, scored and served this checkpoint`}>
+                    <Link
+                      href={checkpointPath(a.uri)}
+                      className="min-w-0 rounded-sm hover:underline [&_[data-uri-tail]]:text-link"
+                      aria-label={a.uri}
+                      title={`${a.uri}: who produced, scored and served this checkpoint`}
+                    >
                       <CheckpointUri uri={a.uri} />
                     </Link>
                   ) : (
@@ -95,7 +129,9 @@ export function ArtifactTable({ runId, artifacts, total }: { runId: number; arti
                   <CopyButton text={a.uri} label="Copy URI" />
                 </span>
               </TableCell>
-              <TableCell className="text-right" title={formatBytes(a.sizeBytes)}>{size.format(a.sizeBytes)}</TableCell>
+              <TableCell className="text-right" title={formatBytes(a.sizeBytes)}>
+                {size.format(a.sizeBytes)}
+              </TableCell>
               <TableCell>
                 <RelativeTime iso={a.ts} />
               </TableCell>

@@ -1,6 +1,6 @@
 import { CopyButton } from "@/components/ui/copy-button";
-import type { CommandView } from "@/lib/view-models/pipeline";
 import { cn } from "@/lib/utils";
+import type { CommandView } from "@/lib/view-models/pipeline";
 
 /** What `pitwall run` ran: command line, working directory, git commit, exit code, and the output tail (monospace, scrollable, pinned to the end). */
 export function CommandPanel({ command, running }: { command: CommandView; running: boolean }) {
@@ -12,7 +12,9 @@ export function CommandPanel({ command, running }: { command: CommandView; runni
           <>
             <dt className="text-muted-fg">Command</dt>
             <dd className="flex min-w-0 items-start gap-1">
-              <code className="min-w-0 flex-1 rounded bg-muted px-1.5 py-0.5 font-mono text-xs break-all">{command.command}</code>
+              <code className="min-w-0 flex-1 rounded bg-muted px-1.5 py-0.5 font-mono text-xs break-all">
+                {command.command}
+              </code>
               <CopyButton text={command.command} label="Copy command" />
             </dd>
           </>
@@ -32,16 +34,30 @@ export function CommandPanel({ command, running }: { command: CommandView; runni
           </>
         )}
         <dt className="text-muted-fg">Exit code</dt>
-        <dd className={cn("font-mono text-xs tabular-nums", exit !== null && exit !== 0 && "font-semibold text-failed", exit === 0 && "text-succeeded")}>
+        <dd
+          className={cn(
+            "font-mono text-xs tabular-nums",
+            exit !== null && exit !== 0 && "font-semibold text-failed",
+            exit === 0 && "text-succeeded",
+          )}
+        >
           {exit !== null ? exit : running ? "still running" : "not reported"}
         </dd>
       </dl>
       {command.outputTail.length > 0 && (
         <div className="grid gap-1">
-          <div className="text-xs text-muted-fg">Last {command.outputTail.length} lines of output</div>
+          <div className="text-xs text-muted-fg">
+            Last {command.outputTail.length} lines of output
+          </div>
           {/* column-reverse keeps the view scrolled to the newest line without an effect. */}
-          <div className="flex max-h-80 flex-col-reverse overflow-auto rounded-md border border-border bg-muted/50" tabIndex={0} aria-label="Output tail">
-            <pre className="p-3 font-mono text-xs leading-5 whitespace-pre">{command.outputTail.join("\n")}</pre>
+          <div
+            className="flex max-h-80 flex-col-reverse overflow-auto rounded-md border border-border bg-muted/50"
+            tabIndex={0}
+            aria-label="Output tail"
+          >
+            <pre className="p-3 font-mono text-xs leading-5 whitespace-pre">
+              {command.outputTail.join("\n")}
+            </pre>
           </div>
         </div>
       )}

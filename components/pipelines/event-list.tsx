@@ -1,9 +1,18 @@
+import {
+  CircleCheck,
+  CircleX,
+  Info,
+  OctagonAlert,
+  TriangleAlert,
+  type LucideIcon,
+} from "lucide-react";
 import Link from "next/link";
-import { CircleCheck, CircleX, Info, OctagonAlert, TriangleAlert, type LucideIcon } from "lucide-react";
+
 import { RelativeTime } from "@/components/runs/relative-time";
 import { groupEvents, repeatLabel, singleEventGroups } from "@/lib/metrics/event-groups";
 import { runPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";
+
 import { alertTitle, isResolution } from "./alerts";
 
 /** An event as the list shows it; `runId`/`runName` when events of several runs are mixed. */
@@ -48,10 +57,15 @@ export function EventList({
   /** Set when `className` lets the list scroll: it becomes a keyboard-focusable region with this name (axe scrollable-region-focusable). */
   scrollLabel?: string;
 }) {
-  if (events.length === 0) return <p className={cn("px-4 py-3 text-sm text-muted-fg", className)}>{emptyText}</p>;
+  if (events.length === 0)
+    return <p className={cn("px-4 py-3 text-sm text-muted-fg", className)}>{emptyText}</p>;
   const lines = (grouped ? groupEvents(events) : singleEventGroups(events)).slice(0, limit);
   return (
-    <ul className={cn("divide-y divide-border", className)} tabIndex={scrollLabel ? 0 : undefined} aria-label={scrollLabel}>
+    <ul
+      className={cn("divide-y divide-border", className)}
+      tabIndex={scrollLabel ? 0 : undefined}
+      aria-label={scrollLabel}
+    >
       {lines.map((line) => {
         const e = line.latest;
         const repeat = repeatLabel(line);
@@ -70,12 +84,27 @@ export function EventList({
               !alert && e.level === "error" && "bg-failed-bg/25",
             )}
           >
-            <Icon aria-label={alert ? "alert" : resolved ? "resolved" : lvl.label} className={cn("mt-0.5 shrink-0", wall ? "size-5" : "size-4", resolved ? "text-succeeded" : lvl.className)} />
+            <Icon
+              aria-label={alert ? "alert" : resolved ? "resolved" : lvl.label}
+              className={cn(
+                "mt-0.5 shrink-0",
+                wall ? "size-5" : "size-4",
+                resolved ? "text-succeeded" : lvl.className,
+              )}
+            />
             <div className="min-w-0 flex-1">
-              <div className={cn("flex flex-wrap items-baseline gap-x-2 text-muted-fg", wall ? "text-sm" : "text-xs")}>
+              <div
+                className={cn(
+                  "flex flex-wrap items-baseline gap-x-2 text-muted-fg",
+                  wall ? "text-sm" : "text-xs",
+                )}
+              >
                 <RelativeTime iso={e.ts} className="tabular-nums" />
                 {repeat !== null && (
-                  <span className="font-semibold text-foreground tabular-nums" data-testid="event-repeat">
+                  <span
+                    className="font-semibold text-foreground tabular-nums"
+                    data-testid="event-repeat"
+                  >
                     {repeat}
                   </span>
                 )}
@@ -83,14 +112,40 @@ export function EventList({
                   <Link
                     href={runPath(e.runId)}
                     title={e.runName}
-                    className={cn("font-medium text-foreground hover:underline", wall ? "min-w-0 break-words" : "max-w-64 truncate max-md:max-w-full max-md:break-words max-md:whitespace-normal")}
+                    className={cn(
+                      "font-medium text-foreground hover:underline",
+                      wall
+                        ? "min-w-0 break-words"
+                        : "max-w-64 truncate max-md:max-w-full max-md:break-words max-md:whitespace-normal",
+                    )}
                   >
                     {e.runName}
                   </Link>
                 )}
-                {e.code && <span className={cn("font-medium", alert ? (e.level === "error" ? "text-failed" : "text-stale") : "text-succeeded")}>{alertTitle(e.code)}</span>}
+                {e.code && (
+                  <span
+                    className={cn(
+                      "font-medium",
+                      alert
+                        ? e.level === "error"
+                          ? "text-failed"
+                          : "text-stale"
+                        : "text-succeeded",
+                    )}
+                  >
+                    {alertTitle(e.code)}
+                  </span>
+                )}
               </div>
-              <p className={cn("break-words", e.level === "error" ? "text-failed" : "text-foreground", alert && "font-medium")}>{e.message}</p>
+              <p
+                className={cn(
+                  "break-words",
+                  e.level === "error" ? "text-failed" : "text-foreground",
+                  alert && "font-medium",
+                )}
+              >
+                {e.message}
+              </p>
             </div>
           </li>
         );

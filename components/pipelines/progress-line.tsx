@@ -1,7 +1,12 @@
-import { formatDoneTotal, formatEta, formatFraction, formatRate } from "@/components/pipelines/units";
+import {
+  formatDoneTotal,
+  formatEta,
+  formatFraction,
+  formatRate,
+} from "@/components/pipelines/units";
+import { cn } from "@/lib/utils";
 import type { RunState } from "@/lib/view-models";
 import type { ProgressFigures } from "@/lib/view-models/pipeline";
-import { cn } from "@/lib/utils";
 
 const FILL: Record<RunState, string> = {
   running: "bg-running",
@@ -17,7 +22,17 @@ const FILL: Record<RunState, string> = {
  * looks like a running one); hatched when the total is unknown. An ARIA progressbar with the
  * figures as its text.
  */
-export function ProgressBar({ progress, state, className, label }: { progress: ProgressFigures; state: RunState; className?: string; label: string }) {
+export function ProgressBar({
+  progress,
+  state,
+  className,
+  label,
+}: {
+  progress: ProgressFigures;
+  state: RunState;
+  className?: string;
+  label: string;
+}) {
   const known = progress.fraction !== null;
   const pct = known ? (progress.fraction ?? 0) * 100 : 0;
   return (
@@ -31,12 +46,21 @@ export function ProgressBar({ progress, state, className, label }: { progress: P
       className={cn("relative h-2 w-full overflow-hidden rounded-full bg-muted", className)}
     >
       {known ? (
-        <div className={cn("h-full rounded-full transition-[width] duration-500 motion-reduce:transition-none", FILL[state])} style={{ width: `${pct}%` }} />
+        <div
+          className={cn(
+            "h-full rounded-full transition-[width] duration-500 motion-reduce:transition-none",
+            FILL[state],
+          )}
+          style={{ width: `${pct}%` }}
+        />
       ) : (
         <div
           aria-hidden
           className="h-full w-full opacity-40"
-          style={{ backgroundImage: "repeating-linear-gradient(135deg, var(--muted-fg) 0 4px, transparent 4px 9px)" }}
+          style={{
+            backgroundImage:
+              "repeating-linear-gradient(135deg, var(--muted-fg) 0 4px, transparent 4px 9px)",
+          }}
           title="Total not reported: progress cannot be shown as a fraction"
         />
       )}
@@ -60,15 +84,31 @@ export function progressText(p: ProgressFigures, opts: { rate?: boolean } = {}):
  * styled and wrap cleanly; the rate and ETA are shown only while the run runs (a stale run shows
  * why instead, in amber).
  */
-export function ProgressFiguresText({ progress, state, className, staleNote }: { progress: ProgressFigures; state: RunState; className?: string; staleNote?: string }) {
+export function ProgressFiguresText({
+  progress,
+  state,
+  className,
+  staleNote,
+}: {
+  progress: ProgressFigures;
+  state: RunState;
+  className?: string;
+  staleNote?: string;
+}) {
   const live = state === "running";
   return (
     <div className={cn("flex flex-wrap items-baseline gap-x-3 gap-y-0.5 tabular-nums", className)}>
-      <span className="font-medium text-foreground">{formatDoneTotal(progress.done, progress.total, progress.unit)}</span>
-      {progress.fraction !== null && <span className="text-foreground">{formatFraction(progress.fraction)}</span>}
+      <span className="font-medium text-foreground">
+        {formatDoneTotal(progress.done, progress.total, progress.unit)}
+      </span>
+      {progress.fraction !== null && (
+        <span className="text-foreground">{formatFraction(progress.fraction)}</span>
+      )}
       {live && <span>{formatRate(progress.ratePerS, progress.unit)}</span>}
       {live && progress.total !== null && <span>{formatEta(progress.etaS)}</span>}
-      {state === "stale" && staleNote && <span className="font-medium text-stale">{staleNote}</span>}
+      {state === "stale" && staleNote && (
+        <span className="font-medium text-stale">{staleNote}</span>
+      )}
     </div>
   );
 }

@@ -42,7 +42,8 @@ export interface StepRange {
  * Key of a run's metric series in a step range (a zoomed chart). Outside `metricsQueryKey`: the
  * live push fills that one with the whole run, never a range.
  */
-export const metricsRangeQueryKey = (runId: number, range: StepRange) => ["run-metrics-range", runId, range.fromStep, range.toStep] as const;
+export const metricsRangeQueryKey = (runId: number, range: StepRange) =>
+  ["run-metrics-range", runId, range.fromStep, range.toStep] as const;
 
 /** `GET /api/runs/:id/metrics?fromStep=…&toStep=…` (docs/api.md): the series inside the range, raw when they fit the point budget. */
 export function apiRunMetricsRangePath(runId: number, range: StepRange): string {
@@ -50,7 +51,11 @@ export function apiRunMetricsRangePath(runId: number, range: StepRange): string 
 }
 
 /** One run's metric series in `range`. @throws ApiError (404 run gone, 400 a bad range). */
-export function fetchRunMetricsRange(runId: number, range: StepRange, signal?: AbortSignal): Promise<RunMetricsView> {
+export function fetchRunMetricsRange(
+  runId: number,
+  range: StepRange,
+  signal?: AbortSignal,
+): Promise<RunMetricsView> {
   return fetchJson<RunMetricsView>(apiRunMetricsRangePath(runId, range), { signal });
 }
 
@@ -64,13 +69,21 @@ export const overviewPageQueryKey = (offset: number) => [...overviewQueryKey, of
 
 /** The overview with the active runs from `offset` on (the server's page size). @throws ApiError. */
 export function fetchOverview(signal?: AbortSignal, offset = 0): Promise<OverviewView> {
-  return fetchJson<OverviewView>(offset > 0 ? `/api/overview?offset=${offset}` : "/api/overview", { signal });
+  return fetchJson<OverviewView>(offset > 0 ? `/api/overview?offset=${offset}` : "/api/overview", {
+    signal,
+  });
 }
 
 /** Key of one page of a run's artifacts (under "run-progress": a progress refresh refreshes it too). */
-export const artifactPageQueryKey = (runId: number, offset: number, limit: number) => ["run-progress", runId, "artifacts", offset, limit] as const;
+export const artifactPageQueryKey = (runId: number, offset: number, limit: number) =>
+  ["run-progress", runId, "artifacts", offset, limit] as const;
 
 /** `GET /api/runs/:id/artifacts?offset=&limit=`: artifacts newest first and the run's total. @throws ApiError (404 run gone). */
-export function fetchArtifactPage(runId: number, offset: number, limit: number, signal?: AbortSignal): Promise<{ artifacts: ArtifactView[]; total: number }> {
+export function fetchArtifactPage(
+  runId: number,
+  offset: number,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<{ artifacts: ArtifactView[]; total: number }> {
   return fetchJson(`/api/runs/${runId}/artifacts?offset=${offset}&limit=${limit}`, { signal });
 }

@@ -1,6 +1,16 @@
 import { describe, expect, test } from "vitest";
+
 import { formatAxisValue, metricYAxis, nonFiniteLabel } from "@/components/charts/metric-chart";
-import { formatBytes, formatDoneTotal, formatEta, formatFraction, formatInterval, formatLatestMetrics, formatRate } from "./units";
+
+import {
+  formatBytes,
+  formatDoneTotal,
+  formatEta,
+  formatFraction,
+  formatInterval,
+  formatLatestMetrics,
+  formatRate,
+} from "./units";
 
 describe("pipeline units", () => {
   test("bytes in SI units", () => {
@@ -58,13 +68,33 @@ test("latest metrics at one step name the step once; at different steps each nam
     { key: "grad_norm", step: 5_000, value: 0.942 },
     { key: "lr", step: 5_000, value: 3e-4 },
   ];
-  expect(formatLatestMetrics(atOneStep)).toBe("loss 0.984 · grad_norm 0.942 · lr 3e-4 @ step 5,000");
-  expect(formatLatestMetrics([{ key: "train/loss", step: 20, value: 0.25 }, { key: "lr", step: 10, value: 1e-4 }])).toBe("train/loss 0.250 @ step 20 · lr 1e-4 @ step 10");
-  expect(formatLatestMetrics([{ key: "loss", step: 20, value: 0.25 }])).toBe("loss 0.250 @ step 20");
-  // Serving keys print with label and unit, never the raw key (issue 25).
-  expect(formatLatestMetrics([{ key: "serving/running_requests", step: 1_764_000_000_000, value: 21 }], false)).toBe("Running 21 req");
-  expect(formatLatestMetrics([{ key: "serving/generation_tok_per_s", step: 1_764_000_000_000, value: 557.8 }, { key: "serving/kv_cache_usage", step: 1_764_000_000_000, value: 0.4512 }], false)).toBe(
-    "Output 557.8 tok/s · KV cache 45.1%",
+  expect(formatLatestMetrics(atOneStep)).toBe(
+    "loss 0.984 · grad_norm 0.942 · lr 3e-4 @ step 5,000",
   );
+  expect(
+    formatLatestMetrics([
+      { key: "train/loss", step: 20, value: 0.25 },
+      { key: "lr", step: 10, value: 1e-4 },
+    ]),
+  ).toBe("train/loss 0.250 @ step 20 · lr 1e-4 @ step 10");
+  expect(formatLatestMetrics([{ key: "loss", step: 20, value: 0.25 }])).toBe(
+    "loss 0.250 @ step 20",
+  );
+  // Serving keys print with label and unit, never the raw key (issue 25).
+  expect(
+    formatLatestMetrics(
+      [{ key: "serving/running_requests", step: 1_764_000_000_000, value: 21 }],
+      false,
+    ),
+  ).toBe("Running 21 req");
+  expect(
+    formatLatestMetrics(
+      [
+        { key: "serving/generation_tok_per_s", step: 1_764_000_000_000, value: 557.8 },
+        { key: "serving/kv_cache_usage", step: 1_764_000_000_000, value: 0.4512 },
+      ],
+      false,
+    ),
+  ).toBe("Output 557.8 tok/s · KV cache 45.1%");
   expect(formatLatestMetrics([])).toBe("");
 });

@@ -1,4 +1,4 @@
-import { MISSING, formatCount, formatDuration, formatNonFinite, formatNumber } from "@/lib/format";
+import { formatCount, formatDuration, formatNonFinite, formatNumber, MISSING } from "@/lib/format";
 import { formatMetricReading } from "@/lib/metric-labels";
 
 /**
@@ -56,7 +56,11 @@ export function formatEta(etaS: number | null | undefined): string {
 }
 
 /** done / total with the unit: "350 / 1,000 samples", "350 samples" without a total. */
-export function formatDoneTotal(done: number | null, total: number | null, unit: string | null): string {
+export function formatDoneTotal(
+  done: number | null,
+  total: number | null,
+  unit: string | null,
+): string {
   const u = unit ? ` ${unit}` : "";
   if (done === null && total === null) return MISSING;
   if (total === null) return `${formatCount(done)}${u}`;
@@ -65,12 +69,23 @@ export function formatDoneTotal(done: number | null, total: number | null, unit:
 
 /** Clock time for chart axes, in the browser's zone once hydrated (UTC before): "14:05". */
 export function formatClock(tMs: number, timeZone?: string): string {
-  return new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: timeZone ?? "UTC" }).format(new Date(tMs));
+  return new Intl.DateTimeFormat("en-GB", {
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+    timeZone: timeZone ?? "UTC",
+  }).format(new Date(tMs));
 }
 
 /** Clock time with seconds for tooltips: "14:05:09". */
 export function formatClockSeconds(tMs: number, timeZone?: string): string {
-  return new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZone: timeZone ?? "UTC" }).format(new Date(tMs));
+  return new Intl.DateTimeFormat("en-GB", {
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23",
+    timeZone: timeZone ?? "UTC",
+  }).format(new Date(tMs));
 }
 
 /** A round interval for labels: "30 s", "10 min", "2 h", "1 d" (falls back to lib/format's duration). */
@@ -89,10 +104,20 @@ export function formatInterval(seconds: number): string {
  * lib/metric-labels.ts), never the raw key. `steps: false` leaves steps out (a serving run's steps are
  * scrape times in unix ms, not training steps).
  */
-export function formatLatestMetrics(metrics: ReadonlyArray<{ key: string; step: number | string; value: number }>, steps = true): string {
-  const at = (step: number | string) => ` @ step ${typeof step === "number" ? formatCount(step) : step}`;
+export function formatLatestMetrics(
+  metrics: ReadonlyArray<{ key: string; step: number | string; value: number }>,
+  steps = true,
+): string {
+  const at = (step: number | string) =>
+    ` @ step ${typeof step === "number" ? formatCount(step) : step}`;
   const first = metrics[0];
-  const shared = steps && first !== undefined && metrics.length > 1 && metrics.every((m) => m.step === first.step);
-  const line = metrics.map((m) => `${formatMetricReading(m.key, m.value)}${steps && !shared ? at(m.step) : ""}`).join(" · ");
+  const shared =
+    steps &&
+    first !== undefined &&
+    metrics.length > 1 &&
+    metrics.every((m) => m.step === first.step);
+  const line = metrics
+    .map((m) => `${formatMetricReading(m.key, m.value)}${steps && !shared ? at(m.step) : ""}`)
+    .join(" · ");
   return shared ? `${line}${at(first.step)}` : line;
 }

@@ -18,7 +18,12 @@ export function useServerNow(asOf: string, dataUpdatedAt: number): number {
  * A run's state re-derived at `serverNowMs`: nothing is pushed when a worker goes quiet, so a
  * running run turns stale here as soon as its stall threshold passes, without waiting for a refetch.
  */
-export function liveRunState(state: RunState, lastPushAt: string, stallAfterS: number, serverNowMs: number): RunState {
+export function liveRunState(
+  state: RunState,
+  lastPushAt: string,
+  stallAfterS: number,
+  serverNowMs: number,
+): RunState {
   if (state !== "running" && state !== "stale") return state;
   return runState("running", Date.parse(lastPushAt), stallAfterS, serverNowMs);
 }

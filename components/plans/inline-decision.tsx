@@ -1,15 +1,20 @@
 "use client";
 
-import { useId, useState } from "react";
 import { Check, CircleX, MessageSquareWarning } from "lucide-react";
+import { useId, useState } from "react";
+
 import { Button } from "@/components/ui/button";
 import type { PlanSummaryView } from "@/lib/view-models/plans";
+
 import type { DecisionRequest } from "./queries";
 import { decisionBody, useDecidePlan } from "./use-decide-plan";
 
 type Commented = Extract<DecisionRequest["decision"], "changes_requested" | "rejected">;
 
-const SEND_LABEL: Record<Commented, string> = { changes_requested: "Send: request changes", rejected: "Send: reject" };
+const SEND_LABEL: Record<Commented, string> = {
+  changes_requested: "Send: request changes",
+  rejected: "Send: reject",
+};
 
 /**
  * Decide a pending plan from a list (approver role only; the caller checks): Approve records the
@@ -21,7 +26,9 @@ export function InlineDecision({ plan }: { plan: Pick<PlanSummaryView, "id" | "t
   const [open, setOpen] = useState<Commented | null>(null);
   const [comment, setComment] = useState("");
   const [formError, setFormError] = useState<string | null>(null);
-  const { decide, busy, error, conflict } = useDecidePlan(plan.id, { onDecided: () => setOpen(null) });
+  const { decide, busy, error, conflict } = useDecidePlan(plan.id, {
+    onDecided: () => setOpen(null),
+  });
   const commentId = useId();
 
   const send = (decision: DecisionRequest["decision"]) => {
@@ -42,11 +49,24 @@ export function InlineDecision({ plan }: { plan: Pick<PlanSummaryView, "id" | "t
           <Check aria-hidden />
           Approve
         </Button>
-        <Button size="sm" variant="outline" onClick={() => toggle("changes_requested")} disabled={busy} aria-expanded={open === "changes_requested"}>
+        <Button
+          size="sm"
+          variant="outline"
+          onClick={() => toggle("changes_requested")}
+          disabled={busy}
+          aria-expanded={open === "changes_requested"}
+        >
           <MessageSquareWarning aria-hidden />
           Request changes
         </Button>
-        <Button size="sm" variant="outline" className="text-failed hover:bg-failed-bg" onClick={() => toggle("rejected")} disabled={busy} aria-expanded={open === "rejected"}>
+        <Button
+          size="sm"
+          variant="outline"
+          className="text-failed hover:bg-failed-bg"
+          onClick={() => toggle("rejected")}
+          disabled={busy}
+          aria-expanded={open === "rejected"}
+        >
           <CircleX aria-hidden />
           Reject
         </Button>
@@ -55,7 +75,10 @@ export function InlineDecision({ plan }: { plan: Pick<PlanSummaryView, "id" | "t
       {open && (
         <div className="grid gap-1.5">
           <label htmlFor={commentId} className="text-xs font-medium">
-            Comment for the agent <span className="font-normal text-muted-fg">({open === "changes_requested" ? "required" : "optional"})</span>
+            Comment for the agent{" "}
+            <span className="font-normal text-muted-fg">
+              ({open === "changes_requested" ? "required" : "optional"})
+            </span>
           </label>
           <textarea
             id={commentId}
@@ -69,7 +92,13 @@ export function InlineDecision({ plan }: { plan: Pick<PlanSummaryView, "id" | "t
             className="min-h-12 resize-y rounded-md border border-input bg-card px-2 py-1 text-[13px] leading-5 font-normal shadow-xs focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-ring aria-invalid:border-failed"
           />
           <div className="flex items-center gap-1.5">
-            <Button size="sm" variant={open === "rejected" ? "outline" : "default"} className={open === "rejected" ? "text-failed hover:bg-failed-bg" : undefined} onClick={() => send(open)} disabled={busy}>
+            <Button
+              size="sm"
+              variant={open === "rejected" ? "outline" : "default"}
+              className={open === "rejected" ? "text-failed hover:bg-failed-bg" : undefined}
+              onClick={() => send(open)}
+              disabled={busy}
+            >
               {SEND_LABEL[open]}
             </Button>
             <Button size="sm" variant="ghost" onClick={() => setOpen(null)} disabled={busy}>

@@ -1,8 +1,10 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { cn } from "@/lib/utils";
+
 import { fetchPendingPlanCount, pendingPlansQueryKey } from "./queries";
 
 /**
@@ -10,7 +12,15 @@ import { fetchPendingPlanCount, pendingPlansQueryKey } from "./queries";
  * pill for a navigation link, hidden at 0; `variant="label"`: "3 awaiting decision", always shown
  * (page headers). `initialCount` (from the server render) avoids a flash before the first fetch.
  */
-export function PendingPlansBadge({ variant = "nav", initialCount, className }: { variant?: "nav" | "label"; initialCount?: number; className?: string }) {
+export function PendingPlansBadge({
+  variant = "nav",
+  initialCount,
+  className,
+}: {
+  variant?: "nav" | "label";
+  initialCount?: number;
+  className?: string;
+}) {
   const live = useLiveTopics(["plans"]);
   const { data: count } = useQuery({
     queryKey: pendingPlansQueryKey,
@@ -18,14 +28,18 @@ export function PendingPlansBadge({ variant = "nav", initialCount, className }: 
     initialData: initialCount,
     refetchInterval: refetchIntervalFor(live),
   });
-  const label = count === undefined ? "" : `${count} plan${count === 1 ? "" : "s"} awaiting decision`;
+  const label =
+    count === undefined ? "" : `${count} plan${count === 1 ? "" : "s"} awaiting decision`;
   if (variant === "nav") {
     if (!count) return null;
     return (
       <span
         data-testid="pending-plans-count"
         title={label}
-        className={cn("inline-flex h-4 min-w-4 items-center justify-center rounded-full bg-primary px-1 text-[11px] leading-none font-semibold text-primary-fg tabular-nums", className)}
+        className={cn(
+          "inline-flex h-4 min-w-4 items-center justify-center rounded-full bg-primary px-1 text-[11px] leading-none font-semibold text-primary-fg tabular-nums",
+          className,
+        )}
       >
         {count}
         <span className="sr-only"> awaiting decision</span>
@@ -39,7 +53,9 @@ export function PendingPlansBadge({ variant = "nav", initialCount, className }: 
       aria-live="polite"
       className={cn(
         "inline-flex h-6 items-center gap-1.5 rounded-full border px-2.5 text-xs tabular-nums",
-        count ? "border-primary/40 bg-running-bg text-running" : "border-border bg-card text-muted-fg",
+        count
+          ? "border-primary/40 bg-running-bg text-running"
+          : "border-border bg-card text-muted-fg",
         className,
       )}
     >

@@ -7,8 +7,12 @@ export function PlanItemList({ items, label }: { items: readonly PlanItemView[];
     <ol aria-label={label} className="divide-y divide-border">
       {items.map((item, i) => (
         <li key={i} className="flex items-start gap-3 px-4 py-2">
-          <span className="mt-px w-5 shrink-0 text-right text-xs text-muted-fg tabular-nums">{i + 1}.</span>
-          <span className="min-w-0 flex-1 text-[13px] leading-5 break-words whitespace-pre-wrap">{item.content}</span>
+          <span className="mt-px w-5 shrink-0 text-right text-xs text-muted-fg tabular-nums">
+            {i + 1}.
+          </span>
+          <span className="min-w-0 flex-1 text-[13px] leading-5 break-words whitespace-pre-wrap">
+            {item.content}
+          </span>
           <PriorityBadge priority={item.priority} className="mt-0.5 shrink-0" />
         </li>
       ))}

@@ -1,4 +1,5 @@
 import { ArrowUpDown, Minus, Pencil, Plus } from "lucide-react";
+
 import { PriorityBadge } from "@/components/sessions/priority-badge";
 import type { PlanItemsDiff } from "@/lib/view-models/plans";
 
@@ -9,10 +10,15 @@ import type { PlanItemsDiff } from "@/lib/view-models/plans";
 export function PlanItemsDiffView({ diff }: { diff: PlanItemsDiff }) {
   if (diff.unchanged) return <p className="text-xs text-muted-fg">Items as proposed.</p>;
   return (
-    <ol aria-label="Decided items against the proposal" className="grid gap-1 text-[13px] leading-5">
+    <ol
+      aria-label="Decided items against the proposal"
+      className="grid gap-1 text-[13px] leading-5"
+    >
       {diff.items.map((c, i) => (
         <li key={i} className="flex items-start gap-2">
-          <span className="mt-px w-5 shrink-0 text-right text-xs text-muted-fg tabular-nums">{i + 1}.</span>
+          <span className="mt-px w-5 shrink-0 text-right text-xs text-muted-fg tabular-nums">
+            {i + 1}.
+          </span>
           <span className="mt-0.5 shrink-0">
             {c.change === "added" ? (
               <Plus aria-hidden className="size-3.5 text-succeeded" />
@@ -31,12 +37,19 @@ export function PlanItemsDiffView({ diff }: { diff: PlanItemsDiff }) {
                 <span className="text-muted-fg"> → </span>
               </>
             )}
-            {c.change === "added" ? <ins className="no-underline">{c.item.content}</ins> : c.item.content}
+            {c.change === "added" ? (
+              <ins className="no-underline">{c.item.content}</ins>
+            ) : (
+              c.item.content
+            )}
             <span className="ml-1.5 text-xs text-muted-fg">
               {c.change === "added" && "added"}
               {c.change === "edited" && "edited"}
-              {c.moved && c.fromPosition !== null && `${c.change === "edited" ? ", " : ""}moved from ${c.fromPosition}`}
-              {c.fromPriority !== undefined && `${c.change !== "same" || c.moved ? ", " : ""}priority ${c.fromPriority ?? "none"} → ${c.item.priority ?? "none"}`}
+              {c.moved &&
+                c.fromPosition !== null &&
+                `${c.change === "edited" ? ", " : ""}moved from ${c.fromPosition}`}
+              {c.fromPriority !== undefined &&
+                `${c.change !== "same" || c.moved ? ", " : ""}priority ${c.fromPriority ?? "none"} → ${c.item.priority ?? "none"}`}
             </span>
           </span>
           <PriorityBadge priority={c.item.priority} className="mt-0.5 shrink-0" />

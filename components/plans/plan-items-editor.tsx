@@ -3,6 +3,7 @@
 import { ArrowDown, ArrowUp, Plus, Trash2 } from "lucide-react";
 import { useId } from "react";
 import { flushSync } from "react-dom";
+
 import { buttonVariants } from "@/components/ui/button";
 import { Select } from "@/components/ui/input";
 import type { PlanItemView } from "@/lib/view-models/plans";
@@ -18,12 +19,19 @@ let nextUid = 0;
 
 /** Editable copies of a plan's items. */
 export function toEditable(items: readonly PlanItemView[]): EditableItem[] {
-  return items.map((i) => ({ uid: `item-${nextUid++}`, content: i.content, priority: i.priority ?? "" }));
+  return items.map((i) => ({
+    uid: `item-${nextUid++}`,
+    content: i.content,
+    priority: i.priority ?? "",
+  }));
 }
 
 /** The edited items as plan items (text trimmed; empty priority = none). */
 export function fromEditable(items: readonly EditableItem[]): PlanItemView[] {
-  return items.map((i) => ({ content: i.content.trim(), priority: i.priority === "" ? null : i.priority }));
+  return items.map((i) => ({
+    content: i.content.trim(),
+    priority: i.priority === "" ? null : i.priority,
+  }));
 }
 
 /** Most items a plan may have (the protocol's limit). */
@@ -33,7 +41,15 @@ export const MAX_PLAN_ITEMS = 200;
  * Edits a plan's items: text, priority, order (up/down buttons; focus follows the moved item so a
  * keyboard user can keep pressing), add and remove. Controlled: `onChange` receives the new list.
  */
-export function PlanItemsEditor({ items, onChange, disabled }: { items: EditableItem[]; onChange: (items: EditableItem[]) => void; disabled?: boolean }) {
+export function PlanItemsEditor({
+  items,
+  onChange,
+  disabled,
+}: {
+  items: EditableItem[];
+  onChange: (items: EditableItem[]) => void;
+  disabled?: boolean;
+}) {
   const base = useId();
   const domId = (key: string) => `${base}-${key}`;
   const focus = (key: string) => document.getElementById(domId(key))?.focus();
@@ -51,7 +67,8 @@ export function PlanItemsEditor({ items, onChange, disabled }: { items: Editable
     const atEdge = (delta < 0 && target === 0) || (delta > 0 && target === next.length - 1);
     focus(`${item.uid}:${atEdge ? (delta < 0 ? "down" : "up") : delta < 0 ? "up" : "down"}`);
   };
-  const update = (index: number, patch: Partial<EditableItem>) => onChange(items.map((it, i) => (i === index ? { ...it, ...patch } : it)));
+  const update = (index: number, patch: Partial<EditableItem>) =>
+    onChange(items.map((it, i) => (i === index ? { ...it, ...patch } : it)));
   const remove = (index: number) => {
     const neighbour = items[index + 1] ?? items[index - 1];
     flushSync(() => onChange(items.filter((_, i) => i !== index)));
@@ -68,12 +85,17 @@ export function PlanItemsEditor({ items, onChange, disabled }: { items: Editable
       <ol aria-label="Plan items (editable)" className="grid gap-2">
         {items.map((item, i) => (
           <li key={item.uid} className="flex items-start gap-2">
-            <span className="mt-1.5 w-5 shrink-0 text-right text-xs text-muted-fg tabular-nums">{i + 1}.</span>
+            <span className="mt-1.5 w-5 shrink-0 text-right text-xs text-muted-fg tabular-nums">
+              {i + 1}.
+            </span>
             <textarea
               id={domId(`${item.uid}:text`)}
               value={item.content}
               onChange={(e) => update(i, { content: e.currentTarget.value })}
-              rows={Math.min(6, Math.max(1, Math.ceil(item.content.length / 90), item.content.split("\n").length))}
+              rows={Math.min(
+                6,
+                Math.max(1, Math.ceil(item.content.length / 90), item.content.split("\n").length),
+              )}
               maxLength={20_000}
               disabled={disabled}
               aria-label={`Item ${i + 1} text`}
@@ -83,7 +105,9 @@ export function PlanItemsEditor({ items, onChange, disabled }: { items: Editable
             />
             <Select
               value={item.priority}
-              onChange={(e) => update(i, { priority: e.currentTarget.value as EditableItem["priority"] })}
+              onChange={(e) =>
+                update(i, { priority: e.currentTarget.value as EditableItem["priority"] })
+              }
               disabled={disabled}
               aria-label={`Item ${i + 1} priority`}
               className="w-28 shrink-0 text-[13px]"
@@ -94,7 +118,15 @@ export function PlanItemsEditor({ items, onChange, disabled }: { items: Editable
               <option value="low">low</option>
             </Select>
             <div className="flex shrink-0 items-center">
-              <button type="button" id={domId(`${item.uid}:up`)} className={buttonVariants({ variant: "ghost", size: "icon" })} onClick={() => move(i, -1)} disabled={disabled || i === 0} aria-label={`Move item ${i + 1} up`} title="Move up">
+              <button
+                type="button"
+                id={domId(`${item.uid}:up`)}
+                className={buttonVariants({ variant: "ghost", size: "icon" })}
+                onClick={() => move(i, -1)}
+                disabled={disabled || i === 0}
+                aria-label={`Move item ${i + 1} up`}
+                title="Move up"
+              >
                 <ArrowUp aria-hidden />
               </button>
               <button
@@ -108,7 +140,14 @@ export function PlanItemsEditor({ items, onChange, disabled }: { items: Editable
               >
                 <ArrowDown aria-hidden />
               </button>
-              <button type="button" className={buttonVariants({ variant: "ghost", size: "icon" })} onClick={() => remove(i)} disabled={disabled || items.length <= 1} aria-label={`Remove item ${i + 1}`} title="Remove">
+              <button
+                type="button"
+                className={buttonVariants({ variant: "ghost", size: "icon" })}
+                onClick={() => remove(i)}
+                disabled={disabled || items.length <= 1}
+                aria-label={`Remove item ${i + 1}`}
+                title="Remove"
+              >
                 <Trash2 aria-hidden />
               </button>
             </div>
@@ -116,7 +155,13 @@ export function PlanItemsEditor({ items, onChange, disabled }: { items: Editable
         ))}
       </ol>
       <div>
-        <button type="button" id={domId("add")} className={buttonVariants({ variant: "outline", size: "sm" })} onClick={add} disabled={disabled || items.length >= MAX_PLAN_ITEMS}>
+        <button
+          type="button"
+          id={domId("add")}
+          className={buttonVariants({ variant: "outline", size: "sm" })}
+          onClick={add}
+          disabled={disabled || items.length >= MAX_PLAN_ITEMS}
+        >
           <Plus aria-hidden />
           Add item
         </button>

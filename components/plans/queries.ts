@@ -1,5 +1,5 @@
 import { fetchJson, sendJson } from "@/lib/api-client";
-import type { PlanItemView, PlanDetailView, PlanListView } from "@/lib/view-models/plans";
+import type { PlanDetailView, PlanItemView, PlanListView } from "@/lib/view-models/plans";
 
 /**
  * react-query keys, fetchers and paths of plans. The keys follow lib/query-keys.ts's one rule, so
@@ -29,8 +29,13 @@ export function planPath(id: number): string {
 }
 
 /** Plans, pending first (`GET /api/plans`, optionally one session's). @throws ApiError. */
-export function fetchPlans(opts: { session?: number; signal?: AbortSignal } = {}): Promise<PlanListView> {
-  return fetchJson<PlanListView>(opts.session !== undefined ? `/api/plans?session=${opts.session}` : "/api/plans", { signal: opts.signal });
+export function fetchPlans(
+  opts: { session?: number; signal?: AbortSignal } = {},
+): Promise<PlanListView> {
+  return fetchJson<PlanListView>(
+    opts.session !== undefined ? `/api/plans?session=${opts.session}` : "/api/plans",
+    { signal: opts.signal },
+  );
 }
 
 /** Key of the plans about one run (its chart annotations). */
@@ -64,8 +69,12 @@ export interface DecisionRequest {
 }
 
 /** Items as the decision API takes them (no null priority). */
-export function decisionItems(items: readonly PlanItemView[]): NonNullable<DecisionRequest["items"]> {
-  return items.map((i) => (i.priority ? { content: i.content, priority: i.priority } : { content: i.content }));
+export function decisionItems(
+  items: readonly PlanItemView[],
+): NonNullable<DecisionRequest["items"]> {
+  return items.map((i) =>
+    i.priority ? { content: i.content, priority: i.priority } : { content: i.content },
+  );
 }
 
 /**

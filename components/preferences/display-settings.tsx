@@ -2,9 +2,11 @@
 
 import { Monitor, Moon, Sun } from "lucide-react";
 import { useMemo, useState } from "react";
+
 import { useHydrated } from "@/components/live/use-now";
 import { THEMES, timeZoneChoices, type Theme } from "@/lib/preferences";
 import { cn } from "@/lib/utils";
+
 import { usePreferences } from "./preferences-provider";
 
 const THEME_ICON = { system: Monitor, light: Sun, dark: Moon } as const;
@@ -19,11 +21,18 @@ export function DisplaySettings() {
   const browserZone = hydrated ? Intl.DateTimeFormat().resolvedOptions().timeZone : "";
   const save = (patch: Parameters<typeof update>[0]) => {
     setError(null);
-    update(patch).catch((err: unknown) => setError(err instanceof Error ? err.message : String(err)));
+    update(patch).catch((err: unknown) =>
+      setError(err instanceof Error ? err.message : String(err)),
+    );
   };
   return (
     <div className="grid gap-2 border-t border-border px-2 py-2">
-      <div role="radiogroup" aria-label="Theme" className="grid grid-cols-3 gap-1" data-testid="theme-choice">
+      <div
+        role="radiogroup"
+        aria-label="Theme"
+        className="grid grid-cols-3 gap-1"
+        data-testid="theme-choice"
+      >
         {THEMES.map((theme) => {
           const Icon = THEME_ICON[theme];
           const on = preferences.theme === theme;
@@ -36,7 +45,9 @@ export function DisplaySettings() {
               onClick={() => save({ theme })}
               className={cn(
                 "flex items-center justify-center gap-1 rounded-sm border px-1.5 py-1 text-xs",
-                on ? "border-primary bg-muted font-medium text-foreground" : "border-border text-muted-fg hover:bg-muted",
+                on
+                  ? "border-primary bg-muted font-medium text-foreground"
+                  : "border-border text-muted-fg hover:bg-muted",
               )}
             >
               <Icon className="size-3.5" aria-hidden />
@@ -54,7 +65,9 @@ export function DisplaySettings() {
           data-testid="time-zone-select"
         >
           <option value="">Browser{browserZone ? ` (${browserZone})` : ""}</option>
-          {preferences.timeZone && !zones.includes(preferences.timeZone) ? <option value={preferences.timeZone}>{preferences.timeZone}</option> : null}
+          {preferences.timeZone && !zones.includes(preferences.timeZone) ? (
+            <option value={preferences.timeZone}>{preferences.timeZone}</option>
+          ) : null}
           {zones.map((z) => (
             <option key={z} value={z}>
               {z}

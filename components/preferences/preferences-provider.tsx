@@ -1,6 +1,7 @@
 "use client";
 
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
+
 import { useHydrated } from "@/components/live/use-now";
 import { DEFAULT_PREFERENCES, type Preferences, type PreferencesPatch } from "@/lib/preferences";
 
@@ -24,12 +25,24 @@ function applyTheme(theme: Preferences["theme"]): void {
 }
 
 /** Holds the signed-in person's display choices, seeded by the server render (no flash, no fetch). */
-export function PreferencesProvider({ initial, canSave, children }: { initial: Preferences; canSave: boolean; children: ReactNode }) {
+export function PreferencesProvider({
+  initial,
+  canSave,
+  children,
+}: {
+  initial: Preferences;
+  canSave: boolean;
+  children: ReactNode;
+}) {
   const [preferences, setPreferences] = useState(initial);
   const update = useCallback(async (patch: PreferencesPatch) => {
     if (patch.theme) applyTheme(patch.theme);
     setPreferences((p) => ({ ...p, ...patch }));
-    const res = await fetch("/api/me/preferences", { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(patch) });
+    const res = await fetch("/api/me/preferences", {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(patch),
+    });
     if (!res.ok) {
       const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
       throw new Error(body?.error?.message ?? `saving failed (HTTP ${res.status})`);

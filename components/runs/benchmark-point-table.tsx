@@ -1,14 +1,27 @@
 "use client";
 
 import { CircleCheck, CircleX, TriangleAlert } from "lucide-react";
-import { Pager, usePaged } from "@/components/ui/pager";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { MISSING, autoDecimals, formatCount, formatNumber } from "@/lib/format";
-import { isFailedPoint } from "@/lib/metrics/benchmark-sweep";
-import { latencyIn, metricLatenciesMs, type LatencyMetric, type LatencyUnits } from "@/lib/latency-unit";
+
 import { useLatencyUnit } from "@/components/charts/latency-unit";
-import type { BenchmarkPointView } from "@/lib/view-models";
+import { Pager, usePaged } from "@/components/ui/pager";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@/components/ui/table";
+import { autoDecimals, formatCount, formatNumber, MISSING } from "@/lib/format";
+import {
+  latencyIn,
+  metricLatenciesMs,
+  type LatencyMetric,
+  type LatencyUnits,
+} from "@/lib/latency-unit";
+import { isFailedPoint } from "@/lib/metrics/benchmark-sweep";
 import { cn } from "@/lib/utils";
+import type { BenchmarkPointView } from "@/lib/view-models";
 
 interface Column {
   id: string;
@@ -35,11 +48,23 @@ function columnFormat(values: ReadonlyArray<number | null>): (v: number | null) 
   const decimals = autoDecimals(Math.max(...finite.map(Math.abs)));
   return (v) => formatNumber(v, decimals);
 }
-const stat = (label: string, m: "Mean" | "Median" | "P99") => ({ header: m === "Median" ? "p50" : m === "P99" ? "p99" : "mean", title: `${label} ${m.toLowerCase()}` });
+const stat = (label: string, m: "Mean" | "Median" | "P99") => ({
+  header: m === "Median" ? "p50" : m === "P99" ? "p99" : "mean",
+  title: `${label} ${m.toLowerCase()}`,
+});
 
-function latencyGroup(units: LatencyUnits, metric: LatencyMetric, name: string, label: string, mean: keyof BenchmarkPointView, median: keyof BenchmarkPointView, p99: keyof BenchmarkPointView): ColumnGroup {
+function latencyGroup(
+  units: LatencyUnits,
+  metric: LatencyMetric,
+  name: string,
+  label: string,
+  mean: keyof BenchmarkPointView,
+  median: keyof BenchmarkPointView,
+  p99: keyof BenchmarkPointView,
+): ColumnGroup {
   const unit = units[metric];
-  const get = (k: keyof BenchmarkPointView) => (p: BenchmarkPointView) => latencyIn(p[k] as number | null, unit);
+  const get = (k: keyof BenchmarkPointView) => (p: BenchmarkPointView) =>
+    latencyIn(p[k] as number | null, unit);
   return {
     header: `${name} (${unit})`,
     columns: [
@@ -55,26 +80,81 @@ const metricGroups = (units: LatencyUnits): ColumnGroup[] => [
   {
     header: "Requests",
     columns: [
-      { id: "completed", header: "done", title: "Completed requests", value: (p) => p.completed, format: formatCount },
-      { id: "failed", header: "failed", title: "Failed requests", value: (p) => p.failed, format: formatCount },
-      { id: "durationS", header: "dur. (s)", title: "Benchmark duration in seconds", value: (p) => p.durationS },
-      { id: "requestThroughput", header: "req/s", title: "Completed requests per second", value: (p) => p.requestThroughput },
+      {
+        id: "completed",
+        header: "done",
+        title: "Completed requests",
+        value: (p) => p.completed,
+        format: formatCount,
+      },
+      {
+        id: "failed",
+        header: "failed",
+        title: "Failed requests",
+        value: (p) => p.failed,
+        format: formatCount,
+      },
+      {
+        id: "durationS",
+        header: "dur. (s)",
+        title: "Benchmark duration in seconds",
+        value: (p) => p.durationS,
+      },
+      {
+        id: "requestThroughput",
+        header: "req/s",
+        title: "Completed requests per second",
+        value: (p) => p.requestThroughput,
+      },
     ],
   },
   {
     header: "Throughput (tok/s)",
     columns: [
-      { id: "outputTokPerS", header: "output", title: "Aggregate output tokens per second", value: (p) => p.outputTokPerS },
-      { id: "totalTokPerS", header: "total", title: "Aggregate input + output tokens per second", value: (p) => p.totalTokPerS },
+      {
+        id: "outputTokPerS",
+        header: "output",
+        title: "Aggregate output tokens per second",
+        value: (p) => p.outputTokPerS,
+      },
+      {
+        id: "totalTokPerS",
+        header: "total",
+        title: "Aggregate input + output tokens per second",
+        value: (p) => p.totalTokPerS,
+      },
     ],
   },
-  latencyGroup(units, "ttft", "TTFT", "Time to first token", "ttftMsMean", "ttftMsMedian", "ttftMsP99"),
-  latencyGroup(units, "tpot", "TPOT", "Time per output token", "tpotMsMean", "tpotMsMedian", "tpotMsP99"),
+  latencyGroup(
+    units,
+    "ttft",
+    "TTFT",
+    "Time to first token",
+    "ttftMsMean",
+    "ttftMsMedian",
+    "ttftMsP99",
+  ),
+  latencyGroup(
+    units,
+    "tpot",
+    "TPOT",
+    "Time per output token",
+    "tpotMsMean",
+    "tpotMsMedian",
+    "tpotMsP99",
+  ),
   latencyGroup(units, "itl", "ITL", "Inter-token latency", "itlMsMean", "itlMsMedian", "itlMsP99"),
   latencyGroup(units, "e2e", "E2E", "End-to-end latency", "e2eMsMean", "e2eMsMedian", "e2eMsP99"),
   {
     header: "Spec.",
-    columns: [{ id: "acceptLength", header: "τ", title: "Acceptance length τ (tokens per verify step)", value: (p) => p.acceptLength }],
+    columns: [
+      {
+        id: "acceptLength",
+        header: "τ",
+        title: "Acceptance length τ (tokens per verify step)",
+        value: (p) => p.acceptLength,
+      },
+    ],
   },
 ];
 
@@ -93,10 +173,16 @@ interface BenchmarkPointTableProps {
 }
 
 /** Swept parameters named in `config.sweep`, and whether the points repeat runs (`raw.run_number`). */
-function sweepColumns(points: readonly BenchmarkPointView[], config: Record<string, unknown> | undefined): { keys: string[]; showRunNumber: boolean } {
+function sweepColumns(
+  points: readonly BenchmarkPointView[],
+  config: Record<string, unknown> | undefined,
+): { keys: string[]; showRunNumber: boolean } {
   const sweep = config?.sweep;
-  const keys = sweep !== null && typeof sweep === "object" && !Array.isArray(sweep) ? Object.keys(sweep) : [];
-  const runNumbers = new Set(points.map((p) => p.raw.run_number).filter((v) => typeof v === "number"));
+  const keys =
+    sweep !== null && typeof sweep === "object" && !Array.isArray(sweep) ? Object.keys(sweep) : [];
+  const runNumbers = new Set(
+    points.map((p) => p.raw.run_number).filter((v) => typeof v === "number"),
+  );
   return { keys, showRunNumber: runNumbers.size > 1 };
 }
 
@@ -121,20 +207,25 @@ export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPoint
   const paged = usePaged(points);
   const allGroups = metricGroups(units);
   const sweep = sweepColumns(points, config);
-  const groups = allGroups.map((g) => ({
-    ...g,
-    columns: g.columns
-      .filter((c) => points.some((p) => c.value(p) !== null))
-      .map((c) => ({ ...c, format: c.format ?? columnFormat(points.map(c.value)) })),
-  })).filter((g) => g.columns.length > 0);
+  const groups = allGroups
+    .map((g) => ({
+      ...g,
+      columns: g.columns
+        .filter((c) => points.some((p) => c.value(p) !== null))
+        .map((c) => ({ ...c, format: c.format ?? columnFormat(points.map(c.value)) })),
+    }))
+    .filter((g) => g.columns.length > 0);
   const hidden = allGroups.flatMap((g) => {
     const gone = g.columns.filter((c) => !points.some((p) => c.value(p) !== null));
     const name = g.header.replace(/ \(.*\)$/, "");
     if (gone.length === 0) return [];
     if (gone.length === g.columns.length && g.columns.length > 1) return [name];
-    return gone.length === 1 && g.columns.length === 1 ? [gone[0]?.title ?? name] : [`${name} ${gone.map((c) => c.header).join("/")}`];
+    return gone.length === 1 && g.columns.length === 1
+      ? [gone[0]?.title ?? name]
+      : [`${name} ${gone.map((c) => c.header).join("/")}`];
   });
-  const multiSeries = seriesOf !== undefined && new Set([...seriesOf.values()].map((s) => s.label)).size > 1;
+  const multiSeries =
+    seriesOf !== undefined && new Set([...seriesOf.values()].map((s) => s.label)).size > 1;
   const showConcurrency = points.some((p) => p.concurrency !== null);
   const showRate = points.some((p) => p.requestRate !== null || p.requestRateUnbounded);
   const showMeasured = points.some((p) => p.measuredConcurrency !== null);
@@ -142,7 +233,8 @@ export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPoint
   const measuredFormat = columnFormat(points.map((p) => p.measuredConcurrency));
   if (!showConcurrency) hidden.unshift("Concurrency");
   if (!showRate) hidden.unshift("Request rate");
-  const stickyBg = (failed: boolean) => (failed ? "bg-[color-mix(in_srgb,var(--status-failed-bg)_40%,var(--card))]" : "bg-card");
+  const stickyBg = (failed: boolean) =>
+    failed ? "bg-[color-mix(in_srgb,var(--status-failed-bg)_40%,var(--card))]" : "bg-card";
 
   return (
     <div className="grid gap-2">
@@ -150,13 +242,25 @@ export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPoint
         <TableHeader>
           <TableRow className="hover:bg-transparent">
             <TableHead
-              colSpan={(multiSeries ? 1 : 0) + (showConcurrency ? 1 : 0) + (showMeasured ? 1 : 0) + (showRate ? 1 : 0) + sweep.keys.length + (sweep.showRunNumber ? 1 : 0) + 1}
+              colSpan={
+                (multiSeries ? 1 : 0) +
+                (showConcurrency ? 1 : 0) +
+                (showMeasured ? 1 : 0) +
+                (showRate ? 1 : 0) +
+                sweep.keys.length +
+                (sweep.showRunNumber ? 1 : 0) +
+                1
+              }
               className="sticky left-0 z-10 bg-card"
             >
               Load
             </TableHead>
             {groups.map((g) => (
-              <TableHead key={g.header} colSpan={g.columns.length} className="border-l border-border text-center">
+              <TableHead
+                key={g.header}
+                colSpan={g.columns.length}
+                className="border-l border-border text-center"
+              >
                 {g.header}
               </TableHead>
             ))}
@@ -164,7 +268,10 @@ export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPoint
           <TableRow className="hover:bg-transparent">
             {multiSeries && <TableHead className="sticky left-0 z-10 bg-card">Series</TableHead>}
             {showConcurrency && (
-              <TableHead className={cn("text-right", !multiSeries && "sticky left-0 z-10 bg-card")} title="Configured max concurrency">
+              <TableHead
+                className={cn("text-right", !multiSeries && "sticky left-0 z-10 bg-card")}
+                title="Configured max concurrency"
+              >
                 concurrency
               </TableHead>
             )}
@@ -174,24 +281,38 @@ export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPoint
               </TableHead>
             )}
             {showRate && (
-              <TableHead className="text-right" title="Offered request rate (req/s); max = unbounded">
+              <TableHead
+                className="text-right"
+                title="Offered request rate (req/s); max = unbounded"
+              >
                 rate (req/s)
               </TableHead>
             )}
             {sweep.keys.map((k) => (
-              <TableHead key={`sweep:${k}`} className="text-right font-mono text-xs" title={`Swept parameter ${k}`}>
+              <TableHead
+                key={`sweep:${k}`}
+                className="text-right font-mono text-xs"
+                title={`Swept parameter ${k}`}
+              >
                 {k}
               </TableHead>
             ))}
             {sweep.showRunNumber && (
-              <TableHead className="text-right" title="Repeat of this combination (vllm bench sweep run_number)">
+              <TableHead
+                className="text-right"
+                title="Repeat of this combination (vllm bench sweep run_number)"
+              >
                 run #
               </TableHead>
             )}
             <TableHead>result</TableHead>
             {groups.map((g) =>
               g.columns.map((c, i) => (
-                <TableHead key={c.id} title={c.title} className={cn("text-right", i === 0 && "border-l border-border")}>
+                <TableHead
+                  key={c.id}
+                  title={c.title}
+                  className={cn("text-right", i === 0 && "border-l border-border")}
+                >
                   {c.header}
                 </TableHead>
               )),
@@ -203,11 +324,18 @@ export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPoint
             const failed = isFailedPoint(p);
             const tag = seriesOf?.get(p.key);
             return (
-              <TableRow key={p.key} className={cn(failed && "bg-failed-bg/40 hover:bg-failed-bg/60")}>
+              <TableRow
+                key={p.key}
+                className={cn(failed && "bg-failed-bg/40 hover:bg-failed-bg/60")}
+              >
                 {multiSeries && (
                   <TableCell className={cn("sticky left-0 z-10 max-w-64", stickyBg(failed))}>
                     <span className="flex items-center gap-1.5">
-                      <span aria-hidden className="size-2 shrink-0 rounded-full" style={{ background: tag?.color }} />
+                      <span
+                        aria-hidden
+                        className="size-2 shrink-0 rounded-full"
+                        style={{ background: tag?.color }}
+                      />
                       <span className="truncate" title={tag?.label}>
                         {tag?.label}
                       </span>
@@ -215,22 +343,46 @@ export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPoint
                   </TableCell>
                 )}
                 {showConcurrency && (
-                  <TableCell className={cn("text-right font-medium", !multiSeries && cn("sticky left-0 z-10", stickyBg(failed)))}>{p.concurrency === null ? <Missing /> : formatCount(p.concurrency)}</TableCell>
+                  <TableCell
+                    className={cn(
+                      "text-right font-medium",
+                      !multiSeries && cn("sticky left-0 z-10", stickyBg(failed)),
+                    )}
+                  >
+                    {p.concurrency === null ? <Missing /> : formatCount(p.concurrency)}
+                  </TableCell>
                 )}
-                {showMeasured && <TableCell className="text-right">{cell(p.measuredConcurrency, measuredFormat)}</TableCell>}
-                {showRate && <TableCell className="text-right">{p.requestRateUnbounded ? "max" : cell(p.requestRate, rateFormat)}</TableCell>}
+                {showMeasured && (
+                  <TableCell className="text-right">
+                    {cell(p.measuredConcurrency, measuredFormat)}
+                  </TableCell>
+                )}
+                {showRate && (
+                  <TableCell className="text-right">
+                    {p.requestRateUnbounded ? "max" : cell(p.requestRate, rateFormat)}
+                  </TableCell>
+                )}
                 {sweep.keys.map((k) => (
                   <TableCell key={`sweep:${k}`} className="text-right">
                     {rawText(p.raw[k])}
                   </TableCell>
                 ))}
-                {sweep.showRunNumber && <TableCell className="text-right">{rawText(p.raw.run_number)}</TableCell>}
+                {sweep.showRunNumber && (
+                  <TableCell className="text-right">{rawText(p.raw.run_number)}</TableCell>
+                )}
                 <TableCell>
                   <PointResult point={p} />
                 </TableCell>
                 {groups.map((g) =>
                   g.columns.map((c, i) => (
-                    <TableCell key={c.id} className={cn("text-right", i === 0 && "border-l border-border", c.id === "outputTokPerS" && "font-medium")}>
+                    <TableCell
+                      key={c.id}
+                      className={cn(
+                        "text-right",
+                        i === 0 && "border-l border-border",
+                        c.id === "outputTokPerS" && "font-medium",
+                      )}
+                    >
                       {cell(c.value(p), c.format)}
                     </TableCell>
                   )),
@@ -241,7 +393,11 @@ export function BenchmarkPointTable({ points, seriesOf, config }: BenchmarkPoint
         </TableBody>
       </Table>
       <Pager paged={paged} noun="points" order="plain" />
-      {hidden.length > 0 && <p className="px-4 pb-3 text-xs text-muted-fg">Not measured in any point (columns hidden): {hidden.join(", ")}.</p>}
+      {hidden.length > 0 && (
+        <p className="px-4 pb-3 text-xs text-muted-fg">
+          Not measured in any point (columns hidden): {hidden.join(", ")}.
+        </p>
+      )}
     </div>
   );
 }
@@ -252,7 +408,12 @@ function Missing() {
 
 function cell(v: number | null, format: (v: number | null) => string) {
   if (v === null) return <Missing />;
-  if (!Number.isFinite(v)) return <span className="text-stale" title="Non-finite value reported by the benchmark">{format(v)}</span>;
+  if (!Number.isFinite(v))
+    return (
+      <span className="text-stale" title="Non-finite value reported by the benchmark">
+        {format(v)}
+      </span>
+    );
   return format(v);
 }
 
@@ -260,7 +421,10 @@ function cell(v: number | null, format: (v: number | null) => string) {
 export function PointResult({ point }: { point: BenchmarkPointView }) {
   if (isFailedPoint(point)) {
     return (
-      <span className="inline-flex items-center gap-1 font-semibold text-failed" title="No request completed: this point is not plotted">
+      <span
+        className="inline-flex items-center gap-1 font-semibold text-failed"
+        title="No request completed: this point is not plotted"
+      >
         <CircleX aria-hidden className="size-3.5" />
         FAILED
       </span>
@@ -268,7 +432,10 @@ export function PointResult({ point }: { point: BenchmarkPointView }) {
   }
   if (point.failed !== null && point.failed > 0) {
     return (
-      <span className="inline-flex items-center gap-1 text-stale" title={`${point.failed} request(s) failed`}>
+      <span
+        className="inline-flex items-center gap-1 text-stale"
+        title={`${point.failed} request(s) failed`}
+      >
         <TriangleAlert aria-hidden className="size-3.5" />
         partial
       </span>

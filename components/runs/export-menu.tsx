@@ -1,16 +1,32 @@
 "use client";
 
-import { useEffect, useId, useRef, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { ChevronDown, Download } from "lucide-react";
+import { useEffect, useId, useRef, useState } from "react";
+
 import { buttonVariants } from "@/components/ui/button";
 import { fetchJson } from "@/lib/api-client";
-import { compareExportFilename, compareExportPath, runExportFilename, runExportPath, runExportSummaryPath } from "@/lib/export-paths";
+import {
+  compareExportFilename,
+  compareExportPath,
+  runExportFilename,
+  runExportPath,
+  runExportSummaryPath,
+} from "@/lib/export-paths";
 import { formatCount } from "@/lib/format";
 import { cn } from "@/lib/utils";
-import { EXPORT_DATA, EXPORT_DATA_LABELS, EXPORT_FORMATS, type ExportData, type RunExportSummary } from "@/lib/view-models/export";
+import {
+  EXPORT_DATA,
+  EXPORT_DATA_LABELS,
+  EXPORT_FORMATS,
+  type ExportData,
+  type RunExportSummary,
+} from "@/lib/view-models/export";
 
-const linkClass = cn(buttonVariants({ variant: "outline", size: "sm" }), "h-6 px-2 font-mono text-[11px]");
+const linkClass = cn(
+  buttonVariants({ variant: "outline", size: "sm" }),
+  "h-6 px-2 font-mono text-[11px]",
+);
 
 /**
  * "Export" button of a run page: opens a small menu listing each kind of data the run has
@@ -48,14 +64,27 @@ export function ExportMenu({ runId, className }: { runId: number; className?: st
   const kinds = summary.data ? EXPORT_DATA.filter((d) => summary.data.rows[d] > 0) : [];
   return (
     <div ref={root} className={cn("relative", className)}>
-      <button type="button" aria-expanded={open} aria-controls={menuId} onClick={() => setOpen((o) => !o)} className={buttonVariants({ variant: "outline", size: "sm" })}>
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls={menuId}
+        onClick={() => setOpen((o) => !o)}
+        className={buttonVariants({ variant: "outline", size: "sm" })}
+      >
         <Download aria-hidden />
         Export
         <ChevronDown aria-hidden className={cn("transition-transform", open && "rotate-180")} />
       </button>
       {open && (
-        <div id={menuId} role="region" aria-label="Export this run's data" className="absolute right-0 z-20 mt-1 w-80 rounded-lg border border-border bg-card p-1 shadow-md">
-          <p className="px-2.5 pt-1.5 pb-1 text-xs text-muted-fg">Download every stored row; units are in the column names.</p>
+        <div
+          id={menuId}
+          role="region"
+          aria-label="Export this run's data"
+          className="absolute right-0 z-20 mt-1 w-80 rounded-lg border border-border bg-card p-1 shadow-md"
+        >
+          <p className="px-2.5 pt-1.5 pb-1 text-xs text-muted-fg">
+            Download every stored row; units are in the column names.
+          </p>
           {summary.isPending ? (
             <p className="px-2.5 py-2 text-sm text-muted-fg">Counting rows…</p>
           ) : summary.isError ? (
@@ -88,7 +117,13 @@ function ExportRow({ runId, data, rows }: { runId: number; data: ExportData; row
         </span>
       </span>
       {EXPORT_FORMATS.map((f) => (
-        <a key={f} href={runExportPath(runId, data, f)} download={runExportFilename(runId, data, f)} aria-label={`Download ${label.toLowerCase()} as ${f.toUpperCase()}`} className={linkClass}>
+        <a
+          key={f}
+          href={runExportPath(runId, data, f)}
+          download={runExportFilename(runId, data, f)}
+          aria-label={`Download ${label.toLowerCase()} as ${f.toUpperCase()}`}
+          className={linkClass}
+        >
           {f.toUpperCase()}
         </a>
       ))}
@@ -97,14 +132,26 @@ function ExportRow({ runId, data, rows }: { runId: number; data: ExportData; row
 }
 
 /** "Export points: CSV JSON" for a comparison: every compared run's benchmark points in one file. */
-export function CompareExportLinks({ ids, className }: { ids: readonly number[]; className?: string }) {
+export function CompareExportLinks({
+  ids,
+  className,
+}: {
+  ids: readonly number[];
+  className?: string;
+}) {
   if (ids.length === 0) return null;
   return (
     <span className={cn("flex items-center gap-1.5 text-xs text-muted-fg", className)}>
       <Download aria-hidden className="size-3.5" />
       Export points
       {EXPORT_FORMATS.map((f) => (
-        <a key={f} href={compareExportPath(ids, f)} download={compareExportFilename(ids, f)} aria-label={`Download the compared runs' benchmark points as ${f.toUpperCase()}`} className={linkClass}>
+        <a
+          key={f}
+          href={compareExportPath(ids, f)}
+          download={compareExportFilename(ids, f)}
+          aria-label={`Download the compared runs' benchmark points as ${f.toUpperCase()}`}
+          className={linkClass}
+        >
           {f.toUpperCase()}
         </a>
       ))}

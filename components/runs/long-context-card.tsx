@@ -4,7 +4,10 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 
 const TEXT = {
   ttft: { title: "TTFT by context length", description: "time to first token · median and p99" },
-  decode: { title: "Decode tok/s by context length", description: "per request · 1000 / median TPOT" },
+  decode: {
+    title: "Decode tok/s by context length",
+    description: "per request · 1000 / median TPOT",
+  },
 } as const;
 
 /**
@@ -30,7 +33,8 @@ export function LongContextCard({
   showP99?: boolean;
 }) {
   const text = TEXT[metric];
-  const description = metric === "ttft" && !showP99 ? "time to first token · median" : text.description;
+  const description =
+    metric === "ttft" && !showP99 ? "time to first token · median" : text.description;
   const empty = series.every((s) => s.data.length === 0);
   return (
     <Card className="min-w-0">
@@ -39,7 +43,19 @@ export function LongContextCard({
         <CardDescription className="ml-auto">{description}</CardDescription>
       </CardHeader>
       <CardContent className="grid gap-2">
-        {empty ? <ChartPlaceholder height={height + 28}>No successful long-context point to plot yet</ChartPlaceholder> : <ContextLengthChart metric={metric} series={series} height={height} legend={legend} showP99={showP99} />}
+        {empty ? (
+          <ChartPlaceholder height={height + 28}>
+            No successful long-context point to plot yet
+          </ChartPlaceholder>
+        ) : (
+          <ContextLengthChart
+            metric={metric}
+            series={series}
+            height={height}
+            legend={legend}
+            showP99={showP99}
+          />
+        )}
         {note && <p className="text-xs text-muted-fg">{note}</p>}
       </CardContent>
     </Card>

@@ -1,16 +1,24 @@
 "use client";
 
-import { useId, useState, type ReactNode } from "react";
-import Link from "next/link";
 import { Trophy } from "lucide-react";
+import Link from "next/link";
+import { useId, useState, type ReactNode } from "react";
+
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input, Select } from "@/components/ui/input";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { MISSING, formatCount, formatNumber, formatTokPerS } from "@/lib/format";
 import {
-  DEFAULT_PROJECTION_SAMPLES,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@/components/ui/table";
+import { formatCount, formatNumber, formatTokPerS, MISSING } from "@/lib/format";
+import {
   bestLevel,
+  DEFAULT_PROJECTION_SAMPLES,
   defaultOutputTokens,
   formatDays,
   formatHours,
@@ -32,7 +40,10 @@ function tokensText(tokens: number): string {
 }
 
 /** The level a run projects at: the chosen key when it still exists, else the highest output tok/s. */
-function chosenLevel(levels: readonly ProjectionLevel[], key: string | null): ProjectionLevel | null {
+function chosenLevel(
+  levels: readonly ProjectionLevel[],
+  key: string | null,
+): ProjectionLevel | null {
   return (key !== null ? levels.find((l) => l.key === key) : undefined) ?? bestLevel(levels);
 }
 
@@ -95,7 +106,10 @@ function WorkloadInputs({
           className="w-full tabular-nums"
           data-testid="projection-output-tokens"
         />
-        <span id={`${id}-t-hint`} className={cn("text-xs", tokensBad ? "text-failed" : "text-muted-fg")}>
+        <span
+          id={`${id}-t-hint`}
+          className={cn("text-xs", tokensBad ? "text-failed" : "text-muted-fg")}
+        >
           {tokensBad ? "a positive number up to 10¹²" : tokensHint}
         </span>
       </div>
@@ -104,11 +118,21 @@ function WorkloadInputs({
   );
 }
 
-function defaultHint(d: OutputTokensDefault | null, edited: boolean, reset: () => void, whose?: string): ReactNode {
+function defaultHint(
+  d: OutputTokensDefault | null,
+  edited: boolean,
+  reset: () => void,
+  whose?: string,
+): ReactNode {
   if (edited) {
     return (
-      <button type="button" onClick={reset} className="rounded-sm text-left text-link underline-offset-4 hover:underline">
-        reset to {d ? `${whose ? `${whose}'s ` : "the run's "}${tokensText(d.tokens)}` : "the default"}
+      <button
+        type="button"
+        onClick={reset}
+        className="rounded-sm text-left text-link underline-offset-4 hover:underline"
+      >
+        reset to{" "}
+        {d ? `${whose ? `${whose}'s ` : "the run's "}${tokensText(d.tokens)}` : "the default"}
       </button>
     );
   }
@@ -124,7 +148,11 @@ function defaultHint(d: OutputTokensDefault | null, edited: boolean, reset: () =
   );
 }
 
-function safeProject(samples: number | null, tokens: number | null, level: ProjectionLevel | null): Projection | null {
+function safeProject(
+  samples: number | null,
+  tokens: number | null,
+  level: ProjectionLevel | null,
+): Projection | null {
   if (samples === null || tokens === null || level === null) return null;
   return project(samples, tokens, level.outputTokPerS);
 }
@@ -145,26 +173,43 @@ export function ProjectionPanel({ run }: { run: RunDetail }) {
   const level = chosenLevel(levels, levelKey);
   const dflt = defaultOutputTokens(run.benchmarkPoints);
   const tokens = tokensTyped ?? (dflt ? tokensText(dflt.tokens) : "");
-  const tokensValue = tokensTyped === null ? (dflt?.tokens ?? null) : parsePositiveNumber(tokensTyped);
+  const tokensValue =
+    tokensTyped === null ? (dflt?.tokens ?? null) : parsePositiveNumber(tokensTyped);
   const projection = safeProject(parsePositiveNumber(samples), tokensValue, level);
 
   return (
     <Card className="min-w-0" data-testid="projection-panel">
       <CardHeader>
         <CardTitle>How long would N samples take?</CardTitle>
-        <CardDescription className="ml-auto">samples × output tokens ÷ aggregate output tok/s at one measured level</CardDescription>
+        <CardDescription className="ml-auto">
+          samples × output tokens ÷ aggregate output tok/s at one measured level
+        </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">
         {levels.length === 0 ? (
-          <p className="text-sm text-muted-fg">No successful point with an output tok/s yet: the projection appears with the first one.</p>
+          <p className="text-sm text-muted-fg">
+            No successful point with an output tok/s yet: the projection appears with the first one.
+          </p>
         ) : (
           <>
-            <WorkloadInputs samples={samples} onSamples={setSamples} tokens={tokens} onTokens={setTokensTyped} tokensHint={defaultHint(dflt, tokensTyped !== null, () => setTokensTyped(null))}>
+            <WorkloadInputs
+              samples={samples}
+              onSamples={setSamples}
+              tokens={tokens}
+              onTokens={setTokensTyped}
+              tokensHint={defaultHint(dflt, tokensTyped !== null, () => setTokensTyped(null))}
+            >
               <div className="grid gap-1">
                 <label htmlFor={`${id}-level`} className="text-xs font-medium text-muted-fg">
                   At measured level
                 </label>
-                <Select id={`${id}-level`} value={level?.key ?? ""} onChange={(e) => setLevelKey(e.target.value)} className="w-full max-w-md tabular-nums" data-testid="projection-level">
+                <Select
+                  id={`${id}-level`}
+                  value={level?.key ?? ""}
+                  onChange={(e) => setLevelKey(e.target.value)}
+                  className="w-full max-w-md tabular-nums"
+                  data-testid="projection-level"
+                >
                   {levels.map((l) => (
                     <option key={l.key} value={l.key}>
                       {levelOption(l, best)}
@@ -173,21 +218,32 @@ export function ProjectionPanel({ run }: { run: RunDetail }) {
                 </Select>
               </div>
             </WorkloadInputs>
-            <div data-testid="projection-result" className="grid gap-1 rounded-md border border-border bg-muted/40 px-4 py-3">
+            <div
+              data-testid="projection-result"
+              className="grid gap-1 rounded-md border border-border bg-muted/40 px-4 py-3"
+            >
               {projection ? (
                 <>
                   <div className="flex flex-wrap items-baseline gap-x-3 tabular-nums">
-                    <span className="text-2xl font-semibold tracking-tight text-link" data-testid="projection-hours">
+                    <span
+                      className="text-2xl font-semibold tracking-tight text-link"
+                      data-testid="projection-hours"
+                    >
                       {formatHours(projection.hours)}
                     </span>
                     <span className="text-sm text-muted-fg">= {formatDays(projection.days)}</span>
                   </div>
-                  <p className="text-xs text-muted-fg tabular-nums" data-testid="projection-arithmetic">
+                  <p
+                    className="text-xs text-muted-fg tabular-nums"
+                    data-testid="projection-arithmetic"
+                  >
                     {projectionArithmetic(projection)}
                   </p>
                 </>
               ) : (
-                <span className="text-sm text-muted-fg">Enter the samples and the output tokens per sample.</span>
+                <span className="text-sm text-muted-fg">
+                  Enter the samples and the output tokens per sample.
+                </span>
               )}
             </div>
           </>
@@ -214,22 +270,39 @@ export function ProjectionTable({ entries }: { entries: ProjectionRunEntry[] }) 
   const [levelKeys, setLevelKeys] = useState<Record<number, string>>({});
   const rows = entries.map((e) => {
     const levels = projectionLevels(e.run.benchmarkPoints, e.run.config);
-    return { ...e, levels, best: bestLevel(levels), level: chosenLevel(levels, levelKeys[e.run.id] ?? null), dflt: defaultOutputTokens(e.run.benchmarkPoints) };
+    return {
+      ...e,
+      levels,
+      best: bestLevel(levels),
+      level: chosenLevel(levels, levelKeys[e.run.id] ?? null),
+      dflt: defaultOutputTokens(e.run.benchmarkPoints),
+    };
   });
   const source = rows.find((r) => r.dflt !== null);
   const dflt = source?.dflt ?? null;
   const tokens = tokensTyped ?? (dflt ? tokensText(dflt.tokens) : "");
-  const tokensValue = tokensTyped === null ? (dflt?.tokens ?? null) : parsePositiveNumber(tokensTyped);
+  const tokensValue =
+    tokensTyped === null ? (dflt?.tokens ?? null) : parsePositiveNumber(tokensTyped);
   const samplesValue = parsePositiveNumber(samples);
-  const others = rows.filter((r) => r !== source && r.dflt !== null && Math.abs(r.dflt.tokens - (dflt?.tokens ?? 0)) > 0.05);
-  const projected = rows.map((r) => ({ ...r, projection: safeProject(samplesValue, tokensValue, r.level) }));
-  const fastest = projected.reduce<number | null>((best, r) => (r.projection && (best === null || r.projection.seconds < best) ? r.projection.seconds : best), null);
+  const others = rows.filter(
+    (r) => r !== source && r.dflt !== null && Math.abs(r.dflt.tokens - (dflt?.tokens ?? 0)) > 0.05,
+  );
+  const projected = rows.map((r) => ({
+    ...r,
+    projection: safeProject(samplesValue, tokensValue, r.level),
+  }));
+  const fastest = projected.reduce<number | null>(
+    (best, r) =>
+      r.projection && (best === null || r.projection.seconds < best) ? r.projection.seconds : best,
+    null,
+  );
   const hint = (
     <>
       {defaultHint(dflt, tokensTyped !== null, () => setTokensTyped(null), source?.run.name)}
       {tokensTyped === null && others.length > 0 && (
         <span className="block">
-          {others.map((r) => `${r.run.name}: ${tokensText(r.dflt!.tokens)}`).join(" · ")} (one workload for every row)
+          {others.map((r) => `${r.run.name}: ${tokensText(r.dflt!.tokens)}`).join(" · ")} (one
+          workload for every row)
         </span>
       )}
     </>
@@ -239,10 +312,18 @@ export function ProjectionTable({ entries }: { entries: ProjectionRunEntry[] }) 
     <Card className="min-w-0" data-testid="projection-table">
       <CardHeader>
         <CardTitle>How long would N samples take on each setup?</CardTitle>
-        <CardDescription className="ml-auto">samples × output tokens ÷ aggregate output tok/s at the chosen level</CardDescription>
+        <CardDescription className="ml-auto">
+          samples × output tokens ÷ aggregate output tok/s at the chosen level
+        </CardDescription>
       </CardHeader>
       <CardContent className="border-b border-border">
-        <WorkloadInputs samples={samples} onSamples={setSamples} tokens={tokens} onTokens={setTokensTyped} tokensHint={hint} />
+        <WorkloadInputs
+          samples={samples}
+          onSamples={setSamples}
+          tokens={tokens}
+          onTokens={setTokensTyped}
+          tokensHint={hint}
+        />
       </CardContent>
       <Table>
         <TableHeader>
@@ -257,13 +338,24 @@ export function ProjectionTable({ entries }: { entries: ProjectionRunEntry[] }) 
         </TableHeader>
         <TableBody>
           {projected.map(({ run, color, levels, best, level, projection }) => {
-            const isFastest = projection !== null && projection.seconds === fastest && projected.filter((r) => r.projection).length > 1;
+            const isFastest =
+              projection !== null &&
+              projection.seconds === fastest &&
+              projected.filter((r) => r.projection).length > 1;
             return (
               <TableRow key={run.id} data-testid="projection-row" data-run-id={run.id}>
                 <TableCell className="max-w-64">
                   <span className="flex min-w-0 items-center gap-2">
-                    <span aria-hidden className="size-2.5 shrink-0 rounded-full" style={{ background: color }} />
-                    <Link href={runPath(run.id)} className="truncate rounded-sm font-medium hover:underline" title={run.name}>
+                    <span
+                      aria-hidden
+                      className="size-2.5 shrink-0 rounded-full"
+                      style={{ background: color }}
+                    />
+                    <Link
+                      href={runPath(run.id)}
+                      className="truncate rounded-sm font-medium hover:underline"
+                      title={run.name}
+                    >
                       {run.name}
                     </Link>
                   </span>
@@ -275,7 +367,9 @@ export function ProjectionTable({ entries }: { entries: ProjectionRunEntry[] }) 
                     <Select
                       aria-label={`Level for ${run.name}`}
                       value={level?.key ?? ""}
-                      onChange={(e) => setLevelKeys((prev) => ({ ...prev, [run.id]: e.target.value }))}
+                      onChange={(e) =>
+                        setLevelKeys((prev) => ({ ...prev, [run.id]: e.target.value }))
+                      }
                       className="w-60 tabular-nums"
                     >
                       {levels.map((l) => (
@@ -286,7 +380,9 @@ export function ProjectionTable({ entries }: { entries: ProjectionRunEntry[] }) 
                     </Select>
                   )}
                 </TableCell>
-                <TableCell className="text-right">{level ? formatTokPerS(level.outputTokPerS) : MISSING}</TableCell>
+                <TableCell className="text-right">
+                  {level ? formatTokPerS(level.outputTokPerS) : MISSING}
+                </TableCell>
                 <TableCell className="text-right">
                   <span className="inline-flex items-center gap-1.5">
                     {isFastest && (
@@ -300,8 +396,13 @@ export function ProjectionTable({ entries }: { entries: ProjectionRunEntry[] }) 
                     </span>
                   </span>
                 </TableCell>
-                <TableCell className="text-right">{projection ? formatDays(projection.days) : MISSING}</TableCell>
-                <TableCell className="text-xs whitespace-nowrap text-muted-fg" data-testid="projection-arithmetic">
+                <TableCell className="text-right">
+                  {projection ? formatDays(projection.days) : MISSING}
+                </TableCell>
+                <TableCell
+                  className="text-xs whitespace-nowrap text-muted-fg"
+                  data-testid="projection-arithmetic"
+                >
                   {projection ? projectionArithmetic(projection) : MISSING}
                 </TableCell>
               </TableRow>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
+
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import type { RunDetail } from "@/lib/view-models";
@@ -14,7 +15,14 @@ export interface RunEdit {
 
 /** Splits a comma-separated tag field into trimmed, distinct, non-empty tags (order kept). */
 export function parseTagField(text: string): string[] {
-  return [...new Set(text.split(",").map((t) => t.trim()).filter((t) => t.length > 0))];
+  return [
+    ...new Set(
+      text
+        .split(",")
+        .map((t) => t.trim())
+        .filter((t) => t.length > 0),
+    ),
+  ];
 }
 
 interface RunEditFormProps {
@@ -47,13 +55,27 @@ export function RunEditForm({ run, busy, error, onSave, onCancel }: RunEditFormP
         <label htmlFor="run-edit-name" className="text-xs font-medium">
           Name
         </label>
-        <Input id="run-edit-name" value={name} onChange={(e) => setName(e.currentTarget.value)} required maxLength={500} disabled={busy} autoFocus />
+        <Input
+          id="run-edit-name"
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          required
+          maxLength={500}
+          disabled={busy}
+          autoFocus
+        />
       </div>
       <div className="grid gap-1">
         <label htmlFor="run-edit-tags" className="text-xs font-medium">
           Tags <span className="font-normal text-muted-fg">(comma-separated)</span>
         </label>
-        <Input id="run-edit-tags" value={tags} onChange={(e) => setTags(e.currentTarget.value)} disabled={busy} placeholder="e.g. tp8, mtp, baseline" />
+        <Input
+          id="run-edit-tags"
+          value={tags}
+          onChange={(e) => setTags(e.currentTarget.value)}
+          disabled={busy}
+          placeholder="e.g. tp8, mtp, baseline"
+        />
       </div>
       <div className="grid gap-1">
         <label htmlFor="run-edit-notes" className="text-xs font-medium">

@@ -1,24 +1,26 @@
 "use client";
 
-import Link from "next/link";
-import { useState, type ReactNode } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Archive, ArchiveRestore, Pencil, TriangleAlert } from "lucide-react";
+import Link from "next/link";
+import { useState, type ReactNode } from "react";
+
 import type { LiveStatus } from "@/components/live/live-client";
+import { useTimeZone } from "@/components/preferences/preferences-provider";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { MetaItem } from "@/components/ui/meta-item";
 import { patchRun } from "@/lib/api-client";
+import { formatAbsoluteTime } from "@/lib/format";
 import { runsPath } from "@/lib/paths";
 import { runQueryKey } from "@/lib/query-keys";
 import type { RunDetail } from "@/lib/view-models";
+
 import { FreshnessBadge } from "./freshness-badge";
 import { RelativeTime } from "./relative-time";
 import { RunDuration } from "./run-duration";
-import { StatusBadge } from "./status-badge";
-import { MetaItem } from "@/components/ui/meta-item";
 import { RunEditForm } from "./run-edit-form";
-import { useTimeZone } from "@/components/preferences/preferences-provider";
-import { formatAbsoluteTime } from "@/lib/format";
+import { StatusBadge } from "./status-badge";
 
 type RunPatch = Parameters<typeof patchRun>[1];
 
@@ -28,7 +30,17 @@ type RunPatch = Parameters<typeof patchRun>[1];
  * `canEdit` (approvers and admins; the API checks the role too) it offers Edit (name, tags,
  * notes) and Archive / Unarchive. `actions` (e.g. the export menu) sit with those buttons.
  */
-export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDetail; live: LiveStatus; canEdit?: boolean; actions?: ReactNode }) {
+export function RunHeader({
+  run,
+  live,
+  canEdit = false,
+  actions,
+}: {
+  run: RunDetail;
+  live: LiveStatus;
+  canEdit?: boolean;
+  actions?: ReactNode;
+}) {
   const queryClient = useQueryClient();
   const zone = useTimeZone();
   const [editing, setEditing] = useState(false);
@@ -44,12 +56,18 @@ export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDet
   return (
     <div className="grid gap-2">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
-        <h1 className="min-w-0 truncate text-lg max-sm:break-words max-sm:whitespace-normal font-semibold tracking-tight" title={run.name}>
+        <h1
+          className="min-w-0 truncate text-lg font-semibold tracking-tight max-sm:break-words max-sm:whitespace-normal"
+          title={run.name}
+        >
           {run.name}
         </h1>
         <StatusBadge state={run.state} mismatches={run.countMismatches} />
         {archived && (
-          <Badge tone="outline" title={`Archived ${formatAbsoluteTime(run.archivedAt!, zone)}; hidden from the run list and the overview`}>
+          <Badge
+            tone="outline"
+            title={`Archived ${formatAbsoluteTime(run.archivedAt!, zone)}; hidden from the run list and the overview`}
+          >
             <Archive aria-hidden /> archived
           </Badge>
         )}
@@ -60,7 +78,12 @@ export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDet
               <Button variant="outline" size="sm" onClick={() => (save.reset(), setEditing(true))}>
                 <Pencil aria-hidden /> Edit
               </Button>
-              <Button variant="outline" size="sm" disabled={save.isPending} onClick={() => save.mutate({ archived: !archived })}>
+              <Button
+                variant="outline"
+                size="sm"
+                disabled={save.isPending}
+                onClick={() => save.mutate({ archived: !archived })}
+              >
                 {archived ? <ArchiveRestore aria-hidden /> : <Archive aria-hidden />}
                 {archived ? "Unarchive" : "Archive"}
               </Button>
@@ -77,7 +100,10 @@ export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDet
       <dl className="flex flex-wrap items-center gap-x-5 gap-y-1 text-[13px] text-muted-fg tabular-nums">
         <MetaItem label="Kind">{run.kind}</MetaItem>
         <MetaItem label="Host">
-          <Link href={runsPath({ host: run.host })} className="rounded-sm text-foreground hover:underline">
+          <Link
+            href={runsPath({ host: run.host })}
+            className="rounded-sm text-foreground hover:underline"
+          >
             {run.host}
           </Link>
         </MetaItem>
@@ -107,20 +133,37 @@ export function RunHeader({ run, live, canEdit = false, actions }: { run: RunDet
         )}
       </dl>
       {run.state === "succeeded" && run.countMismatches.length > 0 && (
-        <div role="status" data-testid="count-mismatch" className="flex items-start gap-2 rounded-md border border-stale/40 bg-stale-bg px-3 py-2 text-sm text-stale">
+        <div
+          role="status"
+          data-testid="count-mismatch"
+          className="flex items-start gap-2 rounded-md border border-stale/40 bg-stale-bg px-3 py-2 text-sm text-stale"
+        >
           <TriangleAlert aria-hidden className="mt-0.5 size-4 shrink-0" />
           <div>
-            <span className="font-medium">The run reported success, but its end counts disagree: </span>
+            <span className="font-medium">
+              The run reported success, but its end counts disagree:{" "}
+            </span>
             {run.countMismatches.map((m) => m.message).join("; ")}.
           </div>
         </div>
       )}
       {run.error && (
-        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 font-mono text-xs whitespace-pre-wrap text-failed">
+        <p
+          role="alert"
+          className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 font-mono text-xs whitespace-pre-wrap text-failed"
+        >
           {run.error}
         </p>
       )}
-      {editing && <RunEditForm run={run} busy={save.isPending} error={save.error?.message ?? null} onSave={(edit) => save.mutate(edit)} onCancel={() => setEditing(false)} />}
+      {editing && (
+        <RunEditForm
+          run={run}
+          busy={save.isPending}
+          error={save.error?.message ?? null}
+          onSave={(edit) => save.mutate(edit)}
+          onCancel={() => setEditing(false)}
+        />
+      )}
     </div>
   );
 }

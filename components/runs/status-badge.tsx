@@ -1,12 +1,25 @@
-import { Ban, CircleCheck, CircleDashed, CircleStop, CircleX, LoaderCircle, TriangleAlert, type LucideIcon } from "lucide-react";
-import type { CountMismatch } from "@/lib/metrics/reconcile";
-import type { RunState } from "@/lib/view-models";
+import {
+  Ban,
+  CircleCheck,
+  CircleDashed,
+  CircleStop,
+  CircleX,
+  LoaderCircle,
+  TriangleAlert,
+  type LucideIcon,
+} from "lucide-react";
+
 import { Badge } from "@/components/ui/badge";
+import type { CountMismatch } from "@/lib/metrics/reconcile";
 import { cn } from "@/lib/utils";
+import type { RunState } from "@/lib/view-models";
 
 type Tone = "running" | "succeeded" | "failed" | "stale" | "neutral";
 
-const STATES: Record<RunState | "pending", { label: string; tone: Tone; icon: LucideIcon; spin?: boolean }> = {
+const STATES: Record<
+  RunState | "pending",
+  { label: string; tone: Tone; icon: LucideIcon; spin?: boolean }
+> = {
   running: { label: "Running", tone: "running", icon: LoaderCircle, spin: true },
   succeeded: { label: "Succeeded", tone: "succeeded", icon: CircleCheck },
   failed: { label: "Failed", tone: "failed", icon: CircleX },
@@ -26,10 +39,23 @@ const TITLES: Partial<Record<RunState | "pending", string>> = {
  * running; ended is neutral grey, never failed or running). A succeeded run whose end counts disagree (`mismatches`, lib/metrics/reconcile.ts) is
  * amber "Counts differ" with the reason on hover, never a green Succeeded.
  */
-export function StatusBadge({ state, mismatches, className }: { state: RunState | "pending"; mismatches?: readonly CountMismatch[]; className?: string }) {
+export function StatusBadge({
+  state,
+  mismatches,
+  className,
+}: {
+  state: RunState | "pending";
+  mismatches?: readonly CountMismatch[];
+  className?: string;
+}) {
   if (state === "succeeded" && mismatches && mismatches.length > 0) {
     return (
-      <Badge tone="stale" className={className} data-state="counts-differ" title={`Succeeded, but ${mismatches.map((m) => m.message).join("; ")}`}>
+      <Badge
+        tone="stale"
+        className={className}
+        data-state="counts-differ"
+        title={`Succeeded, but ${mismatches.map((m) => m.message).join("; ")}`}
+      >
         <TriangleAlert aria-hidden />
         Counts differ
       </Badge>
@@ -39,7 +65,10 @@ export function StatusBadge({ state, mismatches, className }: { state: RunState 
   const Icon = s.icon;
   return (
     <Badge tone={s.tone} className={className} data-state={state} title={TITLES[state]}>
-      <Icon aria-hidden className={cn(s.spin && "animate-spin [animation-duration:2s] motion-reduce:animate-none")} />
+      <Icon
+        aria-hidden
+        className={cn(s.spin && "animate-spin [animation-duration:2s] motion-reduce:animate-none")}
+      />
       {s.label}
     </Badge>
   );

@@ -3,6 +3,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useRef, useState } from "react";
+
 import { fetchJson } from "@/lib/api-client";
 import { cn } from "@/lib/utils";
 import { SEARCH_GROUPS, type SearchHit, type SearchResults } from "@/lib/view-models/search";
@@ -48,13 +49,17 @@ export function GlobalSearch() {
 
   const { data, isFetching, isError } = useQuery({
     queryKey: ["search", q],
-    queryFn: ({ signal }) => fetchJson<SearchResults>(`/api/search?q=${encodeURIComponent(q)}`, { signal }),
+    queryFn: ({ signal }) =>
+      fetchJson<SearchResults>(`/api/search?q=${encodeURIComponent(q)}`, { signal }),
     enabled: q.length > 0,
     placeholderData: keepPreviousData,
     staleTime: 10_000,
   });
 
-  const groups = data && q.length > 0 ? SEARCH_GROUPS.map((g) => ({ ...g, hits: data[g.key] })).filter((g) => g.hits.length > 0) : [];
+  const groups =
+    data && q.length > 0
+      ? SEARCH_GROUPS.map((g) => ({ ...g, hits: data[g.key] })).filter((g) => g.hits.length > 0)
+      : [];
   const hits: SearchHit[] = groups.flatMap((g) => g.hits);
   // Position of each group's first hit in `hits` (the listbox's option index).
   const starts = groups.map((_, gi) => groups.slice(0, gi).reduce((n, g) => n + g.hits.length, 0));
@@ -115,11 +120,13 @@ export function GlobalSearch() {
           id={listId}
           role="listbox"
           aria-label="Search results"
-          className="absolute right-0 top-9 z-40 max-h-[70vh] w-[min(92vw,28rem)] overflow-y-auto rounded-md border border-border bg-card py-1 text-sm shadow-lg"
+          className="absolute top-9 right-0 z-40 max-h-[70vh] w-[min(92vw,28rem)] overflow-y-auto rounded-md border border-border bg-card py-1 text-sm shadow-lg"
         >
           {groups.map((g, gi) => (
             <div key={g.key} role="group" aria-label={g.label}>
-              <div className="px-3 pb-0.5 pt-2 text-xs font-medium uppercase tracking-wide text-muted-fg">{g.label}</div>
+              <div className="px-3 pt-2 pb-0.5 text-xs font-medium tracking-wide text-muted-fg uppercase">
+                {g.label}
+              </div>
               {g.hits.map((hit, hi) => {
                 const i = starts[gi]! + hi;
                 return (
@@ -134,7 +141,9 @@ export function GlobalSearch() {
                     className={cn("cursor-pointer px-3 py-1.5", i === current && "bg-muted")}
                   >
                     <div className="truncate font-medium [overflow-wrap:anywhere]">{hit.title}</div>
-                    {hit.detail ? <div className="truncate text-xs text-muted-fg">{hit.detail}</div> : null}
+                    {hit.detail ? (
+                      <div className="truncate text-xs text-muted-fg">{hit.detail}</div>
+                    ) : null}
                   </div>
                 );
               })}
@@ -142,7 +151,11 @@ export function GlobalSearch() {
           ))}
           {hits.length === 0 ? (
             <div className="px-3 py-2 text-muted-fg" role="status">
-              {isError ? "Search failed; try again." : isFetching || q !== text.trim() ? "Searching…" : `Nothing matches “${text.trim()}”.`}
+              {isError
+                ? "Search failed; try again."
+                : isFetching || q !== text.trim()
+                  ? "Searching…"
+                  : `Nothing matches “${text.trim()}”.`}
             </div>
           ) : null}
         </div>

@@ -7,16 +7,32 @@ import type { RunServingView, ServingWindowView } from "@/lib/view-models/servin
  */
 
 /** Key of a host's serving panel. */
-export const hostServingQueryKey = (name: string, rangeSearch = "") => ["serving", "host", name, rangeSearch] as const;
+export const hostServingQueryKey = (name: string, rangeSearch = "") =>
+  ["serving", "host", name, rangeSearch] as const;
 /** Key of a run's server telemetry (`rangeSearch`: the page's time range parameters, "" for the default window). */
-export const runServingQueryKey = (runId: number, rangeSearch = "") => ["serving", "run", runId, rangeSearch] as const;
+export const runServingQueryKey = (runId: number, rangeSearch = "") =>
+  ["serving", "run", runId, rangeSearch] as const;
 
 /** `GET /api/hosts/:name/serving?<rangeSearch>`. @throws ApiError (400 bad range, 404 when the host is unknown). */
-export function fetchHostServing(name: string, signal?: AbortSignal, rangeSearch = ""): Promise<ServingWindowView> {
-  return fetchJson<ServingWindowView>(`/api/hosts/${encodeURIComponent(name)}/serving${rangeSearch ? `?${rangeSearch}` : ""}`, { signal });
+export function fetchHostServing(
+  name: string,
+  signal?: AbortSignal,
+  rangeSearch = "",
+): Promise<ServingWindowView> {
+  return fetchJson<ServingWindowView>(
+    `/api/hosts/${encodeURIComponent(name)}/serving${rangeSearch ? `?${rangeSearch}` : ""}`,
+    { signal },
+  );
 }
 
 /** `GET /api/runs/:id/serving?<rangeSearch>`. @throws ApiError (400 bad range, 404 when the run is gone). */
-export function fetchRunServing(runId: number, signal?: AbortSignal, rangeSearch = ""): Promise<RunServingView> {
-  return fetchJson<RunServingView>(`/api/runs/${runId}/serving${rangeSearch ? `?${rangeSearch}` : ""}`, { signal });
+export function fetchRunServing(
+  runId: number,
+  signal?: AbortSignal,
+  rangeSearch = "",
+): Promise<RunServingView> {
+  return fetchJson<RunServingView>(
+    `/api/runs/${runId}/serving${rangeSearch ? `?${rangeSearch}` : ""}`,
+    { signal },
+  );
 }

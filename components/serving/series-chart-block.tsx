@@ -35,7 +35,12 @@ export function servingSeries(run: ServingRunView, lines: readonly ServingLine[]
   return lines
     .map((l) => {
       const s = run.series.find((x) => x.key === l.key);
-      return { key: l.key, label: l.label, color: l.color, points: (s?.points ?? []).map((p) => ({ tMs: p.tMs, value: p.value * (l.scale ?? 1) })) };
+      return {
+        key: l.key,
+        label: l.label,
+        color: l.color,
+        points: (s?.points ?? []).map((p) => ({ tMs: p.tMs, value: p.value * (l.scale ?? 1) })),
+      };
     })
     .filter((s) => s.points.length > 0);
 }
@@ -51,17 +56,42 @@ export function ChartBlock({ title, children }: { title: string; children: React
 }
 
 /** One titled time-series chart of a serving run, drawn from a {@link ServingChartSpec}. */
-export function ServingChart({ run, frame, spec, children }: { run: ServingRunView; frame: ServingChartFrame; spec: ServingChartSpec; children?: React.ReactNode }) {
+export function ServingChart({
+  run,
+  frame,
+  spec,
+  children,
+}: {
+  run: ServingRunView;
+  frame: ServingChartFrame;
+  spec: ServingChartSpec;
+  children?: React.ReactNode;
+}) {
   return (
     <ChartBlock title={spec.title}>
-      <TimeSeriesChart {...frame} series={servingSeries(run, spec.lines)} yLabel={spec.yLabel} yDomain={spec.yDomain} format={spec.format} testId={spec.testId} />
+      <TimeSeriesChart
+        {...frame}
+        series={servingSeries(run, spec.lines)}
+        yLabel={spec.yLabel}
+        yDomain={spec.yDomain}
+        format={spec.format}
+        testId={spec.testId}
+      />
       {children}
     </ChartBlock>
   );
 }
 
 /** A latest figure of a serving panel: small label over a tabular value. */
-export function Figure({ label, value, testId }: { label: string; value: string; testId?: string }) {
+export function Figure({
+  label,
+  value,
+  testId,
+}: {
+  label: string;
+  value: string;
+  testId?: string;
+}) {
   return (
     <div className="grid gap-0.5" data-testid={testId}>
       <span className="text-[11px] text-muted-fg">{label}</span>

@@ -1,20 +1,28 @@
 "use client";
 
-import Link from "next/link";
 import { CircleCheck, Unplug } from "lucide-react";
+import Link from "next/link";
+
+import { useLatencyUnit } from "@/components/charts/latency-unit";
 import { TimeSeriesChart } from "@/components/charts/time-series-chart";
 import { useNow } from "@/components/live/use-now";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { Badge } from "@/components/ui/badge";
-import { useLatencyUnit } from "@/components/charts/latency-unit";
-import { MISSING, formatNumber, formatTokPerS } from "@/lib/format";
+import { formatNumber, formatTokPerS, MISSING } from "@/lib/format";
 import { formatLatencyIn } from "@/lib/latency-unit";
 import { runPath } from "@/lib/paths";
 import { SERVING_KEYS as K } from "@/lib/serving/derive";
 import { servingStallAfterS } from "@/lib/serving/stall";
 import type { ServingRunView, SweepLevelMark } from "@/lib/view-models/serving";
+
 import { GpuCharts, GpuFigures, hasGpuReadings } from "./gpu-readings";
-import { Figure, ServingChart, servingSeries, type ServingChartFrame, type ServingChartSpec } from "./series-chart-block";
+import {
+  Figure,
+  ServingChart,
+  servingSeries,
+  type ServingChartFrame,
+  type ServingChartSpec,
+} from "./series-chart-block";
 
 const CHART_HEIGHT = 150;
 
@@ -68,14 +76,23 @@ const TTFT_LINES = [
 ];
 
 /** One scraped engine: up/down, latest figures and small charts of the window (gaps where it did not answer). */
-export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLength = null, linkName = true }: ServingRunPanelProps) {
+export function ServingRunPanel({
+  run,
+  fromMs,
+  toMs,
+  levels = [],
+  clientAcceptLength = null,
+  linkName = true,
+}: ServingRunPanelProps) {
   const v = run.latest;
   // "Answering" is what the last scrape said; once the run's stall threshold passed without one it is no
   // longer known (issue 12), at the same moment the run header turns from "Running · Live" to "Stale" (issue 25).
   const now = useNow();
-  const quiet = run.lastSampleMs !== null && now - run.lastSampleMs > servingStallAfterS(run.intervalS) * 1000;
+  const quiet =
+    run.lastSampleMs !== null && now - run.lastSampleMs > servingStallAfterS(run.intervalS) * 1000;
   // Latencies in the page's unit (or, alone, the one this engine's TTFT/ITL readings call for).
-  const seriesMs = (...keys: string[]) => run.series.filter((x) => keys.includes(x.key)).flatMap((x) => x.points.map((p) => p.value));
+  const seriesMs = (...keys: string[]) =>
+    run.series.filter((x) => keys.includes(x.key)).flatMap((x) => x.points.map((p) => p.value));
   const unit = useLatencyUnit("ttft", seriesMs(K.ttftMsP50, K.ttftMsP99));
   const itlUnit = useLatencyUnit("itl", seriesMs(K.itlMsP50, K.itlMsP99));
   const ms = unit === "s" ? 1 / 1000 : 1;
@@ -100,7 +117,13 @@ export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLe
         {run.up === false ? (
           <Badge tone="failed" title={run.url ?? undefined}>
             <Unplug aria-hidden />
-            Engine down{run.downSinceMs !== null && <> since <RelativeTime iso={new Date(run.downSinceMs).toISOString()} /></>}
+            Engine down
+            {run.downSinceMs !== null && (
+              <>
+                {" "}
+                since <RelativeTime iso={new Date(run.downSinceMs).toISOString()} />
+              </>
+            )}
           </Badge>
         ) : run.up && quiet ? (
           <Badge tone="neutral" title="The last scrape answered, but none has come since">
@@ -113,7 +136,8 @@ export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLe
           </Badge>
         ) : null}
         <span className="text-[13px] text-muted-fg">
-          {run.url ?? ""} · every {formatNumber(run.intervalS, Number.isInteger(run.intervalS) ? 0 : 1)} s
+          {run.url ?? ""} · every{" "}
+          {formatNumber(run.intervalS, Number.isInteger(run.intervalS) ? 0 : 1)} s
           {run.lastSampleMs !== null && (
             <>
               {" "}
@@ -123,10 +147,28 @@ export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLe
         </span>
       </div>
       <div className="grid grid-cols-3 gap-x-6 gap-y-2 sm:grid-cols-6" data-testid="serving-latest">
-        <Figure label="running / queued" value={has(K.runningRequests) ? `${formatNumber(v[K.runningRequests], 0)} / ${has(K.queuedRequests) ? formatNumber(v[K.queuedRequests], 0) : MISSING}` : MISSING} />
-        <Figure label="KV cache" value={has(K.kvCacheUsage) ? `${formatNumber(v[K.kvCacheUsage]! * 100, 1)}%` : MISSING} testId="serving-kv" />
-        <Figure label="gen tok/s" value={formatTokPerS(v[K.genTokPerS] ?? v[K.generationTokPerS])} />
-        <Figure label="TTFT p50 / p99" value={`${formatLatencyIn(v[K.ttftMsP50], unit)} / ${formatLatencyIn(v[K.ttftMsP99], unit)}`} testId="serving-ttft" />
+        <Figure
+          label="running / queued"
+          value={
+            has(K.runningRequests)
+              ? `${formatNumber(v[K.runningRequests], 0)} / ${has(K.queuedRequests) ? formatNumber(v[K.queuedRequests], 0) : MISSING}`
+              : MISSING
+          }
+        />
+        <Figure
+          label="KV cache"
+          value={has(K.kvCacheUsage) ? `${formatNumber(v[K.kvCacheUsage]! * 100, 1)}%` : MISSING}
+          testId="serving-kv"
+        />
+        <Figure
+          label="gen tok/s"
+          value={formatTokPerS(v[K.genTokPerS] ?? v[K.generationTokPerS])}
+        />
+        <Figure
+          label="TTFT p50 / p99"
+          value={`${formatLatencyIn(v[K.ttftMsP50], unit)} / ${formatLatencyIn(v[K.ttftMsP99], unit)}`}
+          testId="serving-ttft"
+        />
         <Figure label="ITL p99" value={formatLatencyIn(v[K.itlMsP99], itlUnit)} />
         <Figure
           label={clientAcceptLength !== null ? "accept length server / client" : "accept length"}
@@ -137,9 +179,29 @@ export function ServingRunPanel({ run, fromMs, toMs, levels = [], clientAcceptLe
         {CHARTS.map((spec) => (
           <ServingChart key={spec.title} run={run} frame={frame} spec={spec} />
         ))}
-        <ServingChart run={run} frame={frame} spec={{ title: tau ? "TTFT and accept length" : "TTFT p50 / p99", lines: TTFT_LINES.map((l) => ({ ...l, scale: ms })), yLabel: unit, format: (x) => formatLatencyIn(unit === "s" ? x * 1000 : x, unit), testId: "serving-ttft-chart" }}>
+        <ServingChart
+          run={run}
+          frame={frame}
+          spec={{
+            title: tau ? "TTFT and accept length" : "TTFT p50 / p99",
+            lines: TTFT_LINES.map((l) => ({ ...l, scale: ms })),
+            yLabel: unit,
+            format: (x) => formatLatencyIn(unit === "s" ? x * 1000 : x, unit),
+            testId: "serving-ttft-chart",
+          }}
+        >
           {tau && (
-            <TimeSeriesChart {...frame} height={90} series={servingSeries(run, [{ key: K.acceptLength, label: "accept length", color: "var(--chart-3)" }])} yLabel="τ" fit format={(x) => formatNumber(x, 2)} emptyText="No accept length from the server" />
+            <TimeSeriesChart
+              {...frame}
+              height={90}
+              series={servingSeries(run, [
+                { key: K.acceptLength, label: "accept length", color: "var(--chart-3)" },
+              ])}
+              yLabel="τ"
+              fit
+              format={(x) => formatNumber(x, 2)}
+              emptyText="No accept length from the server"
+            />
           )}
         </ServingChart>
       </div>

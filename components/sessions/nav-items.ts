@@ -1,4 +1,5 @@
 import type { ComponentType } from "react";
+
 import { PendingPlansBadge } from "@/components/plans/pending-plans-badge";
 
 /** A navigation entry of the sessions and plans section; `Badge` renders after the label (client component). */

@@ -1,12 +1,25 @@
-import type { TodoProgressView } from "@/lib/view-models/sessions";
 import { cn } from "@/lib/utils";
+import type { TodoProgressView } from "@/lib/view-models/sessions";
 
 /**
  * "3/6" with a small bar: completed items over all items. Cancelled items do not count against
  * progress (the bar is completed / (total − cancelled)); the title spells out every status.
  */
-export function TodoProgress({ progress, className, barClassName }: { progress: TodoProgressView | null; className?: string; barClassName?: string }) {
-  if (!progress || progress.total === 0) return <span className={cn("text-muted-fg", className)}>{progress ? "empty list" : "no list yet"}</span>;
+export function TodoProgress({
+  progress,
+  className,
+  barClassName,
+}: {
+  progress: TodoProgressView | null;
+  className?: string;
+  barClassName?: string;
+}) {
+  if (!progress || progress.total === 0)
+    return (
+      <span className={cn("text-muted-fg", className)}>
+        {progress ? "empty list" : "no list yet"}
+      </span>
+    );
   const pct = (progress.fractionDone ?? 0) * 100;
   const detail = Object.entries(progress.byStatus)
     .map(([status, n]) => `${n} ${status.replace(/_/g, " ")}`)
@@ -21,9 +34,18 @@ export function TodoProgress({ progress, className, barClassName }: { progress: 
         aria-valuemax={progress.total}
         aria-valuenow={progress.completed}
         aria-valuetext={`${progress.completed} of ${progress.total} completed (${detail})`}
-        className={cn("relative h-1.5 w-16 shrink-0 overflow-hidden rounded-full bg-muted", barClassName)}
+        className={cn(
+          "relative h-1.5 w-16 shrink-0 overflow-hidden rounded-full bg-muted",
+          barClassName,
+        )}
       >
-        <span className={cn("absolute inset-y-0 left-0 rounded-full", done ? "bg-succeeded" : "bg-running")} style={{ width: `${pct}%` }} />
+        <span
+          className={cn(
+            "absolute inset-y-0 left-0 rounded-full",
+            done ? "bg-succeeded" : "bg-running",
+          )}
+          style={{ width: `${pct}%` }}
+        />
       </span>
       <span>
         {progress.completed}/{progress.total}

@@ -1,16 +1,25 @@
 import { Ban, CircleCheck, CircleDashed, CircleDot, type LucideIcon } from "lucide-react";
+
 import { Badge } from "@/components/ui/badge";
 import { cn } from "@/lib/utils";
 
 type Known = "pending" | "in_progress" | "completed" | "cancelled" | "left_open";
 
-const KNOWN: Record<Known, { label: string; icon: LucideIcon; color: string; tone: "neutral" | "running" | "succeeded" }> = {
+const KNOWN: Record<
+  Known,
+  { label: string; icon: LucideIcon; color: string; tone: "neutral" | "running" | "succeeded" }
+> = {
   pending: { label: "pending", icon: CircleDashed, color: "text-neutral", tone: "neutral" },
   in_progress: { label: "in progress", icon: CircleDot, color: "text-running", tone: "running" },
   completed: { label: "completed", icon: CircleCheck, color: "text-succeeded", tone: "succeeded" },
   cancelled: { label: "cancelled", icon: Ban, color: "text-neutral", tone: "neutral" },
   // Not an agent status: an in-progress item of a session that ended (see leftOpenCount).
-  left_open: { label: "left open (the session ended)", icon: CircleDot, color: "text-neutral", tone: "neutral" },
+  left_open: {
+    label: "left open (the session ended)",
+    icon: CircleDot,
+    color: "text-neutral",
+    tone: "neutral",
+  },
 };
 
 function known(status: string): (typeof KNOWN)[Known] | null {
@@ -31,7 +40,11 @@ export function TodoStatusIcon({ status, className }: { status: string; classNam
   const k = known(status);
   if (!k) {
     return (
-      <Badge tone="outline" className={cn("h-4 px-1 text-[11px]", className)} title={`Status "${status}" as the agent wrote it`}>
+      <Badge
+        tone="outline"
+        className={cn("h-4 px-1 text-[11px]", className)}
+        title={`Status "${status}" as the agent wrote it`}
+      >
         {status}
       </Badge>
     );
@@ -50,7 +63,11 @@ export function TodoStatusBadge({ status, className }: { status: string; classNa
   const k = known(status);
   if (!k) {
     return (
-      <Badge tone="outline" className={className} title={`Status "${status}" as the agent wrote it`}>
+      <Badge
+        tone="outline"
+        className={className}
+        title={`Status "${status}" as the agent wrote it`}
+      >
         {status}
       </Badge>
     );

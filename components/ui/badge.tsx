@@ -1,10 +1,11 @@
 import { cva, type VariantProps } from "class-variance-authority";
 import type { HTMLAttributes } from "react";
+
 import { cn } from "@/lib/utils";
 
 /** Badge colours: the status palette plus a neutral outline for tags. */
 export const badgeVariants = cva(
-  "inline-flex h-5 items-center gap-1 whitespace-nowrap rounded-md px-1.5 text-xs font-medium [&_svg]:size-3.5 [&_svg]:shrink-0",
+  "inline-flex h-5 items-center gap-1 rounded-md px-1.5 text-xs font-medium whitespace-nowrap [&_svg]:size-3.5 [&_svg]:shrink-0",
   {
     variants: {
       tone: {
@@ -21,6 +22,10 @@ export const badgeVariants = cva(
 );
 
 /** A small label; pair colour with an icon or text, never colour alone. */
-export function Badge({ className, tone, ...props }: HTMLAttributes<HTMLSpanElement> & VariantProps<typeof badgeVariants>) {
+export function Badge({
+  className,
+  tone,
+  ...props
+}: HTMLAttributes<HTMLSpanElement> & VariantProps<typeof badgeVariants>) {
   return <span className={cn(badgeVariants({ tone }), className)} {...props} />;
 }

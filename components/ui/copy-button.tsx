@@ -2,6 +2,7 @@
 
 import { Check, Copy } from "lucide-react";
 import { useState } from "react";
+
 import { Button } from "./button";
 
 /** Copies `text` to the clipboard; shows a check for 1.5 s after copying. */

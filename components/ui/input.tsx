@@ -1,4 +1,5 @@
 import type { InputHTMLAttributes, SelectHTMLAttributes } from "react";
+
 import { cn } from "@/lib/utils";
 
 const field =

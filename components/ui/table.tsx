@@ -1,4 +1,5 @@
 import type { HTMLAttributes, TdHTMLAttributes, ThHTMLAttributes } from "react";
+
 import { cn } from "@/lib/utils";
 
 /**
@@ -6,10 +7,23 @@ import { cn } from "@/lib/utils";
  * is a keyboard-focusable region (arrow keys scroll it) named by `label` (default "Table"), with
  * edge shadows while there is more to scroll to (`.scroll-x` in app/globals.css).
  */
-export function Table({ className, containerClassName, label = "Table", ...props }: HTMLAttributes<HTMLTableElement> & { containerClassName?: string; label?: string }) {
+export function Table({
+  className,
+  containerClassName,
+  label = "Table",
+  ...props
+}: HTMLAttributes<HTMLTableElement> & { containerClassName?: string; label?: string }) {
   return (
-    <div role="region" aria-label={label} tabIndex={0} className={cn("scroll-x relative w-full", containerClassName)}>
-      <table className={cn("w-full caption-bottom border-collapse text-[13px] tabular-nums", className)} {...props} />
+    <div
+      role="region"
+      aria-label={label}
+      tabIndex={0}
+      className={cn("scroll-x relative w-full", containerClassName)}
+    >
+      <table
+        className={cn("w-full caption-bottom border-collapse text-[13px] tabular-nums", className)}
+        {...props}
+      />
     </div>
   );
 }
@@ -26,14 +40,25 @@ export function TableBody({ className, ...props }: HTMLAttributes<HTMLTableSecti
 
 /** Table row with hover highlight. */
 export function TableRow({ className, ...props }: HTMLAttributes<HTMLTableRowElement>) {
-  return <tr className={cn("border-b border-border transition-colors hover:bg-muted/50 data-[state=selected]:bg-muted", className)} {...props} />;
+  return (
+    <tr
+      className={cn(
+        "border-b border-border transition-colors hover:bg-muted/50 data-[state=selected]:bg-muted",
+        className,
+      )}
+      {...props}
+    />
+  );
 }
 
 /** Header cell. */
 export function TableHead({ className, ...props }: ThHTMLAttributes<HTMLTableCellElement>) {
   return (
     <th
-      className={cn("h-8 whitespace-nowrap px-2.5 text-left align-middle text-xs font-medium text-muted-fg first:pl-4 last:pr-4", className)}
+      className={cn(
+        "h-8 px-2.5 text-left align-middle text-xs font-medium whitespace-nowrap text-muted-fg first:pl-4 last:pr-4",
+        className,
+      )}
       {...props}
     />
   );
@@ -41,5 +66,10 @@ export function TableHead({ className, ...props }: ThHTMLAttributes<HTMLTableCel
 
 /** Body cell. */
 export function TableCell({ className, ...props }: TdHTMLAttributes<HTMLTableCellElement>) {
-  return <td className={cn("h-9 whitespace-nowrap px-2.5 align-middle first:pl-4 last:pr-4", className)} {...props} />;
+  return (
+    <td
+      className={cn("h-9 px-2.5 align-middle whitespace-nowrap first:pl-4 last:pr-4", className)}
+      {...props}
+    />
+  );
 }

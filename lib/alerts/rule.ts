@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import { RUN_KINDS } from "@/lib/protocol";
 
 /** Conditions an alert rule can watch for. `nan` also catches ±Infinity. */
@@ -20,17 +21,42 @@ export const alertRuleInput = z
     condition: z.enum(ALERT_CONDITIONS),
     threshold: z.number().finite().nullish(),
     forSteps: z.number().int().min(1).max(10_000).nullish(),
-    forSeconds: z.number().int().min(5).max(30 * 86_400).nullish(),
+    forSeconds: z
+      .number()
+      .int()
+      .min(5)
+      .max(30 * 86_400)
+      .nullish(),
     enabled: z.boolean().default(true),
   })
   .superRefine((r, ctx) => {
     const needsThreshold = r.condition === "above" || r.condition === "below";
-    if (needsThreshold && (r.threshold === null || r.threshold === undefined)) ctx.addIssue({ code: "custom", path: ["threshold"], message: `"${r.condition}" needs a threshold` });
-    if (!needsThreshold && r.threshold !== null && r.threshold !== undefined) ctx.addIssue({ code: "custom", path: ["threshold"], message: `"${r.condition}" takes no threshold` });
+    if (needsThreshold && (r.threshold === null || r.threshold === undefined))
+      ctx.addIssue({
+        code: "custom",
+        path: ["threshold"],
+        message: `"${r.condition}" needs a threshold`,
+      });
+    if (!needsThreshold && r.threshold !== null && r.threshold !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["threshold"],
+        message: `"${r.condition}" takes no threshold`,
+      });
     const steps = r.forSteps !== null && r.forSteps !== undefined;
     const seconds = r.forSeconds !== null && r.forSeconds !== undefined;
-    if (steps === seconds) ctx.addIssue({ code: "custom", path: ["forSteps"], message: "give exactly one of forSteps or forSeconds" });
-    if (r.condition === "no_data" && steps) ctx.addIssue({ code: "custom", path: ["forSteps"], message: '"no_data" is measured in seconds (forSeconds)' });
+    if (steps === seconds)
+      ctx.addIssue({
+        code: "custom",
+        path: ["forSteps"],
+        message: "give exactly one of forSteps or forSeconds",
+      });
+    if (r.condition === "no_data" && steps)
+      ctx.addIssue({
+        code: "custom",
+        path: ["forSteps"],
+        message: '"no_data" is measured in seconds (forSeconds)',
+      });
   });
 
 /** A validated rule input. */
@@ -73,19 +99,35 @@ export function meets(rule: RuleSpec, value: number): boolean {
  * Steps: the newest `forSteps` points all meet the condition. Seconds: the newest point meets it
  * and every point since `nowMs − forSeconds` does, the streak having begun at or before then.
  */
-export function ruleHolds(rule: RuleSpec, newestFirst: readonly RulePoint[], nowMs: number, sinceMs: number): { holds: boolean; detail: string } {
-  const what = rule.condition === "nan" ? "NaN/Inf" : rule.condition === "no_data" ? "silent" : `${rule.condition} ${rule.threshold}`;
+export function ruleHolds(
+  rule: RuleSpec,
+  newestFirst: readonly RulePoint[],
+  nowMs: number,
+  sinceMs: number,
+): { holds: boolean; detail: string } {
+  const what =
+    rule.condition === "nan"
+      ? "NaN/Inf"
+      : rule.condition === "no_data"
+        ? "silent"
+        : `${rule.condition} ${rule.threshold}`;
   if (rule.condition === "no_data") {
     const lastMs = newestFirst[0]?.tsMs ?? sinceMs;
     const silentS = Math.floor((nowMs - lastMs) / 1000);
-    return { holds: silentS >= (rule.forSeconds ?? Infinity), detail: `${rule.metricKey} has no new point for ${silentS} s` };
+    return {
+      holds: silentS >= (rule.forSeconds ?? Infinity),
+      detail: `${rule.metricKey} has no new point for ${silentS} s`,
+    };
   }
   if (rule.forSteps !== null) {
     const window = newestFirst.slice(0, rule.forSteps);
     const holds = window.length === rule.forSteps && window.every((p) => meets(rule, p.value));
     const first = window[window.length - 1]?.step;
     const last = window[0]?.step;
-    return { holds, detail: `${rule.metricKey} ${what} for ${rule.forSteps} steps (steps ${first}-${last})` };
+    return {
+      holds,
+      detail: `${rule.metricKey} ${what} for ${rule.forSteps} steps (steps ${first}-${last})`,
+    };
   }
   const forMs = (rule.forSeconds ?? Infinity) * 1000;
   let streakStartMs: number | null = null;
@@ -94,5 +136,8 @@ export function ruleHolds(rule: RuleSpec, newestFirst: readonly RulePoint[], now
     streakStartMs = p.tsMs;
   }
   const heldS = streakStartMs === null ? 0 : Math.floor((nowMs - streakStartMs) / 1000);
-  return { holds: streakStartMs !== null && nowMs - streakStartMs >= forMs, detail: `${rule.metricKey} ${what} for ${heldS} s` };
+  return {
+    holds: streakStartMs !== null && nowMs - streakStartMs >= forMs,
+    detail: `${rule.metricKey} ${what} for ${heldS} s`,
+  };
 }

@@ -3,6 +3,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
+
 import { backoffDelayMs, type Clock } from "./clock";
 import { FlushTimeoutError, ingestUrl, PitwallSocket, SocketClosedError } from "./socket";
 
@@ -31,8 +32,12 @@ function recordingClock(): Clock & { sleeps: number[] } {
 describe("backoffDelayMs", () => {
   test("doubles from initialMs up to maxMs, jittered within [ceiling/2, ceiling]", () => {
     const opts = { initialMs: 100, maxMs: 1000 };
-    expect([0, 1, 2, 3, 4, 5, 10].map((a) => backoffDelayMs(a, opts, () => 0))).toEqual([50, 100, 200, 400, 500, 500, 500]);
-    expect([0, 1, 2, 3, 4, 5, 10].map((a) => backoffDelayMs(a, opts, () => 0.999999))).toEqual([100, 200, 400, 800, 1000, 1000, 1000]);
+    expect([0, 1, 2, 3, 4, 5, 10].map((a) => backoffDelayMs(a, opts, () => 0))).toEqual([
+      50, 100, 200, 400, 500, 500, 500,
+    ]);
+    expect([0, 1, 2, 3, 4, 5, 10].map((a) => backoffDelayMs(a, opts, () => 0.999999))).toEqual([
+      100, 200, 400, 800, 1000, 1000, 1000,
+    ]);
     expect(backoffDelayMs(0)).toBeGreaterThanOrEqual(125);
     expect(backoffDelayMs(50)).toBeLessThanOrEqual(30_000);
   });
@@ -63,9 +68,17 @@ describe("PitwallSocket reconnect backoff (injected clock)", () => {
   test("several URLs: each attempt goes to the next in turn; the delay grows once per round over all of them", async () => {
     const clock = recordingClock();
     const [a, b, c] = [await refusedPort(), await refusedPort(), await refusedPort()];
-    const socket = new PitwallSocket({ url: `http://127.0.0.1:${a}, http://127.0.0.1:${b}/,http://127.0.0.1:${c}`, token: "pw_test", clock, random: () => 0.5, backoff: { initialMs: 100, maxMs: 1000 } });
+    const socket = new PitwallSocket({
+      url: `http://127.0.0.1:${a}, http://127.0.0.1:${b}/,http://127.0.0.1:${c}`,
+      token: "pw_test",
+      clock,
+      random: () => 0.5,
+      backoff: { initialMs: 100, maxMs: 1000 },
+    });
     const tried: string[] = [];
-    socket.on("disconnect", (info) => tried.push(`${new URL(info.url).port}>${new URL(info.nextUrl).port}`));
+    socket.on("disconnect", (info) =>
+      tried.push(`${new URL(info.url).port}>${new URL(info.nextUrl).port}`),
+    );
     while (clock.sleeps.length < 7) await new Promise((r) => setTimeout(r, 5));
     await socket.close();
     expect(tried.slice(0, 4)).toEqual([`${a}>${b}`, `${b}>${c}`, `${c}>${a}`, `${a}>${b}`]);
@@ -74,7 +87,12 @@ describe("PitwallSocket reconnect backoff (injected clock)", () => {
 
   test("flush times out on the injected clock and reports the pending count; close() keeps nothing without a spool", async () => {
     const clock = recordingClock();
-    const socket = new PitwallSocket({ url: `http://127.0.0.1:${await refusedPort()}`, token: "pw_test", clock, backoff: { initialMs: 10_000 } });
+    const socket = new PitwallSocket({
+      url: `http://127.0.0.1:${await refusedPort()}`,
+      token: "pw_test",
+      clock,
+      backoff: { initialMs: 10_000 },
+    });
     socket.send({ type: "hello" });
     socket.send({ type: "heartbeat" });
     const err = await socket.flush(5000).catch((e: unknown) => e);
@@ -88,7 +106,11 @@ describe("PitwallSocket reconnect backoff (injected clock)", () => {
   });
 
   test("a frame over 1 MiB is rejected locally, never queued", async () => {
-    const socket = new PitwallSocket({ url: `http://127.0.0.1:${await refusedPort()}`, token: "pw_test", clock: recordingClock() });
+    const socket = new PitwallSocket({
+      url: `http://127.0.0.1:${await refusedPort()}`,
+      token: "pw_test",
+      clock: recordingClock(),
+    });
     const rejected = new Promise((resolve) => socket.once("rejected", resolve));
     const id = socket.send({ type: "run.event", run: "r", message: "x".repeat(1024 * 1024) });
     expect(await rejected).toMatchObject({ id, code: "frame_too_large" });
@@ -100,7 +122,9 @@ describe("PitwallSocket reconnect backoff (injected clock)", () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "pitwall-spool-lock-"));
     const url = `http://127.0.0.1:${await refusedPort()}`;
     const a = new PitwallSocket({ url, token: "t", spoolDir: dir, clock: recordingClock() });
-    expect(() => new PitwallSocket({ url, token: "t", spoolDir: dir, clock: recordingClock() })).toThrow(/in use/);
+    expect(
+      () => new PitwallSocket({ url, token: "t", spoolDir: dir, clock: recordingClock() }),
+    ).toThrow(/in use/);
     await a.close();
     const b = new PitwallSocket({ url, token: "t", spoolDir: dir, clock: recordingClock() });
     await b.close();
@@ -109,6 +133,8 @@ describe("PitwallSocket reconnect backoff (injected clock)", () => {
 
 test("ingestUrl maps http(s) to ws(s) and keeps a base path", () => {
   expect(ingestUrl("http://localhost:8080")).toBe("ws://localhost:8080/ws/ingest");
-  expect(ingestUrl("https://pitwall.example.com/team/")).toBe("wss://pitwall.example.com/team/ws/ingest");
+  expect(ingestUrl("https://pitwall.example.com/team/")).toBe(
+    "wss://pitwall.example.com/team/ws/ingest",
+  );
   expect(ingestUrl("ws://h:1/ws/ingest")).toBe("ws://h:1/ws/ingest");
 });

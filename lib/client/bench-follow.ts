@@ -1,8 +1,16 @@
-import { PROTOCOL_VERSION, type BenchmarkPointInput, type ClientFrameInput } from "@/lib/protocol";
+import {
+  baseName,
+  mergeFacts,
+  sha256Hex,
+  type BenchmarkFormat,
+  type ImportProblem,
+  type JsonObject,
+} from "@/lib/importers/benchmark-common";
 import { parseBenchmarkFile } from "@/lib/importers/benchmark-import";
-import { baseName, mergeFacts, sha256Hex, type BenchmarkFormat, type ImportProblem, type JsonObject } from "@/lib/importers/benchmark-common";
 import type { BenchmarkScenario } from "@/lib/importers/benchmark-run";
 import { frameId, withId } from "@/lib/importers/frame-building";
+import { PROTOCOL_VERSION, type BenchmarkPointInput, type ClientFrameInput } from "@/lib/protocol";
+
 import type { TailLine } from "./file-tail";
 
 /**
@@ -100,20 +108,38 @@ export class BenchFollower {
       const rec = parsed.records[0];
       if (!rec) continue;
       if (this.format !== null && parsed.format !== this.format) {
-        out.problems.push({ file: this.opts.file, line, message: `a ${parsed.format} row in a ${this.format} file; skipped` });
+        out.problems.push({
+          file: this.opts.file,
+          line,
+          message: `a ${parsed.format} row in a ${this.format} file; skipped`,
+        });
         continue;
       }
       this.format = parsed.format;
       this.key ??= `watch:${sha256Hex(`${this.opts.keySalt ?? ""}\n${this.opts.file}\n${text}`).slice(0, 32)}`;
       const { point, raw, facts, startedAtMs, endedAtMs } = rec.mapping;
       const scenario = this.opts.scenario !== undefined ? { scenario: this.opts.scenario } : {};
-      const full: BenchmarkPointInput = { key: `${sha256Hex(text).slice(0, 16)}:${line}`, ord: line, ...point, ...scenario, raw };
+      const full: BenchmarkPointInput = {
+        key: `${sha256Hex(text).slice(0, 16)}:${line}`,
+        ord: line,
+        ...point,
+        ...scenario,
+        raw,
+      };
       this.facts.push(facts);
-      if (startedAtMs !== undefined) this.startedAt = this.startedAt === undefined ? startedAtMs : Math.min(this.startedAt, startedAtMs);
-      if (endedAtMs !== undefined) this.endedAt = this.endedAt === undefined ? endedAtMs : Math.max(this.endedAt, endedAtMs);
+      if (startedAtMs !== undefined)
+        this.startedAt =
+          this.startedAt === undefined ? startedAtMs : Math.min(this.startedAt, startedAtMs);
+      if (endedAtMs !== undefined)
+        this.endedAt = this.endedAt === undefined ? endedAtMs : Math.max(this.endedAt, endedAtMs);
       if (point.completed !== 0) this.anyCompleted = true;
       this.pointCount++;
-      const body: Omit<RunBenchmarkInput, "id"> = { v: PROTOCOL_VERSION, type: "run.benchmark", run: this.key, points: [full] };
+      const body: Omit<RunBenchmarkInput, "id"> = {
+        v: PROTOCOL_VERSION,
+        type: "run.benchmark",
+        run: this.key,
+        points: [full],
+      };
       pointFrames.push(withId(body, frameId(this.key, "points", body)));
       out.points.push(full);
     }
@@ -136,16 +162,27 @@ export class BenchFollower {
       run: this.key,
       status: this.anyCompleted ? "succeeded" : "failed",
       ...(this.endedAt !== undefined ? { endedAt: this.endedAt } : {}),
-      ...(this.anyCompleted ? {} : { error: "every benchmark result has completed = 0 (all requests failed)" }),
+      ...(this.anyCompleted
+        ? {}
+        : { error: "every benchmark result has completed = 0 (all requests failed)" }),
     };
-    return withId(body, frameId(this.key, "end", { ...body, after: this.lastStartId, points: this.pointCount }));
+    return withId(
+      body,
+      frameId(this.key, "end", { ...body, after: this.lastStartId, points: this.pointCount }),
+    );
   }
 
   /** A run.start when the run's config (merged from the rows so far) changed since the last one sent. */
   private startFrame(): ClientFrameInput | null {
     if (this.opts.startRun === false || this.key === null || this.format === null) return null;
     const merged = mergeFacts(this.facts);
-    const config: JsonObject = { format: this.format, ...merged, model: merged.model ?? null, sourceFiles: [baseName(this.opts.file)], live: true };
+    const config: JsonObject = {
+      format: this.format,
+      ...merged,
+      model: merged.model ?? null,
+      sourceFiles: [baseName(this.opts.file)],
+      live: true,
+    };
     if (Array.isArray(config.inputLen)) delete config.inputLen;
     if (Array.isArray(config.outputLen)) delete config.outputLen;
     const body: Omit<RunStartInput, "id"> = {
@@ -157,7 +194,9 @@ export class BenchFollower {
       ...(this.opts.host !== undefined ? { host: this.opts.host } : {}),
       ...(this.startedAt !== undefined ? { startedAt: this.startedAt } : {}),
       config,
-      ...(this.opts.tags !== undefined && this.opts.tags.length > 0 ? { tags: this.opts.tags } : {}),
+      ...(this.opts.tags !== undefined && this.opts.tags.length > 0
+        ? { tags: this.opts.tags }
+        : {}),
       ...(this.opts.stallAfterS !== undefined ? { stallAfterS: this.opts.stallAfterS } : {}),
     };
     const id = frameId(this.key, "start", body);

@@ -44,7 +44,11 @@ export interface BackoffOptions {
  * [ceiling/2, ceiling], so many workers restarted together spread out but none hammers the
  * server with near-zero delays. `random` returns a number in [0, 1).
  */
-export function backoffDelayMs(attempt: number, opts: BackoffOptions = {}, random: () => number = Math.random): number {
+export function backoffDelayMs(
+  attempt: number,
+  opts: BackoffOptions = {},
+  random: () => number = Math.random,
+): number {
   const initialMs = opts.initialMs ?? 250;
   const maxMs = opts.maxMs ?? 30_000;
   const factor = opts.factor ?? 2;

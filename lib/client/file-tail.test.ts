@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
+
 import { FileTail, type TailLine } from "./file-tail";
 
 // FileTail on a real file being appended to: complete lines once each, a cut line waits for its
@@ -43,7 +44,11 @@ describe("FileTail", () => {
     const file = await tmpFile();
     await fs.writeFile(file, "old 1\nold 2\n");
     const got: TailLine[] = [];
-    const tail = new FileTail(file, { onLines: (l) => void got.push(...l), fromEnd: true, pollMs: 60_000 });
+    const tail = new FileTail(file, {
+      onLines: (l) => void got.push(...l),
+      fromEnd: true,
+      pollMs: 60_000,
+    });
     await tail.start();
     await fs.appendFile(file, "new\n");
     const deadline = Date.now() + 5000;
@@ -56,7 +61,11 @@ describe("FileTail", () => {
     const file = await tmpFile();
     const got: TailLine[] = [];
     const whole = (t: string) => t.startsWith("{") && t.endsWith("}");
-    const tail = new FileTail(file, { onLines: (l) => void got.push(...l), completeWithoutNewline: whole, pollMs: 60_000 });
+    const tail = new FileTail(file, {
+      onLines: (l) => void got.push(...l),
+      completeWithoutNewline: whole,
+      pollMs: 60_000,
+    });
     await tail.start();
     await fs.writeFile(file, '{"c": 1}');
     await tail.readNow();
@@ -77,7 +86,11 @@ describe("FileTail", () => {
     const file = await tmpFile();
     await fs.writeFile(file, "1\n2\n3\n");
     const got: string[] = [];
-    const tail = new FileTail(file, { onLines: (l) => void got.push(...l.map((x) => `${x.line}:${x.text}`)), onReset: () => got.push("reset"), pollMs: 60_000 });
+    const tail = new FileTail(file, {
+      onLines: (l) => void got.push(...l.map((x) => `${x.line}:${x.text}`)),
+      onReset: () => got.push("reset"),
+      pollMs: 60_000,
+    });
     await tail.start();
     await fs.writeFile(file, "x\n");
     await tail.readNow();

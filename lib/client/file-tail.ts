@@ -96,7 +96,9 @@ export class FileTail {
   /** Reads whatever was appended since the last read (reads never overlap). */
   readNow(): Promise<void> {
     if (this.stopped) return this.chain;
-    this.chain = this.chain.then(() => this.readAppended()).catch((err: unknown) => this.opts.onError?.(err as Error));
+    this.chain = this.chain
+      .then(() => this.readAppended())
+      .catch((err: unknown) => this.opts.onError?.(err as Error));
     return this.chain;
   }
 
@@ -105,7 +107,9 @@ export class FileTail {
     await this.readAppended(() => undefined);
   }
 
-  private async readAppended(deliver: FileTailOptions["onLines"] = this.opts.onLines): Promise<void> {
+  private async readAppended(
+    deliver: FileTailOptions["onLines"] = this.opts.onLines,
+  ): Promise<void> {
     let fd: fs.promises.FileHandle;
     try {
       fd = await fs.promises.open(this.file, "r");
@@ -143,7 +147,11 @@ export class FileTail {
         this.partial = Buffer.from(data);
       }
       const pending = this.partial.length ? this.partial.toString("utf8") : "";
-      if (pending && pending !== this.handedPartial && this.opts.completeWithoutNewline?.(pending)) {
+      if (
+        pending &&
+        pending !== this.handedPartial &&
+        this.opts.completeWithoutNewline?.(pending)
+      ) {
         this.handedPartial = pending;
         out.push({ line: this.lineNo + 1, text: pending });
       }

@@ -32,7 +32,11 @@ export function pendingUpTo(unsettled: UnsettledFrames, seq: number): number {
 }
 
 /** Wraps resolve/reject so that settling also aborts `timeout` (its timer must not hold the process). */
-function settleOnce(resolve: () => void, reject: (err: Error) => void, timeout: AbortController): Pick<FlushWaiter, "resolve" | "reject"> {
+function settleOnce(
+  resolve: () => void,
+  reject: (err: Error) => void,
+  timeout: AbortController,
+): Pick<FlushWaiter, "resolve" | "reject"> {
   return {
     resolve: () => (timeout.abort(), resolve()),
     reject: (err) => (timeout.abort(), reject(err)),

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+
 import { readFramesFile } from "./frames-file";
 
 describe("readFramesFile", () => {
@@ -15,7 +16,8 @@ describe("readFramesFile", () => {
   });
 
   test("JSON lines with bare NaN, a bad line and a non-object, with line numbers", () => {
-    const text = '{"v":1,"id":"a","type":"run.metrics","run":"r","points":[{"key":"loss","step":1,"value":NaN}]}\n\n{oops\n42\n[{"id":"b","type":"hello"},{"id":"c","type":"hello"}]\n';
+    const text =
+      '{"v":1,"id":"a","type":"run.metrics","run":"r","points":[{"key":"loss","step":1,"value":NaN}]}\n\n{oops\n42\n[{"id":"b","type":"hello"},{"id":"c","type":"hello"}]\n';
     const { frames, problems } = readFramesFile(text);
     expect(frames.map((f) => [f.frame.id, f.line])).toEqual([
       ["a", 1],

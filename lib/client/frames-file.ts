@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+
 import { parseLenientJson } from "@/lib/protocol";
 
 /** One frame read from a file: its position (1-based line for JSON lines, else null) and value. */

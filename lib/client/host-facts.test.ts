@@ -1,6 +1,15 @@
 import { describe, expect, test } from "vitest";
+
 import { hostFacts } from "@/lib/protocol";
-import { cpuPercent, HostFactsCollector, NVIDIA_SMI_ARGS, parseMeminfo, parseNvidiaSmi, parseProcStat } from "./host-facts";
+
+import {
+  cpuPercent,
+  HostFactsCollector,
+  NVIDIA_SMI_ARGS,
+  parseMeminfo,
+  parseNvidiaSmi,
+  parseProcStat,
+} from "./host-facts";
 
 // Output of `nvidia-smi --query-gpu=index,name,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw
 // --format=csv,noheader,nounits` on a 2x RTX A6000 box (driver 550) and on a GPU that reports no power.
@@ -8,29 +17,63 @@ const A6000_X2 = `0, NVIDIA RTX A6000, 97, 43210, 49140, 78, 287.41
 1, NVIDIA RTX A6000, 0, 4, 49140, 31, 22.10
 `;
 const NO_POWER = "0, Tesla K80, 12, 100, 11441, 40, [N/A]\n";
-const PROC_STAT_1 = "cpu  1000 0 500 8000 100 0 0 0 0 0\ncpu0 500 0 250 4000 50 0 0 0 0 0\nintr 1 2 3\n";
+const PROC_STAT_1 =
+  "cpu  1000 0 500 8000 100 0 0 0 0 0\ncpu0 500 0 250 4000 50 0 0 0 0 0\nintr 1 2 3\n";
 const PROC_STAT_2 = "cpu  1600 0 700 8600 200 0 0 0 0 0\ncpu0 800 0 350 4300 100 0 0 0 0 0\n";
-const MEMINFO = "MemTotal:       65842852 kB\nMemFree:         1234567 kB\nMemAvailable:   50000000 kB\nBuffers:          100 kB\n";
+const MEMINFO =
+  "MemTotal:       65842852 kB\nMemFree:         1234567 kB\nMemAvailable:   50000000 kB\nBuffers:          100 kB\n";
 
 describe("nvidia-smi", () => {
   test("parses every GPU with units from the query", () => {
     expect(parseNvidiaSmi(A6000_X2)).toEqual([
-      { index: 0, name: "NVIDIA RTX A6000", utilPct: 97, memUsedMiB: 43210, memTotalMiB: 49140, tempC: 78, powerW: 287.41 },
-      { index: 1, name: "NVIDIA RTX A6000", utilPct: 0, memUsedMiB: 4, memTotalMiB: 49140, tempC: 31, powerW: 22.1 },
+      {
+        index: 0,
+        name: "NVIDIA RTX A6000",
+        utilPct: 97,
+        memUsedMiB: 43210,
+        memTotalMiB: 49140,
+        tempC: 78,
+        powerW: 287.41,
+      },
+      {
+        index: 1,
+        name: "NVIDIA RTX A6000",
+        utilPct: 0,
+        memUsedMiB: 4,
+        memTotalMiB: 49140,
+        tempC: 31,
+        powerW: 22.1,
+      },
     ]);
     expect(NVIDIA_SMI_ARGS[0]).toContain("power.draw");
   });
 
   test("leaves out [N/A] readings, skips junk lines, keeps a comma in a name", () => {
-    expect(parseNvidiaSmi(NO_POWER)).toEqual([{ index: 0, name: "Tesla K80", utilPct: 12, memUsedMiB: 100, memTotalMiB: 11441, tempC: 40 }]);
-    expect(parseNvidiaSmi("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n")).toEqual([]);
+    expect(parseNvidiaSmi(NO_POWER)).toEqual([
+      { index: 0, name: "Tesla K80", utilPct: 12, memUsedMiB: 100, memTotalMiB: 11441, tempC: 40 },
+    ]);
+    expect(
+      parseNvidiaSmi(
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n",
+      ),
+    ).toEqual([]);
     expect(parseNvidiaSmi("3, Weird, Inc. GPU, 1, 2, 3, 4, 5\n")).toEqual([
-      { index: 3, name: "Weird, Inc. GPU", utilPct: 1, memUsedMiB: 2, memTotalMiB: 3, tempC: 4, powerW: 5 },
+      {
+        index: 3,
+        name: "Weird, Inc. GPU",
+        utilPct: 1,
+        memUsedMiB: 2,
+        memTotalMiB: 3,
+        tempC: 4,
+        powerW: 5,
+      },
     ]);
   });
 
   test("parsed GPUs satisfy the protocol's hostFacts schema", () => {
-    expect(hostFacts.safeParse({ gpus: parseNvidiaSmi(A6000_X2 + NO_POWER.replace(/^0/, "2")) }).success).toBe(true);
+    expect(
+      hostFacts.safeParse({ gpus: parseNvidiaSmi(A6000_X2 + NO_POWER.replace(/^0/, "2")) }).success,
+    ).toBe(true);
   });
 });
 
@@ -46,7 +89,10 @@ describe("/proc readings", () => {
   });
 
   test("RAM from /proc/meminfo in bytes: used = total − available", () => {
-    expect(parseMeminfo(MEMINFO)).toEqual({ ramTotalBytes: 65842852 * 1024, ramUsedBytes: (65842852 - 50000000) * 1024 });
+    expect(parseMeminfo(MEMINFO)).toEqual({
+      ramTotalBytes: 65842852 * 1024,
+      ramUsedBytes: (65842852 - 50000000) * 1024,
+    });
     expect(parseMeminfo("MemTotal: 10 kB\n")).toBeNull();
   });
 });
@@ -70,7 +116,10 @@ describe("HostFactsCollector", () => {
   });
 
   test("on this machine: no nvidia-smi is no error; /proc and statfs give CPU, RAM and disk", async () => {
-    const collector = new HostFactsCollector({ exec: () => Promise.reject(Object.assign(new Error("spawn nvidia-smi ENOENT"), { code: "ENOENT" })) });
+    const collector = new HostFactsCollector({
+      exec: () =>
+        Promise.reject(Object.assign(new Error("spawn nvidia-smi ENOENT"), { code: "ENOENT" })),
+    });
     const facts = await collector.collect();
     expect(facts.gpus).toBeUndefined();
     expect(facts.cpuPct).toBeUndefined(); // one reading only

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
+
 import type { HostFacts } from "@/lib/protocol";
 
 /**
@@ -126,7 +127,10 @@ export class HostFactsCollector {
 
   /** Current facts; sources that fail are left out (never throws for a missing nvidia-smi or /proc). */
   async collect(): Promise<HostFacts & { hostname: string }> {
-    const facts: HostFacts & { hostname: string } = { hostname: os.hostname(), cpuCount: Math.max(1, os.cpus().length) };
+    const facts: HostFacts & { hostname: string } = {
+      hostname: os.hostname(),
+      cpuCount: Math.max(1, os.cpus().length),
+    };
     const [gpus, cpu, mem, disk] = await Promise.all([
       this.exec("nvidia-smi", NVIDIA_SMI_ARGS).then(parseNvidiaSmi, () => null),
       this.readCpu(),
@@ -140,13 +144,18 @@ export class HostFactsCollector {
     }
     if (cpu) this.lastCpu = cpu;
     if (mem) Object.assign(facts, mem);
-    else Object.assign(facts, { ramTotalBytes: os.totalmem(), ramUsedBytes: Math.max(0, os.totalmem() - os.freemem()) });
+    else
+      Object.assign(facts, {
+        ramTotalBytes: os.totalmem(),
+        ramUsedBytes: Math.max(0, os.totalmem() - os.freemem()),
+      });
     if (disk) {
       facts.diskFreeBytes = Math.min(Number.MAX_SAFE_INTEGER, disk.bavail * disk.bsize);
       facts.diskTotalBytes = Math.min(Number.MAX_SAFE_INTEGER, disk.blocks * disk.bsize);
     }
     const load = os.loadavg()[0];
-    if (load !== undefined && Number.isFinite(load) && load >= 0) facts.loadAvg1 = Math.round(load * 100) / 100;
+    if (load !== undefined && Number.isFinite(load) && load >= 0)
+      facts.loadAvg1 = Math.round(load * 100) / 100;
     return facts;
   }
 
@@ -158,6 +167,8 @@ export class HostFactsCollector {
 /** Runs `file args` with a 10 s timeout; resolves with stdout. */
 function execText(file: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: 10_000, maxBuffer: 1024 * 1024 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    execFile(file, args, { timeout: 10_000, maxBuffer: 1024 * 1024 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    );
   });
 }

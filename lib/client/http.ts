@@ -1,4 +1,5 @@
 import { stringifyJson, type ClientFrameInput, type ErrorCode } from "@/lib/protocol";
+
 import { AllServersFailedError, fetchWithFailover, type ServerUrls } from "./server-urls";
 
 /** Per-frame result of `POST /api/ingest`, in input order. */
@@ -56,13 +57,32 @@ export async function postFrames(
   return results;
 }
 
-async function postBody(baseUrl: ServerUrls, token: string, body: string, timeoutMs: number): Promise<IngestResult[]> {
+async function postBody(
+  baseUrl: ServerUrls,
+  token: string,
+  body: string,
+  timeoutMs: number,
+): Promise<IngestResult[]> {
   let res: Response;
   try {
-    ({ res } = await fetchWithFailover(baseUrl, "/api/ingest", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body }, { timeoutMs }));
+    ({ res } = await fetchWithFailover(
+      baseUrl,
+      "/api/ingest",
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body,
+      },
+      { timeoutMs },
+    ));
   } catch (err) {
     if (!(err instanceof AllServersFailedError)) throw err;
-    if (!err.lastResponse) throw new IngestHttpError(`cannot reach Pitwall: ${err.attempts.map((a) => `${a.url} (${a.reason})`).join("; ")}`, null, null);
+    if (!err.lastResponse)
+      throw new IngestHttpError(
+        `cannot reach Pitwall: ${err.attempts.map((a) => `${a.url} (${a.reason})`).join("; ")}`,
+        null,
+        null,
+      );
     res = err.lastResponse;
   }
   let text: string;
@@ -80,7 +100,11 @@ async function postBody(baseUrl: ServerUrls, token: string, body: string, timeou
   }
   if (!res.ok || !parsed.results) {
     const msg = parsed.error?.message ?? text.slice(0, 300);
-    throw new IngestHttpError(`Pitwall refused the request (HTTP ${res.status}): ${msg}`, res.status, parsed.error?.code ?? null);
+    throw new IngestHttpError(
+      `Pitwall refused the request (HTTP ${res.status}): ${msg}`,
+      res.status,
+      parsed.error?.code ?? null,
+    );
   }
   return parsed.results;
 }

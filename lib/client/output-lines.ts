@@ -75,7 +75,9 @@ export class OutputTail {
   /** Appends finished lines. */
   add(lines: readonly string[]): void {
     for (const line of lines) {
-      this.lines.push(line.length > MAX_TAIL_LINE_CHARS ? line.slice(0, MAX_TAIL_LINE_CHARS - 1) + "…" : line);
+      this.lines.push(
+        line.length > MAX_TAIL_LINE_CHARS ? line.slice(0, MAX_TAIL_LINE_CHARS - 1) + "…" : line,
+      );
     }
     if (this.lines.length > this.maxLines * 2) this.lines = this.lines.slice(-this.maxLines);
   }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { WebSocketServer, type WebSocket } from "ws";
+
 import { PitwallSocket, type FrameRejection } from "./socket";
 
 // A worker must not stall forever behind a frame the server keeps failing on. The server here is
@@ -21,7 +22,8 @@ beforeAll(async () => {
       const ids: string[] = [];
       for (const f of frames) {
         received.push(f.id);
-        if (f.type === "run.start" && f.id.endsWith("poison")) return ws.close(1011, "database unavailable; resend unacknowledged frames");
+        if (f.type === "run.start" && f.id.endsWith("poison"))
+          return ws.close(1011, "database unavailable; resend unacknowledged frames");
         ids.push(f.id);
       }
       ws.send(JSON.stringify({ v: 1, type: "ack", ids }));
@@ -35,7 +37,14 @@ afterAll(async () => {
 
 test("the SDK gives up on a frame after 5 consecutive 1011 closes with it oldest, logs one line, and the frames behind it are acked", async () => {
   const warnings: string[] = [];
-  const socket = new PitwallSocket({ url, token: "t", idPrefix: "p", backoff: { initialMs: 5, maxMs: 10 }, warn: (l) => warnings.push(l), pingIntervalMs: 0 });
+  const socket = new PitwallSocket({
+    url,
+    token: "t",
+    idPrefix: "p",
+    backoff: { initialMs: 5, maxMs: 10 },
+    warn: (l) => warnings.push(l),
+    pingIntervalMs: 0,
+  });
   const rejections: FrameRejection[] = [];
   socket.on("rejected", (r) => rejections.push(r));
   socket.send({ id: "before", type: "hello" });
@@ -45,7 +54,9 @@ test("the SDK gives up on a frame after 5 consecutive 1011 closes with it oldest
   await socket.flush(20_000);
   await socket.close();
 
-  expect(rejections).toEqual([{ id: "x-poison", code: "gave_up", message: expect.stringMatching(/1011 5 times in a row/) }]);
+  expect(rejections).toEqual([
+    { id: "x-poison", code: "gave_up", message: expect.stringMatching(/1011 5 times in a row/) },
+  ]);
   expect(received.filter((id) => id === "x-poison")).toHaveLength(5);
   expect(warnings).toHaveLength(1);
   expect(warnings[0]).toMatch(/^pitwall: gave up on frame x-poison \(run\.start\)/);

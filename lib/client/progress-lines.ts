@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import {
   anyNumber,
   describeIssues,
@@ -35,7 +36,13 @@ export const pitwallLine = z.strictObject({
   step: step64.optional(),
   /** A message for the run's event log: a string (level info) or `{level, message}`. */
   event: z
-    .union([z.string().min(1).max(10_000), z.strictObject({ level: z.enum(EVENT_LEVELS).default("info"), message: z.string().min(1).max(10_000) })])
+    .union([
+      z.string().min(1).max(10_000),
+      z.strictObject({
+        level: z.enum(EVENT_LEVELS).default("info"),
+        message: z.string().min(1).max(10_000),
+      }),
+    ])
     .optional(),
   /** A checkpoint or uploaded object. */
   artifact: z
@@ -89,9 +96,11 @@ export function parseProgressLine(text: string): ProgressLine | null {
 }
 
 // `| 450/1000 [00:10<00:12, 45.00it/s]`: n_fmt/total_fmt, then [elapsed<remaining, rate{postfix}].
-const TQDM_WITH_TOTAL = /(?:^|[\s|:])(\d+(?:\.\d+)?[kMGTPEZY]?)\/(\d+(?:\.\d+)?[kMGTPEZY]?)\s*\[(?:\d+:)?\d+:\d\d<(?:(?:\d+:)?\d+:\d\d|\?)(?:,\s*([^\]]*))?\]/g;
+const TQDM_WITH_TOTAL =
+  /(?:^|[\s|:])(\d+(?:\.\d+)?[kMGTPEZY]?)\/(\d+(?:\.\d+)?[kMGTPEZY]?)\s*\[(?:\d+:)?\d+:\d\d<(?:(?:\d+:)?\d+:\d\d|\?)(?:,\s*([^\]]*))?\]/g;
 // `450it [00:10, 45.00it/s]` (no total): n_fmt with the unit glued on, then [elapsed, rate{postfix}].
-const TQDM_NO_TOTAL = /(?:^|[\s:])(\d+(?:\.\d+)?[kMGTPEZY]?)([A-Za-z_]\w*)?\s*\[(?:\d+:)?\d+:\d\d,\s*([^\]]*)\]/g;
+const TQDM_NO_TOTAL =
+  /(?:^|[\s:])(\d+(?:\.\d+)?[kMGTPEZY]?)([A-Za-z_]\w*)?\s*\[(?:\d+:)?\d+:\d\d,\s*([^\]]*)\]/g;
 // `45.00it/s`, `?it/s`, `2.21s/it`, `1.23kit/s`.
 const RATE = /^(?:(?:\?|\d+(?:\.\d+)?)([A-Za-z_]\w*)\/s|\d+(?:\.\d+)?s\/([A-Za-z_]\w*))/;
 const SI = "kMGTPEZY";

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+
 import { readFramesFile, type FileFrame } from "./frames-file";
 
 /**
@@ -48,7 +49,11 @@ export function findPythonSpools(dir: string): string[] {
  */
 export function readPythonSpool(dir: string): PythonSpool {
   checkLock(dir);
-  const segments = fs.readdirSync(dir).filter((n) => SEGMENT.test(n)).sort().map((n) => path.join(dir, n));
+  const segments = fs
+    .readdirSync(dir)
+    .filter((n) => SEGMENT.test(n))
+    .sort()
+    .map((n) => path.join(dir, n));
   const frames: FileFrame[] = [];
   let skippedLines = 0;
   for (const file of segments) {

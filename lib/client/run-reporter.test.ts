@@ -1,5 +1,7 @@
 import { describe, expect, test } from "vitest";
+
 import { checkFrame } from "@/lib/protocol";
+
 import type { Clock } from "./clock";
 import { RunReporter } from "./run-reporter";
 import type { OutgoingFrame } from "./socket";
@@ -33,9 +35,21 @@ describe("RunReporter", () => {
   test("progress is sent at most once per interval, always the latest state", () => {
     const clock = manualClock();
     const sender = recorder();
-    const r = new RunReporter({ sender, run: "r1", bootId: "b1", clock, total: 1000, unit: "samples" });
+    const r = new RunReporter({
+      sender,
+      run: "r1",
+      bootId: "b1",
+      clock,
+      total: 1000,
+      unit: "samples",
+    });
     r.start({ name: "extract", kind: "extraction" });
-    expect(sender.of("run.start")[0]).toMatchObject({ run: "r1", kind: "extraction", total: 1000, unit: "samples" });
+    expect(sender.of("run.start")[0]).toMatchObject({
+      run: "r1",
+      kind: "extraction",
+      total: 1000,
+      unit: "samples",
+    });
 
     r.write("stdout", 'PITWALL {"done":1}\n');
     r.tick();
@@ -78,8 +92,14 @@ describe("RunReporter", () => {
     const clock = manualClock();
     const sender = recorder();
     const r = new RunReporter({ sender, run: "r4", bootId: "b", clock });
-    r.write("stdout", 'PITWALL {"metrics":{"loss":2.5},"step":1}\nPITWALL {"metrics":{"loss":NaN},"step":2}\n');
-    r.write("stdout", 'PITWALL {"done":30,"metrics":{"acc":0.5}}\nPITWALL {"event":"eval done","artifact":{"kind":"checkpoint","uri":"s3://b/c30"}}\n');
+    r.write(
+      "stdout",
+      'PITWALL {"metrics":{"loss":2.5},"step":1}\nPITWALL {"metrics":{"loss":NaN},"step":2}\n',
+    );
+    r.write(
+      "stdout",
+      'PITWALL {"done":30,"metrics":{"acc":0.5}}\nPITWALL {"event":"eval done","artifact":{"kind":"checkpoint","uri":"s3://b/c30"}}\n',
+    );
     expect(sender.of("run.event")).toMatchObject([{ level: "info", message: "eval done" }]);
     expect(sender.of("run.artifact")).toMatchObject([{ kind: "checkpoint", uri: "s3://b/c30" }]);
     expect(sender.of("run.metrics")).toHaveLength(0);
@@ -87,7 +107,11 @@ describe("RunReporter", () => {
     const metrics = sender.of("run.metrics");
     expect(metrics).toHaveLength(1);
     const points = metrics[0]!.points as Array<{ key: string; step: number; value: number }>;
-    expect(points.map((p) => [p.key, p.step])).toEqual([["loss", 1], ["loss", 2], ["acc", 30]]);
+    expect(points.map((p) => [p.key, p.step])).toEqual([
+      ["loss", 1],
+      ["loss", 2],
+      ["acc", 30],
+    ]);
     expect(points[1]!.value).toBeNaN();
   });
 
@@ -96,7 +120,10 @@ describe("RunReporter", () => {
     const sender = recorder();
     const r = new RunReporter({ sender, run: "r5", bootId: "b", clock });
     r.write("stdout", "line one\nline two\n");
-    r.write("stderr", "\r 50%|█ | 5/10 [00:01<00:01, 5.00it/s]\r100%|██| 10/10 [00:02<00:00, 5.00it/s]");
+    r.write(
+      "stderr",
+      "\r 50%|█ | 5/10 [00:01<00:01, 5.00it/s]\r100%|██| 10/10 [00:02<00:00, 5.00it/s]",
+    );
     r.finish({ code: 3, signal: null, cancelled: false });
     expect(sender.of("run.progress").at(-1)).toMatchObject({ done: 10, total: 10 });
     expect(sender.frames.at(-1)).toMatchObject({
@@ -108,17 +135,35 @@ describe("RunReporter", () => {
     });
 
     const ok = recorder();
-    new RunReporter({ sender: ok, run: "r6", bootId: "b", clock }).finish({ code: 0, signal: null, cancelled: false });
+    new RunReporter({ sender: ok, run: "r6", bootId: "b", clock }).finish({
+      code: 0,
+      signal: null,
+      cancelled: false,
+    });
     expect(ok.frames.at(-1)).toMatchObject({ status: "succeeded", exitCode: 0 });
     const cancelled = recorder();
-    new RunReporter({ sender: cancelled, run: "r7", bootId: "b", clock }).finish({ code: null, signal: "SIGTERM", cancelled: true });
-    expect(cancelled.frames.at(-1)).toMatchObject({ status: "cancelled", exitCode: 143, error: "killed by SIGTERM" });
+    new RunReporter({ sender: cancelled, run: "r7", bootId: "b", clock }).finish({
+      code: null,
+      signal: "SIGTERM",
+      cancelled: true,
+    });
+    expect(cancelled.frames.at(-1)).toMatchObject({
+      status: "cancelled",
+      exitCode: 143,
+      error: "killed by SIGTERM",
+    });
   });
 
   test("invalid PITWALL lines are reported, not sent", () => {
     const warnings: string[] = [];
     const sender = recorder();
-    const r = new RunReporter({ sender, run: "r8", bootId: "b", clock: manualClock(), onWarning: (m) => warnings.push(m) });
+    const r = new RunReporter({
+      sender,
+      run: "r8",
+      bootId: "b",
+      clock: manualClock(),
+      onWarning: (m) => warnings.push(m),
+    });
     r.write("stdout", 'PITWALL {"done": -1}\n');
     r.tick();
     expect(warnings).toHaveLength(1);

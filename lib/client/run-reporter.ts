@@ -1,6 +1,8 @@
 import os from "node:os";
 import { StringDecoder } from "node:string_decoder";
+
 import type { MetricPointInput, RunKind, RunStartFrame } from "@/lib/protocol";
+
 import { systemClock, type Clock } from "./clock";
 import { LineSplitter, OutputTail } from "./output-lines";
 import { parseProgressLine, type PitwallLine, type TqdmProgress } from "./progress-lines";
@@ -59,7 +61,10 @@ const METRICS_BATCH = 5000;
 export class RunReporter {
   private readonly clock: Clock;
   private readonly splitters = { stdout: new LineSplitter(), stderr: new LineSplitter() };
-  private readonly decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
+  private readonly decoders = {
+    stdout: new StringDecoder("utf8"),
+    stderr: new StringDecoder("utf8"),
+  };
   private readonly tail = new OutputTail();
   private done: number | undefined;
   private total: number | undefined;
@@ -84,7 +89,15 @@ export class RunReporter {
   }
 
   /** Sends `run.start` (with `total`/`unit` from the options). */
-  start(fields: { name: string; kind: RunKind; config?: Record<string, unknown>; tags?: string[]; host?: string; notes?: string; stallAfterS?: number }): void {
+  start(fields: {
+    name: string;
+    kind: RunKind;
+    config?: Record<string, unknown>;
+    tags?: string[];
+    host?: string;
+    notes?: string;
+    stallAfterS?: number;
+  }): void {
     const frame: Omit<RunStartFrame, "v" | "id"> = {
       type: "run.start",
       run: this.opts.run,
@@ -123,7 +136,8 @@ export class RunReporter {
   tick(): void {
     this.sendMetrics();
     const now = this.clock.now();
-    if (this.dirty && now - this.lastProgressAt >= (this.opts.progressIntervalMs ?? 1000)) this.sendProgress(now);
+    if (this.dirty && now - this.lastProgressAt >= (this.opts.progressIntervalMs ?? 1000))
+      this.sendProgress(now);
   }
 
   /** Ends the output streams, sends the final progress and metrics, then `run.end`. */
@@ -141,7 +155,13 @@ export class RunReporter {
     if (this.dirty) this.sendProgress(this.clock.now());
     const exitCode = exit.code ?? (exit.signal ? 128 + signalNumber(exit.signal) : null);
     const status = exit.cancelled ? "cancelled" : exit.code === 0 ? "succeeded" : "failed";
-    const frame: OutgoingFrame = { type: "run.end", run: this.opts.run, status, endedAt: this.clock.now(), outputTail: this.tail.snapshot() };
+    const frame: OutgoingFrame = {
+      type: "run.end",
+      run: this.opts.run,
+      status,
+      endedAt: this.clock.now(),
+      outputTail: this.tail.snapshot(),
+    };
     if (exitCode !== null) frame.exitCode = exitCode;
     if (exit.signal) frame.error = `killed by ${exit.signal}`;
     else if (status === "failed") frame.error = `exited with code ${exit.code}`;
@@ -156,7 +176,8 @@ export class RunReporter {
   private handle(segment: string): void {
     const parsed = parseProgressLine(segment);
     if (!parsed) return;
-    if (parsed.kind === "invalid") this.opts.onWarning?.(`ignored PITWALL line (${parsed.message}): ${segment.slice(0, 200)}`);
+    if (parsed.kind === "invalid")
+      this.opts.onWarning?.(`ignored PITWALL line (${parsed.message}): ${segment.slice(0, 200)}`);
     else if (parsed.kind === "tqdm") this.applyTqdm(parsed.progress);
     else this.applyLine(parsed.line);
   }
@@ -177,18 +198,38 @@ export class RunReporter {
       const step = line.step ?? line.done ?? this.done ?? this.metricLines;
       this.metricLines++;
       const ts = this.clock.now();
-      for (const [key, value] of Object.entries(line.metrics)) this.metrics.push({ key, step, value, ts });
+      for (const [key, value] of Object.entries(line.metrics))
+        this.metrics.push({ key, step, value, ts });
     }
     if (line.event) {
-      const e = typeof line.event === "string" ? { level: "info" as const, message: line.event } : line.event;
-      this.opts.sender.send({ type: "run.event", run: this.opts.run, level: e.level, message: e.message, ts: this.clock.now() });
+      const e =
+        typeof line.event === "string"
+          ? { level: "info" as const, message: line.event }
+          : line.event;
+      this.opts.sender.send({
+        type: "run.event",
+        run: this.opts.run,
+        level: e.level,
+        message: e.message,
+        ts: this.clock.now(),
+      });
     }
     if (line.artifact) {
-      this.opts.sender.send({ type: "run.artifact", run: this.opts.run, ...line.artifact, ts: this.clock.now() });
+      this.opts.sender.send({
+        type: "run.artifact",
+        run: this.opts.run,
+        ...line.artifact,
+        ts: this.clock.now(),
+      });
     }
   }
 
-  private setProgress(done: number | undefined, total: number | undefined, unit: string | undefined, explicit: boolean): void {
+  private setProgress(
+    done: number | undefined,
+    total: number | undefined,
+    unit: string | undefined,
+    explicit: boolean,
+  ): void {
     if (done !== undefined && done !== this.done) {
       this.done = done;
       this.dirty = true;
@@ -206,7 +247,13 @@ export class RunReporter {
   }
 
   private sendProgress(now: number): void {
-    const frame: OutgoingFrame = { type: "run.progress", run: this.opts.run, workerId: this.opts.workerId ?? "main", bootId: this.opts.bootId, ts: now };
+    const frame: OutgoingFrame = {
+      type: "run.progress",
+      run: this.opts.run,
+      workerId: this.opts.workerId ?? "main",
+      bootId: this.opts.bootId,
+      ts: now,
+    };
     if (this.done !== undefined) frame.done = this.done;
     if (this.total !== undefined) frame.total = this.total;
     if (this.unit !== undefined) frame.unit = this.unit;

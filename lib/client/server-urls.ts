@@ -23,9 +23,12 @@ export function parseServerUrls(value: ServerUrls): string[] {
     try {
       url = new URL(text);
     } catch {
-      throw new TypeError(`'${text}' is not a URL (expected e.g. http://host:8080; several separated by commas)`);
+      throw new TypeError(
+        `'${text}' is not a URL (expected e.g. http://host:8080; several separated by commas)`,
+      );
     }
-    if (!["http:", "https:", "ws:", "wss:"].includes(url.protocol)) throw new TypeError(`'${text}' is not an http(s) URL`);
+    if (!["http:", "https:", "ws:", "wss:"].includes(url.protocol))
+      throw new TypeError(`'${text}' is not an http(s) URL`);
     const clean = text.replace(/\/+$/, "");
     if (!urls.includes(clean)) urls.push(clean);
   }
@@ -51,7 +54,9 @@ export class AllServersFailedError extends Error {
     /** The last 5xx response, when the last failure was one (its body unread). */
     readonly lastResponse: Response | null,
   ) {
-    super(`no Pitwall server answered: ${attempts.map((a) => `${a.url} (${a.reason})`).join("; ")}`);
+    super(
+      `no Pitwall server answered: ${attempts.map((a) => `${a.url} (${a.reason})`).join("; ")}`,
+    );
     this.name = "AllServersFailedError";
   }
 }
@@ -73,7 +78,12 @@ export interface FailoverFetchOptions {
  * @returns the response and the base URL that gave it.
  * @throws AllServersFailedError when every URL failed (network, timeout or 5xx).
  */
-export async function fetchWithFailover(urls: ServerUrls, path: string, init: RequestInit = {}, opts: FailoverFetchOptions = {}): Promise<{ res: Response; baseUrl: string }> {
+export async function fetchWithFailover(
+  urls: ServerUrls,
+  path: string,
+  init: RequestInit = {},
+  opts: FailoverFetchOptions = {},
+): Promise<{ res: Response; baseUrl: string }> {
   const list = parseServerUrls(urls);
   const listKey = list.join(",");
   const start = Math.max(0, list.indexOf(preferred.get(listKey) ?? list[0]!));
@@ -83,7 +93,10 @@ export async function fetchWithFailover(urls: ServerUrls, path: string, init: Re
     const baseUrl = list[(start + k) % list.length]!;
     lastResponse = null;
     try {
-      const res = await fetch(joinUrl(baseUrl, path), { ...init, signal: AbortSignal.timeout(opts.timeoutMs ?? 60_000) });
+      const res = await fetch(joinUrl(baseUrl, path), {
+        ...init,
+        signal: AbortSignal.timeout(opts.timeoutMs ?? 60_000),
+      });
       if (!isFailoverStatus(res.status)) {
         preferred.set(listKey, baseUrl);
         return { res, baseUrl };
@@ -93,7 +106,10 @@ export async function fetchWithFailover(urls: ServerUrls, path: string, init: Re
       if (k < list.length - 1) await res.body?.cancel();
     } catch (err) {
       const e = err as Error & { cause?: unknown };
-      const reason = e.name === "TimeoutError" ? `no answer within ${opts.timeoutMs ?? 60_000} ms` : String((e.cause as Error | undefined)?.message ?? e.cause ?? e.message);
+      const reason =
+        e.name === "TimeoutError"
+          ? `no answer within ${opts.timeoutMs ?? 60_000} ms`
+          : String((e.cause as Error | undefined)?.message ?? e.cause ?? e.message);
       attempts.push({ url: baseUrl, reason });
     }
   }

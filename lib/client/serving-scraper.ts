@@ -1,10 +1,12 @@
 import os from "node:os";
-import { servingStallAfterS } from "@/lib/serving/stall";
+
 import type { MetricPointInput, RunEndFrame } from "@/lib/protocol";
 import { deriveDcgmValues } from "@/lib/serving/dcgm";
 import { deriveServingReading, SERVING_KEYS } from "@/lib/serving/derive";
 import { parseExposition } from "@/lib/serving/exposition";
 import type { ScrapeSnapshot } from "@/lib/serving/series";
+import { servingStallAfterS } from "@/lib/serving/stall";
+
 import { systemClock, type Clock } from "./clock";
 import type { FrameSender } from "./run-reporter";
 
@@ -32,24 +34,37 @@ const LOOPBACK = new Set(["localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"]);
  * Where `url` is served and the run key it gets.
  * @throws Error when `url` is not an http(s) URL.
  */
-export function scrapeTarget(url: string, hostOverride?: string, localHostname: string = os.hostname()): ScrapeTarget {
+export function scrapeTarget(
+  url: string,
+  hostOverride?: string,
+  localHostname: string = os.hostname(),
+): ScrapeTarget {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     throw new Error(`not a URL: ${url}`);
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error(`only http(s) endpoints can be scraped: ${url}`);
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new Error(`only http(s) endpoints can be scraped: ${url}`);
   const loopback = LOOPBACK.has(parsed.hostname);
   const named = hostOverride ?? (loopback ? undefined : parsed.hostname);
   const engineHost = sanitizeHost(named ?? localHostname);
   const port = parsed.port || (parsed.protocol === "https:" ? "443" : "80");
-  return { url, engineHost, runKey: `serving:${engineHost}:${port}${parsed.pathname}`.slice(0, 200), runHost: named === undefined ? undefined : engineHost };
+  return {
+    url,
+    engineHost,
+    runKey: `serving:${engineHost}:${port}${parsed.pathname}`.slice(0, 200),
+    runHost: named === undefined ? undefined : engineHost,
+  };
 }
 
 /** A host name as the protocol accepts it (letters, digits, '.', '_', '-'). */
 function sanitizeHost(name: string): string {
-  const cleaned = name.replace(/[^A-Za-z0-9._-]/g, "-").replace(/^[^A-Za-z0-9]+/, "").slice(0, 100);
+  const cleaned = name
+    .replace(/[^A-Za-z0-9._-]/g, "-")
+    .replace(/^[^A-Za-z0-9]+/, "")
+    .slice(0, 100);
   return cleaned || "engine";
 }
 
@@ -58,7 +73,10 @@ export type FetchText = (url: string, timeoutMs: number) => Promise<string>;
 
 /** The real fetch (Node's global fetch). */
 export const fetchText: FetchText = async (url, timeoutMs) => {
-  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: "text/plain" } });
+  const res = await fetch(url, {
+    signal: AbortSignal.timeout(timeoutMs),
+    headers: { accept: "text/plain" },
+  });
   if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`.trim());
   return res.text();
 };
@@ -97,7 +115,8 @@ export class ServingScraper {
     this.clock = opts.clock ?? systemClock;
     this.fetchText = opts.fetchText ?? fetchText;
     this.startedAtMs = this.clock.now();
-    for (const t of opts.targets) this.state.set(t.runKey, { prev: null, downSinceMs: null, announced: null });
+    for (const t of opts.targets)
+      this.state.set(t.runKey, { prev: null, downSinceMs: null, announced: null });
   }
 
   /** The run keys fed, in target order. */
@@ -137,12 +156,15 @@ export class ServingScraper {
    * telemetry has no outcome of its own, so it never claims `succeeded`.
    */
   finish(status: RunEndFrame["status"] = "ended"): void {
-    for (const t of this.opts.targets) this.opts.sender.send({ type: "run.end", run: t.runKey, status, endedAt: this.clock.now() });
+    for (const t of this.opts.targets)
+      this.opts.sender.send({ type: "run.end", run: t.runKey, status, endedAt: this.clock.now() });
   }
 
   private sendStart(t: ScrapeTarget, engine: string | null, model: string | null): void {
     const port = new URL(t.url).port;
-    const label = engine ? `${engine === "sglang" ? "SGLang" : "vLLM"}${model ? ` ${model}` : ""}` : "serving";
+    const label = engine
+      ? `${engine === "sglang" ? "SGLang" : "vLLM"}${model ? ` ${model}` : ""}`
+      : "serving";
     this.opts.sender.send({
       type: "run.start",
       run: t.runKey,
@@ -173,12 +195,18 @@ export class ServingScraper {
   private async scrapeDcgm(): Promise<Record<string, number>> {
     if (!this.opts.dcgmUrl) return {};
     try {
-      const values = deriveDcgmValues(parseExposition(await this.fetchText(this.opts.dcgmUrl, this.timeoutMs())).samples);
-      if (this.dcgmDown) this.opts.onMessage?.(`DCGM exporter at ${this.opts.dcgmUrl} answers again`);
+      const values = deriveDcgmValues(
+        parseExposition(await this.fetchText(this.opts.dcgmUrl, this.timeoutMs())).samples,
+      );
+      if (this.dcgmDown)
+        this.opts.onMessage?.(`DCGM exporter at ${this.opts.dcgmUrl} answers again`);
       this.dcgmDown = false;
       return values;
     } catch (err) {
-      if (!this.dcgmDown) this.opts.onMessage?.(`DCGM exporter at ${this.opts.dcgmUrl} not reachable (${(err as Error).message}); GPU readings skipped`);
+      if (!this.dcgmDown)
+        this.opts.onMessage?.(
+          `DCGM exporter at ${this.opts.dcgmUrl} not reachable (${(err as Error).message}); GPU readings skipped`,
+        );
       this.dcgmDown = true;
       return {};
     }
@@ -207,7 +235,13 @@ export class ServingScraper {
     st.prev = cur;
     if (st.downSinceMs !== null) {
       const message = `engine at ${t.url} answers again after ${Math.round((cur.tsMs - st.downSinceMs) / 1000)} s`;
-      this.opts.sender.send({ type: "run.event", run: t.runKey, level: "info", message, ts: cur.tsMs });
+      this.opts.sender.send({
+        type: "run.event",
+        run: t.runKey,
+        level: "info",
+        message,
+        ts: cur.tsMs,
+      });
       this.opts.onMessage?.(message);
       st.downSinceMs = null;
     }
@@ -221,7 +255,12 @@ export class ServingScraper {
   }
 
   private sendValues(run: string, tsMs: number, values: Record<string, number>): void {
-    const points: MetricPointInput[] = Object.entries(values).map(([key, value]) => ({ key, step: tsMs, value, ts: tsMs }));
+    const points: MetricPointInput[] = Object.entries(values).map(([key, value]) => ({
+      key,
+      step: tsMs,
+      value,
+      ts: tsMs,
+    }));
     if (points.length) this.opts.sender.send({ type: "run.metrics", run, points });
   }
 }

@@ -1,4 +1,5 @@
 import type { ClientFrameInput, ErrorCode, PROTOCOL_VERSION } from "@/lib/protocol";
+
 import type { BackoffOptions, Clock } from "./clock";
 import type { ServerUrls } from "./server-urls";
 
@@ -7,7 +8,10 @@ import type { ServerUrls } from "./server-urls";
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** A frame as given to {@link PitwallSocket.send}: `v` and `id` may be left out (filled in). */
-export type OutgoingFrame = DistributiveOmit<ClientFrameInput, "v" | "id"> & { v?: typeof PROTOCOL_VERSION; id?: string };
+export type OutgoingFrame = DistributiveOmit<ClientFrameInput, "v" | "id"> & {
+  v?: typeof PROTOCOL_VERSION;
+  id?: string;
+};
 
 /**
  * Codes the client itself settles a frame with: `frame_too_large` (over 1 MiB, never sent) and
@@ -119,7 +123,10 @@ export interface PitwallSocketStats {
 
 /** Thrown by `flush` when frames are still unsettled after its timeout. */
 export class FlushTimeoutError extends Error {
-  constructor(readonly pending: number, timeoutMs: number) {
+  constructor(
+    readonly pending: number,
+    timeoutMs: number,
+  ) {
     super(`${pending} frame(s) still unacknowledged after ${timeoutMs} ms`);
     this.name = "FlushTimeoutError";
   }

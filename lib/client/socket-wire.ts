@@ -1,4 +1,5 @@
 import type { RawData } from "ws";
+
 import type { FrameRejection } from "./socket-types";
 
 /** Wire-level helpers of the worker SDK's WebSocket client (lib/client/socket.ts): the ingest URL, reading replies. */
@@ -12,7 +13,8 @@ export function ingestUrl(base: string): string {
   const url = new URL(base);
   if (url.protocol === "http:") url.protocol = "ws:";
   else if (url.protocol === "https:") url.protocol = "wss:";
-  if (!url.pathname.endsWith("/ws/ingest")) url.pathname = `${url.pathname.replace(/\/+$/, "")}/ws/ingest`;
+  if (!url.pathname.endsWith("/ws/ingest"))
+    url.pathname = `${url.pathname.replace(/\/+$/, "")}/ws/ingest`;
   return url.toString();
 }
 
@@ -27,7 +29,12 @@ export function rawText(data: RawData): string {
 export function lenientError(value: unknown): FrameRejection | null {
   if (!value || typeof value !== "object") return null;
   const v = value as Record<string, unknown>;
-  if (v.type !== "error" || typeof v.code !== "string" || (v.id !== null && typeof v.id !== "string")) return null;
+  if (
+    v.type !== "error" ||
+    typeof v.code !== "string" ||
+    (v.id !== null && typeof v.id !== "string")
+  )
+    return null;
   return { id: v.id, code: v.code, message: typeof v.message === "string" ? v.message : "" };
 }
 

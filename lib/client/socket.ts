@@ -1,9 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import WebSocket, { type RawData } from "ws";
+
 import { MAX_FRAME_BYTES, PROTOCOL_VERSION, serverFrame, stringifyJson } from "@/lib/protocol";
+
 import { backoffDelayMs, systemClock, type Clock } from "./clock";
+import { FlushWaiters, settledUpTo } from "./flush-waiters";
 import { PoisonGuard } from "./poison";
+import { parseServerUrls } from "./server-urls";
 import {
   PitwallAuthError,
   SocketClosedError,
@@ -13,10 +17,8 @@ import {
   type PitwallSocketOptions,
   type PitwallSocketStats,
 } from "./socket-types";
-import { FlushWaiters, settledUpTo } from "./flush-waiters";
 import { frameType, ingestUrl, lenientError, rawText } from "./socket-wire";
 import { FrameSpool, type SpooledFrame } from "./spool";
-import { parseServerUrls } from "./server-urls";
 
 export * from "./socket-types";
 export { ingestUrl } from "./socket-wire";
@@ -75,8 +77,20 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
   private readonly loop: Promise<void>;
   /** Aborted by close(): wakes the reconnect sleep. */
   private readonly closing = new AbortController();
-  private readonly closedSignal = new Promise<void>((resolve) => this.closing.signal.addEventListener("abort", () => resolve(), { once: true }));
-  private readonly counts = { queued: 0, replayed: 0, sent: 0, resent: 0, acked: 0, rejected: 0, gaveUp: 0, reconnects: 0, opens: 0 };
+  private readonly closedSignal = new Promise<void>((resolve) =>
+    this.closing.signal.addEventListener("abort", () => resolve(), { once: true }),
+  );
+  private readonly counts = {
+    queued: 0,
+    replayed: 0,
+    sent: 0,
+    resent: 0,
+    acked: 0,
+    rejected: 0,
+    gaveUp: 0,
+    reconnects: 0,
+    opens: 0,
+  };
   private readonly poison: PoisonGuard;
 
   constructor(private readonly opts: PitwallSocketOptions) {
@@ -87,7 +101,9 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
     this.random = opts.random ?? Math.random;
     this.idPrefix = opts.idPrefix ?? `w${Date.now().toString(36)}${randomBytes(4).toString("hex")}`;
     this.wsUrls = parseServerUrls(opts.url).map(ingestUrl);
-    this.spool = opts.spoolDir ? FrameSpool.open(opts.spoolDir, { compactAfter: opts.spoolCompactAfter }) : null;
+    this.spool = opts.spoolDir
+      ? FrameSpool.open(opts.spoolDir, { compactAfter: opts.spoolCompactAfter })
+      : null;
     for (const f of this.spool?.pending ?? []) {
       this.track(f.id, f.text);
       this.counts.replayed++;
@@ -123,13 +139,20 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
    */
   sendValue(frame: Record<string, unknown>): string {
     if (this.closed) throw new SocketClosedError(this.unacked.size);
-    const id = typeof frame.id === "string" && frame.id !== "" ? frame.id : `${this.idPrefix}-${++this.idSeq}`;
+    const id =
+      typeof frame.id === "string" && frame.id !== ""
+        ? frame.id
+        : `${this.idPrefix}-${++this.idSeq}`;
     const full = { v: PROTOCOL_VERSION, ...frame, id };
     if (this.unacked.has(id)) return id;
     const text = stringifyJson(full);
     if (Buffer.byteLength(text) > MAX_FRAME_BYTES - 2) {
       this.counts.rejected++;
-      const rejection: FrameRejection = { id, code: "frame_too_large", message: `frame is ${Buffer.byteLength(text)} bytes; the limit is ${MAX_FRAME_BYTES} (split it)` };
+      const rejection: FrameRejection = {
+        id,
+        code: "frame_too_large",
+        message: `frame is ${Buffer.byteLength(text)} bytes; the limit is ${MAX_FRAME_BYTES} (split it)`,
+      };
       process.nextTick(() => this.emit("rejected", rejection));
       return id;
     }
@@ -175,7 +198,18 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
   /** Current counters. */
   stats(): PitwallSocketStats {
     const { queued, replayed, sent, resent, acked, rejected, gaveUp } = this.counts;
-    return { queued, replayed, sent, resent, acked, rejected, gaveUp, pending: this.unacked.size, reconnects: this.counts.reconnects, connected: this.open };
+    return {
+      queued,
+      replayed,
+      sent,
+      resent,
+      acked,
+      rejected,
+      gaveUp,
+      pending: this.unacked.size,
+      reconnects: this.counts.reconnects,
+      connected: this.open,
+    };
   }
 
   /** Resolves once connected (immediately when connected), or rejects with the fatal error / on close. */
@@ -192,7 +226,9 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
       const onFatal = (err: Error) => (cleanup(), reject(err));
       this.on("open", onOpen);
       this.on("fatal", onFatal);
-      void this.closedSignal.then(() => (cleanup(), reject(new SocketClosedError(this.unacked.size))));
+      void this.closedSignal.then(
+        () => (cleanup(), reject(new SocketClosedError(this.unacked.size))),
+      );
     });
   }
 
@@ -221,10 +257,21 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
         break;
       }
       if (ended.stable) failures = 0;
-      const retryInMs = backoffDelayMs(Math.floor(failures++ / this.wsUrls.length), this.opts.backoff, this.random);
+      const retryInMs = backoffDelayMs(
+        Math.floor(failures++ / this.wsUrls.length),
+        this.opts.backoff,
+        this.random,
+      );
       const url = this.wsUrls[this.urlIndex]!;
       this.urlIndex = (this.urlIndex + 1) % this.wsUrls.length;
-      this.emit("disconnect", { code: ended.code, reason: ended.reason, error: ended.error, retryInMs, url, nextUrl: this.wsUrls[this.urlIndex]! });
+      this.emit("disconnect", {
+        code: ended.code,
+        reason: ended.reason,
+        error: ended.error,
+        retryInMs,
+        url,
+        nextUrl: this.wsUrls[this.urlIndex]!,
+      });
       await Promise.race([this.clock.sleep(retryInMs, this.closing.signal), this.closedSignal]);
     }
   }
@@ -240,7 +287,9 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
     if (id === null || !oldest) return;
     const limit = this.opts.giveUpAfter ?? 5;
     const message = `the server closed the socket with 1011 ${limit} times in a row while this frame was the oldest unacknowledged one; giving up on it`;
-    (this.opts.warn ?? console.warn)(`pitwall: gave up on frame ${id} (${frameType(oldest.text)}): ${message}`);
+    (this.opts.warn ?? console.warn)(
+      `pitwall: gave up on frame ${id} (${frameType(oldest.text)}): ${message}`,
+    );
     this.settle([id]);
     this.counts.rejected++;
     this.counts.gaveUp++;
@@ -248,7 +297,15 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
   }
 
   /** One connection, from dial to close. Resolves with how it ended; never rejects. */
-  private connectOnce(wsUrl: string): Promise<{ code: number | null; reason: string; error?: Error; fatal?: Error; stable: boolean }> {
+  private connectOnce(
+    wsUrl: string,
+  ): Promise<{
+    code: number | null;
+    reason: string;
+    error?: Error;
+    fatal?: Error;
+    stable: boolean;
+  }> {
     return new Promise((resolve) => {
       const ws = new WebSocket(wsUrl, {
         headers: { authorization: `Bearer ${this.opts.token}` },
@@ -265,7 +322,10 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
 
       ws.on("unexpected-response", (_req, res) => {
         const status = res.statusCode ?? 0;
-        if (status === 401 || status === 403) fatal = new PitwallAuthError(`Pitwall refused the worker token (HTTP ${status} on ${wsUrl})`);
+        if (status === 401 || status === 403)
+          fatal = new PitwallAuthError(
+            `Pitwall refused the worker token (HTTP ${status} on ${wsUrl})`,
+          );
         else error = new Error(`unexpected HTTP ${status} from ${wsUrl}`);
         res.resume();
         ws.terminate();
@@ -298,8 +358,12 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
         this.open = false;
         this.ws = null;
         const reason = reasonBuf.toString();
-        if (code === 1008) fatal = new PitwallAuthError(`Pitwall closed the socket: ${reason || "policy violation (token revoked?)"}`);
-        const stable = openedAt !== null && (acked || this.clock.now() - openedAt >= STABLE_CONNECTION_MS);
+        if (code === 1008)
+          fatal = new PitwallAuthError(
+            `Pitwall closed the socket: ${reason || "policy violation (token revoked?)"}`,
+          );
+        const stable =
+          openedAt !== null && (acked || this.clock.now() - openedAt >= STABLE_CONNECTION_MS);
         resolve({ code: openedAt === null ? null : code, reason, error, fatal, stable });
       });
     });
@@ -338,7 +402,11 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
     while (this.toSendHead < this.toSend.length && this.inFlight < maxInFlight) {
       const batch: Entry[] = [];
       let bytes = 2;
-      while (this.toSendHead < this.toSend.length && batch.length < maxFrames && this.inFlight + batch.length < maxInFlight) {
+      while (
+        this.toSendHead < this.toSend.length &&
+        batch.length < maxFrames &&
+        this.inFlight + batch.length < maxInFlight
+      ) {
         const entry = this.toSend[this.toSendHead]!;
         if (this.unacked.get(entry.id) !== entry) {
           this.toSendHead++; // settled meanwhile
@@ -383,7 +451,8 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
     const error = frame?.type === "error" ? frame : lenientError(value);
     if (!error) {
       // Other server → worker messages (e.g. plan decisions): for whoever listens.
-      if (value && typeof value === "object" && !Array.isArray(value)) this.emit("message", value as Record<string, unknown>);
+      if (value && typeof value === "object" && !Array.isArray(value))
+        this.emit("message", value as Record<string, unknown>);
       return false;
     }
     if (error.id === null) {

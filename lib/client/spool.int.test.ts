@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
+
 import { FrameSpool, SpoolLockedError } from "./spool";
 
 const frame = (id: string) => ({ id, text: JSON.stringify({ v: 1, id, type: "hello" }) });
@@ -20,8 +21,14 @@ describe("FrameSpool", () => {
     expect(read(dir, "frames.jsonl").trim().split("\n")).toHaveLength(3);
     expect(read(dir, "acked.txt")).toBe('"b"\n');
     // Simulate a crash: the lock stays, held by a process that no longer exists.
-    const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout.toString();
-    fs.writeFileSync(path.join(dir, "lock"), JSON.stringify({ pid: Number(dead), host: os.hostname() }));
+    const dead = spawnSync(process.execPath, [
+      "-e",
+      "process.stdout.write(String(process.pid))",
+    ]).stdout.toString();
+    fs.writeFileSync(
+      path.join(dir, "lock"),
+      JSON.stringify({ pid: Number(dead), host: os.hostname() }),
+    );
 
     const b = FrameSpool.open(dir);
     expect(b.pending.map((f) => f.id)).toEqual(["a", "c"]);
@@ -51,7 +58,10 @@ describe("FrameSpool", () => {
   test("a cut last line, a line without id and ids with odd characters", () => {
     const dir = tmpDir();
     const odd = 'id with "quotes"\nand a newline';
-    fs.writeFileSync(path.join(dir, "frames.jsonl"), `${frame(odd).text}\n{"v":1,"type":"hello"}\n${frame("x").text}\n{"v":1,"id":"cu`);
+    fs.writeFileSync(
+      path.join(dir, "frames.jsonl"),
+      `${frame(odd).text}\n{"v":1,"type":"hello"}\n${frame("x").text}\n{"v":1,"id":"cu`,
+    );
     fs.writeFileSync(path.join(dir, "acked.txt"), `${JSON.stringify("x")}\n"trunc`);
     const s = FrameSpool.open(dir);
     expect(s.pending.map((f) => f.id)).toEqual([odd]);

@@ -30,7 +30,9 @@ export interface SpooledFrame {
 /** Thrown when another live client (this or another process) holds the spool folder. */
 export class SpoolLockedError extends Error {
   constructor(dir: string, holder: string) {
-    super(`spool folder ${dir} is in use by ${holder}; give each worker process its own --spool folder`);
+    super(
+      `spool folder ${dir} is in use by ${holder}; give each worker process its own --spool folder`,
+    );
     this.name = "SpoolLockedError";
   }
 }

@@ -2,8 +2,10 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
+
 import { expectValidFrames } from "@/lib/importers/testing";
 import type { ClientFrameInput } from "@/lib/protocol";
+
 import { TbLogdirFollower } from "./tb-logdir";
 import { maskedCrc32c, readTfRecords } from "./tfrecord";
 
@@ -21,11 +23,15 @@ async function copyLogdir(): Promise<string> {
 }
 
 type Metrics = Extract<ClientFrameInput, { type: "run.metrics" }>;
-const metricsOf = (frames: ClientFrameInput[]) => frames.filter((f): f is Metrics => f.type === "run.metrics");
+const metricsOf = (frames: ClientFrameInput[]) =>
+  frames.filter((f): f is Metrics => f.type === "run.metrics");
 /** `{runKey: {metric key: [[step, value], …]}}` of the frames. */
-function series(frames: ClientFrameInput[]): Record<string, Record<string, [number | string, number][]>> {
+function series(
+  frames: ClientFrameInput[],
+): Record<string, Record<string, [number | string, number][]>> {
   const out: Record<string, Record<string, [number | string, number][]>> = {};
-  for (const f of metricsOf(frames)) for (const p of f.points) ((out[f.run] ??= {})[p.key] ??= []).push([p.step, Number(p.value)]);
+  for (const f of metricsOf(frames))
+    for (const p of f.points) ((out[f.run] ??= {})[p.key] ??= []).push([p.step, Number(p.value)]);
   return out;
 }
 
@@ -33,7 +39,9 @@ describe("TFRecord framing", () => {
   test("the masked CRC-32C of TensorFlow's record writer", () => {
     // crc32c("123456789") = 0xE3069283 (the standard check value), masked as record_writer.h does.
     const crc = 0xe3069283;
-    expect(maskedCrc32c(Buffer.from("123456789"))).toBe(((((crc >>> 15) | (crc << 17)) >>> 0) + 0xa282ead8) >>> 0);
+    expect(maskedCrc32c(Buffer.from("123456789"))).toBe(
+      ((((crc >>> 15) | (crc << 17)) >>> 0) + 0xa282ead8) >>> 0,
+    );
   });
 
   test("complete records only; a bad payload CRC skips one record; a bad length CRC stops", async () => {
@@ -51,9 +59,18 @@ describe("TFRecord framing", () => {
     flip(all.records[2]!.start + 13); // a payload byte of record 3
     const read = readTfRecords(bad);
     expect(read.records).toHaveLength(65);
-    expect(read.problems).toEqual([{ offset: all.records[2]!.start, message: "record payload CRC mismatch: record skipped", fatal: false }]);
+    expect(read.problems).toEqual([
+      {
+        offset: all.records[2]!.start,
+        message: "record payload CRC mismatch: record skipped",
+        fatal: false,
+      },
+    ]);
     flip(all.records[5]!.start); // the length of record 6
-    expect(readTfRecords(bad).problems.at(-1)).toMatchObject({ offset: all.records[5]!.start, fatal: true });
+    expect(readTfRecords(bad).problems.at(-1)).toMatchObject({
+      offset: all.records[5]!.start,
+      fatal: true,
+    });
     expect(readTfRecords(bad).records).toHaveLength(4);
   });
 });
@@ -68,9 +85,18 @@ describe("TbLogdirFollower", () => {
     const a = f.runKeyFor("drafter-a");
     const b = f.runKeyFor(path.join("nested", "drafter-b"));
     expect(frames.filter((fr) => fr.type === "run.start")).toEqual([
-      expect.objectContaining({ run: a, name: "drafter-a", kind: "training", config: { source: "tensorboard", logdir, folder: "drafter-a" } }),
+      expect.objectContaining({
+        run: a,
+        name: "drafter-a",
+        kind: "training",
+        config: { source: "tensorboard", logdir, folder: "drafter-a" },
+      }),
       expect.objectContaining({ run: b, name: "nested/drafter-b", kind: "training" }),
-      expect.objectContaining({ run: f.runKeyFor("tensorboard-native"), name: "tensorboard-native", kind: "training" }),
+      expect.objectContaining({
+        run: f.runKeyFor("tensorboard-native"),
+        name: "tensorboard-native",
+        kind: "training",
+      }),
     ]);
     const s = series(frames);
     expect(Object.keys(s[a]!).sort()).toEqual(["eval/tau", "train/loss"]);
@@ -80,10 +106,14 @@ describe("TbLogdirFollower", () => {
     expect(loss[13]![0]).toBe(13);
     expect(Number.isNaN(loss[13]![1])).toBe(true);
     expect(loss[49]![1]).toBeCloseTo(2 / 50, 6);
-    expect(s[a]!["eval/tau"]!.map(([step, v]) => [step, Number(v.toFixed(4))])).toEqual([9, 19, 29, 39, 49].map((st) => [st, 3 + st / 10]));
+    expect(s[a]!["eval/tau"]!.map(([step, v]) => [step, Number(v.toFixed(4))])).toEqual(
+      [9, 19, 29, 39, 49].map((st) => [st, 3 + st / 10]),
+    );
     const steps = [0, 1, 2, 2 ** 40 + 5];
-    for (const key of ["lr", "acc", "grad_norm", "ppl"]) expect(s[b]![key]).toEqual(steps.map((st, i) => [st, (i + 1) * 1.5]));
-    for (const key of ["tokens", "seen"]) expect(s[b]![key]).toEqual(steps.map((st, i) => [st, (i + 1) * 100]));
+    for (const key of ["lr", "acc", "grad_norm", "ppl"])
+      expect(s[b]![key]).toEqual(steps.map((st, i) => [st, (i + 1) * 1.5]));
+    for (const key of ["tokens", "seen"])
+      expect(s[b]![key]).toEqual(steps.map((st, i) => [st, (i + 1) * 100]));
     expect(s[b]!.vector).toBeUndefined();
     expect(metricsOf(frames).find((fr) => fr.run === a)!.points[0]!.ts).toBe(1_796_000_000_000);
     // TensorBoard's own writer (tensor-valued float32 scalars, metadata on each tag's first value).
@@ -112,7 +142,9 @@ describe("TbLogdirFollower", () => {
     const f = new TbLogdirFollower({ logdir, keySalt: "kpro5" });
     const first = await f.poll();
     const key = f.runKeyFor("drafter-a");
-    expect(series(first.frames)[key]!["train/loss"]!.map(([st]) => st)).toEqual([...Array(17).keys()]);
+    expect(series(first.frames)[key]!["train/loss"]!.map(([st]) => st)).toEqual([
+      ...Array(17).keys(),
+    ]);
     await fs.writeFile(file, full);
     const second = await f.poll();
     expect(second.frames.some((fr) => fr.type === "run.start")).toBe(false);

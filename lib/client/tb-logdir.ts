@@ -1,8 +1,10 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { PROTOCOL_VERSION, type ClientFrameInput } from "@/lib/protocol";
+
 import { sha256Hex } from "@/lib/importers/benchmark-common";
 import { frameId, withId } from "@/lib/importers/frame-building";
+import { PROTOCOL_VERSION, type ClientFrameInput } from "@/lib/protocol";
+
 import { decodeTfEvent } from "./tf-event";
 import { readTfRecords } from "./tfrecord";
 
@@ -42,7 +44,13 @@ export interface TbLogdirOptions {
 export interface TbPoll {
   frames: ClientFrameInput[];
   /** Per run folder with new points: how many and the steps they reach. */
-  summaries: { folder: string; runKey: string; points: number; keys: string[]; lastStep: number | string }[];
+  summaries: {
+    folder: string;
+    runKey: string;
+    points: number;
+    keys: string[];
+    lastStep: number | string;
+  }[];
   problems: { file: string; message: string }[];
 }
 
@@ -78,7 +86,9 @@ export class TbLogdirFollower {
   /** Where each event file has been read up to (a copy, for saving once its frames are safe). */
   offsets(): TbOffsets {
     const out: TbOffsets = { files: {}, runs: [...this.startedRuns] };
-    for (const [file, st] of this.files) if (!st.dead) out.files[file] = { offset: st.offset, plugins: Object.fromEntries(st.plugins) };
+    for (const [file, st] of this.files)
+      if (!st.dead)
+        out.files[file] = { offset: st.offset, plugins: Object.fromEntries(st.plugins) };
     return out;
   }
 
@@ -87,7 +97,12 @@ export class TbLogdirFollower {
    * offset was replaced and is read again from its start; a run seen before is not started again.
    */
   resume(saved: TbOffsets): void {
-    for (const [file, st] of Object.entries(saved.files)) this.files.set(file, { offset: st.offset, plugins: new Map(Object.entries(st.plugins)), dead: false });
+    for (const [file, st] of Object.entries(saved.files))
+      this.files.set(file, {
+        offset: st.offset,
+        plugins: new Map(Object.entries(st.plugins)),
+        dead: false,
+      });
     for (const run of saved.runs) this.startedRuns.add(run);
   }
 
@@ -114,7 +129,12 @@ export class TbLogdirFollower {
     return out;
   }
 
-  private readFile(file: string, state: FileState, chunk: { buf: Buffer; base: number; size: number } | null, out: TbPoll): void {
+  private readFile(
+    file: string,
+    state: FileState,
+    chunk: { buf: Buffer; base: number; size: number } | null,
+    out: TbPoll,
+  ): void {
     if (!chunk) return;
     if (chunk.size < state.offset) {
       // Truncated or replaced: read it again from its start.
@@ -134,14 +154,20 @@ export class TbLogdirFollower {
       try {
         event = decodeTfEvent(rec.payload);
       } catch (err) {
-        out.problems.push({ file, message: `at byte ${rec.start}: not an Event record (${(err as Error).message}); skipped` });
+        out.problems.push({
+          file,
+          message: `at byte ${rec.start}: not an Event record (${(err as Error).message}); skipped`,
+        });
         continue;
       }
       const tsMs = Math.round(event.wallTimeS * 1000);
       for (const v of event.values) {
-        if (v.pluginName && v.tag && !state.plugins.has(v.tag)) state.plugins.set(v.tag, v.pluginName);
+        if (v.pluginName && v.tag && !state.plugins.has(v.tag))
+          state.plugins.set(v.tag, v.pluginName);
         const plugin = state.plugins.get(v.tag);
-        const value = v.simpleValue ?? (plugin === undefined || plugin === "scalars" ? v.tensorScalar : undefined);
+        const value =
+          v.simpleValue ??
+          (plugin === undefined || plugin === "scalars" ? v.tensorScalar : undefined);
         if (value === undefined || v.tag === "") continue;
         const point: MetricPoint = { key: v.tag.slice(0, 200), step: event.step, value };
         if (tsMs >= MIN_TS_MS && tsMs < MAX_TS_MS) point.ts = tsMs;
@@ -156,10 +182,21 @@ export class TbLogdirFollower {
       out.frames.push(this.startFrame(runKey, folder));
     }
     for (let i = 0; i < points.length; i += POINTS_PER_FRAME) {
-      const body = { v: PROTOCOL_VERSION, type: "run.metrics" as const, run: runKey, points: points.slice(i, i + POINTS_PER_FRAME) };
+      const body = {
+        v: PROTOCOL_VERSION,
+        type: "run.metrics" as const,
+        run: runKey,
+        points: points.slice(i, i + POINTS_PER_FRAME),
+      };
       out.frames.push(withId(body, frameId(runKey, "metrics", body)));
     }
-    out.summaries.push({ folder, runKey, points: points.length, keys: [...new Set(points.map((p) => p.key))], lastStep: points.at(-1)!.step });
+    out.summaries.push({
+      folder,
+      runKey,
+      points: points.length,
+      keys: [...new Set(points.map((p) => p.key))],
+      lastStep: points.at(-1)!.step,
+    });
   }
 
   private startFrame(runKey: string, folder: string): ClientFrameInput {
@@ -171,7 +208,9 @@ export class TbLogdirFollower {
       kind: "training" as const,
       config: { source: "tensorboard", logdir: this.opts.logdir, folder },
       ...(this.opts.host !== undefined ? { host: this.opts.host } : {}),
-      ...(this.opts.tags !== undefined && this.opts.tags.length > 0 ? { tags: this.opts.tags } : {}),
+      ...(this.opts.tags !== undefined && this.opts.tags.length > 0
+        ? { tags: this.opts.tags }
+        : {}),
     };
     return withId(body, frameId(runKey, "start", body));
   }
@@ -195,7 +234,10 @@ async function listEventFiles(dir: string): Promise<string[]> {
 }
 
 /** The bytes of `file` from `offset` (at most READ_BYTES_PER_POLL), or null when it did not grow. */
-async function readFrom(file: string, offset: number): Promise<{ buf: Buffer; base: number; size: number } | null> {
+async function readFrom(
+  file: string,
+  offset: number,
+): Promise<{ buf: Buffer; base: number; size: number } | null> {
   const fd = await fs.open(file, "r");
   try {
     const { size } = await fd.stat();

@@ -108,7 +108,21 @@ export interface TfSummaryValue {
   hasTensor: boolean;
 }
 
-const DT = { FLOAT: 1, DOUBLE: 2, INT32: 3, UINT8: 4, INT16: 5, INT8: 6, INT64: 9, BOOL: 10, UINT16: 17, HALF: 19, UINT32: 22, UINT64: 23, BFLOAT16: 14 } as const;
+const DT = {
+  FLOAT: 1,
+  DOUBLE: 2,
+  INT32: 3,
+  UINT8: 4,
+  INT16: 5,
+  INT8: 6,
+  INT64: 9,
+  BOOL: 10,
+  UINT16: 17,
+  HALF: 19,
+  UINT32: 22,
+  UINT64: 23,
+  BFLOAT16: 14,
+} as const;
 
 function halfToNumber(bits: number): number {
   const sign = bits & 0x8000 ? -1 : 1;
@@ -124,7 +138,8 @@ export function tensorScalar(t: TensorObject): number | undefined {
   const dims = t.tensor_shape?.dim ?? [];
   if (t.tensor_shape?.unknown_rank || dims.some((d) => Number(d.size ?? 0) !== 1)) return undefined;
   const content = t.tensor_content && t.tensor_content.length ? t.tensor_content : null;
-  const first = <T,>(list: T[] | undefined): T | undefined => (list && list.length === 1 ? list[0] : undefined);
+  const first = <T>(list: T[] | undefined): T | undefined =>
+    list && list.length === 1 ? list[0] : undefined;
   switch (t.dtype) {
     case DT.FLOAT:
       return content?.length === 4 ? content.readFloatLE(0) : first(t.float_val);
@@ -135,7 +150,8 @@ export function tensorScalar(t: TensorObject): number | undefined {
     case DT.INT8:
     case DT.UINT8:
     case DT.UINT16: {
-      if (content) return t.dtype === DT.INT32 && content.length === 4 ? content.readInt32LE(0) : undefined;
+      if (content)
+        return t.dtype === DT.INT32 && content.length === 4 ? content.readInt32LE(0) : undefined;
       return first(t.int_val);
     }
     case DT.INT64: {
@@ -159,7 +175,7 @@ export function tensorScalar(t: TensorObject): number | undefined {
       const bits = content?.length === 2 ? content.readUInt16LE(0) : first(t.half_val);
       if (bits === undefined) return undefined;
       const b = Buffer.alloc(4);
-      b.writeUInt32LE((bits & 0xffff) << 16 >>> 0);
+      b.writeUInt32LE(((bits & 0xffff) << 16) >>> 0);
       return b.readFloatLE(0);
     }
     case DT.BOOL: {
@@ -186,7 +202,10 @@ export function decodeTfEvent(payload: Uint8Array): TfEvent {
   const stepText = obj.step ?? "0";
   const stepNum = Number(stepText);
   const values: TfSummaryValue[] = (obj.summary?.value ?? []).map((v) => {
-    const out: TfSummaryValue = { tag: v.tag || v.node_name || "", hasTensor: v.tensor !== undefined };
+    const out: TfSummaryValue = {
+      tag: v.tag || v.node_name || "",
+      hasTensor: v.tensor !== undefined,
+    };
     const plugin = v.metadata?.plugin_data?.plugin_name;
     if (plugin) out.pluginName = plugin;
     if (v.simple_value !== undefined) out.simpleValue = v.simple_value;

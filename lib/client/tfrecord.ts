@@ -45,19 +45,31 @@ export function readTfRecords(buf: Buffer, base = 0): TfRecordRead {
   while (buf.length - at >= 12) {
     const lengthBytes = buf.subarray(at, at + 8);
     if (buf.readUInt32LE(at + 8) !== maskedCrc32c(lengthBytes)) {
-      out.problems.push({ offset: base + at, message: "record length CRC mismatch: the file is corrupt from here on", fatal: true });
+      out.problems.push({
+        offset: base + at,
+        message: "record length CRC mismatch: the file is corrupt from here on",
+        fatal: true,
+      });
       break;
     }
     const length = Number(buf.readBigUInt64LE(at));
     if (length > MAX_RECORD_BYTES) {
-      out.problems.push({ offset: base + at, message: `record of ${length} bytes is over the ${MAX_RECORD_BYTES}-byte limit`, fatal: true });
+      out.problems.push({
+        offset: base + at,
+        message: `record of ${length} bytes is over the ${MAX_RECORD_BYTES}-byte limit`,
+        fatal: true,
+      });
       break;
     }
     if (buf.length - at < 12 + length + 4) break; // cut short: wait for the rest
     const payload = buf.subarray(at + 12, at + 12 + length);
     const end = at + 12 + length + 4;
     if (buf.readUInt32LE(at + 12 + length) !== maskedCrc32c(payload)) {
-      out.problems.push({ offset: base + at, message: "record payload CRC mismatch: record skipped", fatal: false });
+      out.problems.push({
+        offset: base + at,
+        message: "record payload CRC mismatch: record skipped",
+        fatal: false,
+      });
     } else {
       out.records.push({ payload: Buffer.from(payload), start: base + at, end: base + end });
     }

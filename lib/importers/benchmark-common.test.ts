@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+
 import {
   baseName,
   coerceNumericString,
@@ -31,7 +32,10 @@ describe("lines and records", () => {
   });
 
   test("readJsonRecords: bare NaN/Infinity, problems per line, pretty-printed fallback", () => {
-    const { records, problems } = readJsonRecords("f.jsonl", '{"a": NaN, "b": -Infinity}\n\nnope\n42\n{"c": "Infinity"}');
+    const { records, problems } = readJsonRecords(
+      "f.jsonl",
+      '{"a": NaN, "b": -Infinity}\n\nnope\n42\n{"c": "Infinity"}',
+    );
     expect(records.map((r) => r.line)).toEqual([1, 5]);
     expect(Number.isNaN(records[0]?.row.a)).toBe(true);
     expect(records[0]?.row.b).toBe(Number.NEGATIVE_INFINITY);
@@ -51,7 +55,10 @@ describe("lines and records", () => {
 describe("number conventions", () => {
   test("parseRequestRate", () => {
     expect(parseRequestRate(4)).toEqual({ requestRate: 4 });
-    expect(parseRequestRate(Number.POSITIVE_INFINITY)).toEqual({ requestRate: null, requestRateUnbounded: true });
+    expect(parseRequestRate(Number.POSITIVE_INFINITY)).toEqual({
+      requestRate: null,
+      requestRateUnbounded: true,
+    });
     expect(parseRequestRate("inf")).toEqual({ requestRate: null, requestRateUnbounded: true });
     expect(parseRequestRate("Infinity")).toEqual({ requestRate: null, requestRateUnbounded: true });
     expect(parseRequestRate("2.5")).toEqual({ requestRate: 2.5 });
@@ -80,14 +87,28 @@ describe("number conventions", () => {
     expect(coerceNumericString("0.88")).toBe(0.88);
     expect(coerceNumericString("-2")).toBe(-2);
     expect(coerceNumericString("1e3")).toBe(1000);
-    for (const s of ["007", "1.2.3", "", "inf", "NaN", " 1", "0x10", "4xL40S"]) expect(coerceNumericString(s)).toBe(s);
+    for (const s of ["007", "1.2.3", "", "inf", "NaN", " 1", "0x10", "4xL40S"])
+      expect(coerceNumericString(s)).toBe(s);
   });
 });
 
 describe("raw rows and config facts", () => {
   test("trimRawRow drops per-request and long arrays, keeps order and small lists", () => {
-    const row = { a: 1, ttfts: [0.1], details: { errors: [] }, small: [1, 2, 3], long: Array(300).fill(0), server_info: { big: true }, z: null };
-    expect(trimRawRow(row, { server_info: { version: "x" } })).toEqual({ a: 1, small: [1, 2, 3], server_info: { version: "x" }, z: null });
+    const row = {
+      a: 1,
+      ttfts: [0.1],
+      details: { errors: [] },
+      small: [1, 2, 3],
+      long: Array(300).fill(0),
+      server_info: { big: true },
+      z: null,
+    };
+    expect(trimRawRow(row, { server_info: { version: "x" } })).toEqual({
+      a: 1,
+      small: [1, 2, 3],
+      server_info: { version: "x" },
+      z: null,
+    });
     expect(Object.keys(trimRawRow(row))).toEqual(["a", "small", "server_info", "z"]);
   });
 
@@ -98,7 +119,12 @@ describe("raw rows and config facts", () => {
         { model: "m", dataset: "sharegpt", meta: { tp: 1, gpu: "B" } },
         { model: "m", dataset: "random", meta: { tp: 1, gpu: "A" }, x: null },
       ]),
-    ).toEqual({ model: "m", dataset: ["random", "sharegpt"], meta: { tp: 1, gpu: ["A", "B"] }, only: 1 });
+    ).toEqual({
+      model: "m",
+      dataset: ["random", "sharegpt"],
+      meta: { tp: 1, gpu: ["A", "B"] },
+      only: 1,
+    });
   });
 
   test("engineFromBackend", () => {
@@ -120,11 +146,14 @@ describe("misc helpers", () => {
   });
 
   test("utf8ByteLength matches Buffer.byteLength", () => {
-    for (const s of ["", "abc", "é", "€", "😀", "a😀é€", "\ud800"]) expect(utf8ByteLength(s)).toBe(Buffer.byteLength(s, "utf8"));
+    for (const s of ["", "abc", "é", "€", "😀", "a😀é€", "\ud800"])
+      expect(utf8ByteLength(s)).toBe(Buffer.byteLength(s, "utf8"));
   });
 
   test("naturalCompare and baseName", () => {
-    expect(["c16.jsonl", "c8.jsonl", "c1.jsonl", "c08.jsonl", "b.jsonl"].sort(naturalCompare)).toEqual(["b.jsonl", "c1.jsonl", "c08.jsonl", "c8.jsonl", "c16.jsonl"]);
+    expect(
+      ["c16.jsonl", "c8.jsonl", "c1.jsonl", "c08.jsonl", "b.jsonl"].sort(naturalCompare),
+    ).toEqual(["b.jsonl", "c1.jsonl", "c08.jsonl", "c8.jsonl", "c16.jsonl"]);
     expect(baseName("a/b/c.jsonl")).toBe("c.jsonl");
     expect(baseName("C:\\runs\\x.json")).toBe("x.json");
     expect(baseName("dir/")).toBe("dir");

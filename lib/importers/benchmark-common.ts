@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+
 import type { BenchmarkPointInput } from "../protocol/frames";
 import { parseLenientJson, stringifyJson } from "../protocol/json";
 
@@ -9,7 +10,12 @@ import { parseLenientJson, stringifyJson } from "../protocol/json";
  */
 
 /** Benchmark result formats the importers understand (one module each). */
-export const BENCHMARK_FORMATS = ["sglang-bench-serving", "vllm-bench-serve", "genai-perf", "guidellm"] as const;
+export const BENCHMARK_FORMATS = [
+  "sglang-bench-serving",
+  "vllm-bench-serve",
+  "genai-perf",
+  "guidellm",
+] as const;
 /**
  * `"sglang-bench-serving"` (SGLang `bench_serving --output-file`), `"vllm-bench-serve"` (vLLM
  * `bench serve --save-result`), `"genai-perf"` (NVIDIA GenAI-Perf `profile_export_genai_perf.json`)
@@ -136,7 +142,10 @@ function describeJsonType(value: unknown): string {
  * on the line where it starts. Bare NaN/Infinity are accepted (Python's json writes them).
  * Never throws: lines that are not JSON, or JSON that is not an object, become problems.
  */
-export function readJsonRecords(file: string, text: string): { records: SourceRecord[]; problems: ImportProblem[] } {
+export function readJsonRecords(
+  file: string,
+  text: string,
+): { records: SourceRecord[]; problems: ImportProblem[] } {
   const records: SourceRecord[] = [];
   const problems: ImportProblem[] = [];
   let first = true;
@@ -156,7 +165,11 @@ export function readJsonRecords(file: string, text: string): { records: SourceRe
     }
     first = false;
     if (!isPlainObject(value)) {
-      problems.push({ file, line, message: `expected a JSON object (one benchmark result per line), got ${describeJsonType(value)}` });
+      problems.push({
+        file,
+        line,
+        message: `expected a JSON object (one benchmark result per line), got ${describeJsonType(value)}`,
+      });
       continue;
     }
     records.push({ line, text: lineText, row: value });
@@ -216,7 +229,13 @@ export function datasetOrNull(value: unknown): string | null {
  * plain assignment would treat as the prototype). Keys here come from input files.
  */
 export function setOwn(obj: JsonObject, key: string, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__")
+    Object.defineProperty(obj, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   else obj[key] = value;
 }
 
@@ -236,7 +255,8 @@ const UNBOUNDED_RATE = /^\+?(inf|infinity)$/i;
  */
 export function parseRequestRate(value: unknown): RequestRate {
   if (typeof value === "number") {
-    if (value === Number.POSITIVE_INFINITY) return { requestRate: null, requestRateUnbounded: true };
+    if (value === Number.POSITIVE_INFINITY)
+      return { requestRate: null, requestRateUnbounded: true };
     return { requestRate: Number.isFinite(value) && value >= 0 ? value : null };
   }
   if (typeof value === "string") {
@@ -260,7 +280,14 @@ export function meanLength(total: unknown, completed: number | null): number | n
 
 /** `numerator / denominator` when both are finite and the denominator is positive, else null. */
 export function ratioOrNull(numerator: number | null, denominator: number | null): number | null {
-  if (numerator === null || denominator === null || !Number.isFinite(numerator) || !Number.isFinite(denominator) || denominator <= 0) return null;
+  if (
+    numerator === null ||
+    denominator === null ||
+    !Number.isFinite(numerator) ||
+    !Number.isFinite(denominator) ||
+    denominator <= 0
+  )
+    return null;
   return numerator / denominator;
 }
 
@@ -406,10 +433,24 @@ export function parseZonelessDate(value: unknown): number | null {
   if (typeof value !== "string") return null;
   const m = COMPACT_DATE.exec(value) ?? SPACED_DATE.exec(value);
   if (!m) return null;
-  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const ms = Date.UTC(y, mo - 1, d, h, mi, s);
   const back = new Date(ms);
-  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d || back.getUTCHours() !== h || back.getUTCMinutes() !== mi || back.getUTCSeconds() !== s) {
+  if (
+    back.getUTCFullYear() !== y ||
+    back.getUTCMonth() !== mo - 1 ||
+    back.getUTCDate() !== d ||
+    back.getUTCHours() !== h ||
+    back.getUTCMinutes() !== mi ||
+    back.getUTCSeconds() !== s
+  ) {
     return null;
   }
   return ms >= 0 ? ms : null;

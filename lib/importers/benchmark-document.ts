@@ -18,7 +18,11 @@ export interface BenchmarkDocumentModule {
   /** True when a parsed JSON document is this format's output (key presence only). */
   recognises(doc: unknown): boolean;
   /** Maps a recognised document to points; never throws on odd values (they become null or problems). */
-  parse(path: string, text: string, doc: Record<string, unknown>): { parsed: ParsedFile; problems: ImportProblem[] };
+  parse(
+    path: string,
+    text: string,
+    doc: Record<string, unknown>,
+  ): { parsed: ParsedFile; problems: ImportProblem[] };
   /**
    * When true, all files of this format in one import make ONE run even without a name (GenAI-Perf
    * writes one file per concurrency level); the run is then named by {@link defaultRunName}.

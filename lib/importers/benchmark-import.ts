@@ -13,7 +13,15 @@ import {
   type JsonObject,
 } from "./benchmark-common";
 import { readJsonDocument, type BenchmarkDocumentModule } from "./benchmark-document";
-import { buildRun, canonicalFileOrder, DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME, type BenchmarkScenario, type MappedRecord, type ParsedFile } from "./benchmark-run";
+import {
+  buildRun,
+  canonicalFileOrder,
+  DEFAULT_MAX_FRAME_BYTES,
+  DEFAULT_MAX_POINTS_PER_FRAME,
+  type BenchmarkScenario,
+  type MappedRecord,
+  type ParsedFile,
+} from "./benchmark-run";
 import { detectByLines } from "./detect-lines";
 import { BENCHMARK_FILES, BenchmarkImportError, UnknownFormatError } from "./errors";
 import { genaiPerf } from "./genai-perf";
@@ -83,7 +91,8 @@ export interface ImportResult {
  * format-specific keys wins, if it has at least two and strictly more than any other.
  */
 export function classifyRow(row: unknown): BenchmarkFormat | null {
-  if (!isPlainObject(row) || typeof row.completed !== "number" || typeof row.duration !== "number") return null;
+  if (!isPlainObject(row) || typeof row.completed !== "number" || typeof row.duration !== "number")
+    return null;
   let best: BenchmarkFormatModule | null = null;
   let bestScore = 0;
   let tie = false;
@@ -142,22 +151,33 @@ function moduleFor(format: BenchmarkFormat): BenchmarkFormatModule {
  * @returns the parsed file (records mapped to points) and its line problems.
  * @throws UnknownFormatError naming the file when no line is a recognisable result.
  */
-export function parseBenchmarkFile(file: ImportFile): { parsed: ParsedFile; problems: ImportProblem[] } {
+export function parseBenchmarkFile(file: ImportFile): {
+  parsed: ParsedFile;
+  problems: ImportProblem[];
+} {
   return parseBenchmarkFileAs(file, BENCHMARK_FILES);
 }
 
-function parseBenchmarkFileAs(file: ImportFile, expected: string): { parsed: ParsedFile; problems: ImportProblem[] } {
+function parseBenchmarkFileAs(
+  file: ImportFile,
+  expected: string,
+): { parsed: ParsedFile; problems: ImportProblem[] } {
   const doc = readJsonDocument(file.text);
   const docModule = documentModuleOf(doc);
   if (docModule && isPlainObject(doc)) {
     const result = docModule.parse(file.path, file.text, doc);
     if (result.parsed.records.length === 0) {
       const first = result.problems[0];
-      throw new UnknownFormatError(file.path, `${docModule.tool} output without any usable result${first ? ` (line ${first.line}: ${first.message})` : ""}`, expected);
+      throw new UnknownFormatError(
+        file.path,
+        `${docModule.tool} output without any usable result${first ? ` (line ${first.line}: ${first.message})` : ""}`,
+        expected,
+      );
     }
     return result;
   }
-  const { records, problems } = readJsonArrayRecords(file.path, file.text) ?? readJsonRecords(file.path, file.text);
+  const { records, problems } =
+    readJsonArrayRecords(file.path, file.text) ?? readJsonRecords(file.path, file.text);
   let mod: BenchmarkFormatModule | null = null;
   const mapped: MappedRecord[] = [];
   const rowProblems: ImportProblem[] = [];
@@ -181,7 +201,11 @@ function parseBenchmarkFileAs(file: ImportFile, expected: string): { parsed: Par
   const allProblems = [...problems, ...rowProblems].sort((a, b) => a.line - b.line);
   if (!mod) {
     const first = allProblems[0];
-    throw new UnknownFormatError(file.path, first ? `line ${first.line}: ${first.message}` : "the file is empty", expected);
+    throw new UnknownFormatError(
+      file.path,
+      first ? `line ${first.line}: ${first.message}` : "the file is empty",
+      expected,
+    );
   }
   return {
     parsed: {
@@ -197,7 +221,8 @@ function parseBenchmarkFileAs(file: ImportFile, expected: string): { parsed: Par
 
 function describeUnrecognised(row: JsonObject): string {
   const missing = ["completed", "duration"].filter((k) => typeof row[k] !== "number");
-  if (missing.length > 0) return `not a benchmark result row: no numeric ${missing.map((k) => `'${k}'`).join(" or ")}`;
+  if (missing.length > 0)
+    return `not a benchmark result row: no numeric ${missing.map((k) => `'${k}'`).join(" or ")}`;
   return "not a recognisable SGLang bench_serving or vLLM bench serve result row";
 }
 
@@ -213,14 +238,33 @@ interface CheckedOptions {
 function checkOptions(opts: ImportOptions): CheckedOptions {
   const fail = (message: string) => new BenchmarkImportError(null, message);
   const labels = checkRunLabels(opts, fail);
-  if (opts.scenario !== undefined && !(BENCHMARK_SCENARIOS as readonly string[]).includes(opts.scenario)) {
-    throw fail(`invalid scenario ${JSON.stringify(opts.scenario)}: expected ${BENCHMARK_SCENARIOS.join(" or ")}`);
+  if (
+    opts.scenario !== undefined &&
+    !(BENCHMARK_SCENARIOS as readonly string[]).includes(opts.scenario)
+  ) {
+    throw fail(
+      `invalid scenario ${JSON.stringify(opts.scenario)}: expected ${BENCHMARK_SCENARIOS.join(" or ")}`,
+    );
   }
   return {
     ...labels,
     scenario: opts.scenario,
-    maxPointsPerFrame: checkFrameLimit(opts.maxPointsPerFrame, DEFAULT_MAX_POINTS_PER_FRAME, 1, 5000, "maxPointsPerFrame", fail),
-    maxFrameBytes: checkFrameLimit(opts.maxFrameBytes, DEFAULT_MAX_FRAME_BYTES, 4096, MAX_FRAME_BYTES, "maxFrameBytes", fail),
+    maxPointsPerFrame: checkFrameLimit(
+      opts.maxPointsPerFrame,
+      DEFAULT_MAX_POINTS_PER_FRAME,
+      1,
+      5000,
+      "maxPointsPerFrame",
+      fail,
+    ),
+    maxFrameBytes: checkFrameLimit(
+      opts.maxFrameBytes,
+      DEFAULT_MAX_FRAME_BYTES,
+      4096,
+      MAX_FRAME_BYTES,
+      "maxFrameBytes",
+      fail,
+    ),
   };
 }
 
@@ -239,12 +283,19 @@ function checkOptions(opts: ImportOptions): CheckedOptions {
  * @throws BenchmarkImportError for invalid options, or for files of different formats given
  *   together with `opts.name`.
  */
-export function importBenchmarkFiles(files: readonly ImportFile[], opts: ImportOptions = {}): ImportResult {
+export function importBenchmarkFiles(
+  files: readonly ImportFile[],
+  opts: ImportOptions = {},
+): ImportResult {
   return importBenchmarkFilesAs(files, opts, BENCHMARK_FILES);
 }
 
 /** {@link importBenchmarkFiles} naming `expected` in the error for a file that is no benchmark file. */
-export function importBenchmarkFilesAs(files: readonly ImportFile[], opts: ImportOptions, expected: string): ImportResult {
+export function importBenchmarkFilesAs(
+  files: readonly ImportFile[],
+  opts: ImportOptions,
+  expected: string,
+): ImportResult {
   const options = checkOptions(opts);
   const { parsed, problems } = parseDistinct(files, (file) => parseBenchmarkFileAs(file, expected));
 
@@ -269,7 +320,10 @@ export function importBenchmarkFilesAs(files: readonly ImportFile[], opts: Impor
   if (groups.length === 1 && groups[0] && groups[0].length > 1) {
     const formats = [...new Set(groups[0].map((p) => p.format))];
     if (formats.length > 1) {
-      throw new BenchmarkImportError(null, `cannot combine ${formats.join(" and ")} files into one run "${options.name}"; import them as separate runs`);
+      throw new BenchmarkImportError(
+        null,
+        `cannot combine ${formats.join(" and ")} files into one run "${options.name}"; import them as separate runs`,
+      );
     }
   }
 
@@ -279,7 +333,9 @@ export function importBenchmarkFilesAs(files: readonly ImportFile[], opts: Impor
     if (withRecords.length === 0) continue;
     const docModule = documentModuleFor((withRecords[0] as ParsedFile).format);
     const firstPath = (canonicalFileOrder(withRecords)[0] as ParsedFile).path;
-    const defaultName = docModule ? docModule.defaultRunName(canonicalFileOrder(withRecords).map((p) => p.path)) : (sweepSummaryRunName(firstPath) ?? baseName(firstPath));
+    const defaultName = docModule
+      ? docModule.defaultRunName(canonicalFileOrder(withRecords).map((p) => p.path))
+      : (sweepSummaryRunName(firstPath) ?? baseName(firstPath));
     const name = options.name ?? defaultName.slice(0, 300);
     const built = buildRun(withRecords, {
       name,

@@ -1,4 +1,9 @@
-import { PROTOCOL_VERSION, type BENCHMARK_SCENARIOS, type BenchmarkPointInput, type ClientFrameInput } from "../protocol/frames";
+import {
+  PROTOCOL_VERSION,
+  type BENCHMARK_SCENARIOS,
+  type BenchmarkPointInput,
+  type ClientFrameInput,
+} from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
 import {
   baseName,
@@ -94,7 +99,11 @@ export function pointKeyFor(lineText: string, contentHash: string, line: number)
 
 /** Files in canonical order: natural order of base names, then content hash (host-independent). */
 export function canonicalFileOrder(files: readonly ParsedFile[]): ParsedFile[] {
-  return [...files].sort((a, b) => naturalCompare(baseName(a.path), baseName(b.path)) || (a.contentHash < b.contentHash ? -1 : a.contentHash > b.contentHash ? 1 : 0));
+  return [...files].sort(
+    (a, b) =>
+      naturalCompare(baseName(a.path), baseName(b.path)) ||
+      (a.contentHash < b.contentHash ? -1 : a.contentHash > b.contentHash ? 1 : 0),
+  );
 }
 
 /**
@@ -123,10 +132,18 @@ export function buildRun(files: readonly ParsedFile[], opts: RunOptions): BuiltR
       // `--scenario` replaces the format module's scenario in place (same key order, so frames
       // without the option stay byte-identical to earlier imports).
       const scenario = opts.scenario !== undefined ? { scenario: opts.scenario } : {};
-      points.push({ key: pointKeyFor(rec.text, file.contentHash, rec.line), ord: offset + rec.line, ...point, ...scenario, raw });
+      points.push({
+        key: pointKeyFor(rec.text, file.contentHash, rec.line),
+        ord: offset + rec.line,
+        ...point,
+        ...scenario,
+        raw,
+      });
       facts.push(rowFacts);
-      if (startedAtMs !== undefined) startedAt = startedAt === undefined ? startedAtMs : Math.min(startedAt, startedAtMs);
-      if (endedAtMs !== undefined) endedAt = endedAt === undefined ? endedAtMs : Math.max(endedAt, endedAtMs);
+      if (startedAtMs !== undefined)
+        startedAt = startedAt === undefined ? startedAtMs : Math.min(startedAt, startedAtMs);
+      if (endedAtMs !== undefined)
+        endedAt = endedAt === undefined ? endedAtMs : Math.max(endedAt, endedAtMs);
       if (point.completed !== 0) anyCompleted = true;
     }
     offset += file.lineCount;
@@ -159,7 +176,12 @@ export function buildRun(files: readonly ParsedFile[], opts: RunOptions): BuiltR
   const frames: ClientFrameInput[] = [withId(startBody, startId)];
 
   for (const chunk of chunkPoints(points, runKey, opts, problems, ordered)) {
-    const body: Omit<RunBenchmarkInput, "id"> = { v: PROTOCOL_VERSION, type: "run.benchmark", run: runKey, points: chunk };
+    const body: Omit<RunBenchmarkInput, "id"> = {
+      v: PROTOCOL_VERSION,
+      type: "run.benchmark",
+      run: runKey,
+      points: chunk,
+    };
     frames.push(withId(body, frameId(runKey, "points", body)));
   }
 
@@ -169,7 +191,9 @@ export function buildRun(files: readonly ParsedFile[], opts: RunOptions): BuiltR
     run: runKey,
     status: anyCompleted ? "succeeded" : "failed",
     ...(endedAt !== undefined ? { endedAt } : {}),
-    ...(anyCompleted ? {} : { error: "every benchmark result has completed = 0 (all requests failed)" }),
+    ...(anyCompleted
+      ? {}
+      : { error: "every benchmark result has completed = 0 (all requests failed)" }),
   };
   // A re-import under another name or tags re-applies run.start (which marks the run running
   // again), so the end frame's id depends on the start frame's: the run is ended again too.
@@ -210,14 +234,20 @@ function chunkPoints(
       line: lineOfOrd(files, point.ord ?? 0),
       message: `result row too large for one frame (${bytes} bytes serialised); left out of raw: ${shrunk.dropped.join(", ") || "(all of raw)"}`,
     });
-    if (shrunk.bytes > budget) throw new Error(`a benchmark point is ${shrunk.bytes} bytes even without raw; frame budget is ${budget} bytes`);
+    if (shrunk.bytes > budget)
+      throw new Error(
+        `a benchmark point is ${shrunk.bytes} bytes even without raw; frame budget is ${budget} bytes`,
+      );
     return shrunk.point;
   });
   return chunkBySize(fitting, opts.maxPointsPerFrame, budget);
 }
 
 /** Removes `raw` entries, largest first, until the point fits `budget` bytes. */
-function shrinkRaw(point: BenchmarkPointInput, budget: number): { point: BenchmarkPointInput; bytes: number; dropped: string[] } {
+function shrinkRaw(
+  point: BenchmarkPointInput,
+  budget: number,
+): { point: BenchmarkPointInput; bytes: number; dropped: string[] } {
   const raw: JsonObject = { ...(point.raw ?? {}) };
   const sizes = Object.entries(raw)
     .map(([k, v]) => [k, utf8ByteLength(stringifyJson(v) ?? "")] as const)

@@ -1,5 +1,10 @@
 import type { TodoItem } from "../protocol/frames";
-import { isPlainObject, iterateLines, type ImportProblem, type JsonObject } from "./benchmark-common";
+import {
+  isPlainObject,
+  iterateLines,
+  type ImportProblem,
+  type JsonObject,
+} from "./benchmark-common";
 import {
   cleanTitle,
   MAX_SESSION_TITLE_CHARS,
@@ -73,7 +78,9 @@ function promptTitle(row: JsonObject): string | undefined {
   const content = row.message.content;
   let text: unknown = content;
   if (Array.isArray(content)) {
-    const block = content.find((b: unknown) => isPlainObject(b) && b.type === "text" && typeof b.text === "string") as JsonObject | undefined;
+    const block = content.find(
+      (b: unknown) => isPlainObject(b) && b.type === "text" && typeof b.text === "string",
+    ) as JsonObject | undefined;
     text = block?.text;
   }
   const title = cleanTitle(text);
@@ -128,14 +135,23 @@ export function parseClaudeCodeTranscript(path: string, text: string): ParsedSes
     try {
       row = JSON.parse(lineText);
     } catch (err) {
-      problems.push({ file: path, line, message: `not valid JSON: ${(err as Error).message.slice(0, 200)}; skipped` });
+      problems.push({
+        file: path,
+        line,
+        message: `not valid JSON: ${(err as Error).message.slice(0, 200)}; skipped`,
+      });
       continue;
     }
     if (!isPlainObject(row)) {
-      problems.push({ file: path, line, message: "expected a JSON object (one transcript entry per line); skipped" });
+      problems.push({
+        file: path,
+        line,
+        message: "expected a JSON object (one transcript entry per line); skipped",
+      });
       continue;
     }
-    const ownSessionId = typeof row.sessionId === "string" && row.sessionId !== "" ? row.sessionId : null;
+    const ownSessionId =
+      typeof row.sessionId === "string" && row.sessionId !== "" ? row.sessionId : null;
     if (ownSessionId !== null) {
       firstSessionId ??= ownSessionId;
       lastSessionId = ownSessionId;
@@ -146,7 +162,8 @@ export function parseClaudeCodeTranscript(path: string, text: string): ParsedSes
 
     switch (row.type) {
       case "summary":
-        if (typeof row.leafUuid === "string" && typeof row.summary === "string") summaries.push({ leafUuid: row.leafUuid, summary: row.summary });
+        if (typeof row.leafUuid === "string" && typeof row.summary === "string")
+          summaries.push({ leafUuid: row.leafUuid, summary: row.summary });
         continue;
       case "custom-title":
       case "ai-title": {
@@ -163,7 +180,10 @@ export function parseClaudeCodeTranscript(path: string, text: string): ParsedSes
     if (row.isSidechain !== true) mainSessions.set(sessionKey, sessionId);
     else {
       const agentId = typeof row.agentId === "string" && row.agentId !== "" ? row.agentId : null;
-      sessionKey = sessionKeyFor("claude-code", `${sessionId}/${agentId !== null ? `agent-${agentId}` : "sidechain"}`);
+      sessionKey = sessionKeyFor(
+        "claude-code",
+        `${sessionId}/${agentId !== null ? `agent-${agentId}` : "sidechain"}`,
+      );
       if (!subagents.has(sessionKey)) subagents.set(sessionKey, { parentId: sessionId, agentId });
     }
 
@@ -171,12 +191,22 @@ export function parseClaudeCodeTranscript(path: string, text: string): ParsedSes
     const blocks = message && Array.isArray(message.content) ? (message.content as unknown[]) : [];
     if (row.type === "assistant") {
       blocks.forEach((block, k) => {
-        if (!isPlainObject(block) || block.type !== "tool_use" || block.name !== "TodoWrite") return;
+        if (!isPlainObject(block) || block.type !== "tool_use" || block.name !== "TodoWrite")
+          return;
         // A block without an id can match no result: give it one that no tool_use_id can equal.
-        const toolUseId = typeof block.id === "string" && block.id !== "" ? block.id : `\u0000line-${line}-${k}`;
+        const toolUseId =
+          typeof block.id === "string" && block.id !== "" ? block.id : `\u0000line-${line}-${k}`;
         if (calls.has(toolUseId)) return;
         const input = isPlainObject(block.input) ? block.input.todos : undefined;
-        calls.set(toolUseId, { toolUseId, line, ts, sessionKey, input, failed: false, result: null });
+        calls.set(toolUseId, {
+          toolUseId,
+          line,
+          ts,
+          sessionKey,
+          input,
+          failed: false,
+          result: null,
+        });
       });
       continue;
     }
@@ -185,8 +215,12 @@ export function parseClaudeCodeTranscript(path: string, text: string): ParsedSes
       const t = titlesOf(sessionId);
       t.prompt ??= promptTitle(row);
     }
-    const results = blocks.filter((b): b is JsonObject => isPlainObject(b) && b.type === "tool_result");
-    const todoResults = results.filter((b) => typeof b.tool_use_id === "string" && calls.has(b.tool_use_id));
+    const results = blocks.filter(
+      (b): b is JsonObject => isPlainObject(b) && b.type === "tool_result",
+    );
+    const todoResults = results.filter(
+      (b) => typeof b.tool_use_id === "string" && calls.has(b.tool_use_id),
+    );
     for (const block of todoResults) {
       const call = calls.get(block.tool_use_id as string) as TodoCall;
       if (block.is_error === true) call.failed = true;
@@ -215,12 +249,20 @@ export function parseClaudeCodeTranscript(path: string, text: string): ParsedSes
     const label = `TodoWrite ${call.toolUseId.startsWith("\u0000") ? "(no tool_use id)" : call.toolUseId}`;
     const items = chooseItems(call);
     if (!items.ok) {
-      problems.push({ file: path, line: call.line, message: `${label}: ${items.message}; snapshot skipped` });
+      problems.push({
+        file: path,
+        line: call.line,
+        message: `${label}: ${items.message}; snapshot skipped`,
+      });
       continue;
     }
     const ts = call.ts ?? call.result?.ts ?? null;
     if (ts === null) {
-      problems.push({ file: path, line: call.line, message: `${label}: no ISO 'timestamp' on the call or its result; snapshot skipped` });
+      problems.push({
+        file: path,
+        line: call.line,
+        message: `${label}: no ISO 'timestamp' on the call or its result; snapshot skipped`,
+      });
       continue;
     }
     add(call.sessionKey, { seq: call.line, ts, line: call.line, items: items.items });
@@ -228,14 +270,27 @@ export function parseClaudeCodeTranscript(path: string, text: string): ParsedSes
   for (const orphan of orphans) {
     const list = readTodoList(orphan.newTodos);
     if (!list.ok) {
-      problems.push({ file: path, line: orphan.line, message: `TodoWrite result (call not in this file): newTodos: ${list.message}; snapshot skipped` });
+      problems.push({
+        file: path,
+        line: orphan.line,
+        message: `TodoWrite result (call not in this file): newTodos: ${list.message}; snapshot skipped`,
+      });
       continue;
     }
     if (orphan.ts === null) {
-      problems.push({ file: path, line: orphan.line, message: "TodoWrite result (call not in this file): no ISO 'timestamp'; snapshot skipped" });
+      problems.push({
+        file: path,
+        line: orphan.line,
+        message: "TodoWrite result (call not in this file): no ISO 'timestamp'; snapshot skipped",
+      });
       continue;
     }
-    add(orphan.sessionKey, { seq: orphan.line, ts: orphan.ts, line: orphan.line, items: list.items });
+    add(orphan.sessionKey, {
+      seq: orphan.line,
+      ts: orphan.ts,
+      line: orphan.line,
+      items: list.items,
+    });
   }
 
   // Titles: /rename, AI title, summary of a leaf in the session, first prompt.
@@ -258,19 +313,29 @@ export function parseClaudeCodeTranscript(path: string, text: string): ParsedSes
     if (sub) {
       const parent = titleOf(sub.parentId);
       const suffix = ` (subagent${sub.agentId !== null ? ` ${sub.agentId}` : ""})`;
-      title = parent !== undefined ? `${parent.slice(0, MAX_SESSION_TITLE_CHARS - suffix.length)}${suffix}` : undefined;
+      title =
+        parent !== undefined
+          ? `${parent.slice(0, MAX_SESSION_TITLE_CHARS - suffix.length)}${suffix}`
+          : undefined;
     } else {
       const sessionId = mainSessions.get(sessionKey);
       title = sessionId !== undefined ? titleOf(sessionId) : undefined;
     }
-    sessions.push({ sessionKey, source: "claude-code", ...(title !== undefined ? { title } : {}), snapshots });
+    sessions.push({
+      sessionKey,
+      source: "claude-code",
+      ...(title !== undefined ? { title } : {}),
+      snapshots,
+    });
   }
   problems.sort((a, b) => a.line - b.line);
   return { sessions, problems };
 }
 
 /** The items of a call: newTodos from its result, else its input (see {@link parseClaudeCodeTranscript}). */
-function chooseItems(call: TodoCall): { ok: true; items: TodoItem[] } | { ok: false; message: string } {
+function chooseItems(
+  call: TodoCall,
+): { ok: true; items: TodoItem[] } | { ok: false; message: string } {
   const input = readTodoList(call.input);
   if (call.result === null) return input;
   const result = readTodoList(call.result.newTodos);

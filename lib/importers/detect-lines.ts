@@ -41,7 +41,10 @@ export function detectByLines<T>(text: string, classify: (value: unknown) => T |
 
 function parseWholeDocument(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
-    return { ok: true, value: parseLenientJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) };
+    return {
+      ok: true,
+      value: parseLenientJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text),
+    };
   } catch {
     return { ok: false };
   }

@@ -1,6 +1,14 @@
 import type { ImportFile, ImportProblem } from "./benchmark-common";
 import { UnknownFormatError } from "./errors";
-import { buildEvalRuns, checkEvalOptions, type EvalFormat, type EvalFormatModule, type EvalImportOptions, type EvalImportResult, type ParsedEvalFile } from "./eval-run";
+import {
+  buildEvalRuns,
+  checkEvalOptions,
+  type EvalFormat,
+  type EvalFormatModule,
+  type EvalImportOptions,
+  type EvalImportResult,
+  type ParsedEvalFile,
+} from "./eval-run";
 import { parseDistinct } from "./import-files";
 import { sglangServerLog } from "./sglang-server-log";
 import { specforgeBenchEagle3 } from "./specforge-bench";
@@ -14,7 +22,8 @@ import { specforgeBenchEagle3 } from "./specforge-bench";
 /** The eval modules, in detection order (a results document, then a log). */
 const EVAL_MODULES: readonly EvalFormatModule[] = [specforgeBenchEagle3, sglangServerLog];
 
-const EVAL_FILES = "eval file (expected a SpecForge bench_eagle3 results JSON or an SGLang server log with decode stats lines)";
+const EVAL_FILES =
+  "eval file (expected a SpecForge bench_eagle3 results JSON or an SGLang server log with decode stats lines)";
 
 /**
  * Detects an eval file from its content (never its name): a SpecForge bench_eagle3 results
@@ -31,13 +40,26 @@ export function detectEvalFormat(text: string): EvalFormat | null {
  * @throws UnknownFormatError when it is no eval file; EvalImportError when it looked like one but
  *   holds nothing importable.
  */
-export function parseEvalFile(file: ImportFile): { parsed: ParsedEvalFile; problems: ImportProblem[] } {
+export function parseEvalFile(file: ImportFile): {
+  parsed: ParsedEvalFile;
+  problems: ImportProblem[];
+} {
   return parseEvalFileAs(file, EVAL_FILES);
 }
 
-function parseEvalFileAs(file: ImportFile, expected: string): { parsed: ParsedEvalFile; problems: ImportProblem[] } {
+function parseEvalFileAs(
+  file: ImportFile,
+  expected: string,
+): { parsed: ParsedEvalFile; problems: ImportProblem[] } {
   const mod = EVAL_MODULES.find((m) => m.recognises(file.text));
-  if (!mod) throw new UnknownFormatError(file.path, file.text.trim() === "" ? "the file is empty" : "no bench_eagle3 results document or SGLang decode stats line found", expected);
+  if (!mod)
+    throw new UnknownFormatError(
+      file.path,
+      file.text.trim() === ""
+        ? "the file is empty"
+        : "no bench_eagle3 results document or SGLang decode stats line found",
+      expected,
+    );
   return mod.parse(file.path, file.text);
 }
 
@@ -53,15 +75,21 @@ function parseEvalFileAs(file: ImportFile, expected: string): { parsed: ParsedEv
  * @throws UnknownFormatError when a file is no eval file (nothing is imported).
  * @throws EvalImportError for invalid options.
  */
-export function importEvalFiles(files: readonly ImportFile[], opts: EvalImportOptions = {}): EvalImportResult {
+export function importEvalFiles(
+  files: readonly ImportFile[],
+  opts: EvalImportOptions = {},
+): EvalImportResult {
   return importEvalFilesAs(files, opts, EVAL_FILES);
 }
 
 /** {@link importEvalFiles} naming `expected` in the error for a file that is no eval file. */
-export function importEvalFilesAs(files: readonly ImportFile[], opts: EvalImportOptions, expected: string): EvalImportResult {
+export function importEvalFilesAs(
+  files: readonly ImportFile[],
+  opts: EvalImportOptions,
+  expected: string,
+): EvalImportResult {
   const options = checkEvalOptions(opts);
   const { parsed, problems } = parseDistinct(files, (file) => parseEvalFileAs(file, expected));
   const built = buildEvalRuns(parsed, options);
   return { runs: built.runs, problems: [...problems, ...built.problems] };
 }
-

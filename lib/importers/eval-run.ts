@@ -1,5 +1,18 @@
-import { MAX_FRAME_BYTES, PROTOCOL_VERSION, type ClientFrameInput, type EvalResultInput, type MetricPointInput } from "../protocol/frames";
-import { baseName, naturalCompare, setOwn, sha256Hex, type ImportProblem, type JsonObject } from "./benchmark-common";
+import {
+  MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  type ClientFrameInput,
+  type EvalResultInput,
+  type MetricPointInput,
+} from "../protocol/frames";
+import {
+  baseName,
+  naturalCompare,
+  setOwn,
+  sha256Hex,
+  type ImportProblem,
+  type JsonObject,
+} from "./benchmark-common";
 import { chunkBySize, envelopeBytes, frameId, withId } from "./frame-building";
 import { checkFrameLimit, checkRunLabels } from "./import-files";
 
@@ -104,9 +117,30 @@ export function checkEvalOptions(opts: EvalImportOptions): CheckedEvalOptions {
   const fail = (message: string) => new EvalImportError(null, message);
   return {
     ...checkRunLabels(opts, fail),
-    maxResultsPerFrame: checkFrameLimit(opts.maxResultsPerFrame, DEFAULT_MAX_RESULTS_PER_FRAME, 1, 5000, "maxResultsPerFrame", fail),
-    maxPointsPerFrame: checkFrameLimit(opts.maxPointsPerFrame, DEFAULT_MAX_EVAL_METRIC_POINTS_PER_FRAME, 1, 10_000, "maxPointsPerFrame", fail),
-    maxFrameBytes: checkFrameLimit(opts.maxFrameBytes, DEFAULT_MAX_EVAL_FRAME_BYTES, 4096, MAX_FRAME_BYTES, "maxFrameBytes", fail),
+    maxResultsPerFrame: checkFrameLimit(
+      opts.maxResultsPerFrame,
+      DEFAULT_MAX_RESULTS_PER_FRAME,
+      1,
+      5000,
+      "maxResultsPerFrame",
+      fail,
+    ),
+    maxPointsPerFrame: checkFrameLimit(
+      opts.maxPointsPerFrame,
+      DEFAULT_MAX_EVAL_METRIC_POINTS_PER_FRAME,
+      1,
+      10_000,
+      "maxPointsPerFrame",
+      fail,
+    ),
+    maxFrameBytes: checkFrameLimit(
+      opts.maxFrameBytes,
+      DEFAULT_MAX_EVAL_FRAME_BYTES,
+      4096,
+      MAX_FRAME_BYTES,
+      "maxFrameBytes",
+      fail,
+    ),
   };
 }
 
@@ -164,7 +198,10 @@ type RunEndInput = Extract<ClientFrameInput, { type: "run.end" }>;
  *   changed `run.start` (new name or tags, which sets the run running again) is ended again.
  * Runs come back in natural order of their newest file's base name, then run key.
  */
-export function buildEvalRuns(files: readonly ParsedEvalFile[], opts: CheckedEvalOptions): EvalImportResult {
+export function buildEvalRuns(
+  files: readonly ParsedEvalFile[],
+  opts: CheckedEvalOptions,
+): EvalImportResult {
   const groups = new Map<string, ParsedEvalFile[]>();
   for (const f of files) {
     const key = evalRunKey(f.format, f.identity);
@@ -177,16 +214,29 @@ export function buildEvalRuns(files: readonly ParsedEvalFile[], opts: CheckedEva
   for (const [runKey, group] of groups) {
     const ordered = [...group].sort(snapshotOrder);
     if (ordered.every((f) => f.results.length === 0 && f.metrics.length === 0)) {
-      for (const f of ordered) problems.push({ file: f.path, line: 0, message: "nothing to import in this file (no result and no metric value)" });
+      for (const f of ordered)
+        problems.push({
+          file: f.path,
+          line: 0,
+          message: "nothing to import in this file (no result and no metric value)",
+        });
       continue;
     }
     runs.push(buildOne(runKey, ordered, opts));
   }
-  runs.sort((a, b) => naturalCompare(baseName(a.files.at(-1) ?? ""), baseName(b.files.at(-1) ?? "")) || (a.runKey < b.runKey ? -1 : 1));
+  runs.sort(
+    (a, b) =>
+      naturalCompare(baseName(a.files.at(-1) ?? ""), baseName(b.files.at(-1) ?? "")) ||
+      (a.runKey < b.runKey ? -1 : 1),
+  );
   return { runs, problems };
 }
 
-function buildOne(runKey: string, ordered: readonly ParsedEvalFile[], opts: CheckedEvalOptions): ImportedEvalRun {
+function buildOne(
+  runKey: string,
+  ordered: readonly ParsedEvalFile[],
+  opts: CheckedEvalOptions,
+): ImportedEvalRun {
   const newest = ordered[ordered.length - 1] as ParsedEvalFile;
   const results = new Map<string, EvalResultInput>();
   const points = new Map<string, MetricPointInput>();
@@ -202,10 +252,14 @@ function buildOne(runKey: string, ordered: readonly ParsedEvalFile[], opts: Chec
       points.delete(id);
       points.set(id, p);
     }
-    if (f.startedAt !== undefined) startedAt = startedAt === undefined ? f.startedAt : Math.min(startedAt, f.startedAt);
-    if (f.endedAt !== undefined) endedAt = endedAt === undefined ? f.endedAt : Math.max(endedAt, f.endedAt);
+    if (f.startedAt !== undefined)
+      startedAt = startedAt === undefined ? f.startedAt : Math.min(startedAt, f.startedAt);
+    if (f.endedAt !== undefined)
+      endedAt = endedAt === undefined ? f.endedAt : Math.max(endedAt, f.endedAt);
   }
-  const sortedPoints = [...points.values()].sort((a, b) => compareSteps(a.step, b.step) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const sortedPoints = [...points.values()].sort(
+    (a, b) => compareSteps(a.step, b.step) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
 
   const config: JsonObject = { format: newest.format };
   for (const [k, v] of Object.entries(newest.config)) setOwn(config, k, v);
@@ -226,16 +280,40 @@ function buildOne(runKey: string, ordered: readonly ParsedEvalFile[], opts: Chec
   const startId = frameId(runKey, "start", startBody);
   const frames: ClientFrameInput[] = [withId(startBody, startId)];
 
-  for (const chunk of chunkBySize([...results.values()], opts.maxResultsPerFrame, opts.maxFrameBytes - envelopeBytes(runKey, "run.eval", "eval", "results"))) {
-    const body: Omit<RunEvalInput, "id"> = { v: PROTOCOL_VERSION, type: "run.eval", run: runKey, results: chunk };
+  for (const chunk of chunkBySize(
+    [...results.values()],
+    opts.maxResultsPerFrame,
+    opts.maxFrameBytes - envelopeBytes(runKey, "run.eval", "eval", "results"),
+  )) {
+    const body: Omit<RunEvalInput, "id"> = {
+      v: PROTOCOL_VERSION,
+      type: "run.eval",
+      run: runKey,
+      results: chunk,
+    };
     frames.push(withId(body, frameId(runKey, "eval", body)));
   }
-  for (const chunk of chunkBySize(sortedPoints, opts.maxPointsPerFrame, opts.maxFrameBytes - envelopeBytes(runKey, "run.metrics", "metrics", "points"))) {
-    const body: Omit<RunMetricsInput, "id"> = { v: PROTOCOL_VERSION, type: "run.metrics", run: runKey, points: chunk };
+  for (const chunk of chunkBySize(
+    sortedPoints,
+    opts.maxPointsPerFrame,
+    opts.maxFrameBytes - envelopeBytes(runKey, "run.metrics", "metrics", "points"),
+  )) {
+    const body: Omit<RunMetricsInput, "id"> = {
+      v: PROTOCOL_VERSION,
+      type: "run.metrics",
+      run: runKey,
+      points: chunk,
+    };
     frames.push(withId(body, frameId(runKey, "metrics", body)));
   }
 
-  const endBody: Omit<RunEndInput, "id"> = { v: PROTOCOL_VERSION, type: "run.end", run: runKey, status: "succeeded", ...(endedAt !== undefined ? { endedAt } : {}) };
+  const endBody: Omit<RunEndInput, "id"> = {
+    v: PROTOCOL_VERSION,
+    type: "run.end",
+    run: runKey,
+    status: "succeeded",
+    ...(endedAt !== undefined ? { endedAt } : {}),
+  };
   frames.push(withId(endBody, frameId(runKey, "end", { end: endBody, after: startId })));
 
   return {

@@ -18,7 +18,10 @@ export function frameIdPlaceholder(runKey: string, kind: string): string {
 }
 
 /** Puts `id` right after `v`, the order every Pitwall frame uses. */
-export function withId<T extends { v: typeof PROTOCOL_VERSION }>(body: T, id: string): T & { id: string } {
+export function withId<T extends { v: typeof PROTOCOL_VERSION }>(
+  body: T,
+  id: string,
+): T & { id: string } {
   const { v, ...rest } = body;
   return { v, id, ...rest } as T & { id: string };
 }
@@ -28,8 +31,21 @@ export function withId<T extends { v: typeof PROTOCOL_VERSION }>(body: T, id: st
  * (`{v, id, type, run, [listKey]: []}`, id as long as {@link frameId} makes it): what a frame
  * costs besides its items.
  */
-export function envelopeBytes(runKey: string, type: string, idKind: string, listKey: string): number {
-  return utf8ByteLength(stringifyJson({ v: PROTOCOL_VERSION, id: frameIdPlaceholder(runKey, idKind), type, run: runKey, [listKey]: [] }));
+export function envelopeBytes(
+  runKey: string,
+  type: string,
+  idKind: string,
+  listKey: string,
+): number {
+  return utf8ByteLength(
+    stringifyJson({
+      v: PROTOCOL_VERSION,
+      id: frameIdPlaceholder(runKey, idKind),
+      type,
+      run: runKey,
+      [listKey]: [],
+    }),
+  );
 }
 
 /**
@@ -43,8 +59,14 @@ export function chunkBySize<T>(items: readonly T[], maxCount: number, budgetByte
   let currentBytes = 0;
   for (const item of items) {
     const bytes = utf8ByteLength(stringifyJson(item));
-    if (bytes > budgetBytes) throw new Error(`one item is ${bytes} bytes serialised; the frame budget is ${budgetBytes} bytes`);
-    if (current.length > 0 && (current.length >= maxCount || currentBytes + 1 + bytes > budgetBytes)) {
+    if (bytes > budgetBytes)
+      throw new Error(
+        `one item is ${bytes} bytes serialised; the frame budget is ${budgetBytes} bytes`,
+      );
+    if (
+      current.length > 0 &&
+      (current.length >= maxCount || currentBytes + 1 + bytes > budgetBytes)
+    ) {
       chunks.push(current);
       current = [];
       currentBytes = 0;

@@ -1,8 +1,16 @@
 import { describe, expect, test } from "vitest";
+
 import { stringifyJson } from "../protocol/json";
 import { sha256Hex } from "./benchmark-common";
 import { runKeyFor } from "./benchmark-run";
-import { detectBenchmarkDocumentFormat, detectFormat, detectImportFormat, importBenchmarkFiles, importFiles, UnknownFormatError } from "./index";
+import {
+  detectBenchmarkDocumentFormat,
+  detectFormat,
+  detectImportFormat,
+  importBenchmarkFiles,
+  importFiles,
+  UnknownFormatError,
+} from "./index";
 import { at, endOf, expectValidFrames, onlyRun, pointsOf, startOf, testdata } from "./testing";
 
 // There is no real GenAI-Perf export in the shared fixtures (see genai-perf/SCHEMA.md): these files
@@ -12,10 +20,31 @@ import { at, endOf, expectValidFrames, onlyRun, pointsOf, startOf, testdata } fr
 // sections), non-streaming, so it has no TTFT and no ITL, and its request_count avg is a string.
 
 function stat(unit: string, avg: number, p50: number, p99: number): Record<string, unknown> {
-  return { unit, avg, p99, p95: p99 - 1, p90: p99 - 2, p75: p50 + 1, p50, p25: p50 - 1, min: p50 - 2, max: p99 + 1, std: 1.5 };
+  return {
+    unit,
+    avg,
+    p99,
+    p95: p99 - 1,
+    p90: p99 - 2,
+    p75: p50 + 1,
+    p50,
+    p25: p50 - 1,
+    min: p50 - 2,
+    max: p99 + 1,
+    std: 1.5,
+  };
 }
 
-function flatExport(concurrency: number, s: { rps: number; tps: number; ttft: [number, number, number]; itl: [number, number, number]; e2e: [number, number, number] }): string {
+function flatExport(
+  concurrency: number,
+  s: {
+    rps: number;
+    tps: number;
+    ttft: [number, number, number];
+    itl: [number, number, number];
+    e2e: [number, number, number];
+  },
+): string {
   const dir = `artifacts/meta-llama_Llama-3.1-8B-Instruct-openai-chat-concurrency${concurrency}`;
   return JSON.stringify(
     {
@@ -28,7 +57,9 @@ function flatExport(concurrency: number, s: { rps: number; tps: number; ttft: [n
       output_token_throughput_per_request: stat("tokens/sec", 49.1, 49.2, 50.3),
       output_sequence_length: stat("tokens", 99.9, 100, 100),
       input_sequence_length: stat("tokens", 1000.2, 1000, 1003),
-      ...(concurrency === 8 ? { telemetry_stats: { gpu_power_usage: { unit: "W", gpu0: { avg: 301.5, p99: 320.1 } } } } : {}),
+      ...(concurrency === 8
+        ? { telemetry_stats: { gpu_power_usage: { unit: "W", gpu0: { avg: 301.5, p99: 320.1 } } } }
+        : {}),
       input_config: {
         model: ["meta-llama/Llama-3.1-8B-Instruct"],
         model_selection_strategy: "round_robin",
@@ -70,11 +101,23 @@ function flatExport(concurrency: number, s: { rps: number; tps: number; ttft: [n
 
 const C1 = {
   path: "artifacts/meta-llama_Llama-3.1-8B-Instruct-openai-chat-concurrency1/profile_export_genai_perf.json",
-  text: flatExport(1, { rps: 0.4816, tps: 48.12, ttft: [41.2, 40.1, 55.6], itl: [20.36, 20.34, 20.9], e2e: [2076.12, 2075.33, 2101.55] }),
+  text: flatExport(1, {
+    rps: 0.4816,
+    tps: 48.12,
+    ttft: [41.2, 40.1, 55.6],
+    itl: [20.36, 20.34, 20.9],
+    e2e: [2076.12, 2075.33, 2101.55],
+  }),
 };
 const C8 = {
   path: "artifacts/meta-llama_Llama-3.1-8B-Instruct-openai-chat-concurrency8/profile_export_genai_perf.json",
-  text: flatExport(8, { rps: 3.412, tps: 340.86, ttft: [88.4, 80.2, 190.7], itl: [22.81, 22.7, 25.02], e2e: [2346.3, 2340.1, 2501.9] }),
+  text: flatExport(8, {
+    rps: 3.412,
+    tps: 340.86,
+    ttft: [88.4, 80.2, 190.7],
+    itl: [22.81, 22.7, 25.02],
+    e2e: [2346.3, 2340.1, 2501.9],
+  }),
 };
 
 const C32_DOC = {
@@ -88,8 +131,24 @@ const C32_DOC = {
   input_config: {
     model_names: ["Qwen/Qwen3-8B"],
     analyze: {},
-    endpoint: { model_selection_strategy: "round_robin", backend: "tensorrtllm", custom: "v1/chat/completions", type: "chat", service_kind: "openai", streaming: false, server_metrics_urls: [], url: "http://kpro5:30000" },
-    perf_analyzer: { path: "perf_analyzer", verbose: false, stimulus: { concurrency: 32 }, stability_percentage: 999, measurement: { mode: "request_count", num: 96 }, warmup_request_count: 8 },
+    endpoint: {
+      model_selection_strategy: "round_robin",
+      backend: "tensorrtllm",
+      custom: "v1/chat/completions",
+      type: "chat",
+      service_kind: "openai",
+      streaming: false,
+      server_metrics_urls: [],
+      url: "http://kpro5:30000",
+    },
+    perf_analyzer: {
+      path: "perf_analyzer",
+      verbose: false,
+      stimulus: { concurrency: 32 },
+      stability_percentage: 999,
+      measurement: { mode: "request_count", num: 96 },
+      warmup_request_count: 8,
+    },
     input: {
       batch_size: 1,
       extra: { ignore_eos: true },
@@ -101,11 +160,18 @@ const C32_DOC = {
       output_tokens: { mean: 1000, deterministic: false, stddev: 0 },
       synthetic_tokens: { mean: 1000, stddev: 0 },
     },
-    output: { artifact_directory: "artifacts/Qwen_Qwen3-8B-openai-chat-concurrency32", profile_export_file: "profile_export.json", generate_plots: false },
+    output: {
+      artifact_directory: "artifacts/Qwen_Qwen3-8B-openai-chat-concurrency32",
+      profile_export_file: "profile_export.json",
+      generate_plots: false,
+    },
     tokenizer: { name: "Qwen/Qwen3-8B", revision: "main", trust_remote_code: false },
   },
 };
-const C32 = { path: "artifacts/Qwen_Qwen3-8B-openai-chat-concurrency32/profile_export_genai_perf.json", text: JSON.stringify(C32_DOC, null, 2) };
+const C32 = {
+  path: "artifacts/Qwen_Qwen3-8B-openai-chat-concurrency32/profile_export_genai_perf.json",
+  text: JSON.stringify(C32_DOC, null, 2),
+};
 
 describe("GenAI-Perf profile exports", () => {
   test("detection by keys; the pre-existing 'no result row' cases stay unrecognised", () => {
@@ -115,9 +181,19 @@ describe("GenAI-Perf profile exports", () => {
     // the row classifier is unchanged
     expect(detectFormat(C1.text)).toBeNull();
     // without input_config a bag of metrics is not an export
-    expect(detectBenchmarkDocumentFormat('{"request_throughput": {"unit": "requests/sec", "avg": 3.2}, "service_kind": "openai"}')).toBeNull();
-    expect(detectBenchmarkDocumentFormat('{"input_config": {}, "request_throughput": {"unit": "requests/sec", "avg": 3.2}}')).toBeNull();
-    expect(() => importBenchmarkFiles([{ path: "p.json", text: '{"service_kind": "openai"}' }])).toThrow(UnknownFormatError);
+    expect(
+      detectBenchmarkDocumentFormat(
+        '{"request_throughput": {"unit": "requests/sec", "avg": 3.2}, "service_kind": "openai"}',
+      ),
+    ).toBeNull();
+    expect(
+      detectBenchmarkDocumentFormat(
+        '{"input_config": {}, "request_throughput": {"unit": "requests/sec", "avg": 3.2}}',
+      ),
+    ).toBeNull();
+    expect(() =>
+      importBenchmarkFiles([{ path: "p.json", text: '{"service_kind": "openai"}' }]),
+    ).toThrow(UnknownFormatError);
   });
 
   test("the files of one import make ONE run named by the artifact folder; one point per file", () => {
@@ -169,7 +245,13 @@ describe("GenAI-Perf profile exports", () => {
     expect(stringifyJson(run.frames)).not.toContain("sk-live-123");
     expect(at(points, 1).raw).not.toHaveProperty("telemetry_stats");
     expect(at(points, 1).raw).toHaveProperty("time_to_second_token");
-    expect(at(points, 1)).toMatchObject({ concurrency: 8, ttftMsMedian: 80.2, tpotMsMean: 22.81, outputTokPerS: 340.86, e2eMsP99: 2501.9 });
+    expect(at(points, 1)).toMatchObject({
+      concurrency: 8,
+      ttftMsMedian: 80.2,
+      tpotMsMean: 22.81,
+      outputTokPerS: 340.86,
+      e2eMsP99: 2501.9,
+    });
 
     expect(startOf(run).config).toEqual({
       format: "genai-perf",
@@ -189,7 +271,9 @@ describe("GenAI-Perf profile exports", () => {
 
     // order of arguments does not matter; a name still names the one run
     expect(stringifyJson(importBenchmarkFiles([C1, C8]))).toBe(stringifyJson(result));
-    expect(onlyRun(importBenchmarkFiles([C1, C8], { name: "Llama 8B sweep" })).name).toBe("Llama 8B sweep");
+    expect(onlyRun(importBenchmarkFiles([C1, C8], { name: "Llama 8B sweep" })).name).toBe(
+      "Llama 8B sweep",
+    );
   });
 
   test("the config-file layout, without streaming: no TTFT/TPOT, counts from request_count", () => {
@@ -210,20 +294,50 @@ describe("GenAI-Perf profile exports", () => {
       e2eMsMean: 26571.4,
       e2eMsMedian: 26490.2,
     });
-    expect(startOf(run).config).toMatchObject({ model: "Qwen/Qwen3-8B", streaming: false, tokenizer: "Qwen/Qwen3-8B", endpointType: "chat", serviceKind: "openai" });
+    expect(startOf(run).config).toMatchObject({
+      model: "Qwen/Qwen3-8B",
+      streaming: false,
+      tokenizer: "Qwen/Qwen3-8B",
+      endpointType: "chat",
+      serviceKind: "openai",
+    });
     expect(startOf(run).config).not.toHaveProperty("backend");
     expect(stringifyJson(run.frames)).not.toContain("abc123");
   });
 
   test("request-rate mode, time units, AIPerf fields, odd units", () => {
     const doc = JSON.parse(C1.text) as Record<string, Record<string, unknown>>;
-    doc.input_config = { ...doc.input_config, concurrency: null, request_rate: 10.0, prompt_source: "dataset", input_dataset: "openorca", synthetic_input_tokens_mean: 550 };
+    doc.input_config = {
+      ...doc.input_config,
+      concurrency: null,
+      request_rate: 10.0,
+      prompt_source: "dataset",
+      input_dataset: "openorca",
+      synthetic_input_tokens_mean: 550,
+    };
     doc.time_to_first_token = stat("ns", 41_200_000, 40_100_000, 55_600_000);
     doc.request_latency = { unit: "tokens/sec", avg: 5 };
-    const result = importBenchmarkFiles([{ path: "rate10/profile_export_genai_perf.json", text: JSON.stringify(doc, null, 2) }]);
+    const result = importBenchmarkFiles([
+      { path: "rate10/profile_export_genai_perf.json", text: JSON.stringify(doc, null, 2) },
+    ]);
     const p = at(pointsOf(onlyRun(result)), 0);
-    expect(p).toMatchObject({ concurrency: null, requestRate: 10, dataset: "openorca", inputLen: 1000, ttftMsMean: 41.2, ttftMsMedian: 40.1, ttftMsP99: 55.6, e2eMsMean: null });
-    expect(result.problems).toEqual([{ file: "rate10/profile_export_genai_perf.json", line: 1, message: `'request_latency' has unit "tokens/sec", not a time unit; left out` }]);
+    expect(p).toMatchObject({
+      concurrency: null,
+      requestRate: 10,
+      dataset: "openorca",
+      inputLen: 1000,
+      ttftMsMean: 41.2,
+      ttftMsMedian: 40.1,
+      ttftMsP99: 55.6,
+      e2eMsMean: null,
+    });
+    expect(result.problems).toEqual([
+      {
+        file: "rate10/profile_export_genai_perf.json",
+        line: 1,
+        message: `'request_latency' has unit "tokens/sec", not a time unit; left out`,
+      },
+    ]);
 
     const aiperf = {
       schema_version: "1.0",
@@ -236,10 +350,23 @@ describe("GenAI-Perf profile exports", () => {
       request_count: { unit: "requests", avg: 300 },
       error_request_count: { unit: "requests", avg: 2 },
     };
-    const run = onlyRun(importBenchmarkFiles([{ path: "profile_export_aiperf.json", text: JSON.stringify(aiperf, null, 2) }]));
+    const run = onlyRun(
+      importBenchmarkFiles([
+        { path: "profile_export_aiperf.json", text: JSON.stringify(aiperf, null, 2) },
+      ]),
+    );
     expectValidFrames(run.frames);
-    expect(at(pointsOf(run), 0)).toMatchObject({ durationS: 120, completed: 300, failed: 2, requestThroughput: 2.5, e2eMsMedian: 390 });
-    expect(startOf(run)).toMatchObject({ startedAt: Date.parse("2026-11-29T09:30:00Z"), config: { benchmarkTool: "aiperf", toolVersion: "0.3.0" } });
+    expect(at(pointsOf(run), 0)).toMatchObject({
+      durationS: 120,
+      completed: 300,
+      failed: 2,
+      requestThroughput: 2.5,
+      e2eMsMedian: 390,
+    });
+    expect(startOf(run)).toMatchObject({
+      startedAt: Date.parse("2026-11-29T09:30:00Z"),
+      config: { benchmarkTool: "aiperf", toolVersion: "0.3.0" },
+    });
     expect(endOf(run)).toMatchObject({ endedAt: Date.parse("2026-11-29T09:32:00Z") });
   });
 
@@ -250,17 +377,36 @@ describe("GenAI-Perf profile exports", () => {
     const run = onlyRun(importBenchmarkFiles([file]));
     expectValidFrames(run.frames);
     const p = at(pointsOf(run), 0);
-    expect(p).toMatchObject({ concurrency: 8, ttftMsMean: null, ttftMsMedian: null, ttftMsP99: null, tpotMsMean: null, tpotMsP99: null });
-    expect(p).toMatchObject({ e2eMsMean: 19034.51, e2eMsMedian: 18990.2, e2eMsP99: 19877.31, outputTokPerS: 215.19 });
+    expect(p).toMatchObject({
+      concurrency: 8,
+      ttftMsMean: null,
+      ttftMsMedian: null,
+      ttftMsP99: null,
+      tpotMsMean: null,
+      tpotMsP99: null,
+    });
+    expect(p).toMatchObject({
+      e2eMsMean: 19034.51,
+      e2eMsMedian: 18990.2,
+      e2eMsP99: 19877.31,
+      outputTokPerS: 215.19,
+    });
     expect(startOf(run).config).toMatchObject({ streaming: false });
 
     // The same file without its `streaming` argument: the equal distributions alone say it.
     const doc = JSON.parse(file.text) as { input_config: Record<string, unknown> };
     delete doc.input_config.streaming;
-    const unflagged = at(pointsOf(onlyRun(importBenchmarkFiles([{ path: file.path, text: JSON.stringify(doc, null, 2) }]))), 0);
+    const unflagged = at(
+      pointsOf(
+        onlyRun(importBenchmarkFiles([{ path: file.path, text: JSON.stringify(doc, null, 2) }])),
+      ),
+      0,
+    );
     expect(unflagged).toMatchObject({ ttftMsMean: null, ttftMsP99: null, e2eMsMean: 19034.51 });
     // A streamed run whose TTFT differs from its latency keeps it (C1: 41.2 ms vs 2076 ms).
-    expect(at(pointsOf(onlyRun(importBenchmarkFiles([C1]))), 0)).toMatchObject({ ttftMsMean: 41.2 });
+    expect(at(pointsOf(onlyRun(importBenchmarkFiles([C1]))), 0)).toMatchObject({
+      ttftMsMean: 41.2,
+    });
   });
 
   test("importFiles sends exports to the benchmark importer, next to other formats", () => {

@@ -1,4 +1,3 @@
-import { parseNumberLike } from "./training-common";
 import {
   baseName,
   compactFacts,
@@ -17,6 +16,7 @@ import {
 } from "./benchmark-common";
 import type { BenchmarkDocumentModule } from "./benchmark-document";
 import type { ParsedFile } from "./benchmark-run";
+import { parseNumberLike } from "./training-common";
 
 /**
  * NVIDIA GenAI-Perf `artifacts/<run>/profile_export_genai_perf.json` (and its successor AIPerf's
@@ -78,7 +78,14 @@ const METRIC_KEYS = [
 ] as const;
 
 /** Argument names whose values may hold credentials; replaced in `raw`. */
-const SECRET_ARGS: ReadonlySet<string> = new Set(["header", "headers", "api_key", "api-key", "apikey", "authorization"]);
+const SECRET_ARGS: ReadonlySet<string> = new Set([
+  "header",
+  "headers",
+  "api_key",
+  "api-key",
+  "apikey",
+  "authorization",
+]);
 
 /** True for a parsed GenAI-Perf / AIPerf profile export: `input_config` (or `aiperf_version`) and two metric objects with a `unit`. */
 function recognises(doc: unknown): boolean {
@@ -135,7 +142,8 @@ function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
   if (!isPlainObject(value)) return value;
   const out: JsonObject = {};
-  for (const [k, v] of Object.entries(value)) setOwn(out, k, SECRET_ARGS.has(k.toLowerCase()) && v !== null ? "[redacted]" : redact(v));
+  for (const [k, v] of Object.entries(value))
+    setOwn(out, k, SECRET_ARGS.has(k.toLowerCase()) && v !== null ? "[redacted]" : redact(v));
   return out;
 }
 
@@ -154,7 +162,11 @@ function mapDocument(path: string, doc: JsonObject, problems: ImportProblem[]): 
     if (ms === null) {
       if (!warned.has(name)) {
         warned.add(name);
-        problems.push({ file: path, line: 1, message: `'${name}' has unit ${JSON.stringify(dig(doc, name, "unit") ?? null)}, not a time unit; left out` });
+        problems.push({
+          file: path,
+          line: 1,
+          message: `'${name}' has unit ${JSON.stringify(dig(doc, name, "unit") ?? null)}, not a time unit; left out`,
+        });
       }
       return null;
     }
@@ -164,11 +176,14 @@ function mapDocument(path: string, doc: JsonObject, problems: ImportProblem[]): 
   const streaming = ic.streaming ?? dig(ic, "endpoint", "streaming");
   // Without streaming the client sees the whole answer at once: GenAI-Perf then writes the request
   // latency as `time_to_first_token` (and a 0 or meaningless inter-token latency). Not a TTFT.
-  const streamed = streaming !== false && !sameDistribution(doc, "time_to_first_token", "request_latency");
+  const streamed =
+    streaming !== false && !sameDistribution(doc, "time_to_first_token", "request_latency");
   const whenStreamed = <T>(v: T): T | null => (streamed ? v : null);
 
   const stimulus = dig(ic, "perf_analyzer", "stimulus");
-  const concurrency = nonNegIntOrNull(parseNumberLike(ic.concurrency ?? dig(stimulus, "concurrency")));
+  const concurrency = nonNegIntOrNull(
+    parseNumberLike(ic.concurrency ?? dig(stimulus, "concurrency")),
+  );
   const rate = parseRequestRate(ic.request_rate ?? dig(stimulus, "request_rate") ?? null);
   const completed = nonNegIntOrNull(stat("request_count", "avg"));
   const allFailed = completed === 0;
@@ -176,17 +191,32 @@ function mapDocument(path: string, doc: JsonObject, problems: ImportProblem[]): 
 
   const inputFile = dig(ic, "input", "file");
   const promptSource = stringOrNull(ic.prompt_source);
-  const synthetic = promptSource !== null ? promptSource === "synthetic" : inputFile === undefined || inputFile === null || inputFile === "" || String(inputFile).startsWith("synthetic:");
-  const configuredInput = synthetic ? positiveOrNull(ic.synthetic_input_tokens_mean ?? dig(ic, "input", "synthetic_tokens", "mean")) : null;
-  const configuredOutput = positiveOrNull(ic.output_tokens_mean ?? dig(ic, "input", "output_tokens", "mean"));
-  const rounded = (v: number | null): number | null => nonNegIntOrNull(v === null ? null : Math.round(v));
+  const synthetic =
+    promptSource !== null
+      ? promptSource === "synthetic"
+      : inputFile === undefined ||
+        inputFile === null ||
+        inputFile === "" ||
+        String(inputFile).startsWith("synthetic:");
+  const configuredInput = synthetic
+    ? positiveOrNull(ic.synthetic_input_tokens_mean ?? dig(ic, "input", "synthetic_tokens", "mean"))
+    : null;
+  const configuredOutput = positiveOrNull(
+    ic.output_tokens_mean ?? dig(ic, "input", "output_tokens", "mean"),
+  );
+  const rounded = (v: number | null): number | null =>
+    nonNegIntOrNull(v === null ? null : Math.round(v));
   const inputLen = rounded(configuredInput ?? stat("input_sequence_length", "avg"));
   const outputLen = rounded(configuredOutput ?? stat("output_sequence_length", "avg"));
-  const dataset = stringOrNull(ic.input_dataset) ?? promptSource ?? (synthetic ? "synthetic" : typeof inputFile === "string" ? baseName(inputFile) : null);
+  const dataset =
+    stringOrNull(ic.input_dataset) ??
+    promptSource ??
+    (synthetic ? "synthetic" : typeof inputFile === "string" ? baseName(inputFile) : null);
 
   const duration = stat("benchmark_duration", "avg");
   // AIPerf writes "sec"; a duration without a time unit is taken as seconds.
-  const durationMs = duration === null ? null : toMs(duration, dig(doc, "benchmark_duration", "unit"));
+  const durationMs =
+    duration === null ? null : toMs(duration, dig(doc, "benchmark_duration", "unit"));
   const durationS = duration === null ? null : durationMs === null ? duration : durationMs / 1000;
   const point: PointFields = {
     scenario: "throughput",
@@ -218,10 +248,13 @@ function mapDocument(path: string, doc: JsonObject, problems: ImportProblem[]): 
   };
 
   const modelValue = ic.model ?? ic.model_names ?? dig(ic, "endpoint", "model_names");
-  const models = (Array.isArray(modelValue) ? modelValue : [modelValue]).filter((m): m is string => typeof m === "string" && m.length > 0);
+  const models = (Array.isArray(modelValue) ? modelValue : [modelValue]).filter(
+    (m): m is string => typeof m === "string" && m.length > 0,
+  );
   const serviceKind = stringOrNull(ic.service_kind ?? dig(ic, "endpoint", "service_kind"));
   // `backend` (default "tensorrtllm") only means something for Triton's KServe endpoint.
-  const backend = serviceKind === "triton" ? stringOrNull(ic.backend ?? dig(ic, "endpoint", "backend")) : null;
+  const backend =
+    serviceKind === "triton" ? stringOrNull(ic.backend ?? dig(ic, "endpoint", "backend")) : null;
   const endpointType = stringOrNull(ic.endpoint_type ?? dig(ic, "endpoint", "type"));
   const facts = compactFacts({
     benchmarkTool: typeof doc.aiperf_version === "string" ? "aiperf" : "genai-perf",
@@ -233,7 +266,9 @@ function mapDocument(path: string, doc: JsonObject, problems: ImportProblem[]): 
     serviceKind,
     endpointType,
     streaming: typeof streaming === "boolean" ? streaming : null,
-    tokenizer: stringOrNull(typeof ic.tokenizer === "string" ? ic.tokenizer : dig(ic, "tokenizer", "name")),
+    tokenizer: stringOrNull(
+      typeof ic.tokenizer === "string" ? ic.tokenizer : dig(ic, "tokenizer", "name"),
+    ),
     dataset: point.dataset,
     inputLen,
     outputLen,
@@ -262,15 +297,22 @@ function sameDistribution(doc: JsonObject, a: string, b: string): boolean {
   const mb = doc[b];
   if (!isPlainObject(ma) || !isPlainObject(mb) || ma.unit !== mb.unit) return false;
   const fields = ["avg", "p50", "p99"].filter((f) => ma[f] !== undefined || mb[f] !== undefined);
-  return fields.length > 0 && fields.every((f) => {
-    const x = parseNumberLike(ma[f]);
-    const y = parseNumberLike(mb[f]);
-    return x !== null && y !== null && x === y;
-  });
+  return (
+    fields.length > 0 &&
+    fields.every((f) => {
+      const x = parseNumberLike(ma[f]);
+      const y = parseNumberLike(mb[f]);
+      return x !== null && y !== null && x === y;
+    })
+  );
 }
 
 /** Parses one profile export into a one-point file (the point sits on line 1). */
-function parse(path: string, text: string, doc: JsonObject): { parsed: ParsedFile; problems: ImportProblem[] } {
+function parse(
+  path: string,
+  text: string,
+  doc: JsonObject,
+): { parsed: ParsedFile; problems: ImportProblem[] } {
   const problems: ImportProblem[] = [];
   const mapping = mapDocument(path, doc, problems);
   return {
@@ -294,10 +336,15 @@ const LEVEL_SUFFIX = /-(?:concurrency|request_rate|session_concurrency)[\d.]+$/;
  * several files; the file's base name when the path names no folder.
  */
 function defaultRunName(paths: readonly string[]): string {
-  const folders = paths.map((p) => p.split(/[\\/]/).filter((s) => s !== "" && s !== "." && s !== ".."));
-  const names = folders.map((parts) => (parts.length >= 2 ? (parts[parts.length - 2] as string) : null));
+  const folders = paths.map((p) =>
+    p.split(/[\\/]/).filter((s) => s !== "" && s !== "." && s !== ".."),
+  );
+  const names = folders.map((parts) =>
+    parts.length >= 2 ? (parts[parts.length - 2] as string) : null,
+  );
   const first = names[0];
-  if (first === null || first === undefined) return baseName(paths[0] ?? "profile_export_genai_perf.json");
+  if (first === null || first === undefined)
+    return baseName(paths[0] ?? "profile_export_genai_perf.json");
   if (paths.length === 1) return first;
   const stripped = [...new Set(names.map((n) => (n ?? "").replace(LEVEL_SUFFIX, "")))];
   return stripped.length === 1 && stripped[0] ? stripped[0] : first.replace(LEVEL_SUFFIX, "");

@@ -1,6 +1,12 @@
 import { describe, expect, test } from "vitest";
+
 import { stringifyJson } from "../protocol/json";
-import { detectBenchmarkDocumentFormat, detectImportFormat, importBenchmarkFiles, importFiles } from "./index";
+import {
+  detectBenchmarkDocumentFormat,
+  detectImportFormat,
+  importBenchmarkFiles,
+  importFiles,
+} from "./index";
 import { at, endOf, expectValidFrames, onlyRun, pointsOf, startOf } from "./testing";
 
 // There is no real GuideLLM report in the shared fixtures (see guidellm/SCHEMA.md): the reports
@@ -25,7 +31,19 @@ function dist(mean: number | null, median: number | null, p99: number | null, co
     max: p99 === null ? null : p99 + 1,
     count,
     total_sum: mean === null ? null : mean * count,
-    percentiles: { p001: median, p01: median, p05: median, p10: median, p25: median, p50: median, p75: median, p90: p99, p95: p99, p99, p999: p99 },
+    percentiles: {
+      p001: median,
+      p01: median,
+      p05: median,
+      p10: median,
+      p25: median,
+      p50: median,
+      p75: median,
+      p90: p99,
+      p95: p99,
+      p99,
+      p999: p99,
+    },
   };
 }
 const EMPTY = dist(0, 0, 0, 0);
@@ -67,23 +85,50 @@ function benchmark(opts: {
       environment: {},
     },
     scheduler_state: { node_id: 0, num_processes: 2 },
-    scheduler_metrics: { start_time: opts.start - 1, measure_start_time: opts.start, measure_end_time: opts.start + opts.duration, requests_made: { successful: n, errored: opts.totals.errored, incomplete: opts.totals.incomplete, total: n + opts.totals.errored + opts.totals.incomplete } },
+    scheduler_metrics: {
+      start_time: opts.start - 1,
+      measure_start_time: opts.start,
+      measure_end_time: opts.start + opts.duration,
+      requests_made: {
+        successful: n,
+        errored: opts.totals.errored,
+        incomplete: opts.totals.incomplete,
+        total: n + opts.totals.errored + opts.totals.incomplete,
+      },
+    },
     metrics: {
       request_totals: { ...opts.totals, total: n + opts.totals.errored + opts.totals.incomplete },
-      requests_per_second: status(dist(opts.rps, opts.rps, opts.rps, n), dist(opts.rps + 0.1, opts.rps, opts.rps, n + 1)),
-      request_concurrency: status(dist(opts.concurrency - 0.5, opts.concurrency, opts.concurrency, n), dist(opts.concurrency, opts.concurrency, opts.concurrency, n)),
+      requests_per_second: status(
+        dist(opts.rps, opts.rps, opts.rps, n),
+        dist(opts.rps + 0.1, opts.rps, opts.rps, n + 1),
+      ),
+      request_concurrency: status(
+        dist(opts.concurrency - 0.5, opts.concurrency, opts.concurrency, n),
+        dist(opts.concurrency, opts.concurrency, opts.concurrency, n),
+      ),
       request_latency: status(dist(...opts.latencyS, n)),
       prompt_token_count: status(dist(opts.promptTokens, opts.promptTokens, opts.promptTokens, n)),
       output_token_count: status(dist(opts.outputTokens, opts.outputTokens, opts.outputTokens, n)),
       time_to_first_token_ms: status(dist(...opts.ttft, n)),
       time_per_output_token_ms: status(dist(21.5, 21.4, 23.0, n)),
       inter_token_latency_ms: status(dist(...opts.itl, n)),
-      output_tokens_per_second: status(dist(opts.outTps, opts.outTps, opts.outTps, n), dist(opts.outTps + 5, opts.outTps, opts.outTps, n)),
+      output_tokens_per_second: status(
+        dist(opts.outTps, opts.outTps, opts.outTps, n),
+        dist(opts.outTps + 5, opts.outTps, opts.outTps, n),
+      ),
       tokens_per_second: status(dist(opts.tps, opts.tps, opts.tps, n)),
       text: { tokens: { input: status(dist(1000, 1000, 1000, n)), output: null } },
     },
     requests: {
-      successful: [{ request_id: "r-1", prompt_tokens: 1000, output_tokens: 1000, request_latency: opts.latencyS[0], time_to_first_token_ms: opts.ttft[0] }],
+      successful: [
+        {
+          request_id: "r-1",
+          prompt_tokens: 1000,
+          output_tokens: 1000,
+          request_latency: opts.latencyS[0],
+          time_to_first_token_ms: opts.ttft[0],
+        },
+      ],
       incomplete: [],
       errored: [],
       total: null,
@@ -97,8 +142,21 @@ function benchmark(opts: {
 }
 
 const SWEEP_DOC = {
-  metadata: { version: 1, guidellm_version: "0.4.0", python_version: "3.12.3", platform: "Linux-6.8.0-x86_64" },
-  args: { target: "http://kpro5:8000", data: ["prompt_tokens=1000,output_tokens=1000"], profile: "sweep", rate: 4, max_seconds: 30, model: "Qwen/Qwen3-8B", backend: "openai_http" },
+  metadata: {
+    version: 1,
+    guidellm_version: "0.4.0",
+    python_version: "3.12.3",
+    platform: "Linux-6.8.0-x86_64",
+  },
+  args: {
+    target: "http://kpro5:8000",
+    data: ["prompt_tokens=1000,output_tokens=1000"],
+    profile: "sweep",
+    rate: 4,
+    max_seconds: 30,
+    model: "Qwen/Qwen3-8B",
+    backend: "openai_http",
+  },
   benchmarks: [
     benchmark({
       strategy: { type_: "synchronous" },
@@ -164,14 +222,19 @@ const failed = benchmark({
   promptTokens: 0,
   outputTokens: 0,
 });
-const SWEEP = { path: "runs/qwen3-8b/benchmarks.json", text: JSON.stringify({ ...SWEEP_DOC, benchmarks: [...SWEEP_DOC.benchmarks, failed] }, null, 2) };
+const SWEEP = {
+  path: "runs/qwen3-8b/benchmarks.json",
+  text: JSON.stringify({ ...SWEEP_DOC, benchmarks: [...SWEEP_DOC.benchmarks, failed] }, null, 2),
+};
 
 describe("GuideLLM benchmarks.json", () => {
   test("detection", () => {
     expect(detectBenchmarkDocumentFormat(SWEEP.text)).toBe("guidellm");
     expect(detectImportFormat(SWEEP.text)).toEqual({ kind: "benchmark", format: "guidellm" });
     expect(detectBenchmarkDocumentFormat('{"benchmarks": []}')).toBeNull();
-    expect(detectBenchmarkDocumentFormat('{"benchmarks": [{"metrics": {"requests_per_second": {}}}]}')).toBeNull();
+    expect(
+      detectBenchmarkDocumentFormat('{"benchmarks": [{"metrics": {"requests_per_second": {}}}]}'),
+    ).toBeNull();
   });
 
   test("a sweep: one point per benchmark, successful-request statistics, SGLang/vLLM units", () => {
@@ -185,7 +248,12 @@ describe("GuideLLM benchmarks.json", () => {
     expect(points).toHaveLength(4);
     // ord = the line where each benchmark starts
     const lines = SWEEP.text.split("\n");
-    expect(points.map((p) => lines[(p.ord ?? 0) - 1])).toEqual(["    {", "    {", "    {", "    {"]);
+    expect(points.map((p) => lines[(p.ord ?? 0) - 1])).toEqual([
+      "    {",
+      "    {",
+      "    {",
+      "    {",
+    ]);
     expect(new Set(points.map((p) => p.key)).size).toBe(4);
 
     expect(at(points, 0)).toMatchObject({
@@ -229,20 +297,64 @@ describe("GuideLLM benchmarks.json", () => {
       tpotMsMedian: 54.8,
       e2eMsMedian: 56.9 * 1000,
     });
-    expect(at(points, 2)).toMatchObject({ concurrency: null, requestRate: 2.5, durationS: 30.5, outputTokPerS: 2455.2, ttftMsP99: 71.9 });
+    expect(at(points, 2)).toMatchObject({
+      concurrency: null,
+      requestRate: 2.5,
+      durationS: 30.5,
+      outputTokPerS: 2455.2,
+      ttftMsP99: 71.9,
+    });
     // every request failed: kept, with null figures rather than 0 tok/s
-    expect(at(points, 3)).toMatchObject({ requestRate: 40, completed: 0, failed: 300, requestThroughput: null, outputTokPerS: null, ttftMsMean: null, e2eMsMean: null, measuredConcurrency: null });
+    expect(at(points, 3)).toMatchObject({
+      requestRate: 40,
+      completed: 0,
+      failed: 300,
+      requestThroughput: null,
+      outputTokPerS: null,
+      ttftMsMean: null,
+      e2eMsMean: null,
+      measuredConcurrency: null,
+    });
 
     // raw: no sampled requests; metrics reduced to a few statistics
-    const raw = at(points, 0).raw as { metrics: Record<string, Record<string, Record<string, unknown>>>; requests?: unknown };
+    const raw = at(points, 0).raw as {
+      metrics: Record<string, Record<string, Record<string, unknown>>>;
+      requests?: unknown;
+    };
     expect(raw.requests).toBeUndefined();
-    expect(raw.metrics.time_per_output_token_ms?.successful).toEqual({ mean: 21.5, median: 21.4, std_dev: 1.2, min: 18.4, max: 24, count: 14, p50: 21.4, p90: 23, p95: 23, p99: 23 });
-    expect(raw.metrics.request_totals).toEqual({ successful: 14, errored: 0, incomplete: 1, total: 15 });
+    expect(raw.metrics.time_per_output_token_ms?.successful).toEqual({
+      mean: 21.5,
+      median: 21.4,
+      std_dev: 1.2,
+      min: 18.4,
+      max: 24,
+      count: 14,
+      p50: 21.4,
+      p90: 23,
+      p95: 23,
+      p99: 23,
+    });
+    expect(raw.metrics.request_totals).toEqual({
+      successful: 14,
+      errored: 0,
+      incomplete: 1,
+      total: 15,
+    });
     expect(raw.metrics).not.toHaveProperty("text");
 
     expect(startOf(run)).toMatchObject({
       startedAt: T0 * 1000,
-      config: { format: "guidellm", benchmarkTool: "guidellm", toolVersion: "0.4.0", model: "Qwen/Qwen3-8B", backend: "openai_http", profile: "sweep", strategy: ["synchronous", "throughput", "constant", "poisson"], inputLen: 1000, outputLen: 1000 },
+      config: {
+        format: "guidellm",
+        benchmarkTool: "guidellm",
+        toolVersion: "0.4.0",
+        model: "Qwen/Qwen3-8B",
+        backend: "openai_http",
+        profile: "sweep",
+        strategy: ["synchronous", "throughput", "constant", "poisson"],
+        inputLen: 1000,
+        outputLen: 1000,
+      },
     });
     expect(endOf(run)).toMatchObject({ status: "succeeded", endedAt: (T0 + 150) * 1000 });
     expect(stringifyJson(importBenchmarkFiles([SWEEP]))).toBe(stringifyJson(result));
@@ -269,10 +381,24 @@ describe("GuideLLM benchmarks.json", () => {
       type_: "generative_benchmark",
       id_: "c0ffee",
       run_id: "r1",
-      args: { profile: { type_: "concurrent", streams: [4] }, strategy_index: 0, strategy: { type_: "concurrent", streams: 4 }, max_duration: 30 },
+      args: {
+        profile: { type_: "concurrent", streams: [4] },
+        strategy_index: 0,
+        strategy: { type_: "concurrent", streams: 4 },
+        max_duration: 30,
+      },
       run_stats: { start_time: T0, end_time: T0 + 30 },
-      worker: { type_: "generative_requests_worker", backend_type: "openai_http", backend_target: "http://localhost:8000", backend_model: "meta-llama/Llama-3.1-8B-Instruct" },
-      request_loader: { type_: "generative_request_loader", data: "prompt_tokens=256,output_tokens=128", data_args: null },
+      worker: {
+        type_: "generative_requests_worker",
+        backend_type: "openai_http",
+        backend_target: "http://localhost:8000",
+        backend_model: "meta-llama/Llama-3.1-8B-Instruct",
+      },
+      request_loader: {
+        type_: "generative_request_loader",
+        data: "prompt_tokens=256,output_tokens=128",
+        data_args: null,
+      },
       extras: {},
       metrics,
       request_totals: totals,
@@ -280,22 +406,62 @@ describe("GuideLLM benchmarks.json", () => {
       start_time: T0,
       end_time: T0 + 30,
     };
-    const text = JSON.stringify({ benchmarks: [old, "oops", { type_: "embeddings_benchmark", metrics: {} }] }, null, 2);
+    const text = JSON.stringify(
+      { benchmarks: [old, "oops", { type_: "embeddings_benchmark", metrics: {} }] },
+      null,
+      2,
+    );
     const result = importBenchmarkFiles([{ path: "benchmarks.json", text }]);
     const run = onlyRun(result);
     expectValidFrames(run.frames);
-    expect(at(pointsOf(run), 0)).toMatchObject({ concurrency: 4, inputLen: 256, outputLen: 128, completed: 120, durationS: 30, tpotMsMean: 7.6, e2eMsMean: 990 });
-    expect(startOf(run).config).toMatchObject({ model: "meta-llama/Llama-3.1-8B-Instruct", backend: "openai_http", profile: "concurrent", strategy: "concurrent", inputLen: 256 });
+    expect(at(pointsOf(run), 0)).toMatchObject({
+      concurrency: 4,
+      inputLen: 256,
+      outputLen: 128,
+      completed: 120,
+      durationS: 30,
+      tpotMsMean: 7.6,
+      e2eMsMean: 990,
+    });
+    expect(startOf(run).config).toMatchObject({
+      model: "meta-llama/Llama-3.1-8B-Instruct",
+      backend: "openai_http",
+      profile: "concurrent",
+      strategy: "concurrent",
+      inputLen: 256,
+    });
     const lines = text.split("\n");
     const second = lines.indexOf('    "oops",') + 1;
     expect(result.problems).toEqual([
-      { file: "benchmarks.json", line: second, message: "benchmarks[1] has no 'metrics' object; skipped" },
-      { file: "benchmarks.json", line: second + 1, message: 'benchmarks[2] is a "embeddings_benchmark", not a generative benchmark; skipped' },
+      {
+        file: "benchmarks.json",
+        line: second,
+        message: "benchmarks[1] has no 'metrics' object; skipped",
+      },
+      {
+        file: "benchmarks.json",
+        line: second + 1,
+        message: 'benchmarks[2] is a "embeddings_benchmark", not a generative benchmark; skipped',
+      },
     ]);
   });
 
   test("a report without any usable benchmark is not imported; importFiles routes reports", () => {
-    expect(() => importBenchmarkFiles([{ path: "b.json", text: JSON.stringify({ benchmarks: [{ type_: "embeddings_benchmark", metrics: { requests_per_second: {}, request_latency: {} } }] }) }])).toThrow(
+    expect(() =>
+      importBenchmarkFiles([
+        {
+          path: "b.json",
+          text: JSON.stringify({
+            benchmarks: [
+              {
+                type_: "embeddings_benchmark",
+                metrics: { requests_per_second: {}, request_latency: {} },
+              },
+            ],
+          }),
+        },
+      ]),
+    ).toThrow(
       /b\.json: not a recognised benchmark result file .*GuideLLM output without any usable result/,
     );
     const mixed = importFiles([SWEEP]);

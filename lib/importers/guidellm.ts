@@ -62,7 +62,14 @@ import { topLevelArrayElementLines } from "./hf-trainer-state";
  */
 
 /** Metric names a benchmark's `metrics` must show (two of them) to be recognised. */
-const MARKER_METRICS = ["requests_per_second", "request_latency", "time_to_first_token_ms", "output_tokens_per_second", "inter_token_latency_ms", "request_concurrency"] as const;
+const MARKER_METRICS = [
+  "requests_per_second",
+  "request_latency",
+  "time_to_first_token_ms",
+  "output_tokens_per_second",
+  "inter_token_latency_ms",
+  "request_concurrency",
+] as const;
 
 /** Percentiles kept in `raw`. */
 const RAW_PERCENTILES = ["p50", "p90", "p95", "p99"] as const;
@@ -89,7 +96,11 @@ function dig(value: unknown, ...path: string[]): unknown {
 }
 
 /** The distribution of `metric` for `status`, or null when absent or empty (count 0). */
-function distribution(metrics: JsonObject, metric: string, status: "successful" | "total"): JsonObject | null {
+function distribution(
+  metrics: JsonObject,
+  metric: string,
+  status: "successful" | "total",
+): JsonObject | null {
   const d = dig(metrics, metric, status);
   if (!isPlainObject(d)) return null;
   if (typeof d.count === "number" && d.count === 0) return null;
@@ -97,9 +108,17 @@ function distribution(metrics: JsonObject, metric: string, status: "successful" 
 }
 
 /** Mean, median and p99 of a distribution (each null when absent). */
-function stats(d: JsonObject | null): { mean: number | null; median: number | null; p99: number | null } {
+function stats(d: JsonObject | null): {
+  mean: number | null;
+  median: number | null;
+  p99: number | null;
+} {
   if (!d) return { mean: null, median: null, p99: null };
-  return { mean: numberOrNull(d.mean), median: numberOrNull(d.median), p99: numberOrNull(dig(d, "percentiles", "p99")) };
+  return {
+    mean: numberOrNull(d.mean),
+    median: numberOrNull(d.median),
+    p99: numberOrNull(dig(d, "percentiles", "p99")),
+  };
 }
 
 function scaled(v: number | null, factor: number): number | null {
@@ -107,7 +126,10 @@ function scaled(v: number | null, factor: number): number | null {
 }
 
 /** `prompt_tokens=N` / `output_tokens=N` of a synthetic data spec (string or object), or nulls. */
-function configuredLengths(...sources: unknown[]): { inputLen: number | null; outputLen: number | null } {
+function configuredLengths(...sources: unknown[]): {
+  inputLen: number | null;
+  outputLen: number | null;
+} {
   let inputLen: number | null = null;
   let outputLen: number | null = null;
   const visit = (v: unknown): void => {
@@ -140,7 +162,8 @@ function compactBenchmark(b: JsonObject): JsonObject {
         }
         if (!isPlainObject(m.successful) && !isPlainObject(m.total)) {
           // request_totals and the like are small; modality summaries (text, image…) are not kept
-          if (Object.values(m).every((x) => typeof x === "number" || x === null)) setOwn(metrics, name, m);
+          if (Object.values(m).every((x) => typeof x === "number" || x === null))
+            setOwn(metrics, name, m);
           continue;
         }
         const entry: JsonObject = {};
@@ -186,16 +209,26 @@ function mapBenchmark(report: JsonObject, b: JsonObject): RowMapping {
     concurrency = maxConcurrency;
   }
 
-  const totals = isPlainObject(metrics.request_totals) ? metrics.request_totals : isPlainObject(b.request_totals) ? b.request_totals : {};
+  const totals = isPlainObject(metrics.request_totals)
+    ? metrics.request_totals
+    : isPlainObject(b.request_totals)
+      ? b.request_totals
+      : {};
   const completed = nonNegIntOrNull(totals.successful);
   const allFailed = completed === 0;
   const ok = <T>(v: T): T | null => (allFailed ? null : v);
 
   const startS = numberOrNull(b.start_time);
   const endS = numberOrNull(b.end_time);
-  const durationS = numberOrNull(b.duration) ?? (startS !== null && endS !== null ? endS - startS : null);
+  const durationS =
+    numberOrNull(b.duration) ?? (startS !== null && endS !== null ? endS - startS : null);
 
-  const configured = configuredLengths(dig(report, "args", "data"), dig(b, "request_loader", "data"), dig(b, "config", "requests", "data"), dig(b, "args", "data"));
+  const configured = configuredLengths(
+    dig(report, "args", "data"),
+    dig(b, "request_loader", "data"),
+    dig(b, "config", "requests", "data"),
+    dig(b, "args", "data"),
+  );
   const meanTokens = (metric: string): number | null => {
     const m = stats(distribution(metrics, metric, "successful")).mean;
     return m === null || !Number.isFinite(m) ? null : nonNegIntOrNull(Math.round(m));
@@ -204,7 +237,10 @@ function mapBenchmark(report: JsonObject, b: JsonObject): RowMapping {
   const ttft = stats(distribution(metrics, "time_to_first_token_ms", "successful"));
   const tpot = stats(distribution(metrics, "inter_token_latency_ms", "successful"));
   const e2e = stats(distribution(metrics, "request_latency", "successful"));
-  const concurrencyMean = stats(distribution(metrics, "request_concurrency", "total") ?? distribution(metrics, "request_concurrency", "successful")).mean;
+  const concurrencyMean = stats(
+    distribution(metrics, "request_concurrency", "total") ??
+      distribution(metrics, "request_concurrency", "successful"),
+  ).mean;
   const inputLen = configured.inputLen ?? meanTokens("prompt_token_count");
   const outputLen = configured.outputLen ?? meanTokens("output_token_count");
 
@@ -238,9 +274,18 @@ function mapBenchmark(report: JsonObject, b: JsonObject): RowMapping {
     acceptLength: null,
   };
 
-  const model = stringOrNull(dig(b, "worker", "backend_model")) ?? stringOrNull(dig(b, "config", "backend", "model")) ?? stringOrNull(dig(report, "args", "model"));
-  const backend = stringOrNull(dig(b, "worker", "backend_type")) ?? stringOrNull(dig(b, "config", "backend", "type")) ?? stringOrNull(dig(report, "args", "backend")) ?? stringOrNull(dig(report, "args", "backend_type"));
-  const profile = stringOrNull(dig(b, "config", "profile", "type_")) ?? stringOrNull(dig(b, "args", "profile", "type_"));
+  const model =
+    stringOrNull(dig(b, "worker", "backend_model")) ??
+    stringOrNull(dig(b, "config", "backend", "model")) ??
+    stringOrNull(dig(report, "args", "model"));
+  const backend =
+    stringOrNull(dig(b, "worker", "backend_type")) ??
+    stringOrNull(dig(b, "config", "backend", "type")) ??
+    stringOrNull(dig(report, "args", "backend")) ??
+    stringOrNull(dig(report, "args", "backend_type"));
+  const profile =
+    stringOrNull(dig(b, "config", "profile", "type_")) ??
+    stringOrNull(dig(b, "args", "profile", "type_"));
   const facts = compactFacts({
     benchmarkTool: "guidellm",
     toolVersion: stringOrNull(dig(report, "metadata", "guidellm_version")),
@@ -253,13 +298,19 @@ function mapBenchmark(report: JsonObject, b: JsonObject): RowMapping {
   });
 
   const mapping: RowMapping = { point, raw: compactBenchmark(b), facts };
-  if (startS !== null && Number.isFinite(startS) && startS > 0) mapping.startedAtMs = Math.round(startS * 1000);
-  if (endS !== null && Number.isFinite(endS) && endS > 0) mapping.endedAtMs = Math.round(endS * 1000);
+  if (startS !== null && Number.isFinite(startS) && startS > 0)
+    mapping.startedAtMs = Math.round(startS * 1000);
+  if (endS !== null && Number.isFinite(endS) && endS > 0)
+    mapping.endedAtMs = Math.round(endS * 1000);
   return mapping;
 }
 
 /** Parses one report: a point per generative benchmark; other entries are problems at their line. */
-function parse(path: string, text: string, doc: JsonObject): { parsed: ParsedFile; problems: ImportProblem[] } {
+function parse(
+  path: string,
+  text: string,
+  doc: JsonObject,
+): { parsed: ParsedFile; problems: ImportProblem[] } {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const benchmarks = doc.benchmarks as unknown[];
   const lines = topLevelArrayElementLines(body, "benchmarks");
@@ -269,18 +320,36 @@ function parse(path: string, text: string, doc: JsonObject): { parsed: ParsedFil
   for (const [i, b] of benchmarks.entries()) {
     const line = lineOf(i);
     if (!isPlainObject(b) || !isPlainObject(b.metrics)) {
-      problems.push({ file: path, line, message: `benchmarks[${i}] has no 'metrics' object; skipped` });
+      problems.push({
+        file: path,
+        line,
+        message: `benchmarks[${i}] has no 'metrics' object; skipped`,
+      });
       continue;
     }
     if (typeof b.type_ === "string" && b.type_ !== "generative_benchmark") {
-      problems.push({ file: path, line, message: `benchmarks[${i}] is a ${JSON.stringify(b.type_)}, not a generative benchmark; skipped` });
+      problems.push({
+        file: path,
+        line,
+        message: `benchmarks[${i}] is a ${JSON.stringify(b.type_)}, not a generative benchmark; skipped`,
+      });
       continue;
     }
     // The index keeps two identical benchmarks on one line (a report without indentation) apart.
-    records.push({ line, text: `benchmarks[${i}] ${stringifyJson(b)}`, mapping: mapBenchmark(doc, b) });
+    records.push({
+      line,
+      text: `benchmarks[${i}] ${stringifyJson(b)}`,
+      mapping: mapBenchmark(doc, b),
+    });
   }
   return {
-    parsed: { path, contentHash: sha256Hex(text), format: "guidellm", lineCount: countLines(text), records },
+    parsed: {
+      path,
+      contentHash: sha256Hex(text),
+      format: "guidellm",
+      lineCount: countLines(text),
+      records,
+    },
     problems,
   };
 }

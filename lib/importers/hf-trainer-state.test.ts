@@ -1,8 +1,14 @@
 import { describe, expect, test } from "vitest";
+
 import type { ClientFrameInput, MetricPointInput } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
 import { topLevelArrayElementLines } from "./hf-trainer-state";
-import { detectTrainingFormat, importTrainingFiles, TrainingImportError, type ImportedTrainingRun } from "./index";
+import {
+  detectTrainingFormat,
+  importTrainingFiles,
+  TrainingImportError,
+  type ImportedTrainingRun,
+} from "./index";
 import { expectValidFrames } from "./testing";
 
 // A finished run as Transformers 4.4x writes output_dir/trainer_state.json (trainer.save_state()):
@@ -83,12 +89,18 @@ const FINAL = `{
 `;
 
 /** The checkpoint-20 snapshot of the same run: the first three log entries, global_step 20. */
-const CHECKPOINT_20 = FINAL.replace(/,\n {4}\{\n {6}"epoch": 0\.0969,\n {6}"grad_norm"[\s\S]*?\n {4}\}\n {2}\],/, "\n  ],")
+const CHECKPOINT_20 = FINAL.replace(
+  /,\n {4}\{\n {6}"epoch": 0\.0969,\n {6}"grad_norm"[\s\S]*?\n {4}\}\n {2}\],/,
+  "\n  ],",
+)
   .replace('"global_step": 30', '"global_step": 20')
   .replace('"epoch": 0.0969,\n  "eval_steps"', '"epoch": 0.0646,\n  "eval_steps"');
 
 const FINAL_FILE = { path: "out/qwen3-drafter/trainer_state.json", text: FINAL };
-const CKPT_FILE = { path: "out/qwen3-drafter/checkpoint-20/trainer_state.json", text: CHECKPOINT_20 };
+const CKPT_FILE = {
+  path: "out/qwen3-drafter/checkpoint-20/trainer_state.json",
+  text: CHECKPOINT_20,
+};
 
 function onlyRun(result: { runs: ImportedTrainingRun[] }): ImportedTrainingRun {
   expect(result.runs).toHaveLength(1);
@@ -105,8 +117,12 @@ function series(run: ImportedTrainingRun, key: string): Array<[number | string, 
     .map((p) => [p.step, p.value as number]);
 }
 
-function frameOf<T extends ClientFrameInput["type"]>(run: ImportedTrainingRun, type: T): Extract<ClientFrameInput, { type: T }> | undefined {
-  return run.frames.find((f) => f.type === type) as Extract<ClientFrameInput, { type: T }> | undefined;
+function frameOf<T extends ClientFrameInput["type"]>(
+  run: ImportedTrainingRun,
+  type: T,
+): Extract<ClientFrameInput, { type: T }> | undefined {
+  return run.frames.find((f) => f.type === type) as
+    Extract<ClientFrameInput, { type: T }> | undefined;
 }
 
 /** Python-style `json.dumps(obj, indent=2, sort_keys=True)` with bare NaN/Infinity. */
@@ -115,7 +131,11 @@ function pyState(obj: Record<string, unknown>): string {
     Array.isArray(v)
       ? v.map(sortKeys)
       : v && typeof v === "object"
-        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]))
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+          )
         : v;
   return `${stringifyJson(sortKeys(obj), 2).replace(/"(-?Infinity|NaN)"/g, "$1")}\n`;
 }
@@ -137,7 +157,12 @@ describe("Hugging Face trainer_state.json", () => {
     expect(run.format).toBe("hf-trainer-state");
     expect(run.name).toBe("qwen3-drafter");
     expect(run.runKey).toMatch(/^import:[0-9a-f]{32}$/);
-    expect(run.frames.map((f) => f.type)).toEqual(["run.start", "run.metrics", "run.progress", "run.end"]);
+    expect(run.frames.map((f) => f.type)).toEqual([
+      "run.start",
+      "run.metrics",
+      "run.progress",
+      "run.end",
+    ]);
 
     // 4 + 4 + 5 + 4 + 6 values in the entries; epoch is logged twice at steps 20 and 30 (kept
     // once each); plus best_metric at global_step.
@@ -158,7 +183,9 @@ describe("Hugging Face trainer_state.json", () => {
       [20, Number.POSITIVE_INFINITY],
       [30, 0.8125],
     ]);
-    expect(stringifyJson(frameOf(run, "run.metrics"))).toContain('{"key":"grad_norm","step":20,"value":"Infinity"}');
+    expect(stringifyJson(frameOf(run, "run.metrics"))).toContain(
+      '{"key":"grad_norm","step":20,"value":"Infinity"}',
+    );
     expect(series(run, "eval_loss")).toEqual([[20, 1.7342]]);
     expect(series(run, "epoch")).toEqual([
       [10, 0.0323],
@@ -171,7 +198,12 @@ describe("Hugging Face trainer_state.json", () => {
     expect(pointsOf(run).some((p) => p.key === "step")).toBe(false);
 
     const start = frameOf(run, "run.start");
-    expect(start).toMatchObject({ kind: "training", name: "qwen3-drafter", total: 30, unit: "steps" });
+    expect(start).toMatchObject({
+      kind: "training",
+      name: "qwen3-drafter",
+      total: 30,
+      unit: "steps",
+    });
     expect(start?.config).toEqual({
       format: "hf-trainer-state",
       tool: "transformers-trainer",
@@ -183,7 +215,12 @@ describe("Hugging Face trainer_state.json", () => {
       save_steps: 20,
       sourceFiles: ["trainer_state.json"],
     });
-    expect(frameOf(run, "run.progress")).toMatchObject({ workerId: "import", done: 30, total: 30, unit: "steps" });
+    expect(frameOf(run, "run.progress")).toMatchObject({
+      workerId: "import",
+      done: 30,
+      total: 30,
+      unit: "steps",
+    });
     expect(frameOf(run, "run.end")).toMatchObject({ status: "succeeded" });
     expect(run).toMatchObject({ lastStep: 30, totalSteps: 30, finished: true });
   });
@@ -192,8 +229,18 @@ describe("Hugging Face trainer_state.json", () => {
     const run = onlyRun(importTrainingFiles([CKPT_FILE]));
     expectValidFrames(run.frames);
     expect(run.name).toBe("qwen3-drafter");
-    expect(run.frames.map((f) => f.type)).toEqual(["run.start", "run.metrics", "run.progress", "run.end"]);
-    expect(run).toMatchObject({ lastStep: 20, totalSteps: 30, finished: false, endStatus: "ended" });
+    expect(run.frames.map((f) => f.type)).toEqual([
+      "run.start",
+      "run.metrics",
+      "run.progress",
+      "run.end",
+    ]);
+    expect(run).toMatchObject({
+      lastStep: 20,
+      totalSteps: 30,
+      finished: false,
+      endStatus: "ended",
+    });
     expect(frameOf(run, "run.end")).toMatchObject({ status: "ended" });
     expect(frameOf(run, "run.end")).not.toHaveProperty("endedAt"); // the state holds no wall-clock time
     expect(frameOf(run, "run.progress")).toMatchObject({ done: 20, total: 30 });
@@ -271,25 +318,39 @@ describe("Hugging Face trainer_state.json", () => {
       [25, 0.25],
       [30, 0.3],
     ]);
-    expect(pointsOf(run).some((p) => p.key === "eval_loss" || p.key === "flags" || p.key === "is_best")).toBe(false);
+    expect(
+      pointsOf(run).some((p) => p.key === "eval_loss" || p.key === "flags" || p.key === "is_best"),
+    ).toBe(false);
 
     const lines = text.split("\n");
     const lineOfEntry = (needle: string) => lines.findIndex((l) => l.includes(needle)) + 1;
     expect(result.problems).toEqual([
-      { file: "runs/nan/trainer_state.json", line: lineOfEntry('"epoch": 0.25') - 1, message: "'eval_accuracy' at step 25: not a number: \"n/a\"; skipped" },
-      { file: "runs/nan/trainer_state.json", line: lineOfEntry('"epoch": 0.3') - 1, message: "log_history[3] has no valid 'step' (got null); skipped" },
+      {
+        file: "runs/nan/trainer_state.json",
+        line: lineOfEntry('"epoch": 0.25') - 1,
+        message: "'eval_accuracy' at step 25: not a number: \"n/a\"; skipped",
+      },
+      {
+        file: "runs/nan/trainer_state.json",
+        line: lineOfEntry('"epoch": 0.3') - 1,
+        message: "log_history[3] has no valid 'step' (got null); skipped",
+      },
     ]);
   });
 
   test("element lines of the log_history array", () => {
-    const text = pyState({ a: [{ x: 1 }], log_history: [{ step: 1, s: "{[\\\"" }, { step: 2 }, 3], z: { log_history: [{}] } });
+    const text = pyState({
+      a: [{ x: 1 }],
+      log_history: [{ step: 1, s: '{[\\"' }, { step: 2 }, 3],
+      z: { log_history: [{}] },
+    });
     const lines = text.split("\n");
     const starts = topLevelArrayElementLines(text, "log_history");
     expect(starts).toHaveLength(3);
     expect(lines[(starts[0] as number) - 1]?.trim()).toBe("{");
     expect(lines[(starts[1] as number) - 1]?.trim()).toBe("{");
     expect(lines[(starts[2] as number) - 1]?.trim()).toBe("3");
-    expect(lines[(starts[1] as number)]?.trim()).toBe('"step": 2');
+    expect(lines[starts[1] as number]?.trim()).toBe('"step": 2');
     expect(topLevelArrayElementLines('{"log_history": []}', "log_history")).toEqual([]);
     expect(topLevelArrayElementLines('{"other": [1]}', "log_history")).toEqual([]);
   });
@@ -298,13 +359,19 @@ describe("Hugging Face trainer_state.json", () => {
     const a = importTrainingFiles([FINAL_FILE, CKPT_FILE]);
     const b = importTrainingFiles([CKPT_FILE, FINAL_FILE]);
     expect(stringifyJson(a)).toBe(stringifyJson(b));
-    expect(stringifyJson(importTrainingFiles([FINAL_FILE]))).toBe(stringifyJson(importTrainingFiles([{ ...FINAL_FILE }])));
+    expect(stringifyJson(importTrainingFiles([FINAL_FILE]))).toBe(
+      stringifyJson(importTrainingFiles([{ ...FINAL_FILE }])),
+    );
   });
 
   test("a truncated trainer_state.json is a file-level error", () => {
     // Detection sees the first line only as "{", the whole text is not JSON: not recognised at all.
     expect(detectTrainingFormat(FINAL.slice(0, 400))).toBeNull();
-    expect(() => importTrainingFiles([{ path: "t/trainer_state.json", text: FINAL.slice(0, 400) }])).toThrow(/t\/trainer_state\.json: not a recognised training log/);
-    expect(() => importTrainingFiles([FINAL_FILE], { maxPointsPerFrame: 0 })).toThrow(TrainingImportError);
+    expect(() =>
+      importTrainingFiles([{ path: "t/trainer_state.json", text: FINAL.slice(0, 400) }]),
+    ).toThrow(/t\/trainer_state\.json: not a recognised training log/);
+    expect(() => importTrainingFiles([FINAL_FILE], { maxPointsPerFrame: 0 })).toThrow(
+      TrainingImportError,
+    );
   });
 });

@@ -52,11 +52,20 @@ import { RepeatedSteps } from "./training-repeats";
 const NOT_METRICS: ReadonlySet<string> = new Set(["step"]);
 
 /** Top-level hyperparameters copied into the run config (they cannot change while a run grows). */
-const CONFIG_KEYS = ["train_batch_size", "max_steps", "num_train_epochs", "logging_steps", "eval_steps", "save_steps"] as const;
+const CONFIG_KEYS = [
+  "train_batch_size",
+  "max_steps",
+  "num_train_epochs",
+  "logging_steps",
+  "eval_steps",
+  "save_steps",
+] as const;
 
 /** True for a parsed `trainer_state.json` document: an object with a `log_history` array and `global_step`. */
 export function isTrainerState(value: unknown): value is JsonObject & { log_history: unknown[] } {
-  return isPlainObject(value) && Array.isArray(value.log_history) && Object.hasOwn(value, "global_step");
+  return (
+    isPlainObject(value) && Array.isArray(value.log_history) && Object.hasOwn(value, "global_step")
+  );
 }
 
 /**
@@ -124,20 +133,30 @@ export function topLevelArrayElementLines(text: string, key: string | null): num
 }
 
 /** Parses one `trainer_state.json` text; see the module comment for the mapping. */
-function parse(path: string, text: string): { parsed: ParsedTrainingLog; problems: ImportProblem[] } {
+function parse(
+  path: string,
+  text: string,
+): { parsed: ParsedTrainingLog; problems: ImportProblem[] } {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let doc: unknown;
   try {
     doc = parseLenientJson(body);
   } catch (err) {
-    throw new TrainingImportError(path, `${path}: not a Hugging Face trainer_state.json (not valid JSON: ${(err as Error).message})`);
+    throw new TrainingImportError(
+      path,
+      `${path}: not a Hugging Face trainer_state.json (not valid JSON: ${(err as Error).message})`,
+    );
   }
   if (!isTrainerState(doc)) {
-    throw new TrainingImportError(path, `${path}: not a Hugging Face trainer_state.json (no 'log_history' array and 'global_step')`);
+    throw new TrainingImportError(
+      path,
+      `${path}: not a Hugging Face trainer_state.json (no 'log_history' array and 'global_step')`,
+    );
   }
   const problems: ImportProblem[] = [];
   const entryLines = topLevelArrayElementLines(body, "log_history");
-  const lineOf = (i: number) => (entryLines.length === doc.log_history.length ? (entryLines[i] as number) : 1);
+  const lineOf = (i: number) =>
+    entryLines.length === doc.log_history.length ? (entryLines[i] as number) : 1;
 
   const metrics: TrainingMetric[] = [];
   const repeats = new RepeatedSteps();
@@ -151,7 +170,10 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
     }
     const step = parseStepValue(entry.step);
     if (step === null) {
-      problems.push({ ...where, message: `log_history[${i}] has no valid 'step' (got ${stringifyJson(entry.step ?? null).slice(0, 40)}); skipped` });
+      problems.push({
+        ...where,
+        message: `log_history[${i}] has no valid 'step' (got ${stringifyJson(entry.step ?? null).slice(0, 40)}); skipped`,
+      });
       continue;
     }
     const from = metrics.length;
@@ -167,7 +189,8 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
   const lastStep = globalStep === null ? lastLogged : Math.max(globalStep, lastLogged ?? 0);
 
   const bestMetric = parseNumberLike(doc.best_metric);
-  if (bestMetric !== null && globalStep !== null) metrics.push({ key: "best_metric", step: globalStep, value: bestMetric });
+  if (bestMetric !== null && globalStep !== null)
+    metrics.push({ key: "best_metric", step: globalStep, value: bestMetric });
 
   const config: JsonObject = { tool: "transformers-trainer" };
   for (const k of CONFIG_KEYS) {
@@ -182,7 +205,13 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
   const identity =
     first === undefined
       ? `hf-trainer-state\ncontent:${contentHashOf(text)}`
-      : ["hf-trainer-state", stringifyJson(first), stringifyJson(doc.train_batch_size ?? null), stringifyJson(doc.logging_steps ?? null), stringifyJson(doc.trial_name ?? null)].join("\n");
+      : [
+          "hf-trainer-state",
+          stringifyJson(first),
+          stringifyJson(doc.train_batch_size ?? null),
+          stringifyJson(doc.logging_steps ?? null),
+          stringifyJson(doc.trial_name ?? null),
+        ].join("\n");
 
   return {
     parsed: {
@@ -193,7 +222,8 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
       metrics,
       lastStep,
       totalSteps,
-      finished: sawTrainRuntime || (totalSteps !== null && globalStep !== null && globalStep >= totalSteps),
+      finished:
+        sawTrainRuntime || (totalSteps !== null && globalStep !== null && globalStep >= totalSteps),
       repeatedSteps: repeats.summary(),
       startedAtMs: null,
       endedAtMs: null,

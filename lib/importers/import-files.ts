@@ -16,12 +16,16 @@ export interface RunLabelOptions {
  * `tags` as `run.start` accepts them.
  * @throws the error `fail(message)` makes, naming the bad option.
  */
-export function checkRunLabels(opts: RunLabelOptions, fail: (message: string) => Error): RunLabelOptions {
+export function checkRunLabels(
+  opts: RunLabelOptions,
+  fail: (message: string) => Error,
+): RunLabelOptions {
   const shape = runStartFrame.shape;
   const name = opts.name?.trim() ? opts.name.trim().slice(0, 300) : undefined;
   if (opts.host !== undefined) {
     const host = shape.host.safeParse(opts.host);
-    if (!host.success) throw fail(`invalid host ${JSON.stringify(opts.host)}: ${describeIssues(host.error)}`);
+    if (!host.success)
+      throw fail(`invalid host ${JSON.stringify(opts.host)}: ${describeIssues(host.error)}`);
   }
   if (opts.tags !== undefined) {
     const tags = shape.tags.safeParse(opts.tags);
@@ -34,9 +38,17 @@ export function checkRunLabels(opts: RunLabelOptions, fail: (message: string) =>
  * A frame limit option (`what`, e.g. `maxFrameBytes`): `value`, or `fallback` when undefined.
  * @throws the error `fail(message)` makes when it is not an integer in `min..max`.
  */
-export function checkFrameLimit(value: number | undefined, fallback: number, min: number, max: number, what: string, fail: (message: string) => Error): number {
+export function checkFrameLimit(
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+  what: string,
+  fail: (message: string) => Error,
+): number {
   const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < min || v > max) throw fail(`${what} must be an integer in ${min}..${max}, got ${v}`);
+  if (!Number.isInteger(v) || v < min || v > max)
+    throw fail(`${what} must be an integer in ${min}..${max}, got ${v}`);
   return v;
 }
 
@@ -56,7 +68,11 @@ export function parseDistinct<P extends { contentHash: string }>(
     problems.push(...fileProblems);
     const firstPath = byHash.get(p.contentHash);
     if (firstPath !== undefined) {
-      problems.push({ file: file.path, line: 0, message: `same content as ${firstPath}; imported once` });
+      problems.push({
+        file: file.path,
+        line: 0,
+        message: `same content as ${firstPath}; imported once`,
+      });
       continue;
     }
     byHash.set(p.contentHash, file.path);

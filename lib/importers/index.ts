@@ -1,5 +1,11 @@
-import type { ImportFile, ImportProblem, BenchmarkFormat } from "./benchmark-common";
-import { detectBenchmarkDocumentFormat, detectFormat, importBenchmarkFilesAs, type ImportedRun, type ImportOptions } from "./benchmark-import";
+import type { BenchmarkFormat, ImportFile, ImportProblem } from "./benchmark-common";
+import {
+  detectBenchmarkDocumentFormat,
+  detectFormat,
+  importBenchmarkFilesAs,
+  type ImportedRun,
+  type ImportOptions,
+} from "./benchmark-import";
 import { detectEvalFormat, importEvalFilesAs } from "./eval-import";
 import type { ImportedEvalRun } from "./eval-run";
 import { detectSessionFormat, importSessionFilesAs, type ImportedSession } from "./session-import";
@@ -42,7 +48,13 @@ import type { ImportedTrainingRun } from "./training-run";
 export type { BenchmarkFormat, ImportFile, ImportProblem } from "./benchmark-common";
 export { BENCHMARK_FORMATS } from "./benchmark-common";
 export { BenchmarkImportError, UnknownFormatError } from "./errors";
-export { classifyRow, detectBenchmarkDocumentFormat, detectFormat, importBenchmarkFiles, parseBenchmarkFile } from "./benchmark-import";
+export {
+  classifyRow,
+  detectBenchmarkDocumentFormat,
+  detectFormat,
+  importBenchmarkFiles,
+  parseBenchmarkFile,
+} from "./benchmark-import";
 export type { ImportedRun, ImportOptions, ImportResult } from "./benchmark-import";
 export { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME } from "./benchmark-run";
 export type { BenchmarkScenario, MappedRecord, ParsedFile } from "./benchmark-run";
@@ -63,25 +75,53 @@ export type { RecoveredCounts } from "./specforge-bench";
 export { parseStatsLine, summariseServerArgsLine } from "./sglang-server-log";
 export type { SglangStatsLine } from "./sglang-server-log";
 export { vllmMetadata } from "./vllm-bench-serve";
-export { parseDurationS, parseNumberLike, TRAINING_FORMATS, TrainingImportError } from "./training-common";
+export {
+  parseDurationS,
+  parseNumberLike,
+  TRAINING_FORMATS,
+  TrainingImportError,
+} from "./training-common";
 export type { TrainingFormat } from "./training-common";
-export { DEFAULT_MAX_METRIC_FRAME_BYTES, DEFAULT_MAX_METRIC_POINTS_PER_FRAME } from "./training-run";
-export type { ImportedTrainingRun, TrainingImportOptions, TrainingImportResult } from "./training-run";
+export {
+  DEFAULT_MAX_METRIC_FRAME_BYTES,
+  DEFAULT_MAX_METRIC_POINTS_PER_FRAME,
+} from "./training-run";
+export type {
+  ImportedTrainingRun,
+  TrainingImportOptions,
+  TrainingImportResult,
+} from "./training-run";
 export { describeRepeatedSteps } from "./training-repeats";
 export type { RepeatedStepsSummary } from "./training-repeats";
 export { detectTrainingFormat, importTrainingFiles, parseTrainingFile } from "./training-import";
 export { isMetricsCsv } from "./metrics-csv";
-export { buildSessionFrames, detectSessionFormat, importSessionFiles, SessionImportError } from "./session-import";
+export {
+  buildSessionFrames,
+  detectSessionFormat,
+  importSessionFiles,
+  SessionImportError,
+} from "./session-import";
 export type { ImportedSession, SessionImportOptions, SessionImportResult } from "./session-import";
 export { parseClaudeCodeTranscript, parseTranscriptTimestamp } from "./claude-code-transcript";
-export { parseOpencodeExport, readTodoList, SESSION_FORMATS, sessionKeyFor } from "./opencode-export";
-export type { ParsedSession, ParsedSessionFile, ParsedTodoSnapshot, SessionFormat } from "./opencode-export";
+export {
+  parseOpencodeExport,
+  readTodoList,
+  SESSION_FORMATS,
+  sessionKeyFor,
+} from "./opencode-export";
+export type {
+  ParsedSession,
+  ParsedSessionFile,
+  ParsedTodoSnapshot,
+  SessionFormat,
+} from "./opencode-export";
 
 const ANY_FILES =
   "benchmark result or training log (expected SGLang bench_serving --output-file JSONL, vLLM bench serve --save-result JSON/JSONL, GenAI-Perf profile_export_genai_perf.json, GuideLLM benchmarks.json, Hugging Face trainer_state.json, LLaMA-Factory trainer_log.jsonl or a CSV metric table with a step column), nor an eval file (SpecForge bench_eagle3 results JSON, SGLang server log), nor an agent session (opencode export JSON, Claude Code transcript JSONL)";
 
 /** What {@link detectImportFormat} found: a benchmark result file or a training log, and its format. */
-export type DetectedFormat = { kind: "benchmark"; format: BenchmarkFormat } | { kind: "training"; format: TrainingFormat };
+export type DetectedFormat =
+  { kind: "benchmark"; format: BenchmarkFormat } | { kind: "training"; format: TrainingFormat };
 
 /**
  * Detects a benchmark result or training log: training logs first (their marker keys never occur
@@ -116,7 +156,10 @@ export interface AnyImportResult {
  * @throws UnknownFormatError naming a file that is none of these (nothing is imported), and the
  *   errors of the four importers.
  */
-export function importFiles(files: readonly ImportFile[], opts: Pick<ImportOptions, "name" | "host" | "tags" | "scenario"> = {}): AnyImportResult {
+export function importFiles(
+  files: readonly ImportFile[],
+  opts: Pick<ImportOptions, "name" | "host" | "tags" | "scenario"> = {},
+): AnyImportResult {
   const sessions: ImportFile[] = [];
   const training: ImportFile[] = [];
   const evals: ImportFile[] = [];
@@ -128,10 +171,20 @@ export function importFiles(files: readonly ImportFile[], opts: Pick<ImportOptio
     else benchmark.push(file);
   }
   const options = { name: opts.name, host: opts.host, tags: opts.tags };
-  const s = sessions.length > 0 ? importSessionFilesAs(sessions, { host: opts.host }, ANY_FILES) : { sessions: [], problems: [] };
-  const b = benchmark.length > 0 ? importBenchmarkFilesAs(benchmark, { ...options, scenario: opts.scenario }, ANY_FILES) : { runs: [], problems: [] };
-  const t = training.length > 0 ? importTrainingFilesAs(training, options, ANY_FILES) : { runs: [], problems: [] };
-  const e = evals.length > 0 ? importEvalFilesAs(evals, options, ANY_FILES) : { runs: [], problems: [] };
+  const s =
+    sessions.length > 0
+      ? importSessionFilesAs(sessions, { host: opts.host }, ANY_FILES)
+      : { sessions: [], problems: [] };
+  const b =
+    benchmark.length > 0
+      ? importBenchmarkFilesAs(benchmark, { ...options, scenario: opts.scenario }, ANY_FILES)
+      : { runs: [], problems: [] };
+  const t =
+    training.length > 0
+      ? importTrainingFilesAs(training, options, ANY_FILES)
+      : { runs: [], problems: [] };
+  const e =
+    evals.length > 0 ? importEvalFilesAs(evals, options, ANY_FILES) : { runs: [], problems: [] };
   return {
     benchmarkRuns: b.runs,
     trainingRuns: t.runs,

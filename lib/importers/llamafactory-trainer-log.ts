@@ -1,5 +1,11 @@
 import { parseLenientJson } from "../protocol/json";
-import { countLines, isPlainObject, iterateLines, type ImportProblem, type JsonObject } from "./benchmark-common";
+import {
+  countLines,
+  isPlainObject,
+  iterateLines,
+  type ImportProblem,
+  type JsonObject,
+} from "./benchmark-common";
 import {
   collectMetrics,
   contentHashOf,
@@ -47,7 +53,13 @@ import { RepeatedSteps } from "./training-repeats";
  */
 
 /** Keys of a log line that are not metrics (steps, derived percentage, durations handled apart). */
-const NOT_METRICS: ReadonlySet<string> = new Set(["current_steps", "total_steps", "percentage", "elapsed_time", "remaining_time"]);
+const NOT_METRICS: ReadonlySet<string> = new Set([
+  "current_steps",
+  "total_steps",
+  "percentage",
+  "elapsed_time",
+  "remaining_time",
+]);
 
 /** Duration keys and the metric each becomes (seconds). */
 const DURATIONS = [
@@ -57,13 +69,20 @@ const DURATIONS = [
 
 /** True for one parsed trainer_log line: an object with `current_steps` and `total_steps`. */
 export function isTrainerLogLine(value: unknown): value is JsonObject {
-  return isPlainObject(value) && Object.hasOwn(value, "current_steps") && Object.hasOwn(value, "total_steps");
+  return (
+    isPlainObject(value) &&
+    Object.hasOwn(value, "current_steps") &&
+    Object.hasOwn(value, "total_steps")
+  );
 }
 
 const MAX_MESSAGE_CHARS = 300;
 
 /** Parses one trainer_log.jsonl text; see the module comment for the mapping. */
-function parse(path: string, text: string): { parsed: ParsedTrainingLog; problems: ImportProblem[] } {
+function parse(
+  path: string,
+  text: string,
+): { parsed: ParsedTrainingLog; problems: ImportProblem[] } {
   const problems: ImportProblem[] = [];
   const metrics: TrainingMetric[] = [];
   const repeats = new RepeatedSteps();
@@ -82,21 +101,36 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
       value = parseLenientJson(lineText);
     } catch (err) {
       const partial = !endsWithNewline && line === lineCount;
-      const message = partial ? "incomplete last line (the log is still being written?); skipped" : `not valid JSON: ${(err as Error).message}`;
+      const message = partial
+        ? "incomplete last line (the log is still being written?); skipped"
+        : `not valid JSON: ${(err as Error).message}`;
       problems.push({ file: path, line, message: message.slice(0, MAX_MESSAGE_CHARS) });
       continue;
     }
     if (!isPlainObject(value)) {
-      problems.push({ file: path, line, message: "expected a JSON object (one trainer_log record per line); skipped" });
+      problems.push({
+        file: path,
+        line,
+        message: "expected a JSON object (one trainer_log record per line); skipped",
+      });
       continue;
     }
     if (!isTrainerLogLine(value)) {
-      problems.push({ file: path, line, message: "not a LLaMA-Factory trainer_log line (no 'current_steps' and 'total_steps'); skipped" });
+      problems.push({
+        file: path,
+        line,
+        message:
+          "not a LLaMA-Factory trainer_log line (no 'current_steps' and 'total_steps'); skipped",
+      });
       continue;
     }
     const step = parseStepValue(value.current_steps);
     if (step === null) {
-      problems.push({ file: path, line, message: `invalid 'current_steps' ${JSON.stringify(value.current_steps)?.slice(0, 40)}; skipped` });
+      problems.push({
+        file: path,
+        line,
+        message: `invalid 'current_steps' ${JSON.stringify(value.current_steps)?.slice(0, 40)}; skipped`,
+      });
       continue;
     }
     identityLine ??= lineText.trim();
@@ -107,7 +141,11 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
       const raw = value[source];
       if (raw === null || raw === undefined || raw === "") continue;
       const seconds = parseDurationS(raw);
-      if (seconds === null) problems.push({ ...where, message: `'${source}' at step ${step}: not a duration: ${JSON.stringify(raw).slice(0, 60)}; skipped` });
+      if (seconds === null)
+        problems.push({
+          ...where,
+          message: `'${source}' at step ${step}: not a duration: ${JSON.stringify(raw).slice(0, 60)}; skipped`,
+        });
       else metrics.push({ key, step, value: seconds });
     }
     repeats.add(step, metrics.slice(from));

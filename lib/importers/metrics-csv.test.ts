@@ -1,6 +1,14 @@
 import { describe, expect, test } from "vitest";
+
 import type { ClientFrameInput } from "../protocol/frames";
-import { detectImportFormat, detectTrainingFormat, importFiles, importTrainingFiles, isMetricsCsv, type ImportedTrainingRun } from "./index";
+import {
+  detectImportFormat,
+  detectTrainingFormat,
+  importFiles,
+  importTrainingFiles,
+  isMetricsCsv,
+  type ImportedTrainingRun,
+} from "./index";
 import { expectValidFrames, fixture, testdata } from "./testing";
 
 // testdata/metrics-csv/metrics.csv: a training script's own metric file (csv.writer): a train
@@ -9,10 +17,19 @@ import { expectValidFrames, fixture, testdata } from "./testing";
 const CSV = testdata("metrics-csv/metrics.csv");
 
 function series(run: ImportedTrainingRun, key: string): Array<[number | string, number]> {
-  return run.frames.flatMap((f) => (f.type === "run.metrics" ? f.points.filter((p) => p.key === key).map((p): [number | string, number] => [p.step, p.value as number]) : []));
+  return run.frames.flatMap((f) =>
+    f.type === "run.metrics"
+      ? f.points
+          .filter((p) => p.key === key)
+          .map((p): [number | string, number] => [p.step, p.value as number])
+      : [],
+  );
 }
 
-function frameOf<T extends ClientFrameInput["type"]>(run: ImportedTrainingRun, type: T): Extract<ClientFrameInput, { type: T }> | undefined {
+function frameOf<T extends ClientFrameInput["type"]>(
+  run: ImportedTrainingRun,
+  type: T,
+): Extract<ClientFrameInput, { type: T }> | undefined {
   return run.frames.find((f): f is Extract<ClientFrameInput, { type: T }> => f.type === type);
 }
 
@@ -26,7 +43,15 @@ describe("CSV metric tables", () => {
     expect(result.runs).toHaveLength(1);
     const run = result.runs[0] as ImportedTrainingRun;
     expectValidFrames(run.frames);
-    expect(run).toMatchObject({ format: "metrics-csv", name: "metrics-csv", lastStep: 200, totalSteps: null, finished: false, endStatus: "ended", pointCount: 20 * 3 + 4 * 2 });
+    expect(run).toMatchObject({
+      format: "metrics-csv",
+      name: "metrics-csv",
+      lastStep: 200,
+      totalSteps: null,
+      finished: false,
+      endStatus: "ended",
+      pointCount: 20 * 3 + 4 * 2,
+    });
     expect(series(run, "loss").slice(0, 2)).toEqual([
       [10, 2.3581],
       [20, 2.2254],
@@ -40,8 +65,15 @@ describe("CSV metric tables", () => {
     ]);
     expect(series(run, "timestamp")).toEqual([]);
     expect(run.repeatedSteps.steps).toBe(0);
-    expect(frameOf(run, "run.start")).toMatchObject({ kind: "training", startedAt: (1764583200 + 120) * 1000, config: { format: "metrics-csv", tool: "csv", sourceFiles: ["metrics.csv"] } });
-    expect(frameOf(run, "run.end")).toMatchObject({ status: "ended", endedAt: (1764583200 + 2400) * 1000 });
+    expect(frameOf(run, "run.start")).toMatchObject({
+      kind: "training",
+      startedAt: (1764583200 + 120) * 1000,
+      config: { format: "metrics-csv", tool: "csv", sourceFiles: ["metrics.csv"] },
+    });
+    expect(frameOf(run, "run.end")).toMatchObject({
+      status: "ended",
+      endedAt: (1764583200 + 2400) * 1000,
+    });
     // importFiles routes it to the training importer
     expect(importFiles([CSV]).trainingRuns.map((r) => r.runKey)).toEqual([run.runKey]);
     // deterministic
@@ -49,10 +81,23 @@ describe("CSV metric tables", () => {
   });
 
   test("a one-table `step,loss` file; blanks skipped, nan kept, bad cells and steps are problems; repeats counted", () => {
-    const text = ["step,loss,acc", "1,2.5,", "2,nan,0.1", "3,abc,0.2", "x,1.0,0.3", "3,1.9,0.2", "3,1.8,0.2"].join("\n") + "\n";
+    const text =
+      [
+        "step,loss,acc",
+        "1,2.5,",
+        "2,nan,0.1",
+        "3,abc,0.2",
+        "x,1.0,0.3",
+        "3,1.9,0.2",
+        "3,1.8,0.2",
+      ].join("\n") + "\n";
     const result = importTrainingFiles([{ path: "runs/a/loss.csv", text }]);
     expect(result.problems).toEqual([
-      { file: "runs/a/loss.csv", line: 4, message: `'loss' at step 3: not a number: "abc"; skipped` },
+      {
+        file: "runs/a/loss.csv",
+        line: 4,
+        message: `'loss' at step 3: not a number: "abc"; skipped`,
+      },
       { file: "runs/a/loss.csv", line: 5, message: `invalid step "x"; row skipped` },
     ]);
     const run = result.runs[0] as ImportedTrainingRun;
@@ -69,7 +114,8 @@ describe("CSV metric tables", () => {
 
   test("TensorBoard's Wall time,Step,Value export names the value after the file", () => {
     const text = "Wall time,Step,Value\n1764583200.5,100,0.91\n1764583260.25,200,0.73\n";
-    const run = importTrainingFiles([{ path: "train_loss.csv", text }]).runs[0] as ImportedTrainingRun;
+    const run = importTrainingFiles([{ path: "train_loss.csv", text }])
+      .runs[0] as ImportedTrainingRun;
     expect(series(run, "train_loss")).toEqual([
       [100, 0.91],
       [200, 0.73],
@@ -82,8 +128,14 @@ describe("CSV metric tables", () => {
     expect(isMetricsCsv("step,loss\n")).toBe(false);
     expect(isMetricsCsv('{"step": 1, "loss": 2}\n')).toBe(false);
     expect(isMetricsCsv("step\n1\n")).toBe(false);
-    const sglang = fixture("sglang-bench-serving", "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl");
+    const sglang = fixture(
+      "sglang-bench-serving",
+      "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl",
+    );
     expect(isMetricsCsv(sglang.text)).toBe(false);
-    expect(detectImportFormat(sglang.text)).toEqual({ kind: "benchmark", format: "sglang-bench-serving" });
+    expect(detectImportFormat(sglang.text)).toEqual({
+      kind: "benchmark",
+      format: "sglang-bench-serving",
+    });
   });
 });

@@ -1,4 +1,5 @@
 import Papa from "papaparse";
+
 import { baseName, iterateLines, type ImportProblem } from "./benchmark-common";
 import {
   contentHashOf,
@@ -37,7 +38,13 @@ import { RepeatedSteps } from "./training-repeats";
  */
 
 const STEP_COLUMNS = ["step", "global_step", "_step"] as const;
-const TIME_COLUMNS: ReadonlySet<string> = new Set(["wall_time", "wall time", "timestamp", "_timestamp", "time"]);
+const TIME_COLUMNS: ReadonlySet<string> = new Set([
+  "wall_time",
+  "wall time",
+  "timestamp",
+  "_timestamp",
+  "time",
+]);
 /** How many non-blank lines detection reads before giving up on finding a header. */
 const DETECT_MAX_LINES = 5;
 
@@ -115,7 +122,10 @@ function wallClockMs(cell: string): number | null {
 }
 
 /** Parses one CSV metrics text; see the module comment for the mapping. */
-function parse(path: string, text: string): { parsed: ParsedTrainingLog; problems: ImportProblem[] } {
+function parse(
+  path: string,
+  text: string,
+): { parsed: ParsedTrainingLog; problems: ImportProblem[] } {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const problems: ImportProblem[] = [];
   const metrics: TrainingMetric[] = [];
@@ -129,16 +139,26 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
   for (const table of readTables(body)) {
     const col = stepColumn(table.header);
     if (col < 0) {
-      problems.push({ file: path, line: table.headerLine, message: `table header without a step column (${STEP_COLUMNS.join(", ")}); its ${table.rows.length} rows skipped` });
+      problems.push({
+        file: path,
+        line: table.headerLine,
+        message: `table header without a step column (${STEP_COLUMNS.join(", ")}); its ${table.rows.length} rows skipped`,
+      });
       continue;
     }
-    const valueColumns = table.header.filter((h, i) => i !== col && !TIME_COLUMNS.has(h.toLowerCase()) && h !== "");
-    const keyOf = (h: string) => (h.toLowerCase() === "value" && valueColumns.length === 1 ? fileKey : h);
+    const valueColumns = table.header.filter(
+      (h, i) => i !== col && !TIME_COLUMNS.has(h.toLowerCase()) && h !== "",
+    );
+    const keyOf = (h: string) =>
+      h.toLowerCase() === "value" && valueColumns.length === 1 ? fileKey : h;
     for (const row of table.rows) {
       const where = { file: path, line: row.line };
       const step = parseStepValue(row.cells[col]?.trim());
       if (step === null) {
-        problems.push({ ...where, message: `invalid step ${JSON.stringify(row.cells[col] ?? "").slice(0, 40)}; row skipped` });
+        problems.push({
+          ...where,
+          message: `invalid step ${JSON.stringify(row.cells[col] ?? "").slice(0, 40)}; row skipped`,
+        });
         continue;
       }
       identity ??= `metrics-csv\n${table.header.join(",")}\n${row.cells.join(",")}`;
@@ -149,7 +169,11 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
         if (cell === "") return;
         if (TIME_COLUMNS.has(h.toLowerCase())) {
           const ms = wallClockMs(cell);
-          if (ms === null) problems.push({ ...where, message: `'${h}' at step ${step}: not a time: ${JSON.stringify(cell).slice(0, 60)}; skipped` });
+          if (ms === null)
+            problems.push({
+              ...where,
+              message: `'${h}' at step ${step}: not a time: ${JSON.stringify(cell).slice(0, 60)}; skipped`,
+            });
           else {
             startedAtMs = startedAtMs === null ? ms : Math.min(startedAtMs, ms);
             endedAtMs = endedAtMs === null ? ms : Math.max(endedAtMs, ms);
@@ -157,8 +181,13 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
           return;
         }
         const v = readMetricValue(cell);
-        if (v.kind === "invalid") problems.push({ ...where, message: `'${h.slice(0, 60)}' at step ${step}: ${v.message}; skipped` });
-        else if (v.kind === "value") metrics.push({ key: keyOf(h).slice(0, 200), step, value: v.value });
+        if (v.kind === "invalid")
+          problems.push({
+            ...where,
+            message: `'${h.slice(0, 60)}' at step ${step}: ${v.message}; skipped`,
+          });
+        else if (v.kind === "value")
+          metrics.push({ key: keyOf(h).slice(0, 200), step, value: v.value });
       });
       repeats.add(step, metrics.slice(from));
       lastStep = lastStep === null ? step : Math.max(lastStep, step);
@@ -167,7 +196,10 @@ function parse(path: string, text: string): { parsed: ParsedTrainingLog; problem
 
   if (identity === null) {
     const first = problems[0];
-    throw new TrainingImportError(path, `${path}: not a CSV metric table: no data row with a step${first ? ` (line ${first.line}: ${first.message})` : ""}`);
+    throw new TrainingImportError(
+      path,
+      `${path}: not a CSV metric table: no data row with a step${first ? ` (line ${first.line}: ${first.message})` : ""}`,
+    );
   }
   return {
     parsed: {

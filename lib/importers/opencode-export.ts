@@ -73,7 +73,9 @@ const MAX_TODO_STATUS_CHARS = 50;
  */
 export function sessionKeyFor(source: SessionTodosFrame["source"], sessionId: string): string {
   const key = `${source}:${sessionId}`;
-  return key.length <= MAX_SESSION_KEY_CHARS ? key : `${source}:sha256-${sha256Hex(sessionId).slice(0, 32)}`;
+  return key.length <= MAX_SESSION_KEY_CHARS
+    ? key
+    : `${source}:sha256-${sha256Hex(sessionId).slice(0, 32)}`;
 }
 
 /** A title as the protocol takes it: trimmed, whitespace runs collapsed, cut to 500 chars; undefined when empty or not a string. */
@@ -97,31 +99,58 @@ function describeType(value: unknown): string {
  * of other types, and unknown keys, are left out.
  * @returns the items, or the first defect (the whole list is then unusable).
  */
-export function readTodoList(value: unknown): { ok: true; items: TodoItem[] } | { ok: false; message: string } {
+export function readTodoList(
+  value: unknown,
+): { ok: true; items: TodoItem[] } | { ok: false; message: string } {
   if (value === undefined) return { ok: false, message: "no 'todos' list" };
-  if (!Array.isArray(value)) return { ok: false, message: `todos is not an array (got ${describeType(value)})` };
-  if (value.length > MAX_TODO_ITEMS) return { ok: false, message: `${value.length} todos (at most ${MAX_TODO_ITEMS})` };
+  if (!Array.isArray(value))
+    return { ok: false, message: `todos is not an array (got ${describeType(value)})` };
+  if (value.length > MAX_TODO_ITEMS)
+    return { ok: false, message: `${value.length} todos (at most ${MAX_TODO_ITEMS})` };
   const items: TodoItem[] = [];
   for (let i = 0; i < value.length; i++) {
     const raw: unknown = value[i];
     const at = `todos[${i}]`;
-    if (!isPlainObject(raw)) return { ok: false, message: `${at} is not an object (got ${describeType(raw)})` };
-    if (typeof raw.content !== "string") return { ok: false, message: `${at} has no 'content' string` };
-    if (typeof raw.status !== "string" || raw.status === "") return { ok: false, message: `${at} has no 'status' string` };
-    if (raw.content.length > MAX_TODO_TEXT_CHARS) return { ok: false, message: `${at}.content is ${raw.content.length} chars (at most ${MAX_TODO_TEXT_CHARS})` };
-    if (raw.status.length > MAX_TODO_STATUS_CHARS) return { ok: false, message: `${at}.status is ${raw.status.length} chars (at most ${MAX_TODO_STATUS_CHARS})` };
+    if (!isPlainObject(raw))
+      return { ok: false, message: `${at} is not an object (got ${describeType(raw)})` };
+    if (typeof raw.content !== "string")
+      return { ok: false, message: `${at} has no 'content' string` };
+    if (typeof raw.status !== "string" || raw.status === "")
+      return { ok: false, message: `${at} has no 'status' string` };
+    if (raw.content.length > MAX_TODO_TEXT_CHARS)
+      return {
+        ok: false,
+        message: `${at}.content is ${raw.content.length} chars (at most ${MAX_TODO_TEXT_CHARS})`,
+      };
+    if (raw.status.length > MAX_TODO_STATUS_CHARS)
+      return {
+        ok: false,
+        message: `${at}.status is ${raw.status.length} chars (at most ${MAX_TODO_STATUS_CHARS})`,
+      };
     const item: TodoItem = { content: raw.content, status: raw.status };
     const id = typeof raw.id === "number" && Number.isFinite(raw.id) ? String(raw.id) : raw.id;
     if (typeof id === "string") {
-      if (id.length > MAX_TODO_ID_CHARS) return { ok: false, message: `${at}.id is ${id.length} chars (at most ${MAX_TODO_ID_CHARS})` };
+      if (id.length > MAX_TODO_ID_CHARS)
+        return {
+          ok: false,
+          message: `${at}.id is ${id.length} chars (at most ${MAX_TODO_ID_CHARS})`,
+        };
       item.id = id;
     }
     if (typeof raw.priority === "string") {
-      if (raw.priority.length > MAX_TODO_STATUS_CHARS) return { ok: false, message: `${at}.priority is ${raw.priority.length} chars (at most ${MAX_TODO_STATUS_CHARS})` };
+      if (raw.priority.length > MAX_TODO_STATUS_CHARS)
+        return {
+          ok: false,
+          message: `${at}.priority is ${raw.priority.length} chars (at most ${MAX_TODO_STATUS_CHARS})`,
+        };
       item.priority = raw.priority;
     }
     if (typeof raw.activeForm === "string") {
-      if (raw.activeForm.length > MAX_TODO_TEXT_CHARS) return { ok: false, message: `${at}.activeForm is ${raw.activeForm.length} chars (at most ${MAX_TODO_TEXT_CHARS})` };
+      if (raw.activeForm.length > MAX_TODO_TEXT_CHARS)
+        return {
+          ok: false,
+          message: `${at}.activeForm is ${raw.activeForm.length} chars (at most ${MAX_TODO_TEXT_CHARS})`,
+        };
       item.activeForm = raw.activeForm;
     }
     items.push(item);
@@ -149,7 +178,11 @@ interface JsonDocument {
  * progress line when stderr was redirected too) is reported once per line; an unclosed document
  * (a cut-off file) is a problem at its first line.
  */
-function splitJsonDocuments(file: string, text: string, limits: { maxDocs?: number; maxJunkLines?: number } = {}): { docs: JsonDocument[]; problems: ImportProblem[] } {
+function splitJsonDocuments(
+  file: string,
+  text: string,
+  limits: { maxDocs?: number; maxJunkLines?: number } = {},
+): { docs: JsonDocument[]; problems: ImportProblem[] } {
   const maxDocs = limits.maxDocs ?? Number.POSITIVE_INFINITY;
   const maxJunkLines = limits.maxJunkLines ?? Number.POSITIVE_INFINITY;
   const docs: JsonDocument[] = [];
@@ -172,7 +205,11 @@ function splitJsonDocuments(file: string, text: string, limits: { maxDocs?: numb
       let end = text.indexOf("\n", i);
       if (end === -1) end = n;
       const junk = text.slice(i, end).trim();
-      problems.push({ file, line, message: `not part of a JSON document: ${JSON.stringify(junk.slice(0, 80))}; skipped` });
+      problems.push({
+        file,
+        line,
+        message: `not part of a JSON document: ${JSON.stringify(junk.slice(0, 80))}; skipped`,
+      });
       i = end;
       continue;
     }
@@ -201,7 +238,11 @@ function splitJsonDocuments(file: string, text: string, limits: { maxDocs?: numb
       }
     }
     if (!closed) {
-      problems.push({ file, line: startLine, message: "JSON document is not closed (file cut off?); skipped" });
+      problems.push({
+        file,
+        line: startLine,
+        message: "JSON document is not closed (file cut off?); skipped",
+      });
       break;
     }
     docs.push({ line: startLine, start, text: text.slice(start, i) });
@@ -210,8 +251,16 @@ function splitJsonDocuments(file: string, text: string, limits: { maxDocs?: numb
 }
 
 /** True for an `opencode export` document: `info` with a string `id`, and a `messages` array. */
-function isExportDocument(value: unknown): value is JsonObject & { info: JsonObject; messages: unknown[] } {
-  return isPlainObject(value) && isPlainObject(value.info) && typeof value.info.id === "string" && value.info.id !== "" && Array.isArray(value.messages);
+function isExportDocument(
+  value: unknown,
+): value is JsonObject & { info: JsonObject; messages: unknown[] } {
+  return (
+    isPlainObject(value) &&
+    isPlainObject(value.info) &&
+    typeof value.info.id === "string" &&
+    value.info.id !== "" &&
+    Array.isArray(value.messages)
+  );
 }
 
 /** Line numbers of a document's text: finds values in source order and maps offsets to lines. */
@@ -219,7 +268,8 @@ class LineFinder {
   private readonly newlines: number[] = [];
   private from = 0;
   constructor(private readonly doc: JsonDocument) {
-    for (let k = doc.text.indexOf("\n"); k !== -1; k = doc.text.indexOf("\n", k + 1)) this.newlines.push(k);
+    for (let k = doc.text.indexOf("\n"); k !== -1; k = doc.text.indexOf("\n", k + 1))
+      this.newlines.push(k);
   }
 
   /** Line of the next occurrence of the JSON string `value` after the last one found, else null. */
@@ -241,7 +291,10 @@ class LineFinder {
 /** The time of a `todowrite` call (epoch ms): `state.time.start`, else `state.time.end`, else its message's `time.created`. */
 function partTimeMs(state: JsonObject, message: JsonObject): number | null {
   const time = isPlainObject(state.time) ? state.time : {};
-  const created = isPlainObject(message.info) && isPlainObject(message.info.time) ? message.info.time.created : undefined;
+  const created =
+    isPlainObject(message.info) && isPlainObject(message.info.time)
+      ? message.info.time.created
+      : undefined;
   return epochMsOrNull(time.start) ?? epochMsOrNull(time.end) ?? epochMsOrNull(created);
 }
 
@@ -267,11 +320,20 @@ export function parseOpencodeExport(path: string, text: string): ParsedSessionFi
     try {
       value = JSON.parse(doc.text);
     } catch (err) {
-      problems.push({ file: path, line: doc.line, message: `not valid JSON: ${(err as Error).message.slice(0, 200)}; skipped` });
+      problems.push({
+        file: path,
+        line: doc.line,
+        message: `not valid JSON: ${(err as Error).message.slice(0, 200)}; skipped`,
+      });
       continue;
     }
     if (!isExportDocument(value)) {
-      problems.push({ file: path, line: doc.line, message: "not an opencode export document (expected {info: {id, …}, messages: […]}); skipped" });
+      problems.push({
+        file: path,
+        line: doc.line,
+        message:
+          "not an opencode export document (expected {info: {id, …}, messages: […]}); skipped",
+      });
       continue;
     }
     const lines = new LineFinder(doc);
@@ -283,7 +345,12 @@ export function parseOpencodeExport(path: string, text: string): ParsedSessionFi
       for (const part of message.parts) {
         if (!isPlainObject(part) || part.type !== "tool" || part.tool !== "todowrite") continue;
         seq++;
-        const ref = typeof part.callID === "string" ? part.callID : typeof part.id === "string" ? part.id : null;
+        const ref =
+          typeof part.callID === "string"
+            ? part.callID
+            : typeof part.id === "string"
+              ? part.id
+              : null;
         const line = (ref !== null ? lines.lineOf(ref) : null) ?? doc.line;
         const label = `todowrite ${ref ?? `#${seq}`}`;
         const state = part.state;
@@ -297,12 +364,20 @@ export function parseOpencodeExport(path: string, text: string): ParsedSessionFi
         const todos = input.todos !== undefined ? input.todos : metadata.todos;
         const list = readTodoList(todos);
         if (!list.ok) {
-          problems.push({ file: path, line, message: `${label}: ${list.message}; snapshot skipped` });
+          problems.push({
+            file: path,
+            line,
+            message: `${label}: ${list.message}; snapshot skipped`,
+          });
           continue;
         }
         const ts = partTimeMs(state, message);
         if (ts === null) {
-          problems.push({ file: path, line, message: `${label}: no time (state.time.start/end or message time.created); snapshot skipped` });
+          problems.push({
+            file: path,
+            line,
+            message: `${label}: no time (state.time.start/end or message time.created); snapshot skipped`,
+          });
           continue;
         }
         snapshots.push({ seq, ts, line, items: list.items });
@@ -310,7 +385,12 @@ export function parseOpencodeExport(path: string, text: string): ParsedSessionFi
     }
     if (snapshots.length === 0) continue;
     const title = cleanTitle(value.info.title);
-    sessions.push({ sessionKey: sessionKeyFor("opencode", sessionId), source: "opencode", ...(title !== undefined ? { title } : {}), snapshots });
+    sessions.push({
+      sessionKey: sessionKeyFor("opencode", sessionId),
+      source: "opencode",
+      ...(title !== undefined ? { title } : {}),
+      snapshots,
+    });
   }
   return { sessions, problems };
 }
@@ -325,7 +405,10 @@ const DETECT_MAX_JUNK_LINES = 5;
 export function recognisesOpencodeExport(text: string): boolean {
   // Cheap native scans first: a big benchmark or training file is not bracket-scanned and parsed.
   if (!text.includes('"info"') || !text.includes('"messages"')) return false;
-  const { docs } = splitJsonDocuments("", text, { maxDocs: 1, maxJunkLines: DETECT_MAX_JUNK_LINES });
+  const { docs } = splitJsonDocuments("", text, {
+    maxDocs: 1,
+    maxJunkLines: DETECT_MAX_JUNK_LINES,
+  });
   const first = docs[0];
   if (!first) return false;
   try {

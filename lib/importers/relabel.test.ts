@@ -1,11 +1,18 @@
 import { describe, expect, test } from "vitest";
+
 import { importBenchmarkFiles } from "./index";
 import { planRelabel, relabelResend, type StoredRunLabels } from "./relabel";
 import { fixture, onlyRun } from "./testing";
 
-const FILE = fixture("sglang-bench-serving", "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl");
+const FILE = fixture(
+  "sglang-bench-serving",
+  "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl",
+);
 
-function storedOf(frames: ReturnType<typeof onlyRun>["frames"], over: Partial<StoredRunLabels> = {}): StoredRunLabels {
+function storedOf(
+  frames: ReturnType<typeof onlyRun>["frames"],
+  over: Partial<StoredRunLabels> = {},
+): StoredRunLabels {
   const start = frames[0]!;
   const points = frames.flatMap((f) => (f.type === "run.benchmark" ? f.points : []));
   return {
@@ -43,16 +50,29 @@ describe("planRelabel / relabelResend", () => {
     expect(again.map((f) => f.id)).toEqual(long.frames.map((f) => plan.carriers.get(f.id)));
     expect(again[0]!.id).toMatch(/~[0-9a-f]{8}$/);
     // only the start was known: the end follows it
-    expect(relabelResend(long.frames, plan, new Set([long.frames[0]!.id])).map((f) => f.type)).toEqual(["run.start", "run.end"]);
+    expect(
+      relabelResend(long.frames, plan, new Set([long.frames[0]!.id])).map((f) => f.type),
+    ).toEqual(["run.start", "run.end"]);
     // another stored state (a later push) → other ids, so A → B → A → B keeps applying
     const later = planRelabel(long.frames, { ...stored, lastPushAt: "2026-12-01T20:05:00.000Z" });
     expect(later.carriers.get(long.frames[0]!.id)).not.toBe(plan.carriers.get(long.frames[0]!.id));
   });
 
   test("a person's edit keeps the name: only the scenario change is carried", () => {
-    const plan = planRelabel(long.frames, storedOf(plain.frames, { name: "Edited", editedAt: "2026-12-01T19:00:00.000Z", editedBy: "bob@example.com" }));
+    const plan = planRelabel(
+      long.frames,
+      storedOf(plain.frames, {
+        name: "Edited",
+        editedAt: "2026-12-01T19:00:00.000Z",
+        editedBy: "bob@example.com",
+      }),
+    );
     expect(plan.changes).toEqual(["7 points throughput → long-context"]);
-    expect(plan.kept).toEqual([`name "Edited" kept (edited by bob@example.com on the web; a person's edit wins over "B")`]);
-    expect(relabelResend(long.frames, plan, ids(long.frames)).map((f) => f.type)).toEqual(["run.benchmark"]);
+    expect(plan.kept).toEqual([
+      `name "Edited" kept (edited by bob@example.com on the web; a person's edit wins over "B")`,
+    ]);
+    expect(relabelResend(long.frames, plan, ids(long.frames)).map((f) => f.type)).toEqual([
+      "run.benchmark",
+    ]);
   });
 });

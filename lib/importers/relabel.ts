@@ -48,17 +48,27 @@ export interface RelabelPlan {
  * holding a point whose scenario differs carries that change. `stored` null (a new run) changes
  * nothing. Pure.
  */
-export function planRelabel(frames: readonly ClientFrameInput[], stored: StoredRunLabels | null): RelabelPlan {
+export function planRelabel(
+  frames: readonly ClientFrameInput[],
+  stored: StoredRunLabels | null,
+): RelabelPlan {
   const carriers = new Map<string, string>();
   if (stored === null) return { changes: [], kept: [], carriers };
   const changes: string[] = [];
   const kept: string[] = [];
-  const salt = sha256Hex(`${stored.lastPushAt}\n${stored.name}\n${[...stored.pointScenarios].sort().join("\n")}`).slice(0, 8);
+  const salt = sha256Hex(
+    `${stored.lastPushAt}\n${stored.name}\n${[...stored.pointScenarios].sort().join("\n")}`,
+  ).slice(0, 8);
   const carry = (id: string) => carriers.set(id, `${id}~${salt}`);
 
-  const start = frames.find((f): f is Extract<ClientFrameInput, { type: "run.start" }> => f.type === "run.start");
+  const start = frames.find(
+    (f): f is Extract<ClientFrameInput, { type: "run.start" }> => f.type === "run.start",
+  );
   if (start && start.name !== stored.name) {
-    if (stored.editedAt !== null) kept.push(`name "${stored.name}" kept (edited${stored.editedBy ? ` by ${stored.editedBy}` : ""} on the web; a person's edit wins over "${start.name}")`);
+    if (stored.editedAt !== null)
+      kept.push(
+        `name "${stored.name}" kept (edited${stored.editedBy ? ` by ${stored.editedBy}` : ""} on the web; a person's edit wins over "${start.name}")`,
+      );
     else {
       changes.push(`name "${stored.name}" → "${start.name}"`);
       for (const f of frames) if (f.type === "run.start" || f.type === "run.end") carry(f.id);
@@ -87,9 +97,18 @@ export function planRelabel(frames: readonly ClientFrameInput[], stored: StoredR
  * id, in the original order; a re-sent `run.start` brings its `run.end` along. Sending the plain
  * ids first means the next identical import finds every frame already claimed (a no-op).
  */
-export function relabelResend(frames: readonly ClientFrameInput[], plan: RelabelPlan, duplicateIds: ReadonlySet<string>): ClientFrameInput[] {
-  const startAgain = frames.some((f) => f.type === "run.start" && plan.carriers.has(f.id) && duplicateIds.has(f.id));
+export function relabelResend(
+  frames: readonly ClientFrameInput[],
+  plan: RelabelPlan,
+  duplicateIds: ReadonlySet<string>,
+): ClientFrameInput[] {
+  const startAgain = frames.some(
+    (f) => f.type === "run.start" && plan.carriers.has(f.id) && duplicateIds.has(f.id),
+  );
   return frames
-    .filter((f) => plan.carriers.has(f.id) && (duplicateIds.has(f.id) || (startAgain && f.type === "run.end")))
+    .filter(
+      (f) =>
+        plan.carriers.has(f.id) && (duplicateIds.has(f.id) || (startAgain && f.type === "run.end")),
+    )
     .map((f) => ({ ...f, id: plan.carriers.get(f.id) as string }));
 }

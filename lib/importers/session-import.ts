@@ -1,10 +1,27 @@
-import { MAX_FRAME_BYTES, PROTOCOL_VERSION, sessionTodosFrame, type SessionTodosFrame } from "../protocol/frames";
+import {
+  MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  sessionTodosFrame,
+  type SessionTodosFrame,
+} from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
 import { describeIssues } from "../protocol/validate";
-import { baseName, naturalCompare, sha256Hex, utf8ByteLength, type ImportFile, type ImportProblem } from "./benchmark-common";
+import {
+  baseName,
+  naturalCompare,
+  sha256Hex,
+  utf8ByteLength,
+  type ImportFile,
+  type ImportProblem,
+} from "./benchmark-common";
 import { claudeCodeTranscript } from "./claude-code-transcript";
 import { UnknownFormatError } from "./errors";
-import { opencodeExport, type ParsedSession, type SessionFormat, type SessionFormatModule } from "./opencode-export";
+import {
+  opencodeExport,
+  type ParsedSession,
+  type SessionFormat,
+  type SessionFormatModule,
+} from "./opencode-export";
 
 /**
  * Agent-session import: opencode exports and Claude Code transcripts → `session.todos` frames, one
@@ -13,7 +30,8 @@ import { opencodeExport, type ParsedSession, type SessionFormat, type SessionFor
 
 /** The agent-session modules, in detection order (an export is one JSON document, a transcript JSON lines). */
 const SESSION_MODULES: readonly SessionFormatModule[] = [opencodeExport, claudeCodeTranscript];
-const SESSION_FILES = "agent session (expected an `opencode export` JSON or a Claude Code transcript JSONL)";
+const SESSION_FILES =
+  "agent session (expected an `opencode export` JSON or a Claude Code transcript JSONL)";
 
 /**
  * Detects an agent-session file from its content (key presence, never version strings): an
@@ -69,7 +87,11 @@ export class SessionImportError extends Error {
  * the same (session, seq), which the server applies as a replacement. A frame the protocol would
  * refuse, or over the 1 MiB frame limit, is a problem at its snapshot's line and left out.
  */
-export function buildSessionFrames(session: ParsedSession, file: string, opts: SessionImportOptions = {}): { frames: SessionTodosFrame[]; problems: ImportProblem[] } {
+export function buildSessionFrames(
+  session: ParsedSession,
+  file: string,
+  opts: SessionImportOptions = {},
+): { frames: SessionTodosFrame[]; problems: ImportProblem[] } {
   const frames: SessionTodosFrame[] = [];
   const problems: ImportProblem[] = [];
   for (const snap of session.snapshots) {
@@ -85,15 +107,27 @@ export function buildSessionFrames(session: ParsedSession, file: string, opts: S
       items: snap.items,
     };
     const { v, ...rest } = body;
-    const frame: SessionTodosFrame = { v, id: `${session.sessionKey}/todos/${snap.seq}/${sha256Hex(stringifyJson(body)).slice(0, 16)}`, ...rest };
+    const frame: SessionTodosFrame = {
+      v,
+      id: `${session.sessionKey}/todos/${snap.seq}/${sha256Hex(stringifyJson(body)).slice(0, 16)}`,
+      ...rest,
+    };
     const check = sessionTodosFrame.safeParse(frame);
     if (!check.success) {
-      problems.push({ file, line: snap.line, message: `todo snapshot not accepted by the protocol: ${describeIssues(check.error)}; skipped` });
+      problems.push({
+        file,
+        line: snap.line,
+        message: `todo snapshot not accepted by the protocol: ${describeIssues(check.error)}; skipped`,
+      });
       continue;
     }
     const bytes = utf8ByteLength(stringifyJson(frame));
     if (bytes > MAX_FRAME_BYTES) {
-      problems.push({ file, line: snap.line, message: `todo snapshot is ${bytes} bytes as a frame (at most ${MAX_FRAME_BYTES}); skipped` });
+      problems.push({
+        file,
+        line: snap.line,
+        message: `todo snapshot is ${bytes} bytes as a frame (at most ${MAX_FRAME_BYTES}); skipped`,
+      });
       continue;
     }
     frames.push(frame);
@@ -115,22 +149,44 @@ export function buildSessionFrames(session: ParsedSession, file: string, opts: S
  * @throws UnknownFormatError when a file is no agent session (nothing is imported).
  * @throws SessionImportError for an invalid `host`.
  */
-export function importSessionFiles(files: readonly ImportFile[], opts: SessionImportOptions = {}): SessionImportResult {
+export function importSessionFiles(
+  files: readonly ImportFile[],
+  opts: SessionImportOptions = {},
+): SessionImportResult {
   return importSessionFilesAs(files, opts, SESSION_FILES);
 }
 
 /** {@link importSessionFiles} with `expected` describing what was looked for in an {@link UnknownFormatError}. */
-export function importSessionFilesAs(files: readonly ImportFile[], opts: SessionImportOptions, expected: string): SessionImportResult {
+export function importSessionFilesAs(
+  files: readonly ImportFile[],
+  opts: SessionImportOptions,
+  expected: string,
+): SessionImportResult {
   if (opts.host !== undefined) {
     const host = sessionTodosFrame.shape.host.safeParse(opts.host);
-    if (!host.success) throw new SessionImportError(null, `invalid host ${JSON.stringify(opts.host)}: ${describeIssues(host.error)}`);
+    if (!host.success)
+      throw new SessionImportError(
+        null,
+        `invalid host ${JSON.stringify(opts.host)}: ${describeIssues(host.error)}`,
+      );
   }
   const detected = files.map((file) => {
     const mod = SESSION_MODULES.find((m) => m.recognises(file.text));
-    if (!mod) throw new UnknownFormatError(file.path, file.text.trim() === "" ? "the file is empty" : "no opencode export document or Claude Code transcript line found", expected);
+    if (!mod)
+      throw new UnknownFormatError(
+        file.path,
+        file.text.trim() === ""
+          ? "the file is empty"
+          : "no opencode export document or Claude Code transcript line found",
+        expected,
+      );
     return { file, mod, hash: sha256Hex(file.text) };
   });
-  detected.sort((a, b) => naturalCompare(baseName(a.file.path), baseName(b.file.path)) || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+  detected.sort(
+    (a, b) =>
+      naturalCompare(baseName(a.file.path), baseName(b.file.path)) ||
+      (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0),
+  );
 
   const sessions: ImportedSession[] = [];
   const problems: ImportProblem[] = [];
@@ -138,7 +194,11 @@ export function importSessionFilesAs(files: readonly ImportFile[], opts: Session
   for (const { file, mod, hash } of detected) {
     const firstPath = byHash.get(hash);
     if (firstPath !== undefined) {
-      problems.push({ file: file.path, line: 0, message: `same content as ${firstPath}; imported once` });
+      problems.push({
+        file: file.path,
+        line: 0,
+        message: `same content as ${firstPath}; imported once`,
+      });
       continue;
     }
     byHash.set(hash, file.path);
@@ -160,7 +220,12 @@ export function importSessionFilesAs(files: readonly ImportFile[], opts: Session
         frames: built.frames,
       });
     }
-    if (imported === 0) problems.push({ file: file.path, line: 0, message: `no usable todo-list write in this ${mod.tool} file; nothing imported` });
+    if (imported === 0)
+      problems.push({
+        file: file.path,
+        line: 0,
+        message: `no usable todo-list write in this ${mod.tool} file; nothing imported`,
+      });
   }
   return { sessions, problems };
 }

@@ -1,7 +1,19 @@
 import { describe, expect, test } from "vitest";
+
 import { detectFormat, importBenchmarkFiles } from "./index";
 import { summariseServerInfo } from "./sglang-bench-serving";
-import { at, endOf, expectValidFrames, fixture, fixtureFiles, onlyRun, pointsOf, pyJson, startOf, testdata } from "./testing";
+import {
+  at,
+  endOf,
+  expectValidFrames,
+  fixture,
+  fixtureFiles,
+  onlyRun,
+  pointsOf,
+  pyJson,
+  startOf,
+  testdata,
+} from "./testing";
 
 const FOLDER = "sglang-bench-serving";
 const LLAMA = "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl";
@@ -10,7 +22,9 @@ const DEEPSEEK = "datacrunch_2024-12_deepseek_dp_mla_output.jsonl";
 describe("SGLang bench_serving fixtures", () => {
   test("every fixture file imports as one sglang run with one valid point per line", () => {
     const files = fixtureFiles(FOLDER);
-    expect(files.map((f) => f.path.split("/").pop())).toEqual(expect.arrayContaining([LLAMA, DEEPSEEK]));
+    expect(files.map((f) => f.path.split("/").pop())).toEqual(
+      expect.arrayContaining([LLAMA, DEEPSEEK]),
+    );
     for (const file of files) {
       expect(detectFormat(file.text)).toBe("sglang-bench-serving");
       const result = importBenchmarkFiles([file]);
@@ -34,7 +48,15 @@ describe("SGLang bench_serving fixtures", () => {
     // Largest output_throughput in the file is the request_rate 16 line (line 5).
     expect(Math.max(...points.map((p) => Number(p.outputTokPerS ?? 0)))).toBe(4288.049348197696);
     expect(points.map((p) => p.requestRate)).toEqual([1, 2, 4, 8, 16, 4, 8]);
-    expect(points.map((p) => p.dataset)).toEqual(["random", "random", "random", "random", "random", "sharegpt", "sharegpt"]);
+    expect(points.map((p) => p.dataset)).toEqual([
+      "random",
+      "random",
+      "random",
+      "random",
+      "random",
+      "sharegpt",
+      "sharegpt",
+    ]);
     expect(points.map((p) => p.ord)).toEqual([1, 2, 3, 4, 5, 6, 7]);
 
     const first = at(points, 0);
@@ -79,7 +101,11 @@ describe("SGLang bench_serving fixtures", () => {
     });
     // Lengths differ across lines, so the run config has none.
     expect(start.config).not.toHaveProperty("inputLen");
-    expect(at(points, 0).raw).toMatchObject({ request_rate: 1, total_output_tokens_retokenized: 160192, random_range_ratio: 0 });
+    expect(at(points, 0).raw).toMatchObject({
+      request_rate: 1,
+      total_output_tokens_retokenized: 160192,
+      random_range_ratio: 0,
+    });
   });
 
   test("deepseek DP MLA: one line with a bare Infinity request rate", () => {
@@ -94,7 +120,12 @@ describe("SGLang bench_serving fixtures", () => {
     expect(p.ttftMsMedian).toBe(10014.104524045251);
     expect(p.inputLen).toBe(1);
     expect(p.outputLen).toBe(512);
-    expect(startOf(run).config).toMatchObject({ inputLen: 1, outputLen: 512, dataset: "random", randomRangeRatio: 1 });
+    expect(startOf(run).config).toMatchObject({
+      inputLen: 1,
+      outputLen: 512,
+      dataset: "random",
+      randomRangeRatio: 1,
+    });
   });
 });
 
@@ -113,7 +144,13 @@ const SERVER_INFO = {
   json_model_override_args: "{}",
   enable_metrics: true,
   cuda_graph_bs: Array.from({ length: 300 }, (_, i) => i + 1),
-  internal_states: [{ avg_spec_accept_length: 3.21, last_gen_throughput: 612.4, memory_usage: { weight: 27.1, kvcache: 12.5 } }],
+  internal_states: [
+    {
+      avg_spec_accept_length: 3.21,
+      last_gen_throughput: 612.4,
+      memory_usage: { weight: 27.1, kvcache: 12.5 },
+    },
+  ],
   version: "0.5.11",
 };
 
@@ -216,7 +253,10 @@ const rowAllFailed = {
 
 describe("SGLang 2025+ writer (synthetic)", () => {
   const text = [row2025, rowTrace, rowAllFailed].map(pyJson).join("\n") + "\n";
-  const result = importBenchmarkFiles([{ path: "/bench/sglang_0112_320_1000_1000.jsonl", text }], { host: "kpro5", tags: ["mtp"] });
+  const result = importBenchmarkFiles([{ path: "/bench/sglang_0112_320_1000_1000.jsonl", text }], {
+    host: "kpro5",
+    tags: ["mtp"],
+  });
   const run = onlyRun(result);
   const points = pointsOf(run);
 
@@ -274,9 +314,17 @@ describe("SGLang 2025+ writer (synthetic)", () => {
     expect(p.requestRateUnbounded).toBeUndefined();
     expect(p.raw?.request_rate).toBe("trace");
     expect(p.concurrency).toBeNull();
-    expect([p.ttftMsMean, p.ttftMsMedian, p.ttftMsP99, p.tpotMsMean, p.tpotMsMedian, p.tpotMsP99, p.itlMsMean, p.itlMsMedian, p.itlMsP99]).toEqual(
-      Array(9).fill(null),
-    );
+    expect([
+      p.ttftMsMean,
+      p.ttftMsMedian,
+      p.ttftMsP99,
+      p.tpotMsMean,
+      p.tpotMsMedian,
+      p.tpotMsP99,
+      p.itlMsMean,
+      p.itlMsMedian,
+      p.itlMsP99,
+    ]).toEqual(Array(9).fill(null));
     expect(p.e2eMsMean).toBe(5500.1);
     // mooncake: no configured lengths, so the means per completed request.
     expect(p.inputLen).toBe(7001);
@@ -284,7 +332,8 @@ describe("SGLang 2025+ writer (synthetic)", () => {
     // The errors array counts the failed request.
     expect(p.completed).toBe(4);
     expect(p.failed).toBe(1);
-    for (const key of ["input_lens", "output_lens", "ttfts", "itls", "generated_texts", "errors"]) expect(p.raw).not.toHaveProperty(key);
+    for (const key of ["input_lens", "output_lens", "ttfts", "itls", "generated_texts", "errors"])
+      expect(p.raw).not.toHaveProperty(key);
     // Non-finite numbers survive in raw.
     expect(Number.isNaN(p.raw?.std_e2e_latency_ms)).toBe(true);
     expect(p.acceptLength).toBeNull();
@@ -296,7 +345,16 @@ describe("SGLang 2025+ writer (synthetic)", () => {
     expect(p.concurrency).toBe(1024);
     expect(p.requestRate).toBe(64);
     expect(p.durationS).toBe(55.4);
-    for (const v of [p.outputTokPerS, p.totalTokPerS, p.requestThroughput, p.ttftMsMean, p.e2eMsMean, p.e2eMsP99, p.measuredConcurrency, p.acceptLength]) {
+    for (const v of [
+      p.outputTokPerS,
+      p.totalTokPerS,
+      p.requestThroughput,
+      p.ttftMsMean,
+      p.e2eMsMean,
+      p.e2eMsP99,
+      p.measuredConcurrency,
+      p.acceptLength,
+    ]) {
       expect(v).toBeNull();
     }
     expect(p.raw?.output_throughput).toBe(0);
@@ -392,8 +450,16 @@ describe("SGLang refactor variant (benchmark/metrics.py save_results)", () => {
     expect(p.measuredConcurrency).toBe(60.2);
     expect(p.acceptLength).toBeNull();
     expect(p.raw).not.toHaveProperty("details");
-    expect(p.raw).toMatchObject({ total_input: 220000, max_itl_ms: 480, output_throughput_retokenized: 1890 });
-    expect(startOf(run).config).toMatchObject({ engine: "sglang", dataset: "sharegpt", model: null });
+    expect(p.raw).toMatchObject({
+      total_input: 220000,
+      max_itl_ms: 480,
+      output_throughput_retokenized: 1890,
+    });
+    expect(startOf(run).config).toMatchObject({
+      engine: "sglang",
+      dataset: "sharegpt",
+      model: null,
+    });
   });
 });
 
@@ -401,19 +467,36 @@ describe("summariseServerInfo", () => {
   test("PD disaggregation: summarises the first decode server", () => {
     const summary = summariseServerInfo({
       prefill: [{ ...SERVER_INFO, tp_size: 4, disaggregation_mode: "prefill" }],
-      decode: [{ ...SERVER_INFO, tp_size: 8, disaggregation_mode: "decode", internal_states: [{ avg_spec_accept_length: 2.5 }] }],
+      decode: [
+        {
+          ...SERVER_INFO,
+          tp_size: 8,
+          disaggregation_mode: "decode",
+          internal_states: [{ avg_spec_accept_length: 2.5 }],
+        },
+      ],
     });
-    expect(summary).toMatchObject({ tp_size: 8, disaggregation_mode: "decode", avg_spec_accept_length: 2.5, role: "decode" });
+    expect(summary).toMatchObject({
+      tp_size: 8,
+      disaggregation_mode: "decode",
+      avg_spec_accept_length: 2.5,
+      role: "decode",
+    });
   });
 
   test("PD disaggregation file: the prefill and the decode server are both in the run config", () => {
     // testdata: two bench_serving lines against SGLang's PD load balancer (1 prefill TP8 on fa3
     // 0.4.9.post2, 1 decode TP16 on flashmla 0.4.9.post3, mooncake transfer); `server_info` is the
     // balancer's {internal_states, prefill: [...], decode: [...]}.
-    const run = onlyRun(importBenchmarkFiles([testdata("sglang-pd/pd_1p1d_random_2000_1500.jsonl")]));
+    const run = onlyRun(
+      importBenchmarkFiles([testdata("sglang-pd/pd_1p1d_random_2000_1500.jsonl")]),
+    );
     expectValidFrames(run.frames);
     expect(run.pointCount).toBe(2);
-    const config = startOf(run).config as { server: Record<string, unknown>; engineVersion: unknown };
+    const config = startOf(run).config as {
+      server: Record<string, unknown>;
+      engineVersion: unknown;
+    };
     expect(config.engineVersion).toBe("0.4.9.post3");
     expect(config.server).toMatchObject({
       role: "decode",
@@ -422,20 +505,37 @@ describe("summariseServerInfo", () => {
       attention_backend: "flashmla",
       disaggregation_mode: "decode",
       disaggregation_transfer_backend: "mooncake",
-      prefill: { role: "prefill", version: "0.4.9.post2", tp_size: 8, attention_backend: "fa3", disaggregation_mode: "prefill", disaggregation_transfer_backend: "mooncake" },
+      prefill: {
+        role: "prefill",
+        version: "0.4.9.post2",
+        tp_size: 8,
+        attention_backend: "fa3",
+        disaggregation_mode: "prefill",
+        disaggregation_transfer_backend: "mooncake",
+      },
     });
     expect(config.server).not.toHaveProperty("prefillServers");
-    expect(at(pointsOf(run), 0).raw).toMatchObject({ server_info: { prefill: { version: "0.4.9.post2" } } });
+    expect(at(pointsOf(run), 0).raw).toMatchObject({
+      server_info: { prefill: { version: "0.4.9.post2" } },
+    });
   });
 
   test("PD balancer info: decode τ falls back to the balancer's internal_states; server counts", () => {
     const { internal_states: _states, ...withoutStates } = SERVER_INFO;
     const summary = summariseServerInfo({
       internal_states: [{ avg_spec_accept_length: 3.1 }],
-      prefill: [{ ...SERVER_INFO, version: "a" }, { ...SERVER_INFO, version: "a" }],
+      prefill: [
+        { ...SERVER_INFO, version: "a" },
+        { ...SERVER_INFO, version: "a" },
+      ],
       decode: [{ ...withoutStates, version: "b" }],
     });
-    expect(summary).toMatchObject({ version: "b", avg_spec_accept_length: 3.1, prefill: { version: "a", role: "prefill" }, prefillServers: 2 });
+    expect(summary).toMatchObject({
+      version: "b",
+      avg_spec_accept_length: 3.1,
+      prefill: { version: "a", role: "prefill" },
+      prefillServers: 2,
+    });
     expect(summary).not.toHaveProperty("decodeServers");
   });
 

@@ -104,7 +104,8 @@ export function summariseServerInfo(serverInfo: unknown): JsonObject | null {
   if (!Array.isArray(decode) || !isPlainObject(decode[0])) return summariseOneServer(serverInfo);
   const out = summariseOneServer(decode[0], serverInfo.internal_states);
   out.role = "decode";
-  if (Array.isArray(prefill) && isPlainObject(prefill[0])) out.prefill = { ...summariseOneServer(prefill[0]), role: "prefill" };
+  if (Array.isArray(prefill) && isPlainObject(prefill[0]))
+    out.prefill = { ...summariseOneServer(prefill[0]), role: "prefill" };
   if (Array.isArray(prefill) && prefill.length > 1) out.prefillServers = prefill.length;
   if (decode.length > 1) out.decodeServers = decode.length;
   return out;
@@ -115,7 +116,8 @@ function summariseOneServer(info: JsonObject, fallbackStates?: unknown): JsonObj
   const out: JsonObject = {};
   for (const key of SERVER_INFO_KEYS) {
     const v = info[key];
-    if (typeof v === "string") out[key] = v.length > MAX_SUMMARY_STRING ? v.slice(0, MAX_SUMMARY_STRING) : v;
+    if (typeof v === "string")
+      out[key] = v.length > MAX_SUMMARY_STRING ? v.slice(0, MAX_SUMMARY_STRING) : v;
     else if (typeof v === "number" || typeof v === "boolean") out[key] = v;
   }
   const states = Array.isArray(info.internal_states) ? info.internal_states : fallbackStates;
@@ -165,13 +167,16 @@ function mapRow(row: JsonObject): RowMapping {
   outputLen ??= meanLength(totalOutput, completed);
 
   const finiteDuration = durationS !== null && Number.isFinite(durationS) ? durationS : null;
-  const requestThroughput = numberOrNull(row.request_throughput) ?? ratioOrNull(completed, finiteDuration);
+  const requestThroughput =
+    numberOrNull(row.request_throughput) ?? ratioOrNull(completed, finiteDuration);
   const inputThroughput = numberOrNull(row.input_throughput);
   const outputTokPerS = numberOrNull(row.output_throughput);
   const totalTokPerS =
     numberOrNull(row.total_throughput) ??
     (inputThroughput !== null && outputTokPerS !== null ? inputThroughput + outputTokPerS : null) ??
-    (totalInput !== null && totalOutput !== null ? ratioOrNull(totalInput + totalOutput, finiteDuration) : null);
+    (totalInput !== null && totalOutput !== null
+      ? ratioOrNull(totalInput + totalOutput, finiteDuration)
+      : null);
 
   const ok = <T>(v: T): T | null => (allFailed ? null : v);
   const point: PointFields = {
@@ -211,7 +216,9 @@ function mapRow(row: JsonObject): RowMapping {
     backend,
     engine: server ? "sglang" : engineFromBackend(backend),
     engineVersion: server ? stringOrNull(server.version) : null,
-    model: server ? (stringOrNull(server.model_path) ?? stringOrNull(server.served_model_name)) : null,
+    model: server
+      ? (stringOrNull(server.model_path) ?? stringOrNull(server.served_model_name))
+      : null,
     tokenizer: server ? stringOrNull(server.tokenizer_path) : null,
     dataset,
     tag: stringOrNull(row.tag),

@@ -1,9 +1,18 @@
 import { describe, expect, test } from "vitest";
+
 import type { MetricPointInput } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
 import { sha256Hex } from "./benchmark-common";
 import { evalRunKey, type ImportedEvalRun } from "./eval-run";
-import { detectEvalFormat, detectImportFormat, importEvalFiles, importFiles, parseStatsLine, summariseServerArgsLine, UnknownFormatError } from "./index";
+import {
+  detectEvalFormat,
+  detectImportFormat,
+  importEvalFiles,
+  importFiles,
+  parseStatsLine,
+  summariseServerArgsLine,
+  UnknownFormatError,
+} from "./index";
 import { expectValidFrames, fixture } from "./testing";
 
 // There is no real SGLang server log in the shared fixtures: the samples below are written from
@@ -61,9 +70,21 @@ describe("parseStatsLine", () => {
       gen_throughput_tok_s: 210.55,
       queue_req: 0,
     });
-    expect(parseStatsLine("[2025-06-01 12:00:00 DP1 TP4] Decode batch. #running-req: 60, accept len: 2.80", 1)?.stats.rank).toBe("DP1-TP4");
-    expect(parseStatsLine("[2025-06-01 12:00:00] Decode batch. #running-req: 60, gen throughput (token/s): 5.00", 1)?.stats.rank).toBe("");
-    expect(parseStatsLine(LOG_LINES[lineOf("Prefill batch. #new-seq: 8") - 1] as string, 1)).toBeNull();
+    expect(
+      parseStatsLine(
+        "[2025-06-01 12:00:00 DP1 TP4] Decode batch. #running-req: 60, accept len: 2.80",
+        1,
+      )?.stats.rank,
+    ).toBe("DP1-TP4");
+    expect(
+      parseStatsLine(
+        "[2025-06-01 12:00:00] Decode batch. #running-req: 60, gen throughput (token/s): 5.00",
+        1,
+      )?.stats.rank,
+    ).toBe("");
+    expect(
+      parseStatsLine(LOG_LINES[lineOf("Prefill batch. #new-seq: 8") - 1] as string, 1),
+    ).toBeNull();
     expect(parseStatsLine("Decode batch. #running-req: 8, accept len: 3.12", 1)).toBeNull();
     expect(parseStatsLine("[2026-02-30 09:30:00 TP0] Decode batch. #running-req: 8", 1)).toBeNull();
   });
@@ -100,7 +121,9 @@ describe("SGLang server log import", () => {
     expect(run.frames.map((f) => f.type)).toEqual(["run.start", "run.metrics", "run.end"]);
     expect(run.kind).toBe("eval");
     expect(run.format).toBe("sglang-server-log");
-    expect(run.runKey).toBe(evalRunKey("sglang-server-log", LOG_LINES[lineOf("accept len: 3.12") - 1] as string));
+    expect(run.runKey).toBe(
+      evalRunKey("sglang-server-log", LOG_LINES[lineOf("accept len: 3.12") - 1] as string),
+    );
     expect(run.name).toBe("sglang-qwen3-8b-eagle3.log");
 
     const l1 = lineOf("accept len: 3.12");
@@ -119,7 +142,11 @@ describe("SGLang server log import", () => {
       { key: "accept_len", step: l5, value: 3.41, ts: ts("09:30:08", 125) },
       { key: "accept_len", step: l6, value: 3.5, ts: ts("09:30:10") },
     ]);
-    expect(metricsOf(run).filter((p) => p.key === "gen_throughput_tok_s").map((p) => [p.step, p.value])).toEqual([
+    expect(
+      metricsOf(run)
+        .filter((p) => p.key === "gen_throughput_tok_s")
+        .map((p) => [p.step, p.value]),
+    ).toEqual([
       [l1, 456.78],
       [l2, 1210.4],
       [l3, 1100],
@@ -127,11 +154,32 @@ describe("SGLang server log import", () => {
       [l5, 210.55],
       [l6, 205.1],
     ]);
-    expect(metricsOf(run).filter((p) => p.step === l5).map((p) => p.key)).toEqual(["accept_len", "accept_rate", "gen_throughput_tok_s", "queue_req", "running_req", "token_usage"]);
-    expect(metricsOf(run).filter((p) => p.key === "queue_req").map((p) => p.value)).toEqual([0, 0, 0, 0, 0, 2]);
+    expect(
+      metricsOf(run)
+        .filter((p) => p.step === l5)
+        .map((p) => p.key),
+    ).toEqual([
+      "accept_len",
+      "accept_rate",
+      "gen_throughput_tok_s",
+      "queue_req",
+      "running_req",
+      "token_usage",
+    ]);
+    expect(
+      metricsOf(run)
+        .filter((p) => p.key === "queue_req")
+        .map((p) => p.value),
+    ).toEqual([0, 0, 0, 0, 0, 2]);
     // 6 lines × 5 fields, plus one accept rate, minus the unreadable throughput
     expect(run.metricPointCount).toBe(30);
-    expect(result.problems).toEqual([{ file: LOG.path, line: l4, message: `'gen throughput (token/s)' is not a number ("n/a"); skipped` }]);
+    expect(result.problems).toEqual([
+      {
+        file: LOG.path,
+        line: l4,
+        message: `'gen throughput (token/s)' is not a number ("n/a"); skipped`,
+      },
+    ]);
 
     expect(run.frames[0]).toMatchObject({
       type: "run.start",
@@ -148,13 +196,20 @@ describe("SGLang server log import", () => {
         sourceFiles: ["sglang-qwen3-8b-eagle3.log"],
       },
     });
-    expect(run.frames.at(-1)).toMatchObject({ type: "run.end", status: "succeeded", endedAt: ts("09:30:10") });
+    expect(run.frames.at(-1)).toMatchObject({
+      type: "run.end",
+      status: "succeeded",
+      endedAt: ts("09:30:10"),
+    });
     // NaN travels as the string the protocol accepts
     expect(stringifyJson(run.frames[1])).toContain('"value":"NaN"');
   });
 
   test("a grown log continues the same run; earlier frames keep their ids", () => {
-    const head = { path: "old/sglang-qwen3-8b-eagle3.log", text: `${LOG_LINES.slice(0, 16).join("\n")}\n` };
+    const head = {
+      path: "old/sglang-qwen3-8b-eagle3.log",
+      text: `${LOG_LINES.slice(0, 16).join("\n")}\n`,
+    };
     const opts = { maxPointsPerFrame: 5 };
     const early = only(importEvalFiles([head], opts).runs);
     const later = only(importEvalFiles([LOG], opts).runs);
@@ -177,27 +232,49 @@ describe("SGLang server log import", () => {
       "[2025-06-01 12:00:00 DP1 TP4] Decode batch. #running-req: 60, #token: 85000, token usage: 0.38, accept len: 2.80, cuda graph: True, gen throughput (token/s): 2890.55, #queue-req: 1,",
     ].join("\n");
     const run = only(importEvalFiles([{ path: "dp.log", text: dp }]).runs);
-    expect(metricsOf(run).filter((p) => p.key.startsWith("accept_len")).map((p) => [p.key, p.step, p.value])).toEqual([
+    expect(
+      metricsOf(run)
+        .filter((p) => p.key.startsWith("accept_len"))
+        .map((p) => [p.key, p.step, p.value]),
+    ).toEqual([
       ["accept_len/DP0-TP0", 1, 2.71],
       ["accept_len/DP1-TP4", 2, 2.8],
     ]);
     expect(run.frames[0]).toMatchObject({ config: { ranks: ["DP0-TP0", "DP1-TP4"] } });
 
-    const plain = "[2025-02-20 08:14:03 TP0] Decode batch. #running-req: 32, #token: 48000, token usage: 0.22, gen throughput (token/s): 2500.00, #queue-req: 0\n";
+    const plain =
+      "[2025-02-20 08:14:03 TP0] Decode batch. #running-req: 32, #token: 48000, token usage: 0.22, gen throughput (token/s): 2500.00, #queue-req: 0\n";
     const bench = only(importEvalFiles([{ path: "plain.log", text: plain }]).runs);
     expect(bench.kind).toBe("benchmark");
-    expect(bench.frames[0]).toMatchObject({ kind: "benchmark", config: { speculativeDecoding: false } });
-    expect(metricsOf(bench).map((p) => p.key)).toEqual(["gen_throughput_tok_s", "queue_req", "running_req", "token_usage"]);
+    expect(bench.frames[0]).toMatchObject({
+      kind: "benchmark",
+      config: { speculativeDecoding: false },
+    });
+    expect(metricsOf(bench).map((p) => p.key)).toEqual([
+      "gen_throughput_tok_s",
+      "queue_req",
+      "running_req",
+      "token_usage",
+    ]);
   });
 
   test("detection by content; anything else is not a log", () => {
     expect(detectEvalFormat(LOG.text)).toBe("sglang-server-log");
     expect(detectImportFormat(LOG.text)).toBeNull();
     expect(detectEvalFormat(LOG_LINES.slice(0, 12).join("\n"))).toBeNull();
-    expect(detectEvalFormat(fixture("sglang-bench-serving", "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl").text)).toBeNull();
-    expect(() => importEvalFiles([{ path: "boot.log", text: LOG_LINES.slice(0, 12).join("\n") }])).toThrow(UnknownFormatError);
+    expect(
+      detectEvalFormat(
+        fixture("sglang-bench-serving", "datacrunch_2024-12_llama_3_3_70b_online_output.jsonl")
+          .text,
+      ),
+    ).toBeNull();
+    expect(() =>
+      importEvalFiles([{ path: "boot.log", text: LOG_LINES.slice(0, 12).join("\n") }]),
+    ).toThrow(UnknownFormatError);
     const mixed = importFiles([LOG]);
-    expect(mixed.evalRuns.map((r) => r.runKey)).toEqual([evalRunKey("sglang-server-log", LOG_LINES[12] as string)]);
+    expect(mixed.evalRuns.map((r) => r.runKey)).toEqual([
+      evalRunKey("sglang-server-log", LOG_LINES[12] as string),
+    ]);
     expect(sha256Hex(LOG.text)).not.toBe(mixed.evalRuns[0]?.runKey);
   });
 });

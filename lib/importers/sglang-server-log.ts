@@ -1,5 +1,12 @@
 import type { MetricPointInput } from "../protocol/frames";
-import { baseName, iterateLines, parseZonelessDate, sha256Hex, type ImportProblem, type JsonObject } from "./benchmark-common";
+import {
+  baseName,
+  iterateLines,
+  parseZonelessDate,
+  sha256Hex,
+  type ImportProblem,
+  type JsonObject,
+} from "./benchmark-common";
 import { EvalImportError, type EvalFormatModule, type ParsedEvalFile } from "./eval-run";
 import { parseNumberLike } from "./training-common";
 
@@ -38,9 +45,11 @@ import { parseNumberLike } from "./training-common";
  */
 
 /** A decode stats line; groups: date, time, fraction, rank tags, payload. */
-const STATS_LINE = /\[(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:[.,](\d{1,6}))?((?: [A-Z]{1,4}\d+)*)\] Decode batch[.,]? (#running-req: .*)$/;
+const STATS_LINE =
+  /\[(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:[.,](\d{1,6}))?((?: [A-Z]{1,4}\d+)*)\] Decode batch[.,]? (#running-req: .*)$/;
 /** The same, anywhere in a text (detection). */
-const STATS_LINE_ANYWHERE = /\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?(?: [A-Z]{1,4}\d+)*\] Decode batch[.,]? #running-req: \d/m;
+const STATS_LINE_ANYWHERE =
+  /\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?(?: [A-Z]{1,4}\d+)*\] Decode batch[.,]? #running-req: \d/m;
 
 /** Log field name → metric key. */
 const FIELDS: ReadonlyMap<string, string> = new Map([
@@ -91,7 +100,10 @@ export interface SglangStatsLine {
  * Parses one log line as a decode stats line, or returns null when it is not one. Fields it knows
  * with a value that is no number are returned in `invalid` (field name and text).
  */
-export function parseStatsLine(text: string, line: number): { stats: SglangStatsLine; invalid: [string, string][] } | null {
+export function parseStatsLine(
+  text: string,
+  line: number,
+): { stats: SglangStatsLine; invalid: [string, string][] } | null {
   const m = STATS_LINE.exec(text);
   if (!m) return null;
   const base = parseZonelessDate(`${m[1]} ${m[2]}`);
@@ -124,7 +136,9 @@ export function summariseServerArgsLine(text: string): JsonObject | null {
   const body = text.slice(start, end === -1 ? undefined : end);
   const out: JsonObject = {};
   for (const key of SERVER_ARG_KEYS) {
-    const m = new RegExp(`[(,\\s]${key}=('(?:[^'\\\\]|\\\\.)*'|"(?:[^"\\\\]|\\\\.)*"|[^,)]*)`).exec(body);
+    const m = new RegExp(`[(,\\s]${key}=('(?:[^'\\\\]|\\\\.)*'|"(?:[^"\\\\]|\\\\.)*"|[^,)]*)`).exec(
+      body,
+    );
     if (!m) continue;
     const raw = (m[1] as string).trim();
     let value: unknown;
@@ -148,10 +162,19 @@ function parse(path: string, text: string): { parsed: ParsedEvalFile; problems: 
     const parsed = parseStatsLine(lineText, line);
     if (!parsed) continue;
     identity ??= lineText;
-    for (const [name, value] of parsed.invalid) problems.push({ file: path, line, message: `'${name}' is not a number (${JSON.stringify(value.slice(0, 40))}); skipped` });
+    for (const [name, value] of parsed.invalid)
+      problems.push({
+        file: path,
+        line,
+        message: `'${name}' is not a number (${JSON.stringify(value.slice(0, 40))}); skipped`,
+      });
     lines.push(parsed.stats);
   }
-  if (identity === null) throw new EvalImportError(path, `${path}: not an SGLang server log (no "[<time> TP0] Decode batch. #running-req: …" stats line found)`);
+  if (identity === null)
+    throw new EvalImportError(
+      path,
+      `${path}: not an SGLang server log (no "[<time> TP0] Decode batch. #running-req: …" stats line found)`,
+    );
 
   const ranks = [...new Set(lines.map((l) => l.rank))];
   const suffix = ranks.length > 1;
@@ -160,7 +183,12 @@ function parse(path: string, text: string): { parsed: ParsedEvalFile; problems: 
   for (const l of lines) {
     for (const [key, value] of l.values) {
       if (key === "accept_len") speculative = true;
-      metrics.push({ key: suffix && l.rank !== "" ? `${key}/${l.rank}` : key, step: l.line, value, ts: l.ts });
+      metrics.push({
+        key: suffix && l.rank !== "" ? `${key}/${l.rank}` : key,
+        step: l.line,
+        value,
+        ts: l.ts,
+      });
     }
   }
   const first = lines[0] as SglangStatsLine;

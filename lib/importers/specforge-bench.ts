@@ -1,6 +1,12 @@
-import type { EvalResultInput, MetricPointInput } from "../protocol/frames";
 import { fromSpecVerifyCount, reportedTauMetricKey } from "../metrics/tau";
-import { baseName, isPlainObject, sha256Hex, type ImportProblem, type JsonObject } from "./benchmark-common";
+import type { EvalResultInput, MetricPointInput } from "../protocol/frames";
+import {
+  baseName,
+  isPlainObject,
+  sha256Hex,
+  type ImportProblem,
+  type JsonObject,
+} from "./benchmark-common";
 import { readJsonDocument } from "./benchmark-document";
 import { EvalImportError, type EvalFormatModule, type ParsedEvalFile } from "./eval-run";
 import { topLevelArrayElementLines } from "./hf-trainer-state";
@@ -70,33 +76,50 @@ export function isSpecForgeResults(doc: unknown): doc is JsonObject {
       continue;
     }
     if (!Array.isArray(value) || value.length === 0) return false;
-    if (!value.every((row) => isPlainObject(row) && Object.hasOwn(row, "batch_size") && Array.isArray(row.metrics))) return false;
+    if (
+      !value.every(
+        (row) =>
+          isPlainObject(row) && Object.hasOwn(row, "batch_size") && Array.isArray(row.metrics),
+      )
+    )
+      return false;
     benchmarks++;
   }
   return benchmarks > 0;
 }
 
 /** Exact counts behind a SpecForge metrics object, or the reason they cannot be recovered. */
-export type RecoveredCounts = { ok: true; tokens: number; verifySteps: number } | { ok: false; reason: string };
+export type RecoveredCounts =
+  { ok: true; tokens: number; verifySteps: number } | { ok: false; reason: string };
 
 /**
  * Recovers Σ completion_tokens and Σ spec_verify_ct from a SpecForge metrics object's `latency`,
  * `output_throughput` and `accept_length` (see the module comment): accepted only when
  * `tokens / latency` and `tokens / verifySteps` reproduce the file's floats exactly.
  */
-export function recoverSpecForgeCounts(latencyS: number, outputTokPerS: number, acceptLength: number): RecoveredCounts {
-  if (!(latencyS > 0) || !Number.isFinite(latencyS)) return { ok: false, reason: `latency ${latencyS} is not a positive number` };
-  if (!(outputTokPerS > 0) || !Number.isFinite(outputTokPerS)) return { ok: false, reason: `output_throughput ${outputTokPerS} is not a positive number` };
+export function recoverSpecForgeCounts(
+  latencyS: number,
+  outputTokPerS: number,
+  acceptLength: number,
+): RecoveredCounts {
+  if (!(latencyS > 0) || !Number.isFinite(latencyS))
+    return { ok: false, reason: `latency ${latencyS} is not a positive number` };
+  if (!(outputTokPerS > 0) || !Number.isFinite(outputTokPerS))
+    return { ok: false, reason: `output_throughput ${outputTokPerS} is not a positive number` };
   const tokens = Math.round(latencyS * outputTokPerS);
-  if (tokens <= 0 || tokens / latencyS !== outputTokPerS) return { ok: false, reason: "latency × output_throughput is not a whole token count" };
+  if (tokens <= 0 || tokens / latencyS !== outputTokPerS)
+    return { ok: false, reason: "latency × output_throughput is not a whole token count" };
   const verifySteps = Math.round(tokens / acceptLength);
-  if (verifySteps <= 0 || tokens / verifySteps !== acceptLength) return { ok: false, reason: `${tokens} tokens / accept_length is not a whole verify count` };
+  if (verifySteps <= 0 || tokens / verifySteps !== acceptLength)
+    return { ok: false, reason: `${tokens} tokens / accept_length is not a whole verify count` };
   return { ok: true, tokens, verifySteps };
 }
 
 /** A value for a message: numbers as JS prints them (NaN, Infinity), the rest as JSON (cut to 40 chars). */
 function describeValue(value: unknown): string {
-  return typeof value === "number" ? String(value) : (JSON.stringify(value ?? null) ?? "undefined").slice(0, 40);
+  return typeof value === "number"
+    ? String(value)
+    : (JSON.stringify(value ?? null) ?? "undefined").slice(0, 40);
 }
 
 function finite(value: unknown): number | null {
@@ -119,7 +142,11 @@ class MetricMeans {
     else this.sums.set(id, { key, step, values: [value] });
   }
   points(): MetricPointInput[] {
-    return [...this.sums.values()].map(({ key, step, values }) => ({ key, step, value: values.reduce((a, b) => a + b, 0) / values.length }));
+    return [...this.sums.values()].map(({ key, step, values }) => ({
+      key,
+      step,
+      value: values.reduce((a, b) => a + b, 0) / values.length,
+    }));
   }
 }
 
@@ -127,7 +154,11 @@ class MetricMeans {
 function parse(path: string, text: string): { parsed: ParsedEvalFile; problems: ImportProblem[] } {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const doc = readJsonDocument(text);
-  if (!isSpecForgeResults(doc)) throw new EvalImportError(path, `${path}: not a SpecForge bench_eagle3 results file (expected one JSON object of benchmark name → list of config rows with 'metrics')`);
+  if (!isSpecForgeResults(doc))
+    throw new EvalImportError(
+      path,
+      `${path}: not a SpecForge bench_eagle3 results file (expected one JSON object of benchmark name → list of config rows with 'metrics')`,
+    );
   const problems: ImportProblem[] = [];
   const model = typeof doc.model === "string" && doc.model.length > 0 ? doc.model : null;
   const checkpoint = model !== null ? { label: model.slice(0, 200) } : {};
@@ -158,7 +189,11 @@ function parse(path: string, text: string): { parsed: ParsedEvalFile; problems: 
       const specOff = draft.steps === 0;
       for (const [k, m] of (row.metrics as unknown[]).entries()) {
         if (!isPlainObject(m)) {
-          problems.push({ file: path, line, message: `${benchmark}[${r}].metrics[${k}] is not an object; skipped` });
+          problems.push({
+            file: path,
+            line,
+            message: `${benchmark}[${r}].metrics[${k}] is not an object; skipped`,
+          });
           continue;
         }
         const latency = finite(m.latency);
@@ -171,7 +206,11 @@ function parse(path: string, text: string): { parsed: ParsedEvalFile; problems: 
 
         const acceptLength = finite(m.accept_length);
         if (acceptLength === null || acceptLength < 1) {
-          problems.push({ file: path, line, message: `${benchmark}[${r}].metrics[${k}]: accept_length ${describeValue(m.accept_length)} is not a number ≥ 1; no τ imported for it` });
+          problems.push({
+            file: path,
+            line,
+            message: `${benchmark}[${r}].metrics[${k}]: accept_length ${describeValue(m.accept_length)} is not a number ≥ 1; no τ imported for it`,
+          });
           continue;
         }
         if (acceptLength === 1) {
@@ -184,12 +223,20 @@ function parse(path: string, text: string): { parsed: ParsedEvalFile; problems: 
           }
           continue;
         }
-        const counts = latency !== null && throughput !== null ? recoverSpecForgeCounts(latency, throughput, acceptLength) : ({ ok: false } as const);
+        const counts =
+          latency !== null && throughput !== null
+            ? recoverSpecForgeCounts(latency, throughput, acceptLength)
+            : ({ ok: false } as const);
         if (!counts.ok) {
           means.add(reportedTauMetricKey(dataset), step, acceptLength);
           continue;
         }
-        const base = { checkpoint, dataset, draft: { ...draft }, ...(throughput !== null ? { outputTokPerS: throughput } : {}) };
+        const base = {
+          checkpoint,
+          dataset,
+          draft: { ...draft },
+          ...(throughput !== null ? { outputTokPerS: throughput } : {}),
+        };
         const byCategory = categoryResults(m.categorical_performance, counts, latency as number);
         if (byCategory.ok) {
           for (const c of byCategory.categories) {
@@ -204,8 +251,18 @@ function parse(path: string, text: string): { parsed: ParsedEvalFile; problems: 
             });
           }
         } else {
-          results.push({ key: resultKey(r, k, benchmark), ...base, promptId: dataset, category: dataset, ...fromSpecVerifyCount({ completionTokens: counts.tokens, specVerifyCt: counts.verifySteps }) });
-          for (const [name, value] of byCategory.reported) means.add(`${reportedTauMetricKey(dataset)}/${name}`, step, value);
+          results.push({
+            key: resultKey(r, k, benchmark),
+            ...base,
+            promptId: dataset,
+            category: dataset,
+            ...fromSpecVerifyCount({
+              completionTokens: counts.tokens,
+              specVerifyCt: counts.verifySteps,
+            }),
+          });
+          for (const [name, value] of byCategory.reported)
+            means.add(`${reportedTauMetricKey(dataset)}/${name}`, step, value);
         }
       }
     }
@@ -266,16 +323,25 @@ function categoryResults(
     if (al !== null && al > 1) reported.push([name, al]);
     const thr = finite(m.output_throughput);
     // The writer gives every category the whole run's latency (its throughput is a share).
-    const counts = al !== null && al > 1 && thr !== null ? recoverSpecForgeCounts(finite(m.latency) ?? latencyS, thr, al) : null;
+    const counts =
+      al !== null && al > 1 && thr !== null
+        ? recoverSpecForgeCounts(finite(m.latency) ?? latencyS, thr, al)
+        : null;
     if (!counts?.ok) {
       complete = false;
       continue;
     }
-    categories.push({ name, tokens: counts.tokens, verifySteps: counts.verifySteps, outputTokPerS: thr });
+    categories.push({
+      name,
+      tokens: counts.tokens,
+      verifySteps: counts.verifySteps,
+      outputTokPerS: thr,
+    });
   }
   const tokens = categories.reduce((s, c) => s + c.tokens, 0);
   const steps = categories.reduce((s, c) => s + c.verifySteps, 0);
-  if (complete && tokens === total.tokens && steps === total.verifySteps) return { ok: true, categories };
+  if (complete && tokens === total.tokens && steps === total.verifySteps)
+    return { ok: true, categories };
   return { ok: false, reported };
 }
 

@@ -2,10 +2,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
+
+import { fixturesDir } from "../../test/support/fixtures";
 import type { BenchmarkPointInput, ClientFrameInput } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
 import { checkFrame } from "../protocol/validate";
-import { fixturesDir } from "../../test/support/fixtures";
 import { utf8ByteLength } from "./benchmark-common";
 import type { ImportedRun } from "./index";
 

@@ -11,7 +11,11 @@ import type { RepeatedStepsSummary } from "./training-repeats";
  */
 
 /** Training log formats the importers understand (one module each). */
-export const TRAINING_FORMATS = ["hf-trainer-state", "llamafactory-trainer-log", "metrics-csv"] as const;
+export const TRAINING_FORMATS = [
+  "hf-trainer-state",
+  "llamafactory-trainer-log",
+  "metrics-csv",
+] as const;
 /**
  * `"hf-trainer-state"` (Transformers `Trainer` trainer_state.json), `"llamafactory-trainer-log"`
  * (LLaMA-Factory trainer_log.jsonl) or `"metrics-csv"` (CSV tables with a `step` column).
@@ -72,7 +76,8 @@ export class TrainingImportError extends Error {
 }
 
 /** Outcome of reading one metric value: a number, nothing to store (null, bool, nested), or a string that is no number. */
-export type MetricValue = { kind: "value"; value: number } | { kind: "absent" } | { kind: "invalid"; message: string };
+export type MetricValue =
+  { kind: "value"; value: number } | { kind: "absent" } | { kind: "invalid"; message: string };
 
 const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
 const NON_FINITE = /^([-+]?)(nan|inf|infinity)$/i;
@@ -99,11 +104,20 @@ export function parseNumberLike(value: unknown): number | null {
  * without a problem: never stored as 0); any other string is "invalid".
  */
 export function readMetricValue(value: unknown): MetricValue {
-  if (value === null || value === undefined || typeof value === "boolean" || typeof value === "object") return { kind: "absent" };
+  if (
+    value === null ||
+    value === undefined ||
+    typeof value === "boolean" ||
+    typeof value === "object"
+  )
+    return { kind: "absent" };
   const n = parseNumberLike(value);
   if (n !== null) return { kind: "value", value: n };
   if (typeof value === "string" && value.trim() === "") return { kind: "absent" };
-  return { kind: "invalid", message: `not a number: ${JSON.stringify(String(value).slice(0, 60))}` };
+  return {
+    kind: "invalid",
+    message: `not a number: ${JSON.stringify(String(value).slice(0, 60))}`,
+  };
 }
 
 /**
@@ -111,7 +125,8 @@ export function readMetricValue(value: unknown): MetricValue {
  * integer, else null.
  */
 export function parseStepValue(value: unknown): number | null {
-  const n = typeof value === "string" ? (/^\s*\d+(?:\.0*)?\s*$/.test(value) ? Number(value) : null) : value;
+  const n =
+    typeof value === "string" ? (/^\s*\d+(?:\.0*)?\s*$/.test(value) ? Number(value) : null) : value;
   return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : null;
 }
 
@@ -152,11 +167,19 @@ export function collectMetrics(
     const v = readMetricValue(raw);
     if (v.kind === "absent") continue;
     if (v.kind === "invalid") {
-      problems.push({ file: where.file, line: where.line, message: `'${key.slice(0, 60)}' at step ${step}: ${v.message}; skipped` });
+      problems.push({
+        file: where.file,
+        line: where.line,
+        message: `'${key.slice(0, 60)}' at step ${step}: ${v.message}; skipped`,
+      });
       continue;
     }
     if (key.length === 0 || key.length > MAX_METRIC_KEY_CHARS) {
-      problems.push({ file: where.file, line: where.line, message: `metric key of ${key.length} chars (1..${MAX_METRIC_KEY_CHARS} allowed); skipped` });
+      problems.push({
+        file: where.file,
+        line: where.line,
+        message: `metric key of ${key.length} chars (1..${MAX_METRIC_KEY_CHARS} allowed); skipped`,
+      });
       continue;
     }
     out.push({ key, step, value: v.value });

@@ -6,7 +6,12 @@ import { parseDistinct } from "./import-files";
 import { llamaFactoryTrainerLog } from "./llamafactory-trainer-log";
 import { metricsCsv } from "./metrics-csv";
 import type { ParsedTrainingLog, TrainingFormat, TrainingFormatModule } from "./training-common";
-import { buildTrainingRuns, checkTrainingOptions, type TrainingImportOptions, type TrainingImportResult } from "./training-run";
+import {
+  buildTrainingRuns,
+  checkTrainingOptions,
+  type TrainingImportOptions,
+  type TrainingImportResult,
+} from "./training-run";
 
 /**
  * Training-log entry points: detection across the training formats, parsing one file, importing
@@ -14,10 +19,15 @@ import { buildTrainingRuns, checkTrainingOptions, type TrainingImportOptions, ty
  */
 
 /** The training log modules, in detection order (their marker keys never overlap). */
-const TRAINING_MODULES: readonly TrainingFormatModule[] = [metricsCsv, hfTrainerState, llamaFactoryTrainerLog];
+const TRAINING_MODULES: readonly TrainingFormatModule[] = [
+  metricsCsv,
+  hfTrainerState,
+  llamaFactoryTrainerLog,
+];
 
 /** What a training file was expected to be, for error messages. */
-export const TRAINING_FILES = "training log (expected a Hugging Face trainer_state.json, a LLaMA-Factory trainer_log.jsonl or a CSV metric table with a step column)";
+export const TRAINING_FILES =
+  "training log (expected a Hugging Face trainer_state.json, a LLaMA-Factory trainer_log.jsonl or a CSV metric table with a step column)";
 
 /**
  * Detects a training log's format from its content (key presence, never version strings): a line
@@ -29,7 +39,10 @@ export const TRAINING_FILES = "training log (expected a Hugging Face trainer_sta
 export function detectTrainingFormat(text: string): TrainingFormat | null {
   const byText = TRAINING_MODULES.find((m) => m.recognisesText?.(text));
   if (byText) return byText.format;
-  const mod = detectByLines(text, (value) => TRAINING_MODULES.find((m) => m.recognises(value)) ?? null);
+  const mod = detectByLines(
+    text,
+    (value) => TRAINING_MODULES.find((m) => m.recognises(value)) ?? null,
+  );
   return mod?.format ?? null;
 }
 
@@ -38,15 +51,28 @@ export function detectTrainingFormat(text: string): TrainingFormat | null {
  * @throws UnknownFormatError when it is no training log; TrainingImportError when it looked like
  *   one but holds no usable record (e.g. a truncated trainer_state.json).
  */
-export function parseTrainingFile(file: ImportFile): { parsed: ParsedTrainingLog; problems: ImportProblem[] } {
+export function parseTrainingFile(file: ImportFile): {
+  parsed: ParsedTrainingLog;
+  problems: ImportProblem[];
+} {
   return parseTrainingFileAs(file, TRAINING_FILES);
 }
 
 /** {@link parseTrainingFile} naming `expected` in the error for a file that is no training log. */
-export function parseTrainingFileAs(file: ImportFile, expected: string): { parsed: ParsedTrainingLog; problems: ImportProblem[] } {
+export function parseTrainingFileAs(
+  file: ImportFile,
+  expected: string,
+): { parsed: ParsedTrainingLog; problems: ImportProblem[] } {
   const format = detectTrainingFormat(file.text);
   const mod = TRAINING_MODULES.find((m) => m.format === format);
-  if (!mod) throw new UnknownFormatError(file.path, file.text.trim() === "" ? "the file is empty" : "no trainer_state.json document or trainer_log line found", expected);
+  if (!mod)
+    throw new UnknownFormatError(
+      file.path,
+      file.text.trim() === ""
+        ? "the file is empty"
+        : "no trainer_state.json document or trainer_log line found",
+      expected,
+    );
   return mod.parse(file.path, file.text);
 }
 
@@ -62,12 +88,19 @@ export function parseTrainingFileAs(file: ImportFile, expected: string): { parse
  * @throws TrainingImportError for invalid options, an unreadable trainer_state.json, or a name
  *   given for files of several training runs.
  */
-export function importTrainingFiles(files: readonly ImportFile[], opts: TrainingImportOptions = {}): TrainingImportResult {
+export function importTrainingFiles(
+  files: readonly ImportFile[],
+  opts: TrainingImportOptions = {},
+): TrainingImportResult {
   return importTrainingFilesAs(files, opts, TRAINING_FILES);
 }
 
 /** {@link importTrainingFiles} naming `expected` in the error for a file that is no training log. */
-export function importTrainingFilesAs(files: readonly ImportFile[], opts: TrainingImportOptions, expected: string): TrainingImportResult {
+export function importTrainingFilesAs(
+  files: readonly ImportFile[],
+  opts: TrainingImportOptions,
+  expected: string,
+): TrainingImportResult {
   const options = checkTrainingOptions(opts);
   const { parsed, problems } = parseDistinct(files, (file) => parseTrainingFileAs(file, expected));
   const built = buildTrainingRuns(parsed, options);

@@ -54,7 +54,11 @@ export class RepeatedSteps {
 
   /** The counts so far. */
   summary(): RepeatedStepsSummary {
-    return { steps: this.repeated.size, differing: this.differ.size, maxTimes: this.repeated.size === 0 ? 0 : this.maxTimes };
+    return {
+      steps: this.repeated.size,
+      differing: this.differ.size,
+      maxTimes: this.repeated.size === 0 ? 0 : this.maxTimes,
+    };
   }
 }
 
@@ -65,6 +69,7 @@ export class RepeatedSteps {
 export function describeRepeatedSteps(r: RepeatedStepsSummary): string | null {
   if (r.steps === 0) return null;
   const times = r.maxTimes === 2 ? "twice" : "more than once";
-  const differing = r.differing === 0 ? "all with the same values" : `${r.differing} with different values`;
+  const differing =
+    r.differing === 0 ? "all with the same values" : `${r.differing} with different values`;
   return `${r.steps} step${r.steps === 1 ? "" : "s"} logged ${times} (${differing}); later values kept`;
 }

@@ -1,8 +1,25 @@
-import { MAX_FRAME_BYTES, PROTOCOL_VERSION, type ClientFrameInput, type MetricPointInput } from "../protocol/frames";
-import { baseName, naturalCompare, setOwn, sha256Hex, type ImportProblem, type JsonObject } from "./benchmark-common";
+import {
+  MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  type ClientFrameInput,
+  type MetricPointInput,
+} from "../protocol/frames";
+import {
+  baseName,
+  naturalCompare,
+  setOwn,
+  sha256Hex,
+  type ImportProblem,
+  type JsonObject,
+} from "./benchmark-common";
 import { chunkBySize, envelopeBytes, frameId, withId } from "./frame-building";
 import { checkFrameLimit, checkRunLabels } from "./import-files";
-import { TrainingImportError, type ParsedTrainingLog, type TrainingFormat, type TrainingMetric } from "./training-common";
+import {
+  TrainingImportError,
+  type ParsedTrainingLog,
+  type TrainingFormat,
+  type TrainingMetric,
+} from "./training-common";
 import type { RepeatedStepsSummary } from "./training-repeats";
 
 /**
@@ -83,8 +100,22 @@ export function checkTrainingOptions(opts: TrainingImportOptions): CheckedTraini
   const fail = (message: string) => new TrainingImportError(null, message);
   return {
     ...checkRunLabels(opts, fail),
-    maxPointsPerFrame: checkFrameLimit(opts.maxPointsPerFrame, DEFAULT_MAX_METRIC_POINTS_PER_FRAME, 1, 10_000, "maxPointsPerFrame", fail),
-    maxFrameBytes: checkFrameLimit(opts.maxFrameBytes, DEFAULT_MAX_METRIC_FRAME_BYTES, 4096, MAX_FRAME_BYTES, "maxFrameBytes", fail),
+    maxPointsPerFrame: checkFrameLimit(
+      opts.maxPointsPerFrame,
+      DEFAULT_MAX_METRIC_POINTS_PER_FRAME,
+      1,
+      10_000,
+      "maxPointsPerFrame",
+      fail,
+    ),
+    maxFrameBytes: checkFrameLimit(
+      opts.maxFrameBytes,
+      DEFAULT_MAX_METRIC_FRAME_BYTES,
+      4096,
+      MAX_FRAME_BYTES,
+      "maxFrameBytes",
+      fail,
+    ),
   };
 }
 
@@ -101,7 +132,8 @@ export function trainingRunKey(identity: string): string {
 export function defaultTrainingRunName(path: string): string {
   const parts = path.split(/[\\/]/).filter((p) => p !== "" && p !== ".");
   parts.pop();
-  while (parts.length > 0 && /^checkpoint-\d+$/.test(parts[parts.length - 1] as string)) parts.pop();
+  while (parts.length > 0 && /^checkpoint-\d+$/.test(parts[parts.length - 1] as string))
+    parts.pop();
   const folder = parts[parts.length - 1];
   return (folder === undefined || folder === ".." ? baseName(path) : folder).slice(0, 300);
 }
@@ -142,7 +174,10 @@ type RunEndInput = Extract<ClientFrameInput, { type: "run.end" }>;
  * Frame ids hash their content, so the same input gives identical frames.
  * @throws TrainingImportError when `opts.name` is given for logs of more than one training run.
  */
-export function buildTrainingRuns(logs: readonly ParsedTrainingLog[], opts: CheckedTrainingOptions): TrainingImportResult {
+export function buildTrainingRuns(
+  logs: readonly ParsedTrainingLog[],
+  opts: CheckedTrainingOptions,
+): TrainingImportResult {
   const groups = new Map<string, ParsedTrainingLog[]>();
   for (const log of logs) {
     const key = trainingRunKey(log.identity);
@@ -164,16 +199,29 @@ export function buildTrainingRuns(logs: readonly ParsedTrainingLog[], opts: Chec
     const ordered = [...group].sort(snapshotOrder);
     const newest = ordered[ordered.length - 1] as ParsedTrainingLog;
     if (ordered.every((l) => l.metrics.length === 0 && l.lastStep === null)) {
-      for (const l of ordered) problems.push({ file: l.path, line: 0, message: "no training step in this log; nothing imported" });
+      for (const l of ordered)
+        problems.push({
+          file: l.path,
+          line: 0,
+          message: "no training step in this log; nothing imported",
+        });
       continue;
     }
     runs.push(buildOne(runKey, ordered, newest, opts));
   }
-  runs.sort((a, b) => naturalCompare(a.files.at(-1) ?? "", b.files.at(-1) ?? "") || (a.runKey < b.runKey ? -1 : 1));
+  runs.sort(
+    (a, b) =>
+      naturalCompare(a.files.at(-1) ?? "", b.files.at(-1) ?? "") || (a.runKey < b.runKey ? -1 : 1),
+  );
   return { runs, problems };
 }
 
-function buildOne(runKey: string, ordered: ParsedTrainingLog[], newest: ParsedTrainingLog, opts: CheckedTrainingOptions): ImportedTrainingRun {
+function buildOne(
+  runKey: string,
+  ordered: ParsedTrainingLog[],
+  newest: ParsedTrainingLog,
+  opts: CheckedTrainingOptions,
+): ImportedTrainingRun {
   const byPoint = new Map<string, TrainingMetric>();
   for (const log of ordered) {
     for (const m of log.metrics) {
@@ -187,10 +235,15 @@ function buildOne(runKey: string, ordered: ParsedTrainingLog[], newest: ParsedTr
     .map((m) => ({ key: m.key, step: m.step, value: m.value }));
 
   let lastStep: number | null = null;
-  for (const log of ordered) if (log.lastStep !== null) lastStep = Math.max(lastStep ?? 0, log.lastStep);
+  for (const log of ordered)
+    if (log.lastStep !== null) lastStep = Math.max(lastStep ?? 0, log.lastStep);
   const totalSteps = newest.totalSteps;
   const finished = ordered.some((l) => l.finished && l.lastStep === newest.lastStep);
-  const startedAtMs = ordered.reduce<number | null>((min, l) => (l.startedAtMs === null ? min : min === null ? l.startedAtMs : Math.min(min, l.startedAtMs)), null);
+  const startedAtMs = ordered.reduce<number | null>(
+    (min, l) =>
+      l.startedAtMs === null ? min : min === null ? l.startedAtMs : Math.min(min, l.startedAtMs),
+    null,
+  );
   const endedAtMs = newest.endedAtMs;
 
   const sourceFiles = [...new Set(ordered.map((l) => baseName(l.path)))];
@@ -215,8 +268,17 @@ function buildOne(runKey: string, ordered: ParsedTrainingLog[], newest: ParsedTr
   const startId = frameId(runKey, "start", startBody);
   const frames: ClientFrameInput[] = [withId(startBody, startId)];
 
-  for (const chunk of chunkBySize(points, opts.maxPointsPerFrame, opts.maxFrameBytes - envelopeBytes(runKey, "run.metrics", "metrics", "points"))) {
-    const body: Omit<RunMetricsInput, "id"> = { v: PROTOCOL_VERSION, type: "run.metrics", run: runKey, points: chunk };
+  for (const chunk of chunkBySize(
+    points,
+    opts.maxPointsPerFrame,
+    opts.maxFrameBytes - envelopeBytes(runKey, "run.metrics", "metrics", "points"),
+  )) {
+    const body: Omit<RunMetricsInput, "id"> = {
+      v: PROTOCOL_VERSION,
+      type: "run.metrics",
+      run: runKey,
+      points: chunk,
+    };
     frames.push(withId(body, frameId(runKey, "metrics", body)));
   }
 

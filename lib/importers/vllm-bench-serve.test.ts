@@ -1,7 +1,18 @@
 import { describe, expect, test } from "vitest";
+
 import { detectFormat, importBenchmarkFiles } from "./index";
+import {
+  at,
+  endOf,
+  expectValidFrames,
+  fixture,
+  fixtureFiles,
+  onlyRun,
+  pointsOf,
+  pyJson,
+  startOf,
+} from "./testing";
 import { vllmMetadata } from "./vllm-bench-serve";
-import { at, endOf, expectValidFrames, fixture, fixtureFiles, onlyRun, pointsOf, pyJson, startOf } from "./testing";
 
 const FOLDER = "vllm-bench-serve";
 const NERDALERT = "nerdalert_2025-05_benchmark_serving_results.jsonl";
@@ -28,7 +39,17 @@ describe("vLLM bench serve fixtures", () => {
     const points = pointsOf(run);
     expect(run.pointCount).toBe(9);
     expect(points.map((p) => p.requestRate)).toEqual([10, 30, null, 10, 30, null, 10, 30, null]);
-    expect(points.map((p) => p.requestRateUnbounded ?? false)).toEqual([false, false, true, false, false, true, false, false, true]);
+    expect(points.map((p) => p.requestRateUnbounded ?? false)).toEqual([
+      false,
+      false,
+      true,
+      false,
+      false,
+      true,
+      false,
+      false,
+      true,
+    ]);
     expect(points.map((p) => p.concurrency)).toEqual(Array(9).fill(null));
     expect(points.map((p) => p.completed)).toEqual([300, 900, 900, 300, 900, 900, 300, 900, 900]);
 
@@ -50,12 +71,19 @@ describe("vLLM bench serve fixtures", () => {
     expect(at(points, 0).outputLen).toBe(500);
     // Legacy typo key kept verbatim in raw; metadata strings kept verbatim there too.
     expect(at(points, 0).raw).toHaveProperty(["request_goodput:"], null);
-    expect(at(points, 0).raw).toMatchObject({ prefill_replicas: "0", input_len: "1000", request_rate: 10, date: "20250530-194738" });
+    expect(at(points, 0).raw).toMatchObject({
+      prefill_replicas: "0",
+      input_len: "1000",
+      request_rate: 10,
+      date: "20250530-194738",
+    });
     expect(at(points, 2).raw?.request_rate).toBe("inf");
 
     const start = startOf(run);
     // `date` is written when each result is saved (end of its run); read as UTC.
-    expect(start.startedAt).toBe(Date.UTC(2025, 4, 30, 19, 47, 38) - Math.round(35.84472489100017 * 1000));
+    expect(start.startedAt).toBe(
+      Date.UTC(2025, 4, 30, 19, 47, 38) - Math.round(35.84472489100017 * 1000),
+    );
     expect(endOf(run).endedAt).toBe(Date.UTC(2025, 4, 30, 20, 13, 4));
     expect(start.config).toMatchObject({
       format: "vllm-bench-serve",
@@ -146,7 +174,9 @@ const detailed = {
 
 describe("vLLM single-object --save-result JSON (synthetic, newest writer)", () => {
   const text = pyJson(detailed); // json.dump: one object, no trailing newline
-  const result = importBenchmarkFiles([{ path: "results/openai-chat-infqps-concurrency8-Qwen3.6-27B-20260112-093005.json", text }]);
+  const result = importBenchmarkFiles([
+    { path: "results/openai-chat-infqps-concurrency8-Qwen3.6-27B-20260112-093005.json", text },
+  ]);
   const run = onlyRun(result);
   const p = at(pointsOf(run), 0);
 
@@ -174,7 +204,16 @@ describe("vLLM single-object --save-result JSON (synthetic, newest writer)", () 
   });
 
   test("raw drops per-request arrays (seconds) but keeps small lists and dynamic percentiles", () => {
-    for (const key of ["input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "generated_texts", "errors"]) {
+    for (const key of [
+      "input_lens",
+      "output_lens",
+      "ttfts",
+      "itls",
+      "latencies",
+      "start_times",
+      "generated_texts",
+      "errors",
+    ]) {
       expect(p.raw).not.toHaveProperty(key);
     }
     expect(p.raw).toHaveProperty(["p99.9_ttft_ms"], 2990.0);
@@ -189,7 +228,13 @@ describe("vLLM single-object --save-result JSON (synthetic, newest writer)", () 
       backend: "openai-chat",
       inputLen: 30000,
       outputLen: 1000,
-      metadata: { tp: 2, "random-input-len": 30000, gpu: "2xA6000", mem_fraction: 0.88, commit: "0a1b2c3" },
+      metadata: {
+        tp: 2,
+        "random-input-len": 30000,
+        gpu: "2xA6000",
+        mem_fraction: 0.88,
+        commit: "0a1b2c3",
+      },
     });
     expect(start.config).not.toHaveProperty("engine");
     expect(start.config).not.toHaveProperty("label");
@@ -245,7 +290,12 @@ describe("vLLM legacy and edge rows", () => {
     expectValidFrames(run.frames);
     const p = at(pointsOf(run), 0);
     expect(p.raw).toHaveProperty(["request_goodput:"], 0.9);
-    expect([p.ttftMsMean, p.ttftMsP99, p.tpotMsMean, p.itlMsMedian]).toEqual([null, null, null, null]);
+    expect([p.ttftMsMean, p.ttftMsP99, p.tpotMsMean, p.itlMsMedian]).toEqual([
+      null,
+      null,
+      null,
+      null,
+    ]);
     expect(p.inputLen).toBe(500);
     expect(p.outputLen).toBe(128);
     expect(p.failed).toBeNull();
@@ -269,14 +319,30 @@ describe("vLLM legacy and edge rows", () => {
     const p = at(pointsOf(run), 0);
     expect(p.completed).toBe(0);
     expect(p.failed).toBe(10);
-    expect([p.outputTokPerS, p.totalTokPerS, p.requestThroughput, p.e2eMsMean]).toEqual([null, null, null, null]);
+    expect([p.outputTokPerS, p.totalTokPerS, p.requestThroughput, p.e2eMsMean]).toEqual([
+      null,
+      null,
+      null,
+      null,
+    ]);
     expect(p.inputLen).toBeNull();
     expect(endOf(run).status).toBe("failed");
     expect(endOf(run).error).toMatch(/completed = 0/);
   });
 
   test("vllmMetadata: only unknown string keys, numeric strings coerced", () => {
-    expect(vllmMetadata({ date: "20250101-120000", backend: "vllm", tp: "1", input_len: "1000", name: "x", n: 5, rate: "0.5", v: "1.2.3" })).toEqual({
+    expect(
+      vllmMetadata({
+        date: "20250101-120000",
+        backend: "vllm",
+        tp: "1",
+        input_len: "1000",
+        name: "x",
+        n: 5,
+        rate: "0.5",
+        v: "1.2.3",
+      }),
+    ).toEqual({
       tp: 1,
       input_len: 1000,
       name: "x",

@@ -75,8 +75,20 @@ const WRITER_STRING_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /** Metadata keys read as the configured input / output length, in order of preference. */
-const INPUT_LEN_KEYS = ["input_len", "input-len", "random_input_len", "random-input-len", "isl"] as const;
-const OUTPUT_LEN_KEYS = ["output_len", "output-len", "random_output_len", "random-output-len", "osl"] as const;
+const INPUT_LEN_KEYS = [
+  "input_len",
+  "input-len",
+  "random_input_len",
+  "random-input-len",
+  "isl",
+] as const;
+const OUTPUT_LEN_KEYS = [
+  "output_len",
+  "output-len",
+  "random_output_len",
+  "random-output-len",
+  "osl",
+] as const;
 
 /**
  * The `--metadata KEY=VALUE` pairs of a vLLM result row: every top-level string value whose key
@@ -88,7 +100,8 @@ export function vllmMetadata(row: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(row)) {
     if (key === "run_number") break;
-    if (typeof value === "string" && !WRITER_STRING_KEYS.has(key)) setOwn(out, key, coerceNumericString(value));
+    if (typeof value === "string" && !WRITER_STRING_KEYS.has(key))
+      setOwn(out, key, coerceNumericString(value));
   }
   return out;
 }
@@ -119,8 +132,10 @@ function mapRow(row: JsonObject): RowMapping {
   const completed = nonNegIntOrNull(row.completed);
   const allFailed = completed === 0;
   const meta = vllmMetadata(row);
-  const inputLen = firstLength(meta, INPUT_LEN_KEYS) ?? meanLength(row.total_input_tokens, completed);
-  const outputLen = firstLength(meta, OUTPUT_LEN_KEYS) ?? meanLength(row.total_output_tokens, completed);
+  const inputLen =
+    firstLength(meta, INPUT_LEN_KEYS) ?? meanLength(row.total_input_tokens, completed);
+  const outputLen =
+    firstLength(meta, OUTPUT_LEN_KEYS) ?? meanLength(row.total_output_tokens, completed);
   const dataset = datasetOrNull(row.dataset_name) ?? datasetOrNull(meta.dataset);
   const durationS = numberOrNull(row.duration);
 
@@ -178,7 +193,10 @@ function mapRow(row: JsonObject): RowMapping {
   const endedAtMs = parseZonelessDate(row.date);
   if (endedAtMs !== null) {
     mapping.endedAtMs = endedAtMs;
-    const d = durationS !== null && Number.isFinite(durationS) && durationS >= 0 ? Math.round(durationS * 1000) : 0;
+    const d =
+      durationS !== null && Number.isFinite(durationS) && durationS >= 0
+        ? Math.round(durationS * 1000)
+        : 0;
     mapping.startedAtMs = Math.max(0, endedAtMs - d);
   }
   return mapping;

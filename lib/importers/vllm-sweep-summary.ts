@@ -1,5 +1,11 @@
 import { parseLenientJson, stringifyJson } from "../protocol/json";
-import { isPlainObject, setOwn, type ImportProblem, type JsonObject, type SourceRecord } from "./benchmark-common";
+import {
+  isPlainObject,
+  setOwn,
+  type ImportProblem,
+  type JsonObject,
+  type SourceRecord,
+} from "./benchmark-common";
 import { topLevelArrayElementLines } from "./hf-trainer-state";
 
 /**
@@ -26,7 +32,10 @@ import { topLevelArrayElementLines } from "./hf-trainer-state";
  * Elements that are not objects are problems. Null when the text is not a JSON array document
  * (JSON lines, one object, not JSON), so callers fall back to line reading. Never throws.
  */
-export function readJsonArrayRecords(file: string, text: string): { records: SourceRecord[]; problems: ImportProblem[] } | null {
+export function readJsonArrayRecords(
+  file: string,
+  text: string,
+): { records: SourceRecord[]; problems: ImportProblem[] } | null {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (!body.trimStart().startsWith("[")) return null;
   let doc: unknown;
@@ -42,7 +51,12 @@ export function readJsonArrayRecords(file: string, text: string): { records: Sou
   doc.forEach((element, i) => {
     const line = lines.length === doc.length ? (lines[i] as number) : 1;
     if (isPlainObject(element)) records.push({ line, text: stringifyJson(element), row: element });
-    else problems.push({ file, line, message: `element ${i} of the JSON array is not an object (one benchmark result per element); skipped` });
+    else
+      problems.push({
+        file,
+        line,
+        message: `element ${i} of the JSON array is not an object (one benchmark result per element); skipped`,
+      });
   });
   return { records, problems };
 }

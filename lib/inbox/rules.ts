@@ -1,6 +1,7 @@
 import path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
+
 export { ruleLabel } from "./rule-label";
 
 /**
@@ -38,7 +39,10 @@ export const inboxRuleInput = z
       .trim()
       .min(1)
       .max(200)
-      .regex(/^[A-Za-z0-9_.*?:-]+$/, "a tool name (Bash, Edit, mcp__server__tool) or a glob of one (mcp__github__*, *)"),
+      .regex(
+        /^[A-Za-z0-9_.*?:-]+$/,
+        "a tool name (Bash, Edit, mcp__server__tool) or a glob of one (mcp__github__*, *)",
+      ),
     pattern: z.string().trim().min(1).max(2000),
     message: z
       .string()
@@ -128,7 +132,9 @@ function glob(pattern: string, opts: { bash: boolean; nocase?: boolean }): (s: s
 }
 
 function pathMatches(pattern: string, file: string, cwd: string | null): boolean {
-  const abs = path.posix.normalize(cwd && !file.startsWith("/") ? path.posix.join(cwd, file) : file);
+  const abs = path.posix.normalize(
+    cwd && !file.startsWith("/") ? path.posix.join(cwd, file) : file,
+  );
   const m = glob(pattern, { bash: false });
   if (m(abs)) return true;
   if (cwd) {
@@ -164,7 +170,14 @@ export function ruleMatches(rule: RuleSpec, target: RuleTarget): boolean {
 }
 
 /** The rule that decides `target`: the first (lowest id) matching deny rule, else the first matching allow rule; null = ask a person. */
-export function decideByRules<R extends RuleSpec>(rules: readonly R[], target: RuleTarget): R | null {
+export function decideByRules<R extends RuleSpec>(
+  rules: readonly R[],
+  target: RuleTarget,
+): R | null {
   const sorted = [...rules].sort((a, b) => a.id - b.id);
-  return sorted.find((r) => r.effect === "deny" && ruleMatches(r, target)) ?? sorted.find((r) => r.effect === "allow" && ruleMatches(r, target)) ?? null;
+  return (
+    sorted.find((r) => r.effect === "deny" && ruleMatches(r, target)) ??
+    sorted.find((r) => r.effect === "allow" && ruleMatches(r, target)) ??
+    null
+  );
 }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+
 import { monotonicAnchors, placeAnnotations, runAnnotations, stepAtTime } from "./annotations";
 
 const T0 = Date.parse("2026-12-01T00:00:00Z");
@@ -37,7 +38,11 @@ describe("runAnnotations", () => {
 
 describe("placement by time", () => {
   test("interpolates between anchors and gives null outside them", () => {
-    const anchors = [{ tMs: 0, step: 0 }, { tMs: 100, step: 1000 }, { tMs: 200, step: 1500 }];
+    const anchors = [
+      { tMs: 0, step: 0 },
+      { tMs: 100, step: 1000 },
+      { tMs: 200, step: 1500 },
+    ];
     expect(stepAtTime(anchors, 50)).toBe(500);
     expect(stepAtTime(anchors, 150)).toBe(1250);
     expect(stepAtTime(anchors, 200)).toBe(1500);
@@ -47,16 +52,31 @@ describe("placement by time", () => {
   });
 
   test("anchors whose step goes back in time are dropped", () => {
-    expect(monotonicAnchors([{ tMs: 200, step: 50 }, { tMs: 0, step: 0 }, { tMs: 100, step: 100 }])).toEqual([{ tMs: 0, step: 0 }, { tMs: 100, step: 100 }]);
+    expect(
+      monotonicAnchors([
+        { tMs: 200, step: 50 },
+        { tMs: 0, step: 0 },
+        { tMs: 100, step: 100 },
+      ]),
+    ).toEqual([
+      { tMs: 0, step: 0 },
+      { tMs: 100, step: 100 },
+    ]);
   });
 
   test("checkpoints sit at their step and serve as anchors for events between them", () => {
     const anns = runAnnotations({
       artifacts: [{ kind: "checkpoint", step: 1000, ts: iso(T0 + 100_000), uri: "s3://c" }],
-      events: [{ ts: iso(T0 + 150_000), level: "warn", message: "slow", code: null }, { ts: iso(T0 + 999_000), level: "warn", message: "after the last push", code: null }],
+      events: [
+        { ts: iso(T0 + 150_000), level: "warn", message: "slow", code: null },
+        { ts: iso(T0 + 999_000), level: "warn", message: "after the last push", code: null },
+      ],
       plans: [],
     });
-    const placed = placeAnnotations(anns, [{ tMs: T0, step: 0 }, { tMs: T0 + 200_000, step: 3000 }]);
+    const placed = placeAnnotations(anns, [
+      { tMs: T0, step: 0 },
+      { tMs: T0 + 200_000, step: 3000 },
+    ]);
     expect(placed.map((p) => [p.label, p.x])).toEqual([
       ["checkpoint 1000", 1000],
       ["slow", 2000],

@@ -34,10 +34,19 @@ export interface StepAnchor {
 interface Inputs {
   artifacts: ReadonlyArray<{ kind: string; step: number | string | null; ts: string; uri: string }>;
   events: ReadonlyArray<{ ts: string; level: string; message: string; code: string | null }>;
-  plans: ReadonlyArray<{ title: string; state: string; decidedAt: string | null; decidedBy: string | null }>;
+  plans: ReadonlyArray<{
+    title: string;
+    state: string;
+    decidedAt: string | null;
+    decidedBy: string | null;
+  }>;
 }
 
-const PLAN_TONE: Record<string, RunAnnotation["tone"]> = { approved: "info", changes_requested: "warn", rejected: "failed" };
+const PLAN_TONE: Record<string, RunAnnotation["tone"]> = {
+  approved: "info",
+  changes_requested: "warn",
+  rejected: "failed",
+};
 
 /** The annotations of a run from its artifacts (checkpoints only), events (warn/error or coded) and decided plans. */
 export function runAnnotations({ artifacts, events, plans }: Inputs): RunAnnotation[] {
@@ -45,22 +54,42 @@ export function runAnnotations({ artifacts, events, plans }: Inputs): RunAnnotat
   for (const a of artifacts) {
     const step = a.step === null ? null : Number(a.step);
     if (a.kind !== "checkpoint" || step === null || !Number.isFinite(step)) continue;
-    out.push({ kind: "checkpoint", label: `checkpoint ${step}`, tMs: Date.parse(a.ts), step, tone: "info" });
+    out.push({
+      kind: "checkpoint",
+      label: `checkpoint ${step}`,
+      tMs: Date.parse(a.ts),
+      step,
+      tone: "info",
+    });
   }
   for (const e of events) {
     if (e.level !== "warn" && e.level !== "error" && e.code === null) continue;
-    out.push({ kind: "event", label: e.message, tMs: Date.parse(e.ts), step: null, tone: e.level === "error" ? "failed" : "warn" });
+    out.push({
+      kind: "event",
+      label: e.message,
+      tMs: Date.parse(e.ts),
+      step: null,
+      tone: e.level === "error" ? "failed" : "warn",
+    });
   }
   for (const p of plans) {
     if (!p.decidedAt || !(p.state in PLAN_TONE)) continue;
-    out.push({ kind: "plan", label: `plan ${p.state.replace("_", " ")}: ${p.title}${p.decidedBy ? ` (${p.decidedBy})` : ""}`, tMs: Date.parse(p.decidedAt), step: null, tone: PLAN_TONE[p.state]! });
+    out.push({
+      kind: "plan",
+      label: `plan ${p.state.replace("_", " ")}: ${p.title}${p.decidedBy ? ` (${p.decidedBy})` : ""}`,
+      tMs: Date.parse(p.decidedAt),
+      step: null,
+      tone: PLAN_TONE[p.state]!,
+    });
   }
   return out.filter((a) => Number.isFinite(a.tMs)).sort((a, b) => a.tMs - b.tMs);
 }
 
 /** Anchors sorted by time with steps that never go back (a later anchor with a lower step is dropped). */
 export function monotonicAnchors(anchors: readonly StepAnchor[]): StepAnchor[] {
-  const sorted = anchors.filter((a) => Number.isFinite(a.tMs) && Number.isFinite(a.step)).sort((a, b) => a.tMs - b.tMs || a.step - b.step);
+  const sorted = anchors
+    .filter((a) => Number.isFinite(a.tMs) && Number.isFinite(a.step))
+    .sort((a, b) => a.tMs - b.tMs || a.step - b.step);
   const out: StepAnchor[] = [];
   for (const a of sorted) if (out.length === 0 || a.step >= out[out.length - 1]!.step) out.push(a);
   return out;
@@ -68,11 +97,15 @@ export function monotonicAnchors(anchors: readonly StepAnchor[]): StepAnchor[] {
 
 /** The step at time `tMs` by linear interpolation between anchors; null outside them (or with fewer than two). */
 export function stepAtTime(anchors: readonly StepAnchor[], tMs: number): number | null {
-  if (anchors.length < 2 || tMs < anchors[0]!.tMs || tMs > anchors[anchors.length - 1]!.tMs) return null;
+  if (anchors.length < 2 || tMs < anchors[0]!.tMs || tMs > anchors[anchors.length - 1]!.tMs)
+    return null;
   for (let i = 1; i < anchors.length; i++) {
     const a = anchors[i - 1]!;
     const b = anchors[i]!;
-    if (tMs <= b.tMs) return b.tMs === a.tMs ? b.step : a.step + ((b.step - a.step) * (tMs - a.tMs)) / (b.tMs - a.tMs);
+    if (tMs <= b.tMs)
+      return b.tMs === a.tMs
+        ? b.step
+        : a.step + ((b.step - a.step) * (tMs - a.tMs)) / (b.tMs - a.tMs);
   }
   return null;
 }
@@ -82,8 +115,14 @@ export function stepAtTime(anchors: readonly StepAnchor[], tMs: number): number 
  * of their time (see {@link stepAtTime}; `anchors` should include the run's start and last push).
  * Those that cannot be placed are left off.
  */
-export function placeAnnotations(annotations: readonly RunAnnotation[], anchors: readonly StepAnchor[]): PlacedAnnotation[] {
-  const sorted = monotonicAnchors([...anchors, ...annotations.filter((a) => a.step !== null).map((a) => ({ tMs: a.tMs, step: a.step! }))]);
+export function placeAnnotations(
+  annotations: readonly RunAnnotation[],
+  anchors: readonly StepAnchor[],
+): PlacedAnnotation[] {
+  const sorted = monotonicAnchors([
+    ...anchors,
+    ...annotations.filter((a) => a.step !== null).map((a) => ({ tMs: a.tMs, step: a.step! })),
+  ]);
   const out: PlacedAnnotation[] = [];
   for (const a of annotations) {
     const x = a.step ?? stepAtTime(sorted, a.tMs);

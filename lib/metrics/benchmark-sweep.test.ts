@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+
 import type { BenchmarkPointView } from "../view-models";
-import { benchmarkPoint } from "./testing";
 import {
   decodeAtPeakNote,
   decodeTokPerS,
@@ -15,6 +15,7 @@ import {
   sweepX,
   varyingConfigKeys,
 } from "./benchmark-sweep";
+import { benchmarkPoint } from "./testing";
 
 function pt(over: Partial<BenchmarkPointView>): BenchmarkPointView {
   return benchmarkPoint({ requestThroughput: 1, totalTokPerS: 200, ...over });
@@ -41,7 +42,11 @@ describe("sweep axis", () => {
     expect(sweepPointLabel(32, s)).toBe("C=32");
   });
   it("uses the request rate otherwise and puts an unbounded rate one log2 step right of the highest", () => {
-    const pts = [pt({ requestRate: 10 }), pt({ requestRate: 30 }), pt({ requestRateUnbounded: true })];
+    const pts = [
+      pt({ requestRate: 10 }),
+      pt({ requestRate: 30 }),
+      pt({ requestRateUnbounded: true }),
+    ];
     const s = sweepScale(pts);
     expect(s).toEqual({ kind: "requestRate", unboundedX: 60 });
     expect(pts.map((p) => sweepX(p, s))).toEqual([10, 30, 60]);
@@ -68,7 +73,12 @@ describe("plotData and headline", () => {
   it("never plots a failed point, and drops non-finite values from lines", () => {
     const s = { kind: "concurrency" as const, unboundedX: null };
     const data = plotData(
-      [pt({ concurrency: 4, outputTokPerS: 90 }), pt({ concurrency: 1, outputTokPerS: 26.5 }), pt({ concurrency: 8, completed: 0, outputTokPerS: 0 }), pt({ concurrency: 2, outputTokPerS: Number.NaN })],
+      [
+        pt({ concurrency: 4, outputTokPerS: 90 }),
+        pt({ concurrency: 1, outputTokPerS: 26.5 }),
+        pt({ concurrency: 8, completed: 0, outputTokPerS: 0 }),
+        pt({ concurrency: 2, outputTokPerS: Number.NaN }),
+      ],
       s,
     );
     expect(data.map((d) => [d.x, d.outputTokPerS])).toEqual([
@@ -94,7 +104,11 @@ describe("plotData and headline", () => {
   });
   it("has no figures when every point failed", () => {
     const pts = [pt({ concurrency: 1, completed: 0, outputTokPerS: 0 })];
-    expect(headline(pts, sweepScale(pts))).toMatchObject({ lowest: null, peak: null, failedCount: 1 });
+    expect(headline(pts, sweepScale(pts))).toMatchObject({
+      lowest: null,
+      peak: null,
+      failedCount: 1,
+    });
   });
 });
 
@@ -105,7 +119,11 @@ describe("groupSeries", () => {
     expect(g[0]?.label).toBe("");
   });
   it("splits by input/output length and labels only what differs", () => {
-    const g = groupSeries([pt({ inputLen: 30000 }), pt({ inputLen: 60000 }), pt({ inputLen: 30000 })]);
+    const g = groupSeries([
+      pt({ inputLen: 30000 }),
+      pt({ inputLen: 60000 }),
+      pt({ inputLen: 30000 }),
+    ]);
     expect(g.map((x) => [x.label, x.points.length])).toEqual([
       ["30,000 in / 1,000 out", 2],
       ["60,000 in / 1,000 out", 1],
@@ -124,9 +142,19 @@ describe("groupSeries", () => {
     ]);
   });
   it("splits by config facts that vary between rows (vLLM --metadata)", () => {
-    const config = { metadata: { deployment: ["base", "kvcache"], gpu: "4xL40S" }, sourceFiles: ["a", "b"] };
+    const config = {
+      metadata: { deployment: ["base", "kvcache"], gpu: "4xL40S" },
+      sourceFiles: ["a", "b"],
+    };
     expect(varyingConfigKeys(config)).toEqual(["deployment"]);
-    const g = groupSeries([pt({ raw: { deployment: "base" } }), pt({ raw: { deployment: "kvcache" } }), pt({ raw: { deployment: "base" } })], config);
+    const g = groupSeries(
+      [
+        pt({ raw: { deployment: "base" } }),
+        pt({ raw: { deployment: "kvcache" } }),
+        pt({ raw: { deployment: "base" } }),
+      ],
+      config,
+    );
     expect(g.map((x) => [x.label, x.points.length])).toEqual([
       ["deployment: base", 2],
       ["deployment: kvcache", 1],
@@ -139,7 +167,10 @@ describe("a measured TPOT of 0 ms (issue 19)", () => {
     const scale = { kind: "concurrency" as const, unboundedX: null };
     const zero = headline([pt({ concurrency: 1, outputTokPerS: 50, tpotMsMedian: 0 })], scale);
     expect(decodeAtPeakNote(zero, "none")).toBe("median TPOT 0 ms");
-    const missing = headline([pt({ concurrency: 1, outputTokPerS: 50, tpotMsMedian: null })], scale);
+    const missing = headline(
+      [pt({ concurrency: 1, outputTokPerS: 50, tpotMsMedian: null })],
+      scale,
+    );
     expect(decodeAtPeakNote(missing, "none")).toBe("TPOT not measured");
     const measured = headline([pt({ concurrency: 1, outputTokPerS: 50, tpotMsMedian: 40 })], scale);
     expect(decodeAtPeakNote(measured, "none")).toBe("1000 / median TPOT");

@@ -1,5 +1,5 @@
-import type { BenchmarkPointView } from "../view-models";
 import { formatCompact, formatCount } from "../format";
+import type { BenchmarkPointView } from "../view-models";
 
 /**
  * Pure math behind the benchmark charts and headline figures: which axis a sweep varies, where a
@@ -35,12 +35,14 @@ export function plottable(v: number | null | undefined): number | null {
 /** Axis and "max" position for a set of points (pass all points drawn on one chart). */
 export function sweepScale(points: readonly BenchmarkPointView[]): SweepScale {
   // Concurrency sweeps are the common case, so an empty run (no points yet) gets that axis too.
-  if (points.length === 0 || points.some((p) => p.concurrency !== null)) return { kind: "concurrency", unboundedX: null };
+  if (points.length === 0 || points.some((p) => p.concurrency !== null))
+    return { kind: "concurrency", unboundedX: null };
   let maxRate = 0;
   let unbounded = false;
   for (const p of points) {
     if (p.requestRateUnbounded) unbounded = true;
-    else if (p.requestRate !== null && Number.isFinite(p.requestRate) && p.requestRate > maxRate) maxRate = p.requestRate;
+    else if (p.requestRate !== null && Number.isFinite(p.requestRate) && p.requestRate > maxRate)
+      maxRate = p.requestRate;
   }
   // One log2 step right of the highest finite rate, so "max" reads as "beyond everything measured".
   return { kind: "requestRate", unboundedX: unbounded ? (maxRate > 0 ? maxRate * 2 : 1) : null };
@@ -48,14 +50,18 @@ export function sweepScale(points: readonly BenchmarkPointView[]): SweepScale {
 
 /** Position of a point on the sweep axis (> 0, for a log scale); null when it cannot be placed. */
 export function sweepX(p: BenchmarkPointView, scale: SweepScale): number | null {
-  if (scale.kind === "concurrency") return p.concurrency !== null && p.concurrency > 0 ? p.concurrency : null;
+  if (scale.kind === "concurrency")
+    return p.concurrency !== null && p.concurrency > 0 ? p.concurrency : null;
   if (p.requestRateUnbounded) return scale.unboundedX;
-  return p.requestRate !== null && Number.isFinite(p.requestRate) && p.requestRate > 0 ? p.requestRate : null;
+  return p.requestRate !== null && Number.isFinite(p.requestRate) && p.requestRate > 0
+    ? p.requestRate
+    : null;
 }
 
 /** Tick text for an axis position: "32", "0.5", or "max" for the unbounded rate. */
 export function sweepTickLabel(x: number, scale: SweepScale): string {
-  if (scale.kind === "requestRate" && scale.unboundedX !== null && x === scale.unboundedX) return "max";
+  if (scale.kind === "requestRate" && scale.unboundedX !== null && x === scale.unboundedX)
+    return "max";
   return Number.isInteger(x) ? formatCount(x) : formatCompact(x);
 }
 
@@ -68,7 +74,9 @@ export function sweepPointLabel(x: number, scale: SweepScale): string {
 
 /** Axis title with its unit. */
 export function sweepAxisTitle(scale: SweepScale): string {
-  return scale.kind === "concurrency" ? "Concurrency (requests in flight, log₂)" : "Request rate (req/s, log₂)";
+  return scale.kind === "concurrency"
+    ? "Concurrency (requests in flight, log₂)"
+    : "Request rate (req/s, log₂)";
 }
 
 /**
@@ -108,7 +116,12 @@ export function varyingConfigKeys(config: Record<string, unknown>): string[] {
   const walk = (obj: Record<string, unknown>) => {
     for (const [k, v] of Object.entries(obj)) {
       if (LENGTH_KEYS.has(k)) continue;
-      if (Array.isArray(v) && v.length > 1 && v.every((x) => typeof x === "string" || typeof x === "number")) out.push(k);
+      if (
+        Array.isArray(v) &&
+        v.length > 1 &&
+        v.every((x) => typeof x === "string" || typeof x === "number")
+      )
+        out.push(k);
       else if (v && typeof v === "object" && !Array.isArray(v)) walk(v as Record<string, unknown>);
     }
   };
@@ -141,7 +154,9 @@ function datasetsWithPerPointLengths(points: readonly BenchmarkPointView[]): Set
     d.lengths.add(lengthsText(p));
     byDataset.set(p.dataset ?? "", d);
   }
-  return new Set([...byDataset].filter(([, d]) => d.n > 1 && d.lengths.size === d.n).map(([k]) => k));
+  return new Set(
+    [...byDataset].filter(([, d]) => d.n > 1 && d.lengths.size === d.n).map(([k]) => k),
+  );
 }
 
 /**
@@ -149,7 +164,10 @@ function datasetsWithPerPointLengths(points: readonly BenchmarkPointView[]): Set
  * varying config facts (see {@link varyingConfigKeys}), in order of first appearance. Labels name
  * only the parts that differ between groups.
  */
-export function groupSeries(points: readonly BenchmarkPointView[], config: Record<string, unknown> = {}): SeriesGroup[] {
+export function groupSeries(
+  points: readonly BenchmarkPointView[],
+  config: Record<string, unknown> = {},
+): SeriesGroup[] {
   const factKeys = varyingConfigKeys(config);
   const perPointLengths = datasetsWithPerPointLengths(points);
   const groups = new Map<string, { parts: GroupParts; points: BenchmarkPointView[] }>();
@@ -174,7 +192,10 @@ export function groupSeries(points: readonly BenchmarkPointView[], config: Recor
   return [...groups.entries()].map(([key, g]) => ({
     key,
     label: shown
-      .map((f) => g.parts[f] || (f === "dataset" ? "no dataset" : f === "lengths" ? "unknown lengths" : ""))
+      .map(
+        (f) =>
+          g.parts[f] || (f === "dataset" ? "no dataset" : f === "lengths" ? "unknown lengths" : ""),
+      )
       .filter(Boolean)
       .join(" · "),
     points: g.points,
@@ -196,7 +217,12 @@ export function plotData(points: readonly BenchmarkPointView[], scale: SweepScal
     if (isFailedPoint(p)) continue;
     const x = sweepX(p, scale);
     if (x === null) continue;
-    out.push({ x, point: p, outputTokPerS: plottable(p.outputTokPerS), decodeTokPerS: plottable(decodeTokPerS(p)) });
+    out.push({
+      x,
+      point: p,
+      outputTokPerS: plottable(p.outputTokPerS),
+      decodeTokPerS: plottable(decodeTokPerS(p)),
+    });
   }
   return out.sort((a, b) => a.x - b.x);
 }
@@ -243,7 +269,10 @@ export function headline(points: readonly BenchmarkPointView[], scale: SweepScal
     if (!lowest || d.x < lowest.x) lowest = { value: v, x: d.x, point: d.point };
     if (!peak || v > peak.value) peak = { value: v, x: d.x, point: d.point };
   }
-  const taus = points.filter((p) => !isFailedPoint(p)).map((p) => plottable(p.acceptLength)).filter((v): v is number => v !== null);
+  const taus = points
+    .filter((p) => !isFailedPoint(p))
+    .map((p) => plottable(p.acceptLength))
+    .filter((v): v is number => v !== null);
   const failedCount = points.filter(isFailedPoint).length;
   return {
     lowest,

@@ -7,8 +7,12 @@
 export type XYPoint = { x: number; y: number };
 
 /** Points sorted by x: all if ≤ maxPoints have finite y, else min-/max-y point of ⌊maxPoints/2⌋ equal-width x buckets; NaN/±∞ y always kept, non-finite x dropped; total = input length; RangeError if maxPoints < 2. */
-export function minMaxDownsample(points: readonly XYPoint[], maxPoints: number): { points: XYPoint[]; total: number } {
-  if (!Number.isInteger(maxPoints) || maxPoints < 2) throw new RangeError(`maxPoints must be an integer ≥ 2, got ${maxPoints}`);
+export function minMaxDownsample(
+  points: readonly XYPoint[],
+  maxPoints: number,
+): { points: XYPoint[]; total: number } {
+  if (!Number.isInteger(maxPoints) || maxPoints < 2)
+    throw new RangeError(`maxPoints must be an integer ≥ 2, got ${maxPoints}`);
   const total = points.length;
   // A point without a finite x has no place on the axis. Array.prototype.sort is stable, so points
   // with equal x keep their input order.

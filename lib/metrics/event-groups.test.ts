@@ -1,9 +1,14 @@
 import { describe, expect, test } from "vitest";
+
 import { groupEvents, messageSignature, repeatLabel, singleEventGroups } from "./event-groups";
 
 const T = Date.parse("2026-12-01T12:00:00.000Z");
 let n = 0;
-const ev = (secondsAgo: number, message: string, extra: { level?: string; code?: string | null; runId?: number } = {}) => ({
+const ev = (
+  secondsAgo: number,
+  message: string,
+  extra: { level?: string; code?: string | null; runId?: number } = {},
+) => ({
   id: String(++n),
   ts: new Date(T - secondsAgo * 1000).toISOString(),
   level: extra.level ?? "warn",
@@ -11,7 +16,8 @@ const ev = (secondsAgo: number, message: string, extra: { level?: string; code?:
   code: extra.code ?? null,
   runId: extra.runId ?? 1,
 });
-const slow = (worker: string, sample: number, latencyS: number) => `${worker}: upload of sample-${String(sample).padStart(7, "0")}.safetensors failed: 503 SlowDown (S3 latency ${latencyS} s); retrying`;
+const slow = (worker: string, sample: number, latencyS: number) =>
+  `${worker}: upload of sample-${String(sample).padStart(7, "0")}.safetensors failed: 503 SlowDown (S3 latency ${latencyS} s); retrying`;
 
 describe("groupEvents", () => {
   test("nine 503 SlowDown retries on gpu1 within 5 min are one line of 9, apart from gpu2's and from other messages", () => {
@@ -32,12 +38,23 @@ describe("groupEvents", () => {
 
   test("repeats further apart than the window, of another run, level or alert code stay separate", () => {
     const m = slow("gpu1", 1, 5);
-    const groups = groupEvents([ev(0, m), ev(60, m, { runId: 2 }), ev(70, m, { level: "error" }), ev(80, m, { code: "deleted_before_upload" }), ev(2_000, m)], 600_000);
+    const groups = groupEvents(
+      [
+        ev(0, m),
+        ev(60, m, { runId: 2 }),
+        ev(70, m, { level: "error" }),
+        ev(80, m, { code: "deleted_before_upload" }),
+        ev(2_000, m),
+      ],
+      600_000,
+    );
     expect(groups.map((g) => g.count)).toEqual([1, 1, 1, 1, 1]);
   });
 
   test("signatures mask loose numbers but keep worker names", () => {
-    expect(messageSignature(slow("gpu1", 42, 7))).toBe("gpu1: upload of sample-#.safetensors failed: # SlowDown (S3 latency # s); retrying");
+    expect(messageSignature(slow("gpu1", 42, 7))).toBe(
+      "gpu1: upload of sample-#.safetensors failed: # SlowDown (S3 latency # s); retrying",
+    );
     expect(messageSignature("w0 done 1,234.5 items")).toBe("w0 done # items");
   });
 });

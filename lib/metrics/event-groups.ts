@@ -44,7 +44,10 @@ export function messageSignature(message: string): string {
  * {@link messageSignature}, each spanning at most `windowMs` from its newest event. Order of first
  * appearance is kept, so the list stays newest first.
  */
-export function groupEvents<E extends GroupableEvent>(events: readonly E[], windowMs = EVENT_GROUP_WINDOW_MS): Array<EventGroup<E>> {
+export function groupEvents<E extends GroupableEvent>(
+  events: readonly E[],
+  windowMs = EVENT_GROUP_WINDOW_MS,
+): Array<EventGroup<E>> {
   const groups: Array<EventGroup<E>> = [];
   const open = new Map<string, EventGroup<E>>();
   for (const e of events) {
@@ -64,7 +67,9 @@ export function groupEvents<E extends GroupableEvent>(events: readonly E[], wind
 }
 
 /** Every event its own group (a list shown ungrouped), same shape as {@link groupEvents}. */
-export function singleEventGroups<E extends GroupableEvent>(events: readonly E[]): Array<EventGroup<E>> {
+export function singleEventGroups<E extends GroupableEvent>(
+  events: readonly E[],
+): Array<EventGroup<E>> {
   return events.map((e) => ({ latest: e, count: 1, firstTs: e.ts }));
 }
 

@@ -6,7 +6,12 @@
 import { formatCount } from "../format";
 
 /** A violated invariant, with the counts that show it. */
-export type UploadViolation = { code: "deleted_before_upload"; message: string; deleted: number; uploaded: number };
+export type UploadViolation = {
+  code: "deleted_before_upload";
+  message: string;
+  deleted: number;
+  uploaded: number;
+};
 
 /** Violation when `local.deleted` > `s3.uploaded` (files deleted locally but never uploaded); null when it holds or either counter is absent/non-finite. */
 export function uploadInvariant(counters: Record<string, number>): UploadViolation | null {

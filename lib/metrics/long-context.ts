@@ -1,6 +1,12 @@
-import type { BenchmarkPointView } from "../view-models";
 import { formatCount } from "../format";
-import { decodeTokPerS, isFailedPoint, plottable, varyingConfigKeys, type SweepDatum } from "./benchmark-sweep";
+import type { BenchmarkPointView } from "../view-models";
+import {
+  decodeTokPerS,
+  isFailedPoint,
+  plottable,
+  varyingConfigKeys,
+  type SweepDatum,
+} from "./benchmark-sweep";
 
 /**
  * Long-context benchmarks: points pushed with `scenario: "long-context"` (one point per context
@@ -22,7 +28,10 @@ export function isLongContextPoint(p: Pick<BenchmarkPointView, "scenario">): boo
 }
 
 /** Splits a run's points into the concurrency sweep (every other scenario) and the long-context points, order kept. */
-export function splitScenarios(points: readonly BenchmarkPointView[]): { sweep: BenchmarkPointView[]; longContext: BenchmarkPointView[] } {
+export function splitScenarios(points: readonly BenchmarkPointView[]): {
+  sweep: BenchmarkPointView[];
+  longContext: BenchmarkPointView[];
+} {
   const sweep: BenchmarkPointView[] = [];
   const longContext: BenchmarkPointView[] = [];
   for (const p of points) (isLongContextPoint(p) ? longContext : sweep).push(p);
@@ -110,10 +119,14 @@ export function longContextDatum(p: BenchmarkPointView): LongContextDatum | null
  * of first appearance, and sorts each series by context length. `config` is the run's config
  * (for per-row facts such as vLLM `--metadata`).
  */
-export function longContextSeries(points: readonly BenchmarkPointView[], config: Record<string, unknown> = {}): LongContextSeries[] {
+export function longContextSeries(
+  points: readonly BenchmarkPointView[],
+  config: Record<string, unknown> = {},
+): LongContextSeries[] {
   const factKeys = varyingConfigKeys(config);
   const lc = points.filter(isLongContextPoint);
-  const baseKey = (p: BenchmarkPointView) => JSON.stringify([p.concurrency, p.dataset ?? "", factsOf(p, factKeys)]);
+  const baseKey = (p: BenchmarkPointView) =>
+    JSON.stringify([p.concurrency, p.dataset ?? "", factsOf(p, factKeys)]);
   // Output length splits a group only when it is what tells two points at one context length apart.
   const splitByOutput = new Set<string>();
   const seen = new Map<string, Set<number | null>>();
@@ -169,7 +182,11 @@ export function formatContextLength(tokens: number): string {
   if (tokens < 1000) return formatCount(tokens);
   // Binary sizes read as people say them (32,768 → "32K"); decimal ones as they are (30,000 → "30K").
   const k = tokens % 1024 === 0 && tokens % 1000 !== 0 ? tokens / 1024 : tokens / 1000;
-  const text = Number.isInteger(k) ? String(k) : k >= 10 ? k.toFixed(0) : k.toFixed(1).replace(/\.0$/, "");
+  const text = Number.isInteger(k)
+    ? String(k)
+    : k >= 10
+      ? k.toFixed(0)
+      : k.toFixed(1).replace(/\.0$/, "");
   return `${text}K`;
 }
 
@@ -194,7 +211,9 @@ export interface ContextAxis {
 
 /** Builds the context-length axis for all lengths drawn on one chart (see {@link ContextAxis}). */
 export function contextAxis(lengths: readonly number[]): ContextAxis {
-  const distinct = [...new Set(lengths.filter((x) => Number.isFinite(x) && x > 0))].sort((a, b) => a - b);
+  const distinct = [...new Set(lengths.filter((x) => Number.isFinite(x) && x > 0))].sort(
+    (a, b) => a - b,
+  );
   const lo = distinct[0] ?? 1;
   const hi = distinct[distinct.length - 1] ?? 1;
   if (hi / lo < 10) {
@@ -202,13 +221,23 @@ export function contextAxis(lengths: readonly number[]): ContextAxis {
     // otherwise leave the first 30 % of the plot empty). 5 % of the span of room on each side.
     const pad = hi > lo ? (hi - lo) * 0.05 : lo * 0.1;
     const ticks = distinct.length <= 10 ? distinct : roundTicks(lo, hi);
-    return { kind: "linear", ticks, domain: [Math.max(0, lo - pad), hi + pad], position: (x) => x, tickLabel: formatContextLength };
+    return {
+      kind: "linear",
+      ticks,
+      domain: [Math.max(0, lo - pad), hi + pad],
+      position: (x) => x,
+      tickLabel: formatContextLength,
+    };
   }
   let ticks = distinct;
   if (distinct.length > 10) {
     ticks = [];
-    const step = Math.max(1, Math.ceil((Math.ceil(Math.log2(hi)) - Math.floor(Math.log2(lo)) + 1) / 10));
-    for (let e = Math.floor(Math.log2(lo)); e <= Math.ceil(Math.log2(hi)); e += step) ticks.push(2 ** e);
+    const step = Math.max(
+      1,
+      Math.ceil((Math.ceil(Math.log2(hi)) - Math.floor(Math.log2(lo)) + 1) / 10),
+    );
+    for (let e = Math.floor(Math.log2(lo)); e <= Math.ceil(Math.log2(hi)); e += step)
+      ticks.push(2 ** e);
   }
   const lticks = ticks.map(Math.log2);
   return {
@@ -232,5 +261,7 @@ function roundTicks(min: number, max: number): number[] {
 
 /** Axis title with its unit: "Context length (input tokens)" plus ", log₂" on a log axis. */
 export function contextAxisTitle(axis: Pick<ContextAxis, "kind">): string {
-  return axis.kind === "log2" ? "Context length (input tokens, log₂)" : "Context length (input tokens)";
+  return axis.kind === "log2"
+    ? "Context length (input tokens, log₂)"
+    : "Context length (input tokens)";
 }

@@ -47,16 +47,27 @@ export function planVersions(plans: readonly PlanSummaryView[]): Map<number, Pla
  * expiry without one) is dated when it happened; at equal times a decision sorts above its
  * proposal and a proposal above a snapshot.
  */
-export function sessionTimeline(snapshots: readonly SnapshotView[], plans: readonly PlanSummaryView[]): TimelineEntry[] {
-  const entries: TimelineEntry[] = snapshots.map((s) => ({ kind: "snapshot", ts: s.ts, snapshot: s }));
+export function sessionTimeline(
+  snapshots: readonly SnapshotView[],
+  plans: readonly PlanSummaryView[],
+): TimelineEntry[] {
+  const entries: TimelineEntry[] = snapshots.map((s) => ({
+    kind: "snapshot",
+    ts: s.ts,
+    snapshot: s,
+  }));
   for (const v of planVersions(plans).values()) {
     entries.push({ kind: "proposed", ts: v.plan.proposedAt, version: v });
     if (v.plan.decidedAt) entries.push({ kind: "decided", ts: v.plan.decidedAt, version: v });
-    else if (v.plan.state === "expired") entries.push({ kind: "decided", ts: v.plan.expiresAt, version: v });
+    else if (v.plan.state === "expired")
+      entries.push({ kind: "decided", ts: v.plan.expiresAt, version: v });
   }
   const rank = { decided: 0, proposed: 1, snapshot: 2 } as const;
   return entries
     .map((e, i) => ({ e, i }))
-    .sort((a, b) => Date.parse(b.e.ts) - Date.parse(a.e.ts) || rank[a.e.kind] - rank[b.e.kind] || a.i - b.i)
+    .sort(
+      (a, b) =>
+        Date.parse(b.e.ts) - Date.parse(a.e.ts) || rank[a.e.kind] - rank[b.e.kind] || a.i - b.i,
+    )
     .map(({ e }) => e);
 }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+
 import {
   accumulateCounter,
   aggregateWorkers,
@@ -12,7 +13,12 @@ import {
 } from "./progress";
 
 const S = 1000;
-const s = (tS: number, done: number, workerId = "w0", bootId = "b1"): ProgressSample => ({ tMs: tS * S, workerId, bootId, done });
+const s = (tS: number, done: number, workerId = "w0", bootId = "b1"): ProgressSample => ({
+  tMs: tS * S,
+  workerId,
+  bootId,
+  done,
+});
 
 describe("windowedRate", () => {
   test("no samples, or fewer than 2 per worker, is unknown (null)", () => {
@@ -46,7 +52,12 @@ describe("windowedRate", () => {
 
   test("items skipped on resume (first sample of a new boot) are never counted as processed", () => {
     // boot 1: 1000 items in 100 s; boot 2 reports 500000 at once (skipped), then 500 more in 100 s
-    const samples = [s(0, 0, "w0", "b1"), s(100, 1000, "w0", "b1"), s(150, 500_000, "w0", "b2"), s(250, 500_500, "w0", "b2")];
+    const samples = [
+      s(0, 0, "w0", "b1"),
+      s(100, 1000, "w0", "b1"),
+      s(150, 500_000, "w0", "b2"),
+      s(250, 500_500, "w0", "b2"),
+    ];
     // covered 0..250 s (earliest sample is inside the window): 1500 / 250
     expect(windowedRate(samples, 250 * S)).toBe(6);
   });
@@ -106,7 +117,13 @@ describe("windowedRate", () => {
 
   test("two boots of one worker id reporting at the same time are paired within their own boot", () => {
     // boot x: 400 in 0..40 s; boot y: 200 in 10..30 s → 600 / 40 s
-    const samples = [s(0, 0, "w0", "x"), s(10, 1000, "w0", "y"), s(20, 200, "w0", "x"), s(30, 1200, "w0", "y"), s(40, 400, "w0", "x")];
+    const samples = [
+      s(0, 0, "w0", "x"),
+      s(10, 1000, "w0", "y"),
+      s(20, 200, "w0", "x"),
+      s(30, 1200, "w0", "y"),
+      s(40, 400, "w0", "x"),
+    ];
     expect(windowedRate(samples, 40 * S)).toBe(15);
   });
 
@@ -115,7 +132,12 @@ describe("windowedRate", () => {
   });
 
   test("ignores samples with non-finite time or count", () => {
-    const samples = [s(0, 0), { ...s(30, 0), done: Number.NaN }, { ...s(30, 0), tMs: Number.NaN }, s(60, 600)];
+    const samples = [
+      s(0, 0),
+      { ...s(30, 0), done: Number.NaN },
+      { ...s(30, 0), tMs: Number.NaN },
+      s(60, 600),
+    ];
     expect(windowedRate(samples, 60 * S)).toBe(10);
   });
 });
@@ -146,39 +168,79 @@ describe("etaSeconds", () => {
 
 describe("accumulateCounter / counterTotal", () => {
   const apply = (values: Array<[string, number]>): CounterState | undefined =>
-    values.reduce<CounterState | undefined>((st, [boot, v]) => accumulateCounter(st, boot, v), undefined);
+    values.reduce<CounterState | undefined>(
+      (st, [boot, v]) => accumulateCounter(st, boot, v),
+      undefined,
+    );
 
   test("first value starts the state", () => {
     expect(accumulateCounter(undefined, "b1", 7)).toEqual({ bootId: "b1", offset: 0, last: 7 });
   });
 
   test("1000, 1010, (restart) 5, 15 → 1025", () => {
-    const st = apply([["b1", 1000], ["b1", 1010], ["b2", 5], ["b2", 15]]);
+    const st = apply([
+      ["b1", 1000],
+      ["b1", 1010],
+      ["b2", 5],
+      ["b2", 15],
+    ]);
     expect(st).toEqual({ bootId: "b2", offset: 1010, last: 15 });
     expect(counterTotal(st)).toBe(1025);
   });
 
   test("a drop within the same boot is a reset: total stays monotonic", () => {
-    const st = apply([["b1", 1000], ["b1", 3], ["b1", 10]]);
+    const st = apply([
+      ["b1", 1000],
+      ["b1", 3],
+      ["b1", 10],
+    ]);
     expect(st).toEqual({ bootId: "b1", offset: 1000, last: 10 });
     expect(counterTotal(st)).toBe(1010);
   });
 
   test("a new boot folds even when its first value is higher (each boot counts from zero)", () => {
-    expect(counterTotal(apply([["b1", 10], ["b2", 50]]))).toBe(60);
+    expect(
+      counterTotal(
+        apply([
+          ["b1", 10],
+          ["b2", 50],
+        ]),
+      ),
+    ).toBe(60);
   });
 
   test("several restarts add up", () => {
-    expect(counterTotal(apply([["b1", 10], ["b2", 20], ["b3", 30], ["b3", 35]]))).toBe(65);
+    expect(
+      counterTotal(
+        apply([
+          ["b1", 10],
+          ["b2", 20],
+          ["b3", 30],
+          ["b3", 35],
+        ]),
+      ),
+    ).toBe(65);
   });
 
   test("same boot, same value: unchanged total", () => {
-    const st = apply([["b1", 10], ["b1", 10]]);
+    const st = apply([
+      ["b1", 10],
+      ["b1", 10],
+    ]);
     expect(st).toEqual({ bootId: "b1", offset: 0, last: 10 });
   });
 
   test("total never decreases over a sequence with restarts and resets", () => {
-    const values: Array<[string, number]> = [["a", 5], ["a", 9], ["a", 2], ["b", 0], ["b", 4], ["c", 1], ["c", 1], ["c", 0]];
+    const values: Array<[string, number]> = [
+      ["a", 5],
+      ["a", 9],
+      ["a", 2],
+      ["b", 0],
+      ["b", 4],
+      ["c", 1],
+      ["c", 1],
+      ["c", 0],
+    ];
     let st: CounterState | undefined;
     let prev = 0;
     for (const [boot, v] of values) {
@@ -230,26 +292,48 @@ describe("isGaugeCounter", () => {
 });
 
 describe("aggregateWorkers", () => {
-  const w = (over: Partial<WorkerProgress>): WorkerProgress => ({ workerId: "w", done: null, total: null, counters: {}, lastPushMs: 0, ...over });
+  const w = (over: Partial<WorkerProgress>): WorkerProgress => ({
+    workerId: "w",
+    done: null,
+    total: null,
+    counters: {},
+    lastPushMs: 0,
+    ...over,
+  });
 
   test("no workers: everything unknown", () => {
-    expect(aggregateWorkers([])).toEqual({ done: null, total: null, counters: {}, lastPushMs: null });
+    expect(aggregateWorkers([])).toEqual({
+      done: null,
+      total: null,
+      counters: {},
+      lastPushMs: null,
+    });
   });
 
   test("every worker reports its shard: done and total are summed", () => {
-    const r = aggregateWorkers([0, 1, 2, 3].map((i) => w({ workerId: `w${i}`, done: 1000 * (i + 1), total: 228_500 })));
+    const r = aggregateWorkers(
+      [0, 1, 2, 3].map((i) => w({ workerId: `w${i}`, done: 1000 * (i + 1), total: 228_500 })),
+    );
     expect(r.done).toBe(10_000);
     expect(r.total).toBe(914_000);
   });
 
   test("only one worker sets the run total: that total, not a sum", () => {
-    const r = aggregateWorkers([w({ done: 100, total: 914_000 }), w({ done: 200 }), w({ done: 300 }), w({ done: 400 })]);
+    const r = aggregateWorkers([
+      w({ done: 100, total: 914_000 }),
+      w({ done: 200 }),
+      w({ done: 300 }),
+      w({ done: 400 }),
+    ]);
     expect(r.done).toBe(1000);
     expect(r.total).toBe(914_000);
   });
 
   test("some totals missing: the largest reported total", () => {
-    expect(aggregateWorkers([w({ done: 1, total: 500 }), w({ done: 2, total: 800 }), w({ done: 3 })]).total).toBe(800);
+    expect(
+      aggregateWorkers([w({ done: 1, total: 500 }), w({ done: 2, total: 800 }), w({ done: 3 })])
+        .total,
+    ).toBe(800);
   });
 
   test("a worker with a total but no done yet still counts towards the sum", () => {
@@ -258,7 +342,10 @@ describe("aggregateWorkers", () => {
   });
 
   test("no worker reported done: done null, totals summed", () => {
-    expect(aggregateWorkers([w({ total: 10 }), w({ total: 20 })])).toMatchObject({ done: null, total: 30 });
+    expect(aggregateWorkers([w({ total: 10 }), w({ total: 20 })])).toMatchObject({
+      done: null,
+      total: 30,
+    });
   });
 
   test("done 0 is a report (0), not unknown", () => {
@@ -271,19 +358,38 @@ describe("aggregateWorkers", () => {
 
   test("counters summed per name; *.inflight summed; disk.* minimum (the fullest disk)", () => {
     const r = aggregateWorkers([
-      w({ counters: { "s3.uploaded": 1000, "s3.inflight": 60, "disk.freeBytes": 500e9, "local.deleted": 990 } }),
+      w({
+        counters: {
+          "s3.uploaded": 1000,
+          "s3.inflight": 60,
+          "disk.freeBytes": 500e9,
+          "local.deleted": 990,
+        },
+      }),
       w({ counters: { "s3.uploaded": 2000, "s3.inflight": 40, "disk.freeBytes": 120e9 } }),
       w({ counters: { "s3.failed": 3, "disk.freeBytes": 800e9 } }),
     ]);
-    expect(r.counters).toEqual({ "s3.uploaded": 3000, "s3.inflight": 100, "disk.freeBytes": 120e9, "local.deleted": 990, "s3.failed": 3 });
+    expect(r.counters).toEqual({
+      "s3.uploaded": 3000,
+      "s3.inflight": 100,
+      "disk.freeBytes": 120e9,
+      "local.deleted": 990,
+      "s3.failed": 3,
+    });
   });
 
   test("lastPushMs is the latest push of any worker", () => {
-    expect(aggregateWorkers([w({ lastPushMs: 5000 }), w({ lastPushMs: 9000 }), w({ lastPushMs: 7000 })]).lastPushMs).toBe(9000);
+    expect(
+      aggregateWorkers([w({ lastPushMs: 5000 }), w({ lastPushMs: 9000 }), w({ lastPushMs: 7000 })])
+        .lastPushMs,
+    ).toBe(9000);
   });
 
   test("non-finite inputs are ignored", () => {
-    const r = aggregateWorkers([w({ done: Number.NaN, total: 50, counters: { x: Number.NaN, y: 1 } }), w({ done: 5, total: 50 })]);
+    const r = aggregateWorkers([
+      w({ done: Number.NaN, total: 50, counters: { x: Number.NaN, y: 1 } }),
+      w({ done: 5, total: 50 }),
+    ]);
     expect(r).toMatchObject({ done: 5, total: 100, counters: { y: 1 } });
   });
 });

@@ -8,7 +8,11 @@
 export type ProgressSample = { tMs: number; workerId: string; bootId: string; done: number };
 
 /** Items/s over [nowMs − windowS·1000, nowMs] from per-(worker, boot) increases over the time covered by samples (any order); null when no (worker, boot) has 2 samples, 0 when stalled. */
-export function windowedRate(samples: readonly ProgressSample[], nowMs: number, windowS = 300): number | null {
+export function windowedRate(
+  samples: readonly ProgressSample[],
+  nowMs: number,
+  windowS = 300,
+): number | null {
   // Each pair of consecutive samples of one (worker, boot) contributes its increase times the share
   // of its time span inside the window; the sum is divided by the covered time (see below).
   // Non-finite times or counts are ignored; with no elapsed covered time the rate is null.
@@ -71,10 +75,15 @@ export function etaSeconds(remaining: number | null, ratePerS: number | null): n
 export type CounterState = { bootId: string; offset: number; last: number };
 
 /** Applies one cumulative value of a worker boot (new boot or drop folds `last` into `offset`); a non-finite/negative value is rejected: state unchanged (zero state if none). */
-export function accumulateCounter(state: CounterState | undefined, bootId: string, value: number): CounterState {
+export function accumulateCounter(
+  state: CounterState | undefined,
+  bootId: string,
+  value: number,
+): CounterState {
   if (!Number.isFinite(value) || value < 0) return state ?? { bootId, offset: 0, last: 0 };
   if (state === undefined) return { bootId, offset: 0, last: value };
-  if (state.bootId === bootId && value >= state.last) return { bootId, offset: state.offset, last: value };
+  if (state.bootId === bootId && value >= state.last)
+    return { bootId, offset: state.offset, last: value };
   // A restart (new boot) or a reset within the boot: the old boot's count is history, keep it.
   return { bootId, offset: state.offset + state.last, last: value };
 }
@@ -126,14 +135,16 @@ export function aggregateWorkers(workers: readonly WorkerProgress[]): RunProgres
       totalMax = totalMax === null ? wTotal : Math.max(totalMax, wTotal);
     }
     if (hasDone && !hasTotal) everyDoneHasTotal = false;
-    if (Number.isFinite(w.lastPushMs) && (lastPushMs === null || w.lastPushMs > lastPushMs)) lastPushMs = w.lastPushMs;
+    if (Number.isFinite(w.lastPushMs) && (lastPushMs === null || w.lastPushMs > lastPushMs))
+      lastPushMs = w.lastPushMs;
 
     for (const [name, value] of Object.entries(w.counters)) {
       if (!Number.isFinite(value)) continue;
       const prev = counters[name];
       // Free space: the run is blocked by its fullest disk, and workers on one host share a disk,
       // so a sum would be meaningless. In-flight uploads per worker do add up (each has its own pool).
-      if (name.startsWith("disk.")) counters[name] = prev === undefined ? value : Math.min(prev, value);
+      if (name.startsWith("disk."))
+        counters[name] = prev === undefined ? value : Math.min(prev, value);
       else counters[name] = (prev ?? 0) + value;
     }
   }

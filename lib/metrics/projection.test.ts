@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
+
+import {
+  bestLevel,
+  defaultOutputTokens,
+  formatDays,
+  formatHours,
+  parsePositiveNumber,
+  project,
+  projectionArithmetic,
+  projectionLevels,
+} from "./projection";
 import { benchmarkPoint } from "./testing";
-import { bestLevel, defaultOutputTokens, formatDays, formatHours, parsePositiveNumber, project, projectionArithmetic, projectionLevels } from "./projection";
 
 const pt = benchmarkPoint;
 
@@ -11,13 +21,17 @@ describe("project", () => {
     expect(p.totalTokens).toBe(102_400_000);
     expect(p.seconds).toBeCloseTo(513_026.052, 3);
     expect(p.hours).toBeCloseTo(142.5072, 4);
-    expect(p.days).toBeCloseTo(5.93780, 5);
-    expect(projectionArithmetic(p)).toBe("100,000 × 1,024 tok = 102,400,000 tok ÷ 199.6 tok/s = 513,026 s = 142.5 h = 5.94 days");
+    expect(p.days).toBeCloseTo(5.9378, 5);
+    expect(projectionArithmetic(p)).toBe(
+      "100,000 × 1,024 tok = 102,400,000 tok ÷ 199.6 tok/s = 513,026 s = 142.5 h = 5.94 days",
+    );
   });
 
   it("shows a fractional mean output length with one decimal", () => {
     // 10 × 512.25 = 5,122.5 tok ÷ 50 tok/s = 102.45 s = 0.02846 h = 0.001186 days.
-    expect(projectionArithmetic(project(10, 512.25, 50))).toBe("10 × 512.3 tok = 5,123 tok ÷ 50 tok/s = 102 s = 0.03 h = 0.001 days");
+    expect(projectionArithmetic(project(10, 512.25, 50))).toBe(
+      "10 × 512.3 tok = 5,123 tok ÷ 50 tok/s = 102 s = 0.03 h = 0.001 days",
+    );
   });
 
   it("refuses non-positive or non-finite inputs", () => {
@@ -43,7 +57,13 @@ describe("levels", () => {
       pt({ key: "c64", concurrency: 64, outputTokPerS: 577.3 }),
       pt({ key: "c128", concurrency: 128, completed: 0, outputTokPerS: null }),
       pt({ key: "c2", concurrency: 2, outputTokPerS: Number.NaN }),
-      pt({ key: "lc", scenario: "long-context", concurrency: 1, inputLen: 30_000, outputTokPerS: 900 }),
+      pt({
+        key: "lc",
+        scenario: "long-context",
+        concurrency: 1,
+        inputLen: 30_000,
+        outputTokPerS: 900,
+      }),
     ]);
     expect(levels.map((l) => [l.key, l.label, l.outputTokPerS])).toEqual([
       ["c1", "C=1", 26.5],
@@ -60,13 +80,29 @@ describe("levels", () => {
       pt({ concurrency: 1, inputLen: 1024, outputLen: 1024 }),
       pt({ concurrency: 1, inputLen: 512, outputLen: 256 }),
     ]);
-    expect(levels.map((l) => l.label)).toEqual(["C=1 · 1,024 in / 1,024 out", "C=2 · 1,024 in / 1,024 out", "C=1 · 512 in / 256 out"]);
+    expect(levels.map((l) => l.label)).toEqual([
+      "C=1 · 1,024 in / 1,024 out",
+      "C=2 · 1,024 in / 1,024 out",
+      "C=1 · 512 in / 256 out",
+    ]);
   });
 
   it("falls back to the long-context levels when the run has no sweep", () => {
     const levels = projectionLevels([
-      pt({ key: "b", scenario: "long-context", concurrency: 1, inputLen: 100_000, outputTokPerS: 26 }),
-      pt({ key: "a", scenario: "long-context", concurrency: 1, inputLen: 30_000, outputTokPerS: 35 }),
+      pt({
+        key: "b",
+        scenario: "long-context",
+        concurrency: 1,
+        inputLen: 100_000,
+        outputTokPerS: 26,
+      }),
+      pt({
+        key: "a",
+        scenario: "long-context",
+        concurrency: 1,
+        inputLen: 30_000,
+        outputTokPerS: 35,
+      }),
     ]);
     expect(levels.map((l) => [l.key, l.label])).toEqual([
       ["a", "C=1 · 30K in"],
@@ -85,18 +121,31 @@ describe("defaultOutputTokens", () => {
     ]);
     expect(d?.source).toBe("measured");
     expect(d?.tokens).toBeCloseTo(469_059 / 900, 10);
-    expect(d?.detail).toBe("measured: 469,059 output tokens ÷ 900 completed requests over 2 points");
+    expect(d?.detail).toBe(
+      "measured: 469,059 output tokens ÷ 900 completed requests over 2 points",
+    );
   });
 
   it("uses the output lengths, weighted by completed requests, when a row lacks totals", () => {
     // (1,000 × 100 + 2,000 × 300) ÷ 400 = 1,750.
-    const d = defaultOutputTokens([pt({ completed: 100, outputLen: 1000, raw: { total_output_tokens: 99_000 } }), pt({ completed: 300, outputLen: 2000 })]);
-    expect(d).toEqual({ tokens: 1750, source: "configured", detail: "mean output length of 2 points, weighted by completed requests" });
-    expect(defaultOutputTokens([pt({ outputLen: 1000 })])?.detail).toBe("output length of the 1 point");
+    const d = defaultOutputTokens([
+      pt({ completed: 100, outputLen: 1000, raw: { total_output_tokens: 99_000 } }),
+      pt({ completed: 300, outputLen: 2000 }),
+    ]);
+    expect(d).toEqual({
+      tokens: 1750,
+      source: "configured",
+      detail: "mean output length of 2 points, weighted by completed requests",
+    });
+    expect(defaultOutputTokens([pt({ outputLen: 1000 })])?.detail).toBe(
+      "output length of the 1 point",
+    );
   });
 
   it("reads the long-context points when there is no sweep, and is null when nothing says", () => {
-    expect(defaultOutputTokens([pt({ scenario: "long-context", outputLen: 512 })])?.tokens).toBe(512);
+    expect(defaultOutputTokens([pt({ scenario: "long-context", outputLen: 512 })])?.tokens).toBe(
+      512,
+    );
     expect(defaultOutputTokens([pt({ outputLen: null })])).toBeNull();
     expect(defaultOutputTokens([])).toBeNull();
   });
@@ -104,10 +153,20 @@ describe("defaultOutputTokens", () => {
 
 describe("parsePositiveNumber", () => {
   it("accepts what people type", () => {
-    expect(["100000", "100,000", "100 000", " 1e5 ", "1_024", "512.5", ".5"].map(parsePositiveNumber)).toEqual([100_000, 100_000, 100_000, 100_000, 1024, 512.5, 0.5]);
+    expect(
+      ["100000", "100,000", "100 000", " 1e5 ", "1_024", "512.5", ".5"].map(parsePositiveNumber),
+    ).toEqual([100_000, 100_000, 100_000, 100_000, 1024, 512.5, 0.5]);
   });
   it("refuses the rest", () => {
-    expect(["", "0", "-5", "abc", "12abc", "1e", "Infinity"].map(parsePositiveNumber)).toEqual([null, null, null, null, null, null, null]);
+    expect(["", "0", "-5", "abc", "12abc", "1e", "Infinity"].map(parsePositiveNumber)).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
   });
   it("takes up to 10¹² and refuses more (1e308 × 1e308 would overflow to ∞ h)", () => {
     expect(parsePositiveNumber("1e12")).toBe(1e12);

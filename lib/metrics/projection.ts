@@ -1,6 +1,13 @@
-import type { BenchmarkPointView } from "../view-models";
 import { formatCount, formatNumber } from "../format";
-import { groupSeries, isFailedPoint, plottable, sweepPointLabel, sweepScale, sweepX } from "./benchmark-sweep";
+import type { BenchmarkPointView } from "../view-models";
+import {
+  groupSeries,
+  isFailedPoint,
+  plottable,
+  sweepPointLabel,
+  sweepScale,
+  sweepX,
+} from "./benchmark-sweep";
 import { formatContextLength, splitScenarios } from "./long-context";
 
 /**
@@ -29,9 +36,13 @@ export interface ProjectionLevel {
  * Throughput-sweep points when the run has any; else its long-context points (a run that only
  * measured long prompts projects at those).
  */
-export function projectionLevels(points: readonly BenchmarkPointView[], config: Record<string, unknown> = {}): ProjectionLevel[] {
+export function projectionLevels(
+  points: readonly BenchmarkPointView[],
+  config: Record<string, unknown> = {},
+): ProjectionLevel[] {
   const { sweep, longContext } = splitScenarios(points);
-  const usable = (p: BenchmarkPointView) => !isFailedPoint(p) && (plottable(p.outputTokPerS) ?? 0) > 0;
+  const usable = (p: BenchmarkPointView) =>
+    !isFailedPoint(p) && (plottable(p.outputTokPerS) ?? 0) > 0;
   if (sweep.some(usable)) {
     const scale = sweepScale(sweep);
     const groups = groupSeries(sweep, config);
@@ -39,16 +50,35 @@ export function projectionLevels(points: readonly BenchmarkPointView[], config: 
       g.points
         .filter(usable)
         .map((p) => ({ p, x: sweepX(p, scale) }))
-        .sort((a, b) => (a.x ?? Number.POSITIVE_INFINITY) - (b.x ?? Number.POSITIVE_INFINITY) || a.p.ord - b.p.ord)
+        .sort(
+          (a, b) =>
+            (a.x ?? Number.POSITIVE_INFINITY) - (b.x ?? Number.POSITIVE_INFINITY) ||
+            a.p.ord - b.p.ord,
+        )
         .map(({ p, x }) => {
-          const at = x === null ? (p.concurrency === null ? "C=∞" : `C=${formatCount(p.concurrency)}`) : sweepPointLabel(x, scale);
-          return { key: p.key, label: g.label ? `${at} · ${g.label}` : at, outputTokPerS: p.outputTokPerS as number, point: p };
+          const at =
+            x === null
+              ? p.concurrency === null
+                ? "C=∞"
+                : `C=${formatCount(p.concurrency)}`
+              : sweepPointLabel(x, scale);
+          return {
+            key: p.key,
+            label: g.label ? `${at} · ${g.label}` : at,
+            outputTokPerS: p.outputTokPerS as number,
+            point: p,
+          };
         }),
     );
   }
   return longContext
     .filter(usable)
-    .sort((a, b) => (a.concurrency ?? 0) - (b.concurrency ?? 0) || (a.inputLen ?? 0) - (b.inputLen ?? 0) || a.ord - b.ord)
+    .sort(
+      (a, b) =>
+        (a.concurrency ?? 0) - (b.concurrency ?? 0) ||
+        (a.inputLen ?? 0) - (b.inputLen ?? 0) ||
+        a.ord - b.ord,
+    )
     .map((p) => ({
       key: p.key,
       label: `${p.concurrency === null ? "C=∞" : `C=${formatCount(p.concurrency)}`} · ${p.inputLen === null ? "?" : formatContextLength(p.inputLen)} in`,
@@ -87,14 +117,19 @@ function totalOutputTokens(p: BenchmarkPointView): number | null {
  * mean of the points' output lengths (configured, or the importer's per-point mean) weighted by
  * completed requests. Null when no point says.
  */
-export function defaultOutputTokens(points: readonly BenchmarkPointView[]): OutputTokensDefault | null {
+export function defaultOutputTokens(
+  points: readonly BenchmarkPointView[],
+): OutputTokensDefault | null {
   const { sweep, longContext } = splitScenarios(points);
   const ok = (ps: BenchmarkPointView[]) => ps.filter((p) => !isFailedPoint(p));
   const pool = ok(sweep).length > 0 ? ok(sweep) : ok(longContext);
   const plural = (n: number, word: string) => `${formatCount(n)} ${word}${n === 1 ? "" : "s"}`;
 
   const totals = pool.map((p) => ({ out: totalOutputTokens(p), completed: p.completed }));
-  if (pool.length > 0 && totals.every((t) => t.out !== null && t.completed !== null && t.completed > 0)) {
+  if (
+    pool.length > 0 &&
+    totals.every((t) => t.out !== null && t.completed !== null && t.completed > 0)
+  ) {
     const out = totals.reduce((s, t) => s + (t.out as number), 0);
     const completed = totals.reduce((s, t) => s + (t.completed as number), 0);
     return {
@@ -105,14 +140,18 @@ export function defaultOutputTokens(points: readonly BenchmarkPointView[]): Outp
   }
   const withLen = pool.filter((p) => p.outputLen !== null && p.outputLen > 0);
   if (withLen.length === 0) return null;
-  const weight = (p: BenchmarkPointView) => (p.completed !== null && p.completed > 0 ? p.completed : 1);
+  const weight = (p: BenchmarkPointView) =>
+    p.completed !== null && p.completed > 0 ? p.completed : 1;
   const w = withLen.reduce((s, p) => s + weight(p), 0);
   const tokens = withLen.reduce((s, p) => s + (p.outputLen as number) * weight(p), 0) / w;
   const lens = new Set(withLen.map((p) => p.outputLen));
   return {
     tokens,
     source: "configured",
-    detail: lens.size === 1 ? `output length of the ${plural(withLen.length, "point")}` : `mean output length of ${plural(withLen.length, "point")}, weighted by completed requests`,
+    detail:
+      lens.size === 1
+        ? `output length of the ${plural(withLen.length, "point")}`
+        : `mean output length of ${plural(withLen.length, "point")}, weighted by completed requests`,
   };
 }
 
@@ -133,17 +172,30 @@ export interface Projection {
  * Time to generate `samples` × `outputTokPerSample` output tokens at `outputTokPerS` aggregate.
  * @throws RangeError when an input is not a finite positive number.
  */
-export function project(samples: number, outputTokPerSample: number, outputTokPerS: number): Projection {
+export function project(
+  samples: number,
+  outputTokPerSample: number,
+  outputTokPerS: number,
+): Projection {
   for (const [name, v] of [
     ["samples", samples],
     ["outputTokPerSample", outputTokPerSample],
     ["outputTokPerS", outputTokPerS],
   ] as const) {
-    if (!Number.isFinite(v) || v <= 0) throw new RangeError(`${name} must be a finite positive number, got ${v}`);
+    if (!Number.isFinite(v) || v <= 0)
+      throw new RangeError(`${name} must be a finite positive number, got ${v}`);
   }
   const totalTokens = samples * outputTokPerSample;
   const seconds = totalTokens / outputTokPerS;
-  return { samples, outputTokPerSample, totalTokens, outputTokPerS, seconds, hours: seconds / 3600, days: seconds / 86_400 };
+  return {
+    samples,
+    outputTokPerSample,
+    totalTokens,
+    outputTokPerS,
+    seconds,
+    hours: seconds / 3600,
+    days: seconds / 86_400,
+  };
 }
 
 /** Hours as shown: "142.5 h" (one decimal; two below 1 h). */
@@ -163,7 +215,9 @@ export function formatDays(days: number): string {
  * Each figure is rounded for display only; every step is computed from the exact inputs.
  */
 export function projectionArithmetic(p: Projection): string {
-  const perSample = Number.isInteger(p.outputTokPerSample) ? formatCount(p.outputTokPerSample) : formatNumber(p.outputTokPerSample, 1);
+  const perSample = Number.isInteger(p.outputTokPerSample)
+    ? formatCount(p.outputTokPerSample)
+    : formatNumber(p.outputTokPerSample, 1);
   return `${formatCount(p.samples)} × ${perSample} tok = ${formatCount(p.totalTokens)} tok ÷ ${formatNumber(p.outputTokPerS)} tok/s = ${formatCount(p.seconds)} s = ${formatHours(p.hours)} = ${formatDays(p.days)}`;
 }
 

@@ -57,7 +57,8 @@ export function declaredPairs(config: Record<string, unknown>): Array<[string, s
   if (!Array.isArray(v)) return null;
   const pairs: Array<[string, string]> = [];
   for (const p of v) {
-    if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== "string" || typeof p[1] !== "string") return null;
+    if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== "string" || typeof p[1] !== "string")
+      return null;
     pairs.push([p[0], p[1]]);
   }
   return pairs;
@@ -68,9 +69,19 @@ export function declaredPairs(config: Record<string, unknown>): Array<[string, s
  * {@link DEFAULT_RECONCILE_PAIRS}) whose two counts are both known and finite and differ.
  * `done`/`total` are the run's aggregated progress; other names are run counter totals.
  */
-export function reconcileCounts(input: { done: number | null; total: number | null; counters: Record<string, number>; config: Record<string, unknown> }): CountMismatch[] {
+export function reconcileCounts(input: {
+  done: number | null;
+  total: number | null;
+  counters: Record<string, number>;
+  config: Record<string, unknown>;
+}): CountMismatch[] {
   const value = (name: string): number | null => {
-    const v = name === RECONCILE_DONE ? input.done : name === RECONCILE_TOTAL ? input.total : input.counters[name];
+    const v =
+      name === RECONCILE_DONE
+        ? input.done
+        : name === RECONCILE_TOTAL
+          ? input.total
+          : input.counters[name];
     return v === null || v === undefined || !Number.isFinite(v) ? null : v;
   };
   const out: CountMismatch[] = [];
@@ -79,7 +90,10 @@ export function reconcileCounts(input: { done: number | null; total: number | nu
     const a = value(actual);
     if (e === null || a === null || e === a) continue;
     const gap = e - a;
-    const tail = gap > 0 ? `${formatCount(gap)} ${words(actual).short}` : `${formatCount(-gap)} more than ${words(expected).word}`;
+    const tail =
+      gap > 0
+        ? `${formatCount(gap)} ${words(actual).short}`
+        : `${formatCount(-gap)} more than ${words(expected).word}`;
     out.push({
       expected,
       actual,

@@ -26,7 +26,8 @@ export interface SessionClockInput {
 export function sessionClockMs(session: SessionClockInput, nowMs: number): number {
   const last = toMs(session.lastUpdateAt);
   let end: number | null = null;
-  if (session.live?.state === "ended") end = Math.max(last ?? -Infinity, toMs(session.live.since) ?? -Infinity);
+  if (session.live?.state === "ended")
+    end = Math.max(last ?? -Infinity, toMs(session.live.since) ?? -Infinity);
   else if (session.live === null && IMPORTED_SESSION_SOURCES.includes(session.source)) end = last;
   return end !== null && Number.isFinite(end) ? Math.min(nowMs, end) : nowMs;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+
 import { emaSmooth, parseSmoothing } from "./smoothing";
 
 describe("emaSmooth", () => {
@@ -15,7 +16,8 @@ describe("emaSmooth", () => {
   });
 
   test("a constant series stays constant at any weight", () => {
-    for (const w of [0.3, 0.9, 0.99]) for (const v of emaSmooth([2, 2, 2, 2, 2], w)) expect(v).toBeCloseTo(2, 10);
+    for (const w of [0.3, 0.9, 0.99])
+      for (const v of emaSmooth([2, 2, 2, 2, 2], w)) expect(v).toBeCloseTo(2, 10);
   });
 
   test("NaN and ±Infinity give null and do not enter the average", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+
 import { hostState, runState } from "./staleness";
 
 const S = 1000;

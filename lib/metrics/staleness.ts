@@ -16,7 +16,12 @@ export type HostState = "online" | "stale" | "offline";
 export const HOST_OFFLINE_AFTER_S = 300;
 
 /** "stale" when status is running and the last push (epoch ms) is more than stallAfterS seconds before nowMs (or not a finite time); else the status. */
-export function runState(status: RunStatus, lastPushMs: number, stallAfterS: number, nowMs: number): RunState {
+export function runState(
+  status: RunStatus,
+  lastPushMs: number,
+  stallAfterS: number,
+  nowMs: number,
+): RunState {
   if (status !== "running") return status;
   const ageMs = nowMs - lastPushMs;
   // Written as "not within the threshold" so an unusable push time (NaN) reads as stale: a run we
@@ -25,7 +30,11 @@ export function runState(status: RunStatus, lastPushMs: number, stallAfterS: num
 }
 
 /** "offline" when never seen or silent > max(300 s, 3 × intervalS); "stale" when silent > 3 × intervalS; else "online" (ages in ms from epoch-ms inputs). */
-export function hostState(lastHeartbeatMs: number | null, intervalS: number, nowMs: number): HostState {
+export function hostState(
+  lastHeartbeatMs: number | null,
+  intervalS: number,
+  nowMs: number,
+): HostState {
   if (lastHeartbeatMs === null || !Number.isFinite(lastHeartbeatMs)) return "offline";
   // A host that heartbeats rarely (interval ≥ 100 s) is not called offline before it has missed
   // three beats: offline waits for max(300 s, 3 intervals). For such hosts the stale band is empty

@@ -18,7 +18,11 @@ export type StepRow = { x: number } & Record<string, number | null>;
  * step. With `logY`, values ≤ 0 are left off (a log axis cannot draw them); non-finite values are
  * always left off (the caller reports them). Rows come back by ascending step.
  */
-export function overlayRows(series: readonly StepSeriesInput[], weight: number, logY: boolean): StepRow[] {
+export function overlayRows(
+  series: readonly StepSeriesInput[],
+  weight: number,
+  logY: boolean,
+): StepRow[] {
   const byX = new Map<number, StepRow>();
   series.forEach((s, i) => {
     const values = s.points.map((p) => (logY && p.value <= 0 ? Number.NaN : p.value));
@@ -39,6 +43,7 @@ export function overlayRows(series: readonly StepSeriesInput[], weight: number, 
 /** Every drawable y value of the rows (raw and smoothed), for the y axis. */
 export function overlayValues(rows: readonly StepRow[]): number[] {
   const out: number[] = [];
-  for (const r of rows) for (const [k, v] of Object.entries(r)) if (k !== "x" && typeof v === "number") out.push(v);
+  for (const r of rows)
+    for (const [k, v] of Object.entries(r)) if (k !== "x" && typeof v === "number") out.push(v);
   return out;
 }

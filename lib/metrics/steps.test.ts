@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { OVERFLOW_TOLERANCE, STEP_MAX, STEP_MIN, isCounterOverflow, parseStep } from "./steps";
+
+import { isCounterOverflow, OVERFLOW_TOLERANCE, parseStep, STEP_MAX, STEP_MIN } from "./steps";
 
 describe("parseStep", () => {
   test("safe integers", () => {
@@ -27,7 +28,21 @@ describe("parseStep", () => {
   });
 
   test("strings out of range or not plain decimal integers throw RangeError", () => {
-    for (const v of ["9223372036854775808", "-9223372036854775809", "99999999999999999999", "", "-", "1e3", "1.0", " 1", "1 ", "+1", "0x10", "abc", "1".repeat(100_000)]) {
+    for (const v of [
+      "9223372036854775808",
+      "-9223372036854775809",
+      "99999999999999999999",
+      "",
+      "-",
+      "1e3",
+      "1.0",
+      " 1",
+      "1 ",
+      "+1",
+      "0x10",
+      "abc",
+      "1".repeat(100_000),
+    ]) {
       expect(() => parseStep(v)).toThrow(RangeError);
     }
   });

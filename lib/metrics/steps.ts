@@ -17,17 +17,24 @@ export function parseStep(v: number | string | bigint): bigint {
   let step: bigint;
   if (typeof v === "bigint") step = v;
   else if (typeof v === "number") {
-    if (!Number.isSafeInteger(v)) throw new RangeError(`step ${v} is not a safe integer (send steps beyond 2^53 as decimal strings)`);
+    if (!Number.isSafeInteger(v))
+      throw new RangeError(
+        `step ${v} is not a safe integer (send steps beyond 2^53 as decimal strings)`,
+      );
     step = BigInt(v);
   } else if (typeof v === "string") {
     const m = /^(-?)0*(\d+)$/.exec(v);
     // Checking the digit count first keeps a megabyte of digits from reaching BigInt().
-    if (!m || m[2]!.length > 19) throw new RangeError(`step ${JSON.stringify(v.slice(0, 40))} is not a signed 64-bit decimal integer`);
+    if (!m || m[2]!.length > 19)
+      throw new RangeError(
+        `step ${JSON.stringify(v.slice(0, 40))} is not a signed 64-bit decimal integer`,
+      );
     step = BigInt(`${m[1]}${m[2]}`);
   } else {
     throw new RangeError(`step of type ${typeof v} is not an integer`);
   }
-  if (step < STEP_MIN || step > STEP_MAX) throw new RangeError(`step ${step} is outside the signed 64-bit range`);
+  if (step < STEP_MIN || step > STEP_MAX)
+    throw new RangeError(`step ${step} is outside the signed 64-bit range`);
   return step;
 }
 

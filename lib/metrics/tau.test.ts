@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+
 import {
   aggregateTau,
   checkpointKey,
@@ -32,7 +33,9 @@ describe("tauOf", () => {
     expect(() => tauOf({ verifySteps: -1, acceptedTokens: 0 })).toThrow(RangeError);
     expect(() => tauOf({ verifySteps: Number.NaN, acceptedTokens: 1 })).toThrow(RangeError);
     expect(() => tauOf({ verifySteps: 1, acceptedTokens: -1 })).toThrow(RangeError);
-    expect(() => tauOf({ verifySteps: 1, acceptedTokens: Number.POSITIVE_INFINITY })).toThrow(RangeError);
+    expect(() => tauOf({ verifySteps: 1, acceptedTokens: Number.POSITIVE_INFINITY })).toThrow(
+      RangeError,
+    );
   });
 });
 
@@ -56,7 +59,13 @@ describe("checkpointTau", () => {
   });
 
   test("aggregate keeps the sums; empty input is null", () => {
-    expect(aggregateTau([a, b, c])).toEqual({ tau: 422 / 112, verifySteps: 112, acceptedTokens: 310, tokensProduced: 422, results: 3 });
+    expect(aggregateTau([a, b, c])).toEqual({
+      tau: 422 / 112,
+      verifySteps: 112,
+      acceptedTokens: 310,
+      tokensProduced: 422,
+      results: 3,
+    });
     expect(aggregateTau([])).toBeNull();
     expect(checkpointTau([])).toBeNull();
     expect(() => checkpointTau([a, { verifySteps: 0, acceptedTokens: 1 }])).toThrow(RangeError);
@@ -67,18 +76,43 @@ describe("checkpointTau", () => {
     expect(tauByCategory([a, b, c, none])).toEqual([
       { key: "chat", tau: 1, verifySteps: 2, acceptedTokens: 0, tokensProduced: 2, results: 1 },
       // (400 + 20) / 110, not (4 + 2) / 2 = 3
-      { key: "code", tau: 420 / 110, verifySteps: 110, acceptedTokens: 310, tokensProduced: 420, results: 2 },
+      {
+        key: "code",
+        tau: 420 / 110,
+        verifySteps: 110,
+        acceptedTokens: 310,
+        tokensProduced: 420,
+        results: 2,
+      },
       { key: null, tau: 2, verifySteps: 5, acceptedTokens: 5, tokensProduced: 10, results: 1 },
     ]);
   });
 
   test("groupTau splits by any key (checkpoint and draft settings)", () => {
     const rows = [
-      { checkpoint: { step: 2000 }, draft: { steps: 3, topk: 1 }, verifySteps: 10, acceptedTokens: 20 },
-      { checkpoint: { step: 2000 }, draft: { topk: 1, steps: 3 }, verifySteps: 30, acceptedTokens: 30 },
-      { checkpoint: { step: 4000 }, draft: { steps: 3, topk: 1 }, verifySteps: 10, acceptedTokens: 40 },
+      {
+        checkpoint: { step: 2000 },
+        draft: { steps: 3, topk: 1 },
+        verifySteps: 10,
+        acceptedTokens: 20,
+      },
+      {
+        checkpoint: { step: 2000 },
+        draft: { topk: 1, steps: 3 },
+        verifySteps: 30,
+        acceptedTokens: 30,
+      },
+      {
+        checkpoint: { step: 4000 },
+        draft: { steps: 3, topk: 1 },
+        verifySteps: 10,
+        acceptedTokens: 40,
+      },
     ];
-    const byCheckpoint = groupTau(rows, (r) => `${checkpointKey(r.checkpoint)}|${draftSettingsKey(r.draft)}`);
+    const byCheckpoint = groupTau(
+      rows,
+      (r) => `${checkpointKey(r.checkpoint)}|${draftSettingsKey(r.draft)}`,
+    );
     expect(byCheckpoint.map((g) => [g.key, g.tau])).toEqual([
       ['step:2000|[["steps",3],["topk",1]]', 90 / 40],
       ['step:4000|[["steps",3],["topk",1]]', 5],
@@ -94,7 +128,10 @@ describe("checkpointTau", () => {
 describe("perPromptTau", () => {
   test("quantiles by linear interpolation, unweighted mean, aligned bins", () => {
     // τ values: 1.0, 1.5, 2.0, 2.6, 4.0 (steps 10 each: accepted 0, 5, 10, 16, 30)
-    const results = [0, 5, 10, 16, 30].map((acceptedTokens) => ({ verifySteps: 10, acceptedTokens }));
+    const results = [0, 5, 10, 16, 30].map((acceptedTokens) => ({
+      verifySteps: 10,
+      acceptedTokens,
+    }));
     const d = perPromptTau(results);
     expect(d).not.toBeNull();
     if (!d) return;
@@ -122,16 +159,38 @@ describe("perPromptTau", () => {
   });
 
   test("custom width snaps float noise; edge cases", () => {
-    const d = perPromptTau([{ verifySteps: 10, acceptedTokens: 3 }, { verifySteps: 10, acceptedTokens: 5 }], { binWidth: 0.1 });
+    const d = perPromptTau(
+      [
+        { verifySteps: 10, acceptedTokens: 3 },
+        { verifySteps: 10, acceptedTokens: 5 },
+      ],
+      { binWidth: 0.1 },
+    );
     expect(d?.bins).toEqual([
       { lo: 1.3, hi: 1.4, count: 1 },
       { lo: 1.4, hi: 1.5, count: 0 },
       { lo: 1.5, hi: 1.6, count: 1 },
     ]);
     expect(perPromptTau([])).toBeNull();
-    expect(perPromptTau([{ verifySteps: 3, acceptedTokens: 3 }])).toMatchObject({ count: 1, p10: 2, p50: 2, p90: 2, bins: [{ lo: 2, hi: 2.5, count: 1 }] });
-    expect(() => perPromptTau([{ verifySteps: 1, acceptedTokens: 0 }], { binWidth: 0 })).toThrow(RangeError);
-    expect(() => perPromptTau([{ verifySteps: 1, acceptedTokens: 0 }, { verifySteps: 1, acceptedTokens: 100 }], { binWidth: 0.01 })).toThrow(/bins/);
+    expect(perPromptTau([{ verifySteps: 3, acceptedTokens: 3 }])).toMatchObject({
+      count: 1,
+      p10: 2,
+      p50: 2,
+      p90: 2,
+      bins: [{ lo: 2, hi: 2.5, count: 1 }],
+    });
+    expect(() => perPromptTau([{ verifySteps: 1, acceptedTokens: 0 }], { binWidth: 0 })).toThrow(
+      RangeError,
+    );
+    expect(() =>
+      perPromptTau(
+        [
+          { verifySteps: 1, acceptedTokens: 0 },
+          { verifySteps: 1, acceptedTokens: 100 },
+        ],
+        { binWidth: 0.01 },
+      ),
+    ).toThrow(/bins/);
   });
 
   test("quantileSorted", () => {
@@ -172,10 +231,17 @@ describe("conversions from producers", () => {
   });
 
   test("SGLang meta_info completion_tokens / spec_verify_ct", () => {
-    expect(fromSpecVerifyCount({ completionTokens: 512, specVerifyCt: 160 })).toEqual({ verifySteps: 160, acceptedTokens: 352 });
+    expect(fromSpecVerifyCount({ completionTokens: 512, specVerifyCt: 160 })).toEqual({
+      verifySteps: 160,
+      acceptedTokens: 352,
+    });
     expect(tauOf(fromSpecVerifyCount({ completionTokens: 512, specVerifyCt: 160 }))).toBe(3.2);
-    expect(() => fromSpecVerifyCount({ completionTokens: 10, specVerifyCt: 0 })).toThrow(RangeError);
-    expect(() => fromSpecVerifyCount({ completionTokens: 10, specVerifyCt: 11 })).toThrow(RangeError);
+    expect(() => fromSpecVerifyCount({ completionTokens: 10, specVerifyCt: 0 })).toThrow(
+      RangeError,
+    );
+    expect(() => fromSpecVerifyCount({ completionTokens: 10, specVerifyCt: 11 })).toThrow(
+      RangeError,
+    );
   });
 
   test("reported figures get a metric key, never counts", () => {

@@ -48,8 +48,10 @@ export interface GroupTau extends TauAggregate {
 }
 
 function checkCounts(c: TauCounts): void {
-  if (!Number.isFinite(c.verifySteps) || c.verifySteps <= 0) throw new RangeError(`verifySteps must be a finite number > 0, got ${c.verifySteps}`);
-  if (!Number.isFinite(c.acceptedTokens) || c.acceptedTokens < 0) throw new RangeError(`acceptedTokens must be a finite number ≥ 0, got ${c.acceptedTokens}`);
+  if (!Number.isFinite(c.verifySteps) || c.verifySteps <= 0)
+    throw new RangeError(`verifySteps must be a finite number > 0, got ${c.verifySteps}`);
+  if (!Number.isFinite(c.acceptedTokens) || c.acceptedTokens < 0)
+    throw new RangeError(`acceptedTokens must be a finite number ≥ 0, got ${c.acceptedTokens}`);
 }
 
 /** Tokens produced by the counts: accepted draft tokens + one bonus token per verify step. @throws RangeError for invalid counts. */
@@ -80,7 +82,13 @@ export function aggregateTau(results: readonly TauCounts[]): TauAggregate | null
     acceptedTokens += r.acceptedTokens;
   }
   const produced = acceptedTokens + verifySteps;
-  return { tau: produced / verifySteps, verifySteps, acceptedTokens, tokensProduced: produced, results: results.length };
+  return {
+    tau: produced / verifySteps,
+    verifySteps,
+    acceptedTokens,
+    tokensProduced: produced,
+    results: results.length,
+  };
 }
 
 /**
@@ -98,7 +106,10 @@ export function checkpointTau(results: readonly TauCounts[]): number | null {
  * sorted by key (plain code-unit order, so the same on every host), the null group last.
  * @throws RangeError when any result has invalid counts.
  */
-export function groupTau<T extends TauCounts>(results: readonly T[], keyOf: (result: T) => string | null | undefined): GroupTau[] {
+export function groupTau<T extends TauCounts>(
+  results: readonly T[],
+  keyOf: (result: T) => string | null | undefined,
+): GroupTau[] {
   const groups = new Map<string | null, T[]>();
   for (const r of results) {
     const k = keyOf(r) ?? null;
@@ -107,15 +118,20 @@ export function groupTau<T extends TauCounts>(results: readonly T[], keyOf: (res
     else groups.set(k, [r]);
   }
   const out: GroupTau[] = [];
-  for (const [key, members] of groups) out.push({ key, ...(aggregateTau(members) as TauAggregate) });
-  return out.sort((a, b) => (a.key === b.key ? 0 : a.key === null ? 1 : b.key === null ? -1 : a.key < b.key ? -1 : 1));
+  for (const [key, members] of groups)
+    out.push({ key, ...(aggregateTau(members) as TauAggregate) });
+  return out.sort((a, b) =>
+    a.key === b.key ? 0 : a.key === null ? 1 : b.key === null ? -1 : a.key < b.key ? -1 : 1,
+  );
 }
 
 /**
  * τ per prompt category (Σ tokens / Σ steps within each category), sorted by category, results
  * without a category last (key null). @throws RangeError when any result has invalid counts.
  */
-export function tauByCategory<T extends TauCounts & { category?: string | null }>(results: readonly T[]): GroupTau[] {
+export function tauByCategory<T extends TauCounts & { category?: string | null }>(
+  results: readonly T[],
+): GroupTau[] {
   return groupTau(results, (r) => r.category ?? null);
 }
 
@@ -141,7 +157,9 @@ export function checkpointKey(c: CheckpointRef): string | null {
  * Stable text key of draft settings (block size, top-k, steps…): the entries sorted by name as
  * JSON, so `{topk: 1, steps: 3}` and `{steps: 3, topk: 1}` group together. Null for no settings.
  */
-export function draftSettingsKey(draft: Readonly<Record<string, string | number | boolean | null>> | undefined): string | null {
+export function draftSettingsKey(
+  draft: Readonly<Record<string, string | number | boolean | null>> | undefined,
+): string | null {
   if (!draft) return null;
   const entries = Object.entries(draft).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return entries.length === 0 ? null : JSON.stringify(entries);
@@ -202,17 +220,28 @@ function edge(x: number): number {
  * the width (so two checkpoints' histograms share edges). Null when there are no results.
  * @throws RangeError for invalid counts, a bin width that is not > 0, or more than 1000 bins.
  */
-export function perPromptTau(results: readonly TauCounts[], opts: { binWidth?: number } = {}): TauDistribution | null {
+export function perPromptTau(
+  results: readonly TauCounts[],
+  opts: { binWidth?: number } = {},
+): TauDistribution | null {
   const binWidth = opts.binWidth ?? DEFAULT_TAU_BIN_WIDTH;
-  if (!Number.isFinite(binWidth) || binWidth <= 0) throw new RangeError(`binWidth must be a finite number > 0, got ${binWidth}`);
+  if (!Number.isFinite(binWidth) || binWidth <= 0)
+    throw new RangeError(`binWidth must be a finite number > 0, got ${binWidth}`);
   if (results.length === 0) return null;
   const values = results.map(tauOf).sort((a, b) => a - b);
   const min = values[0] as number;
   const max = values[values.length - 1] as number;
   const lo = Math.floor(min / binWidth) * binWidth;
   const n = Math.floor((max - lo) / binWidth + 1e-9) + 1;
-  if (n > MAX_TAU_BINS) throw new RangeError(`binWidth ${binWidth} makes ${n} bins over τ ${min}..${max} (at most ${MAX_TAU_BINS})`);
-  const bins: TauBin[] = Array.from({ length: n }, (_, i) => ({ lo: edge(lo + i * binWidth), hi: edge(lo + (i + 1) * binWidth), count: 0 }));
+  if (n > MAX_TAU_BINS)
+    throw new RangeError(
+      `binWidth ${binWidth} makes ${n} bins over τ ${min}..${max} (at most ${MAX_TAU_BINS})`,
+    );
+  const bins: TauBin[] = Array.from({ length: n }, (_, i) => ({
+    lo: edge(lo + i * binWidth),
+    hi: edge(lo + (i + 1) * binWidth),
+    count: 0,
+  }));
   let sum = 0;
   for (const v of values) {
     sum += v;
@@ -249,8 +278,12 @@ function snapCount(x: number): number {
  *   −1 for "no speculative decoding") or verifySteps not a finite number > 0.
  */
 export function fromAcceptLength(acceptLength: number, verifySteps: number): TauCounts {
-  if (!Number.isFinite(acceptLength) || acceptLength < 1) throw new RangeError(`acceptLength must be a finite number ≥ 1 (tokens per step incl. bonus), got ${acceptLength}`);
-  if (!Number.isFinite(verifySteps) || verifySteps <= 0) throw new RangeError(`verifySteps must be a finite number > 0, got ${verifySteps}`);
+  if (!Number.isFinite(acceptLength) || acceptLength < 1)
+    throw new RangeError(
+      `acceptLength must be a finite number ≥ 1 (tokens per step incl. bonus), got ${acceptLength}`,
+    );
+  if (!Number.isFinite(verifySteps) || verifySteps <= 0)
+    throw new RangeError(`verifySteps must be a finite number > 0, got ${verifySteps}`);
   return { verifySteps, acceptedTokens: snapCount((acceptLength - 1) * verifySteps) };
 }
 
@@ -277,9 +310,18 @@ export function fromVllmCounters(c: { numDrafts: number; numAcceptedTokens: numb
  * matches what SGLang and SpecForge report.
  * @throws RangeError when specVerifyCt is not > 0 or completionTokens < specVerifyCt.
  */
-export function fromSpecVerifyCount(c: { completionTokens: number; specVerifyCt: number }): TauCounts {
-  if (!(c.completionTokens >= c.specVerifyCt)) throw new RangeError(`completion_tokens (${c.completionTokens}) must be ≥ spec_verify_ct (${c.specVerifyCt})`);
-  const counts = { verifySteps: c.specVerifyCt, acceptedTokens: c.completionTokens - c.specVerifyCt };
+export function fromSpecVerifyCount(c: {
+  completionTokens: number;
+  specVerifyCt: number;
+}): TauCounts {
+  if (!(c.completionTokens >= c.specVerifyCt))
+    throw new RangeError(
+      `completion_tokens (${c.completionTokens}) must be ≥ spec_verify_ct (${c.specVerifyCt})`,
+    );
+  const counts = {
+    verifySteps: c.specVerifyCt,
+    acceptedTokens: c.completionTokens - c.specVerifyCt,
+  };
   checkCounts(counts);
   return counts;
 }

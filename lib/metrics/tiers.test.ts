@@ -1,6 +1,22 @@
 import { describe, expect, test } from "vitest";
+
 import { seededRng } from "@/lib/random";
-import { addPoint, bucketSpan, COARSEST_BITS, coverRange, emptyAggregate, m4Points, mergeAggregate, planSeries, READ_FACTOR, tierRowsOf, TIER_BITS, topBitsOf, type TierAggregate } from "./tiers";
+
+import {
+  addPoint,
+  bucketSpan,
+  COARSEST_BITS,
+  coverRange,
+  emptyAggregate,
+  m4Points,
+  mergeAggregate,
+  planSeries,
+  READ_FACTOR,
+  TIER_BITS,
+  tierRowsOf,
+  topBitsOf,
+  type TierAggregate,
+} from "./tiers";
 
 /** Steps covered by a piece, as [first, last] inclusive. */
 function stepsOf(p: { bits: number; lo: bigint; hi: bigint }): [bigint, bigint] {
@@ -45,25 +61,42 @@ describe("planSeries", () => {
       const plan = planSeries(lo, hi, columns);
       const span = bucketSpan(lo, hi, plan.bits);
       expect(span).toBeLessThanOrEqual(BigInt(READ_FACTOR * columns));
-      if (plan.bits > 0) expect(bucketSpan(lo, hi, plan.bits - 4)).toBeGreaterThan(BigInt(READ_FACTOR * columns));
+      if (plan.bits > 0)
+        expect(bucketSpan(lo, hi, plan.bits - 4)).toBeGreaterThan(BigInt(READ_FACTOR * columns));
       expect((span + plan.perColumn - 1n) / plan.perColumn).toBeLessThanOrEqual(BigInt(columns));
     }
   });
 });
 
 /** Points as the columns tierRowsOf takes. */
-const columns = (pts: Array<{ key: string; step: bigint; value: number }>) => ({ key: pts.map((p) => p.key), step: pts.map((p) => p.step), value: pts.map((p) => p.value) });
+const columns = (pts: Array<{ key: string; step: bigint; value: number }>) => ({
+  key: pts.map((p) => p.key),
+  step: pts.map((p) => p.step),
+  value: pts.map((p) => p.value),
+});
 
 describe("aggregates", () => {
   test("merging in any grouping equals one pass over the points (ties: lowest step)", () => {
     const values = [3, 1, 1, 7, 7, -2, NaN, 5, -2, Infinity];
     const one = emptyAggregate();
     const pts = values.map((value, i) => ({ key: "k", step: BigInt(i * 3), value }));
-    for (const r of tierRowsOf(columns(pts)).filter((r) => r.bits === 60)) mergeAggregate(one, r.agg);
+    for (const r of tierRowsOf(columns(pts)).filter((r) => r.bits === 60))
+      mergeAggregate(one, r.agg);
     const parts = tierRowsOf(columns(pts)).filter((r) => r.bits === 4);
     const merged: TierAggregate = emptyAggregate();
     for (const r of parts.reverse()) mergeAggregate(merged, r.agg);
-    const expected = { n: 8, nonFinite: 2, minStep: 15n, minValue: -2, maxStep: 9n, maxValue: 7, firstStep: 0n, firstValue: 3, lastStep: 24n, lastValue: -2 };
+    const expected = {
+      n: 8,
+      nonFinite: 2,
+      minStep: 15n,
+      minValue: -2,
+      maxStep: 9n,
+      maxValue: 7,
+      firstStep: 0n,
+      firstValue: 3,
+      lastStep: 24n,
+      lastValue: -2,
+    };
     expect(one).toEqual(expected);
     expect(merged).toEqual(expected);
     expect(tierRowsOf(columns(pts)).filter((r) => r.bits === 4).length).toBe(2);
@@ -72,7 +105,18 @@ describe("aggregates", () => {
 
   test("m4Points keeps first, lowest, highest and last of each column, each step once", () => {
     const pts = [5, 9, 1, 4, 4, 4, 4, 8].map((value, i) => ({ key: "k", step: BigInt(i), value }));
-    const raw = pts.map((p) => ({ n: 1, nonFinite: 0, minStep: p.step, minValue: p.value, maxStep: p.step, maxValue: p.value, firstStep: p.step, firstValue: p.value, lastStep: p.step, lastValue: p.value }));
+    const raw = pts.map((p) => ({
+      n: 1,
+      nonFinite: 0,
+      minStep: p.step,
+      minValue: p.value,
+      maxStep: p.step,
+      maxValue: p.value,
+      firstStep: p.step,
+      firstValue: p.value,
+      lastStep: p.step,
+      lastValue: p.value,
+    }));
     const out = m4Points(raw, 0n, { bits: 0, perColumn: 4n, columns: 2 });
     expect(out.map((p) => [Number(p.step), p.value])).toEqual([
       [0, 5],
@@ -90,8 +134,17 @@ describe("tierRowsOf", () => {
     const rnd = seededRng(11);
     const pts = Array.from({ length: 3000 }, (_, i) => {
       const r = rnd();
-      const step = r < 0.6 ? BigInt(i) : r < 0.8 ? BigInt(Math.floor(rnd() * 100_000)) - 50_000n : BigInt(Math.floor(rnd() * 2 ** 52)) * 2048n * (rnd() < 0.5 ? -1n : 1n);
-      return { key: rnd() < 0.5 ? "loss" : "lr", step, value: rnd() < 0.05 ? NaN : Math.round(rnd() * 100) };
+      const step =
+        r < 0.6
+          ? BigInt(i)
+          : r < 0.8
+            ? BigInt(Math.floor(rnd() * 100_000)) - 50_000n
+            : BigInt(Math.floor(rnd() * 2 ** 52)) * 2048n * (rnd() < 0.5 ? -1n : 1n);
+      return {
+        key: rnd() < 0.5 ? "loss" : "lr",
+        step,
+        value: rnd() < 0.05 ? NaN : Math.round(rnd() * 100),
+      };
     });
     const distinct = [...new Map(pts.map((p) => [`${p.key}|${p.step}`, p])).values()];
     const naive = new Map<string, TierAggregate>();
@@ -122,7 +175,11 @@ describe("topBitsOf", () => {
     expect(topBitsOf(-1n, 0n)).toBe(COARSEST_BITS);
     expect(topBitsOf(-(2n ** 63n), 2n ** 63n - 1n)).toBe(COARSEST_BITS);
     // Whatever the range, every step of it lies in one bucket of the tier returned (below 60).
-    for (const [lo, hi] of [[3n, 4_000n], [1_000_000n, 1_048_575n], [-300n, -1n]] as const) {
+    for (const [lo, hi] of [
+      [3n, 4_000n],
+      [1_000_000n, 1_048_575n],
+      [-300n, -1n],
+    ] as const) {
       const bits = BigInt(topBitsOf(lo, hi));
       expect(lo >> bits).toBe(hi >> bits);
       expect(lo >> (bits - 4n)).not.toBe(hi >> (bits - 4n));

@@ -60,7 +60,18 @@ export interface TierAggregate {
 
 /** A summary of no points. */
 export function emptyAggregate(): TierAggregate {
-  return { n: 0, nonFinite: 0, minStep: null, minValue: null, maxStep: null, maxValue: null, firstStep: null, firstValue: null, lastStep: null, lastValue: null };
+  return {
+    n: 0,
+    nonFinite: 0,
+    minStep: null,
+    minValue: null,
+    maxStep: null,
+    maxValue: null,
+    firstStep: null,
+    firstValue: null,
+    lastStep: null,
+    lastValue: null,
+  };
 }
 
 /** Adds one point to `agg` in place (a new step: callers never add the same step twice); allocates nothing. */
@@ -101,11 +112,17 @@ export function mergeAggregate(into: TierAggregate, other: TierAggregate): void 
     return;
   }
   into.n += other.n;
-  if (other.minValue! < into.minValue! || (other.minValue === into.minValue && other.minStep! < into.minStep!)) {
+  if (
+    other.minValue! < into.minValue! ||
+    (other.minValue === into.minValue && other.minStep! < into.minStep!)
+  ) {
     into.minValue = other.minValue;
     into.minStep = other.minStep;
   }
-  if (other.maxValue! > into.maxValue! || (other.maxValue === into.maxValue && other.maxStep! < into.maxStep!)) {
+  if (
+    other.maxValue! > into.maxValue! ||
+    (other.maxValue === into.maxValue && other.maxStep! < into.maxStep!)
+  ) {
     into.maxValue = other.maxValue;
     into.maxStep = other.maxStep;
   }
@@ -149,7 +166,10 @@ export function tierRowsOf(points: PointColumns): TierRow[] {
   // Per key: its finest-tier rows, and the row its previous point went to with that bucket's
   // step bounds: a point in the same bucket costs two bigint comparisons, no shift (which
   // allocates a BigInt) and no lookup by bucket.
-  const byKey = new Map<string, { last: TierRow; lo: bigint; hi: bigint; rows: Map<bigint, TierRow> }>();
+  const byKey = new Map<
+    string,
+    { last: TierRow; lo: bigint; hi: bigint; rows: Map<bigint, TierRow> }
+  >();
   let level: TierRow[] = [];
   for (let i = 0; i < points.key.length; i++) {
     const key = points.key[i]!;
@@ -264,7 +284,11 @@ export interface StepPoint {
  * M4 over `aggregates` (each lying within one column of `plan`, as coverRange's pieces do): per
  * column its first, lowest, highest and last finite point, each step once, by ascending step.
  */
-export function m4Points(aggregates: Iterable<TierAggregate>, lo: bigint, plan: SeriesPlan): StepPoint[] {
+export function m4Points(
+  aggregates: Iterable<TierAggregate>,
+  lo: bigint,
+  plan: SeriesPlan,
+): StepPoint[] {
   const shift = BigInt(plan.bits);
   const base = lo >> shift;
   const columns = new Map<bigint, TierAggregate>();
@@ -284,7 +308,8 @@ export function m4Points(aggregates: Iterable<TierAggregate>, lo: bigint, plan: 
       { step: a.maxStep!, value: a.maxValue! },
       { step: a.lastStep!, value: a.lastValue! },
     ].sort((x, y) => compareBigint(x.step, y.step));
-    for (const p of picks) if (out.length === 0 || out[out.length - 1]!.step !== p.step) out.push(p);
+    for (const p of picks)
+      if (out.length === 0 || out[out.length - 1]!.step !== p.step) out.push(p);
   }
   return out;
 }

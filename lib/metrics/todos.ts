@@ -96,7 +96,8 @@ export function matchItems(prev: readonly TodoItem[], next: readonly TodoItem[])
       }
     }
   };
-  const hasSameId = (p: TodoItem, n: TodoItem) => p.id !== undefined && n.id !== undefined && p.id === n.id;
+  const hasSameId = (p: TodoItem, n: TodoItem) =>
+    p.id !== undefined && n.id !== undefined && p.id === n.id;
   pass((p, n) => hasSameId(p, n) && norm(p) === norm(n), "id");
   pass((p, n) => norm(p) === norm(n), "content");
   pass(hasSameId, "id");
@@ -106,7 +107,10 @@ export function matchItems(prev: readonly TodoItem[], next: readonly TodoItem[])
     let bestOverlap = 0;
     for (let j = 0; j < next.length; j++) {
       if (nextUsed[j]) continue;
-      const overlap = truncationOverlap((prev[i] as TodoItem).content, (next[j] as TodoItem).content);
+      const overlap = truncationOverlap(
+        (prev[i] as TodoItem).content,
+        (next[j] as TodoItem).content,
+      );
       if (overlap > bestOverlap) {
         best = j;
         bestOverlap = overlap;
@@ -130,7 +134,10 @@ export interface TodoDiff {
 }
 
 /** Diffs two snapshots of a todo list (`prev` null: the first snapshot, everything is added); items are paired by {@link matchItems}. */
-export function diffSnapshots(prev: readonly TodoItem[] | null, next: readonly TodoItem[]): TodoDiff {
+export function diffSnapshots(
+  prev: readonly TodoItem[] | null,
+  next: readonly TodoItem[],
+): TodoDiff {
   const before = prev ?? [];
   const matches = matchItems(before, next);
   const matchedPrev = new Set(matches.map((m) => m.prevIndex));
@@ -144,8 +151,10 @@ export function diffSnapshots(prev: readonly TodoItem[] | null, next: readonly T
   for (const m of matches) {
     const from = before[m.prevIndex] as TodoItem;
     const to = next[m.nextIndex] as TodoItem;
-    if (from.status !== to.status) diff.statusChanges.push({ item: to, from: from.status, to: to.status });
-    if (m.by === "id" && truncationOverlap(from.content, to.content) === 0) diff.edited.push({ from, to });
+    if (from.status !== to.status)
+      diff.statusChanges.push({ item: to, from: from.status, to: to.status });
+    if (m.by === "id" && truncationOverlap(from.content, to.content) === 0)
+      diff.edited.push({ from, to });
   }
   return diff;
 }
@@ -201,7 +210,10 @@ function addTime(track: Track, status: string, ms: number): void {
  * disappears and comes back later is a new item (new key). `nowMs` ends the open status of items
  * still in the latest snapshot.
  */
-export function itemHistories(snapshots: readonly TodoSnapshotInput[], nowMs: number): TodoItemHistory[] {
+export function itemHistories(
+  snapshots: readonly TodoSnapshotInput[],
+  nowMs: number,
+): TodoItemHistory[] {
   const ordered = snapshots
     .map((s, index) => ({ s, index }))
     .sort((a, b) => a.s.ts - b.s.ts || (a.s.seq ?? 0) - (b.s.seq ?? 0) || a.index - b.index)
@@ -283,7 +295,11 @@ export interface StuckTodo {
 }
 
 /** Items currently `in_progress` for more than `thresholdMs` at `nowMs` (epoch ms), longest first. */
-export function stuckItems(histories: readonly TodoItemHistory[], nowMs: number, thresholdMs: number): StuckTodo[] {
+export function stuckItems(
+  histories: readonly TodoItemHistory[],
+  nowMs: number,
+  thresholdMs: number,
+): StuckTodo[] {
   return histories
     .filter((h) => h.currentStatus === "in_progress" && nowMs - h.statusSinceMs > thresholdMs)
     .map((history) => ({ history, inProgressMs: nowMs - history.statusSinceMs }))
@@ -295,7 +311,8 @@ export function stuckItems(histories: readonly TodoItemHistory[], nowMs: number,
  * and their byte-limit neighbours (64, 128, 255, 256, 512, 1024, 2048).
  */
 export const TYPICAL_TRUNCATION_LENGTHS: readonly number[] = [
-  30, 32, 40, 50, 60, 64, 70, 80, 100, 120, 128, 140, 150, 160, 200, 250, 255, 256, 300, 400, 500, 512, 1000, 1024, 2000, 2048,
+  30, 32, 40, 50, 60, 64, 70, 80, 100, 120, 128, 140, 150, 160, 200, 250, 255, 256, 300, 400, 500,
+  512, 1000, 1024, 2000, 2048,
 ];
 
 /** Without a "…" marker, only cuts at this length or longer are recognised. */
@@ -328,7 +345,9 @@ export function isProbablyTruncated(content: string): boolean {
   }
   // Without a cut marker, short limits (30, 32, 50…) match ordinary items far too often
   // ("Upload the best checkpoint to S3" is 32 characters): only long limits count.
-  const atLongLimit = lengths(content).some((n) => n >= MIN_UNMARKED_CUT && TYPICAL_TRUNCATION_LENGTHS.includes(n));
+  const atLongLimit = lengths(content).some(
+    (n) => n >= MIN_UNMARKED_CUT && TYPICAL_TRUNCATION_LENGTHS.includes(n),
+  );
   return atLongLimit && content.trim().length > 0 && !PHRASE_END.test(content);
 }
 

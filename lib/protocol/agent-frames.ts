@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { PROTOCOL_VERSION, base, clientKey, epochMs, hostName, nonNegInt } from "./primitives";
+
+import { base, clientKey, epochMs, hostName, nonNegInt, PROTOCOL_VERSION } from "./primitives";
 
 /**
  * Frames about agent sessions (opencode, Claude Code): todo-list snapshots, live activity state,
@@ -103,7 +104,12 @@ export const planProposeFrame = z.strictObject({
   /** Key of the plan this one revises (after a person requested changes); that plan stays as decided. */
   supersedes: clientKey.optional(),
   /** Seconds until the plan expires undecided (default 24 h). */
-  expiresInS: z.number().int().min(10).max(30 * 86_400).optional(),
+  expiresInS: z
+    .number()
+    .int()
+    .min(10)
+    .max(30 * 86_400)
+    .optional(),
 });
 
 export const PLAN_DECISIONS = ["approved", "changes_requested", "rejected", "expired"] as const;

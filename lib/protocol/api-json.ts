@@ -13,7 +13,11 @@
  * {@link reviveApiJson} reverses exactly this and nothing else.
  */
 
-const NON_FINITE: Readonly<Record<string, number>> = { NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY, "-Infinity": Number.NEGATIVE_INFINITY };
+const NON_FINITE: Readonly<Record<string, number>> = {
+  NaN: Number.NaN,
+  Infinity: Number.POSITIVE_INFINITY,
+  "-Infinity": Number.NEGATIVE_INFINITY,
+};
 
 function onlyKey(v: object): string | null {
   let key: string | null = null;
@@ -28,7 +32,12 @@ function onlyKey(v: object): string | null {
 function replacer(_key: string, v: unknown): unknown {
   if (typeof v === "number") return Number.isFinite(v) ? v : { $num: String(v) };
   if (typeof v === "bigint") return v.toString();
-  if (v !== null && typeof v === "object" && !Array.isArray(v) && (Object.hasOwn(v, "$num") || Object.hasOwn(v, "$obj"))) {
+  if (
+    v !== null &&
+    typeof v === "object" &&
+    !Array.isArray(v) &&
+    (Object.hasOwn(v, "$num") || Object.hasOwn(v, "$obj"))
+  ) {
     const k = onlyKey(v);
     if (k === "$num" || k === "$obj") return { $obj: Object.entries(v) };
   }
@@ -53,7 +62,11 @@ export function reviveApiJson(_key: string, value: unknown): unknown {
   }
   if (k === "$obj") {
     const entries = (value as { $obj: unknown }).$obj;
-    if (Array.isArray(entries) && entries.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === "string")) return Object.fromEntries(entries as [string, unknown][]);
+    if (
+      Array.isArray(entries) &&
+      entries.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === "string")
+    )
+      return Object.fromEntries(entries as [string, unknown][]);
   }
   return value;
 }

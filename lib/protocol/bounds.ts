@@ -39,5 +39,11 @@ export const epochMs = z
   .number()
   .int()
   .superRefine((ms, ctx) => {
-    if (!isSaneEpochMs(ms)) ctx.addIssue({ code: "custom", message: describeBadTime(ms), params: { code: TIME_OUT_OF_RANGE }, input: ms });
+    if (!isSaneEpochMs(ms))
+      ctx.addIssue({
+        code: "custom",
+        message: describeBadTime(ms),
+        params: { code: TIME_OUT_OF_RANGE },
+        input: ms,
+      });
   });

@@ -1,5 +1,19 @@
 import { z } from "zod";
+
+import { planProposeFrame, sessionActivityFrame, sessionTodosFrame } from "./agent-frames";
 import { INT4_MAX } from "./bounds";
+import {
+  anyNumber,
+  base,
+  clientKey,
+  counterName,
+  epochMs,
+  hostName,
+  metricKey,
+  nonNegInt,
+  safeCount,
+  step64,
+} from "./primitives";
 
 /**
  * Pitwall wire protocol v1: the frames a worker sends to `/ws/ingest` (one JSON object per
@@ -8,11 +22,17 @@ import { INT4_MAX } from "./bounds";
  */
 
 export { PROTOCOL_VERSION, MAX_FRAME_BYTES, anyNumber, step64 } from "./primitives";
-import { planProposeFrame, sessionActivityFrame, sessionTodosFrame } from "./agent-frames";
-export * from "./agent-frames";
-import { anyNumber, base, clientKey, counterName, epochMs, hostName, metricKey, nonNegInt, safeCount, step64 } from "./primitives";
 
-export const RUN_KINDS = ["benchmark", "extraction", "generation", "training", "eval", "serving"] as const;
+export * from "./agent-frames";
+
+export const RUN_KINDS = [
+  "benchmark",
+  "extraction",
+  "generation",
+  "training",
+  "eval",
+  "serving",
+] as const;
 /**
  * How a run ended. `ended`: it stopped and nothing says how it went (an imported log that ends at
  * its last step without reaching its planned steps); shown neutral, never as failed or running.
@@ -89,7 +109,12 @@ export const runStartFrame = z.strictObject({
   /** What the items are: samples, prompts, steps, files… */
   unit: z.string().min(1).max(50).optional(),
   /** Seconds without a push after which the run shows as stale (default 120). */
-  stallAfterS: z.number().int().min(5).max(7 * 86_400).optional(),
+  stallAfterS: z
+    .number()
+    .int()
+    .min(5)
+    .max(7 * 86_400)
+    .optional(),
   /** Key of the agent session that started this run (shown on the session's page). */
   session: clientKey.optional(),
 });
@@ -216,7 +241,12 @@ export const runEndFrame = z.strictObject({
   endedAt: epochMs.optional(),
   error: z.string().max(10_000).optional(),
   /** Process exit code; a signed 32-bit integer (a Postgres int4). */
-  exitCode: z.number().int().min(-INT4_MAX - 1).max(INT4_MAX).optional(),
+  exitCode: z
+    .number()
+    .int()
+    .min(-INT4_MAX - 1)
+    .max(INT4_MAX)
+    .optional(),
   /** The last lines of the command's output (at most 200 lines / 64 KiB are kept). */
   outputTail: z.array(z.string().max(4000)).max(200).optional(),
 });
@@ -274,7 +304,9 @@ export const baselineUpsertFrame = z.strictObject({
   /** Optional ± band drawn around the line, 0..1e9 in the metric's unit. */
   tolerance: z.number().nonnegative().max(BASELINE_VALUE_MAX).optional(),
   dataset: z.string().max(200).optional(),
-  settings: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+  settings: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+    .optional(),
   /** A link to the figure's source; http(s) only (it is rendered as a link). */
   sourceUrl: z
     .string()

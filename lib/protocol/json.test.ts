@@ -1,9 +1,12 @@
 import { describe, expect, test } from "vitest";
+
 import { JsonSyntaxError, parseLenientJson, stringifyJson, toJsonSafe } from "./json";
 
 describe("parseLenientJson", () => {
   test("reads Python's bare NaN, Infinity and -Infinity as numbers", () => {
-    const v = parseLenientJson('{"a": NaN, "b": Infinity, "c": -Infinity, "d": [1, NaN], "e": 2.5}') as Record<string, unknown>;
+    const v = parseLenientJson(
+      '{"a": NaN, "b": Infinity, "c": -Infinity, "d": [1, NaN], "e": 2.5}',
+    ) as Record<string, unknown>;
     expect(v.a).toBeNaN();
     expect(v.b).toBe(Infinity);
     expect(v.c).toBe(-Infinity);
@@ -12,7 +15,9 @@ describe("parseLenientJson", () => {
   });
 
   test("leaves the same words inside strings alone, including escaped quotes", () => {
-    const v = parseLenientJson('{"s": "NaN and Infinity", "t": "say \\"NaN\\"", "n": NaN}') as Record<string, unknown>;
+    const v = parseLenientJson(
+      '{"s": "NaN and Infinity", "t": "say \\"NaN\\"", "n": NaN}',
+    ) as Record<string, unknown>;
     expect(v.s).toBe("NaN and Infinity");
     expect(v.t).toBe('say "NaN"');
     expect(v.n).toBeNaN();
@@ -21,7 +26,10 @@ describe("parseLenientJson", () => {
   test("finds bare tokens after any whitespace, at the top level and beside quoted ones", () => {
     expect(parseLenientJson("[\n  NaN,\t-Infinity\r\n]")).toEqual([NaN, -Infinity]);
     expect(parseLenientJson("  Infinity")).toBe(Infinity);
-    expect(parseLenientJson('{"v":"NaN","w":[1,"Infinity"]}')).toEqual({ v: "NaN", w: [1, "Infinity"] });
+    expect(parseLenientJson('{"v":"NaN","w":[1,"Infinity"]}')).toEqual({
+      v: "NaN",
+      w: [1, "Infinity"],
+    });
     expect(parseLenientJson('{"v":"NaN","w":NaN}')).toEqual({ v: "NaN", w: NaN });
   });
 
@@ -33,7 +41,9 @@ describe("parseLenientJson", () => {
 
 describe("stringifyJson / toJsonSafe", () => {
   test("writes non-finite numbers as strings and bigints as decimal strings", () => {
-    expect(stringifyJson({ a: NaN, b: -Infinity, c: 2n ** 64n, d: 1 })).toBe('{"a":"NaN","b":"-Infinity","c":"18446744073709551616","d":1}');
+    expect(stringifyJson({ a: NaN, b: -Infinity, c: 2n ** 64n, d: 1 })).toBe(
+      '{"a":"NaN","b":"-Infinity","c":"18446744073709551616","d":1}',
+    );
     expect(toJsonSafe({ x: [Infinity, { y: NaN }] })).toEqual({ x: ["Infinity", { y: "NaN" }] });
   });
 
@@ -46,11 +56,29 @@ describe("stringifyJson / toJsonSafe", () => {
 describe("checkFrame never throws", () => {
   test("a step that is not an integer is an invalid_frame, not an exception", async () => {
     const { checkFrame } = await import("./validate");
-    const check = checkFrame({ v: 1, id: "m1", type: "run.metrics", run: "r", points: [{ key: "loss", step: "three", value: 1 }] });
+    const check = checkFrame({
+      v: 1,
+      id: "m1",
+      type: "run.metrics",
+      run: "r",
+      points: [{ key: "loss", step: "three", value: 1 }],
+    });
     expect(check).toMatchObject({ ok: false, code: "invalid_frame" });
-    const big = checkFrame({ v: 1, id: "m2", type: "run.metrics", run: "r", points: [{ key: "loss", step: "99999999999999999999", value: 1 }] });
+    const big = checkFrame({
+      v: 1,
+      id: "m2",
+      type: "run.metrics",
+      run: "r",
+      points: [{ key: "loss", step: "99999999999999999999", value: 1 }],
+    });
     expect(big).toMatchObject({ ok: false, code: "invalid_frame" });
-    const ok = checkFrame({ v: 1, id: "m3", type: "run.metrics", run: "r", points: [{ key: "loss", step: "9223372036854775807", value: 1 }] });
+    const ok = checkFrame({
+      v: 1,
+      id: "m3",
+      type: "run.metrics",
+      run: "r",
+      points: [{ key: "loss", step: "9223372036854775807", value: 1 }],
+    });
     expect(ok.ok).toBe(true);
   });
 });

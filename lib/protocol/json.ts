@@ -85,11 +85,15 @@ function reviveNonFinite(_key: string, value: unknown): unknown {
  * strings (they may exceed 2^53), Dates become ISO 8601 strings.
  */
 export function stringifyJson(value: unknown, space?: number): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v === "number" && !Number.isFinite(v)) return String(v);
-    if (typeof v === "bigint") return v.toString();
-    return v;
-  }, space);
+  return JSON.stringify(
+    value,
+    (_key, v: unknown) => {
+      if (typeof v === "number" && !Number.isFinite(v)) return String(v);
+      if (typeof v === "bigint") return v.toString();
+      return v;
+    },
+    space,
+  );
 }
 
 /**

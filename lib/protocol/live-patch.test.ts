@@ -1,15 +1,39 @@
 import { describe, expect, test } from "vitest";
-import { applyPatch, diffJson, jsonEqual, type JsonPatch } from "./live-patch";
+
 import { seededRng as rng } from "@/lib/random";
 
+import { applyPatch, diffJson, jsonEqual, type JsonPatch } from "./live-patch";
+
 interface View {
-  run: { id: number; name: string; state: string; lastPushAt: string; tags: string[]; notes?: string; config: Record<string, unknown>; points: Array<{ key: string; value: number | string }> };
-  progress: { asOf: string; done: number | null; samples: Array<{ at: number; done: number }>; events: Array<{ id: number; text: string }> };
+  run: {
+    id: number;
+    name: string;
+    state: string;
+    lastPushAt: string;
+    tags: string[];
+    notes?: string;
+    config: Record<string, unknown>;
+    points: Array<{ key: string; value: number | string }>;
+  };
+  progress: {
+    asOf: string;
+    done: number | null;
+    samples: Array<{ at: number; done: number }>;
+    events: Array<{ id: number; text: string }>;
+  };
   metrics: { series: Array<{ key: string; points: Array<[number, number | string]> }> };
 }
 
 const initial = (): View => ({
-  run: { id: 1, name: "train", state: "running", lastPushAt: "2026-12-01T00:00:00.000Z", tags: ["a"], config: { lr: 0.1 }, points: [] },
+  run: {
+    id: 1,
+    name: "train",
+    state: "running",
+    lastPushAt: "2026-12-01T00:00:00.000Z",
+    tags: ["a"],
+    config: { lr: 0.1 },
+    points: [],
+  },
   progress: { asOf: "2026-12-01T00:00:00.000Z", done: null, samples: [], events: [] },
   metrics: { series: [] },
 });
@@ -22,8 +46,13 @@ function mutate(v: View, r: () => number, step: number): View {
   next.run.lastPushAt = at;
   next.progress.asOf = at;
   if (pick === 0) next.run.points.push({ key: `c${step}`, value: r() < 0.1 ? "NaN" : r() });
-  else if (pick === 1 && next.run.points.length) next.run.points[Math.floor(r() * next.run.points.length)]!.value = r();
-  else if (pick === 2) next.run.points.splice(Math.floor(r() * (next.run.points.length + 1)), 0, { key: `i${step}`, value: r() });
+  else if (pick === 1 && next.run.points.length)
+    next.run.points[Math.floor(r() * next.run.points.length)]!.value = r();
+  else if (pick === 2)
+    next.run.points.splice(Math.floor(r() * (next.run.points.length + 1)), 0, {
+      key: `i${step}`,
+      value: r(),
+    });
   else if (pick === 3) {
     next.progress.done = (next.progress.done ?? 0) + 1;
     next.progress.samples.push({ at: step, done: next.progress.done });
@@ -40,7 +69,8 @@ function mutate(v: View, r: () => number, step: number): View {
     const key = `m${Math.floor(r() * 3)}`;
     let s = next.metrics.series.find((x) => x.key === key);
     if (!s) next.metrics.series.push((s = { key, points: [] }));
-    for (let i = 0, n = 1 + Math.floor(r() * 5); i < n; i++) s.points.push([step * 10 + i, r() < 0.05 ? "Infinity" : r()]);
+    for (let i = 0, n = 1 + Math.floor(r() * 5); i < n; i++)
+      s.points.push([step * 10 + i, r() < 0.05 ? "Infinity" : r()]);
   } else if (pick === 7 && next.metrics.series.length) {
     // A downsampled series re-bucketed: every point moves.
     const s = next.metrics.series[0]!;
@@ -62,7 +92,9 @@ describe("diffJson / applyPatch", () => {
       for (let step = 1; step <= 150; step++) {
         const next = mutate(server, r, step);
         // The delta travels as JSON text, as over the socket.
-        const patch = JSON.parse(JSON.stringify(diffJson(server, next) ?? null)) as JsonPatch | null;
+        const patch = JSON.parse(
+          JSON.stringify(diffJson(server, next) ?? null),
+        ) as JsonPatch | null;
         merged = applyPatch(merged, patch ?? undefined);
         server = next;
         expect(jsonEqual(merged, server), `seed ${seed} step ${step}`).toBe(true);
@@ -95,7 +127,10 @@ describe("diffJson / applyPatch", () => {
   });
 
   test("changed fields only: an object patch names the changed and the removed keys", () => {
-    expect(diffJson({ a: 1, b: { c: 2, d: 3 }, e: "x" }, { a: 1, b: { c: 2, d: 4 } })).toEqual({ o: { b: { o: { d: { r: 4 } } } }, d: ["e"] });
+    expect(diffJson({ a: 1, b: { c: 2, d: 3 }, e: "x" }, { a: 1, b: { c: 2, d: 4 } })).toEqual({
+      o: { b: { o: { d: { r: 4 } } } },
+      d: ["e"],
+    });
     expect(diffJson([1, 2, 3], { a: 1 })).toEqual({ r: { a: 1 } });
     expect(diffJson([1, 2, 3], [4, 5, 6])).toEqual({ r: [4, 5, 6] });
   });

@@ -43,7 +43,11 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 /** Deep equality of two JSON values (`undefined` object members count as absent). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   // NaN equals NaN here: a series holding NaN must not look changed on every read.
-  if (a === b || (typeof a === "number" && typeof b === "number" && Number.isNaN(a) && Number.isNaN(b))) return true;
+  if (
+    a === b ||
+    (typeof a === "number" && typeof b === "number" && Number.isNaN(a) && Number.isNaN(b))
+  )
+    return true;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
@@ -94,7 +98,12 @@ function indexOfEqual(list: readonly unknown[], value: unknown, limit: number): 
 }
 
 /** Aligns old[x..] with b[k..]; returns the patch and its cost (items sent). */
-function alignAt(a: readonly unknown[], b: readonly unknown[], x: number, k: number): { patch: ArrayPatch; cost: number } {
+function alignAt(
+  a: readonly unknown[],
+  b: readonly unknown[],
+  x: number,
+  k: number,
+): { patch: ArrayPatch; cost: number } {
   const l = Math.max(0, Math.min(a.length - x, b.length - k));
   const items: Record<string, JsonPatch> = {};
   let cost = k + (b.length - k - l);
@@ -137,7 +146,9 @@ export function applyPatch<T>(value: T, patch: JsonPatch | undefined): T {
   if ("x" in patch) {
     const old = Array.isArray(value) ? (value as unknown[]) : [];
     const window = old.slice(patch.x, patch.x + patch.l);
-    if (patch.a) for (const [i, sub] of Object.entries(patch.a)) window[Number(i)] = applyPatch(window[Number(i)], sub);
+    if (patch.a)
+      for (const [i, sub] of Object.entries(patch.a))
+        window[Number(i)] = applyPatch(window[Number(i)], sub);
     return [...(patch.f ?? []), ...window, ...(patch.p ?? [])] as T;
   }
   const out: Record<string, unknown> = isPlainObject(value) ? { ...value } : {};

@@ -15,7 +15,10 @@ import { z } from "zod";
 export const LIVE_CHANNEL = "pitwall_live";
 
 /** One change notification; `seq` is the topic's LiveTopic.seq after the change (run topics only). */
-export const liveChange = z.object({ topic: z.string().min(1).max(200), seq: z.number().int().nonnegative().optional() });
+export const liveChange = z.object({
+  topic: z.string().min(1).max(200),
+  seq: z.number().int().nonnegative().optional(),
+});
 export type LiveChange = z.infer<typeof liveChange>;
 
 /** Browser → server: replace the set of topics this socket wants. */
@@ -42,9 +45,22 @@ export const liveServerMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("changed"), topic: z.string(), seq: z.number(), at: z.number() }),
   z.object({ type: z.literal("error"), code: z.string(), message: z.string() }),
   /** The whole value of a shared-read topic as of `seq` (wire form: non-finite numbers as strings). */
-  z.object({ type: z.literal("snapshot"), topic: z.string(), seq: z.number(), data: z.unknown(), at: z.number() }),
+  z.object({
+    type: z.literal("snapshot"),
+    topic: z.string(),
+    seq: z.number(),
+    data: z.unknown(),
+    at: z.number(),
+  }),
   /** Turns the value at `base` into the value at `seq`; a browser holding another `base` asks for `resync`. */
-  z.object({ type: z.literal("delta"), topic: z.string(), base: z.number(), seq: z.number(), patch: z.unknown(), at: z.number() }),
+  z.object({
+    type: z.literal("delta"),
+    topic: z.string(),
+    base: z.number(),
+    seq: z.number(),
+    patch: z.unknown(),
+    at: z.number(),
+  }),
 ]);
 export type LiveServerMessage = z.infer<typeof liveServerMessage>;
 

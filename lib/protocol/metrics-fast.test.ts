@@ -1,5 +1,7 @@
 import { describe, expect, test } from "vitest";
+
 import { seededRng } from "@/scripts/demo/rng";
+
 import { clientFrame } from "./frames";
 import { fastRunMetricsFrame } from "./metrics-fast";
 import { checkFrame } from "./validate";
@@ -8,12 +10,47 @@ import { checkFrame } from "./validate";
 // what zod returns; what it is unsure of falls through to zod, which words the error.
 
 const T = Date.UTC(2026, 11, 2);
-const good = { v: 1, id: "f1", type: "run.metrics", run: "r", points: [{ key: "loss", step: 1, value: 0.5, ts: T }, { key: "lr", step: 2, value: "NaN" }] };
+const good = {
+  v: 1,
+  id: "f1",
+  type: "run.metrics",
+  run: "r",
+  points: [
+    { key: "loss", step: 1, value: 0.5, ts: T },
+    { key: "lr", step: 2, value: "NaN" },
+  ],
+};
 
 /** Random small mutations of a valid frame, most of them invalid in one field. */
 function mutate(rnd: () => number): Record<string, unknown> {
-  const frame = structuredClone(good) as Record<string, unknown> & { points: Array<Record<string, unknown>> };
-  const odd: unknown[] = [undefined, null, "", "x".repeat(201), "NaN", "Infinity", "-Infinity", "nan", "7", 1.5, -1, 0, 2 ** 53, -(2 ** 53), NaN, Infinity, T, T * 1000, 946684799999, 4102444800000, [], {}, true];
+  const frame = structuredClone(good) as Record<string, unknown> & {
+    points: Array<Record<string, unknown>>;
+  };
+  const odd: unknown[] = [
+    undefined,
+    null,
+    "",
+    "x".repeat(201),
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "nan",
+    "7",
+    1.5,
+    -1,
+    0,
+    2 ** 53,
+    -(2 ** 53),
+    NaN,
+    Infinity,
+    T,
+    T * 1000,
+    946684799999,
+    4102444800000,
+    [],
+    {},
+    true,
+  ];
   const pickOdd = () => odd[Math.floor(rnd() * odd.length)];
   const field = ["key", "step", "value", "ts", "extra"][Math.floor(rnd() * 5)]!;
   const where = rnd();
@@ -47,14 +84,34 @@ describe("fast run.metrics check", () => {
   });
 
   test("a bad point still gets zod's message naming its index and field", () => {
-    const check = checkFrame({ ...good, points: [good.points[0], { key: "loss", step: 3, value: 1, ts: T * 1000 }] });
-    expect(check).toMatchObject({ ok: false, code: "time_out_of_range", message: expect.stringMatching(/^points\.1\.ts: .*microseconds/) });
+    const check = checkFrame({
+      ...good,
+      points: [good.points[0], { key: "loss", step: 3, value: 1, ts: T * 1000 }],
+    });
+    expect(check).toMatchObject({
+      ok: false,
+      code: "time_out_of_range",
+      message: expect.stringMatching(/^points\.1\.ts: .*microseconds/),
+    });
     const extra = checkFrame({ ...good, points: [{ key: "loss", step: 1, value: 1, unit: "x" }] });
-    expect(extra).toMatchObject({ ok: false, code: "invalid_frame", message: expect.stringContaining("points.0") });
+    expect(extra).toMatchObject({
+      ok: false,
+      code: "invalid_frame",
+      message: expect.stringContaining("points.0"),
+    });
   });
 
   test("NaN and ±Infinity, as strings or numbers, come out as numbers", () => {
-    const check = checkFrame({ ...good, points: [{ key: "a", step: 1, value: "-Infinity" }, { key: "a", step: 2, value: NaN }, { key: "a", step: 3, value: 1 }] });
-    expect(check.ok && check.frame.type === "run.metrics" && check.frame.points.map((p) => p.value)).toEqual([-Infinity, NaN, 1]);
+    const check = checkFrame({
+      ...good,
+      points: [
+        { key: "a", step: 1, value: "-Infinity" },
+        { key: "a", step: 2, value: NaN },
+        { key: "a", step: 3, value: 1 },
+      ],
+    });
+    expect(
+      check.ok && check.frame.type === "run.metrics" && check.frame.points.map((p) => p.value),
+    ).toEqual([-Infinity, NaN, 1]);
   });
 });

@@ -16,7 +16,8 @@ export function fastRunMetricsFrame(value: Record<string, unknown>): RunMetricsF
     if (k !== "v" && k !== "id" && k !== "type" && k !== "run" && k !== "points") return null;
     fields++;
   }
-  if (fields !== 5 || value.type !== "run.metrics" || !isKey(value.id) || !isKey(value.run)) return null;
+  if (fields !== 5 || value.type !== "run.metrics" || !isKey(value.id) || !isKey(value.run))
+    return null;
   const points = value.points;
   if (!Array.isArray(points) || points.length < 1 || points.length > 10_000) return null;
   let out: unknown[] | null = null;
@@ -32,7 +33,12 @@ export function fastRunMetricsFrame(value: Record<string, unknown>): RunMetricsF
     const { key, step, ts } = point;
     if (typeof key !== "string" || key.length < 1 || key.length > 200) return null;
     if (typeof step !== "number" || !Number.isSafeInteger(step)) return null;
-    if (ts !== undefined ? typeof ts !== "number" || !Number.isSafeInteger(ts) || !isSaneEpochMs(ts) : n !== 3) return null;
+    if (
+      ts !== undefined
+        ? typeof ts !== "number" || !Number.isSafeInteger(ts) || !isSaneEpochMs(ts)
+        : n !== 3
+    )
+      return null;
     let v = point.value;
     if (typeof v !== "number") {
       if (v !== "NaN" && v !== "Infinity" && v !== "-Infinity") return null;
@@ -43,7 +49,10 @@ export function fastRunMetricsFrame(value: Record<string, unknown>): RunMetricsF
     }
     out?.push(p);
   }
-  return { ...(value as unknown as RunMetricsFrame), points: (out ?? points) as RunMetricsFrame["points"] };
+  return {
+    ...(value as unknown as RunMetricsFrame),
+    points: (out ?? points) as RunMetricsFrame["points"],
+  };
 }
 
 function isKey(v: unknown): v is string {

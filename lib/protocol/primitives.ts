@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import { epochMs, INT4_MAX } from "./bounds";
 
 /** Building blocks shared by the wire protocol's frame schemas (lib/protocol/frames.ts, agent-frames.ts). */
@@ -28,10 +29,19 @@ export const step64 = z.union([
   z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
   // One refine (not regex + refine): zod runs later checks even after a failed one, and BigInt()
   // throws on text that is not an integer.
-  z.string().refine((v) => /^-?\d{1,19}$/.test(v) && BigInt(v) >= -(2n ** 63n) && BigInt(v) < 2n ** 63n, "expected an integer step within the signed 64-bit range"),
+  z
+    .string()
+    .refine(
+      (v) => /^-?\d{1,19}$/.test(v) && BigInt(v) >= -(2n ** 63n) && BigInt(v) < 2n ** 63n,
+      "expected an integer step within the signed 64-bit range",
+    ),
 ]);
 /** Counter/gauge names like `s3.uploaded`, `disk.freeBytes`. */
-export const counterName = z.string().min(1).max(100).regex(/^[A-Za-z][A-Za-z0-9_.\-/]*$/, "counter names use letters, digits, '.', '_', '-', '/'");
+export const counterName = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z][A-Za-z0-9_.\-/]*$/, "counter names use letters, digits, '.', '_', '-', '/'");
 /** Metric keys like `loss`, `train/loss`, `eval/accuracy`, `tau`. */
 export const metricKey = z.string().min(1).max(200);
 
@@ -41,7 +51,11 @@ export const nonNegInt = z.number().int().nonnegative().max(INT4_MAX);
 export { epochMs };
 /** Client-chosen stable key (run key, point key): printable, at most 200 chars. */
 export const clientKey = z.string().min(1).max(200);
-export const hostName = z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "host names use letters, digits, '.', '_' and '-'");
+export const hostName = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "host names use letters, digits, '.', '_' and '-'");
 
 export const base = {
   v: z.literal(PROTOCOL_VERSION),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import { planDecisionFrame } from "./agent-frames";
 import { PROTOCOL_VERSION } from "./primitives";
 

@@ -1,8 +1,9 @@
 import { z } from "zod";
+
 import { TIME_OUT_OF_RANGE } from "./bounds";
 import { clientFrame, PROTOCOL_VERSION, type ClientFrame } from "./frames";
-import type { ErrorCode } from "./replies";
 import { fastRunMetricsFrame } from "./metrics-fast";
+import type { ErrorCode } from "./replies";
 import { findTooDeep, MAX_JSON_DEPTH } from "./wire-json";
 
 /** Outcome of validating one inbound value as a frame. */
@@ -21,11 +22,22 @@ export type FrameCheck =
 export function checkFrame(value: unknown, opts: { truncated?: boolean } = {}): FrameCheck {
   const id = readId(value);
   if (!value || typeof value !== "object" || Array.isArray(value)) {
-    return { ok: false, id, code: opts.truncated && findTooDeep(value) !== null ? "too_deep" : "invalid_frame", message: "a frame must be a JSON object" };
+    return {
+      ok: false,
+      id,
+      code: opts.truncated && findTooDeep(value) !== null ? "too_deep" : "invalid_frame",
+      message: "a frame must be a JSON object",
+    };
   }
   if (opts.truncated) {
     const at = findTooDeep(value);
-    if (at !== null) return { ok: false, id, code: "too_deep", message: `${at}: nested deeper than ${MAX_JSON_DEPTH} levels (counting the message's own array)` };
+    if (at !== null)
+      return {
+        ok: false,
+        id,
+        code: "too_deep",
+        message: `${at}: nested deeper than ${MAX_JSON_DEPTH} levels (counting the message's own array)`,
+      };
   }
   const v = (value as { v?: unknown }).v;
   if (v !== PROTOCOL_VERSION) {
@@ -33,7 +45,10 @@ export function checkFrame(value: unknown, opts: { truncated?: boolean } = {}): 
       ok: false,
       id,
       code: "unsupported_version",
-      message: v === undefined ? "missing protocol version 'v' (expected 1)" : `unsupported protocol version ${JSON.stringify(v)} (expected 1)`,
+      message:
+        v === undefined
+          ? "missing protocol version 'v' (expected 1)"
+          : `unsupported protocol version ${JSON.stringify(v)} (expected 1)`,
     };
   }
   if ((value as { type?: unknown }).type === "run.metrics") {
@@ -46,11 +61,24 @@ export function checkFrame(value: unknown, opts: { truncated?: boolean } = {}): 
     parsed = clientFrame.safeParse(value);
   } catch (err) {
     // A schema check that throws is a bug of ours, but it must not cost the sender its socket.
-    return { ok: false, id, code: "invalid_frame", message: `frame could not be validated: ${(err as Error).message}` };
+    return {
+      ok: false,
+      id,
+      code: "invalid_frame",
+      message: `frame could not be validated: ${(err as Error).message}`,
+    };
   }
   if (parsed.success) return { ok: true, frame: parsed.data };
-  const timeIssue = parsed.error.issues.find((issue) => issue.code === "custom" && issue.params?.code === TIME_OUT_OF_RANGE);
-  if (timeIssue) return { ok: false, id, code: "time_out_of_range", message: describeIssues(new z.ZodError([timeIssue])) };
+  const timeIssue = parsed.error.issues.find(
+    (issue) => issue.code === "custom" && issue.params?.code === TIME_OUT_OF_RANGE,
+  );
+  if (timeIssue)
+    return {
+      ok: false,
+      id,
+      code: "time_out_of_range",
+      message: describeIssues(new z.ZodError([timeIssue])),
+    };
   return { ok: false, id, code: "invalid_frame", message: describeIssues(parsed.error) };
 }
 

@@ -30,7 +30,8 @@ export interface WireJson {
  * @throws JsonSyntaxError when the text is not (lenient) JSON.
  */
 export function parseWireJson(text: string, maxDepth = MAX_JSON_DEPTH): WireJson {
-  if (text.length <= 2 * maxDepth || openersAtMost(text, maxDepth)) return { value: parseLenientJson(text), truncated: false }; // cannot hold maxDepth + 1 levels
+  if (text.length <= 2 * maxDepth || openersAtMost(text, maxDepth))
+    return { value: parseLenientJson(text), truncated: false }; // cannot hold maxDepth + 1 levels
   // Parse first and measure the value (V8's JSON.parse does not recurse on the input): on a
   // 1,000-point frame (> 64 '{') the text scan below cost as much as the parse itself. Only a
   // message that does not parse, or parses deeper than the limit, takes the scan, which gives it

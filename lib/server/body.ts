@@ -7,7 +7,11 @@ import { PayloadTooLargeError } from "./errors";
  * limit: reading stops (the stream is cancelled) and nothing beyond the limit is held in memory.
  * @throws PayloadTooLargeError (HTTP 413, code `code`) when the body is over `maxBytes`.
  */
-export async function readBodyText(request: Request, maxBytes: number, code: "batch_too_large" | "body_too_large" = "body_too_large"): Promise<string> {
+export async function readBodyText(
+  request: Request,
+  maxBytes: number,
+  code: "batch_too_large" | "body_too_large" = "body_too_large",
+): Promise<string> {
   const tooLarge = () => new PayloadTooLargeError(`body over ${maxBytes} bytes; split it`, code);
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw tooLarge();

@@ -1,6 +1,8 @@
-import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+
 import { PrismaClient } from "@/generated/prisma/client";
+
 import { watchPoolErrors } from "./database/pool-errors";
 import { parseEnv } from "./env";
 import { logger } from "./logger";
@@ -29,15 +31,26 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => {
 function handles(): DbHandles {
   if (!globalForDb.__pitwallDb) {
     const url = parseEnv().DATABASE_URL;
-    if (!url) throw new Error("DATABASE_URL is not set (start Pitwall with `npm start`, which provides one)");
+    if (!url)
+      throw new Error(
+        "DATABASE_URL is not set (start Pitwall with `npm start`, which provides one)",
+      );
     // Prisma gets a pool of ours (not one it makes from the URL) so that its idle connections'
     // errors are handled too. Connection attempts give up after 10 s (a frozen database must not
     // hold requests forever).
-    const prismaPool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 });
+    const prismaPool = new pg.Pool({
+      connectionString: url,
+      max: 10,
+      connectionTimeoutMillis: 10_000,
+    });
     const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 });
     watchPoolErrors(prismaPool, "prisma", logger);
     watchPoolErrors(pool, "ingest", logger);
-    globalForDb.__pitwallDb = { url, prisma: new PrismaClient({ adapter: new PrismaPg(prismaPool) }), pool };
+    globalForDb.__pitwallDb = {
+      url,
+      prisma: new PrismaClient({ adapter: new PrismaPg(prismaPool) }),
+      pool,
+    };
   }
   return globalForDb.__pitwallDb;
 }

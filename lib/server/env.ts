@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import { parseTrustedProxies } from "./auth/client-address";
 import { escalateValue, expiryValue, perKind, timeoutValue } from "./inbox-policy";
 
@@ -20,7 +21,10 @@ const envSchema = z.object({
    * Key that signs session cookies (at least 32 characters). Unset: one is generated at first
    * start and kept in the database (table ServerSecret), shared by every app instance.
    */
-  PITWALL_AUTH_SECRET: z.string().min(32, "PITWALL_AUTH_SECRET must be at least 32 characters (e.g. `openssl rand -base64 32`)").optional(),
+  PITWALL_AUTH_SECRET: z
+    .string()
+    .min(32, "PITWALL_AUTH_SECRET must be at least 32 characters (e.g. `openssl rand -base64 32`)")
+    .optional(),
   /** Ingest flush: at most this many frames per transaction. */
   PITWALL_INGEST_BATCH_FRAMES: z.coerce.number().int().min(1).max(10_000).default(500),
   /** Seconds between re-checks of open /ws/live sockets' sessions (a signed-out browser is cut off within this). */
@@ -59,7 +63,9 @@ export type Env = z.output<typeof envSchema>;
  */
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
   // An empty variable (DATABASE_URL=) means unset, as in most tools.
-  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const cleaned = Object.fromEntries(
+    Object.entries(source).filter(([, v]) => v !== undefined && v !== ""),
+  );
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);

@@ -3,7 +3,14 @@ import type { ErrorCode } from "@/lib/protocol";
 /** Base class of errors that carry a protocol/API error code and an HTTP status. */
 export class AppError extends Error {
   constructor(
-    readonly code: ErrorCode | "not_found" | "conflict" | "body_too_large" | "database_unavailable" | "plan_answered_in_terminal" | "plan_agent_ended",
+    readonly code:
+      | ErrorCode
+      | "not_found"
+      | "conflict"
+      | "body_too_large"
+      | "database_unavailable"
+      | "plan_answered_in_terminal"
+      | "plan_agent_ended",
     message: string,
     readonly status: number,
   ) {

@@ -1,6 +1,8 @@
 import type { z } from "zod";
+
 import { describeIssues, JsonSyntaxError, parseWireJson } from "@/lib/protocol";
 import { stringifyApiJson } from "@/lib/protocol/api-json";
+
 import { requireRole, type Role, type Viewer } from "./auth/viewer";
 import { readBodyText } from "./body";
 import { describeOutage, isDatabaseOutage } from "./database/outage";
@@ -15,7 +17,11 @@ import { logger } from "./logger";
 export function json(data: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(stringifyApiJson(data), {
     status,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "no-store",
+      ...headers,
+    },
   });
 }
 
@@ -68,18 +74,23 @@ export const MAX_API_BODY_BYTES = 1024 * 1024;
  * send that without a CORS preflight), 413 `body_too_large` over 1 MiB (cut while reading),
  * 400 `too_deep` when nested over 64 levels, 400 `invalid_json` / `invalid_body`.
  */
-export async function parseJsonBody<T>(request: Request, schema: z.ZodType<T>): Promise<T | Response> {
+export async function parseJsonBody<T>(
+  request: Request,
+  schema: z.ZodType<T>,
+): Promise<T | Response> {
   if (!request.headers.get("content-type")?.toLowerCase().startsWith("application/json")) {
     return errorResponse(415, "unsupported_media_type", "send the body as application/json");
   }
   let body: unknown;
   try {
     const parsed = parseWireJson(await readBodyText(request, MAX_API_BODY_BYTES));
-    if (parsed.truncated) return errorResponse(400, "too_deep", "the body is nested deeper than 64 levels");
+    if (parsed.truncated)
+      return errorResponse(400, "too_deep", "the body is nested deeper than 64 levels");
     body = parsed.value;
   } catch (err) {
     if (err instanceof AppError) return errorResponse(err.status, err.code, err.message);
-    if (err instanceof JsonSyntaxError) return errorResponse(400, "invalid_json", "the body is not JSON");
+    if (err instanceof JsonSyntaxError)
+      return errorResponse(400, "invalid_json", "the body is not JSON");
     throw err;
   }
   const parsed = schema.safeParse(body);

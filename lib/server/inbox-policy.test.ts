@@ -1,9 +1,16 @@
 import { expect, test } from "vitest";
+
 import { parseEnv } from "./env";
 import { effectiveExpiresInS, inboxPolicyOf } from "./inbox-policy";
 
 test("inbox timeouts, expiry actions and escalation parse per kind or for every kind", () => {
-  const policy = inboxPolicyOf(parseEnv({ PITWALL_INBOX_TIMEOUT_S: "permission=300, question=1800", PITWALL_INBOX_ON_EXPIRY: "deny", PITWALL_INBOX_ESCALATE_AFTER_MIN: "10" }));
+  const policy = inboxPolicyOf(
+    parseEnv({
+      PITWALL_INBOX_TIMEOUT_S: "permission=300, question=1800",
+      PITWALL_INBOX_ON_EXPIRY: "deny",
+      PITWALL_INBOX_ESCALATE_AFTER_MIN: "10",
+    }),
+  );
   expect(policy).toEqual({
     timeoutS: { permission: 300, question: 1800 },
     onExpiry: { permission: "deny", question: "deny", notice: "deny" },
@@ -20,6 +27,10 @@ test("an expired item is never approved: approve/allow are refused at start, as 
   expect(() => parseEnv({ PITWALL_INBOX_ON_EXPIRY: "permission=allow" })).toThrow(/never approved/);
   expect(() => parseEnv({ PITWALL_INBOX_ON_EXPIRY: "approve" })).toThrow(/PITWALL_INBOX_ON_EXPIRY/);
   expect(() => parseEnv({ PITWALL_INBOX_TIMEOUT_S: "plan=60" })).toThrow(/unknown kind "plan"/);
-  expect(() => parseEnv({ PITWALL_INBOX_TIMEOUT_S: "permission=1" })).toThrow(/PITWALL_INBOX_TIMEOUT_S/);
-  expect(() => parseEnv({ PITWALL_INBOX_ESCALATE_AFTER_MIN: "soon" })).toThrow(/PITWALL_INBOX_ESCALATE_AFTER_MIN/);
+  expect(() => parseEnv({ PITWALL_INBOX_TIMEOUT_S: "permission=1" })).toThrow(
+    /PITWALL_INBOX_TIMEOUT_S/,
+  );
+  expect(() => parseEnv({ PITWALL_INBOX_ESCALATE_AFTER_MIN: "soon" })).toThrow(
+    /PITWALL_INBOX_ESCALATE_AFTER_MIN/,
+  );
 });

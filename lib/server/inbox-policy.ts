@@ -28,7 +28,11 @@ export interface InboxPolicy {
 }
 
 /** No limits, hand back to the terminal, no escalation. */
-export const DEFAULT_INBOX_POLICY: InboxPolicy = { timeoutS: {}, onExpiry: {}, escalateAfterMin: {} };
+export const DEFAULT_INBOX_POLICY: InboxPolicy = {
+  timeoutS: {},
+  onExpiry: {},
+  escalateAfterMin: {},
+};
 
 /**
  * A zod schema for a per-kind setting: `<value>` (every kind) or `kind=value,kind=value`.
@@ -41,18 +45,27 @@ export function perKind<T>(value: z.ZodType<T, string>, name: string) {
     .transform((raw, ctx): Partial<Record<PolicyKind, T>> => {
       if (raw === undefined || raw.trim() === "") return {};
       const out: Partial<Record<PolicyKind, T>> = {};
-      const parts = raw.split(",").map((p) => p.trim()).filter(Boolean);
+      const parts = raw
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean);
       for (const part of parts) {
         const eq = part.indexOf("=");
         const kinds = eq < 0 ? [...POLICY_KINDS] : [part.slice(0, eq).trim()];
         const parsed = value.safeParse(eq < 0 ? part : part.slice(eq + 1).trim());
         for (const kind of kinds) {
           if (!(POLICY_KINDS as readonly string[]).includes(kind)) {
-            ctx.addIssue({ code: "custom", message: `${name}: unknown kind "${kind}" (one of ${POLICY_KINDS.join(", ")})` });
+            ctx.addIssue({
+              code: "custom",
+              message: `${name}: unknown kind "${kind}" (one of ${POLICY_KINDS.join(", ")})`,
+            });
             return z.NEVER;
           }
           if (!parsed.success) {
-            ctx.addIssue({ code: "custom", message: `${name}: "${part}": ${parsed.error.issues[0]?.message ?? "invalid"}` });
+            ctx.addIssue({
+              code: "custom",
+              message: `${name}: "${part}": ${parsed.error.issues[0]?.message ?? "invalid"}`,
+            });
             return z.NEVER;
           }
           out[kind as PolicyKind] = parsed.data;
@@ -63,11 +76,21 @@ export function perKind<T>(value: z.ZodType<T, string>, name: string) {
 }
 
 /** `PITWALL_INBOX_TIMEOUT_S` values: 5 s … 30 days. */
-export const timeoutValue = z.coerce.number().int().min(5).max(30 * 86_400) as unknown as z.ZodType<number, string>;
+export const timeoutValue = z.coerce
+  .number()
+  .int()
+  .min(5)
+  .max(30 * 86_400) as unknown as z.ZodType<number, string>;
 /** `PITWALL_INBOX_ON_EXPIRY` values: terminal | deny — never approve. */
-export const expiryValue = z.enum(["terminal", "deny"], { message: 'use "terminal" or "deny" (an expired item is never approved)' }) as unknown as z.ZodType<ExpiryAction, string>;
+export const expiryValue = z.enum(["terminal", "deny"], {
+  message: 'use "terminal" or "deny" (an expired item is never approved)',
+}) as unknown as z.ZodType<ExpiryAction, string>;
 /** `PITWALL_INBOX_ESCALATE_AFTER_MIN` values: 1 min … 7 days. */
-export const escalateValue = z.coerce.number().int().min(1).max(7 * 1440) as unknown as z.ZodType<number, string>;
+export const escalateValue = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(7 * 1440) as unknown as z.ZodType<number, string>;
 
 /** Seconds an item of `kind` may wait: the agent's `expiresInS`, capped by the policy. */
 export function effectiveExpiresInS(policy: InboxPolicy, kind: string, expiresInS: number): number {
@@ -81,5 +104,9 @@ export function inboxPolicyOf(env: {
   PITWALL_INBOX_ON_EXPIRY: InboxPolicy["onExpiry"];
   PITWALL_INBOX_ESCALATE_AFTER_MIN: InboxPolicy["escalateAfterMin"];
 }): InboxPolicy {
-  return { timeoutS: env.PITWALL_INBOX_TIMEOUT_S, onExpiry: env.PITWALL_INBOX_ON_EXPIRY, escalateAfterMin: env.PITWALL_INBOX_ESCALATE_AFTER_MIN };
+  return {
+    timeoutS: env.PITWALL_INBOX_TIMEOUT_S,
+    onExpiry: env.PITWALL_INBOX_ON_EXPIRY,
+    escalateAfterMin: env.PITWALL_INBOX_ESCALATE_AFTER_MIN,
+  };
 }

@@ -1,5 +1,6 @@
 import { format } from "node:util";
 import pino, { type Logger } from "pino";
+
 import { isDatabaseOutage } from "./database/outage";
 import { markDatabaseOutage } from "./database/outage-mark";
 import { LogLimiter } from "./log-limit";
@@ -26,8 +27,15 @@ export const logger: Logger = pino({
       if (!slot.ok) return;
       if (slot.suppressed === 0) return method.apply(this, args);
       const [first, ...rest] = args as unknown[];
-      if (first && typeof first === "object" && !(first instanceof Error)) return method.apply(this, [{ ...first, suppressed: slot.suppressed }, ...rest] as Parameters<typeof method>);
-      return method.apply(this, [{ suppressed: slot.suppressed, ...(first instanceof Error ? { err: first } : {}) }, ...(first instanceof Error ? rest : args)] as Parameters<typeof method>);
+      if (first && typeof first === "object" && !(first instanceof Error))
+        return method.apply(this, [
+          { ...first, suppressed: slot.suppressed },
+          ...rest,
+        ] as Parameters<typeof method>);
+      return method.apply(this, [
+        { suppressed: slot.suppressed, ...(first instanceof Error ? { err: first } : {}) },
+        ...(first instanceof Error ? rest : args),
+      ] as Parameters<typeof method>);
     },
   },
 });

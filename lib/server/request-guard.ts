@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+
 import { MAX_FRAME_BYTES } from "@/lib/protocol/primitives";
 
 /**
@@ -42,8 +43,10 @@ export const BODY_LIMITS = {
 /** The body limit of a request path (pathname only, no query). */
 export function bodyLimitFor(pathname: string): BodyLimit {
   const p = pathname.toLowerCase().replace(/\/{2,}/g, "/");
-  if (p === "/api/auth" || p.startsWith("/api/auth/")) return { family: "auth", maxBytes: BODY_LIMITS.auth };
-  if (p === "/api/ingest" || p.startsWith("/api/ingest/")) return { family: "ingest", maxBytes: BODY_LIMITS.ingest };
+  if (p === "/api/auth" || p.startsWith("/api/auth/"))
+    return { family: "auth", maxBytes: BODY_LIMITS.auth };
+  if (p === "/api/ingest" || p.startsWith("/api/ingest/"))
+    return { family: "ingest", maxBytes: BODY_LIMITS.ingest };
   if (p === "/api" || p.startsWith("/api/")) return { family: "api", maxBytes: BODY_LIMITS.api };
   return { family: "pages", maxBytes: BODY_LIMITS.pages };
 }
@@ -58,9 +61,19 @@ export function hasNulByte(url: string): boolean {
  * destroys the socket as soon as the answer is written, and a socket closed with unread request
  * bytes sends a reset that can wipe out the answer; lingerThenClose closes it instead.
  */
-function answer(res: ServerResponse, status: number, code: string, message: string, close = true): void {
+function answer(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  close = true,
+): void {
   const body = JSON.stringify({ error: { code, message } });
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), ...(close ? { connection: "close" } : {}) });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    ...(close ? { connection: "close" } : {}),
+  });
   res.end(body);
 }
 

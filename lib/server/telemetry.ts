@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
 
 /**
  * Prometheus metrics of this process, served as text on `GET /metrics`. Kept on `globalThis`
@@ -22,11 +22,34 @@ export function telemetry(): Telemetry {
     collectDefaultMetrics({ register: registry, prefix: "pitwall_process_" });
     g.__pitwallTelemetry = {
       registry,
-      framesReceived: new Counter({ name: "pitwall_frames_received_total", help: "Frames received from workers", labelNames: ["transport"], registers: [registry] }),
-      framesAcked: new Counter({ name: "pitwall_frames_acked_total", help: "Frames committed and acknowledged (including duplicates)", labelNames: ["transport"], registers: [registry] }),
-      framesRejected: new Counter({ name: "pitwall_frames_rejected_total", help: "Frames rejected, by error code", labelNames: ["transport", "code"], registers: [registry] }),
-      liveSubscribers: new Gauge({ name: "pitwall_live_subscribers", help: "Browser sockets connected to /ws/live", registers: [registry] }),
-      ingestSockets: new Gauge({ name: "pitwall_ingest_sockets", help: "Worker sockets connected to /ws/ingest", registers: [registry] }),
+      framesReceived: new Counter({
+        name: "pitwall_frames_received_total",
+        help: "Frames received from workers",
+        labelNames: ["transport"],
+        registers: [registry],
+      }),
+      framesAcked: new Counter({
+        name: "pitwall_frames_acked_total",
+        help: "Frames committed and acknowledged (including duplicates)",
+        labelNames: ["transport"],
+        registers: [registry],
+      }),
+      framesRejected: new Counter({
+        name: "pitwall_frames_rejected_total",
+        help: "Frames rejected, by error code",
+        labelNames: ["transport", "code"],
+        registers: [registry],
+      }),
+      liveSubscribers: new Gauge({
+        name: "pitwall_live_subscribers",
+        help: "Browser sockets connected to /ws/live",
+        registers: [registry],
+      }),
+      ingestSockets: new Gauge({
+        name: "pitwall_ingest_sockets",
+        help: "Worker sockets connected to /ws/ingest",
+        registers: [registry],
+      }),
     };
   }
   return g.__pitwallTelemetry;

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+
 import { DCGM_KEYS, dcgmGpuKey, deriveDcgmValues, parseDcgmGpuKey } from "./dcgm";
 import { parseExposition } from "./exposition";
 

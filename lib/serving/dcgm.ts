@@ -55,13 +55,16 @@ export function deriveDcgmValues(samples: readonly ExpositionSample[]): Record<s
   put(DCGM_KEYS.gpuUtilPct, gaugeMean(samples, DCGM_GPU_FIELDS.util_pct));
   put(DCGM_KEYS.gpuMemUsedMiB, gaugeSum(samples, DCGM_GPU_FIELDS.mem_used_mib));
   put(DCGM_KEYS.gpuPowerW, gaugeSum(samples, DCGM_GPU_FIELDS.power_w));
-  const temps = samples.filter((s) => s.name === DCGM_GPU_FIELDS.temp_c && !Number.isNaN(s.value)).map((s) => s.value);
+  const temps = samples
+    .filter((s) => s.name === DCGM_GPU_FIELDS.temp_c && !Number.isNaN(s.value))
+    .map((s) => s.value);
   put(DCGM_KEYS.gpuTempC, temps.length > 0 ? Math.max(...temps) : null);
   for (const [field, name] of Object.entries(DCGM_GPU_FIELDS) as Array<[DcgmGpuField, string]>) {
     for (const s of samples) {
       const gpu = s.labels.gpu;
       // One series per GPU; a second one for the same GPU (another label set) keeps the first.
-      if (s.name !== name || gpu === undefined || !GPU_INDEX_RE.test(gpu) || Number.isNaN(s.value)) continue;
+      if (s.name !== name || gpu === undefined || !GPU_INDEX_RE.test(gpu) || Number.isNaN(s.value))
+        continue;
       const key = dcgmGpuKey(gpu, field);
       if (!(key in out)) out[key] = s.value;
     }

@@ -1,11 +1,16 @@
 import { describe, expect, it } from "vitest";
+
 import { deriveServingReading, SERVING_KEYS as K } from "./derive";
 import { parseExposition } from "./exposition";
 import type { ScrapeSnapshot } from "./series";
 import { sglangExposition, type SglangRankState } from "./testing";
 
-const snap = (tsMs: number, text: string): ScrapeSnapshot => ({ tsMs, samples: parseExposition(text).samples });
-const buckets = (entries: Record<number, number>) => Array.from({ length: 21 }, (_, i) => entries[i] ?? 0);
+const snap = (tsMs: number, text: string): ScrapeSnapshot => ({
+  tsMs,
+  samples: parseExposition(text).samples,
+});
+const buckets = (entries: Record<number, number>) =>
+  Array.from({ length: 21 }, (_, i) => entries[i] ?? 0);
 const rank = (over: Partial<SglangRankState>): SglangRankState => ({
   running: 0,
   queued: 0,
@@ -22,15 +27,44 @@ describe("deriveServingReading (SGLang, two DP ranks)", () => {
   const prev = snap(
     1_000_000,
     sglangExposition([
-      rank({ dpRank: 0, promptTokens: 1000, generationTokens: 5000, ttftPerBucket: buckets({ 8: 10 }) }),
-      rank({ dpRank: 1, promptTokens: 800_000, generationTokens: 900_000, ttftPerBucket: buckets({ 15: 1000 }) }),
+      rank({
+        dpRank: 0,
+        promptTokens: 1000,
+        generationTokens: 5000,
+        ttftPerBucket: buckets({ 8: 10 }),
+      }),
+      rank({
+        dpRank: 1,
+        promptTokens: 800_000,
+        generationTokens: 900_000,
+        ttftPerBucket: buckets({ 15: 1000 }),
+      }),
     ]),
   );
   const cur = snap(
     1_010_000,
     sglangExposition([
-      rank({ dpRank: 0, running: 8, queued: 0, tokenUsage: 0.5, genThroughput: 300, promptTokens: 3000, generationTokens: 9000, ttftPerBucket: buckets({ 8: 60, 12: 50 }), acceptLength: 3.2 }),
-      rank({ dpRank: 1, running: 4, queued: 3, tokenUsage: 0.9, genThroughput: 150, promptTokens: 500, generationTokens: 1000, acceptLength: NaN }),
+      rank({
+        dpRank: 0,
+        running: 8,
+        queued: 0,
+        tokenUsage: 0.5,
+        genThroughput: 300,
+        promptTokens: 3000,
+        generationTokens: 9000,
+        ttftPerBucket: buckets({ 8: 60, 12: 50 }),
+        acceptLength: 3.2,
+      }),
+      rank({
+        dpRank: 1,
+        running: 4,
+        queued: 3,
+        tokenUsage: 0.9,
+        genThroughput: 150,
+        promptTokens: 500,
+        generationTokens: 1000,
+        acceptLength: NaN,
+      }),
     ]),
   );
 
@@ -71,15 +105,31 @@ describe("deriveServingReading (SGLang, two DP ranks)", () => {
   });
 
   it("leaves out keys whose series are missing, never zero-filling them", () => {
-    const without = (text: string, name: string) => text.split("\n").filter((l) => !l.includes(name)).join("\n");
-    const noGen = snap(1_010_000, without(sglangExposition([rank({ dpRank: 0, running: 1, promptTokens: 10 })]), "generation_tokens"));
+    const without = (text: string, name: string) =>
+      text
+        .split("\n")
+        .filter((l) => !l.includes(name))
+        .join("\n");
+    const noGen = snap(
+      1_010_000,
+      without(
+        sglangExposition([rank({ dpRank: 0, running: 1, promptTokens: 10 })]),
+        "generation_tokens",
+      ),
+    );
     const prevOne = snap(1_000_000, sglangExposition([rank({ dpRank: 0, promptTokens: 0 })]));
     const r = deriveServingReading(prevOne, noGen);
     expect(r.values[K.generationTokPerS]).toBeUndefined();
     expect(r.values[K.promptTokPerS]).toBeCloseTo(1, 12);
     expect(r.values[K.acceptLength]).toBeUndefined();
     // A rank that appears in the second scrape has no baseline: its counters add nothing.
-    const newRank = snap(1_010_000, sglangExposition([rank({ dpRank: 0, promptTokens: 10 }), rank({ dpRank: 1, promptTokens: 99_999 })]));
+    const newRank = snap(
+      1_010_000,
+      sglangExposition([
+        rank({ dpRank: 0, promptTokens: 10 }),
+        rank({ dpRank: 1, promptTokens: 99_999 }),
+      ]),
+    );
     expect(deriveServingReading(prevOne, newRank).values[K.promptTokPerS]).toBeCloseTo(1, 12);
   });
 
@@ -118,8 +168,14 @@ describe("deriveServingReading (vLLM, two engines, speculative decoding)", () =>
       `vllm:e2e_request_latency_seconds_bucket{engine="1",le="1.0",model_name="m"} ${e1[7]}`,
       `vllm:e2e_request_latency_seconds_bucket{engine="1",le="+Inf",model_name="m"} ${e1[8]}`,
     ].join("\n");
-  const prev = snap(0, vllm([0, 0, 0.1, 100, 150, 90, 60, 0, 0], [0, 0, 0.1, 200, 300, 180, 120, 0, 0]));
-  const cur = snap(2000, vllm([5, 1, 0.2, 140, 214, 126, 88, 10, 10], [3, 0, 0.4, 260, 386, 234, 152, 0, 30]));
+  const prev = snap(
+    0,
+    vllm([0, 0, 0.1, 100, 150, 90, 60, 0, 0], [0, 0, 0.1, 200, 300, 180, 120, 0, 0]),
+  );
+  const cur = snap(
+    2000,
+    vllm([5, 1, 0.2, 140, 214, 126, 88, 10, 10], [3, 0, 0.4, 260, 386, 234, 152, 0, 30]),
+  );
 
   it("sums engines, reads the older KV-usage name, and derives accept length as 1 + Δaccepted / Δdrafts", () => {
     const r = deriveServingReading(prev, cur);

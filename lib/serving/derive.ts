@@ -1,7 +1,14 @@
 import { detectEngine, type EngineMetricNames } from "./engines";
 import type { ExpositionSample } from "./exposition";
 import { histogramQuantile } from "./quantile";
-import { counterIncrease, gaugeMean, gaugeSum, hasMetric, histogramIncrease, type ScrapeSnapshot } from "./series";
+import {
+  counterIncrease,
+  gaugeMean,
+  gaugeSum,
+  hasMetric,
+  histogramIncrease,
+  type ScrapeSnapshot,
+} from "./series";
 
 /**
  * Serving metric keys Pitwall stores for a scraped engine (run kind `serving`, step = unix ms),
@@ -43,10 +50,14 @@ export interface ServingReading {
  * a window without finished requests has no latency values. Keys absent from the engine's output
  * are left out, never zero-filled.
  */
-export function deriveServingReading(prev: ScrapeSnapshot | null, cur: ScrapeSnapshot): ServingReading {
+export function deriveServingReading(
+  prev: ScrapeSnapshot | null,
+  cur: ScrapeSnapshot,
+): ServingReading {
   const names = cur.samples.map((s) => s.name);
   const engine = detectEngine(names);
-  const model = cur.samples.find((s) => s.labels.model_name !== undefined)?.labels.model_name ?? null;
+  const model =
+    cur.samples.find((s) => s.labels.model_name !== undefined)?.labels.model_name ?? null;
   const values: Record<string, number> = { [SERVING_KEYS.up]: 1 };
   if (!engine) return { engine: null, model, values };
   const s = cur.samples;
@@ -68,7 +79,10 @@ export function deriveServingReading(prev: ScrapeSnapshot | null, cur: ScrapeSna
   const p = prev.samples;
   if (dtS > 0) {
     put(SERVING_KEYS.promptTokPerS, perSecond(counterIncrease(p, s, engine.promptTokens), dtS));
-    put(SERVING_KEYS.generationTokPerS, perSecond(counterIncrease(p, s, engine.generationTokens), dtS));
+    put(
+      SERVING_KEYS.generationTokPerS,
+      perSecond(counterIncrease(p, s, engine.generationTokens), dtS),
+    );
   }
   const quantiles = (family: string, p50Key: string, p99Key: string) => {
     const inc = histogramIncrease(p, s, family);
@@ -76,18 +90,35 @@ export function deriveServingReading(prev: ScrapeSnapshot | null, cur: ScrapeSna
     put(p99Key, histogramQuantile(0.99, inc) * 1000);
   };
   quantiles(engine.ttft, SERVING_KEYS.ttftMsP50, SERVING_KEYS.ttftMsP99);
-  quantiles(firstPresent(s, engine.itl.map((n) => `${n}_bucket`)).replace(/_bucket$/, ""), SERVING_KEYS.itlMsP50, SERVING_KEYS.itlMsP99);
+  quantiles(
+    firstPresent(
+      s,
+      engine.itl.map((n) => `${n}_bucket`),
+    ).replace(/_bucket$/, ""),
+    SERVING_KEYS.itlMsP50,
+    SERVING_KEYS.itlMsP99,
+  );
   quantiles(engine.e2e, SERVING_KEYS.e2eMsP50, SERVING_KEYS.e2eMsP99);
 
   if (engine.specDrafts && engine.specAccepted) {
     const drafts = counterIncrease(p, s, engine.specDrafts);
     if (drafts !== null && drafts > 0) {
-      put(SERVING_KEYS.acceptLength, 1 + (counterIncrease(p, s, engine.specAccepted) ?? NaN) / drafts);
+      put(
+        SERVING_KEYS.acceptLength,
+        1 + (counterIncrease(p, s, engine.specAccepted) ?? NaN) / drafts,
+      );
       if (engine.specAcceptedPerPos) {
-        const positions = new Set(s.filter((x) => x.name === engine.specAcceptedPerPos).map((x) => x.labels.position ?? ""));
+        const positions = new Set(
+          s.filter((x) => x.name === engine.specAcceptedPerPos).map((x) => x.labels.position ?? ""),
+        );
         for (const pos of positions) {
           if (!/^\d+$/.test(pos)) continue;
-          const acc = counterIncrease(p, s, engine.specAcceptedPerPos, (x) => x.labels.position === pos);
+          const acc = counterIncrease(
+            p,
+            s,
+            engine.specAcceptedPerPos,
+            (x) => x.labels.position === pos,
+          );
           put(`${ACCEPT_RATE_POS_PREFIX}${pos}`, acc === null ? null : acc / drafts);
         }
       }

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+
 import { fixturePath } from "@/test/support/fixtures";
+
 import { parseExposition, parseExpositionFloat } from "./exposition";
 
 const FIXTURE = fixturePath("prometheus-metrics", "sglang_metrics_docs_excerpt.prom");
@@ -14,18 +16,22 @@ describe("parseExposition", () => {
     const prompt = exp.samples.find((s) => s.name === "sglang:prompt_tokens_total")!;
     expect(prompt.value).toBe(8_128_902);
     expect(prompt.labels).toEqual({ model_name: "meta-llama/Llama-3.1-8B-Instruct" });
-    const buckets = exp.samples.filter((s) => s.name === "sglang:time_to_first_token_seconds_bucket");
+    const buckets = exp.samples.filter(
+      (s) => s.name === "sglang:time_to_first_token_seconds_bucket",
+    );
     expect(buckets).toHaveLength(21);
     expect(buckets.at(-1)!.labels.le).toBe("+Inf");
     expect(buckets.at(-1)!.value).toBe(11008);
-    expect(exp.samples.find((s) => s.name === "sglang:time_to_first_token_seconds_sum")!.value).toBeCloseTo(2351897.9474117756, 6);
+    expect(
+      exp.samples.find((s) => s.name === "sglang:time_to_first_token_seconds_sum")!.value,
+    ).toBeCloseTo(2351897.9474117756, 6);
     expect(exp.samples.find((s) => s.name === "sglang:num_queue_reqs")!.value).toBe(2826);
   });
 
   it("keeps NaN and ±Inf values, escaped label values and timestamps", () => {
     const exp = parseExposition(
       [
-        '# TYPE x gauge',
+        "# TYPE x gauge",
         'x{a="1"} NaN',
         'x{a="2"} +Inf',
         'x{a="3",b="q\\"z\\\\w\\nv",} -Inf 1700000000000',

@@ -22,7 +22,11 @@ export function seriesId(s: ExpositionSample, without?: string): string {
   return `${s.name}{${labels.join(",")}}`;
 }
 
-function named(samples: readonly ExpositionSample[], name: string, filter?: (s: ExpositionSample) => boolean): ExpositionSample[] {
+function named(
+  samples: readonly ExpositionSample[],
+  name: string,
+  filter?: (s: ExpositionSample) => boolean,
+): ExpositionSample[] {
   return samples.filter((s) => s.name === name && (!filter || filter(s)));
 }
 
@@ -33,13 +37,17 @@ export function hasMetric(samples: readonly ExpositionSample[], name: string): b
 
 /** Sum of a gauge over its series, NaN samples skipped; null when no finite-or-infinite sample exists. */
 export function gaugeSum(samples: readonly ExpositionSample[], name: string): number | null {
-  const vals = named(samples, name).map((s) => s.value).filter((v) => !Number.isNaN(v));
+  const vals = named(samples, name)
+    .map((s) => s.value)
+    .filter((v) => !Number.isNaN(v));
   return vals.length ? vals.reduce((a, b) => a + b, 0) : null;
 }
 
 /** Mean of a gauge over its series (e.g. KV-cache usage of each DP rank's pool), NaN skipped; null when none. */
 export function gaugeMean(samples: readonly ExpositionSample[], name: string): number | null {
-  const vals = named(samples, name).map((s) => s.value).filter((v) => !Number.isNaN(v));
+  const vals = named(samples, name)
+    .map((s) => s.value)
+    .filter((v) => !Number.isNaN(v));
   return vals.length ? vals.reduce((a, b) => a + b, 0) / vals.length : null;
 }
 
@@ -71,12 +79,17 @@ export function counterIncrease(
  * down, its current buckets are the increase. Series without a baseline are left out. Empty when
  * no series is in both scrapes.
  */
-export function histogramIncrease(prev: readonly ExpositionSample[], cur: readonly ExpositionSample[], family: string): HistogramBucket[] {
+export function histogramIncrease(
+  prev: readonly ExpositionSample[],
+  cur: readonly ExpositionSample[],
+  family: string,
+): HistogramBucket[] {
   const bucketName = `${family}_bucket`;
   const group = (samples: readonly ExpositionSample[]) => {
     const bySeries = new Map<string, Map<number, number>>();
     for (const s of named(samples, bucketName)) {
-      const le = s.labels.le === undefined ? null : s.labels.le === "+Inf" ? Infinity : Number(s.labels.le);
+      const le =
+        s.labels.le === undefined ? null : s.labels.le === "+Inf" ? Infinity : Number(s.labels.le);
       if (le === null || Number.isNaN(le) || Number.isNaN(s.value)) continue;
       const id = seriesId(s, "le");
       let m = bySeries.get(id);

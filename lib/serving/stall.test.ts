@@ -1,4 +1,5 @@
 import { expect, test } from "vitest";
+
 import { servingStallAfterS } from "./stall";
 
 test("a serving run is silent after six missed scrapes, two minutes at least, a week at most", () => {

@@ -55,7 +55,15 @@ export interface CreatedTokenView {
 }
 
 /** A token row as `listTokens` returns it, mapped to its view (dates as ISO strings). */
-export function toAdminTokenView(t: { id: number; prefix: string; shared: boolean; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; host: { name: string } }): AdminTokenView {
+export function toAdminTokenView(t: {
+  id: number;
+  prefix: string;
+  shared: boolean;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  host: { name: string };
+}): AdminTokenView {
   return {
     id: t.id,
     host: t.host.name,

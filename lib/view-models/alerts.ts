@@ -1,7 +1,10 @@
 import type { AlertRuleInput } from "@/lib/alerts/rule";
 
 /** An alert rule as the API and the /alerts page show it, with its open firings. */
-export interface AlertRuleView extends Omit<AlertRuleInput, "tag" | "threshold" | "forSteps" | "forSeconds"> {
+export interface AlertRuleView extends Omit<
+  AlertRuleInput,
+  "tag" | "threshold" | "forSteps" | "forSeconds"
+> {
   id: number;
   tag: string | null;
   threshold: number | null;
@@ -13,4 +16,3 @@ export interface AlertRuleView extends Omit<AlertRuleInput, "tag" | "threshold" 
   /** Runs the rule is firing on now. */
   firing: Array<{ runId: number; runName: string; firedAt: string; detail: string }>;
 }
-

@@ -101,12 +101,19 @@ const WALL_STATE_ORDER: Record<HostStateView, number> = { online: 0, stale: 1, o
  * at most `maxRows`; `hidden` counts the rest and `hiddenOffline` how many of those are offline.
  * A room reads the working hosts; a long tail of retired ones must not push the events off the screen.
  */
-export function wallHostRows(hosts: readonly HostView[], maxRows: number): { shown: HostView[]; hidden: number; hiddenOffline: number } {
+export function wallHostRows(
+  hosts: readonly HostView[],
+  maxRows: number,
+): { shown: HostView[]; hidden: number; hiddenOffline: number } {
   const ordered = hosts
     .map((h, i) => ({ h, i }))
     .sort((a, b) => WALL_STATE_ORDER[a.h.state] - WALL_STATE_ORDER[b.h.state] || a.i - b.i)
     .map(({ h }) => h);
   const shown = ordered.slice(0, Math.max(0, maxRows));
   const rest = ordered.slice(shown.length);
-  return { shown, hidden: rest.length, hiddenOffline: rest.filter((h) => h.state === "offline").length };
+  return {
+    shown,
+    hidden: rest.length,
+    hiddenOffline: rest.filter((h) => h.state === "offline").length,
+  };
 }

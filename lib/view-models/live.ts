@@ -1,4 +1,5 @@
 import type { RunDetail } from "@/lib/view-models";
+
 import type { RunMetricsView } from "./metrics";
 import type { RunProgressView } from "./pipeline";
 

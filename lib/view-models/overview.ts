@@ -3,6 +3,7 @@
  * health and recent events: the page a team leaves open all day.
  */
 import type { RunState, RunSummary } from "@/lib/view-models";
+
 import type { HostView } from "./hosts";
 import type { ProgressFigures } from "./pipeline";
 

@@ -3,6 +3,7 @@
  * Plain JSON shapes; timestamps are ISO 8601 strings.
  */
 import type { RunState } from "@/lib/view-models";
+
 import type { SessionSource, TodoItemView, TodoProgressView } from "./sessions";
 
 /** Plan states as stored, with `expired` also shown for a proposal past its expiry not yet swept. */
@@ -54,7 +55,13 @@ export interface PlanSummaryView {
   expiresAt: string;
   itemCount: number;
   /** The agent session that proposed it: `source` says which agent, `project` the folder it runs in. */
-  session: { id: number; title: string | null; key: string; source: SessionSource; project: string | null } | null;
+  session: {
+    id: number;
+    title: string | null;
+    key: string;
+    source: SessionSource;
+    project: string | null;
+  } | null;
   /** Key of the plan this one revises (its proposer asked again after changes were requested); null for a first version. */
   supersedes: string | null;
   run: PlanRunView | null;

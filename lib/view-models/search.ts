@@ -27,7 +27,10 @@ export interface SearchResults {
 }
 
 /** Kinds in the order the search box lists their groups, with their group labels. */
-export const SEARCH_GROUPS: ReadonlyArray<{ key: Exclude<keyof SearchResults, "q">; label: string }> = [
+export const SEARCH_GROUPS: ReadonlyArray<{
+  key: Exclude<keyof SearchResults, "q">;
+  label: string;
+}> = [
   { key: "runs", label: "Runs" },
   { key: "sessions", label: "Sessions" },
   { key: "plans", label: "Plans" },

@@ -1,4 +1,3 @@
-import type { RunState } from "@/lib/view-models";
 /**
  * Read models of agent sessions (todo-list timelines). Plain JSON shapes: timestamps are ISO 8601
  * strings, except the item histories, which keep the epoch-millisecond fields (`*Ms`) of
@@ -6,6 +5,7 @@ import type { RunState } from "@/lib/view-models";
  */
 import { IMPORTED_SESSION_SOURCES } from "@/lib/metrics/session-clock";
 import type { TodoItemHistory } from "@/lib/metrics/todos";
+import type { RunState } from "@/lib/view-models";
 
 /** Where a session's todo lists come from: imported opencode / Claude Code files, or pushed live. */
 export type SessionSource = "opencode" | "claude-code" | "pushed";
@@ -140,7 +140,12 @@ export interface SessionDetailView extends SessionSummaryView {
  * folder and git branch ("pitwall · bench-sweep"), else its key (Claude Code's and opencode's
  * session ids are opaque UUID-like strings, so the key comes last).
  */
-export function sessionLabel(s: { title: string | null; key: string; project?: string | null; gitBranch?: string | null }): string {
+export function sessionLabel(s: {
+  title: string | null;
+  key: string;
+  project?: string | null;
+  gitBranch?: string | null;
+}): string {
   if (s.title) return s.title;
   if (s.project) return s.gitBranch ? `${s.project} · ${s.gitBranch}` : s.project;
   return s.key;
@@ -154,7 +159,10 @@ export function sessionLabel(s: { title: string | null; key: string; project?: s
 export type SessionFeed = "live" | "ended" | "imported";
 
 /** The {@link SessionFeed} of a session, from its live state and source. */
-export function sessionFeed(s: { source: string; live: Pick<SessionLiveView, "state"> | null }): SessionFeed {
+export function sessionFeed(s: {
+  source: string;
+  live: Pick<SessionLiveView, "state"> | null;
+}): SessionFeed {
   if (s.live?.state === "ended") return "ended";
   if (s.live === null && IMPORTED_SESSION_SOURCES.includes(s.source)) return "imported";
   return "live";
@@ -162,6 +170,7 @@ export function sessionFeed(s: { source: string; live: Pick<SessionLiveView, "st
 
 /** What "Ended" and "Imported" mean, for their tooltips on /sessions and the session page. */
 export const SESSION_FEED_NOTE: Record<Exclude<SessionFeed, "live">, string> = {
-  ended: "The agent ended this session: nothing new is expected (the page still updates if it resumes)",
+  ended:
+    "The agent ended this session: nothing new is expected (the page still updates if it resumes)",
   imported: "Read from a file with pitwall import: a record of the past, not a live session",
 };

@@ -16,16 +16,29 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import net from "node:net";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+
 import { withOurHooks, type ForwarderTarget } from "@/cli/agent/install";
 import { ensureForwarderSecret } from "@/clients/agent-hooks/lib/forwarder-secret.mjs";
-import { CLAUDE_CODE_VERSION, CLAUDE_TASKS_MODEL, CLAUDE_TODOWRITE_ENV, claudeOfflineEnv, ensureAgentCli } from "@/test/support/agents/clis";
-import { lastToolResults, offersTools, startModelServer, type ModelRequest, type ScriptedReply } from "@/test/support/agents/model-server";
+import {
+  CLAUDE_CODE_VERSION,
+  CLAUDE_TASKS_MODEL,
+  CLAUDE_TODOWRITE_ENV,
+  claudeOfflineEnv,
+  ensureAgentCli,
+} from "@/test/support/agents/clis";
+import {
+  lastToolResults,
+  offersTools,
+  startModelServer,
+  type ModelRequest,
+  type ScriptedReply,
+} from "@/test/support/agents/model-server";
 import { runClaude } from "@/test/support/agents/run-agent";
+
 import { fmt, percentile } from "./figures";
 
 const projectDir = path.resolve(import.meta.dirname, "../..");
@@ -48,7 +61,11 @@ const CASES: Case[] = [
 ];
 
 /** The three Pitwalls a hook can meet: one that acks, a port nobody listens on, one that never answers. */
-async function startPitwalls(): Promise<{ urls: Record<PitwallState, string>; received: () => number; close: () => Promise<void> }> {
+async function startPitwalls(): Promise<{
+  urls: Record<PitwallState, string>;
+  received: () => number;
+  close: () => Promise<void>;
+}> {
   let received = 0;
   const up = http.createServer((req, res) => {
     let body = "";
@@ -76,7 +93,11 @@ async function startPitwalls(): Promise<{ urls: Record<PitwallState, string>; re
   // A port that was free a moment ago: connection refused.
   const downPort = await freePort();
   return {
-    urls: { up: `http://127.0.0.1:${(up.address() as AddressInfo).port}`, down: `http://127.0.0.1:${downPort}`, hung: `http://127.0.0.1:${(hung.address() as AddressInfo).port}` },
+    urls: {
+      up: `http://127.0.0.1:${(up.address() as AddressInfo).port}`,
+      down: `http://127.0.0.1:${downPort}`,
+      hung: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
+    },
     received: () => received,
     close: async () => {
       for (const s of sockets) s.destroy();
@@ -87,15 +108,29 @@ async function startPitwalls(): Promise<{ urls: Record<PitwallState, string>; re
 }
 
 const todos = (i: number) => [
-  { content: "Run throughput benchmark C=1 to C=100", status: i % 2 ? "completed" : "in_progress", activeForm: "Running throughput benchmark" },
-  { content: "Summarize results", status: i % 2 ? "in_progress" : "pending", activeForm: "Summarizing" },
+  {
+    content: "Run throughput benchmark C=1 to C=100",
+    status: i % 2 ? "completed" : "in_progress",
+    activeForm: "Running throughput benchmark",
+  },
+  {
+    content: "Summarize results",
+    status: i % 2 ? "in_progress" : "pending",
+    activeForm: "Summarizing",
+  },
 ];
 
 /**
  * One `claude -p` run making `calls` measured calls of `tool`; returns the waits (ms): model reply
  * written -> the agent's next main-loop request. Set-up calls (ToolSearch, TaskCreate) are not measured.
  */
-async function oneRun(claude: string, tool: Tool, calls: number, dir: string, env: Record<string, string>): Promise<number[]> {
+async function oneRun(
+  claude: string,
+  tool: Tool,
+  calls: number,
+  dir: string,
+  env: Record<string, string>,
+): Promise<number[]> {
   const waits: number[] = [];
   let measuredSent = 0;
   let replyAt = 0;
@@ -108,8 +143,25 @@ async function oneRun(claude: string, tool: Tool, calls: number, dir: string, en
     measuring = false;
     const last = lastToolResults(req)[0];
     let reply: ScriptedReply;
-    if (tool === "TaskUpdate" && !last) reply = { toolCalls: [{ name: "ToolSearch", input: { query: "select:TaskCreate,TaskUpdate", max_results: 5 } }] };
-    else if (tool === "TaskUpdate" && last?.toolName === "ToolSearch") reply = { toolCalls: [{ name: "TaskCreate", input: { subject: "Run throughput benchmark", description: "sweep", activeForm: "Running throughput benchmark" } }] };
+    if (tool === "TaskUpdate" && !last)
+      reply = {
+        toolCalls: [
+          { name: "ToolSearch", input: { query: "select:TaskCreate,TaskUpdate", max_results: 5 } },
+        ],
+      };
+    else if (tool === "TaskUpdate" && last?.toolName === "ToolSearch")
+      reply = {
+        toolCalls: [
+          {
+            name: "TaskCreate",
+            input: {
+              subject: "Run throughput benchmark",
+              description: "sweep",
+              activeForm: "Running throughput benchmark",
+            },
+          },
+        ],
+      };
     else if (measuredSent >= calls) reply = { text: "Done." };
     else {
       measuredSent++;
@@ -119,7 +171,14 @@ async function oneRun(claude: string, tool: Tool, calls: number, dir: string, en
         tool === "TodoWrite"
           ? { toolCalls: [{ name: "TodoWrite", input: { todos: todos(i) } }] }
           : tool === "TaskUpdate"
-            ? { toolCalls: [{ name: "TaskUpdate", input: { taskId: "1", status: i % 2 ? "in_progress" : "pending" } }] }
+            ? {
+                toolCalls: [
+                  {
+                    name: "TaskUpdate",
+                    input: { taskId: "1", status: i % 2 ? "in_progress" : "pending" },
+                  },
+                ],
+              }
             : { toolCalls: [{ name: "Read", input: { file_path: readFile } }] };
     }
     // The server writes the reply right after this returns (synchronously): the reply's end.
@@ -127,8 +186,22 @@ async function oneRun(claude: string, tool: Tool, calls: number, dir: string, en
     return reply;
   });
   try {
-    const run = await runClaude({ claude, cwd: dir, env: { ...claudeOfflineEnv(model.url), ...env, ...(tool === "TodoWrite" ? CLAUDE_TODOWRITE_ENV : {}) }, prompt: "bench", model: tool === "TaskUpdate" ? CLAUDE_TASKS_MODEL : undefined, timeoutMs: 600_000 });
-    if (run.code !== 0 || waits.length < calls) throw new Error(`claude exited ${run.code} after ${waits.length}/${calls} calls\n${run.stderr.slice(-20).join("\n")}`);
+    const run = await runClaude({
+      claude,
+      cwd: dir,
+      env: {
+        ...claudeOfflineEnv(model.url),
+        ...env,
+        ...(tool === "TodoWrite" ? CLAUDE_TODOWRITE_ENV : {}),
+      },
+      prompt: "bench",
+      model: tool === "TaskUpdate" ? CLAUDE_TASKS_MODEL : undefined,
+      timeoutMs: 600_000,
+    });
+    if (run.code !== 0 || waits.length < calls)
+      throw new Error(
+        `claude exited ${run.code} after ${waits.length}/${calls} calls\n${run.stderr.slice(-20).join("\n")}`,
+      );
   } finally {
     await model.close();
   }
@@ -137,12 +210,17 @@ async function oneRun(claude: string, tool: Tool, calls: number, dir: string, en
 
 /** A project folder; with `hooks`, our hooks in its .claude/settings.local.json as install writes them. */
 function projectFolder(hooks: boolean, forwarder: ForwarderTarget): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `pitwall-bench-wait-${hooks ? "hooks" : "bare"}-`));
+  const dir = fs.mkdtempSync(
+    path.join(os.tmpdir(), `pitwall-bench-wait-${hooks ? "hooks" : "bare"}-`),
+  );
   execFileSync("git", ["init", "-q", "-b", "bench"], { cwd: dir });
   fs.writeFileSync(path.join(dir, "notes.txt"), "throughput sweep notes\n".repeat(20));
   if (hooks) {
     fs.mkdirSync(path.join(dir, ".claude"));
-    fs.writeFileSync(path.join(dir, ".claude", "settings.local.json"), `${JSON.stringify(withOurHooks({}, hookFile, 600, forwarder), null, 2)}\n`);
+    fs.writeFileSync(
+      path.join(dir, ".claude", "settings.local.json"),
+      `${JSON.stringify(withOurHooks({}, hookFile, 600, forwarder), null, 2)}\n`,
+    );
   }
   return dir;
 }
@@ -159,7 +237,8 @@ const sorted = (xs: number[]) => Float64Array.from(xs).sort();
 
 export const scenario = {
   name: "agent-hook-wait",
-  description: "what the Claude Code hooks add to a person's wait per tool call (real claude -p, interleaved with/without hooks)",
+  description:
+    "what the Claude Code hooks add to a person's wait per tool call (real claude -p, interleaved with/without hooks)",
   async run(opts: { full: boolean; log: (line: string) => void }): Promise<void> {
     const claude = ensureAgentCli("@anthropic-ai/claude-code", CLAUDE_CODE_VERSION, "claude");
     const rounds = opts.full ? 10 : 2;
@@ -172,17 +251,32 @@ export const scenario = {
     // As install does: the forwarder's secret in its folder and in the hooks' header.
     const forwarder = { port: forwarderPort, secret: ensureForwarderSecret(forwarderDir).secret };
     const rows: string[] = [];
-    opts.log(`agent-hook-wait: Claude Code ${CLAUDE_CODE_VERSION}, ${rounds} rounds x ${perRun} calls per case and variant; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; ${new Date().toISOString()}`);
+    opts.log(
+      `agent-hook-wait: Claude Code ${CLAUDE_CODE_VERSION}, ${rounds} rounds x ${perRun} calls per case and variant; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}; ${new Date().toISOString()}`,
+    );
     opts.log(`  targets: added by the hooks p50 < 50 ms, p99 < 150 ms`);
     try {
       // `--cases Read:up,TodoWrite:hung` runs only those (when run alone).
-      const only = process.argv.find((a, i) => process.argv[i - 1] === "--cases")?.split(",") ?? null;
+      const only =
+        process.argv.find((a, i) => process.argv[i - 1] === "--cases")?.split(",") ?? null;
       for (const c of CASES.filter((x) => !only || only.includes(`${x.tool}:${x.pitwall}`))) {
         const bare = projectFolder(false, forwarder);
         const hooked = projectFolder(true, forwarder);
         const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-bench-wait-state-"));
         temp.push(bare, hooked, stateDir);
-        const env = { PITWALL_URL: pitwalls.urls[c.pitwall], PITWALL_TOKEN: "bench", PITWALL_AGENT_STATE_DIR: stateDir, PITWALL_AGENT_CONFIG: path.join(stateDir, "none.json"), PITWALL_SPOOL_RETRY_S: "5", PITWALL_FORWARDER_PORT: String(forwarderPort), PITWALL_FORWARDER_DIR: forwarderDir, PITWALL_FORWARDER_IDLE_S: "5" };
+        const env = {
+          PITWALL_URL: pitwalls.urls[c.pitwall],
+          PITWALL_TOKEN: "bench",
+          PITWALL_AGENT_STATE_DIR: stateDir,
+          PITWALL_AGENT_CONFIG: path.join(stateDir, "none.json"),
+          PITWALL_SPOOL_RETRY_S: "5",
+          PITWALL_FORWARDER_PORT: String(forwarderPort),
+          PITWALL_FORWARDER_DIR: forwarderDir,
+          PITWALL_FORWARDER_IDLE_S: "5",
+        };
         const without: number[] = [];
         const withHooks: number[] = [];
         for (let r = 0; r < rounds; r++) {

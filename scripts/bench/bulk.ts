@@ -20,19 +20,37 @@ import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { pipeline } from "node:stream/promises";
 import { Readable, Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { from as copyFrom, to as copyTo } from "pg-copy-streams";
+
 import { pushgatewayBinary, startPushgateway } from "./ingest/anchors";
 import { openWorker, pushClient, type Worker } from "./ingest/workers";
 import { frameText, parseIngestOptions, type IngestOptions } from "./ingest/workload";
-import { fmt, fmtInt, isMain, onCleanup, runStandalone, startBenchEnvironment, treeCpuS, type BenchEnvironment, type Scenario, type ScenarioOptions } from "./support";
+import {
+  fmt,
+  fmtInt,
+  isMain,
+  onCleanup,
+  runStandalone,
+  startBenchEnvironment,
+  treeCpuS,
+  type BenchEnvironment,
+  type Scenario,
+  type ScenarioOptions,
+} from "./support";
 
 const TARGET_VS_BLOCK_COPY = 0.3;
 /** The tables Pitwall's metric ingest writes, in an order their foreign keys accept. */
-const TABLES = ['"MetricSeries"', '"MetricBlock"', '"MetricRow"', '"MetricTier"', '"MetricNonFinite"'];
+const TABLES = [
+  '"MetricSeries"',
+  '"MetricBlock"',
+  '"MetricRow"',
+  '"MetricTier"',
+  '"MetricNonFinite"',
+];
 
 interface RoundFigures {
   pitwallPerS: number;
@@ -48,11 +66,16 @@ async function emptyMetricTables(db: pg.Pool): Promise<void> {
   await db.query("CHECKPOINT");
 }
 
-async function pitwallRound(opts: IngestOptions, env: BenchEnvironment, label: string): Promise<{ perS: number; serverS: number; pgS: number }> {
+async function pitwallRound(
+  opts: IngestOptions,
+  env: BenchEnvironment,
+  label: string,
+): Promise<{ perS: number; serverS: number; pgS: number }> {
   const server = env.server!;
   const wsUrl = server.url.replace(/^http/, "ws");
   const workers: Worker[] = [];
-  for (let w = 0; w < opts.workers; w++) workers.push(await openWorker(opts, w, wsUrl, env.token, `bulk-${label}-w${w}`));
+  for (let w = 0; w < opts.workers; w++)
+    workers.push(await openWorker(opts, w, wsUrl, env.token, `bulk-${label}-w${w}`));
   const srv0 = treeCpuS(server.serverPid!) ?? NaN;
   const pg0 = treeCpuS(env.postgresPid) ?? NaN;
   const t0 = performance.now();
@@ -63,7 +86,11 @@ async function pitwallRound(opts: IngestOptions, env: BenchEnvironment, label: s
   workers.forEach((wk) => wk.close());
   const errors = results.flatMap((x) => x.errors);
   if (errors.length) throw new Error(`Pitwall rejected frames: ${errors[0]}`);
-  return { perS: (results.reduce((a, x) => a + x.framesAcked, 0) * opts.points) / wallS, serverS, pgS };
+  return {
+    perS: (results.reduce((a, x) => a + x.framesAcked, 0) * opts.points) / wallS,
+    serverS,
+    pgS,
+  };
 }
 
 /** Every metric table's rows as binary COPY data, split into `parts` by "runId" (one part per worker). */
@@ -76,7 +103,11 @@ async function dumpTables(db: pg.Pool, parts: number): Promise<Map<string, Buffe
       for (let p = 0; p < parts; p++) {
         const chunks: Buffer[] = [];
         await pipeline(
-          c.query(copyTo(`COPY (SELECT * FROM ${t} WHERE "runId" % ${parts} = ${p}) TO STDOUT (FORMAT binary)`)),
+          c.query(
+            copyTo(
+              `COPY (SELECT * FROM ${t} WHERE "runId" % ${parts} = ${p}) TO STDOUT (FORMAT binary)`,
+            ),
+          ),
           new Writable({ write: (chunk: Buffer, _e, cb) => (chunks.push(chunk), cb()) }),
         );
         bufs.push(Buffer.concat(chunks));
@@ -90,7 +121,11 @@ async function dumpTables(db: pg.Pool, parts: number): Promise<Map<string, Buffe
 }
 
 /** COPYs the dumped rows back in: one connection per part, the tables one after another in each. Returns points/s. */
-async function blockCopyRound(db: pg.Pool, dump: Map<string, Buffer[]>, points: number): Promise<number> {
+async function blockCopyRound(
+  db: pg.Pool,
+  dump: Map<string, Buffer[]>,
+  points: number,
+): Promise<number> {
   const parts = dump.get(TABLES[0]!)!.length;
   const clients = await Promise.all(Array.from({ length: parts }, () => db.connect()));
   try {
@@ -98,7 +133,11 @@ async function blockCopyRound(db: pg.Pool, dump: Map<string, Buffer[]>, points: 
     await Promise.all(
       clients.map(async (c, p) => {
         await c.query("BEGIN");
-        for (const t of TABLES) await pipeline(Readable.from([dump.get(t)![p]!]), c.query(copyFrom(`COPY ${t} FROM STDIN (FORMAT binary)`)));
+        for (const t of TABLES)
+          await pipeline(
+            Readable.from([dump.get(t)![p]!]),
+            c.query(copyFrom(`COPY ${t} FROM STDIN (FORMAT binary)`)),
+          );
         await c.query("COMMIT");
       }),
     );
@@ -110,7 +149,11 @@ async function blockCopyRound(db: pg.Pool, dump: Map<string, Buffer[]>, points: 
 
 /** Each worker appends its frames' bytes to its own file, fsync after each. Returns points/s. */
 async function rawWriteRound(opts: IngestOptions, dir: string, label: string): Promise<number> {
-  const frames = Array.from({ length: opts.workers }, (_, w) => Array.from({ length: opts.frames }, (_, f) => Buffer.from(frameText(opts, w, f, `bulk-raw-w${w}`, `${label}-${f}`))));
+  const frames = Array.from({ length: opts.workers }, (_, w) =>
+    Array.from({ length: opts.frames }, (_, f) =>
+      Buffer.from(frameText(opts, w, f, `bulk-raw-w${w}`, `${label}-${f}`)),
+    ),
+  );
   const t0 = performance.now();
   await Promise.all(
     frames.map(async (list, w) => {
@@ -130,7 +173,12 @@ async function rawWriteRound(opts: IngestOptions, dir: string, label: string): P
 
 async function bulk({ full, log }: ScenarioOptions): Promise<void> {
   const opts = parseIngestOptions(full);
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { rounds: { type: "string" } }, strict: false, allowPositionals: true });
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { rounds: { type: "string" } },
+    strict: false,
+    allowPositionals: true,
+  });
   const rounds = Number(values.rounds) >= 1 ? Number(values.rounds) : full ? 7 : 5;
   const points = opts.workers * opts.frames * opts.points;
   const env = await startBenchEnvironment({ server: true, log });
@@ -140,14 +188,21 @@ async function bulk({ full, log }: ScenarioOptions): Promise<void> {
   const rawDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-bulk-raw-"));
   onCleanup("bulk raw files", () => fsp.rm(rawDir, { recursive: true, force: true }));
   const gatewayBinary = pushgatewayBinary();
-  log(`${rounds} rounds of ${opts.workers} workers x ${opts.frames} frames x ${opts.points} points (${fmtInt(points)} points); ${os.cpus().length} cores, loadavg ${os.loadavg().map((x) => fmt(x, 2)).join(" ")}`);
+  log(
+    `${rounds} rounds of ${opts.workers} workers x ${opts.frames} frames x ${opts.points} points (${fmtInt(points)} points); ${os.cpus().length} cores, loadavg ${os
+      .loadavg()
+      .map((x) => fmt(x, 2))
+      .join(" ")}`,
+  );
 
   // Warm-up round: Pitwall's own rows, dumped as the block-COPY anchor's input.
   await emptyMetricTables(db);
   await pitwallRound(opts, env, "warm");
   const dump = await dumpTables(db, opts.workers);
   const dumpBytes = [...dump.values()].flat().reduce((a, b) => a + b.length, 0);
-  log(`block-COPY input: Pitwall's own rows of the warm-up round, ${fmt(dumpBytes / 2 ** 20, 1)} MiB of binary COPY over ${TABLES.length} tables`);
+  log(
+    `block-COPY input: Pitwall's own rows of the warm-up round, ${fmt(dumpBytes / 2 ** 20, 1)} MiB of binary COPY over ${TABLES.length} tables`,
+  );
 
   const figures: RoundFigures[] = [];
   for (let r = 0; r < rounds; r++) {
@@ -160,7 +215,9 @@ async function bulk({ full, log }: ScenarioOptions): Promise<void> {
       if (gatewayBinary) {
         const gw = await startPushgateway(gatewayBinary); // fresh and empty every round
         const p0 = performance.now();
-        const ends = await Promise.all(Array.from({ length: opts.workers }, (_, w) => pushClient(opts, w, gw.url)));
+        const ends = await Promise.all(
+          Array.from({ length: opts.workers }, (_, w) => pushClient(opts, w, gw.url)),
+        );
         pushPerS = points / ((Math.max(...ends) - p0) / 1000);
         process.kill(gw.pid, "SIGTERM");
       }
@@ -173,9 +230,18 @@ async function bulk({ full, log }: ScenarioOptions): Promise<void> {
     const a = anchorsFirst ? await anchors() : null;
     const p = await pitwall();
     const b = a ?? (await anchors());
-    figures.push({ pitwallPerS: p.perS, blockCopyPerS: b.blockCopyPerS, rawPerS: b.rawPerS, pushPerS: b.pushPerS, serverUsPerPoint: (p.serverS / points) * 1e6, pgUsPerPoint: (p.pgS / points) * 1e6 });
+    figures.push({
+      pitwallPerS: p.perS,
+      blockCopyPerS: b.blockCopyPerS,
+      rawPerS: b.rawPerS,
+      pushPerS: b.pushPerS,
+      serverUsPerPoint: (p.serverS / points) * 1e6,
+      pgUsPerPoint: (p.pgS / points) * 1e6,
+    });
     const f = figures.at(-1)!;
-    log(`  round ${r + 1} (${anchorsFirst ? "anchors first" : "Pitwall first"}): Pitwall ${fmtInt(f.pitwallPerS)}/s | block COPY ${fmtInt(f.blockCopyPerS)}/s | raw write+fsync ${fmtInt(f.rawPerS)}/s | Pushgateway ${f.pushPerS === null ? "not installed" : `${fmtInt(f.pushPerS)}/s`} | CPU us/point server ${fmt(f.serverUsPerPoint, 2)}, PostgreSQL ${fmt(f.pgUsPerPoint, 2)}`);
+    log(
+      `  round ${r + 1} (${anchorsFirst ? "anchors first" : "Pitwall first"}): Pitwall ${fmtInt(f.pitwallPerS)}/s | block COPY ${fmtInt(f.blockCopyPerS)}/s | raw write+fsync ${fmtInt(f.rawPerS)}/s | Pushgateway ${f.pushPerS === null ? "not installed" : `${fmtInt(f.pushPerS)}/s`} | CPU us/point server ${fmt(f.serverUsPerPoint, 2)}, PostgreSQL ${fmt(f.pgUsPerPoint, 2)}`,
+    );
   }
   const range = (xs: number[]) => {
     const s = [...xs].sort((x, y) => x - y);
@@ -183,21 +249,37 @@ async function bulk({ full, log }: ScenarioOptions): Promise<void> {
   };
   const ratioLine = (name: string, xs: number[], target?: number) => {
     const g = range(xs);
-    log(`  ${name.padEnd(28)} median ${fmt(g.median, 2)} x, min ${fmt(g.min, 2)}, max ${fmt(g.max, 2)}${target === undefined ? "" : ` (target >= ${target} x: ${g.min >= target ? "met in every round" : g.median >= target ? "met at the median, not every round" : "NOT met"})`}`);
+    log(
+      `  ${name.padEnd(28)} median ${fmt(g.median, 2)} x, min ${fmt(g.min, 2)}, max ${fmt(g.max, 2)}${target === undefined ? "" : ` (target >= ${target} x: ${g.min >= target ? "met in every round" : g.median >= target ? "met at the median, not every round" : "NOT met"})`}`,
+    );
   };
   log(`bulk ratios over ${rounds} rounds:`);
-  ratioLine("Pitwall / block COPY", figures.map((f) => f.pitwallPerS / f.blockCopyPerS), TARGET_VS_BLOCK_COPY);
-  ratioLine("Pitwall / raw write+fsync", figures.map((f) => f.pitwallPerS / f.rawPerS));
-  if (figures.every((f) => f.pushPerS !== null)) ratioLine("Pitwall / Pushgateway", figures.map((f) => f.pitwallPerS / f.pushPerS!));
+  ratioLine(
+    "Pitwall / block COPY",
+    figures.map((f) => f.pitwallPerS / f.blockCopyPerS),
+    TARGET_VS_BLOCK_COPY,
+  );
+  ratioLine(
+    "Pitwall / raw write+fsync",
+    figures.map((f) => f.pitwallPerS / f.rawPerS),
+  );
+  if (figures.every((f) => f.pushPerS !== null))
+    ratioLine(
+      "Pitwall / Pushgateway",
+      figures.map((f) => f.pitwallPerS / f.pushPerS!),
+    );
   const cpu = range(figures.map((f) => f.serverUsPerPoint));
   const pgCpu = range(figures.map((f) => f.pgUsPerPoint));
-  log(`  CPU us per point: server ${fmt(cpu.min, 2)}-${fmt(cpu.max, 2)}, PostgreSQL ${fmt(pgCpu.min, 2)}-${fmt(pgCpu.max, 2)}`);
+  log(
+    `  CPU us per point: server ${fmt(cpu.min, 2)}-${fmt(cpu.max, 2)}, PostgreSQL ${fmt(pgCpu.min, 2)}-${fmt(pgCpu.max, 2)}`,
+  );
 }
 
 /** The `bulk` scenario (see the module comment). */
 export const scenario: Scenario = {
   name: "bulk",
-  description: "1,000-point frames against fair anchors: a binary COPY of Pitwall's own block/tier rows, a raw write+fsync of the frames, a fresh Pushgateway; 5 alternating rounds (target >= 0.3 x block COPY)",
+  description:
+    "1,000-point frames against fair anchors: a binary COPY of Pitwall's own block/tier rows, a raw write+fsync of the frames, a fresh Pushgateway; 5 alternating rounds (target >= 0.3 x block COPY)",
   run: bulk,
 };
 

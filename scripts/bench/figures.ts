@@ -20,14 +20,23 @@ export function percentile(sorted: Float64Array, q: number): number {
 }
 
 /** A count for a table: rounded, thousands separated; `n/a` when not finite. */
-export const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "n/a");
+export const fmtInt = (n: number) =>
+  Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "n/a";
 /** A figure with `digits` decimals, thousands separated; `n/a` when not finite. */
-export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits }) : "n/a");
+export const fmt = (n: number, digits = 1) =>
+  Number.isFinite(n)
+    ? n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : "n/a";
 /** KiB as whole MiB (`512 MiB`); `n/a` when unknown. */
-export const mib = (kb: number | undefined) => (kb === undefined || !Number.isFinite(kb) ? "n/a" : `${fmt(kb / 1024, 0)} MiB`);
+export const mib = (kb: number | undefined) =>
+  kb === undefined || !Number.isFinite(kb) ? "n/a" : `${fmt(kb / 1024, 0)} MiB`;
 
 /** Prints a two-column table of `[label, figure]` rows under `title` (null rows are left out). */
-export function printTable(title: string, rows: Array<[string, string] | null>, out: (line: string) => void = console.log): void {
+export function printTable(
+  title: string,
+  rows: Array<[string, string] | null>,
+  out: (line: string) => void = console.log,
+): void {
   const shown = rows.filter((r): r is [string, string] => r !== null);
   const w = Math.max(...shown.map(([k]) => k.length));
   const v = Math.max(...shown.map(([, val]) => val.length));

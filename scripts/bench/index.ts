@@ -11,6 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
+
 import { fmt, installExitHandlers, runCleanup, shutdown, type Scenario } from "./support";
 
 const NOT_SCENARIOS = new Set(["index.ts", "support.ts"]);
@@ -22,7 +23,9 @@ async function discover(): Promise<Scenario[]> {
     .sort();
   const found: Scenario[] = [];
   for (const f of files) {
-    const mod = (await import(pathToFileURL(path.join(import.meta.dirname, f)).href)) as { scenario?: Scenario };
+    const mod = (await import(pathToFileURL(path.join(import.meta.dirname, f)).href)) as {
+      scenario?: Scenario;
+    };
     if (mod.scenario && typeof mod.scenario.run === "function") found.push(mod.scenario);
   }
   return found;
@@ -38,14 +41,22 @@ async function main(): Promise<never> {
     return shutdown(0);
   }
   // Names are the positional arguments; flags (and their values, like `--workers 4`) belong to scenarios.
-  const names = args.filter((a, i) => !a.startsWith("-") && !(args[i - 1]?.startsWith("--") && !["--full", "--quick"].includes(args[i - 1]!)));
+  const names = args.filter(
+    (a, i) =>
+      !a.startsWith("-") &&
+      !(args[i - 1]?.startsWith("--") && !["--full", "--quick"].includes(args[i - 1]!)),
+  );
   const unknown = names.filter((n) => !all.some((s) => s.name === n));
   if (unknown.length) {
-    console.error(`unknown scenario(s): ${unknown.join(", ")}; available: ${all.map((s) => s.name).join(", ")}`);
+    console.error(
+      `unknown scenario(s): ${unknown.join(", ")}; available: ${all.map((s) => s.name).join(", ")}`,
+    );
     return shutdown(2);
   }
   const chosen = names.length ? all.filter((s) => names.includes(s.name)) : all;
-  console.log(`Pitwall bench suite (${full ? "--full" : "--quick"}) on ${new Date().toISOString()}: ${chosen.map((s) => s.name).join(", ")}`);
+  console.log(
+    `Pitwall bench suite (${full ? "--full" : "--quick"}) on ${new Date().toISOString()}: ${chosen.map((s) => s.name).join(", ")}`,
+  );
   const failed: string[] = [];
   for (const s of chosen) {
     console.log(`\n=== ${s.name}: ${s.description}`);
@@ -54,7 +65,9 @@ async function main(): Promise<never> {
       await s.run({ full, log: (line) => console.log(line) });
     } catch (err) {
       failed.push(s.name);
-      console.error(`[bench] ${s.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      console.error(
+        `[bench] ${s.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      );
     }
     await runCleanup();
     console.log(`=== ${s.name} took ${fmt((performance.now() - t0) / 1000, 0)} s`);

@@ -22,15 +22,28 @@
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
-import { fmt, fmtInt, isMain, onCleanup, percentile, printTable, runStandalone, startBenchEnvironment, treeCpuS, type Scenario } from "./support";
+
 import { copyLoad, pushgatewayBinary, startPushgateway, unnestLoad } from "./ingest/anchors";
 import { openWorker, pushClient, type Worker } from "./ingest/workers";
 import { parseIngestOptions, type IngestOptions } from "./ingest/workload";
+import {
+  fmt,
+  fmtInt,
+  isMain,
+  onCleanup,
+  percentile,
+  printTable,
+  runStandalone,
+  startBenchEnvironment,
+  treeCpuS,
+  type Scenario,
+} from "./support";
 
 /** The `ingest` scenario: run.metrics over /ws/ingest vs COPY, unnest and Pushgateway on the same rows, with an exactly-once check. */
 export const scenario: Scenario = {
   name: "ingest",
-  description: "run.metrics over /ws/ingest (8 workers, 1,000 points a frame) vs COPY, unnest and Pushgateway of the same rows; exactly-once check",
+  description:
+    "run.metrics over /ws/ingest (8 workers, 1,000 points a frame) vs COPY, unnest and Pushgateway of the same rows; exactly-once check",
   run: runIngest,
 };
 
@@ -48,13 +61,25 @@ interface Round {
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : NaN;
+  return s.length
+    ? s.length % 2
+      ? s[(s.length - 1) / 2]!
+      : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+    : NaN;
 };
 
-async function runIngest({ full, log }: { full: boolean; log: (line: string) => void }): Promise<void> {
+async function runIngest({
+  full,
+  log,
+}: {
+  full: boolean;
+  log: (line: string) => void;
+}): Promise<void> {
   const opts = parseIngestOptions(full);
   const total = opts.workers * opts.frames * opts.points;
-  log(`${opts.rounds} round(s) of ${opts.workers} workers × ${opts.frames} frames × ${opts.points} points (${opts.keys} keys) = ${fmtInt(total)} points, window ${opts.window}, after a warm-up of ${opts.warmup} frames per worker`);
+  log(
+    `${opts.rounds} round(s) of ${opts.workers} workers × ${opts.frames} frames × ${opts.points} points (${opts.keys} keys) = ${fmtInt(total)} points, window ${opts.window}, after a warm-up of ${opts.warmup} frames per worker`,
+  );
   const env = await startBenchEnvironment({ server: true, log });
   const server = env.server!;
   // One connection per anchor worker (the environment's pool has two).
@@ -63,7 +88,10 @@ async function runIngest({ full, log }: { full: boolean; log: (line: string) => 
   onCleanup("anchor pool", () => db.end());
   const binary = pushgatewayBinary();
   const gateway = binary ? await startPushgateway(binary) : null;
-  if (!gateway) log("prometheus-pushgateway is not installed (apt-get install -y prometheus-pushgateway): the Pushgateway comparison is skipped");
+  if (!gateway)
+    log(
+      "prometheus-pushgateway is not installed (apt-get install -y prometheus-pushgateway): the Pushgateway comparison is skipped",
+    );
 
   const rounds: Round[] = [];
   for (let r = 0; r < opts.rounds; r++) {
@@ -73,12 +101,19 @@ async function runIngest({ full, log }: { full: boolean; log: (line: string) => 
   report(opts, rounds, log);
   if (!rounds.every((rd) => rd.checks.every(([, ok]) => ok))) {
     const serverErrors = server.logs.filter((l) => /"level":(50|60)/.test(l)).slice(-5);
-    if (serverErrors.length) log(`server errors:\n  ${serverErrors.map((l) => l.slice(0, 800)).join("\n  ")}`);
+    if (serverErrors.length)
+      log(`server errors:\n  ${serverErrors.map((l) => l.slice(0, 800)).join("\n  ")}`);
     throw new Error("ingest verification FAILED");
   }
 }
 
-async function runRound(opts: IngestOptions, round: number, env: Awaited<ReturnType<typeof startBenchEnvironment>>, db: pg.Pool, gatewayUrl: string | null): Promise<Round> {
+async function runRound(
+  opts: IngestOptions,
+  round: number,
+  env: Awaited<ReturnType<typeof startBenchEnvironment>>,
+  db: pg.Pool,
+  gatewayUrl: string | null,
+): Promise<Round> {
   const server = env.server!;
   const total = opts.workers * opts.frames * opts.points;
   const wsUrl = server.url.replace(/^http/, "ws");
@@ -87,20 +122,32 @@ async function runRound(opts: IngestOptions, round: number, env: Awaited<ReturnT
     // Warm-up, not measured: the same workload to runs of its own, then to the Pushgateway.
     const warm = { ...opts, frames: opts.warmup };
     const warmers: Worker[] = [];
-    for (let w = 0; w < opts.workers; w++) warmers.push(await openWorker(warm, w, wsUrl, env.token, `bench-${stamp}-warm-w${w}`));
+    for (let w = 0; w < opts.workers; w++)
+      warmers.push(await openWorker(warm, w, wsUrl, env.token, `bench-${stamp}-warm-w${w}`));
     await Promise.all(warmers.map((wk) => wk.go()));
     warmers.forEach((wk) => wk.close());
-    if (gatewayUrl) await Promise.all(Array.from({ length: opts.workers }, (_, w) => pushClient(warm, w, gatewayUrl)));
+    if (gatewayUrl)
+      await Promise.all(
+        Array.from({ length: opts.workers }, (_, w) => pushClient(warm, w, gatewayUrl)),
+      );
   }
   // Every round starts from empty metric tables, like the anchors' fresh tables.
   await db.query(`TRUNCATE "MetricRow", "MetricBlock", "MetricTier", "MetricNonFinite"`);
-  if ((await db.query(`SELECT to_regclass('"MetricSeries"') AS t`)).rows[0].t) await db.query(`TRUNCATE "MetricSeries"`);
+  if ((await db.query(`SELECT to_regclass('"MetricSeries"') AS t`)).rows[0].t)
+    await db.query(`TRUNCATE "MetricSeries"`);
   await db.query("CHECKPOINT");
 
   // (a) Pitwall
   const workers: Worker[] = [];
-  for (let w = 0; w < opts.workers; w++) workers.push(await openWorker(opts, w, wsUrl, env.token, `bench-${stamp}-w${w}`));
-  const perf = process.env.PERF_OUT ? (await import("node:child_process")).spawn("perf", ["record", "-F", "999", "-a", "-g", "-o", process.env.PERF_OUT], { stdio: "ignore" }) : null;
+  for (let w = 0; w < opts.workers; w++)
+    workers.push(await openWorker(opts, w, wsUrl, env.token, `bench-${stamp}-w${w}`));
+  const perf = process.env.PERF_OUT
+    ? (await import("node:child_process")).spawn(
+        "perf",
+        ["record", "-F", "999", "-a", "-g", "-o", process.env.PERF_OUT],
+        { stdio: "ignore" },
+      )
+    : null;
   if (perf) await new Promise((r) => setTimeout(r, 1000));
   const srv0 = treeCpuS(server.serverPid!) ?? NaN;
   const pg0 = treeCpuS(env.postgresPid) ?? NaN;
@@ -113,9 +160,20 @@ async function runRound(opts: IngestOptions, round: number, env: Awaited<ReturnT
   const acked = results.reduce((a, x) => a + x.framesAcked, 0) * opts.points;
   const latencies = Float64Array.from(results.flatMap((x) => x.latenciesMs)).sort();
 
-  if (perf) { perf.kill("SIGINT"); await new Promise((r) => perf.once("exit", r)); }
-  if (process.env.ONLY_PITWALL) { console.log("pitwall", acked / wallS, serverCpuS / total * 1e6, postgresCpuS / total * 1e6); process.exit(0); }
-  const runIds = (await db.query<{ id: number; key: string }>(`SELECT id, key FROM "Run" WHERE key = ANY($1::text[])`, [workers.map((wk) => wk.runKey)])).rows;
+  if (perf) {
+    perf.kill("SIGINT");
+    await new Promise((r) => perf.once("exit", r));
+  }
+  if (process.env.ONLY_PITWALL) {
+    console.log("pitwall", acked / wallS, (serverCpuS / total) * 1e6, (postgresCpuS / total) * 1e6);
+    process.exit(0);
+  }
+  const runIds = (
+    await db.query<{ id: number; key: string }>(
+      `SELECT id, key FROM "Run" WHERE key = ANY($1::text[])`,
+      [workers.map((wk) => wk.runKey)],
+    )
+  ).rows;
   const idOf = new Map(runIds.map((x) => [x.key, x.id]));
   const ids = workers.map((wk) => idOf.get(wk.runKey) ?? -1);
 
@@ -125,14 +183,27 @@ async function runRound(opts: IngestOptions, round: number, env: Awaited<ReturnT
   let pushPerS: number | null = null;
   if (gatewayUrl) {
     const p0 = performance.now();
-    const ends = await Promise.all(Array.from({ length: opts.workers }, (_, w) => pushClient(opts, w, gatewayUrl)));
+    const ends = await Promise.all(
+      Array.from({ length: opts.workers }, (_, w) => pushClient(opts, w, gatewayUrl)),
+    );
     pushPerS = total / ((Math.max(...ends) - p0) / 1000);
   }
 
   // Exactly once and unaltered: MetricPoint equals the COPY of what was sent; tiers count every point.
   const cols = `"runId", key, step, value, ts`;
-  const diff = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ((SELECT ${cols} FROM "MetricPoint" EXCEPT ALL SELECT ${cols} FROM bench_copy_point) UNION ALL (SELECT ${cols} FROM bench_copy_point EXCEPT ALL SELECT ${cols} FROM "MetricPoint")) d`)).rows[0]!.n;
-  const tierCount = Number((await db.query(`SELECT coalesce(sum(n + "nonFinite"), 0)::int8 AS c FROM "MetricTier" t JOIN "MetricSeries" s USING ("runId", key) WHERE t.bits = s."topBits" AND t."runId" = ANY($1::int[])`, [ids])).rows[0].c);
+  const diff = (
+    await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ((SELECT ${cols} FROM "MetricPoint" EXCEPT ALL SELECT ${cols} FROM bench_copy_point) UNION ALL (SELECT ${cols} FROM bench_copy_point EXCEPT ALL SELECT ${cols} FROM "MetricPoint")) d`,
+    )
+  ).rows[0]!.n;
+  const tierCount = Number(
+    (
+      await db.query(
+        `SELECT coalesce(sum(n + "nonFinite"), 0)::int8 AS c FROM "MetricTier" t JOIN "MetricSeries" s USING ("runId", key) WHERE t.bits = s."topBits" AND t."runId" = ANY($1::int[])`,
+        [ids],
+      )
+    ).rows[0].c,
+  );
   const errors = results.flatMap((x) => x.errors);
   const dupAcks = results.reduce((a, x) => a + x.duplicateAcks, 0);
   await db.query(`DROP TABLE bench_copy_point; DROP TABLE bench_unnest_point`);
@@ -146,9 +217,17 @@ async function runRound(opts: IngestOptions, round: number, env: Awaited<ReturnT
     ackP50Ms: percentile(latencies, 0.5),
     ackP99Ms: percentile(latencies, 0.99),
     checks: [
-      ["every frame acked once, no errors", acked === total && dupAcks === 0 && errors.length === 0, `${fmtInt(acked)}/${fmtInt(total)} points acked, ${dupAcks} duplicate acks, ${errors.length} errors${errors.length ? ` (${errors[0]})` : ""}`],
+      [
+        "every frame acked once, no errors",
+        acked === total && dupAcks === 0 && errors.length === 0,
+        `${fmtInt(acked)}/${fmtInt(total)} points acked, ${dupAcks} duplicate acks, ${errors.length} errors${errors.length ? ` (${errors[0]})` : ""}`,
+      ],
       ["MetricPoint = the COPY of what was sent", diff === 0, `${fmtInt(diff)} rows differ`],
-      ["coarsest tier counts every point", tierCount === total, `${fmtInt(tierCount)} vs ${fmtInt(total)}`],
+      [
+        "coarsest tier counts every point",
+        tierCount === total,
+        `${fmtInt(tierCount)} vs ${fmtInt(total)}`,
+      ],
     ],
   };
 }
@@ -165,8 +244,14 @@ function report(opts: IngestOptions, rounds: Round[], log: (line: string) => voi
         ["(c) INSERT … unnest, one statement per frame, rows/s", perS(rd.unnestPerS)],
         ["(d) Pushgateway, samples/s", perS(rd.pushPerS)],
         ["Pitwall ack latency p50 / p99", `${fmt(rd.ackP50Ms, 0)} / ${fmt(rd.ackP99Ms, 0)} ms`],
-        ["Pitwall CPU per point: server / PostgreSQL", `${fmt((rd.serverCpuS / total) * 1e6, 1)} / ${fmt((rd.postgresCpuS / total) * 1e6, 1)} µs`],
-        ...rd.checks.map(([name, ok, detail]): [string, string] => [`${ok ? "PASS" : "FAIL"}  ${name}`, detail]),
+        [
+          "Pitwall CPU per point: server / PostgreSQL",
+          `${fmt((rd.serverCpuS / total) * 1e6, 1)} / ${fmt((rd.postgresCpuS / total) * 1e6, 1)} µs`,
+        ],
+        ...rd.checks.map(([name, ok, detail]): [string, string] => [
+          `${ok ? "PASS" : "FAIL"}  ${name}`,
+          detail,
+        ]),
       ],
       log,
     );
@@ -177,12 +262,25 @@ function report(opts: IngestOptions, rounds: Round[], log: (line: string) => voi
   };
   const vsCopy = ratio((rd) => rd.pitwallPerS / rd.copyPerS);
   const vsPush = ratio((rd) => (rd.pushPerS === null ? null : rd.pitwallPerS / rd.pushPerS));
-  printTable(`Ingest vs its anchors, median of ${rounds.length} round(s) (figures printed, never asserted; the machine may be shared)`, [
-    ["Pitwall points/s (median)", fmtInt(median(rounds.map((rd) => rd.pitwallPerS)))],
-    ["Pitwall / COPY (target ≥ 0.75)", `${fmt(vsCopy, 2)} ×`],
-    ["Pitwall / unnest", `${fmt(ratio((rd) => rd.pitwallPerS / rd.unnestPerS), 2)} ×`],
-    ["Pitwall / Pushgateway (target ≥ 2)", Number.isNaN(vsPush) ? "skipped (not installed)" : `${fmt(vsPush, 2)} ×`],
-  ], log);
+  printTable(
+    `Ingest vs its anchors, median of ${rounds.length} round(s) (figures printed, never asserted; the machine may be shared)`,
+    [
+      ["Pitwall points/s (median)", fmtInt(median(rounds.map((rd) => rd.pitwallPerS)))],
+      ["Pitwall / COPY (target ≥ 0.75)", `${fmt(vsCopy, 2)} ×`],
+      [
+        "Pitwall / unnest",
+        `${fmt(
+          ratio((rd) => rd.pitwallPerS / rd.unnestPerS),
+          2,
+        )} ×`,
+      ],
+      [
+        "Pitwall / Pushgateway (target ≥ 2)",
+        Number.isNaN(vsPush) ? "skipped (not installed)" : `${fmt(vsPush, 2)} ×`,
+      ],
+    ],
+    log,
+  );
 }
 
 if (isMain(import.meta.url)) await runStandalone(scenario);

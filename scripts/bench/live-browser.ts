@@ -20,17 +20,39 @@ import { parseArgs } from "node:util";
 import { chromium, type Page } from "@playwright/test";
 import { PrismaPg } from "@prisma/adapter-pg";
 import WebSocket from "ws";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { createUser } from "@/lib/server/repositories/users";
 import { chromiumLaunchOptions } from "@/test/support/chromium";
 import { signIn } from "@/test/support/people";
+
 import { FleetTally, FleetWorker } from "./fleet/traffic";
 import { pushRun } from "./push-run";
-import { fmt, fmtInt, isMain, onCleanup, percentile, printTable, runStandalone, sleep, startBenchEnvironment, type Scenario, type ScenarioOptions } from "./support";
+import {
+  fmt,
+  fmtInt,
+  isMain,
+  onCleanup,
+  percentile,
+  printTable,
+  runStandalone,
+  sleep,
+  startBenchEnvironment,
+  type Scenario,
+  type ScenarioOptions,
+} from "./support";
 
 const PASSWORD = "live-browser-bench-password";
-const KEYS = Array.from({ length: 50 }, (_, i) => (i === 0 ? "loss" : i === 1 ? "lr" : i === 2 ? "grad_norm" : `train/k${String(i).padStart(2, "0")}`));
+const KEYS = Array.from({ length: 50 }, (_, i) =>
+  i === 0
+    ? "loss"
+    : i === 1
+      ? "lr"
+      : i === 2
+        ? "grad_norm"
+        : `train/k${String(i).padStart(2, "0")}`,
+);
 const RANKS = 8;
 const RANK_HZ = 10;
 
@@ -62,30 +84,68 @@ interface PageFigures {
 }
 
 async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { duration: { type: "string" }, pages: { type: "string" }, history: { type: "string" } }, strict: false, allowPositionals: true });
-  const num = (v: unknown, dflt: number) => (typeof v === "string" && Number(v) > 0 ? Number(v) : dflt);
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      duration: { type: "string" },
+      pages: { type: "string" },
+      history: { type: "string" },
+    },
+    strict: false,
+    allowPositionals: true,
+  });
+  const num = (v: unknown, dflt: number) =>
+    typeof v === "string" && Number(v) > 0 ? Number(v) : dflt;
   const durationS = num(values.duration, full ? 120 : 30);
   const pages = num(values.pages, 3);
   const history = num(values.history, full ? 100_000 : 10_000);
   const fleetWorkers = full ? 100 : 40;
   const env = await startBenchEnvironment({ server: true, log });
   const url = env.server!.url;
-  log(`machine: ${os.cpus().length} cores, loadavg ${os.loadavg().map((x) => fmt(x, 2)).join(" ")}`);
+  log(
+    `machine: ${os.cpus().length} cores, loadavg ${os
+      .loadavg()
+      .map((x) => fmt(x, 2))
+      .join(" ")}`,
+  );
 
   const runKey = "live-browser";
-  const perS = await pushRun({ url, token: env.token, runKey, name: "live-browser", keys: KEYS, steps: history });
-  log(`history: ${KEYS.length} keys x ${fmtInt(history)} steps through ingest at ${fmtInt(perS)} points/s`);
-  const runId = (await env.pool.query<{ id: number }>(`SELECT id FROM "Run" WHERE key = $1`, [runKey])).rows[0]!.id;
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: env.databaseUrl, max: 1 }) });
-  await createUser(prisma, { email: "live@example.com", name: "Live", role: "viewer", password: PASSWORD });
-  const fleetTokens = await Promise.all(Array.from({ length: fleetWorkers }, (_, i) => createToken(prisma, `fleet-bg-${i}`).then((t) => t.token)));
+  const perS = await pushRun({
+    url,
+    token: env.token,
+    runKey,
+    name: "live-browser",
+    keys: KEYS,
+    steps: history,
+  });
+  log(
+    `history: ${KEYS.length} keys x ${fmtInt(history)} steps through ingest at ${fmtInt(perS)} points/s`,
+  );
+  const runId = (
+    await env.pool.query<{ id: number }>(`SELECT id FROM "Run" WHERE key = $1`, [runKey])
+  ).rows[0]!.id;
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: env.databaseUrl, max: 1 }),
+  });
+  await createUser(prisma, {
+    email: "live@example.com",
+    name: "Live",
+    role: "viewer",
+    password: PASSWORD,
+  });
+  const fleetTokens = await Promise.all(
+    Array.from({ length: fleetWorkers }, (_, i) =>
+      createToken(prisma, `fleet-bg-${i}`).then((t) => t.token),
+    ),
+  );
   await prisma.$disconnect();
 
   // Background fleet: 20 % of the full 500 workers at 1 step/s.
   const tally = new FleetTally();
   const fleet = fleetTokens.map((t, i) => new FleetWorker(url, t, i, `bg-${i}`, tally));
   onCleanup("fleet sockets", async () => fleet.forEach((w) => w.close()));
-  for (let i = 0; i < fleet.length; i += 20) await Promise.all(fleet.slice(i, i + 20).map((w) => w.open()));
+  for (let i = 0; i < fleet.length; i += 20)
+    await Promise.all(fleet.slice(i, i + 20).map((w) => w.open()));
   const bgT0 = performance.now();
   fleet.forEach((w, i) => w.schedule(bgT0, 1, i / fleet.length));
   let bgStop = false;
@@ -98,7 +158,12 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
   })();
   log(`background fleet: ${fleet.length} workers at 1 step/s (30 keys each)`);
 
-  const rounds: Array<{ pages: number; figures: PageFigures[]; scheduled: Map<number, number>; acked: number }> = [];
+  const rounds: Array<{
+    pages: number;
+    figures: PageFigures[];
+    scheduled: Map<number, number>;
+    acked: number;
+  }> = [];
   let nextStep = history;
   for (const n of [pages, 10]) {
     const browser = await chromium.launch(chromiumLaunchOptions);
@@ -107,14 +172,24 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
     const eq = cookie.indexOf("=");
     const open: Array<{ page: Page; requests: number }> = [];
     for (let i = 0; i < n; i++) {
-      const context = await browser.newContext({ baseURL: url, viewport: { width: 1440, height: 900 } });
+      const context = await browser.newContext({
+        baseURL: url,
+        viewport: { width: 1440, height: 900 },
+      });
       await context.addCookies([{ name: cookie.slice(0, eq), value: cookie.slice(eq + 1), url }]);
       const page = await context.newPage();
       await page.addInitScript(WATCH);
       const entry = { page, requests: 0 };
-      page.on("request", () => (entry as { requests: number; armed?: boolean }).armed && entry.requests++);
+      page.on(
+        "request",
+        () => (entry as { requests: number; armed?: boolean }).armed && entry.requests++,
+      );
       await page.goto(`/runs/${runId}`);
-      await page.waitForFunction(() => document.querySelector('figure[data-key="loss"][data-last-step]') !== null, undefined, { timeout: 60_000, polling: 200 });
+      await page.waitForFunction(
+        () => document.querySelector('figure[data-key="loss"][data-last-step]') !== null,
+        undefined,
+        { timeout: 60_000, polling: 200 },
+      );
       open.push(entry);
     }
     await sleep(2000); // let the pages settle (first reads, live subscription)
@@ -155,14 +230,38 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
     const ref = i > 0 ? " (reference)" : "";
     if (i > 0) rows.push(null);
     rows.push(
-      [`${round.pages} pages${ref}: push -> loss visible (target p99 < 250 ms: ${met(percentile(lat, 0.99) < 250)})`, `p50 ${fmt(percentile(finite, 0.5), 0)} | p99 ${fmt(percentile(lat, 0.99), 0)} | max ${fmt(lat[lat.length - 1] ?? NaN, 0)} ms (${fmtInt(lat.length)} samples, ${fmtInt(missed)} never seen)`],
-      [`${round.pages} pages${ref}: long tasks (target p99 < 100 ms: ${met(longT.length === 0 || percentile(longT, 0.99) < 100)})`, longT.length ? `${fmtInt(longT.length)} tasks, p50 ${fmt(percentile(longT, 0.5), 0)} | p99 ${fmt(percentile(longT, 0.99), 0)} | max ${fmt(longT[longT.length - 1]!, 0)} ms` : "none"],
-      [`${round.pages} pages${ref}: HTTP requests per page per second (target < 0.2: ${met(Math.max(...reqPerS) < 0.2)})`, `max ${fmt(Math.max(...reqPerS), 2)}, mean ${fmt(reqPerS.reduce((a, b) => a + b, 0) / reqPerS.length, 2)}`],
-      [`${round.pages} pages${ref}: rank frames acked`, `${fmtInt(round.acked)} of ${fmtInt(round.scheduled.size * RANKS)}`],
+      [
+        `${round.pages} pages${ref}: push -> loss visible (target p99 < 250 ms: ${met(percentile(lat, 0.99) < 250)})`,
+        `p50 ${fmt(percentile(finite, 0.5), 0)} | p99 ${fmt(percentile(lat, 0.99), 0)} | max ${fmt(lat[lat.length - 1] ?? NaN, 0)} ms (${fmtInt(lat.length)} samples, ${fmtInt(missed)} never seen)`,
+      ],
+      [
+        `${round.pages} pages${ref}: long tasks (target p99 < 100 ms: ${met(longT.length === 0 || percentile(longT, 0.99) < 100)})`,
+        longT.length
+          ? `${fmtInt(longT.length)} tasks, p50 ${fmt(percentile(longT, 0.5), 0)} | p99 ${fmt(percentile(longT, 0.99), 0)} | max ${fmt(longT[longT.length - 1]!, 0)} ms`
+          : "none",
+      ],
+      [
+        `${round.pages} pages${ref}: HTTP requests per page per second (target < 0.2: ${met(Math.max(...reqPerS) < 0.2)})`,
+        `max ${fmt(Math.max(...reqPerS), 2)}, mean ${fmt(reqPerS.reduce((a, b) => a + b, 0) / reqPerS.length, 2)}`,
+      ],
+      [
+        `${round.pages} pages${ref}: rank frames acked`,
+        `${fmtInt(round.acked)} of ${fmtInt(round.scheduled.size * RANKS)}`,
+      ],
     );
   }
-  rows.push(null, ["background fleet: frames acked / sent", `${fmtInt(tally.framesAcked)} / ${fmtInt(tally.framesSent)}`]);
-  printTable(`live-browser: ${KEYS.length} keys, ${fmtInt(history)} steps of history, ${RANKS} ranks at ${RANK_HZ} Hz for ${durationS} s, ${fleet.length} background workers; load ${os.loadavg().map((x) => fmt(x, 1)).join(" ")}`, rows, log);
+  rows.push(null, [
+    "background fleet: frames acked / sent",
+    `${fmtInt(tally.framesAcked)} / ${fmtInt(tally.framesSent)}`,
+  ]);
+  printTable(
+    `live-browser: ${KEYS.length} keys, ${fmtInt(history)} steps of history, ${RANKS} ranks at ${RANK_HZ} Hz for ${durationS} s, ${fleet.length} background workers; load ${os
+      .loadavg()
+      .map((x) => fmt(x, 1))
+      .join(" ")}`,
+    rows,
+    log,
+  );
 }
 
 /**
@@ -170,11 +269,22 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
  * sends its share of KEYS (rank 0 has `loss`) at the step's scheduled time. Returns each step's
  * scheduled epoch ms and how many rank frames were acked.
  */
-async function writeRanks(url: string, token: string, runKey: string, from: number, durationS: number): Promise<{ scheduled: Map<number, number>; acked: number; nextStep: number }> {
+async function writeRanks(
+  url: string,
+  token: string,
+  runKey: string,
+  from: number,
+  durationS: number,
+): Promise<{ scheduled: Map<number, number>; acked: number; nextStep: number }> {
   const sockets = await Promise.all(
     Array.from({ length: RANKS }, async () => {
-      const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws/ingest`, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
-      await new Promise<void>((resolve, reject) => ws.once("open", () => resolve()).once("error", reject));
+      const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws/ingest`, {
+        headers: { authorization: `Bearer ${token}` },
+        perMessageDeflate: false,
+      });
+      await new Promise<void>((resolve, reject) =>
+        ws.once("open", () => resolve()).once("error", reject),
+      );
       ws.on("error", () => undefined);
       return ws;
     }),
@@ -198,8 +308,11 @@ async function writeRanks(url: string, token: string, runKey: string, from: numb
     scheduled.set(step, at);
     for (let r = 0; r < RANKS; r++) {
       let pts = "";
-      for (let k = r; k < KEYS.length; k += RANKS) pts += `${pts ? "," : ""}{"key":"${KEYS[k]}","step":${step},"value":${Math.sin(step / 50 + k).toFixed(6)}}`;
-      sockets[r]!.send(`{"v":1,"id":"lb-${step}-${r}","type":"run.metrics","run":"${runKey}","points":[${pts}]}`);
+      for (let k = r; k < KEYS.length; k += RANKS)
+        pts += `${pts ? "," : ""}{"key":"${KEYS[k]}","step":${step},"value":${Math.sin(step / 50 + k).toFixed(6)}}`;
+      sockets[r]!.send(
+        `{"v":1,"id":"lb-${step}-${r}","type":"run.metrics","run":"${runKey}","points":[${pts}]}`,
+      );
     }
   }
   await sleep(1000);
@@ -211,7 +324,8 @@ async function writeRanks(url: string, token: string, runKey: string, from: numb
 /** The `live-browser` scenario (see the module comment). */
 export const scenario: Scenario = {
   name: "live-browser",
-  description: "push -> value visible in real Chromium pages on a 50-key run written by 8 ranks at 10 Hz, with a background fleet; long tasks and requests per page",
+  description:
+    "push -> value visible in real Chromium pages on a 50-key run written by 8 ranks at 10 Hz, with a background fleet; long tasks and requests per page",
   run: liveBrowser,
 };
 

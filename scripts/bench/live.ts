@@ -19,6 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { PrismaPg } from "@prisma/adapter-pg";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { startEmbeddedPostgres } from "@/lib/server/database/embedded";
 import { migrateDeploy } from "@/lib/server/database/migrate";
@@ -49,7 +50,11 @@ async function childCpuMs(): Promise<{ server: number; postgres: number }> {
       const close = stat.lastIndexOf(")");
       const comm = stat.slice(stat.indexOf("(") + 1, close);
       const f = stat.slice(close + 2).split(" ");
-      procs.set(Number(name), { ppid: Number(f[1]), comm, cpu: ((Number(f[11]) + Number(f[12])) * 1000) / tick });
+      procs.set(Number(name), {
+        ppid: Number(f[1]),
+        comm,
+        cpu: ((Number(f[11]) + Number(f[12])) * 1000) / tick,
+      });
     } catch {
       // exited meanwhile
     }
@@ -72,7 +77,8 @@ async function childCpuMs(): Promise<{ server: number; postgres: number }> {
   return out;
 }
 
-const pct = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN);
+const pct = (sorted: number[], q: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN;
 const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 10 ? 1 : 0) : "–");
 
 /** Highest `loss` step in a merged run view (the frame number of the newest push it holds). */
@@ -82,12 +88,31 @@ function newestStep(data: unknown): number {
   return last ? Number(last.step) : -1;
 }
 
-async function phase(opts: { url: string; token: string; cookie: string; viewers: number; seconds: number; log: (l: string) => void }) {
+async function phase(opts: {
+  url: string;
+  token: string;
+  cookie: string;
+  viewers: number;
+  seconds: number;
+  log: (l: string) => void;
+}) {
   const worker = await openWorkerSocket(opts.url, opts.token);
   const run = `live-bench-${opts.viewers}-${Date.now()}`;
-  await worker.push({ type: "run.start", run, name: `live bench, ${opts.viewers} viewers`, kind: "training", config: {} });
+  await worker.push({
+    type: "run.start",
+    run,
+    name: `live bench, ${opts.viewers} viewers`,
+    kind: "training",
+    config: {},
+  });
   await worker.push({ type: "run.metrics", run, points: [{ key: "loss", step: 0, value: 0 }] });
-  const runId = Number(((await (await fetch(`${opts.url}/api/runs?limit=200`, { headers: { cookie: opts.cookie } })).json()) as { runs: Array<{ id: number; key: string }> }).runs.find((r) => r.key === run)?.id);
+  const runId = Number(
+    (
+      (await (
+        await fetch(`${opts.url}/api/runs?limit=200`, { headers: { cookie: opts.cookie } })
+      ).json()) as { runs: Array<{ id: number; key: string }> }
+    ).runs.find((r) => r.key === run)?.id,
+  );
   const topic = `run:${runId}`;
 
   let httpRequests = 0;
@@ -95,7 +120,15 @@ async function phase(opts: { url: string; token: string; cookie: string; viewers
     httpRequests++;
     await (await fetch(`${opts.url}${p}`, { headers: { cookie: opts.cookie } })).arrayBuffer();
   };
-  const pageLoad = () => Promise.all([`/api/runs/${runId}`, `/api/runs/${runId}/progress`, `/api/runs/${runId}/metrics`, `/api/runs/${runId}/evals`].map(get));
+  const pageLoad = () =>
+    Promise.all(
+      [
+        `/api/runs/${runId}`,
+        `/api/runs/${runId}/progress`,
+        `/api/runs/${runId}/metrics`,
+        `/api/runs/${runId}/evals`,
+      ].map(get),
+    );
 
   // seenAt[v][step] = when viewer v first held the push `step`.
   const sentAt = new Map<number, number>();
@@ -140,15 +173,23 @@ async function phase(opts: { url: string; token: string; cookie: string; viewers
     await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
     const at = Date.now();
     sentAt.set(i, at);
-    pending.set(worker.send({ type: "run.metrics", run, points: [{ key: "loss", step: i, value: i }] }), { sent: at, step: i });
+    pending.set(
+      worker.send({ type: "run.metrics", run, points: [{ key: "loss", step: i, value: i }] }),
+      { sent: at, step: i },
+    );
   }
   await new Promise((r) => setTimeout(r, 1000));
   const elapsedS = (Date.now() - t0) / 1000;
   const cpu1 = await childCpuMs();
   const liveRequests = httpRequests - loadRequests;
-  const fresh = [...sentAt].map(([s, at]) => (allSeen.has(s) ? allSeen.get(s)! - at : Infinity)).sort((x, y) => x - y);
+  const fresh = [...sentAt]
+    .map(([s, at]) => (allSeen.has(s) ? allSeen.get(s)! - at : Infinity))
+    .sort((x, y) => x - y);
   // The live path alone: from the ack (the commit is visible) to every viewer holding the value.
-  const afterAck = [...ackedAt].filter(([s]) => allSeen.has(s)).map(([s, at]) => Math.max(0, allSeen.get(s)! - at)).sort((x, y) => x - y);
+  const afterAck = [...ackedAt]
+    .filter(([s]) => allSeen.has(s))
+    .map(([s, at]) => Math.max(0, allSeen.get(s)! - at))
+    .sort((x, y) => x - y);
   const missed = fresh.filter((x) => !Number.isFinite(x)).length;
   const acks = ackLatency.sort((x, y) => x - y);
   for (const v of viewers) v.close();
@@ -174,28 +215,52 @@ async function phase(opts: { url: string; token: string; cookie: string; viewers
 /** The `live` scenario (see the module comment). */
 export const scenario = {
   name: "live",
-  description: "push → value freshness, server CPU and HTTP requests with 1..N live viewers on one run (10 frames/s)",
+  description:
+    "push → value freshness, server CPU and HTTP requests with 1..N live viewers on one run (10 frames/s)",
   async run(opts: RunOptions): Promise<void> {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), "pitwall-bench-live-"));
-    const db = await startEmbeddedPostgres({ dataDir, log: { info: () => undefined, warn: opts.log } });
+    const db = await startEmbeddedPostgres({
+      dataDir,
+      log: { info: () => undefined, warn: opts.log },
+    });
     try {
       await migrateDeploy(projectDir, db.url);
-      const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: db.url, max: 2 }) });
+      const prisma = new PrismaClient({
+        adapter: new PrismaPg({ connectionString: db.url, max: 2 }),
+      });
       const token = (await createToken(prisma, "live-bench")).token;
-      const { password } = await createUser(prisma, { email: "bench@example.com", name: "bench", role: "viewer" });
+      const { password } = await createUser(prisma, {
+        email: "bench@example.com",
+        name: "bench",
+        role: "viewer",
+      });
       await prisma.$disconnect();
       const server = await startTestServer({ databaseUrl: db.url });
       try {
         const cookie = await signIn(server.url, "bench@example.com", password);
         const counts = opts.full ? [1, 10, 50, 100] : [1, 50];
         const seconds = opts.full ? 60 : 20;
-        opts.log(`live: worker at ${FRAMES_PER_S} frames/s on one run, ${seconds} s per step; viewers = /ws/live clients merging deltas + the page's HTTP requests`);
-        opts.log("viewers | push→all have it p50 / p99 / max ms (target 50 viewers p99 < 100) | ack p99 ms | ack→all have it p50 / p99 ms | server CPU ms/s | PostgreSQL CPU ms/s | HTTP req/s per viewer (target < 0.2) | deltas/viewer | resyncs");
+        opts.log(
+          `live: worker at ${FRAMES_PER_S} frames/s on one run, ${seconds} s per step; viewers = /ws/live clients merging deltas + the page's HTTP requests`,
+        );
+        opts.log(
+          "viewers | push→all have it p50 / p99 / max ms (target 50 viewers p99 < 100) | ack p99 ms | ack→all have it p50 / p99 ms | server CPU ms/s | PostgreSQL CPU ms/s | HTTP req/s per viewer (target < 0.2) | deltas/viewer | resyncs",
+        );
         let base: Awaited<ReturnType<typeof phase>> | null = null;
         for (const viewers of counts) {
-          const r = await phase({ url: server.url, token, cookie, viewers, seconds, log: opts.log });
+          const r = await phase({
+            url: server.url,
+            token,
+            cookie,
+            viewers,
+            seconds,
+            log: opts.log,
+          });
           base ??= r;
-          const extra = viewers > base.viewers ? ` (+${fmt((r.serverCpuMsPerS - base.serverCpuMsPerS) / (viewers - base.viewers))} server ms/s per extra viewer)` : "";
+          const extra =
+            viewers > base.viewers
+              ? ` (+${fmt((r.serverCpuMsPerS - base.serverCpuMsPerS) / (viewers - base.viewers))} server ms/s per extra viewer)`
+              : "";
           opts.log(
             `${String(viewers).padStart(7)} | ${fmt(r.p50)} / ${fmt(r.p99)} / ${fmt(r.max)}${r.missed ? ` (${r.missed} never seen)` : ""} | ${fmt(r.ackP99)} | ${fmt(r.afterAckP50)} / ${fmt(r.afterAckP99)} | ${fmt(r.serverCpuMsPerS)}${extra} | ${fmt(r.postgresCpuMsPerS)} | ${r.httpPerViewerPerS.toFixed(3)} (+${r.loadRequests / viewers} at page load) | ${fmt(r.deltas)} | ${r.resyncs}`,
           );

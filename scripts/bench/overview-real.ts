@@ -20,13 +20,27 @@ import { parseArgs } from "node:util";
 import { chromium } from "@playwright/test";
 import { PrismaPg } from "@prisma/adapter-pg";
 import WebSocket from "ws";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { createUser } from "@/lib/server/repositories/users";
 import { chromiumLaunchOptions } from "@/test/support/chromium";
 import { signIn } from "@/test/support/people";
+
 import { FleetTally, FleetWorker } from "./fleet/traffic";
-import { fmt, fmtInt, isMain, onCleanup, percentile, printTable, runStandalone, sleep, startBenchEnvironment, type Scenario, type ScenarioOptions } from "./support";
+import {
+  fmt,
+  fmtInt,
+  isMain,
+  onCleanup,
+  percentile,
+  printTable,
+  runStandalone,
+  sleep,
+  startBenchEnvironment,
+  type Scenario,
+  type ScenarioOptions,
+} from "./support";
 
 const HOSTS = 200;
 const FINISHED = 38_000;
@@ -64,8 +78,13 @@ async function pushRunning(url: string, tokens: string[]): Promise<void> {
   const perHost = Math.ceil(RUNNING / tokens.length);
   await Promise.all(
     tokens.map(async (token, h) => {
-      const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws/ingest`, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
-      await new Promise<void>((resolve, reject) => ws.once("open", () => resolve()).once("error", reject));
+      const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws/ingest`, {
+        headers: { authorization: `Bearer ${token}` },
+        perMessageDeflate: false,
+      });
+      await new Promise<void>((resolve, reject) =>
+        ws.once("open", () => resolve()).once("error", reject),
+      );
       const frames: string[] = [];
       let id = 0;
       const add = (body: string) => frames.push(`{"v":1,"id":"seed-${h}-${++id}",${body}}`);
@@ -74,17 +93,37 @@ async function pushRunning(url: string, tokens: string[]): Promise<void> {
         if (n >= RUNNING) break;
         const run = `live-${n}`;
         const kind = KINDS[n % KINDS.length]!;
-        add(`"type":"run.start","run":"${run}","name":"${kind} job ${n}","kind":"${kind}","total":914000,"unit":"samples","stallAfterS":3600,"config":{"model":"model-${n % 17}"}`);
-        for (let w = 0; w < 4; w++) add(`"type":"run.progress","run":"${run}","workerId":"w${w}","bootId":"b0","done":${1000 * (n % 97) + w * 10},"total":228500,"counters":{"s3.uploaded":${500 * w + n},"s3.failed":${n % 3}}`);
-        add(`"type":"run.metrics","run":"${run}","points":[{"key":"loss","step":${n},"value":${(2 / (1 + n / 100)).toFixed(5)}},{"key":"lr","step":${n},"value":0.0003}]`);
-        add(`"type":"run.event","run":"${run}","level":"info","message":"worker w0 resumed at ${n}"`);
+        add(
+          `"type":"run.start","run":"${run}","name":"${kind} job ${n}","kind":"${kind}","total":914000,"unit":"samples","stallAfterS":3600,"config":{"model":"model-${n % 17}"}`,
+        );
+        for (let w = 0; w < 4; w++)
+          add(
+            `"type":"run.progress","run":"${run}","workerId":"w${w}","bootId":"b0","done":${1000 * (n % 97) + w * 10},"total":228500,"counters":{"s3.uploaded":${500 * w + n},"s3.failed":${n % 3}}`,
+          );
+        add(
+          `"type":"run.metrics","run":"${run}","points":[{"key":"loss","step":${n},"value":${(2 / (1 + n / 100)).toFixed(5)}},{"key":"lr","step":${n},"value":0.0003}]`,
+        );
+        add(
+          `"type":"run.event","run":"${run}","level":"info","message":"worker w0 resumed at ${n}"`,
+        );
       }
       let acked = 0;
       if (!frames.length) return void ws.close();
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`seed host ${h}: ${acked} of ${frames.length} frames acked after 120 s`)), 120_000);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(`seed host ${h}: ${acked} of ${frames.length} frames acked after 120 s`),
+            ),
+          120_000,
+        );
         ws.on("message", (d) => {
-          const m = JSON.parse(d.toString()) as { type: string; ids?: string[]; code?: string; message?: string };
+          const m = JSON.parse(d.toString()) as {
+            type: string;
+            ids?: string[];
+            code?: string;
+            message?: string;
+          };
           if (m.type === "error") reject(new Error(`seed host ${h}: ${m.code}: ${m.message}`));
           if (m.type !== "ack") return;
           acked += m.ids?.length ?? 0;
@@ -103,7 +142,9 @@ async function pushRunning(url: string, tokens: string[]): Promise<void> {
 
 /** A viewer like the overview page: subscribed to `runs`, refetching /api/overview at most once per 2 s on a notice. */
 function openViewer(url: string, cookie: string, stats: { refetches: number }): () => void {
-  const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws/live`, { headers: { cookie, origin: url } });
+  const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws/live`, {
+    headers: { cookie, origin: url },
+  });
   let last = 0;
   let pending: NodeJS.Timeout | null = null;
   const refetch = () => {
@@ -137,25 +178,49 @@ const WATCH_FIRST_ROW = `(() => {
 })();`;
 
 async function overviewReal({ full, log }: ScenarioOptions): Promise<void> {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { samples: { type: "string" } }, strict: false, allowPositionals: true });
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { samples: { type: "string" } },
+    strict: false,
+    allowPositionals: true,
+  });
   const samples = Number(values.samples) > 0 ? Number(values.samples) : full ? 2000 : 300;
   const env = await startBenchEnvironment({ server: true, log });
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: env.databaseUrl, max: 2 }) });
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: env.databaseUrl, max: 2 }),
+  });
   const tokens: string[] = [];
   try {
-    for (let h = 0; h < HOSTS; h++) tokens.push((await createToken(prisma, `gpu-${String(h).padStart(3, "0")}`)).token);
-    await createUser(prisma, { email: "bench@example.com", name: "Bench", role: "viewer", password: PASSWORD });
+    for (let h = 0; h < HOSTS; h++)
+      tokens.push((await createToken(prisma, `gpu-${String(h).padStart(3, "0")}`)).token);
+    await createUser(prisma, {
+      email: "bench@example.com",
+      name: "Bench",
+      role: "viewer",
+      password: PASSWORD,
+    });
   } finally {
     await prisma.$disconnect();
   }
-  const hostIds = (await env.pool.query<{ id: number }>(`SELECT id FROM "Host" WHERE name LIKE 'gpu-%' ORDER BY name`)).rows.map((r) => r.id);
+  const hostIds = (
+    await env.pool.query<{ id: number }>(
+      `SELECT id FROM "Host" WHERE name LIKE 'gpu-%' ORDER BY name`,
+    )
+  ).rows.map((r) => r.id);
   let t0 = performance.now();
   await seedFinished(env.pool, hostIds);
-  log(`seeded ${fmtInt(FINISHED)} finished runs by SQL in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  log(
+    `seeded ${fmtInt(FINISHED)} finished runs by SQL in ${fmt((performance.now() - t0) / 1000, 1)} s`,
+  );
   t0 = performance.now();
   await pushRunning(env.server!.url, tokens);
-  await env.pool.query(`UPDATE "Run" SET "lastPushAt" = now() - interval '2 hours', "stallAfterS" = 600 WHERE key LIKE 'live-%' AND substr(key, 6)::int % 3 = 0 AND substr(key, 6)::int < $1 * 3`, [STALE]);
-  log(`pushed ${fmtInt(RUNNING)} running runs through ingest in ${fmt((performance.now() - t0) / 1000, 1)} s (${STALE} then made stale); ${HOSTS} hosts`);
+  await env.pool.query(
+    `UPDATE "Run" SET "lastPushAt" = now() - interval '2 hours', "stallAfterS" = 600 WHERE key LIKE 'live-%' AND substr(key, 6)::int % 3 = 0 AND substr(key, 6)::int < $1 * 3`,
+    [STALE],
+  );
+  log(
+    `pushed ${fmtInt(RUNNING)} running runs through ingest in ${fmt((performance.now() - t0) / 1000, 1)} s (${STALE} then made stale); ${HOSTS} hosts`,
+  );
   await env.pool.query(`VACUUM ANALYZE`);
 
   // Cold: the first calls after a restart of the server and PostgreSQL, before any load.
@@ -169,7 +234,8 @@ async function overviewReal({ full, log }: ScenarioOptions): Promise<void> {
     const res = await fetch(`${url}${path}`, { headers: { cookie } });
     const text = await res.text();
     if (!res.ok) {
-      const what = `${path.split("?")[0]} HTTP ${res.status} ${/"code":"([^"]+)"/.exec(text)?.[1] ?? ""}`.trim();
+      const what =
+        `${path.split("?")[0]} HTTP ${res.status} ${/"code":"([^"]+)"/.exec(text)?.[1] ?? ""}`.trim();
       failures.set(what, (failures.get(what) ?? 0) + 1);
     }
     return performance.now() - s;
@@ -178,7 +244,10 @@ async function overviewReal({ full, log }: ScenarioOptions): Promise<void> {
   const coldRuns = await get("/api/runs");
   const browser = await chromium.launch(chromiumLaunchOptions);
   onCleanup("chromium", () => browser.close());
-  const context = await browser.newContext({ baseURL: url, viewport: { width: 1440, height: 900 } });
+  const context = await browser.newContext({
+    baseURL: url,
+    viewport: { width: 1440, height: 900 },
+  });
   const eq = cookie.indexOf("=");
   await context.addCookies([{ name: cookie.slice(0, eq), value: cookie.slice(eq + 1), url }]);
   const firstRow = async (): Promise<number> => {
@@ -186,21 +255,29 @@ async function overviewReal({ full, log }: ScenarioOptions): Promise<void> {
     try {
       await page.addInitScript(WATCH_FIRST_ROW);
       await page.goto("/", { waitUntil: "commit" });
-      await page.waitForFunction("window.__firstRow !== undefined", undefined, { timeout: 60_000, polling: 50 });
+      await page.waitForFunction("window.__firstRow !== undefined", undefined, {
+        timeout: 60_000,
+        polling: 50,
+      });
       return (await page.evaluate("window.__firstRow")) as number;
     } finally {
       await page.close();
     }
   };
   const coldPage = await firstRow();
-  log(`cold: /api/overview ${fmtInt(coldOverview)} ms, /api/runs ${fmtInt(coldRuns)} ms, overview page first row ${fmtInt(coldPage)} ms; starting the load`);
+  log(
+    `cold: /api/overview ${fmtInt(coldOverview)} ms, /api/runs ${fmtInt(coldRuns)} ms, overview page first row ${fmtInt(coldPage)} ms; starting the load`,
+  );
 
   // Load: fleet at 20 % and 50 viewers.
   const tally = new FleetTally();
   const fleetTokens = tokens.slice(0, FLEET_WORKERS);
-  const workers = fleetTokens.map((t, i) => new FleetWorker(url, t, i, `overview-fleet-${i}`, tally));
+  const workers = fleetTokens.map(
+    (t, i) => new FleetWorker(url, t, i, `overview-fleet-${i}`, tally),
+  );
   onCleanup("overview fleet", async () => workers.forEach((w) => w.close()));
-  for (let i = 0; i < workers.length; i += 20) await Promise.all(workers.slice(i, i + 20).map((w) => w.open()));
+  for (let i = 0; i < workers.length; i += 20)
+    await Promise.all(workers.slice(i, i + 20).map((w) => w.open()));
   const viewerStats = { refetches: 0 };
   const closers = Array.from({ length: VIEWERS }, () => openViewer(url, cookie, viewerStats));
   onCleanup("overview viewers", async () => closers.forEach((c) => c()));
@@ -215,7 +292,9 @@ async function overviewReal({ full, log }: ScenarioOptions): Promise<void> {
     }
   })();
   await sleep(5000); // the load settles
-  log(`load on: ${FLEET_WORKERS} fleet workers, ${VIEWERS} viewers; measuring ${samples} calls of each API, then the page`);
+  log(
+    `load on: ${FLEET_WORKERS} fleet workers, ${VIEWERS} viewers; measuring ${samples} calls of each API, then the page`,
+  );
   const loadStart = performance.now();
   const refetch0 = viewerStats.refetches;
   const overview = new Float64Array(samples);
@@ -234,17 +313,33 @@ async function overviewReal({ full, log }: ScenarioOptions): Promise<void> {
   overview.sort();
   runs.sort();
   pagesWarm.sort();
-  const dist = (a: Float64Array, target: number) => `p50 ${fmt(percentile(a, 0.5), 0)} | p99 ${fmt(percentile(a, 0.99), 0)} | max ${fmt(a[a.length - 1]!, 0)} ms (${fmtInt(a.length)}; target p99 < ${target} ms: ${percentile(a, 0.99) < target ? "met" : "NOT met"})`;
+  const dist = (a: Float64Array, target: number) =>
+    `p50 ${fmt(percentile(a, 0.5), 0)} | p99 ${fmt(percentile(a, 0.99), 0)} | max ${fmt(a[a.length - 1]!, 0)} ms (${fmtInt(a.length)}; target p99 < ${target} ms: ${percentile(a, 0.99) < target ? "met" : "NOT met"})`;
   const fleetLat = Float64Array.from(tally.latencies).sort();
   printTable(
-    `overview-real: ${fmtInt(FINISHED + RUNNING)} runs (${fmtInt(FINISHED)} finished, ${fmtInt(RUNNING - STALE)} running, ${STALE} stale) on ${HOSTS} hosts + ${FLEET_WORKERS} fleet runs; ${os.cpus().length} cores, loadavg ${os.loadavg().map((x) => fmt(x, 2)).join(" ")}`,
+    `overview-real: ${fmtInt(FINISHED + RUNNING)} runs (${fmtInt(FINISHED)} finished, ${fmtInt(RUNNING - STALE)} running, ${STALE} stale) on ${HOSTS} hosts + ${FLEET_WORKERS} fleet runs; ${os.cpus().length} cores, loadavg ${os
+      .loadavg()
+      .map((x) => fmt(x, 2))
+      .join(" ")}`,
     [
-      ["cold (first after a server + PostgreSQL restart): /api/overview | /api/runs | page first row", `${fmtInt(coldOverview)} | ${fmtInt(coldRuns)} | ${fmtInt(coldPage)} ms`],
+      [
+        "cold (first after a server + PostgreSQL restart): /api/overview | /api/runs | page first row",
+        `${fmtInt(coldOverview)} | ${fmtInt(coldRuns)} | ${fmtInt(coldPage)} ms`,
+      ],
       ["GET /api/overview under load", dist(overview, 200)],
       ["GET /api/runs (first page) under load", dist(runs, 200)],
-      ["overview page, first run row drawn, warm, under load", `p50 ${fmtInt(percentile(pagesWarm, 0.5))} | max ${fmtInt(pagesWarm[pagesWarm.length - 1]!)} ms (${pagesWarm.length} loads; target < 1,000 ms: ${pagesWarm[pagesWarm.length - 1]! < 1000 ? "met" : "NOT met"})`],
-      ["failed answers (timed above too)", failures.size ? [...failures].map(([k, n]) => `${k} x ${n}`).join(", ") : "none"],
-      ["load: fleet acks (p99) | viewers' /api/overview refetches per s", `${fmt(percentile(fleetLat, 0.99), 0)} ms over ${fmtInt(fleetLat.length)} frames | ${fmt((viewerStats.refetches - refetch0) / loadS, 1)}/s from ${VIEWERS} viewers`],
+      [
+        "overview page, first run row drawn, warm, under load",
+        `p50 ${fmtInt(percentile(pagesWarm, 0.5))} | max ${fmtInt(pagesWarm[pagesWarm.length - 1]!)} ms (${pagesWarm.length} loads; target < 1,000 ms: ${pagesWarm[pagesWarm.length - 1]! < 1000 ? "met" : "NOT met"})`,
+      ],
+      [
+        "failed answers (timed above too)",
+        failures.size ? [...failures].map(([k, n]) => `${k} x ${n}`).join(", ") : "none",
+      ],
+      [
+        "load: fleet acks (p99) | viewers' /api/overview refetches per s",
+        `${fmt(percentile(fleetLat, 0.99), 0)} ms over ${fmtInt(fleetLat.length)} frames | ${fmt((viewerStats.refetches - refetch0) / loadS, 1)}/s from ${VIEWERS} viewers`,
+      ],
     ],
     log,
   );
@@ -253,7 +348,8 @@ async function overviewReal({ full, log }: ScenarioOptions): Promise<void> {
 /** The `overview-real` scenario (see the module comment). */
 export const scenario: Scenario = {
   name: "overview-real",
-  description: "40,000 runs in a real mix on 200 hosts under fleet load (20 %) and 50 live viewers: /api/overview, /api/runs p99 (target < 200 ms), overview page first run row (< 1 s), cold and warm",
+  description:
+    "40,000 runs in a real mix on 200 hosts under fleet load (20 %) and 50 live viewers: /api/overview, /api/runs p99 (target < 200 ms), overview page first run row (< 1 s), cold and warm",
   run: overviewReal,
 };
 

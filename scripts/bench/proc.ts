@@ -25,7 +25,8 @@ export function readProc(file: string): string | null {
 export function memoryKb(pid: number): { rssKb: number; hwmKb: number } | null {
   const text = readProc(`/proc/${pid}/status`);
   if (!text) return null;
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN);
+  const field = (name: string) =>
+    Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN);
   return { rssKb: field("VmRSS"), hwmKb: field("VmHWM") };
 }
 

@@ -37,8 +37,13 @@ export async function pushRun(o: PushRunOptions): Promise<number> {
   const stepsPerFrame = Math.max(1, Math.floor((o.pointsPerFrame ?? 1000) / o.keys.length));
   const frames = Math.ceil(o.steps / stepsPerFrame);
   const window = o.window ?? 4;
-  const ws = new WebSocket(`${o.url.replace(/^http/, "ws")}/ws/ingest`, { headers: { authorization: `Bearer ${o.token}` }, perMessageDeflate: false });
-  await new Promise<void>((resolve, reject) => ws.once("open", () => resolve()).once("error", reject));
+  const ws = new WebSocket(`${o.url.replace(/^http/, "ws")}/ws/ingest`, {
+    headers: { authorization: `Bearer ${o.token}` },
+    perMessageDeflate: false,
+  });
+  await new Promise<void>((resolve, reject) =>
+    ws.once("open", () => resolve()).once("error", reject),
+  );
   const t0 = performance.now();
   try {
     return await new Promise<number>((resolve, reject) => {
@@ -49,28 +54,55 @@ export async function pushRun(o: PushRunOptions): Promise<number> {
         while (inFlight.size < window && next < frames) {
           const id = `${o.runKey}:${next}`;
           inFlight.add(id);
-          if (next === -1) ws.send(JSON.stringify({ v: 1, id, type: "run.start", run: o.runKey, name: o.name, kind: "training", total: o.steps, unit: "steps" }));
+          if (next === -1)
+            ws.send(
+              JSON.stringify({
+                v: 1,
+                id,
+                type: "run.start",
+                run: o.runKey,
+                name: o.name,
+                kind: "training",
+                total: o.steps,
+                unit: "steps",
+              }),
+            );
           else {
             let pts = "";
-            for (let s = next * stepsPerFrame; s < Math.min(o.steps, (next + 1) * stepsPerFrame); s++)
+            for (
+              let s = next * stepsPerFrame;
+              s < Math.min(o.steps, (next + 1) * stepsPerFrame);
+              s++
+            )
               for (let k = 0; k < o.keys.length; k++) {
                 const v = pushedValue(k, s, o.steps);
                 pts += `${pts ? "," : ""}{"key":${JSON.stringify(o.keys[k])},"step":${s},"value":${Number.isNaN(v) ? '"NaN"' : v}}`;
               }
-            ws.send(`{"v":1,"id":"${id}","type":"run.metrics","run":${JSON.stringify(o.runKey)},"points":[${pts}]}`);
+            ws.send(
+              `{"v":1,"id":"${id}","type":"run.metrics","run":${JSON.stringify(o.runKey)},"points":[${pts}]}`,
+            );
           }
           next++;
           if (next === 0) break; // wait for run.start's ack before the first metrics
         }
       };
       ws.on("message", (data) => {
-        const msg = JSON.parse(data.toString()) as { type: string; ids?: string[]; code?: string; message?: string };
-        if (msg.type === "error") return reject(new Error(`${o.runKey}: ${msg.code}: ${msg.message}`));
+        const msg = JSON.parse(data.toString()) as {
+          type: string;
+          ids?: string[];
+          code?: string;
+          message?: string;
+        };
+        if (msg.type === "error")
+          return reject(new Error(`${o.runKey}: ${msg.code}: ${msg.message}`));
         for (const id of msg.ids ?? []) if (inFlight.delete(id)) acked++;
-        if (acked === frames + 1) resolve((o.steps * o.keys.length) / ((performance.now() - t0) / 1000));
+        if (acked === frames + 1)
+          resolve((o.steps * o.keys.length) / ((performance.now() - t0) / 1000));
         else pump();
       });
-      ws.on("close", () => reject(new Error(`${o.runKey}: socket closed after ${acked} of ${frames + 1} acks`)));
+      ws.on("close", () =>
+        reject(new Error(`${o.runKey}: socket closed after ${acked} of ${frames + 1} acks`)),
+      );
       pump();
     });
   } finally {

@@ -10,26 +10,45 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+
 import type { Scenario } from "./support";
 
 const script = path.resolve(import.meta.dirname, "../../clients/python/bench_spool.py");
 
 export const scenario: Scenario = {
   name: "python-spool",
-  description: "Python client: run.metrics (30 keys) calls/s and CPU µs per call with the spool on (target >= 20,000 calls/s)",
+  description:
+    "Python client: run.metrics (30 keys) calls/s and CPU µs per call with the spool on (target >= 20,000 calls/s)",
   async run(opts) {
     const steps = opts.full ? 1_000_000 : 200_000;
-    const r = spawnSync("python3", [script, "--steps", String(steps)], { encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+    const r = spawnSync("python3", [script, "--steps", String(steps)], {
+      encoding: "utf8",
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
+    });
     if (r.error || r.status !== 0) {
-      opts.log(`python-spool: skipped (python3 failed: ${r.error?.message ?? r.stderr.trim().split("\n").at(-1)})`);
+      opts.log(
+        `python-spool: skipped (python3 failed: ${r.error?.message ?? r.stderr.trim().split("\n").at(-1)})`,
+      );
       return;
     }
     const last = r.stdout.trim().split("\n").at(-1)!;
-    const res = JSON.parse(last) as { steps: number; keysPerStep: number; callsPerS: number; cpuUsPerCall: number; spoolBytes: number };
+    const res = JSON.parse(last) as {
+      steps: number;
+      keysPerStep: number;
+      callsPerS: number;
+      cpuUsPerCall: number;
+      spoolBytes: number;
+    };
     const cpuBound = Math.round(1e6 / res.cpuUsPerCall);
-    opts.log(`python-spool: ${res.steps.toLocaleString("en-US")} calls of run.metrics with ${res.keysPerStep} keys, spool on, server down`);
-    opts.log(`  wall        ${res.callsPerS.toLocaleString("en-US")} calls/s   (target >= 20,000 calls/s)`);
-    opts.log(`  CPU         ${res.cpuUsPerCall.toFixed(1)} µs per call = ${cpuBound.toLocaleString("en-US")} calls/s on one free core`);
+    opts.log(
+      `python-spool: ${res.steps.toLocaleString("en-US")} calls of run.metrics with ${res.keysPerStep} keys, spool on, server down`,
+    );
+    opts.log(
+      `  wall        ${res.callsPerS.toLocaleString("en-US")} calls/s   (target >= 20,000 calls/s)`,
+    );
+    opts.log(
+      `  CPU         ${res.cpuUsPerCall.toFixed(1)} µs per call = ${cpuBound.toLocaleString("en-US")} calls/s on one free core`,
+    );
     opts.log(`  spool       ${(res.spoolBytes / 1e6).toFixed(1)} MB on disk`);
   },
 };

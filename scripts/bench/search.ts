@@ -5,8 +5,19 @@
  * queries mix rare and common matches, tags, notes, a miss and a two-letter query (no trigram
  * index help). Target (issue 25): p95 < 100 ms at 40,000 runs. Figures printed, never asserted.
  */
-import { fmt, fmtInt, isMain, percentile, printTable, runStandalone, startBenchEnvironment, timeCalls, type Scenario } from "./support";
 import { seedRunningRuns } from "@/test/support/seed-runs";
+
+import {
+  fmt,
+  fmtInt,
+  isMain,
+  percentile,
+  printTable,
+  runStandalone,
+  startBenchEnvironment,
+  timeCalls,
+  type Scenario,
+} from "./support";
 
 /** The queries, with what each exercises. */
 const QUERIES: Array<[string, string]> = [
@@ -20,7 +31,13 @@ const QUERIES: Array<[string, string]> = [
   ["ru", "two letters (no trigram help)"],
 ];
 
-async function runSearch({ full, log }: { full: boolean; log: (line: string) => void }): Promise<void> {
+async function runSearch({
+  full,
+  log,
+}: {
+  full: boolean;
+  log: (line: string) => void;
+}): Promise<void> {
   const runs = full ? 100_000 : 40_000;
   const env = await startBenchEnvironment({ server: true, log });
   log(`seeding ${fmtInt(runs)} runs, tags, notes and 2,000 checkpoints by SQL`);
@@ -45,21 +62,30 @@ async function runSearch({ full, log }: { full: boolean; log: (line: string) => 
   for (const [q, what] of QUERIES) {
     let hits = 0;
     const times = await timeCalls(rounds, async () => {
-      const res = await fetch(`${env.server!.url}/api/search?q=${encodeURIComponent(q)}`, { headers });
+      const res = await fetch(`${env.server!.url}/api/search?q=${encodeURIComponent(q)}`, {
+        headers,
+      });
       const text = await res.text();
-      if (!res.ok) throw new Error(`GET /api/search?q=${q}: HTTP ${res.status} ${text.slice(0, 200)}`);
+      if (!res.ok)
+        throw new Error(`GET /api/search?q=${q}: HTTP ${res.status} ${text.slice(0, 200)}`);
       const body = JSON.parse(text) as Record<string, unknown>;
       hits = Object.values(body).reduce<number>((n, v) => n + (Array.isArray(v) ? v.length : 0), 0);
     });
     all.push(...times);
-    rows.push([`"${q}" (${what}), ${hits} hits`, `${fmt(percentile(times, 0.5), 1)} / ${fmt(percentile(times, 0.95), 1)} ms`]);
+    rows.push([
+      `"${q}" (${what}), ${hits} hits`,
+      `${fmt(percentile(times, 0.5), 1)} / ${fmt(percentile(times, 0.95), 1)} ms`,
+    ]);
   }
   const sorted = Float64Array.from(all).sort();
   printTable(
     `search: ${fmtInt(runs)} runs (${rounds} calls per query after a warm-up; median / p95; machine shared with other work: noisy)`,
     [
       ...rows,
-      ["all queries (target p95 < 100 ms at 40,000 runs)", `${fmt(percentile(sorted, 0.5), 1)} / ${fmt(percentile(sorted, 0.95), 1)} ms`],
+      [
+        "all queries (target p95 < 100 ms at 40,000 runs)",
+        `${fmt(percentile(sorted, 0.5), 1)} / ${fmt(percentile(sorted, 0.95), 1)} ms`,
+      ],
     ],
     log,
   );

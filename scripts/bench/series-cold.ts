@@ -19,12 +19,25 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { chromium, type Browser } from "@playwright/test";
 import { PrismaPg } from "@prisma/adapter-pg";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { createUser } from "@/lib/server/repositories/users";
 import { chromiumLaunchOptions } from "@/test/support/chromium";
 import { signIn } from "@/test/support/people";
+
 import { pushRun } from "./push-run";
-import { fmt, fmtInt, isMain, onCleanup, percentile, printTable, runStandalone, startBenchEnvironment, type Scenario, type ScenarioOptions } from "./support";
+import {
+  fmt,
+  fmtInt,
+  isMain,
+  onCleanup,
+  percentile,
+  printTable,
+  runStandalone,
+  startBenchEnvironment,
+  type Scenario,
+  type ScenarioOptions,
+} from "./support";
 
 const PASSWORD = "series-cold-bench-password";
 
@@ -32,29 +45,76 @@ const PASSWORD = "series-cold-bench-password";
 type Row = [string, string] | null;
 
 async function seriesCold({ full, log }: ScenarioOptions): Promise<void> {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { samples: { type: "string" }, pages: { type: "string" }, scale: { type: "string" } }, strict: false, allowPositionals: true });
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { samples: { type: "string" }, pages: { type: "string" }, scale: { type: "string" } },
+    strict: false,
+    allowPositionals: true,
+  });
   const samples = Number(values.samples) > 0 ? Number(values.samples) : full ? 2000 : 100;
   const pages = Number(values.pages) > 0 ? Number(values.pages) : full ? 20 : 5;
   const scale = Number(values.scale) > 0 ? Number(values.scale) : 1;
-  const wide = { keys: Array.from({ length: 200 }, (_, i) => (i === 0 ? "loss" : i === 1 ? "grad_norm" : `layer_${String(i).padStart(3, "0")}/act_norm`)), steps: Math.round((full ? 100_000 : 10_000) * scale) };
-  const long = { keys: Array.from({ length: 20 }, (_, i) => (i === 0 ? "loss" : i === 1 ? "grad_norm" : `eval/metric_${String(i).padStart(2, "0")}`)), steps: Math.round((full ? 1_000_000 : 100_000) * scale) };
+  const wide = {
+    keys: Array.from({ length: 200 }, (_, i) =>
+      i === 0 ? "loss" : i === 1 ? "grad_norm" : `layer_${String(i).padStart(3, "0")}/act_norm`,
+    ),
+    steps: Math.round((full ? 100_000 : 10_000) * scale),
+  };
+  const long = {
+    keys: Array.from({ length: 20 }, (_, i) =>
+      i === 0 ? "loss" : i === 1 ? "grad_norm" : `eval/metric_${String(i).padStart(2, "0")}`,
+    ),
+    steps: Math.round((full ? 1_000_000 : 100_000) * scale),
+  };
   const env = await startBenchEnvironment({ server: true, log });
-  log(`machine: ${os.cpus().length} cores, loadavg ${os.loadavg().map((x) => fmt(x, 2)).join(" ")}`);
+  log(
+    `machine: ${os.cpus().length} cores, loadavg ${os
+      .loadavg()
+      .map((x) => fmt(x, 2))
+      .join(" ")}`,
+  );
 
-  for (const [label, r] of [["wide", wide], ["long", long]] as const) {
-    const perS = await pushRun({ url: env.server!.url, token: env.token, runKey: `series-cold-${label}`, name: `series-cold ${label}`, keys: r.keys, steps: r.steps });
-    log(`pushed "${label}" through ingest: ${r.keys.length} keys x ${fmtInt(r.steps)} steps = ${fmtInt(r.keys.length * r.steps)} points at ${fmtInt(perS)} points/s`);
+  for (const [label, r] of [
+    ["wide", wide],
+    ["long", long],
+  ] as const) {
+    const perS = await pushRun({
+      url: env.server!.url,
+      token: env.token,
+      runKey: `series-cold-${label}`,
+      name: `series-cold ${label}`,
+      keys: r.keys,
+      steps: r.steps,
+    });
+    log(
+      `pushed "${label}" through ingest: ${r.keys.length} keys x ${fmtInt(r.steps)} steps = ${fmtInt(r.keys.length * r.steps)} points at ${fmtInt(perS)} points/s`,
+    );
   }
-  const ids = new Map((await env.pool.query<{ key: string; id: number }>(`SELECT key, id FROM "Run" WHERE key LIKE 'series-cold-%'`)).rows.map((x) => [x.key, x.id]));
+  const ids = new Map(
+    (
+      await env.pool.query<{ key: string; id: number }>(
+        `SELECT key, id FROM "Run" WHERE key LIKE 'series-cold-%'`,
+      )
+    ).rows.map((x) => [x.key, x.id]),
+  );
   const wideId = ids.get("series-cold-wide")!;
   const longId = ids.get("series-cold-long")!;
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: env.databaseUrl, max: 1 }) });
-  await createUser(prisma, { email: "bench@example.com", name: "Bench", role: "viewer", password: PASSWORD });
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: env.databaseUrl, max: 1 }),
+  });
+  await createUser(prisma, {
+    email: "bench@example.com",
+    name: "Bench",
+    role: "viewer",
+    password: PASSWORD,
+  });
   await prisma.$disconnect();
 
   const api = async (runId: number, query = ""): Promise<number> => {
     const t0 = performance.now();
-    const res = await fetch(`${env.server!.url}/api/runs/${runId}/metrics${query}`, { headers: { authorization: `Bearer ${env.token}` } });
+    const res = await fetch(`${env.server!.url}/api/runs/${runId}/metrics${query}`, {
+      headers: { authorization: `Bearer ${env.token}` },
+    });
     const body = await res.text();
     if (!res.ok) throw new Error(`metrics API: HTTP ${res.status} ${body.slice(0, 200)}`);
     return performance.now() - t0;
@@ -68,7 +128,7 @@ async function seriesCold({ full, log }: ScenarioOptions): Promise<void> {
   const warmWide = await warm(wideId);
   const warmLong = await warm(longId);
   const zooms = Array.from({ length: 100 }, (_, i) => {
-    const width = Math.max(100, Math.floor(((i * 7919) % 1000) / 1000 * (long.steps / 10)));
+    const width = Math.max(100, Math.floor((((i * 7919) % 1000) / 1000) * (long.steps / 10)));
     const from = Math.floor((((i * 104_729) % 1000) / 1000) * (long.steps - width));
     return `?fromStep=${from}&toStep=${from + width}`;
   });
@@ -79,13 +139,21 @@ async function seriesCold({ full, log }: ScenarioOptions): Promise<void> {
   // Pages: cold after a restart (new browser), then warm.
   const browserPage = async (browser: Browser, runId: number) => {
     const cookie = await signIn(env.server!.url, "bench@example.com", PASSWORD);
-    const context = await browser.newContext({ baseURL: env.server!.url, viewport: { width: 1440, height: 900 } });
+    const context = await browser.newContext({
+      baseURL: env.server!.url,
+      viewport: { width: 1440, height: 900 },
+    });
     const eq = cookie.indexOf("=");
-    await context.addCookies([{ name: cookie.slice(0, eq), value: cookie.slice(eq + 1), url: env.server!.url }]);
+    await context.addCookies([
+      { name: cookie.slice(0, eq), value: cookie.slice(eq + 1), url: env.server!.url },
+    ]);
     return { context, time: () => pageTimes(context, `/runs/${runId}`) };
   };
   const pageFigures = new Map<string, { cold: PageTime; warm: PageTime[] }>();
-  for (const [label, runId, keys] of [["wide", wideId, wide.keys.length], ["long", longId, long.keys.length]] as const) {
+  for (const [label, runId, keys] of [
+    ["wide", wideId, wide.keys.length],
+    ["long", longId, long.keys.length],
+  ] as const) {
     await env.restart();
     const browser = await chromium.launch(chromiumLaunchOptions);
     onCleanup(`chromium ${label}`, () => browser.close());
@@ -95,30 +163,57 @@ async function seriesCold({ full, log }: ScenarioOptions): Promise<void> {
     for (let i = 0; i < pages; i++) warmTimes.push(await time());
     await context.close();
     await browser.close();
-    if (cold.charts !== keys) log(`  note: the "${label}" page drew ${cold.charts} charts for ${keys} keys`);
+    if (cold.charts !== keys)
+      log(`  note: the "${label}" page drew ${cold.charts} charts for ${keys} keys`);
     pageFigures.set(label, { cold, warm: warmTimes });
   }
 
   const ms = (x: number) => `${fmtInt(x)} ms`;
-  const dist = (a: Float64Array) => `p50 ${fmt(percentile(a, 0.5), 0)} | p95 ${fmt(percentile(a, 0.95), 0)} | p99 ${fmt(percentile(a, 0.99), 0)} | max ${fmt(a[a.length - 1] ?? NaN, 0)} ms (${fmtInt(a.length)} calls)`;
+  const dist = (a: Float64Array) =>
+    `p50 ${fmt(percentile(a, 0.5), 0)} | p95 ${fmt(percentile(a, 0.95), 0)} | p99 ${fmt(percentile(a, 0.99), 0)} | max ${fmt(a[a.length - 1] ?? NaN, 0)} ms (${fmtInt(a.length)} calls)`;
   const met = (ok: boolean) => (ok ? "met" : "NOT met");
   const rows: Row[] = [
-    ["chart API, all keys, cold (first call after restart): wide / long", `${ms(coldApiWide)} / ${ms(coldApiLong)}`],
-    [`chart API, all keys, warm, wide (target p95 < 300 ms: ${met(percentile(warmWide, 0.95) < 300)})`, dist(warmWide)],
-    [`chart API, all keys, warm, long (target p95 < 300 ms: ${met(percentile(warmLong, 0.95) < 300)})`, dist(warmLong)],
-    [`100 distinct zoom ranges on long, all keys (target p99 < 150 ms: ${met(percentile(zoom, 0.99) < 150)})`, dist(zoom)],
+    [
+      "chart API, all keys, cold (first call after restart): wide / long",
+      `${ms(coldApiWide)} / ${ms(coldApiLong)}`,
+    ],
+    [
+      `chart API, all keys, warm, wide (target p95 < 300 ms: ${met(percentile(warmWide, 0.95) < 300)})`,
+      dist(warmWide),
+    ],
+    [
+      `chart API, all keys, warm, long (target p95 < 300 ms: ${met(percentile(warmLong, 0.95) < 300)})`,
+      dist(warmLong),
+    ],
+    [
+      `100 distinct zoom ranges on long, all keys (target p99 < 150 ms: ${met(percentile(zoom, 0.99) < 150)})`,
+      dist(zoom),
+    ],
   ];
   for (const [label, f] of pageFigures) {
     const fv = Float64Array.from(f.warm.map((w) => w.firstViewportMs)).sort();
     const all = Float64Array.from(f.warm.map((w) => w.allMs)).sort();
     rows.push(
       null,
-      [`page ${label}: cold, first viewport drawn (target < 1.5 s: ${met(f.cold.firstViewportMs < 1500)})`, `${ms(f.cold.firstViewportMs)} (all ${f.cold.charts} charts ${ms(f.cold.allMs)})`],
-      [`page ${label}: warm, first viewport drawn (target < 500 ms: ${met(percentile(fv, 0.99) < 500)})`, `p50 ${ms(percentile(fv, 0.5))} | max ${ms(fv[fv.length - 1]!)} (${fv.length} loads)`],
-      [`page ${label}: warm, all charts drawn${label === "wide" ? ` (target < 3 s: ${met(all[all.length - 1]! < 3000)})` : ""}`, `p50 ${ms(percentile(all, 0.5))} | max ${ms(all[all.length - 1]!)}`],
+      [
+        `page ${label}: cold, first viewport drawn (target < 1.5 s: ${met(f.cold.firstViewportMs < 1500)})`,
+        `${ms(f.cold.firstViewportMs)} (all ${f.cold.charts} charts ${ms(f.cold.allMs)})`,
+      ],
+      [
+        `page ${label}: warm, first viewport drawn (target < 500 ms: ${met(percentile(fv, 0.99) < 500)})`,
+        `p50 ${ms(percentile(fv, 0.5))} | max ${ms(fv[fv.length - 1]!)} (${fv.length} loads)`,
+      ],
+      [
+        `page ${label}: warm, all charts drawn${label === "wide" ? ` (target < 3 s: ${met(all[all.length - 1]! < 3000)})` : ""}`,
+        `p50 ${ms(percentile(all, 0.5))} | max ${ms(all[all.length - 1]!)}`,
+      ],
     );
   }
-  printTable(`series-cold: wide ${wide.keys.length} keys x ${fmtInt(wide.steps)} steps, long ${long.keys.length} keys x ${fmtInt(long.steps)} steps, pushed through ingest`, rows, log);
+  printTable(
+    `series-cold: wide ${wide.keys.length} keys x ${fmtInt(wide.steps)} steps, long ${long.keys.length} keys x ${fmtInt(long.steps)} steps, pushed through ingest`,
+    rows,
+    log,
+  );
 }
 
 async function timeSeq(n: number, fn: () => Promise<number>): Promise<Float64Array> {
@@ -154,7 +249,10 @@ const WATCH_CHARTS = `(() => {
 })();`;
 
 /** Opens `path` in a new page of `context` and times the charts (see the module comment). @throws when not all are drawn in 60 s. */
-async function pageTimes(context: import("@playwright/test").BrowserContext, path: string): Promise<PageTime> {
+async function pageTimes(
+  context: import("@playwright/test").BrowserContext,
+  path: string,
+): Promise<PageTime> {
   const page = await context.newPage();
   try {
     // Watches from the first script on: both moments in the page's own clock (0 = navigation start).
@@ -162,18 +260,31 @@ async function pageTimes(context: import("@playwright/test").BrowserContext, pat
     await page.addInitScript(WATCH_CHARTS);
     await page.goto(path, { waitUntil: "commit" });
     await page
-      .waitForFunction(() => (window as unknown as { __charts?: { all?: number } }).__charts?.all !== undefined, undefined, { timeout: 60_000, polling: 100 })
+      .waitForFunction(
+        () => (window as unknown as { __charts?: { all?: number } }).__charts?.all !== undefined,
+        undefined,
+        { timeout: 60_000, polling: 100 },
+      )
       .catch(async (err: Error) => {
         const state = await page.evaluate(() => ({
           figures: document.querySelectorAll("figure[data-key]").length,
-          drawn: [...document.querySelectorAll("figure[data-key]")].filter((f) => f.querySelector("path.recharts-line-curve")).length,
+          drawn: [...document.querySelectorAll("figure[data-key]")].filter((f) =>
+            f.querySelector("path.recharts-line-curve"),
+          ).length,
           watcher: (window as unknown as { __charts?: unknown }).__charts,
-          busy: [...document.querySelectorAll("[aria-busy='true']")].map((e) => e.textContent?.slice(0, 60)),
-          undrawn: [...document.querySelectorAll("figure[data-key]")].filter((f) => !f.querySelector("path.recharts-line-curve")).slice(0, 3).map((f) => f.outerHTML.slice(0, 300)),
+          busy: [...document.querySelectorAll("[aria-busy='true']")].map((e) =>
+            e.textContent?.slice(0, 60),
+          ),
+          undrawn: [...document.querySelectorAll("figure[data-key]")]
+            .filter((f) => !f.querySelector("path.recharts-line-curve"))
+            .slice(0, 3)
+            .map((f) => f.outerHTML.slice(0, 300)),
         }));
         throw new Error(`${err.message}; page state: ${JSON.stringify(state)}`);
       });
-    const c = await page.evaluate(() => (window as unknown as { __charts: { fv: number; all: number; n: number } }).__charts);
+    const c = await page.evaluate(
+      () => (window as unknown as { __charts: { fv: number; all: number; n: number } }).__charts,
+    );
     return { firstViewportMs: c.fv ?? c.all, allMs: c.all, charts: c.n };
   } finally {
     await page.close();
@@ -183,7 +294,8 @@ async function pageTimes(context: import("@playwright/test").BrowserContext, pat
 /** The `series-cold` scenario (see the module comment). */
 export const scenario: Scenario = {
   name: "series-cold",
-  description: "runs pushed through ingest (200 keys x 100k, 20 keys x 1M; quick 10x smaller): all-keys chart API and the run page in Chromium, cold after a server + PostgreSQL restart and warm, 100 zoom ranges",
+  description:
+    "runs pushed through ingest (200 keys x 100k, 20 keys x 1M; quick 10x smaller): all-keys chart API and the run page in Chromium, cold after a server + PostgreSQL restart and warm, 100 zoom ranges",
   run: seriesCold,
 };
 

@@ -8,20 +8,45 @@
  * Figures are printed, never asserted; the spike check prints MISSING when a reply lacks it.
  */
 import { performance } from "node:perf_hooks";
+
 import { rebuildRunTiers } from "@/lib/server/metric-store";
-import { fmt, fmtInt, isMain, percentile, printTable, runStandalone, startBenchEnvironment, timeCalls, type Scenario } from "./support";
+
+import {
+  fmt,
+  fmtInt,
+  isMain,
+  percentile,
+  printTable,
+  runStandalone,
+  startBenchEnvironment,
+  timeCalls,
+  type Scenario,
+} from "./support";
 
 const SPIKE_VALUE = 1000;
 
-async function runSeries({ full, log }: { full: boolean; log: (line: string) => void }): Promise<void> {
+async function runSeries({
+  full,
+  log,
+}: {
+  full: boolean;
+  log: (line: string) => void;
+}): Promise<void> {
   const points = full ? 10_000_000 : 1_000_000;
   const env = await startBenchEnvironment({ server: true, log });
   const { pool } = env;
-  const host = await pool.query<{ id: number }>(`INSERT INTO "Host" (name) VALUES ('bench-series') RETURNING id`);
-  const run = await pool.query<{ id: number }>(`INSERT INTO "Run" (key, name, kind, "hostId", "ownerHostId") VALUES ('bench-series', 'series', 'training', $1, $1) RETURNING id`, [host.rows[0]!.id]);
+  const host = await pool.query<{ id: number }>(
+    `INSERT INTO "Host" (name) VALUES ('bench-series') RETURNING id`,
+  );
+  const run = await pool.query<{ id: number }>(
+    `INSERT INTO "Run" (key, name, kind, "hostId", "ownerHostId") VALUES ('bench-series', 'series', 'training', $1, $1) RETURNING id`,
+    [host.rows[0]!.id],
+  );
   const runId = run.rows[0]!.id;
   const spikeStep = Math.floor(points * 0.61803);
-  log(`loading ${fmtInt(points)} points of 'loss' by SQL (spike ${SPIKE_VALUE} at step ${fmtInt(spikeStep)}, NaN every 100,003 steps)`);
+  log(
+    `loading ${fmtInt(points)} points of 'loss' by SQL (spike ${SPIKE_VALUE} at step ${fmtInt(spikeStep)}, NaN every 100,003 steps)`,
+  );
   let t0 = performance.now();
   await pool.query(
     // Stored as ingest stores an appending run: blocks of 100 points (a 1,000-point frame of 10 keys).
@@ -39,7 +64,12 @@ async function runSeries({ full, log }: { full: boolean; log: (line: string) => 
   const tierS = (performance.now() - t0) / 1000;
   await pool.query(`VACUUM ANALYZE "MetricBlock"`);
   await pool.query(`VACUUM ANALYZE "MetricTier"`);
-  const tierRows = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM "MetricTier" WHERE "runId" = $1`, [runId])).rows[0]!.n;
+  const tierRows = (
+    await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "MetricTier" WHERE "runId" = $1`,
+      [runId],
+    )
+  ).rows[0]!.n;
   const nonFinite = Math.floor((points - 1 - 77) / 100003) + 1;
 
   const url = `${env.server!.url}/api/runs/${runId}/metrics`;
@@ -52,20 +82,36 @@ async function runSeries({ full, log }: { full: boolean; log: (line: string) => 
     const res = await fetch(`${url}?${query}`, { headers });
     const text = await res.text();
     if (!res.ok) throw new Error(`GET ${query}: HTTP ${res.status} ${text.slice(0, 200)}`);
-    const body = JSON.parse(text) as { series: Array<{ points: Array<{ step: number; value: number | string }>; shown: number }> };
+    const body = JSON.parse(text) as {
+      series: Array<{ points: Array<{ step: number; value: number | string }>; shown: number }>;
+    };
     const s = body.series[0]!;
     lastShown = s.shown;
     lastBytes = text.length;
-    if (expectSpike && !s.points.some((p) => p.step === spikeStep && p.value === SPIKE_VALUE)) spikeMissing++;
-    if (!query.includes("fromStep") && s.points.filter((p) => p.value === "NaN").length !== nonFinite) nanMissing++;
+    if (expectSpike && !s.points.some((p) => p.step === spikeStep && p.value === SPIKE_VALUE))
+      spikeMissing++;
+    if (
+      !query.includes("fromStep") &&
+      s.points.filter((p) => p.value === "NaN").length !== nonFinite
+    )
+      nanMissing++;
   };
   const rounds = 20;
   const whole = await timeCalls(rounds, call("maxPoints=1000", true));
   const wholeShown = lastShown;
   const wholeBytes = lastBytes;
-  const zoom = await timeCalls(rounds, call(`maxPoints=1000&fromStep=${spikeStep - 400}&toStep=${spikeStep + 400}`, true));
+  const zoom = await timeCalls(
+    rounds,
+    call(`maxPoints=1000&fromStep=${spikeStep - 400}&toStep=${spikeStep + 400}`, true),
+  );
   const zoomShown = lastShown;
-  const mid = await timeCalls(rounds, call(`maxPoints=1000&fromStep=${Math.floor(points / 10)}&toStep=${Math.floor(points / 2)}`, false));
+  const mid = await timeCalls(
+    rounds,
+    call(
+      `maxPoints=1000&fromStep=${Math.floor(points / 10)}&toStep=${Math.floor(points / 2)}`,
+      false,
+    ),
+  );
 
   // Anchor: what the API cost before the tiers — every stored row of the key read and bucketed.
   t0 = performance.now();
@@ -77,17 +123,27 @@ async function runSeries({ full, log }: { full: boolean; log: (line: string) => 
   );
   const rawScanMs = performance.now() - t0;
 
-  const p = (a: Float64Array) => `${fmt(percentile(a, 0.5), 1)} / ${fmt(percentile(a, 0.95), 1)} ms`;
+  const p = (a: Float64Array) =>
+    `${fmt(percentile(a, 0.5), 1)} / ${fmt(percentile(a, 0.95), 1)} ms`;
   printTable(
     `series: chart API on ${fmtInt(points)} points (${rounds} calls each after a warm-up; median / p95; machine shared with other work: noisy)`,
     [
-      ["load by SQL / tier rebuild", `${fmt(loadS, 1)} s / ${fmt(tierS, 1)} s (${fmtInt(tierRows)} tier rows)`],
+      [
+        "load by SQL / tier rebuild",
+        `${fmt(loadS, 1)} s / ${fmt(tierS, 1)} s (${fmtInt(tierRows)} tier rows)`,
+      ],
       [`whole series, maxPoints 1000 (target < ${full ? 300 : 150} ms)`, p(whole)],
       ["  points returned / JSON bytes", `${fmtInt(wholeShown)} / ${fmtInt(wholeBytes)}`],
       ["zoom ±400 steps around the spike (raw rows)", `${p(zoom)} (${fmtInt(zoomShown)} points)`],
       ["range 10 %–50 % of the steps", p(mid)],
-      ["spike present in every whole/zoom reply", spikeMissing === 0 ? "yes" : `MISSING in ${spikeMissing}`],
-      [`all ${fmtInt(nonFinite)} NaN points in every whole reply`, nanMissing === 0 ? "yes" : `MISSING in ${nanMissing}`],
+      [
+        "spike present in every whole/zoom reply",
+        spikeMissing === 0 ? "yes" : `MISSING in ${spikeMissing}`,
+      ],
+      [
+        `all ${fmtInt(nonFinite)} NaN points in every whole reply`,
+        nanMissing === 0 ? "yes" : `MISSING in ${nanMissing}`,
+      ],
       ["anchor: raw-row scan (pre-tier cost), one query in PostgreSQL", `${fmt(rawScanMs, 0)} ms`],
     ],
     log,
@@ -97,7 +153,8 @@ async function runSeries({ full, log }: { full: boolean; log: (line: string) => 
 /** The `series` scenario: chart API latency at 1M (10M with --full) points, with the spike check. */
 export const scenario: Scenario = {
   name: "series",
-  description: "chart API latency on one metric of 1M points (--full: 10M), spike and NaN points checked, vs the raw-row scan",
+  description:
+    "chart API latency on one metric of 1M points (--full: 10M), spike and NaN points checked, vs the raw-row scan",
   run: runSeries,
 };
 

@@ -14,10 +14,12 @@ import readline from "node:readline";
 import { pathToFileURL } from "node:url";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { startEmbeddedPostgres, type ConnectionInfo } from "@/lib/server/database/embedded";
 import { migrateDeploy } from "@/lib/server/database/migrate";
 import { createToken } from "@/lib/server/repositories/tokens";
+
 import { buildIsStale, ensureBuild } from "../lib/build";
 import { descendantsOf, readProc } from "./proc";
 
@@ -87,7 +89,13 @@ export async function shutdown(code: number, why?: string): Promise<never> {
 export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      p,
+      new Promise<never>(
+        (_, reject) =>
+          (timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms)),
+      ),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -127,7 +135,10 @@ const stop = async (pids, signal) => {
 `;
 
 export function startJanitor(tempDir: string): void {
-  const child = spawn(process.execPath, ["-e", JANITOR_JS, String(process.pid), tempDir], { detached: true, stdio: "ignore" });
+  const child = spawn(process.execPath, ["-e", JANITOR_JS, String(process.pid), tempDir], {
+    detached: true,
+    stdio: "ignore",
+  });
   child.unref();
 }
 
@@ -152,13 +163,28 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export async function startServerProcess(databaseUrl: string, onPid: (name: "server" | "serverNode", pid: number | null | undefined) => void): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(path.join(projectDir, "node_modules", ".bin", "tsx"), ["scripts/start.ts"], {
-    cwd: projectDir,
-    // Loopback only: no notification webhook (an empty value means unset), no telemetry.
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: "0", HOST, LOG_LEVEL: "info", NEXT_TELEMETRY_DISABLED: "1", PITWALL_WEBHOOK_URL: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+export async function startServerProcess(
+  databaseUrl: string,
+  onPid: (name: "server" | "serverNode", pid: number | null | undefined) => void,
+): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(
+    path.join(projectDir, "node_modules", ".bin", "tsx"),
+    ["scripts/start.ts"],
+    {
+      cwd: projectDir,
+      // Loopback only: no notification webhook (an empty value means unset), no telemetry.
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        PORT: "0",
+        HOST,
+        LOG_LEVEL: "info",
+        NEXT_TELEMETRY_DISABLED: "1",
+        PITWALL_WEBHOOK_URL: "",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const logs: string[] = [];
   const remember = (line: string) => {
     logs.push(line);
@@ -190,7 +216,10 @@ export async function startServerProcess(databaseUrl: string, onPid: (name: "ser
   const port = await new Promise<number>((resolve, reject) => {
     // Longer than the tests' 60 s: scripts/start.ts rebuilds by itself when a source changed
     // after our own build check (other people editing the checkout meanwhile).
-    const timer = setTimeout(() => reject(new Error(`server did not start in 150 s:\n${logs.join("\n")}`)), 150_000);
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start in 150 s:\n${logs.join("\n")}`)),
+      150_000,
+    );
     readline.createInterface({ input: child.stdout! }).on("line", (line) => {
       remember(line);
       if (line.includes("Pitwall listening")) {
@@ -211,11 +240,15 @@ export async function startServerProcess(databaseUrl: string, onPid: (name: "ser
   });
   // `tsx` runs the script in a child node process; that one is the server (deepest match).
   const candidates = child.pid ? [child.pid, ...descendantsOf(child.pid)] : [];
-  const serverPid = candidates.filter((pid) => (readProc(`/proc/${pid}/cmdline`) ?? "").includes("scripts/start.ts")).pop() ?? child.pid ?? null;
+  const serverPid =
+    candidates
+      .filter((pid) => (readProc(`/proc/${pid}/cmdline`) ?? "").includes("scripts/start.ts"))
+      .pop() ??
+    child.pid ??
+    null;
   onPid("serverNode", serverPid);
   return { url: `http://${HOST}:${port}`, port, serverPid, logs, stop };
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // A fresh database (and optionally the server) for one scenario
@@ -242,7 +275,10 @@ export interface BenchEnvironment {
  * embedded PostgreSQL in a new temp folder, migrates it, creates a worker token and starts the
  * server. Everything is registered for cleanup (runCleanup / shutdown).
  */
-export async function startBenchEnvironment(opts: { server: boolean; log: (line: string) => void }): Promise<BenchEnvironment> {
+export async function startBenchEnvironment(opts: {
+  server: boolean;
+  log: (line: string) => void;
+}): Promise<BenchEnvironment> {
   if (opts.server && buildIsStale(projectDir)) {
     opts.log(`production build is missing or stale; building it first`);
     await ensureBuild(projectDir, opts.log);
@@ -254,12 +290,16 @@ export async function startBenchEnvironment(opts: { server: boolean; log: (line:
   const dataDir = path.join(tempDir, "data");
   const pgLog = { info: () => undefined, warn: (m: string) => console.warn(`[bench] ${m}`) };
   let embedded = await startEmbeddedPostgres({ dataDir, log: pgLog });
-  const conn = JSON.parse(await fsp.readFile(path.join(dataDir, "connection.json"), "utf8")) as ConnectionInfo;
+  const conn = JSON.parse(
+    await fsp.readFile(path.join(dataDir, "connection.json"), "utf8"),
+  ) as ConnectionInfo;
   onCleanup("postgres", async () => {
     try {
       await withTimeout(embedded.stop(), 20_000, "embedded PostgreSQL stop");
     } catch (err) {
-      console.error(`[bench] ${(err as Error).message}; sending SIGKILL to the postmaster (pid ${conn.pid})`);
+      console.error(
+        `[bench] ${(err as Error).message}; sending SIGKILL to the postmaster (pid ${conn.pid})`,
+      );
       try {
         process.kill(conn.pid, "SIGKILL");
       } catch {
@@ -269,7 +309,9 @@ export async function startBenchEnvironment(opts: { server: boolean; log: (line:
   });
   recordPid(tempDir, "postmaster", conn.pid);
   await migrateDeploy(projectDir, embedded.url);
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: embedded.url, max: 2 }) });
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: embedded.url, max: 2 }),
+  });
   let token: string;
   try {
     token = (await createToken(prisma, "bench")).token;
@@ -281,7 +323,9 @@ export async function startBenchEnvironment(opts: { server: boolean; log: (line:
   // after it can make one report 57P01 (admin shutdown); without a listener that would crash us.
   pool.on("error", () => undefined);
   onCleanup("pg pool", () => pool.end());
-  const server = opts.server ? await startServerProcess(embedded.url, (name, pid) => recordPid(tempDir, name, pid)) : null;
+  const server = opts.server
+    ? await startServerProcess(embedded.url, (name, pid) => recordPid(tempDir, name, pid))
+    : null;
   if (server) opts.log(`server ${server.url} on a fresh embedded PostgreSQL (port ${conn.port})`);
   const env: BenchEnvironment = {
     databaseUrl: embedded.url,
@@ -294,10 +338,14 @@ export async function startBenchEnvironment(opts: { server: boolean; log: (line:
       await env.server?.stop();
       await withTimeout(embedded.stop(), 30_000, "embedded PostgreSQL stop");
       embedded = await startEmbeddedPostgres({ dataDir, port: conn.port, log: pgLog });
-      const now = JSON.parse(await fsp.readFile(path.join(dataDir, "connection.json"), "utf8")) as ConnectionInfo;
+      const now = JSON.parse(
+        await fsp.readFile(path.join(dataDir, "connection.json"), "utf8"),
+      ) as ConnectionInfo;
       env.postgresPid = now.pid;
       recordPid(tempDir, "postmaster", now.pid);
-      env.server = hadServer ? await startServerProcess(embedded.url, (name, pid) => recordPid(tempDir, name, pid)) : null;
+      env.server = hadServer
+        ? await startServerProcess(embedded.url, (name, pid) => recordPid(tempDir, name, pid))
+        : null;
     },
   };
   return env;
@@ -305,12 +353,21 @@ export async function startBenchEnvironment(opts: { server: boolean; log: (line:
 
 /** Installs the signal handlers and a hard timeout that clean up (servers, PostgreSQL, temp folders) and exit. */
 export function installExitHandlers(timeoutS: number): NodeJS.Timeout {
-  const hard = setTimeout(() => void shutdown(1, `hard timeout of ${timeoutS} s reached`), timeoutS * 1000);
+  const hard = setTimeout(
+    () => void shutdown(1, `hard timeout of ${timeoutS} s reached`),
+    timeoutS * 1000,
+  );
   hard.unref();
   process.on("SIGINT", () => void shutdown(130, "interrupted (SIGINT)"));
   process.on("SIGTERM", () => void shutdown(143, "terminated (SIGTERM)"));
-  process.on("uncaughtException", (err) => void shutdown(1, `uncaught error: ${err.stack ?? err.message}`));
-  process.on("unhandledRejection", (err) => void shutdown(1, `unhandled rejection: ${String(err)}`));
+  process.on(
+    "uncaughtException",
+    (err) => void shutdown(1, `uncaught error: ${err.stack ?? err.message}`),
+  );
+  process.on(
+    "unhandledRejection",
+    (err) => void shutdown(1, `unhandled rejection: ${String(err)}`),
+  );
   // Runs last: anything we spawned that is still alive gets SIGTERM, by pid.
   onCleanup("leftover child processes", async () => {
     for (const pid of descendantsOf(process.pid).reverse()) {
@@ -337,7 +394,9 @@ export async function runStandalone(scenario: Scenario): Promise<never> {
     await scenario.run({ full, log: (line) => console.log(line) });
     return await shutdown(0);
   } catch (err) {
-    console.error(`[bench] ${scenario.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    console.error(
+      `[bench] ${scenario.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+    );
     return await shutdown(1);
   }
 }

@@ -1,4 +1,5 @@
 import type { PitwallSocket } from "@/lib/client";
+
 import type { DemoContext, DemoWorker, GpuReading } from "./context";
 
 /**
@@ -11,12 +12,36 @@ import type { DemoContext, DemoWorker, GpuReading } from "./context";
 
 const STEP_S = 10 * 60;
 
-const TODOS: ReadonlyArray<{ content: string; priority: "high" | "medium" | "low"; activeForm: string }> = [
-  { content: "Check the extraction's upload backlog on kpro5 (s3.inflight vs the 100 limit)", priority: "high", activeForm: "Checking the upload backlog" },
-  { content: "Restart gpu2's worker under a new boot id and confirm the counters stay monotonic", priority: "high", activeForm: "Restarting gpu2's worker" },
-  { content: "Verify local deletes never run ahead of uploads (local.deleted ≤ s3.uploaded)", priority: "medium", activeForm: "Verifying deletes against uploads" },
-  { content: "Score run 7's newest checkpoint on coding, math and chat prompts", priority: "medium", activeForm: "Scoring the newest checkpoint" },
-  { content: "Write the hand-off note: ETA, disk free, failed uploads", priority: "low", activeForm: "Writing the hand-off note" },
+const TODOS: ReadonlyArray<{
+  content: string;
+  priority: "high" | "medium" | "low";
+  activeForm: string;
+}> = [
+  {
+    content: "Check the extraction's upload backlog on kpro5 (s3.inflight vs the 100 limit)",
+    priority: "high",
+    activeForm: "Checking the upload backlog",
+  },
+  {
+    content: "Restart gpu2's worker under a new boot id and confirm the counters stay monotonic",
+    priority: "high",
+    activeForm: "Restarting gpu2's worker",
+  },
+  {
+    content: "Verify local deletes never run ahead of uploads (local.deleted ≤ s3.uploaded)",
+    priority: "medium",
+    activeForm: "Verifying deletes against uploads",
+  },
+  {
+    content: "Score run 7's newest checkpoint on coding, math and chat prompts",
+    priority: "medium",
+    activeForm: "Scoring the newest checkpoint",
+  },
+  {
+    content: "Write the hand-off note: ETA, disk free, failed uploads",
+    priority: "low",
+    activeForm: "Writing the hand-off note",
+  },
 ];
 
 type Status = "pending" | "in_progress" | "completed";
@@ -51,8 +76,16 @@ export class AgentDemo implements DemoWorker {
       seq: 1,
       ts,
       items: [
-        { content: "Score checkpoints 0-8000 of run 7 on spec-bench-mini", status: "completed", priority: "high" },
-        { content: "Compare τ by category with the coding-only reference", status: "completed", priority: "medium" },
+        {
+          content: "Score checkpoints 0-8000 of run 7 on spec-bench-mini",
+          status: "completed",
+          priority: "high",
+        },
+        {
+          content: "Compare τ by category with the coding-only reference",
+          status: "completed",
+          priority: "medium",
+        },
         { content: "Propose the next training change", status: "in_progress", priority: "medium" },
       ],
     });
@@ -61,11 +94,21 @@ export class AgentDemo implements DemoWorker {
       plan: `${this.waitingSession}-plan`,
       session: this.waitingSession,
       title: "Raise the drafter's block size to 32 for run 8",
-      rationale: "Run 7's τ plateaus below the 12.4 coding reference; chat and math lag most. A larger block lets the drafter accept longer runs.",
+      rationale:
+        "Run 7's τ plateaus below the 12.4 coding reference; chat and math lag most. A larger block lets the drafter accept longer runs.",
       items: [
-        { content: "Start run 8 from run 7's checkpoint 8000 with block size 32", priority: "high" },
-        { content: "Keep the cosine schedule, peak lr 3e-4, checkpoint every 30 min", priority: "medium" },
-        { content: "Score every checkpoint per category against the 12.4 reference", priority: "medium" },
+        {
+          content: "Start run 8 from run 7's checkpoint 8000 with block size 32",
+          priority: "high",
+        },
+        {
+          content: "Keep the cosine schedule, peak lr 3e-4, checkpoint every 30 min",
+          priority: "medium",
+        },
+        {
+          content: "Score every checkpoint per category against the 12.4 reference",
+          priority: "medium",
+        },
       ],
       expiresInS: 30 * 86_400,
     });
@@ -85,7 +128,12 @@ export class AgentDemo implements DemoWorker {
       title: "Keep the kpro5 extraction healthy",
       seq: this.seq,
       ts: this.ctx.now(),
-      items: TODOS.slice(0, this.shown).map((t, i) => ({ content: t.content, status: this.status(i), priority: t.priority, activeForm: t.activeForm })),
+      items: TODOS.slice(0, this.shown).map((t, i) => ({
+        content: t.content,
+        status: this.status(i),
+        priority: t.priority,
+        activeForm: t.activeForm,
+      })),
     });
   }
 
@@ -104,7 +152,8 @@ export class AgentDemo implements DemoWorker {
         plan: `${this.session}-plan`,
         session: this.session,
         title: "Resume shards 610k-914k on kpro5 after the upload backlog clears",
-        rationale: "Uploads caught up and no file was deleted before its upload; disk free is back above 2 TB.",
+        rationale:
+          "Uploads caught up and no file was deleted before its upload; disk free is back above 2 TB.",
         items: [
           { content: "Resume extraction at sample 610,000 on gpu0-gpu3", priority: "high" },
           { content: "After upload remove local data; max 100 parallel uploads", priority: "high" },
@@ -112,12 +161,17 @@ export class AgentDemo implements DemoWorker {
         ],
         expiresInS: 7 * 86_400,
       });
-      this.ctx.note("the agent session on kpro5 finished its todo list and proposed a plan: decide it on /plans");
+      this.ctx.note(
+        "the agent session on kpro5 finished its todo list and proposed a plan: decide it on /plans",
+      );
     }
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.socket?.flush(10_000).catch(() => undefined), this.waitingSocket?.flush(10_000).catch(() => undefined)]);
+    await Promise.all([
+      this.socket?.flush(10_000).catch(() => undefined),
+      this.waitingSocket?.flush(10_000).catch(() => undefined),
+    ]);
   }
 
   gpus(): GpuReading[] {

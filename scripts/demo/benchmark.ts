@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
+
 import type { PitwallSocket } from "@/lib/client";
+
 import { gpuReading, type DemoContext, type DemoWorker, type GpuReading } from "./context";
 import { SWEEP_CONCURRENCY, sweepPoint } from "./curves";
 import { simClock, type Rng } from "./rng";
@@ -59,7 +61,15 @@ export class BenchmarkDemo implements DemoWorker {
     const number = ++this.sweeps;
     const variant = VARIANTS[(number - 1) % VARIANTS.length]!;
     const key = number === 1 ? this.firstKey : `${this.ctx.keyPrefix}-sweep-${number}`;
-    this.sweep = { key, number, scale: variant.scale, level: 0, point: sweepPoint(SWEEP_CONCURRENCY[0], 0, variant.scale, this.ctx.rng), elapsedS: 0, peak: 0 };
+    this.sweep = {
+      key,
+      number,
+      scale: variant.scale,
+      level: 0,
+      point: sweepPoint(SWEEP_CONCURRENCY[0], 0, variant.scale, this.ctx.rng),
+      elapsedS: 0,
+      peak: 0,
+    };
     this.socket?.send({
       type: "run.start",
       run: key,
@@ -105,20 +115,41 @@ export class BenchmarkDemo implements DemoWorker {
       sweep.elapsedS -= point.durationS;
       sweep.level++;
       const next = SWEEP_CONCURRENCY[sweep.level];
-      sweep.point = next === undefined ? null : sweepPoint(next, sweep.level, sweep.scale, this.ctx.rng);
+      sweep.point =
+        next === undefined ? null : sweepPoint(next, sweep.level, sweep.scale, this.ctx.rng);
       sweep.peak = Math.max(sweep.peak, point.outputTokPerS as number);
       socket.send({ type: "run.benchmark", run: sweep.key, points: [point] });
       pushed = true;
-      if (sweep.number === 1 && sweep.level === 1) this.ctx.note("benchmark: first sweep point in (C=1); the tok/s chart grows point by point");
+      if (sweep.number === 1 && sweep.level === 1)
+        this.ctx.note(
+          "benchmark: first sweep point in (C=1); the tok/s chart grows point by point",
+        );
     }
     if (pushed || this.sinceProgressS >= 600) {
       this.sinceProgressS = 0;
-      socket.send({ type: "run.progress", run: sweep.key, workerId: "bench", bootId: this.bootId, ts: nowMs, done: sweep.level, total: SWEEP_CONCURRENCY.length, unit: "levels" });
+      socket.send({
+        type: "run.progress",
+        run: sweep.key,
+        workerId: "bench",
+        bootId: this.bootId,
+        ts: nowMs,
+        done: sweep.level,
+        total: SWEEP_CONCURRENCY.length,
+        unit: "levels",
+      });
     }
     if (sweep.level >= SWEEP_CONCURRENCY.length) {
-      socket.send({ type: "run.event", run: sweep.key, ts: nowMs, message: `sweep finished: peak ${sweep.peak.toFixed(1)} tok/s output, ${SWEEP_CONCURRENCY.length} levels` });
+      socket.send({
+        type: "run.event",
+        run: sweep.key,
+        ts: nowMs,
+        message: `sweep finished: peak ${sweep.peak.toFixed(1)} tok/s output, ${SWEEP_CONCURRENCY.length} levels`,
+      });
       socket.send({ type: "run.end", run: sweep.key, status: "succeeded", endedAt: nowMs });
-      if (sweep.number === 1) this.ctx.note(`benchmark: sweep #1 finished (peak ${sweep.peak.toFixed(1)} tok/s); the next one starts in ${PAUSE_S / 3600} simulated hours`);
+      if (sweep.number === 1)
+        this.ctx.note(
+          `benchmark: sweep #1 finished (peak ${sweep.peak.toFixed(1)} tok/s); the next one starts in ${PAUSE_S / 3600} simulated hours`,
+        );
       this.sweep = null;
       this.pauseLeftS = PAUSE_S;
     }
@@ -127,7 +158,14 @@ export class BenchmarkDemo implements DemoWorker {
   async stop(): Promise<void> {
     const sweep = this.sweep;
     this.sweep = null;
-    if (sweep) this.socket?.send({ type: "run.end", run: sweep.key, status: "cancelled", error: "the demo was stopped", endedAt: this.ctx.now() });
+    if (sweep)
+      this.socket?.send({
+        type: "run.end",
+        run: sweep.key,
+        status: "cancelled",
+        error: "the demo was stopped",
+        endedAt: this.ctx.now(),
+      });
   }
 
   gpus(rng: Rng): GpuReading[] {

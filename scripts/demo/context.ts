@@ -1,4 +1,5 @@
 import type { PitwallSocket } from "@/lib/client";
+
 import type { Rng } from "./rng";
 
 /** The simulated hosts; each has its own worker token (a token speaks for one host). */
@@ -51,8 +52,16 @@ export interface DemoWorker {
 }
 
 /** A GPU reading for a GPU at `utilPct` with `memUsedMiB` allocated: temperature and power follow the load. */
-export function gpuReading(rng: Rng, g: { index: number; name: string; memTotalMiB: number; maxPowerW: number }, utilPct: number, memUsedMiB: number): GpuReading {
-  const util = Math.max(0, Math.min(100, Math.round(utilPct + (utilPct > 0 ? (rng() - 0.5) * 6 : 0))));
+export function gpuReading(
+  rng: Rng,
+  g: { index: number; name: string; memTotalMiB: number; maxPowerW: number },
+  utilPct: number,
+  memUsedMiB: number,
+): GpuReading {
+  const util = Math.max(
+    0,
+    Math.min(100, Math.round(utilPct + (utilPct > 0 ? (rng() - 0.5) * 6 : 0))),
+  );
   return {
     index: g.index,
     name: g.name,

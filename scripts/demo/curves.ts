@@ -1,4 +1,5 @@
 import type { BenchmarkPointInput } from "@/lib/protocol";
+
 import { gaussian, type Rng } from "./rng";
 
 /**
@@ -38,9 +39,27 @@ export function gradNorm(step: number, rng: Rng): number {
 export const SWEEP_CONCURRENCY = [1, 2, 4, 8, 16, 32, 64, 128] as const;
 
 /** Aggregate output tok/s by concurrency: 26.5 for one request, saturating at 577.8 from C=32. */
-const OUTPUT_TOK_PER_S: Record<number, number> = { 1: 26.5, 2: 51.9, 4: 99.8, 8: 187.2, 16: 334.6, 32: 577.8, 64: 577.3, 128: 576.1 };
+const OUTPUT_TOK_PER_S: Record<number, number> = {
+  1: 26.5,
+  2: 51.9,
+  4: 99.8,
+  8: 187.2,
+  16: 334.6,
+  32: 577.8,
+  64: 577.3,
+  128: 576.1,
+};
 /** Median TTFT in ms by concurrency: prefill queueing grows once decode saturates. */
-const TTFT_MS: Record<number, number> = { 1: 85.7, 2: 92.4, 4: 104.9, 8: 131.6, 16: 198.3, 32: 412.5, 64: 3180, 128: 9870 };
+const TTFT_MS: Record<number, number> = {
+  1: 85.7,
+  2: 92.4,
+  4: 104.9,
+  8: 131.6,
+  16: 198.3,
+  32: 412.5,
+  64: 3180,
+  128: 9870,
+};
 
 const INPUT_LEN = 1000;
 const OUTPUT_LEN = 1000;
@@ -51,10 +70,16 @@ const OUTPUT_LEN = 1000;
  * level takes. Throughputs in tok/s and req/s, latencies in ms.
  * @throws Error for a concurrency outside {@link SWEEP_CONCURRENCY}.
  */
-export function sweepPoint(concurrency: number, ord: number, scale: number, rng: Rng): BenchmarkPointInput & { durationS: number } {
+export function sweepPoint(
+  concurrency: number,
+  ord: number,
+  scale: number,
+  rng: Rng,
+): BenchmarkPointInput & { durationS: number } {
   const base = OUTPUT_TOK_PER_S[concurrency];
   const ttft = TTFT_MS[concurrency];
-  if (base === undefined || ttft === undefined) throw new Error(`no reference numbers for concurrency ${concurrency}`);
+  if (base === undefined || ttft === undefined)
+    throw new Error(`no reference numbers for concurrency ${concurrency}`);
   const outputTokPerS = Math.round(base * scale * 10) / 10;
   const prompts = Math.max(10, 4 * concurrency);
   const failed = concurrency >= 128 ? 3 : 0;
@@ -96,6 +121,13 @@ export function sweepPoint(concurrency: number, ord: number, scale: number, rng:
     e2eMsMedian: r1(e2eMs),
     e2eMsP99: r1(e2eMs * 1.15),
     acceptLength: r2(acceptLength),
-    raw: { backend: "sglang", dataset_name: "random", random_input_len: INPUT_LEN, random_output_len: OUTPUT_LEN, max_concurrency: concurrency, num_prompts: prompts },
+    raw: {
+      backend: "sglang",
+      dataset_name: "random",
+      random_input_len: INPUT_LEN,
+      random_output_len: OUTPUT_LEN,
+      max_concurrency: concurrency,
+      num_prompts: prompts,
+    },
   };
 }

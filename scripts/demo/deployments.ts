@@ -1,5 +1,6 @@
 import type { PitwallSocket } from "@/lib/client";
 import type { BenchmarkPointInput } from "@/lib/protocol";
+
 import { gpuReading, type DemoContext, type DemoWorker, type GpuReading } from "./context";
 import { gaussian, simClock, type Rng } from "./rng";
 
@@ -13,7 +14,11 @@ import { gaussian, simClock, type Rng } from "./rng";
  */
 
 /** The host's GPUs. */
-const GPU = { name: "NVIDIA RTX PRO 6000 Blackwell Server Edition", memTotalMiB: 97_887, maxPowerW: 600 };
+const GPU = {
+  name: "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+  memTotalMiB: 97_887,
+  maxPowerW: 600,
+};
 const GPU_COUNT = 8;
 const OUTPUT_LEN = 1000;
 const SWEEP_INPUT_LEN = 1000;
@@ -51,18 +56,44 @@ export const DEPLOYMENTS: readonly Deployment[] = [
     slug: "tp8",
     name: "Kimi K2.6 TP8",
     config: { ...BASE_CONFIG, tp: 8, ep: 1, flags: "--tp 8 --mem-fraction-static 0.9" },
-    outputTokPerS: { 1: 38.5, 2: 72.4, 4: 131.0, 8: 228.3, 16: 371.9, 32: 540.2, 64: 655.8, 128: 702.1 },
+    outputTokPerS: {
+      1: 38.5,
+      2: 72.4,
+      4: 131.0,
+      8: 228.3,
+      16: 371.9,
+      32: 540.2,
+      64: 655.8,
+      128: 702.1,
+    },
     ttftMs: { 1: 310, 2: 332, 4: 368, 8: 441, 16: 612, 32: 985, 64: 2110, 128: 5420 },
-    longContext: { 30_000: { ttftMs: 2_910, decodeTokPerS: 36.2 }, 60_000: { ttftMs: 6_420, decodeTokPerS: 32.5 }, 100_000: { ttftMs: 12_830, decodeTokPerS: 27.9 } },
+    longContext: {
+      30_000: { ttftMs: 2_910, decodeTokPerS: 36.2 },
+      60_000: { ttftMs: 6_420, decodeTokPerS: 32.5 },
+      100_000: { ttftMs: 12_830, decodeTokPerS: 27.9 },
+    },
     acceptLength: null,
   },
   {
     slug: "ep8",
     name: "Kimi K2.6 EP8",
     config: { ...BASE_CONFIG, tp: 8, ep: 8, flags: "--tp 8 --ep 8 --mem-fraction-static 0.9" },
-    outputTokPerS: { 1: 33.1, 2: 63.8, 4: 121.5, 8: 221.0, 16: 392.4, 32: 641.7, 64: 861.3, 128: 958.6 },
+    outputTokPerS: {
+      1: 33.1,
+      2: 63.8,
+      4: 121.5,
+      8: 221.0,
+      16: 392.4,
+      32: 641.7,
+      64: 861.3,
+      128: 958.6,
+    },
     ttftMs: { 1: 342, 2: 360, 4: 391, 8: 462, 16: 640, 32: 1_020, 64: 1_980, 128: 4_630 },
-    longContext: { 30_000: { ttftMs: 3_310, decodeTokPerS: 31.0 }, 60_000: { ttftMs: 7_290, decodeTokPerS: 27.6 }, 100_000: { ttftMs: 14_620, decodeTokPerS: 23.4 } },
+    longContext: {
+      30_000: { ttftMs: 3_310, decodeTokPerS: 31.0 },
+      60_000: { ttftMs: 7_290, decodeTokPerS: 27.6 },
+      100_000: { ttftMs: 14_620, decodeTokPerS: 23.4 },
+    },
     acceptLength: null,
   },
   {
@@ -73,11 +104,25 @@ export const DEPLOYMENTS: readonly Deployment[] = [
       tp: 8,
       ep: 8,
       speculative: { algorithm: "NEXTN", numSteps: 3, eagleTopk: 1, numDraftTokens: 4 },
-      flags: "--tp 8 --ep 8 --speculative-algorithm NEXTN --speculative-num-steps 3 --mem-fraction-static 0.9",
+      flags:
+        "--tp 8 --ep 8 --speculative-algorithm NEXTN --speculative-num-steps 3 --mem-fraction-static 0.9",
     },
-    outputTokPerS: { 1: 61.4, 2: 114.9, 4: 208.2, 8: 352.7, 16: 545.3, 32: 772.0, 64: 902.4, 128: 941.0 },
+    outputTokPerS: {
+      1: 61.4,
+      2: 114.9,
+      4: 208.2,
+      8: 352.7,
+      16: 545.3,
+      32: 772.0,
+      64: 902.4,
+      128: 941.0,
+    },
     ttftMs: { 1: 355, 2: 371, 4: 405, 8: 480, 16: 668, 32: 1_070, 64: 2_090, 128: 4_910 },
-    longContext: { 30_000: { ttftMs: 3_360, decodeTokPerS: 55.8 }, 60_000: { ttftMs: 7_410, decodeTokPerS: 48.1 }, 100_000: { ttftMs: 14_830, decodeTokPerS: 39.6 } },
+    longContext: {
+      30_000: { ttftMs: 3_360, decodeTokPerS: 55.8 },
+      60_000: { ttftMs: 7_410, decodeTokPerS: 48.1 },
+      100_000: { ttftMs: 14_830, decodeTokPerS: 39.6 },
+    },
     acceptLength: 2.81,
   },
 ];
@@ -153,22 +198,56 @@ function point(
  * A long-context level at `concurrency`: C=1 as measured; C=4 queues prefills (TTFT × 1.9) and
  * shares decode (per request × 0.82). Aggregate output tok/s = C × 1000 / E2E.
  */
-function longContextPoint(d: Deployment, inputLen: (typeof CONTEXT_LENGTHS)[number], concurrency: 1 | 4, ord: number, rng: Rng, keyPrefix = "long-context") {
+function longContextPoint(
+  d: Deployment,
+  inputLen: (typeof CONTEXT_LENGTHS)[number],
+  concurrency: 1 | 4,
+  ord: number,
+  rng: Rng,
+  keyPrefix = "long-context",
+) {
   const base = d.longContext[inputLen];
   const ttftMs = base.ttftMs * (concurrency === 4 ? 1.9 : 1);
   const decode = base.decodeTokPerS * (concurrency === 4 ? 0.82 : 1);
   const e2eS = ttftMs / 1000 + OUTPUT_LEN / decode;
   const outputTokPerS = r1((concurrency * OUTPUT_LEN) / e2eS);
   const accept = d.acceptLength === null ? null : d.acceptLength - 0.12 * (inputLen / 100_000);
-  return point(`${keyPrefix}-c${concurrency}-${inputLen / 1000}k`, ord, "long-context", concurrency, inputLen, outputTokPerS, ttftMs, 8 * concurrency, accept, rng);
+  return point(
+    `${keyPrefix}-c${concurrency}-${inputLen / 1000}k`,
+    ord,
+    "long-context",
+    concurrency,
+    inputLen,
+    outputTokPerS,
+    ttftMs,
+    8 * concurrency,
+    accept,
+    rng,
+  );
 }
 
 /** Every point of one finished comparison run: the sweep, then the long-context levels at C=1. */
-export function deploymentPoints(d: Deployment, rng: Rng): Array<BenchmarkPointInput & { durationS: number }> {
+export function deploymentPoints(
+  d: Deployment,
+  rng: Rng,
+): Array<BenchmarkPointInput & { durationS: number }> {
   const sweep = SWEEP_LEVELS.map((c, i) =>
-    point(`throughput-c${c}`, i, "throughput", c, SWEEP_INPUT_LEN, d.outputTokPerS[c], d.ttftMs[c], Math.max(10, 4 * c), d.acceptLength === null ? null : d.acceptLength - 0.05 * Math.log2(c), rng),
+    point(
+      `throughput-c${c}`,
+      i,
+      "throughput",
+      c,
+      SWEEP_INPUT_LEN,
+      d.outputTokPerS[c],
+      d.ttftMs[c],
+      Math.max(10, 4 * c),
+      d.acceptLength === null ? null : d.acceptLength - 0.05 * Math.log2(c),
+      rng,
+    ),
   );
-  const long = CONTEXT_LENGTHS.map((len, i) => longContextPoint(d, len, 1, SWEEP_LEVELS.length + i, rng));
+  const long = CONTEXT_LENGTHS.map((len, i) =>
+    longContextPoint(d, len, 1, SWEEP_LEVELS.length + i, rng),
+  );
   return [...sweep, ...long];
 }
 
@@ -176,7 +255,9 @@ interface LiveLevel {
   concurrency: 1 | 4;
   inputLen: (typeof CONTEXT_LENGTHS)[number];
 }
-const LIVE_LEVELS: LiveLevel[] = ([1, 4] as const).flatMap((concurrency) => CONTEXT_LENGTHS.map((inputLen) => ({ concurrency, inputLen })));
+const LIVE_LEVELS: LiveLevel[] = ([1, 4] as const).flatMap((concurrency) =>
+  CONTEXT_LENGTHS.map((inputLen) => ({ concurrency, inputLen })),
+);
 
 /** See the module comment. */
 export class DeploymentsDemo implements DemoWorker {
@@ -211,7 +292,12 @@ export class DeploymentsDemo implements DemoWorker {
         kind: "benchmark",
         startedAt,
         tags: ["kimi", "deployment", "demo"],
-        config: { ...d.config, inputLen: SWEEP_INPUT_LEN, outputLen: OUTPUT_LEN, longContextInputLens: [...CONTEXT_LENGTHS] },
+        config: {
+          ...d.config,
+          inputLen: SWEEP_INPUT_LEN,
+          outputLen: OUTPUT_LEN,
+          longContextInputLens: [...CONTEXT_LENGTHS],
+        },
       });
       socket.send({ type: "run.benchmark", run, points });
       socket.send({ type: "run.end", run, status: "succeeded", endedAt });
@@ -225,16 +311,24 @@ export class DeploymentsDemo implements DemoWorker {
       total: LIVE_LEVELS.length,
       unit: "levels",
       tags: ["kimi", "long-context", "demo"],
-      config: { ...this.live.config, outputLen: OUTPUT_LEN, longContextInputLens: [...CONTEXT_LENGTHS] },
+      config: {
+        ...this.live.config,
+        outputLen: OUTPUT_LEN,
+        longContextInputLens: [...CONTEXT_LENGTHS],
+      },
     });
     this.current = this.nextPoint();
     await socket.flush(30_000);
-    this.ctx.note("deployments: three Kimi K2.6 runs on kpro6 (TP8, EP8, EP8 + MTP) to compare; a long-context run starts");
+    this.ctx.note(
+      "deployments: three Kimi K2.6 runs on kpro6 (TP8, EP8, EP8 + MTP) to compare; a long-context run starts",
+    );
   }
 
   private nextPoint(): ReturnType<typeof longContextPoint> | null {
     const l = LIVE_LEVELS[this.level];
-    return l ? longContextPoint(this.live, l.inputLen, l.concurrency, this.level, this.ctx.rng, "live") : null;
+    return l
+      ? longContextPoint(this.live, l.inputLen, l.concurrency, this.level, this.ctx.rng, "live")
+      : null;
   }
 
   tick(simDtS: number, nowMs: number): void {
@@ -246,27 +340,52 @@ export class DeploymentsDemo implements DemoWorker {
       this.elapsedS -= this.current.durationS;
       socket.send({ type: "run.benchmark", run: this.liveKey, points: [this.current] });
       this.level++;
-      socket.send({ type: "run.progress", run: this.liveKey, workerId: "bench", bootId: "kpro6-bench", ts: nowMs, done: this.level, total: LIVE_LEVELS.length, unit: "levels" });
+      socket.send({
+        type: "run.progress",
+        run: this.liveKey,
+        workerId: "bench",
+        bootId: "kpro6-bench",
+        ts: nowMs,
+        done: this.level,
+        total: LIVE_LEVELS.length,
+        unit: "levels",
+      });
       this.current = this.nextPoint();
     }
     if (!this.current) {
       this.done = true;
       socket.send({ type: "run.end", run: this.liveKey, status: "succeeded", endedAt: nowMs });
-      this.ctx.note("deployments: the long-context run finished (TTFT and decode tok/s by context length)");
+      this.ctx.note(
+        "deployments: the long-context run finished (TTFT and decode tok/s by context length)",
+      );
     }
   }
 
   async stop(): Promise<void> {
-    if (!this.done) this.socket?.send({ type: "run.end", run: this.liveKey, status: "cancelled", error: "the demo was stopped", endedAt: this.ctx.now() });
+    if (!this.done)
+      this.socket?.send({
+        type: "run.end",
+        run: this.liveKey,
+        status: "cancelled",
+        error: "the demo was stopped",
+        endedAt: this.ctx.now(),
+      });
     this.done = true;
   }
 
   gpus(rng: Rng): GpuReading[] {
     // Prefill of a long prompt keeps the GPUs busier than the decode after it.
     const ttftMs = this.current?.ttftMsMedian;
-    const util = this.done || !this.current ? 0 : typeof ttftMs === "number" && (this.elapsedS % 60) < ttftMs / 1000 ? 96 : 71;
+    const util =
+      this.done || !this.current
+        ? 0
+        : typeof ttftMs === "number" && this.elapsedS % 60 < ttftMs / 1000
+          ? 96
+          : 71;
     // SGLang keeps --mem-fraction-static of each GPU allocated while it serves.
-    return Array.from({ length: GPU_COUNT }, (_, index) => gpuReading(rng, { index, ...GPU }, util, GPU.memTotalMiB * 0.9));
+    return Array.from({ length: GPU_COUNT }, (_, index) =>
+      gpuReading(rng, { index, ...GPU }, util, GPU.memTotalMiB * 0.9),
+    );
   }
 
   summary(): string {

@@ -1,5 +1,6 @@
 import type { PitwallSocket } from "@/lib/client";
 import type { EvalResultInput } from "@/lib/protocol";
+
 import type { DemoContext, DemoWorker, GpuReading } from "./context";
 import { gaussian, type Rng } from "./rng";
 
@@ -15,7 +16,12 @@ import { gaussian, type Rng } from "./rng";
  */
 
 /** The reference every chart draws. */
-export const REFERENCE = { name: "DDTree-8 public drafter (coding)", metric: "tau", value: 12.4, tolerance: 0.3 } as const;
+export const REFERENCE = {
+  name: "DDTree-8 public drafter (coding)",
+  metric: "tau",
+  value: 12.4,
+  tolerance: 0.3,
+} as const;
 const CATEGORIES = ["coding", "math", "chat"] as const;
 type Category = (typeof CATEGORIES)[number];
 const PROMPTS_PER_CATEGORY = 12;
@@ -30,9 +36,17 @@ export interface Recipe {
   k: number;
 }
 /** The older recipe: coding τ plateaus below the reference. */
-export const RUN6: Recipe = { start: { coding: 9.1, math: 8.4, chat: 6.9 }, plateau: { coding: 11.9, math: 11.1, chat: 9.0 }, k: 5_000 };
+export const RUN6: Recipe = {
+  start: { coding: 9.1, math: 8.4, chat: 6.9 },
+  plateau: { coding: 11.9, math: 11.1, chat: 9.0 },
+  k: 5_000,
+};
 /** The live recipe: coding τ crosses the reference mid-run. */
-export const RUN7: Recipe = { start: { coding: 9.5, math: 8.7, chat: 7.1 }, plateau: { coding: 12.9, math: 11.8, chat: 9.6 }, k: 6_000 };
+export const RUN7: Recipe = {
+  start: { coding: 9.5, math: 8.7, chat: 7.1 },
+  plateau: { coding: 12.9, math: 11.8, chat: 9.6 },
+  k: 6_000,
+};
 
 /** Expected τ of `recipe` at checkpoint `step` for `category`. */
 export function expectedTau(recipe: Recipe, category: Category, step: number): number {
@@ -42,7 +56,13 @@ export function expectedTau(recipe: Recipe, category: Category, step: number): n
 }
 
 /** One result per prompt: verify steps and accepted draft tokens whose ratio scatters around the expected τ. */
-function scoreCheckpoint(rng: Rng, recipe: Recipe, step: number, uri: string, ts: number): EvalResultInput[] {
+function scoreCheckpoint(
+  rng: Rng,
+  recipe: Recipe,
+  step: number,
+  uri: string,
+  ts: number,
+): EvalResultInput[] {
   const results: EvalResultInput[] = [];
   for (const category of CATEGORIES) {
     const tau = expectedTau(recipe, category, step);
@@ -94,7 +114,12 @@ export class EvalDemo implements DemoWorker {
     const socket = this.ctx.connect("ct129", "evaluator");
     this.socket = socket;
     socket.send({ type: "hello", client: "pitwall-demo", workerId: "evaluator" });
-    socket.send({ type: "baseline.upsert", ...REFERENCE, settings: { tree: "ddtree-8", blockSize: 16, category: "coding" }, sourceUrl: "https://github.com/sgl-project/SpecForge" });
+    socket.send({
+      type: "baseline.upsert",
+      ...REFERENCE,
+      settings: { tree: "ddtree-8", blockSize: 16, category: "coding" },
+      sourceUrl: "https://github.com/sgl-project/SpecForge",
+    });
     this.pushHistory(socket);
     socket.send({
       type: "run.start",
@@ -103,7 +128,12 @@ export class EvalDemo implements DemoWorker {
       kind: "eval",
       startedAt: this.ctx.now(),
       tags: ["dflash", "eval", "demo"],
-      config: { targetModel: "Qwen/Qwen3.6-27B", dataset: "spec-bench-mini", promptsPerCategory: PROMPTS_PER_CATEGORY, ...DRAFT },
+      config: {
+        targetModel: "Qwen/Qwen3.6-27B",
+        dataset: "spec-bench-mini",
+        promptsPerCategory: PROMPTS_PER_CATEGORY,
+        ...DRAFT,
+      },
     });
     await socket.flush(30_000);
   }
@@ -121,18 +151,49 @@ export class EvalDemo implements DemoWorker {
       kind: "training",
       startedAt,
       tags: ["dflash", "drafter", "demo"],
-      config: { model: "dflash-drafter-b16", targetModel: "Qwen/Qwen3.6-27B", blockSize: 16, peakLr: 2e-4, checkpoints: prefix },
+      config: {
+        model: "dflash-drafter-b16",
+        targetModel: "Qwen/Qwen3.6-27B",
+        blockSize: 16,
+        peakLr: 2e-4,
+        checkpoints: prefix,
+      },
     });
     const evalRun = `${this.ctx.keyPrefix}-eval-run6`;
-    socket.send({ type: "run.start", run: evalRun, name: "τ eval · DFlash b16 run 6 checkpoints", kind: "eval", startedAt: startedAt + day / 2, tags: ["dflash", "eval", "demo"], config: { targetModel: "Qwen/Qwen3.6-27B", dataset: "spec-bench-mini", ...DRAFT } });
+    socket.send({
+      type: "run.start",
+      run: evalRun,
+      name: "τ eval · DFlash b16 run 6 checkpoints",
+      kind: "eval",
+      startedAt: startedAt + day / 2,
+      tags: ["dflash", "eval", "demo"],
+      config: { targetModel: "Qwen/Qwen3.6-27B", dataset: "spec-bench-mini", ...DRAFT },
+    });
     for (let step = 2_400; step <= 24_000; step += 2_400) {
       const uri = `${prefix}/checkpoint-${String(step).padStart(6, "0")}/`;
       const ts = startedAt + (step / 24_000) * day;
-      socket.send({ type: "run.artifact", run: train, kind: "checkpoint", uri, step, sizeBytes: 9.31e9, ts });
-      socket.send({ type: "run.eval", run: evalRun, results: scoreCheckpoint(this.ctx.rng, RUN6, step, uri, ts + 600_000) });
+      socket.send({
+        type: "run.artifact",
+        run: train,
+        kind: "checkpoint",
+        uri,
+        step,
+        sizeBytes: 9.31e9,
+        ts,
+      });
+      socket.send({
+        type: "run.eval",
+        run: evalRun,
+        results: scoreCheckpoint(this.ctx.rng, RUN6, step, uri, ts + 600_000),
+      });
     }
     socket.send({ type: "run.end", run: train, status: "succeeded", endedAt: startedAt + day });
-    socket.send({ type: "run.end", run: evalRun, status: "succeeded", endedAt: startedAt + day + 3_600_000 });
+    socket.send({
+      type: "run.end",
+      run: evalRun,
+      status: "succeeded",
+      endedAt: startedAt + day + 3_600_000,
+    });
   }
 
   tick(simDtS: number, nowMs: number): void {
@@ -143,9 +204,21 @@ export class EvalDemo implements DemoWorker {
     for (const c of checkpoints.slice(this.scored)) {
       if (!this.seenAt.has(c.step)) this.seenAt.set(c.step, this.simS);
       if (this.simS - this.seenAt.get(c.step)! < SCORE_DELAY_S) break;
-      socket.send({ type: "run.eval", run: this.key, results: scoreCheckpoint(this.ctx.rng, RUN7, c.step, c.uri, nowMs) });
-      socket.send({ type: "run.event", run: this.key, ts: nowMs, message: `scored checkpoint-${c.step}: ${CATEGORIES.length * PROMPTS_PER_CATEGORY} prompts` });
-      if (this.scored === 0) this.ctx.note(`evals: first checkpoint of run 7 scored (step ${c.step}); τ by checkpoint on /evals`);
+      socket.send({
+        type: "run.eval",
+        run: this.key,
+        results: scoreCheckpoint(this.ctx.rng, RUN7, c.step, c.uri, nowMs),
+      });
+      socket.send({
+        type: "run.event",
+        run: this.key,
+        ts: nowMs,
+        message: `scored checkpoint-${c.step}: ${CATEGORIES.length * PROMPTS_PER_CATEGORY} prompts`,
+      });
+      if (this.scored === 0)
+        this.ctx.note(
+          `evals: first checkpoint of run 7 scored (step ${c.step}); τ by checkpoint on /evals`,
+        );
       this.scored++;
     }
   }
@@ -153,7 +226,13 @@ export class EvalDemo implements DemoWorker {
   async stop(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    this.socket?.send({ type: "run.end", run: this.key, status: "cancelled", error: "the demo was stopped", endedAt: this.ctx.now() });
+    this.socket?.send({
+      type: "run.end",
+      run: this.key,
+      status: "cancelled",
+      error: "the demo was stopped",
+      endedAt: this.ctx.now(),
+    });
   }
 
   gpus(): GpuReading[] {

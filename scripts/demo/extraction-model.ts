@@ -90,7 +90,10 @@ export class ExtractionModel {
       up: true,
       done: 0,
       // The last worker takes the remainder, so the shares add up to the run total.
-      total: i === opts.workers.length - 1 ? opts.totalSamples - share * (opts.workers.length - 1) : share,
+      total:
+        i === opts.workers.length - 1
+          ? opts.totalSamples - share * (opts.workers.length - 1)
+          : share,
       uploaded: 0,
       bytes: 0,
       failed: 0,
@@ -115,7 +118,12 @@ export class ExtractionModel {
 
   /** Free bytes on the shared scratch disk. */
   get diskFreeBytes(): number {
-    return Math.max(0, Math.round(this.opts.diskTotalBytes - this.baseUsedBytes - this.localFiles * this.opts.sampleBytes));
+    return Math.max(
+      0,
+      Math.round(
+        this.opts.diskTotalBytes - this.baseUsedBytes - this.localFiles * this.opts.sampleBytes,
+      ),
+    );
   }
 
   /** Size of the shared scratch disk in bytes. */
@@ -178,7 +186,15 @@ export class ExtractionModel {
     const w = this.worker(workerId);
     if (w.up) return;
     const found = Math.min(foundSamples, w.total - w.done);
-    Object.assign(w, { up: true, bootId: this.opts.newBootId(), uploaded: 0, bytes: 0, failed: 0, deleted: 0, boots: w.boots + 1 });
+    Object.assign(w, {
+      up: true,
+      bootId: this.opts.newBootId(),
+      uploaded: 0,
+      bytes: 0,
+      failed: 0,
+      deleted: 0,
+      boots: w.boots + 1,
+    });
     w.done += found;
     w.queued += found;
   }
@@ -250,7 +266,12 @@ export class ExtractionModel {
           if (rng() < failProbability) {
             w.failed++;
             w.queued++; // retried later
-            out.push({ type: "upload-failed", worker: w.id, sample: w.uploadedAllBoots + w.inflight + 1, latencyS: this.latencyS });
+            out.push({
+              type: "upload-failed",
+              worker: w.id,
+              sample: w.uploadedAllBoots + w.inflight + 1,
+              latencyS: this.latencyS,
+            });
             continue;
           }
           w.uploaded++;
@@ -258,7 +279,13 @@ export class ExtractionModel {
           w.bytes += Math.round(sampleBytes * (0.9 + 0.2 * rng()));
           w.toDelete++;
           if (w.uploadedAllBoots % shardSamples === 0) {
-            out.push({ type: "shard-uploaded", worker: w.id, shard: w.shards++, samples: shardSamples, sizeBytes: Math.round(shardSamples * sampleBytes * (0.97 + 0.06 * rng())) });
+            out.push({
+              type: "shard-uploaded",
+              worker: w.id,
+              shard: w.shards++,
+              samples: shardSamples,
+              sizeBytes: Math.round(shardSamples * sampleBytes * (0.97 + 0.06 * rng())),
+            });
           }
         }
       } else {

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
+
 import type { PitwallSocket } from "@/lib/client";
-import type { DemoContext, DemoWorker, GpuReading } from "./context";
-import { gpuReading } from "./context";
+
+import { gpuReading, type DemoContext, type DemoWorker, type GpuReading } from "./context";
 import { ExtractionModel } from "./extraction-model";
 import { simClock, type Rng } from "./rng";
 
@@ -27,7 +28,11 @@ const BACKLOG_WARN_FILES = 5000;
 const BACKLOG_CLEAR_FILES = 500;
 /** Offset between the workers' pushes within a tick, real ms. */
 const STAGGER_MS = 240;
-const GPU = { name: "NVIDIA RTX PRO 6000 Blackwell Workstation Edition", memTotalMiB: 97_887, maxPowerW: 600 };
+const GPU = {
+  name: "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+  memTotalMiB: 97_887,
+  maxPowerW: 600,
+};
 
 const gb = (bytes: number) => `${(bytes / 1e9).toFixed(1)} GB`;
 const count = (n: number) => n.toLocaleString("en-US");
@@ -90,7 +95,11 @@ export class ExtractionDemo implements DemoWorker {
         },
       });
     }
-    this.socket("gpu0")?.send({ type: "run.event", run: this.key, message: `extraction started: ${count(TOTAL_SAMPLES)} samples on ${WORKERS.length} GPUs, uploads to ${BUCKET} (at most 100 in flight), local files deleted after upload` });
+    this.socket("gpu0")?.send({
+      type: "run.event",
+      run: this.key,
+      message: `extraction started: ${count(TOTAL_SAMPLES)} samples on ${WORKERS.length} GPUs, uploads to ${BUCKET} (at most 100 in flight), local files deleted after upload`,
+    });
     await Promise.all([...this.sockets.values()].map((s) => s.flush(30_000)));
   }
 
@@ -100,9 +109,22 @@ export class ExtractionDemo implements DemoWorker {
     for (const h of m.advance(simDtS)) {
       const socket = this.socket(h.worker);
       if (h.type === "upload-failed") {
-        socket?.send({ type: "run.event", run: this.key, level: "warn", ts: nowMs, message: `${h.worker}: upload of sample-${String(h.sample).padStart(7, "0")}.safetensors failed: 503 SlowDown (S3 latency ${h.latencyS.toFixed(0)} s); retrying` });
+        socket?.send({
+          type: "run.event",
+          run: this.key,
+          level: "warn",
+          ts: nowMs,
+          message: `${h.worker}: upload of sample-${String(h.sample).padStart(7, "0")}.safetensors failed: 503 SlowDown (S3 latency ${h.latencyS.toFixed(0)} s); retrying`,
+        });
       } else {
-        socket?.send({ type: "run.artifact", run: this.key, kind: "upload", uri: `${BUCKET}/${h.worker}/shard-${String(h.shard).padStart(5, "0")}.tar`, sizeBytes: h.sizeBytes, ts: nowMs });
+        socket?.send({
+          type: "run.artifact",
+          run: this.key,
+          kind: "upload",
+          uri: `${BUCKET}/${h.worker}/shard-${String(h.shard).padStart(5, "0")}.tar`,
+          sizeBytes: h.sizeBytes,
+          ts: nowMs,
+        });
       }
     }
     this.restartScript(nowMs);
@@ -110,24 +132,52 @@ export class ExtractionDemo implements DemoWorker {
     // Separate processes are not in lockstep: each worker pushes at its own offset in the second.
     m.readings().forEach((r, i) => {
       this.later(i * STAGGER_MS, () => {
-        this.socket(r.workerId)?.send({ type: "run.progress", run: this.key, workerId: r.workerId, bootId: r.bootId, ts: nowMs + i * STAGGER_MS, done: r.done, total: r.total, unit: "samples", counters: r.counters });
+        this.socket(r.workerId)?.send({
+          type: "run.progress",
+          run: this.key,
+          workerId: r.workerId,
+          bootId: r.bootId,
+          ts: nowMs + i * STAGGER_MS,
+          done: r.done,
+          total: r.total,
+          unit: "samples",
+          counters: r.counters,
+        });
       });
     });
 
     const lead = this.socket("gpu0");
     const done = m.done;
     if (done >= this.nextMilestone) {
-      lead?.send({ type: "run.event", run: this.key, ts: nowMs, message: `${count(this.nextMilestone)} / ${count(TOTAL_SAMPLES)} samples extracted (${((100 * this.nextMilestone) / TOTAL_SAMPLES).toFixed(1)} %)` });
+      lead?.send({
+        type: "run.event",
+        run: this.key,
+        ts: nowMs,
+        message: `${count(this.nextMilestone)} / ${count(TOTAL_SAMPLES)} samples extracted (${((100 * this.nextMilestone) / TOTAL_SAMPLES).toFixed(1)} %)`,
+      });
       this.nextMilestone += MILESTONE;
     }
     const backlog = m.localFiles;
     if (!this.backlogWarned && backlog >= BACKLOG_WARN_FILES) {
       this.backlogWarned = true;
-      lead?.send({ type: "run.event", run: this.key, level: "warn", ts: nowMs, message: `S3 is slower than extraction: ${count(backlog)} files (${gb(backlog * SAMPLE_BYTES)}) wait on local disk with ${m.inflight} uploads in flight; ${gb(m.diskFreeBytes)} free` });
-      this.ctx.note(`extraction: S3 is throttling, the local backlog grows (${count(backlog)} files); watch disk.freeBytes shrink`);
+      lead?.send({
+        type: "run.event",
+        run: this.key,
+        level: "warn",
+        ts: nowMs,
+        message: `S3 is slower than extraction: ${count(backlog)} files (${gb(backlog * SAMPLE_BYTES)}) wait on local disk with ${m.inflight} uploads in flight; ${gb(m.diskFreeBytes)} free`,
+      });
+      this.ctx.note(
+        `extraction: S3 is throttling, the local backlog grows (${count(backlog)} files); watch disk.freeBytes shrink`,
+      );
     } else if (this.backlogWarned && backlog <= BACKLOG_CLEAR_FILES) {
       this.backlogWarned = false;
-      lead?.send({ type: "run.event", run: this.key, ts: nowMs, message: `upload backlog drained: ${count(backlog)} files local, ${gb(m.diskFreeBytes)} free` });
+      lead?.send({
+        type: "run.event",
+        run: this.key,
+        ts: nowMs,
+        message: `upload backlog drained: ${count(backlog)} files local, ${gb(m.diskFreeBytes)} free`,
+      });
     }
 
     if (m.finished) {
@@ -135,7 +185,11 @@ export class ExtractionDemo implements DemoWorker {
       const bytes = m.workers.reduce((n, w) => n + w.uploadedAllBoots, 0) * SAMPLE_BYTES;
       // After the workers' last (staggered) progress pushes.
       this.later(WORKERS.length * STAGGER_MS, () => {
-        lead?.send({ type: "run.event", run: this.key, message: `extraction finished: ${count(TOTAL_SAMPLES)} samples, about ${gb(bytes)} in ${BUCKET}` });
+        lead?.send({
+          type: "run.event",
+          run: this.key,
+          message: `extraction finished: ${count(TOTAL_SAMPLES)} samples, about ${gb(bytes)} in ${BUCKET}`,
+        });
         this.sendEnd("succeeded");
       });
       this.ctx.note("extraction finished");
@@ -148,19 +202,37 @@ export class ExtractionDemo implements DemoWorker {
     if (!this.crashed && m.simS >= CRASH_AT_S) {
       this.crashed = true;
       const socket = this.socket(CRASH_WORKER);
-      socket?.send({ type: "run.event", run: this.key, level: "error", ts: nowMs, message: `${CRASH_WORKER}: RuntimeError: CUDA error: an illegal memory access was encountered (process exited with code 1; the supervisor restarts it)` });
+      socket?.send({
+        type: "run.event",
+        run: this.key,
+        level: "error",
+        ts: nowMs,
+        message: `${CRASH_WORKER}: RuntimeError: CUDA error: an illegal memory access was encountered (process exited with code 1; the supervisor restarts it)`,
+      });
       m.crash(CRASH_WORKER);
       this.sockets.delete(CRASH_WORKER);
       // The process is gone: whatever it had not sent yet is lost (it had no spool).
-      void socket?.flush(2000).catch(() => undefined).then(() => socket.close());
-      this.ctx.note(`extraction: worker ${CRASH_WORKER} crashed; it restarts in ${DOWN_FOR_S / 60} simulated minutes with a new boot id`);
+      void socket
+        ?.flush(2000)
+        .catch(() => undefined)
+        .then(() => socket.close());
+      this.ctx.note(
+        `extraction: worker ${CRASH_WORKER} crashed; it restarts in ${DOWN_FOR_S / 60} simulated minutes with a new boot id`,
+      );
     } else if (this.crashed && !this.resumed && m.simS >= CRASH_AT_S + DOWN_FOR_S) {
       this.resumed = true;
       m.resume(CRASH_WORKER, FOUND_ON_RESUME);
       const w = m.worker(CRASH_WORKER);
       const socket = this.connect(CRASH_WORKER);
-      socket.send({ type: "run.event", run: this.key, ts: nowMs, message: `${CRASH_WORKER} restarted (boot ${w.bootId.slice(0, 8)}): resume scan found ${count(FOUND_ON_RESUME)} finished samples on disk; continuing at ${count(w.done)} and re-uploading ${count(w.queued)} local files` });
-      this.ctx.note(`extraction: worker ${CRASH_WORKER} is back (new boot id, counters from 0, done jumped ahead by ${count(FOUND_ON_RESUME)})`);
+      socket.send({
+        type: "run.event",
+        run: this.key,
+        ts: nowMs,
+        message: `${CRASH_WORKER} restarted (boot ${w.bootId.slice(0, 8)}): resume scan found ${count(FOUND_ON_RESUME)} finished samples on disk; continuing at ${count(w.done)} and re-uploading ${count(w.queued)} local files`,
+      });
+      this.ctx.note(
+        `extraction: worker ${CRASH_WORKER} is back (new boot id, counters from 0, done jumped ahead by ${count(FOUND_ON_RESUME)})`,
+      );
     }
   }
 
@@ -185,7 +257,13 @@ export class ExtractionDemo implements DemoWorker {
   private sendEnd(status: "succeeded" | "cancelled"): void {
     if (this.endSent) return;
     this.endSent = true;
-    this.socket("gpu0")?.send({ type: "run.end", run: this.key, status, error: status === "cancelled" ? "the demo was stopped" : undefined, endedAt: this.ctx.now() });
+    this.socket("gpu0")?.send({
+      type: "run.end",
+      run: this.key,
+      status,
+      error: status === "cancelled" ? "the demo was stopped" : undefined,
+      endedAt: this.ctx.now(),
+    });
   }
 
   gpus(rng: Rng): GpuReading[] {
@@ -197,7 +275,11 @@ export class ExtractionDemo implements DemoWorker {
 
   summary(): string {
     const m = this.model;
-    const state = this.ended ? (m.finished ? "finished" : "stopped") : `${count(m.done)} / ${count(TOTAL_SAMPLES)} samples, ${m.inflight} uploads in flight, ${gb(m.diskFreeBytes)} free`;
+    const state = this.ended
+      ? m.finished
+        ? "finished"
+        : "stopped"
+      : `${count(m.done)} / ${count(TOTAL_SAMPLES)} samples, ${m.inflight} uploads in flight, ${gb(m.diskFreeBytes)} free`;
     return `extraction [${simClock(m.simS)}]: ${state}`;
   }
 

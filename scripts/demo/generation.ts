@@ -2,7 +2,9 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import readline from "node:readline";
+
 import type { PitwallSocket } from "@/lib/client";
+
 import { gpuReading, type DemoContext, type DemoWorker, type GpuReading } from "./context";
 import type { Rng } from "./rng";
 
@@ -23,7 +25,11 @@ const GPU = { name: "NVIDIA A100-SXM4-80GB", memTotalMiB: 81_920, maxPowerW: 400
 
 /** True when `python3` runs and is 3.9 or later (what the Python client, clients/python/pitwall, needs). */
 export function pythonAvailable(): boolean {
-  const res = spawnSync("python3", ["-c", "import sys; sys.exit(0 if sys.version_info >= (3, 9) else 1)"], { stdio: "ignore", timeout: 10_000 });
+  const res = spawnSync(
+    "python3",
+    ["-c", "import sys; sys.exit(0 if sys.version_info >= (3, 9) else 1)"],
+    { stdio: "ignore", timeout: 10_000 },
+  );
   return res.status === 0;
 }
 
@@ -41,7 +47,10 @@ export class GenerationDemo implements DemoWorker {
   private silent = false;
   private ended = false;
 
-  constructor(private readonly ctx: DemoContext, usePython: boolean) {
+  constructor(
+    private readonly ctx: DemoContext,
+    usePython: boolean,
+  ) {
     this.key = `${ctx.keyPrefix}-gen`;
     this.mode = usePython ? "python" : "typescript";
   }
@@ -53,7 +62,9 @@ export class GenerationDemo implements DemoWorker {
         await this.startPython();
         return;
       } catch (err) {
-        this.ctx.note(`generation: the Python worker failed to start (${(err as Error).message}); using the TypeScript SDK instead`);
+        this.ctx.note(
+          `generation: the Python worker failed to start (${(err as Error).message}); using the TypeScript SDK instead`,
+        );
         this.mode = "typescript";
       }
     }
@@ -68,9 +79,21 @@ export class GenerationDemo implements DemoWorker {
       unit: "prompts",
       stallAfterS: STALL_AFTER_S,
       tags: ["generation", "demo"],
-      config: { model: "Qwen/Qwen3.6-27B", engine: "sglang", engineVersion: "0.5.11", tp: 2, dataset: "prompts-100k", maxNewTokens: 2048, temperature: 0.7 },
+      config: {
+        model: "Qwen/Qwen3.6-27B",
+        engine: "sglang",
+        engineVersion: "0.5.11",
+        tp: 2,
+        dataset: "prompts-100k",
+        maxNewTokens: 2048,
+        temperature: 0.7,
+      },
     });
-    socket.send({ type: "run.event", run: this.key, message: `generation started: ${TOTAL_PROMPTS.toLocaleString("en-US")} prompts on GPUs 4-5` });
+    socket.send({
+      type: "run.event",
+      run: this.key,
+      message: `generation started: ${TOTAL_PROMPTS.toLocaleString("en-US")} prompts on GPUs 4-5`,
+    });
     await socket.flush(30_000);
   }
 
@@ -78,9 +101,27 @@ export class GenerationDemo implements DemoWorker {
   private async startPython(): Promise<void> {
     const child = spawn(
       "python3",
-      [path.join(import.meta.dirname, "generation_worker.py"), "--key", this.key, "--speed", String(this.ctx.speed), "--silent-after", String(SILENT_AFTER_REAL_S), "--stall-after", String(STALL_AFTER_S), "--prompts-per-s", String(PROMPTS_PER_S)],
+      [
+        path.join(import.meta.dirname, "generation_worker.py"),
+        "--key",
+        this.key,
+        "--speed",
+        String(this.ctx.speed),
+        "--silent-after",
+        String(SILENT_AFTER_REAL_S),
+        "--stall-after",
+        String(STALL_AFTER_S),
+        "--prompts-per-s",
+        String(PROMPTS_PER_S),
+      ],
       {
-        env: { ...process.env, PITWALL_URL: this.ctx.url, PITWALL_TOKEN: this.ctx.token("ct129"), PYTHONDONTWRITEBYTECODE: "1", PYTHONUNBUFFERED: "1" },
+        env: {
+          ...process.env,
+          PITWALL_URL: this.ctx.url,
+          PITWALL_TOKEN: this.ctx.token("ct129"),
+          PYTHONDONTWRITEBYTECODE: "1",
+          PYTHONUNBUFFERED: "1",
+        },
         // Its own process group: a Ctrl-C in the terminal reaches the demo, which stops it in order.
         detached: true,
         stdio: ["ignore", "pipe", "pipe"],
@@ -124,15 +165,33 @@ export class GenerationDemo implements DemoWorker {
       return;
     }
     this.done = Math.min(TOTAL_PROMPTS, this.done + PROMPTS_PER_S * simDtS);
-    this.socket.send({ type: "run.progress", run: this.key, workerId: "gen0", bootId: this.bootId, ts: nowMs, done: Math.floor(this.done), total: TOTAL_PROMPTS, unit: "prompts", counters: { "tokens.out": Math.floor(this.done * 612) } });
+    this.socket.send({
+      type: "run.progress",
+      run: this.key,
+      workerId: "gen0",
+      bootId: this.bootId,
+      ts: nowMs,
+      done: Math.floor(this.done),
+      total: TOTAL_PROMPTS,
+      unit: "prompts",
+      counters: { "tokens.out": Math.floor(this.done * 612) },
+    });
     // The throughput the "Generation stopped producing" alert rule watches (silent once the worker hangs).
-    this.socket.send({ type: "run.metrics", run: this.key, points: [{ key: "prompts_per_s", step: Math.floor(this.done), value: PROMPTS_PER_S, ts: nowMs }] });
+    this.socket.send({
+      type: "run.metrics",
+      run: this.key,
+      points: [
+        { key: "prompts_per_s", step: Math.floor(this.done), value: PROMPTS_PER_S, ts: nowMs },
+      ],
+    });
   }
 
   private goneSilent(): void {
     if (this.silent) return;
     this.silent = true;
-    this.ctx.note(`generation: the worker hung and stopped pushing; the run shows as stale ${STALL_AFTER_S} s after its last push`);
+    this.ctx.note(
+      `generation: the worker hung and stopped pushing; the run shows as stale ${STALL_AFTER_S} s after its last push`,
+    );
   }
 
   async stop(): Promise<void> {
@@ -141,7 +200,13 @@ export class GenerationDemo implements DemoWorker {
     await this.stopPython();
     // The hung worker never ends its run; the demo's supervisor does, for a tidy next start.
     const socket = this.socket ?? this.connect();
-    socket.send({ type: "run.end", run: this.key, status: "cancelled", error: "the demo was stopped (the worker had hung)", endedAt: this.ctx.now() });
+    socket.send({
+      type: "run.end",
+      run: this.key,
+      status: "cancelled",
+      error: "the demo was stopped (the worker had hung)",
+      endedAt: this.ctx.now(),
+    });
   }
 
   private async stopPython(): Promise<void> {

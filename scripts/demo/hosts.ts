@@ -1,5 +1,6 @@
 import type { PitwallSocket } from "@/lib/client";
 import type { HostFacts } from "@/lib/protocol";
+
 import type { DemoContext, DemoHost, GpuReading } from "./context";
 import type { Rng } from "./rng";
 
@@ -29,7 +30,10 @@ export class HeartbeatDemo {
   private readonly sockets = new Map<DemoHost, PitwallSocket>();
   private nextAtMs = 0;
 
-  constructor(private readonly ctx: DemoContext, private readonly hosts: HostSpec[]) {}
+  constructor(
+    private readonly ctx: DemoContext,
+    private readonly hosts: HostSpec[],
+  ) {}
 
   /** Opens one connection per host (its node agent) and sends the first heartbeats. */
   start(): void {
@@ -56,7 +60,9 @@ export class HeartbeatDemo {
         diskFreeBytes: h.diskFreeBytes(),
         hostname: h.host,
       };
-      this.sockets.get(h.host)?.send({ type: "heartbeat", ts: nowMs, intervalS: HEARTBEAT_INTERVAL_S, facts });
+      this.sockets
+        .get(h.host)
+        ?.send({ type: "heartbeat", ts: nowMs, intervalS: HEARTBEAT_INTERVAL_S, facts });
     }
   }
 }

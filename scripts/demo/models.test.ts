@@ -1,6 +1,7 @@
 import { expect, test } from "vitest";
-import { SWEEP_CONCURRENCY, learningRate, sweepPoint, trainingLoss } from "./curves";
-import { REFERENCE, RUN6, RUN7, expectedTau } from "./evals";
+
+import { learningRate, SWEEP_CONCURRENCY, sweepPoint, trainingLoss } from "./curves";
+import { expectedTau, REFERENCE, RUN6, RUN7 } from "./evals";
 import { ExtractionModel } from "./extraction-model";
 import { seededRng } from "./rng";
 
@@ -110,9 +111,12 @@ test("benchmark sweep: 26.5 tok/s at C=1, a 577.8 tok/s peak at C=32 that holds,
 });
 
 test("drafter evals: run 7's coding τ crosses the 12.4 reference mid-run, run 6 plateaus below it", () => {
-  const crossing = [...Array(24).keys()].map((i) => (i + 1) * 1_000).find((step) => expectedTau(RUN7, "coding", step) >= REFERENCE.value);
+  const crossing = [...Array(24).keys()]
+    .map((i) => (i + 1) * 1_000)
+    .find((step) => expectedTau(RUN7, "coding", step) >= REFERENCE.value);
   expect(crossing).toBeGreaterThan(1_200);
   expect(crossing).toBeLessThan(24_000);
   expect(expectedTau(RUN6, "coding", 24_000)).toBeLessThan(REFERENCE.value - REFERENCE.tolerance);
-  for (const c of ["coding", "math", "chat"] as const) expect(expectedTau(RUN7, c, 1_200)).toBeLessThan(expectedTau(RUN7, c, 12_000));
+  for (const c of ["coding", "math", "chat"] as const)
+    expect(expectedTau(RUN7, c, 1_200)).toBeLessThan(expectedTau(RUN7, c, 12_000));
 });

@@ -48,7 +48,13 @@ export async function assertPortFree(port: number, host: string): Promise<void> 
   await new Promise<void>((resolve, reject) => {
     const srv = net.createServer();
     srv.once("error", (err: NodeJS.ErrnoException) =>
-      reject(new Error(err.code === "EADDRINUSE" ? `port ${port} is already in use (is Pitwall already running?); pass --port <n>` : `cannot listen on port ${port}: ${err.message}`)),
+      reject(
+        new Error(
+          err.code === "EADDRINUSE"
+            ? `port ${port} is already in use (is Pitwall already running?); pass --port <n>`
+            : `cannot listen on port ${port}: ${err.message}`,
+        ),
+      ),
     );
     srv.listen(port, host, () => srv.close(() => resolve()));
   });
@@ -60,7 +66,9 @@ export async function assertPortFree(port: number, host: string): Promise<void> 
  * exits first (its last output lines are in the message) or the health check fails for 60 s.
  * @throws Error when the child cannot be spawned.
  */
-export function launchPitwall(opts: StartPitwallOptions): PitwallProcess & { ready: Promise<string> } {
+export function launchPitwall(
+  opts: StartPitwallOptions,
+): PitwallProcess & { ready: Promise<string> } {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...opts.env,
@@ -71,10 +79,17 @@ export function launchPitwall(opts: StartPitwallOptions): PitwallProcess & { rea
     DATABASE_URL: "",
   };
   // Node with tsx's loader (not the tsx wrapper), so the pid is the server's own.
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], { cwd: opts.projectDir, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+    cwd: opts.projectDir,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const pid = child.pid;
   if (pid === undefined) throw new Error("could not start scripts/start.ts");
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code)),
+  );
   const log = opts.logFile ? fs.createWriteStream(opts.logFile, { flags: "a" }) : null;
   const tail: string[] = [];
   let listening = false;
@@ -127,9 +142,20 @@ export function launchPitwall(opts: StartPitwallOptions): PitwallProcess & { rea
     try {
       await new Promise<void>((resolve, reject) => {
         onListening = resolve;
-        void exited.then((code) => reject(new Error(`Pitwall exited with code ${code} before it was up. Its last lines:\n${tail.join("\n")}`)));
+        void exited.then((code) =>
+          reject(
+            new Error(
+              `Pitwall exited with code ${code} before it was up. Its last lines:\n${tail.join("\n")}`,
+            ),
+          ),
+        );
       });
-      const reachable = opts.host === "0.0.0.0" || opts.host === "::" ? "127.0.0.1" : opts.host.includes(":") ? `[${opts.host}]` : opts.host;
+      const reachable =
+        opts.host === "0.0.0.0" || opts.host === "::"
+          ? "127.0.0.1"
+          : opts.host.includes(":")
+            ? `[${opts.host}]`
+            : opts.host;
       const url = `http://${reachable}:${opts.port}`;
       await waitHealthy(url, 60_000, () => child.exitCode !== null || child.signalCode !== null);
       return url;
@@ -142,7 +168,9 @@ export function launchPitwall(opts: StartPitwallOptions): PitwallProcess & { rea
 }
 
 /** A pino JSON line's level, message and error message; null for any other line (build output). */
-function parsePinoLine(line: string): { level: number; msg: string; errMessage: string | null } | null {
+function parsePinoLine(
+  line: string,
+): { level: number; msg: string; errMessage: string | null } | null {
   if (!line.startsWith("{")) return null;
   let value: unknown;
   try {
@@ -153,7 +181,11 @@ function parsePinoLine(line: string): { level: number; msg: string; errMessage: 
   if (typeof value !== "object" || value === null) return null;
   const v = value as { level?: unknown; msg?: unknown; err?: { message?: unknown } };
   if (typeof v.msg !== "string") return null;
-  return { level: typeof v.level === "number" ? v.level : 30, msg: v.msg, errMessage: typeof v.err?.message === "string" ? v.err.message : null };
+  return {
+    level: typeof v.level === "number" ? v.level : 30,
+    msg: v.msg,
+    errMessage: typeof v.err?.message === "string" ? v.err.message : null,
+  };
 }
 
 /** Polls `/healthz` until 200. @throws Error after `timeoutMs`, or once `gone()` says the server exited. */

@@ -2,6 +2,7 @@ import type { PitwallSocket } from "@/lib/client";
 import type { MetricPointInput } from "@/lib/protocol";
 import { SERVING_KEYS as K } from "@/lib/serving/derive";
 import { servingStallAfterS } from "@/lib/serving/stall";
+
 import type { DemoContext, DemoWorker, GpuReading } from "./context";
 
 /**
@@ -35,7 +36,13 @@ export class ServingDemo implements DemoWorker {
       startedAt: this.ctx.now(),
       stallAfterS: servingStallAfterS(INTERVAL_S),
       tags: ["demo", "serving"],
-      config: { url: "http://ws-a6000:30000/metrics", engineHost: "ws-a6000", intervalS: INTERVAL_S, engine: "sglang", model: "Qwen/Qwen3.6-27B" },
+      config: {
+        url: "http://ws-a6000:30000/metrics",
+        engineHost: "ws-a6000",
+        intervalS: INTERVAL_S,
+        engine: "sglang",
+        model: "Qwen/Qwen3.6-27B",
+      },
     });
     await socket.flush(30_000);
   }
@@ -47,7 +54,10 @@ export class ServingDemo implements DemoWorker {
     const rng = this.ctx.rng;
     const wave = 0.55 + 0.45 * Math.sin((this.simS / 86_400) * 2 * Math.PI * 6);
     const running = Math.max(1, Math.round(48 * wave + (rng() - 0.5) * 6));
-    const queued = Math.max(0, Math.round(running > 40 ? (running - 40) * 1.5 + rng() * 3 : rng() * 1.2));
+    const queued = Math.max(
+      0,
+      Math.round(running > 40 ? (running - 40) * 1.5 + rng() * 3 : rng() * 1.2),
+    );
     const outTokPerS = 18 * running ** 0.78 * (0.95 + rng() * 0.1);
     const ttftP50 = 85 + running * 6 + queued * 40 + rng() * 20;
     const itlP50 = 14 + running * 0.22 + rng() * 1.5;
@@ -65,7 +75,12 @@ export class ServingDemo implements DemoWorker {
       [K.itlMsP99]: itlP50 * (2.5 + rng() * 0.8),
       [K.acceptLength]: 3.1 + rng() * 0.5,
     };
-    const points: MetricPointInput[] = Object.entries(values).map(([key, value]) => ({ key, step: nowMs, value, ts: nowMs }));
+    const points: MetricPointInput[] = Object.entries(values).map(([key, value]) => ({
+      key,
+      step: nowMs,
+      value,
+      ts: nowMs,
+    }));
     this.socket.send({ type: "run.metrics", run: this.key, points });
   }
 

@@ -1,14 +1,15 @@
 import { PitwallSocket, systemClock, type Clock } from "@/lib/client";
+
 import { AgentDemo } from "./agent";
 import { BenchmarkDemo } from "./benchmark";
+import type { DemoContext, DemoHost, DemoWorker } from "./context";
 import { DeploymentsDemo } from "./deployments";
 import { EvalDemo } from "./evals";
-import type { DemoContext, DemoHost, DemoWorker } from "./context";
 import { ExtractionDemo } from "./extraction";
 import { GenerationDemo } from "./generation";
 import { HeartbeatDemo } from "./hosts";
-import { ServingDemo } from "./serving";
 import { seededRng, simClock } from "./rng";
+import { ServingDemo } from "./serving";
 import { TrainingDemo } from "./training";
 
 /**
@@ -64,8 +65,14 @@ export async function startSimulation(opts: SimulationOptions): Promise<Simulati
     url: opts.url,
     token: (host) => opts.tokens[host],
     connect: (host, workerId) => {
-      const socket = new PitwallSocket({ url: opts.url, token: opts.tokens[host], idPrefix: `demo-${host}-${workerId}-${Date.now().toString(36)}` });
-      socket.on("rejected", (r) => opts.log(`  ! ${host}/${workerId}: frame ${r.id ?? "?"} rejected: ${r.code}: ${r.message}`));
+      const socket = new PitwallSocket({
+        url: opts.url,
+        token: opts.tokens[host],
+        idPrefix: `demo-${host}-${workerId}-${Date.now().toString(36)}`,
+      });
+      socket.on("rejected", (r) =>
+        opts.log(`  ! ${host}/${workerId}: frame ${r.id ?? "?"} rejected: ${r.code}: ${r.message}`),
+      );
       socket.on("fatal", (err) => opts.log(`  ! ${host}/${workerId}: ${err.message}`));
       sockets.push(socket);
       return socket;
@@ -85,9 +92,25 @@ export async function startSimulation(opts: SimulationOptions): Promise<Simulati
   const evals = new EvalDemo(ctx, training);
   const agent = new AgentDemo(ctx);
   const serving = new ServingDemo(ctx);
-  const workers: DemoWorker[] = [extraction, training, benchmark, generation, deployments, evals, agent, serving];
+  const workers: DemoWorker[] = [
+    extraction,
+    training,
+    benchmark,
+    generation,
+    deployments,
+    evals,
+    agent,
+    serving,
+  ];
   const hosts = new HeartbeatDemo(ctx, [
-    { host: "kpro5", cpuCount: 64, ramTotalBytes: 512 * 2 ** 30, diskTotalBytes: extraction.model.diskTotalBytes, gpus: (rng) => extraction.gpus(rng), diskFreeBytes: () => extraction.model.diskFreeBytes },
+    {
+      host: "kpro5",
+      cpuCount: 64,
+      ramTotalBytes: 512 * 2 ** 30,
+      diskTotalBytes: extraction.model.diskTotalBytes,
+      gpus: (rng) => extraction.gpus(rng),
+      diskFreeBytes: () => extraction.model.diskFreeBytes,
+    },
     {
       host: "ct129",
       cpuCount: 128,
@@ -95,13 +118,35 @@ export async function startSimulation(opts: SimulationOptions): Promise<Simulati
       diskTotalBytes: 15_360_000_000_000,
       gpus: (rng) => {
         const used = [...training.gpus(rng), ...generation.gpus(rng)];
-        const idle = [6, 7].map((index) => ({ index, name: "NVIDIA A100-SXM4-80GB", utilPct: 0, memUsedMiB: 0, memTotalMiB: 81_920, tempC: 31 + Math.round(rng() * 3), powerW: 52 }));
+        const idle = [6, 7].map((index) => ({
+          index,
+          name: "NVIDIA A100-SXM4-80GB",
+          utilPct: 0,
+          memUsedMiB: 0,
+          memTotalMiB: 81_920,
+          tempC: 31 + Math.round(rng() * 3),
+          powerW: 52,
+        }));
         return [...used, ...idle];
       },
       diskFreeBytes: () => 8_410_000_000_000,
     },
-    { host: "ws-a6000", cpuCount: 32, ramTotalBytes: 256 * 2 ** 30, diskTotalBytes: 3_840_000_000_000, gpus: (rng) => benchmark.gpus(rng), diskFreeBytes: () => 1_270_000_000_000 },
-    { host: "kpro6", cpuCount: 96, ramTotalBytes: 1536 * 2 ** 30, diskTotalBytes: 7_680_000_000_000, gpus: (rng) => deployments.gpus(rng), diskFreeBytes: () => 2_950_000_000_000 },
+    {
+      host: "ws-a6000",
+      cpuCount: 32,
+      ramTotalBytes: 256 * 2 ** 30,
+      diskTotalBytes: 3_840_000_000_000,
+      gpus: (rng) => benchmark.gpus(rng),
+      diskFreeBytes: () => 1_270_000_000_000,
+    },
+    {
+      host: "kpro6",
+      cpuCount: 96,
+      ramTotalBytes: 1536 * 2 ** 30,
+      diskTotalBytes: 7_680_000_000_000,
+      gpus: (rng) => deployments.gpus(rng),
+      diskFreeBytes: () => 2_950_000_000_000,
+    },
   ]);
 
   const closeAll = async () => {
@@ -141,7 +186,12 @@ export async function startSimulation(opts: SimulationOptions): Promise<Simulati
 
   let stopped: Promise<void> | null = null;
   return {
-    keys: { extraction: extraction.key, training: training.key, benchmark: benchmark.firstKey, generation: generation.key },
+    keys: {
+      extraction: extraction.key,
+      training: training.key,
+      benchmark: benchmark.firstKey,
+      generation: generation.key,
+    },
     generationClient: generation.mode,
     stop: () => {
       stopped ??= (async () => {

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
+
 import type { PitwallSocket } from "@/lib/client";
 import type { MetricPointInput } from "@/lib/protocol";
+
 import { gpuReading, type DemoContext, type DemoWorker, type GpuReading } from "./context";
 import { gradNorm, learningRate, trainingLoss, type TrainingSchedule } from "./curves";
 import { simClock, type Rng } from "./rng";
@@ -12,7 +14,12 @@ import { simClock, type Rng } from "./rng";
  * kind checkpoint + `run.event`). The loss is NaN once, at step 1730.
  */
 
-const SCHEDULE: TrainingSchedule = { totalSteps: 24_000, warmupSteps: 400, peakLr: 3e-4, minLr: 3e-5 };
+const SCHEDULE: TrainingSchedule = {
+  totalSteps: 24_000,
+  warmupSteps: 400,
+  peakLr: 3e-4,
+  minLr: 3e-5,
+};
 const STEP_TIME_S = 1.5;
 const LOG_EVERY = 10;
 const CHECKPOINT_EVERY_S = 30 * 60;
@@ -65,7 +72,11 @@ export class TrainingDemo implements DemoWorker {
         checkpoints: CKPT_PREFIX,
       },
     });
-    socket.send({ type: "run.event", run: this.key, message: `training started: ${SCHEDULE.totalSteps.toLocaleString("en-US")} steps, checkpoint every ${CHECKPOINT_EVERY_S / 60} min to ${CKPT_PREFIX}` });
+    socket.send({
+      type: "run.event",
+      run: this.key,
+      message: `training started: ${SCHEDULE.totalSteps.toLocaleString("en-US")} steps, checkpoint every ${CHECKPOINT_EVERY_S / 60} min to ${CKPT_PREFIX}`,
+    });
     await socket.flush(30_000);
   }
 
@@ -78,33 +89,77 @@ export class TrainingDemo implements DemoWorker {
     for (let s = this.lastLogged + LOG_EVERY; s <= this.step; s += LOG_EVERY) {
       const nan = s === NAN_STEP;
       points.push(
-        { key: "loss", step: s, value: nan ? Number.NaN : trainingLoss(s, this.ctx.rng), ts: nowMs },
+        {
+          key: "loss",
+          step: s,
+          value: nan ? Number.NaN : trainingLoss(s, this.ctx.rng),
+          ts: nowMs,
+        },
         { key: "lr", step: s, value: learningRate(s, SCHEDULE), ts: nowMs },
-        { key: "grad_norm", step: s, value: nan ? Number.POSITIVE_INFINITY : gradNorm(s, this.ctx.rng), ts: nowMs },
+        {
+          key: "grad_norm",
+          step: s,
+          value: nan ? Number.POSITIVE_INFINITY : gradNorm(s, this.ctx.rng),
+          ts: nowMs,
+        },
       );
       if (nan) {
-        socket.send({ type: "run.event", run: this.key, level: "warn", ts: nowMs, message: `loss is NaN at step ${s} (grad_norm inf): the NaN guard skipped the batch; training continues` });
+        socket.send({
+          type: "run.event",
+          run: this.key,
+          level: "warn",
+          ts: nowMs,
+          message: `loss is NaN at step ${s} (grad_norm inf): the NaN guard skipped the batch; training continues`,
+        });
         this.ctx.note(`training: loss hit NaN at step ${s} (the chart marks it)`);
       }
       this.lastLogged = s;
     }
     if (points.length) socket.send({ type: "run.metrics", run: this.key, points });
-    socket.send({ type: "run.progress", run: this.key, workerId: "rank0", bootId: this.bootId, ts: nowMs, done: this.step, total: SCHEDULE.totalSteps, unit: "steps" });
+    socket.send({
+      type: "run.progress",
+      run: this.key,
+      workerId: "rank0",
+      bootId: this.bootId,
+      ts: nowMs,
+      done: this.step,
+      total: SCHEDULE.totalSteps,
+      unit: "steps",
+    });
 
     while (this.lastCheckpoint + CHECKPOINT_EVERY <= this.step) {
       this.lastCheckpoint += CHECKPOINT_EVERY;
       const step = this.lastCheckpoint;
       const uri = `${CKPT_PREFIX}/checkpoint-${String(step).padStart(6, "0")}/`;
       const sizeBytes = Math.round(9.31e9 + this.ctx.rng() * 2e6);
-      socket.send({ type: "run.artifact", run: this.key, kind: "checkpoint", uri, sizeBytes, step, ts: nowMs });
+      socket.send({
+        type: "run.artifact",
+        run: this.key,
+        kind: "checkpoint",
+        uri,
+        sizeBytes,
+        step,
+        ts: nowMs,
+      });
       this.uploaded.push({ step, uri });
-      socket.send({ type: "run.event", run: this.key, ts: nowMs, message: `checkpoint-${step} uploaded to ${uri} (${(sizeBytes / 1e9).toFixed(1)} GB)` });
-      if (step === CHECKPOINT_EVERY) this.ctx.note(`training: first checkpoint uploaded (step ${step})`);
+      socket.send({
+        type: "run.event",
+        run: this.key,
+        ts: nowMs,
+        message: `checkpoint-${step} uploaded to ${uri} (${(sizeBytes / 1e9).toFixed(1)} GB)`,
+      });
+      if (step === CHECKPOINT_EVERY)
+        this.ctx.note(`training: first checkpoint uploaded (step ${step})`);
     }
 
     if (this.step >= SCHEDULE.totalSteps) {
       this.ended = true;
-      socket.send({ type: "run.event", run: this.key, ts: nowMs, message: `training finished at step ${this.step}` });
+      socket.send({
+        type: "run.event",
+        run: this.key,
+        ts: nowMs,
+        message: `training finished at step ${this.step}`,
+      });
       socket.send({ type: "run.end", run: this.key, status: "succeeded", endedAt: nowMs });
       this.ctx.note("training finished");
     }
@@ -118,12 +173,20 @@ export class TrainingDemo implements DemoWorker {
   async stop(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    this.socket?.send({ type: "run.end", run: this.key, status: "cancelled", error: "the demo was stopped", endedAt: this.ctx.now() });
+    this.socket?.send({
+      type: "run.end",
+      run: this.key,
+      status: "cancelled",
+      error: "the demo was stopped",
+      endedAt: this.ctx.now(),
+    });
   }
 
   gpus(rng: Rng): GpuReading[] {
     const busy = !this.ended;
-    return [0, 1, 2, 3].map((index) => gpuReading(rng, { index, ...GPU }, busy ? 98 : 0, busy ? 74_650 : 0));
+    return [0, 1, 2, 3].map((index) =>
+      gpuReading(rng, { index, ...GPU }, busy ? 98 : 0, busy ? 74_650 : 0),
+    );
   }
 
   summary(): string {

@@ -11,7 +11,8 @@ import fs from "node:fs";
 export function ensureChromium(log: (m: string) => void): string | null {
   const configured = process.env.PITWALL_CHROMIUM;
   if (configured) {
-    if (!fs.existsSync(configured)) throw new Error(`PITWALL_CHROMIUM=${configured} does not exist`);
+    if (!fs.existsSync(configured))
+      throw new Error(`PITWALL_CHROMIUM=${configured} does not exist`);
     return configured;
   }
   if (fs.existsSync("/usr/bin/chromium")) return "/usr/bin/chromium";
@@ -20,7 +21,10 @@ export function ensureChromium(log: (m: string) => void): string | null {
   if (isRoot && hasCommand("apt-get")) {
     log("no Chromium found; installing Debian's chromium package (apt-get install -y chromium)");
     execFileSync("apt-get", ["update"], { stdio: "inherit" });
-    execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+    execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
     return "/usr/bin/chromium";
   }
   log("no Chromium found; downloading Playwright's (npx playwright install chromium)");
@@ -39,7 +43,11 @@ function hasCommand(cmd: string): boolean {
 
 function playwrightChromiumInstalled(): boolean {
   try {
-    const out = execFileSync(process.execPath, ["-e", "process.stdout.write(require('playwright-core').chromium.executablePath())"], { encoding: "utf8" });
+    const out = execFileSync(
+      process.execPath,
+      ["-e", "process.stdout.write(require('playwright-core').chromium.executablePath())"],
+      { encoding: "utf8" },
+    );
     return out.length > 0 && fs.existsSync(out);
   } catch {
     return false;

@@ -1,9 +1,19 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+
 import { ensurePythonWheel } from "./python-wheel";
 
-const SOURCES = ["app", "components", "lib", "public", "next.config.ts", "package-lock.json", "postcss.config.mjs", "tsconfig.json"];
+const SOURCES = [
+  "app",
+  "components",
+  "lib",
+  "public",
+  "next.config.ts",
+  "package-lock.json",
+  "postcss.config.mjs",
+  "tsconfig.json",
+];
 const SKIP = new Set(["node_modules", ".next", ".data", "generated"]);
 
 /** Next's output folder (see next.config.ts). */
@@ -51,7 +61,9 @@ export async function ensureBuild(projectDir: string, log: (msg: string) => void
       stdio: "inherit",
       env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
     });
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`next build failed (exit ${code})`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`next build failed (exit ${code})`)),
+    );
     child.on("error", reject);
   });
 }

@@ -24,8 +24,13 @@ export class ProbeTable {
     const head: ProbeRow = { attack: "attack", routes: "routes tried", result: "result" };
     const all = [head, ...this.rows];
     const w = (k: keyof ProbeRow) => Math.min(70, Math.max(...all.map((r) => r[k].length)));
-    const line = (r: ProbeRow) => `${r.attack.padEnd(w("attack"))} | ${r.routes.padEnd(w("routes"))} | ${r.result}`;
-    return [line(head), `${"-".repeat(w("attack"))}-+-${"-".repeat(w("routes"))}-+-${"-".repeat(12)}`, ...this.rows.map(line)].join("\n");
+    const line = (r: ProbeRow) =>
+      `${r.attack.padEnd(w("attack"))} | ${r.routes.padEnd(w("routes"))} | ${r.result}`;
+    return [
+      line(head),
+      `${"-".repeat(w("attack"))}-+-${"-".repeat(w("routes"))}-+-${"-".repeat(12)}`,
+      ...this.rows.map(line),
+    ].join("\n");
   }
 }
 
@@ -48,10 +53,18 @@ export interface ChunkedResult {
  * honouring backpressure, and stops sending once the server answers or closes. Gives up after
  * `timeoutMs` (default 60 s).
  */
-export function sendChunked(url: string, totalBytes: number, headers: Record<string, string> = {}, timeoutMs = 60_000): Promise<ChunkedResult> {
+export function sendChunked(
+  url: string,
+  totalBytes: number,
+  headers: Record<string, string> = {},
+  timeoutMs = 60_000,
+): Promise<ChunkedResult> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const req = http.request(url, { method: "POST", headers: { ...headers, "transfer-encoding": "chunked" } });
+    const req = http.request(url, {
+      method: "POST",
+      headers: { ...headers, "transfer-encoding": "chunked" },
+    });
     const chunk = Buffer.alloc(64 * 1024, 0x61);
     let sent = 0;
     let status: number | null = null;
@@ -89,14 +102,34 @@ export function sendChunked(url: string, totalBytes: number, headers: Record<str
 }
 
 /** Sends a request with a raw request target (no URL normalisation: `%00` stays as sent). */
-export function rawRequest(port: number, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+export function rawRequest(
+  port: number,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method, path: target, headers: { ...headers, ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d: string) => (text += d));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path: target,
+        headers: {
+          ...headers,
+          ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}),
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => (text += d));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -112,7 +145,10 @@ export interface CuttableProxy {
 }
 
 /** Starts a {@link CuttableProxy} on a free loopback port forwarding to `target` (host:port). */
-export async function startCuttableProxy(targetHost: string, targetPort: number): Promise<CuttableProxy> {
+export async function startCuttableProxy(
+  targetHost: string,
+  targetPort: number,
+): Promise<CuttableProxy> {
   const { default: net } = await import("node:net");
   let down = false;
   const sockets = new Set<import("node:net").Socket>();

@@ -6,6 +6,16 @@ import fs from "node:fs";
  * `$PITWALL_CHROMIUM`), else Playwright's bundled browser; flags that keep it offline and quiet.
  */
 export const chromiumLaunchOptions = {
-  executablePath: process.env.PITWALL_CHROMIUM ?? (fs.existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined),
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  executablePath:
+    process.env.PITWALL_CHROMIUM ??
+    (fs.existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined),
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
 };

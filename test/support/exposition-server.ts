@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+
 import { sglangExposition, type SglangRankState } from "@/lib/serving/testing";
 
 /**
@@ -47,7 +48,9 @@ export async function startExpositionServer(): Promise<ExpositionServer> {
       ttftPerBucket: [...ttft],
       acceptLength: 3.1,
     };
-    res.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(sglangExposition([rank]));
+    res
+      .writeHead(200, { "content-type": "text/plain; version=0.0.4" })
+      .end(sglangExposition([rank]));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

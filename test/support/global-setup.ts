@@ -3,8 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
+
 import { startEmbeddedPostgres } from "@/lib/server/database/embedded";
 import { migrateDeploy } from "@/lib/server/database/migrate";
+
 import { TEMPLATE_DB } from "./db";
 import { startTestServerBroker } from "./shared-server";
 
@@ -24,7 +26,10 @@ export default async function setup(project: TestProject) {
   if (!adminUrl) {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "pitwall-test-pg-"));
     await fs.chmod(dataDir, 0o711);
-    const db = await startEmbeddedPostgres({ dataDir, log: { info: () => undefined, warn: console.warn } });
+    const db = await startEmbeddedPostgres({
+      dataDir,
+      log: { info: () => undefined, warn: console.warn },
+    });
     adminUrl = db.url.replace(/\/pitwall$/, "/postgres");
     stop = () => db.stop();
   }

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { checkFrame, type ClientFrame } from "@/lib/protocol";
 import { applyFrames, type FrameOutcome } from "@/lib/server/ingest/apply";
 import { createToken, verifyToken, type TokenPrincipal } from "@/lib/server/repositories/tokens";
+
 import { createTestDatabase } from "./db";
 
 /** A client frame as a test writes it: the frame's fields without `v` and `id` (the harness adds both). */
@@ -57,11 +59,17 @@ export interface IngestHarness {
 }
 
 /** Creates a test database, its pool and Prisma client and a verified worker token for `hostName`, with helpers to push raw frames through checkFrame and applyFrames. */
-export async function ingestHarness(hostName: string, options: IngestHarnessOptions = {}): Promise<IngestHarness> {
+export async function ingestHarness(
+  hostName: string,
+  options: IngestHarnessOptions = {},
+): Promise<IngestHarness> {
   const databaseUrl = await createTestDatabase();
   const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolMax ?? 4 });
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: options.prismaMax ?? 2 }) });
-  const principalFor = async (name: string) => (await verifyToken(prisma, (await createToken(prisma, name)).token))!;
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: databaseUrl, max: options.prismaMax ?? 2 }),
+  });
+  const principalFor = async (name: string) =>
+    (await verifyToken(prisma, (await createToken(prisma, name)).token))!;
   const principal = await principalFor(hostName);
   const defaultNow = options.now ?? (() => new Date());
 
@@ -76,10 +84,12 @@ export async function ingestHarness(hostName: string, options: IngestHarnessOpti
     return applyFrames(pool, call.as ?? principal, frames, now);
   };
   const ingestWith = async (call: IngestCallOptions, ...raw: RawFrame[]) => {
-    for (const o of await applyWith(call, raw)) if (!o.ok) throw new Error(`${o.code}: ${o.message}`);
+    for (const o of await applyWith(call, raw))
+      if (!o.ok) throw new Error(`${o.code}: ${o.message}`);
   };
   const runId = async (key: string) => {
-    const row = (await pool.query<{ id: number }>(`SELECT id FROM "Run" WHERE key = $1`, [key])).rows[0];
+    const row = (await pool.query<{ id: number }>(`SELECT id FROM "Run" WHERE key = $1`, [key]))
+      .rows[0];
     if (!row) throw new Error(`no run ${key}`);
     return row.id;
   };

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import WebSocket from "ws";
+
 import { SharedTopics } from "@/components/live/shared-topics";
 import { reviveNonFinite } from "@/lib/api-client";
 import { stringifyJson } from "@/lib/protocol/json";
@@ -22,8 +23,14 @@ export interface LiveViewer {
  * snapshots and deltas (asking for a resync on a gap, like components/live/live-client.ts).
  * @throws Error when the upgrade is refused.
  */
-export async function openLiveViewer(serverUrl: string, cookie: string, topics: string[]): Promise<LiveViewer> {
-  const ws = new WebSocket(`${serverUrl.replace("http", "ws")}/ws/live`, { headers: { cookie, origin: serverUrl } });
+export async function openLiveViewer(
+  serverUrl: string,
+  cookie: string,
+  topics: string[],
+): Promise<LiveViewer> {
+  const ws = new WebSocket(`${serverUrl.replace("http", "ws")}/ws/live`, {
+    headers: { cookie, origin: serverUrl },
+  });
   const shared = new SharedTopics();
   const held = new Map<string, unknown>();
   let lose = false;
@@ -36,7 +43,14 @@ export async function openLiveViewer(serverUrl: string, cookie: string, topics: 
   ws.on("message", (raw) => {
     const text = raw.toString();
     viewer.stats.bytes += text.length;
-    const msg = JSON.parse(text, reviveNonFinite) as { type: string; topic: string; seq: number; base: number; data: unknown; patch: unknown };
+    const msg = JSON.parse(text, reviveNonFinite) as {
+      type: string;
+      topic: string;
+      seq: number;
+      base: number;
+      data: unknown;
+      patch: unknown;
+    };
     let result;
     if (msg.type === "snapshot") {
       viewer.stats.snapshots++;
@@ -60,7 +74,9 @@ export async function openLiveViewer(serverUrl: string, cookie: string, topics: 
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve());
     ws.once("error", reject);
-    ws.once("unexpected-response", (_req, res) => reject(new Error(`live upgrade refused: HTTP ${res.statusCode}`)));
+    ws.once("unexpected-response", (_req, res) =>
+      reject(new Error(`live upgrade refused: HTTP ${res.statusCode}`)),
+    );
   });
   ws.send(JSON.stringify({ type: "subscribe", topics }));
   return viewer;
@@ -73,7 +89,10 @@ export interface WorkerSocket {
   /** Sends one frame without waiting; returns its id. */
   send(frame: Record<string, unknown>): string;
   /** Resolves with the first received frame matching `pred` (within `timeoutMs`, default 10 s). */
-  waitFor(pred: (f: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  waitFor(
+    pred: (f: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
   /** Called with every ack's ids and its arrival time (ms). */
   onAck?: (ids: string[], at: number) => void;
   close(): void;
@@ -81,7 +100,9 @@ export interface WorkerSocket {
 
 /** Opens `/ws/ingest` on `serverUrl` with a worker token. @throws Error when the upgrade is refused. */
 export async function openWorkerSocket(serverUrl: string, token: string): Promise<WorkerSocket> {
-  const ws = new WebSocket(`${serverUrl.replace("http", "ws")}/ws/ingest`, { headers: { authorization: `Bearer ${token}` } });
+  const ws = new WebSocket(`${serverUrl.replace("http", "ws")}/ws/ingest`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   const received: Array<Record<string, unknown>> = [];
   const waiters = new Set<() => void>();
   const worker: WorkerSocket = {
@@ -92,7 +113,11 @@ export async function openWorkerSocket(serverUrl: string, token: string): Promis
     },
     async push(frame) {
       const id = worker.send(frame);
-      const reply = await worker.waitFor((f) => (f.type === "ack" && (f.ids as string[]).includes(id)) || (f.type === "error" && f.id === id));
+      const reply = await worker.waitFor(
+        (f) =>
+          (f.type === "ack" && (f.ids as string[]).includes(id)) ||
+          (f.type === "error" && f.id === id),
+      );
       if (reply.type === "error") throw new Error(`frame rejected: ${JSON.stringify(reply)}`);
       return id;
     },
@@ -101,7 +126,8 @@ export async function openWorkerSocket(serverUrl: string, token: string): Promis
       for (;;) {
         const hit = received.find(pred);
         if (hit) return hit;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for a frame; received ${received.length}`);
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for a frame; received ${received.length}`);
         await new Promise<void>((r) => {
           waiters.add(r);
           setTimeout(() => (waiters.delete(r), r()), 200);
@@ -122,7 +148,9 @@ export async function openWorkerSocket(serverUrl: string, token: string): Promis
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve());
     ws.once("error", reject);
-    ws.once("unexpected-response", (_req, res) => reject(new Error(`ingest upgrade refused: HTTP ${res.statusCode}`)));
+    ws.once("unexpected-response", (_req, res) =>
+      reject(new Error(`ingest upgrade refused: HTTP ${res.statusCode}`)),
+    );
   });
   return worker;
 }

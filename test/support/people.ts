@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+
 import type { PrismaClient } from "@/generated/prisma/client";
 import { createUser } from "@/lib/server/repositories/users";
 
@@ -15,12 +16,17 @@ export async function signIn(serverUrl: string, email: string, password: string)
   });
   const body = await res.text();
   const cookie = res.headers.getSetCookie().find((c) => c.startsWith("pitwall.session_token="));
-  if (res.status !== 200 || !cookie) throw new Error(`sign-in of ${email} failed: HTTP ${res.status} ${body}`);
+  if (res.status !== 200 || !cookie)
+    throw new Error(`sign-in of ${email} failed: HTTP ${res.status} ${body}`);
   return cookie.split(";")[0]!;
 }
 
 /** Creates a person with `role` in the database and signs them in; returns email, password and cookie. */
-export async function newSignedInUser(prisma: PrismaClient, serverUrl: string, role: "viewer" | "approver" | "admin") {
+export async function newSignedInUser(
+  prisma: PrismaClient,
+  serverUrl: string,
+  role: "viewer" | "approver" | "admin",
+) {
   const email = `${role}-${randomUUID().slice(0, 8)}@example.com`;
   const { password } = await createUser(prisma, { email, name: `${role} person`, role });
   return { email, password, cookie: await signIn(serverUrl, email, password) };

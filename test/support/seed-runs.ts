@@ -11,8 +11,16 @@ import type pg from "pg";
  * - i % 50 = 0: archived (never on the overview).
  * Returns the host id. `seedRunExpectation` states the same rules for checks.
  */
-export async function seedRunningRuns(pool: pg.Pool, count: number, nowMs: number, prefix: string): Promise<number> {
-  const host = await pool.query<{ id: number }>(`INSERT INTO "Host" (name) VALUES ($1) RETURNING id`, [`${prefix}-host`]);
+export async function seedRunningRuns(
+  pool: pg.Pool,
+  count: number,
+  nowMs: number,
+  prefix: string,
+): Promise<number> {
+  const host = await pool.query<{ id: number }>(
+    `INSERT INTO "Host" (name) VALUES ($1) RETURNING id`,
+    [`${prefix}-host`],
+  );
   const hostId = host.rows[0]!.id;
   await pool.query(
     `INSERT INTO "Run" (key, name, kind, status, "hostId", "ownerHostId", "stallAfterS", "startedAt", "lastPushAt", "activeAlerts", "archivedAt")
@@ -28,7 +36,13 @@ export async function seedRunningRuns(pool: pg.Pool, count: number, nowMs: numbe
 }
 
 /** What the overview must show for runs seeded by seedRunningRuns: run numbers i in display order, and the counts. */
-export function seedRunExpectation(count: number): { order: number[]; running: number; stale: number; alerting: number; olderStale: number } {
+export function seedRunExpectation(count: number): {
+  order: number[];
+  running: number;
+  stale: number;
+  alerting: number;
+  olderStale: number;
+} {
   const rows: Array<{ i: number; rank: number; pushAgoS: number }> = [];
   let olderStale = 0;
   for (let i = 1; i <= count; i++) {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import readline from "node:readline";
+
 import { buildIsStale } from "@/scripts/lib/build";
 
 const projectDir = path.resolve(import.meta.dirname, "../..");
@@ -27,11 +28,22 @@ export interface TestServer {
  *   `startTimeoutMs` (default 60 s; migrations alone can take half a minute on a busy machine),
  *   or when the production build is stale.
  */
-export async function startTestServer(opts: { databaseUrl: string; port?: number; env?: Record<string, string>; startTimeoutMs?: number }): Promise<TestServer> {
+export async function startTestServer(opts: {
+  databaseUrl: string;
+  port?: number;
+  env?: Record<string, string>;
+  startTimeoutMs?: number;
+}): Promise<TestServer> {
   // PITWALL_TEST_ASSUME_BUILT=1 skips the check (working next to people editing the UI).
-  if (!process.env.PITWALL_TEST_DEV && !process.env.PITWALL_TEST_ASSUME_BUILT && buildIsStale(projectDir)) {
+  if (
+    !process.env.PITWALL_TEST_DEV &&
+    !process.env.PITWALL_TEST_ASSUME_BUILT &&
+    buildIsStale(projectDir)
+  ) {
     // Building here would race between test files; `npm test` builds once before vitest.
-    throw new Error("the production build is missing or stale: run `npm run build` (npm test does it for you)");
+    throw new Error(
+      "the production build is missing or stale: run `npm run build` (npm test does it for you)",
+    );
   }
   // PITWALL_TEST_DEV=1 serves with `next dev` instead of the production build (debugging only).
   const args = ["scripts/start.ts", ...(process.env.PITWALL_TEST_DEV ? ["--dev"] : [])];
@@ -39,14 +51,29 @@ export async function startTestServer(opts: { databaseUrl: string; port?: number
   // kill() must really kill the server, not a wrapper whose child lives on.
   const child = spawn(process.execPath, ["--import", "tsx", ...args], {
     cwd: projectDir,
-    env: { ...process.env, DATABASE_URL: opts.databaseUrl, PORT: String(opts.port ?? 0), HOST: "127.0.0.1", LOG_LEVEL: "info", PITWALL_SKIP_BUILD: "1", PITWALL_SKIP_MIGRATE: "1", ...opts.env },
+    env: {
+      ...process.env,
+      DATABASE_URL: opts.databaseUrl,
+      PORT: String(opts.port ?? 0),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+      PITWALL_SKIP_BUILD: "1",
+      PITWALL_SKIP_MIGRATE: "1",
+      ...opts.env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const logs: string[] = [];
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
     const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
-    const timer = setTimeout(() => reject(new Error(`server did not start in ${startTimeoutMs / 1000} s:\n${logs.join("\n")}`)), startTimeoutMs);
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(`server did not start in ${startTimeoutMs / 1000} s:\n${logs.join("\n")}`),
+        ),
+      startTimeoutMs,
+    );
     const onLine = (line: string) => {
       logs.push(line);
       if (line.includes("Pitwall listening")) {
@@ -69,7 +96,14 @@ export async function startTestServer(opts: { databaseUrl: string; port?: number
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
-  return { url: `http://127.0.0.1:${port}`, port, pid: child.pid!, logs, stop: stopWith("SIGTERM"), kill: stopWith("SIGKILL") };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    pid: child.pid!,
+    logs,
+    stop: stopWith("SIGTERM"),
+    kill: stopWith("SIGKILL"),
+  };
 }
 
 export type { ChildProcess };

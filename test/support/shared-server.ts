@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { inject } from "vitest";
+
 import { cloneTemplateDatabase } from "./db";
 import { startTestServer, type TestServer } from "./server";
 
@@ -62,7 +63,16 @@ export async function startTestServerBroker(adminUrl: string): Promise<TestServe
       started.catch(() => servers.delete(key));
     }
     started.then(
-      ({ server, databaseUrl }) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ url: server.url, port: server.port, databaseUrl } satisfies SharedTestServer)),
+      ({ server, databaseUrl }) =>
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(
+            JSON.stringify({
+              url: server.url,
+              port: server.port,
+              databaseUrl,
+            } satisfies SharedTestServer),
+          ),
       (err: unknown) => res.writeHead(500).end(err instanceof Error ? err.message : String(err)),
     );
   });
@@ -73,7 +83,9 @@ export async function startTestServerBroker(adminUrl: string): Promise<TestServe
     async close() {
       await new Promise<void>((resolve) => listener.close(() => resolve()));
       const all = await Promise.allSettled([...servers.values()]);
-      await Promise.all(all.map((s) => (s.status === "fulfilled" ? s.value.server.stop() : undefined)));
+      await Promise.all(
+        all.map((s) => (s.status === "fulfilled" ? s.value.server.stop() : undefined)),
+      );
     },
   };
 }

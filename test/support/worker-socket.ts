@@ -7,7 +7,10 @@ export interface WorkerSocket {
   /** Sends a value as JSON text (or a string as is). */
   send(value: unknown): void;
   /** Resolves with the first received frame matching `pred`. @throws after `timeoutMs` (default 10 s) with what arrived. */
-  waitFor(pred: (f: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  waitFor(
+    pred: (f: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
   /** Resolves once every id in `ids` was acked or answered with an error. @throws after `timeoutMs` (default 20 s). */
   waitAnswered(ids: string[], timeoutMs?: number): Promise<void>;
   /** The ids acked so far. */
@@ -22,7 +25,9 @@ export interface WorkerSocket {
  * @throws Error when the upgrade is refused.
  */
 export async function openWorkerSocket(serverUrl: string, token: string): Promise<WorkerSocket> {
-  const ws = new WebSocket(`${serverUrl.replace(/^http/, "ws")}/ws/ingest`, { headers: { authorization: `Bearer ${token}` } });
+  const ws = new WebSocket(`${serverUrl.replace(/^http/, "ws")}/ws/ingest`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   const received: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
   ws.on("message", (data) => {
@@ -34,8 +39,10 @@ export async function openWorkerSocket(serverUrl: string, token: string): Promis
     ws.once("error", reject);
   });
   const nextMessage = () => new Promise<void>((r) => (waiters.push(r), setTimeout(r, 200)));
-  const acked = () => new Set(received.filter((f) => f.type === "ack").flatMap((f) => f.ids as string[]));
-  const errors = () => new Map(received.filter((f) => f.type === "error").map((f) => [f.id as string | null, f]));
+  const acked = () =>
+    new Set(received.filter((f) => f.type === "ack").flatMap((f) => f.ids as string[]));
+  const errors = () =>
+    new Map(received.filter((f) => f.type === "error").map((f) => [f.id as string | null, f]));
   return {
     ws,
     received,
@@ -45,7 +52,10 @@ export async function openWorkerSocket(serverUrl: string, token: string): Promis
       for (;;) {
         const hit = received.find(pred);
         if (hit) return hit;
-        if (Date.now() > deadline || ws.readyState === ws.CLOSED) throw new Error(`timed out (socket ${ws.readyState}); received ${JSON.stringify(received).slice(0, 2000)}`);
+        if (Date.now() > deadline || ws.readyState === ws.CLOSED)
+          throw new Error(
+            `timed out (socket ${ws.readyState}); received ${JSON.stringify(received).slice(0, 2000)}`,
+          );
         await nextMessage();
       }
     },
@@ -56,7 +66,10 @@ export async function openWorkerSocket(serverUrl: string, token: string): Promis
         const e = errors();
         const missing = ids.filter((id) => !a.has(id) && !e.has(id));
         if (missing.length === 0) return;
-        if (Date.now() > deadline || ws.readyState === ws.CLOSED) throw new Error(`${missing.length} frame(s) unanswered (socket ${ws.readyState}), e.g. ${missing.slice(0, 3).join(", ")}`);
+        if (Date.now() > deadline || ws.readyState === ws.CLOSED)
+          throw new Error(
+            `${missing.length} frame(s) unanswered (socket ${ws.readyState}), e.g. ${missing.slice(0, 3).join(", ")}`,
+          );
         await nextMessage();
       }
     },

@@ -2,14 +2,23 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+
 import { RelativeTime } from "@/components/runs/relative-time";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@/components/ui/table";
 import { postJson } from "@/lib/auth-client";
 import type { AdminTokenView, CreatedTokenView } from "@/lib/view-models/admin";
+
 import { SecretOnce } from "./secret-once";
 
 /** Worker tokens: create one for a host (secret shown once), list, revoke. */
@@ -26,7 +35,10 @@ export function TokensCard({ tokens, origin }: { tokens: AdminTokenView[]; origi
     setPending(true);
     setError(null);
     const form = new FormData(formEl);
-    const res = await postJson<CreatedTokenView>("/api/admin/tokens", { host: String(form.get("host")).trim(), shared: form.get("shared") === "on" });
+    const res = await postJson<CreatedTokenView>("/api/admin/tokens", {
+      host: String(form.get("host")).trim(),
+      shared: form.get("shared") === "on",
+    });
     setPending(false);
     if (!res.ok) {
       setError(res.message ?? `Could not create the token (${res.status}).`);
@@ -38,7 +50,10 @@ export function TokensCard({ tokens, origin }: { tokens: AdminTokenView[]; origi
   }
 
   async function revoke(t: AdminTokenView) {
-    if (!window.confirm(`Revoke token #${t.id} of ${t.host}? Workers using it can no longer connect.`)) return;
+    if (
+      !window.confirm(`Revoke token #${t.id} of ${t.host}? Workers using it can no longer connect.`)
+    )
+      return;
     setError(null);
     const res = await postJson(`/api/admin/tokens/${t.id}`, {}, "DELETE");
     if (!res.ok) setError(res.message ?? `Could not revoke #${t.id} (${res.status}).`);
@@ -50,7 +65,8 @@ export function TokensCard({ tokens, origin }: { tokens: AdminTokenView[]; origi
       <CardHeader>
         <CardTitle>Worker tokens</CardTitle>
         <CardDescription>
-          {active} active of {tokens.length} · one per host; workers push with it and may read the API
+          {active} active of {tokens.length} · one per host; workers push with it and may read the
+          API
         </CardDescription>
       </CardHeader>
       {tokens.length > 0 ? (
@@ -72,7 +88,14 @@ export function TokensCard({ tokens, origin }: { tokens: AdminTokenView[]; origi
                 <TableCell className="text-muted-fg">{t.id}</TableCell>
                 <TableCell className="font-medium">{t.host}</TableCell>
                 <TableCell className="font-mono text-xs">{t.prefix}…</TableCell>
-                <TableCell className="text-muted-fg" title={t.shared ? "Created shared: may also change runs, sessions and plans of other hosts" : undefined}>
+                <TableCell
+                  className="text-muted-fg"
+                  title={
+                    t.shared
+                      ? "Created shared: may also change runs, sessions and plans of other hosts"
+                      : undefined
+                  }
+                >
                   {t.shared ? <Badge tone="neutral">any host (shared)</Badge> : "its host's runs"}
                 </TableCell>
                 <TableCell>
@@ -100,17 +123,33 @@ export function TokensCard({ tokens, origin }: { tokens: AdminTokenView[]; origi
         </Table>
       ) : null}
       <CardContent className="space-y-3 border-t border-border">
-        <form className="flex flex-wrap items-end gap-2" onSubmit={create} aria-label="Create a worker token">
+        <form
+          className="flex flex-wrap items-end gap-2"
+          onSubmit={create}
+          aria-label="Create a worker token"
+        >
           <label className="grid gap-1 text-xs font-medium">
             Host
-            <Input name="host" required maxLength={100} pattern="[A-Za-z0-9][A-Za-z0-9._\-]*" placeholder="e.g. kpro5" />
+            <Input
+              name="host"
+              required
+              maxLength={100}
+              pattern="[A-Za-z0-9][A-Za-z0-9._\-]*"
+              placeholder="e.g. kpro5"
+            />
           </label>
           <label className="flex h-9 items-center gap-2 text-sm">
-            <input type="checkbox" name="shared" className="size-4 accent-current" aria-describedby="shared-token-hint" />
+            <input
+              type="checkbox"
+              name="shared"
+              className="size-4 accent-current"
+              aria-describedby="shared-token-hint"
+            />
             Shared
           </label>
           <span id="shared-token-hint" className="flex h-9 items-center text-xs text-muted-fg">
-            may also write to runs, sessions and plans other machines started (e.g. a benchmark client)
+            may also write to runs, sessions and plans other machines started (e.g. a benchmark
+            client)
           </span>
           <Button type="submit" disabled={pending}>
             {pending ? "Creating…" : "Create token"}

@@ -2,15 +2,24 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+
 import { RelativeTime } from "@/components/runs/relative-time";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input, Select } from "@/components/ui/input";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@/components/ui/table";
 import { postJson } from "@/lib/auth-client";
-import { ROLES, isRole, type Role } from "@/lib/roles";
+import { isRole, ROLES, type Role } from "@/lib/roles";
 import type { AdminUserView, CreatedUserView } from "@/lib/view-models/admin";
+
 import { SecretOnce } from "./secret-once";
 
 const ROLE_HELP: Record<Role, string> = {
@@ -51,7 +60,11 @@ export function UsersCard({ users, selfId }: { users: AdminUserView[]; selfId: s
       return;
     }
     formEl.reset();
-    setCreated(res.body.generatedPassword ? { email: res.body.user.email, password: res.body.generatedPassword } : null);
+    setCreated(
+      res.body.generatedPassword
+        ? { email: res.body.user.email, password: res.body.generatedPassword }
+        : null,
+    );
     router.refresh();
   }
 
@@ -60,7 +73,8 @@ export function UsersCard({ users, selfId }: { users: AdminUserView[]; selfId: s
       <CardHeader>
         <CardTitle>People</CardTitle>
         <CardDescription>
-          {users.length} account{users.length === 1 ? "" : "s"} · viewers read, approvers also decide plans, admins also manage people and tokens
+          {users.length} account{users.length === 1 ? "" : "s"} · viewers read, approvers also
+          decide plans, admins also manage people and tokens
         </CardDescription>
       </CardHeader>
       <Table>
@@ -80,7 +94,9 @@ export function UsersCard({ users, selfId }: { users: AdminUserView[]; selfId: s
             <TableRow key={u.id} data-testid={`user-row-${u.email}`}>
               <TableCell className="font-medium">
                 {u.name}
-                {u.id === selfId ? <span className="ml-1.5 text-xs text-muted-fg">(you)</span> : null}
+                {u.id === selfId ? (
+                  <span className="ml-1.5 text-xs text-muted-fg">(you)</span>
+                ) : null}
               </TableCell>
               <TableCell>{u.email}</TableCell>
               <TableCell>
@@ -99,18 +115,34 @@ export function UsersCard({ users, selfId }: { users: AdminUserView[]; selfId: s
                   ))}
                 </Select>
               </TableCell>
-              <TableCell>{u.disabledAt ? <Badge tone="failed">disabled</Badge> : <Badge tone="succeeded">active</Badge>}</TableCell>
-              <TableCell className="text-muted-fg">{u.lastSeenAt ? <RelativeTime iso={u.lastSeenAt} /> : "never"}</TableCell>
+              <TableCell>
+                {u.disabledAt ? (
+                  <Badge tone="failed">disabled</Badge>
+                ) : (
+                  <Badge tone="succeeded">active</Badge>
+                )}
+              </TableCell>
+              <TableCell className="text-muted-fg">
+                {u.lastSeenAt ? <RelativeTime iso={u.lastSeenAt} /> : "never"}
+              </TableCell>
               <TableCell className="text-muted-fg">
                 <RelativeTime iso={u.createdAt} />
               </TableCell>
               <TableCell className="text-right">
                 {u.id === selfId ? null : u.disabledAt ? (
-                  <Button variant="outline" size="sm" onClick={() => void change(u, { disabled: false })}>
+                  <Button
+                    variant="outline"
+                    size="sm"
+                    onClick={() => void change(u, { disabled: false })}
+                  >
                     Enable
                   </Button>
                 ) : (
-                  <Button variant="outline" size="sm" onClick={() => void change(u, { disabled: true })}>
+                  <Button
+                    variant="outline"
+                    size="sm"
+                    onClick={() => void change(u, { disabled: true })}
+                  >
                     Disable
                   </Button>
                 )}
@@ -127,7 +159,13 @@ export function UsersCard({ users, selfId }: { users: AdminUserView[]; selfId: s
           </label>
           <label className="grid gap-1 text-xs font-medium">
             Email
-            <Input name="email" type="email" required maxLength={200} placeholder="e.g. ada@example.com" />
+            <Input
+              name="email"
+              type="email"
+              required
+              maxLength={200}
+              placeholder="e.g. ada@example.com"
+            />
           </label>
           <label className="grid gap-1 text-xs font-medium">
             Role
@@ -141,7 +179,14 @@ export function UsersCard({ users, selfId }: { users: AdminUserView[]; selfId: s
           </label>
           <label className="grid gap-1 text-xs font-medium">
             Password (optional)
-            <Input name="password" type="password" autoComplete="new-password" minLength={8} maxLength={256} placeholder="generated when empty" />
+            <Input
+              name="password"
+              type="password"
+              autoComplete="new-password"
+              minLength={8}
+              maxLength={256}
+              placeholder="generated when empty"
+            />
           </label>
           <Button type="submit" disabled={pending}>
             {pending ? "Adding…" : "Add person"}

@@ -3,27 +3,48 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input, Select } from "@/components/ui/input";
-import { sendJson } from "@/lib/api-client";
 import { ALERT_CONDITIONS, type AlertRuleInput } from "@/lib/alerts/rule";
+import { sendJson } from "@/lib/api-client";
 import { RUN_KIND_OPTIONS, runPath } from "@/lib/paths";
 import type { AlertRuleView } from "@/lib/view-models/alerts";
 
 function describe(r: AlertRuleView): string {
-  const cond = r.condition === "above" ? `above ${r.threshold}` : r.condition === "below" ? `below ${r.threshold}` : r.condition === "nan" ? "is NaN/Inf" : "has no data";
+  const cond =
+    r.condition === "above"
+      ? `above ${r.threshold}`
+      : r.condition === "below"
+        ? `below ${r.threshold}`
+        : r.condition === "nan"
+          ? "is NaN/Inf"
+          : "has no data";
   const span = r.forSteps !== null ? `${r.forSteps} steps` : `${r.forSeconds} s`;
   return `${r.metricKey} ${cond} for ${span}`;
 }
 
 const toInput = (r: AlertRuleView): AlertRuleInput => ({
-  name: r.name, kind: r.kind, tag: r.tag, metricKey: r.metricKey, condition: r.condition,
-  threshold: r.threshold, forSteps: r.forSteps, forSeconds: r.forSeconds, enabled: r.enabled,
+  name: r.name,
+  kind: r.kind,
+  tag: r.tag,
+  metricKey: r.metricKey,
+  condition: r.condition,
+  threshold: r.threshold,
+  forSteps: r.forSteps,
+  forSeconds: r.forSeconds,
+  enabled: r.enabled,
 });
 
 /** The alert rules table, and for approvers a form to add one and buttons to pause or delete. */
-export function AlertRulesView({ initial, canEdit }: { initial: AlertRuleView[]; canEdit: boolean }) {
+export function AlertRulesView({
+  initial,
+  canEdit,
+}: {
+  initial: AlertRuleView[];
+  canEdit: boolean;
+}) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const act = async (fn: () => Promise<unknown>) => {
@@ -44,10 +65,15 @@ export function AlertRulesView({ initial, canEdit }: { initial: AlertRuleView[];
     const unit = String(f.get("unit"));
     const threshold = String(f.get("threshold") ?? "").trim();
     const body = {
-      name: String(f.get("name")), kind: String(f.get("kind")), tag: String(f.get("tag") ?? "").trim() || null,
-      metricKey: String(f.get("metricKey")), condition,
+      name: String(f.get("name")),
+      kind: String(f.get("kind")),
+      tag: String(f.get("tag") ?? "").trim() || null,
+      metricKey: String(f.get("metricKey")),
+      condition,
       threshold: condition === "above" || condition === "below" ? Number(threshold) : null,
-      forSteps: unit === "steps" ? amount : null, forSeconds: unit === "seconds" ? amount : null, enabled: true,
+      forSteps: unit === "steps" ? amount : null,
+      forSeconds: unit === "seconds" ? amount : null,
+      enabled: true,
     };
     const form = e.currentTarget;
     void act(async () => {
@@ -59,31 +85,98 @@ export function AlertRulesView({ initial, canEdit }: { initial: AlertRuleView[];
   return (
     <div className="mx-auto grid w-full max-w-[1400px] grid-cols-[minmax(0,1fr)] gap-4 p-4 lg:p-6">
       <h1 className="text-xl font-semibold">Alert rules</h1>
-      {error ? <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">{error}</p> : null}
+      {error ? (
+        <p
+          role="alert"
+          className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed"
+        >
+          {error}
+        </p>
+      ) : null}
       <Card>
-        <CardContent className="overflow-x-auto p-0" tabIndex={0} role="region" aria-label="Alert rules, scrolls sideways on a narrow screen">
+        <CardContent
+          className="overflow-x-auto p-0"
+          tabIndex={0}
+          role="region"
+          aria-label="Alert rules, scrolls sideways on a narrow screen"
+        >
           <table className="w-full text-sm" aria-label="Alert rules">
             <thead className="text-left text-xs text-muted-fg">
-              <tr><th className="px-3 py-2">Name</th><th className="px-3 py-2">Runs</th><th className="px-3 py-2">Condition</th><th className="px-3 py-2">Firing on</th>{canEdit ? <th className="px-3 py-2"><span className="sr-only">Actions</span></th> : null}</tr>
+              <tr>
+                <th className="px-3 py-2">Name</th>
+                <th className="px-3 py-2">Runs</th>
+                <th className="px-3 py-2">Condition</th>
+                <th className="px-3 py-2">Firing on</th>
+                {canEdit ? (
+                  <th className="px-3 py-2">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                ) : null}
+              </tr>
             </thead>
             <tbody>
               {initial.length === 0 ? (
-                <tr><td colSpan={5} className="px-3 py-4 text-muted-fg">No alert rules yet.{canEdit ? " Add one below." : " An approver can add them."}</td></tr>
+                <tr>
+                  <td colSpan={5} className="px-3 py-4 text-muted-fg">
+                    No alert rules yet.{canEdit ? " Add one below." : " An approver can add them."}
+                  </td>
+                </tr>
               ) : null}
               {initial.map((r) => (
                 <tr key={r.id} className="border-t border-border">
-                  <td className="px-3 py-2 font-medium">{r.name}{r.enabled ? null : <span className="ml-2 text-xs text-muted-fg">(paused)</span>}</td>
-                  <td className="px-3 py-2">{r.kind}{r.tag ? ` · tag ${r.tag}` : ""}</td>
+                  <td className="px-3 py-2 font-medium">
+                    {r.name}
+                    {r.enabled ? null : (
+                      <span className="ml-2 text-xs text-muted-fg">(paused)</span>
+                    )}
+                  </td>
+                  <td className="px-3 py-2">
+                    {r.kind}
+                    {r.tag ? ` · tag ${r.tag}` : ""}
+                  </td>
                   <td className="px-3 py-2">{describe(r)}</td>
                   <td className="px-3 py-2">
-                    {r.firing.length === 0 ? <span className="text-muted-fg">none</span> : r.firing.map((f) => (
-                      <Link key={f.runId} href={runPath(f.runId)} className="mr-2 text-failed hover:underline" title={f.detail}>{f.runName}</Link>
-                    ))}
+                    {r.firing.length === 0 ? (
+                      <span className="text-muted-fg">none</span>
+                    ) : (
+                      r.firing.map((f) => (
+                        <Link
+                          key={f.runId}
+                          href={runPath(f.runId)}
+                          className="mr-2 text-failed hover:underline"
+                          title={f.detail}
+                        >
+                          {f.runName}
+                        </Link>
+                      ))
+                    )}
                   </td>
                   {canEdit ? (
-                    <td className="whitespace-nowrap px-3 py-2 text-right">
-                      <Button size="sm" variant="outline" onClick={() => void act(() => sendJson("PUT", `/api/alert-rules/${r.id}`, { ...toInput(r), enabled: !r.enabled }))}>{r.enabled ? "Pause" : "Resume"}</Button>{" "}
-                      <Button size="sm" variant="outline" aria-label={`Delete ${r.name}`} onClick={() => void act(() => sendJson("DELETE", `/api/alert-rules/${r.id}`))}>Delete</Button>
+                    <td className="px-3 py-2 text-right whitespace-nowrap">
+                      <Button
+                        size="sm"
+                        variant="outline"
+                        onClick={() =>
+                          void act(() =>
+                            sendJson("PUT", `/api/alert-rules/${r.id}`, {
+                              ...toInput(r),
+                              enabled: !r.enabled,
+                            }),
+                          )
+                        }
+                      >
+                        {r.enabled ? "Pause" : "Resume"}
+                      </Button>{" "}
+                      <Button
+                        size="sm"
+                        variant="outline"
+                        aria-label={`Delete ${r.name}`}
+                        onClick={() =>
+                          void act(() => sendJson("DELETE", `/api/alert-rules/${r.id}`))
+                        }
+                      >
+                        Delete
+                      </Button>
                     </td>
                   ) : null}
                 </tr>
@@ -94,17 +187,67 @@ export function AlertRulesView({ initial, canEdit }: { initial: AlertRuleView[];
       </Card>
       {canEdit ? (
         <Card>
-          <CardHeader><CardTitle>Add a rule</CardTitle></CardHeader>
+          <CardHeader>
+            <CardTitle>Add a rule</CardTitle>
+          </CardHeader>
           <CardContent>
-            <form onSubmit={onSubmit} className="flex flex-wrap items-end gap-3 text-sm" aria-label="Add an alert rule">
-              <label className="grid gap-1">Name<Input name="name" required maxLength={200} /></label>
-              <label className="grid gap-1">Kind of run<Select name="kind" defaultValue="training">{RUN_KIND_OPTIONS.map((k) => <option key={k}>{k}</option>)}</Select></label>
-              <label className="grid gap-1">Tag (optional)<Input name="tag" maxLength={100} /></label>
-              <label className="grid gap-1">Metric<Input name="metricKey" required placeholder="loss" /></label>
-              <label className="grid gap-1">Condition<Select name="condition" defaultValue="nan">{ALERT_CONDITIONS.map((c) => <option key={c} value={c}>{c.replace("_", " ")}</option>)}</Select></label>
-              <label className="grid gap-1">Threshold<Input name="threshold" inputMode="decimal" className="w-24" /></label>
-              <label className="grid gap-1">For<Input name="amount" type="number" min={1} required defaultValue={3} className="w-20" /></label>
-              <label className="grid gap-1">Unit<Select name="unit" defaultValue="steps"><option value="steps">steps</option><option value="seconds">seconds</option></Select></label>
+            <form
+              onSubmit={onSubmit}
+              className="flex flex-wrap items-end gap-3 text-sm"
+              aria-label="Add an alert rule"
+            >
+              <label className="grid gap-1">
+                Name
+                <Input name="name" required maxLength={200} />
+              </label>
+              <label className="grid gap-1">
+                Kind of run
+                <Select name="kind" defaultValue="training">
+                  {RUN_KIND_OPTIONS.map((k) => (
+                    <option key={k}>{k}</option>
+                  ))}
+                </Select>
+              </label>
+              <label className="grid gap-1">
+                Tag (optional)
+                <Input name="tag" maxLength={100} />
+              </label>
+              <label className="grid gap-1">
+                Metric
+                <Input name="metricKey" required placeholder="loss" />
+              </label>
+              <label className="grid gap-1">
+                Condition
+                <Select name="condition" defaultValue="nan">
+                  {ALERT_CONDITIONS.map((c) => (
+                    <option key={c} value={c}>
+                      {c.replace("_", " ")}
+                    </option>
+                  ))}
+                </Select>
+              </label>
+              <label className="grid gap-1">
+                Threshold
+                <Input name="threshold" inputMode="decimal" className="w-24" />
+              </label>
+              <label className="grid gap-1">
+                For
+                <Input
+                  name="amount"
+                  type="number"
+                  min={1}
+                  required
+                  defaultValue={3}
+                  className="w-20"
+                />
+              </label>
+              <label className="grid gap-1">
+                Unit
+                <Select name="unit" defaultValue="steps">
+                  <option value="steps">steps</option>
+                  <option value="seconds">seconds</option>
+                </Select>
+              </label>
               <Button type="submit">Add rule</Button>
             </form>
           </CardContent>

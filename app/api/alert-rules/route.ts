@@ -7,7 +7,9 @@ import { createAlertRule, listAlertRules } from "@/lib/server/repositories/alert
 export const dynamic = "force-dynamic";
 
 /** GET /api/alert-rules → `{ rules }`: every alert rule by name with the runs it fires on now. */
-export const GET = withViewer("viewer", async () => json({ rules: await listAlertRules(prisma()) }));
+export const GET = withViewer("viewer", async () =>
+  json({ rules: await listAlertRules(prisma()) }),
+);
 
 /** POST /api/alert-rules (approvers) → 201 the new rule; 400 `invalid_body` (see lib/alerts/rule.ts). */
 export const POST = withViewer("approver", async (request, viewer) => {

@@ -13,7 +13,10 @@ export const dynamic = "force-dynamic";
  */
 export const GET = withViewer("viewer", async (request) => {
   const sp = new URL(request.url).searchParams;
-  const q = evalOverviewQuery.safeParse({ category: sp.get("category") || undefined, dataset: sp.get("dataset") || undefined });
+  const q = evalOverviewQuery.safeParse({
+    category: sp.get("category") || undefined,
+    dataset: sp.get("dataset") || undefined,
+  });
   if (!q.success) return errorResponse(400, "invalid_query", describeIssues(q.error));
   return json(await getEvalOverview(prisma(), q.data));
 });

@@ -24,12 +24,17 @@ export async function POST(request: Request): Promise<Response> {
     try {
       ({ value: body, truncated } = parseWireJson(text));
     } catch (err) {
-      if (err instanceof JsonSyntaxError) return errorResponse(400, "invalid_json", `body is not JSON: ${err.message}`);
+      if (err instanceof JsonSyntaxError)
+        return errorResponse(400, "invalid_json", `body is not JSON: ${err.message}`);
       throw err;
     }
     const values = Array.isArray(body) ? body : [body];
-    if (values.length > MAX_FRAMES) return errorResponse(413, "batch_too_large", `at most ${MAX_FRAMES} frames per request`);
-    const results = await ingestValues(values, principal, "http", { truncated, bytes: Buffer.byteLength(text) });
+    if (values.length > MAX_FRAMES)
+      return errorResponse(413, "batch_too_large", `at most ${MAX_FRAMES} frames per request`);
+    const results = await ingestValues(values, principal, "http", {
+      truncated,
+      bytes: Buffer.byteLength(text),
+    });
     const accepted = results.filter((r) => r.ok).length;
     return json({ results, accepted, rejected: results.length - accepted });
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import type { ArtifactView } from "@/lib/view-models/pipeline";
@@ -26,7 +27,14 @@ beforeAll(async () => {
   const t0 = Date.now() - TOTAL * 1000;
   const frames = [
     { type: "run.start", run: key, name: key, kind: "extraction" },
-    ...Array.from({ length: TOTAL }, (_, i) => ({ type: "run.artifact", run: key, kind: "upload", uri: `s3://b/${key}/shard-${String(i).padStart(5, "0")}.tar`, sizeBytes: 1000 + i, ts: t0 + i * 1000 })),
+    ...Array.from({ length: TOTAL }, (_, i) => ({
+      type: "run.artifact",
+      run: key,
+      kind: "upload",
+      uri: `s3://b/${key}/shard-${String(i).padStart(5, "0")}.tar`,
+      sizeBytes: 1000 + i,
+      ts: t0 + i * 1000,
+    })),
   ];
   const res = await fetch(`${server.url}/api/ingest`, {
     method: "POST",
@@ -42,7 +50,8 @@ afterAll(async () => {
   await prisma?.$disconnect();
 });
 
-const get = (path: string) => fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+const get = (path: string) =>
+  fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
 
 test("pages reach every artifact, newest first, without overlap", async () => {
   const seen: string[] = [];

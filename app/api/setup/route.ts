@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import { publicOrigins } from "@/lib/server/auth/better-auth";
-import { ForbiddenError } from "@/lib/server/auth/viewer";
 import { crossSiteReason } from "@/lib/server/auth/origin";
+import { ForbiddenError } from "@/lib/server/auth/viewer";
 import { prisma } from "@/lib/server/db";
 import { handle, json, parseJsonBody } from "@/lib/server/http";
 import { createFirstAdmin } from "@/lib/server/repositories/users";
@@ -26,6 +27,9 @@ export async function POST(request: Request): Promise<Response> {
     const body = await parseJsonBody(request, setupBody);
     if (body instanceof Response) return body;
     const { user } = await createFirstAdmin(prisma(), body);
-    return json({ user: { id: user.id, name: user.name, email: user.email, role: user.role } }, 201);
+    return json(
+      { user: { id: user.id, name: user.name, email: user.email, role: user.role } },
+      201,
+    );
   });
 }

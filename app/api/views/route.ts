@@ -1,9 +1,14 @@
 import { z } from "zod";
+
 import { describeIssues } from "@/lib/protocol";
 import { personId } from "@/lib/server/auth/person";
 import { prisma } from "@/lib/server/db";
 import { errorResponse, json, parseJsonBody, withViewer } from "@/lib/server/http";
-import { createSavedView, listSavedViews, savedViewInput } from "@/lib/server/repositories/saved-views";
+import {
+  createSavedView,
+  listSavedViews,
+  savedViewInput,
+} from "@/lib/server/repositories/saved-views";
 
 /** Read at request time: never prerendered at build. */
 export const dynamic = "force-dynamic";
@@ -14,7 +19,9 @@ const listQuery = z.strictObject({ page: z.enum(["runs"]).default("runs") });
 export const GET = withViewer("viewer", async (request, viewer) => {
   const q = listQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!q.success) return errorResponse(400, "invalid_query", describeIssues(q.error));
-  return json({ views: await listSavedViews(prisma(), personId(viewer, "saved views"), q.data.page) });
+  return json({
+    views: await listSavedViews(prisma(), personId(viewer, "saved views"), q.data.page),
+  });
 });
 
 /**

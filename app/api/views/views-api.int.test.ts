@@ -1,5 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import type { RunListPage, SavedViewView } from "@/lib/view-models";
@@ -31,22 +32,36 @@ type Person = Awaited<ReturnType<typeof newSignedInUser>>;
 const call = (who: Person, method: string, path: string, body?: unknown) =>
   fetch(`${server.url}${path}`, {
     method,
-    headers: { cookie: who.cookie, origin: server.url, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      cookie: who.cookie,
+      origin: server.url,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
   });
 
-const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;
+const errorOf = async (res: Response) =>
+  ((await res.json()) as { error: { code: string; message: string } }).error;
 
 describe("saved views", () => {
   test("a person saves, lists, renames and deletes their views; the query is normalised", async () => {
     const me = await newSignedInUser(prisma, server.url, "viewer");
-    const created = await call(me, "POST", "/api/views", { name: "  Fast benchmarks ", query: "?sort=peak&kind=benchmark&dir=desc" });
+    const created = await call(me, "POST", "/api/views", {
+      name: "  Fast benchmarks ",
+      query: "?sort=peak&kind=benchmark&dir=desc",
+    });
     expect(created.status).toBe(201);
     const view = (await created.json()) as SavedViewView;
-    expect(view).toMatchObject({ page: "runs", name: "Fast benchmarks", query: "kind=benchmark&sort=peak&dir=desc" });
+    expect(view).toMatchObject({
+      page: "runs",
+      name: "Fast benchmarks",
+      query: "kind=benchmark&sort=peak&dir=desc",
+    });
 
     await call(me, "POST", "/api/views", { name: "A failed", query: "status=failed" });
-    const listed = (await (await call(me, "GET", "/api/views?page=runs")).json()) as { views: SavedViewView[] };
+    const listed = (await (await call(me, "GET", "/api/views?page=runs")).json()) as {
+      views: SavedViewView[];
+    };
     expect(listed.views.map((v) => v.name)).toEqual(["A failed", "Fast benchmarks"]);
 
     const renamed = await call(me, "PATCH", `/api/views/${view.id}`, { name: "Peak first" });
@@ -59,7 +74,9 @@ describe("saved views", () => {
 
     expect((await call(me, "DELETE", `/api/views/${view.id}`)).status).toBe(204);
     expect((await call(me, "DELETE", `/api/views/${view.id}`)).status).toBe(404);
-    const after = (await (await call(me, "GET", "/api/views")).json()) as { views: SavedViewView[] };
+    const after = (await (await call(me, "GET", "/api/views")).json()) as {
+      views: SavedViewView[];
+    };
     expect(after.views.map((v) => v.name)).toEqual(["A failed"]);
   });
 
@@ -82,26 +99,43 @@ describe("saved views", () => {
     }
     const notJson = await call(me, "POST", "/api/views", "{nope");
     expect([notJson.status, (await errorOf(notJson)).code]).toEqual([400, "invalid_json"]);
-    expect((await errorOf(await call(me, "PATCH", "/api/views/abc", { name: "y" }))).code).toBe("invalid_query");
-    expect((await errorOf(await call(me, "GET", "/api/views?page=hosts"))).code).toBe("invalid_query");
+    expect((await errorOf(await call(me, "PATCH", "/api/views/abc", { name: "y" }))).code).toBe(
+      "invalid_query",
+    );
+    expect((await errorOf(await call(me, "GET", "/api/views?page=hosts"))).code).toBe(
+      "invalid_query",
+    );
   });
 
   test("another person's view is not found for reading, renaming or deleting; a worker token has no views", async () => {
     const owner = await newSignedInUser(prisma, server.url, "viewer");
     const other = await newSignedInUser(prisma, server.url, "admin");
-    const view = (await (await call(owner, "POST", "/api/views", { name: "mine", query: "kind=training" })).json()) as SavedViewView;
+    const view = (await (
+      await call(owner, "POST", "/api/views", { name: "mine", query: "kind=training" })
+    ).json()) as SavedViewView;
     // The same name is free for another person.
     expect((await call(other, "POST", "/api/views", { name: "mine", query: "" })).status).toBe(201);
-    const theirs = (await (await call(other, "GET", "/api/views")).json()) as { views: SavedViewView[] };
+    const theirs = (await (await call(other, "GET", "/api/views")).json()) as {
+      views: SavedViewView[];
+    };
     expect(theirs.views.map((v) => v.id)).not.toContain(view.id);
-    expect((await call(other, "PATCH", `/api/views/${view.id}`, { name: "stolen" })).status).toBe(404);
+    expect((await call(other, "PATCH", `/api/views/${view.id}`, { name: "stolen" })).status).toBe(
+      404,
+    );
     expect((await call(other, "DELETE", `/api/views/${view.id}`)).status).toBe(404);
-    expect((await prisma.savedView.findUniqueOrThrow({ where: { id: view.id } })).name).toBe("mine");
+    expect((await prisma.savedView.findUniqueOrThrow({ where: { id: view.id } })).name).toBe(
+      "mine",
+    );
 
-    const worker = await fetch(`${server.url}/api/views`, { headers: { authorization: `Bearer ${token}` } });
+    const worker = await fetch(`${server.url}/api/views`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect([worker.status, (await errorOf(worker)).code]).toEqual([403, "forbidden"]);
     // A cross-site cookie request changes nothing.
-    const cross = await fetch(`${server.url}/api/views/${view.id}`, { method: "DELETE", headers: { cookie: owner.cookie, origin: "https://evil.example" } });
+    const cross = await fetch(`${server.url}/api/views/${view.id}`, {
+      method: "DELETE",
+      headers: { cookie: owner.cookie, origin: "https://evil.example" },
+    });
     expect(cross.status).toBe(403);
     expect(await prisma.savedView.count({ where: { id: view.id } })).toBe(1);
   });
@@ -115,9 +149,16 @@ describe("GET /api/runs sort and group parameters", () => {
     const badDir = await fetch(`${server.url}/api/runs?sort=name&dir=up`, { headers: auth });
     expect(badDir.status).toBe(400);
     const badSweep = await fetch(`${server.url}/api/runs?sweep=whatever`, { headers: auth });
-    expect([badSweep.status, (await errorOf(badSweep)).message]).toEqual([400, expect.stringContaining("sweep")]);
+    expect([badSweep.status, (await errorOf(badSweep)).message]).toEqual([
+      400,
+      expect.stringContaining("sweep"),
+    ]);
     const ok = await fetch(`${server.url}/api/runs?sort=peak&dir=asc&group=off`, { headers: auth });
     expect(ok.status).toBe(200);
-    expect((await ok.json()) as RunListPage).toMatchObject({ runs: [], groups: [], nextCursor: null });
+    expect((await ok.json()) as RunListPage).toMatchObject({
+      runs: [],
+      groups: [],
+      nextCursor: null,
+    });
   });
 });

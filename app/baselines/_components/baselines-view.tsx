@@ -1,20 +1,37 @@
 "use client";
 
-import Link from "next/link";
-import { Fragment, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ArrowLeft, ExternalLink, Pencil, Plus, Trash2 } from "lucide-react";
+import Link from "next/link";
+import { Fragment, useState } from "react";
+
 import { BaselineForm } from "@/components/evals/baseline-form";
 import { draftSettingsLabel, formatTau } from "@/components/evals/format";
-import { allEvalOverviewsQueryKey, baselinesQueryKey, createBaseline, deleteBaseline, evalsPath, fetchBaselines, updateBaseline, type BaselineBody } from "@/components/evals/queries";
+import {
+  allEvalOverviewsQueryKey,
+  baselinesQueryKey,
+  createBaseline,
+  deleteBaseline,
+  evalsPath,
+  fetchBaselines,
+  updateBaseline,
+  type BaselineBody,
+} from "@/components/evals/queries";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { Badge } from "@/components/ui/badge";
 import { Button, buttonVariants } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@/components/ui/table";
 import { ApiError } from "@/lib/api-client";
-import { MISSING, formatNumber } from "@/lib/format";
+import { formatNumber, MISSING } from "@/lib/format";
 import { cn } from "@/lib/utils";
 import type { BaselineListView, BaselineView } from "@/lib/view-models/evals";
 
@@ -26,13 +43,22 @@ function formatValue(b: Pick<BaselineView, "metric">, v: number): string {
 /** What to tell the person when the server refused a write. */
 function refusal(err: unknown): string | null {
   if (!err) return null;
-  if (err instanceof ApiError && err.code === "baseline_exists") return `${err.message}: choose another name, or edit that one.`;
+  if (err instanceof ApiError && err.code === "baseline_exists")
+    return `${err.message}: choose another name, or edit that one.`;
   if (err instanceof ApiError && err.status === 403) return "Only approvers can change baselines.";
   return `Could not save: ${(err as Error).message}`;
 }
 
 /** The live baseline list; approvers also get the create form and per-row edit and delete. */
-export function BaselinesView({ initial, renderedAt, canEdit }: { initial: BaselineListView; renderedAt: number; canEdit: boolean }) {
+export function BaselinesView({
+  initial,
+  renderedAt,
+  canEdit,
+}: {
+  initial: BaselineListView;
+  renderedAt: number;
+  canEdit: boolean;
+}) {
   const live = useLiveTopics(["baselines"]);
   const queryClient = useQueryClient();
   const { data, error } = useQuery({
@@ -46,7 +72,11 @@ export function BaselinesView({ initial, renderedAt, canEdit }: { initial: Basel
   const [formKey, setFormKey] = useState(0);
   const [editing, setEditing] = useState<number | null>(null);
   const [confirmDelete, setConfirmDelete] = useState<number | null>(null);
-  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: baselinesQueryKey }), queryClient.invalidateQueries({ queryKey: allEvalOverviewsQueryKey })]);
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: baselinesQueryKey }),
+      queryClient.invalidateQueries({ queryKey: allEvalOverviewsQueryKey }),
+    ]);
 
   const create = useMutation({
     mutationFn: (body: BaselineBody) => createBaseline(body),
@@ -74,7 +104,9 @@ export function BaselinesView({ initial, renderedAt, canEdit }: { initial: Basel
     <div className="grid gap-4">
       <div className="flex min-h-8 flex-wrap items-center gap-x-4 gap-y-2">
         <h1 className="text-lg font-semibold tracking-tight">Baselines</h1>
-        <span className="text-sm text-muted-fg">reference figures drawn as labelled lines on eval charts</span>
+        <span className="text-sm text-muted-fg">
+          reference figures drawn as labelled lines on eval charts
+        </span>
         <div className="ml-auto flex items-center gap-2">
           <Link href={evalsPath()} className={buttonVariants({ variant: "outline", size: "sm" })}>
             <ArrowLeft aria-hidden />
@@ -89,7 +121,10 @@ export function BaselinesView({ initial, renderedAt, canEdit }: { initial: Basel
         </div>
       </div>
       {error && (
-        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+        <p
+          role="alert"
+          className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed"
+        >
           Could not refresh the list ({error.message}); showing the last data received.
         </p>
       )}
@@ -98,7 +133,9 @@ export function BaselinesView({ initial, renderedAt, canEdit }: { initial: Basel
         <Card className="min-w-0">
           <CardHeader>
             <CardTitle>New baseline</CardTitle>
-            <CardDescription>e.g. the public DFlash drafter: τ 12.4 with DDTree-8 on coding prompts</CardDescription>
+            <CardDescription>
+              e.g. the public DFlash drafter: τ 12.4 with DDTree-8 on coding prompts
+            </CardDescription>
           </CardHeader>
           <CardContent>
             <BaselineForm
@@ -120,19 +157,25 @@ export function BaselinesView({ initial, renderedAt, canEdit }: { initial: Basel
         <CardHeader>
           <CardTitle>All baselines</CardTitle>
           <CardDescription className="tabular-nums">
-            {baselines.length} baseline{baselines.length === 1 ? "" : "s"} · workers can also push them as <code className="font-mono">baseline.upsert</code>
+            {baselines.length} baseline{baselines.length === 1 ? "" : "s"} · workers can also push
+            them as <code className="font-mono">baseline.upsert</code>
             {!canEdit && " · approvers can add, edit and delete them here"}
           </CardDescription>
         </CardHeader>
         {remove.error && (
-          <p role="alert" className="mx-4 mt-3 rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+          <p
+            role="alert"
+            className="mx-4 mt-3 rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed"
+          >
             Could not delete: {remove.error.message}
           </p>
         )}
         {baselines.length === 0 ? (
           <CardContent className="text-sm text-muted-fg">
             No baselines yet.{" "}
-            {canEdit ? "Create one above, or push" : "Approvers create them here; workers push"} <code className="font-mono text-xs">{`{"type":"baseline.upsert","name":"DFlash DDTree-8","metric":"tau","value":12.4}`}</code>.
+            {canEdit ? "Create one above, or push" : "Approvers create them here; workers push"}{" "}
+            <code className="font-mono text-xs">{`{"type":"baseline.upsert","name":"DFlash DDTree-8","metric":"tau","value":12.4}`}</code>
+            .
           </CardContent>
         ) : (
           <Table data-testid="baseline-table">
@@ -159,7 +202,13 @@ export function BaselinesView({ initial, renderedAt, canEdit }: { initial: Basel
                         </span>
                         {/* Rows stored before sources were limited to http(s) may hold other schemes: never link those. */}
                         {b.sourceUrl && /^https?:\/\//i.test(b.sourceUrl) && (
-                          <a href={b.sourceUrl} target="_blank" rel="noreferrer noopener" className="text-muted-fg hover:text-foreground" title={b.sourceUrl}>
+                          <a
+                            href={b.sourceUrl}
+                            target="_blank"
+                            rel="noreferrer noopener"
+                            className="text-muted-fg hover:text-foreground"
+                            title={b.sourceUrl}
+                          >
                             <ExternalLink aria-label="source" className="size-3.5" />
                           </a>
                         )}
@@ -168,11 +217,20 @@ export function BaselinesView({ initial, renderedAt, canEdit }: { initial: Basel
                     <TableCell>
                       <Badge tone="outline">{b.metric === "tau" ? "τ (tau)" : b.metric}</Badge>
                     </TableCell>
-                    <TableCell className="text-right font-medium">{formatValue(b, b.value)}</TableCell>
-                    <TableCell className="text-right">{b.tolerance !== null ? formatValue(b, b.tolerance) : MISSING}</TableCell>
+                    <TableCell className="text-right font-medium">
+                      {formatValue(b, b.value)}
+                    </TableCell>
+                    <TableCell className="text-right">
+                      {b.tolerance !== null ? formatValue(b, b.tolerance) : MISSING}
+                    </TableCell>
                     <TableCell>{b.dataset ?? <span className="text-muted-fg">any</span>}</TableCell>
-                    <TableCell className="max-w-64 truncate text-muted-fg" title={draftSettingsLabel(b.settings)}>
-                      {Object.keys(b.settings).length > 0 ? draftSettingsLabel(b.settings) : MISSING}
+                    <TableCell
+                      className="max-w-64 truncate text-muted-fg"
+                      title={draftSettingsLabel(b.settings)}
+                    >
+                      {Object.keys(b.settings).length > 0
+                        ? draftSettingsLabel(b.settings)
+                        : MISSING}
                     </TableCell>
                     <TableCell className="text-muted-fg">
                       <RelativeTime iso={b.updatedAt} />
@@ -182,10 +240,20 @@ export function BaselinesView({ initial, renderedAt, canEdit }: { initial: Basel
                         {confirmDelete === b.id ? (
                           <span className="inline-flex items-center gap-1">
                             <span className="text-xs text-muted-fg">Delete?</span>
-                            <Button size="sm" variant="outline" className="text-failed hover:bg-failed-bg" disabled={remove.isPending} onClick={() => remove.mutate(b.id)}>
+                            <Button
+                              size="sm"
+                              variant="outline"
+                              className="text-failed hover:bg-failed-bg"
+                              disabled={remove.isPending}
+                              onClick={() => remove.mutate(b.id)}
+                            >
                               Delete
                             </Button>
-                            <Button size="sm" variant="ghost" onClick={() => setConfirmDelete(null)}>
+                            <Button
+                              size="sm"
+                              variant="ghost"
+                              onClick={() => setConfirmDelete(null)}
+                            >
                               Keep
                             </Button>
                           </span>
@@ -203,7 +271,14 @@ export function BaselinesView({ initial, renderedAt, canEdit }: { initial: Basel
                             >
                               <Pencil />
                             </Button>
-                            <Button size="icon" variant="ghost" aria-label={`Delete ${b.name}`} title="Delete" className="text-failed" onClick={() => setConfirmDelete(b.id)}>
+                            <Button
+                              size="icon"
+                              variant="ghost"
+                              aria-label={`Delete ${b.name}`}
+                              title="Delete"
+                              className="text-failed"
+                              onClick={() => setConfirmDelete(b.id)}
+                            >
                               <Trash2 />
                             </Button>
                           </span>
@@ -213,7 +288,7 @@ export function BaselinesView({ initial, renderedAt, canEdit }: { initial: Basel
                   </TableRow>
                   {canEdit && editing === b.id && (
                     <TableRow className={cn("bg-muted/30 hover:bg-muted/30")}>
-                      <TableCell colSpan={columns} className="whitespace-normal py-3">
+                      <TableCell colSpan={columns} className="py-3 whitespace-normal">
                         <BaselineForm
                           initial={b}
                           busy={update.isPending}

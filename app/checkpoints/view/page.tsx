@@ -1,10 +1,12 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
+
 import { splitUri } from "@/components/checkpoints/checkpoint-uri";
 import { checkpointsPath } from "@/lib/checkpoint-paths";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { getCheckpointLineage } from "@/lib/server/repositories/lineage";
+
 import { CheckpointView } from "./_components/checkpoint-view";
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
@@ -17,7 +19,11 @@ async function uriOf(searchParams: SearchParams): Promise<string | null> {
 }
 
 /** Page title: the checkpoint's last path segment (`step-4000`). */
-export async function generateMetadata({ searchParams }: { searchParams: SearchParams }): Promise<Metadata> {
+export async function generateMetadata({
+  searchParams,
+}: {
+  searchParams: SearchParams;
+}): Promise<Metadata> {
   const uri = await uriOf(searchParams);
   return { title: uri ? `Checkpoint ${splitUri(uri).tail}` : "Checkpoints" };
 }

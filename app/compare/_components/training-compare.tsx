@@ -1,7 +1,8 @@
 "use client";
 
-import { useState } from "react";
 import { useQueries } from "@tanstack/react-query";
+import { useState } from "react";
+
 import { LogYToggle } from "@/components/charts/log-y-toggle";
 import { OverlayMetricChart, type OverlaySeries } from "@/components/charts/overlay-metric-chart";
 import type { LiveStatus } from "@/components/live/live-client";
@@ -28,10 +29,20 @@ function orderKeys(keys: Iterable<string>): string[] {
  * chart (EMA, raw line faint behind) and a "Log y" toggle per chart. Renders nothing when no
  * compared run has metric points. Serving runs are left out (their steps are unix ms).
  */
-export function TrainingCompare({ runs, colors, live }: { runs: readonly RunDetail[]; colors: readonly string[]; live: LiveStatus }) {
+export function TrainingCompare({
+  runs,
+  colors,
+  live,
+}: {
+  runs: readonly RunDetail[];
+  colors: readonly string[];
+  live: LiveStatus;
+}) {
   const [smoothing, setSmoothing] = useState(DEFAULT_SMOOTHING);
   const [logKeys, setLogKeys] = useState<ReadonlySet<string>>(new Set());
-  const candidates = runs.map((run, i) => ({ run, color: colors[i]! })).filter((c) => c.run.kind !== "serving");
+  const candidates = runs
+    .map((run, i) => ({ run, color: colors[i]! }))
+    .filter((c) => c.run.kind !== "serving");
   const results = useQueries({
     queries: candidates.map(({ run }) => ({
       queryKey: metricsQueryKey(run.id),
@@ -43,7 +54,8 @@ export function TrainingCompare({ runs, colors, live }: { runs: readonly RunDeta
   const loaded = candidates.map((c, i) => ({ ...c, metrics: results[i]?.data }));
   const withSeries = loaded.filter((l) => (l.metrics?.series.length ?? 0) > 0);
   if (withSeries.length === 0) {
-    const loading = results.some((r) => r.isPending) && candidates.some((c) => c.run.kind === "training");
+    const loading =
+      results.some((r) => r.isPending) && candidates.some((c) => c.run.kind === "training");
     return loading ? (
       <Card aria-busy="true">
         <CardHeader>
@@ -71,19 +83,29 @@ export function TrainingCompare({ runs, colors, live }: { runs: readonly RunDeta
             data-testid="smoothing-slider"
             aria-valuetext={smoothing === 0 ? "off" : formatNumber(smoothing, 2)}
           />
-          <span className="w-8 font-medium text-foreground tabular-nums" data-testid="smoothing-value">
+          <span
+            className="w-8 font-medium text-foreground tabular-nums"
+            data-testid="smoothing-value"
+          >
             {smoothing === 0 ? "off" : formatNumber(smoothing, 2)}
           </span>
         </label>
-        <span className="text-xs text-muted-fg">EMA per run; the raw values are drawn faint behind.</span>
+        <span className="text-xs text-muted-fg">
+          EMA per run; the raw values are drawn faint behind.
+        </span>
       </div>
       <div className={cn("grid gap-4", keys.length > 1 && "lg:grid-cols-2")}>
         {keys.map((key) => {
           const series: OverlaySeries[] = withSeries.flatMap((l) => {
             const s = l.metrics!.series.find((x) => x.key === key);
-            return s ? [{ key: String(l.run.id), label: l.run.name, color: l.color, points: s.points }] : [];
+            return s
+              ? [{ key: String(l.run.id), label: l.run.name, color: l.color, points: s.points }]
+              : [];
           });
-          const bad = series.reduce((n, s) => n + s.points.filter((p) => !Number.isFinite(p.value)).length, 0);
+          const bad = series.reduce(
+            (n, s) => n + s.points.filter((p) => !Number.isFinite(p.value)).length,
+            0,
+          );
           const logY = logKeys.has(key);
           return (
             <Card key={key} className="min-w-0" data-testid="overlay-card" data-key={key}>
@@ -109,10 +131,16 @@ export function TrainingCompare({ runs, colors, live }: { runs: readonly RunDeta
                 />
               </CardHeader>
               <CardContent className="grid gap-2">
-                <OverlayMetricChart metricKey={key} series={series} smoothing={smoothing} logY={logY} />
+                <OverlayMetricChart
+                  metricKey={key}
+                  series={series}
+                  smoothing={smoothing}
+                  logY={logY}
+                />
                 {bad > 0 && (
                   <p className="text-xs font-medium text-failed tabular-nums">
-                    ▲ {bad} non-finite value{bad === 1 ? "" : "s"} not drawn (see each run&apos;s page)
+                    ▲ {bad} non-finite value{bad === 1 ? "" : "s"} not drawn (see each run&apos;s
+                    page)
                   </p>
                 )}
               </CardContent>

@@ -1,15 +1,23 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
+import { FlaskConical, Ruler } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useTransition } from "react";
-import { useQuery } from "@tanstack/react-query";
-import { FlaskConical, Ruler } from "lucide-react";
+
 import { seriesColor } from "@/components/charts/sweep-chart-parts";
 import { BaselineDeltas } from "@/components/evals/eval-sections";
 import { checkpointName, draftSettingsLabel, formatTau } from "@/components/evals/format";
+import {
+  allEvalOverviewsQueryKey,
+  BASELINES_PATH,
+  evalOverviewQueryKey,
+  evalsPath,
+  fetchEvalOverview,
+  type EvalFilters,
+} from "@/components/evals/queries";
 import { comparableBaselines, compareWithBaselines } from "@/components/evals/reference";
-import { allEvalOverviewsQueryKey, BASELINES_PATH, evalOverviewQueryKey, evalsPath, fetchEvalOverview, type EvalFilters } from "@/components/evals/queries";
 import { TauCategoryBars } from "@/components/evals/tau-category-bars";
 import { TauChart } from "@/components/evals/tau-chart";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
@@ -18,11 +26,23 @@ import { Badge } from "@/components/ui/badge";
 import { buttonVariants } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Select } from "@/components/ui/input";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@/components/ui/table";
 import { formatCount } from "@/lib/format";
 import { runPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";
-import type { BaselineView, EvalOverviewView, TauLineView, TauPointView } from "@/lib/view-models/evals";
+import type {
+  BaselineView,
+  EvalOverviewView,
+  TauLineView,
+  TauPointView,
+} from "@/lib/view-models/evals";
 
 const CHART_HEIGHT = 340;
 
@@ -37,7 +57,15 @@ function latestPoint(l: TauLineView): TauPointView | null {
 }
 
 /** The live eval overview: filters, τ by checkpoint per training run vs baselines, category bars, runs. */
-export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverviewView; filters: EvalFilters; renderedAt: number }) {
+export function EvalsView({
+  initial,
+  filters,
+  renderedAt,
+}: {
+  initial: EvalOverviewView;
+  filters: EvalFilters;
+  renderedAt: number;
+}) {
   const live = useLiveTopics(["evals"]);
   // The chart draws the baselines too; the `baselines` topic alone does not map to ["evals"].
   useLiveInvalidate(["baselines"], [allEvalOverviewsQueryKey]);
@@ -50,13 +78,32 @@ export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverv
   });
   const filtered = filters.category !== undefined || filters.dataset !== undefined;
   const lines = data.lines;
-  const series = lines.map((l, i) => ({ key: l.key, label: lineLabel(l), color: seriesColor(i), points: l.points }));
+  const series = lines.map((l, i) => ({
+    key: l.key,
+    label: lineLabel(l),
+    color: seriesColor(i),
+    points: l.points,
+  }));
   const bars = lines.flatMap((l, i) => {
     const latest = latestPoint(l);
-    return latest && l.latestCategories.length > 0 ? [{ key: l.key, label: `${lineLabel(l)} · ${checkpointName(latest)}`, color: seriesColor(i), categories: l.latestCategories }] : [];
+    return latest && l.latestCategories.length > 0
+      ? [
+          {
+            key: l.key,
+            label: `${lineLabel(l)} · ${checkpointName(latest)}`,
+            color: seriesColor(i),
+            categories: l.latestCategories,
+          },
+        ]
+      : [];
   });
   const runCount = new Set(lines.map((l) => l.run.id)).size;
-  const scope = [filters.category ? `category ${filters.category}` : null, filters.dataset ? `dataset ${filters.dataset}` : null].filter(Boolean).join(" · ");
+  const scope = [
+    filters.category ? `category ${filters.category}` : null,
+    filters.dataset ? `dataset ${filters.dataset}` : null,
+  ]
+    .filter(Boolean)
+    .join(" · ");
 
   return (
     <div className="grid gap-4">
@@ -66,7 +113,10 @@ export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverv
           {lines.length > 0 &&
             `${runCount} training run${runCount === 1 ? "" : "s"}${lines.length > runCount ? ` (${lines.length} lines: one per draft settings)` : ""} · ${data.baselines.length} τ baseline${data.baselines.length === 1 ? "" : "s"}`}
         </span>
-        <Link href={BASELINES_PATH} className={cn(buttonVariants({ variant: "outline", size: "sm" }), "ml-auto")}>
+        <Link
+          href={BASELINES_PATH}
+          className={cn(buttonVariants({ variant: "outline", size: "sm" }), "ml-auto")}
+        >
           <Ruler aria-hidden />
           Baselines
         </Link>
@@ -75,7 +125,10 @@ export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverv
       <EvalFiltersBar filters={filters} categories={data.categories} datasets={data.datasets} />
 
       {error && (
-        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+        <p
+          role="alert"
+          className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed"
+        >
           Could not refresh the evals ({error.message}); showing the last data received.
         </p>
       )}
@@ -97,20 +150,33 @@ export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverv
             <CardHeader className="flex-wrap">
               <CardTitle>Acceptance length τ by checkpoint</CardTitle>
               <CardDescription>
-                one line per training run (and draft settings, never summed) · τ = tokens produced / verify steps over all prompts{scope ? ` · ${scope}` : ""}
+                one line per training run (and draft settings, never summed) · τ = tokens produced /
+                verify steps over all prompts{scope ? ` · ${scope}` : ""}
               </CardDescription>
             </CardHeader>
             <CardContent>
-              <TauChart series={series} baselines={data.baselines} height={CHART_HEIGHT} scope={filters.category ?? null} />
+              <TauChart
+                series={series}
+                baselines={data.baselines}
+                height={CHART_HEIGHT}
+                scope={filters.category ?? null}
+              />
             </CardContent>
           </Card>
           {/* Full width: beside the category chart (2xl) the table cut the run names ("DFlash drafter b16 · Qwe…", where run 6 and run 7 differ) and scrolled. */}
           <Card className="min-w-0">
             <CardHeader>
               <CardTitle>Training runs</CardTitle>
-              <CardDescription>checkpoints are matched to the run that saved them (run.artifact URI), else to the run holding the results</CardDescription>
+              <CardDescription>
+                checkpoints are matched to the run that saved them (run.artifact URI), else to the
+                run holding the results
+              </CardDescription>
             </CardHeader>
-            <LineTable lines={lines} baselines={data.baselines} category={filters.category ?? null} />
+            <LineTable
+              lines={lines}
+              baselines={data.baselines}
+              category={filters.category ?? null}
+            />
           </Card>
           <Card className="min-w-0">
             <CardHeader>
@@ -127,15 +193,33 @@ export function EvalsView({ initial, filters, renderedAt }: { initial: EvalOverv
 }
 
 /** Category and dataset menus; the URL is the state. */
-function EvalFiltersBar({ filters, categories, datasets }: { filters: EvalFilters; categories: string[]; datasets: string[] }) {
+function EvalFiltersBar({
+  filters,
+  categories,
+  datasets,
+}: {
+  filters: EvalFilters;
+  categories: string[];
+  datasets: string[];
+}) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const go = (next: EvalFilters) => startTransition(() => router.push(evalsPath(next)));
   // A filter value from the URL that no result has (yet) stays selectable.
-  const withCurrent = (list: string[], current: string | undefined) => (current && !list.includes(current) ? [current, ...list] : list);
+  const withCurrent = (list: string[], current: string | undefined) =>
+    current && !list.includes(current) ? [current, ...list] : list;
   return (
-    <div role="search" aria-label="Filter evals" aria-busy={pending} className="flex flex-wrap items-center gap-2">
-      <Select aria-label="Category" value={filters.category ?? ""} onChange={(e) => go({ ...filters, category: e.currentTarget.value || undefined })}>
+    <div
+      role="search"
+      aria-label="Filter evals"
+      aria-busy={pending}
+      className="flex flex-wrap items-center gap-2"
+    >
+      <Select
+        aria-label="Category"
+        value={filters.category ?? ""}
+        onChange={(e) => go({ ...filters, category: e.currentTarget.value || undefined })}
+      >
         <option value="">All categories</option>
         {withCurrent(categories, filters.category).map((c) => (
           <option key={c} value={c}>
@@ -143,7 +227,11 @@ function EvalFiltersBar({ filters, categories, datasets }: { filters: EvalFilter
           </option>
         ))}
       </Select>
-      <Select aria-label="Dataset" value={filters.dataset ?? ""} onChange={(e) => go({ ...filters, dataset: e.currentTarget.value || undefined })}>
+      <Select
+        aria-label="Dataset"
+        value={filters.dataset ?? ""}
+        onChange={(e) => go({ ...filters, dataset: e.currentTarget.value || undefined })}
+      >
         <option value="">All datasets</option>
         {withCurrent(datasets, filters.dataset).map((d) => (
           <option key={d} value={d}>
@@ -152,7 +240,10 @@ function EvalFiltersBar({ filters, categories, datasets }: { filters: EvalFilter
         ))}
       </Select>
       {(filters.category || filters.dataset) && (
-        <Link href={evalsPath()} className={cn(buttonVariants({ variant: "ghost" }), "text-muted-fg")}>
+        <Link
+          href={evalsPath()}
+          className={cn(buttonVariants({ variant: "ghost" }), "text-muted-fg")}
+        >
           Clear filters
         </Link>
       )}
@@ -160,17 +251,41 @@ function EvalFiltersBar({ filters, categories, datasets }: { filters: EvalFilter
   );
 }
 
-function LineTable({ lines, baselines, category }: { lines: TauLineView[]; baselines: BaselineView[]; category: string | null }) {
+function LineTable({
+  lines,
+  baselines,
+  category,
+}: {
+  lines: TauLineView[];
+  baselines: BaselineView[];
+  category: string | null;
+}) {
   // Same rule as the run page: the baselines of the line's datasets, else the dataset-less ones,
   // each compared with the τ of its own category (never an all-category τ with a coding reference).
   const refs = lines.map((l) => {
     const latest = latestPoint(l);
-    return latest ? compareWithBaselines(comparableBaselines(baselines, l.datasets), latest.tau, l.latestCategories, category) : [];
+    return latest
+      ? compareWithBaselines(
+          comparableBaselines(baselines, l.datasets),
+          latest.tau,
+          l.latestCategories,
+          category,
+        )
+      : [];
   });
   const anyRef = refs.some((r) => r.length > 0);
   const first = refs.find((r) => r.length > 0);
   const sameSingle =
-    first?.length === 1 && refs.every((r) => r.length === 0 || (r.length === 1 && r[0]!.baseline.id === first[0]!.baseline.id && r[0]!.category === first[0]!.category)) ? first[0]! : null;
+    first?.length === 1 &&
+    refs.every(
+      (r) =>
+        r.length === 0 ||
+        (r.length === 1 &&
+          r[0]!.baseline.id === first[0]!.baseline.id &&
+          r[0]!.category === first[0]!.category),
+    )
+      ? first[0]!
+      : null;
   return (
     <Table>
       <TableHeader>
@@ -181,7 +296,13 @@ function LineTable({ lines, baselines, category }: { lines: TauLineView[]; basel
           <TableHead>Latest</TableHead>
           <TableHead className="text-right">Latest τ</TableHead>
           <TableHead className="text-right">Best τ</TableHead>
-          {anyRef && <TableHead>{sameSingle ? `${sameSingle.category ? `${sameSingle.category} τ ` : ""}vs ${sameSingle.baseline.name}` : "vs baselines"}</TableHead>}
+          {anyRef && (
+            <TableHead>
+              {sameSingle
+                ? `${sameSingle.category ? `${sameSingle.category} τ ` : ""}vs ${sameSingle.baseline.name}`
+                : "vs baselines"}
+            </TableHead>
+          )}
         </TableRow>
       </TableHeader>
       <TableBody>
@@ -194,19 +315,33 @@ function LineTable({ lines, baselines, category }: { lines: TauLineView[]; basel
             <TableRow key={l.key}>
               <TableCell className="max-w-96">
                 <span className="flex min-w-0 items-center gap-1.5">
-                  <span aria-hidden className="size-2 shrink-0 rounded-full" style={{ background: seriesColor(i) }} />
-                  <Link href={runPath(l.run.id)} className="truncate font-medium hover:underline" title={l.run.name}>
+                  <span
+                    aria-hidden
+                    className="size-2 shrink-0 rounded-full"
+                    style={{ background: seriesColor(i) }}
+                  />
+                  <Link
+                    href={runPath(l.run.id)}
+                    className="truncate font-medium hover:underline"
+                    title={l.run.name}
+                  >
                     {l.run.name}
                   </Link>
                   <Badge tone="outline">{l.run.kind}</Badge>
                 </span>
                 {l.splitByDraft && (
-                  <span className="block truncate pl-3.5 text-xs text-muted-fg" title="this run was scored with several draft settings: one line each, never summed">
+                  <span
+                    className="block truncate pl-3.5 text-xs text-muted-fg"
+                    title="this run was scored with several draft settings: one line each, never summed"
+                  >
                     draft: {draftSettingsLabel(l.draft.settings)}
                   </span>
                 )}
               </TableCell>
-              <TableCell className="max-w-72 truncate text-muted-fg" title={others.map((r) => r.name).join(", ") || undefined}>
+              <TableCell
+                className="max-w-72 truncate text-muted-fg"
+                title={others.map((r) => r.name).join(", ") || undefined}
+              >
                 {others.length === 0
                   ? "itself"
                   : others.map((r, j) => (
@@ -219,14 +354,21 @@ function LineTable({ lines, baselines, category }: { lines: TauLineView[]; basel
                     ))}
               </TableCell>
               <TableCell className="text-right">{formatCount(l.points.length)}</TableCell>
-              <TableCell className="max-w-40 truncate text-muted-fg" title={latest?.uri ?? undefined}>
+              <TableCell
+                className="max-w-40 truncate text-muted-fg"
+                title={latest?.uri ?? undefined}
+              >
                 {latest ? checkpointName(latest) : "—"}
               </TableCell>
               <TableCell className="text-right font-medium">{formatTau(latest?.tau)}</TableCell>
               <TableCell className="text-right">{formatTau(best)}</TableCell>
               {anyRef && (
                 <TableCell className="max-w-56">
-                  {lineRefs.length > 0 ? <BaselineDeltas comparisons={lineRefs} compact names={sameSingle === null} /> : <span className="text-muted-fg">—</span>}
+                  {lineRefs.length > 0 ? (
+                    <BaselineDeltas comparisons={lineRefs} compact names={sameSingle === null} />
+                  ) : (
+                    <span className="text-muted-fg">—</span>
+                  )}
                 </TableCell>
               )}
             </TableRow>
@@ -247,15 +389,20 @@ function EvalsEmptyState() {
         <div className="grid gap-1">
           <h2 className="text-base font-semibold">No drafter evals yet</h2>
           <p className="text-sm text-muted-fg">
-            Checkpoints appear here, scored by acceptance length τ, as soon as a worker pushes <code className="font-mono text-xs">run.eval</code> results (checkpoint, prompt, verify steps,
-            accepted draft tokens). A training run that also pushes <code className="font-mono text-xs">run.artifact</code> for each checkpoint gets the scores of any eval run that names the
-            checkpoint&apos;s URI.
+            Checkpoints appear here, scored by acceptance length τ, as soon as a worker pushes{" "}
+            <code className="font-mono text-xs">run.eval</code> results (checkpoint, prompt, verify
+            steps, accepted draft tokens). A training run that also pushes{" "}
+            <code className="font-mono text-xs">run.artifact</code> for each checkpoint gets the
+            scores of any eval run that names the checkpoint&apos;s URI.
           </p>
         </div>
       </div>
-      <div className="rounded-md border border-border bg-muted/60 px-3 py-2 font-mono text-xs">PITWALL_TOKEN=&lt;token&gt; npx pitwall import results_20260101_120000.jsonl</div>
+      <div className="rounded-md border border-border bg-muted/60 px-3 py-2 font-mono text-xs">
+        PITWALL_TOKEN=&lt;token&gt; npx pitwall import results_20260101_120000.jsonl
+      </div>
       <p className="text-xs text-muted-fg">
-        Imports SpecForge <code className="font-mono">bench_eagle3.py</code> results (and SGLang server logs with <code className="font-mono">accept len</code>).{" "}
+        Imports SpecForge <code className="font-mono">bench_eagle3.py</code> results (and SGLang
+        server logs with <code className="font-mono">accept len</code>).{" "}
         <Link href={BASELINES_PATH} className="text-link underline-offset-4 hover:underline">
           Add a τ baseline
         </Link>{" "}

@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { Server } from "lucide-react";
+
 import { HostCard } from "@/components/hosts/host-card";
 import { fetchHosts, hostsQueryKey } from "@/components/hosts/queries";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
@@ -23,16 +24,23 @@ export function HostsView({ initial, renderedAt }: { initial: HostListView; rend
     initialDataUpdatedAt: renderedAt,
     refetchInterval: refetchIntervalFor(live),
   });
-  const counts = COUNTS.map((s) => [s, data.hosts.filter((h) => h.state === s).length] as const).filter(([, n]) => n > 0);
+  const counts = COUNTS.map(
+    (s) => [s, data.hosts.filter((h) => h.state === s).length] as const,
+  ).filter(([, n]) => n > 0);
 
   return (
     <div className="grid gap-4">
       <div className="flex min-h-8 flex-wrap items-baseline gap-x-4 gap-y-1">
         <h1 className="text-lg font-semibold tracking-tight">Hosts</h1>
-        <span className="text-sm text-muted-fg tabular-nums">{counts.map(([s, n]) => `${n} ${s}`).join(" · ")}</span>
+        <span className="text-sm text-muted-fg tabular-nums">
+          {counts.map(([s, n]) => `${n} ${s}`).join(" · ")}
+        </span>
       </div>
       {error && (
-        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+        <p
+          role="alert"
+          className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed"
+        >
           Could not refresh the hosts ({error.message}); showing the last data received.
         </p>
       )}
@@ -44,16 +52,23 @@ export function HostsView({ initial, renderedAt }: { initial: HostListView; rend
             </span>
             <div>
               <h2 className="text-base font-semibold">No hosts yet</h2>
-              <p className="text-sm text-muted-fg">A host appears when it gets a worker token; its GPUs show once it sends heartbeats.</p>
+              <p className="text-sm text-muted-fg">
+                A host appears when it gets a worker token; its GPUs show once it sends heartbeats.
+              </p>
             </div>
           </div>
-          <div className="flex items-start gap-1 rounded-md border border-border bg-muted/60 py-1.5 pl-3 pr-1">
-            <pre className="min-w-0 flex-1 overflow-x-auto py-0.5 font-mono text-xs leading-5">npx pitwall token create $(hostname)</pre>
-            <CopyButton text="npx pitwall token create $(hostname)" label="Copy the token command" />
+          <div className="flex items-start gap-1 rounded-md border border-border bg-muted/60 py-1.5 pr-1 pl-3">
+            <pre className="min-w-0 flex-1 overflow-x-auto py-0.5 font-mono text-xs leading-5">
+              npx pitwall token create $(hostname)
+            </pre>
+            <CopyButton
+              text="npx pitwall token create $(hostname)"
+              label="Copy the token command"
+            />
           </div>
         </div>
       ) : (
-        <div className="grid items-start gap-4 md:grid-cols-2 2xl:grid-cols-3 min-[2000px]:grid-cols-4">
+        <div className="grid items-start gap-4 min-[2000px]:grid-cols-4 md:grid-cols-2 2xl:grid-cols-3">
           {data.hosts.map((h) => (
             <HostCard key={h.name} host={h} asOf={data.asOf} />
           ))}

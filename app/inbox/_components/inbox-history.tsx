@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+
 import { InboxAuditList } from "@/components/inbox/audit-list";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { fetchJson } from "@/lib/api-client";
@@ -11,7 +12,10 @@ export function InboxHistory({ initial }: { initial: InboxAuditEntry[] }) {
   const live = useLiveTopics(["inbox"]);
   const { data } = useQuery({
     queryKey: ["inbox", "audit"],
-    queryFn: ({ signal }) => fetchJson<{ entries: InboxAuditEntry[] }>("/api/inbox/audit", { signal }).then((r) => r.entries),
+    queryFn: ({ signal }) =>
+      fetchJson<{ entries: InboxAuditEntry[] }>("/api/inbox/audit", { signal }).then(
+        (r) => r.entries,
+      ),
     initialData: initial,
     refetchInterval: refetchIntervalFor(live),
   });
@@ -22,7 +26,11 @@ export function InboxHistory({ initial }: { initial: InboxAuditEntry[] }) {
           History
         </h2>
         <span className="text-sm text-muted-fg">the latest {data.length}, newest first</span>
-        <a className="ml-auto inline-flex min-h-11 items-center text-sm text-link underline-offset-4 hover:underline" href="/api/inbox/audit?format=csv" download>
+        <a
+          className="ml-auto inline-flex min-h-11 items-center text-sm text-link underline-offset-4 hover:underline"
+          href="/api/inbox/audit?format=csv"
+          download
+        >
           Download CSV
         </a>
       </div>

@@ -1,7 +1,8 @@
 "use client";
 
-import { useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
@@ -17,7 +18,8 @@ export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; can
   const queryClient = useQueryClient();
   const { data } = useQuery({
     queryKey: rulesQueryKey,
-    queryFn: ({ signal }) => fetchJson<{ rules: InboxRuleView[] }>("/api/inbox/rules", { signal }).then((r) => r.rules),
+    queryFn: ({ signal }) =>
+      fetchJson<{ rules: InboxRuleView[] }>("/api/inbox/rules", { signal }).then((r) => r.rules),
     initialData: initial,
     refetchInterval: refetchIntervalFor(live),
   });
@@ -39,7 +41,14 @@ export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; can
     const form = e.currentTarget;
     const f = new FormData(form);
     const text = (k: string) => String(f.get(k) ?? "").trim();
-    const body = { effect: text("effect"), agent: text("agent"), tool: text("tool"), pattern: text("pattern"), project: text("project") || null, message: text("message") || null };
+    const body = {
+      effect: text("effect"),
+      agent: text("agent"),
+      tool: text("tool"),
+      pattern: text("pattern"),
+      project: text("project") || null,
+      message: text("message") || null,
+    };
     void act(() => sendJson("POST", "/api/inbox/rules", body)).then((ok) => ok && form.reset());
   };
 
@@ -49,10 +58,14 @@ export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; can
         Rules
       </h2>
       <p className="text-sm text-muted-fg">
-        Applied when an agent asks: a matching rule decides at once, deny before allow. Patterns are globs on the command, path or URL (<code>pytest *</code>, <code>src/**</code>).
+        Applied when an agent asks: a matching rule decides at once, deny before allow. Patterns are
+        globs on the command, path or URL (<code>pytest *</code>, <code>src/**</code>).
       </p>
       {error ? (
-        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm break-words text-failed">
+        <p
+          role="alert"
+          className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm break-words text-failed"
+        >
           {error}
         </p>
       ) : null}
@@ -75,14 +88,23 @@ export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; can
               {data.length === 0 ? (
                 <tr>
                   <td colSpan={4} className="px-3 py-4 text-muted-fg">
-                    No rules yet: every permission waits for a person.{canEdit ? " Add one below, or use “Always allow…” on a waiting item." : ""}
+                    No rules yet: every permission waits for a person.
+                    {canEdit ? " Add one below, or use “Always allow…” on a waiting item." : ""}
                   </td>
                 </tr>
               ) : null}
               {data.map((r) => (
-                <tr key={r.id} data-testid="inbox-rule" className="border-t border-border align-top">
+                <tr
+                  key={r.id}
+                  data-testid="inbox-rule"
+                  className="border-t border-border align-top"
+                >
                   <td className="px-3 py-2">
-                    <span className={`mr-2 rounded px-1.5 py-0.5 text-xs font-medium ${r.effect === "deny" ? "bg-failed-bg text-failed" : "bg-succeeded-bg text-succeeded"}`}>{r.effect}</span>
+                    <span
+                      className={`mr-2 rounded px-1.5 py-0.5 text-xs font-medium ${r.effect === "deny" ? "bg-failed-bg text-failed" : "bg-succeeded-bg text-succeeded"}`}
+                    >
+                      {r.effect}
+                    </span>
                     <span className="font-mono break-all">
                       {r.tool}({r.pattern})
                     </span>
@@ -91,13 +113,22 @@ export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; can
                       {r.project === null ? "everywhere" : `in ${r.project}`}
                       {r.agent === "any" ? "" : ` · ${r.agent}`}
                     </span>
-                    {r.message ? <p className="text-xs text-muted-fg break-words">“{r.message}”</p> : null}
+                    {r.message ? (
+                      <p className="text-xs break-words text-muted-fg">“{r.message}”</p>
+                    ) : null}
                   </td>
                   <td className="px-3 py-2 tabular-nums">{r.appliedCount}×</td>
                   <td className="px-3 py-2 break-words">{r.createdBy}</td>
                   {canEdit ? (
                     <td className="px-3 py-2 text-right">
-                      <Button variant="outline" className="min-h-11" aria-label={`Delete rule ${r.label}`} onClick={() => void act(() => sendJson("DELETE", `/api/inbox/rules/${r.id}`))}>
+                      <Button
+                        variant="outline"
+                        className="min-h-11"
+                        aria-label={`Delete rule ${r.label}`}
+                        onClick={() =>
+                          void act(() => sendJson("DELETE", `/api/inbox/rules/${r.id}`))
+                        }
+                      >
                         Delete
                       </Button>
                     </td>
@@ -114,7 +145,11 @@ export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; can
             <CardTitle>Add a rule</CardTitle>
           </CardHeader>
           <CardContent>
-            <form onSubmit={onSubmit} className="flex flex-wrap items-end gap-3 text-sm" aria-label="Add an inbox rule">
+            <form
+              onSubmit={onSubmit}
+              className="flex flex-wrap items-end gap-3 text-sm"
+              aria-label="Add an inbox rule"
+            >
               <label className="grid gap-1">
                 Effect
                 <Select name="effect" defaultValue="allow" className="min-h-11">
@@ -128,7 +163,12 @@ export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; can
               </label>
               <label className="grid gap-1">
                 Pattern
-                <Input name="pattern" required placeholder="pytest *" className="min-h-11 w-56 max-w-full font-mono" />
+                <Input
+                  name="pattern"
+                  required
+                  placeholder="pytest *"
+                  className="min-h-11 w-56 max-w-full font-mono"
+                />
               </label>
               <label className="grid gap-1">
                 Project (empty: everywhere)

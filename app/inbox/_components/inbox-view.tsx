@@ -1,9 +1,15 @@
 "use client";
 
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { decideInbox, fetchInbox, inboxQueryKey, type InboxDecisionRequest } from "@/components/inbox/queries";
+
+import {
+  decideInbox,
+  fetchInbox,
+  inboxQueryKey,
+  type InboxDecisionRequest,
+} from "@/components/inbox/queries";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useServerNow } from "@/components/pipelines/use-server-now";
 import { Button } from "@/components/ui/button";
@@ -23,7 +29,12 @@ function waited(ms: number): string {
 }
 
 type Pending = { id: string; label: string; body: InboxDecisionRequest; sendAt: number };
-type Editor = { id: string; mode: "deny" | "edit" | "always" | "notes"; text: string; project: string };
+type Editor = {
+  id: string;
+  mode: "deny" | "edit" | "always" | "notes";
+  text: string;
+  project: string;
+};
 
 /** What an "always allow" rule of `item` matches by default: its exact command, path or URL. */
 function exactSubject(item: InboxEntry): string | null {
@@ -36,7 +47,15 @@ function exactSubject(item: InboxEntry): string | null {
 }
 
 /** The live inbox: one queue across hosts, agents and sessions, oldest first; approvers decide with a few seconds to undo. Keys: j/k move, a approve, d deny, e edit. */
-export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxListView; renderedAt: number; canDecide: boolean }) {
+export function InboxView({
+  initial,
+  renderedAt,
+  canDecide,
+}: {
+  initial: InboxListView;
+  renderedAt: number;
+  canDecide: boolean;
+}) {
   const live = useLiveTopics(["inbox"]);
   const queryClient = useQueryClient();
   const { data, error, dataUpdatedAt } = useQuery({
@@ -82,7 +101,12 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
     (item: InboxEntry, body: InboxDecisionRequest, label: string) => {
       if (pending) void send(pending);
       setEditor(null);
-      setPending({ id: item.id, body, label: `${label} "${item.summary}"`, sendAt: Date.now() + UNDO_S * 1000 });
+      setPending({
+        id: item.id,
+        body,
+        label: `${label} "${item.summary}"`,
+        sendAt: Date.now() + UNDO_S * 1000,
+      });
       // Focus moves on to the next item.
       const next = items.indexOf(item) + 1;
       setSelected(next < items.length ? next : Math.max(0, items.length - 1));
@@ -92,7 +116,12 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
 
   const startEdit = useCallback((item: InboxEntry, mode: Editor["mode"]) => {
     const command = typeof item.input?.command === "string" ? item.input.command : "";
-    setEditor({ id: item.id, mode, text: mode === "edit" ? command : mode === "always" ? exactSubject(item) ?? "" : "", project: item.project ?? "" });
+    setEditor({
+      id: item.id,
+      mode,
+      text: mode === "edit" ? command : mode === "always" ? (exactSubject(item) ?? "") : "",
+      project: item.project ?? "",
+    });
   }, []);
 
   useEffect(() => {
@@ -105,7 +134,12 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
       else if (!canDecide || !current || pending?.id === current.id) return;
       else if (e.key === "a") decide(current, { decision: "allow" }, "Approve");
       else if (e.key === "d") startEdit(current, "deny");
-      else if (e.key === "e" && current.kind === "permission" && typeof current.input?.command === "string") startEdit(current, "edit");
+      else if (
+        e.key === "e" &&
+        current.kind === "permission" &&
+        typeof current.input?.command === "string"
+      )
+        startEdit(current, "edit");
       else return;
       e.preventDefault();
     }
@@ -121,18 +155,34 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
     <div className="grid gap-4">
       <div className="flex min-h-8 flex-wrap items-center gap-x-4 gap-y-2">
         <h1 className="text-lg font-semibold tracking-tight">Inbox</h1>
-        <span data-testid="inbox-waiting" role="status" className="text-sm text-muted-fg tabular-nums">
-          {items.length} waiting · oldest first{canDecide ? " · j/k move, a approve, d deny, e edit" : " · viewers see, approvers decide"}
+        <span
+          data-testid="inbox-waiting"
+          role="status"
+          className="text-sm text-muted-fg tabular-nums"
+        >
+          {items.length} waiting · oldest first
+          {canDecide
+            ? " · j/k move, a approve, d deny, e edit"
+            : " · viewers see, approvers decide"}
         </span>
       </div>
       {error && (
-        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+        <p
+          role="alert"
+          className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed"
+        >
           Could not refresh the inbox ({error.message}); showing the last data received.
         </p>
       )}
       {pending && (
-        <div role="status" data-testid="inbox-undo" className="flex flex-wrap items-center gap-3 rounded-md border border-primary/40 bg-running-bg px-3 py-2 text-sm">
-          <span className="min-w-0 break-words">{pending.label}: sending in {UNDO_S} s</span>
+        <div
+          role="status"
+          data-testid="inbox-undo"
+          className="flex flex-wrap items-center gap-3 rounded-md border border-primary/40 bg-running-bg px-3 py-2 text-sm"
+        >
+          <span className="min-w-0 break-words">
+            {pending.label}: sending in {UNDO_S} s
+          </span>
           <Button variant="outline" className="min-h-11" onClick={() => setPending(null)}>
             Undo
           </Button>
@@ -142,12 +192,18 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
         </div>
       )}
       {notice && (
-        <p role={notice.error ? "alert" : "status"} data-testid="inbox-notice" className={`rounded-md border px-3 py-2 text-sm break-words ${notice.error ? "border-failed/40 bg-failed-bg text-failed" : "border-border bg-card"}`}>
+        <p
+          role={notice.error ? "alert" : "status"}
+          data-testid="inbox-notice"
+          className={`rounded-md border px-3 py-2 text-sm break-words ${notice.error ? "border-failed/40 bg-failed-bg text-failed" : "border-border bg-card"}`}
+        >
           {notice.text}
         </p>
       )}
       {items.length === 0 ? (
-        <Card className="px-4 py-6 text-sm text-muted-fg">Nothing waits. Agents&apos; permission requests and plans appear here as they ask.</Card>
+        <Card className="px-4 py-6 text-sm text-muted-fg">
+          Nothing waits. Agents&apos; permission requests and plans appear here as they ask.
+        </Card>
       ) : (
         <ol className="grid gap-3" aria-label="Waiting items">
           {items.map((item, i) => (
@@ -163,13 +219,18 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
               className={`min-w-0 rounded-lg border bg-card p-3 ${i === selected ? "border-primary ring-1 ring-primary" : "border-border"} ${pending?.id === item.id ? "opacity-60" : ""}`}
             >
               <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1 text-xs text-muted-fg">
-                <span className="rounded bg-muted px-1.5 py-0.5 font-medium text-foreground">{item.kind === "permission" ? item.toolName ?? "permission" : item.kind}</span>
+                <span className="rounded bg-muted px-1.5 py-0.5 font-medium text-foreground">
+                  {item.kind === "permission" ? (item.toolName ?? "permission") : item.kind}
+                </span>
                 <span>{item.agent}</span>
                 <span>host {item.host}</span>
                 {item.project && <span>project {item.project}</span>}
                 {item.gitBranch && <span>branch {item.gitBranch}</span>}
                 {item.session && (
-                  <Link className="text-link underline-offset-4 hover:underline" href={`/sessions/${item.session.id}`}>
+                  <Link
+                    className="text-link underline-offset-4 hover:underline"
+                    href={`/sessions/${item.session.id}`}
+                  >
                     session {item.session.title ?? item.session.key}
                   </Link>
                 )}
@@ -178,14 +239,43 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
                 </span>
               </div>
               <p className="mt-2 font-mono text-sm break-all">{item.summary}</p>
-              {item.todoInProgress && <p className="mt-1 text-xs text-muted-fg">doing: {item.todoInProgress}</p>}
-              {item.diff && <pre tabIndex={0} aria-label="Edit diff" className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs whitespace-pre-wrap break-all">{item.diff}</pre>}
-              {item.kind === "permission" && typeof item.input?.command === "string" && item.input.command !== item.summary && (
-                <pre tabIndex={0} aria-label="Command" className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs whitespace-pre-wrap break-all">{item.input.command}</pre>
+              {item.todoInProgress && (
+                <p className="mt-1 text-xs text-muted-fg">doing: {item.todoInProgress}</p>
               )}
-              {item.body && <pre tabIndex={0} aria-label="Plan" className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs whitespace-pre-wrap break-words">{item.body}</pre>}
+              {item.diff && (
+                <pre
+                  tabIndex={0}
+                  aria-label="Edit diff"
+                  className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs break-all whitespace-pre-wrap"
+                >
+                  {item.diff}
+                </pre>
+              )}
+              {item.kind === "permission" &&
+                typeof item.input?.command === "string" &&
+                item.input.command !== item.summary && (
+                  <pre
+                    tabIndex={0}
+                    aria-label="Command"
+                    className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs break-all whitespace-pre-wrap"
+                  >
+                    {item.input.command}
+                  </pre>
+                )}
+              {item.body && (
+                <pre
+                  tabIndex={0}
+                  aria-label="Plan"
+                  className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs break-words whitespace-pre-wrap"
+                >
+                  {item.body}
+                </pre>
+              )}
               {item.href && (
-                <Link className="mt-2 inline-flex min-h-11 items-center text-sm text-link underline-offset-4 hover:underline" href={item.href}>
+                <Link
+                  className="mt-2 inline-flex min-h-11 items-center text-sm text-link underline-offset-4 hover:underline"
+                  href={item.href}
+                >
                   Open the plan page
                 </Link>
               )}
@@ -194,14 +284,46 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
                   className="mt-3 grid gap-2"
                   onSubmit={(e) => {
                     e.preventDefault();
-                    if (editor.mode === "deny") decide(item, { decision: "deny", message: editor.text.trim() || undefined }, "Deny");
-                    else if (editor.mode === "notes") decide(item, { decision: "allow", message: editor.text.trim() || undefined }, "Approve with notes");
-                    else if (editor.mode === "always") decide(item, { decision: "allow", alwaysAllow: { pattern: editor.text.trim(), project: editor.project.trim() || null } }, "Always allow");
-                    else decide(item, { decision: "allow", editedInput: { command: editor.text } }, "Approve edited");
+                    if (editor.mode === "deny")
+                      decide(
+                        item,
+                        { decision: "deny", message: editor.text.trim() || undefined },
+                        "Deny",
+                      );
+                    else if (editor.mode === "notes")
+                      decide(
+                        item,
+                        { decision: "allow", message: editor.text.trim() || undefined },
+                        "Approve with notes",
+                      );
+                    else if (editor.mode === "always")
+                      decide(
+                        item,
+                        {
+                          decision: "allow",
+                          alwaysAllow: {
+                            pattern: editor.text.trim(),
+                            project: editor.project.trim() || null,
+                          },
+                        },
+                        "Always allow",
+                      );
+                    else
+                      decide(
+                        item,
+                        { decision: "allow", editedInput: { command: editor.text } },
+                        "Approve edited",
+                      );
                   }}
                 >
                   <label className="text-xs font-medium" htmlFor={`inbox-text-${item.id}`}>
-                    {editor.mode === "deny" ? "Why (the agent reads this)" : editor.mode === "notes" ? "Notes for the agent (it reads them with the approval)" : editor.mode === "always" ? `Always allow ${item.toolName ?? "this tool"} when it matches (glob: * matches anything)` : "Command to run instead"}
+                    {editor.mode === "deny"
+                      ? "Why (the agent reads this)"
+                      : editor.mode === "notes"
+                        ? "Notes for the agent (it reads them with the approval)"
+                        : editor.mode === "always"
+                          ? `Always allow ${item.toolName ?? "this tool"} when it matches (glob: * matches anything)`
+                          : "Command to run instead"}
                   </label>
                   <textarea
                     id={`inbox-text-${item.id}`}
@@ -222,10 +344,24 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
                     </label>
                   )}
                   <div className="flex flex-wrap gap-2">
-                    <Button type="submit" className="min-h-11 min-w-11" disabled={editor.mode === "always" && !editor.text.trim()}>
-                      {editor.mode === "deny" ? "Deny" : editor.mode === "notes" ? "Approve with these notes" : editor.mode === "always" ? "Approve and add the rule" : "Approve edited"}
+                    <Button
+                      type="submit"
+                      className="min-h-11 min-w-11"
+                      disabled={editor.mode === "always" && !editor.text.trim()}
+                    >
+                      {editor.mode === "deny"
+                        ? "Deny"
+                        : editor.mode === "notes"
+                          ? "Approve with these notes"
+                          : editor.mode === "always"
+                            ? "Approve and add the rule"
+                            : "Approve edited"}
                     </Button>
-                    <Button variant="outline" className="min-h-11 min-w-11" onClick={() => setEditor(null)}>
+                    <Button
+                      variant="outline"
+                      className="min-h-11 min-w-11"
+                      onClick={() => setEditor(null)}
+                    >
                       Cancel
                     </Button>
                   </div>
@@ -233,24 +369,43 @@ export function InboxView({ initial, renderedAt, canDecide }: { initial: InboxLi
               )}
               {canDecide && editor?.id !== item.id && pending?.id !== item.id && (
                 <div className="mt-3 flex flex-wrap gap-2">
-                  <Button className="min-h-11 min-w-11" onClick={() => decide(item, { decision: "allow" }, "Approve")}>
+                  <Button
+                    className="min-h-11 min-w-11"
+                    onClick={() => decide(item, { decision: "allow" }, "Approve")}
+                  >
                     Approve
                   </Button>
-                  <Button variant="outline" className="min-h-11 min-w-11" onClick={() => startEdit(item, "deny")}>
+                  <Button
+                    variant="outline"
+                    className="min-h-11 min-w-11"
+                    onClick={() => startEdit(item, "deny")}
+                  >
                     Deny…
                   </Button>
                   {item.kind === "permission" && typeof item.input?.command === "string" && (
-                    <Button variant="outline" className="min-h-11 min-w-11" onClick={() => startEdit(item, "edit")}>
+                    <Button
+                      variant="outline"
+                      className="min-h-11 min-w-11"
+                      onClick={() => startEdit(item, "edit")}
+                    >
                       Edit command…
                     </Button>
                   )}
                   {item.kind === "plan" && (
-                    <Button variant="outline" className="min-h-11 min-w-11" onClick={() => startEdit(item, "notes")}>
+                    <Button
+                      variant="outline"
+                      className="min-h-11 min-w-11"
+                      onClick={() => startEdit(item, "notes")}
+                    >
                       Approve with notes…
                     </Button>
                   )}
                   {item.kind === "permission" && item.toolName && (
-                    <Button variant="outline" className="min-h-11 min-w-11" onClick={() => startEdit(item, "always")}>
+                    <Button
+                      variant="outline"
+                      className="min-h-11 min-w-11"
+                      onClick={() => startEdit(item, "always")}
+                    >
                       Always allow…
                     </Button>
                   )}

@@ -1,7 +1,8 @@
 "use client";
 
-import Link from "next/link";
 import { TriangleAlert } from "lucide-react";
+import Link from "next/link";
+
 import { hostPath } from "@/components/hosts/queries";
 import { ExpiryCountdown } from "@/components/plans/expiry-countdown";
 import { InlineDecision } from "@/components/plans/inline-decision";
@@ -12,7 +13,14 @@ import { StatusBadge } from "@/components/runs/status-badge";
 import { sessionPath } from "@/components/sessions/queries";
 import { SessionSourceLabel } from "@/components/sessions/session-source";
 import { Badge } from "@/components/ui/badge";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@/components/ui/table";
 import { MISSING } from "@/lib/format";
 import { runPath } from "@/lib/paths";
 import type { PlanSummaryView } from "@/lib/view-models/plans";
@@ -23,9 +31,22 @@ import { sessionLabel } from "@/lib/view-models/sessions";
  * `canDecide` (the viewer has the approver role) — Approve / Request changes / Reject under each
  * title; otherwise decided ones with the decision, who took it and when.
  */
-export function PlanTable({ plans, serverNow, pending, canDecide = false }: { plans: PlanSummaryView[]; serverNow: number; pending: boolean; canDecide?: boolean }) {
+export function PlanTable({
+  plans,
+  serverNow,
+  pending,
+  canDecide = false,
+}: {
+  plans: PlanSummaryView[];
+  serverNow: number;
+  pending: boolean;
+  canDecide?: boolean;
+}) {
   return (
-    <Table className={pending ? "min-w-[1100px] table-fixed" : "min-w-[1200px] table-fixed"} label={pending ? "Plans awaiting decision" : "Decided plans"}>
+    <Table
+      className={pending ? "min-w-[1100px] table-fixed" : "min-w-[1200px] table-fixed"}
+      label={pending ? "Plans awaiting decision" : "Decided plans"}
+    >
       <colgroup>
         {!pending && <col className="w-44" />}
         <col />
@@ -50,7 +71,8 @@ export function PlanTable({ plans, serverNow, pending, canDecide = false }: { pl
       </TableHeader>
       <TableBody>
         {plans.map((p) => {
-          const state = p.state === "proposed" && Date.parse(p.expiresAt) <= serverNow ? "expired" : p.state;
+          const state =
+            p.state === "proposed" && Date.parse(p.expiresAt) <= serverNow ? "expired" : p.state;
           return (
             <TableRow key={p.id}>
               {!pending && (
@@ -60,11 +82,19 @@ export function PlanTable({ plans, serverNow, pending, canDecide = false }: { pl
               )}
               <TableCell className="overflow-hidden">
                 <div className="flex min-w-0 items-center gap-2">
-                  <Link href={planPath(p.id)} className="min-w-0 truncate rounded-sm font-medium hover:underline max-md:wrap-anywhere max-md:whitespace-normal" title={p.title}>
+                  <Link
+                    href={planPath(p.id)}
+                    className="min-w-0 truncate rounded-sm font-medium hover:underline max-md:wrap-anywhere max-md:whitespace-normal"
+                    title={p.title}
+                  >
                     {p.title}
                   </Link>
                   {pending && p.basedOnStaleState && (
-                    <Badge tone="stale" className="shrink-0" title={`Proposed while the run was ${p.runStateAtProposal}; it is ${p.run?.state ?? "gone"} now`}>
+                    <Badge
+                      tone="stale"
+                      className="shrink-0"
+                      title={`Proposed while the run was ${p.runStateAtProposal}; it is ${p.run?.state ?? "gone"} now`}
+                    >
                       <TriangleAlert aria-hidden />
                       stale state
                     </Badge>
@@ -84,7 +114,11 @@ export function PlanTable({ plans, serverNow, pending, canDecide = false }: { pl
               <TableCell className="overflow-hidden">
                 {p.run ? (
                   <div className="flex min-w-0 items-center gap-2">
-                    <Link href={runPath(p.run.id)} className="min-w-0 truncate rounded-sm hover:underline" title={p.run.name}>
+                    <Link
+                      href={runPath(p.run.id)}
+                      className="min-w-0 truncate rounded-sm hover:underline"
+                      title={p.run.name}
+                    >
                       {p.run.name}
                     </Link>
                     <StatusBadge state={p.run.state} className="shrink-0" />
@@ -95,9 +129,13 @@ export function PlanTable({ plans, serverNow, pending, canDecide = false }: { pl
               </TableCell>
               <TableCell className="truncate">
                 {p.session ? (
-                  <span className="inline-flex min-w-0 max-w-full items-center gap-1.5">
+                  <span className="inline-flex max-w-full min-w-0 items-center gap-1.5">
                     <SessionSourceLabel source={p.session.source} iconOnly />
-                    <Link href={sessionPath(p.session.id)} className="truncate rounded-sm text-muted-fg hover:underline" title={`${sessionLabel(p.session)}\n${p.session.key}`}>
+                    <Link
+                      href={sessionPath(p.session.id)}
+                      className="truncate rounded-sm text-muted-fg hover:underline"
+                      title={`${sessionLabel(p.session)}\n${p.session.key}`}
+                    >
                       {sessionLabel(p.session)}
                     </Link>
                   </span>
@@ -114,7 +152,8 @@ export function PlanTable({ plans, serverNow, pending, canDecide = false }: { pl
                   <ExpiryCountdown expiresAt={p.expiresAt} serverNowMs={serverNow} pending />
                 ) : p.decidedAt ? (
                   <span title={`by ${p.decidedBy ?? "?"}`}>
-                    <span className="text-foreground">{p.decidedBy}</span> · <RelativeTime iso={p.decidedAt} />
+                    <span className="text-foreground">{p.decidedBy}</span> ·{" "}
+                    <RelativeTime iso={p.decidedAt} />
                   </span>
                 ) : (
                   MISSING

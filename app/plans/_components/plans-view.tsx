@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useServerNow } from "@/components/pipelines/use-server-now";
 import { PendingPlansBadge } from "@/components/plans/pending-plans-badge";
@@ -8,10 +9,21 @@ import { PlansEmptyState } from "@/components/plans/plans-empty-state";
 import { fetchPlans, plansQueryKey } from "@/components/plans/queries";
 import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import type { PlanListView } from "@/lib/view-models/plans";
+
 import { PlanTable } from "./plan-table";
 
 /** The live plan list: plans awaiting a decision first (decidable inline by approvers), then the decided ones. */
-export function PlansView({ initial, renderedAt, origin, canDecide }: { initial: PlanListView; renderedAt: number; origin: string; canDecide: boolean }) {
+export function PlansView({
+  initial,
+  renderedAt,
+  origin,
+  canDecide,
+}: {
+  initial: PlanListView;
+  renderedAt: number;
+  origin: string;
+  canDecide: boolean;
+}) {
   const live = useLiveTopics(["plans"]);
   const { data, error, dataUpdatedAt } = useQuery({
     queryKey: plansQueryKey(),
@@ -22,7 +34,9 @@ export function PlansView({ initial, renderedAt, origin, canDecide }: { initial:
   });
   const serverNow = useServerNow(data.asOf, dataUpdatedAt);
   // Re-derived on the server's clock: a proposal whose expiry passes leaves the pending group at once.
-  const pending = data.plans.filter((p) => p.state === "proposed" && Date.parse(p.expiresAt) > serverNow);
+  const pending = data.plans.filter(
+    (p) => p.state === "proposed" && Date.parse(p.expiresAt) > serverNow,
+  );
   const decided = data.plans.filter((p) => !pending.includes(p));
 
   return (
@@ -32,7 +46,10 @@ export function PlansView({ initial, renderedAt, origin, canDecide }: { initial:
         <PendingPlansBadge variant="label" initialCount={initial.pendingCount} />
       </div>
       {error && (
-        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+        <p
+          role="alert"
+          className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed"
+        >
           Could not refresh the list ({error.message}); showing the last data received.
         </p>
       )}
@@ -43,7 +60,9 @@ export function PlansView({ initial, renderedAt, origin, canDecide }: { initial:
           <Card className="min-w-0">
             <CardHeader>
               <CardTitle>Awaiting decision</CardTitle>
-              <CardDescription>newest first · the agent waits until someone decides</CardDescription>
+              <CardDescription>
+                newest first · the agent waits until someone decides
+              </CardDescription>
             </CardHeader>
             {pending.length === 0 ? (
               <p className="px-4 py-4 text-sm text-muted-fg">Nothing awaits a decision.</p>

@@ -1,4 +1,5 @@
 import fs from "node:fs/promises";
+
 import { findWheel, HOW_TO_BUILD, isWheelName } from "@/lib/server/python-wheel/wheel";
 
 /** Evaluated per request: the wheel may be built after the server started. */
@@ -10,12 +11,18 @@ export const dynamic = "force-dynamic";
  * GET /python/pitwall-<version>-py3-none-any.whl: the wheel itself (`application/zip`).
  * 404 with build instructions (text/plain) when no wheel was built or the name is another one.
  */
-export async function GET(request: Request, ctx: { params: Promise<{ file: string }> }): Promise<Response> {
+export async function GET(
+  request: Request,
+  ctx: { params: Promise<{ file: string }> },
+): Promise<Response> {
   const { file } = await ctx.params;
   const wheel = await findWheel();
   if (!wheel) return text(HOW_TO_BUILD, 404);
   if (file === "pitwall.whl") {
-    return new Response(null, { status: 302, headers: { Location: `/python/${wheel.name}`, "Cache-Control": "no-store" } });
+    return new Response(null, {
+      status: 302,
+      headers: { Location: `/python/${wheel.name}`, "Cache-Control": "no-store" },
+    });
   }
   if (!isWheelName(file) || file !== wheel.name) {
     return text(`No such file. The wheel this server has is /python/${wheel.name}\n`, 404);

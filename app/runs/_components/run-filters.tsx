@@ -1,12 +1,19 @@
 "use client";
 
+import { Search } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useTransition } from "react";
-import { Search } from "lucide-react";
+
 import { Button, buttonVariants } from "@/components/ui/button";
 import { Input, Select } from "@/components/ui/input";
-import { RUN_KIND_OPTIONS, RUN_STATE_OPTIONS, hasRunFilters, runsPath, type RunListQuery } from "@/lib/paths";
+import {
+  hasRunFilters,
+  RUN_KIND_OPTIONS,
+  RUN_STATE_OPTIONS,
+  runsPath,
+  type RunListQuery,
+} from "@/lib/paths";
 import { cn } from "@/lib/utils";
 
 /**
@@ -49,10 +56,25 @@ export function RunFilters({ query, hosts }: { query: RunListQuery; hosts: reado
       }}
     >
       <div className="relative">
-        <Search aria-hidden className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-fg" />
-        <Input name="q" type="search" defaultValue={query.q} placeholder="Search name, key or tag" aria-label="Search runs" className="w-64 pl-8" />
+        <Search
+          aria-hidden
+          className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-fg"
+        />
+        <Input
+          name="q"
+          type="search"
+          defaultValue={query.q}
+          placeholder="Search name, key or tag"
+          aria-label="Search runs"
+          className="w-64 pl-8"
+        />
       </div>
-      <Select name="kind" defaultValue={query.kind ?? ""} aria-label="Kind" onChange={(e) => e.currentTarget.form?.requestSubmit()}>
+      <Select
+        name="kind"
+        defaultValue={query.kind ?? ""}
+        aria-label="Kind"
+        onChange={(e) => e.currentTarget.form?.requestSubmit()}
+      >
         <option value="">All kinds</option>
         {RUN_KIND_OPTIONS.map((k) => (
           <option key={k} value={k}>
@@ -60,7 +82,12 @@ export function RunFilters({ query, hosts }: { query: RunListQuery; hosts: reado
           </option>
         ))}
       </Select>
-      <Select name="status" defaultValue={query.status ?? ""} aria-label="Status" onChange={(e) => e.currentTarget.form?.requestSubmit()}>
+      <Select
+        name="status"
+        defaultValue={query.status ?? ""}
+        aria-label="Status"
+        onChange={(e) => e.currentTarget.form?.requestSubmit()}
+      >
         <option value="">All statuses</option>
         {RUN_STATE_OPTIONS.map((s) => (
           <option key={s} value={s}>
@@ -68,14 +95,32 @@ export function RunFilters({ query, hosts }: { query: RunListQuery; hosts: reado
           </option>
         ))}
       </Select>
-      <Input name="host" defaultValue={query.host} placeholder="Host" aria-label="Host" list="run-filter-hosts" className="w-36" />
+      <Input
+        name="host"
+        defaultValue={query.host}
+        placeholder="Host"
+        aria-label="Host"
+        list="run-filter-hosts"
+        className="w-36"
+      />
       <datalist id="run-filter-hosts">
         {hosts.map((h) => (
           <option key={h} value={h} />
         ))}
       </datalist>
-      <Input name="tag" defaultValue={query.tag} placeholder="Tag" aria-label="Tag" className="w-36" />
-      <Select name="archived" defaultValue={query.archived ?? ""} aria-label="Archived runs" onChange={(e) => e.currentTarget.form?.requestSubmit()}>
+      <Input
+        name="tag"
+        defaultValue={query.tag}
+        placeholder="Tag"
+        aria-label="Tag"
+        className="w-36"
+      />
+      <Select
+        name="archived"
+        defaultValue={query.archived ?? ""}
+        aria-label="Archived runs"
+        onChange={(e) => e.currentTarget.form?.requestSubmit()}
+      >
         <option value="">Hide archived</option>
         <option value="include">With archived</option>
         <option value="only">Archived only</option>

@@ -1,15 +1,16 @@
 "use client";
 
-import Link from "next/link";
 import { ChevronRight, Layers } from "lucide-react";
+import Link from "next/link";
+
 import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
 import { TableCell, TableRow } from "@/components/ui/table";
-import { MISSING, formatTokPerS } from "@/lib/format";
-import type { RunColumnFormats } from "@/lib/run-columns";
+import { formatTokPerS, MISSING } from "@/lib/format";
 import { runPath, runsPath, type RunListQuery } from "@/lib/paths";
-import type { RunGroupSummary, RunSummary } from "@/lib/view-models";
+import type { RunColumnFormats } from "@/lib/run-columns";
 import { cn } from "@/lib/utils";
+import type { RunGroupSummary, RunSummary } from "@/lib/view-models";
 
 interface GroupProps {
   group: RunGroupSummary;
@@ -29,7 +30,13 @@ function Toggle({ group, members, expanded, onToggle }: GroupProps) {
       className="flex min-w-0 items-center gap-2 rounded-sm text-left font-medium hover:underline"
       title={`${group.count} runs of ${group.label}`}
     >
-      <ChevronRight aria-hidden className={cn("size-4 shrink-0 text-muted-fg transition-transform", expanded && "rotate-90")} />
+      <ChevronRight
+        aria-hidden
+        className={cn(
+          "size-4 shrink-0 text-muted-fg transition-transform",
+          expanded && "rotate-90",
+        )}
+      />
       <Layers aria-hidden className="size-3.5 shrink-0 text-muted-fg" />
       <span className="truncate">{group.label}</span>
       <span className="shrink-0 rounded-full bg-muted px-1.5 text-xs font-normal text-muted-fg tabular-nums">
@@ -42,17 +49,28 @@ function Toggle({ group, members, expanded, onToggle }: GroupProps) {
 function AllLink({ group, members, query }: GroupProps) {
   if (members.length >= group.count) return null;
   return (
-    <Link href={runsPath({ ...query, sweep: group.key, cursor: undefined, page: undefined })} className="shrink-0 text-xs text-link underline-offset-4 hover:underline">
+    <Link
+      href={runsPath({ ...query, sweep: group.key, cursor: undefined, page: undefined })}
+      className="shrink-0 text-xs text-link underline-offset-4 hover:underline"
+    >
       Show all {group.count}
     </Link>
   );
 }
 
 function Best({ group, formats }: { group: RunGroupSummary; formats?: RunColumnFormats }) {
-  if (group.bestPeakOutputTokPerS === null || group.bestRunId === null) return <span className="text-muted-fg">{MISSING}</span>;
+  if (group.bestPeakOutputTokPerS === null || group.bestRunId === null)
+    return <span className="text-muted-fg">{MISSING}</span>;
   return (
-    <Link href={runPath(group.bestRunId)} className="font-medium hover:underline" title="Best peak output tok/s in the group (opens that run)">
-      best {formats ? formats.peak(group.bestPeakOutputTokPerS) : formatTokPerS(group.bestPeakOutputTokPerS)}
+    <Link
+      href={runPath(group.bestRunId)}
+      className="font-medium hover:underline"
+      title="Best peak output tok/s in the group (opens that run)"
+    >
+      best{" "}
+      {formats
+        ? formats.peak(group.bestPeakOutputTokPerS)
+        : formatTokPerS(group.bestPeakOutputTokPerS)}
     </Link>
   );
 }
@@ -73,7 +91,9 @@ export function RunGroupRow(props: GroupProps & { formats: RunColumnFormats }) {
       </TableCell>
       <TableCell className="truncate text-muted-fg">{members[0]?.model ?? MISSING}</TableCell>
       <TableCell />
-      <TableCell className="truncate text-muted-fg">{group.hostCount === 1 ? members[0]?.host : `${group.hostCount} hosts`}</TableCell>
+      <TableCell className="truncate text-muted-fg">
+        {group.hostCount === 1 ? members[0]?.host : `${group.hostCount} hosts`}
+      </TableCell>
       <TableCell>
         {/* "latest" beside the badge ran into the Started column at 1440 px (issue 12): it labels the time instead. */}
         <span className="inline-flex" title="State of the newest run in the group">

@@ -1,18 +1,19 @@
 "use client";
 
 import Link from "next/link";
+
 import { RelativeTime } from "@/components/runs/relative-time";
 import { RunDuration } from "@/components/runs/run-duration";
 import { StatusBadge } from "@/components/runs/status-badge";
 import { TagList } from "@/components/runs/tag-list";
 import { Badge } from "@/components/ui/badge";
 import { TableCell, TableRow } from "@/components/ui/table";
-import { MISSING, formatTokPerS } from "@/lib/format";
+import { formatTokPerS, MISSING } from "@/lib/format";
 import { runPath, runsPath } from "@/lib/paths";
-import { engineLabel } from "@/lib/run-config";
-import type { RunSummary } from "@/lib/view-models";
 import type { RunColumnFormats } from "@/lib/run-columns";
+import { engineLabel } from "@/lib/run-config";
 import { cn } from "@/lib/utils";
+import type { RunSummary } from "@/lib/view-models";
 
 /** Compare selection of one run: benchmark and training runs can be ticked. */
 export interface RunSelection {
@@ -20,7 +21,15 @@ export interface RunSelection {
   onToggle: (id: number) => void;
 }
 
-function SelectBox({ run, selected, onToggle }: { run: RunSummary; selected: boolean; onToggle: (id: number) => void }) {
+function SelectBox({
+  run,
+  selected,
+  onToggle,
+}: {
+  run: RunSummary;
+  selected: boolean;
+  onToggle: (id: number) => void;
+}) {
   const selectable = run.kind === "benchmark" || run.kind === "training";
   return (
     <input
@@ -29,25 +38,49 @@ function SelectBox({ run, selected, onToggle }: { run: RunSummary; selected: boo
       checked={selected}
       disabled={!selectable}
       onChange={() => onToggle(run.id)}
-      aria-label={selectable ? `Select ${run.name} for comparison` : `${run.name} cannot be compared (benchmark and training runs can)`}
-      title={selectable ? "Select for comparison" : "Only benchmark and training runs can be compared"}
+      aria-label={
+        selectable
+          ? `Select ${run.name} for comparison`
+          : `${run.name} cannot be compared (benchmark and training runs can)`
+      }
+      title={
+        selectable ? "Select for comparison" : "Only benchmark and training runs can be compared"
+      }
     />
   );
 }
 
 /** One run as a table row; `nested` indents it under its group's row. */
-export function RunTableRow({ run: r, selected, onToggle, nested = false, formats }: RunSelection & { run: RunSummary; nested?: boolean; formats: RunColumnFormats }) {
+export function RunTableRow({
+  run: r,
+  selected,
+  onToggle,
+  nested = false,
+  formats,
+}: RunSelection & { run: RunSummary; nested?: boolean; formats: RunColumnFormats }) {
   const isSelected = selected.includes(r.id);
   const engine = engineLabel(r.engine, r.engineVersion);
   return (
-    <TableRow data-state={isSelected ? "selected" : undefined} className={cn(nested && "bg-muted/30")}>
+    <TableRow
+      data-state={isSelected ? "selected" : undefined}
+      className={cn(nested && "bg-muted/30")}
+    >
       <TableCell>
         <SelectBox run={r} selected={isSelected} onToggle={onToggle} />
       </TableCell>
       <TableCell className="text-muted-fg">{r.kind}</TableCell>
       <TableCell className="overflow-hidden py-1.5">
-        <div className={cn("flex min-w-0 items-center gap-2", nested && "border-l-2 border-border pl-4")}>
-          <Link href={runPath(r.id)} className="truncate rounded-sm font-medium hover:underline" title={r.name}>
+        <div
+          className={cn(
+            "flex min-w-0 items-center gap-2",
+            nested && "border-l-2 border-border pl-4",
+          )}
+        >
+          <Link
+            href={runPath(r.id)}
+            className="truncate rounded-sm font-medium hover:underline"
+            title={r.name}
+          >
             {r.name}
           </Link>
           {r.archivedAt && (
@@ -61,7 +94,10 @@ export function RunTableRow({ run: r, selected, onToggle, nested = false, format
         </div>
         {/* Below 1536 px the tags get a line of their own under the name, so the name keeps the cell's whole width. */}
         {r.tags.length > 0 && (
-          <div className={cn("overflow-hidden 2xl:hidden", nested && "pl-4")} data-testid="run-row-tags">
+          <div
+            className={cn("overflow-hidden 2xl:hidden", nested && "pl-4")}
+            data-testid="run-row-tags"
+          >
             <TagList tags={r.tags} max={3} nowrap />
           </div>
         )}
@@ -73,7 +109,11 @@ export function RunTableRow({ run: r, selected, onToggle, nested = false, format
         {engine ?? <span className="text-muted-fg">{MISSING}</span>}
       </TableCell>
       <TableCell className="truncate">
-        <Link href={runsPath({ host: r.host })} className="rounded-sm hover:underline" title={`Runs on ${r.host}`}>
+        <Link
+          href={runsPath({ host: r.host })}
+          className="rounded-sm hover:underline"
+          title={`Runs on ${r.host}`}
+        >
           {r.host}
         </Link>
       </TableCell>
@@ -87,21 +127,39 @@ export function RunTableRow({ run: r, selected, onToggle, nested = false, format
         <RunDuration run={r} unit={formats.durationUnit} />
       </TableCell>
       <TableCell className={cn("text-right", r.peakOutputTokPerS !== null && "font-medium")}>
-        {r.kind === "benchmark" ? formats.peak(r.peakOutputTokPerS) : <span className="text-muted-fg">{MISSING}</span>}
+        {r.kind === "benchmark" ? (
+          formats.peak(r.peakOutputTokPerS)
+        ) : (
+          <span className="text-muted-fg">{MISSING}</span>
+        )}
       </TableCell>
     </TableRow>
   );
 }
 
 /** One run as a stacked card (phone): full name on up to two lines, then status and facts. */
-export function RunCard({ run: r, selected, onToggle, nested = false }: RunSelection & { run: RunSummary; nested?: boolean }) {
+export function RunCard({
+  run: r,
+  selected,
+  onToggle,
+  nested = false,
+}: RunSelection & { run: RunSummary; nested?: boolean }) {
   return (
-    <li className={cn("grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 px-4 py-3", nested && "bg-muted/30 pl-8")}>
+    <li
+      className={cn(
+        "grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 px-4 py-3",
+        nested && "bg-muted/30 pl-8",
+      )}
+    >
       <span className="pt-0.5">
         <SelectBox run={r} selected={selected.includes(r.id)} onToggle={onToggle} />
       </span>
       <div className="grid min-w-0 gap-1">
-        <Link href={runPath(r.id)} className="line-clamp-2 rounded-sm font-medium break-words hover:underline" title={r.name}>
+        <Link
+          href={runPath(r.id)}
+          className="line-clamp-2 rounded-sm font-medium break-words hover:underline"
+          title={r.name}
+        >
           {r.name}
         </Link>
         <div className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-fg tabular-nums">
@@ -115,7 +173,11 @@ export function RunCard({ run: r, selected, onToggle, nested = false }: RunSelec
           <RelativeTime iso={r.startedAt} />
           <span aria-hidden>·</span>
           <RunDuration run={r} />
-          {r.kind === "benchmark" && r.peakOutputTokPerS !== null && <span className="font-medium text-foreground">peak {formatTokPerS(r.peakOutputTokPerS)}</span>}
+          {r.kind === "benchmark" && r.peakOutputTokPerS !== null && (
+            <span className="font-medium text-foreground">
+              peak {formatTokPerS(r.peakOutputTokPerS)}
+            </span>
+          )}
         </div>
       </div>
     </li>

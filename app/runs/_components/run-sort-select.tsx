@@ -2,7 +2,14 @@
 
 import { Select } from "@/components/ui/input";
 import type { RunListQuery } from "@/lib/paths";
-import { RUN_SORTS, RUN_SORT_LABELS, defaultSortDir, type RunSort, type SortDir } from "@/lib/run-list";
+import {
+  defaultSortDir,
+  RUN_SORT_LABELS,
+  RUN_SORTS,
+  type RunSort,
+  type SortDir,
+} from "@/lib/run-list";
+
 import { effectiveSort } from "./sort-head";
 
 const DIR_WORDS: Record<RunSort, Record<SortDir, string>> = {
@@ -16,7 +23,13 @@ const DIR_WORDS: Record<RunSort, Record<SortDir, string>> = {
 };
 
 /** The phone's sort control (the stacked cards have no column headers): one select of column and direction. */
-export function RunSortSelect({ query, onQuery }: { query: RunListQuery; onQuery: (q: RunListQuery) => void }) {
+export function RunSortSelect({
+  query,
+  onQuery,
+}: {
+  query: RunListQuery;
+  onQuery: (q: RunListQuery) => void;
+}) {
   const { sort, dir } = effectiveSort(query);
   return (
     <label className="flex items-center gap-2 text-sm text-muted-fg md:hidden">
@@ -30,7 +43,10 @@ export function RunSortSelect({ query, onQuery }: { query: RunListQuery; onQuery
         className="min-w-0 flex-1"
       >
         {RUN_SORTS.flatMap((s) =>
-          (defaultSortDir(s) === "desc" ? (["desc", "asc"] as const) : (["asc", "desc"] as const)).map((d) => (
+          (defaultSortDir(s) === "desc"
+            ? (["desc", "asc"] as const)
+            : (["asc", "desc"] as const)
+          ).map((d) => (
             <option key={`${s}:${d}`} value={`${s}:${d}`}>
               {RUN_SORT_LABELS[s]} · {DIR_WORDS[s][d]}
             </option>

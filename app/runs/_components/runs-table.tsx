@@ -1,16 +1,18 @@
 "use client";
 
 import { Fragment } from "react";
+
+import { useNow } from "@/components/live/use-now";
 import { Table, TableBody, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { withUnitHeader } from "@/lib/column-format";
 import type { RunListQuery } from "@/lib/paths";
+import { runColumnFormats } from "@/lib/run-columns";
 import { foldRunGroups } from "@/lib/run-list";
 import type { RunGroupSummary, RunSummary } from "@/lib/view-models";
+
 import { RunGroupCard, RunGroupRow } from "./run-group-row";
 import { RunCard, RunTableRow, type RunSelection } from "./run-rows";
 import { SortHead } from "./sort-head";
-import { runColumnFormats } from "@/lib/run-columns";
-import { useNow } from "@/components/live/use-now";
-import { withUnitHeader } from "@/lib/column-format";
 
 interface RunsTableProps extends RunSelection {
   runs: RunSummary[];
@@ -31,14 +33,26 @@ function RunCards(props: RunsTableProps) {
   const { items, byKey } = useItems(props);
   const { selected, onToggle, expanded, onToggleGroup, query } = props;
   return (
-    <ul className="divide-y divide-border rounded-lg border border-border bg-card md:hidden" aria-label="Runs">
+    <ul
+      className="divide-y divide-border rounded-lg border border-border bg-card md:hidden"
+      aria-label="Runs"
+    >
       {items.map((item) =>
         item.type === "run" ? (
           <RunCard key={item.run.id} run={item.run} selected={selected} onToggle={onToggle} />
         ) : (
           <Fragment key={item.key}>
-            <RunGroupCard group={byKey.get(item.key)!} members={item.members} query={query} expanded={expanded.has(item.key)} onToggle={() => onToggleGroup(item.key)} />
-            {expanded.has(item.key) && item.members.map((r) => <RunCard key={r.id} run={r} selected={selected} onToggle={onToggle} nested />)}
+            <RunGroupCard
+              group={byKey.get(item.key)!}
+              members={item.members}
+              query={query}
+              expanded={expanded.has(item.key)}
+              onToggle={() => onToggleGroup(item.key)}
+            />
+            {expanded.has(item.key) &&
+              item.members.map((r) => (
+                <RunCard key={r.id} run={r} selected={selected} onToggle={onToggle} nested />
+              ))}
           </Fragment>
         ),
       )}
@@ -80,7 +94,13 @@ function RunsTableWide(props: RunsTableProps) {
             <SortHead column="host" query={query} onSort={onQuery} />
             <SortHead column="status" query={query} onSort={onQuery} />
             <SortHead column="startedAt" query={query} onSort={onQuery} />
-            <SortHead column="duration" query={query} onSort={onQuery} className="text-right" label={withUnitHeader("Duration", formats.durationUnit)} />
+            <SortHead
+              column="duration"
+              query={query}
+              onSort={onQuery}
+              className="text-right"
+              label={withUnitHeader("Duration", formats.durationUnit)}
+            />
             <SortHead
               column="peak"
               query={query}
@@ -94,11 +114,34 @@ function RunsTableWide(props: RunsTableProps) {
         <TableBody>
           {items.map((item) =>
             item.type === "run" ? (
-              <RunTableRow key={item.run.id} run={item.run} selected={selected} onToggle={onToggle} formats={formats} />
+              <RunTableRow
+                key={item.run.id}
+                run={item.run}
+                selected={selected}
+                onToggle={onToggle}
+                formats={formats}
+              />
             ) : (
               <Fragment key={item.key}>
-                <RunGroupRow group={byKey.get(item.key)!} members={item.members} query={query} expanded={expanded.has(item.key)} onToggle={() => onToggleGroup(item.key)} formats={formats} />
-                {expanded.has(item.key) && item.members.map((r) => <RunTableRow key={r.id} run={r} selected={selected} onToggle={onToggle} nested formats={formats} />)}
+                <RunGroupRow
+                  group={byKey.get(item.key)!}
+                  members={item.members}
+                  query={query}
+                  expanded={expanded.has(item.key)}
+                  onToggle={() => onToggleGroup(item.key)}
+                  formats={formats}
+                />
+                {expanded.has(item.key) &&
+                  item.members.map((r) => (
+                    <RunTableRow
+                      key={r.id}
+                      run={r}
+                      selected={selected}
+                      onToggle={onToggle}
+                      nested
+                      formats={formats}
+                    />
+                  ))}
               </Fragment>
             ),
           )}

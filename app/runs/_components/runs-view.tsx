@@ -1,20 +1,22 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
+import { ArrowLeft, ArrowRight, GitCompareArrows, X } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { useQuery } from "@tanstack/react-query";
-import { ArrowLeft, ArrowRight, GitCompareArrows, X } from "lucide-react";
+
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { RunsEmptyState } from "@/components/runs/runs-empty-state";
 import { Button, buttonVariants } from "@/components/ui/button";
 import { fetchRuns } from "@/lib/api-client";
-import { comparePath, hasRunFilters, runsPath, type RunListQuery } from "@/lib/paths";
-import { runsQueryKey } from "@/lib/query-keys";
-import type { RunListPage, SavedViewView } from "@/lib/view-models";
-import { cn } from "@/lib/utils";
 import { formatCount } from "@/lib/format";
 import { pageCount, pageNumbers } from "@/lib/pagination";
+import { comparePath, hasRunFilters, runsPath, type RunListQuery } from "@/lib/paths";
+import { runsQueryKey } from "@/lib/query-keys";
+import { cn } from "@/lib/utils";
+import type { RunListPage, SavedViewView } from "@/lib/view-models";
+
 import { RunFilters } from "./run-filters";
 import { RunSortSelect } from "./run-sort-select";
 import { RunsTable } from "./runs-table";
@@ -31,7 +33,15 @@ interface RunsViewProps {
 }
 
 /** The live run list: saved views, filters, sortable table with repeated-run groups and compare selection, cursor pagination, empty states. */
-export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored, savedViews }: RunsViewProps) {
+export function RunsView({
+  initial,
+  query,
+  pageSize,
+  renderedAt,
+  origin,
+  ignored,
+  savedViews,
+}: RunsViewProps) {
   const router = useRouter();
   const [navigating, startTransition] = useTransition();
   const go = (q: RunListQuery) => startTransition(() => router.push(runsPath(q)));
@@ -51,7 +61,8 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
     refetchInterval: refetchIntervalFor(live),
   });
   const [selected, setSelected] = useState<number[]>([]);
-  const toggle = (id: number) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
+  const toggle = (id: number) =>
+    setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
 
   const filtered = hasRunFilters(query);
   const firstPage = !query.cursor && (query.page ?? 1) === 1;
@@ -64,7 +75,9 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
       <div className="flex min-h-8 flex-wrap items-center gap-x-4 gap-y-2">
         <h1 className="text-lg font-semibold tracking-tight">Runs</h1>
         <span className="text-sm text-muted-fg tabular-nums" data-testid="runs-total">
-          {data.total === 0 ? "" : `${formatCount(data.total)} run${data.total === 1 ? "" : "s"}${data.page !== null && pages > 1 ? ` · page ${formatCount(data.page)} of ${formatCount(pages)}` : ""}`}
+          {data.total === 0
+            ? ""
+            : `${formatCount(data.total)} run${data.total === 1 ? "" : "s"}${data.page !== null && pages > 1 ? ` · page ${formatCount(data.page)} of ${formatCount(pages)}` : ""}`}
         </span>
         <div className="ml-auto flex items-center gap-2">
           {selected.length > 0 && (
@@ -77,16 +90,25 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
             </>
           )}
           {!noRunsAtAll && (
-          <Link
-            href={comparePath(selected)}
-            aria-disabled={selected.length < 2}
-            tabIndex={selected.length < 2 ? -1 : undefined}
-            title={selected.length < 2 ? "Select two or more benchmark or training runs to compare" : undefined}
-            className={cn(buttonVariants({ variant: selected.length >= 2 ? "default" : "outline", size: "sm" }))}
-          >
-            <GitCompareArrows aria-hidden />
-            Compare{selected.length >= 2 ? ` ${selected.length} runs` : ""}
-          </Link>
+            <Link
+              href={comparePath(selected)}
+              aria-disabled={selected.length < 2}
+              tabIndex={selected.length < 2 ? -1 : undefined}
+              title={
+                selected.length < 2
+                  ? "Select two or more benchmark or training runs to compare"
+                  : undefined
+              }
+              className={cn(
+                buttonVariants({
+                  variant: selected.length >= 2 ? "default" : "outline",
+                  size: "sm",
+                }),
+              )}
+            >
+              <GitCompareArrows aria-hidden />
+              Compare{selected.length >= 2 ? ` ${selected.length} runs` : ""}
+            </Link>
           )}
         </div>
       </div>
@@ -96,37 +118,58 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
         <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
           <SavedViews query={query} initial={savedViews} />
           <div className="ml-auto flex flex-wrap items-center gap-x-4 gap-y-2">
-          <RunSortSelect query={query} onQuery={go} />
-          {!query.sweep && (
-            <label className="flex items-center gap-2 text-sm text-muted-fg">
-              <input
-                type="checkbox"
-                className="size-3.5 accent-primary"
-                checked={query.group !== "off"}
-                onChange={(e) => go({ ...query, group: e.currentTarget.checked ? undefined : "off", cursor: undefined, page: undefined })}
-              />
-              Group repeated runs
-            </label>
-          )}
-          {query.sweep && (
-            <p className="text-sm text-muted-fg">
-              Runs of one group.{" "}
-              <Link href={runsPath({ ...query, sweep: undefined, cursor: undefined, page: undefined })} className="text-link underline-offset-4 hover:underline">
-                Show every run
-              </Link>
-            </p>
-          )}
+            <RunSortSelect query={query} onQuery={go} />
+            {!query.sweep && (
+              <label className="flex items-center gap-2 text-sm text-muted-fg">
+                <input
+                  type="checkbox"
+                  className="size-3.5 accent-primary"
+                  checked={query.group !== "off"}
+                  onChange={(e) =>
+                    go({
+                      ...query,
+                      group: e.currentTarget.checked ? undefined : "off",
+                      cursor: undefined,
+                      page: undefined,
+                    })
+                  }
+                />
+                Group repeated runs
+              </label>
+            )}
+            {query.sweep && (
+              <p className="text-sm text-muted-fg">
+                Runs of one group.{" "}
+                <Link
+                  href={runsPath({
+                    ...query,
+                    sweep: undefined,
+                    cursor: undefined,
+                    page: undefined,
+                  })}
+                  className="text-link underline-offset-4 hover:underline"
+                >
+                  Show every run
+                </Link>
+              </p>
+            )}
           </div>
         </div>
       )}
 
       {ignored.length > 0 && (
-        <p role="status" className="rounded-md border border-stale/40 bg-stale-bg px-3 py-2 text-sm text-stale">
+        <p
+          role="status"
+          className="rounded-md border border-stale/40 bg-stale-bg px-3 py-2 text-sm text-stale"
+        >
           Ignored invalid URL parameter{ignored.length > 1 ? "s" : ""}: {ignored.join(", ")}.
         </p>
       )}
       {error && (
-        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+        <p
+          role="alert"
+          className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed"
+        >
           Could not refresh the list ({error.message}); showing the last data received.
         </p>
       )}
@@ -135,30 +178,54 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
         <RunsEmptyState origin={origin} />
       ) : data.runs.length === 0 ? (
         <div className="rounded-lg border border-dashed border-border bg-card px-6 py-10 text-center text-sm text-muted-fg">
-          {filtered ? "No runs match these filters." : firstPage ? "Every run is archived." : "No older runs."}{" "}
-          <Link href={filtered || !firstPage ? "/runs" : runsPath({ archived: "include" })} className="text-link underline-offset-4 hover:underline">
+          {filtered
+            ? "No runs match these filters."
+            : firstPage
+              ? "Every run is archived."
+              : "No older runs."}{" "}
+          <Link
+            href={filtered || !firstPage ? "/runs" : runsPath({ archived: "include" })}
+            className="text-link underline-offset-4 hover:underline"
+          >
             {filtered || !firstPage ? "Show all runs" : "Show archived runs"}
           </Link>
         </div>
       ) : (
         <div aria-busy={navigating}>
-          <RunsTable runs={data.runs} groups={data.groups} query={query} onQuery={go} expanded={expanded} onToggleGroup={toggleGroup} selected={selected} onToggle={toggle} />
+          <RunsTable
+            runs={data.runs}
+            groups={data.groups}
+            query={query}
+            onQuery={go}
+            expanded={expanded}
+            onToggleGroup={toggleGroup}
+            selected={selected}
+            onToggle={toggle}
+          />
         </div>
       )}
       {data.archivedHidden > 0 && data.runs.length > 0 && !data.nextCursor && (
         <p className="text-sm text-muted-fg">
           {data.archivedHidden} archived run{data.archivedHidden === 1 ? "" : "s"} hidden.{" "}
-          <Link href={runsPath({ ...query, archived: "include", cursor: undefined, page: undefined })} className="text-link underline-offset-4 hover:underline">
+          <Link
+            href={runsPath({ ...query, archived: "include", cursor: undefined, page: undefined })}
+            className="text-link underline-offset-4 hover:underline"
+          >
             Show archived
           </Link>
         </p>
       )}
 
-      {data.page !== null && pages > 1 && <PageLinks query={query} page={data.page} pages={pages} />}
+      {data.page !== null && pages > 1 && (
+        <PageLinks query={query} page={data.page} pages={pages} />
+      )}
       {data.page === null && (data.nextCursor || !firstPage) && (
         <nav aria-label="Pages" className="flex items-center justify-between">
           {!firstPage ? (
-            <Link href={runsPath({ ...query, cursor: undefined, page: undefined })} className={buttonVariants({ variant: "outline", size: "sm" })}>
+            <Link
+              href={runsPath({ ...query, cursor: undefined, page: undefined })}
+              className={buttonVariants({ variant: "outline", size: "sm" })}
+            >
               <ArrowLeft aria-hidden />
               Newest
             </Link>
@@ -166,7 +233,10 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
             <span />
           )}
           {data.nextCursor && (
-            <Link href={runsPath({ ...query, cursor: data.nextCursor })} className={buttonVariants({ variant: "outline", size: "sm" })}>
+            <Link
+              href={runsPath({ ...query, cursor: data.nextCursor })}
+              className={buttonVariants({ variant: "outline", size: "sm" })}
+            >
               Older
               <ArrowRight aria-hidden />
             </Link>
@@ -182,9 +252,17 @@ export function RunsView({ initial, query, pageSize, renderedAt, origin, ignored
 function PageLinks({ query, page, pages }: { query: RunListQuery; page: number; pages: number }) {
   const link = (p: number) => runsPath({ ...query, cursor: undefined, page: p });
   return (
-    <nav aria-label="Pages" className="flex flex-wrap items-center justify-center gap-1" data-testid="run-pages">
+    <nav
+      aria-label="Pages"
+      className="flex flex-wrap items-center justify-center gap-1"
+      data-testid="run-pages"
+    >
       {page > 1 && (
-        <Link href={link(page - 1)} className={buttonVariants({ variant: "outline", size: "sm" })} aria-label="Newer runs (previous page)">
+        <Link
+          href={link(page - 1)}
+          className={buttonVariants({ variant: "outline", size: "sm" })}
+          aria-label="Newer runs (previous page)"
+        >
           <ArrowLeft aria-hidden />
           Newer
         </Link>
@@ -200,14 +278,21 @@ function PageLinks({ query, page, pages }: { query: RunListQuery; page: number; 
             href={link(p)}
             aria-current={p === page ? "page" : undefined}
             aria-label={`Page ${p}`}
-            className={cn(buttonVariants({ variant: p === page ? "default" : "ghost", size: "sm" }), "min-w-8 tabular-nums")}
+            className={cn(
+              buttonVariants({ variant: p === page ? "default" : "ghost", size: "sm" }),
+              "min-w-8 tabular-nums",
+            )}
           >
             {formatCount(p)}
           </Link>
         ),
       )}
       {page < pages && (
-        <Link href={link(page + 1)} className={buttonVariants({ variant: "outline", size: "sm" })} aria-label="Older runs (next page)">
+        <Link
+          href={link(page + 1)}
+          className={buttonVariants({ variant: "outline", size: "sm" })}
+          aria-label="Older runs (next page)"
+        >
           Older
           <ArrowRight aria-hidden />
         </Link>

@@ -1,9 +1,16 @@
 "use client";
 
 import { ArrowDown, ArrowUp, ArrowUpDown } from "lucide-react";
+
 import { TableHead } from "@/components/ui/table";
-import { DEFAULT_RUN_SORT, RUN_SORT_LABELS, defaultSortDir, type RunSort, type SortDir } from "@/lib/run-list";
 import type { RunListQuery } from "@/lib/paths";
+import {
+  DEFAULT_RUN_SORT,
+  defaultSortDir,
+  RUN_SORT_LABELS,
+  type RunSort,
+  type SortDir,
+} from "@/lib/run-list";
 import { cn } from "@/lib/utils";
 
 /** The sort a run-list query asks for, defaults filled in. */
@@ -20,18 +27,39 @@ export function sortedBy(query: RunListQuery, column: RunSort): RunListQuery {
 }
 
 /** A column header that sorts the list: a button inside, `aria-sort` on the header cell; `label` overrides the column's name (e.g. with its unit). */
-export function SortHead({ column, query, onSort, className, title, label }: { column: RunSort; query: RunListQuery; onSort: (q: RunListQuery) => void; className?: string; title?: string; label?: string }) {
+export function SortHead({
+  column,
+  query,
+  onSort,
+  className,
+  title,
+  label,
+}: {
+  column: RunSort;
+  query: RunListQuery;
+  onSort: (q: RunListQuery) => void;
+  className?: string;
+  title?: string;
+  label?: string;
+}) {
   const { sort, dir } = effectiveSort(query);
   const active = sort === column;
   const Icon = !active ? ArrowUpDown : dir === "asc" ? ArrowUp : ArrowDown;
   const right = className?.includes("text-right");
   return (
-    <TableHead aria-sort={active ? (dir === "asc" ? "ascending" : "descending") : "none"} className={className}>
+    <TableHead
+      aria-sort={active ? (dir === "asc" ? "ascending" : "descending") : "none"}
+      className={className}
+    >
       <button
         type="button"
         onClick={() => onSort(sortedBy(query, column))}
         title={title ?? `Sort by ${RUN_SORT_LABELS[column].toLowerCase()}`}
-        className={cn("inline-flex items-center gap-1 rounded-sm hover:text-foreground", active && "text-foreground", right && "flex-row-reverse")}
+        className={cn(
+          "inline-flex items-center gap-1 rounded-sm hover:text-foreground",
+          active && "text-foreground",
+          right && "flex-row-reverse",
+        )}
       >
         {label ?? RUN_SORT_LABELS[column]}
         <Icon aria-hidden className={cn("size-3", !active && "opacity-40")} />

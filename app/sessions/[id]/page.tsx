@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { cache } from "react";
+
 import { InboxAuditList } from "@/components/inbox/audit-list";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { hasRole } from "@/lib/roles";
@@ -12,24 +13,34 @@ import { listPlans, planListQuery } from "@/lib/server/repositories/plans";
 import { getSession } from "@/lib/server/repositories/sessions";
 import type { PlanListView } from "@/lib/view-models/plans";
 import { sessionLabel, type SessionDetailView } from "@/lib/view-models/sessions";
+
 import { SessionDetail } from "./_components/session-detail";
 
 /** Loads a session and its plans once per request (shared by metadata and page); null when the id is invalid or unknown. */
-const loadSession = cache(async (id: string): Promise<{ session: SessionDetailView; plans: PlanListView } | null> => {
-  const sessionId = Number(id);
-  if (!/^\d+$/.test(id) || !Number.isSafeInteger(sessionId) || sessionId <= 0) return null;
-  try {
-    const now = new Date();
-    const [session, plans] = await Promise.all([getSession(prisma(), sessionId, now), listPlans(prisma(), planListQuery.parse({ session: sessionId }), now)]);
-    return { session, plans };
-  } catch (err) {
-    if (err instanceof NotFoundError) return null;
-    throw err;
-  }
-});
+const loadSession = cache(
+  async (id: string): Promise<{ session: SessionDetailView; plans: PlanListView } | null> => {
+    const sessionId = Number(id);
+    if (!/^\d+$/.test(id) || !Number.isSafeInteger(sessionId) || sessionId <= 0) return null;
+    try {
+      const now = new Date();
+      const [session, plans] = await Promise.all([
+        getSession(prisma(), sessionId, now),
+        listPlans(prisma(), planListQuery.parse({ session: sessionId }), now),
+      ]);
+      return { session, plans };
+    } catch (err) {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    }
+  },
+);
 
 /** Page title: the session's name (title, else project · branch, else key). */
-export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+export async function generateMetadata({
+  params,
+}: {
+  params: Promise<{ id: string }>;
+}): Promise<Metadata> {
   await requirePageViewer();
   const loaded = await loadSession((await params).id);
   return { title: loaded ? sessionLabel(loaded.session) : "Session not found" };
@@ -40,15 +51,26 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
   const viewer = await requirePageViewer();
   const loaded = await loadSession((await params).id);
   if (!loaded) notFound();
-  const audit = viewer.kind === "user" && hasRole(viewer.role, "approver") ? await listInboxAudit(pool(), { sessionId: loaded.session.id, limit: 100 }) : null;
+  const audit =
+    viewer.kind === "user" && hasRole(viewer.role, "approver")
+      ? await listInboxAudit(pool(), { sessionId: loaded.session.id, limit: 100 })
+      : null;
   return (
     <div className="grid gap-4">
-      <SessionDetail initial={loaded.session} initialPlans={loaded.plans} renderedAt={Date.parse(loaded.session.asOf)} />
+      <SessionDetail
+        initial={loaded.session}
+        initialPlans={loaded.plans}
+        renderedAt={Date.parse(loaded.session.asOf)}
+      />
       {audit && (
         <Card className="min-w-0" data-testid="session-inbox-audit">
           <CardHeader className="flex flex-row flex-wrap items-center gap-3">
             <CardTitle>Inbox decisions</CardTitle>
-            <a className="ml-auto inline-flex min-h-11 items-center text-sm text-link underline-offset-4 hover:underline" href={`/api/inbox/audit?format=csv&session=${loaded.session.id}`} download>
+            <a
+              className="ml-auto inline-flex min-h-11 items-center text-sm text-link underline-offset-4 hover:underline"
+              href={`/api/inbox/audit?format=csv&session=${loaded.session.id}`}
+              download
+            >
               Download CSV
             </a>
           </CardHeader>

@@ -1,16 +1,29 @@
 "use client";
 
 import Link from "next/link";
+
 import { hostPath } from "@/components/hosts/queries";
 import { RelativeTime } from "@/components/runs/relative-time";
-import { sessionPath } from "@/components/sessions/queries";
 import { LiveStateBadge } from "@/components/sessions/live-state";
+import { sessionPath } from "@/components/sessions/queries";
 import { SessionSourceLabel } from "@/components/sessions/session-source";
-import { TodoProgress } from "@/components/sessions/todo-progress";
 import { TruncatedMarker } from "@/components/sessions/todo-item";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { TodoProgress } from "@/components/sessions/todo-progress";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@/components/ui/table";
 import { MISSING } from "@/lib/format";
-import { SESSION_FEED_NOTE, sessionFeed, sessionLabel, type SessionSummaryView } from "@/lib/view-models/sessions";
+import {
+  SESSION_FEED_NOTE,
+  sessionFeed,
+  sessionLabel,
+  type SessionSummaryView,
+} from "@/lib/view-models/sessions";
 
 /** The session list: source, live state (and since when), title, host, times, progress and what the agent is doing now. */
 export function SessionsTable({ sessions }: { sessions: SessionSummaryView[] }) {
@@ -57,8 +70,16 @@ export function SessionsTable({ sessions }: { sessions: SessionSummaryView[] }) 
                 )}
               </TableCell>
               <TableCell className="overflow-hidden">
-                <Link href={sessionPath(s.id)} className="block truncate rounded-sm font-medium hover:underline" title={s.title ? `${s.title}\n${s.key}` : s.key}>
-                  {s.title || s.project ? sessionLabel(s) : <span className="font-mono text-xs">{s.key}</span>}
+                <Link
+                  href={sessionPath(s.id)}
+                  className="block truncate rounded-sm font-medium hover:underline"
+                  title={s.title ? `${s.title}\n${s.key}` : s.key}
+                >
+                  {s.title || s.project ? (
+                    sessionLabel(s)
+                  ) : (
+                    <span className="font-mono text-xs">{s.key}</span>
+                  )}
                 </Link>
               </TableCell>
               <TableCell className="truncate">
@@ -85,14 +106,25 @@ export function SessionsTable({ sessions }: { sessions: SessionSummaryView[] }) 
                     <span aria-hidden className="size-1.5 shrink-0 rounded-full bg-running" />
                     <span className="truncate">{s.current.activeForm ?? s.current.content}</span>
                     {!s.current.activeForm && s.current.truncated && <TruncatedMarker />}
-                    {s.inProgressCount > 1 && <span className="shrink-0 text-xs text-muted-fg">+{s.inProgressCount - 1} more</span>}
+                    {s.inProgressCount > 1 && (
+                      <span className="shrink-0 text-xs text-muted-fg">
+                        +{s.inProgressCount - 1} more
+                      </span>
+                    )}
                   </span>
                 ) : s.leftOpenCount > 0 ? (
-                  <span className="text-muted-fg" title="The session ended while these items were in progress">
+                  <span
+                    className="text-muted-fg"
+                    title="The session ended while these items were in progress"
+                  >
                     {s.leftOpenCount} left open
                   </span>
                 ) : (
-                  <span className="text-muted-fg">{s.progress && s.progress.total > 0 && s.progress.fractionDone === 1 ? "all done" : MISSING}</span>
+                  <span className="text-muted-fg">
+                    {s.progress && s.progress.total > 0 && s.progress.fractionDone === 1
+                      ? "all done"
+                      : MISSING}
+                  </span>
                 )}
               </TableCell>
             </TableRow>

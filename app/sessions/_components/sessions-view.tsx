@@ -1,14 +1,24 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { fetchSessions, sessionsQueryKey } from "@/components/sessions/queries";
 import { SessionsEmptyState } from "@/components/sessions/sessions-empty-state";
 import type { SessionListView } from "@/lib/view-models/sessions";
+
 import { SessionsTable } from "./sessions-table";
 
 /** The live session list: one row per agent session, refreshed when any session gets a snapshot. */
-export function SessionsView({ initial, renderedAt, origin }: { initial: SessionListView; renderedAt: number; origin: string }) {
+export function SessionsView({
+  initial,
+  renderedAt,
+  origin,
+}: {
+  initial: SessionListView;
+  renderedAt: number;
+  origin: string;
+}) {
   const live = useLiveTopics(["sessions"]);
   const { data, error } = useQuery({
     queryKey: sessionsQueryKey,
@@ -28,11 +38,18 @@ export function SessionsView({ initial, renderedAt, origin }: { initial: Session
         )}
       </div>
       {error && (
-        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+        <p
+          role="alert"
+          className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed"
+        >
           Could not refresh the list ({error.message}); showing the last data received.
         </p>
       )}
-      {data.sessions.length === 0 ? <SessionsEmptyState origin={origin} /> : <SessionsTable sessions={data.sessions} />}
+      {data.sessions.length === 0 ? (
+        <SessionsEmptyState origin={origin} />
+      ) : (
+        <SessionsTable sessions={data.sessions} />
+      )}
     </div>
   );
 }

@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+
 import { Field } from "@/components/auth/field";
 import { Button } from "@/components/ui/button";
 import { postJson } from "@/lib/auth-client";
@@ -23,7 +24,11 @@ export function SetupForm() {
     }
     setPending(true);
     setError(null);
-    const created = await postJson("/api/setup", { name: String(form.get("name")), email, password });
+    const created = await postJson("/api/setup", {
+      name: String(form.get("name")),
+      email,
+      password,
+    });
     if (!created.ok) {
       setPending(false);
       // 409: someone else finished the setup first; their sign-in page is the way on.
@@ -31,7 +36,11 @@ export function SetupForm() {
       else setError(created.message ?? `Setup failed (${created.status}).`);
       return;
     }
-    const signedIn = await postJson("/api/auth/sign-in/email", { email, password, rememberMe: true });
+    const signedIn = await postJson("/api/auth/sign-in/email", {
+      email,
+      password,
+      rememberMe: true,
+    });
     // A full load on purpose: the app bar (root layout) must render again with the new session.
     window.location.assign(signedIn.ok ? "/" : "/sign-in");
   }
@@ -39,9 +48,33 @@ export function SetupForm() {
   return (
     <form className="space-y-3" onSubmit={onSubmit}>
       <Field label="Your name" name="name" autoComplete="name" required maxLength={100} autoFocus />
-      <Field label="Email" name="email" type="email" autoComplete="username" required maxLength={200} />
-      <Field label="Password" name="password" type="password" autoComplete="new-password" required minLength={8} maxLength={256} hint="At least 8 characters." />
-      <Field label="Password again" name="confirm" type="password" autoComplete="new-password" required minLength={8} maxLength={256} />
+      <Field
+        label="Email"
+        name="email"
+        type="email"
+        autoComplete="username"
+        required
+        maxLength={200}
+      />
+      <Field
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={8}
+        maxLength={256}
+        hint="At least 8 characters."
+      />
+      <Field
+        label="Password again"
+        name="confirm"
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={8}
+        maxLength={256}
+      />
       {error ? (
         <p role="alert" className="rounded-md bg-failed-bg px-2.5 py-1.5 text-sm text-failed">
           {error}

@@ -1,9 +1,10 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
+
+import { Field } from "@/components/auth/field";
 import { Button } from "@/components/ui/button";
 import { postJson } from "@/lib/auth-client";
-import { Field } from "@/components/auth/field";
 
 /** Email + password form; on success loads `next` (a full load, so the header shows who is signed in). */
 export function SignInForm({ next }: { next: string }) {
@@ -15,7 +16,11 @@ export function SignInForm({ next }: { next: string }) {
     const form = new FormData(event.currentTarget);
     setPending(true);
     setError(null);
-    const res = await postJson("/api/auth/sign-in/email", { email: String(form.get("email")), password: String(form.get("password")), rememberMe: true });
+    const res = await postJson("/api/auth/sign-in/email", {
+      email: String(form.get("email")),
+      password: String(form.get("password")),
+      rememberMe: true,
+    });
     if (res.ok) {
       // A full load on purpose: the app bar (root layout) must render again with the new session.
       window.location.assign(next);
@@ -36,7 +41,13 @@ export function SignInForm({ next }: { next: string }) {
   return (
     <form className="space-y-3" onSubmit={onSubmit} noValidate={false}>
       <Field label="Email" name="email" type="email" autoComplete="username" required autoFocus />
-      <Field label="Password" name="password" type="password" autoComplete="current-password" required />
+      <Field
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        required
+      />
       {error ? (
         <p role="alert" className="rounded-md bg-failed-bg px-2.5 py-1.5 text-sm text-failed">
           {error}

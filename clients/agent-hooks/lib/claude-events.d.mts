@@ -16,14 +16,32 @@ export interface HookSessionState {
   lastTasksJson?: string;
 }
 /** Parses a Claude Code hook's stdin; only session_id and hook_event_name are required. */
-export function parseHookInput(text: string): { ok: true; event: Record<string, unknown> & { session_id: string; hook_event_name: string } } | { ok: false; error: string };
+export function parseHookInput(
+  text: string,
+):
+  | { ok: true; event: Record<string, unknown> & { session_id: string; hook_event_name: string } }
+  | { ok: false; error: string };
 /** One todo item in the wire shape (unknown fields dropped, lengths capped). */
 export function toTodoItem(raw: unknown, fallbackId?: string): WireTodoItem;
 /** Applies a TaskCreate / TaskUpdate call to the session's task list. */
-export function applyTaskTool(tasks: WireTodoItem[], toolName: string, input: Record<string, unknown>, response: unknown): WireTodoItem[];
+export function applyTaskTool(
+  tasks: WireTodoItem[],
+  toolName: string,
+  input: Record<string, unknown>,
+  response: unknown,
+): WireTodoItem[];
 /** Frames, new state and plan gate for one hook event. */
 export function claudeActions(
   event: Record<string, unknown> & { session_id: string; hook_event_name: string },
   state: HookSessionState,
-  ctx: { nowMs: number; sendPrompts: boolean; gitBranch?: string; taskItems?: WireTodoItem[] | null },
-): { frames: Array<Record<string, unknown>>; state: HookSessionState; planGate: Record<string, unknown> | null };
+  ctx: {
+    nowMs: number;
+    sendPrompts: boolean;
+    gitBranch?: string;
+    taskItems?: WireTodoItem[] | null;
+  },
+): {
+  frames: Array<Record<string, unknown>>;
+  state: HookSessionState;
+  planGate: Record<string, unknown> | null;
+};

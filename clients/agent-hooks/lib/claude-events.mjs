@@ -17,8 +17,10 @@ export function parseHookInput(text) {
   } catch {
     return { ok: false, error: "stdin is not JSON" };
   }
-  if (!value || typeof value !== "object" || Array.isArray(value)) return { ok: false, error: "stdin is not a JSON object" };
-  if (typeof value.session_id !== "string" || value.session_id === "") return { ok: false, error: "no session_id" };
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    return { ok: false, error: "stdin is not a JSON object" };
+  if (typeof value.session_id !== "string" || value.session_id === "")
+    return { ok: false, error: "no session_id" };
   if (typeof value.hook_event_name !== "string") return { ok: false, error: "no hook_event_name" };
   return { ok: true, event: value };
 }
@@ -26,7 +28,10 @@ export function parseHookInput(text) {
 /** One todo item in the wire shape (protocol `todoItem`: unknown fields dropped, lengths capped). */
 export function toTodoItem(raw, fallbackId) {
   const o = raw && typeof raw === "object" ? raw : {};
-  const item = { content: clip(str(o.content) ?? str(o.subject) ?? "", 20_000), status: clip(str(o.status) || "pending", 50) };
+  const item = {
+    content: clip(str(o.content) ?? str(o.subject) ?? "", 20_000),
+    status: clip(str(o.status) || "pending", 50),
+  };
   const id = str(o.id) ?? (typeof o.id === "number" ? String(o.id) : fallbackId);
   if (id) item.id = clip(id, 200);
   if (str(o.priority)) item.priority = clip(o.priority, 50);
@@ -43,11 +48,21 @@ export function toTodoItem(raw, fallbackId) {
 export function applyTaskTool(tasks, toolName, input, response) {
   const list = tasks.map((t) => ({ ...t }));
   if (toolName === "TaskCreate") {
-    const id = str(response?.task?.id) ?? (typeof response?.task?.id === "number" ? String(response.task.id) : String(list.length + 1));
-    list.push(toTodoItem({ id, content: input.subject ?? input.content ?? input.description, status: input.status ?? "pending", activeForm: input.activeForm }));
+    const id =
+      str(response?.task?.id) ??
+      (typeof response?.task?.id === "number" ? String(response.task.id) : String(list.length + 1));
+    list.push(
+      toTodoItem({
+        id,
+        content: input.subject ?? input.content ?? input.description,
+        status: input.status ?? "pending",
+        activeForm: input.activeForm,
+      }),
+    );
     return list;
   }
-  const id = str(input.taskId) ?? (typeof input.taskId === "number" ? String(input.taskId) : undefined);
+  const id =
+    str(input.taskId) ?? (typeof input.taskId === "number" ? String(input.taskId) : undefined);
   const i = list.findIndex((t) => t.id === id);
   if (i < 0) return list;
   if (input.status === "deleted") return list.filter((_, j) => j !== i);
@@ -76,14 +91,33 @@ export function claudeActions(event, state, ctx) {
   else if (str(event.model?.id)) facts.model = clip(event.model.id, 200);
   if (ctx.gitBranch) facts.gitBranch = clip(ctx.gitBranch, 500);
   const activity = (stateName, detail, extra = {}) => {
-    const frame = { v: 1, id: `cc:${session}:act:${ctx.nowMs}:${stateName}`, type: "session.activity", session, source: SOURCE, state: stateName, ts: ctx.nowMs, ...facts, ...extra };
+    const frame = {
+      v: 1,
+      id: `cc:${session}:act:${ctx.nowMs}:${stateName}`,
+      type: "session.activity",
+      session,
+      source: SOURCE,
+      state: stateName,
+      ts: ctx.nowMs,
+      ...facts,
+      ...extra,
+    };
     if (detail) frame.detail = clip(detail, 2000);
     frames.push(frame);
     next.waiting = stateName === "waiting";
   };
   const todos = (items) => {
     next.seq = (state.seq ?? 0) + 1;
-    frames.push({ v: 1, id: `cc:${session}:todos:${next.seq}`, type: "session.todos", session, source: SOURCE, seq: next.seq, ts: ctx.nowMs, items: items.slice(0, 1000) });
+    frames.push({
+      v: 1,
+      id: `cc:${session}:todos:${next.seq}`,
+      type: "session.todos",
+      session,
+      source: SOURCE,
+      seq: next.seq,
+      ts: ctx.nowMs,
+      items: items.slice(0, 1000),
+    });
   };
 
   let planGate = null;
@@ -92,7 +126,10 @@ export function claudeActions(event, state, ctx) {
       activity("idle", `session ${str(event.source) ?? "started"}`);
       break;
     case "UserPromptSubmit": {
-      const title = ctx.sendPrompts && str(event.prompt) ? clip(event.prompt.split("\n")[0].trim(), 200) : undefined;
+      const title =
+        ctx.sendPrompts && str(event.prompt)
+          ? clip(event.prompt.split("\n")[0].trim(), 200)
+          : undefined;
       activity("working", undefined, title ? { title } : {});
       break;
     }
@@ -107,14 +144,16 @@ export function claudeActions(event, state, ctx) {
       else activity("waiting", str(event.message) ?? "notification");
       break;
     case "PermissionRequest":
-      if (event.tool_name === "ExitPlanMode") planGate = event.tool_input && typeof event.tool_input === "object" ? event.tool_input : {};
+      if (event.tool_name === "ExitPlanMode")
+        planGate = event.tool_input && typeof event.tool_input === "object" ? event.tool_input : {};
       else activity("waiting", `permission: ${str(event.tool_name) ?? "a tool"}`);
       break;
     case "PostToolUseFailure":
       // Claude Code 2.1.x: a tool call that failed, or was interrupted (Esc: `is_interrupt`). No
       // Stop hook runs after an interrupt, so this is the event that says the agent stopped and
       // waits for the person; a plain failure after a permission prompt means it was answered.
-      if (event.is_interrupt === true) activity("idle", `interrupted by the user (${str(event.tool_name) ?? "a tool"})`);
+      if (event.is_interrupt === true)
+        activity("idle", `interrupted by the user (${str(event.tool_name) ?? "a tool"})`);
       else if (state.waiting) activity("working");
       break;
     case "StopFailure":
@@ -122,19 +161,37 @@ export function claudeActions(event, state, ctx) {
       activity("idle", `turn ended with an error${str(event.error) ? `: ${event.error}` : ""}`);
       break;
     case "PostToolUse": {
-      const input = event.tool_input && typeof event.tool_input === "object" ? event.tool_input : {};
+      const input =
+        event.tool_input && typeof event.tool_input === "object" ? event.tool_input : {};
       if (state.waiting) activity("working");
       if (event.tool_name === "TodoWrite") {
-        const raw = Array.isArray(input.todos) ? input.todos : Array.isArray(event.tool_response?.newTodos) ? event.tool_response.newTodos : null;
+        const raw = Array.isArray(input.todos)
+          ? input.todos
+          : Array.isArray(event.tool_response?.newTodos)
+            ? event.tool_response.newTodos
+            : null;
         if (raw) todos(raw.map((t) => toTodoItem(t)));
-      } else if (event.tool_name === "TaskCreate" || event.tool_name === "TaskUpdate" || event.tool_name === "TaskList") {
+      } else if (
+        event.tool_name === "TaskCreate" ||
+        event.tool_name === "TaskUpdate" ||
+        event.tool_name === "TaskList"
+      ) {
         // The whole list as Claude Code stored it (ctx.taskItems, read by the caller) when known;
         // else our own copy patched from the call. Unchanged lists (TaskList, or the second of two
         // parallel TaskUpdate hooks that both read the final folder) send nothing.
         // (A TaskList response has no activeForm: keep the one we know.)
         const known = new Map(next.tasks.map((t) => [t.id, t]));
-        const withForms = (items) => items.map((t) => (t.activeForm || !known.get(t.id)?.activeForm ? t : { ...t, activeForm: known.get(t.id).activeForm }));
-        next.tasks = Array.isArray(ctx.taskItems) ? withForms(ctx.taskItems) : event.tool_name === "TaskList" ? next.tasks : applyTaskTool(next.tasks, event.tool_name, input, event.tool_response);
+        const withForms = (items) =>
+          items.map((t) =>
+            t.activeForm || !known.get(t.id)?.activeForm
+              ? t
+              : { ...t, activeForm: known.get(t.id).activeForm },
+          );
+        next.tasks = Array.isArray(ctx.taskItems)
+          ? withForms(ctx.taskItems)
+          : event.tool_name === "TaskList"
+            ? next.tasks
+            : applyTaskTool(next.tasks, event.tool_name, input, event.tool_response);
         const key = JSON.stringify(next.tasks);
         if (key !== state.lastTasksJson) {
           next.lastTasksJson = key;

@@ -8,6 +8,7 @@
 // from the tool inputs and responses (claude-events.mjs applyTaskTool).
 import fs from "node:fs";
 import path from "node:path";
+
 import { toTodoItem } from "./claude-events.mjs";
 
 /** Claude Code tools that change or show the task list (TaskGet and TaskStop do not). */
@@ -24,7 +25,10 @@ export function taskDirOf(event, env = process.env) {
   const listId = env.CLAUDE_CODE_TASK_LIST_ID || session;
   if (!listId || /[/\\]|^\.\.?$/.test(listId)) return null;
   const transcript = typeof event.transcript_path === "string" ? event.transcript_path : "";
-  const configDir = transcript && path.basename(path.dirname(path.dirname(transcript))) === "projects" ? path.dirname(path.dirname(path.dirname(transcript))) : env.CLAUDE_CONFIG_DIR || (env.HOME ? path.join(env.HOME, ".claude") : "");
+  const configDir =
+    transcript && path.basename(path.dirname(path.dirname(transcript))) === "projects"
+      ? path.dirname(path.dirname(path.dirname(transcript)))
+      : env.CLAUDE_CONFIG_DIR || (env.HOME ? path.join(env.HOME, ".claude") : "");
   return configDir ? path.join(configDir, "tasks", listId) : null;
 }
 
@@ -54,12 +58,22 @@ export function readTaskDir(dir) {
     const nb = Number(key(b));
     return Number.isFinite(na) && Number.isFinite(nb) ? na - nb : key(a).localeCompare(key(b));
   });
-  return tasks.map((t) => toTodoItem({ id: key(t) || undefined, subject: t.subject, status: t.status, activeForm: t.activeForm }));
+  return tasks.map((t) =>
+    toTodoItem({
+      id: key(t) || undefined,
+      subject: t.subject,
+      status: t.status,
+      activeForm: t.activeForm,
+    }),
+  );
 }
 
 /** A TaskList tool response's tasks as wire todo items (the whole list), or null when it has none. */
 export function itemsFromTaskList(response) {
-  const tasks = response && typeof response === "object" && Array.isArray(response.tasks) ? response.tasks : null;
+  const tasks =
+    response && typeof response === "object" && Array.isArray(response.tasks)
+      ? response.tasks
+      : null;
   return tasks ? tasks.map((t) => toTodoItem(t)) : null;
 }
 
@@ -72,5 +86,7 @@ export function taskItemsFor(event, env = process.env) {
   const dir = taskDirOf(event, env);
   const fromDir = dir ? readTaskDir(dir) : null;
   if (fromDir) return fromDir;
-  return event.tool_name === "TaskList" ? (itemsFromTaskList(event.tool_response) ?? undefined) : undefined;
+  return event.tool_name === "TaskList"
+    ? (itemsFromTaskList(event.tool_response) ?? undefined)
+    : undefined;
 }

@@ -30,7 +30,10 @@ export const DEFAULT_FORWARDER_PORT: number;
 /** A valid TCP port from `value`, else DEFAULT_FORWARDER_PORT. */
 export function forwarderPort(value: unknown): number;
 /** The local forwarder's folder: $PITWALL_FORWARDER_DIR, else ~/.cache/pitwall/forwarder-<port>. */
-export function forwarderDirOf(env?: Record<string, string | undefined>, file?: Record<string, unknown>): string;
+export function forwarderDirOf(
+  env?: Record<string, string | undefined>,
+  file?: Record<string, unknown>,
+): string;
 /** Default user-level config file. */
 export function defaultConfigFile(env?: Record<string, string | undefined>): string;
 /** Server URLs of PITWALL_URL / the config file's `url` (comma-separated or an array); bad entries dropped. */

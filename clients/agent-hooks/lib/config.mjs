@@ -3,11 +3,15 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+
 import { readForwarderSecret } from "./forwarder-secret.mjs";
 
 /** Default user-level config file (mode 600, written by `pitwall agent install`): {url, token, planTimeoutS?, planFallback?}. */
 export function defaultConfigFile(env = process.env) {
-  return env.PITWALL_AGENT_CONFIG || path.join(env.HOME || os.homedir(), ".config", "pitwall", "agent.json");
+  return (
+    env.PITWALL_AGENT_CONFIG ||
+    path.join(env.HOME || os.homedir(), ".config", "pitwall", "agent.json")
+  );
 }
 
 /** The forwarder's default loopback port (see lib/forwarder.mjs). */
@@ -32,7 +36,15 @@ export function forwarderDirOf(env = process.env, file = {}) {
   } catch {
     home = "";
   }
-  return env.PITWALL_FORWARDER_DIR || path.join(home || env.HOME || os.homedir(), ".cache", "pitwall", `forwarder-${forwarderPort(env.PITWALL_FORWARDER_PORT ?? file.forwarderPort)}`);
+  return (
+    env.PITWALL_FORWARDER_DIR ||
+    path.join(
+      home || env.HOME || os.homedir(),
+      ".cache",
+      "pitwall",
+      `forwarder-${forwarderPort(env.PITWALL_FORWARDER_PORT ?? file.forwarderPort)}`,
+    )
+  );
 }
 
 function num(value, fallback) {
@@ -46,14 +58,17 @@ function num(value, fallback) {
  * @returns {string[]}
  */
 export function parseUrls(value) {
-  const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => (typeof v === "string" ? v.split(",") : []));
+  const parts = (Array.isArray(value) ? value : [value]).flatMap((v) =>
+    typeof v === "string" ? v.split(",") : [],
+  );
   const out = [];
   for (const part of parts) {
     const text = part.trim().replace(/\/+$/, "");
     if (!text) continue;
     try {
       const u = new URL(text);
-      if ((u.protocol === "http:" || u.protocol === "https:") && !out.includes(text)) out.push(text);
+      if ((u.protocol === "http:" || u.protocol === "https:") && !out.includes(text))
+        out.push(text);
     } catch {
       // not a URL: skipped
     }
@@ -91,7 +106,10 @@ export function loadConfig(env = process.env) {
     url: urls[0] ?? "",
     urls,
     token: env.PITWALL_TOKEN || str(file.token),
-    stateDir: env.PITWALL_AGENT_STATE_DIR || str(file.stateDir) || path.join(env.HOME || os.homedir(), ".cache", "pitwall", "agent-hooks"),
+    stateDir:
+      env.PITWALL_AGENT_STATE_DIR ||
+      str(file.stateDir) ||
+      path.join(env.HOME || os.homedir(), ".cache", "pitwall", "agent-hooks"),
     planTimeoutS: num(env.PITWALL_PLAN_TIMEOUT_S ?? file.planTimeoutS, 1800),
     planFallback: (env.PITWALL_PLAN_FALLBACK ?? file.planFallback) === "deny" ? "deny" : "ask",
     sendTimeoutMs: num(env.PITWALL_HOOK_SEND_TIMEOUT_MS, 1500),

@@ -24,10 +24,11 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
+
 import { parseHookInput } from "./claude-events.mjs";
+import { readForwarderSecret } from "./forwarder-secret.mjs";
 import { applyEvent } from "./handle-event.mjs";
 import { ensureHeartbeat, stopHeartbeat } from "./heartbeat.mjs";
-import { readForwarderSecret } from "./forwarder-secret.mjs";
 import { flushSpool, spoolFrames } from "./spool.mjs";
 
 /** URL path Claude Code's HTTP hooks post to (install writes `http://127.0.0.1:<port>` + this). */
@@ -38,7 +39,10 @@ const REGISTER_PATH = "/pitwall/register";
 const HEALTH_PATH = "/pitwall/health";
 const MAX_BODY_BYTES = 5_000_000;
 
-const safe = (session) => String(session).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 150);
+const safe = (session) =>
+  String(session)
+    .replace(/[^A-Za-z0-9_.-]/g, "_")
+    .slice(0, 150);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function alive(pid) {
@@ -64,15 +68,21 @@ export const forwarderUrl = (cfg) => `http://127.0.0.1:${cfg.forwarderPort}`;
 /** One small request to the forwarder: resolves {status, body}; rejects on connection error or timeout. */
 function request(cfg, method, urlPath, payload, timeoutMs) {
   return new Promise((resolve, reject) => {
-    const headers = payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {};
+    const headers = payload
+      ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }
+      : {};
     if (cfg.forwarderSecret) headers[SECRET_HEADER] = cfg.forwarderSecret;
-    const req = http.request(`${forwarderUrl(cfg)}${urlPath}`, { method, timeout: timeoutMs, headers }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (c) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      res.on("error", reject);
-    });
+    const req = http.request(
+      `${forwarderUrl(cfg)}${urlPath}`,
+      { method, timeout: timeoutMs, headers },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on("error", reject);
+      },
+    );
     req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on("error", reject);
     req.end(payload);
@@ -92,7 +102,11 @@ export async function forwarderUp(cfg, timeoutMs = 500) {
 /** Starts `node <entryFile> forward` detached (it outlives the hook). Never throws. */
 export function startForwarder(entryFile, nodePath = process.execPath) {
   try {
-    spawn(nodePath, [entryFile, "forward"], { detached: true, stdio: "ignore", env: process.env }).unref();
+    spawn(nodePath, [entryFile, "forward"], {
+      detached: true,
+      stdio: "ignore",
+      env: process.env,
+    }).unref();
   } catch {
     // the next check starts it
   }
@@ -112,7 +126,8 @@ export async function ensureForwarder(cfg, entryFile) {
  */
 export async function registerSession(cfg, session, agentPid, entryFile, waitMs = 3000) {
   const again = "run `npx pitwall agent install claude-code` again";
-  if (!cfg.forwarderSecret) return `no forwarder secret in ${cfg.forwarderDir} (an install from before it existed?): tool-call updates of this session will NOT reach Pitwall; ${again}`;
+  if (!cfg.forwarderSecret)
+    return `no forwarder secret in ${cfg.forwarderDir} (an install from before it existed?): tool-call updates of this session will NOT reach Pitwall; ${again}`;
   const payload = JSON.stringify({ session, agentPid, cfg });
   const deadline = Date.now() + waitMs;
   let started = false;
@@ -124,7 +139,8 @@ export async function registerSession(cfg, session, agentPid, entryFile, waitMs 
     } catch {
       if (!started) startForwarder(entryFile);
       started = true;
-      if (Date.now() > deadline) return `no local forwarder answers on 127.0.0.1:${cfg.forwarderPort}: tool-call updates of this session will NOT reach Pitwall (is the port taken by another program? set PITWALL_FORWARDER_PORT and ${again})`;
+      if (Date.now() > deadline)
+        return `no local forwarder answers on 127.0.0.1:${cfg.forwarderPort}: tool-call updates of this session will NOT reach Pitwall (is the port taken by another program? set PITWALL_FORWARDER_PORT and ${again})`;
       await sleep(50);
     }
   }
@@ -136,7 +152,11 @@ export async function registerSession(cfg, session, agentPid, entryFile, waitMs 
  * (idle, or the port is taken: another forwarder runs).
  * @returns {Promise<{reason: string}>}
  */
-export async function runForwarder(fallbackCfg, entryFile, { log = () => undefined, checkEveryMs = 1000 } = {}) {
+export async function runForwarder(
+  fallbackCfg,
+  entryFile,
+  { log = () => undefined, checkEveryMs = 1000 } = {},
+) {
   const dir = fallbackCfg.forwarderDir;
   const sessionsDir = path.join(dir, "sessions");
   fs.mkdirSync(sessionsDir, { recursive: true, mode: 0o700 });
@@ -149,7 +169,9 @@ export async function runForwarder(fallbackCfg, entryFile, { log = () => undefin
   const registrationOf = (session) => {
     if (sessions.has(session)) return sessions.get(session);
     try {
-      const r = JSON.parse(fs.readFileSync(path.join(sessionsDir, `${safe(session)}.json`), "utf8"));
+      const r = JSON.parse(
+        fs.readFileSync(path.join(sessionsDir, `${safe(session)}.json`), "utf8"),
+      );
       if (r?.cfg?.stateDir) {
         sessions.set(session, r);
         return r;
@@ -204,7 +226,16 @@ export async function runForwarder(fallbackCfg, entryFile, { log = () => undefin
       spoolFrames(cfg, out.frames);
       kick(cfg);
     }
-    if (event.hook_event_name === "UserPromptSubmit" && reg?.agentPid) ensureHeartbeat(cfg, event.session_id, entryFile, reg.agentPid, "", undefined, typeof event.transcript_path === "string" ? event.transcript_path : "");
+    if (event.hook_event_name === "UserPromptSubmit" && reg?.agentPid)
+      ensureHeartbeat(
+        cfg,
+        event.session_id,
+        entryFile,
+        reg.agentPid,
+        "",
+        undefined,
+        typeof event.transcript_path === "string" ? event.transcript_path : "",
+      );
     if (event.hook_event_name === "SessionEnd") {
       stopHeartbeat(cfg, event.session_id);
       sessions.delete(event.session_id);
@@ -248,17 +279,23 @@ export async function runForwarder(fallbackCfg, entryFile, { log = () => undefin
           r = null;
         }
         if (!r || typeof r.session !== "string" || !r.cfg || typeof r.cfg.stateDir !== "string") {
-          res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "bad registration" }));
+          res
+            .writeHead(400, { "content-type": "application/json" })
+            .end(JSON.stringify({ error: "bad registration" }));
           return;
         }
         if (!authorized(req)) {
-          res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: "missing or wrong forwarder secret" }));
+          res
+            .writeHead(401, { "content-type": "application/json" })
+            .end(JSON.stringify({ error: "missing or wrong forwarder secret" }));
           return;
         }
         const reg = { cfg: r.cfg, agentPid: Number(r.agentPid) || 0 };
         sessions.set(r.session, reg);
         try {
-          fs.writeFileSync(path.join(sessionsDir, `${safe(r.session)}.json`), JSON.stringify(reg), { mode: 0o600 });
+          fs.writeFileSync(path.join(sessionsDir, `${safe(r.session)}.json`), JSON.stringify(reg), {
+            mode: 0o600,
+          });
         } catch {
           // kept in memory only
         }
@@ -271,16 +308,22 @@ export async function runForwarder(fallbackCfg, entryFile, { log = () => undefin
       }
       const parsed = parseHookInput(body);
       if (!parsed.ok) {
-        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "malformed hook event" }));
+        res
+          .writeHead(400, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: "malformed hook event" }));
         return log(`pitwall forwarder: ignored a malformed hook event (${parsed.error})`);
       }
       if (!authorized(req)) {
-        res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: "missing or wrong forwarder secret" }));
+        res
+          .writeHead(401, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: "missing or wrong forwarder secret" }));
         return log("pitwall forwarder: refused a hook without the install's secret");
       }
       // Answer, then work: the agent waits for this answer and for nothing else.
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
-      queue = queue.then(() => handleEvent(parsed.event)).catch((err) => log(`pitwall forwarder: ${err?.message ?? err}`));
+      queue = queue
+        .then(() => handleEvent(parsed.event))
+        .catch((err) => log(`pitwall forwarder: ${err?.message ?? err}`));
     });
   });
 
@@ -288,14 +331,16 @@ export async function runForwarder(fallbackCfg, entryFile, { log = () => undefin
     server.once("error", (err) => resolve(err));
     server.listen(fallbackCfg.forwarderPort, "127.0.0.1", () => resolve(null));
   });
-  if (listening) return { reason: `port ${fallbackCfg.forwarderPort}: ${listening.code ?? listening.message}` };
+  if (listening)
+    return { reason: `port ${fallbackCfg.forwarderPort}: ${listening.code ?? listening.message}` };
 
   // Registrations of earlier runs (a forwarder killed and started again).
   try {
     for (const name of fs.readdirSync(sessionsDir)) {
       try {
         const r = JSON.parse(fs.readFileSync(path.join(sessionsDir, name), "utf8"));
-        if (!r?.agentPid || !alive(r.agentPid)) fs.rmSync(path.join(sessionsDir, name), { force: true });
+        if (!r?.agentPid || !alive(r.agentPid))
+          fs.rmSync(path.join(sessionsDir, name), { force: true });
       } catch {
         fs.rmSync(path.join(sessionsDir, name), { force: true });
       }
@@ -308,14 +353,16 @@ export async function runForwarder(fallbackCfg, entryFile, { log = () => undefin
     const timer = setInterval(() => {
       const idle = Date.now() - lastRequestMs > fallbackCfg.forwarderIdleS * 1000;
       if (!idle || flushing.size) return;
-      const liveAgent = [...sessions.values()].some((r) => r.agentPid && alive(r.agentPid)) || fs.readdirSync(sessionsDir).some((name) => {
-        try {
-          const pid = JSON.parse(fs.readFileSync(path.join(sessionsDir, name), "utf8"))?.agentPid;
-          return pid && alive(pid);
-        } catch {
-          return false;
-        }
-      });
+      const liveAgent =
+        [...sessions.values()].some((r) => r.agentPid && alive(r.agentPid)) ||
+        fs.readdirSync(sessionsDir).some((name) => {
+          try {
+            const pid = JSON.parse(fs.readFileSync(path.join(sessionsDir, name), "utf8"))?.agentPid;
+            return pid && alive(pid);
+          } catch {
+            return false;
+          }
+        });
       if (liveAgent) return;
       clearInterval(timer);
       server.close(() => resolve({ reason: "idle" }));

@@ -17,14 +17,25 @@ import { readState, writeState } from "./todo-state.mjs";
 export async function applyEvent(cfg, event) {
   // A tool call's PostToolUse (or a new prompt, Stop, SessionEnd) shows a waiting permission gate was answered in the terminal.
   stopStalePermissionGates(cfg, event, stopGate);
-  const needsBranch = event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit";
+  const needsBranch =
+    event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit";
   const branch = needsBranch && typeof event.cwd === "string" ? gitBranch(event.cwd) : undefined;
   // Read, decide and store under the session's lock: parallel tool calls run their hooks at once.
   return await withSessionLock(cfg, event.session_id, () => {
     const before = readState(cfg, event.session_id);
     // The person answered the plan in the terminal (or the agent ended): free the waiting gate.
-    if (gateIsStale(before, event) && stopGate(before.gatePid)) writeState(cfg, event.session_id, { ...before, gatePid: undefined, lastPlan: { ...before.lastPlan, decision: "answered_in_terminal" } });
-    const out = claudeActions(event, readState(cfg, event.session_id), { nowMs: Date.now(), sendPrompts: cfg.sendPrompts, gitBranch: branch, taskItems: taskItemsFor(event) });
+    if (gateIsStale(before, event) && stopGate(before.gatePid))
+      writeState(cfg, event.session_id, {
+        ...before,
+        gatePid: undefined,
+        lastPlan: { ...before.lastPlan, decision: "answered_in_terminal" },
+      });
+    const out = claudeActions(event, readState(cfg, event.session_id), {
+      nowMs: Date.now(),
+      sendPrompts: cfg.sendPrompts,
+      gitBranch: branch,
+      taskItems: taskItemsFor(event),
+    });
     if (out.frames.length) writeState(cfg, event.session_id, out.state);
     return out;
   });

@@ -1,7 +1,15 @@
 /** The agent's process id: the hook's parent, skipping shells. */
 export function agentPid(startPid?: number): number;
 /** Starts the session's heartbeat process unless one runs; returns whether it started one. */
-export function ensureHeartbeat(cfg: { stateDir: string }, session: string, entryFile: string, agent?: number, endSource?: string, nodePath?: string, transcript?: string): boolean;
+export function ensureHeartbeat(
+  cfg: { stateDir: string },
+  session: string,
+  entryFile: string,
+  agent?: number,
+  endSource?: string,
+  nodePath?: string,
+  transcript?: string,
+): boolean;
 /** Stops the session's heartbeat process. */
 export function stopHeartbeat(cfg: { stateDir: string }, session: string): void;
 /** The heartbeat loop: posts a heartbeat naming the session every cfg.heartbeatS s while process `agent` lives. */

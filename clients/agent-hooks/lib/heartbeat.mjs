@@ -8,10 +8,18 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+
 import { watchTranscript } from "./interrupt-watch.mjs";
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "fish"]);
-const pidFile = (cfg, session) => path.join(cfg.stateDir, "heartbeats", `${String(session).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 150)}.pid`);
+const pidFile = (cfg, session) =>
+  path.join(
+    cfg.stateDir,
+    "heartbeats",
+    `${String(session)
+      .replace(/[^A-Za-z0-9_.-]/g, "_")
+      .slice(0, 150)}.pid`,
+  );
 
 function alive(pid) {
   try {
@@ -53,12 +61,27 @@ export function agentPid(startPid = process.ppid) {
  * ("no signal"). `node` runs it (`nodePath`; opencode's own runtime is not Node). `transcript`:
  * Claude Code's transcript file, watched for Esc-interrupts (see runHeartbeat). Never throws.
  */
-export function ensureHeartbeat(cfg, session, entryFile, agent = agentPid(), endSource = "", nodePath = process.execPath, transcript = "") {
+export function ensureHeartbeat(
+  cfg,
+  session,
+  entryFile,
+  agent = agentPid(),
+  endSource = "",
+  nodePath = process.execPath,
+  transcript = "",
+) {
   try {
     const file = pidFile(cfg, session);
     const running = Number(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : 0);
     if (running && alive(running)) return false;
-    const args = [entryFile, "heartbeat", String(session), String(agent), ...(endSource || transcript ? [endSource || "-"] : []), ...(transcript ? [transcript] : [])];
+    const args = [
+      entryFile,
+      "heartbeat",
+      String(session),
+      String(agent),
+      ...(endSource || transcript ? [endSource || "-"] : []),
+      ...(transcript ? [transcript] : []),
+    ];
     spawn(nodePath, args, { detached: true, stdio: "ignore", env: process.env }).unref();
     return true;
   } catch {
@@ -72,7 +95,12 @@ export function stopHeartbeat(cfg, session) {
     const file = pidFile(cfg, session);
     const pid = Number(fs.readFileSync(file, "utf8"));
     fs.rmSync(file, { force: true });
-    if (pid && (procInfo(pid) === null || fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("heartbeat"))) process.kill(pid, "SIGTERM");
+    if (
+      pid &&
+      (procInfo(pid) === null ||
+        fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("heartbeat"))
+    )
+      process.kill(pid, "SIGTERM");
   } catch {
     // none running
   }
@@ -87,7 +115,16 @@ export function stopHeartbeat(cfg, session) {
  * Esc-interrupt written there (no hook runs for it) is reported as the session going idle at the
  * interrupt's time, within about a second (lib/interrupt-watch.mjs).
  */
-export async function runHeartbeat(cfg, session, agent, postFrames, sleep = (ms) => new Promise((r) => setTimeout(r, ms)), endSource = "", everyFewSeconds = null, transcript = "") {
+export async function runHeartbeat(
+  cfg,
+  session,
+  agent,
+  postFrames,
+  sleep = (ms) => new Promise((r) => setTimeout(r, ms)),
+  endSource = "",
+  everyFewSeconds = null,
+  transcript = "",
+) {
   const file = pidFile(cfg, session);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   fs.writeFileSync(file, String(process.pid));
@@ -97,7 +134,11 @@ export async function runHeartbeat(cfg, session, agent, postFrames, sleep = (ms)
   let beats = 0;
   try {
     // Liveness is checked every second, beats are sent every cfg.heartbeatS.
-    for (let nextBeat = 0, nextCheck = 0; alive(agent); await sleep(Math.min(1000, cfg.heartbeatS * 1000))) {
+    for (
+      let nextBeat = 0, nextCheck = 0;
+      alive(agent);
+      await sleep(Math.min(1000, cfg.heartbeatS * 1000))
+    ) {
       const now = Date.now();
       // The beat first (the first one at once: the session's sign of life); a failed one is tried
       // again within 5 s rather than a whole interval later. The second comes 5 s after the first:
@@ -105,7 +146,19 @@ export async function runHeartbeat(cfg, session, agent, postFrames, sleep = (ms)
       // Pitwall was slow) and then names no session yet.
       if (now >= nextBeat) {
         try {
-          await postFrames(cfg, [{ v: 1, id: `cc:${key}:hb:${now}`.slice(0, 200), type: "heartbeat", ts: now, sessions: [key] }], 5000);
+          await postFrames(
+            cfg,
+            [
+              {
+                v: 1,
+                id: `cc:${key}:hb:${now}`.slice(0, 200),
+                type: "heartbeat",
+                ts: now,
+                sessions: [key],
+              },
+            ],
+            5000,
+          );
           nextBeat = now + (beats++ === 0 ? Math.min(5, cfg.heartbeatS) : cfg.heartbeatS) * 1000;
         } catch {
           nextBeat = now + Math.min(5, cfg.heartbeatS) * 1000;
@@ -113,9 +166,21 @@ export async function runHeartbeat(cfg, session, agent, postFrames, sleep = (ms)
       }
       interruptAt = watcher?.check(Date.now()) ?? interruptAt;
       if (interruptAt !== null) {
-        const frame = { v: 1, id: `cc:${key}:act:${interruptAt}:interrupted`.slice(0, 200), type: "session.activity", session: key, source: "claude-code", state: "idle", ts: interruptAt, detail: "interrupted by the user" };
+        const frame = {
+          v: 1,
+          id: `cc:${key}:act:${interruptAt}:interrupted`.slice(0, 200),
+          type: "session.activity",
+          session: key,
+          source: "claude-code",
+          state: "idle",
+          ts: interruptAt,
+          detail: "interrupted by the user",
+        };
         // Sent once; Pitwall down: tried again on the next round (the id keeps it exactly once).
-        interruptAt = await postFrames(cfg, [frame], 5000).then(() => null, () => interruptAt);
+        interruptAt = await postFrames(cfg, [frame], 5000).then(
+          () => null,
+          () => interruptAt,
+        );
       }
       if (everyFewSeconds && now >= nextCheck) {
         nextCheck = now + 3000;
@@ -124,7 +189,22 @@ export async function runHeartbeat(cfg, session, agent, postFrames, sleep = (ms)
     }
     if (endSource) {
       const now = Date.now();
-      await postFrames(cfg, [{ v: 1, id: `hb:${key}:ended:${now}`.slice(0, 200), type: "session.activity", session: key, source: endSource, state: "ended", ts: now, detail: "the agent process ended" }], 5000).catch(() => undefined);
+      await postFrames(
+        cfg,
+        [
+          {
+            v: 1,
+            id: `hb:${key}:ended:${now}`.slice(0, 200),
+            type: "session.activity",
+            session: key,
+            source: endSource,
+            state: "ended",
+            ts: now,
+            detail: "the agent process ended",
+          },
+        ],
+        5000,
+      ).catch(() => undefined);
     }
   } finally {
     try {

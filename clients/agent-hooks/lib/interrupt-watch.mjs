@@ -14,7 +14,10 @@ function isInterrupt(entry) {
   if (entry?.type !== "user") return false;
   const content = entry.message?.content;
   if (typeof content === "string") return content.startsWith(MARK);
-  return Array.isArray(content) && content.some((b) => b?.type === "text" && typeof b.text === "string" && b.text.startsWith(MARK));
+  return (
+    Array.isArray(content) &&
+    content.some((b) => b?.type === "text" && typeof b.text === "string" && b.text.startsWith(MARK))
+  );
 }
 
 /** Whether an entry shows the agent busy again after an interrupt (a new prompt, a model reply). */
@@ -22,7 +25,10 @@ function isActivity(entry) {
   if (entry?.type === "assistant") return true;
   if (entry?.type !== "user" || isInterrupt(entry)) return false;
   const content = entry.message?.content;
-  return typeof content === "string" || (Array.isArray(content) && content.some((b) => b?.type === "text"));
+  return (
+    typeof content === "string" ||
+    (Array.isArray(content) && content.some((b) => b?.type === "text"))
+  );
 }
 
 /**

@@ -11,9 +11,25 @@ const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** Unified-style diff lines of `before` → `after` (whole hunks; no context matching). */
 function hunk(file, before, after) {
-  const minus = before === "" ? [] : String(before).split("\n").map((l) => `-${l}`);
-  const plus = after === "" ? [] : String(after).split("\n").map((l) => `+${l}`);
-  return [`--- ${file}`, `+++ ${file}`, `@@ -${minus.length} +${plus.length} @@`, ...minus, ...plus].join("\n");
+  const minus =
+    before === ""
+      ? []
+      : String(before)
+          .split("\n")
+          .map((l) => `-${l}`);
+  const plus =
+    after === ""
+      ? []
+      : String(after)
+          .split("\n")
+          .map((l) => `+${l}`);
+  return [
+    `--- ${file}`,
+    `+++ ${file}`,
+    `@@ -${minus.length} +${plus.length} @@`,
+    ...minus,
+    ...plus,
+  ].join("\n");
 }
 
 /**
@@ -22,12 +38,28 @@ function hunk(file, before, after) {
  */
 export function describeToolCall(toolName, input) {
   const inp = input && typeof input === "object" ? input : {};
-  const file = typeof inp.file_path === "string" ? inp.file_path : typeof inp.notebook_path === "string" ? inp.notebook_path : "";
-  if (toolName === "Bash" && typeof inp.command === "string") return { summary: clip(inp.command.split("\n")[0] || "Bash", 300) };
-  if (toolName === "Edit" && file) return { summary: `Edit ${file}`, diff: hunk(file, inp.old_string ?? "", inp.new_string ?? "") };
-  if (toolName === "MultiEdit" && file && Array.isArray(inp.edits)) return { summary: `Edit ${file} (${inp.edits.length} edits)`, diff: inp.edits.map((e) => hunk(file, e?.old_string ?? "", e?.new_string ?? "")).join("\n") };
-  if (toolName === "Write" && file) return { summary: `Write ${file}`, diff: hunk(file, "", inp.content ?? "") };
-  if (toolName === "WebFetch" && typeof inp.url === "string") return { summary: `WebFetch ${clip(inp.url, 280)}` };
+  const file =
+    typeof inp.file_path === "string"
+      ? inp.file_path
+      : typeof inp.notebook_path === "string"
+        ? inp.notebook_path
+        : "";
+  if (toolName === "Bash" && typeof inp.command === "string")
+    return { summary: clip(inp.command.split("\n")[0] || "Bash", 300) };
+  if (toolName === "Edit" && file)
+    return {
+      summary: `Edit ${file}`,
+      diff: hunk(file, inp.old_string ?? "", inp.new_string ?? ""),
+    };
+  if (toolName === "MultiEdit" && file && Array.isArray(inp.edits))
+    return {
+      summary: `Edit ${file} (${inp.edits.length} edits)`,
+      diff: inp.edits.map((e) => hunk(file, e?.old_string ?? "", e?.new_string ?? "")).join("\n"),
+    };
+  if (toolName === "Write" && file)
+    return { summary: `Write ${file}`, diff: hunk(file, "", inp.content ?? "") };
+  if (toolName === "WebFetch" && typeof inp.url === "string")
+    return { summary: `WebFetch ${clip(inp.url, 280)}` };
   if (file) return { summary: `${toolName} ${file}` };
   return { summary: clip(`${toolName} ${JSON.stringify(inp)}`, 300) };
 }
@@ -43,17 +75,33 @@ export function permissionAnswer(decision, toolInput) {
   let out;
   if (decision.decision === "allow") {
     out = { behavior: "allow" };
-    if (decision.editedInput && typeof decision.editedInput === "object") out.updatedInput = { ...(toolInput ?? {}), ...decision.editedInput };
+    if (decision.editedInput && typeof decision.editedInput === "object")
+      out.updatedInput = { ...(toolInput ?? {}), ...decision.editedInput };
   } else {
-    out = { behavior: "deny", message: `${who} denied this in Pitwall${decision.message ? `: ${decision.message}` : "."}` };
+    out = {
+      behavior: "deny",
+      message: `${who} denied this in Pitwall${decision.message ? `: ${decision.message}` : "."}`,
+    };
   }
   return { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: out } };
 }
 
 /** Fingerprint of one tool call (tool + input), to find the gate a later PostToolUse belongs to. */
-export const callFingerprint = (toolName, input) => crypto.createHash("sha256").update(`${toolName}\n${JSON.stringify(input ?? {})}`).digest("hex").slice(0, 24);
+export const callFingerprint = (toolName, input) =>
+  crypto
+    .createHash("sha256")
+    .update(`${toolName}\n${JSON.stringify(input ?? {})}`)
+    .digest("hex")
+    .slice(0, 24);
 
-const gateDir = (cfg, session) => path.join(cfg.stateDir, "permission-gates", String(session).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 150));
+const gateDir = (cfg, session) =>
+  path.join(
+    cfg.stateDir,
+    "permission-gates",
+    String(session)
+      .replace(/[^A-Za-z0-9_.-]/g, "_")
+      .slice(0, 150),
+  );
 
 /** Events after which a waiting permission gate of the session is stale (answered in the terminal). */
 const ENDS_ALL = new Set(["UserPromptSubmit", "Stop", "StopFailure", "SessionEnd"]);
@@ -64,7 +112,8 @@ const ENDS_ALL = new Set(["UserPromptSubmit", "Stop", "StopFailure", "SessionEnd
  * Cheap when none waits (one failed readdir). `stop(pid)` signals a gate process.
  */
 export function stopStalePermissionGates(cfg, event, stop) {
-  const oneCall = event.hook_event_name === "PostToolUse" || event.hook_event_name === "PostToolUseFailure";
+  const oneCall =
+    event.hook_event_name === "PostToolUse" || event.hook_event_name === "PostToolUseFailure";
   if (!ENDS_ALL.has(event.hook_event_name) && !oneCall) return;
   const dir = gateDir(cfg, event.session_id);
   let names;
@@ -90,7 +139,16 @@ export function stopStalePermissionGates(cfg, event, stop) {
  * between server URLs. @returns the decision ({decision, message, editedInput, decidedBy}) or
  * null (Pitwall unreachable, timeout, item closed).
  */
-export async function requestPermission(cfg, event, { agent = "claude-code", gitBranch, sleep = (ms) => new Promise((r) => setTimeout(r, ms)), now = Date.now } = {}) {
+export async function requestPermission(
+  cfg,
+  event,
+  {
+    agent = "claude-code",
+    gitBranch,
+    sleep = (ms) => new Promise((r) => setTimeout(r, ms)),
+    now = Date.now,
+  } = {},
+) {
   const session = String(event.session_id).slice(0, 200);
   const toolName = String(event.tool_name ?? "tool").slice(0, 200);
   const input = event.tool_input && typeof event.tool_input === "object" ? event.tool_input : {};
@@ -117,14 +175,21 @@ export async function requestPermission(cfg, event, { agent = "claude-code", git
   const sendBy = now() + (cfg.permissionSendTimeoutMs ?? 2000);
   while (id === null && now() < sendBy && at < urls.length) {
     try {
-      const res = await fetch(`${urls[at]}/api/inbox`, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(Math.max(1, sendBy - now())) });
+      const res = await fetch(`${urls[at]}/api/inbox`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(Math.max(1, sendBy - now())),
+      });
       if (res.status === 201) {
         const opened = await res.json();
         // An inbox rule decided it at once: no waiting.
         if (opened.decision) return opened.decision;
         id = opened.id;
       } else if (res.status < 500) {
-        process.stderr.write(`pitwall hook: Pitwall refused the permission request (${res.status}); asking in the terminal\n`);
+        process.stderr.write(
+          `pitwall hook: Pitwall refused the permission request (${res.status}); asking in the terminal\n`,
+        );
         return null;
       } else at++;
     } catch {
@@ -132,7 +197,9 @@ export async function requestPermission(cfg, event, { agent = "claude-code", git
     }
   }
   if (id === null) {
-    process.stderr.write("pitwall hook: Pitwall did not take the permission request within 2 s; asking in the terminal\n");
+    process.stderr.write(
+      "pitwall hook: Pitwall did not take the permission request within 2 s; asking in the terminal\n",
+    );
     return null;
   }
   // Mark this process as the gate of this call, so the terminal's answer stops it (see stopStalePermissionGates).
@@ -150,7 +217,10 @@ export async function requestPermission(cfg, event, { agent = "claude-code", git
     while (now() < deadline) {
       const waitS = Math.max(1, Math.min(60, Math.ceil((deadline - now()) / 1000)));
       try {
-        const res = await fetch(`${urls[at % urls.length]}/api/inbox/${id}/decision?wait=${waitS}`, { headers, signal: AbortSignal.timeout((waitS + 15) * 1000) });
+        const res = await fetch(
+          `${urls[at % urls.length]}/api/inbox/${id}/decision?wait=${waitS}`,
+          { headers, signal: AbortSignal.timeout((waitS + 15) * 1000) },
+        );
         if (res.status === 200) {
           const state = await res.json();
           if (state?.decision) return state.decision;

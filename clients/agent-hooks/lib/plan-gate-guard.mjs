@@ -6,7 +6,15 @@
 import fs from "node:fs";
 
 /** Hook events that can only arrive once the plan dialog was answered (not Notification: it fires while the dialog shows). */
-const AFTER_ANSWER = new Set(["UserPromptSubmit", "Stop", "StopFailure", "SessionEnd", "PostToolUse", "PostToolUseFailure", "PreToolUse"]);
+const AFTER_ANSWER = new Set([
+  "UserPromptSubmit",
+  "Stop",
+  "StopFailure",
+  "SessionEnd",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "PreToolUse",
+]);
 
 /**
  * Whether `event` proves the session's plan gate (state.gatePid, undecided state.lastPlan) no

@@ -13,7 +13,10 @@ export function planFromMarkdown(markdown) {
   const lines = String(markdown ?? "").split(/\r?\n/);
   const heading = lines.find((l) => /^#{1,6}\s+\S/.test(l));
   const firstLine = lines.find((l) => l.trim() !== "");
-  const title = clip((heading ? heading.replace(/^#{1,6}\s+/, "") : (firstLine ?? "Plan")).trim() || "Plan", 200);
+  const title = clip(
+    (heading ? heading.replace(/^#{1,6}\s+/, "") : (firstLine ?? "Plan")).trim() || "Plan",
+    200,
+  );
   const items = [];
   for (const line of lines) {
     const m = /^(?:\d+[.)]|[-*+])\s+(?:\[[ xX]\]\s+)?(.+)$/.exec(line);
@@ -37,15 +40,23 @@ export function decisionForAgent(decision, proposed, proposeTool = "ExitPlanMode
   const comment = decision.comment ? decision.comment.trim() : "";
   if (decision.decision === "approved") {
     const items = Array.isArray(decision.items) ? decision.items : proposed.items;
-    let plan = sameItems(items, proposed.items) ? proposed.body : `# ${proposed.title}\n\n${items.map((it, i) => `${i + 1}. ${it.content}`).join("\n")}\n`;
+    let plan = sameItems(items, proposed.items)
+      ? proposed.body
+      : `# ${proposed.title}\n\n${items.map((it, i) => `${i + 1}. ${it.content}`).join("\n")}\n`;
     if (comment) plan += `\n\nNote from ${who} (approved in Pitwall): ${comment}\n`;
     return { allow: true, plan };
   }
   if (decision.decision === "changes_requested") {
-    return { allow: false, message: `${who} requested changes to this plan in Pitwall: ${comment || "(no comment)"}\nRevise the plan accordingly and call ${proposeTool} again with the revised plan.` };
+    return {
+      allow: false,
+      message: `${who} requested changes to this plan in Pitwall: ${comment || "(no comment)"}\nRevise the plan accordingly and call ${proposeTool} again with the revised plan.`,
+    };
   }
   if (decision.decision === "rejected") {
-    return { allow: false, message: `${who} rejected this plan in Pitwall${comment ? `: ${comment}` : "."}\nDo not carry it out; stop and wait for instructions.` };
+    return {
+      allow: false,
+      message: `${who} rejected this plan in Pitwall${comment ? `: ${comment}` : "."}\nDo not carry it out; stop and wait for instructions.`,
+    };
   }
   return { allow: false, message: `The plan expired in Pitwall without a decision.` };
 }
@@ -57,7 +68,11 @@ export function decisionForAgent(decision, proposed, proposeTool = "ExitPlanMode
  * instances: failover) and are retried every 2 s (Pitwall may restart meanwhile).
  * @returns the `plan.decision` object, or null on timeout / when the proposal could not be sent.
  */
-export async function proposeAndWait(cfg, frame, { timeoutS, postFrames, sleep = (ms) => new Promise((r) => setTimeout(r, ms)), now = Date.now }) {
+export async function proposeAndWait(
+  cfg,
+  frame,
+  { timeoutS, postFrames, sleep = (ms) => new Promise((r) => setTimeout(r, ms)), now = Date.now },
+) {
   try {
     const body = await postFrames(cfg, [frame], 10_000);
     const r = body?.results?.[0];
@@ -72,10 +87,13 @@ export async function proposeAndWait(cfg, frame, { timeoutS, postFrames, sleep =
   while (now() < deadline) {
     const waitS = Math.max(1, Math.min(60, Math.ceil((deadline - now()) / 1000)));
     try {
-      const res = await fetch(`${urls[at % urls.length]}/api/plans/${encodeURIComponent(frame.plan)}/decision?wait=${waitS}`, {
-        headers: { authorization: `Bearer ${cfg.token}` },
-        signal: AbortSignal.timeout((waitS + 15) * 1000),
-      });
+      const res = await fetch(
+        `${urls[at % urls.length]}/api/plans/${encodeURIComponent(frame.plan)}/decision?wait=${waitS}`,
+        {
+          headers: { authorization: `Bearer ${cfg.token}` },
+          signal: AbortSignal.timeout((waitS + 15) * 1000),
+        },
+      );
       if (res.status === 200) {
         const body = await res.json();
         if (body?.decision) return body.decision;

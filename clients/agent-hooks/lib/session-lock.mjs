@@ -15,7 +15,13 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * @returns what `fn` returns.
  */
 export async function withSessionLock(cfg, session, fn, waitMs = 2000) {
-  const dir = path.join(cfg.stateDir, "locks", `${String(session).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 150)}.lock`);
+  const dir = path.join(
+    cfg.stateDir,
+    "locks",
+    `${String(session)
+      .replace(/[^A-Za-z0-9_.-]/g, "_")
+      .slice(0, 150)}.lock`,
+  );
   fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
   const deadline = Date.now() + waitMs;
   let held = false;
@@ -25,7 +31,8 @@ export async function withSessionLock(cfg, session, fn, waitMs = 2000) {
       held = true;
     } catch {
       try {
-        if (Date.now() - fs.statSync(dir).mtimeMs > STALE_MS) fs.rmSync(dir, { recursive: true, force: true });
+        if (Date.now() - fs.statSync(dir).mtimeMs > STALE_MS)
+          fs.rmSync(dir, { recursive: true, force: true });
       } catch {
         // released meanwhile
       }

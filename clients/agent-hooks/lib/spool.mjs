@@ -25,7 +25,11 @@ export function writeJsonAtomic(file, value) {
 /** Adds frames to the spool (one file each, named so a listing sorts them in send order). */
 export function spoolFrames(cfg, frames) {
   for (const frame of frames) {
-    const name = `${Date.now().toString().padStart(15, "0")}-${process.pid}-${String(++fileSeq).padStart(4, "0")}-${String(frame.id).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 120)}.json`;
+    const name = `${Date.now().toString().padStart(15, "0")}-${process.pid}-${String(++fileSeq).padStart(4, "0")}-${String(
+      frame.id,
+    )
+      .replace(/[^A-Za-z0-9_.-]/g, "_")
+      .slice(0, 120)}.json`;
     writeJsonAtomic(path.join(spoolDir(cfg), name), frame);
   }
 }
@@ -42,7 +46,10 @@ const parsed = new Map();
 function readSpool(cfg, limit = Infinity) {
   let names = [];
   try {
-    names = fs.readdirSync(spoolDir(cfg)).filter((n) => n.endsWith(".json")).sort();
+    names = fs
+      .readdirSync(spoolDir(cfg))
+      .filter((n) => n.endsWith(".json"))
+      .sort();
   } catch {
     return [];
   }
@@ -109,11 +116,20 @@ export function rememberUrl(cfg, url, tried) {
 /** One POST of `payload` to `${base}/api/ingest`: resolves {status, body}; rejects on network error or timeout. */
 async function postOnce(base, cfg, payload, timeoutMs) {
   const url = new URL(`${base}/api/ingest`);
-  const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  const { request } =
+    url.protocol === "https:" ? await import("node:https") : await import("node:http");
   return await new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: "POST", headers: { authorization: `Bearer ${cfg.token}`, "content-type": "application/json", "content-length": Buffer.byteLength(payload) }, timeout: timeoutMs },
+      {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${cfg.token}`,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(payload),
+        },
+        timeout: timeoutMs,
+      },
       (res) => {
         let body = "";
         res.setEncoding("utf8");
@@ -160,7 +176,11 @@ export async function postFrames(cfg, frames, timeoutMs = cfg.sendTimeoutMs) {
       throw new Error("Pitwall's answer is not JSON");
     }
   }
-  throw new Error(failures.length ? `no Pitwall instance answered (${failures.join("; ")})` : "no Pitwall URL configured");
+  throw new Error(
+    failures.length
+      ? `no Pitwall instance answered (${failures.join("; ")})`
+      : "no Pitwall URL configured",
+  );
 }
 
 /**
@@ -171,14 +191,18 @@ export async function flushSpool(cfg, log = (line) => process.stderr.write(`${li
   for (;;) {
     const batch = readSpool(cfg, BATCH);
     if (batch.length === 0) return true;
-    const body = await postFrames(cfg, batch.map((b) => b.frame));
+    const body = await postFrames(
+      cfg,
+      batch.map((b) => b.frame),
+    );
     const results = Array.isArray(body?.results) ? body.results : [];
     let removed = 0;
     batch.forEach((b, i) => {
       const r = results[i];
       if (!r) return;
       if (r.ok || r.code !== "internal") {
-        if (!r.ok) log(`pitwall hook: Pitwall refused frame ${b.frame.id}: ${r.code} ${r.message ?? ""}`);
+        if (!r.ok)
+          log(`pitwall hook: Pitwall refused frame ${b.frame.id}: ${r.code} ${r.message ?? ""}`);
         fs.rmSync(b.file, { force: true });
         parsed.delete(b.file);
         removed++;
@@ -196,7 +220,9 @@ export async function deliver(cfg, frames, entryFile) {
   try {
     spoolFrames(cfg, frames);
   } catch (err) {
-    process.stderr.write(`pitwall hook: cannot write the spool in ${spoolDir(cfg)}: ${err.message}\n`);
+    process.stderr.write(
+      `pitwall hook: cannot write the spool in ${spoolDir(cfg)}: ${err.message}\n`,
+    );
     return false;
   }
   try {
@@ -211,7 +237,11 @@ export async function deliver(cfg, frames, entryFile) {
 /** Starts `node <entryFile> flush` detached (it outlives the hook and the agent). */
 export function startBackgroundFlush(entryFile) {
   try {
-    spawn(process.execPath, [entryFile, "flush"], { detached: true, stdio: "ignore", env: process.env }).unref();
+    spawn(process.execPath, [entryFile, "flush"], {
+      detached: true,
+      stdio: "ignore",
+      env: process.env,
+    }).unref();
   } catch {
     // the next hook call retries
   }

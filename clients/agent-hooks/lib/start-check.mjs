@@ -12,7 +12,8 @@ export async function startProblem(cfg, postFrames, timeoutMs = 1500) {
     return null;
   } catch (err) {
     const message = String(err?.message ?? err);
-    if (/HTTP 401/.test(message)) return `Pitwall at ${cfg.url} refuses this token (401): todo lists, states and plans of this session are NOT shown in Pitwall. Check it with \`npx pitwall agent status\`.`;
+    if (/HTTP 401/.test(message))
+      return `Pitwall at ${cfg.url} refuses this token (401): todo lists, states and plans of this session are NOT shown in Pitwall. Check it with \`npx pitwall agent status\`.`;
     if (/HTTP \d+/.test(message)) return null; // it answers and took the token (another refusal is about the empty batch)
     return `Pitwall at ${cfg.url} does not answer (${message}): this session's updates wait in the spool until it does. Check with \`npx pitwall agent status\`.`;
   }

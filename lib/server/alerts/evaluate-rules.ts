@@ -1,5 +1,11 @@
 import type pg from "pg";
-import { ruleHolds, type AlertConditionName, type RulePoint, type RuleSpec } from "@/lib/alerts/rule";
+
+import {
+  ruleHolds,
+  type AlertConditionName,
+  type RulePoint,
+  type RuleSpec,
+} from "@/lib/alerts/rule";
 import { newestPoints } from "@/lib/server/metric-store";
 
 /**
@@ -58,7 +64,11 @@ const MAX_POINTS = 2000;
 
 /** Runs one evaluation at `at`; returns what fired and what resolved. */
 export async function evaluateAlertRules(pool: pg.Pool, at: Date): Promise<RuleTransition[]> {
-  const rules = (await pool.query<RuleRow>(`SELECT id, name, kind::text AS kind, tag, "metricKey", condition::text AS condition, threshold, "forSteps", "forSeconds", enabled FROM "AlertRule"`)).rows;
+  const rules = (
+    await pool.query<RuleRow>(
+      `SELECT id, name, kind::text AS kind, tag, "metricKey", condition::text AS condition, threshold, "forSteps", "forSeconds", enabled FROM "AlertRule"`,
+    )
+  ).rows;
   const out: RuleTransition[] = [];
   for (const rule of rules) {
     const runs = (
@@ -77,14 +87,37 @@ export async function evaluateAlertRules(pool: pg.Pool, at: Date): Promise<RuleT
       let detail = "rule disabled";
       if (rule.enabled && !(rule.condition === "no_data" && run.status !== "running")) {
         const points = await latestPoints(pool, run.id, rule);
-        ({ holds, detail } = ruleHolds(rule as RuleSpec, points, at.getTime(), run.startedAt.getTime()));
+        ({ holds, detail } = ruleHolds(
+          rule as RuleSpec,
+          points,
+          at.getTime(),
+          run.startedAt.getTime(),
+        ));
       } else if (rule.enabled) {
         detail = "run ended";
       }
       if (holds && !run.open) {
-        if (await fire(pool, rule, run.id, at, detail)) out.push({ kind: "fired", ruleId: rule.id, ruleName: rule.name, runId: run.id, runName: run.name, host: run.host, detail });
+        if (await fire(pool, rule, run.id, at, detail))
+          out.push({
+            kind: "fired",
+            ruleId: rule.id,
+            ruleName: rule.name,
+            runId: run.id,
+            runName: run.name,
+            host: run.host,
+            detail,
+          });
       } else if (!holds && run.open) {
-        if (await resolve(pool, rule, run.id, at, detail)) out.push({ kind: "resolved", ruleId: rule.id, ruleName: rule.name, runId: run.id, runName: run.name, host: run.host, detail });
+        if (await resolve(pool, rule, run.id, at, detail))
+          out.push({
+            kind: "resolved",
+            ruleId: rule.id,
+            ruleName: rule.name,
+            runId: run.id,
+            runName: run.name,
+            host: run.host,
+            detail,
+          });
       }
     }
   }
@@ -94,12 +127,23 @@ export async function evaluateAlertRules(pool: pg.Pool, at: Date): Promise<RuleT
 /** The metric's newest points (by step), enough for the rule's window. */
 async function latestPoints(pool: pg.Pool, runId: number, rule: RuleRow): Promise<RulePoint[]> {
   const limit = rule.forSteps ?? MAX_POINTS;
-  const rows = await newestPoints(pool, runId, rule.metricKey, rule.condition === "no_data" ? 1 : limit);
+  const rows = await newestPoints(
+    pool,
+    runId,
+    rule.metricKey,
+    rule.condition === "no_data" ? 1 : limit,
+  );
   return rows.map((r) => ({ step: Number(r.step), value: r.value, tsMs: r.tsMs }));
 }
 
 /** Opens (or re-opens) the firing; false when another instance already did. */
-async function fire(pool: pg.Pool, rule: RuleRow, runId: number, at: Date, detail: string): Promise<boolean> {
+async function fire(
+  pool: pg.Pool,
+  rule: RuleRow,
+  runId: number,
+  at: Date,
+  detail: string,
+): Promise<boolean> {
   const code = alertRuleCode(rule.id);
   const client = await pool.connect();
   try {
@@ -116,8 +160,14 @@ async function fire(pool: pg.Pool, rule: RuleRow, runId: number, at: Date, detai
       return false;
     }
     // notifiedAt set: the notifier's generic alert post must not announce it a second time.
-    await client.query(`INSERT INTO "RunEvent" ("runId", level, message, code, ts, "notifiedAt") VALUES ($1, 'warn', $2, $3, $4, $4)`, [runId, `Alert “${rule.name}”: ${detail}`, code, at]);
-    await client.query(`UPDATE "Run" SET "activeAlerts" = array_append(array_remove("activeAlerts", $2), $2) WHERE id = $1`, [runId, code]);
+    await client.query(
+      `INSERT INTO "RunEvent" ("runId", level, message, code, ts, "notifiedAt") VALUES ($1, 'warn', $2, $3, $4, $4)`,
+      [runId, `Alert “${rule.name}”: ${detail}`, code, at],
+    );
+    await client.query(
+      `UPDATE "Run" SET "activeAlerts" = array_append(array_remove("activeAlerts", $2), $2) WHERE id = $1`,
+      [runId, code],
+    );
     await client.query("COMMIT");
     return true;
   } catch (err) {
@@ -129,18 +179,33 @@ async function fire(pool: pg.Pool, rule: RuleRow, runId: number, at: Date, detai
 }
 
 /** Closes the open firing; false when another instance already did. */
-async function resolve(pool: pg.Pool, rule: RuleRow, runId: number, at: Date, detail: string): Promise<boolean> {
+async function resolve(
+  pool: pg.Pool,
+  rule: RuleRow,
+  runId: number,
+  at: Date,
+  detail: string,
+): Promise<boolean> {
   const code = alertRuleCode(rule.id);
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    const claimed = await client.query(`UPDATE "AlertFiring" SET "resolvedAt" = $3 WHERE "ruleId" = $1 AND "runId" = $2 AND "resolvedAt" IS NULL RETURNING 1`, [rule.id, runId, at]);
+    const claimed = await client.query(
+      `UPDATE "AlertFiring" SET "resolvedAt" = $3 WHERE "ruleId" = $1 AND "runId" = $2 AND "resolvedAt" IS NULL RETURNING 1`,
+      [rule.id, runId, at],
+    );
     if (claimed.rowCount === 0) {
       await client.query("ROLLBACK");
       return false;
     }
-    await client.query(`INSERT INTO "RunEvent" ("runId", level, message, code, ts, "notifiedAt") VALUES ($1, 'info', $2, $3, $4, $4)`, [runId, `Alert “${rule.name}” resolved: ${detail}`, `${code}_resolved`, at]);
-    await client.query(`UPDATE "Run" SET "activeAlerts" = array_remove("activeAlerts", $2) WHERE id = $1`, [runId, code]);
+    await client.query(
+      `INSERT INTO "RunEvent" ("runId", level, message, code, ts, "notifiedAt") VALUES ($1, 'info', $2, $3, $4, $4)`,
+      [runId, `Alert “${rule.name}” resolved: ${detail}`, `${code}_resolved`, at],
+    );
+    await client.query(
+      `UPDATE "Run" SET "activeAlerts" = array_remove("activeAlerts", $2) WHERE id = $1`,
+      [runId, code],
+    );
     await client.query("COMMIT");
     return true;
   } catch (err) {

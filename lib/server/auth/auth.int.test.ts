@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import WebSocket from "ws";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { LIVE_SESSION_ENDED } from "@/lib/server/auth/live-sessions";
 import { createToken } from "@/lib/server/repositories/tokens";
@@ -35,10 +36,23 @@ afterAll(async () => {
 });
 
 /** Every read route of the API (the GETs people and workers use). */
-const READ_ROUTES = ["/api/runs", "/api/runs/1", "/api/runs/1/progress", "/api/runs/1/metrics", "/api/hosts", "/api/hosts/h1", "/api/overview", "/api/sessions", "/api/sessions/1", "/api/plans", "/api/plans/by-id/1"];
+const READ_ROUTES = [
+  "/api/runs",
+  "/api/runs/1",
+  "/api/runs/1/progress",
+  "/api/runs/1/metrics",
+  "/api/hosts",
+  "/api/hosts/h1",
+  "/api/overview",
+  "/api/sessions",
+  "/api/sessions/1",
+  "/api/plans",
+  "/api/plans/by-id/1",
+];
 
 const signIn = (email: string, password: string) => signInAs(server.url, email, password);
-const newUser = (role: "viewer" | "approver" | "admin") => newSignedInUser(prisma, server.url, role);
+const newUser = (role: "viewer" | "approver" | "admin") =>
+  newSignedInUser(prisma, server.url, role);
 
 /** Proposes a plan through the public ingest path, like an agent would; returns its numeric id. */
 async function proposePlan(token: string): Promise<number> {
@@ -46,7 +60,16 @@ async function proposePlan(token: string): Promise<number> {
   const res = await fetch(`${server.url}/api/ingest`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify([{ v: 1, id: randomUUID(), type: "plan.propose", plan, title: "Next: upload", items: [{ content: "Upload to S3" }] }]),
+    body: JSON.stringify([
+      {
+        v: 1,
+        id: randomUUID(),
+        type: "plan.propose",
+        plan,
+        title: "Next: upload",
+        items: [{ content: "Upload to S3" }],
+      },
+    ]),
   });
   expect(((await res.json()) as { accepted: number }).accepted).toBe(1);
   return (await prisma.plan.findUniqueOrThrow({ where: { key: plan }, select: { id: true } })).id;
@@ -87,7 +110,11 @@ describe("fresh install", () => {
         fetch(`${server.url}/api/setup`, {
           method: "POST",
           headers: { "content-type": "application/json", origin: server.url },
-          body: JSON.stringify({ name: `Admin ${n}`, email: `first-${n}@example.com`, password: "correct horse" }),
+          body: JSON.stringify({
+            name: `Admin ${n}`,
+            email: `first-${n}@example.com`,
+            password: "correct horse",
+          }),
         }),
       ),
     );
@@ -97,11 +124,17 @@ describe("fresh install", () => {
     expect(admins[0]!.role).toBe("admin");
 
     await signIn(admins[0]!.email, "correct horse");
-    expect((await fetch(`${server.url}/setup`, { redirect: "manual" })).headers.get("location")).toMatch(/\/sign-in$/);
+    expect(
+      (await fetch(`${server.url}/setup`, { redirect: "manual" })).headers.get("location"),
+    ).toMatch(/\/sign-in$/);
     const late = await fetch(`${server.url}/api/setup`, {
       method: "POST",
       headers: { "content-type": "application/json", origin: server.url },
-      body: JSON.stringify({ name: "Mallory", email: "mallory@example.com", password: "correct horse" }),
+      body: JSON.stringify({
+        name: "Mallory",
+        email: "mallory@example.com",
+        password: "correct horse",
+      }),
     });
     expect(late.status).toBe(409);
   });
@@ -110,7 +143,11 @@ describe("fresh install", () => {
     const res = await fetch(`${server.url}/api/setup`, {
       method: "POST",
       headers: { "content-type": "application/json", origin: "http://evil.example" },
-      body: JSON.stringify({ name: "Mallory", email: "mallory@example.com", password: "correct horse" }),
+      body: JSON.stringify({
+        name: "Mallory",
+        email: "mallory@example.com",
+        password: "correct horse",
+      }),
     });
     expect(res.status).toBe(403);
   });
@@ -121,32 +158,66 @@ describe("reads", () => {
     for (const route of READ_ROUTES) {
       const res = await fetch(`${server.url}${route}`);
       expect(res.status, route).toBe(401);
-      expect(((await res.json()) as { error: { code: string } }).error.code, route).toBe("unauthorized");
+      expect(((await res.json()) as { error: { code: string } }).error.code, route).toBe(
+        "unauthorized",
+      );
     }
   });
 
   test("a worker token reads; an unknown or revoked one does not", async () => {
     const { token, id } = await createToken(prisma, `reader-${randomUUID().slice(0, 6)}`);
-    for (const route of ["/api/runs", "/api/hosts", "/api/overview", "/api/sessions", "/api/plans"]) {
-      expect((await fetch(`${server.url}${route}`, { headers: { authorization: `Bearer ${token}` } })).status, route).toBe(200);
+    for (const route of [
+      "/api/runs",
+      "/api/hosts",
+      "/api/overview",
+      "/api/sessions",
+      "/api/plans",
+    ]) {
+      expect(
+        (await fetch(`${server.url}${route}`, { headers: { authorization: `Bearer ${token}` } }))
+          .status,
+        route,
+      ).toBe(200);
     }
-    expect((await fetch(`${server.url}/api/runs`, { headers: { authorization: "Bearer pw_not_a_token" } })).status).toBe(401);
+    expect(
+      (
+        await fetch(`${server.url}/api/runs`, {
+          headers: { authorization: "Bearer pw_not_a_token" },
+        })
+      ).status,
+    ).toBe(401);
     await prisma.apiToken.update({ where: { id }, data: { revokedAt: new Date() } });
-    expect((await fetch(`${server.url}/api/runs`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    expect(
+      (await fetch(`${server.url}/api/runs`, { headers: { authorization: `Bearer ${token}` } }))
+        .status,
+    ).toBe(401);
   });
 
   test("a signed-in viewer reads; pages render for them and redirect to /sign-in?next= without a session", async () => {
     const viewer = await newUser("viewer");
-    expect((await fetch(`${server.url}/api/overview`, { headers: { cookie: viewer.cookie } })).status).toBe(200);
+    expect(
+      (await fetch(`${server.url}/api/overview`, { headers: { cookie: viewer.cookie } })).status,
+    ).toBe(200);
     // Behind a proxy with its own password prompt the browser also sends Basic credentials: not ours.
-    expect((await fetch(`${server.url}/api/overview`, { headers: { cookie: viewer.cookie, authorization: "Basic dXNlcjpwYXNz" } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${server.url}/api/overview`, {
+          headers: { cookie: viewer.cookie, authorization: "Basic dXNlcjpwYXNz" },
+        })
+      ).status,
+    ).toBe(200);
     const page = await fetch(`${server.url}/runs`, { headers: { cookie: viewer.cookie } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("viewer person"); // the user menu
     const anonymous = await fetch(`${server.url}/runs?kind=benchmark`, { redirect: "manual" });
-    expect(anonymous.headers.get("location")).toMatch(/\/sign-in\?next=%2Fruns%3Fkind%3Dbenchmark$/);
+    expect(anonymous.headers.get("location")).toMatch(
+      /\/sign-in\?next=%2Fruns%3Fkind%3Dbenchmark$/,
+    );
     // A forged cookie gets past the proxy's quick check but not the page's real one.
-    const forged = await fetch(`${server.url}/hosts`, { headers: { cookie: "pitwall.session_token=forged.signature" }, redirect: "manual" });
+    const forged = await fetch(`${server.url}/hosts`, {
+      headers: { cookie: "pitwall.session_token=forged.signature" },
+      redirect: "manual",
+    });
     expect(forged.headers.get("location")).toMatch(/\/sign-in\?next=%2Fhosts$/);
   });
 });
@@ -164,7 +235,9 @@ describe("plan decisions", () => {
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("forbidden");
     expect((await decide(planId, { authorization: `Bearer ${token}` })).status).toBe(403);
-    expect((await prisma.plan.findUniqueOrThrow({ where: { id: planId } })).status).toBe("proposed");
+    expect((await prisma.plan.findUniqueOrThrow({ where: { id: planId } })).status).toBe(
+      "proposed",
+    );
   });
 
   test("an approver decides; the decision records their name", async () => {
@@ -174,7 +247,9 @@ describe("plan decisions", () => {
     expect(res.status, await res.clone().text()).toBe(200);
     const decision = await prisma.planDecision.findFirstOrThrow({ where: { planId } });
     expect(decision.decidedBy).toBe("approver person");
-    expect((await prisma.plan.findUniqueOrThrow({ where: { id: planId } })).status).toBe("approved");
+    expect((await prisma.plan.findUniqueOrThrow({ where: { id: planId } })).status).toBe(
+      "approved",
+    );
   });
 
   test("CSRF: an approver's cookie with a foreign Origin, or with no Origin, is refused", async () => {
@@ -186,12 +261,20 @@ describe("plan decisions", () => {
     for (const origin of ["http://evil.example", sameSiteOtherPort.origin, "null"]) {
       const res = await decide(planId, { cookie: approver.cookie, origin });
       expect(res.status, origin).toBe(403);
-      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/cross-site/);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+        /cross-site/,
+      );
     }
     expect((await decide(planId, { cookie: approver.cookie })).status).toBe(403);
-    expect((await decide(planId, { cookie: approver.cookie, "sec-fetch-site": "cross-site" })).status).toBe(403);
-    expect((await prisma.plan.findUniqueOrThrow({ where: { id: planId } })).status).toBe("proposed");
-    expect((await decide(planId, { cookie: approver.cookie, "sec-fetch-site": "same-origin" })).status).toBe(200);
+    expect(
+      (await decide(planId, { cookie: approver.cookie, "sec-fetch-site": "cross-site" })).status,
+    ).toBe(403);
+    expect((await prisma.plan.findUniqueOrThrow({ where: { id: planId } })).status).toBe(
+      "proposed",
+    );
+    expect(
+      (await decide(planId, { cookie: approver.cookie, "sec-fetch-site": "same-origin" })).status,
+    ).toBe(200);
   });
 });
 
@@ -205,11 +288,19 @@ describe("better-auth endpoints", () => {
     });
     expect(wrong.status).toBe(401);
     const signOut = (origin: string) =>
-      fetch(`${server.url}/api/auth/sign-out`, { method: "POST", headers: { "content-type": "application/json", cookie: viewer.cookie, origin }, body: "{}" });
+      fetch(`${server.url}/api/auth/sign-out`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: viewer.cookie, origin },
+        body: "{}",
+      });
     expect((await signOut("http://evil.example")).status).toBe(403);
-    expect((await fetch(`${server.url}/api/runs`, { headers: { cookie: viewer.cookie } })).status).toBe(200);
+    expect(
+      (await fetch(`${server.url}/api/runs`, { headers: { cookie: viewer.cookie } })).status,
+    ).toBe(200);
     expect((await signOut(server.url)).status).toBe(200);
-    expect((await fetch(`${server.url}/api/runs`, { headers: { cookie: viewer.cookie } })).status).toBe(401);
+    expect(
+      (await fetch(`${server.url}/api/runs`, { headers: { cookie: viewer.cookie } })).status,
+    ).toBe(401);
   });
 
   test("sign-up through better-auth is off: accounts come from setup, admins and the CLI", async () => {
@@ -237,13 +328,19 @@ describe("/ws/live", () => {
     const staying = await newUser("viewer");
     const open = (cookie: string) =>
       new Promise<WebSocket>((resolve, reject) => {
-        const ws = new WebSocket(`${server.url.replace("http", "ws")}/ws/live`, { headers: { cookie, origin: server.url } });
+        const ws = new WebSocket(`${server.url.replace("http", "ws")}/ws/live`, {
+          headers: { cookie, origin: server.url },
+        });
         ws.once("open", () => resolve(ws));
         ws.once("error", reject);
       });
     const [a, b] = await Promise.all([open(leaving.cookie), open(staying.cookie)]);
     const closed = new Promise<number>((resolve) => a.once("close", (code) => resolve(code)));
-    const signOut = await fetch(`${server.url}/api/auth/sign-out`, { method: "POST", headers: { "content-type": "application/json", cookie: leaving.cookie, origin: server.url }, body: "{}" });
+    const signOut = await fetch(`${server.url}/api/auth/sign-out`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: leaving.cookie, origin: server.url },
+      body: "{}",
+    });
     expect(signOut.status).toBe(200);
     expect(await closed).toBe(LIVE_SESSION_ENDED);
     // Two more sweeps: the other person's socket is untouched.
@@ -257,20 +354,41 @@ describe("admin", () => {
   test("only admins manage people and tokens; disabling ends the person's sessions and sign-ins", async () => {
     const admin = await newUser("admin");
     const approver = await newUser("approver");
-    const asAdmin = { cookie: admin.cookie, origin: server.url, "content-type": "application/json" };
-    expect((await fetch(`${server.url}/api/admin/users`, { headers: { cookie: approver.cookie } })).status).toBe(403);
-    expect((await fetch(`${server.url}/admin`, { headers: { cookie: approver.cookie } })).status).toBe(200); // "Admins only" message
-    expect((await fetch(`${server.url}/api/admin/users`, { headers: { cookie: admin.cookie } })).status).toBe(200);
+    const asAdmin = {
+      cookie: admin.cookie,
+      origin: server.url,
+      "content-type": "application/json",
+    };
+    expect(
+      (await fetch(`${server.url}/api/admin/users`, { headers: { cookie: approver.cookie } }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await fetch(`${server.url}/admin`, { headers: { cookie: approver.cookie } })).status,
+    ).toBe(200); // "Admins only" message
+    expect(
+      (await fetch(`${server.url}/api/admin/users`, { headers: { cookie: admin.cookie } })).status,
+    ).toBe(200);
 
-    const created = await fetch(`${server.url}/api/admin/users`, { method: "POST", headers: asAdmin, body: JSON.stringify({ email: "New.Person@Example.com", name: "New Person", role: "viewer" }) });
+    const created = await fetch(`${server.url}/api/admin/users`, {
+      method: "POST",
+      headers: asAdmin,
+      body: JSON.stringify({ email: "New.Person@Example.com", name: "New Person", role: "viewer" }),
+    });
     expect(created.status).toBe(201);
     const { generatedPassword } = (await created.json()) as { generatedPassword: string };
     await signIn("new.person@example.com", generatedPassword);
 
     const user = await prisma.user.findUniqueOrThrow({ where: { email: approver.email } });
-    const patch = await fetch(`${server.url}/api/admin/users/${user.id}`, { method: "PATCH", headers: asAdmin, body: JSON.stringify({ disabled: true }) });
+    const patch = await fetch(`${server.url}/api/admin/users/${user.id}`, {
+      method: "PATCH",
+      headers: asAdmin,
+      body: JSON.stringify({ disabled: true }),
+    });
     expect(patch.status).toBe(200);
-    expect((await fetch(`${server.url}/api/runs`, { headers: { cookie: approver.cookie } })).status).toBe(401);
+    expect(
+      (await fetch(`${server.url}/api/runs`, { headers: { cookie: approver.cookie } })).status,
+    ).toBe(401);
     const again = await fetch(`${server.url}/api/auth/sign-in/email`, {
       method: "POST",
       headers: { "content-type": "application/json", origin: server.url },
@@ -278,21 +396,46 @@ describe("admin", () => {
     });
     expect(again.status).toBe(403);
 
-    const token = await fetch(`${server.url}/api/admin/tokens`, { method: "POST", headers: asAdmin, body: JSON.stringify({ host: "kpro5" }) });
+    const token = await fetch(`${server.url}/api/admin/tokens`, {
+      method: "POST",
+      headers: asAdmin,
+      body: JSON.stringify({ host: "kpro5" }),
+    });
     expect(token.status).toBe(201);
     const { id, token: secret } = (await token.json()) as { id: number; token: string };
-    expect((await fetch(`${server.url}/api/runs`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
-    expect((await fetch(`${server.url}/api/admin/tokens/${id}`, { method: "DELETE", headers: asAdmin })).status).toBe(200);
-    expect((await fetch(`${server.url}/api/runs`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(401);
+    expect(
+      (await fetch(`${server.url}/api/runs`, { headers: { authorization: `Bearer ${secret}` } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await fetch(`${server.url}/api/admin/tokens/${id}`, { method: "DELETE", headers: asAdmin }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await fetch(`${server.url}/api/runs`, { headers: { authorization: `Bearer ${secret}` } }))
+        .status,
+    ).toBe(401);
   });
 });
 
 describe("pitwall user", () => {
   test("user create prints a generated password that signs in; set-role changes what they may do", async () => {
     const run = (args: string[]) =>
-      promisify(execFile)(process.execPath, [path.join(projectDir, "bin", "pitwall.mjs"), "user", ...args], { cwd: projectDir, env: { ...process.env, DATABASE_URL: databaseUrl } });
+      promisify(execFile)(
+        process.execPath,
+        [path.join(projectDir, "bin", "pitwall.mjs"), "user", ...args],
+        { cwd: projectDir, env: { ...process.env, DATABASE_URL: databaseUrl } },
+      );
     const email = `cli-${randomUUID().slice(0, 8)}@example.com`;
-    const { stdout } = await run(["create", "--email", email, "--name", "Cli Person", "--role", "viewer"]);
+    const { stdout } = await run([
+      "create",
+      "--email",
+      email,
+      "--name",
+      "Cli Person",
+      "--role",
+      "viewer",
+    ]);
     const password = stdout.trim().split("\n").at(-1)!;
     expect(password).toMatch(/^[A-Za-z0-9_-]{16}$/);
     const cookie = await signIn(email, password);

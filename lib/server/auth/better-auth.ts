@@ -1,11 +1,13 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware } from "better-auth/api";
+
 import type { PrismaClient } from "@/generated/prisma/client";
 import { ROLES } from "@/lib/roles";
 import { prisma } from "@/lib/server/db";
 import { parseEnv } from "@/lib/server/env";
 import { logger, type Logger } from "@/lib/server/logger";
+
 import { CLIENT_ADDRESS_HEADER } from "./client-address";
 import { COOKIE_PREFIX } from "./credentials";
 import { requestHosts, requestOrigin } from "./origin";
@@ -43,7 +45,10 @@ export function createAuth(settings: AuthSettings) {
     // these origins are what its CSRF check accepts in Origin (same host; http or https).
     trustedOrigins: async (request?: Request) => {
       if (!request) return publicOrigins;
-      return [...publicOrigins, ...requestHosts(request.headers).flatMap((h) => [`http://${h}`, `https://${h}`])];
+      return [
+        ...publicOrigins,
+        ...requestHosts(request.headers).flatMap((h) => [`http://${h}`, `https://${h}`]),
+      ];
     },
     emailAndPassword: {
       enabled: true,
@@ -66,7 +71,15 @@ export function createAuth(settings: AuthSettings) {
     verification: { modelName: "authVerification" },
     // Endpoints we do not offer: people do not edit their own role/email or delete themselves,
     // and there is no mail server for resets (an admin sets a new password instead).
-    disabledPaths: ["/update-user", "/change-email", "/delete-user", "/request-password-reset", "/reset-password", "/send-verification-email", "/verify-email"],
+    disabledPaths: [
+      "/update-user",
+      "/change-email",
+      "/delete-user",
+      "/request-password-reset",
+      "/reset-password",
+      "/send-verification-email",
+      "/verify-email",
+    ],
     rateLimit: {
       enabled: true,
       // better-auth counts every request per (address, path) and cannot key by account, so failed
@@ -92,8 +105,14 @@ export function createAuth(settings: AuthSettings) {
         create: {
           // A disabled account keeps its password but may not start sessions.
           before: async (session) => {
-            const user = await settings.db.user.findUnique({ where: { id: session.userId }, select: { disabledAt: true } });
-            if (!user || user.disabledAt) throw new APIError("FORBIDDEN", { message: "this account is disabled; ask an admin" });
+            const user = await settings.db.user.findUnique({
+              where: { id: session.userId },
+              select: { disabledAt: true },
+            });
+            if (!user || user.disabledAt)
+              throw new APIError("FORBIDDEN", {
+                message: "this account is disabled; ask an admin",
+              });
           },
         },
       },
@@ -104,7 +123,11 @@ export function createAuth(settings: AuthSettings) {
         if (ctx.path !== "/change-password") return;
         const next = (ctx.body as { newPassword?: unknown } | undefined)?.newPassword;
         const problem = typeof next === "string" ? passwordProblem(next) : null;
-        if (problem) throw new APIError("BAD_REQUEST", { message: `new password: ${problem}`, code: "WEAK_PASSWORD" });
+        if (problem)
+          throw new APIError("BAD_REQUEST", {
+            message: `new password: ${problem}`,
+            code: "WEAK_PASSWORD",
+          });
       }),
     },
     telemetry: { enabled: false },
@@ -113,7 +136,15 @@ export function createAuth(settings: AuthSettings) {
       log: (level, message, ...args) => {
         // No fixed base URL is a decision (see trustedOrigins above), not a misconfiguration.
         if (message.includes("Base URL is not set")) return;
-        settings.log[level === "debug" ? "debug" : level === "info" ? "info" : level === "warn" ? "warn" : "error"]({ args, component: "auth" }, message);
+        settings.log[
+          level === "debug"
+            ? "debug"
+            : level === "info"
+              ? "info"
+              : level === "warn"
+                ? "warn"
+                : "error"
+        ]({ args, component: "auth" }, message);
       },
     },
   });
@@ -139,7 +170,11 @@ let envCache: { publicOrigins: string[]; publicUrl?: string; secret?: string } |
 function env() {
   if (!envCache) {
     const e = parseEnv();
-    envCache = { publicOrigins: trustedOrigins(e.PITWALL_PUBLIC_URL), publicUrl: e.PITWALL_PUBLIC_URL, secret: e.PITWALL_AUTH_SECRET };
+    envCache = {
+      publicOrigins: trustedOrigins(e.PITWALL_PUBLIC_URL),
+      publicUrl: e.PITWALL_PUBLIC_URL,
+      secret: e.PITWALL_AUTH_SECRET,
+    };
   }
   return envCache;
 }
@@ -156,7 +191,12 @@ export function publicOrigins(): string[] {
 export function getAuth(): Promise<Auth> {
   instance ??= (async () => {
     const { secret, publicUrl } = env();
-    return createAuth({ db: prisma(), secret: await resolveAuthSecret(prisma(), secret), publicUrl, log: logger });
+    return createAuth({
+      db: prisma(),
+      secret: await resolveAuthSecret(prisma(), secret),
+      publicUrl,
+      log: logger,
+    });
   })().catch((err: unknown) => {
     instance = null;
     throw err;
@@ -174,6 +214,12 @@ export async function authRequest(request: Request): Promise<Request> {
   const origin = requestOrigin(request.headers);
   if (!origin || !HOST_PATTERN.test(origin.replace(/^https?:\/\//, ""))) return request;
   const url = new URL(request.url);
-  const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
-  return new Request(new URL(url.pathname + url.search, origin), { method: request.method, headers: request.headers, body, signal: request.signal });
+  const body =
+    request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
+  return new Request(new URL(url.pathname + url.search, origin), {
+    method: request.method,
+    headers: request.headers,
+    body,
+    signal: request.signal,
+  });
 }

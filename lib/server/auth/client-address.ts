@@ -1,5 +1,5 @@
-import net from "node:net";
 import type { IncomingMessage } from "node:http";
+import net from "node:net";
 
 /**
  * Who is on the other end of a request, for per-address limits. The custom server resolves it
@@ -31,13 +31,25 @@ export function normalizeAddress(address: string): string {
  */
 export function parseTrustedProxies(value: string | undefined): TrustedProxies {
   const list = new net.BlockList();
-  const entries = (value ?? "").split(",").map((e) => e.trim()).filter(Boolean);
+  const entries = (value ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const [ip, bits, extra] = entry.split("/");
     const family = net.isIP(ip ?? "");
     const prefix = bits === undefined ? (family === 4 ? 32 : 128) : Number(bits);
-    if (!family || extra !== undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128) || (bits !== undefined && !/^\d+$/.test(bits))) {
-      throw new Error(`'${entry}' is not an IP address or CIDR range (e.g. 10.0.0.0/8, 127.0.0.1, ::1)`);
+    if (
+      !family ||
+      extra !== undefined ||
+      !Number.isInteger(prefix) ||
+      prefix < 0 ||
+      prefix > (family === 4 ? 32 : 128) ||
+      (bits !== undefined && !/^\d+$/.test(bits))
+    ) {
+      throw new Error(
+        `'${entry}' is not an IP address or CIDR range (e.g. 10.0.0.0/8, 127.0.0.1, ::1)`,
+      );
     }
     list.addSubnet(ip!, prefix, family === 4 ? "ipv4" : "ipv6");
   }
@@ -57,10 +69,16 @@ export function parseTrustedProxies(value: string | undefined): TrustedProxies {
  * pick its own address by sending the header (proxies append, they do not replace). Empty or
  * garbled entries end the walk at the last trusted hop. "unknown" without a peer address.
  */
-export function resolveClientAddress(peer: string | undefined, forwardedFor: string | string[] | undefined, trusted: TrustedProxies): string {
+export function resolveClientAddress(
+  peer: string | undefined,
+  forwardedFor: string | string[] | undefined,
+  trusted: TrustedProxies,
+): string {
   let address = peer ? normalizeAddress(peer) : "unknown";
   if (!peer || !trusted.has(address)) return address;
-  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(",") : (forwardedFor ?? "")).split(",").map(normalizeAddress);
+  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(",") : (forwardedFor ?? ""))
+    .split(",")
+    .map(normalizeAddress);
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = hops[i]!;
     if (!net.isIP(hop)) break;
@@ -72,5 +90,9 @@ export function resolveClientAddress(peer: string | undefined, forwardedFor: str
 
 /** Stamps the resolved client address into the request's {@link CLIENT_ADDRESS_HEADER} (replacing any sent by the client). */
 export function stampClientAddress(req: IncomingMessage, trusted: TrustedProxies): void {
-  req.headers[CLIENT_ADDRESS_HEADER] = resolveClientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], trusted);
+  req.headers[CLIENT_ADDRESS_HEADER] = resolveClientAddress(
+    req.socket.remoteAddress,
+    req.headers["x-forwarded-for"],
+    trusted,
+  );
 }

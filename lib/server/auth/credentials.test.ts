@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+
 import { bearerToken, hasSessionCookie } from "./credentials";
 
 describe("credentials", () => {
@@ -12,9 +13,15 @@ describe("credentials", () => {
   });
 
   test("hasSessionCookie sees our cookie, plain or __Secure-, and nothing else", () => {
-    expect(hasSessionCookie(new Headers({ cookie: "a=1; pitwall.session_token=t.sig" }))).toBe(true);
-    expect(hasSessionCookie(new Headers({ cookie: "__Secure-pitwall.session_token=t.sig" }))).toBe(true);
-    expect(hasSessionCookie(new Headers({ cookie: "better-auth.session_token=t.sig" }))).toBe(false);
+    expect(hasSessionCookie(new Headers({ cookie: "a=1; pitwall.session_token=t.sig" }))).toBe(
+      true,
+    );
+    expect(hasSessionCookie(new Headers({ cookie: "__Secure-pitwall.session_token=t.sig" }))).toBe(
+      true,
+    );
+    expect(hasSessionCookie(new Headers({ cookie: "better-auth.session_token=t.sig" }))).toBe(
+      false,
+    );
     expect(hasSessionCookie(new Headers())).toBe(false);
   });
 });

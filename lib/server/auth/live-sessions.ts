@@ -1,12 +1,22 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { WebSocket } from "ws";
+
 import { LIVE_SESSION_ENDED } from "@/lib/protocol/live";
+
 import { authenticateLiveUpgrade } from "./live";
 
 export { LIVE_SESSION_ENDED };
 
 /** The request headers a credential check reads; the rest of the upgrade request is not kept. */
-const KEPT_HEADERS = ["cookie", "authorization", "origin", "host", "x-forwarded-host", "x-forwarded-proto", "sec-fetch-site"] as const;
+const KEPT_HEADERS = [
+  "cookie",
+  "authorization",
+  "origin",
+  "host",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "sec-fetch-site",
+] as const;
 
 /**
  * Keeps `/ws/live` honest after the upgrade: remembers the credentials each socket was opened
@@ -19,7 +29,10 @@ const KEPT_HEADERS = ["cookie", "authorization", "origin", "host", "x-forwarded-
  */
 export class LiveSessionGuard {
   /** Per socket: the headers it was opened with and its viewer id (a user id, or `token:<id>`). */
-  private readonly sockets = new Map<WebSocket, { headers: IncomingHttpHeaders; viewerId: string }>();
+  private readonly sockets = new Map<
+    WebSocket,
+    { headers: IncomingHttpHeaders; viewerId: string }
+  >();
 
   /** Starts watching `ws`, opened by `viewerId` with the request `headers`; forgets it when it closes. */
   add(ws: WebSocket, headers: IncomingHttpHeaders, viewerId: string): void {

@@ -1,11 +1,14 @@
 import type { IncomingHttpHeaders } from "node:http";
+
 import { publicOrigins } from "./better-auth";
 import { bearerToken } from "./credentials";
 import { crossSiteReason } from "./origin";
-import { getViewer, ForbiddenError, type Viewer } from "./viewer";
+import { ForbiddenError, getViewer, type Viewer } from "./viewer";
 
 /** Outcome of checking a `/ws/live` upgrade: the viewer, or the HTTP status line and body to refuse with. */
-export type LiveUpgradeResult = { ok: true; viewer: Viewer } | { ok: false; status: "401 Unauthorized" | "403 Forbidden"; message: string };
+export type LiveUpgradeResult =
+  | { ok: true; viewer: Viewer }
+  | { ok: false; status: "401 Unauthorized" | "403 Forbidden"; message: string };
 
 /** Node's raw request headers as a fetch `Headers` (repeated headers joined as Node does). */
 export function toHeaders(raw: IncomingHttpHeaders): Headers {
@@ -24,7 +27,9 @@ export function toHeaders(raw: IncomingHttpHeaders): Headers {
  * the same host), so SameSite alone does not stop them.
  * @throws only when the database is unreachable (the caller answers 503).
  */
-export async function authenticateLiveUpgrade(raw: IncomingHttpHeaders): Promise<LiveUpgradeResult> {
+export async function authenticateLiveUpgrade(
+  raw: IncomingHttpHeaders,
+): Promise<LiveUpgradeResult> {
   const headers = toHeaders(raw);
   if (bearerToken(headers) === null) {
     const reason = crossSiteReason(headers, undefined, publicOrigins());
@@ -32,9 +37,12 @@ export async function authenticateLiveUpgrade(raw: IncomingHttpHeaders): Promise
   }
   try {
     const viewer = await getViewer(headers);
-    return viewer ? { ok: true, viewer } : { ok: false, status: "401 Unauthorized", message: "sign in first" };
+    return viewer
+      ? { ok: true, viewer }
+      : { ok: false, status: "401 Unauthorized", message: "sign in first" };
   } catch (err) {
-    if (err instanceof ForbiddenError) return { ok: false, status: "403 Forbidden", message: err.message };
+    if (err instanceof ForbiddenError)
+      return { ok: false, status: "403 Forbidden", message: err.message };
     throw err;
   }
 }

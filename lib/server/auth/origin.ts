@@ -27,14 +27,22 @@ export function requestHosts(headers: Headers): string[] {
  * X-Forwarded-Proto/-Host when a proxy set them, else the Host header; null without a host.
  */
 export function requestOrigin(headers: Headers): string | null {
-  const host = headers.get("x-forwarded-host")?.split(",")[0]?.trim() || headers.get("host")?.trim();
+  const host =
+    headers.get("x-forwarded-host")?.split(",")[0]?.trim() || headers.get("host")?.trim();
   if (!host) return null;
-  const proto = headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https" ? "https" : "http";
+  const proto =
+    headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https"
+      ? "https"
+      : "http";
   return `${proto}://${host}`;
 }
 
 /** True when `origin` (an Origin header value) is this request's own site or one of `trusted` (exact origins). */
-export function isSameOrigin(origin: string, headers: Headers, trusted: readonly string[] = []): boolean {
+export function isSameOrigin(
+  origin: string,
+  headers: Headers,
+  trusted: readonly string[] = [],
+): boolean {
   let url: URL;
   try {
     url = new URL(origin);
@@ -53,9 +61,16 @@ export function isSameOrigin(origin: string, headers: Headers, trusted: readonly
  * Origin on such requests, so a missing one means an old or unusual client). `method` unknown
  * (only headers at hand): only the Origin rule applies.
  */
-export function crossSiteReason(headers: Headers, method: string | undefined, trusted: readonly string[] = []): string | null {
+export function crossSiteReason(
+  headers: Headers,
+  method: string | undefined,
+  trusted: readonly string[] = [],
+): string | null {
   const origin = headers.get("origin");
-  if (origin !== null) return isSameOrigin(origin, headers, trusted) ? null : `cross-site request refused (Origin ${origin} is not this site)`;
+  if (origin !== null)
+    return isSameOrigin(origin, headers, trusted)
+      ? null
+      : `cross-site request refused (Origin ${origin} is not this site)`;
   if (method === undefined || SAFE_METHODS.has(method.toUpperCase())) return null;
   if (headers.get("sec-fetch-site") === "same-origin") return null;
   return "cross-site request refused (send an Origin header, as browsers do)";

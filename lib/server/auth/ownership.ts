@@ -28,7 +28,13 @@ export function mayChange(principal: TokenPrincipal, owner: Owner): boolean {
  * The `forbidden` message for `principal` trying to `verb` (default "change") `kind` `key` of
  * `owner`: names the owner and the way out.
  */
-export function notOwnerMessage(kind: OwnedKind, key: string, owner: Owner, principal: TokenPrincipal, verb = "change"): string {
+export function notOwnerMessage(
+  kind: OwnedKind,
+  key: string,
+  owner: Owner,
+  principal: TokenPrincipal,
+  verb = "change",
+): string {
   return (
     `${kind} '${key}' belongs to host ${owner.hostName ?? `#${owner.hostId}`}; a token of host ${principal.hostName} may not ${verb} it ` +
     `(a token created with \`pitwall token create NAME --shared\` may)`

@@ -1,9 +1,11 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
+
 import { safeNextPath } from "@/lib/roles";
 import { prisma } from "@/lib/server/db";
 import { hasUsers } from "@/lib/server/repositories/users";
+
 import { getViewer, type Viewer } from "./viewer";
 
 /** Request header set by proxy.ts: the path + query the browser asked for (for `?next=`). */

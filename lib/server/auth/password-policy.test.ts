@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
+
 import { MIN_PASSWORD_LENGTH, passwordProblem } from "./password-policy";
 
 describe("passwordProblem", () => {
   it("refuses what the probe got through: 'password', '12345678', eight spaces", () => {
-    for (const weak of ["password", "12345678", "        "]) expect(passwordProblem(weak), weak).toMatch(/at least 12/);
+    for (const weak of ["password", "12345678", "        "])
+      expect(passwordProblem(weak), weak).toMatch(/at least 12/);
   });
 
   it("refuses long ones that are common, blank or one character repeated", () => {

@@ -27,10 +27,12 @@ function commonPasswords(): Set<string> {
 /** Why `password` may not be set, as a sentence for the person; null when it may. */
 export function passwordProblem(password: string): string | null {
   const length = [...password].length;
-  if (length < MIN_PASSWORD_LENGTH) return `at least ${MIN_PASSWORD_LENGTH} characters (a few words make a good one)`;
+  if (length < MIN_PASSWORD_LENGTH)
+    return `at least ${MIN_PASSWORD_LENGTH} characters (a few words make a good one)`;
   if (length > MAX_PASSWORD_LENGTH) return `at most ${MAX_PASSWORD_LENGTH} characters`;
   if (password.trim() === "") return "not only spaces";
   if (new Set(password).size === 1) return "not one character repeated";
-  if (commonPasswords().has(password.toLowerCase())) return "this is one of the most common passwords; choose another";
+  if (commonPasswords().has(password.toLowerCase()))
+    return "this is one of the most common passwords; choose another";
   return null;
 }

@@ -1,4 +1,5 @@
 import { ForbiddenError } from "@/lib/server/errors";
+
 import type { Viewer } from "./viewer";
 
 /**
@@ -6,6 +7,7 @@ import type { Viewer } from "./viewer";
  * @throws ForbiddenError (403) for a worker token: tokens own no such things.
  */
 export function personId(viewer: Viewer, what: string): string {
-  if (viewer.kind !== "user") throw new ForbiddenError(`${what} belong to a signed-in person; a worker token has none`);
+  if (viewer.kind !== "user")
+    throw new ForbiddenError(`${what} belong to a signed-in person; a worker token has none`);
   return viewer.id;
 }

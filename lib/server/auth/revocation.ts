@@ -3,6 +3,7 @@ import type { IngestTokenGuard } from "@/lib/server/ingest/token-guard";
 import { parseAuthTopic } from "@/lib/server/live/auth-events";
 import { liveBus } from "@/lib/server/live/bus";
 import type { Logger } from "@/lib/server/logger";
+
 import type { LiveSessionGuard } from "./live-sessions";
 
 /** What {@link startCredentialWatch} acts on. */
@@ -30,10 +31,18 @@ export function startCredentialWatch(opts: CredentialWatchOptions): () => void {
     if (event.kind === "token-revoked") {
       const ingestClosed = ingest.revoke(event.tokenId);
       const liveClosed = live.closeViewer(`token:${event.tokenId}`);
-      if (ingestClosed + liveClosed > 0) log.info({ tokenId: event.tokenId, ingestClosed, liveClosed }, "closed the sockets of a revoked worker token");
+      if (ingestClosed + liveClosed > 0)
+        log.info(
+          { tokenId: event.tokenId, ingestClosed, liveClosed },
+          "closed the sockets of a revoked worker token",
+        );
     } else {
       const liveClosed = live.closeViewer(event.userId);
-      if (liveClosed > 0) log.info({ userId: event.userId, liveClosed }, "closed the live sockets of a person whose sessions ended");
+      if (liveClosed > 0)
+        log.info(
+          { userId: event.userId, liveClosed },
+          "closed the live sockets of a person whose sessions ended",
+        );
     }
   };
   liveBus().on("topic", onTopic);
@@ -43,7 +52,11 @@ export function startCredentialWatch(opts: CredentialWatchOptions): () => void {
     if (sweeping) return;
     sweeping = true;
     Promise.all([live.sweep(), ingest.sweep(prisma())])
-      .then(([liveClosed, ingestClosed]) => liveClosed + ingestClosed > 0 && log.info({ liveClosed, ingestClosed }, "closed sockets whose credentials no longer hold"))
+      .then(
+        ([liveClosed, ingestClosed]) =>
+          liveClosed + ingestClosed > 0 &&
+          log.info({ liveClosed, ingestClosed }, "closed sockets whose credentials no longer hold"),
+      )
       .catch((err: unknown) => log.error({ err }, "credential re-check of open sockets failed"))
       .finally(() => (sweeping = false));
   }, opts.recheckS * 1000);

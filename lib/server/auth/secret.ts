@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+
 import type { PrismaClient } from "@/generated/prisma/client";
 
 const AUTH_SECRET_NAME = "auth";
@@ -12,9 +13,18 @@ const AUTH_SECRET_NAME = "auth";
  * `ON CONFLICT DO NOTHING` followed by a read, so instances starting together agree on one key.
  * Someone who can read this table can read the session tokens next to it anyway.
  */
-export async function resolveAuthSecret(db: PrismaClient, fromEnv: string | undefined): Promise<string> {
+export async function resolveAuthSecret(
+  db: PrismaClient,
+  fromEnv: string | undefined,
+): Promise<string> {
   if (fromEnv) return fromEnv;
-  await db.serverSecret.createMany({ data: [{ name: AUTH_SECRET_NAME, value: randomBytes(32).toString("base64url") }], skipDuplicates: true });
-  const row = await db.serverSecret.findUniqueOrThrow({ where: { name: AUTH_SECRET_NAME }, select: { value: true } });
+  await db.serverSecret.createMany({
+    data: [{ name: AUTH_SECRET_NAME, value: randomBytes(32).toString("base64url") }],
+    skipDuplicates: true,
+  });
+  const row = await db.serverSecret.findUniqueOrThrow({
+    where: { name: AUTH_SECRET_NAME },
+    select: { value: true },
+  });
   return row.value;
 }

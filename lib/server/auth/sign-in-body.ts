@@ -15,15 +15,23 @@ const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json/i;
  * `…+json`), `application/x-www-form-urlencoded`, `multipart/form-data`. Returns null when the body
  * is in another encoding, malformed, or lacks a string `email` or `password`.
  */
-export async function readSignInFields(contentType: string, body: string): Promise<SignInFields | null> {
+export async function readSignInFields(
+  contentType: string,
+  body: string,
+): Promise<SignInFields | null> {
   const type = contentType.toLowerCase();
   let fields: unknown;
   try {
     if (JSON_TYPE.test(type)) fields = JSON.parse(body);
-    else if (type.includes("application/x-www-form-urlencoded")) fields = Object.fromEntries(new URLSearchParams(body));
+    else if (type.includes("application/x-www-form-urlencoded"))
+      fields = Object.fromEntries(new URLSearchParams(body));
     else if (type.includes("multipart/form-data")) {
-      const form = await new Response(body, { headers: { "content-type": contentType } }).formData();
-      fields = Object.fromEntries([...form.entries()].map(([k, v]) => [k, typeof v === "string" ? v : null]));
+      const form = await new Response(body, {
+        headers: { "content-type": contentType },
+      }).formData();
+      fields = Object.fromEntries(
+        [...form.entries()].map(([k, v]) => [k, typeof v === "string" ? v : null]),
+      );
     } else return null;
   } catch {
     return null;

@@ -1,7 +1,14 @@
 import type { PrismaClient } from "@/generated/prisma/client";
 import { readBodyText } from "@/lib/server/body";
 import { PayloadTooLargeError } from "@/lib/server/errors";
-import { accountKey, clearFailures, refundAttempt, reserveAttempt, type ThrottlePolicy } from "@/lib/server/repositories/sign-in-throttle";
+import {
+  accountKey,
+  clearFailures,
+  refundAttempt,
+  reserveAttempt,
+  type ThrottlePolicy,
+} from "@/lib/server/repositories/sign-in-throttle";
+
 import { CLIENT_ADDRESS_HEADER } from "./client-address";
 import { readSignInFields } from "./sign-in-body";
 
@@ -34,7 +41,6 @@ export const MAX_SIGN_IN_BODY_BYTES = 64 * 1024;
 /** Injectable clock. */
 export type Now = () => Date;
 
-
 function refusal(scope: "account" | "address", retryAfterS: number): Response {
   const message =
     scope === "account"
@@ -47,7 +53,10 @@ function refusal(scope: "account" | "address", retryAfterS: number): Response {
 }
 
 function badBody(status: number, code: string, message: string): Response {
-  return new Response(JSON.stringify({ code, message }), { status, headers: { "content-type": "application/json" } });
+  return new Response(JSON.stringify({ code, message }), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
 }
 
 /**
@@ -56,7 +65,12 @@ function badBody(status: number, code: string, message: string): Response {
  * 429 `too_many_attempts` (with Retry-After in seconds, naming the limit) while the account or the
  * address is in its back-off; otherwise `handler` with the credentials as a JSON body.
  */
-export async function limitSignIn(request: Request, handler: (r: Request) => Promise<Response>, db: PrismaClient, now: Now = () => new Date()): Promise<Response> {
+export async function limitSignIn(
+  request: Request,
+  handler: (r: Request) => Promise<Response>,
+  db: PrismaClient,
+  now: Now = () => new Date(),
+): Promise<Response> {
   let raw: string;
   try {
     raw = await readBodyText(request, MAX_SIGN_IN_BODY_BYTES);
@@ -65,7 +79,12 @@ export async function limitSignIn(request: Request, handler: (r: Request) => Pro
     throw err;
   }
   const fields = await readSignInFields(request.headers.get("content-type") ?? "", raw);
-  if (!fields) return badBody(400, "invalid_body", "send email and password as JSON, form-urlencoded or multipart fields");
+  if (!fields)
+    return badBody(
+      400,
+      "invalid_body",
+      "send email and password as JSON, form-urlencoded or multipart fields",
+    );
   const address = request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
   const keys = { account: accountKey(fields.email), address: `address:${address}` };
   const reserved = await reserveAttempt(
@@ -76,11 +95,19 @@ export async function limitSignIn(request: Request, handler: (r: Request) => Pro
     ],
     now(),
   );
-  if (!reserved.ok) return refusal(reserved.key === keys.account ? "account" : "address", reserved.retryAfterS);
+  if (!reserved.ok)
+    return refusal(reserved.key === keys.account ? "account" : "address", reserved.retryAfterS);
   const headers = new Headers(request.headers);
   headers.set("content-type", "application/json");
   headers.delete("content-length");
-  const response = await handler(new Request(request.url, { method: "POST", headers, body: JSON.stringify(fields), signal: request.signal }));
+  const response = await handler(
+    new Request(request.url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(fields),
+      signal: request.signal,
+    }),
+  );
   if (response.status === 401) return response;
   if (response.ok) {
     await clearFailures(db, keys.account);

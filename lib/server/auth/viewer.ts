@@ -2,6 +2,7 @@ import { hasRole, isRole, ROLES, type Role, type ViewerInfo } from "@/lib/roles"
 import { prisma } from "@/lib/server/db";
 import { AuthError, ForbiddenError } from "@/lib/server/errors";
 import { verifyToken } from "@/lib/server/repositories/tokens";
+
 import { getAuth, publicOrigins } from "./better-auth";
 import { bearerToken, hasSessionCookie } from "./credentials";
 import { crossSiteReason } from "./origin";
@@ -31,7 +32,15 @@ export async function getViewer(headers: Headers): Promise<Viewer | null> {
   const token = bearerToken(headers);
   if (token !== null) {
     const principal = token ? await verifyToken(prisma(), token) : null;
-    return principal ? { kind: "worker", id: `token:${principal.tokenId}`, name: principal.hostName, email: null, role: "viewer" } : null;
+    return principal
+      ? {
+          kind: "worker",
+          id: `token:${principal.tokenId}`,
+          name: principal.hostName,
+          email: null,
+          role: "viewer",
+        }
+      : null;
   }
   if (!hasSessionCookie(headers)) return null;
   const reason = crossSiteReason(headers, undefined, publicOrigins());
@@ -40,7 +49,13 @@ export async function getViewer(headers: Headers): Promise<Viewer | null> {
   const result = await auth.api.getSession({ headers });
   if (!result || result.user.disabledAt) return null;
   const { user } = result;
-  return { kind: "user", id: user.id, name: user.name, email: user.email, role: isRole(user.role) ? user.role : "viewer" };
+  return {
+    kind: "user",
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    role: isRole(user.role) ? user.role : "viewer",
+  };
 }
 
 /**
@@ -59,6 +74,7 @@ export async function requireRole(source: Request | Headers, role: Role): Promis
     const reason = crossSiteReason(headers, request.method, publicOrigins());
     if (reason) throw new ForbiddenError(reason);
   }
-  if (!hasRole(viewer.role, role)) throw new ForbiddenError(`this needs the ${role} role; you are ${viewer.role}`);
+  if (!hasRole(viewer.role, role))
+    throw new ForbiddenError(`this needs the ${role} role; you are ${viewer.role}`);
   return viewer;
 }

@@ -21,9 +21,19 @@
 export type ArrayElementType = "int2" | "int4" | "int8" | "float8" | "text";
 
 /** The JS values each element type takes: integers as numbers (safe integers) or bigints, doubles as numbers (NaN/±Infinity included), text as strings. */
-export type ArrayElementValue<T extends ArrayElementType> = T extends "text" ? string : T extends "float8" ? number : number | bigint;
+export type ArrayElementValue<T extends ArrayElementType> = T extends "text"
+  ? string
+  : T extends "float8"
+    ? number
+    : number | bigint;
 
-const OID: Record<ArrayElementType, number> = { int2: 21, int4: 23, int8: 20, float8: 701, text: 25 };
+const OID: Record<ArrayElementType, number> = {
+  int2: 21,
+  int4: 23,
+  int8: 20,
+  float8: 701,
+  text: 25,
+};
 const WIDTH: Record<ArrayElementType, number> = { int2: 2, int4: 4, int8: 8, float8: 8, text: 0 };
 const HEADER_BYTES = 20;
 const TWO_32 = 2 ** 32;
@@ -86,7 +96,8 @@ export class BinaryArray<T extends ArrayElementType> {
         break;
       case "int8":
         if (typeof value === "bigint") {
-          if (value < INT64_MIN || value > INT64_MAX) throw new RangeError(`out of range for int8: ${value}`);
+          if (value < INT64_MIN || value > INT64_MAX)
+            throw new RangeError(`out of range for int8: ${value}`);
           v.setBigInt64(at + 4, value);
         } else setInt64(v, at + 4, value as number);
         break;
@@ -131,7 +142,8 @@ function viewOf(b: Buffer): DataView {
 
 /** `v` when it is an integer in [-half, half); @throws RangeError otherwise. */
 function checkedInt(v: number, half: number, type: string): number {
-  if (!Number.isInteger(v) || v < -half || v >= half) throw new RangeError(`out of range for ${type}: ${v}`);
+  if (!Number.isInteger(v) || v < -half || v >= half)
+    throw new RangeError(`out of range for ${type}: ${v}`);
   return v;
 }
 
@@ -144,7 +156,10 @@ function setInt64(view: DataView, at: number, v: number): void {
 }
 
 /** A whole column as a binary array parameter of element type `type` (null elements: SQL NULL). */
-export function binaryArray<T extends ArrayElementType>(type: T, values: Iterable<ArrayElementValue<T> | null>): Buffer {
+export function binaryArray<T extends ArrayElementType>(
+  type: T,
+  values: Iterable<ArrayElementValue<T> | null>,
+): Buffer {
   const out = new BinaryArray(type);
   for (const v of values) out.push(v);
   return out.toBuffer();

@@ -1,12 +1,20 @@
-import { randomBytes, createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+
+import {
+  initdb,
+  isRoot,
+  postgresUser,
+  runnableNativeDir,
+  startPostmaster,
+  traversableByOthers,
+} from "./postgres-process";
 import { clearStalePostmasterPid } from "./stale-pid";
-import { initdb, isRoot, postgresUser, runnableNativeDir, startPostmaster, traversableByOthers } from "./postgres-process";
 
 /**
  * The embedded PostgreSQL default: when `DATABASE_URL` is unset, Pitwall runs a real
@@ -50,7 +58,11 @@ export interface StartLog {
  * folder; a checkout under a mode-700 home (e.g. /root) cannot, so we fall back to a folder
  * under the system temp dir keyed by the project path, and say so.
  */
-export async function resolveDataDir(projectDir: string, requested: string | undefined, log: StartLog): Promise<string> {
+export async function resolveDataDir(
+  projectDir: string,
+  requested: string | undefined,
+  log: StartLog,
+): Promise<string> {
   const wanted = path.resolve(requested ?? path.join(projectDir, ".data"));
   if (!isRoot() || (await traversableByOthers(path.dirname(wanted)))) return wanted;
   const key = createHash("sha256").update(wanted).digest("hex").slice(0, 12);
@@ -68,7 +80,9 @@ export async function resolveDataDir(projectDir: string, requested: string | und
  */
 export async function readLiveConnection(dataDir: string): Promise<ConnectionInfo | null> {
   try {
-    const info = JSON.parse(await fs.readFile(path.join(dataDir, "connection.json"), "utf8")) as ConnectionInfo;
+    const info = JSON.parse(
+      await fs.readFile(path.join(dataDir, "connection.json"), "utf8"),
+    ) as ConnectionInfo;
     if (!info.url || !info.pid) return null;
     process.kill(info.pid, 0);
     return (await canConnect(info.url)) ? info : null;
@@ -98,7 +112,9 @@ export async function freePort(): Promise<number> {
     srv.on("error", reject);
     srv.listen(0, "127.0.0.1", () => {
       const addr = srv.address();
-      srv.close(() => (typeof addr === "object" && addr ? resolve(addr.port) : reject(new Error("no port"))));
+      srv.close(() =>
+        typeof addr === "object" && addr ? resolve(addr.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -109,7 +125,11 @@ export async function freePort(): Promise<number> {
  * another process is already running on this folder, returns its URL with `owned: false`.
  * @throws Error when PostgreSQL cannot be initialised or started (message includes its log).
  */
-export async function startEmbeddedPostgres(opts: { dataDir: string; port?: number; log: StartLog }): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port?: number;
+  log: StartLog;
+}): Promise<EmbeddedDatabase> {
   const { dataDir, log } = opts;
   const running = await readLiveConnection(dataDir);
   if (running) {
@@ -129,12 +149,20 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port?: numb
     await initdb(binDir, clusterDir, runAs, SUPERUSER, password);
   }
   // A crash leaves postmaster.pid behind; a pid reused by another process would block the start.
-  if ((await clearStalePostmasterPid(clusterDir)) === "removed") log.warn(`removed a stale ${path.join(clusterDir, "postmaster.pid")} (its PostgreSQL is not running: left by a crash)`);
+  if ((await clearStalePostmasterPid(clusterDir)) === "removed")
+    log.warn(
+      `removed a stale ${path.join(clusterDir, "postmaster.pid")} (its PostgreSQL is not running: left by a crash)`,
+    );
   const postmaster = await startPostmaster(binDir, clusterDir, port, runAs);
 
   const url = `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE_NAME}`;
-  await ensureDatabase(`postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`);
-  await writePrivate(path.join(dataDir, "connection.json"), JSON.stringify({ url, port, pid: postmaster.pid } satisfies ConnectionInfo));
+  await ensureDatabase(
+    `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
+  );
+  await writePrivate(
+    path.join(dataDir, "connection.json"),
+    JSON.stringify({ url, port, pid: postmaster.pid } satisfies ConnectionInfo),
+  );
   log.info(`embedded PostgreSQL ready on 127.0.0.1:${port} (data in ${dataDir})`);
 
   let stopped = false;
@@ -177,7 +205,9 @@ async function ensureDatabase(adminUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    const found = await client.query("select 1 from pg_database where datname = $1", [DATABASE_NAME]);
+    const found = await client.query("select 1 from pg_database where datname = $1", [
+      DATABASE_NAME,
+    ]);
     if (found.rowCount === 0) await client.query(`create database ${DATABASE_NAME}`);
   } finally {
     await client.end();

@@ -1,7 +1,9 @@
 import net from "node:net";
 import { afterAll, beforeAll, expect, test } from "vitest";
+
 import { logger } from "@/lib/server/logger";
 import { createTestDatabase } from "@/test/support/db";
+
 import { databaseHealth } from "./health";
 
 // /healthz under CPU load reported a healthy database down (4 of 25 probes): a fresh connection
@@ -41,5 +43,7 @@ test("one probe that times out keeps 'up'; the second in a row says 'down'; a re
   await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", () => resolve()));
   const closedPort = (closed.address() as net.AddressInfo).port;
   await new Promise<void>((resolve) => closed.close(() => resolve()));
-  expect(await databaseHealth(`postgres://u:p@127.0.0.1:${closedPort}/db`, logger, now)).toBe("down");
+  expect(await databaseHealth(`postgres://u:p@127.0.0.1:${closedPort}/db`, logger, now)).toBe(
+    "down",
+  );
 }, 60_000);

@@ -19,6 +19,8 @@ export async function migrateDeploy(projectDir: string, databaseUrl: string): Pr
     });
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`prisma migrate deploy failed: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
+    throw new Error(
+      `prisma migrate deploy failed: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`,
+    );
   }
 }

@@ -12,7 +12,17 @@
  * out), P1017 (server closed the connection), P2024 (timed out fetching a pooled connection).
  */
 
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "ECONNABORTED"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ECONNABORTED",
+]);
 
 const PRISMA_OUTAGE_CODES = new Set(["P1001", "P1002", "P1017", "P2024"]);
 
@@ -29,11 +39,16 @@ export function isDatabaseOutage(err: unknown): boolean {
   const cause = (err as { cause?: unknown }).cause;
   if (cause && cause !== err && isDatabaseOutage(cause)) return true;
   const text = typeof message === "string" ? message : "";
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Can't reach database server|Server has closed the connection|ECONNREFUSED|Client has encountered a connection error|Cannot use a pool after calling end|the database system is (starting up|shutting down)/i.test(text);
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Can't reach database server|Server has closed the connection|ECONNREFUSED|Client has encountered a connection error|Cannot use a pool after calling end|the database system is (starting up|shutting down)/i.test(
+    text,
+  );
 }
 
 /** A short, loggable summary of an outage error: `{ code, message }` without the driver's stack. */
 export function describeOutage(err: unknown): { code?: string; message: string } {
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  return { ...(typeof code === "string" ? { code } : {}), message: typeof message === "string" && message ? message : String(err) };
+  return {
+    ...(typeof code === "string" ? { code } : {}),
+    message: typeof message === "string" && message ? message : String(err),
+  };
 }

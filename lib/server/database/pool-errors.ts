@@ -1,5 +1,7 @@
 import type pg from "pg";
+
 import type { Logger } from "@/lib/server/logger";
+
 import { describeOutage } from "./outage";
 
 /**
@@ -13,7 +15,10 @@ export function watchPoolErrors(pool: pg.Pool, name: string, log: Logger): void 
   pool.on("error", (err) => {
     if (down) return;
     down = true;
-    log.warn({ pool: name, err: describeOutage(err) }, "database connection lost (idle pool connection); requests fail until it is back");
+    log.warn(
+      { pool: name, err: describeOutage(err) },
+      "database connection lost (idle pool connection); requests fail until it is back",
+    );
   });
   pool.on("connect", () => {
     if (!down) return;

@@ -55,10 +55,14 @@ async function packagedNativeDir(): Promise<{ dir: string; version: string }> {
     // The platform package exports the absolute paths of its binaries.
     postgresBin = ((await import(name)) as { postgres: string }).postgres;
   } catch {
-    throw new Error(`no PostgreSQL binaries for ${os.platform()}-${os.arch()} (package ${name} is not installed); set DATABASE_URL to use your own PostgreSQL`);
+    throw new Error(
+      `no PostgreSQL binaries for ${os.platform()}-${os.arch()} (package ${name} is not installed); set DATABASE_URL to use your own PostgreSQL`,
+    );
   }
   const dir = path.dirname(path.dirname(postgresBin));
-  const pkg = JSON.parse(await fs.readFile(path.join(path.dirname(dir), "package.json"), "utf8")) as { version: string };
+  const pkg = JSON.parse(
+    await fs.readFile(path.join(path.dirname(dir), "package.json"), "utf8"),
+  ) as { version: string };
   return { dir, version: pkg.version };
 }
 
@@ -76,7 +80,9 @@ export async function runnableNativeDir(log: (m: string) => void): Promise<strin
   } catch {
     // not copied yet
   }
-  log(`the PostgreSQL binaries in ${dir} are not reachable by the '${PG_OS_USER}' user; using a copy in ${copy}`);
+  log(
+    `the PostgreSQL binaries in ${dir} are not reachable by the '${PG_OS_USER}' user; using a copy in ${copy}`,
+  );
   const staging = `${copy}.${process.pid}.${randomBytes(4).toString("hex")}`;
   await fs.cp(dir, staging, { recursive: true, verbatimSymlinks: true });
   await run("chmod", ["-R", "a+rX", staging]);
@@ -94,14 +100,25 @@ export async function runnableNativeDir(log: (m: string) => void): Promise<strin
 export async function postgresUser(): Promise<RunAs> {
   if (!isRoot()) return {};
   const lookup = async () => {
-    const [uid, gid] = await Promise.all([run("id", ["-u", PG_OS_USER]), run("id", ["-g", PG_OS_USER])]);
+    const [uid, gid] = await Promise.all([
+      run("id", ["-u", PG_OS_USER]),
+      run("id", ["-g", PG_OS_USER]),
+    ]);
     return { uid: Number.parseInt(uid.stdout, 10), gid: Number.parseInt(gid.stdout, 10) };
   };
   try {
     return await lookup();
   } catch {
     await run("groupadd", ["--system", PG_OS_USER]).catch(() => undefined);
-    await run("useradd", ["--system", "--no-create-home", "--gid", PG_OS_USER, "--shell", "/usr/sbin/nologin", PG_OS_USER]);
+    await run("useradd", [
+      "--system",
+      "--no-create-home",
+      "--gid",
+      PG_OS_USER,
+      "--shell",
+      "/usr/sbin/nologin",
+      PG_OS_USER,
+    ]);
     return await lookup();
   }
 }
@@ -110,7 +127,13 @@ export async function postgresUser(): Promise<RunAs> {
  * Creates a cluster in `clusterDir` with superuser `user` / `password` (scram-sha-256).
  * @throws Error with initdb's output on failure.
  */
-export async function initdb(binDir: string, clusterDir: string, runAs: RunAs, user: string, password: string): Promise<void> {
+export async function initdb(
+  binDir: string,
+  clusterDir: string,
+  runAs: RunAs,
+  user: string,
+  password: string,
+): Promise<void> {
   await fs.mkdir(clusterDir, { recursive: true, mode: 0o700 });
   const pwfile = path.join(os.tmpdir(), `pitwall-pw-${randomBytes(8).toString("hex")}`);
   await fs.writeFile(pwfile, `${password}\n`, { mode: 0o600 });
@@ -121,7 +144,15 @@ export async function initdb(binDir: string, clusterDir: string, runAs: RunAs, u
     }
     await run(
       path.join(binDir, "bin", "initdb"),
-      [`--pgdata=${clusterDir}`, "--auth=scram-sha-256", `--username=${user}`, `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C", "--no-instructions"],
+      [
+        `--pgdata=${clusterDir}`,
+        "--auth=scram-sha-256",
+        `--username=${user}`,
+        `--pwfile=${pwfile}`,
+        "--encoding=UTF8",
+        "--locale=C",
+        "--no-instructions",
+      ],
       { ...runAs, env: { ...process.env, LC_ALL: "C" } },
     ).catch((err: { stderr?: string; stdout?: string; message: string }) => {
       throw new Error(`initdb failed: ${err.message}\n${err.stdout ?? ""}${err.stderr ?? ""}`);
@@ -145,16 +176,35 @@ export interface Postmaster {
  * connections.
  * @throws Error with the server log when it exits first or is not ready within 60 s.
  */
-export async function startPostmaster(binDir: string, clusterDir: string, port: number, runAs: RunAs): Promise<Postmaster> {
+export async function startPostmaster(
+  binDir: string,
+  clusterDir: string,
+  port: number,
+  runAs: RunAs,
+): Promise<Postmaster> {
   const child: ChildProcess = spawn(
     path.join(binDir, "bin", "postgres"),
-    ["-D", clusterDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
+    [
+      "-D",
+      clusterDir,
+      "-p",
+      String(port),
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "max_connections=200",
+    ],
     { ...runAs, env: { ...process.env, LC_ALL: "C" }, stdio: ["ignore", "ignore", "pipe"] },
   );
   const log: string[] = [];
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`PostgreSQL not ready after 60 s:\n${log.join("")}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`PostgreSQL not ready after 60 s:\n${log.join("")}`)),
+      60_000,
+    );
     child.stderr!.on("data", (chunk: Buffer) => {
       const text = chunk.toString("utf8");
       log.push(text);

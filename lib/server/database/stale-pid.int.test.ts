@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { expect, test } from "vitest";
+
 import { startEmbeddedPostgres, type ConnectionInfo } from "./embedded";
 import { clearStalePostmasterPid } from "./stale-pid";
 
@@ -29,7 +30,9 @@ test(
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "pw-stale-pid-"));
     await fs.chmod(dataDir, 0o711);
     const first = await startEmbeddedPostgres({ dataDir, log: quiet });
-    const { pid } = JSON.parse(await fs.readFile(path.join(dataDir, "connection.json"), "utf8")) as ConnectionInfo;
+    const { pid } = JSON.parse(
+      await fs.readFile(path.join(dataDir, "connection.json"), "utf8"),
+    ) as ConnectionInfo;
     process.kill(pid, "SIGKILL");
     await gone(pid);
     // The pid was reused: another live process (not postgres) now has the pid in the lock file.
@@ -41,7 +44,10 @@ test(
     await new Promise((r) => setTimeout(r, 1000)); // let the orphaned background processes exit
 
     const warnings: string[] = [];
-    const again = await startEmbeddedPostgres({ dataDir, log: { info: () => undefined, warn: (m) => warnings.push(m) } });
+    const again = await startEmbeddedPostgres({
+      dataDir,
+      log: { info: () => undefined, warn: (m) => warnings.push(m) },
+    });
     try {
       const client = new pg.Client({ connectionString: again.url });
       await client.connect();

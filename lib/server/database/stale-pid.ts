@@ -18,7 +18,10 @@ export type PidFileState = "none" | "removed" | "live";
  * when the pid is a live postgres process, or when liveness cannot be told (no /proc).
  * Never throws on a missing or corrupt file (a corrupt one is removed).
  */
-export async function clearStalePostmasterPid(clusterDir: string, isPostgres: (pid: number) => Promise<boolean | null> = procIsPostgres): Promise<PidFileState> {
+export async function clearStalePostmasterPid(
+  clusterDir: string,
+  isPostgres: (pid: number) => Promise<boolean | null> = procIsPostgres,
+): Promise<PidFileState> {
   const file = path.join(clusterDir, "postmaster.pid");
   let text: string;
   try {

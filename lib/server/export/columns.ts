@@ -52,7 +52,9 @@ export function jsonRecord<S>(table: ExportTable<S>, source: S): Record<string, 
 
 /** A bigint as a number when exactly representable, else its decimal string. */
 export function bigintValue(v: bigint): number | string {
-  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
+  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(v)
+    : v.toString();
 }
 
 const iso = (d: Date): string => d.toISOString();
@@ -106,7 +108,10 @@ export const COMPARE_TABLE: ExportTable<ComparePointSource> = {
     { name: "runId", get: (s) => s.run.id },
     { name: "runKey", get: (s) => s.run.key },
     { name: "runName", get: (s) => s.run.name },
-    ...POINT_TABLE.columns.map((c) => ({ name: c.name, get: (s: ComparePointSource) => c.get(s.point) })),
+    ...POINT_TABLE.columns.map((c) => ({
+      name: c.name,
+      get: (s: ComparePointSource) => c.get(s.point),
+    })),
   ],
   jsonExtras: (s) => ({ raw: s.point.raw }),
 };
@@ -147,7 +152,12 @@ export interface EvalSource {
 
 /** Counts that {@link tauOf} accepts (stored rows always do; anything else exports τ as null). */
 function validCounts(e: EvalSource): boolean {
-  return Number.isFinite(e.verifySteps) && e.verifySteps > 0 && Number.isFinite(e.acceptedTokens) && e.acceptedTokens >= 0;
+  return (
+    Number.isFinite(e.verifySteps) &&
+    e.verifySteps > 0 &&
+    Number.isFinite(e.acceptedTokens) &&
+    e.acceptedTokens >= 0
+  );
 }
 
 /** The object with its keys in code-unit order (PostgreSQL's jsonb keeps its own order; a file should not). */
@@ -170,7 +180,10 @@ export const EVAL_TABLE: ExportTable<EvalSource> = {
     { name: "tokensProduced", get: (e) => (validCounts(e) ? tokensProduced(e) : null) },
     { name: "tau", get: (e) => (validCounts(e) ? tauOf(e) : null) },
     // Draft settings are a small flat object: compact JSON text in one CSV cell, an object in JSON.
-    { name: "draft", get: (e) => (Object.keys(e.draft).length === 0 ? null : JSON.stringify(sortedKeys(e.draft))) },
+    {
+      name: "draft",
+      get: (e) => (Object.keys(e.draft).length === 0 ? null : JSON.stringify(sortedKeys(e.draft))),
+    },
     { name: "outputTokPerS", get: (e) => e.outputTokPerS },
     { name: "ts", get: (e) => iso(e.ts) },
   ],
@@ -201,7 +214,10 @@ export function progressTable(counterNames: readonly string[]): ExportTable<Prog
       { name: "workerId", get: (p) => p.workerId },
       { name: "bootId", get: (p) => p.bootId },
       { name: "doneItems", get: (p) => p.done },
-      ...counterNames.map((n) => ({ name: `${COUNTER_COLUMN_PREFIX}${n}`, get: (p: ProgressSource) => p.counters[n] ?? null })),
+      ...counterNames.map((n) => ({
+        name: `${COUNTER_COLUMN_PREFIX}${n}`,
+        get: (p: ProgressSource) => p.counters[n] ?? null,
+      })),
     ],
   };
 }

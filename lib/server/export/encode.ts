@@ -1,6 +1,8 @@
 import Papa from "papaparse";
+
 import { stringifyJson } from "@/lib/protocol";
 import type { ExportFormat } from "@/lib/view-models/export";
+
 import { columnNames, csvRecord, jsonRecord, type ExportTable } from "./columns";
 
 /**
@@ -75,7 +77,9 @@ export function exportStream<S>(spec: ExportSpec<S>): ReadableStream<Uint8Array>
   let wroteRow = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(encoder.encode(spec.format === "csv" ? csvHeader(spec.table) : jsonOpen(spec.jsonHead)));
+      controller.enqueue(
+        encoder.encode(spec.format === "csv" ? csvHeader(spec.table) : jsonOpen(spec.jsonHead)),
+      );
     },
     async pull(controller) {
       // Always enqueue something (or close) before returning: a pull that enqueues nothing is not
@@ -89,7 +93,8 @@ export function exportStream<S>(spec: ExportSpec<S>): ReadableStream<Uint8Array>
         }
         const rows = next.value;
         if (rows.length === 0) continue;
-        const text = spec.format === "csv" ? csvRows(spec.table, rows) : jsonRows(spec.table, rows, !wroteRow);
+        const text =
+          spec.format === "csv" ? csvRows(spec.table, rows) : jsonRows(spec.table, rows, !wroteRow);
         wroteRow = true;
         controller.enqueue(encoder.encode(text));
         return;
@@ -108,7 +113,11 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
 };
 
 /** The download response: the stream with its content type and `Content-Disposition: attachment; filename="…"`. */
-export function exportResponse(body: ReadableStream<Uint8Array>, format: ExportFormat, filename: string): Response {
+export function exportResponse(
+  body: ReadableStream<Uint8Array>,
+  format: ExportFormat,
+  filename: string,
+): Response {
   return new Response(body, {
     status: 200,
     headers: {

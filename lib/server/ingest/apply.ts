@@ -1,8 +1,10 @@
 import type pg from "pg";
+
 import type { ClientFrame } from "@/lib/protocol";
+import { isDatabaseOutage } from "@/lib/server/database/outage";
 import { publisherFor } from "@/lib/server/live/coalescing-publisher";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
-import { isDatabaseOutage } from "@/lib/server/database/outage";
+
 import type { FrameOutcome, GroupPart, Now } from "./frame-outcome";
 import { applyInTransaction } from "./group-transaction";
 import { preparedStatements } from "./prepared";
@@ -38,7 +40,12 @@ export type { FrameOutcome, GroupPart, Now } from "./frame-outcome";
  * @throws the driver's error when the database is unreachable ({@link isDatabaseOutage}):
  *   nothing is committed then, and the caller must not ack or reject anything.
  */
-export async function applyFrames(pool: pg.Pool, principal: TokenPrincipal, frames: ClientFrame[], now: Now = () => new Date()): Promise<FrameOutcome[]> {
+export async function applyFrames(
+  pool: pg.Pool,
+  principal: TokenPrincipal,
+  frames: ClientFrame[],
+  now: Now = () => new Date(),
+): Promise<FrameOutcome[]> {
   return (await applyGroup(pool, [{ principal, frames }], now))[0]!;
 }
 
@@ -57,7 +64,11 @@ export async function applyFrames(pool: pg.Pool, principal: TokenPrincipal, fram
  *   the caller must not ack or reject anything of any part (retries that committed before the
  *   outage are deduplicated by frame id when the workers resend).
  */
-export async function applyGroup(pool: pg.Pool, parts: GroupPart[], now: Now = () => new Date()): Promise<FrameOutcome[][]> {
+export async function applyGroup(
+  pool: pg.Pool,
+  parts: GroupPart[],
+  now: Now = () => new Date(),
+): Promise<FrameOutcome[][]> {
   if (parts.every((p) => p.frames.length === 0)) return parts.map(() => []);
   try {
     return await applyWithRetry(pool, parts, now);
@@ -65,12 +76,16 @@ export async function applyGroup(pool: pg.Pool, parts: GroupPart[], now: Now = (
     if (isDatabaseOutage(err)) throw err;
     if (parts.length > 1) {
       const mid = Math.ceil(parts.length / 2);
-      return [...(await applyGroup(pool, parts.slice(0, mid), now)), ...(await applyGroup(pool, parts.slice(mid), now))];
+      return [
+        ...(await applyGroup(pool, parts.slice(0, mid), now)),
+        ...(await applyGroup(pool, parts.slice(mid), now)),
+      ];
     }
     const { principal, frames } = parts[0]!;
     if (frames.length === 1) return [[rejectionFor(frames[0]!, err)]];
     const outcomes: FrameOutcome[] = [];
-    for (const frame of frames) outcomes.push(...(await applyGroup(pool, [{ principal, frames: [frame] }], now))[0]!);
+    for (const frame of frames)
+      outcomes.push(...(await applyGroup(pool, [{ principal, frames: [frame] }], now))[0]!);
     return [outcomes];
   }
 }
@@ -78,8 +93,19 @@ export async function applyGroup(pool: pg.Pool, parts: GroupPart[], now: Now = (
 /** The final answer for a frame that failed alone with `err` (not an outage). */
 function rejectionFor(frame: ClientFrame, err: unknown): FrameOutcome {
   const text = err instanceof Error ? err.message : String(err);
-  if (isDataError(err)) return { id: frame.id, ok: false, code: "invalid_frame", message: `the database refused this frame: ${text}` };
-  return { id: frame.id, ok: false, code: "internal_error", message: `the server could not apply this frame (not retried): ${text.slice(0, 500)}` };
+  if (isDataError(err))
+    return {
+      id: frame.id,
+      ok: false,
+      code: "invalid_frame",
+      message: `the database refused this frame: ${text}`,
+    };
+  return {
+    id: frame.id,
+    ok: false,
+    code: "internal_error",
+    message: `the server could not apply this frame (not retried): ${text.slice(0, 500)}`,
+  };
 }
 
 /** Attempts at a group that hit a deadlock or serialization failure before giving up. */
@@ -90,7 +116,11 @@ const CONFLICT_ATTEMPTS = 4;
  * Postgres then aborts one transaction (40P01), or a serialization failure (40001) occurs.
  * Nothing of it was committed, so the group is simply retried after a short random pause.
  */
-async function applyWithRetry(pool: pg.Pool, parts: GroupPart[], now: Now): Promise<FrameOutcome[][]> {
+async function applyWithRetry(
+  pool: pg.Pool,
+  parts: GroupPart[],
+  now: Now,
+): Promise<FrameOutcome[][]> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await applyBatch(pool, parts, now);

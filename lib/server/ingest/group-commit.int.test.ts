@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { afterAll, describe, expect, test } from "vitest";
+
 import { checkFrame, type ClientFrame } from "@/lib/protocol";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { ingestHarness, type RawFrame } from "@/test/support/ingest";
+
 import { applyGroup, type FrameOutcome } from "./apply";
 import { GroupCommitter } from "./group-commit";
 
@@ -23,21 +25,36 @@ function frames(...raw: RawFrame[]): ClientFrame[] {
   });
 }
 
-const codes = (outcomes: FrameOutcome[]) => outcomes.map((o) => (o.ok ? (o.duplicate ? "dup" : "ok") : o.code));
+const codes = (outcomes: FrameOutcome[]) =>
+  outcomes.map((o) => (o.ok ? (o.duplicate ? "dup" : "ok") : o.code));
 
 async function eventsOf(runId: number) {
-  return (await h.pool.query<{ message: string }>(`SELECT message FROM "RunEvent" WHERE "runId" = $1 ORDER BY id`, [runId])).rows.map((r) => r.message);
+  return (
+    await h.pool.query<{ message: string }>(
+      `SELECT message FROM "RunEvent" WHERE "runId" = $1 ORDER BY id`,
+      [runId],
+    )
+  ).rows.map((r) => r.message);
 }
 
 async function progressSamples(runId: number) {
-  return (await h.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM "ProgressSample" WHERE "runId" = $1`, [runId])).rows[0]!.n;
+  return (
+    await h.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "ProgressSample" WHERE "runId" = $1`,
+      [runId],
+    )
+  ).rows[0]!.n;
 }
 
 /** A second host with its own token and a run it started. */
-async function hostWithRun(name: string): Promise<{ principal: TokenPrincipal; run: string; id: number }> {
+async function hostWithRun(
+  name: string,
+): Promise<{ principal: TokenPrincipal; run: string; id: number }> {
   const principal = await h.principalFor(`${name}-${randomUUID().slice(0, 8)}`);
   const run = `group-${randomUUID()}`;
-  const [started] = await applyGroup(h.pool, [{ principal, frames: frames({ type: "run.start", run, name: "train", kind: "training" }) }]);
+  const [started] = await applyGroup(h.pool, [
+    { principal, frames: frames({ type: "run.start", run, name: "train", kind: "training" }) },
+  ]);
   expect(codes(started!)).toEqual(["ok"]);
   return { principal, run, id: await h.runId(run) };
 }
@@ -56,22 +73,44 @@ describe("applyGroup", () => {
           { type: "heartbeat", facts: { cpuPct: 2 }, ts: t0 + 1000 },
         ),
       },
-      { principal: b.principal, frames: frames({ type: "run.event", run: b.run, level: "info", message: "b says hi" }, { type: "heartbeat", intervalS: 7 }) },
+      {
+        principal: b.principal,
+        frames: frames(
+          { type: "run.event", run: b.run, level: "info", message: "b says hi" },
+          { type: "heartbeat", intervalS: 7 },
+        ),
+      },
     ]);
-    expect([codes(outA!), codes(outB!)]).toEqual([["ok", "ok", "ok"], ["ok", "ok"]]);
+    expect([codes(outA!), codes(outB!)]).toEqual([
+      ["ok", "ok", "ok"],
+      ["ok", "ok"],
+    ]);
     // One transaction: every frame-id row of the group carries the same xmin.
     const ids = [...outA!, ...outB!].map((o) => o.id);
-    const xmins = await h.pool.query<{ xmin: string }>(`SELECT DISTINCT xmin::text FROM "IngestedFrame" WHERE "frameId" = ANY($1::text[])`, [ids]);
+    const xmins = await h.pool.query<{ xmin: string }>(
+      `SELECT DISTINCT xmin::text FROM "IngestedFrame" WHERE "frameId" = ANY($1::text[])`,
+      [ids],
+    );
     expect(xmins.rows).toHaveLength(1);
     // Two heartbeats of one host fold as if applied in turn: last interval and facts given, latest time, a sample each.
-    const hosts = await h.pool.query<{ id: number; heartbeatIntervalS: number; facts: unknown; lastHeartbeatAt: Date }>(
+    const hosts = await h.pool.query<{
+      id: number;
+      heartbeatIntervalS: number;
+      facts: unknown;
+      lastHeartbeatAt: Date;
+    }>(
       `SELECT id, "heartbeatIntervalS", facts, "lastHeartbeatAt" FROM "Host" WHERE id = ANY($1::int[]) ORDER BY id`,
       [[a.principal.hostId, b.principal.hostId]],
     );
-    expect(hosts.rows.map((r) => [r.id, r.heartbeatIntervalS])).toEqual([[a.principal.hostId, 5], [b.principal.hostId, 7]]);
+    expect(hosts.rows.map((r) => [r.id, r.heartbeatIntervalS])).toEqual([
+      [a.principal.hostId, 5],
+      [b.principal.hostId, 7],
+    ]);
     expect(hosts.rows[0]!.facts).toEqual({ cpuPct: 2 });
     expect(hosts.rows[0]!.lastHeartbeatAt.getTime()).toBe(t0 + 1000);
-    const samples = await h.pool.query(`SELECT 1 FROM "HostSample" WHERE "hostId" = $1`, [a.principal.hostId]);
+    const samples = await h.pool.query(`SELECT 1 FROM "HostSample" WHERE "hostId" = $1`, [
+      a.principal.hostId,
+    ]);
     expect(samples.rowCount).toBe(2);
     expect(await progressSamples(a.id)).toBe(1);
     expect(await eventsOf(b.id)).toEqual(["b says hi"]);
@@ -82,10 +121,29 @@ describe("applyGroup", () => {
     const b = await hostWithRun("pb");
     const c = await hostWithRun("pc");
     const [outA, outB, outC] = await applyGroup(h.pool, [
-      { principal: a.principal, frames: frames({ type: "run.event", run: a.run, level: "info", message: "a1" }, { type: "run.progress", run: a.run, workerId: "w", bootId: "b", done: 1 }) },
+      {
+        principal: a.principal,
+        frames: frames(
+          { type: "run.event", run: a.run, level: "info", message: "a1" },
+          { type: "run.progress", run: a.run, workerId: "w", bootId: "b", done: 1 },
+        ),
+      },
       // PostgreSQL refuses a NUL in text (22021): the group's one event insert fails.
-      { principal: b.principal, frames: frames({ type: "run.event", run: b.run, level: "info", message: "b1" }, { type: "run.event", run: b.run, level: "info", message: "bad\u0000nul" }, { type: "run.event", run: b.run, level: "info", message: "b3" }) },
-      { principal: c.principal, frames: frames({ type: "heartbeat", intervalS: 3 }, { type: "run.event", run: c.run, level: "warn", message: "c1" }) },
+      {
+        principal: b.principal,
+        frames: frames(
+          { type: "run.event", run: b.run, level: "info", message: "b1" },
+          { type: "run.event", run: b.run, level: "info", message: "bad\u0000nul" },
+          { type: "run.event", run: b.run, level: "info", message: "b3" },
+        ),
+      },
+      {
+        principal: c.principal,
+        frames: frames(
+          { type: "heartbeat", intervalS: 3 },
+          { type: "run.event", run: c.run, level: "warn", message: "c1" },
+        ),
+      },
     ]);
     expect(codes(outA!)).toEqual(["ok", "ok"]);
     expect(codes(outB!)).toEqual(["ok", "invalid_frame", "ok"]);
@@ -95,20 +153,38 @@ describe("applyGroup", () => {
     expect(await eventsOf(c.id)).toEqual(["c1"]);
     expect(await progressSamples(a.id)).toBe(1);
     // The poison frame's id was never claimed: it may be sent again (and is refused again).
-    const claimed = await h.pool.query(`SELECT 1 FROM "IngestedFrame" WHERE "hostId" = $1 AND "frameId" = $2`, [b.principal.hostId, outB![1]!.id]);
+    const claimed = await h.pool.query(
+      `SELECT 1 FROM "IngestedFrame" WHERE "hostId" = $1 AND "frameId" = $2`,
+      [b.principal.hostId, outB![1]!.id],
+    );
     expect(claimed.rowCount).toBe(0);
   });
 
   test("exactly once per (host, frame id): a resent group, and the same frames regrouped, are acked as duplicates and not applied again", async () => {
     const a = await hostWithRun("ea");
     const b = await hostWithRun("eb");
-    const fa = frames({ type: "run.event", run: a.run, level: "info", message: "a" }, { type: "run.progress", run: a.run, workerId: "w", bootId: "b", done: 1 });
+    const fa = frames(
+      { type: "run.event", run: a.run, level: "info", message: "a" },
+      { type: "run.progress", run: a.run, workerId: "w", bootId: "b", done: 1 },
+    );
     const fb = frames({ type: "run.event", run: b.run, level: "info", message: "b" });
     // The same frame id from another host is another frame.
-    const sameIdOtherHost = frames({ id: fb[0]!.id, type: "run.event", run: a.run, level: "info", message: "a-same-id" });
-    const first = await applyGroup(h.pool, [{ principal: a.principal, frames: fa }, { principal: b.principal, frames: fb }]);
+    const sameIdOtherHost = frames({
+      id: fb[0]!.id,
+      type: "run.event",
+      run: a.run,
+      level: "info",
+      message: "a-same-id",
+    });
+    const first = await applyGroup(h.pool, [
+      { principal: a.principal, frames: fa },
+      { principal: b.principal, frames: fb },
+    ]);
     expect(first.map(codes)).toEqual([["ok", "ok"], ["ok"]]);
-    const again = await applyGroup(h.pool, [{ principal: b.principal, frames: fb }, { principal: a.principal, frames: [...fa, ...sameIdOtherHost] }]);
+    const again = await applyGroup(h.pool, [
+      { principal: b.principal, frames: fb },
+      { principal: a.principal, frames: [...fa, ...sameIdOtherHost] },
+    ]);
     expect(again.map(codes)).toEqual([["dup"], ["dup", "dup", "ok"]]);
     const alone = await applyGroup(h.pool, [{ principal: a.principal, frames: [fa[1]!] }]);
     expect(alone.map(codes)).toEqual([["dup"]]);
@@ -121,8 +197,17 @@ describe("applyGroup", () => {
     const a = await hostWithRun("oa");
     const b = await hostWithRun("ob");
     const [outA, outB] = await applyGroup(h.pool, [
-      { principal: a.principal, frames: frames({ type: "run.event", run: b.run, level: "info", message: "a writes b" }, { type: "run.event", run: a.run, level: "info", message: "a own" }) },
-      { principal: b.principal, frames: frames({ type: "run.event", run: b.run, level: "info", message: "b own" }) },
+      {
+        principal: a.principal,
+        frames: frames(
+          { type: "run.event", run: b.run, level: "info", message: "a writes b" },
+          { type: "run.event", run: a.run, level: "info", message: "a own" },
+        ),
+      },
+      {
+        principal: b.principal,
+        frames: frames({ type: "run.event", run: b.run, level: "info", message: "b own" }),
+      },
     ]);
     expect([codes(outA!), codes(outB!)]).toEqual([["forbidden", "ok"], ["ok"]]);
     expect(await eventsOf(b.id)).toEqual(["b own"]);
@@ -140,13 +225,19 @@ function commitFailsWithOutage(pool: pg.Pool): pg.Pool {
           get(c, p) {
             if (p !== "query") {
               const value = Reflect.get(c, p, c) as unknown;
-              return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(c) : value;
+              return typeof value === "function"
+                ? (value as (...args: unknown[]) => unknown).bind(c)
+                : value;
             }
             return async (...args: unknown[]) => {
-              const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
+              const text =
+                typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
               if (text === "COMMIT") {
                 await c.query("ROLLBACK");
-                throw Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
+                throw Object.assign(
+                  new Error("terminating connection due to administrator command"),
+                  { code: "57P01" },
+                );
               }
               return (c.query as (...a: unknown[]) => unknown).apply(c, args);
             };
@@ -161,15 +252,30 @@ describe("GroupCommitter", () => {
   test("batches submitted while a group commits go together into the next one; each submitter gets its own outcomes", async () => {
     const committer = new GroupCommitter(h.pool, { maxGroups: 1 });
     const [a, b, c] = [await hostWithRun("ca"), await hostWithRun("cb"), await hostWithRun("cc")];
-    const ev = (run: string, message: string) => frames({ type: "run.event", run, level: "info", message });
+    const ev = (run: string, message: string) =>
+      frames({ type: "run.event", run, level: "info", message });
     const pa = committer.submit(a.principal, ev(a.run, "a"));
     const pb = committer.submit(b.principal, ev(b.run, "b"));
-    const pc = committer.submit(c.principal, [...ev(c.run, "c"), ...frames({ type: "run.event", run: "no-such-run", level: "info", message: "x" })]);
+    const pc = committer.submit(c.principal, [
+      ...ev(c.run, "c"),
+      ...frames({ type: "run.event", run: "no-such-run", level: "info", message: "x" }),
+    ]);
     // A second batch of host b waits for a later group (one part per host per group).
     const pb2 = committer.submit(b.principal, ev(b.run, "b2"));
     const [oa, ob, oc, ob2] = await Promise.all([pa, pb, pc, pb2]);
-    expect([codes(oa), codes(ob), codes(oc), codes(ob2)]).toEqual([["ok"], ["ok"], ["ok", "unknown_run"], ["ok"]]);
-    const xmin = async (o: FrameOutcome[]) => (await h.pool.query<{ xmin: string }>(`SELECT xmin::text FROM "IngestedFrame" WHERE "frameId" = $1`, [o[0]!.id])).rows[0]!.xmin;
+    expect([codes(oa), codes(ob), codes(oc), codes(ob2)]).toEqual([
+      ["ok"],
+      ["ok"],
+      ["ok", "unknown_run"],
+      ["ok"],
+    ]);
+    const xmin = async (o: FrameOutcome[]) =>
+      (
+        await h.pool.query<{ xmin: string }>(
+          `SELECT xmin::text FROM "IngestedFrame" WHERE "frameId" = $1`,
+          [o[0]!.id],
+        )
+      ).rows[0]!.xmin;
     const [xa, xb, xc, xb2] = [await xmin(oa), await xmin(ob), await xmin(oc), await xmin(ob2)];
     expect(xb).toBe(xc);
     expect(xa).not.toBe(xb);
@@ -181,15 +287,30 @@ describe("GroupCommitter", () => {
     const committer = new GroupCommitter(h.pool, { maxGroups: 3, parallelMinBytes: 1000 });
     const hosts: Array<Awaited<ReturnType<typeof hostWithRun>>> = [];
     for (const name of ["pa", "pb", "pc", "pd", "pe", "pf"]) hosts.push(await hostWithRun(name));
-    const ev = (i: number) => frames({ type: "run.event", run: hosts[i]!.run, level: "info", message: `m${i}` });
-    const xmin = async (o: FrameOutcome[]) => (await h.pool.query<{ xmin: string }>(`SELECT xmin::text FROM "IngestedFrame" WHERE "frameId" = $1`, [o[0]!.id])).rows[0]!.xmin;
+    const ev = (i: number) =>
+      frames({ type: "run.event", run: hosts[i]!.run, level: "info", message: `m${i}` });
+    const xmin = async (o: FrameOutcome[]) =>
+      (
+        await h.pool.query<{ xmin: string }>(
+          `SELECT xmin::text FROM "IngestedFrame" WHERE "frameId" = $1`,
+          [o[0]!.id],
+        )
+      ).rows[0]!.xmin;
     // a starts a group; b and c (20 bytes waiting, under 1000) wait for it and share the next.
-    const small = await Promise.all([0, 1, 2].map((i) => committer.submit(hosts[i]!.principal, ev(i), 10)));
+    const small = await Promise.all(
+      [0, 1, 2].map((i) => committer.submit(hosts[i]!.principal, ev(i), 10)),
+    );
     const [xa, xb, xc] = await Promise.all(small.map(xmin));
     expect(xb).toBe(xc);
     expect(xa).not.toBe(xb);
     // d starts a group; e (5,000 bytes) starts a second beside it at once; f (10 bytes) waits for a free turn.
-    const mixed = await Promise.all([[3, 10], [4, 5000], [5, 10]].map(([i, bytes]) => committer.submit(hosts[i!]!.principal, ev(i!), bytes)));
+    const mixed = await Promise.all(
+      [
+        [3, 10],
+        [4, 5000],
+        [5, 10],
+      ].map(([i, bytes]) => committer.submit(hosts[i!]!.principal, ev(i!), bytes)),
+    );
     const [xd, xe, xf] = await Promise.all(mixed.map(xmin));
     expect(new Set([xd, xe, xf]).size).toBe(3);
     expect(mixed.map(codes)).toEqual([["ok"], ["ok"], ["ok"]]);
@@ -200,16 +321,29 @@ describe("GroupCommitter", () => {
     const b = await hostWithRun("xb");
     const committer = new GroupCommitter(commitFailsWithOutage(h.pool), { maxGroups: 1 });
     const fa = frames({ type: "run.event", run: a.run, level: "info", message: "lost a" });
-    const fb = frames({ type: "run.event", run: b.run, level: "info", message: "lost b" }, { type: "heartbeat", intervalS: 9 });
-    const results = await Promise.allSettled([committer.submit(a.principal, fa), committer.submit(b.principal, fb)]);
+    const fb = frames(
+      { type: "run.event", run: b.run, level: "info", message: "lost b" },
+      { type: "heartbeat", intervalS: 9 },
+    );
+    const results = await Promise.allSettled([
+      committer.submit(a.principal, fa),
+      committer.submit(b.principal, fb),
+    ]);
     expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
-    for (const r of results) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "57P01" });
+    for (const r of results)
+      expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "57P01" });
     const ids = [...fa, ...fb].map((f) => f.id);
-    expect((await h.pool.query(`SELECT 1 FROM "IngestedFrame" WHERE "frameId" = ANY($1::text[])`, [ids])).rowCount).toBe(0);
+    expect(
+      (await h.pool.query(`SELECT 1 FROM "IngestedFrame" WHERE "frameId" = ANY($1::text[])`, [ids]))
+        .rowCount,
+    ).toBe(0);
     expect([await eventsOf(a.id), await eventsOf(b.id)]).toEqual([[], []]);
     // Resent after the outage, they apply once.
     const fine = new GroupCommitter(h.pool);
-    const [ra, rb] = await Promise.all([fine.submit(a.principal, fa), fine.submit(b.principal, fb)]);
+    const [ra, rb] = await Promise.all([
+      fine.submit(a.principal, fa),
+      fine.submit(b.principal, fb),
+    ]);
     expect([codes(ra), codes(rb)]).toEqual([["ok"], ["ok", "ok"]]);
   });
 });

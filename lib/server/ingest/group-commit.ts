@@ -1,6 +1,8 @@
 import type pg from "pg";
+
 import type { ClientFrame } from "@/lib/protocol";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
+
 import { applyGroup, type FrameOutcome, type Now } from "./apply";
 
 /** Limits of one group transaction (see GroupCommitter). */
@@ -27,7 +29,12 @@ export interface GroupCommitOptions {
   now?: Now;
 }
 
-const DEFAULTS: GroupCommitOptions = { maxGroups: 6, parallelMinBytes: 256 * 1024, maxFrames: 2_000, maxBytes: 8 * 1024 * 1024 };
+const DEFAULTS: GroupCommitOptions = {
+  maxGroups: 6,
+  parallelMinBytes: 256 * 1024,
+  maxFrames: 2_000,
+  maxBytes: 8 * 1024 * 1024,
+};
 
 interface Pending {
   principal: TokenPrincipal;
@@ -85,7 +92,11 @@ export class GroupCommitter {
 
   /** Starts groups while there is work and room: one whenever none is in flight, more only for enough bytes. */
   private pump(): void {
-    while (this.pending.length > 0 && (this.inFlight === 0 || (this.inFlight < this.opts.maxGroups && this.pendingBytes >= this.opts.parallelMinBytes))) {
+    while (
+      this.pending.length > 0 &&
+      (this.inFlight === 0 ||
+        (this.inFlight < this.opts.maxGroups && this.pendingBytes >= this.opts.parallelMinBytes))
+    ) {
       const group = this.takeGroup();
       this.inFlight++;
       void this.commit(group).finally(() => {
@@ -104,7 +115,9 @@ export class GroupCommitter {
     let frames = 0;
     let bytes = 0;
     for (const p of this.pending) {
-      const fits = group.length === 0 || (frames + p.frames.length <= this.opts.maxFrames && bytes + p.bytes <= this.opts.maxBytes);
+      const fits =
+        group.length === 0 ||
+        (frames + p.frames.length <= this.opts.maxFrames && bytes + p.bytes <= this.opts.maxBytes);
       if (fits && !hosts.has(p.principal.hostId)) {
         group.push(p);
         hosts.add(p.principal.hostId);

@@ -1,17 +1,33 @@
 import type pg from "pg";
 import type { z } from "zod";
+
 import type { BenchmarkPoint, ClientFrame, evalResult } from "@/lib/protocol";
 import { notOwnerMessage } from "@/lib/server/auth/ownership";
+import { upsertMetricPoints, type MetricFrame } from "@/lib/server/metric-store";
+import { closeSessionInboxItems } from "@/lib/server/repositories/inbox";
+import { closeSessionPlans } from "@/lib/server/repositories/plan-orphans";
+
 import type { FrameOutcome, GroupPart } from "./frame-outcome";
 import { loadOwnershipCheck } from "./ownership";
 import { upsertBenchmarkPoints } from "./writers/benchmark-points";
 import { upsertBaseline, upsertEvalResults } from "./writers/evals";
-import { upsertMetricPoints, type MetricFrame } from "@/lib/server/metric-store";
 import { applyProgress, checkRunInvariants, type ProgressWrite } from "./writers/progress";
-import { claimFrameIds, endRun, insertEvents, loadRuns, recordHeartbeats, releaseFrameIds, touchRuns, upsertArtifact, upsertRun, type EventWrite, type HeartbeatWrite, type RunRef, type StoredRun } from "./writers/runs";
+import {
+  claimFrameIds,
+  endRun,
+  insertEvents,
+  loadRuns,
+  recordHeartbeats,
+  releaseFrameIds,
+  touchRuns,
+  upsertArtifact,
+  upsertRun,
+  type EventWrite,
+  type HeartbeatWrite,
+  type RunRef,
+  type StoredRun,
+} from "./writers/runs";
 import { applyActivity, applyTodos, noteSessionSignal, proposePlan } from "./writers/sessions";
-import { closeSessionPlans } from "@/lib/server/repositories/plan-orphans";
-import { closeSessionInboxItems } from "@/lib/server/repositories/inbox";
 
 /*
  * What one group transaction does (apply.ts opens, retries and commits it): admission of every
@@ -20,7 +36,15 @@ import { closeSessionInboxItems } from "@/lib/server/repositories/inbox";
  */
 
 /** Frame types that refer to a run by its client key. */
-const RUN_FRAMES = new Set<ClientFrame["type"]>(["run.benchmark", "run.progress", "run.metrics", "run.artifact", "run.event", "run.end", "run.eval"]);
+const RUN_FRAMES = new Set<ClientFrame["type"]>([
+  "run.benchmark",
+  "run.progress",
+  "run.metrics",
+  "run.artifact",
+  "run.event",
+  "run.end",
+  "run.eval",
+]);
 
 type RunScopedFrame = Extract<ClientFrame, { run: string }>;
 
@@ -57,7 +81,12 @@ interface PartState {
  * outcomes, one per frame in order.
  * @throws whatever PostgreSQL raises; the caller rolls back (and isolates the failing frame).
  */
-export async function applyInTransaction(client: pg.PoolClient, parts: GroupPart[], at: Date, topics: Set<string>): Promise<FrameOutcome[][]> {
+export async function applyInTransaction(
+  client: pg.PoolClient,
+  parts: GroupPart[],
+  at: Date,
+  topics: Set<string>,
+): Promise<FrameOutcome[][]> {
   // 1. Frames that reference runs must name a run that exists or is started earlier in the same
   //    part, and the part's token must be allowed to change what they target (ownership.ts).
   //    The runs of the whole group are looked up and locked in one statement (in id order).
@@ -75,8 +104,12 @@ export async function applyInTransaction(client: pg.PoolClient, parts: GroupPart
   // 2. Claim the frame ids of every part in one statement; those already claimed were committed
   //    before: ack without applying. (A (host, id) asked twice in the group goes to the first.)
   const claimKey = (hostId: number, frameId: string) => `${hostId}\u0000${frameId}`;
-  const asked = states.flatMap((s) => s.accepted.map((i) => ({ hostId: s.part.principal.hostId, frameId: s.part.frames[i]!.id })));
-  const claimed = new Set((await claimFrameIds(client, asked)).map((c) => claimKey(c.hostId, c.frameId)));
+  const asked = states.flatMap((s) =>
+    s.accepted.map((i) => ({ hostId: s.part.principal.hostId, frameId: s.part.frames[i]!.id })),
+  );
+  const claimed = new Set(
+    (await claimFrameIds(client, asked)).map((c) => claimKey(c.hostId, c.frameId)),
+  );
 
   // 3. Apply each part's frames in order; writes that several frames share are buffered across
   //    the whole group and written once (GroupWrites).
@@ -96,9 +129,21 @@ export async function applyInTransaction(client: pg.PoolClient, parts: GroupPart
 }
 
 /** Step 1 for one part: duplicates within the part, ownership (`forbidden`) and unknown runs. */
-async function admit(client: pg.PoolClient, part: GroupPart, stored: ReadonlyMap<string, StoredRun>): Promise<PartState> {
+async function admit(
+  client: pg.PoolClient,
+  part: GroupPart,
+  stored: ReadonlyMap<string, StoredRun>,
+): Promise<PartState> {
   const { principal, frames } = part;
-  const state: PartState = { part, outcomes: new Map(), accepted: [], stored, started: new Map(), lostRace: new Map(), released: [] };
+  const state: PartState = {
+    part,
+    outcomes: new Map(),
+    accepted: [],
+    stored,
+    started: new Map(),
+    lostRace: new Map(),
+    released: [],
+  };
   const denied = await loadOwnershipCheck(client, principal, frames, stored);
   const startedInBatch = new Set<string>();
   const seenIds = new Set<string>();
@@ -116,7 +161,12 @@ async function admit(client: pg.PoolClient, part: GroupPart, stored: ReadonlyMap
     if (f.type === "run.start") startedInBatch.add(f.run);
     const runKey = requiredRunKey(f);
     if (runKey !== undefined && !stored.has(runKey) && !startedInBatch.has(runKey)) {
-      state.outcomes.set(i, { id: f.id, ok: false, code: "unknown_run", message: `run '${runKey}' has not been started (send run.start first)` });
+      state.outcomes.set(i, {
+        id: f.id,
+        ok: false,
+        code: "unknown_run",
+        message: `run '${runKey}' has not been started (send run.start first)`,
+      });
       return;
     }
     state.accepted.push(i);
@@ -151,7 +201,11 @@ class GroupWrites {
 
   /** Flushes buffered points and evals before a frame of another type (and metrics with them). */
   async before(type: ClientFrame["type"]): Promise<void> {
-    if ((type !== "run.benchmark" && this.points.length) || (type !== "run.eval" && this.evals.length)) await this.flush();
+    if (
+      (type !== "run.benchmark" && this.points.length) ||
+      (type !== "run.eval" && this.evals.length)
+    )
+      await this.flush();
   }
 
   point(runId: number, point: BenchmarkPoint): void {
@@ -186,7 +240,8 @@ class GroupWrites {
     if (this.points.length) await upsertBenchmarkPoints(this.client, this.points, this.at);
     this.points = [];
     if (this.metrics.length) {
-      for (const alert of await upsertMetricPoints(this.client, this.metrics, this.at)) this.event({ runId: alert.runId, event: alert });
+      for (const alert of await upsertMetricPoints(this.client, this.metrics, this.at))
+        this.event({ runId: alert.runId, event: alert });
     }
     this.metrics = [];
     if (this.evals.length) await upsertEvalResults(this.client, this.evals, this.at);
@@ -203,7 +258,8 @@ class GroupWrites {
     // Run rows are locked already (loadRuns); one global order (by id) all the same.
     const byId = (a: number, b: number) => a - b;
     await touchRuns(client, [...this.touched].sort(byId), at);
-    if (await checkRunInvariants(client, [...this.progressRuns].sort(byId), at)) topics.add("events");
+    if (await checkRunInvariants(client, [...this.progressRuns].sort(byId), at))
+      topics.add("events");
     if (this.touched.size) topics.add("runs");
   }
 }
@@ -216,7 +272,12 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
   const runOf = (key: string) => s.started.get(key) ?? s.stored.get(key);
   const refuse = (i: number, run: StoredRun) => {
     const f = frames[i]!;
-    s.outcomes.set(i, { id: f.id, ok: false, code: "forbidden", message: notOwnerMessage("run", run.key, run.owner, principal) });
+    s.outcomes.set(i, {
+      id: f.id,
+      ok: false,
+      code: "forbidden",
+      message: notOwnerMessage("run", run.key, run.owner, principal),
+    });
     s.released.push(f.id);
   };
 
@@ -235,7 +296,12 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
       case "heartbeat":
         writes.heartbeat({ hostId: principal.hostId, frame: f });
         if (f.sessions?.length) {
-          const touched = await noteSessionSignal(client, principal.hostId, f.sessions, f.ts !== undefined ? new Date(f.ts) : at);
+          const touched = await noteSessionSignal(
+            client,
+            principal.hostId,
+            f.sessions,
+            f.ts !== undefined ? new Date(f.ts) : at,
+          );
           for (const id of touched) topics.add(`session:${id}`);
           if (touched.length) topics.add("sessions");
         }
@@ -291,8 +357,10 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
         const sessionId = await applyActivity(client, principal, f);
         topics.add("sessions").add(`session:${sessionId}`);
         // The agent ended: nobody waits for its proposed plans any more.
-        if (f.state === "ended" && (await closeSessionPlans(client, sessionId, at))) topics.add("plans").add("inbox");
-        if (f.state === "ended" && (await closeSessionInboxItems(client, sessionId, at))) topics.add("inbox");
+        if (f.state === "ended" && (await closeSessionPlans(client, sessionId, at)))
+          topics.add("plans").add("inbox");
+        if (f.state === "ended" && (await closeSessionInboxItems(client, sessionId, at)))
+          topics.add("inbox");
         break;
       }
       case "plan.propose": {

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import WebSocket from "ws";
-import pg from "pg";
-import { PrismaPg } from "@prisma/adapter-pg";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
@@ -43,7 +44,9 @@ async function connect(authToken: string | null = token) {
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve());
     ws.once("error", reject);
-    ws.once("unexpected-response", (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { statusCode: res.statusCode })));
+    ws.once("unexpected-response", (_req, res) =>
+      reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { statusCode: res.statusCode })),
+    );
   });
   /** Waits until a received frame matches. */
   const waitFor = async (pred: (f: Record<string, unknown>) => boolean, timeoutMs = 10_000) => {
@@ -58,13 +61,35 @@ async function connect(authToken: string | null = token) {
       });
     }
   };
-  const acked = (id: string) => waitFor((f) => f.type === "ack" && (f.ids as string[]).includes(id));
+  const acked = (id: string) =>
+    waitFor((f) => f.type === "ack" && (f.ids as string[]).includes(id));
   return { ws, received, waitFor, acked };
 }
 
-const runStart = (run: string, id = randomUUID()) => ({ v: 1, id, type: "run.start", run, name: `bench ${run}`, kind: "benchmark", config: { model: "Qwen3-27B", engine: "sglang" } });
-const point = (key: string, extra: Record<string, unknown> = {}) => ({ key, concurrency: 8, outputTokPerS: 577.8, ttftMsMedian: 85.7, completed: 100, ...extra });
-const bench = (run: string, points: unknown[], id = randomUUID()) => ({ v: 1, id, type: "run.benchmark", run, points });
+const runStart = (run: string, id = randomUUID()) => ({
+  v: 1,
+  id,
+  type: "run.start",
+  run,
+  name: `bench ${run}`,
+  kind: "benchmark",
+  config: { model: "Qwen3-27B", engine: "sglang" },
+});
+const point = (key: string, extra: Record<string, unknown> = {}) => ({
+  key,
+  concurrency: 8,
+  outputTokPerS: 577.8,
+  ttftMsMedian: 85.7,
+  completed: 100,
+  ...extra,
+});
+const bench = (run: string, points: unknown[], id = randomUUID()) => ({
+  v: 1,
+  id,
+  type: "run.benchmark",
+  run,
+  points,
+});
 
 async function pointRow(runKey: string, key: string) {
   const res = await db.query(
@@ -98,7 +123,15 @@ describe("/ws/ingest", () => {
 
   test("a bad frame gets an error naming it; the socket stays open and later frames commit", async () => {
     const { ws, waitFor, acked } = await connect();
-    ws.send(JSON.stringify({ v: 1, id: "bad-1", type: "run.benchmark", run: "x", points: [{ key: "k", concurrency: "eight" }] }));
+    ws.send(
+      JSON.stringify({
+        v: 1,
+        id: "bad-1",
+        type: "run.benchmark",
+        run: "x",
+        points: [{ key: "k", concurrency: "eight" }],
+      }),
+    );
     const err = await waitFor((f) => f.type === "error" && f.id === "bad-1");
     expect(err.code).toBe("invalid_frame");
     expect(String(err.message)).toContain("points.0.concurrency");
@@ -108,11 +141,15 @@ describe("/ws/ingest", () => {
     expect(jsonErr.id).toBeNull();
 
     ws.send(JSON.stringify({ v: 2, id: "v2", type: "hello" }));
-    expect((await waitFor((f) => f.type === "error" && f.id === "v2")).code).toBe("unsupported_version");
+    expect((await waitFor((f) => f.type === "error" && f.id === "v2")).code).toBe(
+      "unsupported_version",
+    );
 
     const unknown = bench(`never-started-${randomUUID()}`, [point("p")]);
     ws.send(JSON.stringify(unknown));
-    expect((await waitFor((f) => f.type === "error" && f.id === unknown.id)).code).toBe("unknown_run");
+    expect((await waitFor((f) => f.type === "error" && f.id === unknown.id)).code).toBe(
+      "unknown_run",
+    );
 
     const start = runStart(`run-${randomUUID()}`);
     ws.send(JSON.stringify(start));
@@ -169,8 +206,13 @@ describe("/ws/ingest", () => {
     expect(row!.raw).toEqual({ request_rate: "Infinity" });
 
     // The read API writes them tagged (docs/api.md), so no string can be mistaken for one.
-    const runId = (await db.query(`SELECT id FROM "Run" WHERE key = $1`, [run])).rows[0].id as number;
-    const body = (await (await fetch(`${server.url}/api/runs/${runId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { benchmarkPoints: Array<Record<string, unknown>> };
+    const runId = (await db.query(`SELECT id FROM "Run" WHERE key = $1`, [run])).rows[0]
+      .id as number;
+    const body = (await (
+      await fetch(`${server.url}/api/runs/${runId}`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json()) as { benchmarkPoints: Array<Record<string, unknown>> };
     expect(body.benchmarkPoints[0]!.ttftMsMean).toEqual({ $num: "NaN" });
     expect(body.benchmarkPoints[0]!.requestRate).toEqual({ $num: "Infinity" });
     ws.close();
@@ -179,16 +221,24 @@ describe("/ws/ingest", () => {
   test("a message over 1 MiB closes the socket with 1009", async () => {
     const { ws } = await connect();
     const closed = new Promise<number>((resolve) => ws.once("close", (code) => resolve(code)));
-    ws.send(JSON.stringify({ v: 1, id: "big", type: "hello", client: "x".repeat(1024 * 1024 + 10) }));
+    ws.send(
+      JSON.stringify({ v: 1, id: "big", type: "hello", client: "x".repeat(1024 * 1024 + 10) }),
+    );
     expect(await closed).toBe(1009);
   });
 
   test("an array message is a batch: one ack lists every committed id", async () => {
     const { ws, waitFor } = await connect();
     const run = `run-${randomUUID()}`;
-    const frames = [runStart(run), bench(run, [point("c1", { concurrency: 1 })]), bench(run, [point("c2", { concurrency: 2 })])];
+    const frames = [
+      runStart(run),
+      bench(run, [point("c1", { concurrency: 1 })]),
+      bench(run, [point("c2", { concurrency: 2 })]),
+    ];
     ws.send(JSON.stringify(frames));
-    const ack = await waitFor((f) => f.type === "ack" && (f.ids as string[]).includes(frames[2]!.id));
+    const ack = await waitFor(
+      (f) => f.type === "ack" && (f.ids as string[]).includes(frames[2]!.id),
+    );
     expect(ack.ids).toEqual(frames.map((f) => f.id));
     expect(await pointRow(run, "c2")).toHaveLength(1);
     ws.close();
@@ -199,7 +249,10 @@ describe("POST /api/ingest", () => {
   const post = (body: string, auth: string | null = token) =>
     fetch(`${server.url}/api/ingest`, {
       method: "POST",
-      headers: { "content-type": "application/json", ...(auth ? { authorization: `Bearer ${auth}` } : {}) },
+      headers: {
+        "content-type": "application/json",
+        ...(auth ? { authorization: `Bearer ${auth}` } : {}),
+      },
       body,
     });
 
@@ -213,19 +266,37 @@ describe("POST /api/ingest", () => {
 
   test("valid frames of a batch are kept when others are bad; one result per frame", async () => {
     const run = `run-${randomUUID()}`;
-    const frames = [runStart(run), { v: 1, id: "no-type" }, bench(run, [point("c4", { concurrency: 4 })]), bench(run, [{ key: "neg", concurrency: -1 }])];
+    const frames = [
+      runStart(run),
+      { v: 1, id: "no-type" },
+      bench(run, [point("c4", { concurrency: 4 })]),
+      bench(run, [{ key: "neg", concurrency: -1 }]),
+    ];
     const res = await post(JSON.stringify(frames));
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { results: Array<{ id: string; ok: boolean; code?: string }>; accepted: number; rejected: number };
+    const body = (await res.json()) as {
+      results: Array<{ id: string; ok: boolean; code?: string }>;
+      accepted: number;
+      rejected: number;
+    };
     expect(body.results.map((r) => r.ok)).toEqual([true, false, true, false]);
     expect(body.results[1]).toMatchObject({ id: "no-type", code: "invalid_frame" });
     expect(body.accepted).toBe(2);
     expect(await pointRow(run, "c4")).toHaveLength(1);
 
     // Re-posting the same batch is idempotent.
-    const again = (await (await post(JSON.stringify(frames))).json()) as { results: Array<{ ok: boolean; duplicate?: boolean }> };
+    const again = (await (await post(JSON.stringify(frames))).json()) as {
+      results: Array<{ ok: boolean; duplicate?: boolean }>;
+    };
     expect(again.results[0]).toMatchObject({ ok: true, duplicate: true });
-    expect((await db.query(`SELECT count(*)::int AS n FROM "BenchmarkPoint" p JOIN "Run" r ON r.id = p."runId" WHERE r.key = $1`, [run])).rows[0].n).toBe(1);
+    expect(
+      (
+        await db.query(
+          `SELECT count(*)::int AS n FROM "BenchmarkPoint" p JOIN "Run" r ON r.id = p."runId" WHERE r.key = $1`,
+          [run],
+        )
+      ).rows[0].n,
+    ).toBe(1);
   });
 
   test("a body that is not JSON gets 400 invalid_json", async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
@@ -48,8 +49,22 @@ test("two tokens racing to create one run key: one owns it, the other gets forbi
   const framesOf = (who: string) => [
     // Padded past the group committer's parallelMinBytes, so the two requests commit in two
     // transactions side by side (two instances on one database race the same way).
-    { v: 1, id: `${who}-start`, type: "run.start", run, name: `${who}'s run`, kind: "training", config: { by: who, notes: "x".repeat(300_000) } },
-    { v: 1, id: `${who}-metrics`, type: "run.metrics", run, points: [{ key: "loss", step: 1, value: who === "a" ? 1 : 2 }] },
+    {
+      v: 1,
+      id: `${who}-start`,
+      type: "run.start",
+      run,
+      name: `${who}'s run`,
+      kind: "training",
+      config: { by: who, notes: "x".repeat(300_000) },
+    },
+    {
+      v: 1,
+      id: `${who}-metrics`,
+      type: "run.metrics",
+      run,
+      points: [{ key: "loss", step: 1, value: who === "a" ? 1 : 2 }],
+    },
   ];
   const gate = await pool.connect();
   let results: [Result[], Result[]];
@@ -59,11 +74,15 @@ test("two tokens racing to create one run key: one owns it, the other gets forbi
     const both = Promise.all([push(tokens.a, framesOf("a")), push(tokens.b, framesOf("b"))]);
     // Both batches have looked the key up (absent) and now wait to claim their frame ids.
     for (let i = 0; i < 500; i++) {
-      const waiting = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = '"IngestedFrame"'::regclass`);
+      const waiting = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = '"IngestedFrame"'::regclass`,
+      );
       if (waiting.rows[0]!.n >= 2) break;
       await new Promise((r) => setTimeout(r, 10));
     }
-    const waiting = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = '"IngestedFrame"'::regclass`);
+    const waiting = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = '"IngestedFrame"'::regclass`,
+    );
     expect(waiting.rows[0]!.n).toBe(2);
     await gate.query("COMMIT");
     results = await both;
@@ -82,9 +101,19 @@ test("two tokens racing to create one run key: one owns it, the other gets forbi
        FROM "Run" r JOIN "Host" h ON h.id = r."ownerHostId" WHERE r.key = $1`,
     [run],
   );
-  expect(stored.rows).toEqual([{ name: `${winner}'s run`, by: winner, owner: `race-host-${winner}`, loss: winner === "a" ? 1 : 2 }]);
+  expect(stored.rows).toEqual([
+    {
+      name: `${winner}'s run`,
+      by: winner,
+      owner: `race-host-${winner}`,
+      loss: winner === "a" ? 1 : 2,
+    },
+  ]);
   // The loser's frame ids are not recorded: it may send them again with the right token.
   const loserIds = okA ? ["b-start", "b-metrics"] : ["a-start", "a-metrics"];
-  const claimed = await pool.query(`SELECT 1 FROM "IngestedFrame" WHERE "frameId" = ANY($1::text[])`, [loserIds]);
+  const claimed = await pool.query(
+    `SELECT 1 FROM "IngestedFrame" WHERE "frameId" = ANY($1::text[])`,
+    [loserIds],
+  );
   expect(claimed.rowCount).toBe(0);
 });

@@ -1,6 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
+
 import { createTestDatabase } from "@/test/support/db";
+
 import { preparedStatements } from "./prepared";
 
 let pool: pg.Pool;
@@ -23,8 +25,13 @@ test("text + values queries run as named prepared statements, one per text; othe
     // Query configs and bare texts are not rewritten.
     await client.query({ text: "SELECT $1::int AS c", values: [3] });
     await client.query("SELECT 1");
-    const named = await client.query<{ name: string; statement: string }>("SELECT name, statement FROM pg_prepared_statements ORDER BY statement");
-    expect(named.rows.map((r) => r.statement)).toEqual(["SELECT $1::int + 1 AS n", "SELECT $1::text AS s"]);
+    const named = await client.query<{ name: string; statement: string }>(
+      "SELECT name, statement FROM pg_prepared_statements ORDER BY statement",
+    );
+    expect(named.rows.map((r) => r.statement)).toEqual([
+      "SELECT $1::int + 1 AS n",
+      "SELECT $1::text AS s",
+    ]);
     expect(named.rows.every((r) => /^pw_[0-9a-f]{20}$/.test(r.name))).toBe(true);
   } finally {
     client.release();

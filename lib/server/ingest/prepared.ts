@@ -38,7 +38,9 @@ export function preparedStatements(client: pg.PoolClient): pg.PoolClient {
     get(target, prop) {
       if (prop === "query") return query;
       const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      return typeof value === "function"
+        ? (value as (...args: unknown[]) => unknown).bind(target)
+        : value;
     },
   });
 }

@@ -3,6 +3,7 @@ import { pool, prisma } from "@/lib/server/db";
 import { AuthError } from "@/lib/server/errors";
 import { verifyToken, type TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { telemetry } from "@/lib/server/telemetry";
+
 import type { FrameOutcome } from "./apply";
 import { groupCommitterFor } from "./group-commit";
 
@@ -13,7 +14,9 @@ export type Transport = "ws" | "http";
  * Resolves an `Authorization: Bearer <token>` header to the host it speaks for.
  * @throws AuthError when the header is missing, malformed, or the token unknown or revoked.
  */
-export async function authenticateWorker(authorization: string | null | undefined): Promise<TokenPrincipal> {
+export async function authenticateWorker(
+  authorization: string | null | undefined,
+): Promise<TokenPrincipal> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   if (!match) throw new AuthError();
   const principal = await verifyToken(prisma(), match[1]!);
@@ -29,7 +32,12 @@ export async function authenticateWorker(authorization: string | null | undefine
  * `opts.bytes`: the JSON size of `values` (the request body), for the group committer's budget.
  * @throws the driver's error when the database is unreachable (nothing committed; see applyGroup).
  */
-export async function ingestValues(values: unknown[], principal: TokenPrincipal, transport: Transport, opts: { truncated?: boolean; bytes?: number } = {}): Promise<FrameOutcome[]> {
+export async function ingestValues(
+  values: unknown[],
+  principal: TokenPrincipal,
+  transport: Transport,
+  opts: { truncated?: boolean; bytes?: number } = {},
+): Promise<FrameOutcome[]> {
   const t = telemetry();
   t.framesReceived.inc({ transport }, values.length);
   const outcomes: Array<FrameOutcome | undefined> = new Array(values.length);

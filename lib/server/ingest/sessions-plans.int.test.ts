@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import WebSocket from "ws";
-import pg from "pg";
-import { PrismaPg } from "@prisma/adapter-pg";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { checkFrame } from "@/lib/protocol";
 import { decidePlan, expirePlans } from "@/lib/server/repositories/plan-decisions";
@@ -32,7 +33,9 @@ afterAll(async () => {
 });
 
 async function connect() {
-  const ws = new WebSocket(`${server.url.replace("http", "ws")}/ws/ingest`, { headers: { authorization: `Bearer ${token}` } });
+  const ws = new WebSocket(`${server.url.replace("http", "ws")}/ws/ingest`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   const received: Array<Record<string, unknown>> = [];
   ws.on("message", (d) => received.push(JSON.parse(String(d)) as Record<string, unknown>));
   await new Promise<void>((resolve, reject) => {
@@ -51,33 +54,75 @@ async function connect() {
 }
 
 const post = async (frames: unknown[]) => {
-  const res = await fetch(`${server.url}/api/ingest`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(frames) });
+  const res = await fetch(`${server.url}/api/ingest`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+    body: JSON.stringify(frames),
+  });
   return (await res.json()) as { results: Array<{ ok: boolean; code?: string }> };
 };
 
-const planId = async (key: string) => (await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE key = $1`, [key])).rows[0]!.id;
+const planId = async (key: string) =>
+  (await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE key = $1`, [key])).rows[0]!.id;
 
 describe("session.todos", () => {
   test("snapshots are stored per (session, seq); unknown statuses are kept; a malformed snapshot is rejected alone", async () => {
     const session = `s-${randomUUID()}`;
-    const snap = (seq: number, ts: number, items: unknown[]) => ({ v: 1, id: randomUUID(), type: "session.todos", session, source: "claude-code", title: "Bench Qwen3", seq, ts, items });
+    const snap = (seq: number, ts: number, items: unknown[]) => ({
+      v: 1,
+      id: randomUUID(),
+      type: "session.todos",
+      session,
+      source: "claude-code",
+      title: "Bench Qwen3",
+      seq,
+      ts,
+      items,
+    });
     const t0 = Date.UTC(2026, 10, 29, 9, 0, 0);
     const res = await post([
-      snap(0, t0, [{ content: "Run throughput benchmark C=1 to C=100", status: "in_progress", priority: "high" }]),
-      snap(1, t0 + 60_000, [{ content: "Run throughput benchmark C=1 to C=100", status: "failed", priority: "high" }]),
+      snap(0, t0, [
+        {
+          content: "Run throughput benchmark C=1 to C=100",
+          status: "in_progress",
+          priority: "high",
+        },
+      ]),
+      snap(1, t0 + 60_000, [
+        { content: "Run throughput benchmark C=1 to C=100", status: "failed", priority: "high" },
+      ]),
       snap(2, t0 + 120_000, [{ content: "no status here" }]),
     ]);
     expect(res.results.map((r) => (r.ok ? "ok" : r.code))).toEqual(["ok", "ok", "invalid_frame"]);
-    const s = (await pool.query(`SELECT id, source, title, "startedAt", "lastUpdateAt" FROM "AgentSession" WHERE key = $1`, [session])).rows[0];
+    const s = (
+      await pool.query(
+        `SELECT id, source, title, "startedAt", "lastUpdateAt" FROM "AgentSession" WHERE key = $1`,
+        [session],
+      )
+    ).rows[0];
     expect(s.source).toBe("claude-code");
     expect(s.startedAt.getTime()).toBe(t0);
     expect(s.lastUpdateAt.getTime()).toBe(t0 + 60_000);
-    const snaps = (await pool.query(`SELECT seq, items FROM "TodoSnapshot" WHERE "sessionId" = $1 ORDER BY ts, seq`, [s.id])).rows;
+    const snaps = (
+      await pool.query(
+        `SELECT seq, items FROM "TodoSnapshot" WHERE "sessionId" = $1 ORDER BY ts, seq`,
+        [s.id],
+      )
+    ).rows;
     expect(snaps.map((r) => r.items[0].status)).toEqual(["in_progress", "failed"]);
   });
 
   test("the protocol rejects an item without content or status", () => {
-    const check = checkFrame({ v: 1, id: "x", type: "session.todos", session: "s", source: "pushed", seq: 0, ts: 1_788_000_000_000, items: [{ status: "pending" }] });
+    const check = checkFrame({
+      v: 1,
+      id: "x",
+      type: "session.todos",
+      session: "s",
+      source: "pushed",
+      seq: 0,
+      ts: 1_788_000_000_000,
+      items: [{ status: "pending" }],
+    });
     expect(check.ok).toBe(false);
   });
 });
@@ -105,11 +150,25 @@ describe("plans", () => {
     await waitFor((f) => f.type === "ack" && (f.ids as string[]).includes(frame.id));
     const edited = [
       { content: "Start hidden-state extraction on 4 GPUs", priority: "high" as const },
-      { content: "Upload to S3; after upload remove local data; max 100 parallel", priority: "high" as const },
+      {
+        content: "Upload to S3; after upload remove local data; max 100 parallel",
+        priority: "high" as const,
+      },
     ];
-    await decidePlan(pool, await planId(plan), { decision: "approved", items: edited, comment: "proceed" }, "alice");
+    await decidePlan(
+      pool,
+      await planId(plan),
+      { decision: "approved", items: edited, comment: "proceed" },
+      "alice",
+    );
     const decision = await waitFor((f) => f.type === "plan.decision");
-    expect(decision).toMatchObject({ plan, decision: "approved", items: edited, comment: "proceed", decidedBy: "alice" });
+    expect(decision).toMatchObject({
+      plan,
+      decision: "approved",
+      items: edited,
+      comment: "proceed",
+      decidedBy: "alice",
+    });
     ws.close();
   });
 
@@ -133,12 +192,22 @@ describe("plans", () => {
     const plan = `p-${randomUUID()}`;
     await post([propose(plan)]);
     const id = await planId(plan);
-    await decidePlan(pool, id, { decision: "changes_requested", comment: "split the upload step" }, "carol");
-    await expect(decidePlan(pool, id, { decision: "approved" }, "dave")).rejects.toMatchObject({ status: 409 });
+    await decidePlan(
+      pool,
+      id,
+      { decision: "changes_requested", comment: "split the upload step" },
+      "carol",
+    );
+    await expect(decidePlan(pool, id, { decision: "approved" }, "dave")).rejects.toMatchObject({
+      status: 409,
+    });
     await post([propose(plan, { title: "sneaky rewrite" })]);
     const row = (await pool.query(`SELECT title, status FROM "Plan" WHERE id = $1`, [id])).rows[0];
     expect(row).toEqual({ title: "Next: extraction upload", status: "changes_requested" });
-    const decisions = await pool.query(`SELECT count(*)::int AS n FROM "PlanDecision" WHERE "planId" = $1`, [id]);
+    const decisions = await pool.query(
+      `SELECT count(*)::int AS n FROM "PlanDecision" WHERE "planId" = $1`,
+      [id],
+    );
     expect(decisions.rows[0].n).toBe(1);
   });
 
@@ -147,30 +216,55 @@ describe("plans", () => {
     await post([propose(plan)]);
     const url = `${server.url}/api/plans/${encodeURIComponent(plan)}/decision`;
     const headers = { authorization: `Bearer ${token}` };
-    expect(await (await fetch(url, { headers })).json()).toEqual({ status: "proposed", decision: null });
+    expect(await (await fetch(url, { headers })).json()).toEqual({
+      status: "proposed",
+      decision: null,
+    });
 
-    const pending = fetch(`${url}?wait=30`, { headers }).then((r) => r.json() as Promise<{ status: string; decision: { items: unknown[] } }>);
+    const pending = fetch(`${url}?wait=30`, { headers }).then(
+      (r) => r.json() as Promise<{ status: string; decision: { items: unknown[] } }>,
+    );
     await new Promise((r) => setTimeout(r, 300));
     await decidePlan(pool, await planId(plan), { decision: "approved" }, "erin");
     const body = await pending;
     expect(body.status).toBe("approved");
     expect(body.decision.items).toHaveLength(2);
 
-    expect((await fetch(`${server.url}/api/plans/no-such-plan/decision`, { headers })).status).toBe(404);
+    expect((await fetch(`${server.url}/api/plans/no-such-plan/decision`, { headers })).status).toBe(
+      404,
+    );
     expect((await fetch(url)).status).toBe(401);
   });
 
   test("undecided plans expire; a plan linked to a stale run records that state", async () => {
     const run = `r-${randomUUID()}`;
-    await post([{ v: 1, id: randomUUID(), type: "run.start", run, name: "extract", kind: "extraction", stallAfterS: 5, startedAt: Date.now() - 60_000 }]);
-    await pool.query(`UPDATE "Run" SET "lastPushAt" = now() - interval '1 minute' WHERE key = $1`, [run]);
+    await post([
+      {
+        v: 1,
+        id: randomUUID(),
+        type: "run.start",
+        run,
+        name: "extract",
+        kind: "extraction",
+        stallAfterS: 5,
+        startedAt: Date.now() - 60_000,
+      },
+    ]);
+    await pool.query(`UPDATE "Run" SET "lastPushAt" = now() - interval '1 minute' WHERE key = $1`, [
+      run,
+    ]);
     const plan = `p-${randomUUID()}`;
     await post([propose(plan, { run, expiresInS: 60 })]);
-    const row = (await pool.query(`SELECT "runStateAtProposal" FROM "Plan" WHERE key = $1`, [plan])).rows[0];
+    const row = (await pool.query(`SELECT "runStateAtProposal" FROM "Plan" WHERE key = $1`, [plan]))
+      .rows[0];
     expect(row.runStateAtProposal).toBe("stale");
 
     expect(await expirePlans(pool, new Date(Date.now() + 61_000))).toBeGreaterThanOrEqual(1);
-    const body = (await (await fetch(`${server.url}/api/plans/${plan}/decision`, { headers: { authorization: `Bearer ${token}` } })).json()) as { status: string };
+    const body = (await (
+      await fetch(`${server.url}/api/plans/${plan}/decision`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json()) as { status: string };
     expect(body.status).toBe("expired");
   });
 });

@@ -1,5 +1,6 @@
 import { isUtf8 } from "node:buffer";
-import type { WebSocket, RawData } from "ws";
+import type { RawData, WebSocket } from "ws";
+
 import {
   checkFrame,
   MAX_FRAME_BYTES,
@@ -9,14 +10,15 @@ import {
   type ClientFrame,
   type ServerFrame,
 } from "@/lib/protocol";
+import { describeOutage, isDatabaseOutage } from "@/lib/server/database/outage";
 import { pool } from "@/lib/server/db";
+import { liveBus } from "@/lib/server/live/bus";
 import type { Logger } from "@/lib/server/logger";
+import { planDecision } from "@/lib/server/repositories/plan-decisions";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { telemetry } from "@/lib/server/telemetry";
-import { liveBus } from "@/lib/server/live/bus";
-import { planDecision } from "@/lib/server/repositories/plan-decisions";
+
 import { groupCommitterFor } from "./group-commit";
-import { describeOutage, isDatabaseOutage } from "@/lib/server/database/outage";
 
 /** Frames (or bytes of frame JSON) queued beyond this pause reading from the socket until the queue drains. */
 const HIGH_WATER_FRAMES = 20_000;
@@ -47,7 +49,8 @@ export class IngestConnection {
   private readonly watchedPlans = new Set<string>();
   private readonly onTopic = (topic: string) => {
     const prefix = "plan-decision:";
-    if (topic.startsWith(prefix) && this.watchedPlans.has(topic.slice(prefix.length))) void this.deliverDecision(topic.slice(prefix.length));
+    if (topic.startsWith(prefix) && this.watchedPlans.has(topic.slice(prefix.length)))
+      void this.deliverDecision(topic.slice(prefix.length));
   };
 
   constructor(
@@ -92,7 +95,13 @@ export class IngestConnection {
     // specific answer before the close, not only close code 1009.
     if (rawLength(data) > MAX_FRAME_BYTES) {
       t.framesRejected.inc({ transport: "ws", code: "frame_too_large" });
-      this.send({ v: PROTOCOL_VERSION, type: "error", id: null, code: "frame_too_large", message: `message of ${rawLength(data)} bytes is over the ${MAX_FRAME_BYTES}-byte limit; split it` });
+      this.send({
+        v: PROTOCOL_VERSION,
+        type: "error",
+        id: null,
+        code: "frame_too_large",
+        message: `message of ${rawLength(data)} bytes is over the ${MAX_FRAME_BYTES}-byte limit; split it`,
+      });
       this.ws.close(1009, "message over 1 MiB (frame_too_large)");
       return;
     }
@@ -103,7 +112,13 @@ export class IngestConnection {
     } catch (err) {
       t.framesReceived.inc({ transport: "ws" });
       t.framesRejected.inc({ transport: "ws", code: "invalid_json" });
-      this.send({ v: PROTOCOL_VERSION, type: "error", id: null, code: "invalid_json", message: `message is not JSON: ${(err as Error).message}` });
+      this.send({
+        v: PROTOCOL_VERSION,
+        type: "error",
+        id: null,
+        code: "invalid_json",
+        message: `message is not JSON: ${(err as Error).message}`,
+      });
       return;
     }
     const values = Array.isArray(parsed) ? parsed : [parsed];
@@ -117,10 +132,19 @@ export class IngestConnection {
         this.queuedBytes += bytesEach;
       } else {
         t.framesRejected.inc({ transport: "ws", code: check.code });
-        this.send({ v: PROTOCOL_VERSION, type: "error", id: check.id, code: check.code, message: check.message });
+        this.send({
+          v: PROTOCOL_VERSION,
+          type: "error",
+          id: check.id,
+          code: check.code,
+          message: check.message,
+        });
       }
     }
-    if ((this.queue.length > HIGH_WATER_FRAMES || this.queuedBytes > HIGH_WATER_BYTES) && !this.paused) {
+    if (
+      (this.queue.length > HIGH_WATER_FRAMES || this.queuedBytes > HIGH_WATER_BYTES) &&
+      !this.paused
+    ) {
       this.paused = true;
       this.ws.pause();
     }
@@ -140,13 +164,21 @@ export class IngestConnection {
     while (this.queue.length > 0) {
       let take = 0;
       let bytes = 0;
-      while (take < this.queue.length && take < this.opts.batchFrames && (take === 0 || bytes + this.queue[take]!.bytes <= BATCH_BYTES)) {
+      while (
+        take < this.queue.length &&
+        take < this.opts.batchFrames &&
+        (take === 0 || bytes + this.queue[take]!.bytes <= BATCH_BYTES)
+      ) {
         bytes += this.queue[take]!.bytes;
         take++;
       }
       const batch = this.queue.splice(0, take).map((q) => q.frame);
       this.queuedBytes -= bytes;
-      if (this.paused && this.queue.length < HIGH_WATER_FRAMES / 2 && this.queuedBytes < HIGH_WATER_BYTES / 2) {
+      if (
+        this.paused &&
+        this.queue.length < HIGH_WATER_FRAMES / 2 &&
+        this.queuedBytes < HIGH_WATER_BYTES / 2
+      ) {
         this.paused = false;
         this.ws.resume();
       }
@@ -160,7 +192,13 @@ export class IngestConnection {
             if (frame.type === "plan.propose") this.watchPlan(frame.plan);
           } else {
             t.framesRejected.inc({ transport: "ws", code: o.code });
-            this.send({ v: PROTOCOL_VERSION, type: "error", id: o.id, code: o.code, message: o.message });
+            this.send({
+              v: PROTOCOL_VERSION,
+              type: "error",
+              id: o.id,
+              code: o.code,
+              message: o.message,
+            });
           }
         }
         if (ids.length) {
@@ -171,16 +209,28 @@ export class IngestConnection {
         if (!isDatabaseOutage(err)) {
           // Not an outage (applyGroup isolates those itself; this is a bug of ours): answer the
           // frames so the worker moves on instead of resending them forever.
-          this.opts.log.error({ err, host: this.principal.hostName }, "ingest batch failed (frames rejected)");
+          this.opts.log.error(
+            { err, host: this.principal.hostName },
+            "ingest batch failed (frames rejected)",
+          );
           for (const frame of batch) {
             t.framesRejected.inc({ transport: "ws", code: "internal_error" });
-            this.send({ v: PROTOCOL_VERSION, type: "error", id: frame.id, code: "internal_error", message: "the server could not apply this frame (not retried)" });
+            this.send({
+              v: PROTOCOL_VERSION,
+              type: "error",
+              id: frame.id,
+              code: "internal_error",
+              message: "the server could not apply this frame (not retried)",
+            });
           }
           continue;
         }
         // The database is unreachable: nothing was committed, so we ack nothing and the worker
         // resends after reconnecting. Close so it does.
-        this.opts.log.error({ err: describeOutage(err), host: this.principal.hostName }, "ingest batch failed: database unavailable");
+        this.opts.log.error(
+          { err: describeOutage(err), host: this.principal.hostName },
+          "ingest batch failed: database unavailable",
+        );
         this.queue = [];
         this.queuedBytes = 0;
         this.ws.close(1011, "database unavailable; resend unacknowledged frames");
@@ -227,7 +277,11 @@ function rawLength(data: RawData): number {
  * @throws Error when the bytes are not valid UTF-8.
  */
 function rawToString(data: RawData, _isBinary: boolean): string {
-  const buf = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? Buffer.from(data) : data;
+  const buf = Array.isArray(data)
+    ? Buffer.concat(data)
+    : data instanceof ArrayBuffer
+      ? Buffer.from(data)
+      : data;
   if (!isUtf8(buf)) throw new Error("not valid UTF-8");
   return buf.toString("utf8");
 }

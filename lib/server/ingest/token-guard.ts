@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@/generated/prisma/client";
 import { activeTokenIds } from "@/lib/server/repositories/tokens";
+
 import type { IngestConnection } from "./socket";
 
 /**

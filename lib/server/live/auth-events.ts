@@ -11,13 +11,16 @@ import { LIVE_CHANNEL } from "@/lib/protocol/live";
 const AUTH_PREFIX = "auth:";
 
 /** Topic announcing that worker token `tokenId` was revoked. */
-export const tokenRevokedTopic = (tokenId: number): string => `${AUTH_PREFIX}token-revoked:${tokenId}`;
+export const tokenRevokedTopic = (tokenId: number): string =>
+  `${AUTH_PREFIX}token-revoked:${tokenId}`;
 
 /** Topic announcing that every session of person `userId` ended (account disabled, or a new password set). */
-export const userSessionsEndedTopic = (userId: string): string => `${AUTH_PREFIX}user-sessions-ended:${userId}`;
+export const userSessionsEndedTopic = (userId: string): string =>
+  `${AUTH_PREFIX}user-sessions-ended:${userId}`;
 
 /** A parsed credential topic. */
-export type AuthEvent = { kind: "token-revoked"; tokenId: number } | { kind: "user-sessions-ended"; userId: string };
+export type AuthEvent =
+  { kind: "token-revoked"; tokenId: number } | { kind: "user-sessions-ended"; userId: string };
 
 /** True for credential topics, which browsers must never receive. */
 export function isAuthTopic(topic: string): boolean {

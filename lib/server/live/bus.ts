@@ -25,7 +25,11 @@ export const planDecisionTopic = (planKey: string): string => `plan-decision:${p
  * Resolves true when `topic` is announced within `timeoutMs`, false on timeout or abort.
  * Subscribe *before* checking the current state, then check, to never miss a change.
  */
-export function waitForTopic(topic: string, timeoutMs: number, signal?: AbortSignal): { promise: Promise<boolean>; cancel(): void } {
+export function waitForTopic(
+  topic: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): { promise: Promise<boolean>; cancel(): void } {
   const bus = liveBus();
   let cancel = () => undefined as void;
   const promise = new Promise<boolean>((resolve) => {

@@ -1,6 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
+
 import { createTestDatabase } from "@/test/support/db";
+
 import { CoalescingPublisher } from "./coalescing-publisher";
 
 // The ingest path announces changed topics after COMMIT through one CoalescingPublisher per pool:
@@ -17,7 +19,9 @@ beforeAll(async () => {
   pool = new pg.Pool({ connectionString: url, max: 2 });
   listener = new pg.Client({ connectionString: url });
   await listener.connect();
-  listener.on("notification", (n) => heard.push(JSON.parse(n.payload ?? "{}") as { topic: string; seq?: number }));
+  listener.on("notification", (n) =>
+    heard.push(JSON.parse(n.payload ?? "{}") as { topic: string; seq?: number }),
+  );
   await listener.query("LISTEN pitwall_live");
 });
 

@@ -1,4 +1,5 @@
 import { logger as defaultLogger, type Logger } from "@/lib/server/logger";
+
 import { publishTopics, type Queryable } from "./publish";
 
 /**
@@ -27,7 +28,8 @@ export class CoalescingPublisher {
   /** Queues `topics` for the next call; returns at once. */
   publish(topics: Iterable<string>): void {
     for (const t of topics) this.pending.add(t);
-    if (this.pending.size && !this.running) this.running = this.loop().finally(() => (this.running = null));
+    if (this.pending.size && !this.running)
+      this.running = this.loop().finally(() => (this.running = null));
   }
 
   /** Resolves once everything queued so far has been published (or dropped after an error). */
@@ -42,7 +44,10 @@ export class CoalescingPublisher {
       try {
         await publishTopics(this.db, topics);
       } catch (err) {
-        this.log.warn({ err, topics: topics.size }, "could not announce changed live topics (dropped)");
+        this.log.warn(
+          { err, topics: topics.size },
+          "could not announce changed live topics (dropped)",
+        );
       }
     }
   }

@@ -1,10 +1,18 @@
 import pg from "pg";
-import { describeOutage } from "@/lib/server/database/outage";
 import type { WebSocket } from "ws";
-import { LIVE_CHANNEL, isSharedReadTopic, liveChange, liveClientMessage, type LiveServerMessage } from "@/lib/protocol/live";
+
+import {
+  isSharedReadTopic,
+  LIVE_CHANNEL,
+  liveChange,
+  liveClientMessage,
+  type LiveServerMessage,
+} from "@/lib/protocol/live";
+import { describeOutage } from "@/lib/server/database/outage";
 import { prisma } from "@/lib/server/db";
 import type { Logger } from "@/lib/server/logger";
 import { telemetry } from "@/lib/server/telemetry";
+
 import { isAuthTopic } from "./auth-events";
 import { liveBus } from "./bus";
 import { readRunLive } from "./run-live-read";
@@ -66,7 +74,10 @@ export class LiveHub {
       clearTimer: (h) => clearTimeout(h as NodeJS.Timeout),
       onError: (topic, err) => this.log.warn({ err, topic }, "shared live read failed; retrying"),
     });
-    this.refreshTimer = setInterval(() => this.shared.refreshOlderThan(SHARED_REFRESH_MS), SHARED_REFRESH_MS / 6);
+    this.refreshTimer = setInterval(
+      () => this.shared.refreshOlderThan(SHARED_REFRESH_MS),
+      SHARED_REFRESH_MS / 6,
+    );
     this.refreshTimer.unref();
   }
 
@@ -76,7 +87,10 @@ export class LiveHub {
    * @throws the driver's error when the first connection cannot be made.
    */
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 15_000 });
+    const client = new pg.Client({
+      connectionString: this.databaseUrl,
+      connectionTimeoutMillis: 15_000,
+    });
     client.on("notification", (msg) => this.onNotification(msg.payload));
     client.on("error", (err) => {
       if (client !== this.listener) return; // a client being given up on: already handled
@@ -123,7 +137,14 @@ export class LiveHub {
   /** Registers a browser socket; it receives nothing until it subscribes to topics. */
   add(ws: WebSocket): void {
     const sink = { send: (text: string) => ws.readyState === ws.OPEN && ws.send(text) };
-    const sub: Subscriber = { ws, sink, topics: new Set(), seq: 0, lastSentAt: new Map(), pending: new Map() };
+    const sub: Subscriber = {
+      ws,
+      sink,
+      topics: new Set(),
+      seq: 0,
+      lastSentAt: new Map(),
+      pending: new Map(),
+    };
     this.subscribers.add(sub);
     telemetry().liveSubscribers.set(this.subscribers.size);
     this.send(sub, { type: "hello", seq: sub.seq });
@@ -137,16 +158,23 @@ export class LiveHub {
       }
       const parsed = liveClientMessage.safeParse(value);
       if (!parsed.success) {
-        this.send(sub, { type: "error", code: "invalid_message", message: 'expected {"type":"subscribe"|"resync","topics":[...]}' });
+        this.send(sub, {
+          type: "error",
+          code: "invalid_message",
+          message: 'expected {"type":"subscribe"|"resync","topics":[...]}',
+        });
         return;
       }
       if (parsed.data.type === "resync") {
-        for (const t of parsed.data.topics) if (isSharedReadTopic(t)) this.shared.resync(t, sub.sink);
+        for (const t of parsed.data.topics)
+          if (isSharedReadTopic(t)) this.shared.resync(t, sub.sink);
         return;
       }
       const next = new Set(parsed.data.topics);
-      for (const t of sub.topics) if (!next.has(t) && isSharedReadTopic(t)) this.shared.unsubscribe(t, sub.sink);
-      for (const t of next) if (!sub.topics.has(t) && isSharedReadTopic(t)) this.shared.subscribe(t, sub.sink);
+      for (const t of sub.topics)
+        if (!next.has(t) && isSharedReadTopic(t)) this.shared.unsubscribe(t, sub.sink);
+      for (const t of next)
+        if (!sub.topics.has(t) && isSharedReadTopic(t)) this.shared.subscribe(t, sub.sink);
       sub.topics = next;
     });
     ws.on("close", () => {

@@ -1,6 +1,6 @@
 import { stringifyApiJson } from "@/lib/protocol/api-json";
-import { diffJson } from "@/lib/protocol/live-patch";
 import type { LiveServerMessage } from "@/lib/protocol/live";
+import { diffJson } from "@/lib/protocol/live-patch";
 
 /** One read of a shared-read topic: its value in wire form (JSON-safe) and the LiveTopic.seq read before it. */
 export interface TopicRead {
@@ -67,7 +67,16 @@ export class SharedReads {
   subscribe(topic: string, sink: TopicSink): void {
     let st = this.topics.get(topic);
     if (!st) {
-      st = { sinks: new Set(), needSnapshot: new Set(), seq: null, data: null, timer: null, reading: false, dirty: true, lastReadAt: 0 };
+      st = {
+        sinks: new Set(),
+        needSnapshot: new Set(),
+        seq: null,
+        data: null,
+        timer: null,
+        reading: false,
+        dirty: true,
+        lastReadAt: 0,
+      };
       this.topics.set(topic, st);
     }
     st.sinks.add(sink);

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PrismaPg } from "@prisma/adapter-pg";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { parseApiJson } from "@/lib/api-client";
 import { jsonEqual } from "@/lib/protocol/live-patch";
@@ -54,7 +55,11 @@ async function getRunViews(server: TestServer, id: number): Promise<RunLiveView>
     expect(res.status).toBe(200);
     return parseApiJson<unknown>(await res.text());
   };
-  const [run, progress, metrics] = await Promise.all([get(`/api/runs/${id}`), get(`/api/runs/${id}/progress`), get(`/api/runs/${id}/metrics`)]);
+  const [run, progress, metrics] = await Promise.all([
+    get(`/api/runs/${id}`),
+    get(`/api/runs/${id}/progress`),
+    get(`/api/runs/${id}/metrics`),
+  ]);
   return { run, progress, metrics } as RunLiveView;
 }
 
@@ -63,7 +68,15 @@ const CLOCK_FIELDS = new Set(["asOf", "ratePerS", "etaS", "durationS"]);
 
 /** A view without the fields that depend on the moment it was read (the server clock), non-finite numbers as their names. */
 function timeless(v: RunLiveView): unknown {
-  return JSON.parse(JSON.stringify(v, (k, x: unknown) => (CLOCK_FIELDS.has(k) ? undefined : typeof x === "number" && !Number.isFinite(x) ? String(x) : x)));
+  return JSON.parse(
+    JSON.stringify(v, (k, x: unknown) =>
+      CLOCK_FIELDS.has(k)
+        ? undefined
+        : typeof x === "number" && !Number.isFinite(x)
+          ? String(x)
+          : x,
+    ),
+  );
 }
 
 /** Waits until the viewer's merged copy equals B's API (reads can lag the last ack by one window). */
@@ -93,17 +106,40 @@ function randomFrame(run: string, r: () => number, i: number): Record<string, un
     }));
     return { type: "run.metrics", run, points };
   }
-  if (pick < 0.75) return { type: "run.progress", run, bootId: "boot-1", done: i * 10, total: 2000, unit: "samples", counters: { tokens: i * 1000 } };
-  if (pick < 0.9) return { type: "run.event", run, level: r() < 0.2 ? "warn" : "info", message: `event ${i}` };
-  return { type: "run.artifact", run, kind: "checkpoint", uri: `s3://ckpt/${run}/step-${i}`, sizeBytes: 1000 + i };
+  if (pick < 0.75)
+    return {
+      type: "run.progress",
+      run,
+      bootId: "boot-1",
+      done: i * 10,
+      total: 2000,
+      unit: "samples",
+      counters: { tokens: i * 1000 },
+    };
+  if (pick < 0.9)
+    return { type: "run.event", run, level: r() < 0.2 ? "warn" : "info", message: `event ${i}` };
+  return {
+    type: "run.artifact",
+    run,
+    kind: "checkpoint",
+    uri: `s3://ckpt/${run}/step-${i}`,
+    sizeBytes: 1000 + i,
+  };
 }
 
 describe("two instances on one PostgreSQL", () => {
   test("a viewer on B merges the pushes of a worker on A live; its copy equals B's GET results after random pushes and after a lost delta", async () => {
     const run = `train-${Date.now()}`;
     const worker = await openWorkerSocket(a.url, token);
-    await worker.push({ type: "run.start", run, name: "two-instance run", kind: "training", config: { model: "drafter" } });
-    const id = (await prisma.run.findUniqueOrThrow({ where: { key: run }, select: { id: true } })).id;
+    await worker.push({
+      type: "run.start",
+      run,
+      name: "two-instance run",
+      kind: "training",
+      config: { model: "drafter" },
+    });
+    const id = (await prisma.run.findUniqueOrThrow({ where: { key: run }, select: { id: true } }))
+      .id;
     const topic = `run:${id}`;
     const viewer = await openLiveViewer(b.url, cookie, [topic]);
     const data = () => viewer.data(topic);
@@ -113,7 +149,9 @@ describe("two instances on one PostgreSQL", () => {
     const sawLoss = async () => {
       const deadline = Date.now() + 5000;
       while (Date.now() < deadline) {
-        const series = (data() as RunLiveView | undefined)?.metrics.series.find((s) => s.key === "loss");
+        const series = (data() as RunLiveView | undefined)?.metrics.series.find(
+          (s) => s.key === "loss",
+        );
         if (series && JSON.stringify(series).includes("2.5")) return true;
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -130,7 +168,14 @@ describe("two instances on one PostgreSQL", () => {
       else await worker.push(frame);
       if (r() < 0.2) await new Promise((res) => setTimeout(res, 60));
     }
-    await worker.push({ type: "run.progress", run, bootId: "boot-1", done: 900, total: 2000, unit: "samples" });
+    await worker.push({
+      type: "run.progress",
+      run,
+      bootId: "boot-1",
+      done: 900,
+      total: 2000,
+      unit: "samples",
+    });
     await expectMergedEqualsApi(data, id);
     expect(viewer.stats.deltas).toBeGreaterThan(5);
     expect(viewer.stats.resyncs).toBe(0);
@@ -140,7 +185,11 @@ describe("two instances on one PostgreSQL", () => {
     viewer.loseNextDelta();
     await worker.push({ type: "run.event", run, message: "this delta is lost" });
     await new Promise((res) => setTimeout(res, 150));
-    await worker.push({ type: "run.metrics", run, points: [{ key: "loss", step: 5000, value: 0.5 }] });
+    await worker.push({
+      type: "run.metrics",
+      run,
+      points: [{ key: "loss", step: 5000, value: 0.5 }],
+    });
     await expectMergedEqualsApi(data, id);
     expect(viewer.stats.resyncs).toBe(1);
     expect(viewer.stats.snapshots).toBe(2);
@@ -151,8 +200,15 @@ describe("two instances on one PostgreSQL", () => {
   test("a plan proposed through A and decided through B's API reaches the worker on A", async () => {
     const worker = await openWorkerSocket(a.url, token);
     const plan = `plan-${Date.now()}`;
-    await worker.push({ type: "plan.propose", plan, title: "Next: evaluate step 5000", items: [{ content: "Run the eval" }] });
-    const planId = (await prisma.plan.findUniqueOrThrow({ where: { key: plan }, select: { id: true } })).id;
+    await worker.push({
+      type: "plan.propose",
+      plan,
+      title: "Next: evaluate step 5000",
+      items: [{ content: "Run the eval" }],
+    });
+    const planId = (
+      await prisma.plan.findUniqueOrThrow({ where: { key: plan }, select: { id: true } })
+    ).id;
     const res = await fetch(`${b.url}/api/plans/by-id/${planId}/decision`, {
       method: "POST",
       headers: { "content-type": "application/json", cookie, origin: b.url },

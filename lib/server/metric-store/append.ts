@@ -1,12 +1,20 @@
 import type pg from "pg";
 import type { z } from "zod";
-import type { metricPoint } from "@/lib/protocol";
+
 import type { PointColumns } from "@/lib/metrics/tiers";
-import { copyBlocks, copyRows, escapeCopyText, STAGE_TABLE } from "./stage";
+import type { metricPoint } from "@/lib/protocol";
+
 import { BlockCopy, explodeBlocks, storedRanges, type StepRange } from "./blocks";
-import { nonFiniteUpsertSql, pointId, promoteTiers, repairReplaced, tierMergeSql } from "./tiers";
 import { overflowAlerts, type RaisedAlert } from "./overflow";
-import { advanceSeries, readSeries, seriesUpsertSql, topBitsAfter, type SeriesStates } from "./series";
+import {
+  advanceSeries,
+  readSeries,
+  seriesUpsertSql,
+  topBitsAfter,
+  type SeriesStates,
+} from "./series";
+import { copyBlocks, copyRows, escapeCopyText, STAGE_TABLE } from "./stage";
+import { nonFiniteUpsertSql, pointId, promoteTiers, repairReplaced, tierMergeSql } from "./tiers";
 
 export type { RaisedAlert } from "./overflow";
 
@@ -54,7 +62,11 @@ export interface MetricFrame {
  * counter).
  * @throws whatever PostgreSQL raises (e.g. 22021 for a NUL in a key); the caller rolls back.
  */
-export async function upsertMetricPoints(client: pg.PoolClient, frames: readonly MetricFrame[], at: Date): Promise<RaisedAlert[]> {
+export async function upsertMetricPoints(
+  client: pg.PoolClient,
+  frames: readonly MetricFrame[],
+  at: Date,
+): Promise<RaisedAlert[]> {
   const byRun = new Map<number, Array<readonly MetricPoint[]>>();
   for (const f of frames) {
     const list = byRun.get(f.runId);
@@ -81,19 +93,25 @@ export async function upsertMetricPoints(client: pg.PoolClient, frames: readonly
   await explodeBlocks(client, overlaps);
   const topBits = (runId: number, key: string) => topBitsAfter(next, stored, runId, key);
   const small = runs.filter((r) => r.points.key.length < COPY_MIN_POINTS);
-  const res = await client.query<{ runId: number; key: string; step: string }>(...summaryStatement(runs, small, stored, next, topBits, at));
+  const res = await client.query<{ runId: number; key: string; step: string }>(
+    ...summaryStatement(runs, small, stored, next, topBits, at),
+  );
   const replaced = new Map<number, Set<string>>();
   for (const r of res.rows) setOf(replaced, r.runId).add(pointId(r.key, BigInt(r.step)));
   if (blocks.blocks) await copyBlocks(client, blocks.toBuffer());
   for (const [i, run] of staged.entries()) {
     // An earlier run's staged rows are merged already; this run stages its own.
     await copyRows(client, copyTextOf(run.points, run.ts), i > 0);
-    const merged = await client.query<{ key: string; step: string }>(stageMergeSql, [run.runId, at]);
+    const merged = await client.query<{ key: string; step: string }>(stageMergeSql, [
+      run.runId,
+      at,
+    ]);
     for (const r of merged.rows) setOf(replaced, run.runId).add(pointId(r.key, BigInt(r.step)));
   }
   for (const run of runs) {
     const steps = replaced.get(run.runId);
-    if (steps) await repairReplaced(client, run.runId, run.points, steps, (key) => topBits(run.runId, key));
+    if (steps)
+      await repairReplaced(client, run.runId, run.points, steps, (key) => topBits(run.runId, key));
   }
   return alerts;
 }
@@ -136,7 +154,11 @@ function summaryStatement(
   add("series", seriesUpsertSql(next, params.length + 1));
   add("tiers", tierMergeSql(runs, params.length + 1, topBits));
   add("special", nonFiniteUpsertSql(runs, params.length + 1));
-  if (!small.length) return [`WITH ${ctes.join(",\n     ")}\n   SELECT 1::int4 AS "runId", ''::text AS key, ''::text AS step WHERE false`, params];
+  if (!small.length)
+    return [
+      `WITH ${ctes.join(",\n     ")}\n   SELECT 1::int4 AS "runId", ''::text AS key, ''::text AS step WHERE false`,
+      params,
+    ];
   // Points above their key's highest stored step ("MetricSeries".maxStep, read in this
   // transaction under the run lock) cannot exist yet: a plain INSERT, without the speculative
   // insertion of ON CONFLICT (~35 % of a row's cost, docs/architecture.md). The rest (a resumed
@@ -148,7 +170,13 @@ function summaryStatement(
     const { key, step, value } = run.points;
     for (let i = 0; i < key.length; i++) {
       const max = before?.get(key[i]!)?.maxStep;
-      (max === undefined || step[i]! > max ? fresh : maybe).push(run.runId, key[i]!, step[i]!, value[i]!, run.ts[i]);
+      (max === undefined || step[i]! > max ? fresh : maybe).push(
+        run.runId,
+        key[i]!,
+        step[i]!,
+        value[i]!,
+        run.ts[i],
+      );
     }
   }
   const n = params.length;
@@ -158,14 +186,24 @@ function summaryStatement(
     return `SELECT "runId", key, step, value, coalesce(ts, $${n + 1}::timestamptz)
        FROM unnest($${first}::int4[], $${first + 1}::text[], $${first + 2}::int8[], $${first + 3}::float8[], $${first + 4}::timestamptz[]) AS p("runId", key, step, value, ts)`;
   };
-  if (fresh.length) ctes.push(`appended AS (INSERT INTO "MetricRow" ("runId", key, step, value, ts) ${rowsOf(fresh, params.length + 1)})`);
-  if (!maybe.length) return [`WITH ${ctes.join(",\n     ")}\n   SELECT 1::int4 AS "runId", ''::text AS key, ''::text AS step WHERE false`, params];
+  if (fresh.length)
+    ctes.push(
+      `appended AS (INSERT INTO "MetricRow" ("runId", key, step, value, ts) ${rowsOf(fresh, params.length + 1)})`,
+    );
+  if (!maybe.length)
+    return [
+      `WITH ${ctes.join(",\n     ")}\n   SELECT 1::int4 AS "runId", ''::text AS key, ''::text AS step WHERE false`,
+      params,
+    ];
   // xmax <> 0 marks a row the ON CONFLICT branch updated (the step existed): only those come back.
   ctes.push(`written AS (
      INSERT INTO "MetricRow" ("runId", key, step, value, ts) ${rowsOf(maybe, params.length + 1)}
      ON CONFLICT ("runId", key, step) DO UPDATE SET value = EXCLUDED.value, ts = EXCLUDED.ts
      RETURNING "runId", key, step, xmax)`);
-  return [`WITH ${ctes.join(",\n     ")}\n   SELECT "runId", key, step::text FROM written WHERE xmax::text <> '0'`, params];
+  return [
+    `WITH ${ctes.join(",\n     ")}\n   SELECT "runId", key, step::text FROM written WHERE xmax::text <> '0'`,
+    params,
+  ];
 }
 
 /** Points of several runs as the bound columns of an `unnest` (ts null: the batch's time). */
@@ -231,7 +269,13 @@ function columnsOf(lists: ReadonlyArray<readonly MetricPoint[]>): Omit<RunBatch,
     }
   }
   const keep = ordered ? null : latestOccurrences(key, step);
-  const out: PointColumns = keep ? { key: key.filter((_, i) => keep[i]), step: step.filter((_, i) => keep[i]), value: value.filter((_, i) => keep[i]) } : { key, step, value };
+  const out: PointColumns = keep
+    ? {
+        key: key.filter((_, i) => keep[i]),
+        step: step.filter((_, i) => keep[i]),
+        value: value.filter((_, i) => keep[i]),
+      }
+    : { key, step, value };
   return { points: out, ts: keep ? ts.filter((_, i) => keep[i]) : ts };
 }
 

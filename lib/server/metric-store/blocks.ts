@@ -1,5 +1,7 @@
 import type pg from "pg";
+
 import type { PointColumns } from "@/lib/metrics/tiers";
+
 import type { SeriesState } from "./series";
 
 /**
@@ -34,7 +36,11 @@ export const BLOCK_MAX_POINTS = 300;
  * Per key of `points`, the range of its steps at or below the key's highest stored step (`stored`;
  * a key without a row has no points and so no range): the steps that may already be stored.
  */
-export function storedRanges(runId: number, points: PointColumns, stored: ReadonlyMap<string, SeriesState> | undefined): StepRange[] {
+export function storedRanges(
+  runId: number,
+  points: PointColumns,
+  stored: ReadonlyMap<string, SeriesState> | undefined,
+): StepRange[] {
   if (!stored) return [];
   const ranges = new Map<string, StepRange>();
   for (let i = 0; i < points.key.length; i++) {
@@ -55,9 +61,17 @@ export function storedRanges(runId: number, points: PointColumns, stored: Readon
  * time), in one statement. Must run inside the ingest transaction, before the points of those
  * ranges are merged. @throws whatever PostgreSQL raises.
  */
-export async function explodeBlocks(client: pg.PoolClient, ranges: readonly StepRange[]): Promise<void> {
+export async function explodeBlocks(
+  client: pg.PoolClient,
+  ranges: readonly StepRange[],
+): Promise<void> {
   if (!ranges.length) return;
-  await client.query(explodeBlocksSql, [ranges.map((r) => r.runId), ranges.map((r) => r.key), ranges.map((r) => r.lo.toString()), ranges.map((r) => r.hi.toString())]);
+  await client.query(explodeBlocksSql, [
+    ranges.map((r) => r.runId),
+    ranges.map((r) => r.key),
+    ranges.map((r) => r.lo.toString()),
+    ranges.map((r) => r.hi.toString()),
+  ]);
 }
 
 /**
@@ -96,7 +110,12 @@ export class BlockCopy {
    * `atMs`. The points must be distinct by (key, step) and above the key's stored steps.
    * @throws RangeError for a step outside int8 (validated input never has one).
    */
-  add(runId: number, points: PointColumns, ts: ReadonlyArray<number | undefined>, atMs: number): void {
+  add(
+    runId: number,
+    points: PointColumns,
+    ts: ReadonlyArray<number | undefined>,
+    atMs: number,
+  ): void {
     const byKey = new Map<string, number[]>();
     for (let i = 0; i < points.key.length; i++) {
       const k = points.key[i]!;
@@ -105,12 +124,15 @@ export class BlockCopy {
       else byKey.set(k, [i]);
     }
     for (const [key, all] of byKey) {
-      if (!ascending(all, points.step)) all.sort((a, b) => (points.step[a]! < points.step[b]! ? -1 : 1));
+      if (!ascending(all, points.step))
+        all.sort((a, b) => (points.step[a]! < points.step[b]! ? -1 : 1));
       const keyBytes = Buffer.byteLength(key, "utf8");
       for (let from = 0; from < all.length; from += BLOCK_MAX_POINTS) {
         const n = Math.min(BLOCK_MAX_POINTS, all.length - from);
         // Field count, then (length, bytes) per field: int4, text, 2 × int8, 3 arrays of n 8-byte elements.
-        const buf = Buffer.allocUnsafe(2 + 8 + 4 + keyBytes + 2 * 12 + 3 * (4 + ARRAY_HEADER_BYTES + 12 * n));
+        const buf = Buffer.allocUnsafe(
+          2 + 8 + 4 + keyBytes + 2 * 12 + 3 * (4 + ARRAY_HEADER_BYTES + 12 * n),
+        );
         const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
         v.setInt16(0, 7);
         v.setInt32(2, 4);

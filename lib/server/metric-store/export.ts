@@ -19,12 +19,22 @@ export function metricPointCountSql(runId: number): Prisma.Sql {
  * key and step order: blocks never overlap) that reach past it, so a page costs the same however
  * deep into the series it is. NaN/±Infinity come back as such; steps as bigint.
  */
-export async function* metricPointBatches(db: PrismaClient, runId: number, batchSize = EXPORT_BATCH_ROWS): AsyncGenerator<MetricSource[]> {
+export async function* metricPointBatches(
+  db: PrismaClient,
+  runId: number,
+  batchSize = EXPORT_BATCH_ROWS,
+): AsyncGenerator<MetricSource[]> {
   let after: { key: string; step: bigint } | null = null;
   for (;;) {
-    const rowsAfter: Prisma.Sql = after ? Prisma.sql`AND (key, step) > (${after.key}, ${after.step}::int8)` : Prisma.empty;
-    const blocksAfter: Prisma.Sql = after ? Prisma.sql`AND key >= ${after.key} AND (key, "lastStep") > (${after.key}, ${after.step}::int8)` : Prisma.empty;
-    const pointsAfter: Prisma.Sql = after ? Prisma.sql`WHERE (b.key, p.step) > (${after.key}, ${after.step}::int8)` : Prisma.empty;
+    const rowsAfter: Prisma.Sql = after
+      ? Prisma.sql`AND (key, step) > (${after.key}, ${after.step}::int8)`
+      : Prisma.empty;
+    const blocksAfter: Prisma.Sql = after
+      ? Prisma.sql`AND key >= ${after.key} AND (key, "lastStep") > (${after.key}, ${after.step}::int8)`
+      : Prisma.empty;
+    const pointsAfter: Prisma.Sql = after
+      ? Prisma.sql`WHERE (b.key, p.step) > (${after.key}, ${after.step}::int8)`
+      : Prisma.empty;
     const rows: MetricSource[] = await db.$queryRaw<MetricSource[]>`
       SELECT key, step, value, ts FROM (
         (SELECT key, step, value, ts FROM "MetricRow" WHERE "runId" = ${runId} ${rowsAfter} ORDER BY key, step LIMIT ${batchSize})
@@ -41,4 +51,3 @@ export async function* metricPointBatches(db: PrismaClient, runId: number, batch
     after = { key: last.key, step: last.step };
   }
 }
-

@@ -9,4 +9,9 @@ export { rebuildRunTiers } from "./tiers";
 export { metricPointBatches, metricPointCountSql } from "./export";
 export { latestFinitePoints, type LatestPointRow } from "./latest";
 export { newestPoints, type NewestPointRow } from "./newest";
-export { firstStepBetween, servingSeriesReads, type ServingPointRow, type ServingUpRow } from "./serving";
+export {
+  firstStepBetween,
+  servingSeriesReads,
+  type ServingPointRow,
+  type ServingUpRow,
+} from "./serving";

@@ -14,7 +14,10 @@ export interface LatestPointRow {
  * each key's top tier (one row per key, ≤ 16 at the coarsest; lib/metrics/tiers.ts). Keys with
  * only NaN/±Infinity points are absent. Rows by run, then key. @throws whatever PostgreSQL raises.
  */
-export async function latestFinitePoints(db: PrismaClient, runIds: readonly number[]): Promise<LatestPointRow[]> {
+export async function latestFinitePoints(
+  db: PrismaClient,
+  runIds: readonly number[],
+): Promise<LatestPointRow[]> {
   if (runIds.length === 0) return [];
   return db.$queryRaw<LatestPointRow[]>`
     SELECT DISTINCT ON (t."runId", t.key) t."runId", t.key, t."lastStep" AS step, t."lastValue" AS value

@@ -8,7 +8,12 @@ export interface NewestPointRow {
 }
 
 /** The `limit` points of (run `runId`, `key`) with the highest steps, newest first. @throws whatever PostgreSQL raises. */
-export async function newestPoints(pool: pg.Pool, runId: number, key: string, limit: number): Promise<NewestPointRow[]> {
+export async function newestPoints(
+  pool: pg.Pool,
+  runId: number,
+  key: string,
+  limit: number,
+): Promise<NewestPointRow[]> {
   const res = await pool.query<{ step: string; value: number; tsMs: number }>(
     `SELECT step::text AS step, value, (extract(epoch FROM ts) * 1000)::float8 AS "tsMs"
        FROM "MetricPoint" WHERE "runId" = $1 AND key = $2

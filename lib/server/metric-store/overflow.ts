@@ -1,5 +1,6 @@
 import { isCounterOverflow } from "@/lib/metrics/steps";
 import type { PointColumns } from "@/lib/metrics/tiers";
+
 import type { SeriesState } from "./series";
 
 /** A server-raised alert to store as a run event. */
@@ -16,7 +17,11 @@ export interface RaisedAlert {
  * returns a `step_overflow` warning for every step that went back by ~2^32 from the highest seen
  * before it (a wrapped 32-bit step counter); an ordinary resume (a smaller drop) raises nothing.
  */
-export function overflowAlerts(runId: number, points: PointColumns, stored: ReadonlyMap<string, SeriesState> | undefined): RaisedAlert[] {
+export function overflowAlerts(
+  runId: number,
+  points: PointColumns,
+  stored: ReadonlyMap<string, SeriesState> | undefined,
+): RaisedAlert[] {
   const highest = new Map<string, bigint>();
   for (const [key, s] of stored ?? []) highest.set(key, s.maxStep);
   const alerts: RaisedAlert[] = [];

@@ -6,7 +6,8 @@ import { describe, expect, test } from "vitest";
 // (tests, benches and migrations aside) never names them; it calls the store's functions.
 const ROOT = path.resolve(__dirname, "../../..");
 const SCANNED = ["app", "components", "lib", "cli", "server.ts", "proxy.ts"];
-const TABLES = /"(MetricRow|MetricBlock|MetricTier|MetricSeries|MetricNonFinite|MetricPoint)"|pitwall_metric_points|pitwall_metric_stage/;
+const TABLES =
+  /"(MetricRow|MetricBlock|MetricTier|MetricSeries|MetricNonFinite|MetricPoint)"|pitwall_metric_points|pitwall_metric_stage/;
 
 function sourceFiles(rel: string): string[] {
   const abs = path.join(ROOT, rel);
@@ -24,8 +25,12 @@ describe("metric store ownership", () => {
     const files = SCANNED.flatMap(sourceFiles);
     expect(files.length).toBeGreaterThan(100);
     const inStore = files.filter((f) => f.startsWith(path.join("lib", "server", "metric-store")));
-    expect(inStore.some((f) => TABLES.test(fs.readFileSync(path.join(ROOT, f), "utf8")))).toBe(true);
-    const outside = files.filter((f) => !inStore.includes(f) && TABLES.test(fs.readFileSync(path.join(ROOT, f), "utf8")));
+    expect(inStore.some((f) => TABLES.test(fs.readFileSync(path.join(ROOT, f), "utf8")))).toBe(
+      true,
+    );
+    const outside = files.filter(
+      (f) => !inStore.includes(f) && TABLES.test(fs.readFileSync(path.join(ROOT, f), "utf8")),
+    );
     expect(outside).toEqual([]);
   });
 });

@@ -1,9 +1,20 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { COARSEST_BITS, FINEST_STORED_BITS, compareBigint, coverRange, planSeries, m4Points, type SeriesPlan, type StepPoint, type TierAggregate, type TierPiece } from "@/lib/metrics/tiers";
 import { STEP_MAX, STEP_MIN } from "@/lib/metrics/steps";
+import {
+  COARSEST_BITS,
+  compareBigint,
+  coverRange,
+  FINEST_STORED_BITS,
+  m4Points,
+  planSeries,
+  type SeriesPlan,
+  type StepPoint,
+  type TierAggregate,
+  type TierPiece,
+} from "@/lib/metrics/tiers";
 import { NotFoundError } from "@/lib/server/errors";
-import type { MetricSeriesView, RunMetricsView } from "@/lib/view-models/metrics";
 import { stepValue } from "@/lib/server/repositories/pipelines";
+import type { MetricSeriesView, RunMetricsView } from "@/lib/view-models/metrics";
 
 /** Default point budget per series (≈ 4 points per pixel column of a 250-column chart). */
 export const DEFAULT_MAX_POINTS = 1000;
@@ -39,7 +50,11 @@ type PieceRow = TierAggregate & { key: string };
  * Keys in alphabetical order; steps exact (bigint in SQL, strings beyond 2^53 in the view).
  * @throws NotFoundError when no run has this id.
  */
-export async function getRunMetrics(db: PrismaClient, runId: number, opts: RunMetricsOptions = {}): Promise<RunMetricsView> {
+export async function getRunMetrics(
+  db: PrismaClient,
+  runId: number,
+  opts: RunMetricsOptions = {},
+): Promise<RunMetricsView> {
   const maxPoints = Math.max(4, Math.floor(opts.maxPoints ?? DEFAULT_MAX_POINTS));
   const columns = Math.floor(maxPoints / 4);
   const from = opts.fromStep ?? STEP_MIN;
@@ -49,7 +64,10 @@ export async function getRunMetrics(db: PrismaClient, runId: number, opts: RunMe
 
   const totals = await keyTotals(db, runId, opts.keys);
   // Per key: the plan over its finite step range clipped to the request, and the exact cover of it.
-  const plans = new Map<string, { lo: bigint; hi: bigint; plan: SeriesPlan; pieces: TierPiece[] }>();
+  const plans = new Map<
+    string,
+    { lo: bigint; hi: bigint; plan: SeriesPlan; pieces: TierPiece[] }
+  >();
   for (const t of totals) {
     if (t.finite === 0 || t.lo === null || t.hi === null) continue;
     const lo = t.lo > from ? t.lo : from;
@@ -66,20 +84,34 @@ export async function getRunMetrics(db: PrismaClient, runId: number, opts: RunMe
   for (const [key, p] of plans) {
     const rows = pieces.get(key) ?? [];
     const inRange = rows.reduce((sum, r) => sum + r.n, 0);
-    if (inRange <= maxPoints && p.plan.bits === 0) finite.set(key, rows.map((r) => ({ step: r.firstStep!, value: r.firstValue! })).sort((x, y) => compareBigint(x.step, y.step)));
+    if (inRange <= maxPoints && p.plan.bits === 0)
+      finite.set(
+        key,
+        rows
+          .map((r) => ({ step: r.firstStep!, value: r.firstValue! }))
+          .sort((x, y) => compareBigint(x.step, y.step)),
+      );
     else if (inRange <= maxPoints) rawKeys.push({ key, lo: p.lo, hi: p.hi });
     else {
       finite.set(key, m4Points(rows, p.lo, p.plan));
     }
   }
   const nonFiniteKeys = totals.filter((t) => t.nonFinite > 0).map((t) => t.key);
-  const [raw, special] = await Promise.all([readRaw(db, runId, rawKeys), readNonFinite(db, runId, nonFiniteKeys, from, to)]);
+  const [raw, special] = await Promise.all([
+    readRaw(db, runId, rawKeys),
+    readNonFinite(db, runId, nonFiniteKeys, from, to),
+  ]);
   for (const [key, points] of raw) finite.set(key, points);
 
   const series: MetricSeriesView[] = [];
   for (const t of totals) {
     const points = mergeByStep(finite.get(t.key) ?? [], special.get(t.key) ?? []);
-    series.push({ key: t.key, points: points.map((p) => ({ step: stepValue(p.step), value: p.value })), total: t.finite + t.nonFinite, shown: points.length });
+    series.push({
+      key: t.key,
+      points: points.map((p) => ({ step: stepValue(p.step), value: p.value })),
+      total: t.finite + t.nonFinite,
+      shown: points.length,
+    });
   }
   return { runId, maxPoints, series };
 }
@@ -88,9 +120,16 @@ export async function getRunMetrics(db: PrismaClient, runId: number, opts: RunMe
  * Per key: points stored (finite / non-finite) and the finite step range, from the key's top tier
  * ("MetricSeries"."topBits": one bucket, or ≤ 16 for the coarsest; a key without a series row is read at the coarsest tier).
  */
-async function keyTotals(db: PrismaClient, runId: number, keys: readonly string[] | undefined): Promise<KeyTotals[]> {
-  const keyFilter = keys && keys.length > 0 ? Prisma.sql`AND t.key = ANY(${[...keys]}::text[])` : Prisma.empty;
-  const rows = await db.$queryRaw<Array<{ key: string; finite: number; nonFinite: number; lo: bigint | null; hi: bigint | null }>>`
+async function keyTotals(
+  db: PrismaClient,
+  runId: number,
+  keys: readonly string[] | undefined,
+): Promise<KeyTotals[]> {
+  const keyFilter =
+    keys && keys.length > 0 ? Prisma.sql`AND t.key = ANY(${[...keys]}::text[])` : Prisma.empty;
+  const rows = await db.$queryRaw<
+    Array<{ key: string; finite: number; nonFinite: number; lo: bigint | null; hi: bigint | null }>
+  >`
     SELECT t.key, sum(t.n)::float8 AS finite, sum(t."nonFinite")::float8 AS "nonFinite", min(t."firstStep") AS lo, max(t."lastStep") AS hi
       FROM "MetricTier" t LEFT JOIN "MetricSeries" s ON s."runId" = t."runId" AND s.key = t.key
      WHERE t."runId" = ${runId} AND t.bits = coalesce(s."topBits", ${COARSEST_BITS}::int2) ${keyFilter}
@@ -99,7 +138,11 @@ async function keyTotals(db: PrismaClient, runId: number, keys: readonly string[
 }
 
 /** The tier rows (and raw rows, bits 0) of every key's cover, in one statement; each row as an aggregate. */
-async function readPieces(db: PrismaClient, runId: number, plans: ReadonlyMap<string, { pieces: TierPiece[] }>): Promise<Map<string, PieceRow[]>> {
+async function readPieces(
+  db: PrismaClient,
+  runId: number,
+  plans: ReadonlyMap<string, { pieces: TierPiece[] }>,
+): Promise<Map<string, PieceRow[]>> {
   const keys: string[] = [];
   const bits: number[] = [];
   const los: string[] = [];
@@ -151,7 +194,11 @@ async function readPieces(db: PrismaClient, runId: number, plans: ReadonlyMap<st
 }
 
 /** Every finite raw point of each key's step range, by step. */
-async function readRaw(db: PrismaClient, runId: number, ranges: ReadonlyArray<{ key: string; lo: bigint; hi: bigint }>): Promise<Map<string, StepPoint[]>> {
+async function readRaw(
+  db: PrismaClient,
+  runId: number,
+  ranges: ReadonlyArray<{ key: string; lo: bigint; hi: bigint }>,
+): Promise<Map<string, StepPoint[]>> {
   const out = new Map<string, StepPoint[]>();
   if (ranges.length === 0) return out;
   const rows = await db.$queryRaw<Array<{ key: string; step: bigint; value: number }>>`
@@ -169,7 +216,13 @@ async function readRaw(db: PrismaClient, runId: number, ranges: ReadonlyArray<{ 
 }
 
 /** Every NaN/±Infinity point of `keys` with a step in from..to, by step. */
-async function readNonFinite(db: PrismaClient, runId: number, keys: readonly string[], from: bigint, to: bigint): Promise<Map<string, StepPoint[]>> {
+async function readNonFinite(
+  db: PrismaClient,
+  runId: number,
+  keys: readonly string[],
+  from: bigint,
+  to: bigint,
+): Promise<Map<string, StepPoint[]>> {
   const out = new Map<string, StepPoint[]>();
   if (keys.length === 0) return out;
   const rows = await db.$queryRaw<Array<{ key: string; step: bigint; value: number }>>`

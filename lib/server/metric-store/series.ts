@@ -1,6 +1,8 @@
 import type pg from "pg";
+
 import { topBitsOf } from "@/lib/metrics/tiers";
 import { BinaryArray } from "@/lib/server/database/binary-array";
+
 import type { RunPoints, SqlPart, TierPromotion } from "./write-types";
 
 /**
@@ -23,7 +25,10 @@ export interface SeriesState {
 export type SeriesStates = Map<number, Map<string, SeriesState>>;
 
 /** Reads the stored rows of every (run, key) of `runs` in one round trip. @throws whatever PostgreSQL raises. */
-export async function readSeries(client: pg.PoolClient, runs: readonly RunPoints[]): Promise<SeriesStates> {
+export async function readSeries(
+  client: pg.PoolClient,
+  runs: readonly RunPoints[],
+): Promise<SeriesStates> {
   const runIds = new BinaryArray("int4");
   const keys = new BinaryArray("text");
   for (const { runId, points } of runs) {
@@ -32,7 +37,13 @@ export async function readSeries(client: pg.PoolClient, runs: readonly RunPoints
       keys.push(key);
     }
   }
-  const res = await client.query<{ runId: number; key: string; minStep: string | null; maxStep: string; topBits: number }>(
+  const res = await client.query<{
+    runId: number;
+    key: string;
+    minStep: string | null;
+    maxStep: string;
+    topBits: number;
+  }>(
     `SELECT s."runId", s.key, s."minStep"::text AS "minStep", s."maxStep"::text AS "maxStep", s."topBits"
        FROM "MetricSeries" s JOIN unnest($1::int4[], $2::text[]) b("runId", key) ON s."runId" = b."runId" AND s.key = b.key`,
     [runIds.toBuffer(), keys.toBuffer()],
@@ -41,7 +52,11 @@ export async function readSeries(client: pg.PoolClient, runs: readonly RunPoints
   for (const r of res.rows) {
     let m = out.get(r.runId);
     if (!m) out.set(r.runId, (m = new Map()));
-    m.set(r.key, { minStep: r.minStep === null ? null : BigInt(r.minStep), maxStep: BigInt(r.maxStep), topBits: r.topBits });
+    m.set(r.key, {
+      minStep: r.minStep === null ? null : BigInt(r.minStep),
+      maxStep: BigInt(r.maxStep),
+      topBits: r.topBits,
+    });
   }
   return out;
 }
@@ -50,7 +65,10 @@ export async function readSeries(client: pg.PoolClient, runs: readonly RunPoints
  * The states after the batch: per (run, key) of `runs` the widened step range and its top tier
  * (never lower than stored), only for keys whose row changes; and the keys whose top tier grows.
  */
-export function advanceSeries(runs: readonly RunPoints[], stored: SeriesStates): { next: SeriesStates; promotions: TierPromotion[] } {
+export function advanceSeries(
+  runs: readonly RunPoints[],
+  stored: SeriesStates,
+): { next: SeriesStates; promotions: TierPromotion[] } {
   const next: SeriesStates = new Map();
   const promotions: TierPromotion[] = [];
   for (const { runId, points } of runs) {
@@ -74,8 +92,10 @@ export function advanceSeries(runs: readonly RunPoints[], stored: SeriesStates):
       const minStep = s.minStep === null ? null : lo < s.minStep ? lo : s.minStep;
       const maxStep = hi > s.maxStep ? hi : s.maxStep;
       if (minStep === s.minStep && maxStep === s.maxStep) continue;
-      const topBits = minStep === null ? s.topBits : Math.max(s.topBits, topBitsOf(minStep, maxStep));
-      if (topBits > s.topBits) promotions.push({ runId, key, fromBits: s.topBits, toBits: topBits });
+      const topBits =
+        minStep === null ? s.topBits : Math.max(s.topBits, topBitsOf(minStep, maxStep));
+      if (topBits > s.topBits)
+        promotions.push({ runId, key, fromBits: s.topBits, toBits: topBits });
       changed.set(key, { minStep, maxStep, topBits });
     }
     if (changed.size) next.set(runId, changed);
@@ -84,7 +104,12 @@ export function advanceSeries(runs: readonly RunPoints[], stored: SeriesStates):
 }
 
 /** The top tier of (run, key) after the batch: `next`'s, else the stored one's (a key of the batch is in one of them). */
-export function topBitsAfter(next: SeriesStates, stored: SeriesStates, runId: number, key: string): number {
+export function topBitsAfter(
+  next: SeriesStates,
+  stored: SeriesStates,
+  runId: number,
+  key: string,
+): number {
   return (next.get(runId)?.get(key) ?? stored.get(runId)?.get(key))!.topBits;
 }
 

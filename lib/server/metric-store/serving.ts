@@ -5,7 +5,12 @@ import { Prisma, type PrismaClient } from "@/generated/prisma/client";
  */
 
 /** The lowest step of any point of `runIds` in [from, to], or null when there is none. @throws whatever PostgreSQL raises. */
-export async function firstStepBetween(db: PrismaClient, runIds: readonly number[], from: bigint, to: bigint): Promise<bigint | null> {
+export async function firstStepBetween(
+  db: PrismaClient,
+  runIds: readonly number[],
+  from: bigint,
+  to: bigint,
+): Promise<bigint | null> {
   const rows = await db.$queryRaw<Array<{ step: bigint | null }>>`
     SELECT min(step) AS step FROM "MetricPoint"
      WHERE "runId" = ANY(${[...runIds]}::int4[]) AND step BETWEEN ${from} AND ${to}`;
@@ -60,7 +65,15 @@ export async function servingSeriesReads(
           ON g."runId" = m."runId" AND g.step = m.step
        WHERE m.key <> ${upKey} AND m.${finite}`,
     // Latest `up`, and the first failed scrape after the last good one.
-    db.$queryRaw<Array<{ runId: number; lastT: bigint; lastUp: number; goodT: bigint | null; downSince: bigint | null }>>`
+    db.$queryRaw<
+      Array<{
+        runId: number;
+        lastT: bigint;
+        lastUp: number;
+        goodT: bigint | null;
+        downSince: bigint | null;
+      }>
+    >`
       WITH u AS (SELECT "runId", step, value FROM "MetricPoint" WHERE "runId" = ANY(${ids}::int4[]) AND key = ${upKey} AND step <= ${to}),
            good AS (SELECT "runId", max(step) AS t FROM u WHERE value = 1 GROUP BY "runId"),
            last AS (SELECT DISTINCT ON ("runId") "runId", step, value FROM u ORDER BY "runId", step DESC)

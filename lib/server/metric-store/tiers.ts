@@ -1,6 +1,14 @@
 import type pg from "pg";
-import { FINEST_STORED_BITS, STORED_TIER_BITS, TIER_FANOUT_BITS, tierRowsOf, type PointColumns } from "@/lib/metrics/tiers";
+
+import {
+  FINEST_STORED_BITS,
+  STORED_TIER_BITS,
+  TIER_FANOUT_BITS,
+  tierRowsOf,
+  type PointColumns,
+} from "@/lib/metrics/tiers";
 import { BinaryArray, binaryArray } from "@/lib/server/database/binary-array";
+
 import type { RunPoints, SqlPart, TierPromotion } from "./write-types";
 
 /**
@@ -39,11 +47,10 @@ export async function repairReplaced(
   await recomputeBuckets(client, runId, redone, topBits);
   const healed = pick(redone, (i) => Number.isFinite(redone.value[i]!));
   if (healed.key.length) {
-    await client.query(`DELETE FROM "MetricNonFinite" n USING unnest($2::text[], $3::int8[]) d(key, step) WHERE n."runId" = $1 AND n.key = d.key AND n.step = d.step`, [
-      runId,
-      healed.key,
-      healed.step.map(String),
-    ]);
+    await client.query(
+      `DELETE FROM "MetricNonFinite" n USING unnest($2::text[], $3::int8[]) d(key, step) WHERE n."runId" = $1 AND n.key = d.key AND n.step = d.step`,
+      [runId, healed.key, healed.step.map(String)],
+    );
   }
 }
 
@@ -84,7 +91,22 @@ export function nonFiniteUpsertSql(runs: readonly RunPoints[], first: number): S
 }
 
 /** Types of TIER_COLUMNS, in order, as the tier merge casts its parameters. */
-const TIER_TYPES = ["int4", "int2", "text", "int8", "int4", "int4", "int8", "float8", "int8", "float8", "int8", "float8", "int8", "float8"];
+const TIER_TYPES = [
+  "int4",
+  "int2",
+  "text",
+  "int8",
+  "int4",
+  "int4",
+  "int8",
+  "float8",
+  "int8",
+  "float8",
+  "int8",
+  "float8",
+  "int8",
+  "float8",
+];
 
 const TIER_COLUMNS = `"runId", bits, key, bucket, n, "nonFinite", "minStep", "minValue", "maxStep", "maxValue", "firstStep", "firstValue", "lastStep", "lastValue"`;
 
@@ -93,7 +115,11 @@ const TIER_COLUMNS = `"runId", bits, key, bucket, n, "nonFinite", "minStep", "mi
  * every tier up to the key's top tier (`topBits(runId, key)`, after the batch; coarser tiers are
  * not kept, see topBitsOf); parameters from `first`.
  */
-export function tierMergeSql(runs: readonly RunPoints[], first: number, topBits: (runId: number, key: string) => number): SqlPart {
+export function tierMergeSql(
+  runs: readonly RunPoints[],
+  first: number,
+  topBits: (runId: number, key: string) => number,
+): SqlPart {
   // One binary array per column, written in one pass (binary-array.ts: node-postgres' own text
   // encoding of 14 bound JS arrays cost more than computing the rows).
   const perRun = runs.map(({ runId, points }) => ({ runId, rows: tierRowsOf(points) }));
@@ -102,8 +128,20 @@ export function tierMergeSql(runs: readonly RunPoints[], first: number, topBits:
   const int4 = () => new BinaryArray("int4", size);
   const int8 = () => new BinaryArray("int8", size);
   const float8 = () => new BinaryArray("float8", size);
-  const [runIds, bits, keys, buckets] = [int4(), new BinaryArray("int2", size), new BinaryArray("text", size), int8()];
-  const [n, nonFinite, minStep, minValue, maxStep, maxValue] = [int4(), int4(), int8(), float8(), int8(), float8()];
+  const [runIds, bits, keys, buckets] = [
+    int4(),
+    new BinaryArray("int2", size),
+    new BinaryArray("text", size),
+    int8(),
+  ];
+  const [n, nonFinite, minStep, minValue, maxStep, maxValue] = [
+    int4(),
+    int4(),
+    int8(),
+    float8(),
+    int8(),
+    float8(),
+  ];
   const [firstStep, firstValue, lastStep, lastValue] = [int8(), float8(), int8(), float8()];
   for (const { runId, rows } of perRun) {
     const tops = new Map<string, number>();
@@ -144,7 +182,22 @@ export function tierMergeSql(runs: readonly RunPoints[], first: number, topBits:
        "firstValue" = CASE WHEN t.n = 0 OR EXCLUDED."firstStep" < t."firstStep" THEN EXCLUDED."firstValue" ELSE t."firstValue" END,
        "lastStep" = CASE WHEN t.n = 0 OR EXCLUDED."lastStep" > t."lastStep" THEN EXCLUDED."lastStep" ELSE t."lastStep" END,
        "lastValue" = CASE WHEN t.n = 0 OR EXCLUDED."lastStep" > t."lastStep" THEN EXCLUDED."lastValue" ELSE t."lastValue" END`,
-    params: [runIds, bits, keys, buckets, n, nonFinite, minStep, minValue, maxStep, maxValue, firstStep, firstValue, lastStep, lastValue].map((a) => a.toBuffer()),
+    params: [
+      runIds,
+      bits,
+      keys,
+      buckets,
+      n,
+      nonFinite,
+      minStep,
+      minValue,
+      maxStep,
+      maxValue,
+      firstStep,
+      firstValue,
+      lastStep,
+      lastValue,
+    ].map((a) => a.toBuffer()),
   };
 }
 
@@ -159,7 +212,10 @@ const SET_ALL = `ON CONFLICT ("runId", bits, key, bucket) DO UPDATE SET n = EXCL
  * round trip for every promotion of a batch (rare: a key's top tier grows a few times in its life).
  * @throws whatever PostgreSQL raises.
  */
-export async function promoteTiers(client: pg.PoolClient, promotions: readonly TierPromotion[]): Promise<void> {
+export async function promoteTiers(
+  client: pg.PoolClient,
+  promotions: readonly TierPromotion[],
+): Promise<void> {
   if (!promotions.length) return;
   await client.query(
     `INSERT INTO "MetricTier" (${TIER_COLUMNS})
@@ -170,10 +226,22 @@ export async function promoteTiers(client: pg.PoolClient, promotions: readonly T
       CROSS JOIN LATERAL generate_series(p."fromBits" + ${TIER_FANOUT_BITS}, p."toBits", ${TIER_FANOUT_BITS}) b(bits)
      ${SET_ALL}`,
     [
-      binaryArray("int4", promotions.map((p) => p.runId)),
-      binaryArray("text", promotions.map((p) => p.key)),
-      binaryArray("int2", promotions.map((p) => p.fromBits)),
-      binaryArray("int2", promotions.map((p) => p.toBits)),
+      binaryArray(
+        "int4",
+        promotions.map((p) => p.runId),
+      ),
+      binaryArray(
+        "text",
+        promotions.map((p) => p.key),
+      ),
+      binaryArray(
+        "int2",
+        promotions.map((p) => p.fromBits),
+      ),
+      binaryArray(
+        "int2",
+        promotions.map((p) => p.toBits),
+      ),
     ],
   );
 }
@@ -224,7 +292,12 @@ function recomputeSql(bits: number, scoped: boolean): string {
 }
 
 /** Recomputes, tier by tier from the finest up to each key's top tier, every bucket holding one of `points`. */
-async function recomputeBuckets(client: pg.PoolClient, runId: number, points: PointColumns, topBits: (key: string) => number): Promise<void> {
+async function recomputeBuckets(
+  client: pg.PoolClient,
+  runId: number,
+  points: PointColumns,
+  topBits: (key: string) => number,
+): Promise<void> {
   for (const bits of STORED_TIER_BITS) {
     const buckets = new Map<string, { key: string; bucket: bigint }>();
     points.key.forEach((key, i) => {
@@ -244,7 +317,10 @@ async function recomputeBuckets(client: pg.PoolClient, runId: number, points: Po
  * from the tier below), its non-finite copy and its per-key step ranges ("MetricSeries", top tier 60: every tier rebuilt is kept): for points loaded around ingest (the bench loads
  * millions of rows by SQL). @throws whatever PostgreSQL raises.
  */
-export async function rebuildRunTiers(client: pg.Pool | pg.PoolClient, runId: number): Promise<void> {
+export async function rebuildRunTiers(
+  client: pg.Pool | pg.PoolClient,
+  runId: number,
+): Promise<void> {
   for (const bits of STORED_TIER_BITS) await client.query(recomputeSql(bits, false), [runId, bits]);
   await client.query(
     `INSERT INTO "MetricNonFinite" ("runId", key, step, value)

@@ -1,12 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import pino from "pino";
-import { PrismaPg } from "@prisma/adapter-pg";
+import { afterAll, beforeAll, expect, test } from "vitest";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { createInboxItem } from "@/lib/server/repositories/inbox";
 import { createToken, verifyToken, type TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { createTestDatabase } from "@/test/support/db";
+
 import { startNotifier, type Notification } from "./notifier";
 
 // Inbox timeouts and escalation in the notifier loop, against a real database with an injected
@@ -31,11 +33,27 @@ afterAll(async () => {
 });
 
 const open = (kind: "permission" | "question", at: Date, expiresInS: number) =>
-  createInboxItem(pool, principal, { key: randomUUID(), kind, agent: "claude-code", toolName: kind === "permission" ? "Bash" : undefined, summary: "DROP TABLE runs", input: { command: "psql -c 'DROP TABLE runs'" }, project: "pitwall", gitBranch: "main", expiresInS }, at, {
-    timeoutS: {},
-    onExpiry: {},
-    escalateAfterMin: {},
-  });
+  createInboxItem(
+    pool,
+    principal,
+    {
+      key: randomUUID(),
+      kind,
+      agent: "claude-code",
+      toolName: kind === "permission" ? "Bash" : undefined,
+      summary: "DROP TABLE runs",
+      input: { command: "psql -c 'DROP TABLE runs'" },
+      project: "pitwall",
+      gitBranch: "main",
+      expiresInS,
+    },
+    at,
+    {
+      timeoutS: {},
+      onExpiry: {},
+      escalateAfterMin: {},
+    },
+  );
 
 test("an item waiting past its escalation minutes is re-posted once, without its command; expiry denies or hands back per kind", async () => {
   let clock = Date.parse("2026-12-06T00:00:00Z");
@@ -47,7 +65,11 @@ test("an item waiting past its escalation minutes is re-posted once, without its
     intervalMs: 3_600_000,
     now: () => new Date(clock),
     deliver: async (n) => void sent.push(n),
-    inboxPolicy: { timeoutS: {}, onExpiry: { permission: "deny" }, escalateAfterMin: { permission: 10 } },
+    inboxPolicy: {
+      timeoutS: {},
+      onExpiry: { permission: "deny" },
+      escalateAfterMin: { permission: 10 },
+    },
   });
   try {
     const perm = await open("permission", new Date(clock), 1800);
@@ -57,7 +79,9 @@ test("an item waiting past its escalation minutes is re-posted once, without its
     clock += 2 * 60_000;
     const escalated = (await notifier.tick()).filter((n) => n.kind === "inbox");
     expect(escalated).toHaveLength(1);
-    expect(escalated[0]!.text).toBe(":hourglass_flowing_sand: *Claude Code* on *esc-box* still waits for a decision after 11 min: permission Bash in project pitwall (branch main) · <https://pitwall.example/inbox|open the inbox>");
+    expect(escalated[0]!.text).toBe(
+      ":hourglass_flowing_sand: *Claude Code* on *esc-box* still waits for a decision after 11 min: permission Bash in project pitwall (branch main) · <https://pitwall.example/inbox|open the inbox>",
+    );
     expect(escalated[0]!.text).not.toContain("DROP");
     expect(sent.filter((n) => n.kind === "inbox")).toHaveLength(1);
     clock += 5 * 60_000;
@@ -68,12 +92,18 @@ test("an item waiting past its escalation minutes is re-posted once, without its
     await notifier.tick();
     clock = Date.parse("2026-12-06T00:30:00Z");
     await notifier.tick();
-    const rows = await pool.query(`SELECT id, status::text, decision, "decidedBy" FROM "InboxItem" WHERE id = ANY($1) ORDER BY id`, [[perm.id, question.id]]);
+    const rows = await pool.query(
+      `SELECT id, status::text, decision, "decidedBy" FROM "InboxItem" WHERE id = ANY($1) ORDER BY id`,
+      [[perm.id, question.id]],
+    );
     expect(rows.rows).toEqual([
       { id: perm.id, status: "decided", decision: "deny", decidedBy: "pitwall (timeout)" },
       { id: question.id, status: "expired", decision: null, decidedBy: null },
     ]);
-    const audit = await pool.query(`SELECT "itemId", decision, "decidedBy" FROM "InboxAudit" WHERE "itemId" = ANY($1) ORDER BY "itemId"`, [[perm.id, question.id]]);
+    const audit = await pool.query(
+      `SELECT "itemId", decision, "decidedBy" FROM "InboxAudit" WHERE "itemId" = ANY($1) ORDER BY "itemId"`,
+      [[perm.id, question.id]],
+    );
     expect(audit.rows).toEqual([
       { itemId: perm.id, decision: "deny", decidedBy: "pitwall (timeout)" },
       { itemId: question.id, decision: "expired", decidedBy: "pitwall" },
@@ -85,7 +115,23 @@ test("an item waiting past its escalation minutes is re-posted once, without its
 
 test("the server's timeout caps the agent's own wait", async () => {
   const at = new Date();
-  const item = await createInboxItem(pool, principal, { key: randomUUID(), kind: "permission", agent: "opencode", toolName: "bash", summary: "ls", expiresInS: 600 }, at, { timeoutS: { permission: 60 }, onExpiry: {}, escalateAfterMin: {} });
-  const row = await pool.query<{ expiresAt: Date }>(`SELECT "expiresAt" FROM "InboxItem" WHERE id = $1`, [item.id]);
+  const item = await createInboxItem(
+    pool,
+    principal,
+    {
+      key: randomUUID(),
+      kind: "permission",
+      agent: "opencode",
+      toolName: "bash",
+      summary: "ls",
+      expiresInS: 600,
+    },
+    at,
+    { timeoutS: { permission: 60 }, onExpiry: {}, escalateAfterMin: {} },
+  );
+  const row = await pool.query<{ expiresAt: Date }>(
+    `SELECT "expiresAt" FROM "InboxItem" WHERE id = $1`,
+    [item.id],
+  );
   expect(row.rows[0]!.expiresAt.getTime() - at.getTime()).toBe(60_000);
 });

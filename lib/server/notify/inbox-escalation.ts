@@ -1,5 +1,7 @@
 import type pg from "pg";
+
 import { POLICY_KINDS, type InboxPolicy } from "@/lib/server/inbox-policy";
+
 import { escapeMrkdwn } from "./plan-message";
 
 /**
@@ -24,7 +26,12 @@ interface EscalatedRow {
 }
 
 /** Claims the items waiting past their escalation time and returns the webhook texts (Slack mrkdwn). */
-export async function escalateInboxItems(pool: pg.Pool, at: Date, policy: InboxPolicy, publicUrl: string): Promise<string[]> {
+export async function escalateInboxItems(
+  pool: pg.Pool,
+  at: Date,
+  policy: InboxPolicy,
+  publicUrl: string,
+): Promise<string[]> {
   const texts: string[] = [];
   for (const kind of POLICY_KINDS) {
     const afterMin = policy.escalateAfterMin[kind];

@@ -1,8 +1,10 @@
-import http from "node:http";
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import http from "node:http";
 import pino from "pino";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
 import { ingestHarness } from "@/test/support/ingest";
+
 import { startNotifier, type Notifier } from "./notifier";
 
 // The notifier against a real database and a real HTTP webhook receiver, with an injected clock:
@@ -14,7 +16,12 @@ const received: Array<{ text: string }> = [];
 let clock = Date.now();
 let notifier: Notifier;
 // Frames are applied as received at `clock`; `ingest` returns their outcomes.
-const { pool, prisma, apply: ingest, close } = await ingestHarness("notify-host", { now: () => new Date(clock) });
+const {
+  pool,
+  prisma,
+  apply: ingest,
+  close,
+} = await ingestHarness("notify-host", { now: () => new Date(clock) });
 
 beforeAll(async () => {
   receiver = http.createServer((req, res) => {
@@ -27,7 +34,14 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
   webhookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
-  notifier = startNotifier({ pool, log: pino({ level: "silent" }), webhookUrl, publicUrl: "https://pitwall.example", intervalMs: 3_600_000, now: () => new Date(clock) });
+  notifier = startNotifier({
+    pool,
+    log: pino({ level: "silent" }),
+    webhookUrl,
+    publicUrl: "https://pitwall.example",
+    intervalMs: 3_600_000,
+    now: () => new Date(clock),
+  });
 });
 
 afterAll(async () => {
@@ -39,7 +53,13 @@ afterAll(async () => {
 describe("notifier", () => {
   test("stale once, resumed once, failed once, alert once", async () => {
     const run = `n-${randomUUID()}`;
-    await ingest({ type: "run.start", run, name: "extract shard 3", kind: "extraction", stallAfterS: 60 });
+    await ingest({
+      type: "run.start",
+      run,
+      name: "extract shard 3",
+      kind: "extraction",
+      stallAfterS: 60,
+    });
     expect(await notifier.tick()).toEqual([]);
 
     clock += 61_000;
@@ -47,7 +67,12 @@ describe("notifier", () => {
     expect(first.map((n) => n.kind)).toEqual(["stale"]);
     expect(await notifier.tick()).toEqual([]);
 
-    await ingest({ type: "run.progress", run, bootId: "b", counters: { "s3.uploaded": 1, "local.deleted": 5 } });
+    await ingest({
+      type: "run.progress",
+      run,
+      bootId: "b",
+      counters: { "s3.uploaded": 1, "local.deleted": 5 },
+    });
     const second = await notifier.tick();
     expect(second.map((n) => n.kind).sort()).toEqual(["alert", "resumed"]);
 
@@ -67,7 +92,10 @@ describe("notifier", () => {
     const run = `old-${randomUUID()}`;
     const savedClock = clock;
     clock -= 3_600_000;
-    await ingest({ type: "run.start", run, name: "old sweep", kind: "benchmark" }, { type: "run.end", run, status: "failed" });
+    await ingest(
+      { type: "run.start", run, name: "old sweep", kind: "benchmark" },
+      { type: "run.end", run, status: "failed" },
+    );
     clock = savedClock;
     expect((await notifier.tick()).filter((n) => n.kind === "failed")).toEqual([]);
   });
@@ -75,8 +103,20 @@ describe("notifier", () => {
   test("archived runs are not announced stale or failed", async () => {
     const staleRun = `arch-${randomUUID()}`;
     const failedRun = `arch-${randomUUID()}`;
-    await ingest({ type: "run.start", run: staleRun, name: "archived zombie", kind: "extraction", stallAfterS: 60 }, { type: "run.start", run: failedRun, name: "archived failure", kind: "benchmark" });
-    await prisma.run.updateMany({ where: { key: { in: [staleRun, failedRun] } }, data: { archivedAt: new Date(clock) } });
+    await ingest(
+      {
+        type: "run.start",
+        run: staleRun,
+        name: "archived zombie",
+        kind: "extraction",
+        stallAfterS: 60,
+      },
+      { type: "run.start", run: failedRun, name: "archived failure", kind: "benchmark" },
+    );
+    await prisma.run.updateMany({
+      where: { key: { in: [staleRun, failedRun] } },
+      data: { archivedAt: new Date(clock) },
+    });
     expect(await notifier.tick()).toEqual([]);
     await ingest({ type: "run.end", run: failedRun, status: "failed" });
     clock += 61_000;
@@ -88,27 +128,62 @@ describe("plan messages", () => {
   test("a waiting plan says which agent waits on which host, in which session and project, for an approver", async () => {
     const session = `cc-${randomUUID()}`;
     await ingest(
-      { type: "session.activity", session, source: "claude-code", state: "working", ts: clock, title: "Decode sweep", cwd: "/home/ada/src/pitwall", gitBranch: "bench-sweep" },
-      { type: "plan.propose", plan: `${session}:plan:1`, session, title: "Benchmark <sweep>", items: [{ content: "Warm up" }, { content: "Throughput C=1..100" }] },
+      {
+        type: "session.activity",
+        session,
+        source: "claude-code",
+        state: "working",
+        ts: clock,
+        title: "Decode sweep",
+        cwd: "/home/ada/src/pitwall",
+        gitBranch: "bench-sweep",
+      },
+      {
+        type: "plan.propose",
+        plan: `${session}:plan:1`,
+        session,
+        title: "Benchmark <sweep>",
+        items: [{ content: "Warm up" }, { content: "Throughput C=1..100" }],
+      },
     );
-    await ingest({ type: "plan.propose", plan: `bare-${randomUUID()}`, title: "Rotate the logs", items: [{ content: "rotate" }] });
+    await ingest({
+      type: "plan.propose",
+      plan: `bare-${randomUUID()}`,
+      title: "Rotate the logs",
+      items: [{ content: "rotate" }],
+    });
     received.length = 0;
     const sent = (await notifier.tick()).filter((n) => n.kind === "plan");
     expect(sent).toHaveLength(2);
-    const sessionId = (await pool.query<{ id: number }>(`SELECT id FROM "AgentSession" WHERE key = $1`, [session])).rows[0]!.id;
-    const planId = (await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE key = $1`, [`${session}:plan:1`])).rows[0]!.id;
+    const sessionId = (
+      await pool.query<{ id: number }>(`SELECT id FROM "AgentSession" WHERE key = $1`, [session])
+    ).rows[0]!.id;
+    const planId = (
+      await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE key = $1`, [
+        `${session}:plan:1`,
+      ])
+    ).rows[0]!.id;
     expect(sent[0]!.text).toBe(
       `:raised_hand: *Claude Code* on *notify-host* waits for an approver: plan <https://pitwall.example/plans/${planId}|Benchmark &lt;sweep&gt;> (2 steps)` +
         ` · session <https://pitwall.example/sessions/${sessionId}|Decode sweep> in project pitwall (branch bench-sweep)`,
     );
-    expect(sent[1]!.text).toMatch(/^:raised_hand: A worker on \*notify-host\* waits for an approver: plan <https:\/\/pitwall\.example\/plans\/\d+\|Rotate the logs> \(1 step\)$/);
+    expect(sent[1]!.text).toMatch(
+      /^:raised_hand: A worker on \*notify-host\* waits for an approver: plan <https:\/\/pitwall\.example\/plans\/\d+\|Rotate the logs> \(1 step\)$/,
+    );
     expect(received.map((r) => r.text)).toEqual(sent.map((n) => n.text));
     // Announced once.
     expect((await notifier.tick()).filter((n) => n.kind === "plan")).toEqual([]);
 
     // The revision after changes were requested says it revises an earlier version.
     await pool.query(`UPDATE "Plan" SET status = 'changes_requested' WHERE id = $1`, [planId]);
-    await ingest({ type: "plan.propose", plan: `${session}:plan:2`, session, supersedes: `${session}:plan:1`, title: "Benchmark sweep", items: [{ content: "Warm up" }] });
+    await ingest({
+      type: "plan.propose",
+      plan: `${session}:plan:2`,
+      session,
+      supersedes: `${session}:plan:1`,
+      title: "Benchmark sweep",
+      items: [{ content: "Warm up" }],
+    });
     const [revision] = (await notifier.tick()).filter((n) => n.kind === "plan");
     expect(revision!.text).toContain("(1 step, revises an earlier version)");
   });

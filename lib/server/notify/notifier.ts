@@ -1,12 +1,19 @@
 import type pg from "pg";
-import { publishTopics } from "@/lib/server/live/publish";
-import type { Logger } from "@/lib/server/logger";
+
 import { evaluateAlertRules } from "@/lib/server/alerts/evaluate-rules";
 import { DEFAULT_INBOX_POLICY, type InboxPolicy } from "@/lib/server/inbox-policy";
+import { publishTopics } from "@/lib/server/live/publish";
+import type { Logger } from "@/lib/server/logger";
 import { expireInboxItems } from "@/lib/server/repositories/inbox";
 import { expirePlans } from "@/lib/server/repositories/plan-decisions";
+
 import { escalateInboxItems } from "./inbox-escalation";
-import { escapeMrkdwn, PLAN_MESSAGE_SQL, waitingPlanText, type WaitingPlanRow } from "./plan-message";
+import {
+  escapeMrkdwn,
+  PLAN_MESSAGE_SQL,
+  waitingPlanText,
+  type WaitingPlanRow,
+} from "./plan-message";
 
 /**
  * Watches for run state transitions that no frame announces — a run going **stale** because
@@ -75,8 +82,10 @@ interface RunRow {
 /** Starts the periodic check. Errors inside a tick are logged; the loop keeps going. */
 export function startNotifier(opts: NotifierOptions): Notifier {
   const now = opts.now ?? (() => new Date());
-  const deliver = opts.deliver ?? (opts.webhookUrl ? postWebhook(opts.webhookUrl) : async () => undefined);
-  const link = (r: { id: number; name: string }) => `<${new URL(`/runs/${r.id}`, opts.publicUrl).toString()}|${escapeMrkdwn(r.name)}>`;
+  const deliver =
+    opts.deliver ?? (opts.webhookUrl ? postWebhook(opts.webhookUrl) : async () => undefined);
+  const link = (r: { id: number; name: string }) =>
+    `<${new URL(`/runs/${r.id}`, opts.publicUrl).toString()}|${escapeMrkdwn(r.name)}>`;
   const ago = (d: Date) => `${Math.round((now().getTime() - d.getTime()) / 1000)} s`;
 
   const tick = async (): Promise<Notification[]> => {
@@ -90,7 +99,12 @@ export function startNotifier(opts: NotifierOptions): Notifier {
        RETURNING r.id, r.name, h.name AS host, r."stallAfterS", r."lastPushAt", r.error`,
       [at],
     );
-    for (const r of stale.rows) out.push({ kind: "stale", runId: r.id, text: `:warning: Run ${link(r)} on ${r.host} is *stale*: no push for ${ago(r.lastPushAt)} (threshold ${r.stallAfterS} s).` });
+    for (const r of stale.rows)
+      out.push({
+        kind: "stale",
+        runId: r.id,
+        text: `:warning: Run ${link(r)} on ${r.host} is *stale*: no push for ${ago(r.lastPushAt)} (threshold ${r.stallAfterS} s).`,
+      });
 
     const resumed = await opts.pool.query<RunRow>(
       `UPDATE "Run" r SET "notifiedState" = NULL FROM "Host" h
@@ -99,7 +113,12 @@ export function startNotifier(opts: NotifierOptions): Notifier {
        RETURNING r.id, r.name, h.name AS host, r."stallAfterS", r."lastPushAt", r.error`,
       [at],
     );
-    for (const r of resumed.rows) out.push({ kind: "resumed", runId: r.id, text: `:white_check_mark: Run ${link(r)} on ${r.host} is pushing again.` });
+    for (const r of resumed.rows)
+      out.push({
+        kind: "resumed",
+        runId: r.id,
+        text: `:white_check_mark: Run ${link(r)} on ${r.host} is pushing again.`,
+      });
 
     const failed = await opts.pool.query<RunRow>(
       `UPDATE "Run" r SET "notifiedState" = 'failed' FROM "Host" h
@@ -110,10 +129,21 @@ export function startNotifier(opts: NotifierOptions): Notifier {
     );
     for (const r of failed.rows) {
       const why = r.error ? `: ${truncate(r.error, 300)}` : "";
-      out.push({ kind: "failed", runId: r.id, text: `:x: Run ${link(r)} on ${r.host} *failed*${why}` });
+      out.push({
+        kind: "failed",
+        runId: r.id,
+        text: `:x: Run ${link(r)} on ${r.host} *failed*${why}`,
+      });
     }
 
-    const alerts = await opts.pool.query<{ id: string; runId: number; name: string; host: string; message: string; code: string }>(
+    const alerts = await opts.pool.query<{
+      id: string;
+      runId: number;
+      name: string;
+      host: string;
+      message: string;
+      code: string;
+    }>(
       `UPDATE "RunEvent" e SET "notifiedAt" = $1 FROM "Run" r JOIN "Host" h ON h.id = r."hostId"
        WHERE r.id = e."runId" AND e.code IS NOT NULL AND e.level IN ('warn', 'error') AND e."notifiedAt" IS NULL
          AND e.ts > $1::timestamptz - interval '${RECENT}'
@@ -121,7 +151,11 @@ export function startNotifier(opts: NotifierOptions): Notifier {
       [at],
     );
     for (const a of alerts.rows) {
-      out.push({ kind: "alert", runId: a.runId, text: `:rotating_light: Run ${link({ id: a.runId, name: a.name })} on ${a.host}: ${escapeMrkdwn(a.message)} (\`${a.code}\`)` });
+      out.push({
+        kind: "alert",
+        runId: a.runId,
+        text: `:rotating_light: Run ${link({ id: a.runId, name: a.name })} on ${a.host}: ${escapeMrkdwn(a.message)} (\`${a.code}\`)`,
+      });
     }
 
     // Alert rules on metrics (lib/server/alerts/): fired once, and again when resolved.
@@ -129,30 +163,45 @@ export function startNotifier(opts: NotifierOptions): Notifier {
       const where = `Run ${link({ id: t.runId, name: t.runName })} on ${t.host}`;
       out.push(
         t.kind === "fired"
-          ? { kind: "alert", runId: t.runId, text: `:rotating_light: ${where}: alert *${escapeMrkdwn(t.ruleName)}*: ${escapeMrkdwn(t.detail)}` }
-          : { kind: "alert_resolved", runId: t.runId, text: `:white_check_mark: ${where}: alert *${escapeMrkdwn(t.ruleName)}* resolved (${escapeMrkdwn(t.detail)})` },
+          ? {
+              kind: "alert",
+              runId: t.runId,
+              text: `:rotating_light: ${where}: alert *${escapeMrkdwn(t.ruleName)}*: ${escapeMrkdwn(t.detail)}`,
+            }
+          : {
+              kind: "alert_resolved",
+              runId: t.runId,
+              text: `:white_check_mark: ${where}: alert *${escapeMrkdwn(t.ruleName)}* resolved (${escapeMrkdwn(t.detail)})`,
+            },
       );
     }
 
     const plans = await opts.pool.query<WaitingPlanRow>(PLAN_MESSAGE_SQL, [at, RECENT]);
-    for (const p of plans.rows) out.push({ kind: "plan", runId: 0, text: waitingPlanText(p, opts.publicUrl) });
+    for (const p of plans.rows)
+      out.push({ kind: "plan", runId: 0, text: waitingPlanText(p, opts.publicUrl) });
     await expirePlans(opts.pool, at);
     // Inbox items: expire (hand back or deny, per kind) and re-notify those waiting too long.
     const inboxPolicy = opts.inboxPolicy ?? DEFAULT_INBOX_POLICY;
     await expireInboxItems(opts.pool, at, inboxPolicy);
-    for (const text of await escalateInboxItems(opts.pool, at, inboxPolicy, opts.publicUrl)) out.push({ kind: "inbox", runId: 0, text });
+    for (const text of await escalateInboxItems(opts.pool, at, inboxPolicy, opts.publicUrl))
+      out.push({ kind: "inbox", runId: 0, text });
 
     // Browsers learn about transitions no frame announced (stale / resumed).
     const topics = new Set<string>();
-    for (const n of out) if (n.kind !== "plan" && n.kind !== "inbox") topics.add(`run:${n.runId}`).add("runs");
-    if (alerts.rowCount || out.some((n) => n.kind === "alert" || n.kind === "alert_resolved")) topics.add("events");
+    for (const n of out)
+      if (n.kind !== "plan" && n.kind !== "inbox") topics.add(`run:${n.runId}`).add("runs");
+    if (alerts.rowCount || out.some((n) => n.kind === "alert" || n.kind === "alert_resolved"))
+      topics.add("events");
     await publishTopics(opts.pool, topics);
 
     for (const n of out) {
       try {
         await deliver(n);
       } catch (err) {
-        opts.log.warn({ err, runId: n.runId, kind: n.kind }, "notification webhook failed; not retried");
+        opts.log.warn(
+          { err, runId: n.runId, kind: n.kind },
+          "notification webhook failed; not retried",
+        );
       }
     }
     return out;

@@ -51,8 +51,10 @@ export function escapeMrkdwn(s: string): string {
  * `publicUrl` is the base of the links.
  */
 export function waitingPlanText(p: WaitingPlanRow, publicUrl: string): string {
-  const link = (path: string, label: string) => `<${new URL(path, publicUrl).toString()}|${escapeMrkdwn(label)}>`;
-  const who = p.sessionId === null ? "A worker" : `*${AGENT_NAMES[p.sessionSource ?? ""] ?? "An agent"}*`;
+  const link = (path: string, label: string) =>
+    `<${new URL(path, publicUrl).toString()}|${escapeMrkdwn(label)}>`;
+  const who =
+    p.sessionId === null ? "A worker" : `*${AGENT_NAMES[p.sessionSource ?? ""] ?? "An agent"}*`;
   const steps = `${p.items.length} step${p.items.length === 1 ? "" : "s"}${p.supersedes ? ", revises an earlier version" : ""}`;
   let text = `:raised_hand: ${who} on *${escapeMrkdwn(p.host)}* waits for an approver: plan ${link(`/plans/${p.id}`, p.title)} (${steps})`;
   if (p.sessionId !== null) {

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
+
 import { findWheel, isWheelName } from "./wheel";
 
 let root: string | null = null;
@@ -17,8 +18,17 @@ describe("findWheel", () => {
     const dir = path.join(root, "build", "python");
     await fs.mkdir(dir, { recursive: true });
     expect(await findWheel(root)).toBeNull();
-    for (const f of ["pitwall-0.9.0-py3-none-any.whl", "pitwall-0.10.0-py3-none-any.whl", "other-1.0-py3-none-any.whl", "notes.txt"]) await fs.writeFile(path.join(dir, f), "x");
-    expect(await findWheel(root)).toEqual({ name: "pitwall-0.10.0-py3-none-any.whl", file: path.join(dir, "pitwall-0.10.0-py3-none-any.whl") });
+    for (const f of [
+      "pitwall-0.9.0-py3-none-any.whl",
+      "pitwall-0.10.0-py3-none-any.whl",
+      "other-1.0-py3-none-any.whl",
+      "notes.txt",
+    ])
+      await fs.writeFile(path.join(dir, f), "x");
+    expect(await findWheel(root)).toEqual({
+      name: "pitwall-0.10.0-py3-none-any.whl",
+      file: path.join(dir, "pitwall-0.10.0-py3-none-any.whl"),
+    });
   });
 
   test("isWheelName accepts only pitwall wheel file names", () => {

@@ -25,7 +25,9 @@ export const HOW_TO_BUILD =
  * The newest built wheel under `root/build/python` as `{name, file}`, or null when none was built.
  * @throws fs errors other than a missing folder.
  */
-export async function findWheel(root: string = process.cwd()): Promise<{ name: string; file: string } | null> {
+export async function findWheel(
+  root: string = process.cwd(),
+): Promise<{ name: string; file: string } | null> {
   const dir = path.join(root, WHEEL_DIR);
   let names: string[];
   try {
@@ -34,7 +36,9 @@ export async function findWheel(root: string = process.cwd()): Promise<{ name: s
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw err;
   }
-  const wheels = names.filter((n) => WHEEL_NAME.test(n)).sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  const wheels = names
+    .filter((n) => WHEEL_NAME.test(n))
+    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
   const name = wheels.at(-1);
   return name ? { name, file: path.join(dir, name) } : null;
 }

@@ -1,10 +1,11 @@
 import { z } from "zod";
+
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { isoTime } from "@/lib/iso-time";
 import { baselineUpsertFrame } from "@/lib/protocol";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { NotFoundError } from "@/lib/server/errors";
 import type { BaselineListView, BaselineView, DraftSettings } from "@/lib/view-models/evals";
-import { isoTime } from "@/lib/iso-time";
 
 /**
  * Reference baselines (e.g. τ 12.4 of a public drafter) drawn as labelled lines on eval charts:
@@ -20,17 +21,43 @@ export function asSettings(v: unknown): DraftSettings {
   return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as DraftSettings) : {};
 }
 
-const baselineSelect = { id: true, name: true, metric: true, value: true, tolerance: true, dataset: true, settings: true, sourceUrl: true, updatedAt: true } as const;
+const baselineSelect = {
+  id: true,
+  name: true,
+  metric: true,
+  value: true,
+  tolerance: true,
+  dataset: true,
+  settings: true,
+  sourceUrl: true,
+  updatedAt: true,
+} as const;
 type BaselineRow = Prisma.BaselineGetPayload<{ select: typeof baselineSelect }>;
 
 function toBaselineView(b: BaselineRow): BaselineView {
-  return { id: b.id, name: b.name, metric: b.metric, value: b.value, tolerance: b.tolerance, dataset: b.dataset, settings: asSettings(b.settings), sourceUrl: b.sourceUrl, updatedAt: isoTime(b.updatedAt) };
+  return {
+    id: b.id,
+    name: b.name,
+    metric: b.metric,
+    value: b.value,
+    tolerance: b.tolerance,
+    dataset: b.dataset,
+    settings: asSettings(b.settings),
+    sourceUrl: b.sourceUrl,
+    updatedAt: isoTime(b.updatedAt),
+  };
 }
 
 /** Baselines of metric `tau`, lowest value first; with a dataset, those of that dataset or of none. */
-export async function tauBaselines(db: PrismaClient, dataset: string | null): Promise<BaselineView[]> {
+export async function tauBaselines(
+  db: PrismaClient,
+  dataset: string | null,
+): Promise<BaselineView[]> {
   const rows = await db.baseline.findMany({
-    where: { metric: TAU_METRIC, ...(dataset !== null ? { OR: [{ dataset: null }, { dataset }] } : {}) },
+    where: {
+      metric: TAU_METRIC,
+      ...(dataset !== null ? { OR: [{ dataset: null }, { dataset }] } : {}),
+    },
     orderBy: [{ value: "asc" }, { name: "asc" }],
     select: baselineSelect,
   });
@@ -66,7 +93,8 @@ export const baselinePatch = z
 export type BaselinePatch = z.infer<typeof baselinePatch>;
 
 /** Outcome of a baseline write: the baseline, or `baseline_exists` when another one has the name. */
-export type BaselineWriteResult = { ok: true; baseline: BaselineView } | { ok: false; code: "baseline_exists"; message: string };
+export type BaselineWriteResult =
+  { ok: true; baseline: BaselineView } | { ok: false; code: "baseline_exists"; message: string };
 
 function isUniqueViolation(err: unknown): boolean {
   return err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
@@ -82,8 +110,14 @@ function notifyBaselines(db: PrismaClient | Tx) {
 }
 
 /** Every baseline (any metric), by metric then name. */
-export async function listBaselines(db: PrismaClient, now: Date = new Date()): Promise<BaselineListView> {
-  const rows = await db.baseline.findMany({ orderBy: [{ metric: "asc" }, { name: "asc" }], select: baselineSelect });
+export async function listBaselines(
+  db: PrismaClient,
+  now: Date = new Date(),
+): Promise<BaselineListView> {
+  const rows = await db.baseline.findMany({
+    orderBy: [{ metric: "asc" }, { name: "asc" }],
+    select: baselineSelect,
+  });
   return { asOf: isoTime(now), baselines: rows.map(toBaselineView) };
 }
 
@@ -95,15 +129,23 @@ type Tx = Prisma.TransactionClient;
 /** Another baseline (not `exceptId`) whose name equals `name` ignoring case, or null. */
 async function nameTaken(tx: Tx, name: string, exceptId: number | null): Promise<string | null> {
   const other = await tx.baseline.findFirst({
-    where: { name: { equals: name, mode: "insensitive" }, ...(exceptId !== null ? { id: { not: exceptId } } : {}) },
+    where: {
+      name: { equals: name, mode: "insensitive" },
+      ...(exceptId !== null ? { id: { not: exceptId } } : {}),
+    },
     select: { name: true },
   });
   return other?.name ?? null;
 }
 
 function exists(name: string, taken: string): BaselineWriteResult {
-  const same = taken === name ? "" : ` (as ${JSON.stringify(taken)}; names are compared ignoring case)`;
-  return { ok: false, code: "baseline_exists", message: `a baseline named ${JSON.stringify(name)} already exists${same}` };
+  const same =
+    taken === name ? "" : ` (as ${JSON.stringify(taken)}; names are compared ignoring case)`;
+  return {
+    ok: false,
+    code: "baseline_exists",
+    message: `a baseline named ${JSON.stringify(name)} already exists${same}`,
+  };
 }
 
 /**
@@ -111,7 +153,11 @@ function exists(name: string, taken: string): BaselineWriteResult {
  * baseline has the name ignoring case ("DFlash ref" and "dflash REF" are one name for people; the
  * `baseline.upsert` frame matches exact names only, see docs/protocol.md).
  */
-export async function createBaseline(db: PrismaClient, input: BaselineInput, at: Date = new Date()): Promise<BaselineWriteResult> {
+export async function createBaseline(
+  db: PrismaClient,
+  input: BaselineInput,
+  at: Date = new Date(),
+): Promise<BaselineWriteResult> {
   try {
     return await db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${BASELINE_NAMES_LOCK})`;
@@ -145,7 +191,12 @@ export async function createBaseline(db: PrismaClient, input: BaselineInput, at:
  * announces it; `baseline_exists` when renamed onto another baseline's name (ignoring case).
  * @throws NotFoundError when no baseline has this id.
  */
-export async function updateBaseline(db: PrismaClient, id: number, patch: BaselinePatch, at: Date = new Date()): Promise<BaselineWriteResult> {
+export async function updateBaseline(
+  db: PrismaClient,
+  id: number,
+  patch: BaselinePatch,
+  at: Date = new Date(),
+): Promise<BaselineWriteResult> {
   try {
     return await db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${BASELINE_NAMES_LOCK})`;
@@ -180,7 +231,10 @@ export async function updateBaseline(db: PrismaClient, id: number, patch: Baseli
 /** Deletes a baseline and announces it. @throws NotFoundError when no baseline has this id. */
 export async function deleteBaseline(db: PrismaClient, id: number): Promise<void> {
   try {
-    await db.$transaction([db.baseline.delete({ where: { id }, select: { id: true } }), notifyBaselines(db)]);
+    await db.$transaction([
+      db.baseline.delete({ where: { id }, select: { id: true } }),
+      notifyBaselines(db),
+    ]);
   } catch (err) {
     if (isNotFound(err)) throw new NotFoundError(`baseline ${id} not found`);
     throw err;

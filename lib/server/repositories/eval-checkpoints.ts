@@ -2,6 +2,7 @@ import type { PrismaClient } from "@/generated/prisma/client";
 import { isoTime } from "@/lib/iso-time";
 import { checkpointKey, draftSettingsKey, type TauAggregate } from "@/lib/metrics/tau";
 import type { CheckpointRefView, TauCountsView } from "@/lib/view-models/evals";
+
 import { asSettings } from "./baselines";
 
 /**
@@ -16,7 +17,10 @@ export const NO_DRAFT_KEY = "none";
 export const NO_CHECKPOINT_KEY = "none";
 
 /** Orders checkpoints: step ascending (64-bit, missing last), then label (missing last), then first result time. */
-export function compareCheckpoints(a: { step: string | null; label: string | null; firstAt: string }, b: { step: string | null; label: string | null; firstAt: string }): number {
+export function compareCheckpoints(
+  a: { step: string | null; label: string | null; firstAt: string },
+  b: { step: string | null; label: string | null; firstAt: string },
+): number {
   if (a.step !== b.step) {
     if (a.step === null) return 1;
     if (b.step === null) return -1;
@@ -36,13 +40,16 @@ export function compareCheckpoints(a: { step: string | null; label: string | nul
  * else the one scored most recently (latest `lastAt`, then latest `firstAt`); null for none.
  * Order of the list does not matter: "last in sort order" would pick a label or an unnamed one.
  */
-export function latestCheckpointKey(points: ReadonlyArray<{ key: string; step: string | null; firstAt: string; lastAt: string }>): string | null {
+export function latestCheckpointKey(
+  points: ReadonlyArray<{ key: string; step: string | null; firstAt: string; lastAt: string }>,
+): string | null {
   let best: (typeof points)[number] | null = null;
   for (const p of points) {
     if (best === null) best = p;
     else if (p.step !== null || best.step !== null) {
       if (p.step !== null && (best.step === null || BigInt(p.step) > BigInt(best.step))) best = p;
-    } else if (p.lastAt > best.lastAt || (p.lastAt === best.lastAt && p.firstAt > best.firstAt)) best = p;
+    } else if (p.lastAt > best.lastAt || (p.lastAt === best.lastAt && p.firstAt > best.firstAt))
+      best = p;
   }
   return best?.key ?? null;
 }
@@ -60,7 +67,16 @@ export function groupBy<T>(items: Iterable<T>, keyOf: (item: T) => string): Map<
 }
 
 /** A checkpoint's names (first non-null of its members) and its first/last result times. */
-export function checkpointRef(key: string, refs: ReadonlyArray<{ step: string | null; label: string | null; uri: string | null; first: Date; last: Date }>): CheckpointRefView {
+export function checkpointRef(
+  key: string,
+  refs: ReadonlyArray<{
+    step: string | null;
+    label: string | null;
+    uri: string | null;
+    first: Date;
+    last: Date;
+  }>,
+): CheckpointRefView {
   return {
     key,
     step: refs.find((m) => m.step !== null)?.step ?? null,
@@ -72,8 +88,15 @@ export function checkpointRef(key: string, refs: ReadonlyArray<{ step: string | 
 }
 
 /** Checkpoint key (lib/metrics/tau.ts `checkpointKey`) of a result's step, label and URI; {@link NO_CHECKPOINT_KEY} when it names none. */
-export function keyOfCheckpoint(step: string | null, label: string | null, uri: string | null): string {
-  return checkpointKey({ step: step ?? undefined, label: label ?? undefined, uri: uri ?? undefined }) ?? NO_CHECKPOINT_KEY;
+export function keyOfCheckpoint(
+  step: string | null,
+  label: string | null,
+  uri: string | null,
+): string {
+  return (
+    checkpointKey({ step: step ?? undefined, label: label ?? undefined, uri: uri ?? undefined }) ??
+    NO_CHECKPOINT_KEY
+  );
 }
 
 /** Draft-settings key of a result's stored `draft` JSON; {@link NO_DRAFT_KEY} when it carries none. */
@@ -88,7 +111,13 @@ export function stepText(step: bigint | null): string | null {
 
 /** τ and counts of an aggregate, with `results` overridden (group rows of SQL stand for many results). */
 export function countsView(agg: TauAggregate, results = agg.results): TauCountsView {
-  return { tau: agg.tau, verifySteps: agg.verifySteps, acceptedTokens: agg.acceptedTokens, tokensProduced: agg.tokensProduced, results };
+  return {
+    tau: agg.tau,
+    verifySteps: agg.verifySteps,
+    acceptedTokens: agg.acceptedTokens,
+    tokensProduced: agg.tokensProduced,
+    results,
+  };
 }
 
 /** Unweighted mean of finite values, null when there are none. */
@@ -106,7 +135,9 @@ export function meanOf(values: ReadonlyArray<number | null>): number | null {
 
 /** The distinct non-null values, sorted by code unit. */
 export function sortedDistinct(values: ReadonlyArray<string | null>): string[] {
-  return [...new Set(values.filter((v): v is string => v !== null))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return [...new Set(values.filter((v): v is string => v !== null))].sort((a, b) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
 }
 
 /** The run that produced a checkpoint URI (holds its Artifact), with the artifact's step. */
@@ -120,7 +151,10 @@ export interface CheckpointProducer {
  * For each URI, the run holding an Artifact with that URI: a `training` run first, then the
  * earliest artifact (ties: lowest artifact id). URIs no artifact has are absent.
  */
-export async function checkpointProducers(db: PrismaClient, uris: ReadonlyArray<string | null>): Promise<Map<string, CheckpointProducer>> {
+export async function checkpointProducers(
+  db: PrismaClient,
+  uris: ReadonlyArray<string | null>,
+): Promise<Map<string, CheckpointProducer>> {
   const wanted = [...new Set(uris.filter((u): u is string => u !== null))];
   const producer = new Map<string, CheckpointProducer>();
   if (wanted.length === 0) return producer;
@@ -133,7 +167,8 @@ export async function checkpointProducers(db: PrismaClient, uris: ReadonlyArray<
     const current = producer.get(a.uri);
     const training = a.run.kind === "training";
     // Ordered by time: keep the first, unless a training run comes later and the first was not one.
-    if (!current || (training && !current.training)) producer.set(a.uri, { runId: a.runId, step: a.step, training });
+    if (!current || (training && !current.training))
+      producer.set(a.uri, { runId: a.runId, step: a.step, training });
   }
   return producer;
 }

@@ -1,10 +1,29 @@
 import { z } from "zod";
+
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { isoTime } from "@/lib/iso-time";
 import { aggregateTau, tauByCategory, type TauAggregate } from "@/lib/metrics/tau";
-import type { CategoryTauView, EvalOverviewView, EvalRunRefView, TauCountsView, TauLineView, TauPointView } from "@/lib/view-models/evals";
+import type {
+  CategoryTauView,
+  EvalOverviewView,
+  EvalRunRefView,
+  TauCountsView,
+  TauLineView,
+  TauPointView,
+} from "@/lib/view-models/evals";
+
 import { asSettings, tauBaselines } from "./baselines";
-import { checkpointProducers, checkpointRef, compareCheckpoints, countsView, draftKey, groupBy, keyOfCheckpoint, latestCheckpointKey, sortedDistinct } from "./eval-checkpoints";
+import {
+  checkpointProducers,
+  checkpointRef,
+  compareCheckpoints,
+  countsView,
+  draftKey,
+  groupBy,
+  keyOfCheckpoint,
+  latestCheckpointKey,
+  sortedDistinct,
+} from "./eval-checkpoints";
 
 /** τ by checkpoint across runs: the /evals page and `GET /api/evals` (see {@link getEvalOverview}). */
 
@@ -42,10 +61,27 @@ interface PlacedRow extends GroupRow {
 }
 
 /** The points, latest checkpoint and its categories, datasets and eval runs of one overview line (rows of ONE draft settings). */
-function overviewLine(rows: readonly PlacedRow[], runs: ReadonlyMap<number, EvalRunRefView>): Pick<TauLineView, "attributedBy" | "datasets" | "evalRuns" | "points" | "latestKey" | "latestCategories"> {
-  const byCheckpoint = groupBy(rows, (r) => keyOfCheckpoint(r.step, r.checkpointLabel, r.checkpointUri));
+function overviewLine(
+  rows: readonly PlacedRow[],
+  runs: ReadonlyMap<number, EvalRunRefView>,
+): Pick<
+  TauLineView,
+  "attributedBy" | "datasets" | "evalRuns" | "points" | "latestKey" | "latestCategories"
+> {
+  const byCheckpoint = groupBy(rows, (r) =>
+    keyOfCheckpoint(r.step, r.checkpointLabel, r.checkpointUri),
+  );
   const points: TauPointView[] = [...byCheckpoint.entries()].map(([key, members]) => ({
-    ...checkpointRef(key, members.map((m) => ({ step: m.step, label: m.checkpointLabel, uri: m.checkpointUri, first: m.firstAt, last: m.lastAt }))),
+    ...checkpointRef(
+      key,
+      members.map((m) => ({
+        step: m.step,
+        label: m.checkpointLabel,
+        uri: m.checkpointUri,
+        first: m.firstAt,
+        last: m.lastAt,
+      })),
+    ),
     ...groupCounts(members),
     evalRunIds: [...new Set(members.map((m) => m.runId))].sort((a, b) => a - b),
   }));
@@ -55,13 +91,20 @@ function overviewLine(rows: readonly PlacedRow[], runs: ReadonlyMap<number, Eval
   // tauByCategory orders the categories (no-category last); each one's counts are its rows summed.
   const latestCategories: CategoryTauView[] = tauByCategory(latestRows).map((g) => {
     const members = latestRows.filter((r) => r.category === g.key);
-    return { category: g.key, ...groupCounts(members), prompts: members.reduce((s, m) => s + m.prompts, 0), meanOutputTokPerS: groupMeanTokPerS(members) };
+    return {
+      category: g.key,
+      ...groupCounts(members),
+      prompts: members.reduce((s, m) => s + m.prompts, 0),
+      meanOutputTokPerS: groupMeanTokPerS(members),
+    };
   });
   const evalRunIds = [...new Set(rows.map((r) => r.runId))].sort((a, b) => a - b);
   return {
     attributedBy: rows.some((r) => r.byArtifact) ? "artifact" : "results",
     datasets: sortedDistinct(rows.map((r) => r.dataset)),
-    evalRuns: evalRunIds.map((id) => runs.get(id)).filter((r): r is EvalRunRefView => r !== undefined),
+    evalRuns: evalRunIds
+      .map((id) => runs.get(id))
+      .filter((r): r is EvalRunRefView => r !== undefined),
     points,
     latestKey,
     latestCategories,
@@ -71,7 +114,10 @@ function overviewLine(rows: readonly PlacedRow[], runs: ReadonlyMap<number, Eval
 /** Counts of a set of group rows: Σ counts → τ with lib/metrics/tau.ts; `results` is Σ of the groups' result counts. */
 function groupCounts(rows: readonly GroupRow[]): TauCountsView {
   const agg = aggregateTau(rows) as TauAggregate;
-  return countsView(agg, rows.reduce((s, r) => s + r.results, 0));
+  return countsView(
+    agg,
+    rows.reduce((s, r) => s + r.results, 0),
+  );
 }
 
 function groupMeanTokPerS(rows: readonly GroupRow[]): number | null {
@@ -107,11 +153,16 @@ function groupMeanTokPerS(rows: readonly GroupRow[]): number | null {
  * `latestCategories[].prompts` sums distinct prompt ids per eval run, dataset and draft settings.
  * The line of an archived run is left out.
  */
-export async function getEvalOverview(db: PrismaClient, filters: EvalOverviewQuery = {}, now: Date = new Date()): Promise<EvalOverviewView> {
+export async function getEvalOverview(
+  db: PrismaClient,
+  filters: EvalOverviewQuery = {},
+  now: Date = new Date(),
+): Promise<EvalOverviewView> {
   const conditions: Prisma.Sql[] = [];
   if (filters.category !== undefined) conditions.push(Prisma.sql`category = ${filters.category}`);
   if (filters.dataset !== undefined) conditions.push(Prisma.sql`dataset = ${filters.dataset}`);
-  const where = conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
+  const where =
+    conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
   // NaN sorts above every number in Postgres and avg() would return NaN: skip non-finite tok/s.
   const [groups, categoryRows, datasetRows, baselines] = await Promise.all([
     db.$queryRaw<GroupRow[]>`
@@ -123,13 +174,24 @@ export async function getEvalOverview(db: PrismaClient, filters: EvalOverviewQue
              count(*) FILTER (WHERE "outputTokPerS" <> 'NaN'::float8 AND abs("outputTokPerS") < 'Infinity'::float8)::int AS "tokPerSResults"
         FROM "EvalResult" ${where}
        GROUP BY 1, 2, 3, 4, 5, 6, 7`,
-    db.evalResult.findMany({ where: { category: { not: null } }, distinct: ["category"], select: { category: true } }),
-    db.evalResult.findMany({ where: { dataset: { not: null } }, distinct: ["dataset"], select: { dataset: true } }),
+    db.evalResult.findMany({
+      where: { category: { not: null } },
+      distinct: ["category"],
+      select: { category: true },
+    }),
+    db.evalResult.findMany({
+      where: { dataset: { not: null } },
+      distinct: ["dataset"],
+      select: { dataset: true },
+    }),
     tauBaselines(db, filters.dataset ?? null),
   ]);
 
   // Which run produced each checkpoint URI.
-  const producer = await checkpointProducers(db, groups.map((g) => g.checkpointUri));
+  const producer = await checkpointProducers(
+    db,
+    groups.map((g) => g.checkpointUri),
+  );
 
   // Place each group on its line.
   const lines = new Map<number, { rows: PlacedRow[] }>();
@@ -138,13 +200,25 @@ export async function getEvalOverview(db: PrismaClient, filters: EvalOverviewQue
     const lineRunId = made?.runId ?? g.runId;
     const step = g.checkpointStep ?? made?.step ?? null;
     const line = lines.get(lineRunId) ?? { rows: [] };
-    line.rows.push({ ...g, step: step === null ? null : step.toString(), byArtifact: made !== undefined });
+    line.rows.push({
+      ...g,
+      step: step === null ? null : step.toString(),
+      byArtifact: made !== undefined,
+    });
     lines.set(lineRunId, line);
   }
 
   const runIds = [...new Set([...lines.keys(), ...groups.map((g) => g.runId)])];
-  const runRows = runIds.length === 0 ? [] : await db.run.findMany({ where: { id: { in: runIds } }, select: { id: true, name: true, kind: true, archivedAt: true } });
-  const runs = new Map<number, EvalRunRefView>(runRows.map((r) => [r.id, { id: r.id, name: r.name, kind: r.kind }]));
+  const runRows =
+    runIds.length === 0
+      ? []
+      : await db.run.findMany({
+          where: { id: { in: runIds } },
+          select: { id: true, name: true, kind: true, archivedAt: true },
+        });
+  const runs = new Map<number, EvalRunRefView>(
+    runRows.map((r) => [r.id, { id: r.id, name: r.name, kind: r.kind }]),
+  );
   const archived = new Set(runRows.filter((r) => r.archivedAt !== null).map((r) => r.id));
 
   const out: Array<TauLineView & { runLastAt: number; verifySteps: number }> = [];
@@ -167,7 +241,13 @@ export async function getEvalOverview(db: PrismaClient, filters: EvalOverviewQue
     }
   }
   // Runs newest first; a run's lines most verify steps first (the run page's default setting).
-  out.sort((a, b) => b.runLastAt - a.runLastAt || a.run.id - b.run.id || b.verifySteps - a.verifySteps || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  out.sort(
+    (a, b) =>
+      b.runLastAt - a.runLastAt ||
+      a.run.id - b.run.id ||
+      b.verifySteps - a.verifySteps ||
+      (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
 
   return {
     asOf: isoTime(now),

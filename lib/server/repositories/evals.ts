@@ -1,9 +1,24 @@
 import { z } from "zod";
+
 import type { PrismaClient } from "@/generated/prisma/client";
 import { isoTime } from "@/lib/iso-time";
-import { aggregateTau, perPromptTau, tauByCategory, type TauAggregate, type TauCounts } from "@/lib/metrics/tau";
+import {
+  aggregateTau,
+  perPromptTau,
+  tauByCategory,
+  type TauAggregate,
+  type TauCounts,
+} from "@/lib/metrics/tau";
 import { NotFoundError } from "@/lib/server/errors";
-import type { CategoryTauView, DraftSettingsView, EvalRunRefView, EvalTableRow, RunCheckpointView, RunEvalsView } from "@/lib/view-models/evals";
+import type {
+  CategoryTauView,
+  DraftSettingsView,
+  EvalRunRefView,
+  EvalTableRow,
+  RunCheckpointView,
+  RunEvalsView,
+} from "@/lib/view-models/evals";
+
 import { asSettings, tauBaselines } from "./baselines";
 import {
   checkpointProducers,
@@ -69,14 +84,24 @@ function categoryView(category: string | null, members: readonly ResultRow[]): C
  * each result's τ.
  * @throws NotFoundError when no run has this id.
  */
-export async function getRunEvals(db: PrismaClient, runId: number, query: RunEvalsQuery = {}, now: Date = new Date()): Promise<RunEvalsView> {
+export async function getRunEvals(
+  db: PrismaClient,
+  runId: number,
+  query: RunEvalsQuery = {},
+  now: Date = new Date(),
+): Promise<RunEvalsView> {
   const run = await db.run.findUnique({ where: { id: runId }, select: { id: true } });
   if (!run) throw new NotFoundError(`run ${runId} not found`);
   // A training run's own checkpoints, so results other runs pushed for them show on its page too.
-  const ownCheckpoints = (await db.artifact.findMany({ where: { runId, kind: "checkpoint" }, select: { uri: true } })).map((a) => a.uri);
+  const ownCheckpoints = (
+    await db.artifact.findMany({ where: { runId, kind: "checkpoint" }, select: { uri: true } })
+  ).map((a) => a.uri);
   const [raw, baselines] = await Promise.all([
     db.evalResult.findMany({
-      where: ownCheckpoints.length > 0 ? { OR: [{ runId }, { checkpointUri: { in: ownCheckpoints } }] } : { runId },
+      where:
+        ownCheckpoints.length > 0
+          ? { OR: [{ runId }, { checkpointUri: { in: ownCheckpoints } }] }
+          : { runId },
       select: {
         runId: true,
         checkpointStep: true,
@@ -99,14 +124,29 @@ export async function getRunEvals(db: PrismaClient, runId: number, query: RunEva
   // Draft settings: group, pick one.
   const byDraft = groupBy(raw, (r) => draftKey(r.draft));
   const draftSettings: DraftSettingsView[] = [...byDraft.entries()]
-    .map(([key, rows]) => ({ key, settings: asSettings(rows[0]!.draft), results: rows.length, verifySteps: rows.reduce((s, r) => s + r.verifySteps, 0) }))
+    .map(([key, rows]) => ({
+      key,
+      settings: asSettings(rows[0]!.draft),
+      results: rows.length,
+      verifySteps: rows.reduce((s, r) => s + r.verifySteps, 0),
+    }))
     .sort((a, b) => b.verifySteps - a.verifySteps || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const draft = query.draft !== undefined && byDraft.has(query.draft) ? query.draft : (draftSettings[0]?.key ?? null);
+  const draft =
+    query.draft !== undefined && byDraft.has(query.draft)
+      ? query.draft
+      : (draftSettings[0]?.key ?? null);
   const selectedRows = draft === null ? [] : byDraft.get(draft)!;
   // A checkpoint named by URI only takes its step from the artifact of the run that saved it.
-  const producer = await checkpointProducers(db, selectedRows.filter((r) => r.checkpointStep === null).map((r) => r.checkpointUri));
+  const producer = await checkpointProducers(
+    db,
+    selectedRows.filter((r) => r.checkpointStep === null).map((r) => r.checkpointUri),
+  );
   const rows: ResultRow[] = selectedRows.map((r) => ({
-    step: stepText(r.checkpointStep ?? (r.checkpointUri !== null ? producer.get(r.checkpointUri)?.step : null) ?? null),
+    step: stepText(
+      r.checkpointStep ??
+        (r.checkpointUri !== null ? producer.get(r.checkpointUri)?.step : null) ??
+        null,
+    ),
     label: r.checkpointLabel,
     uri: r.checkpointUri,
     promptId: r.promptId,
@@ -121,9 +161,17 @@ export async function getRunEvals(db: PrismaClient, runId: number, query: RunEva
   // Checkpoints.
   const byCheckpoint = groupBy(rows, (r) => keyOfCheckpoint(r.step, r.label, r.uri));
   const checkpoints: RunCheckpointView[] = [...byCheckpoint.entries()].map(([key, members]) => {
-    const categories = tauByCategory(members).map((g) => categoryView(g.key, members.filter((m) => m.category === g.key)));
+    const categories = tauByCategory(members).map((g) =>
+      categoryView(
+        g.key,
+        members.filter((m) => m.category === g.key),
+      ),
+    );
     return {
-      ...checkpointRef(key, members.map((m) => ({ step: m.step, label: m.label, uri: m.uri, first: m.ts, last: m.ts }))),
+      ...checkpointRef(
+        key,
+        members.map((m) => ({ step: m.step, label: m.label, uri: m.uri, first: m.ts, last: m.ts })),
+      ),
       ...countsView(aggregateTau(members) as TauAggregate),
       prompts: new Set(members.map((m) => m.promptId)).size,
       meanOutputTokPerS: meanOf(members.map((m) => m.outputTokPerS)),
@@ -135,7 +183,18 @@ export async function getRunEvals(db: PrismaClient, runId: number, query: RunEva
 
   const tableRows: EvalTableRow[] = checkpoints.flatMap((c) => {
     const base = { checkpointKey: c.key, step: c.step, label: c.label, uri: c.uri };
-    const total: EvalTableRow = { ...base, total: true, category: null, tau: c.tau, verifySteps: c.verifySteps, acceptedTokens: c.acceptedTokens, tokensProduced: c.tokensProduced, results: c.results, prompts: c.prompts, meanOutputTokPerS: c.meanOutputTokPerS };
+    const total: EvalTableRow = {
+      ...base,
+      total: true,
+      category: null,
+      tau: c.tau,
+      verifySteps: c.verifySteps,
+      acceptedTokens: c.acceptedTokens,
+      tokensProduced: c.tokensProduced,
+      results: c.results,
+      prompts: c.prompts,
+      meanOutputTokPerS: c.meanOutputTokPerS,
+    };
     // A checkpoint whose results all lack a category has nothing to split.
     if (c.categories.length === 1 && c.categories[0]!.category === null) return [total];
     return [total, ...c.categories.map((g): EvalTableRow => ({ ...base, ...g, total: false }))];
@@ -158,10 +217,20 @@ export async function getRunEvals(db: PrismaClient, runId: number, query: RunEva
 }
 
 /** The other runs whose results are among `raw` (eval runs scoring this run's checkpoints), by id. */
-async function scoringRuns(db: PrismaClient, raw: ReadonlyArray<{ runId: number }>, runId: number): Promise<EvalRunRefView[]> {
-  const ids = [...new Set(raw.map((r) => r.runId).filter((id) => id !== runId))].sort((a, b) => a - b);
+async function scoringRuns(
+  db: PrismaClient,
+  raw: ReadonlyArray<{ runId: number }>,
+  runId: number,
+): Promise<EvalRunRefView[]> {
+  const ids = [...new Set(raw.map((r) => r.runId).filter((id) => id !== runId))].sort(
+    (a, b) => a - b,
+  );
   if (ids.length === 0) return [];
-  return db.run.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, kind: true }, orderBy: { id: "asc" } });
+  return db.run.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, name: true, kind: true },
+    orderBy: { id: "asc" },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

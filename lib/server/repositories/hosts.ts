@@ -1,10 +1,19 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 import { hostState } from "@/lib/metrics/staleness";
 import { NotFoundError } from "@/lib/server/errors";
-import type { GpuSeriesView, GpuView, HostDetailView, HostFactsView, HostListView, HostSamplePoint, HostView } from "@/lib/view-models/hosts";
+import type {
+  GpuSeriesView,
+  GpuView,
+  HostDetailView,
+  HostFactsView,
+  HostListView,
+  HostSamplePoint,
+  HostView,
+} from "@/lib/view-models/hosts";
+
 import { runFilters } from "./run-filters";
 import { listRuns } from "./run-list";
-import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 
 /**
  * Read models of hosts: derived liveness (online / stale / offline, from the heartbeat period),
@@ -23,7 +32,13 @@ const FAR_FUTURE = new Date(8.64e15);
 /** Runs listed on a host page. */
 const HOST_RUNS = 20;
 
-const hostSelect = { id: true, name: true, facts: true, lastHeartbeatAt: true, heartbeatIntervalS: true } satisfies Prisma.HostSelect;
+const hostSelect = {
+  id: true,
+  name: true,
+  facts: true,
+  lastHeartbeatAt: true,
+  heartbeatIntervalS: true,
+} satisfies Prisma.HostSelect;
 type HostRow = Prisma.HostGetPayload<{ select: typeof hostSelect }>;
 
 function num(v: unknown): number | null {
@@ -69,10 +84,25 @@ export function factsView(raw: unknown): HostFactsView | null {
 }
 
 /** Per host: GPU util mean, GPU memory %, CPU %, RAM % in `bucketS` buckets since `since`, oldest first. */
-async function hostHistory(db: PrismaClient, hostIds: readonly number[], since: Date, bucketS: number, until: Date = FAR_FUTURE): Promise<Map<number, HostSamplePoint[]>> {
+async function hostHistory(
+  db: PrismaClient,
+  hostIds: readonly number[],
+  since: Date,
+  bucketS: number,
+  until: Date = FAR_FUTURE,
+): Promise<Map<number, HostSamplePoint[]>> {
   const map = new Map<number, HostSamplePoint[]>();
   if (hostIds.length === 0) return map;
-  const rows = await db.$queryRaw<Array<{ hostId: number; tMs: number; gpuUtilPct: number | null; gpuMemPct: number | null; cpuPct: number | null; ramPct: number | null }>>`
+  const rows = await db.$queryRaw<
+    Array<{
+      hostId: number;
+      tMs: number;
+      gpuUtilPct: number | null;
+      gpuMemPct: number | null;
+      cpuPct: number | null;
+      ramPct: number | null;
+    }>
+  >`
     WITH s AS (
       SELECT "hostId", floor(extract(epoch FROM ts) / ${bucketS}::float8)::int8 AS b, facts
         FROM "HostSample" WHERE "hostId" IN (${Prisma.join(hostIds)}) AND ts > ${since} AND ts <= ${until}
@@ -93,18 +123,36 @@ async function hostHistory(db: PrismaClient, hostIds: readonly number[], since: 
   for (const r of rows) {
     let list = map.get(r.hostId);
     if (!list) map.set(r.hostId, (list = []));
-    list.push({ tMs: r.tMs, gpuUtilPct: r.gpuUtilPct, gpuMemPct: r.gpuMemPct, cpuPct: r.cpuPct, ramPct: r.ramPct });
+    list.push({
+      tMs: r.tMs,
+      gpuUtilPct: r.gpuUtilPct,
+      gpuMemPct: r.gpuMemPct,
+      cpuPct: r.cpuPct,
+      ramPct: r.ramPct,
+    });
   }
   return map;
 }
 
-async function runningCounts(db: PrismaClient, hostIds: readonly number[]): Promise<Map<number, number>> {
+async function runningCounts(
+  db: PrismaClient,
+  hostIds: readonly number[],
+): Promise<Map<number, number>> {
   if (hostIds.length === 0) return new Map();
-  const rows = await db.run.groupBy({ by: ["hostId"], where: { status: "running", hostId: { in: [...hostIds] } }, _count: { _all: true } });
+  const rows = await db.run.groupBy({
+    by: ["hostId"],
+    where: { status: "running", hostId: { in: [...hostIds] } },
+    _count: { _all: true },
+  });
   return new Map(rows.map((r) => [r.hostId, r._count._all]));
 }
 
-function toHostView(h: HostRow, nowMs: number, runningRuns: number, lastHour: HostSamplePoint[]): HostView {
+function toHostView(
+  h: HostRow,
+  nowMs: number,
+  runningRuns: number,
+  lastHour: HostSamplePoint[],
+): HostView {
   return {
     name: h.name,
     state: hostState(h.lastHeartbeatAt?.getTime() ?? null, h.heartbeatIntervalS, nowMs),
@@ -121,13 +169,22 @@ function toHostView(h: HostRow, nowMs: number, runningRuns: number, lastHour: Ho
  * only pushes agent sessions or plans (a laptop, a CI job) has a Host row too, but no liveness to
  * report: listing it would show an "offline" host and lower "hosts online".
  */
-export const WATCHED_HOSTS = { OR: [{ lastHeartbeatAt: { not: null } }, { runs: { some: {} } }] } satisfies Prisma.HostWhereInput;
+export const WATCHED_HOSTS = {
+  OR: [{ lastHeartbeatAt: { not: null } }, { runs: { some: {} } }],
+} satisfies Prisma.HostWhereInput;
 
 /** Every watched host ({@link WATCHED_HOSTS}) by name, with state as of `now`, latest facts, running-run count and the last hour in 1-minute buckets. */
 export async function listHosts(db: PrismaClient, now: Date = new Date()): Promise<HostListView> {
-  const hosts = await db.host.findMany({ where: WATCHED_HOSTS, select: hostSelect, orderBy: { name: "asc" } });
+  const hosts = await db.host.findMany({
+    where: WATCHED_HOSTS,
+    select: hostSelect,
+    orderBy: { name: "asc" },
+  });
   const ids = hosts.map((h) => h.id);
-  const [history, running] = await Promise.all([hostHistory(db, ids, new Date(now.getTime() - HISTORY_MS), LIST_BUCKET_S), runningCounts(db, ids)]);
+  const [history, running] = await Promise.all([
+    hostHistory(db, ids, new Date(now.getTime() - HISTORY_MS), LIST_BUCKET_S),
+    runningCounts(db, ids),
+  ]);
   const nowMs = now.getTime();
   return {
     asOf: isoTime(now),
@@ -136,9 +193,23 @@ export async function listHosts(db: PrismaClient, now: Date = new Date()): Promi
 }
 
 /** Per GPU of one host: util, memory and temperature means in `bucketS` buckets in (since, until]. */
-async function gpuHistory(db: PrismaClient, hostId: number, since: Date, until: Date, bucketS: number): Promise<GpuSeriesView[]> {
+async function gpuHistory(
+  db: PrismaClient,
+  hostId: number,
+  since: Date,
+  until: Date,
+  bucketS: number,
+): Promise<GpuSeriesView[]> {
   const rows = await db.$queryRaw<
-    Array<{ idx: number; name: string | null; memTotalMiB: number | null; tMs: number; utilPct: number | null; memUsedMiB: number | null; tempC: number | null }>
+    Array<{
+      idx: number;
+      name: string | null;
+      memTotalMiB: number | null;
+      tMs: number;
+      utilPct: number | null;
+      memUsedMiB: number | null;
+      tempC: number | null;
+    }>
   >`
     SELECT (g ->> 'index')::int AS idx, max(g ->> 'name') AS name, max((g ->> 'memTotalMiB')::float8) AS "memTotalMiB",
            (floor(extract(epoch FROM s.ts) / ${bucketS}::float8) * ${bucketS}::float8 * 1000)::float8 AS "tMs",
@@ -161,7 +232,10 @@ async function gpuHistory(db: PrismaClient, hostId: number, since: Date, until: 
 
 /** Bucket width for a window: 30 s for an hour, wider for longer windows so a chart gets ≤ ~240 points. */
 export function detailBucketS(spanMs: number): number {
-  return Math.max(DETAIL_BUCKET_S, Math.ceil(spanMs / 1000 / 240 / DETAIL_BUCKET_S) * DETAIL_BUCKET_S);
+  return Math.max(
+    DETAIL_BUCKET_S,
+    Math.ceil(spanMs / 1000 / 240 / DETAIL_BUCKET_S) * DETAIL_BUCKET_S,
+  );
 }
 
 /**
@@ -169,7 +243,12 @@ export function detailBucketS(spanMs: number): number {
  * and its latest runs.
  * @throws NotFoundError when no host has this name.
  */
-export async function getHost(db: PrismaClient, name: string, now: Date = new Date(), window?: { fromMs: number; toMs: number }): Promise<HostDetailView> {
+export async function getHost(
+  db: PrismaClient,
+  name: string,
+  now: Date = new Date(),
+  window?: { fromMs: number; toMs: number },
+): Promise<HostDetailView> {
   const host = await db.host.findUnique({ where: { name }, select: hostSelect });
   if (!host) throw new NotFoundError(`host ${name} not found`);
   const { fromMs, toMs } = window ?? { fromMs: now.getTime() - HISTORY_MS, toMs: now.getTime() };

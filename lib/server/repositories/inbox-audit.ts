@@ -1,6 +1,7 @@
-import type pg from "pg";
 import Papa from "papaparse";
+import type pg from "pg";
 import { z } from "zod";
+
 import { isoTime } from "@/lib/iso-time";
 import type { InboxAuditEntry } from "@/lib/view-models/inbox";
 
@@ -20,13 +21,21 @@ export const inboxAuditQuery = z.strictObject({
 /** A validated audit query. */
 export type InboxAuditQuery = z.infer<typeof inboxAuditQuery>;
 
-type Row = Omit<InboxAuditEntry, "decidedAt" | "session"> & { decidedAt: Date; sessionId: number | null; sessionKey: string | null; sessionTitle: string | null };
+type Row = Omit<InboxAuditEntry, "decidedAt" | "session"> & {
+  decidedAt: Date;
+  sessionId: number | null;
+  sessionKey: string | null;
+  sessionTitle: string | null;
+};
 
 /**
  * Audit entries, newest first: `sessionId` narrows to one agent session; `before` returns only
  * older ones; at most `limit` (default 200).
  */
-export async function listInboxAudit(pool: pg.Pool, opts: { sessionId?: number; before?: Date; limit?: number } = {}): Promise<InboxAuditEntry[]> {
+export async function listInboxAudit(
+  pool: pg.Pool,
+  opts: { sessionId?: number; before?: Date; limit?: number } = {},
+): Promise<InboxAuditEntry[]> {
   const res = await pool.query<Row>(
     `SELECT * FROM (
        SELECT 'item-' || a.id AS id, i.id::text AS "itemId", i.kind::text AS kind, a.decision, a.message, a."decidedBy", a.rule, (a."decidedBy" LIKE 'rule #%') AS "byRule",
@@ -44,19 +53,52 @@ export async function listInboxAudit(pool: pg.Pool, opts: { sessionId?: number; 
   );
   return res.rows.map(({ sessionId, sessionKey, sessionTitle, decidedAt, ...r }) => ({
     ...r,
-    session: sessionId !== null && sessionKey !== null ? { id: sessionId, key: sessionKey, title: sessionTitle } : null,
+    session:
+      sessionId !== null && sessionKey !== null
+        ? { id: sessionId, key: sessionKey, title: sessionTitle }
+        : null,
     decidedAt: isoTime(decidedAt),
   }));
 }
 
 /** CSV columns of the audit export, in order. */
-export const AUDIT_CSV_COLUMNS = ["decidedAt", "decision", "decidedBy", "rule", "message", "kind", "item", "agent", "host", "session", "sessionTitle", "project", "tool", "summary"] as const;
+export const AUDIT_CSV_COLUMNS = [
+  "decidedAt",
+  "decision",
+  "decidedBy",
+  "rule",
+  "message",
+  "kind",
+  "item",
+  "agent",
+  "host",
+  "session",
+  "sessionTitle",
+  "project",
+  "tool",
+  "summary",
+] as const;
 
 /**
  * The entries as CSV (RFC 4180, CRLF, a header row; cells starting with = + - @ are quoted with
  * a leading ' so a spreadsheet never runs what an agent wrote).
  */
 export function auditCsv(entries: InboxAuditEntry[]): string {
-  const data = entries.map((e) => [e.decidedAt, e.decision, e.decidedBy, e.rule ?? "", e.message ?? "", e.kind, e.itemId, e.agent, e.host, e.session?.key ?? "", e.session?.title ?? "", e.project ?? "", e.toolName ?? "", e.summary]);
+  const data = entries.map((e) => [
+    e.decidedAt,
+    e.decision,
+    e.decidedBy,
+    e.rule ?? "",
+    e.message ?? "",
+    e.kind,
+    e.itemId,
+    e.agent,
+    e.host,
+    e.session?.key ?? "",
+    e.session?.title ?? "",
+    e.project ?? "",
+    e.toolName ?? "",
+    e.summary,
+  ]);
   return `${Papa.unparse({ fields: [...AUDIT_CSV_COLUMNS], data }, { newline: "\r\n", escapeFormulae: true })}\r\n`;
 }

@@ -1,9 +1,17 @@
 import type pg from "pg";
-import { decideByRules, ruleLabel, type InboxRuleInput, type RuleSpec, type RuleTarget } from "@/lib/inbox/rules";
+
+import {
+  decideByRules,
+  ruleLabel,
+  type InboxRuleInput,
+  type RuleSpec,
+  type RuleTarget,
+} from "@/lib/inbox/rules";
 import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { NotFoundError } from "@/lib/server/errors";
 import type { InboxRuleView } from "@/lib/view-models/inbox";
+
 import { INBOX_TOPIC, inboxDecisionTopic } from "./inbox-topics";
 
 /**
@@ -27,13 +35,23 @@ export const ruleDecider = (rule: StoredRule): string => `rule #${rule.id} (${ru
 
 /** Every rule, for evaluation. */
 export async function loadRules(db: Db): Promise<StoredRule[]> {
-  const res = await db.query<StoredRule>(`SELECT id, effect, agent, project, tool, pattern, message FROM "InboxRule" ORDER BY id`);
+  const res = await db.query<StoredRule>(
+    `SELECT id, effect, agent, project, tool, pattern, message FROM "InboxRule" ORDER BY id`,
+  );
   return res.rows;
 }
 
 /** Every rule with how often it decided and when last, oldest first. */
 export async function listInboxRules(db: Db): Promise<InboxRuleView[]> {
-  const res = await db.query<StoredRule & { createdBy: string; createdAt: Date; updatedAt: Date; applied: string; lastAppliedAt: Date | null }>(
+  const res = await db.query<
+    StoredRule & {
+      createdBy: string;
+      createdAt: Date;
+      updatedAt: Date;
+      applied: string;
+      lastAppliedAt: Date | null;
+    }
+  >(
     `SELECT r.id, r.effect, r.agent, r.project, r.tool, r.pattern, r.message, r."createdBy", r."createdAt", r."updatedAt",
             count(a.id) FILTER (WHERE a.decision IN ('allow', 'deny') AND a."decidedBy" LIKE 'rule #%') AS applied,
             max(a."decidedAt") FILTER (WHERE a."decidedBy" LIKE 'rule #%') AS "lastAppliedAt"
@@ -58,11 +76,17 @@ export async function listInboxRules(db: Db): Promise<InboxRuleView[]> {
 }
 
 async function notify(db: Db, topics: string[]): Promise<void> {
-  for (const topic of topics) await db.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
+  for (const topic of topics)
+    await db.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
 }
 
 /** Stores a new rule. @returns it as stored. */
-export async function insertInboxRule(db: Db, input: InboxRuleInput, by: string, at: Date = new Date()): Promise<StoredRule> {
+export async function insertInboxRule(
+  db: Db,
+  input: InboxRuleInput,
+  by: string,
+  at: Date = new Date(),
+): Promise<StoredRule> {
   const res = await db.query<StoredRule>(
     `INSERT INTO "InboxRule" (effect, agent, project, tool, pattern, message, "createdBy", "createdAt", "updatedAt")
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING id, effect, agent, project, tool, pattern, message`,
@@ -73,7 +97,12 @@ export async function insertInboxRule(db: Db, input: InboxRuleInput, by: string,
 }
 
 /** Replaces rule `id`'s settings. @throws NotFoundError when unknown. */
-export async function updateInboxRule(db: Db, id: number, input: InboxRuleInput, at: Date = new Date()): Promise<StoredRule> {
+export async function updateInboxRule(
+  db: Db,
+  id: number,
+  input: InboxRuleInput,
+  at: Date = new Date(),
+): Promise<StoredRule> {
   const res = await db.query<StoredRule>(
     `UPDATE "InboxRule" SET effect = $2, agent = $3, project = $4, tool = $5, pattern = $6, message = $7, "updatedAt" = $8 WHERE id = $1
      RETURNING id, effect, agent, project, tool, pattern, message`,
@@ -100,10 +129,23 @@ export async function ruleFor(db: Db, target: RuleTarget): Promise<StoredRule | 
  * Records that `rule` decided item `itemId` (already marked decided by the caller): one audit
  * row with the rule's id and text.
  */
-export async function auditRuleDecision(db: Db, itemId: number, rule: StoredRule, at: Date): Promise<void> {
+export async function auditRuleDecision(
+  db: Db,
+  itemId: number,
+  rule: StoredRule,
+  at: Date,
+): Promise<void> {
   await db.query(
     `INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt", "ruleId", rule) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [itemId, rule.effect, rule.effect === "deny" ? rule.message : null, ruleDecider(rule), at, rule.id, ruleLabel(rule)],
+    [
+      itemId,
+      rule.effect,
+      rule.effect === "deny" ? rule.message : null,
+      ruleDecider(rule),
+      at,
+      rule.id,
+      ruleLabel(rule),
+    ],
   );
 }
 
@@ -112,10 +154,20 @@ export async function auditRuleDecision(db: Db, itemId: number, rule: StoredRule
  * item a rule decides is closed with that decision, audited, and its waiting agent woken.
  * Runs inside the caller's transaction. @returns the ids decided.
  */
-export async function applyRulesToWaiting(client: pg.PoolClient, at: Date = new Date()): Promise<number[]> {
+export async function applyRulesToWaiting(
+  client: pg.PoolClient,
+  at: Date = new Date(),
+): Promise<number[]> {
   const rules = await loadRules(client);
   if (rules.length === 0) return [];
-  const waiting = await client.query<{ id: number; agent: string; project: string | null; toolName: string | null; input: Record<string, unknown> | null; cwd: string | null }>(
+  const waiting = await client.query<{
+    id: number;
+    agent: string;
+    project: string | null;
+    toolName: string | null;
+    input: Record<string, unknown> | null;
+    cwd: string | null;
+  }>(
     `SELECT id, agent, project, "toolName", input, cwd FROM "InboxItem" WHERE status = 'waiting' AND kind = 'permission' AND "expiresAt" > $1 FOR UPDATE SKIP LOCKED`,
     [at],
   );
@@ -135,7 +187,10 @@ export async function applyRulesToWaiting(client: pg.PoolClient, at: Date = new 
   return decided;
 }
 
-async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+async function inTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
@@ -151,7 +206,12 @@ async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Pr
 }
 
 /** Adds a rule and applies it to the permissions already waiting. @returns the rule and the item ids it decided. */
-export async function createInboxRule(pool: pg.Pool, input: InboxRuleInput, by: string, at: Date = new Date()): Promise<{ rule: StoredRule; decidedItemIds: number[] }> {
+export async function createInboxRule(
+  pool: pg.Pool,
+  input: InboxRuleInput,
+  by: string,
+  at: Date = new Date(),
+): Promise<{ rule: StoredRule; decidedItemIds: number[] }> {
   return inTransaction(pool, async (client) => {
     const rule = await insertInboxRule(client, input, by, at);
     return { rule, decidedItemIds: await applyRulesToWaiting(client, at) };
@@ -159,7 +219,12 @@ export async function createInboxRule(pool: pg.Pool, input: InboxRuleInput, by: 
 }
 
 /** Changes rule `id` and applies the rules to the permissions already waiting. @throws NotFoundError when unknown. */
-export async function changeInboxRule(pool: pg.Pool, id: number, input: InboxRuleInput, at: Date = new Date()): Promise<{ rule: StoredRule; decidedItemIds: number[] }> {
+export async function changeInboxRule(
+  pool: pg.Pool,
+  id: number,
+  input: InboxRuleInput,
+  at: Date = new Date(),
+): Promise<{ rule: StoredRule; decidedItemIds: number[] }> {
   return inTransaction(pool, async (client) => {
     const rule = await updateInboxRule(client, id, input, at);
     return { rule, decidedItemIds: await applyRulesToWaiting(client, at) };

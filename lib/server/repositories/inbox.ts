@@ -1,15 +1,23 @@
 import type pg from "pg";
 import { z } from "zod";
-import { inboxRuleInput, ruleLabel, RULE_AGENTS } from "@/lib/inbox/rules";
+
+import { inboxRuleInput, RULE_AGENTS, ruleLabel } from "@/lib/inbox/rules";
+import { isoTime } from "@/lib/iso-time";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { mayChange } from "@/lib/server/auth/ownership";
 import { AppError, ConflictError, ForbiddenError, NotFoundError } from "@/lib/server/errors";
-import { isoTime } from "@/lib/iso-time";
 import { effectiveExpiresInS, type InboxPolicy } from "@/lib/server/inbox-policy";
 import { currentInboxPolicy } from "@/lib/server/inbox-policy-env";
 import type { InboxEntry } from "@/lib/view-models/inbox";
+
+import {
+  applyRulesToWaiting,
+  auditRuleDecision,
+  insertInboxRule,
+  ruleDecider,
+  ruleFor,
+} from "./inbox-rules";
 import { INBOX_TOPIC, inboxDecisionTopic } from "./inbox-topics";
-import { applyRulesToWaiting, auditRuleDecision, insertInboxRule, ruleDecider, ruleFor } from "./inbox-rules";
 import type { TokenPrincipal } from "./tokens";
 
 /**
@@ -37,7 +45,11 @@ export const inboxRequestInput = z.strictObject({
   input: z.record(z.string(), z.unknown()).optional(),
   diff: z.string().max(200_000).optional(),
   /** Seconds until the item expires (the agent stops waiting by then). */
-  expiresInS: z.number().int().min(5).max(30 * 86_400),
+  expiresInS: z
+    .number()
+    .int()
+    .min(5)
+    .max(30 * 86_400),
 });
 export type InboxRequestInput = z.infer<typeof inboxRequestInput>;
 
@@ -62,8 +74,14 @@ export const inboxDecisionInput = z
       .optional(),
   })
   .transform((d) => ({ ...d, message: d.message?.trim() ? d.message.trim() : undefined }))
-  .refine((d) => d.decision === "allow" || d.editedInput === undefined, { message: "editedInput goes with allow only", path: ["editedInput"] })
-  .refine((d) => d.alwaysAllow === undefined || (d.decision === "allow" && d.editedInput === undefined), { message: "alwaysAllow goes with a plain allow only", path: ["alwaysAllow"] });
+  .refine((d) => d.decision === "allow" || d.editedInput === undefined, {
+    message: "editedInput goes with allow only",
+    path: ["editedInput"],
+  })
+  .refine(
+    (d) => d.alwaysAllow === undefined || (d.decision === "allow" && d.editedInput === undefined),
+    { message: "alwaysAllow goes with a plain allow only", path: ["alwaysAllow"] },
+  );
 export type InboxDecisionInput = z.infer<typeof inboxDecisionInput>;
 
 /** A decision on an item whose agent no longer waits (HTTP 409, code `answered_in_terminal` | `agent_ended` | `expired`). */
@@ -83,10 +101,14 @@ export class InboxBadRuleError extends AppError {
 export type { InboxEntry };
 
 async function notify(client: pg.PoolClient | pg.Pool, topics: string[]): Promise<void> {
-  for (const topic of topics) await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
+  for (const topic of topics)
+    await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
 }
 
-async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+async function inTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
@@ -115,21 +137,58 @@ export async function createInboxItem(
   policy: InboxPolicy = currentInboxPolicy(),
 ): Promise<{ id: number; status: string; decision: InboxDecision | null }> {
   return inTransaction(pool, async (client) => {
-    const session = input.session ? (await client.query<{ id: number }>(`SELECT id FROM "AgentSession" WHERE key = $1`, [input.session])).rows[0] : undefined;
+    const session = input.session
+      ? (
+          await client.query<{ id: number }>(`SELECT id FROM "AgentSession" WHERE key = $1`, [
+            input.session,
+          ])
+        ).rows[0]
+      : undefined;
     const rule =
       input.kind === "permission"
-        ? await ruleFor(client, { agent: input.agent, project: input.project ?? null, toolName: input.toolName ?? null, input: input.input ?? null, cwd: input.cwd ?? null })
+        ? await ruleFor(client, {
+            agent: input.agent,
+            project: input.project ?? null,
+            toolName: input.toolName ?? null,
+            input: input.input ?? null,
+            cwd: input.cwd ?? null,
+          })
         : null;
-    type Row = { id: number; status: string; decision: "allow" | "deny" | null; message: string | null; editedInput: Record<string, unknown> | null; decidedBy: string | null; decidedAt: Date | null; inserted: boolean };
+    type Row = {
+      id: number;
+      status: string;
+      decision: "allow" | "deny" | null;
+      message: string | null;
+      editedInput: Record<string, unknown> | null;
+      decidedBy: string | null;
+      decidedAt: Date | null;
+      inserted: boolean;
+    };
     const res = await client.query<Row>(
       `INSERT INTO "InboxItem" (key, kind, "hostId", "sessionId", agent, cwd, project, "gitBranch", "toolName", summary, input, diff, "createdAt", "expiresAt", status, decision, message, "decidedBy", "decidedAt")
        VALUES ($1, $2::"InboxKind", $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15::"InboxStatus", $16, $17, $18, $19)
        ON CONFLICT ("hostId", key) DO UPDATE SET key = EXCLUDED.key
        RETURNING id, status::text AS status, decision, message, "editedInput", "decidedBy", "decidedAt", (xmax = 0) AS inserted`,
       [
-        input.key, input.kind, principal.hostId, session?.id ?? null, input.agent, input.cwd ?? null, input.project ?? null, input.gitBranch ?? null,
-        input.toolName ?? null, input.summary, input.input === undefined ? null : JSON.stringify(input.input), input.diff ?? null, at, new Date(at.getTime() + effectiveExpiresInS(policy, input.kind, input.expiresInS) * 1000),
-        rule ? "decided" : "waiting", rule?.effect ?? null, rule?.effect === "deny" ? rule.message : null, rule ? ruleDecider(rule) : null, rule ? at : null,
+        input.key,
+        input.kind,
+        principal.hostId,
+        session?.id ?? null,
+        input.agent,
+        input.cwd ?? null,
+        input.project ?? null,
+        input.gitBranch ?? null,
+        input.toolName ?? null,
+        input.summary,
+        input.input === undefined ? null : JSON.stringify(input.input),
+        input.diff ?? null,
+        at,
+        new Date(at.getTime() + effectiveExpiresInS(policy, input.kind, input.expiresInS) * 1000),
+        rule ? "decided" : "waiting",
+        rule?.effect ?? null,
+        rule?.effect === "deny" ? rule.message : null,
+        rule ? ruleDecider(rule) : null,
+        rule ? at : null,
       ],
     );
     const row = res.rows[0]!;
@@ -137,14 +196,21 @@ export async function createInboxItem(
     await notify(client, [INBOX_TOPIC]);
     const decision =
       row.status === "decided" && row.decision
-        ? { decision: row.decision, message: row.message, editedInput: row.editedInput, decidedBy: row.decidedBy ?? "", decidedAt: isoTime(row.decidedAt!) }
+        ? {
+            decision: row.decision,
+            message: row.message,
+            editedInput: row.editedInput,
+            decidedBy: row.decidedBy ?? "",
+            decidedAt: isoTime(row.decidedAt!),
+          }
         : null;
     return { id: row.id, status: row.status, decision };
   });
 }
 
 /** What a person-less denial on expiry says (the model reads it after "pitwall (timeout) denied this in Pitwall: "). */
-export const TIMEOUT_DENIAL = "nobody decided before the inbox timeout, so Pitwall's timeout policy denies it";
+export const TIMEOUT_DENIAL =
+  "nobody decided before the inbox timeout, so Pitwall's timeout policy denies it";
 /** `decidedBy` of a denial on expiry. */
 export const TIMEOUT_DECIDER = "pitwall (timeout)";
 
@@ -153,8 +219,14 @@ export const TIMEOUT_DECIDER = "pitwall (timeout)";
  * asks in its terminal; the default) or decided `deny` by {@link TIMEOUT_DECIDER} — never
  * approved. An audit row each; waiting agents are woken. @returns how many.
  */
-export async function expireInboxItems(pool: pg.Pool, at: Date = new Date(), policy: InboxPolicy = currentInboxPolicy()): Promise<number> {
-  const denyKinds = Object.entries(policy.onExpiry).filter(([, v]) => v === "deny").map(([k]) => k);
+export async function expireInboxItems(
+  pool: pg.Pool,
+  at: Date = new Date(),
+  policy: InboxPolicy = currentInboxPolicy(),
+): Promise<number> {
+  const denyKinds = Object.entries(policy.onExpiry)
+    .filter(([, v]) => v === "deny")
+    .map(([k]) => k);
   return inTransaction(pool, async (client) => {
     const res = await client.query<{ id: number; denied: boolean }>(
       `UPDATE "InboxItem" SET
@@ -169,7 +241,9 @@ export async function expireInboxItems(pool: pg.Pool, at: Date = new Date(), pol
     for (const r of res.rows) {
       await client.query(
         `INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, $2, $3, $4, $5)`,
-        r.denied ? [r.id, "deny", TIMEOUT_DENIAL, TIMEOUT_DECIDER, at] : [r.id, "expired", "no decision before the item expired", "pitwall", at],
+        r.denied
+          ? [r.id, "deny", TIMEOUT_DENIAL, TIMEOUT_DECIDER, at]
+          : [r.id, "expired", "no decision before the item expired", "pitwall", at],
       );
       await notify(client, [inboxDecisionTopic(r.id)]);
     }
@@ -196,9 +270,19 @@ const TODO_IN_PROGRESS = `(SELECT COALESCE(t->>'activeForm', t->>'content') FROM
  * session, project, branch, the todo item in progress and how long it waits. `withDetail`
  * (signed-in people only) includes the tool input, diff and plan markdown; else they are null.
  */
-export async function listInbox(pool: pg.Pool, opts: { withDetail: boolean }, at: Date = new Date()): Promise<InboxEntry[]> {
+export async function listInbox(
+  pool: pg.Pool,
+  opts: { withDetail: boolean },
+  at: Date = new Date(),
+): Promise<InboxEntry[]> {
   await expireInboxItems(pool, at);
-  type Row = Omit<InboxEntry, "id" | "createdAt" | "waitingMs" | "session" | "href"> & { rowId: number; createdAt: Date; sessionId: number | null; sessionKey: string | null; sessionTitle: string | null };
+  type Row = Omit<InboxEntry, "id" | "createdAt" | "waitingMs" | "session" | "href"> & {
+    rowId: number;
+    createdAt: Date;
+    sessionId: number | null;
+    sessionKey: string | null;
+    sessionTitle: string | null;
+  };
   const items = await pool.query<Row>(
     `SELECT i.id AS "rowId", i.kind::text AS kind, i.agent, h.name AS host, s.id AS "sessionId", s.key AS "sessionKey", s.title AS "sessionTitle",
             COALESCE(i.project, s.project) AS project, COALESCE(i.cwd, s.cwd) AS cwd, COALESCE(i."gitBranch", s."gitBranch") AS "gitBranch",
@@ -219,7 +303,10 @@ export async function listInbox(pool: pg.Pool, opts: { withDetail: boolean }, at
     kind: r.kind,
     agent: r.agent,
     host: r.host,
-    session: r.sessionId !== null && r.sessionKey !== null ? { id: r.sessionId, key: r.sessionKey, title: r.sessionTitle } : null,
+    session:
+      r.sessionId !== null && r.sessionKey !== null
+        ? { id: r.sessionId, key: r.sessionKey, title: r.sessionTitle }
+        : null,
     project: r.project,
     cwd: r.cwd,
     gitBranch: r.gitBranch,
@@ -251,39 +338,96 @@ export interface InboxDecision {
  *   `agent_ended` / `expired`) when its agent no longer waits; ConflictError (409) when already
  *   decided — the message names who decided and when.
  */
-export async function decideInboxItem(pool: pg.Pool, itemId: number, input: InboxDecisionInput, decidedBy: string, at: Date = new Date()): Promise<InboxDecision> {
+export async function decideInboxItem(
+  pool: pg.Pool,
+  itemId: number,
+  input: InboxDecisionInput,
+  decidedBy: string,
+  at: Date = new Date(),
+): Promise<InboxDecision> {
   return inTransaction(pool, async (client) => {
-    const res = await client.query<{ status: string; expiresAt: Date; decidedBy: string | null; decidedAt: Date | null; decision: string | null; sessionState: string | null; toolName: string | null }>(
+    const res = await client.query<{
+      status: string;
+      expiresAt: Date;
+      decidedBy: string | null;
+      decidedAt: Date | null;
+      decision: string | null;
+      sessionState: string | null;
+      toolName: string | null;
+    }>(
       `SELECT i.status, i."expiresAt", i."decidedBy", i."decidedAt", i.decision, s.state AS "sessionState", i."toolName"
        FROM "InboxItem" i LEFT JOIN "AgentSession" s ON s.id = i."sessionId" WHERE i.id = $1 FOR UPDATE OF i`,
       [itemId],
     );
     const item = res.rows[0];
     if (!item) throw new NotFoundError(`inbox item ${itemId} not found`);
-    if (item.status === "decided") throw new ConflictError(`inbox item ${itemId} was already decided by ${item.decidedBy} at ${isoTime(item.decidedAt!)} (${item.decision}); a decision cannot change`);
-    if (item.status === "answered_in_terminal") throw new InboxNotWaitingError("answered_in_terminal", `inbox item ${itemId} was answered in the terminal; the agent no longer waits for a decision here`);
-    if (item.status === "agent_ended" || (item.status === "waiting" && item.sessionState === "ended")) throw new InboxNotWaitingError("agent_ended", `inbox item ${itemId}'s agent ended; nobody waits for a decision`);
-    if (item.status === "expired" || item.expiresAt <= at) throw new InboxNotWaitingError("expired", `inbox item ${itemId} expired at ${isoTime(item.expiresAt)}; the agent no longer waits`);
+    if (item.status === "decided")
+      throw new ConflictError(
+        `inbox item ${itemId} was already decided by ${item.decidedBy} at ${isoTime(item.decidedAt!)} (${item.decision}); a decision cannot change`,
+      );
+    if (item.status === "answered_in_terminal")
+      throw new InboxNotWaitingError(
+        "answered_in_terminal",
+        `inbox item ${itemId} was answered in the terminal; the agent no longer waits for a decision here`,
+      );
+    if (
+      item.status === "agent_ended" ||
+      (item.status === "waiting" && item.sessionState === "ended")
+    )
+      throw new InboxNotWaitingError(
+        "agent_ended",
+        `inbox item ${itemId}'s agent ended; nobody waits for a decision`,
+      );
+    if (item.status === "expired" || item.expiresAt <= at)
+      throw new InboxNotWaitingError(
+        "expired",
+        `inbox item ${itemId} expired at ${isoTime(item.expiresAt)}; the agent no longer waits`,
+      );
     let rule: { id: number; label: string } | null = null;
     if (input.alwaysAllow) {
-      const spec = inboxRuleInput.safeParse({ effect: "allow", agent: input.alwaysAllow.agent, project: input.alwaysAllow.project, tool: item.toolName ?? "", pattern: input.alwaysAllow.pattern });
-      if (!spec.success) throw new InboxBadRuleError(`alwaysAllow: ${spec.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+      const spec = inboxRuleInput.safeParse({
+        effect: "allow",
+        agent: input.alwaysAllow.agent,
+        project: input.alwaysAllow.project,
+        tool: item.toolName ?? "",
+        pattern: input.alwaysAllow.pattern,
+      });
+      if (!spec.success)
+        throw new InboxBadRuleError(
+          `alwaysAllow: ${spec.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+        );
       const stored = await insertInboxRule(client, spec.data, decidedBy, at);
       rule = { id: stored.id, label: ruleLabel(stored) };
     }
-    const edited = input.decision === "allow" && input.editedInput ? JSON.stringify(input.editedInput) : null;
+    const edited =
+      input.decision === "allow" && input.editedInput ? JSON.stringify(input.editedInput) : null;
     await client.query(
       `UPDATE "InboxItem" SET status = 'decided', decision = $2, message = $3, "editedInput" = $4::jsonb, "decidedBy" = $5, "decidedAt" = $6 WHERE id = $1`,
       [itemId, input.decision, input.message ?? null, edited, decidedBy, at],
     );
     await client.query(
       `INSERT INTO "InboxAudit" ("itemId", decision, message, "editedInput", "decidedBy", "decidedAt", "ruleId", rule) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8)`,
-      [itemId, input.decision, input.message ?? null, edited, decidedBy, at, rule?.id ?? null, rule ? `wrote rule #${rule.id}: ${rule.label}` : null],
+      [
+        itemId,
+        input.decision,
+        input.message ?? null,
+        edited,
+        decidedBy,
+        at,
+        rule?.id ?? null,
+        rule ? `wrote rule #${rule.id}: ${rule.label}` : null,
+      ],
     );
     await notify(client, [INBOX_TOPIC, inboxDecisionTopic(itemId)]);
     // The new rule also settles the permissions already waiting that it covers.
     if (rule) await applyRulesToWaiting(client, at);
-    return { decision: input.decision, message: input.message ?? null, editedInput: input.editedInput ?? null, decidedBy, decidedAt: isoTime(at) };
+    return {
+      decision: input.decision,
+      message: input.message ?? null,
+      editedInput: input.editedInput ?? null,
+      decidedBy,
+      decidedAt: isoTime(at),
+    };
   });
 }
 
@@ -291,28 +435,66 @@ export async function decideInboxItem(pool: pg.Pool, itemId: number, input: Inbo
  * The item as its agent sees it: status, when it expires and, once decided, the decision.
  * @throws NotFoundError unknown item; ForbiddenError for a token of another host (unless `--shared`).
  */
-export async function inboxItemForAgent(pool: pg.Pool, itemId: number, principal: TokenPrincipal): Promise<{ status: string; decision: InboxDecision | null; expiresAt: string }> {
-  const res = await pool.query<{ hostId: number; hostName: string; status: string; decision: "allow" | "deny" | null; message: string | null; editedInput: Record<string, unknown> | null; decidedBy: string | null; decidedAt: Date | null; expiresAt: Date }>(
+export async function inboxItemForAgent(
+  pool: pg.Pool,
+  itemId: number,
+  principal: TokenPrincipal,
+): Promise<{ status: string; decision: InboxDecision | null; expiresAt: string }> {
+  const res = await pool.query<{
+    hostId: number;
+    hostName: string;
+    status: string;
+    decision: "allow" | "deny" | null;
+    message: string | null;
+    editedInput: Record<string, unknown> | null;
+    decidedBy: string | null;
+    decidedAt: Date | null;
+    expiresAt: Date;
+  }>(
     `SELECT i."hostId", h.name AS "hostName", i.status, i.decision, i.message, i."editedInput", i."decidedBy", i."decidedAt", i."expiresAt" FROM "InboxItem" i JOIN "Host" h ON h.id = i."hostId" WHERE i.id = $1`,
     [itemId],
   );
   const r = res.rows[0];
   if (!r) throw new NotFoundError(`inbox item ${itemId} not found`);
-  if (!mayChange(principal, r)) throw new ForbiddenError(`inbox item ${itemId} belongs to host ${r.hostName}; a token of host ${principal.hostName} may not read its decision`);
-  const decision = r.status === "decided" && r.decision ? { decision: r.decision, message: r.message, editedInput: r.editedInput, decidedBy: r.decidedBy ?? "", decidedAt: isoTime(r.decidedAt!) } : null;
+  if (!mayChange(principal, r))
+    throw new ForbiddenError(
+      `inbox item ${itemId} belongs to host ${r.hostName}; a token of host ${principal.hostName} may not read its decision`,
+    );
+  const decision =
+    r.status === "decided" && r.decision
+      ? {
+          decision: r.decision,
+          message: r.message,
+          editedInput: r.editedInput,
+          decidedBy: r.decidedBy ?? "",
+          decidedAt: isoTime(r.decidedAt!),
+        }
+      : null;
   return { status: r.status, decision, expiresAt: isoTime(r.expiresAt) };
 }
 
 /** Records that item `itemId`'s agent asks for the decision now (start of a long-poll). */
-export async function noteInboxWaiter(pool: pg.Pool, itemId: number, at: Date = new Date()): Promise<void> {
-  await pool.query(`UPDATE "InboxItem" SET "waiterSeenAt" = $2 WHERE id = $1 AND status = 'waiting'`, [itemId, at]);
+export async function noteInboxWaiter(
+  pool: pg.Pool,
+  itemId: number,
+  at: Date = new Date(),
+): Promise<void> {
+  await pool.query(
+    `UPDATE "InboxItem" SET "waiterSeenAt" = $2 WHERE id = $1 AND status = 'waiting'`,
+    [itemId, at],
+  );
 }
 
 /**
  * Closes item `itemId` when its agent's poll that ended at `leftAt` was the last one: the person
  * answered in the terminal (or the agent ended, when its session did). @returns 1 when closed.
  */
-export async function closeInboxIfAbandoned(pool: pg.Pool, itemId: number, leftAt: Date, at: Date = new Date()): Promise<number> {
+export async function closeInboxIfAbandoned(
+  pool: pg.Pool,
+  itemId: number,
+  leftAt: Date,
+  at: Date = new Date(),
+): Promise<number> {
   return inTransaction(pool, async (client) => {
     const res = await client.query<{ status: string }>(
       `UPDATE "InboxItem" i SET status = (CASE WHEN s.state = 'ended' THEN 'agent_ended' ELSE 'answered_in_terminal' END)::"InboxStatus"
@@ -323,17 +505,30 @@ export async function closeInboxIfAbandoned(pool: pg.Pool, itemId: number, leftA
     );
     const closed = res.rows[0];
     if (!closed) return 0;
-    await client.query(`INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, $2, $3, 'pitwall', $4)`, [itemId, closed.status, closed.status.replace(/_/g, " "), at]);
+    await client.query(
+      `INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, $2, $3, 'pitwall', $4)`,
+      [itemId, closed.status, closed.status.replace(/_/g, " "), at],
+    );
     await notify(client, [INBOX_TOPIC, inboxDecisionTopic(itemId)]);
     return 1;
   });
 }
 
 /** Closes every waiting item of session `sessionId` as `agent_ended` (its agent ended). @returns how many. */
-export async function closeSessionInboxItems(client: pg.PoolClient, sessionId: number, at: Date = new Date()): Promise<number> {
-  const res = await client.query<{ id: number }>(`UPDATE "InboxItem" SET status = 'agent_ended' WHERE "sessionId" = $1 AND status = 'waiting' RETURNING id`, [sessionId]);
+export async function closeSessionInboxItems(
+  client: pg.PoolClient,
+  sessionId: number,
+  at: Date = new Date(),
+): Promise<number> {
+  const res = await client.query<{ id: number }>(
+    `UPDATE "InboxItem" SET status = 'agent_ended' WHERE "sessionId" = $1 AND status = 'waiting' RETURNING id`,
+    [sessionId],
+  );
   for (const r of res.rows) {
-    await client.query(`INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, 'agent_ended', 'agent ended', 'pitwall', $2)`, [r.id, at]);
+    await client.query(
+      `INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, 'agent_ended', 'agent ended', 'pitwall', $2)`,
+      [r.id, at],
+    );
     await notify(client, [inboxDecisionTopic(r.id)]);
   }
   return res.rowCount ?? 0;

@@ -1,9 +1,19 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { isoTime } from "@/lib/iso-time";
 import { aggregateTau } from "@/lib/metrics/tau";
-import { CHECKPOINT_CONFIG_KEYS, type CheckpointBenchmark, type CheckpointConfigKey, type CheckpointEval, type CheckpointLineageView, type CheckpointListView, type CheckpointSummary, type LineageRun } from "@/lib/view-models/lineage";
+import {
+  CHECKPOINT_CONFIG_KEYS,
+  type CheckpointBenchmark,
+  type CheckpointConfigKey,
+  type CheckpointEval,
+  type CheckpointLineageView,
+  type CheckpointListView,
+  type CheckpointSummary,
+  type LineageRun,
+} from "@/lib/view-models/lineage";
+
 import { stepValue } from "./pipelines";
 import { deriveState } from "./runs";
-import { isoTime } from "@/lib/iso-time";
 
 /**
  * Checkpoint lineage: which training run produced a checkpoint (artifact of kind `checkpoint`),
@@ -34,7 +44,14 @@ const lineageRunSelect = {
 type LineageRunRow = Prisma.RunGetPayload<{ select: typeof lineageRunSelect }>;
 
 function toLineageRun(r: LineageRunRow, now: Date): LineageRun {
-  return { id: r.id, name: r.name, kind: r.kind, state: deriveState(r.status, r.lastPushAt, r.stallAfterS, now), host: r.host.name, startedAt: isoTime(r.startedAt) };
+  return {
+    id: r.id,
+    name: r.name,
+    kind: r.kind,
+    state: deriveState(r.status, r.lastPushAt, r.stallAfterS, now),
+    host: r.host.name,
+    startedAt: isoTime(r.startedAt),
+  };
 }
 
 function configString(config: Prisma.JsonValue, key: string): string | null {
@@ -48,7 +65,9 @@ function draftOf(v: unknown): Record<string, string | number | boolean | null> {
   const out: Record<string, string | number | boolean | null> = {};
   if (v && typeof v === "object" && !Array.isArray(v)) {
     const entries = Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const [k, x] of entries) if (x === null || typeof x === "string" || typeof x === "number" || typeof x === "boolean") out[k] = x;
+    for (const [k, x] of entries)
+      if (x === null || typeof x === "string" || typeof x === "number" || typeof x === "boolean")
+        out[k] = x;
   }
   return out;
 }
@@ -83,11 +102,16 @@ async function evalGroups(db: PrismaClient, uris: readonly string[]): Promise<Ev
 /** τ of summed counts through lib/metrics/tau.ts; null when the sums are not valid counts. */
 function tauOfSums(g: { verifySteps: number; acceptedTokens: number }): number | null {
   if (!(g.verifySteps > 0) || !(g.acceptedTokens >= 0)) return null;
-  return aggregateTau([{ verifySteps: g.verifySteps, acceptedTokens: g.acceptedTokens }])?.tau ?? null;
+  return (
+    aggregateTau([{ verifySteps: g.verifySteps, acceptedTokens: g.acceptedTokens }])?.tau ?? null
+  );
 }
 
 /** Runs by id with what lineage shows of them. */
-async function lineageRuns(db: PrismaClient, ids: Iterable<number>): Promise<Map<number, LineageRunRow>> {
+async function lineageRuns(
+  db: PrismaClient,
+  ids: Iterable<number>,
+): Promise<Map<number, LineageRunRow>> {
   const list = [...new Set(ids)];
   if (list.length === 0) return new Map();
   const rows = await db.run.findMany({ where: { id: { in: list } }, select: lineageRunSelect });
@@ -96,14 +120,20 @@ async function lineageRuns(db: PrismaClient, ids: Iterable<number>): Promise<Map
 
 /** JSON documents `{"<key>": uri}` for each config key, for `config @> …` containment. */
 function containmentDocs(uri: string): Record<CheckpointConfigKey, string> {
-  return Object.fromEntries(CHECKPOINT_CONFIG_KEYS.map((k) => [k, JSON.stringify({ [k]: uri })])) as Record<CheckpointConfigKey, string>;
+  return Object.fromEntries(
+    CHECKPOINT_CONFIG_KEYS.map((k) => [k, JSON.stringify({ [k]: uri })]),
+  ) as Record<CheckpointConfigKey, string>;
 }
 
 /**
  * The lineage of the checkpoint at `uri` as of `now` (run states derive from it). A URI nothing
  * references gives empty sections (a producer, eval or benchmark may still arrive), not an error.
  */
-export async function getCheckpointLineage(db: PrismaClient, uri: string, now: Date = new Date()): Promise<CheckpointLineageView> {
+export async function getCheckpointLineage(
+  db: PrismaClient,
+  uri: string,
+  now: Date = new Date(),
+): Promise<CheckpointLineageView> {
   const docs = containmentDocs(uri);
   const [artifacts, groups, served] = await Promise.all([
     db.artifact.findMany({
@@ -120,7 +150,10 @@ export async function getCheckpointLineage(db: PrismaClient, uri: string, now: D
          AND (config @> ${docs.checkpoint}::jsonb OR config @> ${docs.model}::jsonb OR config @> ${docs.modelPath}::jsonb)`,
   ]);
   const runs = await lineageRuns(db, [...groups.map((g) => g.runId), ...served.map((s) => s.id)]);
-  const stats = await pointStats(db, served.map((s) => s.id));
+  const stats = await pointStats(
+    db,
+    served.map((s) => s.id),
+  );
 
   const scoredBy: CheckpointEval[] = [];
   for (const g of groups) {
@@ -157,7 +190,9 @@ export async function getCheckpointLineage(db: PrismaClient, uri: string, now: D
       peakOutputTokPerS: st?.peak ?? null,
     });
   }
-  servedBy.sort((a, b) => Date.parse(b.run.startedAt) - Date.parse(a.run.startedAt) || b.run.id - a.run.id);
+  servedBy.sort(
+    (a, b) => Date.parse(b.run.startedAt) - Date.parse(a.run.startedAt) || b.run.id - a.run.id,
+  );
 
   const producedBy = artifacts.map((a) => ({
     run: toLineageRun(a.run, now),
@@ -183,7 +218,10 @@ interface PointStats {
 }
 
 /** Point count and peak finite output tok/s (points with completed > 0) per run. */
-async function pointStats(db: PrismaClient, runIds: readonly number[]): Promise<Map<number, PointStats>> {
+async function pointStats(
+  db: PrismaClient,
+  runIds: readonly number[],
+): Promise<Map<number, PointStats>> {
   if (runIds.length === 0) return new Map();
   // NaN sorts above every number in Postgres: max() must skip non-finite values explicitly.
   const rows = await db.$queryRaw<Array<{ runId: number; count: number; peak: number | null }>>`
@@ -199,8 +237,14 @@ async function pointStats(db: PrismaClient, runIds: readonly number[]): Promise<
  * an eval result, or set as `checkpoint` in a benchmark run's config; `model` / `modelPath`
  * values only count towards the benchmarks of a URI known that way (they usually name models).
  */
-export async function listCheckpoints(db: PrismaClient, opts: { limit?: number } = {}): Promise<CheckpointListView> {
-  const limit = Math.min(MAX_CHECKPOINT_LIMIT, Math.max(1, Math.floor(opts.limit ?? DEFAULT_CHECKPOINT_LIMIT)));
+export async function listCheckpoints(
+  db: PrismaClient,
+  opts: { limit?: number } = {},
+): Promise<CheckpointListView> {
+  const limit = Math.min(
+    MAX_CHECKPOINT_LIMIT,
+    Math.max(1, Math.floor(opts.limit ?? DEFAULT_CHECKPOINT_LIMIT)),
+  );
   const candidates = await db.$queryRaw<Array<{ uri: string; firstSeenAt: Date }>>`
     WITH refs AS (
       SELECT uri, min(ts) AS seen FROM "Artifact" WHERE kind = 'checkpoint' GROUP BY uri
@@ -215,7 +259,9 @@ export async function listCheckpoints(db: PrismaClient, opts: { limit?: number }
   if (uris.length === 0) return { checkpoints: [], limit };
 
   const [producers, groups, benchmarks] = await Promise.all([
-    db.$queryRaw<Array<{ uri: string; step: bigint | null; runId: number; runName: string; n: number }>>`
+    db.$queryRaw<
+      Array<{ uri: string; step: bigint | null; runId: number; runName: string; n: number }>
+    >`
       SELECT DISTINCT ON (a.uri) a.uri, a.step, a."runId", r.name AS "runName", count(*) OVER (PARTITION BY a.uri)::int AS n
         FROM "Artifact" a JOIN "Run" r ON r.id = a."runId"
        WHERE a.kind = 'checkpoint' AND a.uri = ANY(${uris}::text[])

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "vitest";
+
 import { planSeries } from "@/lib/metrics/tiers";
 import { NotFoundError } from "@/lib/server/errors";
-import { rebuildRunTiers } from "@/lib/server/metric-store";
-import { getRunMetrics } from "@/lib/server/metric-store";
+import { getRunMetrics, rebuildRunTiers } from "@/lib/server/metric-store";
 import { ingestHarness } from "@/test/support/ingest";
 
 // Metric series answered from the pre-aggregated tiers, over points written by the real ingest
@@ -11,7 +11,10 @@ import { ingestHarness } from "@/test/support/ingest";
 // the raw points (first, lowest, highest, last finite point of each column).
 
 /** Brute-force M4 over raw points with the columns planSeries picks for lo..hi. */
-function bruteM4(points: Array<{ step: number; value: number }>, columns: number): Array<[number, number]> {
+function bruteM4(
+  points: Array<{ step: number; value: number }>,
+  columns: number,
+): Array<[number, number]> {
   const fin = points.filter((p) => Number.isFinite(p.value)).sort((a, b) => a.step - b.step);
   const lo = BigInt(fin[0]!.step);
   const plan = planSeries(lo, BigInt(fin.at(-1)!.step), columns);
@@ -22,7 +25,8 @@ function bruteM4(points: Array<{ step: number; value: number }>, columns: number
   }
   const keep = new Map<number, number>();
   for (const list of cols.values()) {
-    const byValue = (dir: number) => [...list].sort((a, b) => dir * (a.value - b.value) || a.step - b.step)[0]!;
+    const byValue = (dir: number) =>
+      [...list].sort((a, b) => dir * (a.value - b.value) || a.step - b.step)[0]!;
     for (const p of [list[0]!, byValue(1), byValue(-1), list.at(-1)!]) keep.set(p.step, p.value);
   }
   for (const p of points) if (!Number.isFinite(p.value)) keep.set(p.step, p.value);
@@ -48,9 +52,18 @@ describe("getRunMetrics", () => {
       [4000, "Infinity"],
       [4500, "-Infinity"],
     ]);
-    const points = Array.from({ length: 5000 }, (_, step) => ({ key: "loss", step, value: special.get(step) ?? lossAt(step) }));
-    for (let i = 0; i < points.length; i += 2500) await ingest({ type: "run.metrics", run, points: points.slice(i, i + 2500) });
-    await ingest({ type: "run.metrics", run, points: [0, 100, 200].map((step) => ({ key: "lr", step, value: 3e-4 / (1 + step) })) });
+    const points = Array.from({ length: 5000 }, (_, step) => ({
+      key: "loss",
+      step,
+      value: special.get(step) ?? lossAt(step),
+    }));
+    for (let i = 0; i < points.length; i += 2500)
+      await ingest({ type: "run.metrics", run, points: points.slice(i, i + 2500) });
+    await ingest({
+      type: "run.metrics",
+      run,
+      points: [0, 100, 200].map((step) => ({ key: "lr", step, value: 3e-4 / (1 + step) })),
+    });
 
     const view = await getRunMetrics(prisma, id, { maxPoints: 1000 });
     expect(view.maxPoints).toBe(1000);
@@ -70,18 +83,47 @@ describe("getRunMetrics", () => {
     expect(steps).toEqual([...steps].sort((a, b) => a - b));
 
     // Point for point the brute-force M4 over the raw points.
-    const numeric = points.map((p) => ({ step: p.step, value: typeof p.value === "string" ? Number(p.value) : p.value }));
+    const numeric = points.map((p) => ({
+      step: p.step,
+      value: typeof p.value === "string" ? Number(p.value) : p.value,
+    }));
     expect(loss.points.map((p) => [p.step, p.value])).toEqual(bruteM4(numeric, 250));
 
     const lr = view.series[1]!;
-    expect(lr).toEqual({ key: "lr", total: 3, shown: 3, points: [0, 100, 200].map((step) => ({ step, value: 3e-4 / (1 + step) })) });
+    expect(lr).toEqual({
+      key: "lr",
+      total: 3,
+      shown: 3,
+      points: [0, 100, 200].map((step) => ({ step, value: 3e-4 / (1 + step) })),
+    });
 
     // Zoomed: a range returns only its points, raw when they fit the budget, M4 of the range otherwise.
-    const zoom = (await getRunMetrics(prisma, id, { maxPoints: 1000, keys: ["loss"], fromStep: 2000n, toStep: 2600n })).series[0]!;
+    const zoom = (
+      await getRunMetrics(prisma, id, {
+        maxPoints: 1000,
+        keys: ["loss"],
+        fromStep: 2000n,
+        toStep: 2600n,
+      })
+    ).series[0]!;
     expect(zoom.total).toBe(5000);
-    expect(zoom.points.map((p) => [p.step, p.value])).toEqual(numeric.filter((p) => p.step >= 2000 && p.step <= 2600).map((p) => [p.step, p.value]));
-    const wide = (await getRunMetrics(prisma, id, { maxPoints: 100, keys: ["loss"], fromStep: 1001n, toStep: 4321n })).series[0]!;
-    expect(wide.points.map((p) => [p.step, p.value])).toEqual(bruteM4(numeric.filter((p) => p.step >= 1001 && p.step <= 4321), 25));
+    expect(zoom.points.map((p) => [p.step, p.value])).toEqual(
+      numeric.filter((p) => p.step >= 2000 && p.step <= 2600).map((p) => [p.step, p.value]),
+    );
+    const wide = (
+      await getRunMetrics(prisma, id, {
+        maxPoints: 100,
+        keys: ["loss"],
+        fromStep: 1001n,
+        toStep: 4321n,
+      })
+    ).series[0]!;
+    expect(wide.points.map((p) => [p.step, p.value])).toEqual(
+      bruteM4(
+        numeric.filter((p) => p.step >= 1001 && p.step <= 4321),
+        25,
+      ),
+    );
     expect(wide.points.some((p) => p.step === 2345 && p.value === 100)).toBe(true);
   });
 
@@ -117,8 +159,15 @@ describe("getRunMetrics", () => {
     const { run, id } = await startRun();
     const base = 2n ** 62n;
     const gap = 2n ** 40n;
-    const points = Array.from({ length: 30 }, (_, i) => ({ key: "big", step: (base + BigInt(i) * gap + 1n).toString(), value: i === 17 ? 9 : (i % 5) / 10 }));
-    points.push({ key: "big", step: "-4294967297", value: -1 }, { key: "big", step: "-3", value: 8 });
+    const points = Array.from({ length: 30 }, (_, i) => ({
+      key: "big",
+      step: (base + BigInt(i) * gap + 1n).toString(),
+      value: i === 17 ? 9 : (i % 5) / 10,
+    }));
+    points.push(
+      { key: "big", step: "-4294967297", value: -1 },
+      { key: "big", step: "-3", value: 8 },
+    );
     await ingest({ type: "run.metrics", run, points });
     const big = (await getRunMetrics(prisma, id, { maxPoints: 10 })).series[0]!;
     expect(big.total).toBe(32);
@@ -127,12 +176,18 @@ describe("getRunMetrics", () => {
     const byStep = new Map(big.points.map((p) => [String(p.step), p.value]));
     expect(byStep.get((base + 17n * gap + 1n).toString())).toBe(9);
     expect(byStep.get("-4294967297")).toBe(-1);
-    expect(big.points.map((p) => BigInt(p.step))).toEqual([...big.points.map((p) => BigInt(p.step))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    expect(big.points.map((p) => BigInt(p.step))).toEqual(
+      [...big.points.map((p) => BigInt(p.step))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
   });
 
   test("a flat series keeps the ends of each column; a run without metrics has no series; unknown runs throw", async () => {
     const { run, id } = await startRun();
-    await ingest({ type: "run.metrics", run, points: Array.from({ length: 50 }, (_, step) => ({ key: "flat", step, value: 1 })) });
+    await ingest({
+      type: "run.metrics",
+      run,
+      points: Array.from({ length: 50 }, (_, step) => ({ key: "flat", step, value: 1 })),
+    });
     const flat = (await getRunMetrics(prisma, id, { maxPoints: 10 })).series[0]!;
     expect(flat.total).toBe(50);
     // 2 columns of whole 16-step buckets: steps 0..31 and 32..49.
@@ -147,18 +202,48 @@ describe("getRunMetrics", () => {
       Array.from({ length: 16 }, (_, s) => [s, lossAt(s)]),
       Array.from({ length: 285 }, (_, i) => [16 + i, i === 100 ? 50 : lossAt(16 + i)]),
       Array.from({ length: 400 }, (_, i) => [70_000 + i, i === 7 ? "NaN" : lossAt(70_000 + i)]),
-      [[-3, -9], [5, 1]],
+      [
+        [-3, -9],
+        [5, 1],
+      ],
     ];
     const tops: number[] = [];
     for (const b of batches) {
-      await ingest({ type: "run.metrics", run, points: [...b.map(([step, value]) => ({ key: "grow", step, value })), { key: "loss", step: tops.length * 1000, value: 1 }] });
-      tops.push((await pool.query(`SELECT "topBits" FROM "MetricSeries" WHERE "runId" = $1 AND key = 'grow'`, [id])).rows[0].topBits);
+      await ingest({
+        type: "run.metrics",
+        run,
+        points: [
+          ...b.map(([step, value]) => ({ key: "grow", step, value })),
+          { key: "loss", step: tops.length * 1000, value: 1 },
+        ],
+      });
+      tops.push(
+        (
+          await pool.query(
+            `SELECT "topBits" FROM "MetricSeries" WHERE "runId" = $1 AND key = 'grow'`,
+            [id],
+          )
+        ).rows[0].topBits,
+      );
     }
     expect(tops).toEqual([8, 12, 20, 60]);
-    const requests = [{ maxPoints: 4 }, { maxPoints: 40 }, { maxPoints: 2000 }, { maxPoints: 8, fromStep: 0n, toStep: 400n }, { maxPoints: 8, fromStep: -(2n ** 40n), toStep: 2n ** 40n }];
+    const requests = [
+      { maxPoints: 4 },
+      { maxPoints: 40 },
+      { maxPoints: 2000 },
+      { maxPoints: 8, fromStep: 0n, toStep: 400n },
+      { maxPoints: 8, fromStep: -(2n ** 40n), toStep: 2n ** 40n },
+    ];
     const answer = () => Promise.all(requests.map((r) => getRunMetrics(prisma, id, r)));
     const kept = await answer();
-    expect((await pool.query(`SELECT count(*)::int AS n FROM "MetricTier" WHERE "runId" = $1 AND key = 'loss'`, [id])).rows[0].n).toBeLessThan(15 * 4);
+    expect(
+      (
+        await pool.query(
+          `SELECT count(*)::int AS n FROM "MetricTier" WHERE "runId" = $1 AND key = 'loss'`,
+          [id],
+        )
+      ).rows[0].n,
+    ).toBeLessThan(15 * 4);
     await pool.query(`DELETE FROM "MetricTier" WHERE "runId" = $1`, [id]);
     await rebuildRunTiers(pool, id);
     expect(await answer()).toEqual(kept);

@@ -1,13 +1,21 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { isoTime } from "@/lib/iso-time";
 import { runState } from "@/lib/metrics/staleness";
+import { latestFinitePoints } from "@/lib/server/metric-store";
+import { SERVING_KEYS } from "@/lib/serving/derive";
 import type { RunState } from "@/lib/view-models";
-import type { ActiveEvalView, ActiveRunView, FinishedRunView, LatestMetric, OverviewEventView, OverviewView } from "@/lib/view-models/overview";
+import type {
+  ActiveEvalView,
+  ActiveRunView,
+  FinishedRunView,
+  LatestMetric,
+  OverviewEventView,
+  OverviewView,
+} from "@/lib/view-models/overview";
+
 import { listHosts } from "./hosts";
 import { aggregateRows, progressFigures, rateSamples, stepValue, workerRows } from "./pipelines";
 import { runEndMismatches } from "./runs";
-import { isoTime } from "@/lib/iso-time";
-import { SERVING_KEYS } from "@/lib/serving/derive";
-import { latestFinitePoints } from "@/lib/server/metric-store";
 
 /**
  * The overview read model: one capped page of running and stale runs with their progress lines,
@@ -20,24 +28,40 @@ const STALE_HORIZON_MS = 24 * 60 * 60 * 1000;
 const RECENT_RUNS = 10;
 const RECENT_EVENTS = 30;
 const LATEST_METRICS = 3;
-const SERVING_GLANCE: readonly string[] = [SERVING_KEYS.generationTokPerS, SERVING_KEYS.genTokPerS, SERVING_KEYS.runningRequests, SERVING_KEYS.kvCacheUsage, SERVING_KEYS.ttftMsP50];
+const SERVING_GLANCE: readonly string[] = [
+  SERVING_KEYS.generationTokPerS,
+  SERVING_KEYS.genTokPerS,
+  SERVING_KEYS.runningRequests,
+  SERVING_KEYS.kvCacheUsage,
+  SERVING_KEYS.ttftMsP50,
+];
 
 /**
  * Latest finite point of up to LATEST_METRICS keys (losses first) of each run, in one set-based
  * read (lib/server/metric-store, latestFinitePoints).
  */
-async function latestMetrics(db: PrismaClient, runIds: readonly number[]): Promise<Map<number, LatestMetric[]>> {
+async function latestMetrics(
+  db: PrismaClient,
+  runIds: readonly number[],
+): Promise<Map<number, LatestMetric[]>> {
   const out = new Map<number, LatestMetric[]>();
   if (runIds.length === 0) return out;
   const rows = await latestFinitePoints(db, runIds);
   // Losses lead; a serving run leads with what a glance needs (output tok/s, requests, KV cache), not its alphabetically first keys.
-  const rank = (k: string) => (/loss/i.test(k) ? 0 : SERVING_GLANCE.indexOf(k) >= 0 ? 1 + SERVING_GLANCE.indexOf(k) : 99);
+  const rank = (k: string) =>
+    /loss/i.test(k) ? 0 : SERVING_GLANCE.indexOf(k) >= 0 ? 1 + SERVING_GLANCE.indexOf(k) : 99;
   for (const r of rows) {
     const list = out.get(r.runId) ?? [];
     list.push({ key: r.key, step: stepValue(r.step), value: r.value });
     out.set(r.runId, list);
   }
-  for (const [id, list] of out) out.set(id, list.sort((a, b) => rank(a.key) - rank(b.key) || a.key.localeCompare(b.key)).slice(0, LATEST_METRICS));
+  for (const [id, list] of out)
+    out.set(
+      id,
+      list
+        .sort((a, b) => rank(a.key) - rank(b.key) || a.key.localeCompare(b.key))
+        .slice(0, LATEST_METRICS),
+    );
   return out;
 }
 
@@ -46,14 +70,33 @@ async function latestMetrics(db: PrismaClient, runIds: readonly number[]): Promi
  * many, the results behind them, the highest step and the latest result time. Runs without eval
  * results are absent.
  */
-async function evalProgress(db: PrismaClient, runIds: readonly number[]): Promise<Map<number, ActiveEvalView>> {
+async function evalProgress(
+  db: PrismaClient,
+  runIds: readonly number[],
+): Promise<Map<number, ActiveEvalView>> {
   if (runIds.length === 0) return new Map();
-  const rows = await db.$queryRaw<Array<{ runId: number; checkpoints: number; results: number; latestStep: bigint | null; lastAt: Date }>>`
+  const rows = await db.$queryRaw<
+    Array<{
+      runId: number;
+      checkpoints: number;
+      results: number;
+      latestStep: bigint | null;
+      lastAt: Date;
+    }>
+  >`
     SELECT "runId", count(DISTINCT coalesce('step:' || "checkpointStep"::text, 'label:' || "checkpointLabel", 'uri:' || "checkpointUri", 'none'))::int AS checkpoints,
            count(*)::int AS results, max("checkpointStep") AS "latestStep", max(ts) AS "lastAt"
       FROM "EvalResult" WHERE "runId" IN (${Prisma.join(runIds)}) GROUP BY 1`;
   return new Map(
-    rows.map((r) => [r.runId, { checkpoints: Number(r.checkpoints), results: Number(r.results), latestStep: r.latestStep === null ? null : stepValue(r.latestStep), lastScoredAt: isoTime(r.lastAt) }]),
+    rows.map((r) => [
+      r.runId,
+      {
+        checkpoints: Number(r.checkpoints),
+        results: Number(r.results),
+        latestStep: r.latestStep === null ? null : stepValue(r.latestStep),
+        lastScoredAt: isoTime(r.lastAt),
+      },
+    ]),
   );
 }
 
@@ -86,7 +129,11 @@ type ActiveRow = {
  * stale runs first (most recently silent on top), then alerting runs, then the rest, each by
  * newest start (id breaks ties, so pages never overlap).
  */
-async function activeRuns(db: PrismaClient, now: Date, page: Required<OverviewPageOptions>): Promise<Pick<OverviewView, "active" | "activeCounts" | "olderStaleCount">> {
+async function activeRuns(
+  db: PrismaClient,
+  now: Date,
+  page: Required<OverviewPageOptions>,
+): Promise<Pick<OverviewView, "active" | "activeCounts" | "olderStaleCount">> {
   const nowMs = now.getTime();
   const horizon = new Date(nowMs - STALE_HORIZON_MS);
   // "stale" as runState: no push within stallAfterS seconds (lastPushAt + stallAfterS < now).
@@ -113,7 +160,13 @@ async function activeRuns(db: PrismaClient, now: Date, page: Required<OverviewPa
   const [workers, samples, points, metrics, evals] = await Promise.all([
     workerRows(db, ids),
     rateSamples(db, ids, now),
-    ids.length ? db.benchmarkPoint.groupBy({ by: ["runId"], where: { runId: { in: ids } }, _count: { _all: true } }) : Promise.resolve([]),
+    ids.length
+      ? db.benchmarkPoint.groupBy({
+          by: ["runId"],
+          where: { runId: { in: ids } },
+          _count: { _all: true },
+        })
+      : Promise.resolve([]),
     latestMetrics(db, ids),
     evalProgress(db, ids),
   ]);
@@ -131,9 +184,17 @@ async function activeRuns(db: PrismaClient, now: Date, page: Required<OverviewPa
       startedAt: isoTime(r.startedAt),
       lastPushAt: isoTime(r.lastPushAt),
       stallAfterS: r.stallAfterS,
-      progress: progressFigures(aggregateRows(ws), r, samples.get(r.id) ?? [], ws.map((w) => w.unit), nowMs),
+      progress: progressFigures(
+        aggregateRows(ws),
+        r,
+        samples.get(r.id) ?? [],
+        ws.map((w) => w.unit),
+        nowMs,
+      ),
       workers: ws.length,
-      staleWorkers: ws.filter((w) => runState("running", w.lastPushAt.getTime(), r.stallAfterS, nowMs) === "stale").length,
+      staleWorkers: ws.filter(
+        (w) => runState("running", w.lastPushAt.getTime(), r.stallAfterS, nowMs) === "stale",
+      ).length,
       activeAlerts: r.activeAlerts,
       pointCount: pointCounts.get(r.id) ?? 0,
       latestMetrics: latest.get(r.id) ?? [],
@@ -142,7 +203,14 @@ async function activeRuns(db: PrismaClient, now: Date, page: Required<OverviewPa
   });
   return {
     active,
-    activeCounts: { total: c.running + c.stale, running: c.running, stale: c.stale, alerting: c.alerting, offset: page.offset, limit: page.limit },
+    activeCounts: {
+      total: c.running + c.stale,
+      running: c.running,
+      stale: c.stale,
+      alerting: c.alerting,
+      offset: page.offset,
+      limit: page.limit,
+    },
     olderStaleCount: c.olderStale,
   };
 }
@@ -152,7 +220,19 @@ async function recentRuns(db: PrismaClient): Promise<FinishedRunView[]> {
     where: { status: { not: "running" }, endedAt: { not: null }, archivedAt: null },
     orderBy: [{ endedAt: "desc" }, { id: "desc" }],
     take: RECENT_RUNS,
-    select: { id: true, name: true, kind: true, status: true, startedAt: true, endedAt: true, error: true, exitCode: true, total: true, config: true, host: { select: { name: true } } },
+    select: {
+      id: true,
+      name: true,
+      kind: true,
+      status: true,
+      startedAt: true,
+      endedAt: true,
+      error: true,
+      exitCode: true,
+      total: true,
+      config: true,
+      host: { select: { name: true } },
+    },
   });
   const mismatches = await runEndMismatches(db, rows);
   return rows.map((r) => {
@@ -178,21 +258,54 @@ async function recentEvents(db: PrismaClient): Promise<OverviewEventView[]> {
     where: { level: { in: ["info", "warn", "error"] } },
     orderBy: [{ ts: "desc" }, { id: "desc" }],
     take: RECENT_EVENTS,
-    select: { id: true, ts: true, level: true, message: true, code: true, runId: true, run: { select: { name: true } } },
+    select: {
+      id: true,
+      ts: true,
+      level: true,
+      message: true,
+      code: true,
+      runId: true,
+      run: { select: { name: true } },
+    },
   });
-  return rows.map((e) => ({ id: e.id.toString(), ts: isoTime(e.ts), level: e.level, message: e.message, code: e.code, runId: e.runId, runName: e.run.name }));
+  return rows.map((e) => ({
+    id: e.id.toString(),
+    ts: isoTime(e.ts),
+    level: e.level,
+    message: e.message,
+    code: e.code,
+    runId: e.runId,
+    runName: e.run.name,
+  }));
 }
 
 /** The overview as of `now` (staleness, rates and ETAs depend on it), with one page of active runs (default the first 50; limit capped at 200). */
-export async function getOverview(db: PrismaClient, now: Date = new Date(), page: OverviewPageOptions = {}): Promise<OverviewView> {
-  const limit = Math.min(OVERVIEW_PAGE.maxLimit, Math.max(1, Math.floor(page.limit ?? OVERVIEW_PAGE.defaultLimit)));
+export async function getOverview(
+  db: PrismaClient,
+  now: Date = new Date(),
+  page: OverviewPageOptions = {},
+): Promise<OverviewView> {
+  const limit = Math.min(
+    OVERVIEW_PAGE.maxLimit,
+    Math.max(1, Math.floor(page.limit ?? OVERVIEW_PAGE.defaultLimit)),
+  );
   const offset = Math.max(0, Math.floor(page.offset ?? 0));
-  const [{ active, activeCounts, olderStaleCount }, recent, hosts, events, anyRun] = await Promise.all([
-    activeRuns(db, now, { offset, limit }),
-    recentRuns(db),
-    listHosts(db, now),
-    recentEvents(db),
-    db.run.findFirst({ select: { id: true } }),
-  ]);
-  return { asOf: isoTime(now), active, activeCounts, olderStaleCount, recent, hosts: hosts.hosts, events, empty: anyRun === null };
+  const [{ active, activeCounts, olderStaleCount }, recent, hosts, events, anyRun] =
+    await Promise.all([
+      activeRuns(db, now, { offset, limit }),
+      recentRuns(db),
+      listHosts(db, now),
+      recentEvents(db),
+      db.run.findFirst({ select: { id: true } }),
+    ]);
+  return {
+    asOf: isoTime(now),
+    active,
+    activeCounts,
+    olderStaleCount,
+    recent,
+    hosts: hosts.hosts,
+    events,
+    empty: anyRun === null,
+  };
 }

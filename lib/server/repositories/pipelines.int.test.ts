@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, test } from "vitest";
+
 import { NotFoundError } from "@/lib/server/errors";
-import { getRunProgress, uploadBucketS } from "./pipelines";
 import { ingestHarness } from "@/test/support/ingest";
+
+import { getRunProgress, uploadBucketS } from "./pipelines";
 
 // The pipeline read model over rows written by the real ingest code (applyFrames) into a real
 // PostgreSQL, with controlled timestamps: aggregated counters across workers and restarts, the
@@ -18,8 +20,24 @@ const at = (s: number) => T0 + s * 1000;
 describe("getRunProgress", () => {
   test("aggregates 4 workers (one restarted, one silent) into exact totals, rate, ETA and per-worker rows", async () => {
     const run = `extract-${randomUUID()}`;
-    await ingestAt(at(0), { type: "run.start", run, name: "hidden states", kind: "extraction", total: 1000, unit: "samples", stallAfterS: 60, config: { s3: { maxInflight: 8 } } });
-    const push = (t: number, workerId: string, bootId: string, done: number, uploaded: number, extra: Record<string, number> = {}) =>
+    await ingestAt(at(0), {
+      type: "run.start",
+      run,
+      name: "hidden states",
+      kind: "extraction",
+      total: 1000,
+      unit: "samples",
+      stallAfterS: 60,
+      config: { s3: { maxInflight: 8 } },
+    });
+    const push = (
+      t: number,
+      workerId: string,
+      bootId: string,
+      done: number,
+      uploaded: number,
+      extra: Record<string, number> = {},
+    ) =>
       ingestAt(at(t), {
         type: "run.progress",
         run,
@@ -27,7 +45,14 @@ describe("getRunProgress", () => {
         bootId,
         ts: at(t),
         done,
-        counters: { "s3.uploaded": uploaded, "s3.bytes": uploaded * 1_000_000, "local.deleted": uploaded, "s3.inflight": 2, "disk.freeBytes": 500e9 - t * 1e9, ...extra },
+        counters: {
+          "s3.uploaded": uploaded,
+          "s3.bytes": uploaded * 1_000_000,
+          "local.deleted": uploaded,
+          "s3.inflight": 2,
+          "disk.freeBytes": 500e9 - t * 1e9,
+          ...extra,
+        },
       });
     for (const t of [0, 100, 200]) {
       await push(t, "gpu0", "g0", t / 2, (t / 100) * 40);
@@ -47,12 +72,36 @@ describe("getRunProgress", () => {
 
     // done: 100 + 100 + 100 + 50. Rate over the 200 s covered by samples: gpu0 100 + gpu2 100 +
     // gpu1 (50 in boot a + 40 in boot b; the jump to 60 on resume is not counted) + gpu3 50 = 340.
-    expect(view.progress).toEqual({ done: 350, total: 1000, unit: "samples", fraction: 0.35, ratePerS: 340 / 200, etaS: 650 / (340 / 200) });
+    expect(view.progress).toEqual({
+      done: 350,
+      total: 1000,
+      unit: "samples",
+      fraction: 0.35,
+      ratePerS: 340 / 200,
+      etaS: 650 / (340 / 200),
+    });
     expect(view.state).toBe("running");
     // Counters: gpu1 uploaded 40 before its restart and 30 after; gauges: inflight summed, disk the minimum.
-    expect(view.counters).toEqual({ "s3.uploaded": 80 + 80 + 70 + 40, "s3.bytes": 270e6, "local.deleted": 270, "s3.inflight": 8, "disk.freeBytes": 123e9, "s3.failed": 2 });
-    expect(view.s3).toEqual({ uploaded: 270, uploadedBytes: 270e6, inflight: 8, inflightLimit: 8, failed: 2, localDeleted: 270, diskFreeBytes: 123e9 });
-    expect(view.workers.map((w) => [w.workerId, w.bootId, w.restarts, w.done, w.state, w.ratePerS])).toEqual([
+    expect(view.counters).toEqual({
+      "s3.uploaded": 80 + 80 + 70 + 40,
+      "s3.bytes": 270e6,
+      "local.deleted": 270,
+      "s3.inflight": 8,
+      "disk.freeBytes": 123e9,
+      "s3.failed": 2,
+    });
+    expect(view.s3).toEqual({
+      uploaded: 270,
+      uploadedBytes: 270e6,
+      inflight: 8,
+      inflightLimit: 8,
+      failed: 2,
+      localDeleted: 270,
+      diskFreeBytes: 123e9,
+    });
+    expect(
+      view.workers.map((w) => [w.workerId, w.bootId, w.restarts, w.done, w.state, w.ratePerS]),
+    ).toEqual([
       ["gpu0", "g0", 0, 100, "running", 0.5],
       ["gpu1", "g1b", 1, 100, "running", 90 / 200],
       ["gpu2", "g2", 0, 100, "running", 0.5],
@@ -76,13 +125,42 @@ describe("getRunProgress", () => {
 
   test("a run that stopped pushing decays its rate, loses its ETA and turns stale; a finished one has neither", async () => {
     const run = `gen-${randomUUID()}`;
-    await ingestAt(at(0), { type: "run.start", run, name: "completions", kind: "generation", total: 100, stallAfterS: 30 });
-    await ingestAt(at(0), { type: "run.progress", run, bootId: "b", ts: at(0), done: 0, total: 100, unit: "prompts" });
-    await ingestAt(at(60), { type: "run.progress", run, bootId: "b", ts: at(60), done: 60, total: 100, unit: "prompts" });
+    await ingestAt(at(0), {
+      type: "run.start",
+      run,
+      name: "completions",
+      kind: "generation",
+      total: 100,
+      stallAfterS: 30,
+    });
+    await ingestAt(at(0), {
+      type: "run.progress",
+      run,
+      bootId: "b",
+      ts: at(0),
+      done: 0,
+      total: 100,
+      unit: "prompts",
+    });
+    await ingestAt(at(60), {
+      type: "run.progress",
+      run,
+      bootId: "b",
+      ts: at(60),
+      done: 60,
+      total: 100,
+      unit: "prompts",
+    });
     const id = await runId(run);
 
     const fresh = await getRunProgress(prisma, id, new Date(at(60)));
-    expect(fresh.progress).toMatchObject({ done: 60, total: 100, unit: "prompts", ratePerS: 1, etaS: 40 });
+    expect(fresh.progress).toMatchObject({
+      done: 60,
+      total: 100,
+      unit: "prompts",
+      ratePerS: 1,
+      etaS: 40,
+    });
     // At 600 s the 300 s window holds no increase: the only pair (0–60 s) lies wholly before it.
     const later = await getRunProgress(prisma, id, new Date(at(600)));
     expect(later.state).toBe("stale");
@@ -104,19 +182,61 @@ describe("getRunProgress", () => {
       run,
       name: "extract shard",
       kind: "extraction",
-      config: { command: ["python", "extract.py", "--shard", "my file.txt"], cwd: "/data/work", gitCommit: "0123abcd" },
+      config: {
+        command: ["python", "extract.py", "--shard", "my file.txt"],
+        cwd: "/data/work",
+        gitCommit: "0123abcd",
+      },
     });
     await ingestAt(at(1), { type: "run.event", run, level: "info", message: "started", ts: at(1) });
-    await ingestAt(at(2), { type: "run.progress", run, bootId: "b", ts: at(2), done: 10, counters: { "s3.uploaded": 3, "local.deleted": 5 } });
-    await ingestAt(at(3), { type: "run.event", run, level: "warn", message: "slow upload", ts: at(3) });
-    await ingestAt(at(4), { type: "run.artifact", run, kind: "checkpoint", uri: "s3://b/ckpt-100", sizeBytes: 2_000_000_000, step: 100, ts: at(4) });
-    await ingestAt(at(5), { type: "run.artifact", run, kind: "checkpoint", uri: "s3://b/ckpt-big", step: "9007199254740993", ts: at(5) });
-    await ingestAt(at(6), { type: "run.end", run, status: "failed", exitCode: 3, outputTail: ["line 1", "Traceback: boom"] });
+    await ingestAt(at(2), {
+      type: "run.progress",
+      run,
+      bootId: "b",
+      ts: at(2),
+      done: 10,
+      counters: { "s3.uploaded": 3, "local.deleted": 5 },
+    });
+    await ingestAt(at(3), {
+      type: "run.event",
+      run,
+      level: "warn",
+      message: "slow upload",
+      ts: at(3),
+    });
+    await ingestAt(at(4), {
+      type: "run.artifact",
+      run,
+      kind: "checkpoint",
+      uri: "s3://b/ckpt-100",
+      sizeBytes: 2_000_000_000,
+      step: 100,
+      ts: at(4),
+    });
+    await ingestAt(at(5), {
+      type: "run.artifact",
+      run,
+      kind: "checkpoint",
+      uri: "s3://b/ckpt-big",
+      step: "9007199254740993",
+      ts: at(5),
+    });
+    await ingestAt(at(6), {
+      type: "run.end",
+      run,
+      status: "failed",
+      exitCode: 3,
+      outputTail: ["line 1", "Traceback: boom"],
+    });
     const view = await getRunProgress(prisma, await runId(run), new Date(at(7)));
 
     expect(view.activeAlerts).toEqual(["deleted_before_upload"]);
     expect(view.events.map((e) => [e.level, e.code, e.message])).toEqual([
-      ["error", "deleted_before_upload", "2 files deleted locally but never uploaded (local.deleted 5 > s3.uploaded 3)"],
+      [
+        "error",
+        "deleted_before_upload",
+        "2 files deleted locally but never uploaded (local.deleted 5 > s3.uploaded 3)",
+      ],
       ["warn", null, "slow upload"],
       ["info", null, "started"],
     ]);
@@ -125,7 +245,13 @@ describe("getRunProgress", () => {
       ["s3://b/ckpt-100", 100, 2_000_000_000],
     ]);
     expect(view.artifactTotal).toBe(2);
-    expect(view.command).toEqual({ command: "python extract.py --shard 'my file.txt'", cwd: "/data/work", gitCommit: "0123abcd", exitCode: 3, outputTail: ["line 1", "Traceback: boom"] });
+    expect(view.command).toEqual({
+      command: "python extract.py --shard 'my file.txt'",
+      cwd: "/data/work",
+      gitCommit: "0123abcd",
+      exitCode: 3,
+      outputTail: ["line 1", "Traceback: boom"],
+    });
     expect(view.s3?.inflightLimit).toBe(100);
   });
 
@@ -133,7 +259,14 @@ describe("getRunProgress", () => {
     const run = `bench-${randomUUID()}`;
     await ingestAt(at(0), { type: "run.start", run, name: "sweep", kind: "benchmark" });
     const view = await getRunProgress(prisma, await runId(run), new Date(at(1)));
-    expect(view.progress).toEqual({ done: null, total: null, unit: null, fraction: null, ratePerS: null, etaS: null });
+    expect(view.progress).toEqual({
+      done: null,
+      total: null,
+      unit: null,
+      fraction: null,
+      ratePerS: null,
+      etaS: null,
+    });
     expect(view.workers).toEqual([]);
     expect(view.s3).toBeNull();
     expect(view.uploads.buckets).toEqual([]);

@@ -1,5 +1,12 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { aggregateWorkers, etaSeconds, windowedRate, type ProgressSample, type RunProgress } from "@/lib/metrics/progress";
+import { isoTime } from "@/lib/iso-time";
+import {
+  aggregateWorkers,
+  etaSeconds,
+  windowedRate,
+  type ProgressSample,
+  type RunProgress,
+} from "@/lib/metrics/progress";
 import { runState } from "@/lib/metrics/staleness";
 import { NotFoundError } from "@/lib/server/errors";
 import {
@@ -15,7 +22,6 @@ import {
   type UploadSeriesView,
   type WorkerView,
 } from "@/lib/view-models/pipeline";
-import { isoTime } from "@/lib/iso-time";
 
 /**
  * Read models of pipeline runs: progress aggregated over workers, windowed rates and ETA, the S3
@@ -28,7 +34,10 @@ const RATE_LOOKBACK = "1 hour";
 /** The uploads chart keeps at most about this many time buckets. */
 const UPLOAD_BUCKETS = 300;
 /** Bucket widths (s) the uploads chart may use: round numbers on a time axis. */
-const NICE_BUCKETS_S = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400, 172_800, 604_800];
+const NICE_BUCKETS_S = [
+  1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400,
+  172_800, 604_800,
+];
 const EVENT_LIMIT = 100;
 const ARTIFACT_LIMIT = 200;
 
@@ -73,12 +82,18 @@ export function compareWorkerIds(a: string, b: string): number {
  * counts for its share, and a boot that went quiet still forms a pair (rate 0 rather than
  * unknown). Returns a map by run id (runs without samples are absent).
  */
-export async function rateSamples(db: PrismaClient, runIds: readonly number[], now: Date): Promise<Map<number, ProgressSample[]>> {
+export async function rateSamples(
+  db: PrismaClient,
+  runIds: readonly number[],
+  now: Date,
+): Promise<Map<number, ProgressSample[]>> {
   const map = new Map<number, ProgressSample[]>();
   if (runIds.length === 0) return map;
   const windowStart = new Date(now.getTime() - RATE_WINDOW_S * 1000);
   const ids = Prisma.join(runIds);
-  const rows = await db.$queryRaw<Array<{ runId: number; workerId: string; bootId: string; tMs: number; done: number }>>`
+  const rows = await db.$queryRaw<
+    Array<{ runId: number; workerId: string; bootId: string; tMs: number; done: number }>
+  >`
     SELECT "runId", "workerId", "bootId", (extract(epoch FROM ts) * 1000)::float8 AS "tMs", done
       FROM "ProgressSample"
      WHERE "runId" IN (${ids}) AND done IS NOT NULL AND ts > ${windowStart}
@@ -118,7 +133,8 @@ export function progressFigures(
 ): ProgressFigures {
   const total = run.total ?? agg.total;
   const done = agg.done;
-  const fraction = done !== null && total !== null && total > 0 ? Math.min(1, Math.max(0, done / total)) : null;
+  const fraction =
+    done !== null && total !== null && total > 0 ? Math.min(1, Math.max(0, done / total)) : null;
   const ratePerS = run.status === "running" ? rateAt(samples, nowMs) : null;
   const remaining = done !== null && total !== null ? Math.max(0, total - done) : null;
   const etaS = run.status === "running" ? etaSeconds(remaining, ratePerS) : null;
@@ -128,16 +144,36 @@ export function progressFigures(
 
 /** Aggregates stored worker rows (see {@link aggregateWorkers}). */
 export function aggregateRows(rows: readonly WorkerRow[]): RunProgress {
-  return aggregateWorkers(rows.map((w) => ({ workerId: w.workerId, done: w.done, total: w.total, counters: countersOf(w.counters), lastPushMs: w.lastPushAt.getTime() })));
+  return aggregateWorkers(
+    rows.map((w) => ({
+      workerId: w.workerId,
+      done: w.done,
+      total: w.total,
+      counters: countersOf(w.counters),
+      lastPushMs: w.lastPushAt.getTime(),
+    })),
+  );
 }
 
 /** Worker rows of the given runs, by run id, workers in natural order. */
-export async function workerRows(db: PrismaClient, runIds: readonly number[]): Promise<Map<number, WorkerRow[]>> {
+export async function workerRows(
+  db: PrismaClient,
+  runIds: readonly number[],
+): Promise<Map<number, WorkerRow[]>> {
   const map = new Map<number, WorkerRow[]>();
   if (runIds.length === 0) return map;
   const rows = await db.workerProgress.findMany({
     where: { runId: { in: [...runIds] } },
-    select: { runId: true, workerId: true, bootId: true, done: true, total: true, unit: true, counters: true, lastPushAt: true },
+    select: {
+      runId: true,
+      workerId: true,
+      bootId: true,
+      done: true,
+      total: true,
+      unit: true,
+      counters: true,
+      lastPushAt: true,
+    },
   });
   rows.sort((a, b) => compareWorkerIds(a.workerId, b.workerId));
   for (const r of rows) {
@@ -152,7 +188,11 @@ function configNumber(config: Record<string, unknown>, path: string): number | n
   let v: unknown = config[path];
   if (v === undefined) {
     v = config;
-    for (const part of path.split(".")) v = v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>)[part] : undefined;
+    for (const part of path.split("."))
+      v =
+        v && typeof v === "object" && !Array.isArray(v)
+          ? (v as Record<string, unknown>)[part]
+          : undefined;
   }
   return typeof v === "number" && Number.isFinite(v) ? v : null;
 }
@@ -160,7 +200,8 @@ function configNumber(config: Record<string, unknown>, path: string): number | n
 function configString(config: Record<string, unknown>, key: string): string | null {
   const v = config[key];
   if (typeof v === "string" && v.length > 0) return v;
-  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string")) return v.map(shellQuote).join(" ");
+  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string"))
+    return v.map(shellQuote).join(" ");
   return null;
 }
 
@@ -169,8 +210,16 @@ function shellQuote(arg: string): string {
 }
 
 /** The S3 panel from run counter totals; null when no S3, local or disk counter was reported. */
-export function s3Panel(counters: Record<string, number>, config: Record<string, unknown>): S3PanelView | null {
-  if (!Object.keys(counters).some((k) => k.startsWith("s3.") || k.startsWith("local.") || k.startsWith("disk."))) return null;
+export function s3Panel(
+  counters: Record<string, number>,
+  config: Record<string, unknown>,
+): S3PanelView | null {
+  if (
+    !Object.keys(counters).some(
+      (k) => k.startsWith("s3.") || k.startsWith("local.") || k.startsWith("disk."),
+    )
+  )
+    return null;
   const limit = configNumber(config, "s3.maxInflight");
   return {
     uploaded: counters[S3_COUNTERS.uploaded] ?? null,
@@ -204,7 +253,9 @@ export async function uploadSeries(db: PrismaClient, runId: number): Promise<Upl
   const hi = bounds[0]?.hi ?? null;
   if (lo === null || hi === null) return { bucketS: 1, buckets: [] };
   const bucketS = uploadBucketS(hi - lo);
-  const rows = await db.$queryRaw<Array<{ tMs: number; uploaded: number | null; sampled: boolean; lastMs: number | null }>>`
+  const rows = await db.$queryRaw<
+    Array<{ tMs: number; uploaded: number | null; sampled: boolean; lastMs: number | null }>
+  >`
     WITH workers AS (SELECT "workerId" FROM "WorkerProgress" WHERE "runId" = ${runId}),
     grid AS (
       SELECT g.b, w."workerId"
@@ -232,13 +283,20 @@ export async function uploadSeries(db: PrismaClient, runId: number): Promise<Upl
   // increase between two reported buckets, over the time between their last reports, is spread
   // evenly over the buckets it spans: the rate does not alternate between 0 and double when
   // reports are sparser than buckets, and the current (partial) bucket is not under-counted.
-  const buckets: UploadBucket[] = rows.map((r) => ({ tMs: r.tMs, uploaded: r.uploaded ?? 0, ratePerS: null, sampled: r.sampled }));
+  const buckets: UploadBucket[] = rows.map((r) => ({
+    tMs: r.tMs,
+    uploaded: r.uploaded ?? 0,
+    ratePerS: null,
+    sampled: r.sampled,
+  }));
   let last = -1;
   rows.forEach((r, i) => {
     if (!r.sampled || r.lastMs === null) return;
     const prev = last >= 0 ? rows[last]! : null;
     if (prev && prev.lastMs !== null && r.lastMs > prev.lastMs) {
-      const rate = Math.max(0, buckets[i]!.uploaded - buckets[last]!.uploaded) / ((r.lastMs - prev.lastMs) / 1000);
+      const rate =
+        Math.max(0, buckets[i]!.uploaded - buckets[last]!.uploaded) /
+        ((r.lastMs - prev.lastMs) / 1000);
       for (let k = last + 1; k <= i; k++) buckets[k]!.ratePerS = rate;
     }
     last = i;
@@ -254,17 +312,31 @@ async function bootCounts(db: PrismaClient, runId: number): Promise<Map<string, 
 }
 
 /** Latest events of a run: events of currently active alerts first, then newest first. */
-async function runEvents(db: PrismaClient, runId: number, activeAlerts: readonly string[]): Promise<RunEventView[]> {
-  const rows = await db.$queryRaw<Array<{ id: string; ts: Date; level: string; message: string; code: string | null }>>`
+async function runEvents(
+  db: PrismaClient,
+  runId: number,
+  activeAlerts: readonly string[],
+): Promise<RunEventView[]> {
+  const rows = await db.$queryRaw<
+    Array<{ id: string; ts: Date; level: string; message: string; code: string | null }>
+  >`
     SELECT id::text AS id, ts, level, message, code FROM "RunEvent" WHERE "runId" = ${runId}
     ORDER BY (code IS NOT NULL AND code = ANY(${[...activeAlerts]}::text[])) DESC, ts DESC, id DESC
     LIMIT ${EVENT_LIMIT}`;
-  return rows.map((r) => ({ id: r.id, ts: isoTime(r.ts), level: r.level, message: r.message, code: r.code }));
+  return rows.map((r) => ({
+    id: r.id,
+    ts: isoTime(r.ts),
+    level: r.level,
+    message: r.message,
+    code: r.code,
+  }));
 }
 
 /** A bigint step as a number when exact, else its decimal string. */
 export function stepValue(step: bigint): number | string {
-  return step >= BigInt(Number.MIN_SAFE_INTEGER) && step <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(step) : step.toString();
+  return step >= BigInt(Number.MIN_SAFE_INTEGER) && step <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(step)
+    : step.toString();
 }
 
 /** Most artifacts one page of {@link listRunArtifacts} returns. */
@@ -275,7 +347,12 @@ export const ARTIFACT_PAGE_MAX = ARTIFACT_LIMIT;
  * from `offset`, with the run's total count: the artifact table pages through every artifact
  * with it, not only the newest the run page loads.
  */
-export async function listRunArtifacts(db: PrismaClient, runId: number, offset = 0, limit: number = ARTIFACT_LIMIT): Promise<{ artifacts: ArtifactView[]; total: number }> {
+export async function listRunArtifacts(
+  db: PrismaClient,
+  runId: number,
+  offset = 0,
+  limit: number = ARTIFACT_LIMIT,
+): Promise<{ artifacts: ArtifactView[]; total: number }> {
   const [rows, total] = await Promise.all([
     db.artifact.findMany({
       where: { runId },
@@ -287,7 +364,14 @@ export async function listRunArtifacts(db: PrismaClient, runId: number, offset =
     db.artifact.count({ where: { runId } }),
   ]);
   return {
-    artifacts: rows.map((a) => ({ id: a.id, kind: a.kind, uri: a.uri, sizeBytes: a.sizeBytes, step: a.step === null ? null : stepValue(a.step), ts: isoTime(a.ts) })),
+    artifacts: rows.map((a) => ({
+      id: a.id,
+      kind: a.kind,
+      uri: a.uri,
+      sizeBytes: a.sizeBytes,
+      step: a.step === null ? null : stepValue(a.step),
+      ts: isoTime(a.ts),
+    })),
     total,
   };
 }
@@ -296,13 +380,21 @@ export async function listRunArtifacts(db: PrismaClient, runId: number, offset =
  * One page of run `runId`'s artifacts for `GET /api/runs/:id/artifacts` ({@link listRunArtifacts}).
  * @throws NotFoundError when no run has this id.
  */
-export async function getRunArtifactsPage(db: PrismaClient, runId: number, offset: number, limit: number): Promise<{ artifacts: ArtifactView[]; total: number }> {
+export async function getRunArtifactsPage(
+  db: PrismaClient,
+  runId: number,
+  offset: number,
+  limit: number,
+): Promise<{ artifacts: ArtifactView[]; total: number }> {
   const run = await db.run.findUnique({ where: { id: runId }, select: { id: true } });
   if (!run) throw new NotFoundError(`run ${runId} not found`);
   return listRunArtifacts(db, runId, offset, limit);
 }
 
-function runArtifacts(db: PrismaClient, runId: number): Promise<{ artifacts: ArtifactView[]; total: number }> {
+function runArtifacts(
+  db: PrismaClient,
+  runId: number,
+): Promise<{ artifacts: ArtifactView[]; total: number }> {
   return listRunArtifacts(db, runId);
 }
 
@@ -310,22 +402,49 @@ function runArtifacts(db: PrismaClient, runId: number): Promise<{ artifacts: Art
  * What `pitwall run` recorded (config `commandLine`, else `command` as a string or argv array;
  * `cwd`, `gitCommit`; exit code, output tail; see docs/worker-clients.md); null when nothing.
  */
-export function commandView(config: Record<string, unknown>, exitCode: number | null, outputTail: string | null): CommandView | null {
+export function commandView(
+  config: Record<string, unknown>,
+  exitCode: number | null,
+  outputTail: string | null,
+): CommandView | null {
   const command = configString(config, "commandLine") ?? configString(config, "command");
   const cwd = configString(config, "cwd");
   const gitCommit = configString(config, "gitCommit");
-  if (command === null && cwd === null && gitCommit === null && exitCode === null && !outputTail) return null;
-  return { command, cwd, gitCommit, exitCode, outputTail: outputTail ? outputTail.split("\n") : [] };
+  if (command === null && cwd === null && gitCommit === null && exitCode === null && !outputTail)
+    return null;
+  return {
+    command,
+    cwd,
+    gitCommit,
+    exitCode,
+    outputTail: outputTail ? outputTail.split("\n") : [],
+  };
 }
 
 /**
  * Everything the pipeline view of a run shows, as of `now`.
  * @throws NotFoundError when no run has this id.
  */
-export async function getRunProgress(db: PrismaClient, runId: number, now: Date = new Date()): Promise<RunProgressView> {
+export async function getRunProgress(
+  db: PrismaClient,
+  runId: number,
+  now: Date = new Date(),
+): Promise<RunProgressView> {
   const run = await db.run.findUnique({
     where: { id: runId },
-    select: { id: true, kind: true, status: true, config: true, stallAfterS: true, lastPushAt: true, total: true, unit: true, exitCode: true, outputTail: true, activeAlerts: true },
+    select: {
+      id: true,
+      kind: true,
+      status: true,
+      config: true,
+      stallAfterS: true,
+      lastPushAt: true,
+      total: true,
+      unit: true,
+      exitCode: true,
+      outputTail: true,
+      activeAlerts: true,
+    },
   });
   if (!run) throw new NotFoundError(`run ${runId} not found`);
   const nowMs = now.getTime();
@@ -348,9 +467,20 @@ export async function getRunProgress(db: PrismaClient, runId: number, now: Date 
     done: w.done,
     total: w.total,
     unit: w.unit,
-    ratePerS: run.status === "running" ? rateAt(samples.filter((s) => s.workerId === w.workerId), nowMs) : null,
+    ratePerS:
+      run.status === "running"
+        ? rateAt(
+            samples.filter((s) => s.workerId === w.workerId),
+            nowMs,
+          )
+        : null,
     lastPushAt: isoTime(w.lastPushAt),
-    state: run.status === "running" ? (runState("running", w.lastPushAt.getTime(), run.stallAfterS, nowMs) === "stale" ? "stale" : "running") : "ended",
+    state:
+      run.status === "running"
+        ? runState("running", w.lastPushAt.getTime(), run.stallAfterS, nowMs) === "stale"
+          ? "stale"
+          : "running"
+        : "ended",
     counters: countersOf(w.counters),
   }));
   return {
@@ -361,7 +491,13 @@ export async function getRunProgress(db: PrismaClient, runId: number, now: Date 
     asOf: isoTime(now),
     lastPushAt: isoTime(run.lastPushAt),
     stallAfterS: run.stallAfterS,
-    progress: progressFigures(agg, run, samples, rows.map((w) => w.unit), nowMs),
+    progress: progressFigures(
+      agg,
+      run,
+      samples,
+      rows.map((w) => w.unit),
+      nowMs,
+    ),
     workers,
     counters: agg.counters,
     s3: s3Panel(agg.counters, config),

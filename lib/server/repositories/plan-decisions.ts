@@ -1,24 +1,41 @@
 import type pg from "pg";
 import { z } from "zod";
-import { LIVE_CHANNEL } from "@/lib/protocol/live";
-import { PLAN_PRIORITIES, type PlanDecisionFrame, type PlanItem } from "@/lib/protocol";
-import { mayChange, notOwnerMessage } from "@/lib/server/auth/ownership";
-import { ConflictError, ForbiddenError, NotFoundError, PlanNotWaitingError } from "@/lib/server/errors";
-import { planDecisionTopic } from "@/lib/server/live/bus";
+
 import { isoTime } from "@/lib/iso-time";
+import { PLAN_PRIORITIES, type PlanDecisionFrame, type PlanItem } from "@/lib/protocol";
+import { LIVE_CHANNEL } from "@/lib/protocol/live";
+import { mayChange, notOwnerMessage } from "@/lib/server/auth/ownership";
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  PlanNotWaitingError,
+} from "@/lib/server/errors";
+import { planDecisionTopic } from "@/lib/server/live/bus";
+
 import type { TokenPrincipal } from "./tokens";
 
 /** What a person decides on a plan (HTTP body of POST /api/plans/by-id/:id/decision). */
 export const decisionInput = z.strictObject({
   decision: z.enum(["approved", "changes_requested", "rejected"]),
   /** Edited items (approve with edits); default: the items as proposed. */
-  items: z.array(z.strictObject({ content: z.string().min(1).max(20_000), priority: z.enum(PLAN_PRIORITIES).optional() })).min(1).max(200).optional(),
+  items: z
+    .array(
+      z.strictObject({
+        content: z.string().min(1).max(20_000),
+        priority: z.enum(PLAN_PRIORITIES).optional(),
+      }),
+    )
+    .min(1)
+    .max(200)
+    .optional(),
   comment: z.string().max(20_000).optional(),
 });
 export type DecisionInput = z.infer<typeof decisionInput>;
 
 async function notify(client: pg.PoolClient | pg.Pool, topics: string[]): Promise<void> {
-  for (const topic of topics) await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
+  for (const topic of topics)
+    await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
 }
 
 /**
@@ -28,18 +45,38 @@ async function notify(client: pg.PoolClient | pg.Pool, topics: string[]): Promis
  *   / `plan_agent_ended`) when its agent stopped waiting; ConflictError when it is no longer
  *   `proposed` (already decided or expired; the message names who decided and when).
  */
-export async function decidePlan(pool: pg.Pool, planId: number, input: DecisionInput, decidedBy: string, at: Date = new Date()): Promise<PlanDecisionFrame> {
+export async function decidePlan(
+  pool: pg.Pool,
+  planId: number,
+  input: DecisionInput,
+  decidedBy: string,
+  at: Date = new Date(),
+): Promise<PlanDecisionFrame> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    const res = await client.query<{ key: string; status: string; items: PlanItem[]; expiresAt: Date; closedReason: string | null }>(
+    const res = await client.query<{
+      key: string;
+      status: string;
+      items: PlanItem[];
+      expiresAt: Date;
+      closedReason: string | null;
+    }>(
       `SELECT key, status, items, "expiresAt", "closedReason" FROM "Plan" WHERE id = $1 FOR UPDATE`,
       [planId],
     );
     const plan = res.rows[0];
     if (!plan) throw new NotFoundError(`plan ${planId} not found`);
-    if (plan.closedReason === "answered_in_terminal") throw new PlanNotWaitingError("plan_answered_in_terminal", `plan ${planId} was answered in the terminal; the agent no longer waits for a decision here`);
-    if (plan.closedReason === "agent_ended") throw new PlanNotWaitingError("plan_agent_ended", `plan ${planId}'s agent ended; nobody waits for a decision`);
+    if (plan.closedReason === "answered_in_terminal")
+      throw new PlanNotWaitingError(
+        "plan_answered_in_terminal",
+        `plan ${planId} was answered in the terminal; the agent no longer waits for a decision here`,
+      );
+    if (plan.closedReason === "agent_ended")
+      throw new PlanNotWaitingError(
+        "plan_agent_ended",
+        `plan ${planId}'s agent ended; nobody waits for a decision`,
+      );
     if (plan.status !== "proposed") {
       // Say who got there first: the person deciding sees "already approved by alice".
       const last = await client.query<{ decidedBy: string; decidedAt: Date }>(
@@ -48,19 +85,37 @@ export async function decidePlan(pool: pg.Pool, planId: number, input: DecisionI
       );
       const d = last.rows[0];
       const what = plan.status.replace("_", " ");
-      if (plan.status === "expired" || !d) throw new ConflictError(`plan ${planId} is already ${what}${d ? ` (since ${isoTime(d.decidedAt)})` : ""}; a decided plan cannot change`);
-      throw new ConflictError(`plan ${planId} was already decided by ${d.decidedBy} at ${isoTime(d.decidedAt)} (${what}); a decided plan cannot change`);
+      if (plan.status === "expired" || !d)
+        throw new ConflictError(
+          `plan ${planId} is already ${what}${d ? ` (since ${isoTime(d.decidedAt)})` : ""}; a decided plan cannot change`,
+        );
+      throw new ConflictError(
+        `plan ${planId} was already decided by ${d.decidedBy} at ${isoTime(d.decidedAt)} (${what}); a decided plan cannot change`,
+      );
     }
-    if (plan.expiresAt <= at) throw new ConflictError(`plan ${planId} expired at ${isoTime(plan.expiresAt)}`);
+    if (plan.expiresAt <= at)
+      throw new ConflictError(`plan ${planId} expired at ${isoTime(plan.expiresAt)}`);
     const items = input.items ?? plan.items;
     await client.query(
       `INSERT INTO "PlanDecision" ("planId", decision, items, comment, "decidedBy", "decidedAt") VALUES ($1, $2::"PlanStatus", $3::jsonb, $4, $5, $6)`,
       [planId, input.decision, JSON.stringify(items), input.comment ?? null, decidedBy, at],
     );
-    await client.query(`UPDATE "Plan" SET status = $2::"PlanStatus" WHERE id = $1`, [planId, input.decision]);
+    await client.query(`UPDATE "Plan" SET status = $2::"PlanStatus" WHERE id = $1`, [
+      planId,
+      input.decision,
+    ]);
     await notify(client, ["plans", "inbox", `plan:${planId}`, planDecisionTopic(plan.key)]);
     await client.query("COMMIT");
-    return { v: 1, type: "plan.decision", plan: plan.key, decision: input.decision, items, comment: input.comment ?? null, decidedBy, decidedAt: at.getTime() };
+    return {
+      v: 1,
+      type: "plan.decision",
+      plan: plan.key,
+      decision: input.decision,
+      items,
+      comment: input.comment ?? null,
+      decidedBy,
+      decidedAt: at.getTime(),
+    };
   } catch (err) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw err;
@@ -102,11 +157,21 @@ export async function expirePlans(pool: pg.Pool, at: Date = new Date()): Promise
  * @throws NotFoundError for an unknown plan key; ForbiddenError (code `forbidden`, naming the
  *   owner) for another host's token.
  */
-export async function assertPlanProposer(pool: pg.Pool, key: string, principal: TokenPrincipal): Promise<void> {
-  const res = await pool.query<{ hostId: number; hostName: string }>(`SELECT p."hostId", h.name AS "hostName" FROM "Plan" p JOIN "Host" h ON h.id = p."hostId" WHERE p.key = $1`, [key]);
+export async function assertPlanProposer(
+  pool: pg.Pool,
+  key: string,
+  principal: TokenPrincipal,
+): Promise<void> {
+  const res = await pool.query<{ hostId: number; hostName: string }>(
+    `SELECT p."hostId", h.name AS "hostName" FROM "Plan" p JOIN "Host" h ON h.id = p."hostId" WHERE p.key = $1`,
+    [key],
+  );
   const owner = res.rows[0];
   if (!owner) throw new NotFoundError(`plan '${key}' not found`);
-  if (!mayChange(principal, owner)) throw new ForbiddenError(notOwnerMessage("plan", key, owner, principal, "read the decision of"));
+  if (!mayChange(principal, owner))
+    throw new ForbiddenError(
+      notOwnerMessage("plan", key, owner, principal, "read the decision of"),
+    );
 }
 
 /**
@@ -114,7 +179,14 @@ export async function assertPlanProposer(pool: pg.Pool, key: string, principal: 
  * @throws NotFoundError for an unknown plan key.
  */
 export async function planDecision(pool: pg.Pool, key: string): Promise<PlanDecisionFrame | null> {
-  const res = await pool.query<{ status: string; decision: string | null; items: PlanItem[] | null; comment: string | null; decidedBy: string | null; decidedAt: Date | null }>(
+  const res = await pool.query<{
+    status: string;
+    decision: string | null;
+    items: PlanItem[] | null;
+    comment: string | null;
+    decidedBy: string | null;
+    decidedAt: Date | null;
+  }>(
     `SELECT p.status, d.decision, d.items, d.comment, d."decidedBy", d."decidedAt"
      FROM "Plan" p LEFT JOIN LATERAL (SELECT * FROM "PlanDecision" WHERE "planId" = p.id ORDER BY id DESC LIMIT 1) d ON true
      WHERE p.key = $1`,

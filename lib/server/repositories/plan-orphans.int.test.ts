@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, expect, test } from "vitest";
-import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { afterAll, beforeAll, expect, test } from "vitest";
+
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import { createTestDatabase } from "@/test/support/db";
@@ -36,7 +37,11 @@ afterAll(async () => {
 });
 
 const post = async (frames: Array<Record<string, unknown>>) => {
-  const res = await fetch(`${server.url}/api/ingest`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(frames.map((f) => ({ v: 1, id: randomUUID(), ...f }))) });
+  const res = await fetch(`${server.url}/api/ingest`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+    body: JSON.stringify(frames.map((f) => ({ v: 1, id: randomUUID(), ...f }))),
+  });
   const body = (await res.json()) as { results: Array<{ ok: boolean; code?: string }> };
   expect(body.results.every((r) => r.ok)).toBe(true);
 };
@@ -45,30 +50,63 @@ async function proposed(): Promise<{ session: string; key: string; id: number }>
   const session = `cc-${randomUUID()}`;
   const key = `cc:${session}:plan:1`;
   await post([
-    { type: "session.activity", session, source: "claude-code", state: "waiting", ts: Date.now(), detail: "plan: Sweep" },
-    { type: "plan.propose", plan: key, session, title: "Sweep", items: [{ content: "Throughput C=1..100" }], expiresInS: 1800 },
+    {
+      type: "session.activity",
+      session,
+      source: "claude-code",
+      state: "waiting",
+      ts: Date.now(),
+      detail: "plan: Sweep",
+    },
+    {
+      type: "plan.propose",
+      plan: key,
+      session,
+      title: "Sweep",
+      items: [{ content: "Throughput C=1..100" }],
+      expiresInS: 1800,
+    },
   ]);
-  const id = (await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE key = $1`, [key])).rows[0]!.id;
+  const id = (await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE key = $1`, [key]))
+    .rows[0]!.id;
   return { session, key, id };
 }
 
 /** Starts the proposer's long-poll, as the hook's plan gate does; abort() is the hook process being stopped. */
 function poll(key: string): AbortController {
   const ac = new AbortController();
-  void fetch(`${server.url}/api/plans/${encodeURIComponent(key)}/decision?wait=60`, { headers: { authorization: `Bearer ${token}` }, signal: ac.signal }).catch(() => undefined);
+  void fetch(`${server.url}/api/plans/${encodeURIComponent(key)}/decision?wait=60`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: ac.signal,
+  }).catch(() => undefined);
   return ac;
 }
 
 const plan = async (id: number) =>
-  (await pool.query<{ status: string; closedReason: string | null }>(`SELECT status, "closedReason" FROM "Plan" WHERE id = $1`, [id])).rows[0]!;
+  (
+    await pool.query<{ status: string; closedReason: string | null }>(
+      `SELECT status, "closedReason" FROM "Plan" WHERE id = $1`,
+      [id],
+    )
+  ).rows[0]!;
 
 const decide = (id: number) =>
-  fetch(`${server.url}/api/plans/by-id/${id}/decision`, { method: "POST", headers: { cookie, origin: server.url, "content-type": "application/json" }, body: JSON.stringify({ decision: "approved" }) });
+  fetch(`${server.url}/api/plans/by-id/${id}/decision`, {
+    method: "POST",
+    headers: { cookie, origin: server.url, "content-type": "application/json" },
+    body: JSON.stringify({ decision: "approved" }),
+  });
 
 test("the proposer's poll stops and no newer one comes: closed as answered in the terminal within seconds; a decision is refused with 409 plan_answered_in_terminal", async () => {
   const { id, key } = await proposed();
   const ac = poll(key);
-  await until("the waiter noted", async () => (await pool.query(`SELECT 1 FROM "Plan" WHERE id = $1 AND "waiterSeenAt" IS NOT NULL`, [id])).rowCount === 1, 10_000);
+  await until(
+    "the waiter noted",
+    async () =>
+      (await pool.query(`SELECT 1 FROM "Plan" WHERE id = $1 AND "waiterSeenAt" IS NOT NULL`, [id]))
+        .rowCount === 1,
+    10_000,
+  );
   const stoppedAt = Date.now();
   ac.abort();
   await until("the plan closed", async () => (await plan(id)).status === "expired", 15_000);
@@ -78,7 +116,9 @@ test("the proposer's poll stops and no newer one comes: closed as answered in th
   expect(res.status).toBe(409);
   expect(await res.json()).toMatchObject({ error: { code: "plan_answered_in_terminal" } });
   // The plan API and the decision the hook would read both say why.
-  const view = (await (await fetch(`${server.url}/api/plans/by-id/${id}`, { headers: { cookie } })).json()) as { state: string; closedReason: string; decisions: Array<{ comment: string }> };
+  const view = (await (
+    await fetch(`${server.url}/api/plans/by-id/${id}`, { headers: { cookie } })
+  ).json()) as { state: string; closedReason: string; decisions: Array<{ comment: string }> };
   expect(view).toMatchObject({ state: "expired", closedReason: "answered_in_terminal" });
   expect(view.decisions.at(-1)!.comment).toBe("answered in the terminal");
 });
@@ -86,7 +126,13 @@ test("the proposer's poll stops and no newer one comes: closed as answered in th
 test("a proposer that polls again within the grace time keeps its plan waiting (a normal re-poll or a network blip)", async () => {
   const { id, key } = await proposed();
   const first = poll(key);
-  await until("the waiter noted", async () => (await pool.query(`SELECT 1 FROM "Plan" WHERE id = $1 AND "waiterSeenAt" IS NOT NULL`, [id])).rowCount === 1, 10_000);
+  await until(
+    "the waiter noted",
+    async () =>
+      (await pool.query(`SELECT 1 FROM "Plan" WHERE id = $1 AND "waiterSeenAt" IS NOT NULL`, [id]))
+        .rowCount === 1,
+    10_000,
+  );
   first.abort();
   await new Promise((r) => setTimeout(r, 1000));
   const second = poll(key);
@@ -97,12 +143,23 @@ test("a proposer that polls again within the grace time keeps its plan waiting (
 
 test("the session ends while its plan waits: closed as agent ended at once; a decision is refused with 409 plan_agent_ended", async () => {
   const { id, session } = await proposed();
-  await post([{ type: "session.activity", session, source: "claude-code", state: "ended", ts: Date.now(), detail: "other" }]);
+  await post([
+    {
+      type: "session.activity",
+      session,
+      source: "claude-code",
+      state: "ended",
+      ts: Date.now(),
+      detail: "other",
+    },
+  ]);
   expect(await plan(id)).toEqual({ status: "expired", closedReason: "agent_ended" });
   const res = await decide(id);
   expect(res.status).toBe(409);
   expect(await res.json()).toMatchObject({ error: { code: "plan_agent_ended" } });
   // It no longer counts as waiting.
-  const list = (await (await fetch(`${server.url}/api/plans`, { headers: { cookie } })).json()) as { plans: Array<{ id: number; state: string }> };
+  const list = (await (await fetch(`${server.url}/api/plans`, { headers: { cookie } })).json()) as {
+    plans: Array<{ id: number; state: string }>;
+  };
   expect(list.plans.find((p) => p.id === id)?.state).toBe("expired");
 });

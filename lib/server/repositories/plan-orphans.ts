@@ -1,4 +1,5 @@
 import type pg from "pg";
+
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { planDecisionTopic } from "@/lib/server/live/bus";
 
@@ -24,12 +25,25 @@ export const PLAN_CLOSED_COMMENT: Record<PlanClosedReason, string> = {
 
 /** Records that the proposer of plan `key` asks for its decision now (start of a long-poll). */
 export async function noteWaiter(pool: pg.Pool, key: string, at: Date = new Date()): Promise<void> {
-  await pool.query(`UPDATE "Plan" SET "waiterSeenAt" = $2 WHERE key = $1 AND status = 'proposed'`, [key, at]);
+  await pool.query(`UPDATE "Plan" SET "waiterSeenAt" = $2 WHERE key = $1 AND status = 'proposed'`, [
+    key,
+    at,
+  ]);
 }
 
-async function closeWhere(client: pg.PoolClient, where: string, params: unknown[], at: Date): Promise<number> {
+async function closeWhere(
+  client: pg.PoolClient,
+  where: string,
+  params: unknown[],
+  at: Date,
+): Promise<number> {
   // The reason comes from the session: ended → "agent ended", else the terminal answered.
-  const res = await client.query<{ id: number; key: string; items: unknown; reason: PlanClosedReason }>(
+  const res = await client.query<{
+    id: number;
+    key: string;
+    items: unknown;
+    reason: PlanClosedReason;
+  }>(
     `UPDATE "Plan" p SET status = 'expired',
        "closedReason" = CASE WHEN s.state = 'ended' THEN 'agent_ended' ELSE 'answered_in_terminal' END
      FROM "Plan" p0 LEFT JOIN "AgentSession" s ON s.id = p0."sessionId"
@@ -42,14 +56,26 @@ async function closeWhere(client: pg.PoolClient, where: string, params: unknown[
       `INSERT INTO "PlanDecision" ("planId", decision, items, comment, "decidedBy", "decidedAt") VALUES ($1, 'expired', $2::jsonb, $3, 'pitwall', $4)`,
       [p.id, JSON.stringify(p.items), PLAN_CLOSED_COMMENT[p.reason], at],
     );
-    for (const topic of [`plan:${p.id}`, planDecisionTopic(p.key)]) await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
+    for (const topic of [`plan:${p.id}`, planDecisionTopic(p.key)])
+      await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
   }
-  if (res.rowCount) await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic: "plans" })]);
-  if (res.rowCount) await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic: "inbox" })]);
+  if (res.rowCount)
+    await client.query("SELECT pg_notify($1, $2)", [
+      LIVE_CHANNEL,
+      JSON.stringify({ topic: "plans" }),
+    ]);
+  if (res.rowCount)
+    await client.query("SELECT pg_notify($1, $2)", [
+      LIVE_CHANNEL,
+      JSON.stringify({ topic: "inbox" }),
+    ]);
   return res.rowCount ?? 0;
 }
 
-async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+async function inTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
@@ -68,11 +94,27 @@ async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Pr
  * Closes plan `key` when its proposer's poll that ended at `leftAt` was the last one (no poll
  * started after it). @returns 1 when closed, 0 when it still waits or was decided meanwhile.
  */
-export async function closeIfAbandoned(pool: pg.Pool, key: string, leftAt: Date, at: Date = new Date()): Promise<number> {
-  return inTransaction(pool, (client) => closeWhere(client, `p.key = $1 AND (p."waiterSeenAt" IS NULL OR p."waiterSeenAt" <= $2)`, [key, leftAt], at));
+export async function closeIfAbandoned(
+  pool: pg.Pool,
+  key: string,
+  leftAt: Date,
+  at: Date = new Date(),
+): Promise<number> {
+  return inTransaction(pool, (client) =>
+    closeWhere(
+      client,
+      `p.key = $1 AND (p."waiterSeenAt" IS NULL OR p."waiterSeenAt" <= $2)`,
+      [key, leftAt],
+      at,
+    ),
+  );
 }
 
 /** Closes every still-proposed plan of the session with id `sessionId` (its agent ended). @returns how many. */
-export async function closeSessionPlans(client: pg.PoolClient, sessionId: number, at: Date = new Date()): Promise<number> {
+export async function closeSessionPlans(
+  client: pg.PoolClient,
+  sessionId: number,
+  at: Date = new Date(),
+): Promise<number> {
   return closeWhere(client, `p."sessionId" = $1`, [sessionId], at);
 }

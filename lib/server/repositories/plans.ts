@@ -1,5 +1,7 @@
-import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { z } from "zod";
+
+import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 import { runState } from "@/lib/metrics/staleness";
 import { PLAN_PRIORITIES } from "@/lib/protocol";
 import { NotFoundError } from "@/lib/server/errors";
@@ -7,15 +9,15 @@ import type {
   PlanDecisionView,
   PlanDetailView,
   PlanItemChange,
-  PlanItemView,
   PlanItemsDiff,
+  PlanItemView,
   PlanListView,
   PlanRunView,
   PlanState,
   PlanSummaryView,
 } from "@/lib/view-models/plans";
+
 import { sessionSourceOf, sessionSummaries } from "./sessions";
-import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 
 /**
  * Read models of plans: the list (pending first), one plan with its linked run and session as
@@ -59,7 +61,11 @@ const planSelect = {
   host: { select: { name: true } },
   session: { select: { id: true, title: true, key: true, source: true, project: true } },
   run: { select: runSelect },
-  decisions: { orderBy: { id: "desc" }, take: 1, select: { decidedBy: true, decidedAt: true, comment: true } },
+  decisions: {
+    orderBy: { id: "desc" },
+    take: 1,
+    select: { decidedBy: true, decidedAt: true, comment: true },
+  },
 } satisfies Prisma.PlanSelect;
 type PlanRow = Prisma.PlanGetPayload<{ select: typeof planSelect }>;
 
@@ -74,7 +80,9 @@ export function planState(status: PlanRow["status"], expiresAt: Date, now: Date)
 }
 
 function priorityOf(v: unknown): PlanItemView["priority"] {
-  return typeof v === "string" && (PLAN_PRIORITIES as readonly string[]).includes(v) ? (v as PlanItemView["priority"]) : null;
+  return typeof v === "string" && (PLAN_PRIORITIES as readonly string[]).includes(v)
+    ? (v as PlanItemView["priority"])
+    : null;
 }
 
 /** Items of a stored plan or decision (`[{content, priority?}]`), read leniently. */
@@ -83,7 +91,9 @@ export function storedPlanItems(raw: unknown): PlanItemView[] {
   return (raw as unknown[]).flatMap((e) => {
     if (!e || typeof e !== "object") return [];
     const r = e as Record<string, unknown>;
-    return typeof r.content === "string" ? [{ content: r.content, priority: priorityOf(r.priority) }] : [];
+    return typeof r.content === "string"
+      ? [{ content: r.content, priority: priorityOf(r.priority) }]
+      : [];
   });
 }
 
@@ -117,7 +127,10 @@ function toSummary(row: PlanRow, now: Date): PlanSummaryView {
     key: row.key,
     title: row.title,
     state: planState(row.status, row.expiresAt, now),
-    closedReason: row.closedReason === "answered_in_terminal" || row.closedReason === "agent_ended" ? row.closedReason : null,
+    closedReason:
+      row.closedReason === "answered_in_terminal" || row.closedReason === "agent_ended"
+        ? row.closedReason
+        : null,
     host: row.host.name,
     proposedAt: isoTime(row.proposedAt),
     expiresAt: isoTime(row.expiresAt),
@@ -143,7 +156,11 @@ export async function pendingPlanCount(db: PrismaClient, now: Date = new Date())
  * first), at most `limit` in all; `pendingCount` counts every pending plan (of the session, with
  * `session`).
  */
-export async function listPlans(db: PrismaClient, query: PlanListQuery, now: Date = new Date()): Promise<PlanListView> {
+export async function listPlans(
+  db: PrismaClient,
+  query: PlanListQuery,
+  now: Date = new Date(),
+): Promise<PlanListView> {
   const scope: Prisma.PlanWhereInput = {
     ...(query.session !== undefined ? { sessionId: query.session } : {}),
     ...(query.run !== undefined ? { runId: query.run } : {}),
@@ -151,10 +168,30 @@ export async function listPlans(db: PrismaClient, query: PlanListQuery, now: Dat
   const pendingFilter: Prisma.PlanWhereInput = { AND: [scope, pendingWhere(now)] };
   const order: Prisma.PlanOrderByWithRelationInput[] = [{ proposedAt: "desc" }, { id: "desc" }];
   const pendingCount = await db.plan.count({ where: pendingFilter });
-  const pending = query.limit > 0 ? await db.plan.findMany({ where: pendingFilter, orderBy: order, take: query.limit, select: planSelect }) : [];
+  const pending =
+    query.limit > 0
+      ? await db.plan.findMany({
+          where: pendingFilter,
+          orderBy: order,
+          take: query.limit,
+          select: planSelect,
+        })
+      : [];
   const room = query.limit - pending.length;
-  const rest = room > 0 ? await db.plan.findMany({ where: { AND: [scope, { NOT: pendingWhere(now) }] }, orderBy: order, take: room, select: planSelect }) : [];
-  return { asOf: isoTime(now), pendingCount, plans: [...pending, ...rest].map((r) => toSummary(r, now)) };
+  const rest =
+    room > 0
+      ? await db.plan.findMany({
+          where: { AND: [scope, { NOT: pendingWhere(now) }] },
+          orderBy: order,
+          take: room,
+          select: planSelect,
+        })
+      : [];
+  return {
+    asOf: isoTime(now),
+    pendingCount,
+    plans: [...pending, ...rest].map((r) => toSummary(r, now)),
+  };
 }
 
 /**
@@ -162,15 +199,31 @@ export async function listPlans(db: PrismaClient, query: PlanListQuery, now: Dat
  * (oldest first) with its items diffed against the proposal.
  * @throws NotFoundError when no plan has this id.
  */
-export async function getPlan(db: PrismaClient, id: number, now: Date = new Date()): Promise<PlanDetailView> {
-  const row = await db.plan.findUnique({ where: { id }, select: { ...planSelect, rationale: true, body: true } });
+export async function getPlan(
+  db: PrismaClient,
+  id: number,
+  now: Date = new Date(),
+): Promise<PlanDetailView> {
+  const row = await db.plan.findUnique({
+    where: { id },
+    select: { ...planSelect, rationale: true, body: true },
+  });
   if (!row) throw new NotFoundError(`plan ${id} not found`);
   const decisions = await db.planDecision.findMany({
     where: { planId: id },
     orderBy: { id: "asc" },
-    select: { id: true, decision: true, items: true, comment: true, decidedBy: true, decidedAt: true },
+    select: {
+      id: true,
+      decision: true,
+      items: true,
+      comment: true,
+      decidedBy: true,
+      decidedAt: true,
+    },
   });
-  const session = row.session ? (await sessionSummaries(db, [row.session.id])).get(row.session.id) : undefined;
+  const session = row.session
+    ? (await sessionSummaries(db, [row.session.id])).get(row.session.id)
+    : undefined;
   const items = storedPlanItems(row.items);
   return {
     ...toSummary(row, now),
@@ -179,7 +232,15 @@ export async function getPlan(db: PrismaClient, id: number, now: Date = new Date
     body: row.body,
     items,
     sessionDetail: session
-      ? { id: session.id, key: session.key, title: session.title, source: session.source, lastUpdateAt: session.lastUpdateAt, progress: session.progress, current: session.current }
+      ? {
+          id: session.id,
+          key: session.key,
+          title: session.title,
+          source: session.source,
+          lastUpdateAt: session.lastUpdateAt,
+          progress: session.progress,
+          current: session.current,
+        }
       : null,
     decisions: decisions.map((d): PlanDecisionView => {
       const decided = storedPlanItems(d.items);
@@ -201,7 +262,12 @@ function normalise(content: string): string {
 }
 
 function words(content: string): Set<string> {
-  return new Set(content.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean));
+  return new Set(
+    content
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean),
+  );
 }
 
 /**
@@ -246,12 +312,17 @@ function longestIncreasing(seq: readonly number[]): Set<number> {
  * left is added or removed. A kept item is `moved` when it is not part of the longest run of kept
  * items that stayed in proposal order.
  */
-export function diffPlanItems(proposed: readonly PlanItemView[], decided: readonly PlanItemView[]): PlanItemsDiff {
+export function diffPlanItems(
+  proposed: readonly PlanItemView[],
+  decided: readonly PlanItemView[],
+): PlanItemsDiff {
   const from = new Array<number>(decided.length).fill(-1);
   const used = new Array<boolean>(proposed.length).fill(false);
   const edited = new Array<boolean>(decided.length).fill(false);
   decided.forEach((d, j) => {
-    const i = proposed.findIndex((p, k) => !used[k] && normalise(p.content) === normalise(d.content));
+    const i = proposed.findIndex(
+      (p, k) => !used[k] && normalise(p.content) === normalise(d.content),
+    );
     if (i >= 0) {
       used[i] = true;
       from[j] = i;
@@ -279,14 +350,25 @@ export function diffPlanItems(proposed: readonly PlanItemView[], decided: readon
 
   const items = decided.map((d, j): PlanItemChange => {
     const i = from[j] as number;
-    if (i < 0) return { item: d, change: "added", fromContent: null, fromPosition: null, moved: false };
+    if (i < 0)
+      return { item: d, change: "added", fromContent: null, fromPosition: null, moved: false };
     const p = proposed[i] as PlanItemView;
-    const change: PlanItemChange = { item: d, change: edited[j] ? "edited" : "same", fromContent: edited[j] ? p.content : null, fromPosition: i + 1, moved: !stayed.has(j) };
+    const change: PlanItemChange = {
+      item: d,
+      change: edited[j] ? "edited" : "same",
+      fromContent: edited[j] ? p.content : null,
+      fromPosition: i + 1,
+      moved: !stayed.has(j),
+    };
     if (p.priority !== d.priority) change.fromPriority = p.priority;
     return change;
   });
   const removed = proposed.flatMap((p, i) => (used[i] ? [] : [{ item: p, position: i + 1 }]));
   const unchanged =
-    removed.length === 0 && items.every((c, j) => c.change === "same" && !c.moved && c.fromPriority === undefined && c.fromPosition === j + 1);
+    removed.length === 0 &&
+    items.every(
+      (c, j) =>
+        c.change === "same" && !c.moved && c.fromPriority === undefined && c.fromPosition === j + 1,
+    );
   return { items, removed, unchanged };
 }

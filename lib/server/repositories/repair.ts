@@ -20,7 +20,10 @@ export interface TimeRepair {
  * its time) those rows are deleted. Idempotent; returns one entry per column that had bad rows.
  * @throws the driver's error when the database is unreachable.
  */
-export async function repairStoredTimes(db: PrismaClient, now: Date = new Date()): Promise<TimeRepair[]> {
+export async function repairStoredTimes(
+  db: PrismaClient,
+  now: Date = new Date(),
+): Promise<TimeRepair[]> {
   const columns = await db.$queryRaw<Array<{ table: string; column: string; nullable: string }>>`
     SELECT c.table_name AS "table", c.column_name AS "column", c.is_nullable AS nullable
     FROM information_schema.columns c
@@ -40,10 +43,20 @@ export async function repairStoredTimes(db: PrismaClient, now: Date = new Date()
       continue;
     }
     try {
-      const rows = await db.$executeRawUnsafe(`UPDATE ${t} SET ${c} = $3 WHERE ${bad}`, min, max, now);
+      const rows = await db.$executeRawUnsafe(
+        `UPDATE ${t} SET ${c} = $3 WHERE ${bad}`,
+        min,
+        max,
+        now,
+      );
       if (rows) repairs.push({ table, column, rows, action: "replaced" });
     } catch (err) {
-      if (!/unique|P2002|23505/i.test(String((err as { code?: string }).code) + (err as Error).message)) throw err;
+      if (
+        !/unique|P2002|23505/i.test(
+          String((err as { code?: string }).code) + (err as Error).message,
+        )
+      )
+        throw err;
       const rows = await db.$executeRawUnsafe(`DELETE FROM ${t} WHERE ${bad}`, min, max);
       if (rows) repairs.push({ table, column, rows, action: "deleted" });
     }

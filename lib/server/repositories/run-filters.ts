@@ -1,7 +1,9 @@
-import { Prisma } from "@/generated/prisma/client";
 import { z } from "zod";
+
+import { Prisma } from "@/generated/prisma/client";
 import { RUN_KINDS } from "@/lib/protocol";
-import { DEFAULT_RUN_SORT, RUN_SORTS, parseRunGroupKey } from "@/lib/run-list";
+import { DEFAULT_RUN_SORT, parseRunGroupKey, RUN_SORTS } from "@/lib/run-list";
+
 import { PEAK_OUTPUT_TOK_PER_S } from "./runs";
 
 // The run list's filters as SQL over `"Run" r JOIN "Host" h` (lib/server/repositories/run-list.ts
@@ -22,7 +24,10 @@ export const runFilters = z.object({
   sweep: z
     .string()
     .max(300)
-    .refine((k) => parseRunGroupKey(k) !== null, "sweep must be a group key: sweep:<id> or name:<kind>:<name>")
+    .refine(
+      (k) => parseRunGroupKey(k) !== null,
+      "sweep must be a group key: sweep:<id> or name:<kind>:<name>",
+    )
     .optional(),
   sort: z.enum(RUN_SORTS).default(DEFAULT_RUN_SORT),
   /** Default: the column's own (lib/run-list.ts `defaultSortDir`). */
@@ -54,19 +59,31 @@ export function filterConditions(f: RunFilters): Prisma.Sql[] {
   if (f.archived === "exclude") c.push(Prisma.sql`r."archivedAt" IS NULL`);
   if (f.archived === "only") c.push(Prisma.sql`r."archivedAt" IS NOT NULL`);
   if (f.kind) c.push(Prisma.sql`r.kind = ${f.kind}::"RunKind"`);
-  if (f.host) c.push(f.hostMatch === "exact" ? Prisma.sql`h.name = ${f.host}` : Prisma.sql`h.name ILIKE ${likeContains(f.host)}`);
+  if (f.host)
+    c.push(
+      f.hostMatch === "exact"
+        ? Prisma.sql`h.name = ${f.host}`
+        : Prisma.sql`h.name ILIKE ${likeContains(f.host)}`,
+    );
   if (f.tag) c.push(Prisma.sql`${f.tag} = ANY(r.tags)`);
-  if (f.q) c.push(Prisma.sql`(r.name ILIKE ${likeContains(f.q)} OR r.key ILIKE ${likeContains(f.q)} OR ${f.q} = ANY(r.tags))`);
+  if (f.q)
+    c.push(
+      Prisma.sql`(r.name ILIKE ${likeContains(f.q)} OR r.key ILIKE ${likeContains(f.q)} OR ${f.q} = ANY(r.tags))`,
+    );
   if (f.status === "stale" || f.status === "running") c.push(Prisma.sql`r.status = 'running'`);
   else if (f.status) c.push(Prisma.sql`r.status = ${f.status}::"RunStatus"`);
   const group = f.sweep ? parseRunGroupKey(f.sweep) : null;
   if (group && "sweep" in group) c.push(Prisma.sql`${SWEEP_ID} = ${group.sweep}`);
-  if (group && "name" in group) c.push(Prisma.sql`${SWEEP_ID} IS NULL AND r.kind::text = ${group.kind} AND r.name = ${group.name}`);
+  if (group && "name" in group)
+    c.push(
+      Prisma.sql`${SWEEP_ID} IS NULL AND r.kind::text = ${group.kind} AND r.name = ${group.name}`,
+    );
   return c;
 }
 
 /** `WHERE …` of a list of conditions (TRUE when empty). */
 export function whereOf(conditions: Prisma.Sql[]): Prisma.Sql {
-  return conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
+  return conditions.length > 0
+    ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}`
+    : Prisma.empty;
 }
-

@@ -1,7 +1,8 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { parseRunGroupKey } from "@/lib/run-list";
 import type { RunGroupSummary } from "@/lib/view-models";
-import { GROUP_KEY, PEAK_JOIN, filterConditions, whereOf, type RunFilters } from "./run-filters";
+
+import { filterConditions, GROUP_KEY, PEAK_JOIN, whereOf, type RunFilters } from "./run-filters";
 import { deriveState, type RunRow } from "./runs";
 
 interface MemberRow {
@@ -21,7 +22,12 @@ interface MemberRow {
  * runs are left out. The group key is computed per row (no index), so this scans the filtered
  * runs once; fine at the tens of thousands of runs a team keeps.
  */
-export async function listRunGroups(db: PrismaClient, filters: RunFilters, keys: string[], now: Date): Promise<RunGroupSummary[]> {
+export async function listRunGroups(
+  db: PrismaClient,
+  filters: RunFilters,
+  keys: string[],
+  now: Date,
+): Promise<RunGroupSummary[]> {
   if (keys.length === 0) return [];
   const rows = await db.$queryRaw<MemberRow[]>`
     SELECT r.id, ${GROUP_KEY} AS key, r.status::text AS status, r."lastPushAt", r."stallAfterS", r."startedAt", r."hostId", p.peak
@@ -30,7 +36,8 @@ export async function listRunGroups(db: PrismaClient, filters: RunFilters, keys:
   const refine = filters.status === "stale" || filters.status === "running";
   const members = new Map<string, MemberRow[]>();
   for (const r of rows) {
-    if (refine && deriveState(r.status, r.lastPushAt, r.stallAfterS, now) !== filters.status) continue;
+    if (refine && deriveState(r.status, r.lastPushAt, r.stallAfterS, now) !== filters.status)
+      continue;
     const list = members.get(r.key);
     if (list) list.push(r);
     else members.set(r.key, [r]);
@@ -39,8 +46,13 @@ export async function listRunGroups(db: PrismaClient, filters: RunFilters, keys:
   for (const key of keys) {
     const list = members.get(key);
     if (!list || list.length < 2) continue;
-    const latest = list.reduce((a, b) => (b.startedAt > a.startedAt || (+b.startedAt === +a.startedAt && b.id > a.id) ? b : a));
-    const best = list.reduce<MemberRow | null>((a, b) => (b.peak !== null && (a === null || a.peak === null || b.peak > a.peak) ? b : a), null);
+    const latest = list.reduce((a, b) =>
+      b.startedAt > a.startedAt || (+b.startedAt === +a.startedAt && b.id > a.id) ? b : a,
+    );
+    const best = list.reduce<MemberRow | null>(
+      (a, b) => (b.peak !== null && (a === null || a.peak === null || b.peak > a.peak) ? b : a),
+      null,
+    );
     const parsed = parseRunGroupKey(key);
     out.push({
       key,

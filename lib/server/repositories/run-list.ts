@@ -2,9 +2,17 @@ import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { defaultSortDir, type RunSort, type SortDir } from "@/lib/run-list";
 import { ValidationError } from "@/lib/server/errors";
 import type { RunListPage } from "@/lib/view-models";
-import { PEAK_JOIN, filterConditions, whereOf, type RunFilters } from "./run-filters";
+
+import { filterConditions, PEAK_JOIN, whereOf, type RunFilters } from "./run-filters";
 import { listRunGroups } from "./run-groups";
-import { deriveState, pointStats, runEndMismatches, runSelect, toSummary, type RunRow } from "./runs";
+import {
+  deriveState,
+  pointStats,
+  runEndMismatches,
+  runSelect,
+  toSummary,
+  type RunRow,
+} from "./runs";
 
 /** Where the previous page ended: the sort column's value (ISO time, text, seconds, tok/s or null) and the id. */
 interface Cursor {
@@ -25,11 +33,24 @@ function decodeCursor(s: string, sort: RunSort, dir: SortDir): Cursor {
   } catch {
     throw new ValidationError("invalid cursor", "invalid_frame");
   }
-  const valueOk = c.v === null ? sort === "peak" : sort === "duration" || sort === "peak" ? typeof c.v === "number" : typeof c.v === "string";
-  if (typeof c.id !== "number" || !valueOk || (sort === "startedAt" && Number.isNaN(Date.parse(String(c.v))))) {
+  const valueOk =
+    c.v === null
+      ? sort === "peak"
+      : sort === "duration" || sort === "peak"
+        ? typeof c.v === "number"
+        : typeof c.v === "string";
+  if (
+    typeof c.id !== "number" ||
+    !valueOk ||
+    (sort === "startedAt" && Number.isNaN(Date.parse(String(c.v))))
+  ) {
     throw new ValidationError("invalid cursor", "invalid_frame");
   }
-  if (c.sort !== sort || c.dir !== dir) throw new ValidationError("the cursor belongs to another sort order; start from the first page", "invalid_frame");
+  if (c.sort !== sort || c.dir !== dir)
+    throw new ValidationError(
+      "the cursor belongs to another sort order; start from the first page",
+      "invalid_frame",
+    );
   return c;
 }
 
@@ -54,7 +75,11 @@ function sortValue(sort: RunSort, now: Date): Prisma.Sql {
 }
 
 function cursorValue(sort: RunSort, v: string | number): Prisma.Sql {
-  return sort === "startedAt" ? Prisma.sql`${v}::timestamptz` : sort === "duration" || sort === "peak" ? Prisma.sql`${v}::float8` : Prisma.sql`${v}`;
+  return sort === "startedAt"
+    ? Prisma.sql`${v}::timestamptz`
+    : sort === "duration" || sort === "peak"
+      ? Prisma.sql`${v}::float8`
+      : Prisma.sql`${v}`;
 }
 
 /** Rows after the cursor in (value, id) order; only `peak` can be NULL, and NULLs come last either way. */
@@ -79,17 +104,26 @@ interface OrderedRow {
  * last in both directions. Also returns the repeated-run groups present on the page.
  * @throws ValidationError for a malformed cursor, or one from another sort order.
  */
-export async function listRuns(db: PrismaClient, filters: RunFilters, now: Date = new Date()): Promise<RunListPage> {
+export async function listRuns(
+  db: PrismaClient,
+  filters: RunFilters,
+  now: Date = new Date(),
+): Promise<RunListPage> {
   const sort = filters.sort;
   const dir = filters.dir ?? defaultSortDir(sort);
   const conditions = filterConditions(filters);
   const value = sortValue(sort, now);
   const dirSql = Prisma.raw(dir === "asc" ? "ASC" : "DESC");
-  const order = sort === "peak" ? Prisma.sql`${value} ${dirSql} NULLS LAST, r.id ${dirSql}` : Prisma.sql`${value} ${dirSql}, r.id ${dirSql}`;
+  const order =
+    sort === "peak"
+      ? Prisma.sql`${value} ${dirSql} NULLS LAST, r.id ${dirSql}`
+      : Prisma.sql`${value} ${dirSql}, r.id ${dirSql}`;
   const refine = filters.status === "stale" || filters.status === "running";
   const batch = (filters.limit + 1) * (refine ? 4 : 1);
 
-  let cursor: Cursor | undefined = filters.cursor ? decodeCursor(filters.cursor, sort, dir) : undefined;
+  let cursor: Cursor | undefined = filters.cursor
+    ? decodeCursor(filters.cursor, sort, dir)
+    : undefined;
   const page = cursor ? null : (filters.page ?? 1);
   // Page n skips the rows of the pages before it: in SQL, or (stale/running, split in memory) after picking.
   const skip = page === null ? 0 : (page - 1) * filters.limit;
@@ -103,35 +137,71 @@ export async function listRuns(db: PrismaClient, filters: RunFilters, now: Date 
       FROM "Run" r JOIN "Host" h ON h.id = r."hostId" ${sort === "peak" ? PEAK_JOIN : Prisma.empty}
       ${whereOf(cursor ? [...conditions, afterCursor(cursor, value)] : conditions)}
       ORDER BY ${order} LIMIT ${refine ? batch + memSkip : batch} OFFSET ${sqlOffset}`;
-    for (const r of page) if (!refine || deriveState(r.status, r.lastPushAt, r.stallAfterS, now) === filters.status) picked.push(r);
+    for (const r of page)
+      if (!refine || deriveState(r.status, r.lastPushAt, r.stallAfterS, now) === filters.status)
+        picked.push(r);
     const last = page[page.length - 1];
-    if (!refine || page.length < batch + memSkip || picked.length > memSkip + filters.limit || !last) break;
+    if (
+      !refine ||
+      page.length < batch + memSkip ||
+      picked.length > memSkip + filters.limit ||
+      !last
+    )
+      break;
     cursor = { sort, dir, v: cursorOf(last.v), id: last.id };
   }
   picked.splice(0, memSkip);
   const hasMore = picked.length > filters.limit;
   if (hasMore) picked.length = filters.limit;
 
-  const found = await db.run.findMany({ where: { id: { in: picked.map((r) => r.id) } }, select: runSelect });
+  const found = await db.run.findMany({
+    where: { id: { in: picked.map((r) => r.id) } },
+    select: runSelect,
+  });
   const byId = new Map(found.map((r) => [r.id, r]));
   const rows = picked.map((r) => byId.get(r.id)).filter((r): r is RunRow => r !== undefined);
   const [stats, mismatches, archivedHidden, total] = await Promise.all([
-    
-    pointStats(db, rows.map((r) => r.id)),
+    pointStats(
+      db,
+      rows.map((r) => r.id),
+    ),
     runEndMismatches(db, rows),
-    filters.archived === "exclude" ? db.run.count({ where: { archivedAt: { not: null } } }) : Promise.resolve(0),
+    filters.archived === "exclude"
+      ? db.run.count({ where: { archivedAt: { not: null } } })
+      : Promise.resolve(0),
     countRuns(db, filters, conditions, now),
   ]);
   const runs = rows.map((r) => toSummary(r, stats.get(r.id), mismatches.get(r.id), now));
-  const groups = filters.group === "off" || filters.sweep ? [] : await listRunGroups(db, filters, [...new Set(runs.map((r) => r.groupKey))], now);
+  const groups =
+    filters.group === "off" || filters.sweep
+      ? []
+      : await listRunGroups(db, filters, [...new Set(runs.map((r) => r.groupKey))], now);
   const last = picked[picked.length - 1];
-  return { runs, groups, nextCursor: hasMore && last ? encodeCursor({ sort, dir, v: cursorOf(last.v), id: last.id }) : null, archivedHidden, total, page };
+  return {
+    runs,
+    groups,
+    nextCursor:
+      hasMore && last ? encodeCursor({ sort, dir, v: cursorOf(last.v), id: last.id }) : null,
+    archivedHidden,
+    total,
+    page,
+  };
 }
 
 /** Runs matching the filters; stale and running are told apart in SQL here, the twin of `deriveState`. */
-async function countRuns(db: PrismaClient, filters: RunFilters, conditions: Prisma.Sql[], now: Date): Promise<number> {
+async function countRuns(
+  db: PrismaClient,
+  filters: RunFilters,
+  conditions: Prisma.Sql[],
+  now: Date,
+): Promise<number> {
   const stale = Prisma.sql`(${now}::timestamptz - r."lastPushAt") > r."stallAfterS" * interval '1 second'`;
-  const split = filters.status === "stale" ? [stale] : filters.status === "running" ? [Prisma.sql`NOT ${stale}`] : [];
+  const split =
+    filters.status === "stale"
+      ? [stale]
+      : filters.status === "running"
+        ? [Prisma.sql`NOT ${stale}`]
+        : [];
   const [row] = await db.$queryRaw<Array<{ n: number }>>`
     SELECT count(*)::int AS n FROM "Run" r JOIN "Host" h ON h.id = r."hostId" ${whereOf([...conditions, ...split])}`;
   return row?.n ?? 0;

@@ -1,11 +1,13 @@
-import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { z } from "zod";
-import { NotFoundError } from "@/lib/server/errors";
-import { aggregateRows, workerRows } from "./pipelines";
-import { reconcileCounts, type CountMismatch } from "@/lib/metrics/reconcile";
-import type { BenchmarkPointView, RunDetail, RunSummary, RunState } from "@/lib/view-models";
+
+import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
+import { reconcileCounts, type CountMismatch } from "@/lib/metrics/reconcile";
 import { runGroupKey } from "@/lib/run-list";
+import { NotFoundError } from "@/lib/server/errors";
+import type { BenchmarkPointView, RunDetail, RunState, RunSummary } from "@/lib/view-models";
+
+import { aggregateRows, workerRows } from "./pipelines";
 
 /** Columns of a run that its summary (the list row) and detail read. */
 export const runSelect = {
@@ -34,8 +36,14 @@ export const runSelect = {
 export type RunRow = Prisma.RunGetPayload<{ select: typeof runSelect }>;
 
 /** Derives the displayed state: a running run with no push within its stall threshold is stale. */
-export function deriveState(status: RunRow["status"], lastPushAt: Date, stallAfterS: number, now: Date): RunState {
-  if (status === "running" && now.getTime() - lastPushAt.getTime() > stallAfterS * 1000) return "stale";
+export function deriveState(
+  status: RunRow["status"],
+  lastPushAt: Date,
+  stallAfterS: number,
+  now: Date,
+): RunState {
+  if (status === "running" && now.getTime() - lastPushAt.getTime() > stallAfterS * 1000)
+    return "stale";
   return status;
 }
 
@@ -43,15 +51,28 @@ export function deriveState(status: RunRow["status"], lastPushAt: Date, stallAft
  * One run with its benchmark points (ordered by scenario, concurrency, request rate, source order).
  * @throws NotFoundError when no run has this id.
  */
-export async function getRun(db: PrismaClient, id: number, now: Date = new Date()): Promise<RunDetail> {
+export async function getRun(
+  db: PrismaClient,
+  id: number,
+  now: Date = new Date(),
+): Promise<RunDetail> {
   const row = await db.run.findUnique({ where: { id }, select: runSelect });
   if (!row) throw new NotFoundError(`run ${id} not found`);
   const points = await db.benchmarkPoint.findMany({
     where: { runId: id },
-    orderBy: [{ scenario: "asc" }, { concurrency: { sort: "asc", nulls: "last" } }, { requestRate: { sort: "asc", nulls: "last" } }, { ord: "asc" }, { key: "asc" }],
+    orderBy: [
+      { scenario: "asc" },
+      { concurrency: { sort: "asc", nulls: "last" } },
+      { requestRate: { sort: "asc", nulls: "last" } },
+      { ord: "asc" },
+      { key: "asc" },
+    ],
     omit: { runId: true },
   });
-  const [stats, mismatches] = await Promise.all([pointStats(db, [id]), runEndMismatches(db, [row])]);
+  const [stats, mismatches] = await Promise.all([
+    pointStats(db, [id]),
+    runEndMismatches(db, [row]),
+  ]);
   return {
     ...toSummary(row, stats.get(id), mismatches.get(id), now),
     notes: row.notes,
@@ -79,7 +100,10 @@ export interface PointStats {
 }
 
 /** {@link PointStats} of each run in `runIds` that has points. */
-export async function pointStats(db: PrismaClient, runIds: number[]): Promise<Map<number, PointStats>> {
+export async function pointStats(
+  db: PrismaClient,
+  runIds: number[],
+): Promise<Map<number, PointStats>> {
   const map = new Map<number, PointStats>();
   if (runIds.length === 0) return map;
   // NaN sorts above every number in Postgres, so max() must skip non-finite values explicitly.
@@ -98,17 +122,33 @@ export async function pointStats(db: PrismaClient, runIds: number[]): Promise<Ma
  */
 export async function runEndMismatches(
   db: PrismaClient,
-  runs: ReadonlyArray<{ id: number; status: string; total: number | null; config: Prisma.JsonValue }>,
+  runs: ReadonlyArray<{
+    id: number;
+    status: string;
+    total: number | null;
+    config: Prisma.JsonValue;
+  }>,
 ): Promise<Map<number, CountMismatch[]>> {
   const ended = runs.filter((r) => r.status === "succeeded");
-  const workers = await workerRows(db, ended.map((r) => r.id));
+  const workers = await workerRows(
+    db,
+    ended.map((r) => r.id),
+  );
   const out = new Map<number, CountMismatch[]>();
   for (const r of ended) {
     const ws = workers.get(r.id);
     if (!ws) continue;
     const agg = aggregateRows(ws);
-    const config = r.config && typeof r.config === "object" && !Array.isArray(r.config) ? (r.config as Record<string, unknown>) : {};
-    const found = reconcileCounts({ done: agg.done, total: r.total ?? agg.total, counters: agg.counters, config });
+    const config =
+      r.config && typeof r.config === "object" && !Array.isArray(r.config)
+        ? (r.config as Record<string, unknown>)
+        : {};
+    const found = reconcileCounts({
+      done: agg.done,
+      total: r.total ?? agg.total,
+      counters: agg.counters,
+      config,
+    });
     if (found.length > 0) out.set(r.id, found);
   }
   return out;
@@ -119,7 +159,12 @@ function str(v: unknown): string | null {
 }
 
 /** The list row of a run (`now` decides stale and a running run's duration). */
-export function toSummary(r: RunRow, stats: PointStats | undefined, mismatches: CountMismatch[] | undefined, now: Date): RunSummary {
+export function toSummary(
+  r: RunRow,
+  stats: PointStats | undefined,
+  mismatches: CountMismatch[] | undefined,
+  now: Date,
+): RunSummary {
   const config = (r.config ?? {}) as Record<string, unknown>;
   return {
     id: r.id,
@@ -174,7 +219,13 @@ export type RunPatch = z.infer<typeof runPatch>;
  * keeps the first time and person); unarchiving clears both.
  * @throws NotFoundError when no run has this id.
  */
-export async function updateRun(db: PrismaClient, id: number, patch: RunPatch, by: string, now: Date = new Date()): Promise<RunDetail> {
+export async function updateRun(
+  db: PrismaClient,
+  id: number,
+  patch: RunPatch,
+  by: string,
+  now: Date = new Date(),
+): Promise<RunDetail> {
   const current = await db.run.findUnique({ where: { id }, select: { archivedAt: true } });
   if (!current) throw new NotFoundError(`run ${id} not found`);
   const edits = patch.name !== undefined || patch.tags !== undefined || patch.notes !== undefined;
@@ -183,7 +234,8 @@ export async function updateRun(db: PrismaClient, id: number, patch: RunPatch, b
   if (patch.tags !== undefined) data.tags = [...new Set(patch.tags)];
   if (patch.notes !== undefined) data.notes = patch.notes ? patch.notes : null;
   if (edits) Object.assign(data, { editedAt: now, editedBy: by });
-  if (patch.archived === true && current.archivedAt === null) Object.assign(data, { archivedAt: now, archivedBy: by });
+  if (patch.archived === true && current.archivedAt === null)
+    Object.assign(data, { archivedAt: now, archivedBy: by });
   if (patch.archived === false) Object.assign(data, { archivedAt: null, archivedBy: null });
   await db.$transaction([
     db.run.update({ where: { id }, data }),

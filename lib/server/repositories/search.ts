@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import type { PrismaClient } from "@/generated/prisma/client";
 import { checkpointPath } from "@/lib/checkpoint-paths";
 import { runPath } from "@/lib/paths";
@@ -44,7 +45,14 @@ export async function search(db: PrismaClient, { q, limit }: SearchQuery): Promi
 /** How many of the newest runs the first, bounded pass of {@link searchRuns} reads. */
 export const RECENT_RUNS_WINDOW = 3000;
 
-type RunRow = { id: number; name: string; key: string; kind: string; tags: string[]; notes: string | null };
+type RunRow = {
+  id: number;
+  name: string;
+  key: string;
+  kind: string;
+  tags: string[];
+  notes: string | null;
+};
 
 /**
  * Runs matching `q`, newest first, a run whose key is exactly `q` before the rest. Two passes keep both
@@ -54,7 +62,12 @@ type RunRow = { id: number; name: string; key: string; kind: string; tags: strin
  * own choice between the two mis-estimates trigram selectivity (150 ms for one key at 40k runs).
  * A 1-2 character query cannot use trigrams: it searches the recent window only.
  */
-async function searchRuns(db: PrismaClient, q: string, pattern: string, limit: number): Promise<SearchHit[]> {
+async function searchRuns(
+  db: PrismaClient,
+  q: string,
+  pattern: string,
+  limit: number,
+): Promise<SearchHit[]> {
   const lower = q.toLowerCase();
   const exact = await db.$queryRaw<RunRow[]>`
     SELECT id, name, key, kind::text AS kind, tags, notes FROM "Run"
@@ -77,21 +90,37 @@ async function searchRuns(db: PrismaClient, q: string, pattern: string, limit: n
       SELECT id, name, key, kind, tags, notes FROM found ORDER BY "startedAt" DESC, id DESC LIMIT ${limit}`;
   }
   const seen = new Set<number>();
-  const merged = [...exact, ...rows].filter((r) => !seen.has(r.id) && seen.add(r.id)).slice(0, limit);
+  const merged = [...exact, ...rows]
+    .filter((r) => !seen.has(r.id) && seen.add(r.id))
+    .slice(0, limit);
   return merged.map((r) => {
     const tag = r.tags.find((t) => t.toLowerCase() === lower);
-    const why = r.name.toLowerCase().includes(lower) || r.key.toLowerCase().includes(lower)
-      ? `key ${r.key}`
-      : tag !== undefined
-        ? `tag ${tag}`
-        : `notes: ${excerpt(r.notes ?? "", lower)}`;
-    return { kind: "run", id: String(r.id), title: r.name, detail: `${r.kind} · ${why}`, href: runPath(r.id) };
+    const why =
+      r.name.toLowerCase().includes(lower) || r.key.toLowerCase().includes(lower)
+        ? `key ${r.key}`
+        : tag !== undefined
+          ? `tag ${tag}`
+          : `notes: ${excerpt(r.notes ?? "", lower)}`;
+    return {
+      kind: "run",
+      id: String(r.id),
+      title: r.name,
+      detail: `${r.kind} · ${why}`,
+      href: runPath(r.id),
+    };
   });
 }
 
-async function searchSessions(db: PrismaClient, q: string, pattern: string, limit: number): Promise<SearchHit[]> {
+async function searchSessions(
+  db: PrismaClient,
+  q: string,
+  pattern: string,
+  limit: number,
+): Promise<SearchHit[]> {
   // The latest todo list of each session (its current items), searched item by item.
-  const rows = await db.$queryRaw<Array<{ id: number; key: string; title: string | null; source: string; todo: string | null }>>`
+  const rows = await db.$queryRaw<
+    Array<{ id: number; key: string; title: string | null; source: string; todo: string | null }>
+  >`
     SELECT id, key, title, source, todo FROM (
       SELECT s.id, s.key, s.title, s.source, s."lastUpdateAt",
              (SELECT item->>'content'
@@ -110,33 +139,63 @@ async function searchSessions(db: PrismaClient, q: string, pattern: string, limi
     kind: "session",
     id: String(r.id),
     title: r.title ?? r.key,
-    detail: r.todo !== null ? `todo: ${excerpt(r.todo, q.toLowerCase())}` : `${r.source} · ${r.key}`,
+    detail:
+      r.todo !== null ? `todo: ${excerpt(r.todo, q.toLowerCase())}` : `${r.source} · ${r.key}`,
     href: `/sessions/${r.id}`,
   }));
 }
 
-async function searchPlans(db: PrismaClient, q: string, pattern: string, limit: number): Promise<SearchHit[]> {
-  const rows = await db.$queryRaw<Array<{ id: number; key: string; title: string; status: string }>>`
+async function searchPlans(
+  db: PrismaClient,
+  q: string,
+  pattern: string,
+  limit: number,
+): Promise<SearchHit[]> {
+  const rows = await db.$queryRaw<
+    Array<{ id: number; key: string; title: string; status: string }>
+  >`
     SELECT id, key, title, status::text AS status
       FROM "Plan"
      WHERE title ILIKE ${pattern} OR key ILIKE ${pattern}
      ORDER BY (lower(title) = ${q.toLowerCase()}) DESC, "proposedAt" DESC, id DESC
      LIMIT ${limit}`;
-  return rows.map((r) => ({ kind: "plan", id: String(r.id), title: r.title, detail: `${r.status.replace("_", " ")} · ${r.key}`, href: `/plans/${r.id}` }));
+  return rows.map((r) => ({
+    kind: "plan",
+    id: String(r.id),
+    title: r.title,
+    detail: `${r.status.replace("_", " ")} · ${r.key}`,
+    href: `/plans/${r.id}`,
+  }));
 }
 
 async function searchHosts(db: PrismaClient, pattern: string, limit: number): Promise<SearchHit[]> {
   const rows = await db.$queryRaw<Array<{ name: string }>>`
     SELECT name FROM "Host" WHERE name ILIKE ${pattern} ORDER BY length(name), name LIMIT ${limit}`;
-  return rows.map((r) => ({ kind: "host", id: r.name, title: r.name, detail: null, href: `/hosts/${encodeURIComponent(r.name)}` }));
+  return rows.map((r) => ({
+    kind: "host",
+    id: r.name,
+    title: r.name,
+    detail: null,
+    href: `/hosts/${encodeURIComponent(r.name)}`,
+  }));
 }
 
-async function searchCheckpoints(db: PrismaClient, pattern: string, limit: number): Promise<SearchHit[]> {
+async function searchCheckpoints(
+  db: PrismaClient,
+  pattern: string,
+  limit: number,
+): Promise<SearchHit[]> {
   const rows = await db.$queryRaw<Array<{ uri: string; runs: number }>>`
     SELECT uri, count(*)::int AS runs FROM "Artifact"
      WHERE kind = 'checkpoint' AND uri ILIKE ${pattern}
      GROUP BY uri ORDER BY max(ts) DESC LIMIT ${limit}`;
-  return rows.map((r) => ({ kind: "checkpoint", id: r.uri, title: r.uri, detail: null, href: checkpointPath(r.uri) }));
+  return rows.map((r) => ({
+    kind: "checkpoint",
+    id: r.uri,
+    title: r.uri,
+    detail: null,
+    href: checkpointPath(r.uri),
+  }));
 }
 
 /** Up to ~60 characters of `text` around the first match of `needle` (lower-case), with ellipses. */

@@ -1,21 +1,32 @@
-import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { z } from "zod";
-import { diffSnapshots, isProbablyTruncated, itemHistories, matchItems, summarise, type TodoItemMatch, type TodoSnapshotInput } from "@/lib/metrics/todos";
+
+import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { isoTime } from "@/lib/iso-time";
+import { sessionClockMs } from "@/lib/metrics/session-clock";
+import {
+  diffSnapshots,
+  isProbablyTruncated,
+  itemHistories,
+  matchItems,
+  summarise,
+  type TodoItemMatch,
+  type TodoSnapshotInput,
+} from "@/lib/metrics/todos";
 import type { TodoItem } from "@/lib/protocol";
 import { NotFoundError } from "@/lib/server/errors";
-import { deriveState } from "./runs";
-import { sessionClockMs } from "@/lib/metrics/session-clock";
-import { LIVE_STATE_ORDER, type LiveState } from "@/lib/view-models/sessions";
-import type {
-  SessionDetailView,
-  SessionListView,
-  SessionSource,
-  SessionSummaryView,
-  SnapshotView,
-  TodoItemView,
-  TodoProgressView,
+import {
+  LIVE_STATE_ORDER,
+  type LiveState,
+  type SessionDetailView,
+  type SessionListView,
+  type SessionSource,
+  type SessionSummaryView,
+  type SnapshotView,
+  type TodoItemView,
+  type TodoProgressView,
 } from "@/lib/view-models/sessions";
-import { isoTime } from "@/lib/iso-time";
+
+import { deriveState } from "./runs";
 
 /**
  * Read models of agent sessions: the list (latest snapshot's progress per session) and one
@@ -97,11 +108,20 @@ export function todoItemView(i: TodoItem): TodoItemView {
 /** Counts of one snapshot's items. */
 export function todoProgress(items: readonly TodoItem[]): TodoProgressView {
   const s = summarise(items);
-  return { total: s.total, completed: s.completed, cancelled: s.cancelled, fractionDone: s.fractionDone, byStatus: s.byStatus };
+  return {
+    total: s.total,
+    completed: s.completed,
+    cancelled: s.cancelled,
+    fractionDone: s.fractionDone,
+    byStatus: s.byStatus,
+  };
 }
 
 /** The latest snapshot's items of each session (by ts, then seq), one query for all. */
-async function latestItems(db: PrismaClient, ids: readonly number[]): Promise<Map<number, TodoItem[]>> {
+async function latestItems(
+  db: PrismaClient,
+  ids: readonly number[],
+): Promise<Map<number, TodoItem[]>> {
   const map = new Map<number, TodoItem[]>();
   if (ids.length === 0) return map;
   const rows = await db.$queryRaw<Array<{ sessionId: number; items: unknown }>>`
@@ -111,9 +131,16 @@ async function latestItems(db: PrismaClient, ids: readonly number[]): Promise<Ma
   return map;
 }
 
-async function snapshotCounts(db: PrismaClient, ids: readonly number[]): Promise<Map<number, number>> {
+async function snapshotCounts(
+  db: PrismaClient,
+  ids: readonly number[],
+): Promise<Map<number, number>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.todoSnapshot.groupBy({ by: ["sessionId"], where: { sessionId: { in: [...ids] } }, _count: { _all: true } });
+  const rows = await db.todoSnapshot.groupBy({
+    by: ["sessionId"],
+    where: { sessionId: { in: [...ids] } },
+    _count: { _all: true },
+  });
   return new Map(rows.map((r) => [r.sessionId, r._count._all]));
 }
 
@@ -126,11 +153,20 @@ export const SESSION_NO_SIGNAL_S = 90;
  */
 function noSignal(row: SessionRow, now: Date): boolean {
   if (!row.stateAt || row.state === "ended") return false;
-  const last = Math.max(row.stateAt.getTime(), row.lastUpdateAt.getTime(), row.lastSignalAt?.getTime() ?? 0);
+  const last = Math.max(
+    row.stateAt.getTime(),
+    row.lastUpdateAt.getTime(),
+    row.lastSignalAt?.getTime() ?? 0,
+  );
   return now.getTime() - last > SESSION_NO_SIGNAL_S * 1000;
 }
 
-function toSummary(row: SessionRow, items: readonly TodoItem[] | undefined, snapshotCount: number, now: Date = new Date()): SessionSummaryView {
+function toSummary(
+  row: SessionRow,
+  items: readonly TodoItem[] | undefined,
+  snapshotCount: number,
+  now: Date = new Date(),
+): SessionSummaryView {
   // An ended agent works on nothing: its last list's in-progress items were left open.
   const ended = row.state === "ended";
   const open = items?.filter((i) => i.status === "in_progress") ?? [];
@@ -148,21 +184,38 @@ function toSummary(row: SessionRow, items: readonly TodoItem[] | undefined, snap
     current: inProgress[0] ? todoItemView(inProgress[0]) : null,
     inProgressCount: inProgress.length,
     leftOpenCount: ended ? open.length : 0,
-    live: row.stateAt && isLiveState(row.state) ? { state: row.state, since: row.stateAt.toISOString(), detail: row.stateDetail, noSignal: noSignal(row, now), lastSignalAt: row.lastSignalAt?.toISOString() ?? null } : null,
+    live:
+      row.stateAt && isLiveState(row.state)
+        ? {
+            state: row.state,
+            since: row.stateAt.toISOString(),
+            detail: row.stateDetail,
+            noSignal: noSignal(row, now),
+            lastSignalAt: row.lastSignalAt?.toISOString() ?? null,
+          }
+        : null,
     project: row.project,
     gitBranch: row.gitBranch,
   };
 }
 
-const isLiveState = (v: string | null): v is LiveState => (LIVE_STATE_ORDER as readonly (string | null)[]).includes(v);
+const isLiveState = (v: string | null): v is LiveState =>
+  (LIVE_STATE_ORDER as readonly (string | null)[]).includes(v);
 /** Sort rank on /sessions: waiting, working, idle, ended, then sessions without live state. */
-const liveRank = (s: SessionSummaryView) => (s.live ? LIVE_STATE_ORDER.indexOf(s.live.state) : LIVE_STATE_ORDER.length);
+const liveRank = (s: SessionSummaryView) =>
+  s.live ? LIVE_STATE_ORDER.indexOf(s.live.state) : LIVE_STATE_ORDER.length;
 
 /** Summaries of the given sessions by id (unknown ids are absent), e.g. for the sessions plans link to. */
-export async function sessionSummaries(db: PrismaClient, ids: readonly number[]): Promise<Map<number, SessionSummaryView>> {
+export async function sessionSummaries(
+  db: PrismaClient,
+  ids: readonly number[],
+): Promise<Map<number, SessionSummaryView>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const rows = await db.agentSession.findMany({ where: { id: { in: unique } }, select: sessionSelect });
+  const rows = await db.agentSession.findMany({
+    where: { id: { in: unique } },
+    select: sessionSelect,
+  });
   const [latest, counts] = await Promise.all([latestItems(db, unique), snapshotCounts(db, unique)]);
   return new Map(rows.map((r) => [r.id, toSummary(r, latest.get(r.id), counts.get(r.id) ?? 0)]));
 }
@@ -172,8 +225,16 @@ export async function sessionSummaries(db: PrismaClient, ids: readonly number[])
  * working, idle, ended, then sessions without live state; most recently updated first within each.
  * (The `limit` most recently updated sessions are read, then grouped.)
  */
-export async function listSessions(db: PrismaClient, query: SessionListQuery, now: Date = new Date()): Promise<SessionListView> {
-  const rows = await db.agentSession.findMany({ orderBy: [{ lastUpdateAt: "desc" }, { id: "desc" }], take: query.limit, select: sessionSelect });
+export async function listSessions(
+  db: PrismaClient,
+  query: SessionListQuery,
+  now: Date = new Date(),
+): Promise<SessionListView> {
+  const rows = await db.agentSession.findMany({
+    orderBy: [{ lastUpdateAt: "desc" }, { id: "desc" }],
+    take: query.limit,
+    select: sessionSelect,
+  });
   const ids = rows.map((r) => r.id);
   const [latest, counts] = await Promise.all([latestItems(db, ids), snapshotCounts(db, ids)]);
   const sessions = rows.map((r) => toSummary(r, latest.get(r.id), counts.get(r.id) ?? 0, now));
@@ -205,14 +266,25 @@ function historyKeyOf(matches: readonly TodoItemMatch[][], k: number, index: num
  * `now`, or its latest snapshot for an imported session, lib/metrics/session-clock.ts).
  * @throws NotFoundError when no session has this id.
  */
-export async function getSession(db: PrismaClient, id: number, now: Date = new Date()): Promise<SessionDetailView> {
+export async function getSession(
+  db: PrismaClient,
+  id: number,
+  now: Date = new Date(),
+): Promise<SessionDetailView> {
   const row = await db.agentSession.findUnique({ where: { id }, select: sessionSelect });
   if (!row) throw new NotFoundError(`session ${id} not found`);
   const [total, newestFirst] = await Promise.all([
     db.todoSnapshot.count({ where: { sessionId: id } }),
-    db.todoSnapshot.findMany({ where: { sessionId: id }, orderBy: [{ ts: "desc" }, { seq: "desc" }], take: MAX_TIMELINE_SNAPSHOTS, select: { seq: true, ts: true, items: true } }),
+    db.todoSnapshot.findMany({
+      where: { sessionId: id },
+      orderBy: [{ ts: "desc" }, { seq: "desc" }],
+      take: MAX_TIMELINE_SNAPSHOTS,
+      select: { seq: true, ts: true, items: true },
+    }),
   ]);
-  const snapshots: TodoSnapshotInput[] = newestFirst.reverse().map((s) => ({ seq: s.seq, ts: s.ts.getTime(), items: storedItems(s.items) }));
+  const snapshots: TodoSnapshotInput[] = newestFirst
+    .reverse()
+    .map((s) => ({ seq: s.seq, ts: s.ts.getTime(), items: storedItems(s.items) }));
 
   const timeline: SnapshotView[] = [];
   // matches[k]: items of snapshot k paired with those of snapshot k-1 (the pairing itemHistories
@@ -229,7 +301,11 @@ export async function getSession(db: PrismaClient, id: number, now: Date = new D
       completed: snap.items.filter((i) => i.status === "completed").length,
       added: diff.added.map(todoItemView),
       removed: diff.removed.map(todoItemView),
-      statusChanges: diff.statusChanges.map((c) => ({ item: todoItemView(c.item), from: c.from, to: c.to })),
+      statusChanges: diff.statusChanges.map((c) => ({
+        item: todoItemView(c.item),
+        from: c.from,
+        to: c.to,
+      })),
       edited: diff.edited.map((e) => ({ from: todoItemView(e.from), to: todoItemView(e.to) })),
     });
     prev = snap;
@@ -237,15 +313,29 @@ export async function getSession(db: PrismaClient, id: number, now: Date = new D
   timeline.reverse();
 
   const latest = snapshots.at(-1)?.items ?? [];
-  const items = latest.map((item, j) => ({ ...todoItemView(item), historyKey: historyKeyOf(matches, snapshots.length - 1, j) }));
+  const items = latest.map((item, j) => ({
+    ...todoItemView(item),
+    historyKey: historyKeyOf(matches, snapshots.length - 1, j),
+  }));
   // Open statuses are counted up to the session's own clock (its last snapshot when imported).
   const summary = toSummary(row, latest, total, now);
-  const histories = itemHistories(snapshots, sessionClockMs(summary, now.getTime())).map((h) => ({ ...h, truncated: isProbablyTruncated(h.content) }));
+  const histories = itemHistories(snapshots, sessionClockMs(summary, now.getTime())).map((h) => ({
+    ...h,
+    truncated: isProbablyTruncated(h.content),
+  }));
   const runs = await db.run.findMany({
     where: { sessionId: id },
     orderBy: [{ startedAt: "desc" }, { id: "desc" }],
     take: 50,
-    select: { id: true, name: true, kind: true, status: true, lastPushAt: true, stallAfterS: true, startedAt: true },
+    select: {
+      id: true,
+      name: true,
+      kind: true,
+      status: true,
+      lastPushAt: true,
+      stallAfterS: true,
+      startedAt: true,
+    },
   });
   return {
     ...summary,
@@ -254,6 +344,12 @@ export async function getSession(db: PrismaClient, id: number, now: Date = new D
     timeline,
     olderSnapshots: Math.max(0, total - snapshots.length),
     histories,
-    runs: runs.map((r) => ({ id: r.id, name: r.name, kind: r.kind, state: deriveState(r.status, r.lastPushAt, r.stallAfterS, now), startedAt: isoTime(r.startedAt) })),
+    runs: runs.map((r) => ({
+      id: r.id,
+      name: r.name,
+      kind: r.kind,
+      state: deriveState(r.status, r.lastPushAt, r.stallAfterS, now),
+      startedAt: isoTime(r.startedAt),
+    })),
   };
 }

@@ -47,7 +47,11 @@ class Refused extends Error {
  * when any key is still inside its back-off. Keys are locked in the order given, so callers
  * must give them in one fixed order (account, then address) to stay free of deadlocks.
  */
-export async function reserveAttempt(db: PrismaClient, keys: { key: string; policy: ThrottlePolicy }[], now: Date): Promise<Reservation> {
+export async function reserveAttempt(
+  db: PrismaClient,
+  keys: { key: string; policy: ThrottlePolicy }[],
+  now: Date,
+): Promise<Reservation> {
   try {
     await db.$transaction(async (tx) => {
       for (const { key, policy } of keys) {
@@ -68,8 +72,13 @@ export async function reserveAttempt(db: PrismaClient, keys: { key: string; poli
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
     const policy = keys.find((k) => k.key === err.key)!.policy;
-    const row = await db.signInThrottle.findUnique({ where: { key: err.key }, select: { failures: true, lastFailureAt: true } });
-    const waitMs = row ? row.lastFailureAt.getTime() + backoffS(row.failures, policy) * 1000 - now.getTime() : 1000;
+    const row = await db.signInThrottle.findUnique({
+      where: { key: err.key },
+      select: { failures: true, lastFailureAt: true },
+    });
+    const waitMs = row
+      ? row.lastFailureAt.getTime() + backoffS(row.failures, policy) * 1000 - now.getTime()
+      : 1000;
     return { ok: false, key: err.key, retryAfterS: Math.max(1, Math.ceil(waitMs / 1000)) };
   }
 }
@@ -80,6 +89,9 @@ export async function refundAttempt(db: PrismaClient, keys: string[]): Promise<v
 }
 
 /** Forgets the attempts of `key` (a successful sign-in, or an admin setting a new password, clears its account). */
-export async function clearFailures(db: PrismaClient | Pick<PrismaClient, "signInThrottle">, key: string): Promise<void> {
+export async function clearFailures(
+  db: PrismaClient | Pick<PrismaClient, "signInThrottle">,
+  key: string,
+): Promise<void> {
   await db.signInThrottle.deleteMany({ where: { key } });
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+
 import type { PrismaClient } from "@/generated/prisma/client";
 import { notifyArgs, tokenRevokedTopic } from "@/lib/server/live/auth-events";
 
@@ -25,7 +26,11 @@ export function hashToken(token: string): string {
  * which is shown once and stored only as its hash. `shared`: the token may write to other
  * hosts' runs, sessions and plans (default false: only to what its host created).
  */
-export async function createToken(db: PrismaClient, hostName: string, opts: { shared?: boolean } = {}): Promise<{ token: string; id: number; hostName: string; shared: boolean }> {
+export async function createToken(
+  db: PrismaClient,
+  hostName: string,
+  opts: { shared?: boolean } = {},
+): Promise<{ token: string; id: number; hostName: string; shared: boolean }> {
   const token = TOKEN_PREFIX + randomBytes(24).toString("base64url");
   const host = await db.host.upsert({
     where: { name: hostName },
@@ -34,7 +39,12 @@ export async function createToken(db: PrismaClient, hostName: string, opts: { sh
     select: { id: true, name: true },
   });
   const row = await db.apiToken.create({
-    data: { hostId: host.id, prefix: token.slice(0, 9), tokenHash: hashToken(token), shared: opts.shared ?? false },
+    data: {
+      hostId: host.id,
+      prefix: token.slice(0, 9),
+      tokenHash: hashToken(token),
+      shared: opts.shared ?? false,
+    },
     select: { id: true, shared: true },
   });
   return { token, id: row.id, hostName: host.name, shared: row.shared };
@@ -56,9 +66,16 @@ export async function verifyToken(db: PrismaClient, token: string): Promise<Toke
  * (their open ingest and live sockets of this token close at once). False when there was no
  * active token with this id.
  */
-export async function revokeToken(db: PrismaClient, id: number, at: Date = new Date()): Promise<boolean> {
+export async function revokeToken(
+  db: PrismaClient,
+  id: number,
+  at: Date = new Date(),
+): Promise<boolean> {
   return db.$transaction(async (tx) => {
-    const res = await tx.apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: at } });
+    const res = await tx.apiToken.updateMany({
+      where: { id, revokedAt: null },
+      data: { revokedAt: at },
+    });
     if (res.count === 0) return false;
     const [channel, payload] = notifyArgs(tokenRevokedTopic(id));
     await tx.$executeRaw`SELECT pg_notify(${channel}, ${payload})`;
@@ -69,7 +86,10 @@ export async function revokeToken(db: PrismaClient, id: number, at: Date = new D
 /** Of the given token ids, those that still exist and are not revoked (the open sockets' backstop re-check). */
 export async function activeTokenIds(db: PrismaClient, ids: number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.apiToken.findMany({ where: { id: { in: ids }, revokedAt: null }, select: { id: true } });
+  const rows = await db.apiToken.findMany({
+    where: { id: { in: ids }, revokedAt: null },
+    select: { id: true },
+  });
   return new Set(rows.map((r) => r.id));
 }
 
@@ -77,6 +97,14 @@ export async function activeTokenIds(db: PrismaClient, ids: number[]): Promise<S
 export async function listTokens(db: PrismaClient) {
   return db.apiToken.findMany({
     orderBy: { id: "desc" },
-    select: { id: true, prefix: true, shared: true, createdAt: true, lastUsedAt: true, revokedAt: true, host: { select: { name: true } } },
+    select: {
+      id: true,
+      prefix: true,
+      shared: true,
+      createdAt: true,
+      lastUsedAt: true,
+      revokedAt: true,
+      host: { select: { name: true } },
+    },
   });
 }

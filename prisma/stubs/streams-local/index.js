@@ -3,5 +3,7 @@
 // so `npm install` and `npm ci` are clean on Node 20.19+.
 // Pitwall never runs `prisma dev`; its database is embedded PostgreSQL or DATABASE_URL.
 exports.startLocalDurableStreamsServer = async function startLocalDurableStreamsServer() {
-  throw new Error("`prisma dev` is not supported in Pitwall: use `npm run dev` (embedded PostgreSQL) instead");
+  throw new Error(
+    "`prisma dev` is not supported in Pitwall: use `npm run dev` (embedded PostgreSQL) instead",
+  );
 };

@@ -18,14 +18,21 @@ import pg from "pg";
 import { WebSocketServer, type WebSocket } from "ws";
 
 const [databaseUrl, tokensFile] = process.argv.slice(2);
-if (!databaseUrl || !tokensFile) throw new Error("usage: anchor-loader.ts DATABASE_URL TOKENS_JSON_FILE");
+if (!databaseUrl || !tokensFile)
+  throw new Error("usage: anchor-loader.ts DATABASE_URL TOKENS_JSON_FILE");
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 const tokenHashes = new Set((JSON.parse(fs.readFileSync(tokensFile, "utf8")) as string[]).map(sha));
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
 
-await pool.query(`DROP TABLE IF EXISTS fleet_anchor_point, fleet_anchor_progress, fleet_anchor_heartbeat`);
-await pool.query(`CREATE TABLE fleet_anchor_point (run text, key text, step int8, value float8, ts timestamptz, PRIMARY KEY (run, key, step))`);
-await pool.query(`CREATE TABLE fleet_anchor_progress (run text PRIMARY KEY, boot text, done int8, ts timestamptz)`);
+await pool.query(
+  `DROP TABLE IF EXISTS fleet_anchor_point, fleet_anchor_progress, fleet_anchor_heartbeat`,
+);
+await pool.query(
+  `CREATE TABLE fleet_anchor_point (run text, key text, step int8, value float8, ts timestamptz, PRIMARY KEY (run, key, step))`,
+);
+await pool.query(
+  `CREATE TABLE fleet_anchor_progress (run text PRIMARY KEY, boot text, done int8, ts timestamptz)`,
+);
 await pool.query(`CREATE TABLE fleet_anchor_heartbeat (host text PRIMARY KEY, ts timestamptz)`);
 
 interface Frame {
@@ -48,8 +55,11 @@ let group = new Group();
 let timer: NodeJS.Timeout | null = null;
 
 function take(ws: WebSocket, host: string, f: Frame): void {
-  if (f.type === "run.metrics" && f.run && f.points) for (const p of f.points) group.points.set(`${f.run}\0${p.key}\0${p.step}`, [f.run, p.key, p.step, p.value]);
-  else if (f.type === "run.progress" && f.run) group.progress.set(f.run, [f.run, f.bootId ?? "", f.done ?? 0]);
+  if (f.type === "run.metrics" && f.run && f.points)
+    for (const p of f.points)
+      group.points.set(`${f.run}\0${p.key}\0${p.step}`, [f.run, p.key, p.step, p.value]);
+  else if (f.type === "run.progress" && f.run)
+    group.progress.set(f.run, [f.run, f.bootId ?? "", f.done ?? 0]);
   else if (f.type === "heartbeat") group.hosts.add(host);
   if (f.id) (group.acks.get(ws) ?? group.acks.set(ws, []).get(ws)!).push(f.id);
   if (group.points.size >= 1000) void flush();
@@ -62,7 +72,9 @@ async function flush(): Promise<void> {
   const g = group;
   group = new Group();
   // Sorted so that concurrent groups lock rows in one order (no deadlocks).
-  const pts = [...g.points.values()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[2] - b[2]));
+  const pts = [...g.points.values()].sort((a, b) =>
+    a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[2] - b[2],
+  );
   const prog = [...g.progress.values()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
   const hosts = [...g.hosts].sort();
   const c = await pool.connect();
@@ -80,9 +92,14 @@ async function flush(): Promise<void> {
          ON CONFLICT (run) DO UPDATE SET boot = EXCLUDED.boot, done = EXCLUDED.done, ts = EXCLUDED.ts`,
         [prog.map((p) => p[0]), prog.map((p) => p[1]), prog.map((p) => p[2])],
       );
-    if (hosts.length) await c.query(`INSERT INTO fleet_anchor_heartbeat SELECT h, now() FROM unnest($1::text[]) AS t(h) ON CONFLICT (host) DO UPDATE SET ts = EXCLUDED.ts`, [hosts]);
+    if (hosts.length)
+      await c.query(
+        `INSERT INTO fleet_anchor_heartbeat SELECT h, now() FROM unnest($1::text[]) AS t(h) ON CONFLICT (host) DO UPDATE SET ts = EXCLUDED.ts`,
+        [hosts],
+      );
     await c.query("COMMIT");
-    for (const [ws, ids] of g.acks) if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: "ack", ids }));
+    for (const [ws, ids] of g.acks)
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: "ack", ids }));
   } catch (err) {
     await c.query("ROLLBACK").catch(() => undefined);
     console.error(`anchor: group of ${pts.length} points failed: ${(err as Error).message}`);
@@ -95,7 +112,8 @@ const server = http.createServer((_req, res) => res.writeHead(404).end());
 const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
 server.on("upgrade", (req, socket, head) => {
   const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-  if (req.url !== "/ws/ingest" || !token || !tokenHashes.has(sha(token))) return void socket.end("HTTP/1.1 401 Unauthorized\r\n\r\n");
+  if (req.url !== "/ws/ingest" || !token || !tokenHashes.has(sha(token)))
+    return void socket.end("HTTP/1.1 401 Unauthorized\r\n\r\n");
   const host = sha(token).slice(0, 12);
   wss.handleUpgrade(req, socket, head, (ws) => {
     ws.on("error", () => undefined);
@@ -110,5 +128,7 @@ server.on("upgrade", (req, socket, head) => {
     });
   });
 });
-server.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ listening: (server.address() as { port: number }).port })));
+server.listen(0, "127.0.0.1", () =>
+  console.log(JSON.stringify({ listening: (server.address() as { port: number }).port })),
+);
 process.on("SIGTERM", () => void pool.end().finally(() => process.exit(0)));

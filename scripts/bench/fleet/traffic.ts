@@ -14,7 +14,19 @@ import WebSocket from "ws";
 
 /** Keys per step frame: what a trainer logs per step (loss, lr, grad norm, per-position accuracies …). */
 export const KEYS_PER_STEP = 30;
-const KEYS = Array.from({ length: KEYS_PER_STEP }, (_, i) => (i === 0 ? "loss" : i === 1 ? "lr" : i === 2 ? "grad_norm" : i < 10 ? `acc/pos_${i - 3}` : i < 17 ? `ploss/pos_${i - 10}` : `train/extra_${i - 17}`));
+const KEYS = Array.from({ length: KEYS_PER_STEP }, (_, i) =>
+  i === 0
+    ? "loss"
+    : i === 1
+      ? "lr"
+      : i === 2
+        ? "grad_norm"
+        : i < 10
+          ? `acc/pos_${i - 3}`
+          : i < 17
+            ? `ploss/pos_${i - 10}`
+            : `train/extra_${i - 17}`,
+);
 const RESEND_STEPS = 50;
 const PROGRESS_EVERY_MS = 2000;
 const HEARTBEAT_EVERY_MS = 10_000;
@@ -34,7 +46,8 @@ export class FleetTally {
 }
 
 /** Deterministic value of (worker, key index, step): resends carry the same numbers. */
-const valueOf = (w: number, k: number, step: number) => Math.round((Math.sin(w * 31 + k * 7 + step / 97) + 2) * 1e6) / 1e6;
+const valueOf = (w: number, k: number, step: number) =>
+  Math.round((Math.sin(w * 31 + k * 7 + step / 97) + 2) * 1e6) / 1e6;
 
 /** One training rank. `pump(now)` sends whatever its schedule says is due by `now`. */
 export class FleetWorker {
@@ -63,12 +76,17 @@ export class FleetWorker {
   async open(): Promise<void> {
     this.boot++;
     this.inFlight.clear();
-    this.ws = new WebSocket(`${this.url.replace(/^http/, "ws")}/ws/ingest`, { headers: { authorization: `Bearer ${this.token}` }, perMessageDeflate: false });
+    this.ws = new WebSocket(`${this.url.replace(/^http/, "ws")}/ws/ingest`, {
+      headers: { authorization: `Bearer ${this.token}` },
+      perMessageDeflate: false,
+    });
     const ws = this.ws;
     await new Promise<void>((resolve, reject) => {
       ws.once("open", () => resolve());
       ws.once("error", reject);
-      ws.once("unexpected-response", (_q, res) => reject(new Error(`worker ${this.index}: upgrade refused with HTTP ${res.statusCode}`)));
+      ws.once("unexpected-response", (_q, res) =>
+        reject(new Error(`worker ${this.index}: upgrade refused with HTTP ${res.statusCode}`)),
+      );
     });
     ws.on("error", () => undefined);
     let started: (() => void) | null = null;
@@ -76,7 +94,9 @@ export class FleetWorker {
     ws.on("message", (data) => this.onMessage(data.toString(), startId, () => started?.()));
     await new Promise<void>((resolve) => {
       started = resolve;
-      ws.send(`{"v":1,"id":"${startId}","type":"run.start","run":"${this.runKey}","name":"fleet rank ${this.index}","kind":"training","total":100000000,"unit":"steps"}`);
+      ws.send(
+        `{"v":1,"id":"${startId}","type":"run.start","run":"${this.runKey}","name":"fleet rank ${this.index}","kind":"training","total":100000000,"unit":"steps"}`,
+      );
     });
   }
 
@@ -109,11 +129,19 @@ export class FleetWorker {
       }
     }
     while (this.nextProgressAt <= now && this.nextProgressAt < until) {
-      this.send(`"type":"run.progress","run":"${this.runKey}","bootId":"b${this.boot}","done":${this.step},"counters":{"samples":${this.step * 32}}`, this.nextProgressAt, 0);
+      this.send(
+        `"type":"run.progress","run":"${this.runKey}","bootId":"b${this.boot}","done":${this.step},"counters":{"samples":${this.step * 32}}`,
+        this.nextProgressAt,
+        0,
+      );
       this.nextProgressAt += PROGRESS_EVERY_MS;
     }
     while (this.nextHeartbeatAt <= now && this.nextHeartbeatAt < until) {
-      this.send(`"type":"heartbeat","intervalS":10,"facts":{"cpuPct":${(this.step * 7) % 100},"loadAvg1":1.5}`, this.nextHeartbeatAt, 0);
+      this.send(
+        `"type":"heartbeat","intervalS":10,"facts":{"cpuPct":${(this.step * 7) % 100},"loadAvg1":1.5}`,
+        this.nextHeartbeatAt,
+        0,
+      );
       this.nextHeartbeatAt += HEARTBEAT_EVERY_MS;
     }
   }
@@ -129,7 +157,8 @@ export class FleetWorker {
       this.restarting = false;
     }
     const now = performance.now();
-    for (let s = Math.max(0, this.step - RESEND_STEPS); s < this.step; s++) if (this.held?.step !== s) this.sendStep(s, now);
+    for (let s = Math.max(0, this.step - RESEND_STEPS); s < this.step; s++)
+      if (this.held?.step !== s) this.sendStep(s, now);
   }
 
   /** True while a restart reconnects (pump sends nothing then). */
@@ -146,7 +175,8 @@ export class FleetWorker {
 
   private sendStep(s: number, at: number): void {
     let pts = "";
-    for (let k = 0; k < KEYS_PER_STEP; k++) pts += `${k ? "," : ""}{"key":"${KEYS[k]}","step":${s},"value":${valueOf(this.index, k, s)}}`;
+    for (let k = 0; k < KEYS_PER_STEP; k++)
+      pts += `${k ? "," : ""}{"key":"${KEYS[k]}","step":${s},"value":${valueOf(this.index, k, s)}}`;
     this.stepsSent.add(s);
     this.send(`"type":"run.metrics","run":"${this.runKey}","points":[${pts}]`, at, KEYS_PER_STEP);
   }
@@ -161,7 +191,12 @@ export class FleetWorker {
 
   private onMessage(text: string, startId: string, onStarted: () => void): void {
     const now = performance.now();
-    const msg = JSON.parse(text) as { type: string; ids?: string[]; id?: string | null; code?: string };
+    const msg = JSON.parse(text) as {
+      type: string;
+      ids?: string[];
+      id?: string | null;
+      code?: string;
+    };
     if (msg.type === "ack") {
       for (const id of msg.ids ?? []) {
         if (id === startId) {

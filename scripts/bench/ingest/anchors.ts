@@ -8,30 +8,45 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import { performance } from "node:perf_hooks";
-import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
+
 import { HOST, onCleanup, sleep } from "../support";
 import { copyText, unnestChunks, type IngestOptions } from "./workload";
 
 /** Creates (replacing) table `name` with the columns, defaults and primary key of "MetricRow" (one row per point). */
 export async function freshPointTable(db: pg.Pool, name: string): Promise<void> {
   await db.query(`DROP TABLE IF EXISTS ${name}`);
-  await db.query(`CREATE TABLE ${name} (LIKE "MetricRow" INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES)`);
+  await db.query(
+    `CREATE TABLE ${name} (LIKE "MetricRow" INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES)`,
+  );
 }
 
 /**
  * COPYs every worker's rows into a fresh table `name`, one connection and one COPY per worker,
  * all at once (the text is encoded before the clock starts). Returns the wall time in s.
  */
-export async function copyLoad(db: pg.Pool, opts: IngestOptions, runIds: number[], name: string): Promise<number> {
+export async function copyLoad(
+  db: pg.Pool,
+  opts: IngestOptions,
+  runIds: number[],
+  name: string,
+): Promise<number> {
   await freshPointTable(db, name);
   const texts = runIds.map((runId, w) => Buffer.from(copyText(opts, w, runId)));
   const clients = await Promise.all(runIds.map(() => db.connect()));
   try {
     const t0 = performance.now();
-    await Promise.all(clients.map((c, w) => pipeline(Readable.from([texts[w]!]), c.query(copyFrom(`COPY ${name} ("runId", key, step, value, ts) FROM STDIN`)))));
+    await Promise.all(
+      clients.map((c, w) =>
+        pipeline(
+          Readable.from([texts[w]!]),
+          c.query(copyFrom(`COPY ${name} ("runId", key, step, value, ts) FROM STDIN`)),
+        ),
+      ),
+    );
     return (performance.now() - t0) / 1000;
   } finally {
     clients.forEach((c) => c.release());
@@ -43,7 +58,12 @@ export async function copyLoad(db: pg.Pool, opts: IngestOptions, runIds: number[
  * unnest($1::int4[], …)` per frame (autocommit), one connection per worker, all at once; pg
  * encodes the arrays (inside the clock). Returns the wall time in s.
  */
-export async function unnestLoad(db: pg.Pool, opts: IngestOptions, runIds: number[], name: string): Promise<number> {
+export async function unnestLoad(
+  db: pg.Pool,
+  opts: IngestOptions,
+  runIds: number[],
+  name: string,
+): Promise<number> {
   await freshPointTable(db, name);
   const chunks = runIds.map((runId, w) => unnestChunks(opts, w, runId));
   const clients = await Promise.all(runIds.map(() => db.connect()));
@@ -63,7 +83,12 @@ export async function unnestLoad(db: pg.Pool, opts: IngestOptions, runIds: numbe
 
 /** The Pushgateway binary, when installed. */
 export function pushgatewayBinary(): string | null {
-  for (const p of ["/usr/bin/prometheus-pushgateway", "/usr/local/bin/pushgateway", "/usr/bin/pushgateway"]) if (fs.existsSync(p)) return p;
+  for (const p of [
+    "/usr/bin/prometheus-pushgateway",
+    "/usr/local/bin/pushgateway",
+    "/usr/bin/pushgateway",
+  ])
+    if (fs.existsSync(p)) return p;
   return null;
 }
 
@@ -92,7 +117,10 @@ export async function startPushgateway(binary: string): Promise<{ url: string; p
   const url = `http://${HOST}:${port}`;
   for (let t = 0; t < 100; t++) {
     if (child.exitCode !== null) throw new Error(`pushgateway exited with ${child.exitCode}`);
-    const up = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
+    const up = await fetch(`${url}/-/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) return { url, pid: child.pid! };
     await sleep(100);
   }

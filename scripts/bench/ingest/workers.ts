@@ -6,6 +6,7 @@
 import http from "node:http";
 import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
+
 import { frameText, pushgatewayBody, type IngestOptions } from "./workload";
 
 /** What one worker got back. */
@@ -30,19 +31,36 @@ export interface Worker {
  * Connects worker `w`, sends `run.start` for run `runKey` and waits for its ack.
  * @throws Error when the upgrade is refused, the socket closes or run.start is rejected.
  */
-export async function openWorker(opts: IngestOptions, w: number, wsUrl: string, token: string, runKey: string): Promise<Worker> {
-  const ws = new WebSocket(`${wsUrl}/ws/ingest`, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
+export async function openWorker(
+  opts: IngestOptions,
+  w: number,
+  wsUrl: string,
+  token: string,
+  runKey: string,
+): Promise<Worker> {
+  const ws = new WebSocket(`${wsUrl}/ws/ingest`, {
+    headers: { authorization: `Bearer ${token}` },
+    perMessageDeflate: false,
+  });
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve());
     ws.once("error", reject);
-    ws.once("unexpected-response", (_req, res) => reject(new Error(`worker ${w}: upgrade refused with HTTP ${res.statusCode}`)));
+    ws.once("unexpected-response", (_req, res) =>
+      reject(new Error(`worker ${w}: upgrade refused with HTTP ${res.statusCode}`)),
+    );
   });
   let onAck: (ids: string[], at: number) => void = () => undefined;
   let onError: (id: string | null, msg: string) => void = () => undefined;
   let onClosed: (why: string) => void = () => undefined;
   ws.on("message", (data) => {
     const at = performance.now();
-    const msg = JSON.parse(data.toString()) as { type: string; ids?: string[]; id?: string | null; code?: string; message?: string };
+    const msg = JSON.parse(data.toString()) as {
+      type: string;
+      ids?: string[];
+      id?: string | null;
+      code?: string;
+      message?: string;
+    };
     if (msg.type === "ack") onAck(msg.ids ?? [], at);
     else if (msg.type === "error") onError(msg.id ?? null, `${msg.code}: ${msg.message}`);
   });
@@ -53,13 +71,30 @@ export async function openWorker(opts: IngestOptions, w: number, wsUrl: string, 
   await new Promise<void>((resolve, reject) => {
     onAck = (ids) => ids.includes(startId) && resolve();
     onError = (_id, m) => reject(new Error(`worker ${w}: run.start rejected: ${m}`));
-    onClosed = (why) => reject(new Error(`worker ${w}: socket closed (${why}) before run.start was acked`));
-    ws.send(JSON.stringify({ v: 1, id: startId, type: "run.start", run: runKey, name: `Ingest bench, worker ${w}`, kind: "training", config: { benchmark: "scripts/bench/ingest.ts" } }));
+    onClosed = (why) =>
+      reject(new Error(`worker ${w}: socket closed (${why}) before run.start was acked`));
+    ws.send(
+      JSON.stringify({
+        v: 1,
+        id: startId,
+        type: "run.start",
+        run: runKey,
+        name: `Ingest bench, worker ${w}`,
+        kind: "training",
+        config: { benchmark: "scripts/bench/ingest.ts" },
+      }),
+    );
   });
 
   const go = () =>
     new Promise<WorkerResult>((resolve, reject) => {
-      const result: WorkerResult = { framesAcked: 0, duplicateAcks: 0, errors: [], lastAckAt: 0, latenciesMs: [] };
+      const result: WorkerResult = {
+        framesAcked: 0,
+        duplicateAcks: 0,
+        errors: [],
+        lastAckAt: 0,
+        latenciesMs: [],
+      };
       const pending = new Map<string, number>();
       let next = 0;
       let settled = 0;
@@ -92,7 +127,12 @@ export async function openWorker(opts: IngestOptions, w: number, wsUrl: string, 
         if (id && pending.delete(id)) settled++;
         pump();
       };
-      onClosed = (why) => reject(new Error(`worker ${w}: socket closed (${why}) with ${opts.frames - settled} frames unsettled`));
+      onClosed = (why) =>
+        reject(
+          new Error(
+            `worker ${w}: socket closed (${why}) with ${opts.frames - settled} frames unsettled`,
+          ),
+        );
       pump();
     });
   return { runKey, go, close: () => ws.terminate() };
@@ -112,10 +152,25 @@ export async function pushClient(opts: IngestOptions, w: number, baseUrl: string
     for (let f = 0; f < opts.frames; f++) {
       const body = pushgatewayBody(opts, w, f);
       await new Promise<void>((resolve, reject) => {
-        const req = http.request(url, { method: "POST", agent, headers: { "content-type": "text/plain; version=0.0.4", "content-length": Buffer.byteLength(body) } }, (res) => {
-          res.resume();
-          res.once("end", () => (res.statusCode && res.statusCode < 300 ? resolve() : reject(new Error(`pushgateway answered HTTP ${res.statusCode}`))));
-        });
+        const req = http.request(
+          url,
+          {
+            method: "POST",
+            agent,
+            headers: {
+              "content-type": "text/plain; version=0.0.4",
+              "content-length": Buffer.byteLength(body),
+            },
+          },
+          (res) => {
+            res.resume();
+            res.once("end", () =>
+              res.statusCode && res.statusCode < 300
+                ? resolve()
+                : reject(new Error(`pushgateway answered HTTP ${res.statusCode}`)),
+            );
+          },
+        );
         req.once("error", reject);
         req.end(body);
       });

@@ -41,9 +41,15 @@ export function parseIngestOptions(full: boolean): IngestOptions {
     strict: false,
     allowPositionals: true,
   });
-  const int = (name: string, raw: string | boolean | undefined, min: number, max: number): number => {
+  const int = (
+    name: string,
+    raw: string | boolean | undefined,
+    min: number,
+    max: number,
+  ): number => {
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in ${min}..${max} (got '${raw}')`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new Error(`--${name} must be an integer in ${min}..${max} (got '${raw}')`);
     return n;
   };
   const opts: IngestOptions = {
@@ -56,11 +62,29 @@ export function parseIngestOptions(full: boolean): IngestOptions {
     rounds: int("rounds", values.rounds, 1, 20),
     seed: int("seed", values.seed, 0, 2 ** 31 - 1),
   };
-  if (opts.points % opts.keys !== 0) throw new Error(`--points (${opts.points}) must be a multiple of --keys (${opts.keys})`);
+  if (opts.points % opts.keys !== 0)
+    throw new Error(`--points (${opts.points}) must be a multiple of --keys (${opts.keys})`);
   return opts;
 }
 
-const KEY_NAMES = ["train/loss", "train/lr", "train/grad_norm", "train/tokens_per_s", "train/mfu", "eval/loss", "eval/accuracy", "train/tau", "train/aux_loss", "train/z_loss", "mem/allocated_bytes", "mem/reserved_bytes", "throughput/tflops", "train/ppl", "train/entropy", "train/kl"];
+const KEY_NAMES = [
+  "train/loss",
+  "train/lr",
+  "train/grad_norm",
+  "train/tokens_per_s",
+  "train/mfu",
+  "eval/loss",
+  "eval/accuracy",
+  "train/tau",
+  "train/aux_loss",
+  "train/z_loss",
+  "mem/allocated_bytes",
+  "mem/reserved_bytes",
+  "throughput/tflops",
+  "train/ppl",
+  "train/entropy",
+  "train/kl",
+];
 /** The first epoch millisecond of every run's timestamps (a fixed date, well inside the protocol's time window). */
 const T0_MS = Date.UTC(2026, 10, 1);
 
@@ -73,7 +97,12 @@ export interface WorkloadPoint {
 }
 
 /** Calls `fn` for every point of frame `frame` of worker `worker`, in frame order. */
-export function forEachPoint(opts: IngestOptions, worker: number, frame: number, fn: (p: WorkloadPoint) => void): void {
+export function forEachPoint(
+  opts: IngestOptions,
+  worker: number,
+  frame: number,
+  fn: (p: WorkloadPoint) => void,
+): void {
   const steps = opts.points / opts.keys;
   const p: WorkloadPoint = { key: "", step: 0, value: 0, tsMs: 0 };
   for (let s = 0; s < steps; s++) {
@@ -83,17 +112,32 @@ export function forEachPoint(opts: IngestOptions, worker: number, frame: number,
     for (let k = 0; k < opts.keys; k++) {
       p.key = KEY_NAMES[k]!;
       // Deterministic, cheap and exactly representable in JSON and COPY text alike.
-      p.value = k === 2 && step % 997 === 0 ? NaN : Math.round((2.5 * Math.exp(-step / 20_000) + ((step * 7919 + k * 104_729 + worker * 31 + opts.seed) % 1000) / 1e4) * 1e6) / 1e6;
+      p.value =
+        k === 2 && step % 997 === 0
+          ? NaN
+          : Math.round(
+              (2.5 * Math.exp(-step / 20_000) +
+                ((step * 7919 + k * 104_729 + worker * 31 + opts.seed) % 1000) / 1e4) *
+                1e6,
+            ) / 1e6;
       fn(p);
     }
   }
 }
 
 /** The JSON text of frame `frame` of worker `worker` for run key `run` (NaN as the protocol's "NaN"). */
-export function frameText(opts: IngestOptions, worker: number, frame: number, run: string, id: string): string {
+export function frameText(
+  opts: IngestOptions,
+  worker: number,
+  frame: number,
+  run: string,
+  id: string,
+): string {
   const parts: string[] = [];
   forEachPoint(opts, worker, frame, (p) => {
-    parts.push(`{"key":"${p.key}","step":${p.step},"value":${Number.isNaN(p.value) ? '"NaN"' : p.value},"ts":${p.tsMs}}`);
+    parts.push(
+      `{"key":"${p.key}","step":${p.step},"value":${Number.isNaN(p.value) ? '"NaN"' : p.value},"ts":${p.tsMs}}`,
+    );
   });
   return `{"v":1,"id":${JSON.stringify(id)},"type":"run.metrics","run":${JSON.stringify(run)},"points":[${parts.join(",")}]}`;
 }
@@ -102,13 +146,19 @@ export function frameText(opts: IngestOptions, worker: number, frame: number, ru
 export function copyText(opts: IngestOptions, worker: number, runId: number): string {
   const parts: string[] = [];
   for (let f = 0; f < opts.frames; f++) {
-    forEachPoint(opts, worker, f, (p) => parts.push(`${runId}\t${p.key}\t${p.step}\t${p.value}\t${new Date(p.tsMs).toISOString()}\n`));
+    forEachPoint(opts, worker, f, (p) =>
+      parts.push(`${runId}\t${p.key}\t${p.step}\t${p.value}\t${new Date(p.tsMs).toISOString()}\n`),
+    );
   }
   return parts.join("");
 }
 
 /** The same rows as columns for `INSERT … SELECT FROM unnest(…)`, one chunk per frame. */
-export function unnestChunks(opts: IngestOptions, worker: number, runId: number): Array<[number[], string[], number[], number[], Date[]]> {
+export function unnestChunks(
+  opts: IngestOptions,
+  worker: number,
+  runId: number,
+): Array<[number[], string[], number[], number[], Date[]]> {
   const chunks: Array<[number[], string[], number[], number[], Date[]]> = [];
   for (let f = 0; f < opts.frames; f++) {
     const chunk: [number[], string[], number[], number[], Date[]] = [[], [], [], [], []];

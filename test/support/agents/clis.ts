@@ -8,7 +8,10 @@ export const CLAUDE_CODE_VERSION = "2.1.332";
 /** The opencode version the tests pin (the one docs/agents.md was verified with). */
 export const OPENCODE_VERSION = "1.18.33";
 /** The agent CLI packages the tests run, pinned. */
-export const AGENT_CLI_PACKAGES = [`@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`, `opencode-ai@${OPENCODE_VERSION}`] as const;
+export const AGENT_CLI_PACKAGES = [
+  `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`,
+  `opencode-ai@${OPENCODE_VERSION}`,
+] as const;
 
 /**
  * Folder the agent CLIs are installed into, outside the repo and cached across runs:
@@ -30,20 +33,33 @@ export function ensureAgentCli(name: string, version: string, bin: string): stri
   const exe = path.join(dir, "node_modules", ".bin", bin);
   let installed = false;
   try {
-    installed = fs.existsSync(exe) && (JSON.parse(fs.readFileSync(path.join(dir, "node_modules", name, "package.json"), "utf8")) as { version: string }).version === version;
+    installed =
+      fs.existsSync(exe) &&
+      (
+        JSON.parse(
+          fs.readFileSync(path.join(dir, "node_modules", name, "package.json"), "utf8"),
+        ) as { version: string }
+      ).version === version;
   } catch {
     installed = false;
   }
   if (!installed) {
     fs.mkdirSync(dir, { recursive: true });
-    execFileSync("npm", ["install", "--prefix", dir, "--no-audit", "--no-fund", "--no-save", `${name}@${version}`], { stdio: "pipe", timeout: 600_000 });
+    execFileSync(
+      "npm",
+      ["install", "--prefix", dir, "--no-audit", "--no-fund", "--no-save", `${name}@${version}`],
+      { stdio: "pipe", timeout: 600_000 },
+    );
   }
   return exe;
 }
 
 /** Paths of the pinned `claude` and `opencode` executables (installed on first use, see ensureAgentCli). */
 export function ensureAgentClis(): { claude: string; opencode: string } {
-  return { claude: ensureAgentCli("@anthropic-ai/claude-code", CLAUDE_CODE_VERSION, "claude"), opencode: ensureAgentCli("opencode-ai", OPENCODE_VERSION, "opencode") };
+  return {
+    claude: ensureAgentCli("@anthropic-ai/claude-code", CLAUDE_CODE_VERSION, "claude"),
+    opencode: ensureAgentCli("opencode-ai", OPENCODE_VERSION, "opencode"),
+  };
 }
 
 /**
@@ -53,18 +69,34 @@ export function ensureAgentClis(): { claude: string; opencode: string } {
  * @returns [{version, claude}] with the pinned version first.
  */
 export function claudeVersionsToTest(): Array<{ version: string; claude: string }> {
-  const out = [{ version: CLAUDE_CODE_VERSION, claude: ensureAgentCli("@anthropic-ai/claude-code", CLAUDE_CODE_VERSION, "claude") }];
+  const out = [
+    {
+      version: CLAUDE_CODE_VERSION,
+      claude: ensureAgentCli("@anthropic-ai/claude-code", CLAUDE_CODE_VERSION, "claude"),
+    },
+  ];
   if (process.env.PITWALL_AGENT_PINNED_ONLY === "1") return out;
   let newest = "";
   try {
-    newest = execFileSync("npm", ["view", "@anthropic-ai/claude-code", "version"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 }).trim();
+    newest = execFileSync("npm", ["view", "@anthropic-ai/claude-code", "version"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 20_000,
+    }).trim();
   } catch (err) {
-    process.stdout.write(`npm registry not reachable (${(err as Error).message.split("\n")[0]}): testing only the pinned Claude Code ${CLAUDE_CODE_VERSION}\n`);
+    process.stdout.write(
+      `npm registry not reachable (${(err as Error).message.split("\n")[0]}): testing only the pinned Claude Code ${CLAUDE_CODE_VERSION}\n`,
+    );
     return out;
   }
   if (/^\d+\.\d+\.\d+$/.test(newest) && newest !== CLAUDE_CODE_VERSION) {
-    process.stdout.write(`Claude Code ${newest} is the newest on npm: testing it too, beside the pinned ${CLAUDE_CODE_VERSION}\n`);
-    out.push({ version: newest, claude: ensureAgentCli("@anthropic-ai/claude-code", newest, "claude") });
+    process.stdout.write(
+      `Claude Code ${newest} is the newest on npm: testing it too, beside the pinned ${CLAUDE_CODE_VERSION}\n`,
+    );
+    out.push({
+      version: newest,
+      claude: ensureAgentCli("@anthropic-ai/claude-code", newest, "claude"),
+    });
   }
   return out;
 }
@@ -87,7 +119,10 @@ export function claudeOfflineEnv(modelUrl: string): Record<string, string> {
  * The switch that gives Claude Code 2.1.332 the older TodoWrite tool instead of its default
  * TaskCreate/TaskUpdate/TaskList (the "TodoWrite enabled" variant of the tests).
  */
-export const CLAUDE_TODOWRITE_ENV: Record<string, string> = { CLAUDE_CODE_ENABLE_TODO_TOOLS: "1", CLAUDE_CODE_ENABLE_TASKS: "0" };
+export const CLAUDE_TODOWRITE_ENV: Record<string, string> = {
+  CLAUDE_CODE_ENABLE_TODO_TOOLS: "1",
+  CLAUDE_CODE_ENABLE_TASKS: "0",
+};
 
 /**
  * The model the default-settings tests ask for. Claude Code 2.1.332's default model (Opus 5.5)
@@ -102,8 +137,16 @@ export const CLAUDE_TASKS_MODEL = "claude-sonnet-4-6";
  * (a fresh temp folder per test run).
  */
 export function opencodeOfflineEnv(xdgRoot: string): Record<string, string> {
-  const dirs = { XDG_CONFIG_HOME: "config", XDG_DATA_HOME: "data", XDG_CACHE_HOME: "cache", XDG_STATE_HOME: "state" };
-  const env: Record<string, string> = { OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1" };
+  const dirs = {
+    XDG_CONFIG_HOME: "config",
+    XDG_DATA_HOME: "data",
+    XDG_CACHE_HOME: "cache",
+    XDG_STATE_HOME: "state",
+  };
+  const env: Record<string, string> = {
+    OPENCODE_DISABLE_MODELS_FETCH: "1",
+    OPENCODE_DISABLE_AUTOUPDATE: "1",
+  };
   for (const [name, sub] of Object.entries(dirs)) {
     env[name] = path.join(xdgRoot, sub);
     fs.mkdirSync(env[name], { recursive: true });
@@ -120,7 +163,14 @@ export function opencodeOfflineEnv(xdgRoot: string): Record<string, string> {
 export function writeOpencodeProject(projectDir: string, modelUrl: string): void {
   const config = {
     $schema: "https://opencode.ai/config.json",
-    provider: { scripted: { npm: "@ai-sdk/openai-compatible", name: "Scripted", options: { baseURL: `${modelUrl}/v1`, apiKey: "sk-test-scripted" }, models: { scripted: { name: "Scripted", tool_call: true } } } },
+    provider: {
+      scripted: {
+        npm: "@ai-sdk/openai-compatible",
+        name: "Scripted",
+        options: { baseURL: `${modelUrl}/v1`, apiKey: "sk-test-scripted" },
+        models: { scripted: { name: "Scripted", tool_call: true } },
+      },
+    },
     model: "scripted/scripted",
   };
   fs.writeFileSync(path.join(projectDir, "opencode.json"), `${JSON.stringify(config, null, 2)}\n`);

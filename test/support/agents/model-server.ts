@@ -26,7 +26,10 @@ export interface ModelRequest {
 }
 
 /** The test's policy: given a request (and all before it), the reply; may wait (a gate the test opens). */
-export type ModelScript = (req: ModelRequest, all: ModelRequest[]) => ScriptedReply | Promise<ScriptedReply>;
+export type ModelScript = (
+  req: ModelRequest,
+  all: ModelRequest[],
+) => ScriptedReply | Promise<ScriptedReply>;
 
 /** A running scripted model server. */
 export interface ModelServer {
@@ -47,9 +50,12 @@ export function offersTools(req: ModelRequest): boolean {
  * The tool results in the request's last user message, as `{toolName, content, isError}`;
  * tool names are read back from our own call ids (`call_<name>_<n>` / `toolu_<name>_<n>`).
  */
-export function lastToolResults(req: ModelRequest): { toolName: string; content: string; isError: boolean }[] {
+export function lastToolResults(
+  req: ModelRequest,
+): { toolName: string; content: string; isError: boolean }[] {
   const messages = (req.body.messages ?? []) as Record<string, unknown>[];
-  const nameOf = (id: unknown) => (typeof id === "string" ? (/^(?:toolu|call)_(.+)_\d+$/.exec(id)?.[1] ?? "") : "");
+  const nameOf = (id: unknown) =>
+    typeof id === "string" ? (/^(?:toolu|call)_(.+)_\d+$/.exec(id)?.[1] ?? "") : "";
   const stringify = (c: unknown) => (typeof c === "string" ? c : JSON.stringify(c));
   if (req.api === "anthropic") {
     // Claude Code may append a `system` message after the tool results (e.g. "Exited Plan Mode").
@@ -57,11 +63,19 @@ export function lastToolResults(req: ModelRequest): { toolName: string; content:
     if (!last || last.role !== "user" || !Array.isArray(last.content)) return [];
     return (last.content as Record<string, unknown>[])
       .filter((b) => b.type === "tool_result")
-      .map((b) => ({ toolName: nameOf(b.tool_use_id), content: stringify(b.content), isError: b.is_error === true }));
+      .map((b) => ({
+        toolName: nameOf(b.tool_use_id),
+        content: stringify(b.content),
+        isError: b.is_error === true,
+      }));
   }
   const out: { toolName: string; content: string; isError: boolean }[] = [];
   for (let i = messages.length - 1; i >= 0 && messages[i]!.role === "tool"; i--) {
-    out.unshift({ toolName: nameOf(messages[i]!.tool_call_id), content: stringify(messages[i]!.content), isError: false });
+    out.unshift({
+      toolName: nameOf(messages[i]!.tool_call_id),
+      content: stringify(messages[i]!.content),
+      isError: false,
+    });
   }
   return out;
 }
@@ -71,16 +85,40 @@ function sse(res: http.ServerResponse, event: string | null, data: unknown): voi
   res.write(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
 }
 
-function anthropicReply(res: http.ServerResponse, body: Record<string, unknown>, reply: ScriptedReply): void {
+function anthropicReply(
+  res: http.ServerResponse,
+  body: Record<string, unknown>,
+  reply: ScriptedReply,
+): void {
   const model = typeof body.model === "string" ? body.model : "scripted";
-  type Block = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+  type Block =
+    | { type: "text"; text: string }
+    | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
   const blocks: Block[] =
     "text" in reply
       ? [{ type: "text", text: reply.text }]
-      : reply.toolCalls.map((c) => ({ type: "tool_use" as const, id: `toolu_${c.name}_${++callSeq}`, name: c.name, input: c.input }));
+      : reply.toolCalls.map((c) => ({
+          type: "tool_use" as const,
+          id: `toolu_${c.name}_${++callSeq}`,
+          name: c.name,
+          input: c.input,
+        }));
   const stopReason = "text" in reply ? "end_turn" : "tool_use";
-  const usage = { input_tokens: 10, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  const message = { id: `msg_${++callSeq}`, type: "message", role: "assistant", model, stop_reason: null, stop_sequence: null, usage };
+  const usage = {
+    input_tokens: 10,
+    output_tokens: 10,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
+  const message = {
+    id: `msg_${++callSeq}`,
+    type: "message",
+    role: "assistant",
+    model,
+    stop_reason: null,
+    stop_sequence: null,
+    usage,
+  };
   if (body.stream !== true) {
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ ...message, content: blocks, stop_reason: stopReason }));
@@ -90,36 +128,91 @@ function anthropicReply(res: http.ServerResponse, body: Record<string, unknown>,
   sse(res, "message_start", { type: "message_start", message: { ...message, content: [] } });
   blocks.forEach((b, index) => {
     if (b.type === "text") {
-      sse(res, "content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } });
-      sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: b.text } });
+      sse(res, "content_block_start", {
+        type: "content_block_start",
+        index,
+        content_block: { type: "text", text: "" },
+      });
+      sse(res, "content_block_delta", {
+        type: "content_block_delta",
+        index,
+        delta: { type: "text_delta", text: b.text },
+      });
     } else {
-      sse(res, "content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
-      sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } });
+      sse(res, "content_block_start", {
+        type: "content_block_start",
+        index,
+        content_block: { type: "tool_use", id: b.id, name: b.name, input: {} },
+      });
+      sse(res, "content_block_delta", {
+        type: "content_block_delta",
+        index,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) },
+      });
     }
     sse(res, "content_block_stop", { type: "content_block_stop", index });
   });
-  sse(res, "message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 10 } });
+  sse(res, "message_delta", {
+    type: "message_delta",
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: 10 },
+  });
   sse(res, "message_stop", { type: "message_stop" });
   res.end();
 }
 
-function openaiReply(res: http.ServerResponse, body: Record<string, unknown>, reply: ScriptedReply): void {
-  const base = { id: `chatcmpl-${++callSeq}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: String(body.model ?? "scripted") };
+function openaiReply(
+  res: http.ServerResponse,
+  body: Record<string, unknown>,
+  reply: ScriptedReply,
+): void {
+  const base = {
+    id: `chatcmpl-${++callSeq}`,
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model: String(body.model ?? "scripted"),
+  };
   const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
   const toolCalls =
     "toolCalls" in reply
-      ? reply.toolCalls.map((c, index) => ({ index, id: `call_${c.name}_${++callSeq}`, type: "function", function: { name: c.name, arguments: JSON.stringify(c.input) } }))
+      ? reply.toolCalls.map((c, index) => ({
+          index,
+          id: `call_${c.name}_${++callSeq}`,
+          type: "function",
+          function: { name: c.name, arguments: JSON.stringify(c.input) },
+        }))
       : [];
   if (body.stream !== true) {
     res.writeHead(200, { "content-type": "application/json" });
-    const message = "text" in reply ? { role: "assistant", content: reply.text } : { role: "assistant", content: null, tool_calls: toolCalls.map(({ index: _i, ...c }) => c) };
-    res.end(JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: "text" in reply ? "stop" : "tool_calls" }], usage }));
+    const message =
+      "text" in reply
+        ? { role: "assistant", content: reply.text }
+        : {
+            role: "assistant",
+            content: null,
+            tool_calls: toolCalls.map(({ index: _i, ...c }) => c),
+          };
+    res.end(
+      JSON.stringify({
+        ...base,
+        object: "chat.completion",
+        choices: [{ index: 0, message, finish_reason: "text" in reply ? "stop" : "tool_calls" }],
+        usage,
+      }),
+    );
     return;
   }
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  const delta = "text" in reply ? { role: "assistant", content: reply.text } : { role: "assistant", content: null, tool_calls: toolCalls };
+  const delta =
+    "text" in reply
+      ? { role: "assistant", content: reply.text }
+      : { role: "assistant", content: null, tool_calls: toolCalls };
   sse(res, null, { ...base, choices: [{ index: 0, delta, finish_reason: null }] });
-  sse(res, null, { ...base, choices: [{ index: 0, delta: {}, finish_reason: "text" in reply ? "stop" : "tool_calls" }], usage });
+  sse(res, null, {
+    ...base,
+    choices: [{ index: 0, delta: {}, finish_reason: "text" in reply ? "stop" : "tool_calls" }],
+    usage,
+  });
   sse(res, null, "[DONE]");
   res.end();
 }
@@ -136,7 +229,11 @@ export async function startModelServer(script: ModelScript): Promise<ModelServer
         const text = Buffer.concat(chunks).toString("utf8");
         if (req.method !== "POST") {
           res.writeHead(200, { "content-type": "application/json" });
-          res.end(url.includes("models") ? JSON.stringify({ object: "list", data: [{ id: "scripted", object: "model" }] }) : "{}");
+          res.end(
+            url.includes("models")
+              ? JSON.stringify({ object: "list", data: [{ id: "scripted", object: "model" }] })
+              : "{}",
+          );
           return;
         }
         if (url.includes("count_tokens")) {

@@ -19,18 +19,40 @@ export interface AgentRun {
  * `stdout`/`stderr` fill while it runs (for failure messages).
  * @throws Error when it runs longer than `timeoutMs` (the process is killed).
  */
-export function runClaude(opts: { claude: string; cwd: string; env: Record<string, string>; prompt: string; planMode?: boolean; askStdio?: boolean; model?: string; timeoutMs?: number }): Promise<AgentRun> & { stdout: string[]; stderr: string[] } {
-  const args = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"];
+export function runClaude(opts: {
+  claude: string;
+  cwd: string;
+  env: Record<string, string>;
+  prompt: string;
+  planMode?: boolean;
+  askStdio?: boolean;
+  model?: string;
+  timeoutMs?: number;
+}): Promise<AgentRun> & { stdout: string[]; stderr: string[] } {
+  const args = [
+    "-p",
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+  ];
   if (opts.planMode) args.push("--permission-mode", "plan", "--permission-prompt-tool", "stdio");
   // Default permission mode, permission prompts over stdio that nobody answers: the hooks decide.
   else if (opts.askStdio) args.push("--permission-prompt-tool", "stdio");
   if (opts.model) args.push("--model", opts.model);
   const started = Date.now();
-  const child = spawn(opts.claude, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(opts.claude, args, {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const stdout: string[] = [];
   const stderr: string[] = [];
   let result: string | null = null;
-  child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: opts.prompt } })}\n`);
+  child.stdin.write(
+    `${JSON.stringify({ type: "user", message: { role: "user", content: opts.prompt } })}\n`,
+  );
   readline.createInterface({ input: child.stdout }).on("line", (line) => {
     stdout.push(line);
     try {
@@ -47,7 +69,11 @@ export function runClaude(opts: { claude: string; cwd: string; env: Record<strin
   const done = new Promise<AgentRun>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`claude ran over ${opts.timeoutMs ?? 120_000} ms\nstdout:\n${stdout.join("\n")}\nstderr:\n${stderr.join("\n")}`));
+      reject(
+        new Error(
+          `claude ran over ${opts.timeoutMs ?? 120_000} ms\nstdout:\n${stdout.join("\n")}\nstderr:\n${stderr.join("\n")}`,
+        ),
+      );
     }, opts.timeoutMs ?? 120_000);
     child.on("exit", (code) => {
       clearTimeout(timer);
@@ -59,7 +85,8 @@ export function runClaude(opts: { claude: string; cwd: string; env: Record<strin
 
 /** The last lines an agent CLI printed so far, for a wait's failure message. */
 export function outputOf(run: { stdout: string[]; stderr: string[] }): () => string {
-  return () => `agent stdout (last 20 lines):\n${run.stdout.slice(-20).join("\n")}\nagent stderr (last 40 lines):\n${run.stderr.slice(-40).join("\n")}`;
+  return () =>
+    `agent stdout (last 20 lines):\n${run.stdout.slice(-20).join("\n")}\nagent stderr (last 40 lines):\n${run.stderr.slice(-40).join("\n")}`;
 }
 
 /**
@@ -68,11 +95,21 @@ export function outputOf(run: { stdout: string[]; stderr: string[] }): () => str
  * failure messages).
  * @throws Error when it runs longer than `timeoutMs` (the process is killed).
  */
-export function runOpencode(opts: { opencode: string; cwd: string; env: Record<string, string>; prompt: string; timeoutMs?: number }): Promise<AgentRun> & { stdout: string[]; stderr: string[] } {
+export function runOpencode(opts: {
+  opencode: string;
+  cwd: string;
+  env: Record<string, string>;
+  prompt: string;
+  timeoutMs?: number;
+}): Promise<AgentRun> & { stdout: string[]; stderr: string[] } {
   const started = Date.now();
   // opencode takes its project folder from $PWD, not the process's cwd: without PWD it would run
   // in (and read the config of) the folder the test runner was started from.
-  const child = spawn(opts.opencode, ["run", "--print-logs", opts.prompt], { cwd: opts.cwd, env: { ...process.env, ...opts.env, PWD: opts.cwd }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(opts.opencode, ["run", "--print-logs", opts.prompt], {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env, PWD: opts.cwd },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const stdout: string[] = [];
   const stderr: string[] = [];
   readline.createInterface({ input: child.stdout }).on("line", (line) => stdout.push(line));
@@ -80,11 +117,21 @@ export function runOpencode(opts: { opencode: string; cwd: string; env: Record<s
   const done = new Promise<AgentRun>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`opencode ran over ${opts.timeoutMs ?? 120_000} ms\nstdout:\n${stdout.join("\n")}\nstderr:\n${stderr.join("\n")}`));
+      reject(
+        new Error(
+          `opencode ran over ${opts.timeoutMs ?? 120_000} ms\nstdout:\n${stdout.join("\n")}\nstderr:\n${stderr.join("\n")}`,
+        ),
+      );
     }, opts.timeoutMs ?? 120_000);
     child.on("exit", (code) => {
       clearTimeout(timer);
-      resolve({ code, result: stdout.join("\n"), stdout, stderr, durationMs: Date.now() - started });
+      resolve({
+        code,
+        result: stdout.join("\n"),
+        stdout,
+        stderr,
+        durationMs: Date.now() - started,
+      });
     });
   });
   return Object.assign(done, { stdout, stderr });

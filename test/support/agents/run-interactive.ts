@@ -23,7 +23,9 @@ export function claudeInteractiveHome(projectDir: string, apiKey: string): strin
     hasCompletedOnboarding: true,
     theme: "dark",
     customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] },
-    projects: { [projectDir]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
+    projects: {
+      [projectDir]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true },
+    },
   };
   fs.writeFileSync(path.join(home, ".claude.json"), JSON.stringify(config));
   return home;
@@ -35,11 +37,22 @@ export function claudeInteractiveHome(projectDir: string, apiKey: string): strin
  * HOME from claudeInteractiveHome). Nobody types in the terminal unless the test calls `type`; the
  * session stays open until `stop()`, which sends Ctrl-C twice and then kills the process group.
  */
-export function runClaudeInteractive(opts: { claude: string; cwd: string; env: Record<string, string>; prompt: string; permissionMode?: string }): InteractiveRun {
+export function runClaudeInteractive(opts: {
+  claude: string;
+  cwd: string;
+  env: Record<string, string>;
+  prompt: string;
+  permissionMode?: string;
+}): InteractiveRun {
   const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
   const command = `${quote(opts.claude)} --permission-mode ${quote(opts.permissionMode ?? "plan")} ${quote(opts.prompt)}`;
   const env = { ...process.env, TERM: "xterm-256color", COLUMNS: "120", LINES: "40", ...opts.env };
-  const child = spawn("script", ["-qfc", command, "/dev/null"], { cwd: opts.cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  const child = spawn("script", ["-qfc", command, "/dev/null"], {
+    cwd: opts.cwd,
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
   let screen = "";
   child.stdout.on("data", (d: Buffer) => (screen += d.toString()));
   child.stderr.on("data", (d: Buffer) => (screen += d.toString()));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import { ROLES } from "@/lib/roles";
 import { prisma } from "@/lib/server/db";
 import { json, parseJsonBody, withViewer } from "@/lib/server/http";
@@ -34,6 +35,9 @@ export const POST = withViewer("admin", async (request) => {
   const body = await parseJsonBody(request, newUserBody);
   if (body instanceof Response) return body;
   const created = await createUser(prisma(), body);
-  const view: CreatedUserView = { user: toAdminUserView(created.user), generatedPassword: created.generated ? created.password : null };
+  const view: CreatedUserView = {
+    user: toAdminUserView(created.user),
+    generatedPassword: created.generated ? created.password : null,
+  };
   return json(view, 201);
 });

@@ -1,4 +1,5 @@
 import { toNextJsHandler } from "better-auth/next-js";
+
 import { authRequest, getAuth } from "@/lib/server/auth/better-auth";
 import { limitSignIn } from "@/lib/server/auth/sign-in-limit";
 import { databaseHealth } from "@/lib/server/database/health";
@@ -10,7 +11,9 @@ import { logger } from "@/lib/server/logger";
 /** Never prerendered: every answer depends on the request's cookies. */
 export const dynamic = "force-dynamic";
 
-const auth = toNextJsHandler(async (request: Request) => (await getAuth()).handler(await authRequest(request)));
+const auth = toNextJsHandler(async (request: Request) =>
+  (await getAuth()).handler(await authRequest(request)),
+);
 
 /**
  * /api/auth/* — better-auth's endpoints: POST sign-in/email `{email, password}` as JSON,
@@ -27,7 +30,8 @@ export async function GET(request: Request): Promise<Response> {
 /** POST /api/auth/*: see {@link GET}. Any path naming a sign-in (however spelled) goes through the limiter. */
 export async function POST(request: Request): Promise<Response> {
   const path = new URL(request.url).pathname.toLowerCase().replace(/\/{2,}/g, "/");
-  if (path.includes("/sign-in")) return duringOutage(() => limitSignIn(request, auth.POST, prisma()));
+  if (path.includes("/sign-in"))
+    return duringOutage(() => limitSignIn(request, auth.POST, prisma()));
   return duringOutage(() => auth.POST(request));
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import { describeIssues } from "@/lib/protocol";
 import { prisma } from "@/lib/server/db";
 import { errorResponse, json, withViewer } from "@/lib/server/http";

@@ -13,12 +13,25 @@ export const dynamic = "force-dynamic";
 export const GET = withViewer("approver", async (request) => {
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const q = inboxAuditQuery.safeParse(params);
-  if (!q.success) return errorResponse(400, "invalid_query", q.error.issues.map((i) => `${i.path.join(".") || "query"}: ${i.message}`).join("; "));
+  if (!q.success)
+    return errorResponse(
+      400,
+      "invalid_query",
+      q.error.issues.map((i) => `${i.path.join(".") || "query"}: ${i.message}`).join("; "),
+    );
   const { session, before, limit, format } = q.data;
-  const entries = await listInboxAudit(pool(), { sessionId: session, before: before ? new Date(before) : undefined, limit: limit ?? (format === "csv" ? 10_000 : 200) });
+  const entries = await listInboxAudit(pool(), {
+    sessionId: session,
+    before: before ? new Date(before) : undefined,
+    limit: limit ?? (format === "csv" ? 10_000 : 200),
+  });
   if (format === "json") return json({ entries });
   const name = session ? `pitwall-inbox-audit-session-${session}.csv` : "pitwall-inbox-audit.csv";
   return new Response(auditCsv(entries), {
-    headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${name}"`, "cache-control": "no-store" },
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="${name}"`,
+      "cache-control": "no-store",
+    },
   });
 });

@@ -6,7 +6,8 @@ type Ctx = { params: Promise<{ id: string }> };
 
 async function runIdOf(ctx: Ctx): Promise<number | Response> {
   const runId = Number((await ctx.params).id);
-  if (!Number.isSafeInteger(runId) || runId <= 0) return errorResponse(400, "invalid_query", "run id must be a positive integer");
+  if (!Number.isSafeInteger(runId) || runId <= 0)
+    return errorResponse(400, "invalid_query", "run id must be a positive integer");
   return runId;
 }
 

@@ -1,9 +1,14 @@
 import { z } from "zod";
+
 import { describeIssues } from "@/lib/protocol";
 import { personId } from "@/lib/server/auth/person";
 import { prisma } from "@/lib/server/db";
 import { errorResponse, json, parseJsonBody, withViewer } from "@/lib/server/http";
-import { deleteSavedView, savedViewPatch, updateSavedView } from "@/lib/server/repositories/saved-views";
+import {
+  deleteSavedView,
+  savedViewPatch,
+  updateSavedView,
+} from "@/lib/server/repositories/saved-views";
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
 type Ctx = { params: Promise<{ id: string }> };

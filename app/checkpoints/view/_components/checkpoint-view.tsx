@@ -1,23 +1,35 @@
 "use client";
 
-import Link from "next/link";
-import type { ReactNode } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { ChevronLeft } from "lucide-react";
+import Link from "next/link";
+import type { ReactNode } from "react";
+
 import { CheckpointUri } from "@/components/checkpoints/checkpoint-uri";
-import { CHECKPOINT_TOPICS, checkpointLineageQueryKey, fetchCheckpointLineage } from "@/components/checkpoints/queries";
+import {
+  CHECKPOINT_TOPICS,
+  checkpointLineageQueryKey,
+  fetchCheckpointLineage,
+} from "@/components/checkpoints/queries";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { formatBytes } from "@/components/pipelines/units";
-import { byteColumnFormat } from "@/lib/column-format";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { MetaItem } from "@/components/ui/meta-item";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@/components/ui/table";
 import { checkpointsPath } from "@/lib/checkpoint-paths";
-import { MISSING, formatCount, formatNumber, formatTokPerS } from "@/lib/format";
+import { byteColumnFormat } from "@/lib/column-format";
+import { formatCount, formatNumber, formatTokPerS, MISSING } from "@/lib/format";
 import { runPath } from "@/lib/paths";
 import { engineLabel } from "@/lib/run-config";
 import type { CheckpointLineageView, LineageRun } from "@/lib/view-models/lineage";
@@ -31,14 +43,26 @@ function stepText(step: number | string | null): string {
 
 function RunLink({ run }: { run: LineageRun }) {
   return (
-    <Link href={runPath(run.id)} className="block truncate rounded-sm font-medium hover:underline" title={run.name}>
+    <Link
+      href={runPath(run.id)}
+      className="block truncate rounded-sm font-medium hover:underline"
+      title={run.name}
+    >
       {run.name}
     </Link>
   );
 }
 
 /** The first cells of every lineage table row: the run (linked), its state and, unless left out, its host. */
-function RunCells({ run, nameWidth = "max-w-96", host = true }: { run: LineageRun; nameWidth?: string; host?: boolean }) {
+function RunCells({
+  run,
+  nameWidth = "max-w-96",
+  host = true,
+}: {
+  run: LineageRun;
+  nameWidth?: string;
+  host?: boolean;
+}) {
   return (
     <>
       <TableCell className={nameWidth}>
@@ -52,7 +76,19 @@ function RunCells({ run, nameWidth = "max-w-96", host = true }: { run: LineageRu
   );
 }
 
-function Section({ title, count, description, empty, children }: { title: string; count: number; description: string; empty: ReactNode; children: ReactNode }) {
+function Section({
+  title,
+  count,
+  description,
+  empty,
+  children,
+}: {
+  title: string;
+  count: number;
+  description: string;
+  empty: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <Card className="min-w-0">
       <CardHeader>
@@ -61,7 +97,11 @@ function Section({ title, count, description, empty, children }: { title: string
         </CardTitle>
         <CardDescription className="ml-auto">{description}</CardDescription>
       </CardHeader>
-      {count === 0 ? <CardContent className="text-sm text-muted-fg">{empty}</CardContent> : children}
+      {count === 0 ? (
+        <CardContent className="text-sm text-muted-fg">{empty}</CardContent>
+      ) : (
+        children
+      )}
     </Card>
   );
 }
@@ -83,9 +123,17 @@ function DraftSettings({ draft }: { draft: Record<string, string | number | bool
 const code = (text: string) => <code className="font-mono text-xs">{text}</code>;
 
 /** One checkpoint: the training runs that produced it, the eval runs that scored it (τ), the benchmark runs that served it; live. */
-export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLineageView; renderedAt: number }) {
+export function CheckpointView({
+  initial,
+  renderedAt,
+}: {
+  initial: CheckpointLineageView;
+  renderedAt: number;
+}) {
   const live = useLiveTopics(CHECKPOINT_TOPICS);
-  useLiveInvalidate(CHECKPOINT_TOPICS, [checkpointLineageQueryKey(initial.uri)], { minIntervalMs: REFRESH_MS });
+  useLiveInvalidate(CHECKPOINT_TOPICS, [checkpointLineageQueryKey(initial.uri)], {
+    minIntervalMs: REFRESH_MS,
+  });
   const { data: view, error } = useQuery({
     queryKey: checkpointLineageQueryKey(initial.uri),
     queryFn: ({ signal }) => fetchCheckpointLineage(initial.uri, signal),
@@ -99,7 +147,10 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
   return (
     <div className="grid gap-4">
       <div className="grid gap-2">
-        <Link href={checkpointsPath()} className="flex w-fit items-center gap-0.5 rounded-sm text-xs text-muted-fg hover:text-foreground">
+        <Link
+          href={checkpointsPath()}
+          className="flex w-fit items-center gap-0.5 rounded-sm text-xs text-muted-fg hover:text-foreground"
+        >
           <ChevronLeft aria-hidden className="size-3.5" />
           Checkpoints
         </Link>
@@ -121,7 +172,10 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
           )}
           <MetaItem label="Produced by">
             {producer ? (
-              <Link href={runPath(producer.run.id)} className="rounded-sm text-foreground hover:underline">
+              <Link
+                href={runPath(producer.run.id)}
+                className="rounded-sm text-foreground hover:underline"
+              >
                 {producer.run.name}
               </Link>
             ) : (
@@ -129,13 +183,18 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
             )}
           </MetaItem>
           <MetaItem label="Best τ">
-            <span className="font-semibold text-foreground">{best ? formatNumber(best.tau, 2) : MISSING}</span>
+            <span className="font-semibold text-foreground">
+              {best ? formatNumber(best.tau, 2) : MISSING}
+            </span>
             {best && <span className="ml-1">({best.run.name})</span>}
           </MetaItem>
         </dl>
       </div>
       {error && (
-        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+        <p
+          role="alert"
+          className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed"
+        >
           Could not refresh this checkpoint ({error.message}); showing the last data received.
         </p>
       )}
@@ -144,7 +203,12 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
         title="Produced by"
         count={view.producedBy.length}
         description="runs that reported this URI as a checkpoint artifact"
-        empty={<>No run reported this checkpoint. A training run reports it with {code('run.artifact {"kind": "checkpoint", "uri": …}')}.</>}
+        empty={
+          <>
+            No run reported this checkpoint. A training run reports it with{" "}
+            {code('run.artifact {"kind": "checkpoint", "uri": …}')}.
+          </>
+        }
       >
         <Table>
           <TableHeader>
@@ -153,7 +217,9 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
               <TableHead>State</TableHead>
               <TableHead>Host</TableHead>
               <TableHead className="text-right">Step</TableHead>
-              <TableHead className="text-right">Size ({byteColumnFormat(view.producedBy.map((p) => p.sizeBytes)).unit})</TableHead>
+              <TableHead className="text-right">
+                Size ({byteColumnFormat(view.producedBy.map((p) => p.sizeBytes)).unit})
+              </TableHead>
               <TableHead>Reported</TableHead>
             </TableRow>
           </TableHeader>
@@ -162,7 +228,9 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
               <TableRow key={p.run.id}>
                 <RunCells run={p.run} />
                 <TableCell className="text-right">{stepText(p.step)}</TableCell>
-                <TableCell className="text-right" title={formatBytes(p.sizeBytes)}>{byteColumnFormat(view.producedBy.map((q) => q.sizeBytes)).format(p.sizeBytes)}</TableCell>
+                <TableCell className="text-right" title={formatBytes(p.sizeBytes)}>
+                  {byteColumnFormat(view.producedBy.map((q) => q.sizeBytes)).format(p.sizeBytes)}
+                </TableCell>
                 <TableCell className="text-muted-fg">
                   <RelativeTime iso={p.ts} />
                 </TableCell>
@@ -176,7 +244,12 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
         title="Scored by"
         count={view.scoredBy.length}
         description="τ = Σ tokens produced / Σ verify steps, per eval run and draft settings"
-        empty={<>No eval result names this checkpoint. Eval results name it with {code('"checkpoint": {"uri": …}')} in {code("run.eval")}.</>}
+        empty={
+          <>
+            No eval result names this checkpoint. Eval results name it with{" "}
+            {code('"checkpoint": {"uri": …}')} in {code("run.eval")}.
+          </>
+        }
       >
         <Table>
           <TableHeader>
@@ -199,11 +272,18 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
                   <DraftSettings draft={e.draft} />
                 </TableCell>
                 <TableCell className="max-w-48 truncate" title={e.datasets.join(", ")}>
-                  {e.datasets.length === 0 ? <span className="text-muted-fg">{MISSING}</span> : e.datasets.join(", ")}
+                  {e.datasets.length === 0 ? (
+                    <span className="text-muted-fg">{MISSING}</span>
+                  ) : (
+                    e.datasets.join(", ")
+                  )}
                 </TableCell>
                 <TableCell className="text-right">{formatCount(e.results)}</TableCell>
                 <TableCell className="text-right">{formatCount(e.verifySteps)}</TableCell>
-                <TableCell className="text-right font-semibold" title={`${formatCount(e.acceptedTokens + e.verifySteps)} tokens / ${formatCount(e.verifySteps)} steps`}>
+                <TableCell
+                  className="text-right font-semibold"
+                  title={`${formatCount(e.acceptedTokens + e.verifySteps)} tokens / ${formatCount(e.verifySteps)} steps`}
+                >
                   {formatNumber(e.tau, 2)}
                 </TableCell>
                 <TableCell className="text-muted-fg">
@@ -219,7 +299,12 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
         title="Served by"
         count={view.servedBy.length}
         description="benchmark runs whose config names this URI"
-        empty={<>No benchmark run served this checkpoint. A benchmark run links to it by setting {code('"checkpoint"')} in its {code("run.start")} config to this URI.</>}
+        empty={
+          <>
+            No benchmark run served this checkpoint. A benchmark run links to it by setting{" "}
+            {code('"checkpoint"')} in its {code("run.start")} config to this URI.
+          </>
+        }
       >
         <Table>
           <TableHeader>
@@ -240,7 +325,9 @@ export function CheckpointView({ initial, renderedAt }: { initial: CheckpointLin
                 <RunCells run={b.run} />
                 <TableCell>{engineLabel(b.engine, b.engineVersion) ?? MISSING}</TableCell>
                 <TableCell className="text-right">{formatCount(b.pointCount)}</TableCell>
-                <TableCell className="text-right font-semibold">{formatTokPerS(b.peakOutputTokPerS)}</TableCell>
+                <TableCell className="text-right font-semibold">
+                  {formatTokPerS(b.peakOutputTokPerS)}
+                </TableCell>
                 <TableCell>
                   <code className="font-mono text-xs text-muted-fg">{b.matchedBy}</code>
                 </TableCell>

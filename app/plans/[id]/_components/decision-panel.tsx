@@ -1,7 +1,8 @@
 "use client";
 
-import { useRef, useState } from "react";
 import { Check, CircleX, MessageSquareWarning, Pencil, TriangleAlert } from "lucide-react";
+import { useRef, useState } from "react";
+
 import { fromEditable, toEditable, type EditableItem } from "@/components/plans/plan-items-editor";
 import { decisionItems, type DecisionRequest } from "@/components/plans/queries";
 import { decisionBody, useDecidePlan } from "@/components/plans/use-decide-plan";
@@ -28,7 +29,15 @@ interface DecisionPanelProps {
  * an editor), Request changes (comment required) and Reject (comment optional). A decision
  * someone else recorded first comes back as 409 and is shown as "already decided by …".
  */
-export function DecisionPanel({ plan, viewerName, stale, editing, onEditing, onDecided, onConflict }: DecisionPanelProps) {
+export function DecisionPanel({
+  plan,
+  viewerName,
+  stale,
+  editing,
+  onEditing,
+  onDecided,
+  onConflict,
+}: DecisionPanelProps) {
   const [comment, setComment] = useState("");
   const [formError, setFormError] = useState<string | null>(null);
   const commentRef = useRef<HTMLTextAreaElement>(null);
@@ -66,7 +75,8 @@ export function DecisionPanel({ plan, viewerName, stale, editing, onEditing, onD
       <CardHeader>
         <CardTitle>Decide</CardTitle>
         <CardDescription>
-          as <span className="font-medium text-foreground">{viewerName}</span> · the agent receives the decision at once
+          as <span className="font-medium text-foreground">{viewerName}</span> · the agent receives
+          the decision at once
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-3">
@@ -78,7 +88,10 @@ export function DecisionPanel({ plan, viewerName, stale, editing, onEditing, onD
         )}
         <div className="grid gap-1">
           <label htmlFor="decision-comment" className="text-xs font-medium">
-            Comment <span className="font-normal text-muted-fg">(sent to the agent; required to request changes)</span>
+            Comment{" "}
+            <span className="font-normal text-muted-fg">
+              (sent to the agent; required to request changes)
+            </span>
           </label>
           <textarea
             id="decision-comment"
@@ -100,7 +113,10 @@ export function DecisionPanel({ plan, viewerName, stale, editing, onEditing, onD
           </p>
         )}
         {error && !conflict && (
-          <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+          <p
+            role="alert"
+            className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed"
+          >
             Could not record the decision: {error.message}
           </p>
         )}
@@ -121,7 +137,11 @@ export function DecisionPanel({ plan, viewerName, stale, editing, onEditing, onD
                 <Check aria-hidden />
                 Approve
               </Button>
-              <Button variant="outline" onClick={() => onEditing(toEditable(plan.items))} disabled={busy}>
+              <Button
+                variant="outline"
+                onClick={() => onEditing(toEditable(plan.items))}
+                disabled={busy}
+              >
                 <Pencil aria-hidden />
                 Approve with edits
               </Button>
@@ -129,7 +149,12 @@ export function DecisionPanel({ plan, viewerName, stale, editing, onEditing, onD
                 <MessageSquareWarning aria-hidden />
                 Request changes
               </Button>
-              <Button variant="outline" className="text-failed hover:bg-failed-bg" onClick={() => submit("rejected")} disabled={busy}>
+              <Button
+                variant="outline"
+                className="text-failed hover:bg-failed-bg"
+                onClick={() => submit("rejected")}
+                disabled={busy}
+              >
                 <CircleX aria-hidden />
                 Reject
               </Button>

@@ -8,9 +8,9 @@ import { S3Panel } from "@/components/pipelines/s3-panel";
 import { WorkerTable } from "@/components/pipelines/worker-table";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { formatCount } from "@/lib/format";
+import { cn } from "@/lib/utils";
 import type { RunState } from "@/lib/view-models";
 import type { RunProgressView } from "@/lib/view-models/pipeline";
-import { cn } from "@/lib/utils";
 
 /**
  * Workers, S3 panel and "S3 uploads over time" of a pipeline run. The S3 panel shows when the run
@@ -24,7 +24,9 @@ export function PipelineSections({ view }: { view: RunProgressView }) {
   const restarts = view.workers.reduce((s, w) => s + w.restarts, 0);
   return (
     <>
-      <div className={cn("grid gap-4", showS3 && "2xl:grid-cols-[minmax(0,3fr)_minmax(340px,2fr)]")}>
+      <div
+        className={cn("grid gap-4", showS3 && "2xl:grid-cols-[minmax(0,3fr)_minmax(340px,2fr)]")}
+      >
         <Card className="min-w-0">
           <CardHeader>
             <CardTitle>Workers</CardTitle>
@@ -34,25 +36,38 @@ export function PipelineSections({ view }: { view: RunProgressView }) {
               {restarts > 0 && ` · ${restarts} restart${restarts === 1 ? "" : "s"}`}
             </CardDescription>
           </CardHeader>
-          {view.workers.length > 0 ? <WorkerTable workers={view.workers} unit={unit} /> : <CardContent className="text-sm text-muted-fg">No worker has reported progress yet (run.progress).</CardContent>}
+          {view.workers.length > 0 ? (
+            <WorkerTable workers={view.workers} unit={unit} />
+          ) : (
+            <CardContent className="text-sm text-muted-fg">
+              No worker has reported progress yet (run.progress).
+            </CardContent>
+          )}
         </Card>
         {showS3 && (
-        <Card className="min-w-0 2xl:self-start">
-          <CardHeader>
-            <CardTitle>S3 and local disk</CardTitle>
-          </CardHeader>
-          <CardContent>
-            {view.s3 ? (
-              <S3Panel s3={view.s3} deletedBeforeUpload={view.activeAlerts.includes("deleted_before_upload")} />
-            ) : (
-              <p className="text-sm text-muted-fg">
-                No S3 counters reported. Workers send them in run.progress as <code className="font-mono text-xs">s3.uploaded</code>, <code className="font-mono text-xs">s3.bytes</code>,{" "}
-                <code className="font-mono text-xs">s3.inflight</code>, <code className="font-mono text-xs">s3.failed</code>, <code className="font-mono text-xs">local.deleted</code>,{" "}
-                <code className="font-mono text-xs">disk.freeBytes</code>.
-              </p>
-            )}
-          </CardContent>
-        </Card>
+          <Card className="min-w-0 2xl:self-start">
+            <CardHeader>
+              <CardTitle>S3 and local disk</CardTitle>
+            </CardHeader>
+            <CardContent>
+              {view.s3 ? (
+                <S3Panel
+                  s3={view.s3}
+                  deletedBeforeUpload={view.activeAlerts.includes("deleted_before_upload")}
+                />
+              ) : (
+                <p className="text-sm text-muted-fg">
+                  No S3 counters reported. Workers send them in run.progress as{" "}
+                  <code className="font-mono text-xs">s3.uploaded</code>,{" "}
+                  <code className="font-mono text-xs">s3.bytes</code>,{" "}
+                  <code className="font-mono text-xs">s3.inflight</code>,{" "}
+                  <code className="font-mono text-xs">s3.failed</code>,{" "}
+                  <code className="font-mono text-xs">local.deleted</code>,{" "}
+                  <code className="font-mono text-xs">disk.freeBytes</code>.
+                </p>
+              )}
+            </CardContent>
+          </Card>
         )}
       </div>
       {view.s3 && (
@@ -74,7 +89,15 @@ export function PipelineSections({ view }: { view: RunProgressView }) {
  * The `pitwall run` command (with exit code and output tail), events and artifacts/checkpoints:
  * shown for every run that has them (the configuration is in the page's side column).
  */
-export function ActivitySections({ view, state, artifactTitle }: { view: RunProgressView; state: RunState; artifactTitle: string }) {
+export function ActivitySections({
+  view,
+  state,
+  artifactTitle,
+}: {
+  view: RunProgressView;
+  state: RunState;
+  artifactTitle: string;
+}) {
   return (
     <>
       {view.command && (
@@ -84,7 +107,10 @@ export function ActivitySections({ view, state, artifactTitle }: { view: RunProg
             <CardDescription className="ml-auto">pitwall run</CardDescription>
           </CardHeader>
           <CardContent>
-            <CommandPanel command={view.command} running={state === "running" || state === "stale"} />
+            <CommandPanel
+              command={view.command}
+              running={state === "running" || state === "stale"}
+            />
           </CardContent>
         </Card>
       )}
@@ -92,19 +118,36 @@ export function ActivitySections({ view, state, artifactTitle }: { view: RunProg
         <Card className="min-w-0 2xl:self-start">
           <CardHeader>
             <CardTitle>Events</CardTitle>
-            <CardDescription className="ml-auto tabular-nums">{view.events.length >= 100 ? "latest 100, active alerts first" : "active alerts first"}</CardDescription>
+            <CardDescription className="ml-auto tabular-nums">
+              {view.events.length >= 100
+                ? "latest 100, active alerts first"
+                : "active alerts first"}
+            </CardDescription>
           </CardHeader>
-          <EventList events={view.events} className="max-h-[28rem] overflow-y-auto" scrollLabel="Events" emptyText="No events yet (run.event, or alerts the server raises)." />
+          <EventList
+            events={view.events}
+            className="max-h-[28rem] overflow-y-auto"
+            scrollLabel="Events"
+            emptyText="No events yet (run.event, or alerts the server raises)."
+          />
         </Card>
         <Card className="min-w-0 2xl:self-start">
           <CardHeader>
             <CardTitle>{artifactTitle}</CardTitle>
-            <CardDescription className="ml-auto tabular-nums">{view.artifactTotal > 0 ? formatCount(view.artifactTotal) : ""}</CardDescription>
+            <CardDescription className="ml-auto tabular-nums">
+              {view.artifactTotal > 0 ? formatCount(view.artifactTotal) : ""}
+            </CardDescription>
           </CardHeader>
           {view.artifacts.length > 0 ? (
-            <ArtifactTable runId={view.runId} artifacts={view.artifacts} total={view.artifactTotal} />
+            <ArtifactTable
+              runId={view.runId}
+              artifacts={view.artifacts}
+              total={view.artifactTotal}
+            />
           ) : (
-            <CardContent className="text-sm text-muted-fg">None yet. Workers report them with run.artifact (kind, uri, sizeBytes, step).</CardContent>
+            <CardContent className="text-sm text-muted-fg">
+              None yet. Workers report them with run.artifact (kind, uri, sizeBytes, step).
+            </CardContent>
           )}
         </Card>
       </div>

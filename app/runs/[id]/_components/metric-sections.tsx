@@ -1,10 +1,10 @@
 "use client";
 
-import { useState } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ZoomOut } from "lucide-react";
+import { useState } from "react";
+
 import { LogYToggle } from "@/components/charts/log-y-toggle";
-import { AnnotationList, useRunAnnotations, type AnnotationSource } from "./run-annotations";
 import { MetricChart, nonFiniteLabel, type ZoomRange } from "@/components/charts/metric-chart";
 import { seriesColor } from "@/components/charts/sweep-chart-parts";
 import { fetchRunMetricsRange, metricsRangeQueryKey } from "@/components/pipelines/queries";
@@ -13,6 +13,8 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { formatCount } from "@/lib/format";
 import { cn } from "@/lib/utils";
 import type { MetricSeriesView, RunMetricsView } from "@/lib/view-models/metrics";
+
+import { AnnotationList, useRunAnnotations, type AnnotationSource } from "./run-annotations";
 
 /** Losses first, then the other keys alphabetically. */
 function orderSeries(series: readonly MetricSeriesView[]): MetricSeriesView[] {
@@ -23,7 +25,9 @@ function orderSeries(series: readonly MetricSeriesView[]): MetricSeriesView[] {
 /** "1,004 of 1,000,000 points" (downsampled), "300 points"; zoomed: "212 points in the range". */
 function pointsNote(s: MetricSeriesView, zoomed: boolean): string {
   if (zoomed) return `${formatCount(s.shown)} point${s.shown === 1 ? "" : "s"} in the range`;
-  return s.shown < s.total ? `${formatCount(s.shown)} of ${formatCount(s.total)} points` : `${formatCount(s.total)} point${s.total === 1 ? "" : "s"}`;
+  return s.shown < s.total
+    ? `${formatCount(s.shown)} of ${formatCount(s.total)} points`
+    : `${formatCount(s.total)} point${s.total === 1 ? "" : "s"}`;
 }
 
 /**
@@ -33,7 +37,15 @@ function pointsNote(s: MetricSeriesView, zoomed: boolean): string {
  * points of the range, not the whole-run downsample) until "Reset zoom". While zoomed the charts
  * hold that read; the whole-run series stays live underneath.
  */
-export function MetricSections({ runId, metrics, activity }: { runId: number; metrics: RunMetricsView | undefined; activity?: AnnotationSource }) {
+export function MetricSections({
+  runId,
+  metrics,
+  activity,
+}: {
+  runId: number;
+  metrics: RunMetricsView | undefined;
+  activity?: AnnotationSource;
+}) {
   const [zoom, setZoom] = useState<ZoomRange | null>(null);
   const [showAnnotations, setShowAnnotations] = useState(true);
   const placed = useRunAnnotations(runId, metrics, activity);
@@ -67,38 +79,63 @@ export function MetricSections({ runId, metrics, activity }: { runId: number; me
         <CardHeader>
           <CardTitle>Metrics</CardTitle>
         </CardHeader>
-        <CardContent className="text-sm text-muted-fg">No metric points yet. Workers send them with run.metrics (key, step, value).</CardContent>
+        <CardContent className="text-sm text-muted-fg">
+          No metric points yet. Workers send them with run.metrics (key, step, value).
+        </CardContent>
       </Card>
     );
   }
   const shown = zoom && zoomed.data ? zoomed.data : metrics;
   // Keys with no point in the range keep their card (an empty chart), so the grid does not jump.
-  const series = orderSeries(metrics.series).map((s) => (zoom ? (shown.series.find((z) => z.key === s.key) ?? { ...s, points: [], shown: 0 }) : s));
+  const series = orderSeries(metrics.series).map((s) =>
+    zoom ? (shown.series.find((z) => z.key === s.key) ?? { ...s, points: [], shown: 0 }) : s,
+  );
   return (
     <section aria-label="Metrics" className="grid gap-2">
-      <div className="flex min-h-8 flex-wrap items-center gap-x-3 gap-y-1 text-xs text-muted-fg" data-testid="metric-zoom">
+      <div
+        className="flex min-h-8 flex-wrap items-center gap-x-3 gap-y-1 text-xs text-muted-fg"
+        data-testid="metric-zoom"
+      >
         {zoom ? (
           <>
             <span className="font-medium text-foreground tabular-nums" role="status">
               Zoomed to steps {formatCount(zoom.fromStep)}–{formatCount(zoom.toStep)}
               {zoomed.isFetching ? " · loading…" : ""}
             </span>
-            {zoomed.error && <span className="text-failed">Could not load the range ({zoomed.error.message}).</span>}
+            {zoomed.error && (
+              <span className="text-failed">
+                Could not load the range ({zoomed.error.message}).
+              </span>
+            )}
             <Button variant="outline" size="sm" onClick={() => setZoom(null)}>
               <ZoomOut aria-hidden /> Reset zoom
             </Button>
           </>
         ) : (
-          <span>Drag across a chart to zoom every chart to those steps (read again at full resolution).</span>
+          <span>
+            Drag across a chart to zoom every chart to those steps (read again at full resolution).
+          </span>
         )}
         {placed.length > 0 && (
           <label className="ml-auto flex items-center gap-1.5">
-            <input type="checkbox" className="size-3.5 accent-primary" checked={showAnnotations} onChange={(e) => setShowAnnotations(e.target.checked)} data-testid="annotations-toggle" />
+            <input
+              type="checkbox"
+              className="size-3.5 accent-primary"
+              checked={showAnnotations}
+              onChange={(e) => setShowAnnotations(e.target.checked)}
+              data-testid="annotations-toggle"
+            />
             Annotations ({placed.length}): checkpoints, warnings, plan decisions
           </label>
         )}
       </div>
-      <div className={cn("grid gap-4", series.length > 1 && "lg:grid-cols-2", series.length > 2 && "2xl:grid-cols-3")}>
+      <div
+        className={cn(
+          "grid gap-4",
+          series.length > 1 && "lg:grid-cols-2",
+          series.length > 2 && "2xl:grid-cols-3",
+        )}
+      >
         {series.map((s, i) => {
           const bad = s.points.filter((p) => !Number.isFinite(p.value));
           return (
@@ -111,17 +148,38 @@ export function MetricSections({ runId, metrics, activity }: { runId: number; me
                 <CardDescription
                   className="ml-auto shrink-0 tabular-nums"
                   data-testid="metric-points"
-                  title={s.shown < s.total ? "Each step column keeps its first, lowest, highest and last value, so spikes stay visible; every NaN/±∞ is kept" : undefined}
+                  title={
+                    s.shown < s.total
+                      ? "Each step column keeps its first, lowest, highest and last value, so spikes stay visible; every NaN/±∞ is kept"
+                      : undefined
+                  }
                 >
                   {pointsNote(s, zoom !== null)}
                 </CardDescription>
-                <LogYToggle on={logKeys.has(s.key)} onChange={(on) => toggleLog(s.key, on)} testId="metric-log-y" />
+                <LogYToggle
+                  on={logKeys.has(s.key)}
+                  onChange={(on) => toggleLog(s.key, on)}
+                  testId="metric-log-y"
+                />
               </CardHeader>
               <CardContent className="grid gap-2">
-                <MetricChart series={s} color={seriesColor(i)} onZoom={setZoom} logY={logKeys.has(s.key)} annotations={showAnnotations ? placed : undefined} />
+                <MetricChart
+                  series={s}
+                  color={seriesColor(i)}
+                  onZoom={setZoom}
+                  logY={logKeys.has(s.key)}
+                  annotations={showAnnotations ? placed : undefined}
+                />
                 {bad.length > 0 && (
-                  <p className="text-xs font-medium text-failed tabular-nums" data-testid="nonfinite-note">
-                    ▲ {bad.length} non-finite value{bad.length === 1 ? "" : "s"}: {bad.slice(0, 4).map((p) => nonFiniteLabel(p.value, p.step)).join(", ")}
+                  <p
+                    className="text-xs font-medium text-failed tabular-nums"
+                    data-testid="nonfinite-note"
+                  >
+                    ▲ {bad.length} non-finite value{bad.length === 1 ? "" : "s"}:{" "}
+                    {bad
+                      .slice(0, 4)
+                      .map((p) => nonFiniteLabel(p.value, p.step))
+                      .join(", ")}
                     {bad.length > 4 ? ", …" : ""}
                   </p>
                 )}

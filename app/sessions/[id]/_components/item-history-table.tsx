@@ -1,15 +1,22 @@
 "use client";
 
+import { useTimeZone } from "@/components/preferences/preferences-provider";
+import { PriorityBadge } from "@/components/sessions/priority-badge";
 import { TruncatedMarker } from "@/components/sessions/todo-item";
 import { TodoStatusIcon, todoStatusLabel } from "@/components/sessions/todo-status";
-import { PriorityBadge } from "@/components/sessions/priority-badge";
 import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { MISSING, formatAbsoluteTime, formatDuration } from "@/lib/format";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@/components/ui/table";
+import { formatAbsoluteTime, formatDuration, MISSING } from "@/lib/format";
 import { isFinishedStatus } from "@/lib/metrics/todos";
-import type { TodoItemHistoryView } from "@/lib/view-models/sessions";
 import { cn } from "@/lib/utils";
-import { useTimeZone } from "@/components/preferences/preferences-provider";
+import type { TodoItemHistoryView } from "@/lib/view-models/sessions";
 
 interface ItemHistoryTableProps {
   histories: TodoItemHistoryView[];
@@ -23,7 +30,14 @@ interface ItemHistoryTableProps {
 function Offset({ ms, startedMs }: { ms: number | null; startedMs: number }) {
   const zone = useTimeZone();
   if (ms === null) return <span className="text-muted-fg">{MISSING}</span>;
-  return <time dateTime={new Date(ms).toISOString()} title={formatAbsoluteTime(new Date(ms).toISOString(), zone)}>+{formatDuration((ms - startedMs) / 1000)}</time>;
+  return (
+    <time
+      dateTime={new Date(ms).toISOString()}
+      title={formatAbsoluteTime(new Date(ms).toISOString(), zone)}
+    >
+      +{formatDuration((ms - startedMs) / 1000)}
+    </time>
+  );
 }
 
 /**
@@ -31,7 +45,13 @@ function Offset({ ms, startedMs }: { ms: number | null; startedMs: number }) {
  * finished (as offsets from the session's start) and how long it sat in each status. The open
  * status keeps counting on the server's clock.
  */
-export function ItemHistoryTable({ histories, startedMs, serverNow, asOfMs, stuckKeys }: ItemHistoryTableProps) {
+export function ItemHistoryTable({
+  histories,
+  startedMs,
+  serverNow,
+  asOfMs,
+  stuckKeys,
+}: ItemHistoryTableProps) {
   return (
     <Card className="min-w-0">
       <CardHeader>
@@ -62,18 +82,36 @@ export function ItemHistoryTable({ histories, startedMs, serverNow, asOfMs, stuc
             {histories.map((h) => {
               const open = h.currentStatus !== null && !isFinishedStatus(h.currentStatus);
               const times = Object.entries(h.timeInStatusMs)
-                .map(([status, ms]) => [status, ms + (open && status === h.currentStatus ? Math.max(0, serverNow - asOfMs) : 0)] as const)
+                .map(
+                  ([status, ms]) =>
+                    [
+                      status,
+                      ms +
+                        (open && status === h.currentStatus ? Math.max(0, serverNow - asOfMs) : 0),
+                    ] as const,
+                )
                 .filter(([status, ms]) => ms > 0 || (open && status === h.currentStatus));
               return (
                 <TableRow key={h.key} className={cn(stuckKeys.has(h.key) && "bg-stale-bg/60")}>
                   <TableCell className="whitespace-normal">
                     <div className="flex items-start gap-2">
-                      <TodoStatusIcon status={h.currentStatus ?? h.finalStatus} className={cn("mt-0.5 shrink-0", h.currentStatus === null && "opacity-50")} />
-                      <span className={cn("min-w-0 flex-1 text-[13px] break-words", h.currentStatus === null && "text-muted-fg")}>
+                      <TodoStatusIcon
+                        status={h.currentStatus ?? h.finalStatus}
+                        className={cn("mt-0.5 shrink-0", h.currentStatus === null && "opacity-50")}
+                      />
+                      <span
+                        className={cn(
+                          "min-w-0 flex-1 text-[13px] break-words",
+                          h.currentStatus === null && "text-muted-fg",
+                        )}
+                      >
                         {h.content}
                         {h.truncated && <TruncatedMarker />}
                         {h.currentStatus === null && (
-                          <span className="ml-1.5 text-xs whitespace-nowrap" title={`Last seen as ${todoStatusLabel(h.finalStatus)}`}>
+                          <span
+                            className="ml-1.5 text-xs whitespace-nowrap"
+                            title={`Last seen as ${todoStatusLabel(h.finalStatus)}`}
+                          >
                             removed <Offset ms={h.removedMs} startedMs={startedMs} />
                           </span>
                         )}
@@ -96,7 +134,10 @@ export function ItemHistoryTable({ histories, startedMs, serverNow, asOfMs, stuc
                         ? MISSING
                         : times.map(([status, ms]) => (
                             <span key={status} className="whitespace-nowrap">
-                              {todoStatusLabel(status)} <span className="font-medium text-foreground">{formatDuration(ms / 1000)}</span>
+                              {todoStatusLabel(status)}{" "}
+                              <span className="font-medium text-foreground">
+                                {formatDuration(ms / 1000)}
+                              </span>
                             </span>
                           ))}
                     </span>

@@ -1,7 +1,8 @@
 "use client";
 
-import Link from "next/link";
 import { ClipboardList } from "lucide-react";
+import Link from "next/link";
+
 import { PlanStateBadge } from "@/components/plans/plan-state-badge";
 import { planPath } from "@/components/plans/queries";
 import { RelativeTime } from "@/components/runs/relative-time";
@@ -14,12 +15,30 @@ import type { PlanVersion } from "@/lib/metrics/plan-versions";
  * Rendered as one `<li>` of the timeline list, with a square marker so it stands apart from the
  * round snapshot dots.
  */
-export function PlanTimelineEntry({ kind, ts, version, startedMs, last }: { kind: "proposed" | "decided"; ts: string; version: PlanVersion; startedMs: number; last: boolean }) {
+export function PlanTimelineEntry({
+  kind,
+  ts,
+  version,
+  startedMs,
+  last,
+}: {
+  kind: "proposed" | "decided";
+  ts: string;
+  version: PlanVersion;
+  startedMs: number;
+  last: boolean;
+}) {
   const { plan } = version;
-  const label = kind === "proposed" ? `Plan v${version.version} proposed` : `Plan v${version.version} ${plan.state.replace(/_/g, " ")}`;
+  const label =
+    kind === "proposed"
+      ? `Plan v${version.version} proposed`
+      : `Plan v${version.version} ${plan.state.replace(/_/g, " ")}`;
   return (
     <li className="relative pb-4 pl-5 last:pb-0" aria-label={label}>
-      <span aria-hidden className="absolute top-[6px] left-[-1px] size-2.5 rotate-45 rounded-[2px] border-2 border-primary bg-card" />
+      <span
+        aria-hidden
+        className="absolute top-[6px] left-[-1px] size-2.5 rotate-45 rounded-[2px] border-2 border-primary bg-card"
+      />
       {!last && <span aria-hidden className="absolute top-4 bottom-0 left-[3px] w-px bg-border" />}
       <div className="flex flex-wrap items-baseline gap-x-2 text-xs text-muted-fg tabular-nums">
         <RelativeTime iso={ts} className="text-[13px] font-medium text-foreground" />
@@ -38,7 +57,9 @@ export function PlanTimelineEntry({ kind, ts, version, startedMs, last }: { kind
               {plan.itemCount} step{plan.itemCount === 1 ? "" : "s"}
               {version.revises !== null && ` · revises v${version.revises}`}
             </span>
-            {plan.state === "proposed" && <PlanStateBadge state="proposed" className="ml-1.5 align-middle" />}
+            {plan.state === "proposed" && (
+              <PlanStateBadge state="proposed" className="ml-1.5 align-middle" />
+            )}
           </span>
         </div>
       ) : (
@@ -51,7 +72,11 @@ export function PlanTimelineEntry({ kind, ts, version, startedMs, last }: { kind
               </span>
             )}
           </div>
-          {plan.decisionComment && <blockquote className="border-l-2 border-border pl-2 text-muted-fg">“{plan.decisionComment}”</blockquote>}
+          {plan.decisionComment && (
+            <blockquote className="border-l-2 border-border pl-2 text-muted-fg">
+              “{plan.decisionComment}”
+            </blockquote>
+          )}
         </div>
       )}
     </li>

@@ -1,28 +1,36 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import { useQuery } from "@tanstack/react-query";
+
 import { hostPath } from "@/components/hosts/queries";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useServerNow } from "@/components/pipelines/use-server-now";
 import { fetchPlans, plansQueryKey } from "@/components/plans/queries";
 import { RelativeTime } from "@/components/runs/relative-time";
+import { LiveStateBadge } from "@/components/sessions/live-state";
 import { fetchSession, sessionQueryKey, sessionTopic } from "@/components/sessions/queries";
 import { SessionSourceLabel } from "@/components/sessions/session-source";
 import { TodoProgress } from "@/components/sessions/todo-progress";
+import { MetaItem } from "@/components/ui/meta-item";
 import { MISSING } from "@/lib/format";
+import { sessionClockMs } from "@/lib/metrics/session-clock";
 import { stuckItems } from "@/lib/metrics/todos";
-import type { PlanListView } from "@/lib/view-models/plans";
-import { SESSION_FEED_NOTE, sessionFeed, sessionLabel, type SessionDetailView, type SessionFeed } from "@/lib/view-models/sessions";
-import { LiveStateBadge } from "@/components/sessions/live-state";
 import { cn } from "@/lib/utils";
+import type { PlanListView } from "@/lib/view-models/plans";
+import {
+  SESSION_FEED_NOTE,
+  sessionFeed,
+  sessionLabel,
+  type SessionDetailView,
+  type SessionFeed,
+} from "@/lib/view-models/sessions";
+
 import { CurrentList } from "./current-list";
 import { ItemHistoryTable } from "./item-history-table";
 import { SessionPlans } from "./session-plans";
 import { SnapshotTimeline } from "./snapshot-timeline";
-import { MetaItem } from "@/components/ui/meta-item";
-import { sessionClockMs } from "@/lib/metrics/session-clock";
 
 /** Default "stuck" threshold: an item in progress for longer than this many minutes is highlighted. */
 const DEFAULT_STUCK_MIN = 30;
@@ -31,7 +39,15 @@ const DEFAULT_STUCK_MIN = 30;
  * The live session page: header, current list (stuck items highlighted, threshold adjustable),
  * item histories, plans linked to the session, and the snapshot timeline with diffs.
  */
-export function SessionDetail({ initial, initialPlans, renderedAt }: { initial: SessionDetailView; initialPlans: PlanListView; renderedAt: number }) {
+export function SessionDetail({
+  initial,
+  initialPlans,
+  renderedAt,
+}: {
+  initial: SessionDetailView;
+  initialPlans: PlanListView;
+  renderedAt: number;
+}) {
   const id = initial.id;
   const live = useLiveTopics([sessionTopic(id), "plans"]);
   const refetchInterval = refetchIntervalFor(live);
@@ -57,9 +73,13 @@ export function SessionDetail({ initial, initialPlans, renderedAt }: { initial: 
   const serverNow = sessionClockMs(session, useServerNow(session.asOf, dataUpdatedAt));
   const [stuckText, setStuckText] = useState(String(DEFAULT_STUCK_MIN));
   const parsed = Number(stuckText);
-  const stuckMin = stuckText.trim() !== "" && Number.isFinite(parsed) && parsed > 0 ? parsed : DEFAULT_STUCK_MIN;
+  const stuckMin =
+    stuckText.trim() !== "" && Number.isFinite(parsed) && parsed > 0 ? parsed : DEFAULT_STUCK_MIN;
 
-  const byKey = useMemo(() => new Map(session.histories.map((h) => [h.key, h])), [session.histories]);
+  const byKey = useMemo(
+    () => new Map(session.histories.map((h) => [h.key, h])),
+    [session.histories],
+  );
   const stuck = stuckItems(session.histories, serverNow, stuckMin * 60_000);
   const stuckKeys = new Set(stuck.map((s) => s.history.key));
   const startedMs = Date.parse(session.startedAt);
@@ -70,11 +90,22 @@ export function SessionDetail({ initial, initialPlans, renderedAt }: { initial: 
     <div className="grid gap-4">
       <div className="grid gap-2">
         <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
-          <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight max-md:wrap-anywhere max-md:whitespace-normal" title={sessionLabel(session)}>
+          <h1
+            className="min-w-0 truncate text-lg font-semibold tracking-tight max-md:wrap-anywhere max-md:whitespace-normal"
+            title={sessionLabel(session)}
+          >
             {sessionLabel(session)}
           </h1>
-          <TodoProgress progress={session.progress} barClassName="h-2 w-28" className="text-[13px]" />
-          <SessionFeedPill feed={sessionFeed(session)} connected={connected} lastUpdateAt={session.lastUpdateAt} />
+          <TodoProgress
+            progress={session.progress}
+            barClassName="h-2 w-28"
+            className="text-[13px]"
+          />
+          <SessionFeedPill
+            feed={sessionFeed(session)}
+            connected={connected}
+            lastUpdateAt={session.lastUpdateAt}
+          />
         </div>
         <dl className="flex flex-wrap items-center gap-x-5 gap-y-1 text-[13px] text-muted-fg tabular-nums">
           {session.live && (
@@ -87,7 +118,10 @@ export function SessionDetail({ initial, initialPlans, renderedAt }: { initial: 
           </MetaItem>
           <MetaItem label="Host">
             {session.host ? (
-              <Link href={hostPath(session.host)} className="rounded-sm text-foreground hover:underline">
+              <Link
+                href={hostPath(session.host)}
+                className="rounded-sm text-foreground hover:underline"
+              >
                 {session.host}
               </Link>
             ) : (
@@ -106,33 +140,66 @@ export function SessionDetail({ initial, initialPlans, renderedAt }: { initial: 
         </dl>
       </div>
       {error && (
-        <p role="alert" className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed">
+        <p
+          role="alert"
+          className="rounded-md border border-failed/40 bg-failed-bg px-3 py-2 text-sm text-failed"
+        >
           Could not refresh this session ({error.message}); showing the last data received.
         </p>
       )}
 
       <div className="grid items-start gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(380px,480px)]">
         <div className="grid min-w-0 gap-4">
-          <CurrentList session={session} byKey={byKey} stuckKeys={stuckKeys} serverNow={serverNow} stuckMin={stuckMin} stuckText={stuckText} onStuckText={setStuckText} />
-          <ItemHistoryTable histories={session.histories} startedMs={startedMs} serverNow={serverNow} asOfMs={asOfMs} stuckKeys={stuckKeys} />
+          <CurrentList
+            session={session}
+            byKey={byKey}
+            stuckKeys={stuckKeys}
+            serverNow={serverNow}
+            stuckMin={stuckMin}
+            stuckText={stuckText}
+            onStuckText={setStuckText}
+          />
+          <ItemHistoryTable
+            histories={session.histories}
+            startedMs={startedMs}
+            serverNow={serverNow}
+            asOfMs={asOfMs}
+            stuckKeys={stuckKeys}
+          />
         </div>
         <div className="grid min-w-0 gap-4">
           <SessionPlans plans={plans} runs={session.runs} />
-          <SnapshotTimeline timeline={session.timeline} plans={plans.plans} olderSnapshots={session.olderSnapshots} startedMs={startedMs} />
+          <SnapshotTimeline
+            timeline={session.timeline}
+            plans={plans.plans}
+            olderSnapshots={session.olderSnapshots}
+            startedMs={startedMs}
+          />
         </div>
       </div>
     </div>
   );
 }
 
-const FEED_LABEL: Record<Exclude<SessionFeed, "live">, string> = { ended: "Ended", imported: "Imported" };
+const FEED_LABEL: Record<Exclude<SessionFeed, "live">, string> = {
+  ended: "Ended",
+  imported: "Imported",
+};
 
 /**
  * The header's "is this still moving" pill: "Live" (or "Polling" while the live connection is
  * down) only for a session that can still change; an ended or imported one says so in grey, so the
  * connection's "Live" never reads as "this session is live".
  */
-function SessionFeedPill({ feed, connected, lastUpdateAt }: { feed: SessionFeed; connected: boolean; lastUpdateAt: string }) {
+function SessionFeedPill({
+  feed,
+  connected,
+  lastUpdateAt,
+}: {
+  feed: SessionFeed;
+  connected: boolean;
+  lastUpdateAt: string;
+}) {
   const [dot, label, title] =
     feed === "live"
       ? connected
@@ -140,7 +207,12 @@ function SessionFeedPill({ feed, connected, lastUpdateAt }: { feed: SessionFeed;
         : ["bg-stale", "Polling", "Live connection down: polling every 5 s"]
       : ["bg-muted-fg", FEED_LABEL[feed], SESSION_FEED_NOTE[feed]];
   return (
-    <span className="ml-auto inline-flex h-6 items-center gap-2 rounded-full border border-border bg-card px-2.5 text-xs text-muted-fg" title={title} data-testid="session-feed" data-feed={feed}>
+    <span
+      className="ml-auto inline-flex h-6 items-center gap-2 rounded-full border border-border bg-card px-2.5 text-xs text-muted-fg"
+      title={title}
+      data-testid="session-feed"
+      data-feed={feed}
+    >
       <span aria-hidden className={cn("size-2 rounded-full", dot)} />
       <span className="font-medium text-foreground">{label}</span>
       <span>

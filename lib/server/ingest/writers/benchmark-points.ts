@@ -1,8 +1,13 @@
 import type pg from "pg";
+
 import { toJsonSafe, type BenchmarkPoint } from "@/lib/protocol";
 
 /** Column name, Postgres array type, and how to read it from a point. */
-type Column = readonly [name: string, pgType: string, read: (p: BenchmarkPoint, ord: number) => unknown];
+type Column = readonly [
+  name: string,
+  pgType: string,
+  read: (p: BenchmarkPoint, ord: number) => unknown,
+];
 
 const num = (v: number | null | undefined) => (v === undefined ? null : v);
 
@@ -55,7 +60,11 @@ const UPSERT_POINTS_SQL = (() => {
  * Upserts points with one statement per run. Within one statement a key may appear only once
  * (Postgres refuses to update a row twice), so the latest occurrence of a key wins here too.
  */
-export async function upsertBenchmarkPoints(client: pg.PoolClient, items: Array<{ runId: number; point: BenchmarkPoint }>, at: Date): Promise<void> {
+export async function upsertBenchmarkPoints(
+  client: pg.PoolClient,
+  items: Array<{ runId: number; point: BenchmarkPoint }>,
+  at: Date,
+): Promise<void> {
   const byRun = new Map<number, Map<string, { point: BenchmarkPoint; ord: number }>>();
   items.forEach(({ runId, point }, ord) => {
     let points = byRun.get(runId);
@@ -65,7 +74,9 @@ export async function upsertBenchmarkPoints(client: pg.PoolClient, items: Array<
   });
   for (const [runId, points] of byRun) {
     const rows = [...points.values()];
-    const arrays = POINT_COLUMNS.map(([, , read]) => rows.map(({ point, ord }) => read(point, ord)));
+    const arrays = POINT_COLUMNS.map(([, , read]) =>
+      rows.map(({ point, ord }) => read(point, ord)),
+    );
     await client.query(UPSERT_POINTS_SQL, [runId, at, ...arrays]);
   }
 }

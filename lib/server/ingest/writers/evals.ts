@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { z } from "zod";
-import { toJsonSafe, type evalResult } from "@/lib/protocol";
-import type { baselineUpsertFrame } from "@/lib/protocol";
+
+import { toJsonSafe, type baselineUpsertFrame, type evalResult } from "@/lib/protocol";
 
 type EvalResult = z.infer<typeof evalResult>;
 
@@ -9,7 +9,11 @@ type EvalResult = z.infer<typeof evalResult>;
  * Upserts eval results by (run, key) with one multi-row statement per run; within a statement
  * the latest occurrence of a key wins (Postgres refuses to update one row twice).
  */
-export async function upsertEvalResults(client: pg.PoolClient, items: Array<{ runId: number; result: EvalResult }>, at: Date): Promise<void> {
+export async function upsertEvalResults(
+  client: pg.PoolClient,
+  items: Array<{ runId: number; result: EvalResult }>,
+  at: Date,
+): Promise<void> {
   const byRun = new Map<number, Map<string, EvalResult>>();
   for (const { runId, result } of items) {
     let rows = byRun.get(runId);
@@ -53,13 +57,30 @@ export async function upsertEvalResults(client: pg.PoolClient, items: Array<{ ru
  * between that check and this write (two hosts creating it at once) keeps the first writer's
  * values unless `shared`.
  */
-export async function upsertBaseline(client: pg.PoolClient, f: z.infer<typeof baselineUpsertFrame>, at: Date, ownerHostId: number, shared: boolean): Promise<void> {
+export async function upsertBaseline(
+  client: pg.PoolClient,
+  f: z.infer<typeof baselineUpsertFrame>,
+  at: Date,
+  ownerHostId: number,
+  shared: boolean,
+): Promise<void> {
   await client.query(
     `INSERT INTO "Baseline" (name, metric, value, tolerance, dataset, settings, "sourceUrl", "updatedAt", "ownerHostId") VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)
      ON CONFLICT (name) DO UPDATE SET metric = EXCLUDED.metric, value = EXCLUDED.value, tolerance = EXCLUDED.tolerance, dataset = EXCLUDED.dataset,
        settings = EXCLUDED.settings, "sourceUrl" = EXCLUDED."sourceUrl", "updatedAt" = EXCLUDED."updatedAt",
        "ownerHostId" = COALESCE("Baseline"."ownerHostId", EXCLUDED."ownerHostId")
      WHERE $10 OR "Baseline"."ownerHostId" IS NULL OR "Baseline"."ownerHostId" = EXCLUDED."ownerHostId"`,
-    [f.name, f.metric, f.value, f.tolerance ?? null, f.dataset ?? null, JSON.stringify(f.settings ?? {}), f.sourceUrl ?? null, at, ownerHostId, shared],
+    [
+      f.name,
+      f.metric,
+      f.value,
+      f.tolerance ?? null,
+      f.dataset ?? null,
+      JSON.stringify(f.settings ?? {}),
+      f.sourceUrl ?? null,
+      at,
+      ownerHostId,
+      shared,
+    ],
   );
 }

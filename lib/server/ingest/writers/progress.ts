@@ -1,7 +1,15 @@
 import type pg from "pg";
-import type { RunProgressFrame } from "@/lib/protocol";
-import { accumulateCounter, aggregateWorkers, counterTotal, isGaugeCounter, type CounterState } from "@/lib/metrics/progress";
+
 import { uploadInvariant } from "@/lib/metrics/invariants";
+import {
+  accumulateCounter,
+  aggregateWorkers,
+  counterTotal,
+  isGaugeCounter,
+  type CounterState,
+} from "@/lib/metrics/progress";
+import type { RunProgressFrame } from "@/lib/protocol";
+
 import { insertEvent } from "./runs";
 
 /** A worker's row as kept during one batch. */
@@ -29,13 +37,25 @@ export interface ProgressWrite {
  * (FOR UPDATE, in (run, worker) order) so concurrent transactions for one worker serialise, then
  * the final rows and every sample are written together.
  */
-export async function applyProgress(client: pg.PoolClient, writes: readonly ProgressWrite[], at: Date): Promise<void> {
+export async function applyProgress(
+  client: pg.PoolClient,
+  writes: readonly ProgressWrite[],
+  at: Date,
+): Promise<void> {
   if (writes.length === 0) return;
   const idOf = (runId: number, workerId: string) => `${runId}\u0000${workerId}`;
   const keys = new Map<string, { runId: number; workerId: string }>();
-  for (const { runId, frame } of writes) keys.set(idOf(runId, frame.workerId), { runId, workerId: frame.workerId });
+  for (const { runId, frame } of writes)
+    keys.set(idOf(runId, frame.workerId), { runId, workerId: frame.workerId });
   const workers = await loadWorkers(client, [...keys.values()]);
-  const samples: Array<{ runId: number; workerId: string; bootId: string; ts: Date; done: number | null; counters: string }> = [];
+  const samples: Array<{
+    runId: number;
+    workerId: string;
+    bootId: string;
+    ts: Date;
+    done: number | null;
+    counters: string;
+  }> = [];
   for (const { runId, frame: f } of writes) {
     const id = idOf(runId, f.workerId);
     const ts = f.ts ? new Date(f.ts) : at;
@@ -55,7 +75,14 @@ export async function applyProgress(client: pg.PoolClient, writes: readonly Prog
     if (f.unit !== undefined) w.unit = f.unit;
     if (ts > w.lastPushAt) w.lastPushAt = ts;
     workers.set(id, w);
-    samples.push({ runId, workerId: f.workerId, bootId: w.bootId, ts, done: f.done ?? null, counters: JSON.stringify(w.counters) });
+    samples.push({
+      runId,
+      workerId: f.workerId,
+      bootId: w.bootId,
+      ts,
+      done: f.done ?? null,
+      counters: JSON.stringify(w.counters),
+    });
   }
   const rows = [...keys].map(([id, k]) => ({ ...k, w: workers.get(id)! }));
   await client.query(
@@ -90,10 +117,21 @@ export async function applyProgress(client: pg.PoolClient, writes: readonly Prog
 }
 
 function freshWorker(bootId: string, ts: Date): WorkerRow {
-  return { bootId, done: null, total: null, unit: null, counters: {}, counterState: {}, lastPushAt: ts };
+  return {
+    bootId,
+    done: null,
+    total: null,
+    unit: null,
+    counters: {},
+    counterState: {},
+    lastPushAt: ts,
+  };
 }
 
-async function loadWorkers(client: pg.PoolClient, keys: ReadonlyArray<{ runId: number; workerId: string }>): Promise<Map<string, WorkerRow>> {
+async function loadWorkers(
+  client: pg.PoolClient,
+  keys: ReadonlyArray<{ runId: number; workerId: string }>,
+): Promise<Map<string, WorkerRow>> {
   const res = await client.query<WorkerRow & { runId: number; workerId: string }>(
     `SELECT w."runId", w."workerId", w."bootId", w.done, w.total, w.unit, w.counters, w."counterState", w."lastPushAt"
        FROM "WorkerProgress" w JOIN unnest($1::int[], $2::text[]) AS k("runId", "workerId") ON w."runId" = k."runId" AND w."workerId" = k."workerId"
@@ -110,11 +148,25 @@ async function loadWorkers(client: pg.PoolClient, keys: ReadonlyArray<{ runId: n
  * once per transition (never per push): "deleted locally but never uploaded" (local.deleted >
  * s3.uploaded). Returns true when an alert was raised or cleared.
  */
-export async function checkRunInvariants(client: pg.PoolClient, runIds: readonly number[], at: Date): Promise<boolean> {
+export async function checkRunInvariants(
+  client: pg.PoolClient,
+  runIds: readonly number[],
+  at: Date,
+): Promise<boolean> {
   if (runIds.length === 0) return false;
   // One round trip for the runs' alerts and their workers. The run rows are already locked by
   // this transaction (apply.ts locks every stored run it writes to; a run started in it is its own).
-  const res = await client.query<{ id: number; activeAlerts: string[] | null; workers: Array<{ workerId: string; done: number | null; total: number | null; counters: Record<string, number>; lastPushAt: string }> }>(
+  const res = await client.query<{
+    id: number;
+    activeAlerts: string[] | null;
+    workers: Array<{
+      workerId: string;
+      done: number | null;
+      total: number | null;
+      counters: Record<string, number>;
+      lastPushAt: string;
+    }>;
+  }>(
     `SELECT r.id, r."activeAlerts",
             COALESCE((SELECT json_agg(json_build_object('workerId', w."workerId", 'done', w.done, 'total', w.total, 'counters', w.counters, 'lastPushAt', w."lastPushAt"))
                         FROM "WorkerProgress" w WHERE w."runId" = r.id), '[]'::json) AS workers
@@ -124,7 +176,9 @@ export async function checkRunInvariants(client: pg.PoolClient, runIds: readonly
   let changed = false;
   const code = "deleted_before_upload";
   for (const row of res.rows) {
-    const totals = aggregateWorkers(row.workers.map((w) => ({ ...w, lastPushMs: Date.parse(w.lastPushAt) })));
+    const totals = aggregateWorkers(
+      row.workers.map((w) => ({ ...w, lastPushMs: Date.parse(w.lastPushAt) })),
+    );
     const alert = uploadInvariant(totals.counters);
     const active = new Set(row.activeAlerts ?? []);
     if (alert && !active.has(code)) {
@@ -132,11 +186,23 @@ export async function checkRunInvariants(client: pg.PoolClient, runIds: readonly
       await insertEvent(client, row.id, { level: "error", code, message: alert.message }, at);
     } else if (!alert && active.has(code)) {
       active.delete(code);
-      await insertEvent(client, row.id, { level: "info", code: `${code}_resolved`, message: "resolved: every locally deleted file has been uploaded" }, at);
+      await insertEvent(
+        client,
+        row.id,
+        {
+          level: "info",
+          code: `${code}_resolved`,
+          message: "resolved: every locally deleted file has been uploaded",
+        },
+        at,
+      );
     } else {
       continue;
     }
-    await client.query(`UPDATE "Run" SET "activeAlerts" = $2::text[] WHERE id = $1`, [row.id, [...active]]);
+    await client.query(`UPDATE "Run" SET "activeAlerts" = $2::text[] WHERE id = $1`, [
+      row.id,
+      [...active],
+    ]);
     changed = true;
   }
   return changed;

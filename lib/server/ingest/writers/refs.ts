@@ -15,7 +15,12 @@ export async function ensureHost(client: pg.PoolClient, name: string): Promise<n
  * `ownerHostId`, the writing token's host) when new — a run or plan may name a session before
  * it pushed its todo list. An existing session keeps its owner.
  */
-export async function ensureSession(client: pg.PoolClient, key: string, ownerHostId: number, at: Date): Promise<number> {
+export async function ensureSession(
+  client: pg.PoolClient,
+  key: string,
+  ownerHostId: number,
+  at: Date,
+): Promise<number> {
   const res = await client.query<{ id: number }>(
     `INSERT INTO "AgentSession" (key, source, "ownerHostId", "startedAt", "lastUpdateAt") VALUES ($1, 'pushed', $2, $3, $3)
      ON CONFLICT (key) DO UPDATE SET key = EXCLUDED.key RETURNING id`,

@@ -1,7 +1,16 @@
 import type pg from "pg";
-import { toJsonSafe, type HeartbeatFrame, type RunArtifactFrame, type RunEndFrame, type RunEventFrame, type RunStartFrame } from "@/lib/protocol";
+
+import {
+  toJsonSafe,
+  type HeartbeatFrame,
+  type RunArtifactFrame,
+  type RunEndFrame,
+  type RunEventFrame,
+  type RunStartFrame,
+} from "@/lib/protocol";
 import type { Owner } from "@/lib/server/auth/ownership";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
+
 import { ensureHost, ensureSession } from "./refs";
 
 /** A run as the ingest path knows it (`sessionId`: the agent session that started it). */
@@ -27,14 +36,27 @@ const HOST_SAMPLE_RETENTION = "24 hours";
  * locks taken mid-way; the foreign keys of inserted rows take KEY SHARE locks on their run in
  * frame order). Lookup and lock are one round trip.
  */
-export async function loadRuns(client: pg.PoolClient, keys: string[]): Promise<Map<string, StoredRun>> {
+export async function loadRuns(
+  client: pg.PoolClient,
+  keys: string[],
+): Promise<Map<string, StoredRun>> {
   const map = new Map<string, StoredRun>();
   if (keys.length === 0) return map;
-  const res = await client.query<{ id: number; key: string; ownerHostId: number; ownerHost: string }>(
+  const res = await client.query<{
+    id: number;
+    key: string;
+    ownerHostId: number;
+    ownerHost: string;
+  }>(
     `SELECT r.id, r.key, r."ownerHostId", h.name AS "ownerHost" FROM "Run" r JOIN "Host" h ON h.id = r."ownerHostId" WHERE r.key = ANY($1::text[]) ORDER BY r.id FOR NO KEY UPDATE OF r`,
     [keys],
   );
-  for (const row of res.rows) map.set(row.key, { id: row.id, key: row.key, owner: { hostId: row.ownerHostId, hostName: row.ownerHost } });
+  for (const row of res.rows)
+    map.set(row.key, {
+      id: row.id,
+      key: row.key,
+      owner: { hostId: row.ownerHostId, hostName: row.ownerHost },
+    });
   return map;
 }
 
@@ -42,7 +64,10 @@ export async function loadRuns(client: pg.PoolClient, keys: string[]): Promise<M
  * Inserts frame-id rows of any number of hosts in one statement; returns the (host, id) pairs this
  * transaction newly claimed (see apply.ts).
  */
-export async function claimFrameIds(client: pg.PoolClient, frames: ReadonlyArray<{ hostId: number; frameId: string }>): Promise<Array<{ hostId: number; frameId: string }>> {
+export async function claimFrameIds(
+  client: pg.PoolClient,
+  frames: ReadonlyArray<{ hostId: number; frameId: string }>,
+): Promise<Array<{ hostId: number; frameId: string }>> {
   if (frames.length === 0) return [];
   const res = await client.query<{ hostId: number; frameId: string }>(
     `INSERT INTO "IngestedFrame" ("hostId", "frameId")
@@ -64,8 +89,14 @@ export async function claimFrameIds(client: pg.PoolClient, frames: ReadonlyArray
  * edit. Optional fields the re-sent frame leaves out (config, tags, notes, total, unit) keep their
  * stored values.
  */
-export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal, f: RunStartFrame, at: Date): Promise<RunRef | null> {
-  const hostId = f.host && f.host !== principal.hostName ? await ensureHost(client, f.host) : principal.hostId;
+export async function upsertRun(
+  client: pg.PoolClient,
+  principal: TokenPrincipal,
+  f: RunStartFrame,
+  at: Date,
+): Promise<RunRef | null> {
+  const hostId =
+    f.host && f.host !== principal.hostName ? await ensureHost(client, f.host) : principal.hostId;
   // The session may not have pushed its todo list yet: create a bare one to link to.
   const sessionId = f.session ? await ensureSession(client, f.session, principal.hostId, at) : null;
   const res = await client.query<RunRef>(
@@ -103,32 +134,69 @@ export async function upsertRun(client: pg.PoolClient, principal: TokenPrincipal
 }
 
 /** Deletes frame-id rows this transaction claimed for frames it then refused (they may be sent again). */
-export async function releaseFrameIds(client: pg.PoolClient, hostId: number, ids: string[]): Promise<void> {
-  if (ids.length) await client.query(`DELETE FROM "IngestedFrame" WHERE "hostId" = $1 AND "frameId" = ANY($2::text[])`, [hostId, ids]);
+export async function releaseFrameIds(
+  client: pg.PoolClient,
+  hostId: number,
+  ids: string[],
+): Promise<void> {
+  if (ids.length)
+    await client.query(
+      `DELETE FROM "IngestedFrame" WHERE "hostId" = $1 AND "frameId" = ANY($2::text[])`,
+      [hostId, ids],
+    );
 }
 
 /** Records that runs received a push now (drives "last update" and staleness); one statement. */
 export async function touchRuns(client: pg.PoolClient, runIds: number[], at: Date): Promise<void> {
-  if (runIds.length) await client.query(`UPDATE "Run" SET "lastPushAt" = GREATEST("lastPushAt", $2) WHERE id = ANY($1::int[])`, [runIds, at]);
+  if (runIds.length)
+    await client.query(
+      `UPDATE "Run" SET "lastPushAt" = GREATEST("lastPushAt", $2) WHERE id = ANY($1::int[])`,
+      [runIds, at],
+    );
 }
 
 /** Stores a run's final status, exit code and output tail. */
-export async function endRun(client: pg.PoolClient, runId: number, f: RunEndFrame, at: Date): Promise<void> {
+export async function endRun(
+  client: pg.PoolClient,
+  runId: number,
+  f: RunEndFrame,
+  at: Date,
+): Promise<void> {
   let tail = f.outputTail?.join("\n") ?? null;
   if (tail && tail.length > OUTPUT_TAIL_MAX_CHARS) tail = tail.slice(-OUTPUT_TAIL_MAX_CHARS);
   await client.query(
     `UPDATE "Run" SET status = $2::"RunStatus", "endedAt" = $3, error = $4, "exitCode" = $5,
        "outputTail" = COALESCE($6, "outputTail"), "lastPushAt" = GREATEST("lastPushAt", $7) WHERE id = $1`,
-    [runId, f.status, f.endedAt ? new Date(f.endedAt) : at, f.error ?? null, f.exitCode ?? null, tail, at],
+    [
+      runId,
+      f.status,
+      f.endedAt ? new Date(f.endedAt) : at,
+      f.error ?? null,
+      f.exitCode ?? null,
+      tail,
+      at,
+    ],
   );
 }
 
 /** Upserts an artifact by (run, uri). */
-export async function upsertArtifact(client: pg.PoolClient, runId: number, f: RunArtifactFrame, at: Date): Promise<void> {
+export async function upsertArtifact(
+  client: pg.PoolClient,
+  runId: number,
+  f: RunArtifactFrame,
+  at: Date,
+): Promise<void> {
   await client.query(
     `INSERT INTO "Artifact" ("runId", kind, uri, "sizeBytes", step, ts) VALUES ($1, $2, $3, $4, $5::int8, $6)
      ON CONFLICT ("runId", uri) DO UPDATE SET kind = EXCLUDED.kind, "sizeBytes" = EXCLUDED."sizeBytes", step = EXCLUDED.step, ts = EXCLUDED.ts`,
-    [runId, f.kind, f.uri, f.sizeBytes ?? null, f.step === undefined ? null : String(f.step), f.ts ? new Date(f.ts) : at],
+    [
+      runId,
+      f.kind,
+      f.uri,
+      f.sizeBytes ?? null,
+      f.step === undefined ? null : String(f.step),
+      f.ts ? new Date(f.ts) : at,
+    ],
   );
 }
 
@@ -139,18 +207,33 @@ export interface EventWrite {
 }
 
 /** Appends an event to a run (worker log line, or a server alert when `code` is set). */
-export async function insertEvent(client: pg.PoolClient, runId: number, e: EventWrite["event"], at: Date): Promise<void> {
+export async function insertEvent(
+  client: pg.PoolClient,
+  runId: number,
+  e: EventWrite["event"],
+  at: Date,
+): Promise<void> {
   await insertEvents(client, [{ runId, event: e }], at);
 }
 
 /** Appends events (of any runs) in one statement; their ids follow the array's order. */
-export async function insertEvents(client: pg.PoolClient, events: readonly EventWrite[], at: Date): Promise<void> {
+export async function insertEvents(
+  client: pg.PoolClient,
+  events: readonly EventWrite[],
+  at: Date,
+): Promise<void> {
   if (events.length === 0) return;
   await client.query(
     `INSERT INTO "RunEvent" ("runId", level, message, code, ts)
      SELECT "runId", level, message, code, ts FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) WITH ORDINALITY
        AS e("runId", level, message, code, ts, n) ORDER BY n`,
-    [events.map((e) => e.runId), events.map((e) => e.event.level), events.map((e) => e.event.message), events.map((e) => e.event.code ?? null), events.map((e) => (e.event.ts ? new Date(e.event.ts) : at))],
+    [
+      events.map((e) => e.runId),
+      events.map((e) => e.event.level),
+      events.map((e) => e.event.message),
+      events.map((e) => e.event.code ?? null),
+      events.map((e) => (e.event.ts ? new Date(e.event.ts) : at)),
+    ],
   );
 }
 
@@ -166,7 +249,11 @@ export interface HeartbeatWrite {
  * for all of them. Several heartbeats of one host fold as if applied in order: the latest time,
  * the last interval and facts given, one sample each (the first of equal times wins).
  */
-export async function recordHeartbeats(client: pg.PoolClient, heartbeats: readonly HeartbeatWrite[], at: Date): Promise<void> {
+export async function recordHeartbeats(
+  client: pg.PoolClient,
+  heartbeats: readonly HeartbeatWrite[],
+  at: Date,
+): Promise<void> {
   if (heartbeats.length === 0) return;
   const hosts = new Map<number, { ts: Date; intervalS: number | null; facts: string | null }>();
   const samples: Array<{ hostId: number; ts: Date; facts: string }> = [];
@@ -199,6 +286,15 @@ export async function recordHeartbeats(client: pg.PoolClient, heartbeats: readon
         WHERE s.ts >= $8::timestamptz - interval '${HOST_SAMPLE_RETENTION}' ON CONFLICT DO NOTHING
      )
      DELETE FROM "HostSample" WHERE "hostId" = ANY($5::int[]) AND ts < $8::timestamptz - interval '${HOST_SAMPLE_RETENTION}'`,
-    [ids, rows.map((h) => h.ts), rows.map((h) => h.intervalS), rows.map((h) => h.facts), samples.map((s) => s.hostId), samples.map((s) => s.ts), samples.map((s) => s.facts), at],
+    [
+      ids,
+      rows.map((h) => h.ts),
+      rows.map((h) => h.intervalS),
+      rows.map((h) => h.facts),
+      samples.map((s) => s.hostId),
+      samples.map((s) => s.ts),
+      samples.map((s) => s.facts),
+      at,
+    ],
   );
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import { ROLES } from "@/lib/roles";
 import { prisma } from "@/lib/server/db";
 import { errorResponse, json, parseJsonBody, withViewer } from "@/lib/server/http";
@@ -16,10 +17,18 @@ const changeBody = z.strictObject({
  * new password ends the person's sessions. 400 bad body; 404 unknown; 409 when it would leave
  * no active admin.
  */
-export const PATCH = withViewer("admin", async (request, _viewer, ctx: { params: Promise<{ id: string }> }) => {
-  const { id } = await ctx.params;
-  const body = await parseJsonBody(request, changeBody);
-  if (body instanceof Response) return body;
-  if (body.role === undefined && body.disabled === undefined && body.password === undefined) return errorResponse(400, "invalid_body", "nothing to change: send role, disabled or password");
-  return json({ user: toAdminUserView(await updateUser(prisma(), id, body)) });
-});
+export const PATCH = withViewer(
+  "admin",
+  async (request, _viewer, ctx: { params: Promise<{ id: string }> }) => {
+    const { id } = await ctx.params;
+    const body = await parseJsonBody(request, changeBody);
+    if (body instanceof Response) return body;
+    if (body.role === undefined && body.disabled === undefined && body.password === undefined)
+      return errorResponse(
+        400,
+        "invalid_body",
+        "nothing to change: send role, disabled or password",
+      );
+    return json({ user: toAdminUserView(await updateUser(prisma(), id, body)) });
+  },
+);

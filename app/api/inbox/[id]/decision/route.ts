@@ -3,7 +3,15 @@ import { errorResponse, handle, json, parseJsonBody, withViewer } from "@/lib/se
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { waitForTopic } from "@/lib/server/live/bus";
 import { logger } from "@/lib/server/logger";
-import { closeInboxIfAbandoned, decideInboxItem, expireInboxItems, inboxDecisionInput, inboxDecisionTopic, inboxItemForAgent, noteInboxWaiter } from "@/lib/server/repositories/inbox";
+import {
+  closeInboxIfAbandoned,
+  decideInboxItem,
+  expireInboxItems,
+  inboxDecisionInput,
+  inboxDecisionTopic,
+  inboxItemForAgent,
+  noteInboxWaiter,
+} from "@/lib/server/repositories/inbox";
 import { decidePlan } from "@/lib/server/repositories/plan-decisions";
 import { PLAN_WAITER_GRACE_MS } from "@/lib/server/repositories/plan-orphans";
 
@@ -25,18 +33,44 @@ function parseId(id: string): { kind: "item" | "plan"; n: number } | null {
  * rule for the item's tool is written too and applied to the permissions already waiting. For a plan (`plan-7`), allow approves and deny rejects with the
  * message as comment (the plan's own routes work as before). 400 bad id/body; 404 unknown.
  */
-export const POST = withViewer("approver", async (request, viewer, ctx: { params: Promise<{ id: string }> }) => {
-  const id = parseId((await ctx.params).id);
-  if (!id) return errorResponse(400, "invalid_query", "id must be an inbox item id (12) or a plan id (plan-7)");
-  const input = await parseJsonBody(request, inboxDecisionInput);
-  if (input instanceof Response) return input;
-  if (id.kind === "plan") {
-    if (input.alwaysAllow) return errorResponse(400, "invalid_body", "alwaysAllow: plans take no rules; a rule covers tool permissions");
-    const plan = await decidePlan(pool(), id.n, { decision: input.decision === "allow" ? "approved" : "rejected", comment: input.message }, viewer.name);
-    return json({ decision: { decision: input.decision, message: plan.comment, editedInput: null, decidedBy: plan.decidedBy, decidedAt: new Date(plan.decidedAt).toISOString() } });
-  }
-  return json({ decision: await decideInboxItem(pool(), id.n, input, viewer.name) });
-});
+export const POST = withViewer(
+  "approver",
+  async (request, viewer, ctx: { params: Promise<{ id: string }> }) => {
+    const id = parseId((await ctx.params).id);
+    if (!id)
+      return errorResponse(
+        400,
+        "invalid_query",
+        "id must be an inbox item id (12) or a plan id (plan-7)",
+      );
+    const input = await parseJsonBody(request, inboxDecisionInput);
+    if (input instanceof Response) return input;
+    if (id.kind === "plan") {
+      if (input.alwaysAllow)
+        return errorResponse(
+          400,
+          "invalid_body",
+          "alwaysAllow: plans take no rules; a rule covers tool permissions",
+        );
+      const plan = await decidePlan(
+        pool(),
+        id.n,
+        { decision: input.decision === "allow" ? "approved" : "rejected", comment: input.message },
+        viewer.name,
+      );
+      return json({
+        decision: {
+          decision: input.decision,
+          message: plan.comment,
+          editedInput: null,
+          decidedBy: plan.decidedBy,
+          decidedAt: new Date(plan.decidedAt).toISOString(),
+        },
+      });
+    }
+    return json({ decision: await decideInboxItem(pool(), id.n, input, viewer.name) });
+  },
+);
 
 /**
  * GET /api/inbox/:id/decision?wait=60 (worker token of the item's host) → `{status, decision,
@@ -45,27 +79,53 @@ export const POST = withViewer("approver", async (request, viewer, ctx: { params
  * its agent leaves early with no newer one within 5 s closes the item as answered in the
  * terminal (or agent ended). 403 for another host's token; 404 unknown item.
  */
-export async function GET(request: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+export async function GET(
+  request: Request,
+  ctx: { params: Promise<{ id: string }> },
+): Promise<Response> {
   return handle(async () => {
     const principal = await authenticateWorker(request.headers.get("authorization"));
     const id = parseId((await ctx.params).id);
-    if (!id || id.kind !== "item") return errorResponse(400, "invalid_query", "id must be an inbox item id (plans: GET /api/plans/:key/decision)");
+    if (!id || id.kind !== "item")
+      return errorResponse(
+        400,
+        "invalid_query",
+        "id must be an inbox item id (plans: GET /api/plans/:key/decision)",
+      );
     const waitS = Number(new URL(request.url).searchParams.get("wait") ?? "0");
-    if (!Number.isFinite(waitS) || waitS < 0) return errorResponse(400, "invalid_query", "wait must be a number of seconds ≥ 0");
+    if (!Number.isFinite(waitS) || waitS < 0)
+      return errorResponse(400, "invalid_query", "wait must be a number of seconds ≥ 0");
     // Subscribe first, then read: a decision recorded in between is not missed.
-    const waiter = waitForTopic(inboxDecisionTopic(id.n), Math.min(waitS, MAX_WAIT_S) * 1000, request.signal);
+    const waiter = waitForTopic(
+      inboxDecisionTopic(id.n),
+      Math.min(waitS, MAX_WAIT_S) * 1000,
+      request.signal,
+    );
     try {
       let state = await inboxItemForAgent(pool(), id.n, principal);
       if (state.status === "waiting" && waitS > 0) {
         await noteInboxWaiter(pool(), id.n);
-        request.signal.addEventListener("abort", () => {
-          const leftAt = new Date();
-          setTimeout(() => void closeInboxIfAbandoned(pool(), id.n, leftAt).catch((err) => logger.warn({ err, itemId: id.n }, "could not close an abandoned inbox item")), PLAN_WAITER_GRACE_MS).unref();
-        }, { once: true });
+        request.signal.addEventListener(
+          "abort",
+          () => {
+            const leftAt = new Date();
+            setTimeout(
+              () =>
+                void closeInboxIfAbandoned(pool(), id.n, leftAt).catch((err) =>
+                  logger.warn({ err, itemId: id.n }, "could not close an abandoned inbox item"),
+                ),
+              PLAN_WAITER_GRACE_MS,
+            ).unref();
+          },
+          { once: true },
+        );
         // Wake at the item's expiry too: its kind's policy (hand back or deny) applies then.
         const untilExpiryMs = Date.parse(state.expiresAt) - Date.now();
         let expiryTimer: NodeJS.Timeout | undefined;
-        const atExpiry = new Promise<false>((resolve) => (expiryTimer = setTimeout(() => resolve(false), Math.max(0, untilExpiryMs) + 50)));
+        const atExpiry = new Promise<false>(
+          (resolve) =>
+            (expiryTimer = setTimeout(() => resolve(false), Math.max(0, untilExpiryMs) + 50)),
+        );
         const woke = await Promise.race([waiter.promise, atExpiry]);
         clearTimeout(expiryTimer);
         if (!woke && Date.now() >= Date.parse(state.expiresAt)) await expireInboxItems(pool());

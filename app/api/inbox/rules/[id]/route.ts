@@ -7,7 +7,8 @@ type Ctx = { params: Promise<{ id: string }> };
 
 async function ruleIdOf(ctx: Ctx): Promise<number | Response> {
   const id = Number((await ctx.params).id);
-  if (!Number.isSafeInteger(id) || id <= 0) return errorResponse(400, "invalid_query", "rule id must be a positive integer");
+  if (!Number.isSafeInteger(id) || id <= 0)
+    return errorResponse(400, "invalid_query", "rule id must be a positive integer");
   return id;
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import { describeIssues } from "@/lib/protocol";
 import { prisma } from "@/lib/server/db";
 import { errorResponse, json, withViewer } from "@/lib/server/http";
@@ -11,10 +12,13 @@ const search = z.strictObject({
 });
 
 /** GET /api/runs/:id/artifacts?offset=&limit= → `{ artifacts, total }`, newest first; 400 `invalid_query`, 404 unknown run. */
-export const GET = withViewer("viewer", async (request, _viewer, ctx: { params: Promise<{ id: string }> }) => {
-  const p = params.safeParse(await ctx.params);
-  if (!p.success) return errorResponse(400, "invalid_query", describeIssues(p.error));
-  const q = search.safeParse(Object.fromEntries(new URL(request.url).searchParams));
-  if (!q.success) return errorResponse(400, "invalid_query", describeIssues(q.error));
-  return json(await getRunArtifactsPage(prisma(), p.data.id, q.data.offset, q.data.limit));
-});
+export const GET = withViewer(
+  "viewer",
+  async (request, _viewer, ctx: { params: Promise<{ id: string }> }) => {
+    const p = params.safeParse(await ctx.params);
+    if (!p.success) return errorResponse(400, "invalid_query", describeIssues(p.error));
+    const q = search.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+    if (!q.success) return errorResponse(400, "invalid_query", describeIssues(q.error));
+    return json(await getRunArtifactsPage(prisma(), p.data.id, q.data.offset, q.data.limit));
+  },
+);
