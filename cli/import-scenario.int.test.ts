@@ -52,9 +52,7 @@ async function pitwall(args: string[], env: Record<string, string> = {}) {
   }
 }
 
-async function runOf(
-  tag: string,
-): Promise<{
+async function runOf(tag: string): Promise<{
   id: number;
   name: string;
   status: string;

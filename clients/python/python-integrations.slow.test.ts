@@ -53,9 +53,7 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
-async function runRow(
-  key: string,
-): Promise<{
+async function runRow(key: string): Promise<{
   id: number;
   status: string;
   total: number | null;

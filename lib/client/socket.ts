@@ -297,9 +297,7 @@ export class PitwallSocket extends EventEmitter<PitwallSocketEvents> {
   }
 
   /** One connection, from dial to close. Resolves with how it ended; never rejects. */
-  private connectOnce(
-    wsUrl: string,
-  ): Promise<{
+  private connectOnce(wsUrl: string): Promise<{
     code: number | null;
     reason: string;
     error?: Error;

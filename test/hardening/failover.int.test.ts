@@ -260,13 +260,11 @@ describe("the pitwall CLI with two instances", () => {
     const stub = http.createServer((req, res) => {
       hits++;
       req.resume();
-      res
-        .writeHead(status, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            error: { code: status === 503 ? "unavailable" : "invalid_request", message: "stub" },
-          }),
-        );
+      res.writeHead(status, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: { code: status === 503 ? "unavailable" : "invalid_request", message: "stub" },
+        }),
+      );
     });
     await new Promise<void>((resolve) => stub.listen(0, "127.0.0.1", resolve));
     const stubUrl = `http://127.0.0.1:${(stub.address() as net.AddressInfo).port}`;
