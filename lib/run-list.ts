@@ -49,7 +49,7 @@ export function sweepIdOf(config: Record<string, unknown>): string | null {
 }
 
 /**
- * Key that groups repeated runs (docs/architecture.md, "Run list"): `sweep:<id>` for runs that
+ * Key that groups repeated runs (docs/decisions.md, "Run list"): `sweep:<id>` for runs that
  * declare `config.sweep`; otherwise `name:<kind>:<name>`, so re-running the same named job (an
  * import or `pitwall run --name` repeated) groups too. Runs on different hosts may share a group.
  */

@@ -13,7 +13,7 @@ import { sha256Hex } from "./benchmark-common";
  * with every applied frame (`lastPushAt`), so each re-label gets ids of its own, while a re-import
  * that changes nothing only sends plain ids and stays a no-op.
  *
- * A person's edit of the name wins (docs/architecture.md "A person's edit outlives a worker's
+ * A person's edit of the name wins (docs/decisions.md "A person's edit outlives a worker's
  * re-send"): a run whose name was edited on the web keeps it, and the change is reported as kept.
  * Point scenarios and a never-edited name follow the file.
  */

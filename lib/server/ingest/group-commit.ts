@@ -19,7 +19,7 @@ export interface GroupCommitOptions {
    * them few and large (the soak at 200 workers × 10 frames/s: ack p99 125 ms with one in flight
    * against 449 ms with up to 6, and a third less CPU per frame). Large batches (1,000-point metric
    * frames) are bound by PostgreSQL's work per row and use both cores with several in flight
-   * (76.6k against 50.2k points/s). docs/architecture.md, "Soak".
+   * (76.6k against 50.2k points/s). docs/benchmarks.md, "Soak".
    */
   parallelMinBytes: number;
   /** A group stops taking parts once it holds this many frames (one part is always taken whole). */
@@ -50,7 +50,7 @@ interface Pending {
  * ({@link applyGroup}), each with its own principal (ownership and frame-id claims stay per
  * token). Why: at 200 sockets × 10 frames/s each socket's batch holds one or two frames, and a
  * transaction per batch paid ~8 sequential round trips and a WAL flush for them; the pool's
- * connections sat "idle in transaction" waiting for the server (docs/architecture.md, "Soak").
+ * connections sat "idle in transaction" waiting for the server (docs/benchmarks.md, "Soak").
  *
  * No timers: a submission starts a group at once when none is in flight, so a quiet server
  * answers with one batch's latency, and under load the next group fills while the current one

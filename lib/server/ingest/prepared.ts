@@ -22,7 +22,7 @@ function statementName(text: string): string | undefined {
  * Wraps a pooled connection so that `query(text, values)` runs as a **named prepared statement**
  * (`pw_<sha1 of the text>`): PostgreSQL parses and plans each ingest statement once per
  * connection instead of on every call (the soak bench found parse/plan a large share of
- * PostgreSQL's CPU per frame; see docs/architecture.md "Soak"). Only the two-argument string
+ * PostgreSQL's CPU per frame; see docs/benchmarks.md "Soak"). Only the two-argument string
  * form is rewritten; query configs, streams (COPY) and every other member pass through to the
  * connection unchanged. The name is derived from the text, so two texts never share a name.
  */

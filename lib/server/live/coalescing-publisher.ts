@@ -9,7 +9,7 @@ import { publishTopics, type Queryable } from "./publish";
  * out in the next call, without timers. The ingest path uses it instead of publishing inside each
  * transaction, because a transaction that NOTIFYs takes PostgreSQL's global notify lock at COMMIT
  * and holds it through its WAL flush: with one per ingest batch, every commit of every socket was
- * serialised behind it (the soak's "Lock:object" waits; docs/architecture.md "Soak").
+ * serialised behind it (the soak's "Lock:object" waits; docs/benchmarks.md "Soak").
  *
  * Order stays safe: a topic is announced only after its change is visible, and a `run:<id>` seq
  * bump still precedes its NOTIFY in one statement (readers take the seq before the value, so a

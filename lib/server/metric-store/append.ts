@@ -126,7 +126,7 @@ function setOf<T>(m: Map<number, Set<T>>, id: number): Set<T> {
  * Fewer points than this in one run's batch skip COPY: they are merged from bound arrays in the
  * batch's single statement, where COPY would add a round trip (and, on the fallback, the staging
  * table's CREATE IF NOT EXISTS and per-COMMIT truncation). Measured with the soak (200 workers,
- * 3-point frames; docs/architecture.md).
+ * 3-point frames; docs/benchmarks.md).
  */
 const COPY_MIN_POINTS = 256;
 
@@ -161,7 +161,7 @@ function summaryStatement(
     ];
   // Points above their key's highest stored step ("MetricSeries".maxStep, read in this
   // transaction under the run lock) cannot exist yet: a plain INSERT, without the speculative
-  // insertion of ON CONFLICT (~35 % of a row's cost, docs/architecture.md). The rest (a resumed
+  // insertion of ON CONFLICT (~35 % of a row's cost, docs/benchmarks.md). The rest (a resumed
   // attempt, an out-of-order point) are merged with ON CONFLICT and report what they replaced.
   const fresh = new PointCols();
   const maybe = new PointCols();

@@ -8,7 +8,7 @@ import type { SeriesState } from "./series";
  * "MetricBlock": the points of one key that one ingest batch appended above every stored step of
  * the key, as one row of parallel arrays (prisma/schema.prisma). One row per key instead of one
  * per point is what lets a training run's bulk ingest cost PostgreSQL a fraction of a keyed COPY of
- * its rows (docs/architecture.md). The invariants the writer keeps:
+ * its rows (docs/decisions.md). The invariants the writer keeps:
  * - a (run, key, step) is in exactly one of "MetricRow" and "MetricBlock";
  * - a key's blocks never overlap: a block is only made of steps above the key's highest stored
  *   step ("MetricSeries".maxStep), and before a step at or below it is written, every block of the
@@ -28,7 +28,7 @@ export interface StepRange {
  * Points per block at most: a bigger batch of one key is cut into several blocks. 300 points
  * (24 bytes each) and a 200-character key fit the table's `toast_tuple_target` of 8,160 bytes
  * (migration metric_blocks), so a block is stored inline and never compressed: pglz compression of
- * 100-point blocks was 21 % of PostgreSQL's CPU during ingest (perf, docs/architecture.md).
+ * 100-point blocks was 21 % of PostgreSQL's CPU during ingest (perf, docs/benchmarks.md).
  */
 export const BLOCK_MAX_POINTS = 300;
 
