@@ -816,7 +816,13 @@ test("interactive session: an Esc-interrupt during a long Bash call (no hook run
 
 test("a wrong token is said once at session start, in the agent's own output: the interactive terminal shows it and still runs the prompt; `-p` stream-json carries it", async () => {
   const { dir, env } = project();
-  const wrong = { ...env, PITWALL_TOKEN: "pw_wrong_token_for_this_test" };
+  // The check's budget raised: under CI load the server answered after the default 3 s once, which
+  // is "does not answer", not the wrong token this test is about.
+  const wrong = {
+    ...env,
+    PITWALL_TOKEN: "pw_wrong_token_for_this_test",
+    PITWALL_HOOK_START_CHECK_TIMEOUT_MS: "20000",
+  };
   const model: ModelServer = await startModelServer((req): ScriptedReply =>
     offersTools(req) ? { text: "FINAL: answered with a wrong token" } : { text: "Wrong token" },
   );
@@ -841,20 +847,21 @@ test("a wrong token is said once at session start, in the agent's own output: th
       .replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, "")
       .replace(/\s+/g, " ");
   const terminal = () => `terminal so far (last 2,000 characters):\n${plain().slice(-2000)}`;
+  // The TUI may draw text without its spaces (seen in CI): compare with all whitespace removed.
+  const compact = () => plain().replace(/\s/g, "");
   await until(
     "the warning in the terminal",
-    async () => /Pitwall at \S+ refuses this token \(401\)/.test(plain()),
+    async () => /Pitwallathttp\S+refusesthistoken\(401\)/.test(compact()),
     120_000,
     terminal,
   );
-  // (The TUI may draw the answer without its spaces: compare without whitespace.)
   await until(
     "the prompt answered all the same",
-    async () => plain().replace(/\s/g, "").includes("FINAL:answeredwithawrongtoken"),
+    async () => compact().includes("FINAL:answeredwithawrongtoken"),
     120_000,
     terminal,
   );
-  expect(plain().match(/refuses this token/g)).toHaveLength(1);
+  expect(compact().match(/refusesthistoken/g)).toHaveLength(1);
   await run.stop();
 
   const p = await runClaude({

@@ -85,11 +85,13 @@ export function parseUrls(value) {
  * a missing or unreadable file counts as empty. `urls` are the server instances in order (several
  * with PITWALL_URL=http://a:8080,http://b:8080: requests fail over from one to the next); `url` is
  * the first, "" when none.
+ * `startCheckTimeoutMs` bounds SessionStart's token check (once per session, so longer than a
+ * frame's send: a loaded server answering in 2 s is not "does not answer").
  * `forwarderPort` is the loopback port of the local forwarder (lib/forwarder.mjs) that Claude
  * Code's HTTP hooks post to; `forwarderIdleS` how long it lingers with no live agent; `forwarderDir` where it keeps the
  * sessions' registrations; `forwarderSecret` its secret (<forwarderDir>/secret, written by
  * `pitwall agent install` and put into the HTTP hooks' header) without which it refuses a request.
- * @returns {{url: string, urls: string[], token: string, stateDir: string, planTimeoutS: number, planFallback: "ask"|"deny", sendTimeoutMs: number, retryForS: number, sendPrompts: boolean, heartbeatS: number, permissionTimeoutS: number, permissionSendTimeoutMs: number, forwarderPort: number, forwarderDir: string, forwarderIdleS: number, forwarderSecret: string}}
+ * @returns {{url: string, urls: string[], token: string, stateDir: string, planTimeoutS: number, planFallback: "ask"|"deny", sendTimeoutMs: number, startCheckTimeoutMs: number, retryForS: number, sendPrompts: boolean, heartbeatS: number, permissionTimeoutS: number, permissionSendTimeoutMs: number, forwarderPort: number, forwarderDir: string, forwarderIdleS: number, forwarderSecret: string}}
  */
 export function loadConfig(env = process.env) {
   let file = {};
@@ -113,6 +115,7 @@ export function loadConfig(env = process.env) {
     planTimeoutS: num(env.PITWALL_PLAN_TIMEOUT_S ?? file.planTimeoutS, 1800),
     planFallback: (env.PITWALL_PLAN_FALLBACK ?? file.planFallback) === "deny" ? "deny" : "ask",
     sendTimeoutMs: num(env.PITWALL_HOOK_SEND_TIMEOUT_MS, 1500),
+    startCheckTimeoutMs: num(env.PITWALL_HOOK_START_CHECK_TIMEOUT_MS, 3000),
     retryForS: num(env.PITWALL_SPOOL_RETRY_S ?? file.spoolRetryS, 900),
     sendPrompts: env.PITWALL_SEND_PROMPTS === "1" || file.sendPrompts === true,
     heartbeatS: Math.max(1, num(env.PITWALL_HEARTBEAT_S, 30)),

@@ -4,9 +4,10 @@
 
 /**
  * The line to show, or null when Pitwall accepts the token.
+ * @param cfg loadConfig() (its `startCheckTimeoutMs`, default 3000, bounds the check)
  * @param postFrames spool.mjs postFrames (injected: tests and the failover branch can swap it)
  */
-export async function startProblem(cfg, postFrames, timeoutMs = 1500) {
+export async function startProblem(cfg, postFrames, timeoutMs = cfg.startCheckTimeoutMs ?? 3000) {
   try {
     await postFrames(cfg, [], timeoutMs);
     return null;
