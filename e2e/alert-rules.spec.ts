@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
 
+import { connectWorker, createToken } from "./support";
+
 // /alerts as an approver: add a rule through the form, see it in the table described in words,
 // pause it, and delete it.
 
@@ -23,4 +25,53 @@ test("an approver adds, pauses and deletes an alert rule", async ({ page }) => {
   await expect(row).toContainText("(paused)");
   await row.getByRole("button", { name: `Delete ${name}` }).click();
   await expect(row).toHaveCount(0);
+});
+
+test("a firing rule is named by its name on the overview, not by its number", async ({
+  page,
+  baseURL,
+}) => {
+  const tag = `e2e-nan-${randomUUID().slice(0, 6)}`;
+  const name = `loss NaN ${tag}`;
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto("/alerts");
+  const form = page.getByRole("form", { name: "Add an alert rule" });
+  await form.getByLabel("Name").fill(name);
+  await form.getByLabel("Metric").fill("loss");
+  await form.getByLabel("Condition").selectOption("nan");
+  await form.getByLabel("For", { exact: true }).fill("2");
+  await form.getByLabel("Tag (optional)").fill(tag);
+  await form.getByRole("button", { name: "Add rule" }).click();
+  await expect(page.getByRole("row", { name: new RegExp(name) })).toBeVisible();
+
+  const worker = await connectWorker(baseURL!, createToken(`alerts-${tag}`));
+  const run = `train-${tag}`;
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name: `pretrain ${tag}`,
+    kind: "training",
+    tags: [tag],
+  });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.metrics",
+    run,
+    points: [
+      { key: "loss", step: 1, value: "NaN" },
+      { key: "loss", step: 2, value: "NaN" },
+    ],
+  });
+  worker.close();
+  // The rule fires within its evaluation tick; the overview's alert banner names it.
+  await expect(async () => {
+    await page.goto("/");
+    await expect(page.getByRole("alert").filter({ hasText: `pretrain ${tag}` })).toContainText(
+      `Alert “${name}”`,
+      { timeout: 3_000 },
+    );
+  }).toPass({ timeout: 30_000 });
 });

@@ -12,7 +12,6 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { useNow } from "@/components/live/use-now";
 import { LiveIndicator } from "@/components/nav/live-indicator";
 import { ActiveRunRow } from "@/components/pipelines/active-run-row";
-import { alertTitle } from "@/components/pipelines/alerts";
 import { EventList } from "@/components/pipelines/event-list";
 import {
   fetchOverview,
@@ -20,6 +19,7 @@ import {
   overviewQueryKey,
 } from "@/components/pipelines/queries";
 import { formatClock } from "@/components/pipelines/units";
+import { useAlertTitle } from "@/components/pipelines/use-alert-title";
 import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
 import { WaitingPlansCard } from "@/components/plans/waiting-plans-card";
 import { useTimeZone } from "@/components/preferences/preferences-provider";
@@ -125,6 +125,7 @@ function orderRuns(runs: ReadonlyArray<{ run: ActiveRunView; state: RunState }>)
 export function OverviewView({ initial, plans, renderedAt, wall, origin }: OverviewViewProps) {
   const live = useLiveTopics(["runs"]);
   useLiveInvalidate(["hosts"], [overviewQueryKey]);
+  const alertTitle = useAlertTitle();
   const offset = initial.activeCounts.offset;
   const { data, error, dataUpdatedAt } = useQuery({
     queryKey: overviewPageQueryKey(offset),

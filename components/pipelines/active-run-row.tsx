@@ -10,9 +10,9 @@ import { cn } from "@/lib/utils";
 import type { RunState } from "@/lib/view-models";
 import type { ActiveRunView } from "@/lib/view-models/overview";
 
-import { alertTitle } from "./alerts";
 import { ProgressBar, ProgressFiguresText } from "./progress-line";
 import { formatLatestMetrics } from "./units";
+import { useAlertTitle } from "./use-alert-title";
 
 /** The run's latest metrics in one line; a serving run's steps are scrape times (unix ms), not steps: no "@ step". */
 function metricsText(run: ActiveRunView): string {
@@ -47,6 +47,7 @@ export function ActiveRunRow({
   serverNowMs: number;
   wall?: boolean;
 }) {
+  const alertTitle = useAlertTitle();
   const stale = state === "stale";
   const silentFor = formatAge(run.lastPushAt, serverNowMs);
   const hasProgress = run.progress.done !== null || run.progress.total !== null;

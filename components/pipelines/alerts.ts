@@ -5,10 +5,19 @@ const ALERT_TITLES: Record<string, string> = {
   step_overflow: "Step counter overflow",
 };
 
-/** Title of an alert code: "Deleted locally but never uploaded"; unknown codes are shown as sent. */
-export function alertTitle(code: string): string {
+/**
+ * Title of an alert code: "Deleted locally but never uploaded"; a rule's code `alert_rule_<id>`
+ * reads as the rule's name (`ruleNames`: id → name, from GET /api/alert-rules), or "Alert rule
+ * #<id>" when the name is not known (not loaded yet, or the rule was deleted). Unknown codes are
+ * shown as sent, underscores as spaces.
+ */
+export function alertTitle(code: string, ruleNames?: ReadonlyMap<number, string>): string {
   const rule = /^alert_rule_(\d+)(_resolved)?$/.exec(code);
-  if (rule) return `Alert rule #${rule[1]}${rule[2] ? " resolved" : ""}`;
+  if (rule) {
+    const name = ruleNames?.get(Number(rule[1]));
+    const title = name ? `Alert “${name}”` : `Alert rule #${rule[1]}`;
+    return `${title}${rule[2] ? " resolved" : ""}`;
+  }
   return ALERT_TITLES[code] ?? code.replace(/_/g, " ");
 }
 
