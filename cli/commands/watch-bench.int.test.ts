@@ -52,7 +52,8 @@ afterAll(async () => {
 function startPitwall(args: string[]) {
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: projectDir,
-    env: { ...process.env, PITWALL_URL: server.url, PITWALL_TOKEN: token },
+    // Default state files go under the test's temp folder, not the user's ~/.local/state.
+    env: { ...process.env, PITWALL_URL: server.url, PITWALL_TOKEN: token, XDG_STATE_HOME: tmp },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
@@ -106,7 +107,8 @@ describe("pitwall watch bench", () => {
     async () => {
       const name = `live sweep ${randomUUID()}`;
       const file = path.join(tmp, `sweep-${randomUUID()}.jsonl`);
-      const args = ["watch", "bench", file, "--name", name, "--poll-interval", "100"];
+      // --no-state: a restart reads the whole file again (the path without a state file).
+      const args = ["watch", "bench", file, "--name", name, "--poll-interval", "100", "--no-state"];
       let watcher = startPitwall(args); // the file does not exist yet
       await until(async () => watcher.out.stderr.includes("watching"), "the watcher to start");
 
@@ -161,6 +163,82 @@ describe("pitwall watch bench", () => {
         status: ["succeeded"],
       });
       expect(watcher.out.stderr).toContain(`${sweep.length} point(s) from ${file}`);
+    },
+  );
+
+  test(
+    "kill -9 of the watcher mid-sweep, then a restart: it continues from its state file; every level once, a half-written line waits",
+    { timeout: 120_000 },
+    async () => {
+      const name = `killed watcher ${randomUUID()}`;
+      const file = path.join(tmp, `sweep-${randomUUID()}.jsonl`);
+      const state = path.join(tmp, `state-${randomUUID()}.json`);
+      const args = [
+        "watch",
+        "bench",
+        file,
+        "--name",
+        name,
+        "--poll-interval",
+        "100",
+        "--state",
+        state,
+      ];
+      const savedLines = async () => {
+        try {
+          return (JSON.parse(await fs.readFile(state, "utf8")) as { tail: { lines: number } }).tail
+            .lines;
+        } catch {
+          return 0;
+        }
+      };
+      let watcher = startPitwall(args);
+      await until(async () => watcher.out.stderr.includes("watching"), "the watcher to start");
+      for (const line of sweep.slice(0, 3)) await fs.appendFile(file, `${line}\n`);
+      await until(async () => (await pointsOf({ name })).ords.length === 3, "three points");
+      // The position is saved once the server acknowledged the points.
+      await until(async () => (await savedLines()) === 3, "the state file at line 3");
+      const half4 = Math.floor(sweep[3]!.length / 2);
+      await fs.appendFile(file, sweep[3]!.slice(0, half4));
+      await new Promise((r) => setTimeout(r, 500));
+      watcher.child.kill("SIGKILL");
+      await watcher.exited;
+      expect((await pointsOf({ name })).ords).toEqual([1, 2, 3]);
+
+      // The sweep goes on while no watcher runs: line 4 completed, line 5, half of line 6.
+      const half6 = Math.floor(sweep[5]!.length / 2);
+      await fs.appendFile(
+        file,
+        `${sweep[3]!.slice(half4)}\n${sweep[4]}\n${sweep[5]!.slice(0, half6)}`,
+      );
+      watcher = startPitwall(args);
+      await until(async () => (await pointsOf({ name })).ords.length === 5, "lines 4 and 5");
+      expect(watcher.out.stderr).toContain(
+        `continuing from ${state} (line 3, 3 point(s) sent before)`,
+      );
+      // Only the lines after the saved position were read: no line 1..3 was sent again.
+      expect(watcher.out.stderr).not.toMatch(/\.jsonl:[123]: /);
+      expect(watcher.out.stderr).toMatch(/\.jsonl:4: /);
+      await new Promise((r) => setTimeout(r, 1500)); // half of line 6 waits for its end
+      expect((await pointsOf({ name })).ords).toEqual([1, 2, 3, 4, 5]);
+      await fs.appendFile(file, `${sweep[5]!.slice(half6)}\n${sweep[6]}\n`);
+      await until(async () => (await pointsOf({ name })).ords.length === 7, "lines 6 and 7");
+      watcher.child.kill("SIGTERM");
+      expect(await watcher.exited).toBe(0);
+      expect(watcher.out.stderr).toContain(`${sweep.length} point(s) from ${file}`);
+      expect(await pointsOf({ name })).toEqual({
+        ords: sweep.map((_, i) => i + 1),
+        tokPerS: sweep.map(tok),
+        runs: 1,
+        status: ["succeeded"],
+      });
+      expect(await savedLines()).toBe(7);
+      // One row per level (line) of the sweep, the same run throughout.
+      const perLine = await db.query<{ ord: number; n: number }>(
+        `SELECT p.ord, count(*)::int AS n FROM "BenchmarkPoint" p JOIN "Run" r ON r.id = p."runId" WHERE r.name = $1 GROUP BY p.ord ORDER BY p.ord`,
+        [name],
+      );
+      expect(perLine.rows).toEqual(sweep.map((_, i) => ({ ord: i + 1, n: 1 })));
     },
   );
 

@@ -2,20 +2,33 @@ import os from "node:os";
 import path from "node:path";
 import { Option, type Command } from "commander";
 
-import { BenchFollower, type BenchFollowerOptions } from "@/lib/client/bench-follow";
-import { FileTail } from "@/lib/client/file-tail";
+import {
+  BenchFollower,
+  type BenchFollowerOptions,
+  type BenchFollowerState,
+} from "@/lib/client/bench-follow";
+import { FileTail, type TailPosition } from "@/lib/client/file-tail";
 import { FlushTimeoutError } from "@/lib/client/socket";
 import { BENCHMARK_SCENARIOS, parseLenientJson, type BenchmarkPointInput } from "@/lib/protocol";
 
 import { fail } from "../fail";
+import { defaultBenchStatePath, loadBenchState, saveBenchState } from "./bench-state";
 import { openSocket, parseMs, parseSeconds, parseStallAfter, untilStopped } from "./watch-common";
 import { watchTensorboard, type WatchTensorboardOptions } from "./watch-tensorboard";
 
 /** A running follow of a benchmark output file (see {@link followBenchFile}). */
 export interface BenchFollow {
   follower: BenchFollower;
+  /** Where the file has been read up to (null before it was found). */
+  position(): TailPosition | null;
   /** Reads what is left (complete lines only) and stops watching. */
   stop(): Promise<void>;
+}
+
+/** Where a follow stands: the tail's position and the follower's state. */
+interface BenchFollowState {
+  tail: TailPosition | null;
+  follower: BenchFollowerState;
 }
 
 /** Anything frames can be sent to (a PitwallSocket). */
@@ -30,11 +43,20 @@ interface FrameSink {
  */
 export async function followBenchFile(
   sink: FrameSink,
-  opts: BenchFollowerOptions & { fromEnd?: boolean; pollMs?: number },
+  opts: BenchFollowerOptions & {
+    fromEnd?: boolean;
+    pollMs?: number;
+    /** Continue from a saved position and follower state (`watch bench`'s state file). */
+    resume?: { tail: TailPosition; follower: BenchFollowerState };
+    /** Called after the frames of new lines were sent, with where the follow stands then (to save it). */
+    onSent?: (state: BenchFollowState) => void;
+  },
   say: (msg: string) => void,
 ): Promise<BenchFollow> {
   const follower = new BenchFollower(opts);
+  if (opts.resume) follower.restore(opts.resume.follower);
   const tail = new FileTail(opts.file, {
+    resume: opts.resume?.tail,
     fromEnd: opts.fromEnd,
     pollMs: opts.pollMs,
     completeWithoutNewline: isJsonObject,
@@ -48,10 +70,12 @@ export async function followBenchFile(
       for (const f of frames) sink.sendValue(f as unknown as Record<string, unknown>);
       for (const p of problems) say(`${p.file}:${p.line}: ${p.message}`);
       for (const p of points) say(`${path.basename(opts.file)}:${p.ord}: ${describePoint(p)}`);
+      if (frames.length > 0)
+        opts.onSent?.({ tail: tail.position(), follower: follower.snapshot() });
     },
   });
   await tail.start();
-  return { follower, stop: () => tail.stop() };
+  return { follower, position: () => tail.position(), stop: () => tail.stop() };
 }
 
 /**
@@ -91,6 +115,8 @@ interface WatchBenchOptions {
   host?: string;
   scenario?: (typeof BENCHMARK_SCENARIOS)[number];
   spool?: string;
+  /** State file (default: {@link defaultBenchStatePath}); false (`--no-state`): read the file from its start at each start. */
+  state?: string | false;
   pollInterval: number;
   ackTimeout: number;
   stallAfter: number;
@@ -125,6 +151,14 @@ export function registerWatchCommands(program: Command): void {
       ),
     )
     .option("--spool <dir>", "keep unacknowledged frames in this folder")
+    .option(
+      "--state <file>",
+      "where the read position is kept between runs (default: ~/.local/state/pitwall/bench/<file hash>.json)",
+    )
+    .option(
+      "--no-state",
+      "read the file from its start at each start (a restart stores nothing twice either way)",
+    )
     .option(
       "--stall-after <seconds>",
       "seconds without a new result before the run shows as stale (5-604800; one level of a sweep can take long)",
@@ -177,9 +211,40 @@ async function watchBench(file: string, opts: WatchBenchOptions): Promise<number
   const say = (msg: string) => process.stderr.write(`pitwall: ${msg}\n`);
   const socket = openSocket(opts.spool, say);
   const absolute = path.resolve(file);
+  const stateFile =
+    opts.state === false ? null : path.resolve(opts.state ?? defaultBenchStatePath(absolute));
+  const saved = stateFile ? loadBenchState(stateFile, absolute, say) : null;
+  if (saved)
+    say(
+      `continuing from ${stateFile} (line ${saved.tail.lines}, ${saved.follower.pointCount} point(s) sent before)`,
+    );
+  // The position is saved only once every frame read before it is safe: at once with a spool
+  // (frames are on disk when sent), otherwise when the server has acknowledged them.
+  let savedSeq = 0;
+  let snapshotSeq = 0;
+  const save = (seq: number, state: BenchFollowState) => {
+    if (!stateFile || !state.tail || seq <= savedSeq) return;
+    try {
+      saveBenchState(stateFile, absolute, { tail: state.tail, follower: state.follower });
+      savedSeq = seq;
+    } catch (err) {
+      say(`could not save the read position to ${stateFile}: ${(err as Error).message}`);
+    }
+  };
+  const checkpoint = (state: BenchFollowState) => {
+    if (!stateFile) return;
+    const seq = ++snapshotSeq;
+    if (opts.spool) return save(seq, state);
+    socket.flush(10 * 60_000).then(
+      () => save(seq, state),
+      () => undefined, // not acknowledged (yet): a later checkpoint covers these frames too
+    );
+  };
   const follow = await followBenchFile(
     socket,
     {
+      resume: saved ?? undefined,
+      onSent: checkpoint,
       file: absolute,
       runKey: opts.key,
       keySalt: os.hostname(),
@@ -212,6 +277,8 @@ async function watchBench(file: string, opts: WatchBenchOptions): Promise<number
     await socket.close();
     return 1;
   }
+  // Every frame is acknowledged now.
+  save(++snapshotSeq, { tail: follow.position(), follower: follow.follower.snapshot() });
   await socket.close();
   say(
     `${follow.follower.points} point(s) from ${absolute}${follow.follower.runKey ? ` in run ${follow.follower.runKey}` : ""}`,

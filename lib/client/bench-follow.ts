@@ -62,6 +62,21 @@ export interface FollowedLines {
   points: BenchmarkPointInput[];
 }
 
+/**
+ * What a {@link BenchFollower} has learnt from the lines so far, to carry across a restart
+ * (`pitwall watch bench` keeps it in its state file): plain JSON.
+ */
+export interface BenchFollowerState {
+  format: BenchmarkFormat | null;
+  key: string | null;
+  facts: JsonObject[];
+  startedAt: number | null;
+  endedAt: number | null;
+  anyCompleted: boolean;
+  pointCount: number;
+  lastStartId: string | null;
+}
+
 /** Turns appended result lines into frames; see the module comment. Not thread-safe, no I/O. */
 export class BenchFollower {
   private format: BenchmarkFormat | null = null;
@@ -85,6 +100,36 @@ export class BenchFollower {
   /** Points added so far. */
   get points(): number {
     return this.pointCount;
+  }
+
+  /** What this follower knows, as plain JSON (see {@link BenchFollowerState}). */
+  snapshot(): BenchFollowerState {
+    return {
+      format: this.format,
+      key: this.key,
+      facts: [...this.facts],
+      startedAt: this.startedAt ?? null,
+      endedAt: this.endedAt ?? null,
+      anyCompleted: this.anyCompleted,
+      pointCount: this.pointCount,
+      lastStartId: this.lastStartId,
+    };
+  }
+
+  /**
+   * Continues from a {@link snapshot} of an earlier follower of the same file, so the next lines
+   * give the frames they would have given without the restart (same run key, same config and ids).
+   * A `runKey` passed in the options wins over the saved one.
+   */
+  restore(state: BenchFollowerState): void {
+    this.format = state.format;
+    this.key = this.opts.runKey ?? state.key;
+    this.facts.splice(0, this.facts.length, ...state.facts);
+    this.startedAt = state.startedAt ?? undefined;
+    this.endedAt = state.endedAt ?? undefined;
+    this.anyCompleted = state.anyCompleted;
+    this.pointCount = state.pointCount;
+    this.lastStartId = state.lastStartId;
   }
 
   /** Forgets the file's format (the file was replaced or truncated: its lines come again). */

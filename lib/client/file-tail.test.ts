@@ -97,4 +97,45 @@ describe("FileTail", () => {
     await tail.stop();
     expect(got).toEqual(["1:1", "2:2", "3:3", "reset", "1:x"]);
   });
+  test("position() and resume: a new tail continues after the saved line, a handed-over unterminated line is not handed again", async () => {
+    const file = await tmpFile();
+    const whole = (t: string) => t.startsWith("{") && t.endsWith("}");
+    const first: TailLine[] = [];
+    const a = new FileTail(file, {
+      onLines: (l) => void first.push(...l),
+      pollMs: 60_000,
+      completeWithoutNewline: whole,
+    });
+    await fs.writeFile(file, '{"r": 1}\n{"r": 2}');
+    await a.start();
+    await a.stop();
+    expect(first.map((l) => l.text)).toEqual(['{"r": 1}', '{"r": 2}']);
+    const pos = a.position()!;
+    expect(pos).toMatchObject({ offset: 9, lines: 1, handedPartial: '{"r": 2}' });
+    // vLLM style: the newline comes before the next result.
+    await fs.appendFile(file, '\n{"r": 3}');
+    const second: TailLine[] = [];
+    const b = new FileTail(file, {
+      resume: pos,
+      onLines: (l) => void second.push(...l),
+      pollMs: 60_000,
+      completeWithoutNewline: whole,
+    });
+    await b.start();
+    await b.stop();
+    expect(second).toEqual([{ line: 3, text: '{"r": 3}' }]);
+    // A position of another file (inode) is not trusted: read from the start, onReset first.
+    const third: TailLine[] = [];
+    let resets = 0;
+    const c = new FileTail(file, {
+      resume: { ...pos, ino: pos.ino + 1 },
+      onLines: (l) => void third.push(...l),
+      onReset: () => resets++,
+      pollMs: 60_000,
+    });
+    await c.start();
+    await c.stop();
+    expect(resets).toBe(1);
+    expect(third.map((l) => l.line)).toEqual([1, 2]);
+  });
 });

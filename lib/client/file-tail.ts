@@ -18,8 +18,26 @@ export interface TailLine {
   text: string;
 }
 
+/**
+ * Where a tail stands in its file, to carry across a restart ({@link FileTail.position},
+ * `FileTailOptions.resume`): the file's inode, the byte offset just past the last complete line,
+ * that line's number, and the unterminated last line already handed over, if any.
+ */
+export interface TailPosition {
+  ino: number;
+  offset: number;
+  lines: number;
+  handedPartial: string | null;
+}
+
 /** Options of {@link FileTail}. */
 export interface FileTailOptions {
+  /**
+   * Continue from a position saved earlier: lines up to it are not handed over again. Ignored
+   * (the file is read from its start, `onReset` first) when the file is another one by then
+   * (other inode) or shorter than the offset.
+   */
+  resume?: TailPosition;
   /** Called with the new complete lines, in order, after each read that found some. */
   onLines: (lines: TailLine[]) => void | Promise<void>;
   /** Called when the file shrank or was replaced, before its lines are read again from line 1. */
@@ -58,7 +76,28 @@ export class FileTail {
   constructor(
     readonly file: string,
     private readonly opts: FileTailOptions,
-  ) {}
+  ) {
+    if (opts.resume) {
+      this.ino = opts.resume.ino;
+      this.offset = opts.resume.offset;
+      this.lineNo = opts.resume.lines;
+      this.handedPartial = opts.resume.handedPartial;
+    }
+  }
+
+  /**
+   * Where the tail stands now (see {@link TailPosition}); inside `onLines`, just past the lines
+   * handed over. Null before the file was first found.
+   */
+  position(): TailPosition | null {
+    if (this.ino === null) return null;
+    return {
+      ino: this.ino,
+      offset: this.offset - this.partial.length,
+      lines: this.lineNo,
+      handedPartial: this.handedPartial,
+    };
+  }
 
   /** Complete lines handed over so far (the line number of the last one). */
   get lines(): number {

@@ -166,6 +166,8 @@ export interface ServerProcess {
 export async function startServerProcess(
   databaseUrl: string,
   onPid: (name: "server" | "serverNode", pid: number | null | undefined) => void,
+  /** Port to listen on; 0 (default): any free one. */
+  listenPort = 0,
 ): Promise<ServerProcess> {
   const child: ChildProcess = spawn(
     path.join(projectDir, "node_modules", ".bin", "tsx"),
@@ -176,7 +178,7 @@ export async function startServerProcess(
       env: {
         ...process.env,
         DATABASE_URL: databaseUrl,
-        PORT: "0",
+        PORT: String(listenPort),
         HOST,
         LOG_LEVEL: "info",
         NEXT_TELEMETRY_DISABLED: "1",
