@@ -392,3 +392,49 @@ test("at 1920 px an extraction run's artifact table fits its half-width card: a 
   await expect(tail).toHaveText(/^shard-0000\d\.tar$/);
   expect(await tail.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
 });
+
+test("a running command's output appears live on its run page, and the search keeps the matching lines", async ({
+  page,
+  baseURL,
+}) => {
+  const worker = await connectWorker(baseURL!, token);
+  const run = `gen-output-${randomUUID().slice(0, 8)}`;
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name: `completions ${run}`,
+    kind: "generation",
+    config: { command: "python generate.py --shard 3" },
+  });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.output",
+    run,
+    lines: ["loading model", "batch 1 ok"],
+  });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/runs/${await runIdOf(page, run)}`);
+  const tail = page.getByLabel("Output tail");
+  await expect(tail).toContainText("batch 1 ok");
+  await expect(page.getByText("Last 2 lines of output · live")).toBeVisible();
+
+  // Pushed while the page is open: drawn without a reload.
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.output",
+    run,
+    lines: ["batch 2 ok", "ERROR CUDA out of memory", "batch 3 ok"],
+  });
+  await expect(tail).toContainText("ERROR CUDA out of memory", { timeout: 15_000 });
+
+  await expect(async () => {
+    await page.getByRole("searchbox", { name: "Search the output" }).fill("cuda");
+    await expect(page.getByText("1 of 5 lines match")).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 15_000 });
+  await expect(tail).toHaveText("ERROR CUDA out of memory");
+  worker.close();
+});

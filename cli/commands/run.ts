@@ -33,6 +33,7 @@ interface RunOptions {
   scrape: string[];
   scrapeInterval: number;
   follow?: string;
+  liveOutput: boolean;
 }
 
 /** How long we wait for the first connection before starting the command anyway. */
@@ -96,6 +97,10 @@ export function registerRunCommand(program: Command): void {
       "at exit, how long to wait for the server to acknowledge everything",
       (v) => parseSeconds(v, 86_400),
       30,
+    )
+    .option(
+      "--no-live-output",
+      "do not send the command's output lines while it runs (the last 200 lines still go with the run's end)",
     )
     .option(
       "--follow <file>",
@@ -163,6 +168,7 @@ async function runCommand(command: string[], opts: RunOptions): Promise<number> 
     bootId: randomUUID(),
     total: opts.total,
     unit: opts.unit,
+    liveOutput: opts.liveOutput,
     onWarning: (msg) => {
       if (++warnings <= MAX_WARNINGS)
         say(msg + (warnings === MAX_WARNINGS ? " (further warnings suppressed)" : ""));

@@ -243,6 +243,57 @@ describe("pitwall run", () => {
     expect(run).toMatchObject({ status: "cancelled", exitCode: 143, error: "killed by SIGTERM" });
   });
 
+  test("the command's output reaches the run while it runs; --no-live-output keeps it until the end", async () => {
+    const script = await writeScript(
+      "chatty.mjs",
+      `console.log("loading shard 1"); console.error("WARN slow disk"); setInterval(() => {}, 1000);`,
+    );
+    const tailOf = async (name: string) => {
+      const r = await db.query<{ outputTail: string | null }>(
+        `SELECT "outputTail" FROM "Run" WHERE name = $1`,
+        [name],
+      );
+      return r.rows[0]?.outputTail ?? null;
+    };
+    const name = `live output ${randomUUID()}`;
+    const p = startPitwall(["run", "--kind", "generation", "--name", name, "--", "node", script]);
+    // Still running: the lines are in the run already.
+    await until(
+      async () =>
+        (await tailOf(name))?.split("\n").sort().join("|") === "WARN slow disk|loading shard 1",
+      "the live output lines",
+    );
+    expect(p.child.exitCode).toBeNull();
+    p.child.kill("SIGTERM");
+    await p.exited;
+
+    const quiet = `quiet output ${randomUUID()}`;
+    const q = startPitwall([
+      "run",
+      "--kind",
+      "generation",
+      "--name",
+      quiet,
+      "--no-live-output",
+      "--",
+      "node",
+      script,
+    ]);
+    await until(() => q.out.stdout.includes("loading shard 1"), "the command to start");
+    await until(
+      async () => (await db.query(`SELECT 1 FROM "Run" WHERE name = $1`, [quiet])).rowCount === 1,
+      "the run",
+    );
+    await new Promise((r) => setTimeout(r, 2500)); // > 2 send intervals
+    expect(await tailOf(quiet)).toBeNull();
+    q.child.kill("SIGTERM");
+    await q.exited;
+    expect((await tailOf(quiet))?.split("\n").sort()).toEqual([
+      "WARN slow disk",
+      "loading shard 1",
+    ]);
+  });
+
   test("--spool: frames of a pitwall process killed while the server was unreachable are sent by the next one", async () => {
     const spool = path.join(tmp, "spool");
     const name = `spooled ${randomUUID()}`;

@@ -151,6 +151,17 @@ class ClientTest(unittest.TestCase):
         self.assertEqual((artifact["uri"], artifact["kind"], artifact["sizeBytes"], artifact["step"]), ("s3://bucket/ckpt-7", "checkpoint", 1234, 7))
         self.assertEqual(self.fake.of_type("run.end")[0]["status"], "succeeded")
 
+    def test_output_lines_are_split_truncated_and_chunked(self) -> None:
+        pw = self.client()
+        with pw.run(kind="generation", name="completions", key="k-out") as run:
+            run.output("loading\nready", "x" * 5000)
+            run.output(*["line %d" % i for i in range(250)])
+        frames = self.fake.of_type("run.output")
+        self.assertEqual([f["run"] for f in frames], ["k-out"] * 3)
+        self.assertEqual(frames[0]["lines"], ["loading", "ready", "x" * 3999 + "\u2026"])
+        self.assertEqual([len(f["lines"]) for f in frames[1:]], [200, 50])
+        self.assertEqual(frames[2]["lines"][-1], "line 249")
+
     def test_progress_is_rate_limited_and_the_latest_is_sent(self) -> None:
         pw = self.client(min_interval_s=3600)
         with pw.run(kind="extraction", name="tight loop") as run:

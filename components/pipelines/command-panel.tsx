@@ -2,7 +2,9 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { cn } from "@/lib/utils";
 import type { CommandView } from "@/lib/view-models/pipeline";
 
-/** What `pitwall run` ran: command line, working directory, git commit, exit code, and the output tail (monospace, scrollable, pinned to the end). */
+import { OutputTail } from "./output-tail";
+
+/** What `pitwall run` ran: command line, working directory, git commit, exit code, and the output tail (live while it runs, searchable). */
 export function CommandPanel({ command, running }: { command: CommandView; running: boolean }) {
   const exit = command.exitCode;
   return (
@@ -44,23 +46,7 @@ export function CommandPanel({ command, running }: { command: CommandView; runni
           {exit !== null ? exit : running ? "still running" : "not reported"}
         </dd>
       </dl>
-      {command.outputTail.length > 0 && (
-        <div className="grid gap-1">
-          <div className="text-xs text-muted-fg">
-            Last {command.outputTail.length} lines of output
-          </div>
-          {/* column-reverse keeps the view scrolled to the newest line without an effect. */}
-          <div
-            className="flex max-h-80 flex-col-reverse overflow-auto rounded-md border border-border bg-muted/50"
-            tabIndex={0}
-            aria-label="Output tail"
-          >
-            <pre className="p-3 font-mono text-xs leading-5 whitespace-pre">
-              {command.outputTail.join("\n")}
-            </pre>
-          </div>
-        </div>
-      )}
+      {command.outputTail.length > 0 && <OutputTail lines={command.outputTail} live={running} />}
     </div>
   );
 }

@@ -63,6 +63,11 @@ export class LineSplitter {
   }
 }
 
+/** A line cut to the protocol's 4000 characters (ending in "…" when cut). */
+export function clipLine(line: string): string {
+  return line.length > MAX_TAIL_LINE_CHARS ? line.slice(0, MAX_TAIL_LINE_CHARS - 1) + "…" : line;
+}
+
 /** The last `maxLines` lines of output (each cut to 4000 chars, all together to `maxChars`). */
 export class OutputTail {
   private lines: string[] = [];
@@ -74,11 +79,7 @@ export class OutputTail {
 
   /** Appends finished lines. */
   add(lines: readonly string[]): void {
-    for (const line of lines) {
-      this.lines.push(
-        line.length > MAX_TAIL_LINE_CHARS ? line.slice(0, MAX_TAIL_LINE_CHARS - 1) + "…" : line,
-      );
-    }
+    for (const line of lines) this.lines.push(clipLine(line));
     if (this.lines.length > this.maxLines * 2) this.lines = this.lines.slice(-this.maxLines);
   }
 

@@ -115,6 +115,45 @@ describe("RunReporter", () => {
     expect(points[1]!.value).toBeNaN();
   });
 
+  test("live output: new lines as run.output at most once per interval, the newest 200 only; off with liveOutput false", () => {
+    const clock = manualClock();
+    const sender = recorder();
+    const r = new RunReporter({ sender, run: "r8", bootId: "b", clock });
+    r.write("stdout", "loading shard 1\nloading sh");
+    r.tick();
+    expect(sender.of("run.output").map((f) => f.lines)).toEqual([["loading shard 1"]]);
+    r.write("stderr", "WARN retry\n");
+    r.write("stdout", "ard 2\n");
+    clock.advance(500);
+    r.tick(); // too soon: held
+    expect(sender.of("run.output")).toHaveLength(1);
+    clock.advance(500);
+    r.tick();
+    expect(sender.of("run.output").map((f) => f.lines)).toEqual([
+      ["loading shard 1"],
+      ["WARN retry", "loading shard 2"],
+    ]);
+    clock.advance(1000);
+    r.tick(); // nothing new: nothing sent
+    expect(sender.of("run.output")).toHaveLength(2);
+    r.write("stdout", Array.from({ length: 450 }, (_, i) => `line ${i}`).join("\n") + "\n");
+    clock.advance(1000);
+    r.tick();
+    const last = sender.of("run.output").at(-1)!.lines as string[];
+    expect(last).toHaveLength(200);
+    expect(last[0]).toBe("line 250");
+    expect(last.at(-1)).toBe("line 449");
+
+    const quiet = recorder();
+    const q = new RunReporter({ sender: quiet, run: "r9", bootId: "b", clock, liveOutput: false });
+    q.write("stdout", "secret output\n");
+    clock.advance(5000);
+    q.tick();
+    q.finish({ code: 0, signal: null, cancelled: false });
+    expect(quiet.of("run.output")).toEqual([]);
+    expect(quiet.frames.at(-1)).toMatchObject({ type: "run.end", outputTail: ["secret output"] });
+  });
+
   test("finish: final progress, run.end with status, exit code and the output tail", () => {
     const clock = manualClock();
     const sender = recorder();
@@ -168,6 +207,8 @@ describe("RunReporter", () => {
     r.tick();
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain("done");
-    expect(sender.frames).toHaveLength(0);
+    // Only the line itself, as output (it is what the terminal shows); no progress frame.
+    expect(sender.frames.filter((f) => f.type !== "run.output")).toHaveLength(0);
+    expect(sender.of("run.output").map((f) => f.lines)).toEqual([['PITWALL {"done": -1}']]);
   });
 });

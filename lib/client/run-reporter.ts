@@ -1,10 +1,15 @@
 import os from "node:os";
 import { StringDecoder } from "node:string_decoder";
 
-import type { MetricPointInput, RunKind, RunStartFrame } from "@/lib/protocol";
+import {
+  RUN_OUTPUT_MAX_LINES,
+  type MetricPointInput,
+  type RunKind,
+  type RunStartFrame,
+} from "@/lib/protocol";
 
 import { systemClock, type Clock } from "./clock";
-import { LineSplitter, OutputTail } from "./output-lines";
+import { clipLine, LineSplitter, OutputTail } from "./output-lines";
 import { parseProgressLine, type PitwallLine, type TqdmProgress } from "./progress-lines";
 import type { OutgoingFrame } from "./socket";
 
@@ -12,7 +17,9 @@ import type { OutgoingFrame } from "./socket";
  * Turns a command's output into run frames for `pitwall run`: reads `PITWALL {json}` lines and
  * tqdm bars from stdout and stderr, keeps the output tail, and sends `run.start`,
  * `run.progress` (at most one per `progressIntervalMs`, always the latest state), `run.metrics`
- * (buffered, sent with the progress tick: none dropped), `run.event`, `run.artifact` and `run.end`.
+ * (buffered, sent with the progress tick: none dropped), `run.output` (the output's new lines, at
+ * most one frame per `outputIntervalMs`, unless `liveOutput` is false), `run.event`,
+ * `run.artifact` and `run.end` (with the last 200 lines).
  *
  * Precedence: once a `PITWALL` line has reported `done`, tqdm bars no longer move `done`/`total`
  * (the command reports explicitly; a bar may be an inner loop). A tqdm total is used only while
@@ -38,6 +45,10 @@ export interface RunReporterOptions {
   /** What the items are (from `--unit`); overrides units from output. */
   unit?: string;
   clock?: Clock;
+  /** Send the output's lines live as `run.output` frames (default true; `--no-live-output`). */
+  liveOutput?: boolean;
+  /** Minimum ms between two `run.output` frames (default 1000). */
+  outputIntervalMs?: number;
   /** Minimum ms between two `run.progress` frames (default 1000). */
   progressIntervalMs?: number;
   /** Called with a description of each invalid `PITWALL` line. */
@@ -66,6 +77,9 @@ export class RunReporter {
     stderr: new StringDecoder("utf8"),
   };
   private readonly tail = new OutputTail();
+  /** Finished lines not yet sent as `run.output` (the newest RUN_OUTPUT_MAX_LINES). */
+  private pendingOutput: string[] = [];
+  private lastOutputAt = -Infinity;
   private done: number | undefined;
   private total: number | undefined;
   private unit: string | undefined;
@@ -121,7 +135,7 @@ export class RunReporter {
     const splitter = this.splitters[stream];
     const out = splitter.push(text);
     for (const segment of out.segments) this.handle(segment);
-    this.tail.add(out.lines);
+    this.addLines(out.lines);
     // tqdm draws "\r<bar>" and only ends it with the next "\r": read the bar already drawn.
     const pending = splitter.pending();
     if (pending !== this.lastPartial[stream] && pending.endsWith("]")) {
@@ -135,6 +149,7 @@ export class RunReporter {
   /** Sends the latest progress if it changed and the interval has passed, plus buffered metrics. Call it periodically. */
   tick(): void {
     this.sendMetrics();
+    this.sendOutput();
     const now = this.clock.now();
     if (this.dirty && now - this.lastProgressAt >= (this.opts.progressIntervalMs ?? 1000))
       this.sendProgress(now);
@@ -146,10 +161,10 @@ export class RunReporter {
       const rest = this.decoders[stream].end();
       const out = this.splitters[stream].push(rest);
       for (const segment of out.segments) this.handle(segment);
-      this.tail.add(out.lines);
+      this.addLines(out.lines);
       const last = this.splitters[stream].end();
       for (const segment of last.segments) this.handle(segment);
-      this.tail.add(last.lines);
+      this.addLines(last.lines);
     }
     this.sendMetrics();
     if (this.dirty) this.sendProgress(this.clock.now());
@@ -171,6 +186,25 @@ export class RunReporter {
   /** Latest known position (for tests and summaries). */
   state(): { done?: number; total?: number; unit?: string; counters: Record<string, number> } {
     return { done: this.done, total: this.total, unit: this.unit, counters: { ...this.counters } };
+  }
+
+  private addLines(lines: readonly string[]): void {
+    this.tail.add(lines);
+    if (this.opts.liveOutput === false || lines.length === 0) return;
+    for (const line of lines) this.pendingOutput.push(clipLine(line));
+    if (this.pendingOutput.length > 2 * RUN_OUTPUT_MAX_LINES)
+      this.pendingOutput = this.pendingOutput.slice(-RUN_OUTPUT_MAX_LINES);
+  }
+
+  /** Sends the lines finished since the last `run.output` (only the newest 200: the server keeps no more). */
+  private sendOutput(): void {
+    const now = this.clock.now();
+    if (this.pendingOutput.length === 0) return;
+    if (now - this.lastOutputAt < (this.opts.outputIntervalMs ?? 1000)) return;
+    this.lastOutputAt = now;
+    const lines = this.pendingOutput.slice(-RUN_OUTPUT_MAX_LINES);
+    this.pendingOutput = [];
+    this.opts.sender.send({ type: "run.output", run: this.opts.run, lines });
   }
 
   private handle(segment: string): void {

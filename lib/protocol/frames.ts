@@ -232,6 +232,21 @@ export const runEventFrame = z.strictObject({
   ts: epochMs.optional(),
 });
 
+/** Most lines one `run.output` frame carries (the server keeps a run's last 200 anyway). */
+export const RUN_OUTPUT_MAX_LINES = 200;
+
+/**
+ * `run.output`: the next finished lines of a command's output (stdout and stderr interleaved as
+ * a terminal shows them), appended to the run's output tail while it runs; the server keeps the
+ * last 200 lines / 64 KiB (`pitwall run` sends them about once a second; `--no-live-output`).
+ */
+export const runOutputFrame = z.strictObject({
+  ...base,
+  type: z.literal("run.output"),
+  run: clientKey,
+  lines: z.array(z.string().max(4000)).min(1).max(RUN_OUTPUT_MAX_LINES),
+});
+
 /** `run.end`: final status of a run, optionally with the last lines of its output. */
 export const runEndFrame = z.strictObject({
   ...base,
@@ -326,6 +341,7 @@ export const clientFrame = z.discriminatedUnion("type", [
   runMetricsFrame,
   runArtifactFrame,
   runEventFrame,
+  runOutputFrame,
   runEndFrame,
   sessionTodosFrame,
   sessionActivityFrame,
@@ -346,6 +362,7 @@ export type RunMetricsFrame = z.infer<typeof runMetricsFrame>;
 export type MetricPointInput = z.input<typeof metricPoint>;
 export type RunArtifactFrame = z.infer<typeof runArtifactFrame>;
 export type RunEventFrame = z.infer<typeof runEventFrame>;
+export type RunOutputFrame = z.infer<typeof runOutputFrame>;
 export type RunEvalFrame = z.infer<typeof runEvalFrame>;
 export type BaselineUpsertFrame = z.infer<typeof baselineUpsertFrame>;
 /** A validated worker → server frame. */

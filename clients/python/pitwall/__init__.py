@@ -1022,7 +1022,7 @@ class Pitwall:
         if spool.total_bytes > target:
             kept: Deque[_Frame] = deque()
             for f in self._queue:
-                if spool.total_bytes > target and f.type in ("run.metrics", "run.event"):
+                if spool.total_bytes > target and f.type in ("run.metrics", "run.event", "run.output"):
                     dropped[f.type] = dropped.get(f.type, 0) + 1
                     self._settle_frame_locked(f)
                 else:
@@ -1136,7 +1136,7 @@ class Pitwall:
 
         self._coalesce_progress_locked()
         dropped: Dict[str, int] = {}
-        for droppable in (("run.metrics", "run.event"), ("run.artifact",)):
+        for droppable in (("run.metrics", "run.event", "run.output"), ("run.artifact",)):
             if not over():
                 break
             excess_frames = len(self._queue) + len(self._inflight) - target_frames
@@ -1605,6 +1605,17 @@ class Run:
         frame = {"v": PROTOCOL_VERSION, "id": _new_id(), "type": "run.event", "run": self.key, "level": level,
                  "message": text, "ts": _now_ms()}
         self._pw._push([_Frame(frame, self)])
+
+    def output(self, *lines: str) -> None:
+        """Appends lines to the run's live output tail (the run page's "Output" panel, with search;
+        the server keeps the last 200 lines). Each argument may hold several lines ("\\n"); lines
+        over 4,000 characters are truncated; sent 200 lines per frame.
+        """
+        flat = [_truncate(part, 4000) for text in lines for part in str(text).splitlines()]
+        for i in range(0, len(flat), 200):
+            frame = {"v": PROTOCOL_VERSION, "id": _new_id(), "type": "run.output", "run": self.key,
+                     "lines": flat[i:i + 200]}
+            self._pw._push([_Frame(frame, self)])
 
     def end(
         self,

@@ -13,6 +13,7 @@ import { upsertBenchmarkPoints } from "./writers/benchmark-points";
 import { upsertBaseline, upsertEvalResults } from "./writers/evals";
 import { applyProgress, checkRunInvariants, type ProgressWrite } from "./writers/progress";
 import {
+  appendOutput,
   claimFrameIds,
   endRun,
   insertEvents,
@@ -42,6 +43,7 @@ const RUN_FRAMES = new Set<ClientFrame["type"]>([
   "run.metrics",
   "run.artifact",
   "run.event",
+  "run.output",
   "run.end",
   "run.eval",
 ]);
@@ -335,6 +337,9 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
         break;
       case "run.event":
         writes.event({ runId: run!.id, event: f });
+        break;
+      case "run.output":
+        await appendOutput(client, run!.id, f.lines, at);
         break;
       case "run.end":
         await endRun(client, run!.id, f, at);

@@ -103,8 +103,10 @@ export function ActivitySections({
       {view.command && (
         <Card className="min-w-0">
           <CardHeader>
-            <CardTitle>Command</CardTitle>
-            <CardDescription className="ml-auto">pitwall run</CardDescription>
+            <CardTitle>{view.command.command ? "Command" : "Output"}</CardTitle>
+            {view.command.command && (
+              <CardDescription className="ml-auto">pitwall run</CardDescription>
+            )}
           </CardHeader>
           <CardContent>
             <CommandPanel

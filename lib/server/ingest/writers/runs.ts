@@ -200,6 +200,30 @@ export async function upsertArtifact(
   );
 }
 
+/** Lines of a run's output tail the server keeps (with OUTPUT_TAIL_MAX_CHARS). */
+const OUTPUT_TAIL_MAX_LINES = 200;
+
+/**
+ * Appends `run.output` lines to a run's output tail, keeping its last 200 lines and 64 KiB (the
+ * oldest characters are cut when longer), and moves lastPushAt; one statement.
+ */
+export async function appendOutput(
+  client: pg.PoolClient,
+  runId: number,
+  lines: readonly string[],
+  at: Date,
+): Promise<void> {
+  await client.query(
+    `UPDATE "Run" r SET "outputTail" = (
+       SELECT right(string_agg(t.l, E'\\n' ORDER BY t.i), $4)
+         FROM (SELECT l, i FROM unnest(string_to_array(concat_ws(E'\\n', r."outputTail", $2::text), E'\\n'))
+                 WITH ORDINALITY AS u(l, i) ORDER BY i DESC LIMIT $3) t),
+       "lastPushAt" = GREATEST("lastPushAt", $5)
+     WHERE id = $1`,
+    [runId, lines.join("\n"), OUTPUT_TAIL_MAX_LINES, OUTPUT_TAIL_MAX_CHARS, at],
+  );
+}
+
 /** An event of a run: a worker log line, or a server alert when `code` is set (`ts` epoch ms, default the receive time). */
 export interface EventWrite {
   runId: number;
