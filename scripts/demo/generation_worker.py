@@ -63,6 +63,11 @@ def main() -> None:
         run.progress(int(done), total=TOTAL_PROMPTS, counters={"tokens.out": int(tokens)})
         # Watched by the demo's "Generation stopped producing" alert rule (silent once hung).
         run.metrics(int(done), {"prompts_per_s": args.prompts_per_s})
+        # The engine's own log lines, as `pitwall run` would forward them (the run page's Output panel).
+        run.output("[sglang] Decode batch. #running-req: 96, #token: {:,}, gen throughput (token/s): {:,.1f}".format(
+            int(tokens) % 900_000, args.prompts_per_s * 612.0))
+    run.output("[sglang] WARNING watchdog: NCCL collective ALLREDUCE on rank 1 timed out after 600000 ms",
+               "[sglang] ERROR scheduler hung: no progress for 600 s; see nccl debug log")
     pw.flush(10.0)
     print("silent", flush=True)
     # Hung: nothing more is pushed until the demo stops us.
