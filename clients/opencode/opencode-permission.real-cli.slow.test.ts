@@ -33,7 +33,8 @@ import { until } from "@/test/support/until";
 // a scripted model server and a real Pitwall. opencode's defaults ask before a shell command
 // reaches outside the project (external_directory) and before reading a `.env` file: the first is
 // approved by a click in Chromium at 390 px and runs; the second is denied with a message that
-// the model receives. The audit shows who decided.
+// the model receives; a third, answered first in opencode's own API (as its TUI or web client
+// would), closes as answered in the terminal. The audit shows who decided.
 
 let server: TestServer;
 let pool: pg.Pool;
@@ -65,6 +66,7 @@ test("opencode permission requests wait in the inbox: approved at 390 px the com
   fs.writeFileSync(path.join(dir, ".env"), `SECRET_${tag}=1\n`);
   const outside = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-outside-"));
   fs.writeFileSync(path.join(outside, "notes.txt"), `outside-notes-${tag}\n`);
+  fs.writeFileSync(path.join(outside, "other.txt"), `other-notes-${tag}\n`);
   const agentConfig = path.join(dir, "unused-agent.json");
   execFileSync(
     process.execPath,
@@ -89,13 +91,17 @@ test("opencode permission requests wait in the inbox: approved at 390 px the com
   );
   const command = `cat ${path.join(outside, "notes.txt")}`;
   const reason = `keep the secrets out of it ${tag}`;
+  // A second read outside the project (opencode asks for `cat` of such a path, not for `ls`).
+  const listing = `cat ${path.join(outside, "other.txt")}`;
   const model = await startModelServer((req): ScriptedReply => {
     if (!offersTools(req)) return { text: "Permission test" };
     const last = lastToolResults(req).at(-1);
     if (!last)
       return { toolCalls: [{ name: "bash", input: { command, description: "Read the notes" } }] };
-    if (last.toolName === "bash")
+    if (last.toolName === "bash" && last.content.includes(`outside-notes-${tag}`))
       return { toolCalls: [{ name: "read", input: { filePath: path.join(dir, ".env") } }] };
+    if (last.toolName === "read")
+      return { toolCalls: [{ name: "bash", input: { command: listing, description: "List" } }] };
     return { text: `FINAL: ${last.content.slice(0, 400)}` };
   });
   cleanups.push(() => model.close());
@@ -200,15 +206,75 @@ test("opencode permission requests wait in the inbox: approved at 390 px the com
   ).toBe(false);
   expect(second.sessionKey ?? first.sessionKey).toBe(sessionId);
 
+  // 3. Answered in opencode's own UI first (its API, as the TUI or web client replies): the
+  // plugin stops waiting and Pitwall closes the item as answered in the terminal; a late decision
+  // is refused.
+  const third = await until(
+    "the second outside read in the inbox",
+    async () =>
+      (
+        await pool.query<{ id: number; key: string }>(
+          `SELECT id, key FROM "InboxItem" WHERE "toolName" = 'external_directory' AND status = 'waiting' AND summary LIKE $1`,
+          [`%${listing}%`],
+        )
+      ).rows[0],
+    120_000,
+    output,
+  );
+  const requestID = third.key.split(":perm:")[1]!;
+  const replied = await fetch(`${oc.url}/permission/${requestID}/reply`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-opencode-directory": encodeURIComponent(dir),
+    },
+    body: JSON.stringify({ reply: "once" }),
+  });
+  expect(replied.status, await replied.text()).toBe(200);
+  await until(
+    "the item closed as answered in the terminal",
+    async () =>
+      (
+        await pool.query<{ status: string }>(`SELECT status FROM "InboxItem" WHERE id = $1`, [
+          third.id,
+        ])
+      ).rows[0]!.status === "answered_in_terminal",
+    30_000,
+    output,
+  );
+  const late = await fetch(`${server.url}/api/inbox/${third.id}/decision`, {
+    method: "POST",
+    headers: { cookie: approver.cookie, origin: server.url, "content-type": "application/json" },
+    body: JSON.stringify({ decision: "deny", message: "too late" }),
+  });
+  expect(late.status).toBe(409);
+  await until(
+    "the second outside read's output at the model",
+    async () =>
+      model.requests.some((r) =>
+        lastToolResults(r).some(
+          (t) => t.toolName === "bash" && t.content.includes(`other-notes-${tag}`),
+        ),
+      ),
+    60_000,
+    output,
+  );
+
   // The audit: who decided what.
   const audit = (
     await pool.query<{ itemId: number; decision: string; decidedBy: string; message: string }>(
       `SELECT "itemId", decision, "decidedBy", message FROM "InboxAudit" WHERE "itemId" = ANY($1) ORDER BY "itemId"`,
-      [[first.id, second.id]],
+      [[first.id, second.id, third.id]],
     )
   ).rows;
   expect(audit).toEqual([
     { itemId: first.id, decision: "allow", decidedBy: "approver person", message: null },
     { itemId: second.id, decision: "deny", decidedBy: "approver person", message: reason },
+    {
+      itemId: third.id,
+      decision: "answered_in_terminal",
+      decidedBy: "pitwall",
+      message: "answered in terminal",
+    },
   ]);
 }, 600_000);

@@ -5,7 +5,8 @@
 // replies through POST /permission/:requestID/reply {reply: once|always|reject, message?}. The
 // plugin opens an inbox item for each request and replies with the person's decision through
 // the SDK client opencode hands to plugins. When someone answers first in opencode's own UI
-// (`permission.replied`), the wait is aborted and the item closes as answered in the terminal.
+// (`permission.replied`), the wait is aborted and the plugin closes the item (DELETE
+// /api/inbox/:id/decision) as answered in the terminal.
 // Faults never approve: no decision means no reply, and opencode keeps asking in its own UI.
 import path from "node:path";
 
@@ -92,8 +93,21 @@ export function opencodePermissionHandler(cfg, { client, directory, gitBranch, w
     const p = event?.properties ?? {};
     if (event?.type === "permission.replied") {
       const requestID = p.requestID ?? p.permissionID;
-      waiting.get(requestID)?.abort();
+      const wait = waiting.get(requestID);
       waiting.delete(requestID);
+      if (wait && !wait.replying) {
+        // Answered in opencode's own UI first: stop waiting and tell Pitwall, which closes the
+        // item as answered in the terminal (a late decision there is refused).
+        wait.controller.abort();
+        if (wait.itemId !== null)
+          fetch(`${cfg.url}/api/inbox/${wait.itemId}/decision`, {
+            method: "DELETE",
+            headers: { authorization: `Bearer ${cfg.token}` },
+            signal: AbortSignal.timeout(5000),
+          }).catch((err) =>
+            warn(`could not close inbox item ${wait.itemId} (${err?.message ?? err})`),
+          );
+      }
       return true;
     }
     if (event?.type !== "permission.asked") return false;
@@ -101,7 +115,8 @@ export function opencodePermissionHandler(cfg, { client, directory, gitBranch, w
     const session = str(p.sessionID);
     if (!requestID || !session || waiting.has(requestID)) return true;
     const controller = new AbortController();
-    waiting.set(requestID, controller);
+    const wait = { controller, itemId: null, replying: false };
+    waiting.set(requestID, wait);
     const { toolName, summary, input, diff } = describeOpencodePermission(p);
     const timeoutS = Math.max(5, Math.round(cfg.permissionTimeoutS ?? 600));
     const body = {
@@ -118,10 +133,19 @@ export function opencodePermissionHandler(cfg, { client, directory, gitBranch, w
     if (typeof directory === "string")
       Object.assign(body, { cwd: clip(directory, 4000), project: path.basename(directory) });
     if (gitBranch) body.gitBranch = clip(gitBranch, 500);
-    openAndAwait(cfg, body, { timeoutS, signal: controller.signal, label: "permission request" })
+    openAndAwait(cfg, body, {
+      timeoutS,
+      signal: controller.signal,
+      label: "permission request",
+      onOpened: (id) => {
+        wait.itemId = id;
+      },
+    })
       .then(async (decision) => {
         if (controller.signal.aborted) return;
         const answer = opencodeReply(decision);
+        // Our own reply comes back as permission.replied too: nothing to close then.
+        wait.replying = true;
         if (answer) await reply(requestID, answer);
         else warn("no decision in Pitwall; opencode keeps asking in its own UI");
       })
