@@ -3,7 +3,8 @@ import { headers } from "next/headers";
 
 import { WAITING_LIMIT } from "@/components/plans/queries";
 import { requirePageViewer } from "@/lib/server/auth/page";
-import { prisma } from "@/lib/server/db";
+import { pool, prisma } from "@/lib/server/db";
+import { inboxSummary } from "@/lib/server/repositories/inbox-summary";
 import { getOverview, OVERVIEW_PAGE } from "@/lib/server/repositories/overview";
 import { listPlans, planListQuery } from "@/lib/server/repositories/plans";
 
@@ -35,14 +36,16 @@ export default async function OverviewPage({
   const pageNumber =
     typeof sp.page === "string" && /^\d{1,6}$/.test(sp.page) ? Math.max(1, Number(sp.page)) : 1;
   const now = new Date();
-  const [initial, plans] = await Promise.all([
+  const [initial, plans, inbox] = await Promise.all([
     getOverview(prisma(), now, { offset: (pageNumber - 1) * OVERVIEW_PAGE.defaultLimit }),
     listPlans(prisma(), planListQuery.parse({ limit: WAITING_LIMIT }), now),
+    inboxSummary(pool(), now),
   ]);
   return (
     <OverviewView
       initial={initial}
       plans={plans}
+      inbox={inbox}
       renderedAt={Date.parse(initial.asOf)}
       wall={wall}
       origin={await requestOrigin()}

@@ -327,7 +327,7 @@ test("the wall on a 3840 × 2160 screen fits its width and uses the room", async
   await figureBoxesApart(page);
 });
 
-test("the wall shows the plans waiting from the first paint, before any script runs", async ({
+test("the wall shows the inbox (plans included) from the first paint, before any script runs", async ({
   browser,
   baseURL,
 }) => {
@@ -340,7 +340,7 @@ test("the wall shows the plans waiting from the first paint, before any script r
   });
   const page = await context.newPage();
   await page.goto("/?wall=1");
-  const plans = page.getByTestId("wall-figure").filter({ hasText: "plans waiting" });
+  const plans = page.getByTestId("wall-figure").filter({ hasText: "in the inbox" });
   await expect(plans).toBeVisible();
   await expect(plans.locator("div").first()).toHaveText(/^\d+$/);
   await context.close();

@@ -33,6 +33,7 @@ import { runPath, runsPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";
 import type { RunState } from "@/lib/view-models";
 import { wallHostRows } from "@/lib/view-models/hosts";
+import type { InboxSummary } from "@/lib/view-models/inbox";
 import type {
   ActiveRunView,
   FinishedRunView,
@@ -51,6 +52,8 @@ interface OverviewViewProps {
   initial: Overview;
   /** The first plans, pending first, for the "Waiting for a person" card. */
   plans: PlanListView;
+  /** The inbox count and oldest wait at render time (the wall's figure, from the first paint). */
+  inbox: InboxSummary;
   renderedAt: number;
   wall: boolean;
   origin: string;
@@ -122,7 +125,14 @@ function orderRuns(runs: ReadonlyArray<{ run: ActiveRunView; state: RunState }>)
  * worker went quiet turns amber on time even though nothing is pushed. `wall` shows it full
  * screen and dark with larger type for a team TV.
  */
-export function OverviewView({ initial, plans, renderedAt, wall, origin }: OverviewViewProps) {
+export function OverviewView({
+  initial,
+  plans,
+  inbox,
+  renderedAt,
+  wall,
+  origin,
+}: OverviewViewProps) {
   const live = useLiveTopics(["runs"]);
   useLiveInvalidate(["hosts"], [overviewQueryKey]);
   const alertTitle = useAlertTitle();
@@ -363,7 +373,7 @@ export function OverviewView({ initial, plans, renderedAt, wall, origin }: Overv
             hostsOnline={online}
             hosts={data.hosts.length}
             alerts={alerting.reduce((n, r) => n + r.activeAlerts.length, 0)}
-            initialPlans={plans.pendingCount}
+            initialInbox={inbox}
             renderedAt={renderedAt}
             className="min-w-0 flex-1"
           />

@@ -3,10 +3,15 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState, type RefObject } from "react";
 
+import { fetchInbox } from "@/components/inbox/queries";
+import { waitedLabel } from "@/components/inbox/waited";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useNow } from "@/components/live/use-now";
-import { fetchPendingPlanCount, pendingPlansQueryKey } from "@/components/plans/queries";
 import { cn } from "@/lib/utils";
+import type { InboxSummary } from "@/lib/view-models/inbox";
+
+/** The wall's inbox figure query (prefix `inbox`: the live topic `inbox` refreshes it). */
+const inboxSummaryQueryKey = ["inbox", "summary"] as const;
 
 /** Runs shown at once on the wall; more rotate through pages. */
 export const WALL_RUNS_PER_PAGE = 4;
@@ -96,15 +101,19 @@ function Figure({
   value,
   label,
   tone,
+  name,
 }: {
   value: string;
   label: string;
   tone?: "stale" | "failed" | "running";
+  /** `data-figure` (for tests and people reading the DOM). */
+  name?: string;
 }) {
   return (
     <div
       className="flex min-w-0 flex-wrap items-baseline gap-x-3 rounded-lg border border-border bg-card px-4 py-1.5"
       data-testid="wall-figure"
+      data-figure={name}
     >
       <div
         className={cn(
@@ -126,8 +135,9 @@ function Figure({
 }
 
 /**
- * The wall's headline row: running, stale, plans waiting for a person, hosts online and alerts, in
- * figures big enough to read across a room (the wall's type scales with the viewport width).
+ * The wall's headline row: running, stale, the inbox (everything an agent waits on: permissions,
+ * questions, notices, plans) with its oldest wait, hosts online and alerts, in figures big enough
+ * to read across a room (the wall's type scales with the viewport width).
  */
 export function WallFigures({
   running,
@@ -135,7 +145,7 @@ export function WallFigures({
   hostsOnline,
   hosts,
   alerts,
-  initialPlans,
+  initialInbox,
   renderedAt,
   className,
 }: {
@@ -144,19 +154,24 @@ export function WallFigures({
   hostsOnline: number;
   hosts: number;
   alerts: number;
-  /** Plans waiting as the server rendered the page: shown from the first paint (it read "—" for ~5 s, issue 25). */
-  initialPlans: number;
+  /** The inbox as the server rendered the page: shown from the first paint, never a dash (issue 23). */
+  initialInbox: InboxSummary;
   renderedAt: number;
   className?: string;
 }) {
-  const live = useLiveTopics(["plans"]);
-  const { data: plans } = useQuery({
-    queryKey: pendingPlansQueryKey,
-    queryFn: ({ signal }) => fetchPendingPlanCount(signal),
-    initialData: initialPlans,
+  const live = useLiveTopics(["inbox"]);
+  const { data: inbox } = useQuery({
+    queryKey: inboxSummaryQueryKey,
+    queryFn: async ({ signal }): Promise<InboxSummary> => {
+      const d = await fetchInbox(signal);
+      return { count: d.count, oldestAt: d.items[0]?.createdAt ?? null };
+    },
+    initialData: initialInbox,
     initialDataUpdatedAt: renderedAt,
     refetchInterval: refetchIntervalFor(live),
   });
+  const now = useNow(1000);
+  const oldest = inbox.oldestAt === null ? "none" : waitedLabel(now - Date.parse(inbox.oldestAt));
   return (
     <div
       className={cn(
@@ -166,7 +181,12 @@ export function WallFigures({
     >
       <Figure value={String(running)} label="running" tone="running" />
       <Figure value={String(stale)} label="stale" tone={stale > 0 ? "stale" : undefined} />
-      <Figure value={String(plans)} label="plans waiting" tone={plans ? "stale" : undefined} />
+      <Figure
+        name="inbox"
+        value={String(inbox.count)}
+        label={`in the inbox · oldest ${oldest}`}
+        tone={inbox.count ? "stale" : undefined}
+      />
       <Figure
         value={`${hostsOnline}/${hosts}`}
         label="hosts online"

@@ -16,6 +16,7 @@ import { loadConfig } from "./lib/config.mjs";
 import { ensureForwarder, registerSession, runForwarder } from "./lib/forwarder.mjs";
 import { applyEvent } from "./lib/handle-event.mjs";
 import { agentPid, ensureHeartbeat, runHeartbeat, stopHeartbeat } from "./lib/heartbeat.mjs";
+import { openNotice } from "./lib/notice.mjs";
 import { permissionGate } from "./lib/permission-gate.mjs";
 import { decisionForAgent, planFromMarkdown, proposeAndWait } from "./lib/plan.mjs";
 import { deliver, postFrames, runFlusher } from "./lib/spool.mjs";
@@ -204,6 +205,8 @@ async function main() {
         ])
       : [null, null];
   if (frames.length) await deliver(cfg, frames, entryFile);
+  // A Notification run as a command hook (older installs): the notice goes straight to Pitwall.
+  if (event.hook_event_name === "Notification") await openNotice(cfg, event);
   // The session's sign of life while its agent process lives (see lib/heartbeat.mjs); started
   // after the session's first frame went out, so the first beat finds the session.
   if (event.hook_event_name === "SessionStart" || event.hook_event_name === "UserPromptSubmit")

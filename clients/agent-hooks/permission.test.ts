@@ -13,6 +13,13 @@ import {
 // What the permission gate shows a person and answers Claude Code (no server: pure helpers).
 
 describe("describeToolCall", () => {
+  test("AskUserQuestion: its questions, joined", () => {
+    expect(
+      describeToolCall("AskUserQuestion", {
+        questions: [{ question: "Which range?" }, { question: "Which flags?" }],
+      }),
+    ).toEqual({ summary: "Which range? · Which flags?" });
+  });
   test("Bash: the command's first line", () => {
     expect(describeToolCall("Bash", { command: "pytest -x\necho done" })).toEqual({
       summary: "pytest -x",

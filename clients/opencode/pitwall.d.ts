@@ -15,7 +15,7 @@ export function opencodeEventFrames(
   facts?: Record<string, unknown>,
 ): { frames: Array<Record<string, unknown>>; state: Record<string, unknown> } | null;
 /** The opencode plugin: the `event` hook and, when zod resolves, the `pitwall_propose_plan` tool. */
-export const PitwallPlugin: (ctx: { directory?: string }) => Promise<{
+export const PitwallPlugin: (ctx: { directory?: string; client?: unknown }) => Promise<{
   event: (input: { event: unknown }) => Promise<void>;
   tool?: {
     pitwall_propose_plan: {

@@ -2,7 +2,8 @@
 // `npx pitwall agent install opencode` as a one-line stub in .opencode/plugins/ that re-exports
 // this file. `todo.updated` → session.todos; session.status / session.idle / session.error /
 // permission prompts → session.activity; a `pitwall_propose_plan` tool that blocks until a person
-// decides in Pitwall and returns the decision, edits and comment to the model.
+// decides in Pitwall and returns the decision, edits and comment to the model; permission
+// requests (`permission.asked`) become inbox items answered from Pitwall (see permission.js).
 // Never breaks the agent: every handler swallows its errors (one line on stderr).
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +14,7 @@ import { ensureHeartbeat } from "../agent-hooks/lib/heartbeat.mjs";
 import { decisionForAgent, planFromMarkdown, proposeAndWait } from "../agent-hooks/lib/plan.mjs";
 import { deliver, postFrames } from "../agent-hooks/lib/spool.mjs";
 import { readState, writeState } from "../agent-hooks/lib/todo-state.mjs";
+import { opencodePermissionHandler } from "./permission.js";
 
 const flusherEntry = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -115,19 +117,25 @@ export function opencodeEventFrames(event, state, nowMs, facts = {}) {
 }
 
 /** The plugin: opencode calls it once per project with its context. */
-export const PitwallPlugin = async ({ directory }) => {
+export const PitwallPlugin = async ({ directory, client }) => {
   const cfg = loadConfig();
   if (!cfg.url || !cfg.token)
     warn("PITWALL_URL / PITWALL_TOKEN not set (see `npx pitwall agent status`); nothing is sent");
   const facts = typeof directory === "string" ? { cwd: clip(directory, 4000) } : {};
   const branch = typeof directory === "string" ? gitBranch(directory) : undefined;
   if (branch) facts.gitBranch = clip(branch, 500);
+  // Permission requests go to Pitwall's inbox; the decision is replied through opencode's client.
+  const permissions =
+    client && cfg.url && cfg.token
+      ? opencodePermissionHandler(cfg, { client, directory, gitBranch: branch, warn })
+      : () => false;
   const hooks = {
     event: async ({ event }) => {
       try {
         if (!cfg.url || !cfg.token) return;
         const session = event?.properties?.sessionID ?? event?.properties?.info?.id;
         if (!session) return;
+        permissions(event);
         // While this opencode process lives the session has a heartbeat; when it ends (`opencode
         // run` finishing, or the TUI closed) the heartbeat process reports the session ended.
         ensureHeartbeat(

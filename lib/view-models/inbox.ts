@@ -27,6 +27,12 @@ export interface InboxEntry {
   waitingMs: number;
 }
 
+/** The wall's inbox figure: how many wait and since when the oldest waits (ISO time; null: none). */
+export interface InboxSummary {
+  count: number;
+  oldestAt: string | null;
+}
+
 /** GET /api/inbox: the waiting entries, oldest first. */
 export interface InboxListView {
   asOf: string;

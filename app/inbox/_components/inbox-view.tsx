@@ -10,23 +10,19 @@ import {
   inboxQueryKey,
   type InboxDecisionRequest,
 } from "@/components/inbox/queries";
+import { waitedLabel } from "@/components/inbox/waited";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useServerNow } from "@/components/pipelines/use-server-now";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import type { InboxEntry, InboxListView } from "@/lib/view-models/inbox";
 
+import { QuestionAnswer } from "./question-answer";
+
 /** Seconds a decision can be undone before it is sent. */
 export const UNDO_S = 4;
 
-/** "42 s", "3 min", "2 h 5 min". */
-function waited(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min`;
-  return `${Math.floor(m / 60)} h ${m % 60} min`;
-}
+const waited = waitedLabel;
 
 type Pending = { id: string; label: string; body: InboxDecisionRequest; sendAt: number };
 type Editor = {
@@ -132,7 +128,9 @@ export function InboxView({
       if (e.key === "j") setSelected((s) => Math.min(items.length - 1, s + 1));
       else if (e.key === "k") setSelected((s) => Math.max(0, s - 1));
       else if (!canDecide || !current || pending?.id === current.id) return;
-      else if (e.key === "a") decide(current, { decision: "allow" }, "Approve");
+      else if (current.kind === "notice") return;
+      else if (e.key === "a" && current.kind !== "question")
+        decide(current, { decision: "allow" }, "Approve");
       else if (e.key === "d") startEdit(current, "deny");
       else if (
         e.key === "e" &&
@@ -367,50 +365,73 @@ export function InboxView({
                   </div>
                 </form>
               )}
-              {canDecide && editor?.id !== item.id && pending?.id !== item.id && (
-                <div className="mt-3 flex flex-wrap gap-2">
-                  <Button
-                    className="min-h-11 min-w-11"
-                    onClick={() => decide(item, { decision: "allow" }, "Approve")}
-                  >
-                    Approve
-                  </Button>
-                  <Button
-                    variant="outline"
-                    className="min-h-11 min-w-11"
-                    onClick={() => startEdit(item, "deny")}
-                  >
-                    Deny…
-                  </Button>
-                  {item.kind === "permission" && typeof item.input?.command === "string" && (
-                    <Button
-                      variant="outline"
-                      className="min-h-11 min-w-11"
-                      onClick={() => startEdit(item, "edit")}
-                    >
-                      Edit command…
-                    </Button>
-                  )}
-                  {item.kind === "plan" && (
-                    <Button
-                      variant="outline"
-                      className="min-h-11 min-w-11"
-                      onClick={() => startEdit(item, "notes")}
-                    >
-                      Approve with notes…
-                    </Button>
-                  )}
-                  {item.kind === "permission" && item.toolName && (
-                    <Button
-                      variant="outline"
-                      className="min-h-11 min-w-11"
-                      onClick={() => startEdit(item, "always")}
-                    >
-                      Always allow…
-                    </Button>
-                  )}
-                </div>
+              {item.kind === "notice" && (
+                <p className="mt-2 text-xs text-muted-fg">
+                  Shown only: answer it in the agent&apos;s terminal. It goes away when the session
+                  moves on.
+                </p>
               )}
+              {canDecide &&
+                item.kind === "question" &&
+                editor?.id !== item.id &&
+                pending?.id !== item.id && (
+                  <QuestionAnswer
+                    itemId={item.id}
+                    input={item.input}
+                    onAnswer={(answers) =>
+                      decide(item, { decision: "allow", editedInput: { answers } }, "Answer")
+                    }
+                  />
+                )}
+              {canDecide &&
+                item.kind !== "notice" &&
+                editor?.id !== item.id &&
+                pending?.id !== item.id && (
+                  <div className="mt-3 flex flex-wrap gap-2">
+                    {item.kind !== "question" && (
+                      <Button
+                        className="min-h-11 min-w-11"
+                        onClick={() => decide(item, { decision: "allow" }, "Approve")}
+                      >
+                        Approve
+                      </Button>
+                    )}
+                    <Button
+                      variant="outline"
+                      className="min-h-11 min-w-11"
+                      onClick={() => startEdit(item, "deny")}
+                    >
+                      {item.kind === "question" ? "Decline…" : "Deny…"}
+                    </Button>
+                    {item.kind === "permission" && typeof item.input?.command === "string" && (
+                      <Button
+                        variant="outline"
+                        className="min-h-11 min-w-11"
+                        onClick={() => startEdit(item, "edit")}
+                      >
+                        Edit command…
+                      </Button>
+                    )}
+                    {item.kind === "plan" && (
+                      <Button
+                        variant="outline"
+                        className="min-h-11 min-w-11"
+                        onClick={() => startEdit(item, "notes")}
+                      >
+                        Approve with notes…
+                      </Button>
+                    )}
+                    {item.kind === "permission" && item.toolName && (
+                      <Button
+                        variant="outline"
+                        className="min-h-11 min-w-11"
+                        onClick={() => startEdit(item, "always")}
+                      >
+                        Always allow…
+                      </Button>
+                    )}
+                  </div>
+                )}
             </li>
           ))}
         </ol>

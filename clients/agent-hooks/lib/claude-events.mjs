@@ -146,6 +146,11 @@ export function claudeActions(event, state, ctx) {
     case "PermissionRequest":
       if (event.tool_name === "ExitPlanMode")
         planGate = event.tool_input && typeof event.tool_input === "object" ? event.tool_input : {};
+      else if (event.tool_name === "AskUserQuestion")
+        activity(
+          "waiting",
+          `question: ${str(event.tool_input?.questions?.[0]?.question) ?? "a question"}`,
+        );
       else activity("waiting", `permission: ${str(event.tool_name) ?? "a tool"}`);
       break;
     case "PostToolUseFailure":

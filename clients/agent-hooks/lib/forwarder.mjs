@@ -29,6 +29,7 @@ import { parseHookInput } from "./claude-events.mjs";
 import { readForwarderSecret } from "./forwarder-secret.mjs";
 import { applyEvent } from "./handle-event.mjs";
 import { ensureHeartbeat, stopHeartbeat } from "./heartbeat.mjs";
+import { openNotice } from "./notice.mjs";
 import { flushSpool, spoolFrames } from "./spool.mjs";
 
 /** URL path Claude Code's HTTP hooks post to (install writes `http://127.0.0.1:<port>` + this). */
@@ -226,6 +227,8 @@ export async function runForwarder(
       spoolFrames(cfg, out.frames);
       kick(cfg);
     }
+    // "Waiting for your input": a notice in the inbox (closed by Pitwall when the session moves on).
+    if (event.hook_event_name === "Notification") void openNotice(cfg, event);
     if (event.hook_event_name === "UserPromptSubmit" && reg?.agentPid)
       ensureHeartbeat(
         cfg,

@@ -7,6 +7,8 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
+import { openAndAwait } from "./inbox-wait.mjs";
+
 const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** Unified-style diff lines of `before` → `after` (whole hunks; no context matching). */
@@ -60,6 +62,16 @@ export function describeToolCall(toolName, input) {
     return { summary: `Write ${file}`, diff: hunk(file, "", inp.content ?? "") };
   if (toolName === "WebFetch" && typeof inp.url === "string")
     return { summary: `WebFetch ${clip(inp.url, 280)}` };
+  if (toolName === "AskUserQuestion" && Array.isArray(inp.questions))
+    return {
+      summary: clip(
+        inp.questions
+          .map((q) => (typeof q?.question === "string" ? q.question : ""))
+          .filter(Boolean)
+          .join(" · ") || "A question",
+        300,
+      ),
+    };
   if (file) return { summary: `${toolName} ${file}` };
   return { summary: clip(`${toolName} ${JSON.stringify(inp)}`, 300) };
 }
@@ -157,7 +169,8 @@ export async function requestPermission(
   const cwd = typeof event.cwd === "string" ? event.cwd : undefined;
   const body = {
     key: `cc:${session}:perm:${now()}:${crypto.randomBytes(4).toString("hex")}`,
-    kind: "permission",
+    // AskUserQuestion is a question: its answers come back as the tool's `answers` input.
+    kind: toolName === "AskUserQuestion" ? "question" : "permission",
     agent,
     session,
     toolName,
@@ -168,74 +181,23 @@ export async function requestPermission(
   if (diff) body.diff = diff.slice(0, 200_000);
   if (cwd) Object.assign(body, { cwd, project: path.basename(cwd) });
   if (gitBranch) body.gitBranch = gitBranch;
-  const urls = Array.isArray(cfg.urls) && cfg.urls.length ? cfg.urls : [cfg.url];
-  const headers = { authorization: `Bearer ${cfg.token}`, "content-type": "application/json" };
-  let id = null;
-  let at = 0;
-  const sendBy = now() + (cfg.permissionSendTimeoutMs ?? 2000);
-  while (id === null && now() < sendBy && at < urls.length) {
-    try {
-      const res = await fetch(`${urls[at]}/api/inbox`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(Math.max(1, sendBy - now())),
-      });
-      if (res.status === 201) {
-        const opened = await res.json();
-        // An inbox rule decided it at once: no waiting.
-        if (opened.decision) return opened.decision;
-        id = opened.id;
-      } else if (res.status < 500) {
-        process.stderr.write(
-          `pitwall hook: Pitwall refused the permission request (${res.status}); asking in the terminal\n`,
-        );
-        return null;
-      } else at++;
-    } catch {
-      at++;
-    }
-  }
-  if (id === null) {
-    process.stderr.write(
-      "pitwall hook: Pitwall did not take the permission request within 2 s; asking in the terminal\n",
-    );
-    return null;
-  }
   // Mark this process as the gate of this call, so the terminal's answer stops it (see stopStalePermissionGates).
-  const dir = gateDir(cfg, session);
-  const marker = path.join(dir, `${process.pid}-${callFingerprint(toolName, event.tool_input)}`);
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(marker, String(id));
-  } catch {
-    // no marker: the item closes on its expiry instead
-  }
-  try {
-    const deadline = now() + timeoutS * 1000;
-    at = 0;
-    while (now() < deadline) {
-      const waitS = Math.max(1, Math.min(60, Math.ceil((deadline - now()) / 1000)));
-      try {
-        const res = await fetch(
-          `${urls[at % urls.length]}/api/inbox/${id}/decision?wait=${waitS}`,
-          { headers, signal: AbortSignal.timeout((waitS + 15) * 1000) },
-        );
-        if (res.status === 200) {
-          const state = await res.json();
-          if (state?.decision) return state.decision;
-          if (state?.status !== "waiting") return null;
-          continue;
-        }
-        if (res.status < 500) return null;
-        at++;
-      } catch {
-        at++;
-      }
-      await sleep(2000);
+  const onOpened = (id) => {
+    const dir = gateDir(cfg, session);
+    const marker = path.join(dir, `${process.pid}-${callFingerprint(toolName, event.tool_input)}`);
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(marker, String(id));
+    } catch {
+      // no marker: the item closes on its expiry instead
     }
-    return null;
-  } finally {
-    fs.rmSync(marker, { force: true });
-  }
+    return () => fs.rmSync(marker, { force: true });
+  };
+  return openAndAwait(cfg, body, {
+    timeoutS,
+    onOpened,
+    label: toolName === "AskUserQuestion" ? "question" : "permission request",
+    sleep,
+    now,
+  });
 }

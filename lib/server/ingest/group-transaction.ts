@@ -4,7 +4,7 @@ import type { z } from "zod";
 import type { BenchmarkPoint, ClientFrame, evalResult } from "@/lib/protocol";
 import { notOwnerMessage } from "@/lib/server/auth/ownership";
 import { upsertMetricPoints, type MetricFrame } from "@/lib/server/metric-store";
-import { closeSessionInboxItems } from "@/lib/server/repositories/inbox";
+import { closeSessionInboxItems, closeSessionNotices } from "@/lib/server/repositories/inbox";
 import { closeSessionPlans } from "@/lib/server/repositories/plan-orphans";
 
 import type { FrameOutcome, GroupPart } from "./frame-outcome";
@@ -365,6 +365,9 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
         if (f.state === "ended" && (await closeSessionPlans(client, sessionId, at)))
           topics.add("plans").add("inbox");
         if (f.state === "ended" && (await closeSessionInboxItems(client, sessionId, at)))
+          topics.add("inbox");
+        // Working again: a "waiting for your input" notice is over.
+        if (f.state === "working" && (await closeSessionNotices(client, sessionId, at)))
           topics.add("inbox");
         break;
       }

@@ -98,6 +98,39 @@ export class InboxBadRuleError extends AppError {
   }
 }
 
+/** An answer to a question that does not fit it (HTTP 400 `invalid_body`). */
+export class InboxBadAnswerError extends AppError {
+  constructor(message: string) {
+    super("invalid_body" as AppError["code"], message, 400);
+  }
+}
+
+const questionAnswers = z.record(z.string().min(1), z.string().trim().min(1).max(20_000));
+
+/**
+ * Checks a decision on a question item (AskUserQuestion): an allow must carry
+ * `editedInput.answers` = {question text: chosen label(s) or free text}, with a non-empty answer
+ * for every question the item asks; a deny declines to answer.
+ * @throws InboxBadAnswerError when it does not fit.
+ */
+function checkQuestionDecision(input: InboxDecisionInput, asked: unknown): void {
+  if (input.alwaysAllow) throw new InboxBadAnswerError("alwaysAllow does not apply to a question");
+  if (input.decision !== "allow") return;
+  const answers = questionAnswers.safeParse(input.editedInput?.answers);
+  if (!answers.success || Object.keys(input.editedInput ?? {}).length !== 1)
+    throw new InboxBadAnswerError(
+      "answering a question takes editedInput: {answers: {<question text>: <answer>}} and nothing else",
+    );
+  const questions = Array.isArray((asked as { questions?: unknown } | null)?.questions)
+    ? (asked as { questions: Array<{ question?: unknown }> }).questions
+    : [];
+  const missing = questions
+    .map((q) => (typeof q?.question === "string" ? q.question : null))
+    .filter((q): q is string => q !== null && !answers.data[q]);
+  if (missing.length)
+    throw new InboxBadAnswerError(`no answer for: ${missing.map((q) => `"${q}"`).join(", ")}`);
+}
+
 export type { InboxEntry };
 
 async function notify(client: pg.PoolClient | pg.Pool, topics: string[]): Promise<void> {
@@ -193,6 +226,9 @@ export async function createInboxItem(
     );
     const row = res.rows[0]!;
     if (rule && row.inserted) await auditRuleDecision(client, row.id, rule, at);
+    // A session waits for its person once: a newer notice replaces the older one.
+    if (input.kind === "notice" && session && row.inserted)
+      await closeSessionNotices(client, session.id, at, row.id);
     await notify(client, [INBOX_TOPIC]);
     const decision =
       row.status === "decided" && row.decision
@@ -354,8 +390,10 @@ export async function decideInboxItem(
       decision: string | null;
       sessionState: string | null;
       toolName: string | null;
+      kind: string;
+      input: unknown;
     }>(
-      `SELECT i.status, i."expiresAt", i."decidedBy", i."decidedAt", i.decision, s.state AS "sessionState", i."toolName"
+      `SELECT i.status, i."expiresAt", i."decidedBy", i."decidedAt", i.decision, s.state AS "sessionState", i."toolName", i.kind::text AS kind, i.input
        FROM "InboxItem" i LEFT JOIN "AgentSession" s ON s.id = i."sessionId" WHERE i.id = $1 FOR UPDATE OF i`,
       [itemId],
     );
@@ -383,6 +421,11 @@ export async function decideInboxItem(
         "expired",
         `inbox item ${itemId} expired at ${isoTime(item.expiresAt)}; the agent no longer waits`,
       );
+    if (item.kind === "notice")
+      throw new InboxBadAnswerError(
+        `inbox item ${itemId} is a notice: it shows that the agent waits for input in its terminal and cannot be decided here`,
+      );
+    if (item.kind === "question") checkQuestionDecision(input, item.input);
     let rule: { id: number; label: string } | null = null;
     if (input.alwaysAllow) {
       const spec = inboxRuleInput.safeParse({
@@ -527,6 +570,32 @@ export async function closeSessionInboxItems(
   for (const r of res.rows) {
     await client.query(
       `INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, 'agent_ended', 'agent ended', 'pitwall', $2)`,
+      [r.id, at],
+    );
+    await notify(client, [inboxDecisionTopic(r.id)]);
+  }
+  return res.rowCount ?? 0;
+}
+
+/**
+ * Closes the waiting notices ("waiting for your input") of session `sessionId` as
+ * `answered_in_terminal`, with an audit row "the session moved on": the agent works again, so
+ * it no longer waits. `exceptId` keeps one (the notice being opened). @returns how many.
+ */
+export async function closeSessionNotices(
+  client: pg.PoolClient,
+  sessionId: number,
+  at: Date = new Date(),
+  exceptId: number | null = null,
+): Promise<number> {
+  const res = await client.query<{ id: number }>(
+    `UPDATE "InboxItem" SET status = 'answered_in_terminal'
+     WHERE "sessionId" = $1 AND kind = 'notice' AND status = 'waiting' AND id IS DISTINCT FROM $2 RETURNING id`,
+    [sessionId, exceptId],
+  );
+  for (const r of res.rows) {
+    await client.query(
+      `INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, 'answered_in_terminal', 'the session moved on', 'pitwall', $2)`,
       [r.id, at],
     );
     await notify(client, [inboxDecisionTopic(r.id)]);

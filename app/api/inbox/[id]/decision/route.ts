@@ -137,3 +137,24 @@ export async function GET(
     }
   });
 }
+
+/**
+ * DELETE /api/inbox/:id/decision (worker token of the item's host): the agent no longer waits
+ * for a decision, because it was answered in the agent's own UI (opencode's TUI or web client
+ * replied first). A waiting item closes as `answered_in_terminal` (audited); → 200 `{status}`
+ * (the item's status after). 403 for another host's token; 404 unknown item.
+ */
+export async function DELETE(
+  request: Request,
+  ctx: { params: Promise<{ id: string }> },
+): Promise<Response> {
+  return handle(async () => {
+    const principal = await authenticateWorker(request.headers.get("authorization"));
+    const id = parseId((await ctx.params).id);
+    if (!id || id.kind !== "item")
+      return errorResponse(400, "invalid_query", "id must be an inbox item id");
+    await inboxItemForAgent(pool(), id.n, principal);
+    await closeInboxIfAbandoned(pool(), id.n, new Date());
+    return json({ status: (await inboxItemForAgent(pool(), id.n, principal)).status });
+  });
+}

@@ -1,0 +1,280 @@
+import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { afterAll, beforeAll, expect, test } from "vitest";
+
+import { PrismaClient } from "@/generated/prisma/client";
+import { createToken } from "@/lib/server/repositories/tokens";
+import {
+  ensureAgentClis,
+  opencodeOfflineEnv,
+  writeOpencodeProject,
+} from "@/test/support/agents/clis";
+import {
+  lastToolResults,
+  offersTools,
+  startModelServer,
+  type ScriptedReply,
+} from "@/test/support/agents/model-server";
+import { startOpencodeServer } from "@/test/support/agents/opencode-serve";
+import { openSignedInPage } from "@/test/support/browser";
+import { createTestDatabase } from "@/test/support/db";
+import { newSignedInUser } from "@/test/support/people";
+import { startTestServer, type TestServer } from "@/test/support/server";
+import { until } from "@/test/support/until";
+
+// The real opencode CLI (pinned 1.18.33) with its DEFAULT permission settings, as the headless
+// `opencode serve` its web and IDE clients use (`opencode run` rejects every permission request
+// itself, so nobody could decide there), our plugin installed by `pitwall agent install opencode`,
+// a scripted model server and a real Pitwall. opencode's defaults ask before a shell command
+// reaches outside the project (external_directory) and before reading a `.env` file: the first is
+// approved by a click in Chromium at 390 px and runs; the second is denied with a message that
+// the model receives; a third, answered first in opencode's own API (as its TUI or web client
+// would), closes as answered in the terminal. The audit shows who decided.
+
+let server: TestServer;
+let pool: pg.Pool;
+let prisma: PrismaClient;
+let token: string;
+let opencode: string;
+const cleanups: Array<() => Promise<void> | void> = [];
+
+beforeAll(async () => {
+  opencode = ensureAgentClis().opencode;
+  const databaseUrl = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
+  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 1 }) });
+  token = (await createToken(prisma, "opencode-perm-box")).token;
+  server = await startTestServer({ databaseUrl, startTimeoutMs: 180_000 });
+}, 600_000);
+
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+  await server?.stop();
+  await prisma?.$disconnect();
+  await pool?.end();
+});
+
+test("opencode permission requests wait in the inbox: approved at 390 px the command runs, denied the model reads why", async () => {
+  const tag = randomUUID().slice(0, 8);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-perm-"));
+  execFileSync("git", ["init", "-q", "-b", "perm-branch"], { cwd: dir });
+  fs.writeFileSync(path.join(dir, ".env"), `SECRET_${tag}=1\n`);
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-outside-"));
+  fs.writeFileSync(path.join(outside, "notes.txt"), `outside-notes-${tag}\n`);
+  fs.writeFileSync(path.join(outside, "other.txt"), `other-notes-${tag}\n`);
+  const agentConfig = path.join(dir, "unused-agent.json");
+  execFileSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.resolve(import.meta.dirname, "../../cli/index.ts"),
+      "agent",
+      "install",
+      "opencode",
+      "--project",
+      dir,
+    ],
+    {
+      env: {
+        ...process.env,
+        PITWALL_URL: "",
+        PITWALL_TOKEN: "",
+        PITWALL_AGENT_CONFIG: agentConfig,
+      },
+    },
+  );
+  const command = `cat ${path.join(outside, "notes.txt")}`;
+  const reason = `keep the secrets out of it ${tag}`;
+  // A second read outside the project (opencode asks for `cat` of such a path, not for `ls`).
+  const listing = `cat ${path.join(outside, "other.txt")}`;
+  const model = await startModelServer((req): ScriptedReply => {
+    if (!offersTools(req)) return { text: "Permission test" };
+    const last = lastToolResults(req).at(-1);
+    if (!last)
+      return { toolCalls: [{ name: "bash", input: { command, description: "Read the notes" } }] };
+    if (last.toolName === "bash" && last.content.includes(`outside-notes-${tag}`))
+      return { toolCalls: [{ name: "read", input: { filePath: path.join(dir, ".env") } }] };
+    if (last.toolName === "read")
+      return { toolCalls: [{ name: "bash", input: { command: listing, description: "List" } }] };
+    return { text: `FINAL: ${last.content.slice(0, 400)}` };
+  });
+  cleanups.push(() => model.close());
+  // The project's opencode.json names the scripted provider and nothing else: no permission settings.
+  writeOpencodeProject(dir, model.url);
+  const xdg = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-xdg-"));
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-state-"));
+  const oc = await startOpencodeServer({
+    opencode,
+    cwd: dir,
+    env: {
+      ...opencodeOfflineEnv(xdg),
+      PITWALL_URL: server.url,
+      PITWALL_TOKEN: token,
+      PITWALL_AGENT_STATE_DIR: stateDir,
+      PITWALL_AGENT_CONFIG: agentConfig,
+    },
+  });
+  cleanups.push(() => oc.stop());
+  const output = () =>
+    `opencode stdout:\n${oc.stdout.slice(-20).join("\n")}\nopencode stderr:\n${oc.stderr.slice(-60).join("\n")}`;
+
+  const approver = await newSignedInUser(prisma, server.url, "approver");
+  const browser = await openSignedInPage(server.url, approver.cookie);
+  cleanups.push(() => browser.close());
+  const { page } = browser;
+  await page.setViewportSize({ width: 390, height: 844 });
+
+  const sessionId = await oc.prompt("read the notes");
+  const waiting = async (toolName: string) =>
+    (
+      await pool.query<{
+        id: number;
+        summary: string;
+        agent: string;
+        project: string | null;
+        gitBranch: string | null;
+        cwd: string | null;
+        sessionKey: string | null;
+        host: string;
+      }>(
+        `SELECT i.id, i.summary, i.agent, i.project, i."gitBranch", i.cwd, s.key AS "sessionKey", h.name AS host
+         FROM "InboxItem" i JOIN "Host" h ON h.id = i."hostId" LEFT JOIN "AgentSession" s ON s.id = i."sessionId"
+         WHERE i."toolName" = $1 AND i.status = 'waiting'`,
+        [toolName],
+      )
+    ).rows[0];
+
+  // 1. A shell command reaching outside the project: opencode's default asks; approved in the browser.
+  const first = await until(
+    "the external_directory request in the inbox",
+    () => waiting("external_directory"),
+    300_000,
+    output,
+  );
+  expect(first).toMatchObject({
+    agent: "opencode",
+    project: path.basename(dir),
+    gitBranch: "perm-branch",
+    cwd: dir,
+    host: "opencode-perm-box",
+  });
+  expect(first.summary).toContain(command);
+  await page.goto("/inbox");
+  const item1 = page.getByTestId("inbox-item").filter({ hasText: command });
+  await item1.getByText("opencode", { exact: true }).waitFor();
+  await item1.getByText("branch perm-branch").waitFor();
+  await item1.getByRole("button", { name: "Approve", exact: true }).click();
+  await page.getByRole("button", { name: "Send now" }).click();
+  await until(
+    "the command's output at the model",
+    async () =>
+      model.requests.some((r) =>
+        lastToolResults(r).some(
+          (t) => t.toolName === "bash" && t.content.includes(`outside-notes-${tag}`),
+        ),
+      ),
+    120_000,
+    output,
+  );
+
+  // 2. Reading .env: opencode's default asks; denied with a message the model receives.
+  const second = await until("the .env read in the inbox", () => waiting("read"), 120_000, output);
+  expect(second.summary).toContain(".env");
+  await page.reload();
+  const item2 = page.getByTestId("inbox-item").filter({ hasText: ".env" });
+  await item2.getByRole("button", { name: "Deny…" }).click();
+  await item2.getByLabel("Why (the agent reads this)").fill(reason);
+  await item2.getByRole("button", { name: "Deny", exact: true }).click();
+  await page.getByRole("button", { name: "Send now" }).click();
+  await until(
+    "the denial's message at the model",
+    async () =>
+      model.requests.some((r) =>
+        lastToolResults(r).some((t) => t.toolName === "read" && t.content.includes(reason)),
+      ),
+    120_000,
+    output,
+  );
+  expect(
+    model.requests.some((r) => lastToolResults(r).some((t) => t.content.includes(`SECRET_${tag}`))),
+  ).toBe(false);
+  expect(second.sessionKey ?? first.sessionKey).toBe(sessionId);
+
+  // 3. Answered in opencode's own UI first (its API, as the TUI or web client replies): the
+  // plugin stops waiting and Pitwall closes the item as answered in the terminal; a late decision
+  // is refused.
+  const third = await until(
+    "the second outside read in the inbox",
+    async () =>
+      (
+        await pool.query<{ id: number; key: string }>(
+          `SELECT id, key FROM "InboxItem" WHERE "toolName" = 'external_directory' AND status = 'waiting' AND summary LIKE $1`,
+          [`%${listing}%`],
+        )
+      ).rows[0],
+    120_000,
+    output,
+  );
+  const requestID = third.key.split(":perm:")[1]!;
+  const replied = await fetch(`${oc.url}/permission/${requestID}/reply`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-opencode-directory": encodeURIComponent(dir),
+    },
+    body: JSON.stringify({ reply: "once" }),
+  });
+  expect(replied.status, await replied.text()).toBe(200);
+  await until(
+    "the item closed as answered in the terminal",
+    async () =>
+      (
+        await pool.query<{ status: string }>(`SELECT status FROM "InboxItem" WHERE id = $1`, [
+          third.id,
+        ])
+      ).rows[0]!.status === "answered_in_terminal",
+    30_000,
+    output,
+  );
+  const late = await fetch(`${server.url}/api/inbox/${third.id}/decision`, {
+    method: "POST",
+    headers: { cookie: approver.cookie, origin: server.url, "content-type": "application/json" },
+    body: JSON.stringify({ decision: "deny", message: "too late" }),
+  });
+  expect(late.status).toBe(409);
+  await until(
+    "the second outside read's output at the model",
+    async () =>
+      model.requests.some((r) =>
+        lastToolResults(r).some(
+          (t) => t.toolName === "bash" && t.content.includes(`other-notes-${tag}`),
+        ),
+      ),
+    60_000,
+    output,
+  );
+
+  // The audit: who decided what.
+  const audit = (
+    await pool.query<{ itemId: number; decision: string; decidedBy: string; message: string }>(
+      `SELECT "itemId", decision, "decidedBy", message FROM "InboxAudit" WHERE "itemId" = ANY($1) ORDER BY "itemId"`,
+      [[first.id, second.id, third.id]],
+    )
+  ).rows;
+  expect(audit).toEqual([
+    { itemId: first.id, decision: "allow", decidedBy: "approver person", message: null },
+    { itemId: second.id, decision: "deny", decidedBy: "approver person", message: reason },
+    {
+      itemId: third.id,
+      decision: "answered_in_terminal",
+      decidedBy: "pitwall",
+      message: "answered in terminal",
+    },
+  ]);
+}, 600_000);
