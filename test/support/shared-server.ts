@@ -64,15 +64,13 @@ export async function startTestServerBroker(adminUrl: string): Promise<TestServe
     }
     started.then(
       ({ server, databaseUrl }) =>
-        res
-          .writeHead(200, { "content-type": "application/json" })
-          .end(
-            JSON.stringify({
-              url: server.url,
-              port: server.port,
-              databaseUrl,
-            } satisfies SharedTestServer),
-          ),
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            url: server.url,
+            port: server.port,
+            databaseUrl,
+          } satisfies SharedTestServer),
+        ),
       (err: unknown) => res.writeHead(500).end(err instanceof Error ? err.message : String(err)),
     );
   });
