@@ -5,8 +5,10 @@
  *      (integration and e2e tests serve the production build), `npm run lint` (ESLint and the
  *      import rules of .dependency-cruiser.cjs) and the vitest `unit` project (no build, no database),
  *   3. vitest `integration`: *.int.test.ts against one real PostgreSQL and the real server,
- *   4. Playwright: end-to-end tests in Chromium against the built app on a fresh database,
- *   5. vitest `slow`: *.slow.test.ts (real agent CLIs, python, anything over 30 s alone).
+ *   4. Playwright projects `fresh-install` and `app`: end-to-end tests in Chromium against the
+ *      built app on a fresh database,
+ *   5. vitest `slow`: *.slow.test.ts (real agent CLIs, python, anything over 30 s alone), then the
+ *      Playwright `slow` project (*.slow.spec.ts and the axe checks; its own fresh database).
  * `npm test -- unit integration` runs only the named stages (lint, unit, integration, e2e, slow).
  * Prints each stage's wall time and pass/fail counts, then one closing line
  * "tests: N passed, N failed", and exits non-zero when anything failed.
@@ -29,7 +31,7 @@ type Stage = (typeof STAGES)[number];
 
 /** What one stage did: wall time in seconds, test counts, and whether its runner failed. */
 interface StageResult {
-  name: Stage | "build";
+  name: Stage | "build" | "slow e2e";
   wallS: number;
   passed: number;
   failed: number;
@@ -71,24 +73,53 @@ function readJson<T>(file: string): T | null {
   }
 }
 
+/**
+ * What a stage's fixtures cost, from the lines test/support/test-costs.ts appends to the file
+ * named by PITWALL_TEST_COSTS: e.g. "12 server boots (96 s), 70 database clones (8 s)".
+ */
+function costNote(file: string): string | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  const sums = new Map<string, { n: number; ms: number }>();
+  for (const line of text.split("\n").filter(Boolean)) {
+    const { kind, ms } = JSON.parse(line) as { kind: string; ms: number };
+    const s = sums.get(kind) ?? { n: 0, ms: 0 };
+    sums.set(kind, { n: s.n + 1, ms: s.ms + ms });
+  }
+  const part = (kind: string, label: string) => {
+    const s = sums.get(kind);
+    return s ? `${s.n} ${label} (${(s.ms / 1000).toFixed(0)} s)` : `0 ${label}`;
+  };
+  return `${part("server-boot", "server boots")}, ${part("database-clone", "database clones")}`;
+}
+
 /** Runs one vitest project (`--project name`) and reads its counts from the JSON report. */
 async function vitestProject(
   name: "unit" | "integration" | "slow",
   extraArgs: string[] = [],
 ): Promise<StageResult> {
   const json = path.join(reportDir, `vitest-${name}.json`);
+  const costs = path.join(reportDir, `costs-${name}.jsonl`);
   const started = Date.now();
   log(`vitest project "${name}"`);
-  const exitCode = await run(bin("vitest"), [
-    "run",
-    "--project",
-    name,
-    "--passWithNoTests",
-    "--reporter=default",
-    "--reporter=json",
-    `--outputFile.json=${json}`,
-    ...extraArgs,
-  ]);
+  const exitCode = await run(
+    bin("vitest"),
+    [
+      "run",
+      "--project",
+      name,
+      "--passWithNoTests",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${json}`,
+      ...extraArgs,
+    ],
+    { env: { PITWALL_TEST_COSTS: costs } },
+  );
   const r = readJson<{
     numPassedTests: number;
     numFailedTests: number;
@@ -102,22 +133,32 @@ async function vitestProject(
     failed: r?.numFailedTests ?? 0,
     skipped: (r?.numPendingTests ?? 0) + (r?.numTodoTests ?? 0),
     exitCode,
+    note: name === "unit" ? undefined : costNote(costs),
   };
 }
 
-/** Runs the Playwright suite and reads its counts from the JSON report. */
-async function playwright(browserEnv: Record<string, string>): Promise<StageResult> {
-  const json = path.join(reportDir, "playwright.json");
+/**
+ * Runs Playwright projects (`e2e`: fresh-install and app; `slow e2e`: the slow project, which
+ * brings fresh-install along as its dependency) and reads their counts from the JSON report.
+ */
+async function playwright(
+  name: "e2e" | "slow e2e",
+  browserEnv: Record<string, string>,
+): Promise<StageResult> {
+  const json = path.join(reportDir, `playwright-${name.replace(" ", "-")}.json`);
+  const projects = name === "e2e" ? ["fresh-install", "app"] : ["slow"];
   const started = Date.now();
-  log("Playwright end-to-end tests");
-  const exitCode = await run(bin("playwright"), ["test", "--reporter=list,json"], {
-    env: { ...browserEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: json },
-  });
+  log(`Playwright end-to-end tests (projects ${projects.join(", ")})`);
+  const exitCode = await run(
+    bin("playwright"),
+    ["test", ...projects.map((p) => `--project=${p}`), "--reporter=list,json"],
+    { env: { ...browserEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: json } },
+  );
   const p = readJson<{
     stats: { expected: number; unexpected: number; flaky: number; skipped: number };
   }>(json);
   return {
-    name: "e2e",
+    name,
     wallS: (Date.now() - started) / 1000,
     passed: p ? p.stats.expected + p.stats.flaky : 0,
     failed: p?.stats.unexpected ?? 0,
@@ -236,7 +277,11 @@ async function main(): Promise<void> {
       });
       continue;
     }
-    results.push(stage === "e2e" ? await playwright(browserEnv) : await vitestProject(stage));
+    if (stage === "e2e") results.push(await playwright("e2e", browserEnv));
+    else {
+      results.push(await vitestProject(stage));
+      if (stage === "slow") results.push(await playwright("slow e2e", browserEnv));
+    }
   }
 
   const passed = results.reduce((n, r) => n + r.passed, 0);

@@ -7,26 +7,24 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { createTestDatabase } from "@/test/support/db";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // A wrong token is said loudly once, at install: `pitwall agent install` asks the real server and
 // refuses a token it answers 401 to (nothing written) unless --offline; `agent status` says
 // PROBLEM for it; a good token is confirmed.
 
-let server: TestServer;
+let server: SharedTestServer;
 let prisma: PrismaClient;
 let token: string;
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  server = await withTestServer();
+  const url = server.databaseUrl;
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }) });
   token = (await createToken(prisma, "install-box")).token;
-  server = await startTestServer({ databaseUrl: url });
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
 });
 

@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PrismaClient } from "@/generated/prisma/client";
 import { fixture } from "@/lib/importers/testing";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { createTestDatabase } from "@/test/support/db";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // `pitwall watch bench FILE` and `pitwall run --kind benchmark --follow FILE` against the real
 // server: result lines of a real SGLang bench_serving output appended over time become points as
@@ -26,7 +25,7 @@ const sweep = fixture(
   .text.split("\n")
   .filter(Boolean);
 
-let server: TestServer;
+let server: SharedTestServer;
 let db: pg.Pool;
 let prisma: PrismaClient;
 let token: string;
@@ -34,17 +33,16 @@ const children: ChildProcess[] = [];
 let tmp: string;
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  server = await withTestServer();
+  const url = server.databaseUrl;
   db = new pg.Pool({ connectionString: url, max: 2 });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
   token = (await createToken(prisma, "bench-host")).token;
-  server = await startTestServer({ databaseUrl: url });
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), "pitwall-watch-bench-"));
 });
 
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL"); // a failed test's watcher
-  await server?.stop();
   await prisma?.$disconnect();
   await db?.end();
 });

@@ -9,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PrismaClient } from "@/generated/prisma/client";
 import { readTfRecords } from "@/lib/client/tfrecord";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { createTestDatabase } from "@/test/support/db";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // `pitwall watch tensorboard LOGDIR` against the real server, on event files written by
 // tensorboardX (lib/client/testdata/tensorboard/SOURCE.md): one training run per folder, points
@@ -21,23 +20,22 @@ const projectDir = path.resolve(import.meta.dirname, "../..");
 const bin = path.join(projectDir, "bin", "pitwall.mjs");
 const fixtureLogdir = path.join(projectDir, "lib/client/testdata/tensorboard/logdir");
 
-let server: TestServer;
+let server: SharedTestServer;
 let db: pg.Pool;
 let prisma: PrismaClient;
 let token: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  server = await withTestServer();
+  const url = server.databaseUrl;
   db = new pg.Pool({ connectionString: url, max: 2 });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
   token = (await createToken(prisma, "tb-host")).token;
-  server = await startTestServer({ databaseUrl: url });
 });
 
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL"); // a failed test's watcher
-  await server?.stop();
   await prisma?.$disconnect();
   await db?.end();
 });

@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { inject } from "vitest";
 
+import { recordTestCost } from "./test-costs";
+
 /** Name of the migrated template database every test database is cloned from. */
 export const TEMPLATE_DB = "pitwall_test_template";
 
@@ -19,6 +21,7 @@ export async function createTestDatabase(): Promise<string> {
  */
 export async function cloneTemplateDatabase(adminUrl: string): Promise<string> {
   const name = `pitwall_t_${randomBytes(6).toString("hex")}`;
+  const startedMs = Date.now();
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
@@ -26,6 +29,7 @@ export async function cloneTemplateDatabase(adminUrl: string): Promise<string> {
   } finally {
     await admin.end();
   }
+  recordTestCost("database-clone", Date.now() - startedMs);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();

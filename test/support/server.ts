@@ -4,6 +4,8 @@ import readline from "node:readline";
 
 import { buildIsStale } from "@/scripts/lib/build";
 
+import { recordTestCost } from "./test-costs";
+
 const projectDir = path.resolve(import.meta.dirname, "../..");
 
 /** A Pitwall server process started for a test. */
@@ -64,6 +66,7 @@ export async function startTestServer(opts: {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const logs: string[] = [];
+  const bootStartedMs = Date.now();
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
     const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
@@ -80,6 +83,7 @@ export async function startTestServer(opts: {
         try {
           clearTimeout(timer);
           resolve((JSON.parse(line) as { port: number }).port);
+          recordTestCost("server-boot", Date.now() - bootStartedMs);
         } catch {
           // not JSON: keep waiting
         }

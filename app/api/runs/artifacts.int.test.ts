@@ -5,23 +5,22 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import type { ArtifactView } from "@/lib/view-models/pipeline";
-import { createTestDatabase } from "@/test/support/db";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // GET /api/runs/:id/artifacts pages through every artifact of a run, newest first, on the real
 // server: the run page loads the newest 200, and its table reaches the rest through this route
 // (issue 25: the 164 oldest of 364 could not be reached).
 
-let server: TestServer;
+let server: SharedTestServer;
 let prisma: PrismaClient;
 let token: string;
 let runId: number;
 const TOTAL = 250;
 
 beforeAll(async () => {
-  const databaseUrl = await createTestDatabase();
+  server = await withTestServer();
+  const { databaseUrl } = server;
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 2 }) });
-  server = await startTestServer({ databaseUrl });
   token = (await createToken(prisma, "artifact-host")).token;
   const key = `art-${randomUUID().slice(0, 8)}`;
   const t0 = Date.now() - TOTAL * 1000;
@@ -46,7 +45,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
 });
 

@@ -5,27 +5,25 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import type { RunDetail, RunListPage } from "@/lib/view-models";
-import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // Editing (name, tags, notes) and archiving runs through PATCH /api/runs/:id on the real server:
 // only approvers and admins, same-origin cookies only, validated bodies, archived runs hidden
 // from the list and the overview, and a worker's run.start re-send never undoing a person's edit.
 
-let server: TestServer;
+let server: SharedTestServer;
 let prisma: PrismaClient;
 let token: string;
 
 beforeAll(async () => {
-  const databaseUrl = await createTestDatabase();
+  server = await withTestServer();
+  const { databaseUrl } = server;
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 2 }) });
-  server = await startTestServer({ databaseUrl });
   token = (await createToken(prisma, "edit-host")).token;
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
 });
 

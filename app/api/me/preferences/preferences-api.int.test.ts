@@ -3,24 +3,22 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // Per-person display choices over the real server and PostgreSQL: defaults, partial updates,
 // validation with codes, each person's own, and the theme rendered on <html> by the server.
 
-let server: TestServer;
+let server: SharedTestServer;
 let prisma: PrismaClient;
 
 beforeAll(async () => {
-  const databaseUrl = await createTestDatabase();
+  server = await withTestServer();
+  const { databaseUrl } = server;
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 2 }) });
-  server = await startTestServer({ databaseUrl });
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
 });
 
