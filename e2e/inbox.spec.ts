@@ -110,6 +110,7 @@ test("a plan approved with notes from the inbox at 390 px: the proposer's decisi
         type: "plan.propose",
         plan: key,
         title: `Upload sweep ${tag}`,
+        body: "## Steps\n\n1. Upload the **shards** of `kpro5`\n2. Verify the checksums",
         items: [{ content: "Upload the shards" }],
         expiresInS: 600,
       },
@@ -118,6 +119,12 @@ test("a plan approved with notes from the inbox at 390 px: the proposer's decisi
   expect(ingest.status()).toBe(200);
   await page.goto("/inbox");
   const item = page.getByTestId("inbox-item").filter({ hasText: `Upload sweep ${tag}` });
+  // The plan's markdown is rendered (a heading, an ordered list, bold), not shown as source.
+  const plan = item.getByRole("region", { name: "Plan" });
+  await expect(plan.getByRole("heading", { name: "Steps" })).toBeVisible();
+  await expect(plan.locator("ol > li")).toHaveCount(2);
+  await expect(plan.locator("strong")).toHaveText("shards");
+  await expect(plan).not.toContainText("**");
   await item.getByRole("button", { name: "Approve with notes…" }).click();
   await item
     .getByLabel("Notes for the agent (it reads them with the approval)")

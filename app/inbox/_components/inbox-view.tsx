@@ -13,8 +13,10 @@ import {
 import { waitedLabel } from "@/components/inbox/waited";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useServerNow } from "@/components/pipelines/use-server-now";
+import { PlanMarkdown } from "@/components/plans/plan-markdown";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
+import { cn } from "@/lib/utils";
 import type { InboxEntry, InboxListView } from "@/lib/view-models/inbox";
 
 import { QuestionAnswer } from "./question-answer";
@@ -236,7 +238,15 @@ export function InboxView({
                   waiting {waited(serverNow - Date.parse(item.createdAt))}
                 </span>
               </div>
-              <p className="mt-2 font-mono text-sm break-all">{item.summary}</p>
+              {/* A command reads as code; a plan's title or a question as text. */}
+              <p
+                className={cn(
+                  "mt-2 text-sm",
+                  item.kind === "permission" ? "font-mono break-all" : "font-medium break-words",
+                )}
+              >
+                {item.summary}
+              </p>
               {item.todoInProgress && (
                 <p className="mt-1 text-xs text-muted-fg">doing: {item.todoInProgress}</p>
               )}
@@ -261,13 +271,14 @@ export function InboxView({
                   </pre>
                 )}
               {item.body && (
-                <pre
+                <div
                   tabIndex={0}
+                  role="region"
                   aria-label="Plan"
-                  className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs break-words whitespace-pre-wrap"
+                  className="mt-2 max-h-64 overflow-auto rounded border border-border bg-muted/40 px-3 py-2"
                 >
-                  {item.body}
-                </pre>
+                  <PlanMarkdown markdown={item.body} />
+                </div>
               )}
               {item.href && (
                 <Link
