@@ -67,6 +67,20 @@ test("the wall shows the inbox count and the oldest wait from the first paint; t
   expect(box.x + box.width).toBeLessThanOrEqual(390);
   expect(box.height).toBeGreaterThanOrEqual(44);
   await phone.close();
+
+  // With JavaScript (hydrated, the search box drawn): nothing covers the count; a tap opens the inbox.
+  const live = await browser.newContext({
+    baseURL,
+    storageState: state,
+    viewport: { width: 390, height: 844 },
+  });
+  const tap = await live.newPage();
+  await tap.goto("/runs");
+  await expect(tap.getByRole("combobox", { name: /Search runs/ })).toBeVisible();
+  await tap.getByTestId("inbox-count").click({ timeout: 5_000 }); // fails when another element takes the tap
+  await expect(tap).toHaveURL(/\/inbox$/);
+  expect(await tap.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await live.close();
 });
 
 test("the wall's inbox figure follows the inbox live", async ({ page, baseURL, request }) => {

@@ -231,13 +231,15 @@ export function OverviewView({
         >
           {alerting.flatMap((r) =>
             r.activeAlerts.map((code) => (
-              <div key={`${r.id}-${code}`} className="flex items-center gap-2">
+              <div key={`${r.id}-${code}`} className="flex items-center gap-2 max-md:flex-wrap">
                 <OctagonAlert aria-hidden className={cn("shrink-0", wall ? "size-5" : "size-4")} />
                 <span className="font-semibold">{alertTitle(code)}</span>
                 <span>in</span>
+                {/* Cut with a tooltip on a desktop; in full on a phone (no hover there). */}
                 <Link
                   href={runPath(r.id)}
-                  className="truncate font-medium underline-offset-4 hover:underline"
+                  title={r.name}
+                  className="min-w-0 truncate font-medium underline-offset-4 hover:underline max-md:break-words max-md:whitespace-normal"
                 >
                   {r.name}
                 </Link>

@@ -53,12 +53,12 @@ export async function TopNav() {
               strokeLinecap="round"
             />
           </svg>
-          <span className="text-[15px]">Pitwall</span>
+          <span className="text-[15px] max-sm:hidden">Pitwall</span>
         </Link>
         {/* Signed out (sign-in, setup): no links to pages that would send you back, and no live
             badges or socket that could only be refused. */}
         {viewer ? <NavLinks /> : null}
-        <div className="ml-auto flex min-w-0 items-center gap-3">
+        <div className="ml-auto flex min-w-0 items-center gap-2 sm:gap-3">
           {viewer ? <GlobalSearch /> : null}
           {viewer ? <InboxCount initialCount={waiting} /> : null}
           {viewer ? <LiveIndicator /> : null}

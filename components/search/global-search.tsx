@@ -91,7 +91,9 @@ export function GlobalSearch() {
   };
 
   return (
-    <div className="relative min-w-0">
+    // The box shrinks with the bar (a phone's top bar also holds the inbox count and the menu):
+    // the input fills the wrapper, so it never draws over its neighbours.
+    <div className="relative w-28 min-w-16 shrink sm:w-48 lg:w-64">
       <input
         ref={inputRef}
         type="search"
@@ -113,7 +115,7 @@ export function GlobalSearch() {
         onFocus={() => setOpen(true)}
         onBlur={() => setTimeout(() => setOpen(false), 150)}
         onKeyDown={onKeyDown}
-        className="h-8 w-28 rounded-md border border-input bg-card px-2.5 text-sm text-foreground shadow-xs placeholder:text-muted-fg focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-ring sm:w-48 lg:w-64"
+        className="h-8 w-full rounded-md border border-input bg-card px-2.5 text-sm text-foreground shadow-xs placeholder:text-muted-fg focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-ring"
       />
       {shown ? (
         <div

@@ -104,7 +104,7 @@ export function AlertRulesView({
             <thead className="text-left text-xs text-muted-fg">
               <tr>
                 <th className="px-3 py-2">Name</th>
-                <th className="px-3 py-2">Runs</th>
+                <th className="hidden px-3 py-2 sm:table-cell">Runs</th>
                 <th className="px-3 py-2">Condition</th>
                 <th className="px-3 py-2">Firing on</th>
                 {canEdit ? (
@@ -129,12 +129,17 @@ export function AlertRulesView({
                     {r.enabled ? null : (
                       <span className="ml-2 text-xs text-muted-fg">(paused)</span>
                     )}
+                    {/* On a phone the Runs column folds under the name. */}
+                    <div className="text-xs font-normal text-muted-fg sm:hidden">
+                      {r.kind}
+                      {r.tag ? ` · tag ${r.tag}` : ""}
+                    </div>
                   </td>
-                  <td className="px-3 py-2">
+                  <td className="hidden px-3 py-2 sm:table-cell">
                     {r.kind}
                     {r.tag ? ` · tag ${r.tag}` : ""}
                   </td>
-                  <td className="px-3 py-2">{describe(r)}</td>
+                  <td className="px-3 py-2 [overflow-wrap:anywhere]">{describe(r)}</td>
                   <td className="px-3 py-2">
                     {r.firing.length === 0 ? (
                       <span className="text-muted-fg">none</span>
