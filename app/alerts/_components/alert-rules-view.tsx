@@ -95,7 +95,7 @@ export function AlertRulesView({
       ) : null}
       <Card>
         <CardContent
-          className="overflow-x-auto p-0"
+          className="scroll-x overflow-x-auto p-0"
           tabIndex={0}
           role="region"
           aria-label="Alert rules, scrolls sideways on a narrow screen"
