@@ -32,7 +32,7 @@ async function runIds(q: string): Promise<number[]> {
 const [extraction] = await runIds("Hidden states");
 const [training] = await runIds("DFlash drafter");
 const [benchmark] = await runIds("TP2 MTP sweep");
-const deployments = (await runIds("Kimi K2.6")).slice(0, 3);
+const deployments = (await runIds("sweep + long context")).slice(0, 3);
 
 const views: Array<{ name: string; path: string; w: number; h: number; dark?: boolean }> = [
   { name: "overview", path: "/", w: 1440, h: 900 },
