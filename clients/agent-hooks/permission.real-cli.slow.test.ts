@@ -3,12 +3,10 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 
-import { PrismaClient } from "@/generated/prisma/client";
-import { createToken } from "@/lib/server/repositories/tokens";
+import type { PrismaClient } from "@/generated/prisma/client";
 import { claudeOfflineEnv, ensureAgentClis } from "@/test/support/agents/clis";
 import {
   lastToolResults,
@@ -17,9 +15,9 @@ import {
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
 import { outputOf, runClaude } from "@/test/support/agents/run-agent";
-import { createTestDatabase } from "@/test/support/db";
+import { startAgentTestbed, type AgentTestbed } from "@/test/support/agents/testbed";
 import { newSignedInUser } from "@/test/support/people";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import type { TestServer } from "@/test/support/server";
 import { until } from "@/test/support/until";
 
 // The real Claude Code CLI (pinned version) with our hook installed by `pitwall agent install`,
@@ -28,6 +26,7 @@ import { until } from "@/test/support/until";
 // with an edited command runs as edited; the next one, denied with a message, is not run and
 // the model receives the message. Inbox rules decide without anyone: allowed runs, denied doesn't.
 
+let bed: AgentTestbed;
 let server: TestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
@@ -36,17 +35,12 @@ let claude: string;
 
 beforeAll(async () => {
   claude = ensureAgentClis().claude;
-  const url = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: url, max: 3 });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }) });
-  token = (await createToken(prisma, "claude-box")).token;
-  server = await startTestServer({ databaseUrl: url, startTimeoutMs: 180_000 });
+  bed = await startAgentTestbed("claude-box");
+  ({ server, pool, prisma, token } = bed);
 }, 600_000);
 
 afterAll(async () => {
-  await server?.stop();
-  await prisma?.$disconnect();
-  await pool?.end();
+  await bed?.close();
 });
 
 test("Bash approved with an edited command runs as edited; a denial's message reaches the model", async () => {

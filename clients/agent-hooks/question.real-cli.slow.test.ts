@@ -3,12 +3,10 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 
-import { PrismaClient } from "@/generated/prisma/client";
-import { createToken } from "@/lib/server/repositories/tokens";
+import type { PrismaClient } from "@/generated/prisma/client";
 import { claudeOfflineEnv, ensureAgentClis } from "@/test/support/agents/clis";
 import {
   lastToolResults,
@@ -17,10 +15,10 @@ import {
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
 import { outputOf, runClaude } from "@/test/support/agents/run-agent";
+import { startAgentTestbed, type AgentTestbed } from "@/test/support/agents/testbed";
 import { openSignedInPage } from "@/test/support/browser";
-import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import type { TestServer } from "@/test/support/server";
 import { until } from "@/test/support/until";
 
 // The real Claude Code CLI (pinned 2.1.332, `-p` with the stdio permission prompt tool nobody
@@ -30,6 +28,7 @@ import { until } from "@/test/support/until";
 // answer for the other in Chromium at 390 px; the hook answers the PermissionRequest with
 // `updatedInput.answers` and the model receives both answers as the tool's result.
 
+let bed: AgentTestbed;
 let server: TestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
@@ -38,17 +37,12 @@ let claude: string;
 
 beforeAll(async () => {
   claude = ensureAgentClis().claude;
-  const url = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: url, max: 3 });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }) });
-  token = (await createToken(prisma, "claude-question-box")).token;
-  server = await startTestServer({ databaseUrl: url, startTimeoutMs: 180_000 });
+  bed = await startAgentTestbed("claude-question-box");
+  ({ server, pool, prisma, token } = bed);
 }, 600_000);
 
 afterAll(async () => {
-  await server?.stop();
-  await prisma?.$disconnect();
-  await pool?.end();
+  await bed?.close();
 });
 
 test("AskUserQuestion answered in the inbox at 390 px: the chosen option and the free text reach the model", async () => {

@@ -3,12 +3,10 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 
-import { PrismaClient } from "@/generated/prisma/client";
-import { createToken } from "@/lib/server/repositories/tokens";
+import type { PrismaClient } from "@/generated/prisma/client";
 import {
   ensureAgentClis,
   opencodeOfflineEnv,
@@ -21,10 +19,10 @@ import {
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
 import { startOpencodeServer } from "@/test/support/agents/opencode-serve";
+import { startAgentTestbed, type AgentTestbed } from "@/test/support/agents/testbed";
 import { openSignedInPage } from "@/test/support/browser";
-import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import type { TestServer } from "@/test/support/server";
 import { until } from "@/test/support/until";
 
 // The real opencode CLI (pinned 1.18.33) with its DEFAULT permission settings, as the headless
@@ -36,6 +34,7 @@ import { until } from "@/test/support/until";
 // the model receives; a third, answered first in opencode's own API (as its TUI or web client
 // would), closes as answered in the terminal. The audit shows who decided.
 
+let bed: AgentTestbed;
 let server: TestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
@@ -45,18 +44,13 @@ const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
   opencode = ensureAgentClis().opencode;
-  const databaseUrl = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 1 }) });
-  token = (await createToken(prisma, "opencode-perm-box")).token;
-  server = await startTestServer({ databaseUrl, startTimeoutMs: 180_000 });
+  bed = await startAgentTestbed("opencode-perm-box");
+  ({ server, pool, prisma, token } = bed);
 }, 600_000);
 
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
-  await server?.stop();
-  await prisma?.$disconnect();
-  await pool?.end();
+  await bed?.close();
 });
 
 test("opencode permission requests wait in the inbox: approved at 390 px the command runs, denied the model reads why", async () => {

@@ -2,12 +2,10 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 
-import { PrismaClient } from "@/generated/prisma/client";
-import { createToken } from "@/lib/server/repositories/tokens";
+import type { PrismaClient } from "@/generated/prisma/client";
 import {
   ensureAgentClis,
   opencodeOfflineEnv,
@@ -20,10 +18,10 @@ import {
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
 import { outputOf, runOpencode } from "@/test/support/agents/run-agent";
+import { startAgentTestbed, type AgentTestbed } from "@/test/support/agents/testbed";
 import { openSignedInPage } from "@/test/support/browser";
-import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import type { TestServer } from "@/test/support/server";
 import { until } from "@/test/support/until";
 
 // The real opencode CLI (1.18.33, installed on demand outside the repo) against a scripted
@@ -32,6 +30,7 @@ import { until } from "@/test/support/until";
 // in a real Chromium while the agent still runs; the plugin's pitwall_propose_plan tool holds the
 // agent until a person decides in the browser, and the decision is the tool's result.
 
+let bed: AgentTestbed;
 let server: TestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
@@ -41,18 +40,13 @@ const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
   opencode = ensureAgentClis().opencode;
-  const databaseUrl = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
-  prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 1 }) });
-  token = (await createToken(prisma, "opencode-box")).token;
-  server = await startTestServer({ databaseUrl, startTimeoutMs: 180_000 });
+  bed = await startAgentTestbed("opencode-box");
+  ({ server, pool, prisma, token } = bed);
 }, 600_000);
 
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
-  await server?.stop();
-  await prisma?.$disconnect();
-  await pool?.end();
+  await bed?.close();
 });
 
 const list1 = [
