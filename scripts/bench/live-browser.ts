@@ -1,10 +1,10 @@
 /**
  * Bench scenario `live-browser` (`npm run bench live-browser [--quick|--full]`; issue 22 item 3):
  * what a person watching a training run sees. One run with 50 keys and a history pushed through
- * ingest (full 100k steps, quick 10k), then 8 ranks (each its own socket) write it at 10 Hz, each
+ * ingest (full 100k steps, quick 2k), then 8 ranks (each its own socket) write it at 10 Hz, each
  * rank its share of the 50 keys per step, while a background fleet (fleet/traffic.ts, 20 % of the
  * full 500 workers: 100 workers at 1 step/s, quick 40) writes other runs. Real Chromium pages
- * (Playwright; `--pages`, default 3, then a reference round with 10) show the run page; in each,
+ * (Playwright; `--pages`, default 3, then with --full a reference round with 10) show the run page; in each,
  * a MutationObserver notes when the `loss` chart's `data-last-step` reaches each step.
  *
  * Latency is open-loop: from the step's SCHEDULED send time (rank 0 writes `loss`) to the moment
@@ -17,7 +17,8 @@
  * Targets: push -> drawn p99 < 250 ms from >= 3,000 samples, long-task p99 < 100 ms, < 0.2
  * requests/s per page. Figures are printed, never asserted.
  * Flags: --duration (measured seconds of the main round; quick 70 = 2,100 samples with 3 pages,
- * full 120; the 10-page reference round runs quick 20, full 60) --pages (3) --history (steps)
+ * full 120) --pages (3) --history (steps) --reference (the 10-page round, 20 s, also in quick;
+ * --full always runs it, 60 s)
  */
 import os from "node:os";
 import { performance } from "node:perf_hooks";
@@ -116,6 +117,7 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
       duration: { type: "string" },
       pages: { type: "string" },
       history: { type: "string" },
+      reference: { type: "boolean" },
     },
     strict: false,
     allowPositionals: true,
@@ -125,8 +127,9 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
   const durationS = num(values.duration, full ? 120 : 70);
   const refDurationS = full ? 60 : 20;
   const pages = num(values.pages, 3);
-  const history = num(values.history, full ? 100_000 : 10_000);
+  const history = num(values.history, full ? 100_000 : 2_000);
   const fleetWorkers = full ? 100 : 40;
+  const tStart = performance.now();
   const env = await startBenchEnvironment({ server: true, log });
   const url = env.server!.url;
   log(
@@ -183,21 +186,15 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
       await sleep(20);
     }
   })();
-  log(`background fleet: ${fleet.length} workers at 1 step/s (30 keys each)`);
+  log(
+    `background fleet: ${fleet.length} workers at 1 step/s (30 keys each) (${fmt((performance.now() - tStart) / 1000, 0)} s)`,
+  );
 
-  const rounds: Array<{
-    pages: number;
-    seconds: number;
-    figures: PageFigures[];
-    scheduled: Map<number, number>;
-    acked: number;
-    ackLatencies: number[];
-  }> = [];
+  let index = 0;
   let nextStep = history;
-  for (const [n, seconds] of [
-    [pages, durationS],
-    [10, refDurationS],
-  ] as const) {
+  const plan: Array<readonly [number, number]> = [[pages, durationS]];
+  if (full || values.reference === true) plan.push([10, refDurationS]);
+  for (const [n, seconds] of plan) {
     const browser = await chromium.launch(chromiumLaunchOptions);
     onCleanup(`chromium ${n}`, () => browser.close());
     const cookie = await signIn(url, "live@example.com", PASSWORD);
@@ -223,7 +220,9 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
         { timeout: 60_000, polling: 200 },
       );
       open.push(entry);
+      log(`page ${i + 1} of ${n} drawn (${fmt((performance.now() - tStart) / 1000, 0)} s)`);
     }
+    log(`${n} pages open and drawn; writing ${seconds} s`);
     await sleep(2000); // let the pages settle (first reads, live subscription)
     for (const o of open) {
       (o as { armed?: boolean }).armed = true;
@@ -253,74 +252,74 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
       figures.push({ latencies, messageLatencies, longTasks: got.long, requests: o.requests });
     }
     await browser.close();
-    rounds.push({
-      pages: n,
-      seconds,
-      figures,
-      scheduled: r.scheduled,
-      acked: r.acked,
-      ackLatencies: r.ackLatencies,
-    });
+    const setup = `${KEYS.length} keys, ${fmtInt(history)} steps of history, ${fleet.length} background workers`;
+    printRound({ pages: n, seconds, figures, ...r }, index++, setup, log);
   }
   bgStop = true;
   await bgLoop;
+  log(
+    `background fleet: frames acked / sent ${fmtInt(tally.framesAcked)} / ${fmtInt(tally.framesSent)}`,
+  );
+}
 
-  const met = (ok: boolean) => (ok ? "met" : "NOT met");
-  /** "p50 | p99 | max ms (n samples, m never)" of a latency list (Infinity = never). */
-  const spread = (values: number[]) => {
-    const lat = Float64Array.from(values).sort();
-    const missed = lat.filter((x) => !Number.isFinite(x)).length;
-    const finite = lat.subarray(0, lat.length - missed);
-    const max = missed ? "never" : fmt(lat[lat.length - 1] ?? NaN, 0);
-    return {
-      p99: percentile(lat, 0.99),
-      text: `p50 ${fmt(percentile(finite, 0.5), 0)} | p99 ${fmt(percentile(lat, 0.99), 0)} | max ${max} ms (${fmtInt(lat.length)} samples, ${fmtInt(missed)} never seen)`,
-    };
+/** One measured round: N pages watching while the ranks wrote for `seconds`. */
+interface Round {
+  pages: number;
+  seconds: number;
+  figures: PageFigures[];
+  scheduled: Map<number, number>;
+  acked: number;
+  ackLatencies: number[];
+}
+
+/** "p50 | p99 | max ms (n samples, m never seen)" of latencies in ms (Infinity = never seen). */
+function spread(values: number[]): { p99: number; text: string } {
+  const lat = Float64Array.from(values).sort();
+  const missed = lat.filter((x) => !Number.isFinite(x)).length;
+  const finite = lat.subarray(0, lat.length - missed);
+  const max = missed ? "never" : fmt(lat[lat.length - 1] ?? NaN, 0);
+  return {
+    p99: percentile(lat, 0.99),
+    text: `p50 ${fmt(percentile(finite, 0.5), 0)} | p99 ${fmt(percentile(lat, 0.99), 0)} | max ${max} ms (${fmtInt(lat.length)} samples, ${fmtInt(missed)} never seen)`,
   };
+}
+
+/** Prints one round's table as soon as it ends, with the machine's load at that moment. */
+function printRound(round: Round, i: number, setup: string, log: (line: string) => void): void {
+  const met = (ok: boolean) => (ok ? "met" : "NOT met");
   const ms = (x: number | undefined) =>
-    x === undefined || !Number.isFinite(x) ? "never" : `${fmt(x, 0)}`;
-  const rows: Array<[string, string] | null> = [];
-  for (const [i, round] of rounds.entries()) {
-    const drawn = spread(round.figures.flatMap((f) => f.latencies));
-    const message = spread(round.figures.flatMap((f) => f.messageLatencies));
-    const ack = spread(round.ackLatencies);
-    const longT = Float64Array.from(round.figures.flatMap((f) => f.longTasks)).sort();
-    const reqPerS = round.figures.map((f) => f.requests / round.seconds);
-    const p = `${round.pages} pages${i > 0 ? " (reference)" : ""}`;
-    if (i > 0) rows.push(null);
-    rows.push(
-      [`${p}: push -> loss drawn (target p99 < 250 ms: ${met(drawn.p99 < 250)})`, drawn.text],
-      [
-        `${p}: first (cold) push -> drawn, per page`,
-        `${round.figures.map((f) => ms(f.latencies[0])).join(", ")} ms`,
-      ],
-      [`${p}: anchor push -> live message at the page`, message.text],
-      [`${p}: anchor push -> ack (rank 0 frame, Node)`, ack.text],
-      [
-        `${p}: long tasks (target p99 < 100 ms: ${met(longT.length === 0 || percentile(longT, 0.99) < 100)})`,
-        longT.length
-          ? `${fmtInt(longT.length)} tasks, p50 ${fmt(percentile(longT, 0.5), 0)} | p99 ${fmt(percentile(longT, 0.99), 0)} | max ${fmt(longT[longT.length - 1]!, 0)} ms`
-          : "none",
-      ],
-      [
-        `${p}: HTTP requests per page per second (target < 0.2: ${met(Math.max(...reqPerS) < 0.2)})`,
-        `max ${fmt(Math.max(...reqPerS), 2)}, mean ${fmt(reqPerS.reduce((a, b) => a + b, 0) / reqPerS.length, 2)}`,
-      ],
-      [
-        `${p}: rank frames acked (${round.seconds} s)`,
-        `${fmtInt(round.acked)} of ${fmtInt(round.scheduled.size * RANKS)}`,
-      ],
-    );
-  }
-  rows.push(null, [
-    "background fleet: frames acked / sent",
-    `${fmtInt(tally.framesAcked)} / ${fmtInt(tally.framesSent)}`,
-  ]);
+    x === undefined || !Number.isFinite(x) ? "never" : fmt(x, 0);
+  const drawn = spread(round.figures.flatMap((f) => f.latencies));
+  const message = spread(round.figures.flatMap((f) => f.messageLatencies));
+  const ack = spread(round.ackLatencies);
+  const longT = Float64Array.from(round.figures.flatMap((f) => f.longTasks)).sort();
+  const reqPerS = round.figures.map((f) => f.requests / round.seconds);
+  const rows: Array<[string, string]> = [
+    [`push -> loss drawn (target p99 < 250 ms: ${met(drawn.p99 < 250)})`, drawn.text],
+    [
+      "first (cold) push -> drawn, per page",
+      `${round.figures.map((f) => ms(f.latencies[0])).join(", ")} ms`,
+    ],
+    ["anchor: push -> live message at the page", message.text],
+    ["anchor: push -> ack (rank 0 frame, in Node)", ack.text],
+    [
+      `long tasks (target p99 < 100 ms: ${met(longT.length === 0 || percentile(longT, 0.99) < 100)})`,
+      longT.length
+        ? `${fmtInt(longT.length)} tasks, p50 ${fmt(percentile(longT, 0.5), 0)} | p99 ${fmt(percentile(longT, 0.99), 0)} | max ${fmt(longT[longT.length - 1]!, 0)} ms`
+        : "none",
+    ],
+    [
+      `HTTP requests per page per second (target < 0.2: ${met(Math.max(...reqPerS) < 0.2)})`,
+      `max ${fmt(Math.max(...reqPerS), 2)}, mean ${fmt(reqPerS.reduce((a, b) => a + b, 0) / reqPerS.length, 2)}`,
+    ],
+    ["rank frames acked", `${fmtInt(round.acked)} of ${fmtInt(round.scheduled.size * RANKS)}`],
+  ];
+  const load = os
+    .loadavg()
+    .map((x) => fmt(x, 2))
+    .join(" ");
   printTable(
-    `live-browser: ${KEYS.length} keys, ${fmtInt(history)} steps of history, ${RANKS} ranks at ${RANK_HZ} Hz (${rounds.map((r) => `${r.pages} pages ${r.seconds} s`).join(", ")}), ${fleet.length} background workers; load ${os
-      .loadavg()
-      .map((x) => fmt(x, 1))
-      .join(" ")}`,
+    `live-browser${i > 0 ? " (reference)" : ""}: ${round.pages} pages (viewers), ${RANKS} ranks at ${RANK_HZ} Hz for ${round.seconds} s; ${setup}; ${os.cpus().length} cores, loadavg ${load}`,
     rows,
     log,
   );
