@@ -11,7 +11,7 @@
  * the page's chart holds it (one clock: Date.now() in Node, performance.timeOrigin +
  * performance.now() in the page, both this machine's epoch ms). The first measured step is also
  * printed per page (cold). Anchors beside it, the parts that are not rendering: scheduled send ->
- * a live WebSocket message carrying the step (with a `loss` key) reaches the page, and scheduled
+ * a live WebSocket message naming the step (`"step":N`, any key) reaches the page, and scheduled
  * send -> ack of rank 0's frame in Node. Also: long tasks in the pages (PerformanceObserver
  * "longtask"), HTTP requests per page per second during the measurement, and the load average.
  * Targets: push -> drawn p99 < 250 ms from >= 3,000 samples, long-task p99 < 100 ms, < 0.2
@@ -85,7 +85,7 @@ const WATCH = `(() => {
     constructor(...a) {
       super(...a);
       this.addEventListener("message", (e) => {
-        if (!w.__armed || typeof e.data !== "string" || !e.data.includes('"loss"')) return;
+        if (!w.__armed || typeof e.data !== "string" || !e.data.includes('"step"')) return;
         const t = performance.timeOrigin + performance.now();
         let hi = -1;
         for (const m of e.data.matchAll(/"step":"?(\d+)/g)) hi = Math.max(hi, Number(m[1]));
@@ -230,7 +230,20 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
     }
     const r = await writeRanks(url, env.token, runKey, nextStep, seconds);
     nextStep = r.nextStep;
-    await sleep(2000); // the last steps reach the pages
+    // Drain: wait (up to 60 s) until every page drew the last step, so late steps count as late, not lost.
+    const lastStep = r.nextStep - 1;
+    const drainT0 = performance.now();
+    await Promise.all(
+      open.map((o) =>
+        o.page
+          .waitForFunction(`window.__seen && window.__seen[${lastStep}] !== undefined`, undefined, {
+            timeout: 60_000,
+            polling: 500,
+          })
+          .catch(() => undefined),
+      ),
+    );
+    log(`pages drained in ${fmt((performance.now() - drainT0) / 1000, 0)} s after the last push`);
     const figures: PageFigures[] = [];
     for (const o of open) {
       const got = await o.page.evaluate(() => {
