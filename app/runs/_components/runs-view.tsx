@@ -17,6 +17,7 @@ import { runsQueryKey } from "@/lib/query-keys";
 import { cn } from "@/lib/utils";
 import type { RunListPage, SavedViewView } from "@/lib/view-models";
 
+import { ColumnMenu } from "./column-menu";
 import { RunFilters } from "./run-filters";
 import { RunSortSelect } from "./run-sort-select";
 import { RunsTable } from "./runs-table";
@@ -119,6 +120,7 @@ export function RunsView({
           <SavedViews query={query} initial={savedViews} />
           <div className="ml-auto flex flex-wrap items-center gap-x-4 gap-y-2">
             <RunSortSelect query={query} onQuery={go} />
+            <ColumnMenu query={query} runs={data.runs} onQuery={go} />
             {!query.sweep && (
               <label className="flex items-center gap-2 text-sm text-muted-fg">
                 <input

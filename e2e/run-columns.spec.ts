@@ -1,0 +1,79 @@
+import { randomUUID } from "node:crypto";
+import { expect, test } from "@playwright/test";
+
+import { connectWorker, createToken } from "./support";
+
+// The run table's column menu (issue 25): a config key found on the listed runs becomes a column
+// with each run's value, a built-in column can be hidden, and the choice lives in the URL, so it
+// survives a reload. The shared database holds other specs' runs: every read filters by a tag.
+
+test("a config key chosen in the column menu shows as a column and survives a reload", async ({
+  page,
+  baseURL,
+}) => {
+  const tag = `cols-${randomUUID().slice(0, 8)}`;
+  const worker = await connectWorker(baseURL!, createToken("e2e-run-columns"));
+  const tps = [8, 4, 2];
+  for (const tp of tps) {
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.start",
+      run: `${tag}-${tp}`,
+      name: `Columns run tp${tp} ${tag}`,
+      kind: "benchmark",
+      tags: [tag],
+      config: { model: "org/model-x", tp, serving: { quant: `fp${tp}` } },
+    });
+  }
+  worker.close();
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/runs?tag=${tag}`);
+  const table = page.getByRole("region", { name: "Runs" });
+  await expect(table.getByRole("columnheader", { name: "Host" })).toBeVisible();
+  await expect(table.getByRole("columnheader", { name: "tp", exact: true })).toHaveCount(0);
+
+  const menu = page.getByTestId("run-columns");
+  await menu.getByText("Columns", { exact: true }).click();
+  await menu.getByRole("checkbox", { name: "config.tp" }).check();
+  await expect(page).toHaveURL(/cols=[^&]*config\.tp/);
+  await menu.getByRole("checkbox", { name: "config.serving.quant" }).check();
+  await expect(page).toHaveURL(/cols=[^&]*config\.tp%2Cconfig\.serving\.quant/);
+  await menu.getByRole("checkbox", { name: "Host" }).uncheck();
+  await expect(page).not.toHaveURL(/cols=[^&]*host/);
+
+  const check = async () => {
+    await expect(table.getByRole("columnheader", { name: "tp", exact: true })).toBeVisible();
+    await expect(table.getByRole("columnheader", { name: "serving.quant" })).toBeVisible();
+    await expect(table.getByRole("columnheader", { name: "Host" })).toHaveCount(0);
+    for (const tp of tps) {
+      const row = table.getByRole("row").filter({ hasText: `Columns run tp${tp} ${tag}` });
+      await expect(row.getByRole("cell", { name: String(tp), exact: true })).toBeVisible();
+      await expect(row.getByRole("cell", { name: `fp${tp}`, exact: true })).toBeVisible();
+      await expect(row.getByRole("cell", { name: "e2e-run-columns" })).toHaveCount(0);
+    }
+  };
+  await check();
+  const url = page.url();
+  await page.reload();
+  expect(page.url()).toBe(url);
+  await check();
+  await menu.getByText("Columns", { exact: true }).click();
+  await expect(menu.getByRole("checkbox", { name: "config.tp" })).toBeChecked();
+  await expect(menu.getByRole("checkbox", { name: "Host" })).not.toBeChecked();
+
+  // A phone has cards, not columns: the chosen config keys show under each run's facts.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  const card = page
+    .getByRole("list", { name: "Runs" })
+    .getByRole("listitem")
+    .filter({ hasText: `Columns run tp8 ${tag}` });
+  await expect(card.getByTestId("run-card-config")).toContainText("tp8");
+  await expect(card.getByTestId("run-card-config")).toContainText("serving.quantfp8");
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - window.innerWidth,
+  );
+  expect(overflow, "the page fits 390 px").toBeLessThanOrEqual(0);
+});
