@@ -82,3 +82,41 @@ test("a config key chosen in the column menu shows as a column and survives a re
   );
   expect(overflow, "the page fits 390 px").toBeLessThanOrEqual(0);
 });
+
+test("group by model folds runs of one config.model under a row with their count", async ({
+  page,
+  baseURL,
+}) => {
+  const tag = `grp-${randomUUID().slice(0, 8)}`;
+  const worker = await connectWorker(baseURL!, createToken("e2e-run-group-model"));
+  const models = [`org/alpha-${tag}`, `org/alpha-${tag}`, `org/beta-${tag}`];
+  for (const [i, model] of models.entries()) {
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.start",
+      run: `${tag}-${i}`,
+      name: `Grouped run ${i} ${tag}`,
+      kind: "benchmark",
+      tags: [tag],
+      config: { model },
+    });
+  }
+  worker.close();
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/runs?tag=${tag}`);
+  const table = page.getByRole("region", { name: "Runs" });
+  await expect(table.locator("tr[data-group]")).toHaveCount(0);
+  await page.getByLabel("Group", { exact: true }).selectOption("model");
+  await expect(page).toHaveURL(/group=model/);
+  const group = table.locator(`tr[data-group="model:org/alpha-${tag}"]`);
+  await expect(group).toContainText(`org/alpha-${tag}`);
+  await expect(group).toContainText("2 runs");
+  // The single run of the other model stays a plain row.
+  await expect(table.locator("tr[data-group]")).toHaveCount(1);
+  await expect(table.getByRole("link", { name: `Grouped run 2 ${tag}` })).toBeVisible();
+  await page.reload();
+  await expect(page.getByLabel("Group", { exact: true })).toHaveValue("model");
+  await expect(group).toContainText("2 runs");
+});

@@ -1,4 +1,4 @@
-import { RUN_SORTS, type RunSort, type SortDir } from "./run-list";
+import { RUN_GROUP_BYS, RUN_SORTS, type RunGroupBy, type RunSort, type SortDir } from "./run-list";
 import { formatRunColumns, parseRunColumns, type RunColumns } from "./run-list-columns";
 import type { RunState, RunSummary } from "./view-models";
 
@@ -20,8 +20,8 @@ export interface RunListQuery {
   sort?: RunSort;
   /** Sort direction; absent = the column's default (lib/run-list.ts `defaultSortDir`). */
   dir?: SortDir;
-  /** `off` lists every run on its own row; by default repeated runs of one sweep are grouped. */
-  group?: "off";
+  /** `off` lists every run on its own row; `host`/`model` group by those; by default repeated runs of one sweep are grouped. */
+  group?: RunGroupBy;
   /** Only the runs of one group (a key from lib/run-list.ts `runGroupKey`). */
   sweep?: string;
   /** Chosen table columns (lib/run-list-columns.ts); absent = the default columns. Display only: the API ignores it. */
@@ -192,7 +192,7 @@ export function parseRunListQuery(sp: SearchParams): { query: RunListQuery; igno
   }
   const group = first(sp.group);
   if (group) {
-    if (group === "off") query.group = group;
+    if ((RUN_GROUP_BYS as readonly string[]).includes(group)) query.group = group as RunGroupBy;
     else ignored.push("group");
   }
   const cols = first(sp.cols);

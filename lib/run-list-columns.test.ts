@@ -46,6 +46,11 @@ describe("run table columns in the URL", () => {
     );
     expect(back).toEqual({ query: { cols }, ignored: [] });
     expect(parseRunListQuery({ cols: "host,nope" })).toEqual({ query: {}, ignored: ["cols"] });
+    expect(parseRunListQuery({ group: "model" })).toEqual({
+      query: { group: "model" },
+      ignored: [],
+    });
+    expect(parseRunListQuery({ group: "gpu" })).toEqual({ query: {}, ignored: ["group"] });
   });
 
   test("config keys offered: flattened leaves, most common first, built-in ones left out", () => {

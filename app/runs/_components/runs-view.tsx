@@ -9,11 +9,13 @@ import { useState, useTransition } from "react";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { RunsEmptyState } from "@/components/runs/runs-empty-state";
 import { Button, buttonVariants } from "@/components/ui/button";
+import { Select } from "@/components/ui/input";
 import { fetchRuns } from "@/lib/api-client";
 import { formatCount } from "@/lib/format";
 import { pageCount, pageNumbers } from "@/lib/pagination";
 import { comparePath, hasRunFilters, runsPath, type RunListQuery } from "@/lib/paths";
 import { runsQueryKey } from "@/lib/query-keys";
+import type { RunGroupBy } from "@/lib/run-list";
 import { cn } from "@/lib/utils";
 import type { RunListPage, SavedViewView } from "@/lib/view-models";
 
@@ -123,20 +125,24 @@ export function RunsView({
             <ColumnMenu query={query} runs={data.runs} onQuery={go} />
             {!query.sweep && (
               <label className="flex items-center gap-2 text-sm text-muted-fg">
-                <input
-                  type="checkbox"
-                  className="size-3.5 accent-primary"
-                  checked={query.group !== "off"}
-                  onChange={(e) =>
+                Group
+                <Select
+                  value={query.group ?? "repeated"}
+                  onChange={(e) => {
+                    const v = e.currentTarget.value;
                     go({
                       ...query,
-                      group: e.currentTarget.checked ? undefined : "off",
+                      group: v === "repeated" ? undefined : (v as RunGroupBy),
                       cursor: undefined,
                       page: undefined,
-                    })
-                  }
-                />
-                Group repeated runs
+                    });
+                  }}
+                >
+                  <option value="repeated">repeated runs</option>
+                  <option value="host">by host</option>
+                  <option value="model">by model</option>
+                  <option value="off">none</option>
+                </Select>
               </label>
             )}
             {query.sweep && (
