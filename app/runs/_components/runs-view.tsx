@@ -126,7 +126,9 @@ export function RunsView({
             {!query.sweep && (
               <label className="flex items-center gap-2 text-sm text-muted-fg">
                 Group
+                {/* Named "Group" on its own: the label's text would otherwise take in the chosen option. */}
                 <Select
+                  aria-label="Group"
                   value={query.group ?? "repeated"}
                   onChange={(e) => {
                     const v = e.currentTarget.value;
