@@ -90,9 +90,9 @@ test("sorts by a column, groups a sweep's repeats, saves a view and reopens it",
     .toEqual([`${tag} zeta solo`, `${tag} sweep #2`, `${tag} sweep #1`, `${tag} alpha solo`]);
 
   // Without grouping, every run stands alone in the chosen order.
-  await page.getByLabel("Group repeated runs").click();
+  await page.getByLabel("Group", { exact: true }).selectOption("off");
   await expect(page).toHaveURL(/group=off/);
-  await expect(page.getByLabel("Group repeated runs")).not.toBeChecked();
+  await expect(page.getByLabel("Group", { exact: true })).toHaveValue("off");
   await expect(group).toHaveCount(0);
   await expect
     .poll(names)

@@ -1,4 +1,5 @@
-import { RUN_SORTS, type RunSort, type SortDir } from "./run-list";
+import { RUN_GROUP_BYS, RUN_SORTS, type RunGroupBy, type RunSort, type SortDir } from "./run-list";
+import { formatRunColumns, parseRunColumns, type RunColumns } from "./run-list-columns";
 import type { RunState, RunSummary } from "./view-models";
 
 /**
@@ -19,10 +20,12 @@ export interface RunListQuery {
   sort?: RunSort;
   /** Sort direction; absent = the column's default (lib/run-list.ts `defaultSortDir`). */
   dir?: SortDir;
-  /** `off` lists every run on its own row; by default repeated runs of one sweep are grouped. */
-  group?: "off";
+  /** `off` lists every run on its own row; `host`/`model` group by those; by default repeated runs of one sweep are grouped. */
+  group?: RunGroupBy;
   /** Only the runs of one group (a key from lib/run-list.ts `runGroupKey`). */
   sweep?: string;
+  /** Chosen table columns (lib/run-list-columns.ts); absent = the default columns. Display only: the API ignores it. */
+  cols?: RunColumns;
   cursor?: string;
   /** 1-based page number (absent: the first page). */
   page?: number;
@@ -41,6 +44,7 @@ function runListParams(q: RunListQuery): Record<string, string | undefined> {
     sort: q.sort,
     dir: q.dir,
     group: q.group,
+    cols: q.cols ? formatRunColumns(q.cols) : undefined,
     cursor: q.cursor,
     page: q.page && q.page > 1 ? String(q.page) : undefined,
   };
@@ -94,7 +98,7 @@ export function comparePath(ids: readonly number[]): string {
 
 /** `GET /api/runs` with the same filters as the page. */
 export function apiRunsPath(q: RunListQuery = {}): string {
-  return `/api/runs${query(runListParams(q))}`;
+  return `/api/runs${query(runListParams({ ...q, cols: undefined }))}`;
 }
 
 /** `GET /api/runs/:id`. */
@@ -188,8 +192,14 @@ export function parseRunListQuery(sp: SearchParams): { query: RunListQuery; igno
   }
   const group = first(sp.group);
   if (group) {
-    if (group === "off") query.group = group;
+    if ((RUN_GROUP_BYS as readonly string[]).includes(group)) query.group = group as RunGroupBy;
     else ignored.push("group");
+  }
+  const cols = first(sp.cols);
+  if (cols) {
+    const parsed = parseRunColumns(cols);
+    if (parsed) query.cols = parsed;
+    else ignored.push("cols");
   }
   for (const [name, max] of [
     ["host", 100],

@@ -5,6 +5,7 @@ import {
   foldRunGroups,
   parseRunGroupKey,
   runGroupKey,
+  runGroupKeyBy,
   sweepIdOf,
 } from "./run-list";
 
@@ -27,6 +28,18 @@ describe("run groups", () => {
     expect(parseRunGroupKey("sweep:qwen-mtp")).toEqual({ sweep: "qwen-mtp" });
     expect(parseRunGroupKey("sweep:")).toBeNull();
     expect(parseRunGroupKey("other")).toBeNull();
+  });
+
+  test("group=host and group=model key runs by host and config.model; a run without a model stands alone", () => {
+    const run = { id: 7, kind: "benchmark", name: "n", host: "kpro5", config: { model: "qwen" } };
+    expect(runGroupKeyBy("host", run)).toBe("host:kpro5");
+    expect(runGroupKeyBy("model", run)).toBe("model:qwen");
+    expect(runGroupKeyBy("model", { ...run, config: { model: 3 } })).toBe("none:7");
+    expect(runGroupKeyBy(undefined, run)).toBe("name:benchmark:n");
+    expect(parseRunGroupKey("host:kpro5")).toEqual({ host: "kpro5" });
+    expect(parseRunGroupKey("model:org/m:1")).toEqual({ model: "org/m:1" });
+    expect(parseRunGroupKey("none:7")).toBeNull();
+    expect(parseRunGroupKey("host:")).toBeNull();
   });
 
   test("a page folds into items at each group's first member, in list order", () => {

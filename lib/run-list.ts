@@ -62,12 +62,38 @@ export function runGroupKey(run: {
   return sweep !== null ? `sweep:${sweep}` : `name:${run.kind}:${run.name}`;
 }
 
-/** A group key split back into its parts; null when it is not one {@link runGroupKey} writes. */
+/** How the run list groups (`group=` in the URL): absent = repeated runs; `host`, `model` (config.model); `off`. */
+export const RUN_GROUP_BYS = ["host", "model", "off"] as const;
+/** A `group=` value. */
+export type RunGroupBy = (typeof RUN_GROUP_BYS)[number];
+
+/**
+ * A run's group key under `group=<by>`: `host:<host>`, `model:<config.model>` (runs without a
+ * model get a key of their own, `none:<id>`, and stand alone), else {@link runGroupKey}.
+ */
+export function runGroupKeyBy(
+  by: RunGroupBy | undefined,
+  run: { id: number; kind: string; name: string; host: string; config: Record<string, unknown> },
+): string {
+  if (by === "host") return `host:${run.host}`;
+  if (by === "model") {
+    const m = run.config.model;
+    return typeof m === "string" && m.length > 0 ? `model:${m}` : `none:${run.id}`;
+  }
+  return runGroupKey(run);
+}
+
+/** A group key split back into its parts; null when it is not one {@link runGroupKey} or {@link runGroupKeyBy} writes. */
 export function parseRunGroupKey(
   key: string,
-): { sweep: string } | { kind: string; name: string } | null {
+):
+  { sweep: string } | { kind: string; name: string } | { host: string } | { model: string } | null {
   if (key.startsWith("sweep:") && key.length > "sweep:".length)
     return { sweep: key.slice("sweep:".length) };
+  if (key.startsWith("host:") && key.length > "host:".length)
+    return { host: key.slice("host:".length) };
+  if (key.startsWith("model:") && key.length > "model:".length)
+    return { model: key.slice("model:".length) };
   const m = /^name:([a-z]+):(.+)$/s.exec(key);
   return m ? { kind: m[1]!, name: m[2]! } : null;
 }

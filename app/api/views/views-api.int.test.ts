@@ -59,6 +59,15 @@ describe("saved views", () => {
     });
 
     await call(me, "POST", "/api/views", { name: "A failed", query: "status=failed" });
+    // Chosen columns and group-by are view state too (issue 25), normalised like the rest.
+    const withCols = await call(me, "POST", "/api/views", {
+      name: "With tp",
+      query: "cols=peak,model,config.tp&group=model",
+    });
+    expect(withCols.status).toBe(201);
+    const colsView = (await withCols.json()) as SavedViewView;
+    expect(colsView.query).toBe("group=model&cols=model%2Cpeak%2Cconfig.tp");
+    expect((await call(me, "DELETE", `/api/views/${colsView.id}`)).status).toBe(204);
     const listed = (await (await call(me, "GET", "/api/views?page=runs")).json()) as {
       views: SavedViewView[];
     };
@@ -85,6 +94,7 @@ describe("saved views", () => {
     const cases: Array<[unknown, string]> = [
       [{ name: "   ", query: "" }, "name cannot be blank"],
       [{ name: "x", query: "sort=bogus" }, "invalid value of sort"],
+      [{ name: "x", query: "cols=config.a b" }, "invalid value of cols"],
       [{ name: "x", query: "kind=benchmark&colour=red" }, "unknown parameter colour"],
       [{ name: "x", query: "cursor=abc" }, "unknown parameter cursor"],
       [{ name: "x".repeat(81), query: "" }, "name"],

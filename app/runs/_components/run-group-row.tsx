@@ -9,6 +9,7 @@ import { TableCell, TableRow } from "@/components/ui/table";
 import { formatTokPerS, MISSING } from "@/lib/format";
 import { runPath, runsPath, type RunListQuery } from "@/lib/paths";
 import type { RunColumnFormats } from "@/lib/run-columns";
+import type { RunColumns } from "@/lib/run-list-columns";
 import { cn } from "@/lib/utils";
 import type { RunGroupSummary, RunSummary } from "@/lib/view-models";
 
@@ -76,8 +77,9 @@ function Best({ group, formats }: { group: RunGroupSummary; formats?: RunColumnF
 }
 
 /** A table row standing for repeated runs of one sweep: count, hosts, latest state and start, best peak; expands to its runs. */
-export function RunGroupRow(props: GroupProps & { formats: RunColumnFormats }) {
-  const { group, members } = props;
+export function RunGroupRow(props: GroupProps & { formats: RunColumnFormats; cols: RunColumns }) {
+  const { group, members, cols } = props;
+  const show = (c: RunColumns["base"][number]) => cols.base.includes(c);
   const kinds = [...new Set(members.map((m) => m.kind))];
   return (
     <TableRow data-group={group.key}>
@@ -89,25 +91,38 @@ export function RunGroupRow(props: GroupProps & { formats: RunColumnFormats }) {
           <AllLink {...props} />
         </div>
       </TableCell>
-      <TableCell className="truncate text-muted-fg">{members[0]?.model ?? MISSING}</TableCell>
-      <TableCell />
-      <TableCell className="truncate text-muted-fg">
-        {group.hostCount === 1 ? members[0]?.host : `${group.hostCount} hosts`}
-      </TableCell>
-      <TableCell>
-        {/* "latest" beside the badge ran into the Started column at 1440 px (issue 12): it labels the time instead. */}
-        <span className="inline-flex" title="State of the newest run in the group">
-          <StatusBadge state={group.latestState} />
-        </span>
-      </TableCell>
-      <TableCell className="text-muted-fg">
-        <span className="text-xs">latest </span>
-        <RelativeTime iso={group.latestStartedAt} />
-      </TableCell>
-      <TableCell />
-      <TableCell className="text-right">
-        <Best group={group} formats={props.formats} />
-      </TableCell>
+      {show("model") && (
+        <TableCell className="truncate text-muted-fg">{members[0]?.model ?? MISSING}</TableCell>
+      )}
+      {show("engine") && <TableCell />}
+      {show("host") && (
+        <TableCell className="truncate text-muted-fg">
+          {group.hostCount === 1 ? members[0]?.host : `${group.hostCount} hosts`}
+        </TableCell>
+      )}
+      {show("status") && (
+        <TableCell>
+          {/* "latest" beside the badge ran into the Started column at 1440 px (issue 12): it labels the time instead. */}
+          <span className="inline-flex" title="State of the newest run in the group">
+            <StatusBadge state={group.latestState} />
+          </span>
+        </TableCell>
+      )}
+      {show("startedAt") && (
+        <TableCell className="text-muted-fg">
+          <span className="text-xs">latest </span>
+          <RelativeTime iso={group.latestStartedAt} />
+        </TableCell>
+      )}
+      {show("duration") && <TableCell />}
+      {show("peak") && (
+        <TableCell className="text-right">
+          <Best group={group} formats={props.formats} />
+        </TableCell>
+      )}
+      {cols.config.map((k) => (
+        <TableCell key={k} />
+      ))}
     </TableRow>
   );
 }

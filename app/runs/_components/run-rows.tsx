@@ -8,10 +8,11 @@ import { StatusBadge } from "@/components/runs/status-badge";
 import { TagList } from "@/components/runs/tag-list";
 import { Badge } from "@/components/ui/badge";
 import { TableCell, TableRow } from "@/components/ui/table";
-import { formatTokPerS, MISSING } from "@/lib/format";
+import { formatConfigValue, formatTokPerS, MISSING } from "@/lib/format";
 import { runPath, runsPath } from "@/lib/paths";
 import type { RunColumnFormats } from "@/lib/run-columns";
 import { engineLabel } from "@/lib/run-config";
+import { configValueAt, type RunColumns } from "@/lib/run-list-columns";
 import { cn } from "@/lib/utils";
 import type { RunSummary } from "@/lib/view-models";
 
@@ -57,7 +58,14 @@ export function RunTableRow({
   onToggle,
   nested = false,
   formats,
-}: RunSelection & { run: RunSummary; nested?: boolean; formats: RunColumnFormats }) {
+  cols,
+}: RunSelection & {
+  run: RunSummary;
+  nested?: boolean;
+  formats: RunColumnFormats;
+  cols: RunColumns;
+}) {
+  const show = (c: RunColumns["base"][number]) => cols.base.includes(c);
   const isSelected = selected.includes(r.id);
   const engine = engineLabel(r.engine, r.engineVersion);
   return (
@@ -102,38 +110,71 @@ export function RunTableRow({
           </div>
         )}
       </TableCell>
-      <TableCell className="truncate" title={r.model ?? undefined}>
-        {r.model ?? <span className="text-muted-fg">{MISSING}</span>}
-      </TableCell>
-      <TableCell className="truncate" title={engine ?? undefined}>
-        {engine ?? <span className="text-muted-fg">{MISSING}</span>}
-      </TableCell>
-      <TableCell className="truncate">
-        <Link
-          href={runsPath({ host: r.host })}
-          className="rounded-sm hover:underline"
-          title={`Runs on ${r.host}`}
-        >
-          {r.host}
-        </Link>
-      </TableCell>
-      <TableCell>
-        <StatusBadge state={r.state} mismatches={r.countMismatches} />
-      </TableCell>
-      <TableCell className="text-muted-fg">
-        <RelativeTime iso={r.startedAt} />
-      </TableCell>
-      <TableCell className="text-right">
-        <RunDuration run={r} unit={formats.durationUnit} />
-      </TableCell>
-      <TableCell className={cn("text-right", r.peakOutputTokPerS !== null && "font-medium")}>
-        {r.kind === "benchmark" ? (
-          formats.peak(r.peakOutputTokPerS)
-        ) : (
-          <span className="text-muted-fg">{MISSING}</span>
-        )}
-      </TableCell>
+      {show("model") && (
+        <TableCell className="truncate" title={r.model ?? undefined}>
+          {r.model ?? <span className="text-muted-fg">{MISSING}</span>}
+        </TableCell>
+      )}
+      {show("engine") && (
+        <TableCell className="truncate" title={engine ?? undefined}>
+          {engine ?? <span className="text-muted-fg">{MISSING}</span>}
+        </TableCell>
+      )}
+      {show("host") && (
+        <TableCell className="truncate">
+          <Link
+            href={runsPath({ host: r.host })}
+            className="rounded-sm hover:underline"
+            title={`Runs on ${r.host}`}
+          >
+            {r.host}
+          </Link>
+        </TableCell>
+      )}
+      {show("status") && (
+        <TableCell>
+          <StatusBadge state={r.state} mismatches={r.countMismatches} />
+        </TableCell>
+      )}
+      {show("startedAt") && (
+        <TableCell className="text-muted-fg">
+          <RelativeTime iso={r.startedAt} />
+        </TableCell>
+      )}
+      {show("duration") && (
+        <TableCell className="text-right">
+          <RunDuration run={r} unit={formats.durationUnit} />
+        </TableCell>
+      )}
+      {show("peak") && (
+        <TableCell className={cn("text-right", r.peakOutputTokPerS !== null && "font-medium")}>
+          {r.kind === "benchmark" ? (
+            formats.peak(r.peakOutputTokPerS)
+          ) : (
+            <span className="text-muted-fg">{MISSING}</span>
+          )}
+        </TableCell>
+      )}
+      {cols.config.map((k) => (
+        <ConfigCell key={k} value={configValueAt(r.config, k)} />
+      ))}
     </TableRow>
+  );
+}
+
+/** A config value as a table cell: cut with the full text on hover; "-" when the run lacks the key. */
+function ConfigCell({ value }: { value: unknown }) {
+  if (value === undefined || value === null)
+    return (
+      <TableCell>
+        <span className="text-muted-fg">{MISSING}</span>
+      </TableCell>
+    );
+  const text = formatConfigValue(value);
+  return (
+    <TableCell className={cn("truncate", typeof value === "number" && "text-right")} title={text}>
+      {text}
+    </TableCell>
   );
 }
 
@@ -143,7 +184,11 @@ export function RunCard({
   selected,
   onToggle,
   nested = false,
-}: RunSelection & { run: RunSummary; nested?: boolean }) {
+  configKeys = [],
+}: RunSelection & { run: RunSummary; nested?: boolean; configKeys?: readonly string[] }) {
+  const config = configKeys
+    .map((k) => [k, configValueAt(r.config, k)] as const)
+    .filter(([, v]) => v !== undefined && v !== null);
   return (
     <li
       className={cn(
@@ -179,6 +224,16 @@ export function RunCard({
             </span>
           )}
         </div>
+        {config.length > 0 && (
+          <dl className="flex flex-wrap gap-x-3 gap-y-0.5 text-xs" data-testid="run-card-config">
+            {config.map(([k, v]) => (
+              <div key={k} className="flex min-w-0 gap-1">
+                <dt className="text-muted-fg">{k}</dt>
+                <dd className="min-w-0 break-all">{formatConfigValue(v)}</dd>
+              </div>
+            ))}
+          </dl>
+        )}
       </div>
     </li>
   );

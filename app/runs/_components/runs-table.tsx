@@ -8,6 +8,7 @@ import { withUnitHeader } from "@/lib/column-format";
 import type { RunListQuery } from "@/lib/paths";
 import { runColumnFormats } from "@/lib/run-columns";
 import { foldRunGroups } from "@/lib/run-list";
+import { DEFAULT_RUN_COLUMNS, type RunColumns } from "@/lib/run-list-columns";
 import type { RunGroupSummary, RunSummary } from "@/lib/view-models";
 
 import { RunGroupCard, RunGroupRow } from "./run-group-row";
@@ -32,6 +33,7 @@ function useItems({ runs, groups }: Pick<RunsTableProps, "runs" | "groups">) {
 function RunCards(props: RunsTableProps) {
   const { items, byKey } = useItems(props);
   const { selected, onToggle, expanded, onToggleGroup, query } = props;
+  const configKeys = query.cols?.config ?? [];
   return (
     <ul
       className="divide-y divide-border rounded-lg border border-border bg-card md:hidden"
@@ -39,7 +41,13 @@ function RunCards(props: RunsTableProps) {
     >
       {items.map((item) =>
         item.type === "run" ? (
-          <RunCard key={item.run.id} run={item.run} selected={selected} onToggle={onToggle} />
+          <RunCard
+            key={item.run.id}
+            run={item.run}
+            selected={selected}
+            onToggle={onToggle}
+            configKeys={configKeys}
+          />
         ) : (
           <Fragment key={item.key}>
             <RunGroupCard
@@ -51,7 +59,14 @@ function RunCards(props: RunsTableProps) {
             />
             {expanded.has(item.key) &&
               item.members.map((r) => (
-                <RunCard key={r.id} run={r} selected={selected} onToggle={onToggle} nested />
+                <RunCard
+                  key={r.id}
+                  run={r}
+                  selected={selected}
+                  onToggle={onToggle}
+                  nested
+                  configKeys={configKeys}
+                />
               ))}
           </Fragment>
         ),
@@ -60,27 +75,50 @@ function RunCards(props: RunsTableProps) {
   );
 }
 
+/** Width of each built-in optional column (its `<col>` class) in rem; the model column's 13% counted as 10rem. */
+const BASE_WIDTH_REM: Record<RunColumns["base"][number], number> = {
+  model: 10,
+  engine: 7,
+  host: 7,
+  status: 8,
+  startedAt: 7,
+  duration: 7,
+  peak: 9,
+};
+
 function RunsTableWide(props: RunsTableProps) {
   const { items, byKey } = useItems(props);
   const now = useNow();
   // One unit and precision per column (lib/column-format.ts): the header names it, cells are bare numbers.
   const formats = runColumnFormats(props.runs, props.groups, now);
   const { selected, onToggle, expanded, onToggleGroup, query, onQuery } = props;
+  const cols = query.cols ?? DEFAULT_RUN_COLUMNS;
+  const show = (c: (typeof cols.base)[number]) => cols.base.includes(c);
+  // With config columns (7rem each) the table scrolls sideways rather than squeeze the name below 18rem.
+  const minWidthRem =
+    8.5 + 18 + cols.base.reduce((sum, c) => sum + BASE_WIDTH_REM[c], 0) + 7 * cols.config.length;
   return (
     <div className="hidden rounded-lg border border-border bg-card md:block">
-      <Table className="table-fixed" label="Runs">
+      <Table
+        className="table-fixed"
+        label="Runs"
+        style={cols.config.length > 0 ? { minWidth: `${minWidthRem}rem` } : undefined}
+      >
         <colgroup>
           <col className="w-10" />
           <col className="w-24" />
           <col />
           {/* Model and engine narrower than the name: a long model id truncates (full text on hover) before the run's name does. */}
-          <col className="w-[13%]" />
-          <col className="w-28" />
-          <col className="w-28" />
-          <col className="w-32" />
-          <col className="w-28" />
-          <col className="w-28" />
-          <col className="w-36" />
+          {show("model") && <col className="w-[13%]" />}
+          {show("engine") && <col className="w-28" />}
+          {show("host") && <col className="w-28" />}
+          {show("status") && <col className="w-32" />}
+          {show("startedAt") && <col className="w-28" />}
+          {show("duration") && <col className="w-28" />}
+          {show("peak") && <col className="w-36" />}
+          {cols.config.map((k) => (
+            <col key={k} className="w-28" />
+          ))}
         </colgroup>
         <TableHeader>
           <TableRow className="hover:bg-transparent">
@@ -89,26 +127,35 @@ function RunsTableWide(props: RunsTableProps) {
             </TableHead>
             <SortHead column="kind" query={query} onSort={onQuery} />
             <SortHead column="name" query={query} onSort={onQuery} />
-            <TableHead>Model</TableHead>
-            <TableHead>Engine</TableHead>
-            <SortHead column="host" query={query} onSort={onQuery} />
-            <SortHead column="status" query={query} onSort={onQuery} />
-            <SortHead column="startedAt" query={query} onSort={onQuery} />
-            <SortHead
-              column="duration"
-              query={query}
-              onSort={onQuery}
-              className="text-right"
-              label={withUnitHeader("Duration", formats.durationUnit)}
-            />
-            <SortHead
-              column="peak"
-              query={query}
-              onSort={onQuery}
-              className="text-right"
-              label="Peak output (tok/s)"
-              title="Sort by peak output tok/s: the highest aggregate output tok/s among successful points (benchmark runs)"
-            />
+            {show("model") && <TableHead>Model</TableHead>}
+            {show("engine") && <TableHead>Engine</TableHead>}
+            {show("host") && <SortHead column="host" query={query} onSort={onQuery} />}
+            {show("status") && <SortHead column="status" query={query} onSort={onQuery} />}
+            {show("startedAt") && <SortHead column="startedAt" query={query} onSort={onQuery} />}
+            {show("duration") && (
+              <SortHead
+                column="duration"
+                query={query}
+                onSort={onQuery}
+                className="text-right"
+                label={withUnitHeader("Duration", formats.durationUnit)}
+              />
+            )}
+            {show("peak") && (
+              <SortHead
+                column="peak"
+                query={query}
+                onSort={onQuery}
+                className="text-right"
+                label="Peak output (tok/s)"
+                title="Sort by peak output tok/s: the highest aggregate output tok/s among successful points (benchmark runs)"
+              />
+            )}
+            {cols.config.map((k) => (
+              <TableHead key={k} className="truncate" title={`config.${k}`}>
+                {k}
+              </TableHead>
+            ))}
           </TableRow>
         </TableHeader>
         <TableBody>
@@ -120,6 +167,7 @@ function RunsTableWide(props: RunsTableProps) {
                 selected={selected}
                 onToggle={onToggle}
                 formats={formats}
+                cols={cols}
               />
             ) : (
               <Fragment key={item.key}>
@@ -130,6 +178,7 @@ function RunsTableWide(props: RunsTableProps) {
                   expanded={expanded.has(item.key)}
                   onToggle={() => onToggleGroup(item.key)}
                   formats={formats}
+                  cols={cols}
                 />
                 {expanded.has(item.key) &&
                   item.members.map((r) => (
@@ -140,6 +189,7 @@ function RunsTableWide(props: RunsTableProps) {
                       onToggle={onToggle}
                       nested
                       formats={formats}
+                      cols={cols}
                     />
                   ))}
               </Fragment>

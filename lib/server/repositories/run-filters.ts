@@ -2,7 +2,7 @@ import { z } from "zod";
 
 import { Prisma } from "@/generated/prisma/client";
 import { RUN_KINDS } from "@/lib/protocol";
-import { DEFAULT_RUN_SORT, parseRunGroupKey, RUN_SORTS } from "@/lib/run-list";
+import { DEFAULT_RUN_SORT, parseRunGroupKey, RUN_GROUP_BYS, RUN_SORTS } from "@/lib/run-list";
 
 import { PEAK_OUTPUT_TOK_PER_S } from "./runs";
 
@@ -26,14 +26,14 @@ export const runFilters = z.object({
     .max(300)
     .refine(
       (k) => parseRunGroupKey(k) !== null,
-      "sweep must be a group key: sweep:<id> or name:<kind>:<name>",
+      "sweep must be a group key: sweep:<id>, name:<kind>:<name>, host:<host> or model:<model>",
     )
     .optional(),
   sort: z.enum(RUN_SORTS).default(DEFAULT_RUN_SORT),
   /** Default: the column's own (lib/run-list.ts `defaultSortDir`). */
   dir: z.enum(["asc", "desc"]).optional(),
-  /** `off`: no group summaries (every run stands alone). */
-  group: z.enum(["off"]).optional(),
+  /** `off`: no group summaries (every run stands alone); `host`, `model`: group by those; absent: repeated runs. */
+  group: z.enum(RUN_GROUP_BYS).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(1000).optional(),
   /** 1-based page number (offset pagination; ignored with a cursor). */
@@ -46,6 +46,16 @@ export type RunFilters = z.infer<typeof runFilters>;
 const SWEEP_ID = Prisma.sql`(CASE WHEN jsonb_typeof(r.config->'sweep') IN ('string', 'number') THEN nullif(r.config->>'sweep', '') END)`;
 /** The SQL twin of lib/run-list.ts `runGroupKey`. */
 export const GROUP_KEY = Prisma.sql`coalesce('sweep:' || ${SWEEP_ID}, 'name:' || r.kind::text || ':' || r.name)`;
+
+/** `config.model` as text when it is a non-empty string, else NULL. */
+const MODEL = Prisma.sql`(CASE WHEN jsonb_typeof(r.config->'model') = 'string' THEN nullif(r.config->>'model', '') END)`;
+
+/** The SQL twin of lib/run-list.ts `runGroupKeyBy` (NULL for a run without a model under `model`: it stands alone). */
+export function groupKeySql(by: RunFilters["group"]): Prisma.Sql {
+  if (by === "host") return Prisma.sql`('host:' || h.name)`;
+  if (by === "model") return Prisma.sql`('model:' || ${MODEL})`;
+  return GROUP_KEY;
+}
 /** Peak output tok/s of run `r`, for `LEFT JOIN LATERAL (…) p ON true`. */
 export const PEAK_JOIN = Prisma.sql`LEFT JOIN LATERAL (SELECT ${PEAK_OUTPUT_TOK_PER_S} AS peak FROM "BenchmarkPoint" bp WHERE bp."runId" = r.id) p ON true`;
 
@@ -74,6 +84,8 @@ export function filterConditions(f: RunFilters): Prisma.Sql[] {
   else if (f.status) c.push(Prisma.sql`r.status = ${f.status}::"RunStatus"`);
   const group = f.sweep ? parseRunGroupKey(f.sweep) : null;
   if (group && "sweep" in group) c.push(Prisma.sql`${SWEEP_ID} = ${group.sweep}`);
+  if (group && "host" in group) c.push(Prisma.sql`h.name = ${group.host}`);
+  if (group && "model" in group) c.push(Prisma.sql`${MODEL} = ${group.model}`);
   if (group && "name" in group)
     c.push(
       Prisma.sql`${SWEEP_ID} IS NULL AND r.kind::text = ${group.kind} AND r.name = ${group.name}`,

@@ -2,7 +2,7 @@ import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { parseRunGroupKey } from "@/lib/run-list";
 import type { RunGroupSummary } from "@/lib/view-models";
 
-import { filterConditions, GROUP_KEY, PEAK_JOIN, whereOf, type RunFilters } from "./run-filters";
+import { filterConditions, groupKeySql, PEAK_JOIN, whereOf, type RunFilters } from "./run-filters";
 import { deriveState, type RunRow } from "./runs";
 
 interface MemberRow {
@@ -29,6 +29,7 @@ export async function listRunGroups(
   now: Date,
 ): Promise<RunGroupSummary[]> {
   if (keys.length === 0) return [];
+  const GROUP_KEY = groupKeySql(filters.group);
   const rows = await db.$queryRaw<MemberRow[]>`
     SELECT r.id, ${GROUP_KEY} AS key, r.status::text AS status, r."lastPushAt", r."stallAfterS", r."startedAt", r."hostId", p.peak
     FROM "Run" r JOIN "Host" h ON h.id = r."hostId" ${PEAK_JOIN}
@@ -56,7 +57,16 @@ export async function listRunGroups(
     const parsed = parseRunGroupKey(key);
     out.push({
       key,
-      label: parsed === null ? key : "sweep" in parsed ? parsed.sweep : parsed.name,
+      label:
+        parsed === null
+          ? key
+          : "sweep" in parsed
+            ? parsed.sweep
+            : "host" in parsed
+              ? parsed.host
+              : "model" in parsed
+                ? parsed.model
+                : parsed.name,
       count: list.length,
       hostCount: new Set(list.map((r) => r.hostId)).size,
       bestPeakOutputTokPerS: best?.peak ?? null,

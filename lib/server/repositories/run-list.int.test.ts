@@ -241,6 +241,30 @@ describe("repeated-run groups", () => {
       (await listRuns(prisma, runFilters.parse({ tag, sweep: `sweep:${sweep}` }), NOW)).groups,
     ).toEqual([]);
   });
+
+  test("group=host groups every matching run by host in SQL and on the page; sweep=host:<h> lists one", async () => {
+    await ready;
+    const page = await listRuns(prisma, runFilters.parse({ tag, group: "host" }), NOW);
+    expect(new Set(page.runs.map((r) => r.groupKey))).toEqual(
+      new Set([`host:${tag}-a`, `host:${tag}-b`]),
+    );
+    const groups = new Map(page.groups.map((g) => [g.key, g]));
+    expect(groups.get(`host:${tag}-a`)).toMatchObject({
+      label: `${tag}-a`,
+      count: 5,
+      hostCount: 1,
+      bestPeakOutputTokPerS: 1400,
+    });
+    expect(groups.get(`host:${tag}-b`)).toMatchObject({ count: 2, hostCount: 1 });
+    expect(await names({ tag, sweep: `host:${tag}-b`, sort: "name" })).toEqual([
+      "nightly extraction",
+      "sweep #3 · mem 0.88",
+    ]);
+    // No run here has a config.model: under group=model every run stands alone.
+    expect((await listRuns(prisma, runFilters.parse({ tag, group: "model" }), NOW)).groups).toEqual(
+      [],
+    );
+  });
 });
 
 describe("run list total and page numbers", () => {

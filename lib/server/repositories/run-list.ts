@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { defaultSortDir, type RunSort, type SortDir } from "@/lib/run-list";
+import { defaultSortDir, runGroupKeyBy, type RunSort, type SortDir } from "@/lib/run-list";
 import { ValidationError } from "@/lib/server/errors";
 import type { RunListPage } from "@/lib/view-models";
 
@@ -171,7 +171,12 @@ export async function listRuns(
       : Promise.resolve(0),
     countRuns(db, filters, conditions, now),
   ]);
-  const runs = rows.map((r) => toSummary(r, stats.get(r.id), mismatches.get(r.id), now));
+  const runs = rows.map((r) => {
+    const s = toSummary(r, stats.get(r.id), mismatches.get(r.id), now);
+    return filters.group === "host" || filters.group === "model"
+      ? { ...s, groupKey: runGroupKeyBy(filters.group, s) }
+      : s;
+  });
   const groups =
     filters.group === "off" || filters.sweep
       ? []

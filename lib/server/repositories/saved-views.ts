@@ -21,6 +21,7 @@ const RUN_VIEW_PARAMS = new Set([
   "sort",
   "dir",
   "group",
+  "cols",
 ]);
 
 /**
