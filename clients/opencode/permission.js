@@ -76,8 +76,40 @@ export function opencodeReply(decision) {
  * (answered elsewhere) aborts that wait. Never throws; never awaits the person (the bus goes on).
  * @returns {(event: {type: string, properties: object}) => boolean} true when the event was one of these.
  */
-export function opencodePermissionHandler(cfg, { client, directory, gitBranch, warn }) {
+export function opencodePermissionHandler(hookCfg, { client, directory, gitBranch, warn }) {
+  // opencode keeps asking in its own UI while we send, so a slow Pitwall may take 10 s (the
+  // Claude Code hook's 2 s budget holds up a terminal; this holds up nothing). Given up too early,
+  // the item would be created but nobody would wait for its decision.
+  const cfg = {
+    ...hookCfg,
+    permissionSendTimeoutMs: Math.max(hookCfg.permissionSendTimeoutMs ?? 0, 10_000),
+  };
   const waiting = new Map();
+  /** Inbox bodies of recent requests (requestID → body), to close an item answered elsewhere. */
+  const recent = new Map();
+  /** Requests we replied to ourselves (their `permission.replied` is our own). */
+  const repliedByUs = new Set();
+  const headers = { authorization: `Bearer ${cfg.token}`, "content-type": "application/json" };
+  /** Closes the item of a request answered in opencode's own UI; re-opens it by its key (idempotent) when its id is not known yet. */
+  const closeAnsweredElsewhere = async (itemId, body) => {
+    let id = itemId;
+    if (id === null) {
+      const res = await fetch(`${cfg.url}/api/inbox`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const opened = res.status === 201 ? await res.json() : null;
+      if (!opened || opened.decision) return;
+      id = opened.id;
+    }
+    await fetch(`${cfg.url}/api/inbox/${id}/decision`, {
+      method: "DELETE",
+      headers,
+      signal: AbortSignal.timeout(10_000),
+    });
+  };
   const reply = async (requestID, body) => {
     // POST /permission/{requestID}/reply through the SDK's own HTTP client (in-process or over the
     // server's port, whichever this opencode uses).
@@ -94,20 +126,18 @@ export function opencodePermissionHandler(cfg, { client, directory, gitBranch, w
     if (event?.type === "permission.replied") {
       const requestID = p.requestID ?? p.permissionID;
       const wait = waiting.get(requestID);
+      const body = recent.get(requestID);
       waiting.delete(requestID);
-      if (wait && !wait.replying) {
-        // Answered in opencode's own UI first: stop waiting and tell Pitwall, which closes the
-        // item as answered in the terminal (a late decision there is refused).
-        wait.controller.abort();
-        if (wait.itemId !== null)
-          fetch(`${cfg.url}/api/inbox/${wait.itemId}/decision`, {
-            method: "DELETE",
-            headers: { authorization: `Bearer ${cfg.token}` },
-            signal: AbortSignal.timeout(5000),
-          }).catch((err) =>
-            warn(`could not close inbox item ${wait.itemId} (${err?.message ?? err})`),
-          );
-      }
+      recent.delete(requestID);
+      if (repliedByUs.delete(requestID) || wait?.replying) return true;
+      // Answered in opencode's own UI first: stop waiting and tell Pitwall, which closes the item
+      // as answered in the terminal (a late decision there is refused). Also when the item's id
+      // is not known yet (Pitwall still answering the open): it is found again by its key.
+      wait?.controller.abort();
+      if (body)
+        closeAnsweredElsewhere(wait?.itemId ?? null, body).catch((err) =>
+          warn(`could not close the inbox item of ${requestID} (${err?.message ?? err})`),
+        );
       return true;
     }
     if (event?.type !== "permission.asked") return false;
@@ -133,6 +163,8 @@ export function opencodePermissionHandler(cfg, { client, directory, gitBranch, w
     if (typeof directory === "string")
       Object.assign(body, { cwd: clip(directory, 4000), project: path.basename(directory) });
     if (gitBranch) body.gitBranch = clip(gitBranch, 500);
+    recent.set(requestID, body);
+    if (recent.size > 200) recent.delete(recent.keys().next().value);
     openAndAwait(cfg, body, {
       timeoutS,
       signal: controller.signal,
@@ -146,8 +178,10 @@ export function opencodePermissionHandler(cfg, { client, directory, gitBranch, w
         const answer = opencodeReply(decision);
         // Our own reply comes back as permission.replied too: nothing to close then.
         wait.replying = true;
-        if (answer) await reply(requestID, answer);
-        else warn("no decision in Pitwall; opencode keeps asking in its own UI");
+        if (answer) {
+          repliedByUs.add(requestID);
+          await reply(requestID, answer);
+        } else warn("no decision in Pitwall; opencode keeps asking in its own UI");
       })
       .catch((err) => warn(`permission ${requestID} not answered (${err?.message ?? err})`))
       .finally(() => waiting.delete(requestID));
