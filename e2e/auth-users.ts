@@ -49,3 +49,15 @@ export async function signInAs(
   await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
   await expect(page.getByTestId("user-menu")).toContainText(user.name);
 }
+
+/**
+ * Opens the top bar's user menu, clicking again when a click landed before the page was hydrated
+ * (React drops it; seen once in a clean-clone CI run).
+ */
+export async function openUserMenu(page: Page): Promise<void> {
+  const menu = page.getByTestId("user-menu");
+  await expect(async () => {
+    if ((await menu.getAttribute("aria-expanded")) !== "true") await menu.click();
+    await expect(menu).toHaveAttribute("aria-expanded", "true", { timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
+}

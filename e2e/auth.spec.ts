@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
 
-import { E2E_USERS, signInAs } from "./auth-users";
+import { E2E_USERS, openUserMenu, signInAs } from "./auth-users";
 import { connectWorker, createToken } from "./support";
 
 // People and roles as the team meets them: sign-in sends you back where you were going, the app
@@ -41,7 +41,7 @@ test("signing in returns you to the page you asked for; sign out ends the sessio
   await expect(menu).toContainText(E2E_USERS.viewer.name);
   await expect(menu).toContainText("viewer");
 
-  await menu.click();
+  await openUserMenu(page);
   await expect(page.getByRole("menuitem", { name: "Admin" })).toHaveCount(0);
   await page.getByRole("menuitem", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/sign-in$/);
@@ -107,7 +107,7 @@ test("an admin adds a person (password shown once) and a worker token that works
   baseURL,
 }) => {
   await signInAs(page, E2E_USERS.admin);
-  await page.getByTestId("user-menu").click();
+  await openUserMenu(page);
   await page.getByRole("menuitem", { name: "Admin" }).click();
   await expect(page).toHaveURL(/\/admin$/);
 

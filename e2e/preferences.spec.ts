@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
 
-import { E2E_USERS, signInAs } from "./auth-users";
+import { E2E_USERS, openUserMenu, signInAs } from "./auth-users";
 import { connectWorker, createToken } from "./support";
 
 // Display choices stored per person on the server (issue 25, deliverable 8): the theme is
@@ -43,7 +43,7 @@ test("dark survives a reload, painted by the server; a chosen zone shows a known
     const lightBg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(lightBg).toBe("rgb(246, 247, 249)");
 
-    await page.getByTestId("user-menu").click();
+    await openUserMenu(page);
     const saved = page.waitForResponse(
       (r) => r.url().endsWith("/api/me/preferences") && r.request().method() === "PUT",
     );
@@ -71,7 +71,7 @@ test("dark survives a reload, painted by the server; a chosen zone shows a known
     await page.goto(`/runs/${runs.runs[0]!.id}`);
     const started = page.locator('time[datetime="2026-01-15T12:00:00.000Z"]').first();
     await expect(started).toHaveAttribute("title", "2026-01-15 12:00:00 GMT");
-    await page.getByTestId("user-menu").click();
+    await openUserMenu(page);
     const zoneSaved = page.waitForResponse(
       (r) => r.url().endsWith("/api/me/preferences") && r.request().method() === "PUT",
     );
