@@ -54,7 +54,7 @@ export function buildIsStale(projectDir: string): boolean {
 export async function ensureBuild(projectDir: string, log: (msg: string) => void): Promise<void> {
   ensurePythonWheel(projectDir, log);
   if (!buildIsStale(projectDir)) return;
-  log("building the dashboard (next build); this takes about half a minute the first time");
+  log("building the dashboard (next build); 75 s on a quiet 2-core machine, minutes under load");
   await new Promise<void>((resolve, reject) => {
     const child = spawn(path.join(projectDir, "node_modules", ".bin", "next"), ["build"], {
       cwd: projectDir,

@@ -9,6 +9,7 @@ import {
 } from "@/lib/inbox/rules";
 import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
+import { inTransaction } from "@/lib/server/database/transaction";
 import { NotFoundError } from "@/lib/server/errors";
 import type { InboxRuleView } from "@/lib/view-models/inbox";
 
@@ -185,24 +186,6 @@ export async function applyRulesToWaiting(
   }
   if (decided.length) await notify(client, [INBOX_TOPIC]);
   return decided;
-}
-
-async function inTransaction<T>(
-  pool: pg.Pool,
-  fn: (client: pg.PoolClient) => Promise<T>,
-): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const out = await fn(client);
-    await client.query("COMMIT");
-    return out;
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 /** Adds a rule and applies it to the permissions already waiting. @returns the rule and the item ids it decided. */

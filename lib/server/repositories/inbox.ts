@@ -5,6 +5,7 @@ import { inboxRuleInput, RULE_AGENTS, ruleLabel } from "@/lib/inbox/rules";
 import { isoTime } from "@/lib/iso-time";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { mayChange } from "@/lib/server/auth/ownership";
+import { inTransaction } from "@/lib/server/database/transaction";
 import { AppError, ConflictError, ForbiddenError, NotFoundError } from "@/lib/server/errors";
 import { effectiveExpiresInS, type InboxPolicy } from "@/lib/server/inbox-policy";
 import { currentInboxPolicy } from "@/lib/server/inbox-policy-env";
@@ -136,24 +137,6 @@ export type { InboxEntry };
 async function notify(client: pg.PoolClient | pg.Pool, topics: string[]): Promise<void> {
   for (const topic of topics)
     await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
-}
-
-async function inTransaction<T>(
-  pool: pg.Pool,
-  fn: (client: pg.PoolClient) => Promise<T>,
-): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const out = await fn(client);
-    await client.query("COMMIT");
-    return out;
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 /**

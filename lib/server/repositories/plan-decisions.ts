@@ -5,6 +5,7 @@ import { isoTime } from "@/lib/iso-time";
 import { PLAN_PRIORITIES, type PlanDecisionFrame, type PlanItem } from "@/lib/protocol";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { mayChange, notOwnerMessage } from "@/lib/server/auth/ownership";
+import { inTransaction } from "@/lib/server/database/transaction";
 import {
   ConflictError,
   ForbiddenError,
@@ -52,9 +53,7 @@ export async function decidePlan(
   decidedBy: string,
   at: Date = new Date(),
 ): Promise<PlanDecisionFrame> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  return inTransaction(pool, async (client) => {
     const res = await client.query<{
       key: string;
       status: string;
@@ -105,7 +104,6 @@ export async function decidePlan(
       input.decision,
     ]);
     await notify(client, ["plans", "inbox", `plan:${planId}`, planDecisionTopic(plan.key)]);
-    await client.query("COMMIT");
     return {
       v: 1,
       type: "plan.decision",
@@ -116,19 +114,12 @@ export async function decidePlan(
       decidedBy,
       decidedAt: at.getTime(),
     };
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Marks proposed plans past their expiry as expired (with a decision row) and announces them. */
 export async function expirePlans(pool: pg.Pool, at: Date = new Date()): Promise<number> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  return inTransaction(pool, async (client) => {
     const res = await client.query<{ id: number; key: string; items: PlanItem[] }>(
       `UPDATE "Plan" SET status = 'expired' WHERE status = 'proposed' AND "expiresAt" <= $1 RETURNING id, key, items`,
       [at],
@@ -141,14 +132,8 @@ export async function expirePlans(pool: pg.Pool, at: Date = new Date()): Promise
       await notify(client, [`plan:${p.id}`, planDecisionTopic(p.key)]);
     }
     if (res.rowCount) await notify(client, ["plans", "inbox"]);
-    await client.query("COMMIT");
     return res.rowCount ?? 0;
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import type pg from "pg";
 
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
+import { inTransaction } from "@/lib/server/database/transaction";
 import { planDecisionTopic } from "@/lib/server/live/bus";
 
 /**
@@ -70,24 +71,6 @@ async function closeWhere(
       JSON.stringify({ topic: "inbox" }),
     ]);
   return res.rowCount ?? 0;
-}
-
-async function inTransaction<T>(
-  pool: pg.Pool,
-  fn: (client: pg.PoolClient) => Promise<T>,
-): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const out = await fn(client);
-    await client.query("COMMIT");
-    return out;
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 /**
