@@ -3,13 +3,11 @@
 import { useQuery } from "@tanstack/react-query";
 import { Maximize2, Minimize2, OctagonAlert } from "lucide-react";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { useEffect, useRef, type ReactNode } from "react";
+import { useRef } from "react";
 
 import { HostLine } from "@/components/hosts/host-line";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
-import { useNow } from "@/components/live/use-now";
 import { LiveIndicator } from "@/components/nav/live-indicator";
 import { ActiveRunRow } from "@/components/pipelines/active-run-row";
 import { EventList } from "@/components/pipelines/event-list";
@@ -18,31 +16,21 @@ import {
   overviewPageQueryKey,
   overviewQueryKey,
 } from "@/components/pipelines/queries";
-import { formatClock } from "@/components/pipelines/units";
 import { useAlertTitle } from "@/components/pipelines/use-alert-title";
 import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
 import { WaitingPlansCard } from "@/components/plans/waiting-plans-card";
-import { useTimeZone } from "@/components/preferences/preferences-provider";
-import { RelativeTime } from "@/components/runs/relative-time";
-import { StatusBadge } from "@/components/runs/status-badge";
 import { buttonVariants } from "@/components/ui/button";
-import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { formatDurationIn, pickDurationUnit, type DurationUnit } from "@/lib/column-format";
-import { formatDuration } from "@/lib/format";
-import { runPath, runsPath } from "@/lib/paths";
+import { pickDurationUnit } from "@/lib/column-format";
+import { runPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";
-import type { RunState } from "@/lib/view-models";
 import { wallHostRows } from "@/lib/view-models/hosts";
 import type { InboxSummary } from "@/lib/view-models/inbox";
-import type {
-  ActiveRunView,
-  FinishedRunView,
-  OverviewView as Overview,
-} from "@/lib/view-models/overview";
+import type { OverviewView as Overview } from "@/lib/view-models/overview";
 import type { PlanListView } from "@/lib/view-models/plans";
 
 import { OverviewEmptyState } from "./overview-empty-state";
-import { useWallFit, useWallPage, WallFigures } from "./wall-parts";
+import { ActivePager, FinishedRow, OlderStale, orderRuns, Section } from "./overview-sections";
+import { useWallFit, useWallPage, WallClock, WallExitOnEscape, WallFigures } from "./wall-parts";
 import { WALL_THEME } from "./wall-theme";
 
 /** Host rows a wall lists before the rest become one "+ N more" line. */
@@ -57,66 +45,6 @@ interface OverviewViewProps {
   renderedAt: number;
   wall: boolean;
   origin: string;
-}
-
-/** "Runs 51–100 of 40,000" with previous/next page links, when the active runs span more than one page. */
-function ActivePager({
-  counts,
-  shown,
-  wall,
-}: {
-  counts: Overview["activeCounts"];
-  shown: number;
-  wall: boolean;
-}) {
-  if (counts.total <= counts.limit && counts.offset === 0) return null;
-  const page = Math.floor(counts.offset / counts.limit) + 1;
-  const href = (p: number) =>
-    `/?${new URLSearchParams({ ...(wall ? { wall: "1" } : {}), ...(p > 1 ? { page: String(p) } : {}) })}`;
-  const fmt = (n: number) => n.toLocaleString("en-US");
-  return (
-    <nav
-      aria-label="Pages of active runs"
-      className={cn(
-        "flex items-center gap-3 border-t border-border px-4 py-2 text-muted-fg tabular-nums",
-        wall ? "text-base" : "text-sm",
-      )}
-    >
-      <span>
-        {shown > 0
-          ? `Runs ${fmt(counts.offset + 1)}–${fmt(counts.offset + shown)} of ${fmt(counts.total)}`
-          : `No runs on this page (${fmt(counts.total)} active)`}
-        <span className="hidden sm:inline"> · stale and alerting first</span>
-      </span>
-      {/* A wall has no pointer: it pages through what it holds by itself, so no page links there. */}
-      <span className={cn("ml-auto flex gap-2", wall && "hidden")}>
-        {page > 1 && (
-          <Link
-            href={href(page - 1)}
-            className={buttonVariants({ variant: "outline", size: "sm" })}
-          >
-            Previous
-          </Link>
-        )}
-        {counts.offset + shown < counts.total && (
-          <Link
-            href={href(page + 1)}
-            className={buttonVariants({ variant: "outline", size: "sm" })}
-          >
-            Next
-          </Link>
-        )}
-      </span>
-    </nav>
-  );
-}
-
-/** Stale first (most recently silent on top), then running in the server's order (newest start). */
-function orderRuns(runs: ReadonlyArray<{ run: ActiveRunView; state: RunState }>) {
-  const stale = runs
-    .filter((r) => r.state === "stale")
-    .sort((a, b) => Date.parse(b.run.lastPushAt) - Date.parse(a.run.lastPushAt));
-  return [...stale, ...runs.filter((r) => r.state !== "stale")];
 }
 
 /**
@@ -424,130 +352,4 @@ export function OverviewView({
       {body}
     </div>
   );
-}
-
-function Section({
-  title,
-  note,
-  wall,
-  children,
-}: {
-  title: string;
-  note?: ReactNode;
-  wall: boolean;
-  children: ReactNode;
-}) {
-  return (
-    <Card className="min-w-0 overflow-hidden" data-wall-section={wall ? "" : undefined}>
-      <CardHeader className={wall ? "py-1.5" : undefined}>
-        <CardTitle className={wall ? "text-lg" : undefined}>{title}</CardTitle>
-        {note && (
-          <CardDescription className={cn("ml-auto", wall && "text-sm")}>{note}</CardDescription>
-        )}
-      </CardHeader>
-      {children}
-    </Card>
-  );
-}
-
-function OlderStale({ count }: { count: number }) {
-  return (
-    <Link href={runsPath({ status: "stale" })} className="text-stale hover:underline">
-      + {count} stale for over a day
-    </Link>
-  );
-}
-
-function FinishedRow({
-  run,
-  wall,
-  unit,
-}: {
-  run: FinishedRunView;
-  wall: boolean;
-  unit: DurationUnit;
-}) {
-  const detail =
-    run.state === "failed"
-      ? (run.error ?? (run.exitCode !== null ? `exit code ${run.exitCode}` : null))
-      : null;
-  return (
-    <li
-      className={cn(
-        "grid items-center gap-x-3 border-b border-border px-4 last:border-b-0",
-        wall
-          ? "grid-cols-[auto_minmax(0,1fr)_auto] py-2.5 text-base"
-          : "grid-cols-[auto_minmax(0,1fr)] py-2 text-[13px] md:grid-cols-[auto_minmax(0,1fr)_auto]",
-      )}
-    >
-      <StatusBadge
-        state={run.state}
-        mismatches={run.countMismatches}
-        className={wall ? "h-6 text-sm [&_svg]:size-4" : undefined}
-      />
-      <div className="min-w-0">
-        {/* The wall has no hover for the tooltip: there the name and notes wrap instead of ending in "…". */}
-        {/* And on a phone: there the row stacks and the name wraps (it was cut to "Q…" beside the figures). */}
-        <Link
-          href={runPath(run.id)}
-          className={cn(
-            "block font-medium hover:underline",
-            wall ? "break-words" : "truncate max-md:break-words max-md:whitespace-normal",
-          )}
-          title={run.name}
-        >
-          {run.name}
-        </Link>
-        {detail && (
-          <div
-            title={detail}
-            className={cn("text-failed", wall ? "text-sm break-words" : "truncate text-xs")}
-          >
-            {detail}
-          </div>
-        )}
-        {run.state === "succeeded" && run.countMismatches[0] && (
-          <div
-            title={run.countMismatches[0].message}
-            className={cn("text-stale", wall ? "text-sm break-words" : "truncate text-xs")}
-          >
-            {run.countMismatches[0].message}
-          </div>
-        )}
-      </div>
-      <div
-        className={cn(
-          "text-muted-fg tabular-nums",
-          wall ? "text-right text-sm" : "col-start-2 text-xs md:col-start-auto md:text-right",
-        )}
-      >
-        <div>
-          {run.kind} · {run.host} ·{" "}
-          <span title={formatDuration(run.durationS)}>{formatDurationIn(run.durationS, unit)}</span>
-        </div>
-        <div>
-          ended <RelativeTime iso={run.endedAt} />
-        </div>
-      </div>
-    </li>
-  );
-}
-
-function WallClock() {
-  const now = useNow();
-  const zone = useTimeZone();
-  return <span className="text-2xl font-semibold tabular-nums">{formatClock(now, zone)}</span>;
-}
-
-/** Esc leaves wall mode (a keyboard listener: an external system, hence the effect). */
-function WallExitOnEscape() {
-  const router = useRouter();
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") router.push("/");
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [router]);
-  return null;
 }

@@ -1,12 +1,15 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { useEffect, useState, type RefObject } from "react";
 
 import { fetchInbox } from "@/components/inbox/queries";
 import { waitedLabel } from "@/components/inbox/waited";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useNow } from "@/components/live/use-now";
+import { formatClock } from "@/components/pipelines/units";
+import { useTimeZone } from "@/components/preferences/preferences-provider";
 import { cn } from "@/lib/utils";
 import type { InboxSummary } from "@/lib/view-models/inbox";
 
@@ -199,4 +202,24 @@ export function WallFigures({
       />
     </div>
   );
+}
+
+/** The wall's clock, in the person's time zone. */
+export function WallClock() {
+  const now = useNow();
+  const zone = useTimeZone();
+  return <span className="text-2xl font-semibold tabular-nums">{formatClock(now, zone)}</span>;
+}
+
+/** Esc leaves wall mode (a keyboard listener: an external system, hence the effect). */
+export function WallExitOnEscape() {
+  const router = useRouter();
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") router.push("/");
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [router]);
+  return null;
 }

@@ -1,7 +1,6 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useCallback, useEffect, useRef, useState } from "react";
 
 import {
@@ -10,29 +9,21 @@ import {
   inboxQueryKey,
   type InboxDecisionRequest,
 } from "@/components/inbox/queries";
-import { waitedLabel } from "@/components/inbox/waited";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useServerNow } from "@/components/pipelines/use-server-now";
-import { PlanMarkdown } from "@/components/plans/plan-markdown";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { cn } from "@/lib/utils";
 import type { InboxEntry, InboxListView } from "@/lib/view-models/inbox";
 
+import { DecisionEditor, type DecisionEditorState } from "./decision-editor";
+import { InboxItemDetail } from "./inbox-item-detail";
 import { QuestionAnswer } from "./question-answer";
 
 /** Seconds a decision can be undone before it is sent. */
 export const UNDO_S = 4;
 
-const waited = waitedLabel;
-
 type Pending = { id: string; label: string; body: InboxDecisionRequest; sendAt: number };
-type Editor = {
-  id: string;
-  mode: "deny" | "edit" | "always" | "notes";
-  text: string;
-  project: string;
-};
+type Editor = DecisionEditorState;
 
 /** What an "always allow" rule of `item` matches by default: its exact command, path or URL. */
 function exactSubject(item: InboxEntry): string | null {
@@ -218,163 +209,9 @@ export function InboxView({
               onClick={() => setSelected(i)}
               className={`min-w-0 rounded-lg border bg-card p-3 ${i === selected ? "border-primary ring-1 ring-primary" : "border-border"} ${pending?.id === item.id ? "opacity-60" : ""}`}
             >
-              <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1 text-xs text-muted-fg">
-                <span className="rounded bg-muted px-1.5 py-0.5 font-medium text-foreground">
-                  {item.kind === "permission" ? (item.toolName ?? "permission") : item.kind}
-                </span>
-                <span>{item.agent}</span>
-                <span>host {item.host}</span>
-                {item.project && <span>project {item.project}</span>}
-                {item.gitBranch && <span>branch {item.gitBranch}</span>}
-                {item.session && (
-                  <Link
-                    className="text-link underline-offset-4 hover:underline"
-                    href={`/sessions/${item.session.id}`}
-                  >
-                    session {item.session.title ?? item.session.key}
-                  </Link>
-                )}
-                <span className="ml-auto tabular-nums" data-testid="inbox-waited">
-                  waiting {waited(serverNow - Date.parse(item.createdAt))}
-                </span>
-              </div>
-              {/* A command reads as code; a plan's title or a question as text. */}
-              <p
-                className={cn(
-                  "mt-2 text-sm",
-                  item.kind === "permission" ? "font-mono break-all" : "font-medium break-words",
-                )}
-              >
-                {item.summary}
-              </p>
-              {item.todoInProgress && (
-                <p className="mt-1 text-xs text-muted-fg">doing: {item.todoInProgress}</p>
-              )}
-              {item.diff && (
-                <pre
-                  tabIndex={0}
-                  aria-label="Edit diff"
-                  className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs break-all whitespace-pre-wrap"
-                >
-                  {item.diff}
-                </pre>
-              )}
-              {item.kind === "permission" &&
-                typeof item.input?.command === "string" &&
-                item.input.command !== item.summary && (
-                  <pre
-                    tabIndex={0}
-                    aria-label="Command"
-                    className="mt-2 max-h-64 overflow-auto rounded bg-muted p-2 text-xs break-all whitespace-pre-wrap"
-                  >
-                    {item.input.command}
-                  </pre>
-                )}
-              {item.body && (
-                <div
-                  tabIndex={0}
-                  role="region"
-                  aria-label="Plan"
-                  className="mt-2 max-h-64 overflow-auto rounded border border-border bg-muted/40 px-3 py-2"
-                >
-                  <PlanMarkdown markdown={item.body} />
-                </div>
-              )}
-              {item.href && (
-                <Link
-                  className="mt-2 inline-flex min-h-11 items-center text-sm text-link underline-offset-4 hover:underline"
-                  href={item.href}
-                >
-                  Open the plan page
-                </Link>
-              )}
+              <InboxItemDetail item={item} waitedMs={serverNow - Date.parse(item.createdAt)} />
               {canDecide && editor?.id === item.id && (
-                <form
-                  className="mt-3 grid gap-2"
-                  onSubmit={(e) => {
-                    e.preventDefault();
-                    if (editor.mode === "deny")
-                      decide(
-                        item,
-                        { decision: "deny", message: editor.text.trim() || undefined },
-                        "Deny",
-                      );
-                    else if (editor.mode === "notes")
-                      decide(
-                        item,
-                        { decision: "allow", message: editor.text.trim() || undefined },
-                        "Approve with notes",
-                      );
-                    else if (editor.mode === "always")
-                      decide(
-                        item,
-                        {
-                          decision: "allow",
-                          alwaysAllow: {
-                            pattern: editor.text.trim(),
-                            project: editor.project.trim() || null,
-                          },
-                        },
-                        "Always allow",
-                      );
-                    else
-                      decide(
-                        item,
-                        { decision: "allow", editedInput: { command: editor.text } },
-                        "Approve edited",
-                      );
-                  }}
-                >
-                  <label className="text-xs font-medium" htmlFor={`inbox-text-${item.id}`}>
-                    {editor.mode === "deny"
-                      ? "Why (the agent reads this)"
-                      : editor.mode === "notes"
-                        ? "Notes for the agent (it reads them with the approval)"
-                        : editor.mode === "always"
-                          ? `Always allow ${item.toolName ?? "this tool"} when it matches (glob: * matches anything)`
-                          : "Command to run instead"}
-                  </label>
-                  <textarea
-                    id={`inbox-text-${item.id}`}
-                    autoFocus
-                    className="min-h-20 w-full rounded-md border border-input bg-background p-2 font-mono text-sm"
-                    value={editor.text}
-                    onChange={(e) => setEditor({ ...editor, text: e.target.value })}
-                    onKeyDown={(e) => e.key === "Escape" && setEditor(null)}
-                  />
-                  {editor.mode === "always" && (
-                    <label className="grid gap-1 text-xs font-medium">
-                      Project (empty: everywhere)
-                      <input
-                        className="min-h-11 w-full rounded-md border border-input bg-background px-2 text-sm"
-                        value={editor.project}
-                        onChange={(e) => setEditor({ ...editor, project: e.target.value })}
-                      />
-                    </label>
-                  )}
-                  <div className="flex flex-wrap gap-2">
-                    <Button
-                      type="submit"
-                      className="min-h-11 min-w-11"
-                      disabled={editor.mode === "always" && !editor.text.trim()}
-                    >
-                      {editor.mode === "deny"
-                        ? "Deny"
-                        : editor.mode === "notes"
-                          ? "Approve with these notes"
-                          : editor.mode === "always"
-                            ? "Approve and add the rule"
-                            : "Approve edited"}
-                    </Button>
-                    <Button
-                      variant="outline"
-                      className="min-h-11 min-w-11"
-                      onClick={() => setEditor(null)}
-                    >
-                      Cancel
-                    </Button>
-                  </div>
-                </form>
+                <DecisionEditor item={item} editor={editor} setEditor={setEditor} decide={decide} />
               )}
               {item.kind === "notice" && (
                 <p className="mt-2 text-xs text-muted-fg">
