@@ -1,6 +1,4 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
@@ -25,6 +23,7 @@ import {
 } from "@/test/support/agents/model-server";
 import { outputOf, runClaude } from "@/test/support/agents/run-agent";
 import { claudeInteractiveHome, runClaudeInteractive } from "@/test/support/agents/run-interactive";
+import { installedProject } from "@/test/support/agents/testbed";
 import { openSignedInPage, type SignedInBrowser } from "@/test/support/browser";
 import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
@@ -67,42 +66,12 @@ afterAll(async () => {
 
 /** A fresh project folder with our hook installed by the real CLI command, and its own hook state dir. */
 function project(): { dir: string; env: Record<string, string> } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-proj-"));
-  execFileSync("git", ["init", "-q", "-b", "bench-sweep"], { cwd: dir });
-  execFileSync(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      path.resolve(import.meta.dirname, "../../cli/index.ts"),
-      "agent",
-      "install",
-      "claude-code",
-      "--project",
-      dir,
-      "--plan-timeout",
-      "600",
-    ],
-    {
-      env: {
-        ...process.env,
-        PITWALL_URL: "",
-        PITWALL_TOKEN: "",
-        PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json"),
-      },
-    },
-  );
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-state-"));
-  return {
-    dir,
-    env: {
-      PITWALL_URL: server.url,
-      PITWALL_TOKEN: token,
-      PITWALL_AGENT_STATE_DIR: stateDir,
-      PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json"),
-      PITWALL_SPOOL_RETRY_S: "900",
-    },
-  };
+  const { dir, env } = installedProject({ server, token }, "claude-code", {
+    branch: "bench-sweep",
+    prefix: "cc-proj",
+    installArgs: ["--plan-timeout", "600"],
+  });
+  return { dir, env: { ...env, PITWALL_SPOOL_RETRY_S: "900" } };
 }
 
 /** Todo snapshots of the sessions whose project is `project` (a test's own folder), in order. */

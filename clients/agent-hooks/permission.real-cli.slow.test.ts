@@ -1,7 +1,5 @@
-import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -15,7 +13,11 @@ import {
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
 import { outputOf, runClaude } from "@/test/support/agents/run-agent";
-import { startAgentTestbed, type AgentTestbed } from "@/test/support/agents/testbed";
+import {
+  installedProject,
+  startAgentTestbed,
+  type AgentTestbed,
+} from "@/test/support/agents/testbed";
 import { newSignedInUser } from "@/test/support/people";
 import type { TestServer } from "@/test/support/server";
 import { until } from "@/test/support/until";
@@ -30,13 +32,12 @@ let bed: AgentTestbed;
 let server: TestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
-let token: string;
 let claude: string;
 
 beforeAll(async () => {
   claude = ensureAgentClis().claude;
   bed = await startAgentTestbed("claude-box");
-  ({ server, pool, prisma, token } = bed);
+  ({ server, pool, prisma } = bed);
 }, 600_000);
 
 afterAll(async () => {
@@ -45,36 +46,10 @@ afterAll(async () => {
 
 test("Bash approved with an edited command runs as edited; a denial's message reaches the model", async () => {
   const tag = randomUUID().slice(0, 8);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-perm-"));
-  execFileSync("git", ["init", "-q", "-b", "perm-test"], { cwd: dir });
-  execFileSync(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      path.resolve(import.meta.dirname, "../../cli/index.ts"),
-      "agent",
-      "install",
-      "claude-code",
-      "--project",
-      dir,
-    ],
-    {
-      env: {
-        ...process.env,
-        PITWALL_URL: "",
-        PITWALL_TOKEN: "",
-        PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json"),
-      },
-    },
-  );
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-state-"));
-  const env = {
-    PITWALL_URL: server.url,
-    PITWALL_TOKEN: token,
-    PITWALL_AGENT_STATE_DIR: stateDir,
-    PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json"),
-  };
+  const { dir, env } = installedProject(bed, "claude-code", {
+    branch: "perm-test",
+    prefix: "cc-perm",
+  });
   const model = await startModelServer(async (req): Promise<ScriptedReply> => {
     if (!offersTools(req)) return { text: "Permission test" };
     const results = lastToolResults(req);
@@ -171,36 +146,10 @@ test("Bash approved with an edited command runs as edited; a denial's message re
 
 test("inbox rules decide without anyone: an allow rule of the project runs the command, a deny rule's message reaches the model", async () => {
   const tag = randomUUID().slice(0, 8);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-rule-"));
-  execFileSync("git", ["init", "-q", "-b", "rule-test"], { cwd: dir });
-  execFileSync(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      path.resolve(import.meta.dirname, "../../cli/index.ts"),
-      "agent",
-      "install",
-      "claude-code",
-      "--project",
-      dir,
-    ],
-    {
-      env: {
-        ...process.env,
-        PITWALL_URL: "",
-        PITWALL_TOKEN: "",
-        PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json"),
-      },
-    },
-  );
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-state-"));
-  const env = {
-    PITWALL_URL: server.url,
-    PITWALL_TOKEN: token,
-    PITWALL_AGENT_STATE_DIR: stateDir,
-    PITWALL_AGENT_CONFIG: path.join(dir, "unused-agent.json"),
-  };
+  const { dir, env } = installedProject(bed, "claude-code", {
+    branch: "rule-test",
+    prefix: "cc-rule",
+  });
   const approver = await newSignedInUser(prisma, server.url, "approver");
   const rule = (body: Record<string, unknown>) =>
     fetch(`${server.url}/api/inbox/rules`, {

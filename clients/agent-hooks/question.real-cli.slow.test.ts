@@ -1,8 +1,4 @@
-import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 
@@ -15,7 +11,11 @@ import {
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
 import { outputOf, runClaude } from "@/test/support/agents/run-agent";
-import { startAgentTestbed, type AgentTestbed } from "@/test/support/agents/testbed";
+import {
+  installedProject,
+  startAgentTestbed,
+  type AgentTestbed,
+} from "@/test/support/agents/testbed";
 import { openSignedInPage } from "@/test/support/browser";
 import { newSignedInUser } from "@/test/support/people";
 import type { TestServer } from "@/test/support/server";
@@ -32,13 +32,12 @@ let bed: AgentTestbed;
 let server: TestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
-let token: string;
 let claude: string;
 
 beforeAll(async () => {
   claude = ensureAgentClis().claude;
   bed = await startAgentTestbed("claude-question-box");
-  ({ server, pool, prisma, token } = bed);
+  ({ server, pool, prisma } = bed);
 }, 600_000);
 
 afterAll(async () => {
@@ -47,30 +46,10 @@ afterAll(async () => {
 
 test("AskUserQuestion answered in the inbox at 390 px: the chosen option and the free text reach the model", async () => {
   const tag = randomUUID().slice(0, 8);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-question-"));
-  execFileSync("git", ["init", "-q", "-b", "question-branch"], { cwd: dir });
-  const agentConfig = path.join(dir, "unused-agent.json");
-  execFileSync(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      path.resolve(import.meta.dirname, "../../cli/index.ts"),
-      "agent",
-      "install",
-      "claude-code",
-      "--project",
-      dir,
-    ],
-    {
-      env: {
-        ...process.env,
-        PITWALL_URL: "",
-        PITWALL_TOKEN: "",
-        PITWALL_AGENT_CONFIG: agentConfig,
-      },
-    },
-  );
+  const { dir, env: pitwallEnv } = installedProject(bed, "claude-code", {
+    branch: "question-branch",
+    prefix: "cc-question",
+  });
   const range = `Which concurrency range ${tag}?`;
   const engine = `Which engine flags ${tag}?`;
   const model = await startModelServer((req): ScriptedReply => {
@@ -118,10 +97,7 @@ test("AskUserQuestion answered in the inbox at 390 px: the chosen option and the
       cwd: dir,
       env: {
         ...claudeOfflineEnv(model.url),
-        PITWALL_URL: server.url,
-        PITWALL_TOKEN: token,
-        PITWALL_AGENT_STATE_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-cc-state-")),
-        PITWALL_AGENT_CONFIG: agentConfig,
+        ...pitwallEnv,
       },
       prompt: "plan the sweep",
       askStdio: true,

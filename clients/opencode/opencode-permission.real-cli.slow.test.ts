@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -19,7 +18,11 @@ import {
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
 import { startOpencodeServer } from "@/test/support/agents/opencode-serve";
-import { startAgentTestbed, type AgentTestbed } from "@/test/support/agents/testbed";
+import {
+  installedProject,
+  startAgentTestbed,
+  type AgentTestbed,
+} from "@/test/support/agents/testbed";
 import { openSignedInPage } from "@/test/support/browser";
 import { newSignedInUser } from "@/test/support/people";
 import type { TestServer } from "@/test/support/server";
@@ -38,14 +41,13 @@ let bed: AgentTestbed;
 let server: TestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
-let token: string;
 let opencode: string;
 const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
   opencode = ensureAgentClis().opencode;
   bed = await startAgentTestbed("opencode-perm-box");
-  ({ server, pool, prisma, token } = bed);
+  ({ server, pool, prisma } = bed);
 }, 600_000);
 
 afterAll(async () => {
@@ -55,34 +57,14 @@ afterAll(async () => {
 
 test("opencode permission requests wait in the inbox: approved at 390 px the command runs, denied the model reads why", async () => {
   const tag = randomUUID().slice(0, 8);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-perm-"));
-  execFileSync("git", ["init", "-q", "-b", "perm-branch"], { cwd: dir });
+  const { dir, env: pitwallEnv } = installedProject(bed, "opencode", {
+    branch: "perm-branch",
+    prefix: "oc-perm",
+  });
   fs.writeFileSync(path.join(dir, ".env"), `SECRET_${tag}=1\n`);
   const outside = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-outside-"));
   fs.writeFileSync(path.join(outside, "notes.txt"), `outside-notes-${tag}\n`);
   fs.writeFileSync(path.join(outside, "other.txt"), `other-notes-${tag}\n`);
-  const agentConfig = path.join(dir, "unused-agent.json");
-  execFileSync(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      path.resolve(import.meta.dirname, "../../cli/index.ts"),
-      "agent",
-      "install",
-      "opencode",
-      "--project",
-      dir,
-    ],
-    {
-      env: {
-        ...process.env,
-        PITWALL_URL: "",
-        PITWALL_TOKEN: "",
-        PITWALL_AGENT_CONFIG: agentConfig,
-      },
-    },
-  );
   const command = `cat ${path.join(outside, "notes.txt")}`;
   const reason = `keep the secrets out of it ${tag}`;
   // A second read outside the project (opencode asks for `cat` of such a path, not for `ls`).
@@ -102,17 +84,10 @@ test("opencode permission requests wait in the inbox: approved at 390 px the com
   // The project's opencode.json names the scripted provider and nothing else: no permission settings.
   writeOpencodeProject(dir, model.url);
   const xdg = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-xdg-"));
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-state-"));
   const oc = await startOpencodeServer({
     opencode,
     cwd: dir,
-    env: {
-      ...opencodeOfflineEnv(xdg),
-      PITWALL_URL: server.url,
-      PITWALL_TOKEN: token,
-      PITWALL_AGENT_STATE_DIR: stateDir,
-      PITWALL_AGENT_CONFIG: agentConfig,
-    },
+    env: { ...opencodeOfflineEnv(xdg), ...pitwallEnv },
   });
   cleanups.push(() => oc.stop());
   const output = () =>

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,7 +17,11 @@ import {
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
 import { outputOf, runOpencode } from "@/test/support/agents/run-agent";
-import { startAgentTestbed, type AgentTestbed } from "@/test/support/agents/testbed";
+import {
+  installedProject,
+  startAgentTestbed,
+  type AgentTestbed,
+} from "@/test/support/agents/testbed";
 import { openSignedInPage } from "@/test/support/browser";
 import { newSignedInUser } from "@/test/support/people";
 import type { TestServer } from "@/test/support/server";
@@ -34,14 +37,13 @@ let bed: AgentTestbed;
 let server: TestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
-let token: string;
 let opencode: string;
 const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
   opencode = ensureAgentClis().opencode;
   bed = await startAgentTestbed("opencode-box");
-  ({ server, pool, prisma, token } = bed);
+  ({ server, pool, prisma } = bed);
 }, 600_000);
 
 afterAll(async () => {
@@ -60,43 +62,12 @@ const list2 = [
 
 /** A fresh git project with our plugin installed by the real CLI command; the environment opencode runs with. */
 function project(): { dir: string; env: Record<string, string> } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-proj-"));
-  execFileSync("git", ["init", "-q", "-b", "decode-sweep"], { cwd: dir });
-  const agentConfig = path.join(dir, "unused-agent.json");
-  execFileSync(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      path.resolve(import.meta.dirname, "../../cli/index.ts"),
-      "agent",
-      "install",
-      "opencode",
-      "--project",
-      dir,
-    ],
-    {
-      env: {
-        ...process.env,
-        PITWALL_URL: "",
-        PITWALL_TOKEN: "",
-        PITWALL_AGENT_CONFIG: agentConfig,
-      },
-    },
-  );
+  const { dir, env } = installedProject(bed, "opencode", {
+    branch: "decode-sweep",
+    prefix: "oc-proj",
+  });
   const xdg = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-xdg-"));
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-state-"));
-  return {
-    dir,
-    env: {
-      ...opencodeOfflineEnv(xdg),
-      PITWALL_URL: server.url,
-      PITWALL_TOKEN: token,
-      PITWALL_AGENT_STATE_DIR: stateDir,
-      PITWALL_AGENT_CONFIG: agentConfig,
-      PITWALL_PLAN_TIMEOUT_S: "600",
-    },
-  };
+  return { dir, env: { ...opencodeOfflineEnv(xdg), ...env, PITWALL_PLAN_TIMEOUT_S: "600" } };
 }
 
 test("opencode's todowrite calls appear as snapshots on the session page while the agent runs", async () => {

@@ -1,3 +1,7 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 
@@ -43,6 +47,69 @@ export async function startAgentTestbed(hostName: string): Promise<AgentTestbed>
       await server.stop();
       await prisma.$disconnect();
       await pool.end();
+    },
+  };
+}
+
+/** A project folder prepared for a real agent CLI by {@link installedProject}. */
+export interface InstalledProject {
+  /** The git project (its own temp folder) with our hook or plugin installed. */
+  dir: string;
+  /** The agent config file the install was told to use (never written: no user config). */
+  agentConfig: string;
+  /**
+   * The environment the agent runs with: `server`'s URL, `token`, a hook state folder of its
+   * own (PITWALL_AGENT_STATE_DIR) and `agentConfig`.
+   */
+  env: Record<string, string>;
+}
+
+/**
+ * A fresh git project on branch `branch` (folder `pitwall-<prefix>-*` in the temp dir) with our
+ * Claude Code hook or opencode plugin installed the way a user does it: the real
+ * `pitwall agent install <agent> --project <dir> [...installArgs]` command, without
+ * PITWALL_URL/PITWALL_TOKEN (the agent gets them from {@link InstalledProject.env}).
+ * @throws when git or the install command fails.
+ */
+export function installedProject(
+  target: { server: { url: string }; token: string },
+  agent: "claude-code" | "opencode",
+  opts: { branch: string; prefix: string; installArgs?: string[] },
+): InstalledProject {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `pitwall-${opts.prefix}-`));
+  execFileSync("git", ["init", "-q", "-b", opts.branch], { cwd: dir });
+  const agentConfig = path.join(dir, "unused-agent.json");
+  execFileSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.resolve(import.meta.dirname, "../../../cli/index.ts"),
+      "agent",
+      "install",
+      agent,
+      "--project",
+      dir,
+      ...(opts.installArgs ?? []),
+    ],
+    {
+      env: {
+        ...process.env,
+        PITWALL_URL: "",
+        PITWALL_TOKEN: "",
+        PITWALL_AGENT_CONFIG: agentConfig,
+      },
+    },
+  );
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `pitwall-${opts.prefix}-state-`));
+  return {
+    dir,
+    agentConfig,
+    env: {
+      PITWALL_URL: target.server.url,
+      PITWALL_TOKEN: target.token,
+      PITWALL_AGENT_STATE_DIR: stateDir,
+      PITWALL_AGENT_CONFIG: agentConfig,
     },
   };
 }
