@@ -205,3 +205,57 @@ test("the wall shows only whole rows, four or more a page: runs page by what fit
   for (const h of fit.heights) expect(h).toBeLessThanOrEqual(fit.quarter);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1920);
 });
+
+test("long event messages do not push the hosts off the wall at 1080p: each event is cut to two lines, its full text in a tooltip", async ({
+  page,
+  baseURL,
+}) => {
+  const host = `e2e-wall-long-${randomUUID().slice(0, 6)}`;
+  const worker = await connectWorker(baseURL!, createToken(host));
+  const run = `wall-long-${randomUUID()}`;
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name: "Wall long events",
+    kind: "generation",
+  });
+  await worker.send({ v: 1, id: randomUUID(), type: "heartbeat", intervalS: 10 });
+  // A Python traceback's worth of text per event: the newest eight events on the wall are these.
+  const long = (i: number) =>
+    `worker ${i}: Traceback (most recent call last): ${'File "/opt/pipeline/upload.py", line 212, in put_object: botocore.exceptions.ClientError: An error occurred (SlowDown) when calling the PutObject operation: Please reduce your request rate. '.repeat(4)}`;
+  for (let i = 0; i < 8; i++)
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.event",
+      run,
+      level: "error",
+      message: long(i),
+    });
+  worker.close();
+
+  await page.goto("/?wall=1");
+  const wall = page.getByTestId("wall");
+  await expect(wall.getByText(/worker 7: Traceback/)).toBeVisible();
+  // The hosts' card starts on the screen, with at least its first host row whole.
+  const hosts = await wall.evaluate((el) => {
+    const card = [...el.querySelectorAll<HTMLElement>("[data-wall-section]")].find((c) =>
+      c.textContent?.startsWith("Hosts"),
+    );
+    const firstRow = card?.querySelector("li");
+    return {
+      screen: window.innerHeight,
+      cardTop: card?.getBoundingClientRect().top ?? Infinity,
+      rowBottom: firstRow?.getBoundingClientRect().bottom ?? Infinity,
+    };
+  });
+  expect(hosts.cardTop).toBeLessThan(hosts.screen);
+  expect(hosts.rowBottom).toBeLessThanOrEqual(hosts.screen);
+  // The cut text is still there in full for a pointer (the tooltip).
+  await expect(wall.getByText(/worker 7: Traceback/)).toHaveAttribute(
+    "title",
+    /Please reduce your request rate\. File/,
+  );
+});

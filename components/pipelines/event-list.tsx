@@ -112,10 +112,11 @@ export function EventList({
                   <Link
                     href={runPath(e.runId)}
                     title={e.runName}
+                    data-wall-clamp={wall ? "" : undefined}
                     className={cn(
                       "font-medium text-foreground hover:underline",
                       wall
-                        ? "min-w-0 break-words"
+                        ? "line-clamp-1 min-w-0 break-words"
                         : "max-w-64 truncate max-md:max-w-full max-md:break-words max-md:whitespace-normal",
                     )}
                   >
@@ -137,9 +138,13 @@ export function EventList({
                   </span>
                 )}
               </div>
+              {/* On the wall a message is cut to two lines (a traceback would push the hosts off a TV); the tooltip keeps it whole. */}
               <p
+                title={wall ? e.message : undefined}
+                data-wall-clamp={wall ? "" : undefined}
                 className={cn(
                   "break-words",
+                  wall && "line-clamp-2",
                   e.level === "error" ? "text-failed" : "text-foreground",
                   alert && "font-medium",
                 )}
