@@ -245,8 +245,9 @@ export function OverviewView({
             )}
           </div>
           <div className="grid min-w-0 content-start gap-4">
-            {/* On the wall, events and alerts lead the column: a room needs them more than the host list, which is cut to what fits. */}
-            {wall && eventsSection}
+            {/* On the wall the host list (at most WALL_HOST_ROWS rows and a "+ N more" line) leads the
+                column and events fill what is left, whole rows only: long events pushed every host off a
+                1080p screen when they led (issue 25). Alerts are in the banner and the figures above. */}
             <Section
               title="Hosts"
               wall={wall}
@@ -278,7 +279,7 @@ export function OverviewView({
                 </>
               )}
             </Section>
-            {!wall && eventsSection}
+            {eventsSection}
           </div>
         </div>
       )}
