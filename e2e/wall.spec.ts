@@ -253,7 +253,7 @@ test("long event messages do not push the hosts off the wall at 1080p: each even
   });
   expect(hosts.cardTop).toBeLessThan(hosts.screen);
   expect(hosts.rowBottom).toBeLessThanOrEqual(hosts.screen);
-  // And the newest event still has its place below them (whole, not hidden by the fit).
+  // And the newest event keeps its place above them (whole, not hidden by the fit).
   await expect(wall.getByText(/worker 7: Traceback/)).toBeVisible();
   // The cut text is still there in full for a pointer (the tooltip).
   await expect(wall.getByText(/worker 7: Traceback/)).toHaveAttribute(

@@ -86,15 +86,23 @@ export function Section({
   title,
   note,
   wall,
+  fit,
   children,
 }: {
   title: string;
   note?: ReactNode;
   wall: boolean;
+  /** On the wall: "yield" rows are dropped so that the "keep" section's first row fits (useWallFit). */
+  fit?: "yield" | "keep";
   children: ReactNode;
 }) {
   return (
-    <Card className="min-w-0 overflow-hidden" data-wall-section={wall ? "" : undefined}>
+    <Card
+      className="min-w-0 overflow-hidden"
+      data-wall-section={wall ? "" : undefined}
+      data-wall-yield={wall && fit === "yield" ? "" : undefined}
+      data-wall-keep={wall && fit === "keep" ? "" : undefined}
+    >
       <CardHeader className={wall ? "py-1.5" : undefined}>
         <CardTitle className={wall ? "text-lg" : undefined}>{title}</CardTitle>
         {note && (

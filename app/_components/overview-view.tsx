@@ -35,6 +35,8 @@ import { WALL_THEME } from "./wall-theme";
 
 /** Host rows a wall lists before the rest become one "+ N more" line. */
 const WALL_HOST_ROWS = 6;
+/** Event lines (grouped, two text lines each at most) the wall shows above the hosts. */
+const WALL_EVENT_ROWS = 5;
 
 interface OverviewViewProps {
   initial: Overview;
@@ -127,11 +129,11 @@ export function OverviewView({
   );
 
   const eventsSection = (
-    <Section title="Events and alerts" wall={wall}>
+    <Section title="Events and alerts" wall={wall} fit="yield">
       <EventList
         events={data.events}
         grouped={wall}
-        limit={wall ? 8 : 30}
+        limit={wall ? WALL_EVENT_ROWS : 30}
         wall={wall}
         emptyText="No events yet: workers send them with run.event; alerts appear here too."
         className={wall ? undefined : "max-h-[32rem] overflow-y-auto"}
@@ -245,12 +247,14 @@ export function OverviewView({
             )}
           </div>
           <div className="grid min-w-0 content-start gap-4">
-            {/* On the wall the host list (at most WALL_HOST_ROWS rows and a "+ N more" line) leads the
-                column and events fill what is left, whole rows only: long events pushed every host off a
-                1080p screen when they led (issue 25). Alerts are in the banner and the figures above. */}
+            {/* On the wall, events and alerts lead the column (at most WALL_EVENT_ROWS, each cut to two
+                lines, fewer when the first host row would not fit) and the host list gets the rest, whole
+                rows only: long events pushed every host off a 1080p screen (issue 25). */}
+            {wall && eventsSection}
             <Section
               title="Hosts"
               wall={wall}
+              fit="keep"
               note={
                 <Link href="/hosts" className="text-link hover:underline">
                   All hosts
@@ -279,7 +283,7 @@ export function OverviewView({
                 </>
               )}
             </Section>
-            {eventsSection}
+            {!wall && eventsSection}
           </div>
         </div>
       )}

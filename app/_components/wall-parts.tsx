@@ -43,7 +43,9 @@ const WALL_PHONE_MAX_PX = 767;
  * tallest run row seen so far as fit between the top of the runs list and the screen's bottom edge
  * (so every page fits, and a page of short rows never lowers it for the others; a resize starts
  * over). Any other list row (`li`) that would end below the bottom edge is hidden instead of shown
- * cut in half, and so is a section (`[data-wall-section]`) with no row left on screen. Checked
+ * cut in half, and so is a section (`[data-wall-section]`) with no row left on screen. Rows of a
+ * `[data-wall-yield]` section (events) are dropped from its end while the first row of the
+ * `[data-wall-keep]` section (hosts) would not fit. Checked
  * again on every change inside the frame. Returns runs per page.
  */
 export function useWallFit(frame: RefObject<HTMLElement | null>, enabled: boolean): number {
@@ -71,6 +73,15 @@ export function useWallFit(frame: RefObject<HTMLElement | null>, enabled: boolea
         tallest = Math.max(tallest, ...runs.map((r) => r.height));
         const room = bottom - runs[0]!.top;
         setPerPage(Math.min(WALL_MAX_RUNS_PER_PAGE, Math.max(1, Math.floor(room / tallest))));
+      }
+      // Events give way to the hosts: while the first host row ends below the screen, the last
+      // shown event row goes (at least one stays), so a room sees both.
+      const keep = el.querySelector<HTMLElement>("[data-wall-keep] li");
+      const yielding = [...el.querySelectorAll<HTMLElement>("[data-wall-yield] li")];
+      for (const li of yielding) li.style.display = "";
+      for (let n = yielding.length - 1; keep && n >= 1; n--) {
+        if (keep.getBoundingClientRect().bottom <= bottom) break;
+        yielding[n]!.style.display = "none";
       }
       for (const li of el.querySelectorAll<HTMLElement>("li"))
         li.style.visibility = li.getBoundingClientRect().bottom > bottom ? "hidden" : "";
