@@ -1,4 +1,5 @@
-import { fetchJson, sendJson } from "./api-client";
+import { fetchJson, sendJson } from "@/lib/api/client";
+
 import type { SavedViewView } from "./view-models";
 
 /** react-query key of the signed-in person's saved views of a page. */

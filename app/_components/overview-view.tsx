@@ -13,11 +13,6 @@ import { useNow } from "@/components/live/use-now";
 import { LiveIndicator } from "@/components/nav/live-indicator";
 import { ActiveRunRow } from "@/components/pipelines/active-run-row";
 import { EventList } from "@/components/pipelines/event-list";
-import {
-  fetchOverview,
-  overviewPageQueryKey,
-  overviewQueryKey,
-} from "@/components/pipelines/queries";
 import { formatClock } from "@/components/pipelines/units";
 import { useAlertTitle } from "@/components/pipelines/use-alert-title";
 import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
@@ -27,6 +22,8 @@ import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
 import { buttonVariants } from "@/components/ui/button";
 import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { fetchOverview } from "@/lib/api/fetchers";
+import { overviewPageQueryKey, overviewQueryKey } from "@/lib/api/query-keys";
 import { formatDurationIn, pickDurationUnit, type DurationUnit } from "@/lib/column-format";
 import { formatDuration } from "@/lib/format";
 import { runPath, runsPath } from "@/lib/paths";

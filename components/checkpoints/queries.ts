@@ -1,4 +1,4 @@
-import { fetchJson } from "@/lib/api-client";
+import { fetchJson } from "@/lib/api/client";
 import { apiCheckpointLineagePath, apiCheckpointsPath } from "@/lib/checkpoint-paths";
 import type { CheckpointLineageView, CheckpointListView } from "@/lib/view-models/lineage";
 

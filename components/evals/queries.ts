@@ -1,4 +1,4 @@
-import { ApiError, fetchJson, parseApiJson } from "@/lib/api-client";
+import { ApiError, fetchJson, parseApiJson } from "@/lib/api/client";
 import type {
   BaselineListView,
   BaselineView,

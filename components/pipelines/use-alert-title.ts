@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 
-import { fetchJson } from "@/lib/api-client";
+import { fetchJson } from "@/lib/api/client";
 import type { AlertRuleView } from "@/lib/view-models/alerts";
 
 import { alertTitle } from "./alerts";

@@ -1,4 +1,4 @@
-import { fetchJson } from "@/lib/api-client";
+import { fetchJson } from "@/lib/api/client";
 import type { RunServingView, ServingWindowView } from "@/lib/view-models/serving";
 
 /**

@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input, Select } from "@/components/ui/input";
 import { ALERT_CONDITIONS, type AlertRuleInput } from "@/lib/alerts/rule";
-import { sendJson } from "@/lib/api-client";
+import { sendJson } from "@/lib/api/client";
 import { RUN_KIND_OPTIONS, runPath } from "@/lib/paths";
 import type { AlertRuleView } from "@/lib/view-models/alerts";
 

@@ -30,7 +30,7 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
-import { ApiError } from "@/lib/api-client";
+import { ApiError } from "@/lib/api/client";
 import { formatNumber, MISSING } from "@/lib/format";
 import { cn } from "@/lib/utils";
 import type { BaselineListView, BaselineView } from "@/lib/view-models/evals";

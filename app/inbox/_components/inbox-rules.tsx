@@ -7,7 +7,7 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input, Select } from "@/components/ui/input";
-import { fetchJson, sendJson } from "@/lib/api-client";
+import { fetchJson, sendJson } from "@/lib/api/client";
 import type { InboxRuleView } from "@/lib/view-models/inbox";
 
 const rulesQueryKey = ["inbox-rules"] as const;

@@ -1,0 +1,240 @@
+import type { z } from "zod";
+
+import { apiRunsPath } from "@/lib/paths";
+import type { PlanItemView } from "@/lib/view-models/plans";
+
+import { apiPath, fetchJson, sendJson } from "./client";
+import { getHostRoute, listHostsRoute, type HostResponse, type ListHostsResponse } from "./hosts";
+import {
+  decideInboxRoute,
+  inboxAuditRoute,
+  listInboxRoute,
+  type DecideInboxResponse,
+  type InboxAuditResponse,
+  type inboxDecisionInput,
+  type ListInboxResponse,
+} from "./inbox";
+import { overviewRoute, type OverviewResponse } from "./overview";
+import {
+  decidePlanRoute,
+  getPlanRoute,
+  listPlansRoute,
+  WAITING_LIMIT,
+  type DecidePlanResponse,
+  type decisionInput,
+  type ListPlansResponse,
+  type PlanResponse,
+} from "./plans";
+import type { StepRange } from "./query-keys";
+import {
+  getRunRoute,
+  patchRunRoute,
+  runArtifactsRoute,
+  runExportSummaryRoute,
+  runMetricsRoute,
+  runProgressRoute,
+  type ListRunsResponse,
+  type RunArtifactsResponse,
+  type RunExportSummaryResponse,
+  type RunListQuery,
+  type RunMetricsResponse,
+  type RunPatch,
+  type RunProgressResponse,
+  type RunResponse,
+} from "./runs";
+import { searchRoute, type SearchResponse } from "./search";
+import {
+  getSessionRoute,
+  listSessionsRoute,
+  type ListSessionsResponse,
+  type SessionResponse,
+} from "./sessions";
+
+/**
+ * The browser's typed reads and writes of the API, one function per use, each built from its
+ * route's contract (lib/api/<resource>.ts): URL from the contract's route, answer typed by its
+ * `…Response`, request bodies by its schema's input. Keys: lib/api/query-keys.ts.
+ * Every function throws ApiError for a non-2xx answer and TypeError when the network fails.
+ */
+
+/** One page of runs (`GET /api/runs`, the list's filters in URL order). */
+export function fetchRuns(q: RunListQuery, signal?: AbortSignal): Promise<ListRunsResponse> {
+  return fetchJson<ListRunsResponse>(apiRunsPath(q), { signal });
+}
+
+/** One run with its points (`GET /api/runs/:id`). @throws ApiError 404 when it does not exist. */
+export function fetchRun(id: number, signal?: AbortSignal): Promise<RunResponse> {
+  return fetchJson<RunResponse>(apiPath(getRunRoute, { id }), { signal });
+}
+
+/**
+ * Edits or archives a run (`PATCH /api/runs/:id`; approvers and admins).
+ * @throws ApiError 403 without the approver role, 400 `invalid_body`, 404 unknown run.
+ */
+export function patchRun(id: number, patch: RunPatch): Promise<RunResponse> {
+  return sendJson<RunResponse>("PATCH", apiPath(patchRunRoute, { id }), patch);
+}
+
+/** One run's progress view (`GET /api/runs/:id/progress`). @throws ApiError (404 when the run is gone). */
+export function fetchRunProgress(
+  runId: number,
+  signal?: AbortSignal,
+): Promise<RunProgressResponse> {
+  return fetchJson<RunProgressResponse>(apiPath(runProgressRoute, { id: runId }), { signal });
+}
+
+/** One run's metric series (`GET /api/runs/:id/metrics`). @throws ApiError (404 when the run is gone). */
+export function fetchRunMetrics(runId: number, signal?: AbortSignal): Promise<RunMetricsResponse> {
+  return fetchJson<RunMetricsResponse>(apiPath(runMetricsRoute, { id: runId }), { signal });
+}
+
+/**
+ * One run's metric series inside `range` (`GET /api/runs/:id/metrics?fromStep&toStep`): raw when
+ * they fit the point budget. @throws ApiError (404 run gone, 400 a bad range).
+ */
+export function fetchRunMetricsRange(
+  runId: number,
+  range: StepRange,
+  signal?: AbortSignal,
+): Promise<RunMetricsResponse> {
+  const query = { fromStep: Math.floor(range.fromStep), toStep: Math.ceil(range.toStep) };
+  return fetchJson<RunMetricsResponse>(apiPath(runMetricsRoute, { id: runId }, query), { signal });
+}
+
+/** A page of a run's artifacts, newest first, with the run's total (`GET /api/runs/:id/artifacts`). @throws ApiError (404 run gone). */
+export function fetchArtifactPage(
+  runId: number,
+  offset: number,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<RunArtifactsResponse> {
+  return fetchJson<RunArtifactsResponse>(
+    apiPath(runArtifactsRoute, { id: runId }, { offset, limit }),
+    { signal },
+  );
+}
+
+/** The rows each export of a run would hold (`GET /api/runs/:id/export/summary`). @throws ApiError. */
+export function fetchRunExportSummary(
+  runId: number,
+  signal?: AbortSignal,
+): Promise<RunExportSummaryResponse> {
+  return fetchJson<RunExportSummaryResponse>(apiPath(runExportSummaryRoute, { id: runId }), {
+    signal,
+  });
+}
+
+/** The overview with the active runs from `offset` on (the server's page size; `GET /api/overview`). @throws ApiError. */
+export function fetchOverview(signal?: AbortSignal, offset = 0): Promise<OverviewResponse> {
+  return fetchJson<OverviewResponse>(
+    apiPath(overviewRoute, {}, { offset: offset > 0 ? offset : undefined }),
+    { signal },
+  );
+}
+
+/** Plans, pending first (`GET /api/plans`, optionally one session's). @throws ApiError. */
+export function fetchPlans(
+  opts: { session?: number; signal?: AbortSignal } = {},
+): Promise<ListPlansResponse> {
+  return fetchJson<ListPlansResponse>(apiPath(listPlansRoute, {}, { session: opts.session }), {
+    signal: opts.signal,
+  });
+}
+
+/** The plans about run `runId`, pending first (`GET /api/plans?run=…&limit=100`). @throws ApiError. */
+export function fetchRunPlans(runId: number, signal?: AbortSignal): Promise<ListPlansResponse> {
+  return fetchJson<ListPlansResponse>(apiPath(listPlansRoute, {}, { run: runId, limit: 100 }), {
+    signal,
+  });
+}
+
+/** The first WAITING_LIMIT plans, pending first (`GET /api/plans?limit=20`): the overview's card. @throws ApiError. */
+export function fetchWaitingPlans(signal?: AbortSignal): Promise<ListPlansResponse> {
+  return fetchJson<ListPlansResponse>(apiPath(listPlansRoute, {}, { limit: WAITING_LIMIT }), {
+    signal,
+  });
+}
+
+/** How many plans wait for a decision (`GET /api/plans?limit=0`). @throws ApiError. */
+export async function fetchPendingPlanCount(signal?: AbortSignal): Promise<number> {
+  const list = await fetchJson<ListPlansResponse>(apiPath(listPlansRoute, {}, { limit: 0 }), {
+    signal,
+  });
+  return list.pendingCount;
+}
+
+/** One plan (`GET /api/plans/by-id/:id`). @throws ApiError (404 when unknown). */
+export function fetchPlan(id: number, signal?: AbortSignal): Promise<PlanResponse> {
+  return fetchJson<PlanResponse>(apiPath(getPlanRoute, { id }), { signal });
+}
+
+/** What a person sends to decide a plan (the contract's body). */
+export type DecisionRequest = z.input<typeof decisionInput>;
+
+/** Items as the decision API takes them (no null priority). */
+export function decisionItems(
+  items: readonly PlanItemView[],
+): NonNullable<DecisionRequest["items"]> {
+  return items.map((i) =>
+    i.priority ? { content: i.content, priority: i.priority } : { content: i.content },
+  );
+}
+
+/**
+ * Records a decision (`POST /api/plans/by-id/:id/decision`).
+ * @throws ApiError: 409 `conflict` when someone decided first (the message says who), 403 without
+ *   the approver role, 400 for an invalid body; TypeError when the network fails.
+ */
+export async function postDecision(id: number, body: DecisionRequest): Promise<void> {
+  await sendJson<DecidePlanResponse>("POST", apiPath(decidePlanRoute, { id }), body);
+}
+
+/** The session list (`GET /api/sessions`). @throws ApiError. */
+export function fetchSessions(signal?: AbortSignal): Promise<ListSessionsResponse> {
+  return fetchJson<ListSessionsResponse>(apiPath(listSessionsRoute), { signal });
+}
+
+/** One session (`GET /api/sessions/:id`). @throws ApiError (404 when unknown). */
+export function fetchSession(id: number, signal?: AbortSignal): Promise<SessionResponse> {
+  return fetchJson<SessionResponse>(apiPath(getSessionRoute, { id }), { signal });
+}
+
+/** The host list (`GET /api/hosts`). @throws ApiError. */
+export function fetchHosts(signal?: AbortSignal): Promise<ListHostsResponse> {
+  return fetchJson<ListHostsResponse>(apiPath(listHostsRoute), { signal });
+}
+
+/** One host (`GET /api/hosts/:name?<rangeSearch>`, the page's time-range parameters as they are). @throws ApiError (404 when unknown). */
+export function fetchHost(
+  name: string,
+  signal?: AbortSignal,
+  rangeSearch = "",
+): Promise<HostResponse> {
+  const path = apiPath(getHostRoute, { name });
+  return fetchJson<HostResponse>(rangeSearch ? `${path}?${rangeSearch}` : path, { signal });
+}
+
+/** The waiting entries (`GET /api/inbox`). @throws ApiError. */
+export function fetchInbox(signal?: AbortSignal): Promise<ListInboxResponse> {
+  return fetchJson<ListInboxResponse>(apiPath(listInboxRoute), { signal });
+}
+
+/** A person's decision on an inbox entry (the contract's body). */
+export type InboxDecisionRequest = z.input<typeof inboxDecisionInput>;
+
+/** Sends a decision (`POST /api/inbox/:id/decision`; `id` "12" or "plan-7"). @throws ApiError (409 when decided by someone else or the agent stopped waiting). */
+export function decideInbox(id: string, body: InboxDecisionRequest): Promise<DecideInboxResponse> {
+  return sendJson<DecideInboxResponse>("POST", apiPath(decideInboxRoute, { id }), body);
+}
+
+/** The inbox's decision history, newest first (`GET /api/inbox/audit`; approvers). @throws ApiError 403 for viewers. */
+export async function fetchInboxAudit(
+  signal?: AbortSignal,
+): Promise<InboxAuditResponse["entries"]> {
+  return (await fetchJson<InboxAuditResponse>(apiPath(inboxAuditRoute), { signal })).entries;
+}
+
+/** Runs, sessions, plans, hosts and checkpoints matching `q` (`GET /api/search`). @throws ApiError 400 for an empty `q`. */
+export function fetchSearch(q: string, signal?: AbortSignal): Promise<SearchResponse> {
+  return fetchJson<SearchResponse>(apiPath(searchRoute, {}, { q }), { signal });
+}
