@@ -221,3 +221,11 @@ export function sessionPath(id: number): string {
 export function hostPath(name: string): string {
   return `/hosts/${encodeURIComponent(name)}`;
 }
+
+/** `/evals?category=&dataset=` (empty filters left out). */
+export function evalsPath(filters: { category?: string; dataset?: string } = {}): string {
+  return `/evals${query({ category: filters.category, dataset: filters.dataset })}`;
+}
+
+/** `/baselines`. */
+export const BASELINES_PATH = "/baselines";

@@ -18,7 +18,9 @@ import type { BaselineView, RunCheckpointView, RunEvalsView } from "@/lib/view-m
 
 import { EvalTable } from "./eval-table";
 import { checkpointName, draftSettingsLabel, formatTau } from "./format";
-import { BASELINES_PATH, fetchRunEvals, runEvalsPrefix, runEvalsQueryKey } from "./queries";
+import { BASELINES_PATH } from "@/lib/paths";
+import { fetchRunEvals } from "@/lib/api/fetchers";
+import { runEvalsPrefix, runEvalsQueryKey } from "@/lib/api/query-keys";
 import {
   baselineDelta,
   comparableBaselines,

@@ -7,12 +7,8 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import type { RunServingView, ServingWindowView } from "@/lib/view-models/serving";
 
-import {
-  fetchHostServing,
-  fetchRunServing,
-  hostServingQueryKey,
-  runServingQueryKey,
-} from "./queries";
+import { fetchHostServing, fetchRunServing } from "@/lib/api/fetchers";
+import { hostServingQueryKey, runServingQueryKey } from "@/lib/api/query-keys";
 import { ServingRunPanel } from "./serving-panel";
 
 /** Serving reads refetch at most this often (ms) while scrapes arrive. */

@@ -1,17 +1,53 @@
 import type { z } from "zod";
 
+import type { alertRuleInput } from "@/lib/alerts/rule";
 import { apiRunsPath } from "@/lib/paths";
+import type { DraftSettings } from "@/lib/view-models/evals";
 import type { PlanItemView } from "@/lib/view-models/plans";
 
-import { apiPath, fetchJson, sendJson } from "./client";
-import { getHostRoute, listHostsRoute, type HostResponse, type ListHostsResponse } from "./hosts";
 import {
+  createBaselineRoute,
+  deleteBaselineRoute,
+  listBaselinesRoute,
+  patchBaselineRoute,
+  type BaselineResponse,
+  type ListBaselinesResponse,
+} from "./baselines";
+import {
+  checkpointLineageRoute,
+  listCheckpointsRoute,
+  type CheckpointLineageResponse,
+  type ListCheckpointsResponse,
+} from "./checkpoints";
+import {
+  createAlertRuleRoute,
+  deleteAlertRuleRoute,
+  listAlertRulesRoute,
+  updateAlertRuleRoute,
+  type AlertRuleResponse,
+  type ListAlertRulesResponse,
+} from "./alerts";
+import { apiPath, fetchJson, sendJson } from "./client";
+import { evalOverviewRoute, type EvalOverviewQuery, type EvalOverviewResponse } from "./evals";
+import {
+  getHostRoute,
+  hostServingRoute,
+  listHostsRoute,
+  type HostResponse,
+  type HostServingResponse,
+  type ListHostsResponse,
+} from "./hosts";
+import {
+  createInboxRuleRoute,
   decideInboxRoute,
+  deleteInboxRuleRoute,
   inboxAuditRoute,
   listInboxRoute,
+  listInboxRulesRoute,
   type DecideInboxResponse,
   type InboxAuditResponse,
   type inboxDecisionInput,
+  type ListInboxRulesResponse,
   type ListInboxResponse,
 } from "./inbox";
 import { overviewRoute, type OverviewResponse } from "./overview";
@@ -30,17 +66,21 @@ import {
   getRunRoute,
   patchRunRoute,
   runArtifactsRoute,
+  runEvalsRoute,
   runExportSummaryRoute,
   runMetricsRoute,
   runProgressRoute,
+  runServingRoute,
   type ListRunsResponse,
   type RunArtifactsResponse,
+  type RunEvalsResponse,
   type RunExportSummaryResponse,
   type RunListQuery,
   type RunMetricsResponse,
   type RunPatch,
   type RunProgressResponse,
   type RunResponse,
+  type RunServingResponse,
 } from "./runs";
 import { searchRoute, type SearchResponse } from "./search";
 import {
@@ -49,6 +89,14 @@ import {
   type ListSessionsResponse,
   type SessionResponse,
 } from "./sessions";
+import {
+  createSavedViewRoute,
+  deleteSavedViewRoute,
+  listSavedViewsRoute,
+  patchSavedViewRoute,
+  type ListSavedViewsResponse,
+  type SavedViewResponse,
+} from "./views";
 
 /**
  * The browser's typed reads and writes of the API, one function per use, each built from its
@@ -237,4 +285,192 @@ export async function fetchInboxAudit(
 /** Runs, sessions, plans, hosts and checkpoints matching `q` (`GET /api/search`). @throws ApiError 400 for an empty `q`. */
 export function fetchSearch(q: string, signal?: AbortSignal): Promise<SearchResponse> {
   return fetchJson<SearchResponse>(apiPath(searchRoute, {}, { q }), { signal });
+}
+
+/** `path` with a page's time-range parameters (`range=6h` or `from&to`, as the URL has them). */
+function withRange(path: string, rangeSearch: string): string {
+  return rangeSearch ? `${path}?${rangeSearch}` : path;
+}
+
+/** A host's serving panel (`GET /api/hosts/:name/serving?<rangeSearch>`). @throws ApiError (400 bad range, 404 when the host is unknown). */
+export function fetchHostServing(
+  name: string,
+  signal?: AbortSignal,
+  rangeSearch = "",
+): Promise<HostServingResponse> {
+  return fetchJson<HostServingResponse>(
+    withRange(apiPath(hostServingRoute, { name }), rangeSearch),
+    { signal },
+  );
+}
+
+/** A run's server telemetry (`GET /api/runs/:id/serving?<rangeSearch>`). @throws ApiError (400 bad range, 404 when the run is gone). */
+export function fetchRunServing(
+  runId: number,
+  signal?: AbortSignal,
+  rangeSearch = "",
+): Promise<RunServingResponse> {
+  return fetchJson<RunServingResponse>(
+    withRange(apiPath(runServingRoute, { id: runId }), rangeSearch),
+    { signal },
+  );
+}
+
+/** The checkpoint list, newest first (`GET /api/checkpoints?limit`). @throws ApiError. */
+export function fetchCheckpoints(
+  limit: number,
+  signal?: AbortSignal,
+): Promise<ListCheckpointsResponse> {
+  return fetchJson<ListCheckpointsResponse>(apiPath(listCheckpointsRoute, {}, { limit }), {
+    signal,
+  });
+}
+
+/** One checkpoint's lineage (`GET /api/checkpoints/lineage?uri`). @throws ApiError. */
+export function fetchCheckpointLineage(
+  uri: string,
+  signal?: AbortSignal,
+): Promise<CheckpointLineageResponse> {
+  return fetchJson<CheckpointLineageResponse>(apiPath(checkpointLineageRoute, {}, { uri }), {
+    signal,
+  });
+}
+
+/** τ by checkpoint across runs (`GET /api/evals?category&dataset`). @throws ApiError. */
+export function fetchEvalOverview(
+  filters: EvalOverviewQuery,
+  signal?: AbortSignal,
+): Promise<EvalOverviewResponse> {
+  const query = { category: filters.category, dataset: filters.dataset };
+  return fetchJson<EvalOverviewResponse>(apiPath(evalOverviewRoute, {}, query), { signal });
+}
+
+/** One run's evals (`GET /api/runs/:id/evals`), for one draft-settings key or the default. @throws ApiError (404 unknown run). */
+export function fetchRunEvals(
+  runId: number,
+  draft: string | null,
+  signal?: AbortSignal,
+): Promise<RunEvalsResponse> {
+  return fetchJson<RunEvalsResponse>(apiPath(runEvalsRoute, { id: runId }, { draft }), {
+    signal,
+  });
+}
+
+/** Every baseline (`GET /api/baselines`). @throws ApiError. */
+export function fetchBaselines(signal?: AbortSignal): Promise<ListBaselinesResponse> {
+  return fetchJson<ListBaselinesResponse>(apiPath(listBaselinesRoute), { signal });
+}
+
+/** What the baseline form sends (the `baseline.upsert` frame's fields; null: none). */
+export interface BaselineBody {
+  name: string;
+  metric: string;
+  value: number;
+  tolerance?: number | null;
+  dataset?: string | null;
+  settings?: DraftSettings;
+  sourceUrl?: string | null;
+}
+
+/** Creates a baseline (`POST /api/baselines`). @throws ApiError: 409 `baseline_exists`, 403 without the approver role, 400 bad body. */
+export function createBaseline(body: BaselineBody): Promise<BaselineResponse> {
+  const { tolerance, dataset, sourceUrl, ...rest } = body;
+  // POST takes absent optional fields, never null.
+  const payload = {
+    ...rest,
+    ...(tolerance != null ? { tolerance } : {}),
+    ...(dataset ? { dataset } : {}),
+    ...(sourceUrl ? { sourceUrl } : {}),
+  };
+  return sendJson<BaselineResponse>("POST", apiPath(createBaselineRoute), payload);
+}
+
+/** Changes a baseline (`PATCH /api/baselines/:id`; null clears tolerance, dataset, sourceUrl). @throws ApiError: 409 `baseline_exists`, 404, 403, 400. */
+export function updateBaseline(id: number, body: Partial<BaselineBody>): Promise<BaselineResponse> {
+  return sendJson<BaselineResponse>("PATCH", apiPath(patchBaselineRoute, { id }), body);
+}
+
+/** Deletes a baseline (`DELETE /api/baselines/:id`). @throws ApiError: 404, 403. */
+export async function deleteBaseline(id: number): Promise<void> {
+  await sendJson<void>("DELETE", apiPath(deleteBaselineRoute, { id }));
+}
+
+/** An alert rule as a form sends it: the contract's body, `kind` as the select's text (the route checks it: 400). */
+export type AlertRuleBody = Omit<z.input<typeof alertRuleInput>, "kind"> & { kind: string };
+
+/** Every alert rule with the runs it fires on now (`GET /api/alert-rules`). @throws ApiError. */
+export async function fetchAlertRules(
+  signal?: AbortSignal,
+): Promise<ListAlertRulesResponse["rules"]> {
+  return (await fetchJson<ListAlertRulesResponse>(apiPath(listAlertRulesRoute), { signal })).rules;
+}
+
+/** Creates an alert rule (`POST /api/alert-rules`; approvers). @throws ApiError 400 `invalid_body`, 403. */
+export function createAlertRule(body: AlertRuleBody): Promise<AlertRuleResponse> {
+  return sendJson<AlertRuleResponse>("POST", apiPath(createAlertRuleRoute), body);
+}
+
+/** Replaces an alert rule's settings (`PUT /api/alert-rules/:id`; approvers). @throws ApiError 400, 403, 404. */
+export function updateAlertRule(
+  id: number,
+  body: AlertRuleBody,
+): Promise<AlertRuleResponse> {
+  return sendJson<AlertRuleResponse>("PUT", apiPath(updateAlertRuleRoute, { id }), body);
+}
+
+/** Deletes an alert rule (`DELETE /api/alert-rules/:id`; approvers). @throws ApiError 403, 404. */
+export async function deleteAlertRule(id: number): Promise<void> {
+  await sendJson<void>("DELETE", apiPath(deleteAlertRuleRoute, { id }));
+}
+
+/** Every inbox allow/deny rule (`GET /api/inbox/rules`). @throws ApiError. */
+export async function fetchInboxRules(
+  signal?: AbortSignal,
+): Promise<ListInboxRulesResponse["rules"]> {
+  return (await fetchJson<ListInboxRulesResponse>(apiPath(listInboxRulesRoute), { signal })).rules;
+}
+
+/**
+ * Creates an inbox rule (`POST /api/inbox/rules`; approvers), applied at once to the permissions
+ * waiting. The body is checked by the route (400 `invalid_body` naming the field).
+ * @throws ApiError 400, 403.
+ */
+export async function createInboxRule(body: Record<string, string | null>): Promise<void> {
+  await sendJson<unknown>("POST", apiPath(createInboxRuleRoute), body);
+}
+
+/** Deletes an inbox rule (`DELETE /api/inbox/rules/:id`; approvers). @throws ApiError 403, 404. */
+export async function deleteInboxRule(id: number): Promise<void> {
+  await sendJson<void>("DELETE", apiPath(deleteInboxRuleRoute, { id }));
+}
+
+/** The signed-in person's saved views of `page` (`GET /api/views`). @throws ApiError 403 for a worker token. */
+export async function fetchSavedViews(
+  page: "runs",
+  signal?: AbortSignal,
+): Promise<ListSavedViewsResponse["views"]> {
+  const path = apiPath(listSavedViewsRoute, {}, { page });
+  return (await fetchJson<ListSavedViewsResponse>(path, { signal })).views;
+}
+
+/** Saves the current query under `name` (`POST /api/views`). @throws ApiError 409 `conflict` when the name is taken, 400 `invalid_body`. */
+export function createSavedView(
+  page: "runs",
+  name: string,
+  query: string,
+): Promise<SavedViewResponse> {
+  return sendJson<SavedViewResponse>("POST", apiPath(createSavedViewRoute), { page, name, query });
+}
+
+/** Renames a view or replaces its query (`PATCH /api/views/:id`). @throws ApiError 404, 409, 400. */
+export function updateSavedView(
+  id: number,
+  patch: { name?: string; query?: string },
+): Promise<SavedViewResponse> {
+  return sendJson<SavedViewResponse>("PATCH", apiPath(patchSavedViewRoute, { id }), patch);
+}
+
+/** Deletes a view (`DELETE /api/views/:id`). @throws ApiError 404 when it is not the person's. */
+export async function deleteSavedView(id: number): Promise<void> {
+  await sendJson<void>("DELETE", apiPath(deleteSavedViewRoute, { id }));
 }

@@ -1,3 +1,4 @@
+import type { EvalOverviewQuery } from "./evals";
 import type { RunListQuery } from "./runs";
 
 /**
@@ -82,6 +83,51 @@ export const allInboxQueryKey = ["inbox"] as const;
 export const inboxQueryKey = ["inbox", "list"] as const;
 /** Key of the inbox audit (decision history). */
 export const inboxAuditQueryKey = ["inbox", "audit"] as const;
+
+/** Prefix of every eval overview query (the `evals` topic's key). */
+export const allEvalOverviewsQueryKey = ["evals"] as const;
+/** Key of the eval overview for `filters`. */
+export const evalOverviewQueryKey = (filters: EvalOverviewQuery) =>
+  ["evals", { category: filters.category ?? null, dataset: filters.dataset ?? null }] as const;
+/**
+ * Prefix of a run's eval queries: outside ["run", id] (the run page refetches that on every
+ * push); pages invalidate it on `run:<id>` and `baselines`.
+ */
+export const runEvalsPrefix = (runId: number) => ["run-evals", runId] as const;
+/** Key of a run's evals for one draft-settings choice (null: the default). */
+export const runEvalsQueryKey = (runId: number, draft: string | null) =>
+  ["run-evals", runId, draft] as const;
+/** Key of the baseline list (the `baselines` topic's key). */
+export const baselinesQueryKey = ["baselines"] as const;
+
+/**
+ * Live topics that can change a checkpoint's lineage: any run (artifacts, configs, states) and
+ * any eval. The checkpoint keys sit outside the prefixes those topics invalidate by themselves:
+ * the pages refresh them throttled with useLiveInvalidate.
+ */
+export const CHECKPOINT_TOPICS = ["runs", "evals"] as const;
+/** Key of the checkpoint list. */
+export const checkpointsQueryKey = (limit: number) => ["checkpoints", limit] as const;
+/** Key of one checkpoint's lineage. */
+export const checkpointLineageQueryKey = (uri: string) => ["checkpoint-lineage", uri] as const;
+
+/**
+ * Key of a host's serving panel. The serving keys sit outside ["run", id] and ["hosts", name], so
+ * pages refresh them throttled on the `runs` topic (every serving push touches a run).
+ */
+export const hostServingQueryKey = (name: string, rangeSearch = "") =>
+  ["serving", "host", name, rangeSearch] as const;
+/** Key of a run's server telemetry (`rangeSearch`: the page's time range parameters, "" for the default window). */
+export const runServingQueryKey = (runId: number, rangeSearch = "") =>
+  ["serving", "run", runId, rangeSearch] as const;
+
+/** Key of the inbox's allow/deny rules. */
+export const inboxRulesQueryKey = ["inbox-rules"] as const;
+/** Key of the alert rules' names (id → name, for alert titles). */
+export const alertRuleNamesQueryKey = ["alerts", "rule-names"] as const;
+
+/** Key of the signed-in person's saved views of a page. */
+export const savedViewsQueryKey = (page: string) => ["saved-views", page] as const;
 
 /** Key of the results of one search. */
 export const searchQueryKey = (q: string) => ["search", q] as const;

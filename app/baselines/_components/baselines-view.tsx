@@ -7,16 +7,9 @@ import { Fragment, useState } from "react";
 
 import { BaselineForm } from "@/components/evals/baseline-form";
 import { draftSettingsLabel, formatTau } from "@/components/evals/format";
-import {
-  allEvalOverviewsQueryKey,
-  baselinesQueryKey,
-  createBaseline,
-  deleteBaseline,
-  evalsPath,
-  fetchBaselines,
-  updateBaseline,
-  type BaselineBody,
-} from "@/components/evals/queries";
+import { allEvalOverviewsQueryKey, baselinesQueryKey } from "@/lib/api/query-keys";
+import { createBaseline, deleteBaseline, fetchBaselines, updateBaseline, type BaselineBody } from "@/lib/api/fetchers";
+import { evalsPath } from "@/lib/paths";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { Badge } from "@/components/ui/badge";

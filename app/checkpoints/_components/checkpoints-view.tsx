@@ -5,11 +5,8 @@ import { Boxes } from "lucide-react";
 import Link from "next/link";
 
 import { CheckpointUri } from "@/components/checkpoints/checkpoint-uri";
-import {
-  CHECKPOINT_TOPICS,
-  checkpointsQueryKey,
-  fetchCheckpoints,
-} from "@/components/checkpoints/queries";
+import { CHECKPOINT_TOPICS, checkpointsQueryKey } from "@/lib/api/query-keys";
+import { fetchCheckpoints } from "@/lib/api/fetchers";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { RelativeTime } from "@/components/runs/relative-time";

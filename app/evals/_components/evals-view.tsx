@@ -9,14 +9,10 @@ import { useTransition } from "react";
 import { seriesColor } from "@/components/charts/sweep-chart-parts";
 import { BaselineDeltas } from "@/components/evals/eval-sections";
 import { checkpointName, draftSettingsLabel, formatTau } from "@/components/evals/format";
-import {
-  allEvalOverviewsQueryKey,
-  BASELINES_PATH,
-  evalOverviewQueryKey,
-  evalsPath,
-  fetchEvalOverview,
-  type EvalFilters,
-} from "@/components/evals/queries";
+import { allEvalOverviewsQueryKey, evalOverviewQueryKey } from "@/lib/api/query-keys";
+import { BASELINES_PATH, evalsPath } from "@/lib/paths";
+import { fetchEvalOverview } from "@/lib/api/fetchers";
+import type { EvalOverviewQuery as EvalFilters } from "@/lib/api/evals";
 import { comparableBaselines, compareWithBaselines } from "@/components/evals/reference";
 import { TauCategoryBars } from "@/components/evals/tau-category-bars";
 import { TauChart } from "@/components/evals/tau-chart";

@@ -7,10 +7,10 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input, Select } from "@/components/ui/input";
-import { fetchJson, sendJson } from "@/lib/api/client";
+import { createInboxRule, deleteInboxRule, fetchInboxRules } from "@/lib/api/fetchers";
+import { inboxRulesQueryKey as rulesQueryKey } from "@/lib/api/query-keys";
 import type { InboxRuleView } from "@/lib/view-models/inbox";
 
-const rulesQueryKey = ["inbox-rules"] as const;
 
 /** The inbox's allow/deny rules, and for approvers a form to add one and a button to delete. */
 export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; canEdit: boolean }) {
@@ -19,7 +19,7 @@ export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; can
   const { data } = useQuery({
     queryKey: rulesQueryKey,
     queryFn: ({ signal }) =>
-      fetchJson<{ rules: InboxRuleView[] }>("/api/inbox/rules", { signal }).then((r) => r.rules),
+      fetchInboxRules(signal),
     initialData: initial,
     refetchInterval: refetchIntervalFor(live),
   });
@@ -49,7 +49,7 @@ export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; can
       project: text("project") || null,
       message: text("message") || null,
     };
-    void act(() => sendJson("POST", "/api/inbox/rules", body)).then((ok) => ok && form.reset());
+    void act(() => createInboxRule(body)).then((ok) => ok && form.reset());
   };
 
   return (
@@ -126,7 +126,7 @@ export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; can
                         className="min-h-11"
                         aria-label={`Delete rule ${r.label}`}
                         onClick={() =>
-                          void act(() => sendJson("DELETE", `/api/inbox/rules/${r.id}`))
+                          void act(() => deleteInboxRule(r.id))
                         }
                       >
                         Delete

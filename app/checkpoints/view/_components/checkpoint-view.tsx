@@ -6,11 +6,8 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 
 import { CheckpointUri } from "@/components/checkpoints/checkpoint-uri";
-import {
-  CHECKPOINT_TOPICS,
-  checkpointLineageQueryKey,
-  fetchCheckpointLineage,
-} from "@/components/checkpoints/queries";
+import { CHECKPOINT_TOPICS, checkpointLineageQueryKey } from "@/lib/api/query-keys";
+import { fetchCheckpointLineage } from "@/lib/api/fetchers";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { formatBytes } from "@/components/pipelines/units";
