@@ -76,14 +76,9 @@ export function comparePath(ids: readonly number[]): string {
   return ids.length ? `/compare?ids=${ids.join(",")}` : "/compare";
 }
 
-/** `GET /api/runs` with the same filters as the page. */
+/** `GET /api/runs` with the same filters as the page (lib/api/fetchers.ts `fetchRuns` reads through it). */
 export function apiRunsPath(q: RunListQuery = {}): string {
   return `/api/runs${query(runListParams({ ...q, cols: undefined }))}`;
-}
-
-/** `GET /api/runs/:id`. */
-export function apiRunPath(id: number): string {
-  return `/api/runs/${id}`;
 }
 
 /** Most runs one comparison (page or export) takes. */

@@ -6,6 +6,14 @@ import type { DraftSettings } from "@/lib/view-models/evals";
 import type { PlanItemView } from "@/lib/view-models/plans";
 
 import {
+  createAlertRuleRoute,
+  deleteAlertRuleRoute,
+  listAlertRulesRoute,
+  updateAlertRuleRoute,
+  type AlertRuleResponse,
+  type ListAlertRulesResponse,
+} from "./alerts";
+import {
   createBaselineRoute,
   deleteBaselineRoute,
   listBaselinesRoute,
@@ -19,14 +27,6 @@ import {
   type CheckpointLineageResponse,
   type ListCheckpointsResponse,
 } from "./checkpoints";
-import {
-  createAlertRuleRoute,
-  deleteAlertRuleRoute,
-  listAlertRulesRoute,
-  updateAlertRuleRoute,
-  type AlertRuleResponse,
-  type ListAlertRulesResponse,
-} from "./alerts";
 import { apiPath, fetchJson, sendJson } from "./client";
 import { evalOverviewRoute, type EvalOverviewQuery, type EvalOverviewResponse } from "./evals";
 import {
@@ -47,8 +47,8 @@ import {
   type DecideInboxResponse,
   type InboxAuditResponse,
   type inboxDecisionInput,
-  type ListInboxRulesResponse,
   type ListInboxResponse,
+  type ListInboxRulesResponse,
 } from "./inbox";
 import { overviewRoute, type OverviewResponse } from "./overview";
 import {
@@ -411,10 +411,7 @@ export function createAlertRule(body: AlertRuleBody): Promise<AlertRuleResponse>
 }
 
 /** Replaces an alert rule's settings (`PUT /api/alert-rules/:id`; approvers). @throws ApiError 400, 403, 404. */
-export function updateAlertRule(
-  id: number,
-  body: AlertRuleBody,
-): Promise<AlertRuleResponse> {
+export function updateAlertRule(id: number, body: AlertRuleBody): Promise<AlertRuleResponse> {
   return sendJson<AlertRuleResponse>("PUT", apiPath(updateAlertRuleRoute, { id }), body);
 }
 

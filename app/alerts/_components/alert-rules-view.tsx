@@ -176,9 +176,7 @@ export function AlertRulesView({
                         size="sm"
                         variant="outline"
                         aria-label={`Delete ${r.name}`}
-                        onClick={() =>
-                          void act(() => deleteAlertRule(r.id))
-                        }
+                        onClick={() => void act(() => deleteAlertRule(r.id))}
                       >
                         Delete
                       </Button>

@@ -11,15 +11,13 @@ import { createInboxRule, deleteInboxRule, fetchInboxRules } from "@/lib/api/fet
 import { inboxRulesQueryKey as rulesQueryKey } from "@/lib/api/query-keys";
 import type { InboxRuleView } from "@/lib/view-models/inbox";
 
-
 /** The inbox's allow/deny rules, and for approvers a form to add one and a button to delete. */
 export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; canEdit: boolean }) {
   const live = useLiveTopics(["inbox-rules"]);
   const queryClient = useQueryClient();
   const { data } = useQuery({
     queryKey: rulesQueryKey,
-    queryFn: ({ signal }) =>
-      fetchInboxRules(signal),
+    queryFn: ({ signal }) => fetchInboxRules(signal),
     initialData: initial,
     refetchInterval: refetchIntervalFor(live),
   });
@@ -125,9 +123,7 @@ export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; can
                         variant="outline"
                         className="min-h-11"
                         aria-label={`Delete rule ${r.label}`}
-                        onClick={() =>
-                          void act(() => deleteInboxRule(r.id))
-                        }
+                        onClick={() => void act(() => deleteInboxRule(r.id))}
                       >
                         Delete
                       </Button>

@@ -7,9 +7,14 @@ import { useState } from "react";
 
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
-import { runListSearch, type RunListQuery } from "@/lib/paths";
-import { createSavedView, deleteSavedView, fetchSavedViews, updateSavedView } from "@/lib/api/fetchers";
+import {
+  createSavedView,
+  deleteSavedView,
+  fetchSavedViews,
+  updateSavedView,
+} from "@/lib/api/fetchers";
 import { savedViewsQueryKey } from "@/lib/api/query-keys";
+import { runListSearch, type RunListQuery } from "@/lib/paths";
 import { cn } from "@/lib/utils";
 import type { SavedViewView } from "@/lib/view-models";
 
