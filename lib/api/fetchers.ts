@@ -2,6 +2,7 @@ import type { z } from "zod";
 
 import type { alertRuleInput } from "@/lib/alerts/rule";
 import { apiRunsPath } from "@/lib/paths";
+import type { PreferencesPatch } from "@/lib/preferences";
 import type { DraftSettings } from "@/lib/view-models/evals";
 import type { PlanItemView } from "@/lib/view-models/plans";
 
@@ -61,6 +62,7 @@ import {
   type ListPlansResponse,
   type PlanResponse,
 } from "./plans";
+import { putPreferencesRoute, type PreferencesResponse } from "./preferences";
 import type { StepRange } from "./query-keys";
 import {
   getRunRoute,
@@ -470,4 +472,9 @@ export function updateSavedView(
 /** Deletes a view (`DELETE /api/views/:id`). @throws ApiError 404 when it is not the person's. */
 export async function deleteSavedView(id: number): Promise<void> {
   await sendJson<void>("DELETE", apiPath(deleteSavedViewRoute, { id }));
+}
+
+/** Stores the signed-in person's display choices (`PUT /api/me/preferences`) → what was stored. @throws ApiError 400 `invalid_body`, 403 for a worker token. */
+export function putPreferences(patch: PreferencesPatch): Promise<PreferencesResponse> {
+  return sendJson<PreferencesResponse>("PUT", apiPath(putPreferencesRoute), patch);
 }
