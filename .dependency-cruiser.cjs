@@ -43,6 +43,14 @@ module.exports = {
       to: { path: "^lib/server/" },
     },
     {
+      name: "api-contracts-client-safe",
+      severity: "error",
+      comment:
+        "lib/api/ holds the API contracts and fetchers the browser and the routes share: it never imports server-only code (lib/server/, the Prisma client), tests included.",
+      from: { path: "^lib/api/" },
+      to: { path: ["^lib/server/", "^generated/"] },
+    },
+    {
       name: "metric-store-through-index",
       severity: "error",
       comment:

@@ -11,7 +11,7 @@ const PATH_HEADER = "x-pitwall-path";
  * boundary: a page request without any session cookie (and no bearer token) is sent to
  * /sign-in?next=… at once, and every page request learns its own path (header x-pitwall-path) for
  * that `next`. The real check (signature, expiry, disabled account, fresh install → /setup) is
- * requirePageViewer() in each page, and withViewer()/requireRole() in each API route.
+ * requirePageViewer() in each page, and apiRoute() (lib/server/route-input.ts) or requireRole() in each API route.
  */
 export function proxy(request: NextRequest): NextResponse {
   const path = request.nextUrl.pathname + request.nextUrl.search;

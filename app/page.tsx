@@ -1,12 +1,13 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 
-import { WAITING_LIMIT } from "@/components/plans/queries";
+import { OVERVIEW_PAGE } from "@/lib/api/overview";
+import { planListQuery, WAITING_LIMIT } from "@/lib/api/plans";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { pool, prisma } from "@/lib/server/db";
 import { inboxSummary } from "@/lib/server/repositories/inbox-summary";
-import { getOverview, OVERVIEW_PAGE } from "@/lib/server/repositories/overview";
-import { listPlans, planListQuery } from "@/lib/server/repositories/plans";
+import { getOverview } from "@/lib/server/repositories/overview";
+import { listPlans } from "@/lib/server/repositories/plans";
 
 import { OverviewView } from "./_components/overview-view";
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-import { ApiError, fetchJson, parseApiJson } from "./api-client";
+import { ApiError, fetchJson, parseApiJson } from "@/lib/api/client";
 
 describe("parseApiJson", () => {
   it("turns the API's tagged non-finite numbers back into numbers, anywhere in the body", () => {

@@ -13,16 +13,6 @@ export function checkpointPath(uri: string): string {
   return `/checkpoints/view?uri=${encodeURIComponent(uri)}`;
 }
 
-/** `GET /api/checkpoints?limit=…`. */
-export function apiCheckpointsPath(limit?: number): string {
-  return limit === undefined ? "/api/checkpoints" : `/api/checkpoints?limit=${limit}`;
-}
-
-/** `GET /api/checkpoints/lineage?uri=…`. */
-export function apiCheckpointLineagePath(uri: string): string {
-  return `/api/checkpoints/lineage?uri=${encodeURIComponent(uri)}`;
-}
-
 /**
  * The checkpoint URI a config entry names, or null: the top-level `checkpoint` key, when it is a
  * non-empty string. (`model` / `modelPath` also match a benchmark run to a checkpoint, but they

@@ -7,11 +7,6 @@ export function runExportPath(runId: number, data: ExportData, format: ExportFor
   return `/api/runs/${runId}/export?data=${data}&format=${format}`;
 }
 
-/** `GET /api/runs/:id/export/summary`: rows per data kind (what the export menu offers). */
-export function runExportSummaryPath(runId: number): string {
-  return `/api/runs/${runId}/export/summary`;
-}
-
 /** `GET /api/compare/export?ids=1,2&format=…`: the benchmark points of several runs in one file. */
 export function compareExportPath(ids: readonly number[], format: ExportFormat): string {
   return `/api/compare/export?ids=${ids.join(",")}&format=${format}`;

@@ -1,5 +1,6 @@
-import { RUN_GROUP_BYS, RUN_SORTS, type RunGroupBy, type RunSort, type SortDir } from "./run-list";
-import { formatRunColumns, parseRunColumns, type RunColumns } from "./run-list-columns";
+import type { RunListQuery } from "./api/runs";
+import { RUN_GROUP_BYS, RUN_SORTS, type RunGroupBy, type RunSort } from "./run-list";
+import { formatRunColumns, parseRunColumns } from "./run-list-columns";
 import type { RunState, RunSummary } from "./view-models";
 
 /**
@@ -7,29 +8,8 @@ import type { RunState, RunSummary } from "./view-models";
  * Empty values are left out, keeping URLs short and shareable.
  */
 
-/** Filters of the run list as they appear in `/runs?…` and `/api/runs?…`. */
-export interface RunListQuery {
-  kind?: RunSummary["kind"];
-  status?: RunState;
-  host?: string;
-  tag?: string;
-  q?: string;
-  /** Archived runs: left out by default; `include` shows all runs, `only` the archived ones. */
-  archived?: "include" | "only";
-  /** Sort column (lib/run-list.ts); absent = newest first. */
-  sort?: RunSort;
-  /** Sort direction; absent = the column's default (lib/run-list.ts `defaultSortDir`). */
-  dir?: SortDir;
-  /** `off` lists every run on its own row; `host`/`model` group by those; by default repeated runs of one sweep are grouped. */
-  group?: RunGroupBy;
-  /** Only the runs of one group (a key from lib/run-list.ts `runGroupKey`). */
-  sweep?: string;
-  /** Chosen table columns (lib/run-list-columns.ts); absent = the default columns. Display only: the API ignores it. */
-  cols?: RunColumns;
-  cursor?: string;
-  /** 1-based page number (absent: the first page). */
-  page?: number;
-}
+/** Filters of the run list as they appear in `/runs?…` and `/api/runs?…` (the contract's type, lib/api/runs.ts). */
+export type { RunListQuery };
 
 /** The query-string parameters of a run-list query, in URL order (the same for the page and the API). */
 function runListParams(q: RunListQuery): Record<string, string | undefined> {
@@ -96,14 +76,9 @@ export function comparePath(ids: readonly number[]): string {
   return ids.length ? `/compare?ids=${ids.join(",")}` : "/compare";
 }
 
-/** `GET /api/runs` with the same filters as the page. */
+/** `GET /api/runs` with the same filters as the page (lib/api/fetchers.ts `fetchRuns` reads through it). */
 export function apiRunsPath(q: RunListQuery = {}): string {
   return `/api/runs${query(runListParams({ ...q, cols: undefined }))}`;
-}
-
-/** `GET /api/runs/:id`. */
-export function apiRunPath(id: number): string {
-  return `/api/runs/${id}`;
 }
 
 /** Most runs one comparison (page or export) takes. */
@@ -226,3 +201,26 @@ export function parseRunListQuery(sp: SearchParams): { query: RunListQuery; igno
 export function hasRunFilters(q: RunListQuery): boolean {
   return Boolean(q.kind || q.status || q.host || q.tag || q.q || q.archived || q.sweep);
 }
+
+/** `/plans/:id`. */
+export function planPath(id: number): string {
+  return `/plans/${id}`;
+}
+
+/** `/sessions/:id`. */
+export function sessionPath(id: number): string {
+  return `/sessions/${id}`;
+}
+
+/** `/hosts/:name`. */
+export function hostPath(name: string): string {
+  return `/hosts/${encodeURIComponent(name)}`;
+}
+
+/** `/evals?category=&dataset=` (empty filters left out). */
+export function evalsPath(filters: { category?: string; dataset?: string } = {}): string {
+  return `/evals${query({ category: filters.category, dataset: filters.dataset })}`;
+}
+
+/** `/baselines`. */
+export const BASELINES_PATH = "/baselines";

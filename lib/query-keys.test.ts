@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
 
-import { queryKeyForTopic } from "./query-keys";
+import { queryKeyForTopic } from "@/lib/api/query-keys";
 
 test("live topics map to the query-key prefixes they invalidate", () => {
   expect(queryKeyForTopic("runs")).toEqual(["runs"]);

@@ -11,15 +11,12 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { LiveIndicator } from "@/components/nav/live-indicator";
 import { ActiveRunRow } from "@/components/pipelines/active-run-row";
 import { EventList } from "@/components/pipelines/event-list";
-import {
-  fetchOverview,
-  overviewPageQueryKey,
-  overviewQueryKey,
-} from "@/components/pipelines/queries";
 import { useAlertTitle } from "@/components/pipelines/use-alert-title";
 import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
 import { WaitingPlansCard } from "@/components/plans/waiting-plans-card";
 import { buttonVariants } from "@/components/ui/button";
+import { fetchOverview } from "@/lib/api/fetchers";
+import { overviewPageQueryKey, overviewQueryKey } from "@/lib/api/query-keys";
 import { pickDurationUnit } from "@/lib/column-format";
 import { runPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";

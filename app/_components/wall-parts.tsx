@@ -4,12 +4,12 @@ import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type RefObject } from "react";
 
-import { fetchInbox } from "@/components/inbox/queries";
 import { waitedLabel } from "@/components/inbox/waited";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useNow } from "@/components/live/use-now";
 import { formatClock } from "@/components/pipelines/units";
 import { useTimeZone } from "@/components/preferences/preferences-provider";
+import { fetchInbox } from "@/lib/api/fetchers";
 import { cn } from "@/lib/utils";
 import type { InboxSummary } from "@/lib/view-models/inbox";
 

@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
 
+import { DEFAULT_CHECKPOINT_LIMIT } from "@/lib/api/checkpoints";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
-import { DEFAULT_CHECKPOINT_LIMIT, listCheckpoints } from "@/lib/server/repositories/lineage";
+import { listCheckpoints } from "@/lib/server/repositories/lineage";
 
 import { CheckpointsView } from "./_components/checkpoints-view";
 

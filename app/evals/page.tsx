@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
 
+import { evalOverviewQuery } from "@/lib/api/evals";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
-import { evalOverviewQuery, getEvalOverview } from "@/lib/server/repositories/evals";
+import { getEvalOverview } from "@/lib/server/repositories/evals";
 
 import { EvalsView } from "./_components/evals-view";
 

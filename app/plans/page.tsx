@@ -1,10 +1,11 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 
+import { planListQuery } from "@/lib/api/plans";
 import { hasRole } from "@/lib/roles";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
-import { listPlans, planListQuery } from "@/lib/server/repositories/plans";
+import { listPlans } from "@/lib/server/repositories/plans";
 
 import { PlansView } from "./_components/plans-view";
 

@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 
+import { runListQuery } from "@/lib/api/runs";
 import { parseRunListQuery, type RunListQuery } from "@/lib/paths";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
 import { ValidationError } from "@/lib/server/errors";
-import { runFilters } from "@/lib/server/repositories/run-filters";
 import { listRuns } from "@/lib/server/repositories/run-list";
 import { listSavedViews } from "@/lib/server/repositories/saved-views";
 import type { RunListPage } from "@/lib/view-models";
@@ -34,7 +34,7 @@ async function loadPage(
 ): Promise<{ page: RunListPage; loadedAt: number }> {
   try {
     return {
-      page: await listRuns(prisma(), runFilters.parse({ ...query, limit: PAGE_SIZE })),
+      page: await listRuns(prisma(), runListQuery.parse({ ...query, limit: PAGE_SIZE })),
       loadedAt: Date.now(),
     };
   } catch (err) {
@@ -42,7 +42,7 @@ async function loadPage(
     ignored.push("cursor");
     delete query.cursor;
     return {
-      page: await listRuns(prisma(), runFilters.parse({ ...query, limit: PAGE_SIZE })),
+      page: await listRuns(prisma(), runListQuery.parse({ ...query, limit: PAGE_SIZE })),
       loadedAt: Date.now(),
     };
   }

@@ -1,9 +1,10 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 
+import { sessionListQuery } from "@/lib/api/sessions";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { prisma } from "@/lib/server/db";
-import { listSessions, sessionListQuery } from "@/lib/server/repositories/sessions";
+import { listSessions } from "@/lib/server/repositories/sessions";
 
 import { SessionsView } from "./_components/sessions-view";
 

@@ -4,11 +4,10 @@ import { useId, useState, type ReactNode } from "react";
 
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
+import { type BaselineBody } from "@/lib/api/fetchers";
 import { BASELINE_VALUE_MAX } from "@/lib/protocol/frames";
 import { cn } from "@/lib/utils";
 import type { BaselineView, DraftSettings } from "@/lib/view-models/evals";
-
-import type { BaselineBody } from "./queries";
 
 /** Metrics offered in the form (any other name may be typed). */
 export const BASELINE_METRICS = ["tau", "outputTokPerS", "ttftMsMedian", "tpotMsMedian"] as const;

@@ -10,15 +10,16 @@ import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Select } from "@/components/ui/input";
+import { fetchRunEvals } from "@/lib/api/fetchers";
+import { runEvalsPrefix, runEvalsQueryKey } from "@/lib/api/query-keys";
 import { formatCount } from "@/lib/format";
-import { runPath } from "@/lib/paths";
+import { BASELINES_PATH, runPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";
 import type { RunSummary } from "@/lib/view-models";
 import type { BaselineView, RunCheckpointView, RunEvalsView } from "@/lib/view-models/evals";
 
 import { EvalTable } from "./eval-table";
 import { checkpointName, draftSettingsLabel, formatTau } from "./format";
-import { BASELINES_PATH, fetchRunEvals, runEvalsPrefix, runEvalsQueryKey } from "./queries";
 import {
   baselineDelta,
   comparableBaselines,

@@ -7,14 +7,13 @@ import { RelativeTime } from "@/components/runs/relative-time";
 import { Card } from "@/components/ui/card";
 import { byteColumnFormat } from "@/lib/column-format";
 import { formatNumber } from "@/lib/format";
-import { runsPath } from "@/lib/paths";
+import { hostPath, runsPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";
 import type { GpuView, HostView } from "@/lib/view-models/hosts";
 
 import { Meter } from "./gpu-bars";
 import { gpuSummary } from "./gpu-summary";
 import { HostStateBadge } from "./host-state-badge";
-import { hostPath } from "./queries";
 
 const HOUR_MS = 60 * 60 * 1000;
 

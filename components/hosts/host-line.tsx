@@ -2,6 +2,7 @@ import Link from "next/link";
 
 import { Sparkline } from "@/components/charts/sparkline";
 import { formatPct } from "@/components/pipelines/units";
+import { hostPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";
 import type { HostView } from "@/lib/view-models/hosts";
 
@@ -9,7 +10,6 @@ import { GpuBars } from "./gpu-bars";
 import { gpuSummary } from "./gpu-summary";
 import { HeartbeatAge } from "./host-card";
 import { HostStateBadge } from "./host-state-badge";
-import { hostPath } from "./queries";
 
 const HOUR_MS = 60 * 60 * 1000;
 

@@ -8,7 +8,7 @@ import { useLiveClient } from "@/components/live/live-provider";
 
 /**
  * Invalidates the given query keys when any of `topics` changes (and after every reconnect), for
- * reads lib/query-keys.ts does not map (such as `hosts`) or that must not refetch on every push.
+ * reads lib/api/query-keys.ts does not map (such as `hosts`) or that must not refetch on every push.
  * With `minIntervalMs`, changes are throttled: at most one refetch per interval (leading and
  * trailing edge), so a run pushing several times a second does not re-run expensive reads
  * (uploads over time, downsampled metrics) as often. Use next to useLiveTopics, which reports the

@@ -4,8 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
-
-import { fetchInbox, inboxQueryKey } from "./queries";
+import { fetchInbox } from "@/lib/api/fetchers";
+import { inboxQueryKey } from "@/lib/api/query-keys";
 
 /**
  * The top bar's inbox link with the live number of waiting items (topic `inbox`). `initialCount`

@@ -1,4 +1,4 @@
-import { reviveNonFinite } from "@/lib/api-client";
+import { reviveNonFinite } from "@/lib/api/client";
 import {
   LIVE_SESSION_ENDED,
   liveServerMessage,

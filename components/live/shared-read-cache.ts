@@ -1,7 +1,6 @@
 import type { QueryClient } from "@tanstack/react-query";
 
-import { metricsQueryKey, progressQueryKey } from "@/components/pipelines/queries";
-import { runQueryKey } from "@/lib/query-keys";
+import { metricsQueryKey, progressQueryKey, runQueryKey } from "@/lib/api/query-keys";
 import type { RunLiveView } from "@/lib/view-models/live";
 
 /**

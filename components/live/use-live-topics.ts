@@ -3,8 +3,8 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useSyncExternalStore } from "react";
 
+import { queryKeyForTopic } from "@/lib/api/query-keys";
 import { isSharedReadTopic } from "@/lib/protocol/live";
-import { queryKeyForTopic } from "@/lib/query-keys";
 
 import { coalescer } from "./coalesce";
 import type { LiveStatus } from "./live-client";

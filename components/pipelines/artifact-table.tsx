@@ -16,13 +16,14 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
+import { fetchArtifactPage } from "@/lib/api/fetchers";
+import { artifactPageQueryKey } from "@/lib/api/query-keys";
 import { checkpointPath } from "@/lib/checkpoint-paths";
 import { byteColumnFormat } from "@/lib/column-format";
 import { formatCount, MISSING } from "@/lib/format";
 import { clampPage, pageAfterResize, pageBounds, pageCount } from "@/lib/paging";
 import type { ArtifactView } from "@/lib/view-models/pipeline";
 
-import { artifactPageQueryKey, fetchArtifactPage } from "./queries";
 import { formatBytes } from "./units";
 
 /** Artifacts per page the table offers (the first is the default). */

@@ -2,17 +2,14 @@
 
 import { useQuery } from "@tanstack/react-query";
 
-import { fetchJson } from "@/lib/api-client";
-import type { AlertRuleView } from "@/lib/view-models/alerts";
+import { fetchAlertRules } from "@/lib/api/fetchers";
+import { alertRuleNamesQueryKey } from "@/lib/api/query-keys";
 
 import { alertTitle } from "./alerts";
 
-/** react-query key of the alert rules' names. */
-export const alertRuleNamesQueryKey = ["alerts", "rule-names"] as const;
-
 /** id → name of every alert rule (`GET /api/alert-rules`). @throws ApiError. */
 export async function fetchAlertRuleNames(signal?: AbortSignal): Promise<Map<number, string>> {
-  const { rules } = await fetchJson<{ rules: AlertRuleView[] }>("/api/alert-rules", { signal });
+  const rules = await fetchAlertRules(signal);
   return new Map(rules.map((r) => [r.id, r.name]));
 }
 

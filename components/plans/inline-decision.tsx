@@ -4,9 +4,9 @@ import { Check, CircleX, MessageSquareWarning } from "lucide-react";
 import { useId, useState } from "react";
 
 import { Button } from "@/components/ui/button";
+import { type DecisionRequest } from "@/lib/api/fetchers";
 import type { PlanSummaryView } from "@/lib/view-models/plans";
 
-import type { DecisionRequest } from "./queries";
 import { decisionBody, useDecidePlan } from "./use-decide-plan";
 
 type Commented = Extract<DecisionRequest["decision"], "changes_requested" | "rejected">;

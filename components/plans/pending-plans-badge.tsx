@@ -3,9 +3,9 @@
 import { useQuery } from "@tanstack/react-query";
 
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
+import { fetchPendingPlanCount } from "@/lib/api/fetchers";
+import { pendingPlansQueryKey } from "@/lib/api/query-keys";
 import { cn } from "@/lib/utils";
-
-import { fetchPendingPlanCount, pendingPlansQueryKey } from "./queries";
 
 /**
  * The live number of plans waiting for a decision (topic `plans`). `variant="nav"`: a small count

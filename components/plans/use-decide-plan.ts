@@ -2,9 +2,9 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 
-import { ApiError } from "@/lib/api-client";
-
-import { allPlansQueryKey, planQueryKey, postDecision, type DecisionRequest } from "./queries";
+import { ApiError } from "@/lib/api/client";
+import { postDecision, type DecisionRequest } from "@/lib/api/fetchers";
+import { allPlansQueryKey, planQueryKey } from "@/lib/api/query-keys";
 
 /** Shown when "Request changes" is sent without a comment (the API refuses it too). */
 export const COMMENT_REQUIRED =

@@ -7,15 +7,15 @@ import Link from "next/link";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useServerNow } from "@/components/pipelines/use-server-now";
 import { RelativeTime } from "@/components/runs/relative-time";
-import { sessionPath } from "@/components/sessions/queries";
 import { SessionSourceLabel } from "@/components/sessions/session-source";
 import { buttonVariants } from "@/components/ui/button";
 import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { fetchWaitingPlans } from "@/lib/api/fetchers";
+import { waitingPlansQueryKey } from "@/lib/api/query-keys";
+import { planPath, sessionPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";
 import type { PlanListView } from "@/lib/view-models/plans";
 import { sessionLabel } from "@/lib/view-models/sessions";
-
-import { fetchWaitingPlans, planPath, waitingPlansQueryKey } from "./queries";
 
 /**
  * The overview's "Waiting for a person" card: each plan an agent (or worker) waits on — which

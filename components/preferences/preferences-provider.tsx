@@ -3,6 +3,7 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
 
 import { useHydrated } from "@/components/live/use-now";
+import { putPreferences } from "@/lib/api/fetchers";
 import { DEFAULT_PREFERENCES, type Preferences, type PreferencesPatch } from "@/lib/preferences";
 
 interface PreferencesState {
@@ -38,17 +39,7 @@ export function PreferencesProvider({
   const update = useCallback(async (patch: PreferencesPatch) => {
     if (patch.theme) applyTheme(patch.theme);
     setPreferences((p) => ({ ...p, ...patch }));
-    const res = await fetch("/api/me/preferences", {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(patch),
-    });
-    if (!res.ok) {
-      const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
-      throw new Error(body?.error?.message ?? `saving failed (HTTP ${res.status})`);
-    }
-    const stored = (await res.json()) as Preferences;
-    setPreferences(stored);
+    setPreferences(await putPreferences(patch));
   }, []);
   const value = useMemo(() => ({ preferences, canSave, update }), [preferences, canSave, update]);
   return <PreferencesContext.Provider value={value}>{children}</PreferencesContext.Provider>;

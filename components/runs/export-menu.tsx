@@ -5,13 +5,13 @@ import { ChevronDown, Download } from "lucide-react";
 import { useEffect, useId, useRef, useState } from "react";
 
 import { buttonVariants } from "@/components/ui/button";
-import { fetchJson } from "@/lib/api-client";
+import { fetchRunExportSummary } from "@/lib/api/fetchers";
+import { runExportSummaryQueryKey } from "@/lib/api/query-keys";
 import {
   compareExportFilename,
   compareExportPath,
   runExportFilename,
   runExportPath,
-  runExportSummaryPath,
 } from "@/lib/export-paths";
 import { formatCount } from "@/lib/format";
 import { cn } from "@/lib/utils";
@@ -20,7 +20,6 @@ import {
   EXPORT_DATA_LABELS,
   EXPORT_FORMATS,
   type ExportData,
-  type RunExportSummary,
 } from "@/lib/view-models/export";
 
 const linkClass = cn(
@@ -38,8 +37,8 @@ export function ExportMenu({ runId, className }: { runId: number; className?: st
   const root = useRef<HTMLDivElement>(null);
   const menuId = useId();
   const summary = useQuery({
-    queryKey: ["run-export-summary", runId],
-    queryFn: ({ signal }) => fetchJson<RunExportSummary>(runExportSummaryPath(runId), { signal }),
+    queryKey: runExportSummaryQueryKey(runId),
+    queryFn: ({ signal }) => fetchRunExportSummary(runId, signal),
     enabled: open,
     staleTime: 0,
   });

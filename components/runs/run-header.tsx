@@ -10,10 +10,10 @@ import { useTimeZone } from "@/components/preferences/preferences-provider";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { MetaItem } from "@/components/ui/meta-item";
-import { patchRun } from "@/lib/api-client";
+import { patchRun } from "@/lib/api/fetchers";
+import { runQueryKey } from "@/lib/api/query-keys";
 import { formatAbsoluteTime } from "@/lib/format";
 import { runsPath } from "@/lib/paths";
-import { runQueryKey } from "@/lib/query-keys";
 import type { RunDetail } from "@/lib/view-models";
 
 import { FreshnessBadge } from "./freshness-badge";

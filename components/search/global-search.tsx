@@ -4,9 +4,10 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useRef, useState } from "react";
 
-import { fetchJson } from "@/lib/api-client";
+import { fetchSearch } from "@/lib/api/fetchers";
+import { searchQueryKey } from "@/lib/api/query-keys";
 import { cn } from "@/lib/utils";
-import { SEARCH_GROUPS, type SearchHit, type SearchResults } from "@/lib/view-models/search";
+import { SEARCH_GROUPS, type SearchHit } from "@/lib/view-models/search";
 
 const DEBOUNCE_MS = 150;
 
@@ -48,9 +49,8 @@ export function GlobalSearch() {
   }, [text]);
 
   const { data, isFetching, isError } = useQuery({
-    queryKey: ["search", q],
-    queryFn: ({ signal }) =>
-      fetchJson<SearchResults>(`/api/search?q=${encodeURIComponent(q)}`, { signal }),
+    queryKey: searchQueryKey(q),
+    queryFn: ({ signal }) => fetchSearch(q, signal),
     enabled: q.length > 0,
     placeholderData: keepPreviousData,
     staleTime: 10_000,

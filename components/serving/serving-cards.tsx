@@ -5,14 +5,10 @@ import { useQuery } from "@tanstack/react-query";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { fetchHostServing, fetchRunServing } from "@/lib/api/fetchers";
+import { hostServingQueryKey, runServingQueryKey } from "@/lib/api/query-keys";
 import type { RunServingView, ServingWindowView } from "@/lib/view-models/serving";
 
-import {
-  fetchHostServing,
-  fetchRunServing,
-  hostServingQueryKey,
-  runServingQueryKey,
-} from "./queries";
 import { ServingRunPanel } from "./serving-panel";
 
 /** Serving reads refetch at most this often (ms) while scrapes arrive. */

@@ -10,12 +10,27 @@ export class AppError extends Error {
       | "body_too_large"
       | "database_unavailable"
       | "plan_answered_in_terminal"
-      | "plan_agent_ended",
+      | "plan_agent_ended"
+      | InputErrorCode,
     message: string,
     readonly status: number,
   ) {
     super(message);
     this.name = new.target.name;
+  }
+}
+
+/** Codes of a bad API request input (lib/server/route-input.ts). */
+export type InputErrorCode =
+  "invalid_query" | "invalid_body" | "invalid_json" | "too_deep" | "unsupported_media_type";
+
+/**
+ * An API request's path, query or body does not fit its contract (lib/api): HTTP 400 with code
+ * `invalid_query` / `invalid_body` / `invalid_json` / `too_deep`, or 415 `unsupported_media_type`.
+ */
+export class InputError extends AppError {
+  constructor(code: InputErrorCode, message: string, status = 400) {
+    super(code, message, status);
   }
 }
 

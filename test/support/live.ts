@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import WebSocket from "ws";
 
 import { SharedTopics } from "@/components/live/shared-topics";
-import { reviveNonFinite } from "@/lib/api-client";
+import { reviveNonFinite } from "@/lib/api/client";
 import { stringifyJson } from "@/lib/protocol/json";
 
 /** A `/ws/live` client that merges shared-read topics the way the browser does (SharedTopics). */

@@ -16,6 +16,8 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
+import { createTokenRoute, revokeTokenRoute, type CreateTokenResponse } from "@/lib/api/admin";
+import { apiPath } from "@/lib/api/client";
 import { postJson } from "@/lib/auth-client";
 import type { AdminTokenView, CreatedTokenView } from "@/lib/view-models/admin";
 
@@ -35,7 +37,7 @@ export function TokensCard({ tokens, origin }: { tokens: AdminTokenView[]; origi
     setPending(true);
     setError(null);
     const form = new FormData(formEl);
-    const res = await postJson<CreatedTokenView>("/api/admin/tokens", {
+    const res = await postJson<CreateTokenResponse>(apiPath(createTokenRoute), {
       host: String(form.get("host")).trim(),
       shared: form.get("shared") === "on",
     });
@@ -55,7 +57,7 @@ export function TokensCard({ tokens, origin }: { tokens: AdminTokenView[]; origi
     )
       return;
     setError(null);
-    const res = await postJson(`/api/admin/tokens/${t.id}`, {}, "DELETE");
+    const res = await postJson(apiPath(revokeTokenRoute, { id: t.id }), {}, "DELETE");
     if (!res.ok) setError(res.message ?? `Could not revoke #${t.id} (${res.status}).`);
     router.refresh();
   }

@@ -16,9 +16,11 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
+import { createUserRoute, updateUserRoute, type CreateUserResponse } from "@/lib/api/admin";
+import { apiPath } from "@/lib/api/client";
 import { postJson } from "@/lib/auth-client";
 import { isRole, ROLES, type Role } from "@/lib/roles";
-import type { AdminUserView, CreatedUserView } from "@/lib/view-models/admin";
+import type { AdminUserView } from "@/lib/view-models/admin";
 
 import { SecretOnce } from "./secret-once";
 
@@ -37,7 +39,7 @@ export function UsersCard({ users, selfId }: { users: AdminUserView[]; selfId: s
 
   async function change(user: AdminUserView, body: { role?: Role; disabled?: boolean }) {
     setError(null);
-    const res = await postJson(`/api/admin/users/${encodeURIComponent(user.id)}`, body, "PATCH");
+    const res = await postJson(apiPath(updateUserRoute, { id: user.id }), body, "PATCH");
     if (!res.ok) setError(res.message ?? `Could not change ${user.email} (${res.status}).`);
     router.refresh();
   }
@@ -48,7 +50,7 @@ export function UsersCard({ users, selfId }: { users: AdminUserView[]; selfId: s
     const form = new FormData(formEl);
     setPending(true);
     setError(null);
-    const res = await postJson<CreatedUserView>("/api/admin/users", {
+    const res = await postJson<CreateUserResponse>(apiPath(createUserRoute), {
       name: String(form.get("name")),
       email: String(form.get("email")),
       role: String(form.get("role")),

@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input, Select } from "@/components/ui/input";
 import { ALERT_CONDITIONS, type AlertRuleInput } from "@/lib/alerts/rule";
-import { sendJson } from "@/lib/api-client";
+import { createAlertRule, deleteAlertRule, updateAlertRule } from "@/lib/api/fetchers";
 import { RUN_KIND_OPTIONS, runPath } from "@/lib/paths";
 import type { AlertRuleView } from "@/lib/view-models/alerts";
 
@@ -77,7 +77,7 @@ export function AlertRulesView({
     };
     const form = e.currentTarget;
     void act(async () => {
-      await sendJson("POST", "/api/alert-rules", body);
+      await createAlertRule(body);
       form.reset();
     });
   };
@@ -163,7 +163,7 @@ export function AlertRulesView({
                         variant="outline"
                         onClick={() =>
                           void act(() =>
-                            sendJson("PUT", `/api/alert-rules/${r.id}`, {
+                            updateAlertRule(r.id, {
                               ...toInput(r),
                               enabled: !r.enabled,
                             }),
@@ -176,9 +176,7 @@ export function AlertRulesView({
                         size="sm"
                         variant="outline"
                         aria-label={`Delete ${r.name}`}
-                        onClick={() =>
-                          void act(() => sendJson("DELETE", `/api/alert-rules/${r.id}`))
-                        }
+                        onClick={() => void act(() => deleteAlertRule(r.id))}
                       >
                         Delete
                       </Button>

@@ -1,12 +1,22 @@
+import {
+  createBaselineRoute,
+  listBaselinesRoute,
+  type BaselineResponse,
+  type ListBaselinesResponse,
+} from "@/lib/api/baselines";
 import { prisma } from "@/lib/server/db";
-import { errorResponse, json, parseJsonBody, withViewer } from "@/lib/server/http";
-import { baselineInput, createBaseline, listBaselines } from "@/lib/server/repositories/baselines";
+import { errorResponse, json } from "@/lib/server/http";
+import { createBaseline, listBaselines } from "@/lib/server/repositories/baselines";
+import { apiRoute } from "@/lib/server/route-input";
 
 /** Read at request time: never prerendered at build. */
 export const dynamic = "force-dynamic";
 
 /** GET /api/baselines → `{ asOf, baselines }`: every reference baseline, by metric then name. */
-export const GET = withViewer("viewer", async () => json(await listBaselines(prisma())));
+export const GET = apiRoute("viewer", listBaselinesRoute, async () => {
+  const answer: ListBaselinesResponse = await listBaselines(prisma());
+  return json(answer);
+});
 
 /**
  * POST /api/baselines `{name, metric, value, tolerance?, dataset?, settings?, sourceUrl?}` (the
@@ -14,9 +24,9 @@ export const GET = withViewer("viewer", async () => json(await listBaselines(pri
  * 400 bad body; 401/403 without the approver role or from another site; 409 `baseline_exists`
  * when the name is taken; 415 unless JSON.
  */
-export const POST = withViewer("approver", async (request) => {
-  const input = await parseJsonBody(request, baselineInput);
-  if (input instanceof Response) return input;
-  const result = await createBaseline(prisma(), input);
-  return result.ok ? json(result.baseline, 201) : errorResponse(409, result.code, result.message);
+export const POST = apiRoute("approver", createBaselineRoute, async ({ body }) => {
+  const result = await createBaseline(prisma(), body);
+  if (!result.ok) return errorResponse(409, result.code, result.message);
+  const baseline: BaselineResponse = result.baseline;
+  return json(baseline, 201);
 });

@@ -1,7 +1,8 @@
-import { describeIssues } from "@/lib/protocol";
+import { evalOverviewRoute, type EvalOverviewResponse } from "@/lib/api/evals";
 import { prisma } from "@/lib/server/db";
-import { errorResponse, json, withViewer } from "@/lib/server/http";
-import { evalOverviewQuery, getEvalOverview } from "@/lib/server/repositories/evals";
+import { json } from "@/lib/server/http";
+import { getEvalOverview } from "@/lib/server/repositories/evals";
+import { apiRoute } from "@/lib/server/route-input";
 
 /** Read at request time: never prerendered at build. */
 export const dynamic = "force-dynamic";
@@ -11,12 +12,7 @@ export const dynamic = "force-dynamic";
  * draft settings (never summed across settings) (EvalOverviewView; see getEvalOverview for how checkpoints are attributed), with τ baselines.
  * Empty parameters mean "no filter". 400 for an over-long value.
  */
-export const GET = withViewer("viewer", async (request) => {
-  const sp = new URL(request.url).searchParams;
-  const q = evalOverviewQuery.safeParse({
-    category: sp.get("category") || undefined,
-    dataset: sp.get("dataset") || undefined,
-  });
-  if (!q.success) return errorResponse(400, "invalid_query", describeIssues(q.error));
-  return json(await getEvalOverview(prisma(), q.data));
+export const GET = apiRoute("viewer", evalOverviewRoute, async ({ query }) => {
+  const answer: EvalOverviewResponse = await getEvalOverview(prisma(), query);
+  return json(answer);
 });

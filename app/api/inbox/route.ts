@@ -1,7 +1,9 @@
+import { listInboxRoute, openInboxItemRoute, type ListInboxResponse } from "@/lib/api/inbox";
 import { pool } from "@/lib/server/db";
-import { handle, json, parseJsonBody, withViewer } from "@/lib/server/http";
+import { handle, json } from "@/lib/server/http";
 import { authenticateWorker } from "@/lib/server/ingest/service";
-import { createInboxItem, inboxRequestInput, listInbox } from "@/lib/server/repositories/inbox";
+import { createInboxItem, listInbox } from "@/lib/server/repositories/inbox";
+import { apiRoute, readInput, type RouteContext } from "@/lib/server/route-input";
 
 /** Read at request time: never prerendered at build. */
 export const dynamic = "force-dynamic";
@@ -12,10 +14,11 @@ export const dynamic = "force-dynamic";
  * in progress and `waitingMs`. The tool input, diff and plan markdown are included only for
  * signed-in people (null for worker tokens).
  */
-export const GET = withViewer("viewer", async (_request, viewer) => {
+export const GET = apiRoute("viewer", listInboxRoute, async (_input, _request, viewer) => {
   const at = new Date();
   const items = await listInbox(pool(), { withDetail: viewer.kind === "user" }, at);
-  return json({ asOf: at.toISOString(), count: items.length, items });
+  const answer: ListInboxResponse = { asOf: at.toISOString(), count: items.length, items };
+  return json(answer);
 });
 
 /**
@@ -25,11 +28,10 @@ export const GET = withViewer("viewer", async (_request, viewer) => {
  * once (`status: "decided"`, `decision` as the long-poll would give it; deny rules win). Re-sending
  * the same key returns the same item. 400 `invalid_body`; 401 without a valid token; 415 unless JSON.
  */
-export async function POST(request: Request): Promise<Response> {
+export async function POST(request: Request, ctx: RouteContext): Promise<Response> {
   return handle(async () => {
     const principal = await authenticateWorker(request.headers.get("authorization"));
-    const input = await parseJsonBody(request, inboxRequestInput);
-    if (input instanceof Response) return input;
-    return json(await createInboxItem(pool(), principal, input), 201);
+    const { body } = await readInput(request, ctx, openInboxItemRoute);
+    return json(await createInboxItem(pool(), principal, body), 201);
   });
 }

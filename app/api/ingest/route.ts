@@ -1,3 +1,4 @@
+import { MAX_INGEST_FRAMES as MAX_FRAMES, type IngestResponse } from "@/lib/api/ingest";
 import { JsonSyntaxError, MAX_FRAME_BYTES, parseWireJson } from "@/lib/protocol";
 import { readBodyText } from "@/lib/server/body";
 import { errorResponse, handle, json } from "@/lib/server/http";
@@ -5,7 +6,6 @@ import { authenticateWorker, ingestValues } from "@/lib/server/ingest/service";
 
 /** Largest accepted batch body: 16 frames' worth of the per-frame limit. */
 const MAX_BODY_BYTES = 16 * MAX_FRAME_BYTES;
-const MAX_FRAMES = 10_000;
 
 /**
  * POST /api/ingest: a JSON array of protocol frames (or one frame) with a worker token.
@@ -36,6 +36,7 @@ export async function POST(request: Request): Promise<Response> {
       bytes: Buffer.byteLength(text),
     });
     const accepted = results.filter((r) => r.ok).length;
-    return json({ results, accepted, rejected: results.length - accepted });
+    const answer: IngestResponse = { results, accepted, rejected: results.length - accepted };
+    return json(answer);
   });
 }

@@ -1,13 +1,11 @@
-import { describeIssues } from "@/lib/protocol";
+import { listRunsRoute, type ListRunsResponse } from "@/lib/api/runs";
 import { prisma } from "@/lib/server/db";
-import { errorResponse, json, withViewer } from "@/lib/server/http";
-import { runFilters } from "@/lib/server/repositories/run-filters";
+import { json } from "@/lib/server/http";
 import { listRuns } from "@/lib/server/repositories/run-list";
+import { apiRoute } from "@/lib/server/route-input";
 
 /** GET /api/runs?kind&host&status&tag&q&limit&cursor → `{ runs, nextCursor }`, newest first. */
-export const GET = withViewer("viewer", async (request) => {
-  const params = Object.fromEntries(new URL(request.url).searchParams);
-  const filters = runFilters.safeParse(params);
-  if (!filters.success) return errorResponse(400, "invalid_query", describeIssues(filters.error));
-  return json(await listRuns(prisma(), filters.data));
+export const GET = apiRoute("viewer", listRunsRoute, async ({ query }) => {
+  const page: ListRunsResponse = await listRuns(prisma(), query);
+  return json(page);
 });

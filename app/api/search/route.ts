@@ -1,7 +1,8 @@
-import { describeIssues } from "@/lib/protocol";
+import { searchRoute, type SearchResponse } from "@/lib/api/search";
 import { prisma } from "@/lib/server/db";
-import { errorResponse, json, withViewer } from "@/lib/server/http";
-import { search, searchQuery } from "@/lib/server/repositories/search";
+import { json } from "@/lib/server/http";
+import { search } from "@/lib/server/repositories/search";
+import { apiRoute } from "@/lib/server/route-input";
 
 /** Read at request time: never prerendered at build. */
 export const dynamic = "force-dynamic";
@@ -11,8 +12,7 @@ export const dynamic = "force-dynamic";
  * matching `q` (substring, case-insensitive; tags whole). 400 `invalid_query` for an empty or
  * over-long `q` or a bad `limit`.
  */
-export const GET = withViewer("viewer", async (request) => {
-  const parsed = searchQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams));
-  if (!parsed.success) return errorResponse(400, "invalid_query", describeIssues(parsed.error));
-  return json(await search(prisma(), parsed.data));
+export const GET = apiRoute("viewer", searchRoute, async ({ query }) => {
+  const answer: SearchResponse = await search(prisma(), query);
+  return json(answer);
 });

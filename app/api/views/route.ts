@@ -1,27 +1,24 @@
-import { z } from "zod";
-
-import { describeIssues } from "@/lib/protocol";
+import {
+  createSavedViewRoute,
+  listSavedViewsRoute,
+  type ListSavedViewsResponse,
+  type SavedViewResponse,
+} from "@/lib/api/views";
 import { personId } from "@/lib/server/auth/person";
 import { prisma } from "@/lib/server/db";
-import { errorResponse, json, parseJsonBody, withViewer } from "@/lib/server/http";
-import {
-  createSavedView,
-  listSavedViews,
-  savedViewInput,
-} from "@/lib/server/repositories/saved-views";
+import { json } from "@/lib/server/http";
+import { createSavedView, listSavedViews } from "@/lib/server/repositories/saved-views";
+import { apiRoute } from "@/lib/server/route-input";
 
 /** Read at request time: never prerendered at build. */
 export const dynamic = "force-dynamic";
 
-const listQuery = z.strictObject({ page: z.enum(["runs"]).default("runs") });
-
 /** GET /api/views?page=runs → `{ views: [SavedView…] }`: the signed-in person's own views, by name. 400 bad page; 403 for a worker token. */
-export const GET = withViewer("viewer", async (request, viewer) => {
-  const q = listQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams));
-  if (!q.success) return errorResponse(400, "invalid_query", describeIssues(q.error));
-  return json({
-    views: await listSavedViews(prisma(), personId(viewer, "saved views"), q.data.page),
-  });
+export const GET = apiRoute("viewer", listSavedViewsRoute, async ({ query }, _request, viewer) => {
+  const answer: ListSavedViewsResponse = {
+    views: await listSavedViews(prisma(), personId(viewer, "saved views"), query.page),
+  };
+  return json(answer);
 });
 
 /**
@@ -29,9 +26,11 @@ export const GET = withViewer("viewer", async (request, viewer) => {
  * (blank or long name, unknown parameter or bad value in the query); 403 for a worker token or a
  * cross-site request; 409 `conflict` when the person has a view of that name or 50 views.
  */
-export const POST = withViewer("viewer", async (request, viewer) => {
-  const userId = personId(viewer, "saved views");
-  const input = await parseJsonBody(request, savedViewInput);
-  if (input instanceof Response) return input;
-  return json(await createSavedView(prisma(), userId, input), 201);
+export const POST = apiRoute("viewer", createSavedViewRoute, async ({ body }, _request, viewer) => {
+  const view: SavedViewResponse = await createSavedView(
+    prisma(),
+    personId(viewer, "saved views"),
+    body,
+  );
+  return json(view, 201);
 });

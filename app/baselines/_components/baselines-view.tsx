@@ -7,16 +7,6 @@ import { Fragment, useState } from "react";
 
 import { BaselineForm } from "@/components/evals/baseline-form";
 import { draftSettingsLabel, formatTau } from "@/components/evals/format";
-import {
-  allEvalOverviewsQueryKey,
-  baselinesQueryKey,
-  createBaseline,
-  deleteBaseline,
-  evalsPath,
-  fetchBaselines,
-  updateBaseline,
-  type BaselineBody,
-} from "@/components/evals/queries";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { Badge } from "@/components/ui/badge";
@@ -30,8 +20,17 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
-import { ApiError } from "@/lib/api-client";
+import { ApiError } from "@/lib/api/client";
+import {
+  createBaseline,
+  deleteBaseline,
+  fetchBaselines,
+  updateBaseline,
+  type BaselineBody,
+} from "@/lib/api/fetchers";
+import { allEvalOverviewsQueryKey, baselinesQueryKey } from "@/lib/api/query-keys";
 import { formatNumber, MISSING } from "@/lib/format";
+import { evalsPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";
 import type { BaselineListView, BaselineView } from "@/lib/view-models/evals";
 

@@ -5,11 +5,6 @@ import { Boxes } from "lucide-react";
 import Link from "next/link";
 
 import { CheckpointUri } from "@/components/checkpoints/checkpoint-uri";
-import {
-  CHECKPOINT_TOPICS,
-  checkpointsQueryKey,
-  fetchCheckpoints,
-} from "@/components/checkpoints/queries";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { RelativeTime } from "@/components/runs/relative-time";
@@ -22,6 +17,8 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
+import { fetchCheckpoints } from "@/lib/api/fetchers";
+import { CHECKPOINT_TOPICS, checkpointsQueryKey } from "@/lib/api/query-keys";
 import { checkpointPath } from "@/lib/checkpoint-paths";
 import { formatCount, formatNumber, MISSING } from "@/lib/format";
 import { runPath } from "@/lib/paths";

@@ -27,7 +27,8 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
-import { fetchRun } from "@/lib/api-client";
+import { fetchRun } from "@/lib/api/fetchers";
+import { runQueryKey } from "@/lib/api/query-keys";
 import { formatTokPerS, MISSING } from "@/lib/format";
 import { pickLatencyUnits } from "@/lib/latency-unit";
 import {
@@ -41,7 +42,6 @@ import {
 import { longContextSeries, splitScenarios } from "@/lib/metrics/long-context";
 import { runPath } from "@/lib/paths";
 import { runTopic } from "@/lib/protocol/live";
-import { runQueryKey } from "@/lib/query-keys";
 import { configDiff, engineLabel } from "@/lib/run-config";
 import { cn } from "@/lib/utils";
 import type { RunDetail } from "@/lib/view-models";

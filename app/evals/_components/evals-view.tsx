@@ -9,14 +9,6 @@ import { useTransition } from "react";
 import { seriesColor } from "@/components/charts/sweep-chart-parts";
 import { BaselineDeltas } from "@/components/evals/eval-sections";
 import { checkpointName, draftSettingsLabel, formatTau } from "@/components/evals/format";
-import {
-  allEvalOverviewsQueryKey,
-  BASELINES_PATH,
-  evalOverviewQueryKey,
-  evalsPath,
-  fetchEvalOverview,
-  type EvalFilters,
-} from "@/components/evals/queries";
 import { comparableBaselines, compareWithBaselines } from "@/components/evals/reference";
 import { TauCategoryBars } from "@/components/evals/tau-category-bars";
 import { TauChart } from "@/components/evals/tau-chart";
@@ -34,8 +26,11 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
+import type { EvalOverviewQuery as EvalFilters } from "@/lib/api/evals";
+import { fetchEvalOverview } from "@/lib/api/fetchers";
+import { allEvalOverviewsQueryKey, evalOverviewQueryKey } from "@/lib/api/query-keys";
 import { formatCount } from "@/lib/format";
-import { runPath } from "@/lib/paths";
+import { BASELINES_PATH, evalsPath, runPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";
 import type {
   BaselineView,

@@ -4,11 +4,12 @@ import { useQuery } from "@tanstack/react-query";
 import { Server } from "lucide-react";
 
 import { HostCard } from "@/components/hosts/host-card";
-import { fetchHosts, hostsQueryKey } from "@/components/hosts/queries";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { LIST_REFRESH_MS } from "@/components/live/coalesce";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { CopyButton } from "@/components/ui/copy-button";
+import { fetchHosts } from "@/lib/api/fetchers";
+import { hostsQueryKey } from "@/lib/api/query-keys";
 import type { HostListView } from "@/lib/view-models/hosts";
 
 const COUNTS = ["online", "stale", "offline"] as const;

@@ -1,7 +1,7 @@
 "use client";
 
-import type { InboxDecisionRequest } from "@/components/inbox/queries";
 import { Button } from "@/components/ui/button";
+import type { InboxDecisionRequest } from "@/lib/api/fetchers";
 import type { InboxEntry } from "@/lib/view-models/inbox";
 
 /** The open text editor of one item: deny with a message, approve with notes or an edited command, or "always allow" a pattern. */

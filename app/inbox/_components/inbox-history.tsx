@@ -4,18 +4,16 @@ import { useQuery } from "@tanstack/react-query";
 
 import { InboxAuditList } from "@/components/inbox/audit-list";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
-import { fetchJson } from "@/lib/api-client";
+import { fetchInboxAudit } from "@/lib/api/fetchers";
+import { inboxAuditQueryKey } from "@/lib/api/query-keys";
 import type { InboxAuditEntry } from "@/lib/view-models/inbox";
 
 /** /inbox history: every decision and rule application, newest first, live; CSV download. */
 export function InboxHistory({ initial }: { initial: InboxAuditEntry[] }) {
   const live = useLiveTopics(["inbox"]);
   const { data } = useQuery({
-    queryKey: ["inbox", "audit"],
-    queryFn: ({ signal }) =>
-      fetchJson<{ entries: InboxAuditEntry[] }>("/api/inbox/audit", { signal }).then(
-        (r) => r.entries,
-      ),
+    queryKey: inboxAuditQueryKey,
+    queryFn: ({ signal }) => fetchInboxAudit(signal),
     initialData: initial,
     refetchInterval: refetchIntervalFor(live),
   });

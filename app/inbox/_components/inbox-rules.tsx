@@ -7,10 +7,9 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input, Select } from "@/components/ui/input";
-import { fetchJson, sendJson } from "@/lib/api-client";
+import { createInboxRule, deleteInboxRule, fetchInboxRules } from "@/lib/api/fetchers";
+import { inboxRulesQueryKey as rulesQueryKey } from "@/lib/api/query-keys";
 import type { InboxRuleView } from "@/lib/view-models/inbox";
-
-const rulesQueryKey = ["inbox-rules"] as const;
 
 /** The inbox's allow/deny rules, and for approvers a form to add one and a button to delete. */
 export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; canEdit: boolean }) {
@@ -18,8 +17,7 @@ export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; can
   const queryClient = useQueryClient();
   const { data } = useQuery({
     queryKey: rulesQueryKey,
-    queryFn: ({ signal }) =>
-      fetchJson<{ rules: InboxRuleView[] }>("/api/inbox/rules", { signal }).then((r) => r.rules),
+    queryFn: ({ signal }) => fetchInboxRules(signal),
     initialData: initial,
     refetchInterval: refetchIntervalFor(live),
   });
@@ -49,7 +47,7 @@ export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; can
       project: text("project") || null,
       message: text("message") || null,
     };
-    void act(() => sendJson("POST", "/api/inbox/rules", body)).then((ok) => ok && form.reset());
+    void act(() => createInboxRule(body)).then((ok) => ok && form.reset());
   };
 
   return (
@@ -125,9 +123,7 @@ export function InboxRules({ initial, canEdit }: { initial: InboxRuleView[]; can
                         variant="outline"
                         className="min-h-11"
                         aria-label={`Delete rule ${r.label}`}
-                        onClick={() =>
-                          void act(() => sendJson("DELETE", `/api/inbox/rules/${r.id}`))
-                        }
+                        onClick={() => void act(() => deleteInboxRule(r.id))}
                       >
                         Delete
                       </Button>

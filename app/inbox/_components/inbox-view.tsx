@@ -3,16 +3,12 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 
-import {
-  decideInbox,
-  fetchInbox,
-  inboxQueryKey,
-  type InboxDecisionRequest,
-} from "@/components/inbox/queries";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useServerNow } from "@/components/pipelines/use-server-now";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
+import { decideInbox, fetchInbox, type InboxDecisionRequest } from "@/lib/api/fetchers";
+import { allInboxQueryKey, inboxQueryKey } from "@/lib/api/query-keys";
 import type { InboxEntry, InboxListView } from "@/lib/view-models/inbox";
 
 import { DecisionEditor, type DecisionEditorState } from "./decision-editor";
@@ -74,7 +70,7 @@ export function InboxView({
       } catch (err) {
         setNotice({ text: `${p.label}: ${(err as Error).message}`, error: true });
       }
-      await queryClient.invalidateQueries({ queryKey: ["inbox"] });
+      await queryClient.invalidateQueries({ queryKey: allInboxQueryKey });
     },
     [queryClient],
   );

@@ -3,14 +3,11 @@
 import { TriangleAlert } from "lucide-react";
 import Link from "next/link";
 
-import { hostPath } from "@/components/hosts/queries";
 import { ExpiryCountdown } from "@/components/plans/expiry-countdown";
 import { InlineDecision } from "@/components/plans/inline-decision";
 import { PlanStateBadge } from "@/components/plans/plan-state-badge";
-import { planPath } from "@/components/plans/queries";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
-import { sessionPath } from "@/components/sessions/queries";
 import { SessionSourceLabel } from "@/components/sessions/session-source";
 import { Badge } from "@/components/ui/badge";
 import {
@@ -22,7 +19,7 @@ import {
   TableRow,
 } from "@/components/ui/table";
 import { MISSING } from "@/lib/format";
-import { runPath } from "@/lib/paths";
+import { hostPath, planPath, runPath, sessionPath } from "@/lib/paths";
 import type { PlanSummaryView } from "@/lib/view-models/plans";
 import { sessionLabel } from "@/lib/view-models/sessions";
 

@@ -6,8 +6,9 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { useServerNow } from "@/components/pipelines/use-server-now";
 import { PendingPlansBadge } from "@/components/plans/pending-plans-badge";
 import { PlansEmptyState } from "@/components/plans/plans-empty-state";
-import { fetchPlans, plansQueryKey } from "@/components/plans/queries";
 import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { fetchPlans } from "@/lib/api/fetchers";
+import { plansQueryKey } from "@/lib/api/query-keys";
 import type { PlanListView } from "@/lib/view-models/plans";
 
 import { PlanTable } from "./plan-table";

@@ -10,11 +10,11 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { RunsEmptyState } from "@/components/runs/runs-empty-state";
 import { Button, buttonVariants } from "@/components/ui/button";
 import { Select } from "@/components/ui/input";
-import { fetchRuns } from "@/lib/api-client";
+import { fetchRuns } from "@/lib/api/fetchers";
+import { runsQueryKey } from "@/lib/api/query-keys";
 import { formatCount } from "@/lib/format";
 import { pageCount, pageNumbers } from "@/lib/pagination";
 import { comparePath, hasRunFilters, runsPath, type RunListQuery } from "@/lib/paths";
-import { runsQueryKey } from "@/lib/query-keys";
 import type { RunGroupBy } from "@/lib/run-list";
 import { cn } from "@/lib/utils";
 import type { RunListPage, SavedViewView } from "@/lib/view-models";

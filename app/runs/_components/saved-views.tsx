@@ -7,14 +7,14 @@ import { useState } from "react";
 
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
-import { runListSearch, type RunListQuery } from "@/lib/paths";
 import {
   createSavedView,
   deleteSavedView,
   fetchSavedViews,
-  savedViewsQueryKey,
   updateSavedView,
-} from "@/lib/saved-views-client";
+} from "@/lib/api/fetchers";
+import { savedViewsQueryKey } from "@/lib/api/query-keys";
+import { runListSearch, type RunListQuery } from "@/lib/paths";
 import { cn } from "@/lib/utils";
 import type { SavedViewView } from "@/lib/view-models";
 

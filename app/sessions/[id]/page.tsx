@@ -4,12 +4,13 @@ import { cache } from "react";
 
 import { InboxAuditList } from "@/components/inbox/audit-list";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { planListQuery } from "@/lib/api/plans";
 import { hasRole } from "@/lib/roles";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { pool, prisma } from "@/lib/server/db";
 import { NotFoundError } from "@/lib/server/errors";
 import { listInboxAudit } from "@/lib/server/repositories/inbox-audit";
-import { listPlans, planListQuery } from "@/lib/server/repositories/plans";
+import { listPlans } from "@/lib/server/repositories/plans";
 import { getSession } from "@/lib/server/repositories/sessions";
 import type { PlanListView } from "@/lib/view-models/plans";
 import { sessionLabel, type SessionDetailView } from "@/lib/view-models/sessions";

@@ -2,10 +2,8 @@
 
 import Link from "next/link";
 
-import { hostPath } from "@/components/hosts/queries";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { LiveStateBadge } from "@/components/sessions/live-state";
-import { sessionPath } from "@/components/sessions/queries";
 import { SessionSourceLabel } from "@/components/sessions/session-source";
 import { TruncatedMarker } from "@/components/sessions/todo-item";
 import { TodoProgress } from "@/components/sessions/todo-progress";
@@ -18,6 +16,7 @@ import {
   TableRow,
 } from "@/components/ui/table";
 import { MISSING } from "@/lib/format";
+import { hostPath, sessionPath } from "@/lib/paths";
 import {
   SESSION_FEED_NOTE,
   sessionFeed,

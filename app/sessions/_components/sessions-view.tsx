@@ -3,8 +3,9 @@
 import { useQuery } from "@tanstack/react-query";
 
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
-import { fetchSessions, sessionsQueryKey } from "@/components/sessions/queries";
 import { SessionsEmptyState } from "@/components/sessions/sessions-empty-state";
+import { fetchSessions } from "@/lib/api/fetchers";
+import { sessionsQueryKey } from "@/lib/api/query-keys";
 import type { SessionListView } from "@/lib/view-models/sessions";
 
 import { SessionsTable } from "./sessions-table";

@@ -5,6 +5,8 @@ import { useState, type FormEvent } from "react";
 
 import { Field } from "@/components/auth/field";
 import { Button } from "@/components/ui/button";
+import { setupRoute, type SetupResponse } from "@/lib/api/admin";
+import { apiPath } from "@/lib/api/client";
 import { postJson } from "@/lib/auth-client";
 
 /** Creates the first admin (POST /api/setup), signs them in, then loads the overview. */
@@ -24,7 +26,7 @@ export function SetupForm() {
     }
     setPending(true);
     setError(null);
-    const created = await postJson("/api/setup", {
+    const created = await postJson<SetupResponse>(apiPath(setupRoute), {
       name: String(form.get("name")),
       email,
       password,

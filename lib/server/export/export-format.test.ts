@@ -1,6 +1,7 @@
 import Papa from "papaparse";
 import { describe, expect, test } from "vitest";
 
+import { parseExportQuery } from "@/lib/api/exports";
 import type { BenchmarkPointView } from "@/lib/view-models";
 
 import {
@@ -15,7 +16,6 @@ import {
   type MetricSource,
 } from "./columns";
 import { csvHeader, csvRows, exportStream, JSON_CLOSE, jsonOpen, jsonRows } from "./encode";
-import { parseExportQuery } from "./query";
 
 // The export writers without a database: CSV that papaparse reads back to the exact values
 // (non-finite numbers, 64-bit steps, text with delimiters), formula-looking text neutralised but

@@ -1,12 +1,11 @@
-import type { ClientFrame, ErrorCode } from "@/lib/protocol";
+import type { IngestFrameResult } from "@/lib/api/ingest";
+import type { ClientFrame } from "@/lib/protocol";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 
 /** Shapes of the ingest transaction shared by apply.ts (which re-exports them) and group-transaction.ts, kept apart so neither imports the other. */
 
 /** Result of one frame: committed (possibly earlier: `duplicate`) or rejected with a code. */
-export type FrameOutcome =
-  | { id: string; ok: true; duplicate: boolean }
-  | { id: string; ok: false; code: ErrorCode; message: string };
+export type FrameOutcome = IngestFrameResult;
 
 /** Clock, injectable for tests. */
 export type Now = () => Date;

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, test } from "vitest";
 
+import { sessionListQuery } from "@/lib/api/sessions";
 import { checkFrame } from "@/lib/protocol";
-import { listSessions, sessionListQuery } from "@/lib/server/repositories/sessions";
+import { listSessions } from "@/lib/server/repositories/sessions";
 import { ingestHarness, type IngestHarness } from "@/test/support/ingest";
 
 // `session.activity` and the plan body/supersedes fields through the real ingest path

@@ -2,7 +2,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 
 import { PrismaClient } from "@/generated/prisma/client";
-import { parseApiJson } from "@/lib/api-client";
+import { parseApiJson } from "@/lib/api/client";
 import { jsonEqual } from "@/lib/protocol/live-patch";
 import { createToken } from "@/lib/server/repositories/tokens";
 import type { RunLiveView } from "@/lib/view-models/live";

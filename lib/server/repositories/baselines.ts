@@ -1,8 +1,6 @@
-import { z } from "zod";
-
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { type BaselineInput, type BaselinePatch } from "@/lib/api/baselines";
 import { isoTime } from "@/lib/iso-time";
-import { baselineUpsertFrame } from "@/lib/protocol";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { NotFoundError } from "@/lib/server/errors";
 import type { BaselineListView, BaselineView, DraftSettings } from "@/lib/view-models/evals";
@@ -63,34 +61,6 @@ export async function tauBaselines(
   });
   return rows.map(toBaselineView);
 }
-
-const frameFields = baselineUpsertFrame.shape;
-
-/** Body of `POST /api/baselines`: the `baseline.upsert` frame's fields and limits. */
-export const baselineInput = z.strictObject({
-  name: frameFields.name,
-  metric: frameFields.metric,
-  value: frameFields.value,
-  tolerance: frameFields.tolerance,
-  dataset: frameFields.dataset,
-  settings: frameFields.settings,
-  sourceUrl: frameFields.sourceUrl,
-});
-export type BaselineInput = z.infer<typeof baselineInput>;
-
-/** Body of `PATCH /api/baselines/:id`: any of the fields; null clears an optional one. At least one field. */
-export const baselinePatch = z
-  .strictObject({
-    name: frameFields.name.optional(),
-    metric: frameFields.metric.optional(),
-    value: frameFields.value.optional(),
-    tolerance: frameFields.tolerance.unwrap().nullable().optional(),
-    dataset: frameFields.dataset.unwrap().nullable().optional(),
-    settings: frameFields.settings,
-    sourceUrl: frameFields.sourceUrl.unwrap().nullable().optional(),
-  })
-  .refine((p) => Object.keys(p).length > 0, { message: "send at least one field to change" });
-export type BaselinePatch = z.infer<typeof baselinePatch>;
 
 /** Outcome of a baseline write: the baseline, or `baseline_exists` when another one has the name. */
 export type BaselineWriteResult =

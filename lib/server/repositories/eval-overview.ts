@@ -1,6 +1,5 @@
-import { z } from "zod";
-
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { type EvalOverviewQuery } from "@/lib/api/evals";
 import { isoTime } from "@/lib/iso-time";
 import { aggregateTau, tauByCategory, type TauAggregate } from "@/lib/metrics/tau";
 import type {
@@ -26,13 +25,6 @@ import {
 } from "./eval-checkpoints";
 
 /** τ by checkpoint across runs: the /evals page and `GET /api/evals` (see {@link getEvalOverview}). */
-
-export const evalOverviewQuery = z.object({
-  category: z.string().min(1).max(200).optional(),
-  dataset: z.string().min(1).max(200).optional(),
-});
-/** Parsed {@link evalOverviewQuery}. */
-export type EvalOverviewQuery = z.infer<typeof evalOverviewQuery>;
 
 /** One SQL group: the results of one run, checkpoint, category, dataset and draft settings, summed. */
 interface GroupRow {

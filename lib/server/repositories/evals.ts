@@ -1,6 +1,5 @@
-import { z } from "zod";
-
 import type { PrismaClient } from "@/generated/prisma/client";
+import type { RunEvalsQuery } from "@/lib/api/runs";
 import { isoTime } from "@/lib/iso-time";
 import {
   aggregateTau,
@@ -37,12 +36,9 @@ import {
 /** One run's evaluations: the run page's eval section and `GET /api/runs/:id/evals` (see {@link getRunEvals}). */
 
 export { NO_CHECKPOINT_KEY, NO_DRAFT_KEY } from "./eval-checkpoints";
-export { evalOverviewQuery, getEvalOverview, type EvalOverviewQuery } from "./eval-overview";
+export { getEvalOverview } from "./eval-overview";
 
 /** Options of {@link getRunEvals}: `draft` selects a draft-settings key (see {@link RunEvalsView.draft}). */
-export const runEvalsQuery = z.object({ draft: z.string().min(1).max(10_000).optional() });
-/** Parsed {@link runEvalsQuery}. */
-export type RunEvalsQuery = z.infer<typeof runEvalsQuery>;
 
 interface ResultRow extends TauCounts {
   step: string | null;

@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { runListQuery } from "@/lib/api/runs";
 import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 import { hostState } from "@/lib/metrics/staleness";
 import { NotFoundError } from "@/lib/server/errors";
@@ -12,7 +13,6 @@ import type {
   HostView,
 } from "@/lib/view-models/hosts";
 
-import { runFilters } from "./run-filters";
 import { listRuns } from "./run-list";
 
 /**
@@ -262,7 +262,7 @@ export async function getHost(
     hostHistory(db, [host.id], since, hostBucketS, until),
     runningCounts(db, [host.id]),
     gpuHistory(db, host.id, since, until, gpuBucketS),
-    listRuns(db, runFilters.parse({ host: name, hostMatch: "exact", limit: HOST_RUNS }), now),
+    listRuns(db, runListQuery.parse({ host: name, hostMatch: "exact", limit: HOST_RUNS }), now),
   ]);
   return {
     ...toHostView(host, now.getTime(), running.get(host.id) ?? 0, history.get(host.id) ?? []),

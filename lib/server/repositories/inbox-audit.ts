@@ -1,6 +1,5 @@
 import Papa from "papaparse";
 import type pg from "pg";
-import { z } from "zod";
 
 import { isoTime } from "@/lib/iso-time";
 import type { InboxAuditEntry } from "@/lib/view-models/inbox";
@@ -10,16 +9,6 @@ import type { InboxAuditEntry } from "@/lib/view-models/inbox";
  * plan decision (PlanDecision), newest first, with the item's agent, host and session. Readable by
  * approvers and admins only (the route enforces it).
  */
-
-/** Query of GET /api/inbox/audit: `session` (AgentSession id), `before` (ISO time, for paging), `limit`, `format`. */
-export const inboxAuditQuery = z.strictObject({
-  session: z.coerce.number().int().positive().optional(),
-  before: z.iso.datetime({ offset: true }).optional(),
-  limit: z.coerce.number().int().min(1).max(10_000).optional(),
-  format: z.enum(["json", "csv"]).default("json"),
-});
-/** A validated audit query. */
-export type InboxAuditQuery = z.infer<typeof inboxAuditQuery>;
 
 type Row = Omit<InboxAuditEntry, "decidedAt" | "session"> & {
   decidedAt: Date;

@@ -1,7 +1,12 @@
 import type pg from "pg";
 import { z } from "zod";
 
-import { inboxRuleInput, RULE_AGENTS, ruleLabel } from "@/lib/inbox/rules";
+import {
+  type InboxDecision,
+  type InboxDecisionInput,
+  type InboxRequestInput,
+} from "@/lib/api/inbox";
+import { inboxRuleInput, ruleLabel } from "@/lib/inbox/rules";
 import { isoTime } from "@/lib/iso-time";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { mayChange } from "@/lib/server/auth/ownership";
@@ -29,61 +34,6 @@ import type { TokenPrincipal } from "./tokens";
  */
 
 export { INBOX_TOPIC, inboxDecisionTopic };
-
-/** What an agent's hook sends to open an item (HTTP body of POST /api/inbox, worker token). */
-export const inboxRequestInput = z.strictObject({
-  /** The agent's id for this request; re-sending the same key returns the same item. */
-  key: z.string().min(1).max(200),
-  kind: z.enum(["permission", "question", "notice"]),
-  agent: z.string().min(1).max(50),
-  /** The agent session's key (as in session.* frames), when known. */
-  session: z.string().min(1).max(200).optional(),
-  cwd: z.string().max(4000).optional(),
-  project: z.string().max(500).optional(),
-  gitBranch: z.string().max(500).optional(),
-  toolName: z.string().max(200).optional(),
-  summary: z.string().min(1).max(2000),
-  input: z.record(z.string(), z.unknown()).optional(),
-  diff: z.string().max(200_000).optional(),
-  /** Seconds until the item expires (the agent stops waiting by then). */
-  expiresInS: z
-    .number()
-    .int()
-    .min(5)
-    .max(30 * 86_400),
-});
-export type InboxRequestInput = z.infer<typeof inboxRequestInput>;
-
-/** A person's decision (HTTP body of POST /api/inbox/:id/decision). */
-export const inboxDecisionInput = z
-  .strictObject({
-    decision: z.enum(["allow", "deny"]),
-    /** Deny: the reason the model reads. Allow: a note. */
-    message: z.string().max(20_000).optional(),
-    /** Allow with edited input: fields replacing the tool's input (e.g. `{command: "pytest -x"}`). */
-    editedInput: z.record(z.string(), z.unknown()).optional(),
-    /**
-     * "Always allow this here": also write an allow rule for the item's tool with this pattern
-     * (the exact command or path, or a glob the person edited), project (null = everywhere) and agent.
-     */
-    alwaysAllow: z
-      .strictObject({
-        pattern: z.string().trim().min(1).max(2000),
-        project: z.string().trim().min(1).max(500).nullable(),
-        agent: z.enum(RULE_AGENTS).default("any"),
-      })
-      .optional(),
-  })
-  .transform((d) => ({ ...d, message: d.message?.trim() ? d.message.trim() : undefined }))
-  .refine((d) => d.decision === "allow" || d.editedInput === undefined, {
-    message: "editedInput goes with allow only",
-    path: ["editedInput"],
-  })
-  .refine(
-    (d) => d.alwaysAllow === undefined || (d.decision === "allow" && d.editedInput === undefined),
-    { message: "alwaysAllow goes with a plain allow only", path: ["alwaysAllow"] },
-  );
-export type InboxDecisionInput = z.infer<typeof inboxDecisionInput>;
 
 /** A decision on an item whose agent no longer waits (HTTP 409, code `answered_in_terminal` | `agent_ended` | `expired`). */
 export class InboxNotWaitingError extends AppError {
@@ -340,15 +290,6 @@ export async function listInbox(
     waitingMs: Math.max(0, at.getTime() - r.createdAt.getTime()),
   }));
   return entries.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-}
-
-/** The decision an agent receives for its item. */
-export interface InboxDecision {
-  decision: "allow" | "deny";
-  message: string | null;
-  editedInput: Record<string, unknown> | null;
-  decidedBy: string;
-  decidedAt: string;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { DEFAULT_CHECKPOINT_LIMIT, MAX_CHECKPOINT_LIMIT } from "@/lib/api/checkpoints";
 import { isoTime } from "@/lib/iso-time";
 import { aggregateTau } from "@/lib/metrics/tau";
 import {
@@ -24,10 +25,6 @@ import { deriveState } from "./runs";
  * Benchmark runs are matched with jsonb containment (`config @> '{"checkpoint": "<uri>"}'`), the
  * form the GIN index on "Run".config (jsonb_path_ops) serves.
  */
-
-/** Default and largest number of checkpoints {@link listCheckpoints} returns. */
-export const DEFAULT_CHECKPOINT_LIMIT = 100;
-export const MAX_CHECKPOINT_LIMIT = 500;
 
 const lineageRunSelect = {
   id: true,

@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, test } from "vitest";
 
+import { OVERVIEW_PAGE } from "@/lib/api/overview";
 import { ingestHarness } from "@/test/support/ingest";
 import { seedRunExpectation, seedRunningRuns } from "@/test/support/seed-runs";
 
-import { getOverview, OVERVIEW_PAGE } from "./overview";
+import { getOverview } from "./overview";
 
 // The overview stays bounded and correct with 40,000 running runs (seeded by one SQL insert, not
 // through ingest): counts over all of them, a capped page, stale then alerting then newest, and

@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { OVERVIEW_PAGE } from "@/lib/api/overview";
 import { isoTime } from "@/lib/iso-time";
 import { runState } from "@/lib/metrics/staleness";
 import { latestFinitePoints } from "@/lib/server/metric-store";
@@ -99,9 +100,6 @@ async function evalProgress(
     ]),
   );
 }
-
-/** Active runs shown per page of the overview by default, and at most. */
-export const OVERVIEW_PAGE = { defaultLimit: 50, maxLimit: 200 } as const;
 
 /** Which page of active runs to show: `offset` runs skipped, at most `limit` shown. */
 export interface OverviewPageOptions {

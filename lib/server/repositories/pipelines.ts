@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { ARTIFACT_PAGE_MAX } from "@/lib/api/runs";
 import { isoTime } from "@/lib/iso-time";
 import {
   aggregateWorkers,
@@ -39,7 +40,7 @@ const NICE_BUCKETS_S = [
   172_800, 604_800,
 ];
 const EVENT_LIMIT = 100;
-const ARTIFACT_LIMIT = 200;
+const ARTIFACT_LIMIT = ARTIFACT_PAGE_MAX;
 
 /** Counter names shown in the S3 panel. */
 export const S3_COUNTERS = {
@@ -338,9 +339,6 @@ export function stepValue(step: bigint): number | string {
     ? Number(step)
     : step.toString();
 }
-
-/** Most artifacts one page of {@link listRunArtifacts} returns. */
-export const ARTIFACT_PAGE_MAX = ARTIFACT_LIMIT;
 
 /**
  * Artifacts of run `runId`, newest first (time, then id), `limit` (1..{@link ARTIFACT_PAGE_MAX})

@@ -1,8 +1,8 @@
 import type pg from "pg";
-import { z } from "zod";
 
+import { type DecisionInput } from "@/lib/api/plans";
 import { isoTime } from "@/lib/iso-time";
-import { PLAN_PRIORITIES, type PlanDecisionFrame, type PlanItem } from "@/lib/protocol";
+import type { PlanDecisionFrame, PlanItem } from "@/lib/protocol";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { mayChange, notOwnerMessage } from "@/lib/server/auth/ownership";
 import { inTransaction } from "@/lib/server/database/transaction";
@@ -15,24 +15,6 @@ import {
 import { planDecisionTopic } from "@/lib/server/live/bus";
 
 import type { TokenPrincipal } from "./tokens";
-
-/** What a person decides on a plan (HTTP body of POST /api/plans/by-id/:id/decision). */
-export const decisionInput = z.strictObject({
-  decision: z.enum(["approved", "changes_requested", "rejected"]),
-  /** Edited items (approve with edits); default: the items as proposed. */
-  items: z
-    .array(
-      z.strictObject({
-        content: z.string().min(1).max(20_000),
-        priority: z.enum(PLAN_PRIORITIES).optional(),
-      }),
-    )
-    .min(1)
-    .max(200)
-    .optional(),
-  comment: z.string().max(20_000).optional(),
-});
-export type DecisionInput = z.infer<typeof decisionInput>;
 
 async function notify(client: pg.PoolClient | pg.Pool, topics: string[]): Promise<void> {
   for (const topic of topics)

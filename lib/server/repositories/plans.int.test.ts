@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, test } from "vitest";
 
+import { planListQuery } from "@/lib/api/plans";
 import { ConflictError, NotFoundError } from "@/lib/server/errors";
 import type { PlanItemView } from "@/lib/view-models/plans";
 import { ingestHarness } from "@/test/support/ingest";
 
 import { decidePlan } from "./plan-decisions";
-import { diffPlanItems, getPlan, listPlans, pendingPlanCount, planListQuery } from "./plans";
+import { diffPlanItems, getPlan, listPlans, pendingPlanCount } from "./plans";
 
 // Read models of plans over a real PostgreSQL, seeded through the ingest code (plan.propose,
 // run.start/run.end, session.todos) and decided through decidePlan: pending first, the linked

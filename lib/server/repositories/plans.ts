@@ -1,6 +1,5 @@
-import { z } from "zod";
-
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { type PlanListQuery } from "@/lib/api/plans";
 import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 import { runState } from "@/lib/metrics/staleness";
 import { PLAN_PRIORITIES } from "@/lib/protocol";
@@ -24,18 +23,6 @@ import { sessionSourceOf, sessionSummaries } from "./sessions";
  * they are now, and every decision with what it changed against the proposal. Decisions are
  * written by plan-decisions.ts (`decidePlan`), which also delivers them to the proposer.
  */
-
-/**
- * Query of `GET /api/plans`: `session` (id) keeps the plans linked to one session; `limit` 0–500
- * (default 100; 0 returns only `pendingCount`).
- */
-export const planListQuery = z.object({
-  session: z.coerce.number().int().positive().max(2_147_483_647).optional(),
-  /** Only the plans about this run (its annotations). */
-  run: z.coerce.number().int().positive().max(2_147_483_647).optional(),
-  limit: z.coerce.number().int().min(0).max(500).default(100),
-});
-export type PlanListQuery = z.infer<typeof planListQuery>;
 
 const runSelect = {
   id: true,

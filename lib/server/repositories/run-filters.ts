@@ -1,46 +1,14 @@
-import { z } from "zod";
-
 import { Prisma } from "@/generated/prisma/client";
-import { RUN_KINDS } from "@/lib/protocol";
-import { DEFAULT_RUN_SORT, parseRunGroupKey, RUN_GROUP_BYS, RUN_SORTS } from "@/lib/run-list";
+import type { RunListFilters } from "@/lib/api/runs";
+import { parseRunGroupKey } from "@/lib/run-list";
 
 import { PEAK_OUTPUT_TOK_PER_S } from "./runs";
 
 // The run list's filters as SQL over `"Run" r JOIN "Host" h` (lib/server/repositories/run-list.ts
 // pages through them, run-groups.ts summarises groups with the same conditions).
 
-/** Query filters and order of `GET /api/runs` and the /runs page (all optional). */
-export const runFilters = z.object({
-  kind: z.enum(RUN_KINDS).optional(),
-  /** Host name: any host whose name contains it (case-insensitive), unless `hostMatch` is `exact`. */
-  host: z.string().max(100).optional(),
-  hostMatch: z.enum(["partial", "exact"]).default("partial"),
-  status: z.enum(["running", "succeeded", "failed", "cancelled", "ended", "stale"]).optional(),
-  tag: z.string().max(100).optional(),
-  q: z.string().max(200).optional(),
-  /** Archived runs are left out unless `include` (all runs) or `only` (archived runs only). */
-  archived: z.enum(["exclude", "include", "only"]).default("exclude"),
-  /** Only the runs of one repeated-run group (lib/run-list.ts `runGroupKey`). */
-  sweep: z
-    .string()
-    .max(300)
-    .refine(
-      (k) => parseRunGroupKey(k) !== null,
-      "sweep must be a group key: sweep:<id>, name:<kind>:<name>, host:<host> or model:<model>",
-    )
-    .optional(),
-  sort: z.enum(RUN_SORTS).default(DEFAULT_RUN_SORT),
-  /** Default: the column's own (lib/run-list.ts `defaultSortDir`). */
-  dir: z.enum(["asc", "desc"]).optional(),
-  /** `off`: no group summaries (every run stands alone); `host`, `model`: group by those; absent: repeated runs. */
-  group: z.enum(RUN_GROUP_BYS).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(1000).optional(),
-  /** 1-based page number (offset pagination; ignored with a cursor). */
-  page: z.coerce.number().int().min(1).max(100_000).optional(),
-});
-/** Parsed {@link runFilters}. */
-export type RunFilters = z.infer<typeof runFilters>;
+/** Parsed query of `GET /api/runs` (lib/api/runs.ts `runListQuery`): what the run list filters on. */
+export type RunFilters = RunListFilters;
 
 /** `config.sweep` as text when it is a string or a number, else NULL (the SQL twin of lib/run-list.ts `sweepIdOf`). */
 const SWEEP_ID = Prisma.sql`(CASE WHEN jsonb_typeof(r.config->'sweep') IN ('string', 'number') THEN nullif(r.config->>'sweep', '') END)`;

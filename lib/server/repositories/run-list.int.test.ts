@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, test } from "vitest";
 
+import { runListQuery } from "@/lib/api/runs";
 import { ValidationError } from "@/lib/server/errors";
 import { ingestHarness } from "@/test/support/ingest";
 
-import { runFilters } from "./run-filters";
 import { listRuns } from "./run-list";
 
 // The run list's sort orders and repeated-run groups (issue 12), over rows written by the real
@@ -61,7 +61,7 @@ async function seed(tag: string, seeds: Seed[]): Promise<void> {
 }
 
 const names = async (query: Record<string, unknown>) =>
-  (await listRuns(prisma, runFilters.parse(query), NOW)).runs.map((r) => r.name);
+  (await listRuns(prisma, runListQuery.parse(query), NOW)).runs.map((r) => r.name);
 
 describe("run list sort", () => {
   const tag = `sort-${randomUUID().slice(0, 8)}`;
@@ -136,7 +136,7 @@ describe("run list sort", () => {
         for (let i = 0; i < 5; i++) {
           const page = await listRuns(
             prisma,
-            runFilters.parse({ tag, sort, dir, limit: 1, cursor }),
+            runListQuery.parse({ tag, sort, dir, limit: 1, cursor }),
             NOW,
           );
           paged.push(...page.runs.map((r) => r.name));
@@ -150,17 +150,17 @@ describe("run list sort", () => {
 
   test("a cursor from another order is refused, and a bad sort is a validation failure", async () => {
     await ready;
-    const page = await listRuns(prisma, runFilters.parse({ tag, sort: "name", limit: 1 }), NOW);
+    const page = await listRuns(prisma, runListQuery.parse({ tag, sort: "name", limit: 1 }), NOW);
     expect(page.nextCursor).not.toBeNull();
     await expect(
       listRuns(
         prisma,
-        runFilters.parse({ tag, sort: "peak", limit: 1, cursor: page.nextCursor }),
+        runListQuery.parse({ tag, sort: "peak", limit: 1, cursor: page.nextCursor }),
         NOW,
       ),
     ).rejects.toThrow(ValidationError);
-    expect(runFilters.safeParse({ sort: "bogus" }).success).toBe(false);
-    expect(runFilters.safeParse({ sweep: "nonsense" }).success).toBe(false);
+    expect(runListQuery.safeParse({ sort: "bogus" }).success).toBe(false);
+    expect(runListQuery.safeParse({ sweep: "nonsense" }).success).toBe(false);
   });
 });
 
@@ -186,7 +186,7 @@ describe("repeated-run groups", () => {
 
   test("runs sharing config.sweep, or kind and name, form one group with count, best and latest over all pages", async () => {
     await ready;
-    const page = await listRuns(prisma, runFilters.parse({ tag }), NOW);
+    const page = await listRuns(prisma, runListQuery.parse({ tag }), NOW);
     expect(page.runs.map((r) => r.groupKey)).toContain(`sweep:${sweep}`);
     const groups = new Map(page.groups.map((g) => [g.key, g]));
     expect([...groups.keys()].sort()).toEqual(
@@ -213,15 +213,15 @@ describe("repeated-run groups", () => {
     });
 
     // A page holding one member still summarises the whole group.
-    const small = await listRuns(prisma, runFilters.parse({ tag, limit: 2 }), NOW);
+    const small = await listRuns(prisma, runListQuery.parse({ tag, limit: 2 }), NOW);
     expect(small.runs.map((r) => r.name)).toEqual(["one-off", "sweep #3 · mem 0.88"]);
     expect(small.groups.map((g) => [g.key, g.count])).toEqual([[`sweep:${sweep}`, 3]]);
 
     // Filters apply to the groups too: only failed runs leaves no group of two.
     expect(
-      (await listRuns(prisma, runFilters.parse({ tag, status: "failed" }), NOW)).groups,
+      (await listRuns(prisma, runListQuery.parse({ tag, status: "failed" }), NOW)).groups,
     ).toEqual([]);
-    expect((await listRuns(prisma, runFilters.parse({ tag, group: "off" }), NOW)).groups).toEqual(
+    expect((await listRuns(prisma, runListQuery.parse({ tag, group: "off" }), NOW)).groups).toEqual(
       [],
     );
   });
@@ -238,13 +238,13 @@ describe("repeated-run groups", () => {
       "nightly extraction",
     ]);
     expect(
-      (await listRuns(prisma, runFilters.parse({ tag, sweep: `sweep:${sweep}` }), NOW)).groups,
+      (await listRuns(prisma, runListQuery.parse({ tag, sweep: `sweep:${sweep}` }), NOW)).groups,
     ).toEqual([]);
   });
 
   test("group=host groups every matching run by host in SQL and on the page; sweep=host:<h> lists one", async () => {
     await ready;
-    const page = await listRuns(prisma, runFilters.parse({ tag, group: "host" }), NOW);
+    const page = await listRuns(prisma, runListQuery.parse({ tag, group: "host" }), NOW);
     expect(new Set(page.runs.map((r) => r.groupKey))).toEqual(
       new Set([`host:${tag}-a`, `host:${tag}-b`]),
     );
@@ -261,9 +261,9 @@ describe("repeated-run groups", () => {
       "sweep #3 · mem 0.88",
     ]);
     // No run here has a config.model: under group=model every run stands alone.
-    expect((await listRuns(prisma, runFilters.parse({ tag, group: "model" }), NOW)).groups).toEqual(
-      [],
-    );
+    expect(
+      (await listRuns(prisma, runListQuery.parse({ tag, group: "model" }), NOW)).groups,
+    ).toEqual([]);
   });
 });
 
@@ -289,13 +289,13 @@ describe("run list total and page numbers", () => {
 
   test("the total counts every matching run; page n skips the pages before it", async () => {
     await ready;
-    const p1 = await listRuns(prisma, runFilters.parse({ tag, limit: 3 }), NOW);
+    const p1 = await listRuns(prisma, runListQuery.parse({ tag, limit: 3 }), NOW);
     expect(p1.total).toBe(8);
     expect(p1.page).toBe(1);
-    const p3 = await listRuns(prisma, runFilters.parse({ tag, limit: 3, page: 3 }), NOW);
+    const p3 = await listRuns(prisma, runListQuery.parse({ tag, limit: 3, page: 3 }), NOW);
     expect(p3.total).toBe(8);
     expect(p3.page).toBe(3);
-    const all = (await listRuns(prisma, runFilters.parse({ tag, limit: 50 }), NOW)).runs.map(
+    const all = (await listRuns(prisma, runListQuery.parse({ tag, limit: 50 }), NOW)).runs.map(
       (r) => r.name,
     );
     expect(p3.runs.map((r) => r.name)).toEqual(all.slice(6));
@@ -306,22 +306,22 @@ describe("run list total and page numbers", () => {
     await ready;
     const stale = await listRuns(
       prisma,
-      runFilters.parse({ tag, status: "stale", limit: 1, page: 2 }),
+      runListQuery.parse({ tag, status: "stale", limit: 1, page: 2 }),
       NOW,
     );
     expect(stale.total).toBe(2);
     expect(stale.runs.map((r) => r.name)).toEqual(["quiet-1"]);
-    expect((await listRuns(prisma, runFilters.parse({ tag, status: "running" }), NOW)).total).toBe(
-      1,
-    );
+    expect(
+      (await listRuns(prisma, runListQuery.parse({ tag, status: "running" }), NOW)).total,
+    ).toBe(1);
   });
 
   test("a cursor read has no page number", async () => {
     await ready;
-    const first = await listRuns(prisma, runFilters.parse({ tag, limit: 3 }), NOW);
+    const first = await listRuns(prisma, runListQuery.parse({ tag, limit: 3 }), NOW);
     const next = await listRuns(
       prisma,
-      runFilters.parse({ tag, limit: 3, cursor: first.nextCursor! }),
+      runListQuery.parse({ tag, limit: 3, cursor: first.nextCursor! }),
       NOW,
     );
     expect(next.page).toBeNull();

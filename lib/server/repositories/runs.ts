@@ -1,6 +1,5 @@
-import { z } from "zod";
-
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import type { RunPatch } from "@/lib/api/runs";
 import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 import { reconcileCounts, type CountMismatch } from "@/lib/metrics/reconcile";
 import { runGroupKey } from "@/lib/run-list";
@@ -197,20 +196,6 @@ function toPointView(p: PointRow): BenchmarkPointView {
   const { updatedAt, raw, ...rest } = p;
   return { ...rest, raw: (raw ?? {}) as Record<string, unknown>, updatedAt: isoTime(updatedAt) };
 }
-
-/** Body of `PATCH /api/runs/:id`: any subset of the fields a person may change. */
-export const runPatch = z
-  .strictObject({
-    name: z.string().trim().min(1).max(500).optional(),
-    /** Replaces the tag list ([] clears it); tags are trimmed, duplicates removed; a blank tag is an error. */
-    tags: z.array(z.string().trim().min(1, "tags cannot be blank").max(100)).max(50).optional(),
-    /** Free text; null or "" clears the notes. */
-    notes: z.string().max(20_000).nullable().optional(),
-    /** true archives the run (hidden from lists, the overview and notifications); false restores it. */
-    archived: z.boolean().optional(),
-  })
-  .refine((p) => Object.keys(p).length > 0, "send at least one of name, tags, notes, archived");
-export type RunPatch = z.infer<typeof runPatch>;
 
 /**
  * Applies a person's edit to a run and tells open browsers (topics `runs`, `run:<id>`). Editing

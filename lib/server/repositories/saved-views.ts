@@ -1,68 +1,11 @@
-import { z } from "zod";
-
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { type SavedViewInput, type SavedViewPatch } from "@/lib/api/views";
 import { isoTime } from "@/lib/iso-time";
-import { parseRunListQuery, runListSearch } from "@/lib/paths";
 import { ConflictError, NotFoundError } from "@/lib/server/errors";
 import type { SavedViewView } from "@/lib/view-models";
 
 /** Most saved views one person keeps per page. */
 export const MAX_SAVED_VIEWS = 50;
-
-/** Run-list parameters a saved view may hold (the cursor is a position, not a view). */
-const RUN_VIEW_PARAMS = new Set([
-  "kind",
-  "status",
-  "host",
-  "tag",
-  "q",
-  "archived",
-  "sweep",
-  "sort",
-  "dir",
-  "group",
-  "cols",
-]);
-
-/**
- * A /runs query string ("kind=benchmark&sort=peak", a leading "?" allowed), checked and
- * normalised to the order and spelling `runsPath` writes; unknown parameters, a cursor or an
- * invalid value are issues naming the parameter.
- */
-const runViewQuery = z
-  .string()
-  .max(2000)
-  .transform((text, ctx) => {
-    const sp = new URLSearchParams(text.startsWith("?") ? text.slice(1) : text);
-    const unknown = [...new Set(sp.keys())].filter((k) => !RUN_VIEW_PARAMS.has(k));
-    if (unknown.length > 0)
-      ctx.addIssue({
-        code: "custom",
-        message: `query: unknown parameter${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}`,
-      });
-    const { query, ignored } = parseRunListQuery(Object.fromEntries(sp));
-    if (ignored.length > 0)
-      ctx.addIssue({ code: "custom", message: `query: invalid value of ${ignored.join(", ")}` });
-    return runListSearch(query);
-  });
-
-const viewName = z.string().trim().min(1, "name cannot be blank").max(80);
-
-/** Body of `POST /api/views`: `{name, query, page?}` (page "runs", the only list with views so far). */
-export const savedViewInput = z.strictObject({
-  page: z.enum(["runs"]).default("runs"),
-  name: viewName,
-  query: runViewQuery,
-});
-/** Parsed {@link savedViewInput}. */
-export type SavedViewInput = z.infer<typeof savedViewInput>;
-
-/** Body of `PATCH /api/views/:id`: a new name, a new query, or both. */
-export const savedViewPatch = z
-  .strictObject({ name: viewName.optional(), query: runViewQuery.optional() })
-  .refine((p) => p.name !== undefined || p.query !== undefined, "send name, query or both");
-/** Parsed {@link savedViewPatch}. */
-export type SavedViewPatch = z.infer<typeof savedViewPatch>;
 
 const select = {
   id: true,

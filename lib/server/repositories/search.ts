@@ -1,6 +1,5 @@
-import { z } from "zod";
-
 import type { PrismaClient } from "@/generated/prisma/client";
+import { type SearchQuery } from "@/lib/api/search";
 import { checkpointPath } from "@/lib/checkpoint-paths";
 import { runPath } from "@/lib/paths";
 import type { SearchHit, SearchResults } from "@/lib/view-models/search";
@@ -14,15 +13,6 @@ import type { SearchHit, SearchResults } from "@/lib/view-models/search";
  * which is still cheap below ~100k rows). Tags match whole (as typed or lower-cased) through the
  * GIN array index. Archived runs are left out, as in every list.
  */
-
-/** Query of `GET /api/search`: `q` 1-200 characters after trimming; `limit` hits per kind (1-20, default 6). */
-export const searchQuery = z.object({
-  q: z.string().trim().min(1, "q must not be empty").max(200, "q is at most 200 characters"),
-  limit: z.coerce.number().int().min(1).max(20).default(6),
-});
-
-/** A parsed search query. */
-export type SearchQuery = z.infer<typeof searchQuery>;
 
 /** `q` as an ILIKE pattern matching it anywhere (its own `%`, `_` and `\` taken literally). */
 export function containsPattern(q: string): string {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, test } from "vitest";
 
+import { sessionListQuery } from "@/lib/api/sessions";
 import { importFiles } from "@/lib/importers";
 import { fixture } from "@/lib/importers/testing";
 import { checkFrame, type ClientFrame } from "@/lib/protocol";
@@ -8,7 +9,7 @@ import { NotFoundError } from "@/lib/server/errors";
 import { applyFrames } from "@/lib/server/ingest/apply";
 import { ingestHarness } from "@/test/support/ingest";
 
-import { getSession, listSessions, sessionListQuery } from "./sessions";
+import { getSession, listSessions } from "./sessions";
 
 // Read models of agent sessions over a real PostgreSQL, seeded through the ingest code a worker's
 // frames take: the list's progress and current item, a session's timeline with diffs, item

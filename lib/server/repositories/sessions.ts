@@ -1,6 +1,5 @@
-import { z } from "zod";
-
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { type SessionListQuery } from "@/lib/api/sessions";
 import { isoTime } from "@/lib/iso-time";
 import { sessionClockMs } from "@/lib/metrics/session-clock";
 import {
@@ -33,12 +32,6 @@ import { deriveState } from "./runs";
  * session's current todo list, snapshot timeline with diffs, and derived item histories. The
  * timeline math lives in lib/metrics/todos.ts; this module only loads rows and shapes them.
  */
-
-/** Query of `GET /api/sessions`: how many sessions (most recently updated first), 1–500, default 100. */
-export const sessionListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-});
-export type SessionListQuery = z.infer<typeof sessionListQuery>;
 
 /** Snapshots a session page loads (the latest ones); older ones are counted, not shown. */
 export const MAX_TIMELINE_SNAPSHOTS = 500;

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, test } from "vitest";
 
+import { runListQuery } from "@/lib/api/runs";
 import { ingestHarness } from "@/test/support/ingest";
 
 import { getOverview } from "./overview";
-import { runFilters } from "./run-filters";
 import { listRuns } from "./run-list";
 import { getRun } from "./runs";
 import { getSession } from "./sessions";
@@ -72,13 +72,13 @@ describe("run-end reconciliation", () => {
       [],
     );
 
-    const listed = await listRuns(prisma, runFilters.parse({ tag: short }), new Date(at(21)));
+    const listed = await listRuns(prisma, runListQuery.parse({ tag: short }), new Date(at(21)));
     // The run list matches part of a host name, in any case.
     expect(
       (
         await listRuns(
           prisma,
-          runFilters.parse({ tag: short, host: "FIGURES-h" }),
+          runListQuery.parse({ tag: short, host: "FIGURES-h" }),
           new Date(at(21)),
         )
       ).runs.map((r) => r.id),
@@ -87,7 +87,7 @@ describe("run-end reconciliation", () => {
       (
         await listRuns(
           prisma,
-          runFilters.parse({ tag: short, host: "figures-h", hostMatch: "exact" }),
+          runListQuery.parse({ tag: short, host: "figures-h", hostMatch: "exact" }),
           new Date(at(21)),
         )
       ).runs,

@@ -1,29 +1,20 @@
-import { z } from "zod";
-
-import { ROLES } from "@/lib/roles";
+import {
+  createUserRoute,
+  listUsersRoute,
+  type CreateUserResponse,
+  type ListUsersResponse,
+} from "@/lib/api/admin";
 import { prisma } from "@/lib/server/db";
-import { json, parseJsonBody, withViewer } from "@/lib/server/http";
+import { json } from "@/lib/server/http";
 import { createUser, listUsers, toAdminUserView } from "@/lib/server/repositories/users";
-import type { AdminUsersPage, CreatedUserView } from "@/lib/view-models/admin";
+import { apiRoute } from "@/lib/server/route-input";
 
 /** Read at request time: never prerendered at build. */
 export const dynamic = "force-dynamic";
 
-const newUserBody = z.strictObject({
-  email: z.string(),
-  name: z.string(),
-  role: z.enum(ROLES),
-  /** Omitted or empty: the server generates one and answers it once. */
-  password: z
-    .string()
-    .max(256)
-    .optional()
-    .transform((p) => (p ? p : undefined)),
-});
-
 /** GET /api/admin/users → `{users}` (admin): every person with role, state and last activity. */
-export const GET = withViewer("admin", async () => {
-  const page: AdminUsersPage = { users: (await listUsers(prisma())).map(toAdminUserView) };
+export const GET = apiRoute("admin", listUsersRoute, async () => {
+  const page: ListUsersResponse = { users: (await listUsers(prisma())).map(toAdminUserView) };
   return json(page);
 });
 
@@ -31,11 +22,9 @@ export const GET = withViewer("admin", async () => {
  * POST /api/admin/users `{email, name, role, password?}` (admin) → 201 `{user, generatedPassword}`
  * (the password only when the server generated it; shown once). 400 bad body; 409 email taken.
  */
-export const POST = withViewer("admin", async (request) => {
-  const body = await parseJsonBody(request, newUserBody);
-  if (body instanceof Response) return body;
+export const POST = apiRoute("admin", createUserRoute, async ({ body }) => {
   const created = await createUser(prisma(), body);
-  const view: CreatedUserView = {
+  const view: CreateUserResponse = {
     user: toAdminUserView(created.user),
     generatedPassword: created.generated ? created.password : null,
   };

@@ -1,30 +1,30 @@
-import { alertRuleInput } from "@/lib/alerts/rule";
+import {
+  deleteAlertRuleRoute,
+  updateAlertRuleRoute,
+  type AlertRuleResponse,
+} from "@/lib/api/alerts";
 import { prisma } from "@/lib/server/db";
-import { errorResponse, json, parseJsonBody, withViewer } from "@/lib/server/http";
+import { json } from "@/lib/server/http";
 import { deleteAlertRule, updateAlertRule } from "@/lib/server/repositories/alert-rules";
-
-type Ctx = { params: Promise<{ id: string }> };
-
-async function ruleIdOf(ctx: Ctx): Promise<number | Response> {
-  const id = Number((await ctx.params).id);
-  if (!Number.isSafeInteger(id) || id <= 0)
-    return errorResponse(400, "invalid_query", "rule id must be a positive integer");
-  return id;
-}
+import { apiRoute } from "@/lib/server/route-input";
 
 /** PUT /api/alert-rules/:id (approvers) → the rule with the new settings; 400 `invalid_body`, 404. */
-export const PUT = withViewer("approver", async (request, viewer, ctx: Ctx) => {
-  const id = await ruleIdOf(ctx);
-  if (id instanceof Response) return id;
-  const input = await parseJsonBody(request, alertRuleInput);
-  if (input instanceof Response) return input;
-  return json(await updateAlertRule(prisma(), id, input, viewer.email ?? viewer.name));
-});
+export const PUT = apiRoute(
+  "approver",
+  updateAlertRuleRoute,
+  async ({ params, body }, _request, viewer) => {
+    const rule: AlertRuleResponse = await updateAlertRule(
+      prisma(),
+      params.id,
+      body,
+      viewer.email ?? viewer.name,
+    );
+    return json(rule);
+  },
+);
 
 /** DELETE /api/alert-rules/:id (approvers) → 204; its alerts leave the runs; 404 when unknown. */
-export const DELETE = withViewer("approver", async (_request, _viewer, ctx: Ctx) => {
-  const id = await ruleIdOf(ctx);
-  if (id instanceof Response) return id;
-  await deleteAlertRule(prisma(), id);
+export const DELETE = apiRoute("approver", deleteAlertRuleRoute, async ({ params }) => {
+  await deleteAlertRule(prisma(), params.id);
   return new Response(null, { status: 204 });
 });

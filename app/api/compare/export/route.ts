@@ -1,8 +1,8 @@
-import { parseIdList } from "@/lib/paths";
+import { compareExportRoute, parseExportQuery } from "@/lib/api/exports";
 import { prisma } from "@/lib/server/db";
-import { parseExportQuery } from "@/lib/server/export/query";
 import { compareExport } from "@/lib/server/export/run-export";
-import { errorResponse, withViewer } from "@/lib/server/http";
+import { errorResponse } from "@/lib/server/http";
+import { apiRoute } from "@/lib/server/route-input";
 
 /**
  * GET /api/compare/export?ids=1,2&format=csv|json → the benchmark points of the runs in one
@@ -11,12 +11,9 @@ import { errorResponse, withViewer } from "@/lib/server/http";
  * or with more than 12, `invalid_export_data`,
  * `invalid_export_format`; 404 naming unknown runs.
  */
-export const GET = withViewer("viewer", async (request) => {
+export const GET = apiRoute("viewer", compareExportRoute, async ({ query }, request) => {
   const sp = new URL(request.url).searchParams;
-  const parsed = parseIdList(sp.getAll("ids"));
-  if (!parsed.ok) return errorResponse(400, "invalid_query", parsed.message);
-  const ids = parsed.ids;
   const q = parseExportQuery(sp, { defaultData: "points", allowed: ["points"] });
   if (!q.ok) return errorResponse(400, q.code, q.message);
-  return compareExport(prisma(), ids, q.format);
+  return compareExport(prisma(), query.ids, q.format);
 });

@@ -1,6 +1,8 @@
+import { inboxAuditRoute, type InboxAuditResponse } from "@/lib/api/inbox";
 import { pool } from "@/lib/server/db";
-import { errorResponse, json, withViewer } from "@/lib/server/http";
-import { auditCsv, inboxAuditQuery, listInboxAudit } from "@/lib/server/repositories/inbox-audit";
+import { json } from "@/lib/server/http";
+import { auditCsv, listInboxAudit } from "@/lib/server/repositories/inbox-audit";
+import { apiRoute } from "@/lib/server/route-input";
 
 /** Read at request time: never prerendered at build. */
 export const dynamic = "force-dynamic";
@@ -10,22 +12,17 @@ export const dynamic = "force-dynamic";
  * and worker tokens 403) → `{entries}` newest first (default 200, max 10,000), or with
  * `format=csv` a CSV download (default limit 10,000). 400 `invalid_query`.
  */
-export const GET = withViewer("approver", async (request) => {
-  const params = Object.fromEntries(new URL(request.url).searchParams);
-  const q = inboxAuditQuery.safeParse(params);
-  if (!q.success)
-    return errorResponse(
-      400,
-      "invalid_query",
-      q.error.issues.map((i) => `${i.path.join(".") || "query"}: ${i.message}`).join("; "),
-    );
-  const { session, before, limit, format } = q.data;
+export const GET = apiRoute("approver", inboxAuditRoute, async ({ query }) => {
+  const { session, before, limit, format } = query;
   const entries = await listInboxAudit(pool(), {
     sessionId: session,
     before: before ? new Date(before) : undefined,
     limit: limit ?? (format === "csv" ? 10_000 : 200),
   });
-  if (format === "json") return json({ entries });
+  if (format === "json") {
+    const answer: InboxAuditResponse = { entries };
+    return json(answer);
+  }
   const name = session ? `pitwall-inbox-audit-session-${session}.csv` : "pitwall-inbox-audit.csv";
   return new Response(auditCsv(entries), {
     headers: {

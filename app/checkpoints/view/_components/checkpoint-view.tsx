@@ -6,11 +6,6 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 
 import { CheckpointUri } from "@/components/checkpoints/checkpoint-uri";
-import {
-  CHECKPOINT_TOPICS,
-  checkpointLineageQueryKey,
-  fetchCheckpointLineage,
-} from "@/components/checkpoints/queries";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { formatBytes } from "@/components/pipelines/units";
@@ -27,6 +22,8 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
+import { fetchCheckpointLineage } from "@/lib/api/fetchers";
+import { CHECKPOINT_TOPICS, checkpointLineageQueryKey } from "@/lib/api/query-keys";
 import { checkpointsPath } from "@/lib/checkpoint-paths";
 import { byteColumnFormat } from "@/lib/column-format";
 import { formatCount, formatNumber, formatTokPerS, MISSING } from "@/lib/format";

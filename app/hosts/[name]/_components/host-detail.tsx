@@ -9,7 +9,6 @@ import { TimeSeriesChart, type TimeSeries } from "@/components/charts/time-serie
 import { gpuSummary } from "@/components/hosts/gpu-summary";
 import { GpuRow, HeartbeatAge, HostFacts } from "@/components/hosts/host-card";
 import { HostStateBadge } from "@/components/hosts/host-state-badge";
-import { fetchHost, hostQueryKey } from "@/components/hosts/queries";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { LIST_REFRESH_MS } from "@/components/live/coalesce";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
@@ -27,6 +26,8 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
+import { fetchHost } from "@/lib/api/fetchers";
+import { hostQueryKey } from "@/lib/api/query-keys";
 import { pickDurationUnit, withUnitHeader } from "@/lib/column-format";
 import { formatNumber } from "@/lib/format";
 import { runPath, runsPath } from "@/lib/paths";

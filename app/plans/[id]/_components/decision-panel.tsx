@@ -4,10 +4,10 @@ import { Check, CircleX, MessageSquareWarning, Pencil, TriangleAlert } from "luc
 import { useRef, useState } from "react";
 
 import { fromEditable, toEditable, type EditableItem } from "@/components/plans/plan-items-editor";
-import { decisionItems, type DecisionRequest } from "@/components/plans/queries";
 import { decisionBody, useDecidePlan } from "@/components/plans/use-decide-plan";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { decisionItems, type DecisionRequest } from "@/lib/api/fetchers";
 import type { PlanDetailView } from "@/lib/view-models/plans";
 
 interface DecisionPanelProps {

@@ -5,7 +5,6 @@ import { TriangleAlert } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
 
-import { hostPath } from "@/components/hosts/queries";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
@@ -19,16 +18,16 @@ import {
 } from "@/components/plans/plan-items-editor";
 import { PlanMarkdown } from "@/components/plans/plan-markdown";
 import { PlanStateBadge, planStateLabel } from "@/components/plans/plan-state-badge";
-import { fetchPlan, planQueryKey, planTopic } from "@/components/plans/queries";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
-import { sessionPath, sessionTopic } from "@/components/sessions/queries";
 import { SessionSourceLabel } from "@/components/sessions/session-source";
 import { TodoProgress } from "@/components/sessions/todo-progress";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { MetaItem } from "@/components/ui/meta-item";
-import { runPath } from "@/lib/paths";
+import { fetchPlan } from "@/lib/api/fetchers";
+import { planQueryKey, planTopic, sessionTopic } from "@/lib/api/query-keys";
+import { hostPath, runPath, sessionPath } from "@/lib/paths";
 import { runTopic } from "@/lib/protocol/live";
 import type { RunState } from "@/lib/view-models";
 import type { PlanDetailView, PlanRunView } from "@/lib/view-models/plans";

@@ -2,7 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 
-import { fetchRunPlans, runPlansQueryKey } from "@/components/plans/queries";
+import { fetchRunPlans } from "@/lib/api/fetchers";
+import { runPlansQueryKey } from "@/lib/api/query-keys";
 import { formatCount } from "@/lib/format";
 import { placeAnnotations, runAnnotations, type PlacedAnnotation } from "@/lib/metrics/annotations";
 import { cn } from "@/lib/utils";

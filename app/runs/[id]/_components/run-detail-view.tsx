@@ -7,20 +7,14 @@ import { TimeRangePicker } from "@/components/charts/time-range-picker";
 import { EvalSections } from "@/components/evals/eval-sections";
 import { sharedRefetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { ProgressCard } from "@/components/pipelines/progress-card";
-import {
-  fetchRunMetrics,
-  fetchRunProgress,
-  metricsQueryKey,
-  progressQueryKey,
-} from "@/components/pipelines/queries";
 import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
 import { ExportMenu } from "@/components/runs/export-menu";
 import { RunHeader } from "@/components/runs/run-header";
 import { RunServingCard } from "@/components/serving/serving-cards";
 import { Card, CardContent } from "@/components/ui/card";
-import { fetchRun } from "@/lib/api-client";
+import { fetchRun, fetchRunMetrics, fetchRunProgress } from "@/lib/api/fetchers";
+import { metricsQueryKey, progressQueryKey, runQueryKey } from "@/lib/api/query-keys";
 import { runTopic } from "@/lib/protocol/live";
-import { runQueryKey } from "@/lib/query-keys";
 import { DEFAULT_RANGE, timeRangeSearch, type TimeRange } from "@/lib/time-range";
 import type { RunDetail } from "@/lib/view-models";
 import type { RunProgressView } from "@/lib/view-models/pipeline";

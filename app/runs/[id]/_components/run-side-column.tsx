@@ -4,10 +4,11 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 
 import { checkpointName } from "@/components/evals/format";
-import { fetchRunEvals, runEvalsQueryKey } from "@/components/evals/queries";
 import { ConfigPanel } from "@/components/runs/config-panel";
 import { TagList } from "@/components/runs/tag-list";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { fetchRunEvals } from "@/lib/api/fetchers";
+import { runEvalsQueryKey } from "@/lib/api/query-keys";
 import { checkpointPath } from "@/lib/checkpoint-paths";
 import { formatCount } from "@/lib/format";
 import { runPath } from "@/lib/paths";

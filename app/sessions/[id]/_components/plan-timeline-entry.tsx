@@ -4,10 +4,10 @@ import { ClipboardList } from "lucide-react";
 import Link from "next/link";
 
 import { PlanStateBadge } from "@/components/plans/plan-state-badge";
-import { planPath } from "@/components/plans/queries";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { formatDuration } from "@/lib/format";
 import type { PlanVersion } from "@/lib/metrics/plan-versions";
+import { planPath } from "@/lib/paths";
 
 /**
  * A plan version in the session timeline: "Plan v2 proposed (revises v1)" with its title, or the

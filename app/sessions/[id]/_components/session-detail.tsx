@@ -4,19 +4,19 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
 
-import { hostPath } from "@/components/hosts/queries";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useServerNow } from "@/components/pipelines/use-server-now";
-import { fetchPlans, plansQueryKey } from "@/components/plans/queries";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { LiveStateBadge } from "@/components/sessions/live-state";
-import { fetchSession, sessionQueryKey, sessionTopic } from "@/components/sessions/queries";
 import { SessionSourceLabel } from "@/components/sessions/session-source";
 import { TodoProgress } from "@/components/sessions/todo-progress";
 import { MetaItem } from "@/components/ui/meta-item";
+import { fetchPlans, fetchSession } from "@/lib/api/fetchers";
+import { plansQueryKey, sessionQueryKey, sessionTopic } from "@/lib/api/query-keys";
 import { MISSING } from "@/lib/format";
 import { sessionClockMs } from "@/lib/metrics/session-clock";
 import { stuckItems } from "@/lib/metrics/todos";
+import { hostPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";
 import type { PlanListView } from "@/lib/view-models/plans";
 import {

@@ -3,11 +3,10 @@
 import Link from "next/link";
 
 import { PlanStateBadge } from "@/components/plans/plan-state-badge";
-import { planPath } from "@/components/plans/queries";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
 import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { runPath } from "@/lib/paths";
+import { planPath, runPath } from "@/lib/paths";
 import type { PlanListView } from "@/lib/view-models/plans";
 import type { SessionDetailView } from "@/lib/view-models/sessions";
 

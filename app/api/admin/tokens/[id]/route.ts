@@ -1,17 +1,13 @@
+import { revokeTokenRoute, type RevokeTokenResponse } from "@/lib/api/admin";
 import { prisma } from "@/lib/server/db";
-import { errorResponse, json, withViewer } from "@/lib/server/http";
+import { errorResponse, json } from "@/lib/server/http";
 import { revokeToken } from "@/lib/server/repositories/tokens";
+import { apiRoute } from "@/lib/server/route-input";
 
 /** DELETE /api/admin/tokens/:id (admin) → `{revoked: id}`: new connections with it are refused; 404 unknown or already revoked. */
-export const DELETE = withViewer(
-  "admin",
-  async (_request, _viewer, ctx: { params: Promise<{ id: string }> }) => {
-    const { id } = await ctx.params;
-    const tokenId = Number(id);
-    if (!/^\d+$/.test(id) || !Number.isSafeInteger(tokenId) || tokenId <= 0)
-      return errorResponse(400, "invalid_query", "token id must be a positive integer");
-    if (!(await revokeToken(prisma(), tokenId)))
-      return errorResponse(404, "not_found", `no active token #${tokenId}`);
-    return json({ revoked: tokenId });
-  },
-);
+export const DELETE = apiRoute("admin", revokeTokenRoute, async ({ params }) => {
+  if (!(await revokeToken(prisma(), params.id)))
+    return errorResponse(404, "not_found", `no active token #${params.id}`);
+  const answer: RevokeTokenResponse = { revoked: params.id };
+  return json(answer);
+});

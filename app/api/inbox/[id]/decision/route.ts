@@ -1,5 +1,13 @@
+import { MAX_WAIT_S } from "@/lib/api/contract";
+import {
+  closeInboxItemRoute,
+  decideInboxRoute,
+  inboxDecisionRoute,
+  type DecideInboxResponse,
+  type InboxDecisionResponse,
+} from "@/lib/api/inbox";
 import { pool } from "@/lib/server/db";
-import { errorResponse, handle, json, parseJsonBody, withViewer } from "@/lib/server/http";
+import { errorResponse, handle, json } from "@/lib/server/http";
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { waitForTopic } from "@/lib/server/live/bus";
 import { logger } from "@/lib/server/logger";
@@ -7,23 +15,13 @@ import {
   closeInboxIfAbandoned,
   decideInboxItem,
   expireInboxItems,
-  inboxDecisionInput,
   inboxDecisionTopic,
   inboxItemForAgent,
   noteInboxWaiter,
 } from "@/lib/server/repositories/inbox";
 import { decidePlan } from "@/lib/server/repositories/plan-decisions";
 import { PLAN_WAITER_GRACE_MS } from "@/lib/server/repositories/plan-orphans";
-
-/** Longest accepted long-poll, in seconds. */
-const MAX_WAIT_S = 120;
-
-/** Parses "12" (inbox item) or "plan-7" (plan); null when neither. */
-function parseId(id: string): { kind: "item" | "plan"; n: number } | null {
-  const m = /^(plan-)?(\d{1,9})$/.exec(id);
-  if (!m || Number(m[2]) <= 0) return null;
-  return { kind: m[1] ? "plan" : "item", n: Number(m[2]) };
-}
+import { apiRoute, readInput, type RouteContext } from "@/lib/server/route-input";
 
 /**
  * POST /api/inbox/:id/decision `{decision: "allow"|"deny", message?, editedInput?}` (approvers
@@ -33,18 +31,11 @@ function parseId(id: string): { kind: "item" | "plan"; n: number } | null {
  * rule for the item's tool is written too and applied to the permissions already waiting. For a plan (`plan-7`), allow approves and deny rejects with the
  * message as comment (the plan's own routes work as before). 400 bad id/body; 404 unknown.
  */
-export const POST = withViewer(
+export const POST = apiRoute(
   "approver",
-  async (request, viewer, ctx: { params: Promise<{ id: string }> }) => {
-    const id = parseId((await ctx.params).id);
-    if (!id)
-      return errorResponse(
-        400,
-        "invalid_query",
-        "id must be an inbox item id (12) or a plan id (plan-7)",
-      );
-    const input = await parseJsonBody(request, inboxDecisionInput);
-    if (input instanceof Response) return input;
+  decideInboxRoute,
+  async ({ params, body: input }, _request, viewer) => {
+    const id = params.id;
     if (id.kind === "plan") {
       if (input.alwaysAllow)
         return errorResponse(
@@ -58,7 +49,7 @@ export const POST = withViewer(
         { decision: input.decision === "allow" ? "approved" : "rejected", comment: input.message },
         viewer.name,
       );
-      return json({
+      const answer: DecideInboxResponse = {
         decision: {
           decision: input.decision,
           message: plan.comment,
@@ -66,9 +57,13 @@ export const POST = withViewer(
           decidedBy: plan.decidedBy,
           decidedAt: new Date(plan.decidedAt).toISOString(),
         },
-      });
+      };
+      return json(answer);
     }
-    return json({ decision: await decideInboxItem(pool(), id.n, input, viewer.name) });
+    const answer: DecideInboxResponse = {
+      decision: await decideInboxItem(pool(), id.n, input, viewer.name),
+    };
+    return json(answer);
   },
 );
 
@@ -79,22 +74,12 @@ export const POST = withViewer(
  * its agent leaves early with no newer one within 5 s closes the item as answered in the
  * terminal (or agent ended). 403 for another host's token; 404 unknown item.
  */
-export async function GET(
-  request: Request,
-  ctx: { params: Promise<{ id: string }> },
-): Promise<Response> {
+export async function GET(request: Request, ctx: RouteContext): Promise<Response> {
   return handle(async () => {
     const principal = await authenticateWorker(request.headers.get("authorization"));
-    const id = parseId((await ctx.params).id);
-    if (!id || id.kind !== "item")
-      return errorResponse(
-        400,
-        "invalid_query",
-        "id must be an inbox item id (plans: GET /api/plans/:key/decision)",
-      );
-    const waitS = Number(new URL(request.url).searchParams.get("wait") ?? "0");
-    if (!Number.isFinite(waitS) || waitS < 0)
-      return errorResponse(400, "invalid_query", "wait must be a number of seconds ≥ 0");
+    const { params, query } = await readInput(request, ctx, inboxDecisionRoute);
+    const id = params.id;
+    const waitS = query.wait;
     // Subscribe first, then read: a decision recorded in between is not missed.
     const waiter = waitForTopic(
       inboxDecisionTopic(id.n),
@@ -131,7 +116,8 @@ export async function GET(
         if (!woke && Date.now() >= Date.parse(state.expiresAt)) await expireInboxItems(pool());
         state = await inboxItemForAgent(pool(), id.n, principal);
       }
-      return json(state);
+      const answer: InboxDecisionResponse = state;
+      return json(answer);
     } finally {
       waiter.cancel();
     }
@@ -144,15 +130,10 @@ export async function GET(
  * replied first). A waiting item closes as `answered_in_terminal` (audited); → 200 `{status}`
  * (the item's status after). 403 for another host's token; 404 unknown item.
  */
-export async function DELETE(
-  request: Request,
-  ctx: { params: Promise<{ id: string }> },
-): Promise<Response> {
+export async function DELETE(request: Request, ctx: RouteContext): Promise<Response> {
   return handle(async () => {
     const principal = await authenticateWorker(request.headers.get("authorization"));
-    const id = parseId((await ctx.params).id);
-    if (!id || id.kind !== "item")
-      return errorResponse(400, "invalid_query", "id must be an inbox item id");
+    const id = (await readInput(request, ctx, closeInboxItemRoute)).params.id;
     await inboxItemForAgent(pool(), id.n, principal);
     await closeInboxIfAbandoned(pool(), id.n, new Date());
     return json({ status: (await inboxItemForAgent(pool(), id.n, principal)).status });

@@ -1,5 +1,7 @@
+import { MAX_WAIT_S } from "@/lib/api/contract";
+import { planDecisionRoute, type PlanDecisionResponse } from "@/lib/api/plans";
 import { pool } from "@/lib/server/db";
-import { errorResponse, handle, json } from "@/lib/server/http";
+import { handle, json } from "@/lib/server/http";
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { planDecisionTopic, waitForTopic } from "@/lib/server/live/bus";
 import { assertPlanProposer, planDecision } from "@/lib/server/repositories/plan-decisions";
@@ -8,9 +10,7 @@ import {
   noteWaiter,
   PLAN_WAITER_GRACE_MS,
 } from "@/lib/server/repositories/plan-orphans";
-
-/** Longest accepted long-poll, in seconds. */
-const MAX_WAIT_S = 120;
+import { readInput, type RouteContext } from "@/lib/server/route-input";
 
 /**
  * GET /api/plans/:key/decision?wait=60 — the proposer's view of its plan (worker token).
@@ -21,18 +21,13 @@ const MAX_WAIT_S = 120;
  * A long-poll (`wait` > 0) that its client leaves early, with no newer one within 5 s, closes the
  * plan as "answered in the terminal" (or "agent ended" when its session ended).
  */
-export async function GET(
-  request: Request,
-  ctx: { params: Promise<{ key: string }> },
-): Promise<Response> {
+export async function GET(request: Request, ctx: RouteContext): Promise<Response> {
   return handle(async () => {
     const principal = await authenticateWorker(request.headers.get("authorization"));
-    const { key } = await ctx.params;
+    const { params, query } = await readInput(request, ctx, planDecisionRoute);
+    const { key } = params;
+    const waitS = query.wait;
     await assertPlanProposer(pool(), key, principal);
-    const waitParam = new URL(request.url).searchParams.get("wait") ?? "0";
-    const waitS = Number(waitParam);
-    if (!Number.isFinite(waitS) || waitS < 0)
-      return errorResponse(400, "invalid_query", "wait must be a number of seconds ≥ 0");
     // Subscribe first, then read: a decision recorded in between is not missed.
     const waiter = waitForTopic(
       planDecisionTopic(key),
@@ -59,9 +54,10 @@ export async function GET(
       let decision = await planDecision(pool(), key);
       if (!decision && waitS > 0 && (await waiter.promise))
         decision = await planDecision(pool(), key);
-      return json(
-        decision ? { status: decision.decision, decision } : { status: "proposed", decision: null },
-      );
+      const answer: PlanDecisionResponse = decision
+        ? { status: decision.decision, decision }
+        : { status: "proposed", decision: null };
+      return json(answer);
     } finally {
       waiter.cancel();
     }

@@ -1,18 +1,11 @@
-import { z } from "zod";
-
-import { describeIssues } from "@/lib/protocol";
+import { runExportSummaryRoute, type RunExportSummaryResponse } from "@/lib/api/runs";
 import { prisma } from "@/lib/server/db";
-import { errorResponse, json, withViewer } from "@/lib/server/http";
+import { json } from "@/lib/server/http";
 import { getRunExportSummary } from "@/lib/server/repositories/export";
-
-const params = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
+import { apiRoute } from "@/lib/server/route-input";
 
 /** GET /api/runs/:id/export/summary → `{runId, rows: {points, metrics, evals, progress}}` (rows each export would hold); 404 when unknown. */
-export const GET = withViewer(
-  "viewer",
-  async (_request, _viewer, ctx: { params: Promise<{ id: string }> }) => {
-    const p = params.safeParse(await ctx.params);
-    if (!p.success) return errorResponse(400, "invalid_query", describeIssues(p.error));
-    return json(await getRunExportSummary(prisma(), p.data.id));
-  },
-);
+export const GET = apiRoute("viewer", runExportSummaryRoute, async ({ params }) => {
+  const summary: RunExportSummaryResponse = await getRunExportSummary(prisma(), params.id);
+  return json(summary);
+});

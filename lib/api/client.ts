@@ -1,9 +1,10 @@
-import { apiRunPath, apiRunsPath, type RunListQuery } from "./paths";
-import { reviveApiJson } from "./protocol/api-json";
-import type { RunDetail, RunListPage } from "./view-models";
+import { reviveApiJson } from "@/lib/protocol/api-json";
+
+import type { RouteContract } from "./contract";
 
 /**
- * Browser-side reads of the Pitwall API for react-query. The API writes non-finite numbers as the
+ * The browser's transport to the Pitwall API (typed fetchers: lib/api/fetchers.ts; their
+ * react-query keys: lib/api/query-keys.ts). The API writes non-finite numbers as the
  * tagged objects `{"$num":"NaN"}` / `{"$num":"Infinity"}` / `{"$num":"-Infinity"}` (JSON has no such
  * numbers; lib/protocol/api-json.ts); only those are turned back into numbers here, so components
  * see the same values a server component gets from the repository, and a string stays a string.
@@ -79,23 +80,33 @@ async function readApiResponse<T>(res: Response): Promise<T> {
   return parseApiJson<T>(text);
 }
 
-/** One page of runs (`GET /api/runs`). */
-export function fetchRuns(q: RunListQuery, signal?: AbortSignal): Promise<RunListPage> {
-  return fetchJson<RunListPage>(apiRunsPath(q), { signal });
-}
-
-/** One run with its points (`GET /api/runs/:id`). @throws ApiError 404 when it does not exist. */
-export function fetchRun(id: number, signal?: AbortSignal): Promise<RunDetail> {
-  return fetchJson<RunDetail>(apiRunPath(id), { signal });
-}
+/** A query-string value: absent (`undefined`, `null`, `""`: left out), one value, or repeated. */
+export type QueryValue =
+  string | number | boolean | null | undefined | readonly (string | number)[];
 
 /**
- * Edits or archives a run (`PATCH /api/runs/:id`; approvers and admins).
- * @throws ApiError 403 without the approver role, 400 `invalid_body`, 404 unknown run.
+ * The URL of a contract's route (`GET /api/runs/:id/metrics` + `{id: 42}` + `{key: ["loss"]}` →
+ * `/api/runs/42/metrics?key=loss`): path parameters percent-encoded, absent query values left out,
+ * arrays as repeated parameters.
+ * @throws Error when the route names a path parameter `params` lacks.
  */
-export function patchRun(
-  id: number,
-  patch: { name?: string; tags?: string[]; notes?: string | null; archived?: boolean },
-): Promise<RunDetail> {
-  return sendJson<RunDetail>("PATCH", apiRunPath(id), patch);
+export function apiPath(
+  contract: RouteContract,
+  params: Record<string, string | number> = {},
+  query: Record<string, QueryValue> = {},
+): string {
+  const template = contract.route.split(" ")[1] ?? "";
+  const path = template.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${contract.route}: missing path parameter ${name}`);
+    return encodeURIComponent(String(value));
+  });
+  const sp = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null || value === "") continue;
+    if (Array.isArray(value)) for (const v of value) sp.append(key, String(v));
+    else sp.set(key, String(value));
+  }
+  const search = sp.toString();
+  return search ? `${path}?${search}` : path;
 }

@@ -1,9 +1,14 @@
+import { z } from "zod";
+
+import { parseIdList } from "@/lib/paths";
 import {
   EXPORT_DATA,
   EXPORT_FORMATS,
   type ExportData,
   type ExportFormat,
 } from "@/lib/view-models/export";
+
+import { defineRoute } from "./contract";
 
 /** A parsed export query, or the 400 to answer with (`code` names the bad parameter). */
 export type ExportQuery =
@@ -50,3 +55,24 @@ export function parseExportQuery(
   }
   return { ok: true, data: data as ExportData, format: format as ExportFormat };
 }
+
+/**
+ * `GET /api/compare/export?ids=1,2&format&data` → one download of the runs' benchmark points;
+ * `ids` (repeatable, comma-separated, 1..12 distinct run ids) is checked here, `data`/`format` by
+ * {@link parseExportQuery} (their own 400 codes).
+ */
+export const compareExportRoute = defineRoute({
+  route: "GET /api/compare/export",
+  query: z.object({
+    ids: z
+      .array(z.string())
+      .optional()
+      .transform((value, ctx) => {
+        const parsed = parseIdList(value);
+        if (parsed.ok) return parsed.ids;
+        ctx.addIssue({ code: "custom", message: parsed.message });
+        return z.NEVER;
+      }),
+  }),
+  queryArrays: ["ids"],
+});
