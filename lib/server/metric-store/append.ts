@@ -163,7 +163,7 @@ function setOf<T>(m: Map<number, Set<T>>, id: number): Set<T> {
  * table's CREATE IF NOT EXISTS and per-COMMIT truncation). Measured with the soak (200 workers,
  * 3-point frames; docs/benchmarks.md).
  */
-const COPY_MIN_POINTS = 256;
+export const COPY_MIN_POINTS = 256;
 
 /**
  * The batch's single statement (see upsertMetricPoints): the series rows of `next`, the tier
