@@ -4,6 +4,7 @@ import { afterAll, describe, expect, test } from "vitest";
 import { logger } from "@/lib/server/logger";
 import {
   getRunMetrics,
+  latestFinitePoints,
   metricPointBatches,
   newestPoints,
   rebuildRunTiers,
@@ -138,6 +139,48 @@ describe("pending small batches and their fold", () => {
     await pool.query(`DELETE FROM "MetricNonFinite" WHERE "runId" = $1`, [id]);
     await rebuildRunTiers(pool, id);
     expect(await Promise.all(REQUESTS.map((r) => getRunMetrics(prisma, id, r)))).toEqual(answers);
+  });
+
+  test("latest values merge the tiers with pending points without folding them, except where a pending NaN replaced the stored latest point", async () => {
+    const a = await startRun("training");
+    const b = await startRun("training");
+    await ingest(
+      frame(a.run, 5, (k) => k + 0.5),
+      frame(b.run, 5, (k) => k + 0.5),
+    );
+    await settle(pool);
+    // Run a: loss gets a newer finite step, lr's stored latest step becomes NaN, a new key arrives.
+    await ingest(
+      { type: "run.metrics", run: a.run, points: [{ key: "loss", step: 6, value: 9 }] },
+      { type: "run.metrics", run: a.run, points: [{ key: "lr", step: 5, value: "NaN" }] },
+      { type: "run.metrics", run: a.run, points: [{ key: "new", step: 1, value: 3 }] },
+    );
+    // Run b: a re-sent latest step with another value, and an older step.
+    await ingest({
+      type: "run.metrics",
+      run: b.run,
+      points: [
+        { key: "loss", step: 5, value: 7 },
+        { key: "lr", step: 2, value: 8 },
+      ],
+    });
+    const ids = [a.id, b.id];
+    const merged = await latestFinitePoints(prisma, ids);
+    // Only run a was folded (its lr answer was in the tiers below the replaced step).
+    expect([await pendingRows(a.id), await pendingRows(b.id)]).toEqual([0, 1]);
+    const simple = merged.map((r) => [r.runId, r.key, Number(r.step), r.value]);
+    expect(simple).toEqual(
+      expect.arrayContaining([
+        [a.id, "loss", 6, 9],
+        [a.id, "new", 1, 3],
+        [b.id, "loss", 5, 7],
+        [b.id, "lr", 5, 1.5],
+        [b.id, "grad/norm", 5, 2.5],
+      ]),
+    );
+    expect(simple.filter((r) => r[0] === a.id && r[1] === "lr")).toEqual([]);
+    await settle(pool);
+    expect(await latestFinitePoints(prisma, ids)).toEqual(merged);
   });
 
   test("pending rows left by a crash are folded by the fold loop's first pass; a fold killed mid-transaction leaves them pending", async () => {
