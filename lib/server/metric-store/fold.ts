@@ -175,7 +175,12 @@ export function startMetricFold(pool: pg.Pool, log: Logger, intervalMs = 250): M
       while (!stopped && (await foldOnce(pool, { wait: false, due })) >= FOLD_MAX_ROWS);
       due = true;
     } catch (err) {
-      if (!isConflict(err)) log.warn({ err }, "metric fold failed; retrying");
+      if (isConflict(err)) return;
+      // One run whose points the writer refuses must not hold back every other run's.
+      log.warn({ err }, "metric fold failed; folding run by run");
+      await foldEachRun(pool, log).catch((e: unknown) =>
+        log.warn({ err: e }, "metric fold failed"),
+      );
     }
   };
   const schedule = () => {
@@ -194,4 +199,17 @@ export function startMetricFold(pool: pg.Pool, log: Logger, intervalMs = 250): M
       await settle(pool).catch((err: unknown) => log.warn({ err }, "final metric fold failed"));
     },
   };
+}
+
+/** Folds each run with pending rows in its own transaction, logging (not throwing) a run that fails. */
+async function foldEachRun(pool: pg.Pool, log: Logger): Promise<void> {
+  const runs = await pool.query<{ runId: number }>(`SELECT DISTINCT "runId" FROM "MetricPending"`);
+  for (const { runId } of runs.rows) {
+    try {
+      await foldOnce(pool, { runIds: [runId], wait: false });
+    } catch (err) {
+      if (!isConflict(err))
+        log.error({ err, runId }, "metric fold of a run failed; its points stay pending");
+    }
+  }
 }
