@@ -20,6 +20,7 @@ import { publisherFor } from "@/lib/server/live/coalescing-publisher";
 import { LiveHub } from "@/lib/server/live/hub";
 import { routeConsoleToLogger, type Logger } from "@/lib/server/logger";
 import { startMaintenance } from "@/lib/server/maintenance";
+import { startMetricFold } from "@/lib/server/metric-store";
 import { startNotifier } from "@/lib/server/notify/notifier";
 import { guardRequest, hasNulByte } from "@/lib/server/request-guard";
 
@@ -155,6 +156,8 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
     inboxPolicy: inboxPolicyOf(env),
   });
   const stopMaintenance = startMaintenance(pool(), log);
+  // Folds small metric batches (MetricPending) into the store; its first fold resumes one a crash interrupted.
+  const metricFold = startMetricFold(pool(), log);
 
   let closing: Promise<void> | null = null;
   return {
@@ -169,6 +172,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
         // Commit what workers already sent before saying goodbye, so their acks are not lost
         // work: anything still unacknowledged after close is resent by the worker.
         await Promise.allSettled(connections.all().map((c) => c.drain()));
+        await metricFold.stop();
         await publisherFor(pool()).flushed();
         for (const ws of ingestWss.clients) ws.close(1001, "server shutting down");
         await hub.close();

@@ -4,6 +4,7 @@ import pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
 
 import { watchPoolErrors } from "./database/pool-errors";
+import { bindRawPool } from "./database/raw-pool";
 import { parseEnv } from "./env";
 import { logger } from "./logger";
 
@@ -46,11 +47,10 @@ function handles(): DbHandles {
     const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 });
     watchPoolErrors(prismaPool, "prisma", logger);
     watchPoolErrors(pool, "ingest", logger);
-    globalForDb.__pitwallDb = {
-      url,
-      prisma: new PrismaClient({ adapter: new PrismaPg(prismaPool) }),
-      pool,
-    };
+    const prisma = new PrismaClient({ adapter: new PrismaPg(prismaPool) });
+    // The metric store's readers, handed this client, fold pending points through the raw pool.
+    bindRawPool(prisma, pool);
+    globalForDb.__pitwallDb = { url, prisma, pool };
   }
   return globalForDb.__pitwallDb;
 }

@@ -4,6 +4,7 @@ import pg from "pg";
 
 import { PrismaClient } from "@/generated/prisma/client";
 import { checkFrame, type ClientFrame } from "@/lib/protocol";
+import { bindRawPool } from "@/lib/server/database/raw-pool";
 import { applyFrames, type FrameOutcome } from "@/lib/server/ingest/apply";
 import { createToken, verifyToken, type TokenPrincipal } from "@/lib/server/repositories/tokens";
 
@@ -68,6 +69,7 @@ export async function ingestHarness(
   const prisma = new PrismaClient({
     adapter: new PrismaPg({ connectionString: databaseUrl, max: options.prismaMax ?? 2 }),
   });
+  bindRawPool(prisma, pool);
   const principalFor = async (name: string) =>
     (await verifyToken(prisma, (await createToken(prisma, name)).token))!;
   const principal = await principalFor(hostName);

@@ -6,6 +6,7 @@ import type { metricPoint } from "@/lib/protocol";
 
 import { BlockCopy, explodeBlocks, storedRanges, type StepRange } from "./blocks";
 import { overflowAlerts, type RaisedAlert } from "./overflow";
+import { appendPending, takePending, type PendingRun } from "./pending";
 import {
   advanceSeries,
   readSeries,
@@ -15,19 +16,58 @@ import {
 } from "./series";
 import { copyBlocks, copyRows, escapeCopyText, STAGE_TABLE } from "./stage";
 import { nonFiniteUpsertSql, pointId, promoteTiers, repairReplaced, tierMergeSql } from "./tiers";
+import type { MetricFrame } from "./write-types";
 
 export type { RaisedAlert } from "./overflow";
+export type { MetricFrame } from "./write-types";
 
 type MetricPoint = z.infer<typeof metricPoint>;
 
-/** The points of one `run.metrics` frame, for run `runId` (the frame's array as validated, not copied). */
-export interface MetricFrame {
-  runId: number;
-  points: readonly MetricPoint[];
+/**
+ * Stores a group commit's `run.metrics` frames, in the ingest transaction (the caller holds the
+ * runs' row locks): a run with fewer than COPY_MIN_POINTS points in the batch (a fleet's step
+ * frames) gets ONE row in the recent-frame table "MetricPending" (pending.ts; all such runs in one
+ * statement), folded into the tables below in the background (fold.ts); a larger run's points are
+ * written at once by {@link writeMetricPoints}, after the run's pending rows (taken and deleted
+ * in this transaction, so a run's writes stay in order). Returns alerts for steps that jumped back
+ * by ~2^32 (a wrapped 32-bit counter) among the points written now; pending points raise theirs
+ * when folded (as run events written by the fold).
+ * @throws whatever PostgreSQL raises (e.g. 22021 for a NUL in a key); the caller rolls back.
+ */
+export async function upsertMetricPoints(
+  client: pg.PoolClient,
+  frames: readonly MetricFrame[],
+  at: Date,
+): Promise<RaisedAlert[]> {
+  const byRun = listsByRun(frames);
+  const small: PendingRun[] = [];
+  const large: number[] = [];
+  for (const [runId, lists] of byRun) {
+    let n = 0;
+    for (const l of lists) n += l.length;
+    if (n < COPY_MIN_POINTS) small.push({ runId, lists });
+    else large.push(runId);
+  }
+  if (small.length) await appendPending(client, small, at);
+  if (!large.length) return [];
+  const earlier = await takePending(client, large);
+  const now = large.flatMap((runId) => byRun.get(runId)!.map((points) => ({ runId, points })));
+  return writeMetricPoints(client, [...earlier, ...now], at);
+}
+
+function listsByRun(frames: readonly MetricFrame[]): Map<number, Array<readonly MetricPoint[]>> {
+  const byRun = new Map<number, Array<readonly MetricPoint[]>>();
+  for (const f of frames) {
+    const list = byRun.get(f.runId);
+    if (list) list.push(f.points);
+    else byRun.set(f.runId, [f.points]);
+  }
+  return byRun;
 }
 
 /**
- * Upserts metric points by (run, key, step): a re-sent step replaces the old value (a resumed
+ * Writes metric points by (run, key, step) into the folded tables (ingest's large batches and the
+ * fold, fold.ts): a re-sent step replaces the old value (a resumed
  * attempt wins; within the batch the latest occurrence wins); out-of-order steps are simply
  * stored. Points live in "MetricBlock" (a key's points appended in bulk, one row of arrays) or
  * "MetricRow" (one row per point), read together as the view "MetricPoint" (blocks.ts).
@@ -62,17 +102,12 @@ export interface MetricFrame {
  * counter).
  * @throws whatever PostgreSQL raises (e.g. 22021 for a NUL in a key); the caller rolls back.
  */
-export async function upsertMetricPoints(
+export async function writeMetricPoints(
   client: pg.PoolClient,
   frames: readonly MetricFrame[],
   at: Date,
 ): Promise<RaisedAlert[]> {
-  const byRun = new Map<number, Array<readonly MetricPoint[]>>();
-  for (const f of frames) {
-    const list = byRun.get(f.runId);
-    if (list) list.push(f.points);
-    else byRun.set(f.runId, [f.points]);
-  }
+  const byRun = listsByRun(frames);
   const runs: RunBatch[] = [...byRun].map(([runId, lists]) => ({ runId, ...columnsOf(lists) }));
   const stored = await readSeries(client, runs);
   const { next, promotions } = advanceSeries(runs, stored);
@@ -128,7 +163,7 @@ function setOf<T>(m: Map<number, Set<T>>, id: number): Set<T> {
  * table's CREATE IF NOT EXISTS and per-COMMIT truncation). Measured with the soak (200 workers,
  * 3-point frames; docs/benchmarks.md).
  */
-const COPY_MIN_POINTS = 256;
+export const COPY_MIN_POINTS = 256;
 
 /**
  * The batch's single statement (see upsertMetricPoints): the series rows of `next`, the tier

@@ -1,12 +1,15 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import type { MetricSource } from "@/lib/server/export/columns";
 
+import { settleForRead } from "./settle-read";
+
 /** Rows per query of the batched export read (the same size as the other exports' batches). */
 const EXPORT_BATCH_ROWS = 5000;
 
 /**
  * SQL (a scalar subquery's body) counting every metric point of run `runId`: rows of "MetricRow"
  * plus the array lengths of "MetricBlock" (index-only scan and block rows, no point unnested).
+ * Counts folded points only: call {@link settleForRead} for the run first.
  */
 export function metricPointCountSql(runId: number): Prisma.Sql {
   return Prisma.sql`(SELECT count(*) FROM "MetricRow" WHERE "runId" = ${runId}) + (SELECT coalesce(sum(cardinality(steps)), 0) FROM "MetricBlock" WHERE "runId" = ${runId})`;
@@ -17,13 +20,15 @@ export function metricPointCountSql(runId: number): Prisma.Sql {
  * `batchSize`. Keyset pagination: each query starts after the last (key, step) read, on
  * "MetricRow"'s primary key and on the blocks of "MetricBlock" (at most `batchSize` of them, in
  * key and step order: blocks never overlap) that reach past it, so a page costs the same however
- * deep into the series it is. NaN/±Infinity come back as such; steps as bigint.
+ * deep into the series it is. NaN/±Infinity come back as such; steps as bigint. The run's pending
+ * points (fold.ts) are folded before the first batch.
  */
 export async function* metricPointBatches(
   db: PrismaClient,
   runId: number,
   batchSize = EXPORT_BATCH_ROWS,
 ): AsyncGenerator<MetricSource[]> {
+  await settleForRead(db, [runId]);
   let after: { key: string; step: bigint } | null = null;
   for (;;) {
     const rowsAfter: Prisma.Sql = after

@@ -1,9 +1,11 @@
 /**
  * The metric store (README.md here): the only code that names its tables ("MetricRow",
- * "MetricBlock", "MetricTier", "MetricSeries", "MetricNonFinite", the view "MetricPoint" and
- * pitwall_metric_points). Everything else calls these functions.
+ * "MetricBlock", "MetricPending", "MetricTier", "MetricSeries", "MetricNonFinite", the view
+ * "MetricPoint" and pitwall_metric_points). Everything else calls these functions.
  */
 export { upsertMetricPoints, type MetricFrame, type RaisedAlert } from "./append";
+export { settle, settleRuns, startMetricFold, type MetricFoldLoop } from "./fold";
+export { settleForRead } from "./settle-read";
 export { getRunMetrics, DEFAULT_MAX_POINTS, type RunMetricsOptions } from "./read-series";
 export { rebuildRunTiers } from "./tiers";
 export { metricPointBatches, metricPointCountSql } from "./export";

@@ -1,6 +1,8 @@
 import type { PrismaClient } from "@/generated/prisma/client";
 import { COARSEST_BITS } from "@/lib/metrics/tiers";
 
+import { settlePendingRuns } from "./settle-read";
+
 /** One key's latest finite point in a run. */
 export interface LatestPointRow {
   runId: number;
@@ -11,17 +13,61 @@ export interface LatestPointRow {
 
 /**
  * Per run of `runIds` and key: the finite point with the highest step, in one set-based read of
- * each key's top tier (one row per key, ≤ 16 at the coarsest; lib/metrics/tiers.ts). Keys with
- * only NaN/±Infinity points are absent. Rows by run, then key. @throws whatever PostgreSQL raises.
+ * each key's top tier (one row per key, ≤ 16 at the coarsest; lib/metrics/tiers.ts) merged with
+ * the runs' pending points (fold.ts; the latest write of a step wins). Keys with only
+ * NaN/±Infinity points are absent. Rows by run, then key. The overview reads this for many runs
+ * at once, most of them with pending points under a fleet's load, so it does not fold them: only
+ * a run whose stored latest point was replaced by a pending NaN/±Infinity (its latest finite
+ * point is then below, in the tiers) is folded and read again. @throws whatever PostgreSQL raises.
  */
 export async function latestFinitePoints(
   db: PrismaClient,
   runIds: readonly number[],
 ): Promise<LatestPointRow[]> {
   if (runIds.length === 0) return [];
-  return db.$queryRaw<LatestPointRow[]>`
-    SELECT DISTINCT ON (t."runId", t.key) t."runId", t.key, t."lastStep" AS step, t."lastValue" AS value
-      FROM "MetricTier" t LEFT JOIN "MetricSeries" s ON s."runId" = t."runId" AND s.key = t.key
-     WHERE t."runId" = ANY(${[...runIds]}::int[]) AND t.bits = coalesce(s."topBits", ${COARSEST_BITS}::int2) AND t.n > 0
-     ORDER BY t."runId", t.key, t."lastStep" DESC`;
+  const rows = await latestRows(db, runIds);
+  const unsure = [...new Set(rows.filter((r) => r.unsure).map((r) => r.runId))];
+  if (unsure.length === 0) return rows.map(rowOf);
+  await settlePendingRuns(db, unsure);
+  const again = await latestRows(db, unsure);
+  const kept = rows.filter((r) => !unsure.includes(r.runId));
+  // A stable sort by run keeps each run's keys in the database's order.
+  return [...kept, ...again].sort((a, b) => a.runId - b.runId).map(rowOf);
+}
+
+type LatestRow = LatestPointRow & { unsure: boolean };
+
+function rowOf(r: LatestRow): LatestPointRow {
+  return { runId: r.runId, key: r.key, step: r.step, value: r.value };
+}
+
+/**
+ * Per (run, key): the later of the top tier's last finite point and the latest pending finite
+ * point; `unsure` when neither answers (a pending write replaced the stored last step with a
+ * NaN/±Infinity and no later finite point is pending).
+ */
+async function latestRows(db: PrismaClient, runIds: readonly number[]): Promise<LatestRow[]> {
+  const ids = [...runIds];
+  return db.$queryRaw<LatestRow[]>`
+    WITH pend AS (
+      SELECT DISTINCT ON (q."runId", u.key, u.step) q."runId", u.key, u.step, u.value
+        FROM "MetricPending" q CROSS JOIN LATERAL unnest(q.keys, q.steps, q."values") WITH ORDINALITY AS u(key, step, value, n)
+       WHERE q."runId" = ANY(${ids}::int[])
+       ORDER BY q."runId", u.key, u.step, q.id DESC, u.n DESC),
+    pmax AS (
+      SELECT DISTINCT ON ("runId", key) "runId", key, step, value FROM pend
+       WHERE value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)
+       ORDER BY "runId", key, step DESC),
+    tier AS (
+      SELECT DISTINCT ON (t."runId", t.key) t."runId", t.key, t."lastStep" AS step, t."lastValue" AS value
+        FROM "MetricTier" t LEFT JOIN "MetricSeries" s ON s."runId" = t."runId" AND s.key = t.key
+       WHERE t."runId" = ANY(${ids}::int[]) AND t.bits = coalesce(s."topBits", ${COARSEST_BITS}::int2) AND t.n > 0
+       ORDER BY t."runId", t.key, t."lastStep" DESC)
+    SELECT coalesce(t."runId", p."runId") AS "runId", coalesce(t.key, p.key) AS key,
+           CASE WHEN t.step IS NULL OR p.step >= t.step THEN p.step ELSE t.step END AS step,
+           CASE WHEN t.step IS NULL OR p.step >= t.step THEN p.value ELSE t.value END AS value,
+           coalesce(t.step IS NOT NULL AND (p.step IS NULL OR p.step < t.step)
+                    AND EXISTS (SELECT 1 FROM pend x WHERE x."runId" = t."runId" AND x.key = t.key AND x.step = t.step), false) AS unsure
+      FROM tier t FULL JOIN pmax p ON p."runId" = t."runId" AND p.key = t.key
+     ORDER BY 1, 2`;
 }

@@ -7,7 +7,7 @@ import { describe, expect, test } from "vitest";
 const ROOT = path.resolve(__dirname, "../../..");
 const SCANNED = ["app", "components", "lib", "cli", "server.ts", "proxy.ts"];
 const TABLES =
-  /"(MetricRow|MetricBlock|MetricTier|MetricSeries|MetricNonFinite|MetricPoint)"|pitwall_metric_points|pitwall_metric_stage/;
+  /"(MetricRow|MetricBlock|MetricTier|MetricSeries|MetricNonFinite|MetricPending|MetricPoint)"|pitwall_metric_points|pitwall_metric_stage/;
 
 function sourceFiles(rel: string): string[] {
   const abs = path.join(ROOT, rel);

@@ -16,6 +16,8 @@ import { NotFoundError } from "@/lib/server/errors";
 import { stepValue } from "@/lib/server/repositories/pipelines";
 import type { MetricSeriesView, RunMetricsView } from "@/lib/view-models/metrics";
 
+import { settlePendingRuns } from "./settle-read";
+
 /** Default point budget per series (≈ 4 points per pixel column of a 250-column chart). */
 export const DEFAULT_MAX_POINTS = 1000;
 
@@ -48,7 +50,8 @@ type PieceRow = TierAggregate & { key: string };
  * - every NaN/±Infinity point in the range, always (the chart marks each one);
  * - `total` is the number of points stored for the key (whole series, not just the range).
  * Keys in alphabetical order; steps exact (bigint in SQL, strings beyond 2^53 in the view).
- * @throws NotFoundError when no run has this id.
+ * Points still pending (fold.ts) are folded first, so every point acked before the call counts.
+ * @throws NotFoundError when no run has this id; Error when points are pending and no raw pool is bound to `db`.
  */
 export async function getRunMetrics(
   db: PrismaClient,
@@ -59,8 +62,12 @@ export async function getRunMetrics(
   const columns = Math.floor(maxPoints / 4);
   const from = opts.fromStep ?? STEP_MIN;
   const to = opts.toStep ?? STEP_MAX;
-  const run = await db.run.findUnique({ where: { id: runId }, select: { id: true } });
+  // One round trip finds the run and whether points of it wait in "MetricPending"; those are
+  // folded first (settle-read.ts), so the answer holds every point acked before the call.
+  const [run] = await db.$queryRaw<Array<{ pending: boolean }>>`
+    SELECT EXISTS (SELECT 1 FROM "MetricPending" p WHERE p."runId" = r.id) AS pending FROM "Run" r WHERE r.id = ${runId}`;
   if (!run) throw new NotFoundError(`run ${runId} not found`);
+  if (run.pending) await settlePendingRuns(db, [runId]);
 
   const totals = await keyTotals(db, runId, opts.keys);
   // Per key: the plan over its finite step range clipped to the request, and the exact cover of it.

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "vitest";
 
-import { getRunMetrics } from "@/lib/server/metric-store";
+import { getRunMetrics, settle } from "@/lib/server/metric-store";
 import { ingestHarness } from "@/test/support/ingest";
 
 // The traffic of a training fleet (issue 22, scripts/bench/fleet.ts): one small frame per step
@@ -75,6 +75,7 @@ describe("step frames of many keys", () => {
           true,
         );
 
+      await settle(pool, id); // the store's tables hold what the fold moved there
       const series = (
         await pool.query<{ key: string; minStep: string; maxStep: string }>(
           `SELECT key, "minStep"::text AS "minStep", "maxStep"::text AS "maxStep" FROM "MetricSeries" WHERE "runId" = $1 ORDER BY key`,

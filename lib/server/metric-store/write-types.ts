@@ -1,4 +1,7 @@
+import type { z } from "zod";
+
 import type { PointColumns } from "@/lib/metrics/tiers";
+import type { metricPoint } from "@/lib/protocol";
 
 /** Shapes shared by the metric writers (series.ts, tiers.ts), kept apart so neither imports the other. */
 
@@ -20,4 +23,10 @@ export interface TierPromotion {
   key: string;
   fromBits: number;
   toBits: number;
+}
+
+/** The points of one `run.metrics` frame, for run `runId` (the frame's array as validated, not copied). */
+export interface MetricFrame {
+  runId: number;
+  points: ReadonlyArray<z.infer<typeof metricPoint>>;
 }

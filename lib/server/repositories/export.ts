@@ -2,7 +2,7 @@ import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { isoTime } from "@/lib/iso-time";
 import { NotFoundError } from "@/lib/server/errors";
 import type { EvalSource, ProgressSource } from "@/lib/server/export/columns";
-import { metricPointCountSql } from "@/lib/server/metric-store";
+import { metricPointCountSql, settleForRead } from "@/lib/server/metric-store";
 import type { BenchmarkPointView, RunSummary } from "@/lib/view-models";
 import type { RunExportSummary } from "@/lib/view-models/export";
 
@@ -52,6 +52,7 @@ export async function getRunExportSummary(
   runId: number,
 ): Promise<RunExportSummary> {
   await getExportRun(db, runId);
+  await settleForRead(db, [runId]);
   // Counts over the primary keys / the (runId, ts) index (index-only scans), and metric blocks' array lengths.
   const [row] = await db.$queryRaw<
     Array<{ points: number; metrics: number; evals: number; progress: number }>

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "vitest";
 
 import { planSeries } from "@/lib/metrics/tiers";
 import { NotFoundError } from "@/lib/server/errors";
-import { getRunMetrics, rebuildRunTiers } from "@/lib/server/metric-store";
+import { getRunMetrics, rebuildRunTiers, settle } from "@/lib/server/metric-store";
 import { ingestHarness } from "@/test/support/ingest";
 
 // Metric series answered from the pre-aggregated tiers, over points written by the real ingest
@@ -217,6 +217,7 @@ describe("getRunMetrics", () => {
           { key: "loss", step: tops.length * 1000, value: 1 },
         ],
       });
+      await settle(pool, id); // the store's tables hold what the fold moved there
       tops.push(
         (
           await pool.query(

@@ -1,0 +1,215 @@
+import type pg from "pg";
+
+import type { Logger } from "@/lib/server/logger";
+
+import { COPY_MIN_POINTS, writeMetricPoints } from "./append";
+import type { RaisedAlert } from "./overflow";
+import { takePending } from "./pending";
+
+/**
+ * The fold (README.md here): moves "MetricPending" rows into rows/blocks, "MetricSeries",
+ * "MetricTier" and "MetricNonFinite" through the same writer as a large ingest batch
+ * (writeMetricPoints), in the rows' id order, and deletes them, in ONE transaction holding the
+ * runs' row locks (the lock ingest takes, so a run's batches never interleave with its fold).
+ * Idempotent by construction: a row is either still pending or folded and gone, never both, and a
+ * crash mid-fold rolls back to "still pending"; the next fold (the loop's first tick on boot) takes
+ * it again.
+ */
+
+/** Pending rows taken per fold transaction (a prefix in id order; the loop goes on while it is full). */
+const FOLD_MAX_ROWS = 4_000;
+
+/** Runs considered per fold transaction. */
+const FOLD_MAX_RUNS = 1_000;
+
+/**
+ * The loop folds a run once its pending points would make blocks (COPY_MIN_POINTS: one row of
+ * arrays per key, and one tier and series write per key and bucket instead of one per point),
+ * or once its oldest pending batch is this old. Readers never wait for it (they fold the runs they
+ * read, settle-read.ts); it bounds how much the view and a reader's fold carry. At 1 Hz a 30-key
+ * run reaches 256 points in 9 s; a run of fewer keys is folded as rows after this age.
+ */
+export const FOLD_MAX_AGE_MS = 10_000;
+
+interface FoldScope {
+  /** Only these runs (default: any run with pending rows, up to FOLD_MAX_RUNS). */
+  runIds?: readonly number[];
+  /** Wait for runs locked by an ingest transaction (settle) instead of skipping them (the loop). */
+  wait: boolean;
+  /** Only runs that are due (the loop): enough points for blocks, or an old enough batch. */
+  due?: boolean;
+}
+
+/**
+ * One fold transaction over `scope`; returns how many pending rows it folded (0: nothing pending
+ * or every such run was locked and skipped). Alerts of wrapped step counters (overflow.ts) become
+ * run events in the same transaction.
+ * @throws whatever PostgreSQL raises; nothing is committed then.
+ */
+async function foldOnce(pool: pg.Pool, scope: FoldScope): Promise<number> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const candidates =
+      scope.runIds ??
+      (
+        await client.query<{ runId: number }>(
+          scope.due
+            ? `SELECT "runId" FROM "MetricPending" GROUP BY "runId"
+                HAVING sum(cardinality(keys)) >= ${COPY_MIN_POINTS} OR min(at) < now() - interval '${FOLD_MAX_AGE_MS} milliseconds'
+                LIMIT ${FOLD_MAX_RUNS}`
+            : `SELECT DISTINCT "runId" FROM "MetricPending" LIMIT ${FOLD_MAX_RUNS}`,
+        )
+      ).rows.map((r) => r.runId);
+    if (candidates.length === 0) {
+      await client.query("COMMIT");
+      return 0;
+    }
+    // The order ingest locks in (by id), so a waiting fold and a group transaction cannot deadlock
+    // on each other; the loop skips runs an ingest transaction holds rather than queue behind it.
+    const locked = await client.query<{ id: number }>(
+      `SELECT id FROM "Run" WHERE id = ANY($1::int4[]) ORDER BY id FOR NO KEY UPDATE${scope.wait ? "" : " SKIP LOCKED"}`,
+      [candidates],
+    );
+    const frames = await takePending(
+      client,
+      locked.rows.map((r) => r.id),
+      FOLD_MAX_ROWS,
+    );
+    if (frames.length > 0) {
+      // Every folded point carries its time (pending.ts), so the batch time is never used.
+      const alerts = await writeMetricPoints(client, frames, new Date());
+      await insertAlerts(client, alerts);
+    }
+    await client.query("COMMIT");
+    return frames.length;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Stores alerts raised by a fold as run events (what ingest's insertEvents writes for them). */
+async function insertAlerts(client: pg.PoolClient, alerts: readonly RaisedAlert[]): Promise<void> {
+  if (alerts.length === 0) return;
+  await client.query(
+    `INSERT INTO "RunEvent" ("runId", level, message, code, ts)
+     SELECT "runId", level, message, code, now() FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY
+       AS e("runId", level, message, code, n) ORDER BY n`,
+    [
+      alerts.map((a) => a.runId),
+      alerts.map((a) => a.level),
+      alerts.map((a) => a.message),
+      alerts.map((a) => a.code),
+    ],
+  );
+}
+
+/** Deadlock or serialization failure: nothing was committed, the fold is simply tried again. */
+function isConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === "40P01" || code === "40001";
+}
+
+/**
+ * Folds every point pending for run `runId` (or, without it, for every run) before returning,
+ * waiting for ingest transactions that hold those runs: after it, the store's tables hold
+ * everything acked before the call (tests that read the tables by SQL call it first; readers go
+ * through settleRuns). Safe alongside the background fold and other instances.
+ * @throws whatever PostgreSQL raises (deadlocks are retried).
+ */
+export async function settle(pool: pg.Pool, runId?: number): Promise<void> {
+  if (runId !== undefined) return settleRuns(pool, [runId]);
+  // Until a fold finds nothing: one fold considers at most FOLD_MAX_RUNS runs.
+  await retryConflicts(async () => {
+    while ((await foldOnce(pool, { wait: true })) > 0);
+  });
+}
+
+/**
+ * Folds the pending points of `runIds` (those that have any), waiting for their locks: after
+ * it, every point acked before the call is in the store's tables. @throws whatever PostgreSQL raises.
+ */
+export async function settleRuns(pool: pg.Pool, runIds: readonly number[]): Promise<void> {
+  if (runIds.length === 0) return;
+  // A fold under the runs' locks takes every row committed before it, unless capped.
+  await retryConflicts(async () => {
+    while ((await foldOnce(pool, { runIds, wait: true })) >= FOLD_MAX_ROWS);
+  });
+}
+
+async function retryConflicts(fold: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fold();
+    } catch (err) {
+      if (!isConflict(err) || attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+    }
+  }
+}
+
+/** The background fold of one process: `stop()` waits for a fold in flight, then folds what is left. */
+export interface MetricFoldLoop {
+  /** Stops the timer and settles everything pending (graceful shutdown, before the pool closes). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the background fold: every `intervalMs` (and at once, which resumes a fold interrupted by
+ * a crash) one fold of the runs that are due ({@link FOLD_MAX_AGE_MS}) and that no ingest
+ * transaction holds, repeated while it finds full batches.
+ * Single-flight: a tick never starts while the previous one runs. Errors are logged; the next tick
+ * tries again (the pending rows stay committed meanwhile).
+ */
+export function startMetricFold(pool: pg.Pool, log: Logger, intervalMs = 250): MetricFoldLoop {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> = Promise.resolve();
+  // The first pass folds every pending row (what a crash or a stop left behind), later ones the due runs.
+  let due = false;
+  const tick = async () => {
+    try {
+      while (!stopped && (await foldOnce(pool, { wait: false, due })) >= FOLD_MAX_ROWS);
+      due = true;
+    } catch (err) {
+      if (isConflict(err)) return;
+      // One run whose points the writer refuses must not hold back every other run's.
+      log.warn({ err }, "metric fold failed; folding run by run");
+      await foldEachRun(pool, log).catch((e: unknown) =>
+        log.warn({ err: e }, "metric fold failed"),
+      );
+    }
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      inFlight = tick().finally(schedule);
+    }, intervalMs);
+    timer.unref();
+  };
+  inFlight = tick().finally(schedule);
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await inFlight;
+      await settle(pool).catch((err: unknown) => log.warn({ err }, "final metric fold failed"));
+    },
+  };
+}
+
+/** Folds each run with pending rows in its own transaction, logging (not throwing) a run that fails. */
+async function foldEachRun(pool: pg.Pool, log: Logger): Promise<void> {
+  const runs = await pool.query<{ runId: number }>(`SELECT DISTINCT "runId" FROM "MetricPending"`);
+  for (const { runId } of runs.rows) {
+    try {
+      await foldOnce(pool, { runIds: [runId], wait: false });
+    } catch (err) {
+      if (!isConflict(err))
+        log.error({ err, runId }, "metric fold of a run failed; its points stay pending");
+    }
+  }
+}
