@@ -33,13 +33,20 @@ export function useRunAnnotations(
     enabled: activity !== undefined,
   });
   if (!activity || !metrics) return [];
-  const steps = metrics.series
-    .flatMap((s) => s.points.map((p) => Number(p.step)))
-    .filter(Number.isFinite);
-  if (steps.length === 0) return [];
+  // Points come by ascending step: each series' first and last are its ends (no pass over every
+  // point, and no spread of 200 keys × 1,000 points into Math.min).
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const s of metrics.series) {
+    const first = Number(s.points[0]?.step);
+    const last = Number(s.points[s.points.length - 1]?.step);
+    if (Number.isFinite(first)) lo = Math.min(lo, first);
+    if (Number.isFinite(last)) hi = Math.max(hi, last);
+  }
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return [];
   const anchors = [
-    { tMs: Date.parse(activity.startedAt), step: Math.min(...steps) },
-    { tMs: Date.parse(activity.lastPushAt), step: Math.max(...steps) },
+    { tMs: Date.parse(activity.startedAt), step: lo },
+    { tMs: Date.parse(activity.lastPushAt), step: hi },
   ];
   return placeAnnotations(
     runAnnotations({
