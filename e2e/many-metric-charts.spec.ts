@@ -9,7 +9,10 @@ import { connectWorker, createToken } from "./support";
 const KEYS = Array.from({ length: 60 }, (_, i) => `layer_${String(i).padStart(2, "0")}/act_norm`);
 const STEPS = 40;
 
-/** Page script: the order in which metric chart figures first appear (a string: tsx wraps functions). */
+/**
+ * Page script (a string: tsx wraps functions): the order in which metric chart figures first
+ * appear, and whether the last key's chart was still a placeholder when the first chart appeared.
+ */
 const RECORD_ORDER = `(() => {
   const w = window;
   w.__chartOrder = [];
@@ -17,7 +20,10 @@ const RECORD_ORDER = `(() => {
   new MutationObserver(() => {
     for (const f of document.querySelectorAll('figure[data-testid="metric-chart"][data-key]')) {
       const k = f.getAttribute("data-key");
-      if (!seen.has(k)) { seen.add(k); w.__chartOrder.push(k); }
+      if (seen.has(k)) continue;
+      if (seen.size === 0) w.__lastPendingAtFirst = !!document.querySelector('[data-chart-pending="${KEYS[KEYS.length - 1]}"]');
+      seen.add(k);
+      w.__chartOrder.push(k);
     }
   }).observe(document, { subtree: true, childList: true });
 })();`;
