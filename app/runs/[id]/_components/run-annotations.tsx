@@ -9,6 +9,8 @@ import { cn } from "@/lib/utils";
 import type { RunMetricsView } from "@/lib/view-models/metrics";
 import type { RunProgressView } from "@/lib/view-models/pipeline";
 
+import { seriesStepRange } from "./series-step-range";
+
 /** What a run page already has that annotations come from: events, artifacts, and the run's start and last push. */
 export interface AnnotationSource {
   events: RunProgressView["events"];
@@ -33,20 +35,11 @@ export function useRunAnnotations(
     enabled: activity !== undefined,
   });
   if (!activity || !metrics) return [];
-  // Points come by ascending step: each series' first and last are its ends (no pass over every
-  // point, and no spread of 200 keys × 1,000 points into Math.min).
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const s of metrics.series) {
-    const first = Number(s.points[0]?.step);
-    const last = Number(s.points[s.points.length - 1]?.step);
-    if (Number.isFinite(first)) lo = Math.min(lo, first);
-    if (Number.isFinite(last)) hi = Math.max(hi, last);
-  }
-  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return [];
+  const range = seriesStepRange(metrics.series);
+  if (!range) return [];
   const anchors = [
-    { tMs: Date.parse(activity.startedAt), step: lo },
-    { tMs: Date.parse(activity.lastPushAt), step: hi },
+    { tMs: Date.parse(activity.startedAt), step: range.lo },
+    { tMs: Date.parse(activity.lastPushAt), step: range.hi },
   ];
   return placeAnnotations(
     runAnnotations({
