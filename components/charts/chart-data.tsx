@@ -18,10 +18,20 @@ export interface ChartTableData {
 }
 
 /**
+ * A data table built only when the reader opens it: `rows` is the number of rows `build` returns.
+ * Large live charts (a metric with 1,000 points) use it so a redraw formats no table cell.
+ */
+export interface LazyChartTable {
+  rows: number;
+  build: () => ChartTableData;
+}
+
+/**
  * A chart with an accessible name and its data as a table: the figure is named `label` for screen
  * readers (the SVG itself is decoration to them), and a closed "Data table" disclosure under it
  * holds every plotted value, for readers, keyboard users and copy-paste alike (its rows are
- * rendered once it is opened, so a closed one costs nothing). `dataKey`, `points` and `lastStep`
+ * rendered once it is opened, so a closed one costs nothing; a {@link LazyChartTable} is not even
+ * built until then). `dataKey`, `points` and `lastStep`
  * become `data-key` / `data-points` / `data-last-step` attributes (for tests, tools and the
  * live-browser bench, which times a pushed step until the chart holds it).
  */
@@ -36,7 +46,7 @@ export function ChartFigure({
   children,
 }: {
   label: string;
-  table: ChartTableData | null;
+  table: ChartTableData | LazyChartTable | null;
   className?: string;
   testId?: string;
   dataKey?: string;
@@ -45,6 +55,9 @@ export function ChartFigure({
   children: ReactNode;
 }) {
   const [open, setOpen] = useState(false);
+  const rowCount =
+    table === null ? 0 : typeof table.rows === "number" ? table.rows : table.rows.length;
+  const shown = open && table !== null ? ("build" in table ? table.build() : table) : null;
   return (
     <figure
       role="figure"
@@ -56,20 +69,20 @@ export function ChartFigure({
       data-last-step={lastStep}
     >
       {children}
-      {table && table.rows.length > 0 && (
+      {table && rowCount > 0 && (
         <details
           className="text-xs"
           data-testid="chart-data"
           onToggle={(e) => setOpen(e.currentTarget.open)}
         >
           <summary className="w-fit cursor-pointer rounded-sm text-muted-fg hover:text-foreground">
-            Data table ({table.rows.length} rows)
+            Data table ({rowCount} rows)
           </summary>
-          {open && (
+          {shown && (
             <Table label={`${label}: data`} containerClassName="mt-1 max-h-72 overflow-y-auto">
               <TableHeader>
                 <TableRow className="hover:bg-transparent">
-                  {table.columns.map((c, i) => (
+                  {shown.columns.map((c, i) => (
                     <TableHead key={c} className={i > 0 ? "text-right" : undefined}>
                       {c}
                     </TableHead>
@@ -77,7 +90,7 @@ export function ChartFigure({
                 </TableRow>
               </TableHeader>
               <TableBody>
-                {table.rows.map((r, i) => (
+                {shown.rows.map((r, i) => (
                   <TableRow key={i}>
                     {r.map((cell, j) => (
                       <TableCell key={j} className={j > 0 ? "text-right" : undefined}>

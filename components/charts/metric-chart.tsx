@@ -120,6 +120,17 @@ function Marker(props: { cx?: number; cy?: number; payload?: Row }) {
   );
 }
 
+/**
+ * The newest step the page holds for a series, exactly ("2401", or the decimal string of a 64-bit
+ * step): its last point, since points come by ascending step and a downsampled series keeps the
+ * last point of every column. What `data-last-step` carries (tests and the live-browser bench
+ * time a pushed step until the chart holds it); "" for an empty series.
+ */
+export function newestStep(series: Pick<MetricSeriesView, "points">): string {
+  const last = series.points[series.points.length - 1];
+  return last === undefined ? "" : String(last.step);
+}
+
 /** Steps a drag-select covers (`fromStep` ≤ `toStep`, both inclusive). */
 export interface ZoomRange {
   fromStep: number;
@@ -185,9 +196,13 @@ export function MetricChart({
   const yStep = (y.ticks[1] ?? 1) - (y.ticks[0] ?? 0);
 
   if (rows.length === 0) return <ChartPlaceholder height={height}>No points yet</ChartPlaceholder>;
+  // Built only when the reader opens it: formatting 1,000 cells per redraw of a live chart is not free.
   const table = {
-    columns: ["Step", series.key],
-    rows: rows.map((r) => [formatStep(r.step), formatNonFinite(r.raw) ?? formatNumber(r.raw)]),
+    rows: rows.length,
+    build: () => ({
+      columns: ["Step", series.key],
+      rows: rows.map((r) => [formatStep(r.step), formatNonFinite(r.raw) ?? formatNumber(r.raw)]),
+    }),
   };
   const finishDrag = () => {
     if (drag && onZoom && drag.from !== drag.to)
@@ -201,7 +216,7 @@ export function MetricChart({
       testId="metric-chart"
       dataKey={series.key}
       points={rows.length}
-      lastStep={String(rows.reduce((m, r) => (r.x > m ? r.x : m), -Infinity))}
+      lastStep={newestStep(series)}
     >
       <LineChart
         responsive

@@ -7,6 +7,7 @@ import { queryKeyForTopic } from "@/lib/api/query-keys";
 import { isSharedReadTopic } from "@/lib/protocol/live";
 
 import { coalescer } from "./coalesce";
+import { latestPerFrame } from "./latest-per-frame";
 import type { LiveStatus } from "./live-client";
 import { useLiveClient } from "./live-provider";
 import { writeSharedRead } from "./shared-read-cache";
@@ -23,7 +24,7 @@ export const LIVE_REFRESH_MS = 30_000;
  * Keeps react-query data for `topics` live: on `changed` the matching queries are invalidated
  * (and refetched if mounted; `runs` at most once per 2 s, coalesce.ts); after every (re)connect all of them are refetched. Shared-read
  * topics (`run:<id>`) are not refetched: the server pushes their value (snapshot on subscribe,
- * then deltas) and it is written into the cache (writeSharedRead). Returns the connection status;
+ * then deltas) and it is written into the cache (writeSharedRead), the newest value once per animation frame. Returns the connection status;
  * pass it to {@link refetchIntervalFor} (or {@link sharedRefetchIntervalFor}) so queries poll while it is down.
  */
 export function useLiveTopics(topics: readonly string[]): LiveStatus {
@@ -41,15 +42,20 @@ export function useLiveTopics(topics: readonly string[]): LiveStatus {
     };
     // List topics notified on every ingest batch (`runs`) refetch at most once per window (coalesce.ts).
     const changed = coalescer(invalidate);
+    // Pushed values go into the cache once per animation frame, the newest only (latest-per-frame.ts).
+    const pushed = latestPerFrame<unknown>((topic, data) =>
+      writeSharedRead(queryClient, topic, data),
+    );
     const unsubscribe = client.subscribe({
       topics: list,
       onChanged: changed.notify,
       // Shared-read topics get a fresh snapshot after every (re)connect instead.
       onResync: () => list.filter((t) => !isSharedReadTopic(t)).forEach(invalidate),
-      onData: (topic, data) => writeSharedRead(queryClient, topic, data),
+      onData: pushed.push,
     });
     return () => {
       changed.dispose();
+      pushed.dispose();
       unsubscribe();
     };
   }, [client, queryClient, key]);

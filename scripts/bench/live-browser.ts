@@ -11,8 +11,9 @@
  * the page's chart holds it (one clock: Date.now() in Node, performance.timeOrigin +
  * performance.now() in the page, both this machine's epoch ms). The first measured step is also
  * printed per page (cold). Anchors beside it, the parts that are not rendering: scheduled send ->
- * a live WebSocket message naming the step (`"step":N`, any key) reaches the page, and scheduled
- * send -> ack of rank 0's frame in Node. Also: long tasks in the pages (PerformanceObserver
+ * what carries the step into the page, a live WebSocket message (a `snapshot`, or a `delta` whose
+ * patch names the step: `"step":N` or `"step":{"r":N}`, any key) or the response of a metrics
+ * refetch, and scheduled send -> ack of rank 0's frame in Node. Also: long tasks in the pages (PerformanceObserver
  * "longtask"), HTTP requests per page per second during the measurement, and the load average.
  * Targets: push -> drawn p99 < 250 ms from >= 3,000 samples, long-task p99 < 100 ms, < 0.2
  * requests/s per page. Figures are printed, never asserted.
@@ -80,6 +81,29 @@ const WATCH = `(() => {
   new MutationObserver(note).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-last-step"] });
   w.__msg = {};
   let lastMsg = -1;
+  // The newest step a live message or a series response carries: any "step" member, as a number,
+  // a decimal string, or a replaced value ({"r":N}) inside a delta's patch (lib/protocol/live-patch.ts).
+  const maxStep = (v, depth) => {
+    let hi = -1;
+    if (depth > 12 || v === null || typeof v !== "object") return hi;
+    if (Array.isArray(v)) { for (const x of v) hi = Math.max(hi, maxStep(x, depth + 1)); return hi; }
+    for (const k in v) {
+      const x = v[k];
+      if (k === "step") {
+        const s = x !== null && typeof x === "object" && "r" in x ? x.r : x;
+        const n = typeof s === "number" ? s : typeof s === "string" && /^\\d+$/.test(s) ? Number(s) : NaN;
+        if (Number.isFinite(n)) hi = Math.max(hi, n);
+        else hi = Math.max(hi, maxStep(x, depth + 1));
+      } else hi = Math.max(hi, maxStep(x, depth + 1));
+    }
+    return hi;
+  };
+  const noteMsg = (hi, t) => {
+    if (hi > lastMsg) {
+      for (let k = Math.max(lastMsg + 1, hi - 1000); k <= hi; k++) w.__msg[k] = t;
+      lastMsg = hi;
+    }
+  };
   const W = window.WebSocket;
   window.WebSocket = class extends W {
     constructor(...a) {
@@ -87,14 +111,19 @@ const WATCH = `(() => {
       this.addEventListener("message", (e) => {
         if (!w.__armed || typeof e.data !== "string" || !e.data.includes('"step"')) return;
         const t = performance.timeOrigin + performance.now();
-        let hi = -1;
-        for (const m of e.data.matchAll(/"step":"?(\d+)/g)) hi = Math.max(hi, Number(m[1]));
-        if (hi > lastMsg) {
-          for (let k = Math.max(lastMsg + 1, hi - 1000); k <= hi; k++) w.__msg[k] = t;
-          lastMsg = hi;
-        }
+        try { noteMsg(maxStep(JSON.parse(e.data), 0), t); } catch {}
       });
     }
+  };
+  // A page that refetches the series over HTTP instead: the response of the metrics read counts.
+  const F = window.fetch;
+  window.fetch = async (...a) => {
+    const res = await F(...a);
+    const url = String(a[0] && a[0].url ? a[0].url : a[0]);
+    if (w.__armed && /\\/api\\/runs\\/\\d+\\/metrics/.test(url)) {
+      res.clone().json().then((body) => noteMsg(maxStep(body, 0), performance.timeOrigin + performance.now())).catch(() => {});
+    }
+    return res;
   };
   try {
     new PerformanceObserver((l) => { for (const e of l.getEntries()) w.__long.push(e.duration); }).observe({ type: "longtask", buffered: true });
@@ -107,7 +136,8 @@ interface PageFigures {
   /** push (scheduled send) -> a live message naming the step reached the page, ms (anchor). */
   messageLatencies: number[];
   longTasks: number[];
-  requests: number;
+  /** HTTP requests of the page per second, from arming to the end of the drain. */
+  requestsPerS: number;
 }
 
 async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
@@ -199,7 +229,12 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
     onCleanup(`chromium ${n}`, () => browser.close());
     const cookie = await signIn(url, "live@example.com", PASSWORD);
     const eq = cookie.indexOf("=");
-    const open: Array<{ page: Page; requests: number }> = [];
+    const open: Array<{
+      page: Page;
+      requests: number;
+      paths: Map<string, number>;
+      armed: boolean;
+    }> = [];
     for (let i = 0; i < n; i++) {
       const context = await browser.newContext({
         baseURL: url,
@@ -208,11 +243,14 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
       await context.addCookies([{ name: cookie.slice(0, eq), value: cookie.slice(eq + 1), url }]);
       const page = await context.newPage();
       await page.addInitScript(WATCH);
-      const entry = { page, requests: 0 };
-      page.on(
-        "request",
-        () => (entry as { requests: number; armed?: boolean }).armed && entry.requests++,
-      );
+      const entry = { page, requests: 0, paths: new Map<string, number>(), armed: false };
+      page.on("request", (req) => {
+        if (!entry.armed) return;
+        entry.requests++;
+        // Path with ids folded ("/api/runs/:id/metrics"), to say which reads the page repeats.
+        const path = new URL(req.url()).pathname.replace(/\/\d+(?=\/|$)/g, "/:id");
+        entry.paths.set(path, (entry.paths.get(path) ?? 0) + 1);
+      });
       await page.goto(`/runs/${runId}`);
       await page.waitForFunction(
         () => document.querySelector('figure[data-key="loss"][data-last-step]') !== null,
@@ -224,8 +262,9 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
     }
     log(`${n} pages open and drawn; writing ${seconds} s`);
     await sleep(2000); // let the pages settle (first reads, live subscription)
+    const armedAt = performance.now();
     for (const o of open) {
-      (o as { armed?: boolean }).armed = true;
+      o.armed = true;
       await o.page.evaluate(() => ((window as unknown as { __armed: boolean }).__armed = true));
     }
     const r = await writeRanks(url, env.token, runKey, nextStep, seconds);
@@ -244,6 +283,19 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
       ),
     );
     log(`pages drained in ${fmt((performance.now() - drainT0) / 1000, 0)} s after the last push`);
+    // Requests are counted from arming to here (writing and draining), so per second of that.
+    const armedS = (performance.now() - armedAt) / 1000;
+    for (const o of open) o.armed = false;
+    const paths = new Map<string, number>();
+    for (const o of open) for (const [k, v] of o.paths) paths.set(k, (paths.get(k) ?? 0) + v);
+    if (paths.size > 0)
+      log(
+        `requests during the round (all pages): ${[...paths]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 6)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(", ")}`,
+      );
     const figures: PageFigures[] = [];
     for (const o of open) {
       const got = await o.page.evaluate(() => {
@@ -262,7 +314,12 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
         const msg = got.msg[String(step)];
         messageLatencies.push(msg === undefined ? Infinity : msg - at);
       }
-      figures.push({ latencies, messageLatencies, longTasks: got.long, requests: o.requests });
+      figures.push({
+        latencies,
+        messageLatencies,
+        longTasks: got.long,
+        requestsPerS: o.requests / armedS,
+      });
     }
     await browser.close();
     const setup = `${KEYS.length} keys, ${fmtInt(history)} steps of history, ${fleet.length} background workers`;
@@ -306,14 +363,14 @@ function printRound(round: Round, i: number, setup: string, log: (line: string) 
   const message = spread(round.figures.flatMap((f) => f.messageLatencies));
   const ack = spread(round.ackLatencies);
   const longT = Float64Array.from(round.figures.flatMap((f) => f.longTasks)).sort();
-  const reqPerS = round.figures.map((f) => f.requests / round.seconds);
+  const reqPerS = round.figures.map((f) => f.requestsPerS);
   const rows: Array<[string, string]> = [
     [`push -> loss drawn (target p99 < 250 ms: ${met(drawn.p99 < 250)})`, drawn.text],
     [
       "first (cold) push -> drawn, per page",
       `${round.figures.map((f) => ms(f.latencies[0])).join(", ")} ms`,
     ],
-    ["anchor: push -> live message at the page", message.text],
+    ["anchor: push -> live message (or series refetch) at the page", message.text],
     ["anchor: push -> ack (rank 0 frame, in Node)", ack.text],
     [
       `long tasks (target p99 < 100 ms: ${met(longT.length === 0 || percentile(longT, 0.99) < 100)})`,

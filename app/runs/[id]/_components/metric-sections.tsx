@@ -2,20 +2,25 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ZoomOut } from "lucide-react";
-import { useState } from "react";
+import { useCallback, useState } from "react";
 
-import { LogYToggle } from "@/components/charts/log-y-toggle";
-import { MetricChart, nonFiniteLabel, type ZoomRange } from "@/components/charts/metric-chart";
+import { useBackgroundBudget } from "@/components/charts/lazy-mount";
+import { type ZoomRange } from "@/components/charts/metric-chart";
 import { seriesColor } from "@/components/charts/sweep-chart-parts";
 import { Button } from "@/components/ui/button";
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { fetchRunMetricsRange } from "@/lib/api/fetchers";
 import { metricsRangeQueryKey } from "@/lib/api/query-keys";
 import { formatCount } from "@/lib/format";
+import type { PlacedAnnotation } from "@/lib/metrics/annotations";
 import { cn } from "@/lib/utils";
 import type { MetricSeriesView, RunMetricsView } from "@/lib/view-models/metrics";
 
+import { MetricCard } from "./metric-card";
 import { AnnotationList, useRunAnnotations, type AnnotationSource } from "./run-annotations";
+
+/** No annotations, one identity (the cards are memoised on their props). */
+const NO_ANNOTATIONS: readonly PlacedAnnotation[] = [];
 
 /** Losses first, then the other keys alphabetically. */
 function orderSeries(series: readonly MetricSeriesView[]): MetricSeriesView[] {
@@ -23,20 +28,13 @@ function orderSeries(series: readonly MetricSeriesView[]): MetricSeriesView[] {
   return [...series].sort((a, b) => loss(a.key) - loss(b.key) || a.key.localeCompare(b.key));
 }
 
-/** "1,004 of 1,000,000 points" (downsampled), "300 points"; zoomed: "212 points in the range". */
-function pointsNote(s: MetricSeriesView, zoomed: boolean): string {
-  if (zoomed) return `${formatCount(s.shown)} point${s.shown === 1 ? "" : "s"} in the range`;
-  return s.shown < s.total
-    ? `${formatCount(s.shown)} of ${formatCount(s.total)} points`
-    : `${formatCount(s.total)} point${s.total === 1 ? "" : "s"}`;
-}
-
 /**
  * One chart per metric key by step, with NaN/±∞ markers, a "Log y" toggle each and an "N of M points" note when
  * downsampled. Dragging across any chart zooms every chart to that step range: the range is read
  * again from `GET /api/runs/:id/metrics?fromStep=&toStep=` (so a zoomed chart shows the stored
  * points of the range, not the whole-run downsample) until "Reset zoom". While zoomed the charts
- * hold that read; the whole-run series stays live underneath.
+ * hold that read; the whole-run series stays live underneath. Charts are drawn in view first
+ * (metric-card.tsx): a run with 200 keys shows its first screen of charts without waiting for all.
  */
 export function MetricSections({
   runId,
@@ -51,13 +49,19 @@ export function MetricSections({
   const [showAnnotations, setShowAnnotations] = useState(true);
   const placed = useRunAnnotations(runId, metrics, activity);
   const [logKeys, setLogKeys] = useState<ReadonlySet<string>>(new Set());
-  const toggleLog = (key: string, on: boolean) =>
-    setLogKeys((prev) => {
-      const next = new Set(prev);
-      if (on) next.add(key);
-      else next.delete(key);
-      return next;
-    });
+  const toggleLog = useCallback(
+    (key: string, on: boolean) =>
+      setLogKeys((prev) => {
+        const next = new Set(prev);
+        if (on) next.add(key);
+        else next.delete(key);
+        return next;
+      }),
+    [],
+  );
+  const stablePlaced = placed.length === 0 ? NO_ANNOTATIONS : placed;
+  // Charts in view mount at once (MetricCard); the others a few per idle slot, in page order.
+  const budget = useBackgroundBudget(metrics?.series.length ?? 0);
   const zoomed = useQuery({
     queryKey: zoom ? metricsRangeQueryKey(runId, zoom) : ["run-metrics-range", runId, "none"],
     queryFn: ({ signal }) => fetchRunMetricsRange(runId, zoom!, signal),
@@ -137,57 +141,19 @@ export function MetricSections({
           series.length > 2 && "2xl:grid-cols-3",
         )}
       >
-        {series.map((s, i) => {
-          const bad = s.points.filter((p) => !Number.isFinite(p.value));
-          return (
-            <Card key={s.key} className="min-w-0">
-              <CardHeader>
-                <CardTitle className="truncate font-mono text-[13px]" title={s.key}>
-                  {s.key}
-                  <span className="font-sans font-normal text-muted-fg"> by step</span>
-                </CardTitle>
-                <CardDescription
-                  className="ml-auto shrink-0 tabular-nums"
-                  data-testid="metric-points"
-                  title={
-                    s.shown < s.total
-                      ? "Each step column keeps its first, lowest, highest and last value, so spikes stay visible; every NaN/±∞ is kept"
-                      : undefined
-                  }
-                >
-                  {pointsNote(s, zoom !== null)}
-                </CardDescription>
-                <LogYToggle
-                  on={logKeys.has(s.key)}
-                  onChange={(on) => toggleLog(s.key, on)}
-                  testId="metric-log-y"
-                />
-              </CardHeader>
-              <CardContent className="grid gap-2">
-                <MetricChart
-                  series={s}
-                  color={seriesColor(i)}
-                  onZoom={setZoom}
-                  logY={logKeys.has(s.key)}
-                  annotations={showAnnotations ? placed : undefined}
-                />
-                {bad.length > 0 && (
-                  <p
-                    className="text-xs font-medium text-failed tabular-nums"
-                    data-testid="nonfinite-note"
-                  >
-                    ▲ {bad.length} non-finite value{bad.length === 1 ? "" : "s"}:{" "}
-                    {bad
-                      .slice(0, 4)
-                      .map((p) => nonFiniteLabel(p.value, p.step))
-                      .join(", ")}
-                    {bad.length > 4 ? ", …" : ""}
-                  </p>
-                )}
-              </CardContent>
-            </Card>
-          );
-        })}
+        {series.map((s, i) => (
+          <MetricCard
+            key={s.key}
+            series={s}
+            color={seriesColor(i)}
+            zoomed={zoom !== null}
+            logY={logKeys.has(s.key)}
+            onLogY={toggleLog}
+            onZoom={setZoom}
+            annotations={showAnnotations ? stablePlaced : undefined}
+            mountAnyway={i < budget}
+          />
+        ))}
       </div>
       {showAnnotations && <AnnotationList placed={placed} />}
     </section>

@@ -10,6 +10,8 @@ import { cn } from "@/lib/utils";
 import type { RunMetricsView } from "@/lib/view-models/metrics";
 import type { RunProgressView } from "@/lib/view-models/pipeline";
 
+import { seriesStepRange } from "./series-step-range";
+
 /** What a run page already has that annotations come from: events, artifacts, and the run's start and last push. */
 export interface AnnotationSource {
   events: RunProgressView["events"];
@@ -34,13 +36,11 @@ export function useRunAnnotations(
     enabled: activity !== undefined,
   });
   if (!activity || !metrics) return [];
-  const steps = metrics.series
-    .flatMap((s) => s.points.map((p) => Number(p.step)))
-    .filter(Number.isFinite);
-  if (steps.length === 0) return [];
+  const range = seriesStepRange(metrics.series);
+  if (!range) return [];
   const anchors = [
-    { tMs: Date.parse(activity.startedAt), step: Math.min(...steps) },
-    { tMs: Date.parse(activity.lastPushAt), step: Math.max(...steps) },
+    { tMs: Date.parse(activity.startedAt), step: range.lo },
+    { tMs: Date.parse(activity.lastPushAt), step: range.hi },
   ];
   return placeAnnotations(
     runAnnotations({

@@ -1,0 +1,92 @@
+import { randomUUID } from "node:crypto";
+import { expect, test, type Page } from "@playwright/test";
+
+import { connectWorker, createToken } from "./support";
+
+// A training run with many metric keys: the run page draws the charts in view first and the rest
+// after them (never all in one long commit), and every chart is there once scrolled to.
+
+const KEYS = Array.from({ length: 60 }, (_, i) => `layer_${String(i).padStart(2, "0")}/act_norm`);
+const STEPS = 40;
+
+/**
+ * Page script (a string: tsx wraps functions): the order in which metric chart figures first
+ * appear, and whether the last key's chart was still a placeholder when the first chart appeared.
+ */
+const RECORD_ORDER = `(() => {
+  const w = window;
+  w.__chartOrder = [];
+  const seen = new Set();
+  new MutationObserver(() => {
+    for (const f of document.querySelectorAll('figure[data-testid="metric-chart"][data-key]')) {
+      const k = f.getAttribute("data-key");
+      if (seen.has(k)) continue;
+      if (seen.size === 0) w.__lastPendingAtFirst = !!document.querySelector('[data-chart-pending="${KEYS[KEYS.length - 1]}"]');
+      seen.add(k);
+      w.__chartOrder.push(k);
+    }
+  }).observe(document, { subtree: true, childList: true });
+})();`;
+
+async function runIdOf(page: Page, token: string, key: string): Promise<number> {
+  const listed = (await (
+    await page.request.get(`/api/runs?q=${key}`, { headers: { authorization: `Bearer ${token}` } })
+  ).json()) as { runs: Array<{ id: number }> };
+  return listed.runs[0]!.id;
+}
+
+test("a run with 60 metric keys draws its first viewport's charts first, then the last chart once scrolled to", async ({
+  page,
+  baseURL,
+}) => {
+  const token = createToken("e2e-many-keys-host");
+  const worker = await connectWorker(baseURL!, token);
+  const run = `e2e-many-keys-${randomUUID().slice(0, 8)}`;
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name: `Many keys ${run.slice(-8)}`,
+    kind: "training",
+  });
+  const points = [];
+  for (let step = 0; step < STEPS; step++)
+    for (const [k, key] of KEYS.entries()) points.push({ key, step, value: k + step / 100 });
+  await worker.send({ v: 1, id: randomUUID(), type: "run.metrics", run, points });
+  worker.close();
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.addInitScript(RECORD_ORDER);
+  await page.goto(`/runs/${await runIdOf(page, token, run)}`);
+
+  // Every card is on the page at once (titles, points, Log y: reachable), charts or not.
+  await expect(page.getByTestId("metric-log-y")).toHaveCount(KEYS.length);
+  // The charts whose cards start in the first viewport are drawn (a line path each).
+  const inView = await page.evaluate(() =>
+    [...document.querySelectorAll("[data-metric-card]")]
+      .filter((el) => el.getBoundingClientRect().top < window.innerHeight)
+      .map((el) => el.getAttribute("data-metric-card")!),
+  );
+  expect(inView.length).toBeGreaterThan(0);
+  expect(inView.length).toBeLessThan(KEYS.length);
+  for (const key of inView)
+    await expect(
+      page.locator(`figure[data-key="${key}"] path.recharts-line-curve`).first(),
+    ).toBeVisible();
+
+  // The last chart: scrolled to, it is drawn with its newest step.
+  const last = KEYS[KEYS.length - 1]!;
+  await page.getByTitle(last, { exact: true }).scrollIntoViewIfNeeded();
+  const lastFigure = page.locator(`figure[data-key="${last}"]`);
+  await expect(lastFigure).toHaveAttribute("data-last-step", String(STEPS - 1));
+  await expect(lastFigure.locator("path.recharts-line-curve").first()).toBeVisible();
+  await expect(page.locator('figure[data-testid="metric-chart"]')).toHaveCount(KEYS.length);
+
+  // In view first: each first-viewport chart appeared before the last one.
+  const order = await page.evaluate(
+    () => (window as unknown as { __chartOrder: string[] }).__chartOrder,
+  );
+  expect(order).toHaveLength(KEYS.length);
+  for (const key of inView) expect(order.indexOf(key)).toBeLessThan(order.indexOf(last));
+});
