@@ -6,7 +6,7 @@ import { z } from "zod";
 
 import type { BenchFollowerState } from "@/lib/client/bench-follow";
 import type { TailPosition } from "@/lib/client/file-tail";
-import { BENCHMARK_FORMATS } from "@/lib/importers/benchmark-common";
+import { BENCHMARK_FORMATS } from "@/lib/importers/source-common";
 import { parseLenientJson } from "@/lib/protocol";
 
 /**

@@ -5,7 +5,7 @@ import {
   type BenchmarkFormat,
   type ImportProblem,
   type JsonObject,
-} from "@/lib/importers/benchmark-common";
+} from "@/lib/importers/source-common";
 import { parseBenchmarkFile } from "@/lib/importers/benchmark-import";
 import type { BenchmarkScenario } from "@/lib/importers/benchmark-run";
 import { frameId, withId } from "@/lib/importers/frame-building";

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 
-import { sha256Hex } from "@/lib/importers/benchmark-common";
+import { sha256Hex } from "@/lib/importers/source-common";
 import { frameId, withId } from "@/lib/importers/frame-building";
 import { PROTOCOL_VERSION, type ClientFrameInput } from "@/lib/protocol";
 

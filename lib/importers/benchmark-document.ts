@@ -1,6 +1,5 @@
-import { parseLenientJson } from "../protocol/json";
-import { iterateLines, type BenchmarkFormat, type ImportProblem } from "./benchmark-common";
 import type { ParsedFile } from "./benchmark-run";
+import type { BenchmarkFormat, ImportProblem } from "./source-common";
 
 /**
  * Benchmark formats whose file is ONE JSON document (GenAI-Perf `profile_export_genai_perf.json`,
@@ -30,28 +29,4 @@ export interface BenchmarkDocumentModule {
   oneRunPerImport: boolean;
   /** Run name when none is given, from the paths of the run's files (canonical order). */
   defaultRunName(paths: readonly string[]): string;
-}
-
-/**
- * The JSON document of a file, if it is one: the first non-blank line when it parses on its own (a
- * document written without indentation), else the whole text when it starts with "{" and parses.
- * Undefined otherwise (JSON lines whose first line is a row are returned as that row, which no
- * document module recognises). Never throws; a BOM is ignored.
- */
-export function readJsonDocument(text: string): unknown {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  for (const { text: line } of iterateLines(body)) {
-    if (!/\S/.test(line)) continue;
-    try {
-      return parseLenientJson(line);
-    } catch {
-      break;
-    }
-  }
-  if (!body.trimStart().startsWith("{")) return undefined;
-  try {
-    return parseLenientJson(body);
-  } catch {
-    return undefined;
-  }
 }

@@ -1,18 +1,5 @@
 import { BENCHMARK_SCENARIOS, MAX_FRAME_BYTES, type ClientFrameInput } from "../protocol/frames";
-import {
-  baseName,
-  countLines,
-  isPlainObject,
-  MIN_FORMAT_SCORE,
-  readJsonRecords,
-  sha256Hex,
-  type BenchmarkFormat,
-  type BenchmarkFormatModule,
-  type ImportFile,
-  type ImportProblem,
-  type JsonObject,
-} from "./benchmark-common";
-import { readJsonDocument, type BenchmarkDocumentModule } from "./benchmark-document";
+import type { BenchmarkDocumentModule } from "./benchmark-document";
 import {
   buildRun,
   canonicalFileOrder,
@@ -28,6 +15,20 @@ import { genaiPerf } from "./genai-perf";
 import { guidellm } from "./guidellm";
 import { checkFrameLimit, checkRunLabels, parseDistinct } from "./import-files";
 import { sglangBenchServing } from "./sglang-bench-serving";
+import {
+  baseName,
+  countLines,
+  isPlainObject,
+  MIN_FORMAT_SCORE,
+  readJsonDocument,
+  readJsonRecords,
+  sha256Hex,
+  type BenchmarkFormat,
+  type BenchmarkFormatModule,
+  type ImportFile,
+  type ImportProblem,
+  type JsonObject,
+} from "./source-common";
 import { vllmBenchServe } from "./vllm-bench-serve";
 import { readJsonArrayRecords, sweepSummaryRunName } from "./vllm-sweep-summary";
 

@@ -5,6 +5,7 @@ import {
   type ClientFrameInput,
 } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
+import { chunkBySize, envelopeBytes, frameId, withId } from "./frame-building";
 import {
   baseName,
   mergeFacts,
@@ -15,8 +16,7 @@ import {
   type ImportProblem,
   type JsonObject,
   type RowMapping,
-} from "./benchmark-common";
-import { chunkBySize, envelopeBytes, frameId, withId } from "./frame-building";
+} from "./source-common";
 
 /**
  * Turns parsed benchmark files into one run's protocol frames: `run.start`, one or more

@@ -1,11 +1,5 @@
 import type { TodoItem } from "../protocol/frames";
 import {
-  isPlainObject,
-  iterateLines,
-  type ImportProblem,
-  type JsonObject,
-} from "./benchmark-common";
-import {
   cleanTitle,
   MAX_SESSION_TITLE_CHARS,
   readTodoList,
@@ -15,6 +9,7 @@ import {
   type ParsedTodoSnapshot,
   type SessionFormatModule,
 } from "./opencode-export";
+import { isPlainObject, iterateLines, type ImportProblem, type JsonObject } from "./source-common";
 
 /**
  * Claude Code session transcripts → agent-session todo snapshots (`session.todos` frames are built

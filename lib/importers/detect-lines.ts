@@ -1,5 +1,5 @@
 import { parseLenientJson } from "../protocol/json";
-import { iterateLines } from "./benchmark-common";
+import { iterateLines } from "./source-common";
 
 /**
  * Format detection shared by the JSON-lines importers (benchmark result rows, LLaMA-Factory

@@ -1,4 +1,3 @@
-import type { ImportFile, ImportProblem } from "./benchmark-common";
 import { UnknownFormatError } from "./errors";
 import {
   buildEvalRuns,
@@ -11,6 +10,7 @@ import {
 } from "./eval-run";
 import { parseDistinct } from "./import-files";
 import { sglangServerLog } from "./sglang-server-log";
+import type { ImportFile, ImportProblem } from "./source-common";
 import { specforgeBenchEagle3 } from "./specforge-bench";
 
 /**

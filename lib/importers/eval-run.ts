@@ -5,6 +5,8 @@ import {
   type EvalResultInput,
   type MetricPointInput,
 } from "../protocol/frames";
+import { chunkBySize, envelopeBytes, frameId, withId } from "./frame-building";
+import { checkFrameLimit, checkRunLabels } from "./import-files";
 import {
   baseName,
   naturalCompare,
@@ -12,9 +14,7 @@ import {
   sha256Hex,
   type ImportProblem,
   type JsonObject,
-} from "./benchmark-common";
-import { chunkBySize, envelopeBytes, frameId, withId } from "./frame-building";
-import { checkFrameLimit, checkRunLabels } from "./import-files";
+} from "./source-common";
 
 /**
  * Run assembly for the evaluation importers (SpecForge `bench_eagle3` results, SGLang server logs):

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "vitest";
 
 import { stringifyJson } from "../protocol/json";
-import { sha256Hex } from "./benchmark-common";
 import { runKeyFor } from "./benchmark-run";
 import {
   detectBenchmarkDocumentFormat,
@@ -11,6 +10,7 @@ import {
   importFiles,
   UnknownFormatError,
 } from "./index";
+import { sha256Hex } from "./source-common";
 import { at, endOf, expectValidFrames, onlyRun, pointsOf, startOf, testdata } from "./testing";
 
 // There is no real GenAI-Perf export in the shared fixtures (see genai-perf/SCHEMA.md): these files

@@ -1,3 +1,5 @@
+import type { BenchmarkDocumentModule } from "./benchmark-document";
+import type { ParsedFile } from "./benchmark-run";
 import {
   baseName,
   compactFacts,
@@ -5,6 +7,7 @@ import {
   engineFromBackend,
   isPlainObject,
   nonNegIntOrNull,
+  parseNumberLike,
   parseRequestRate,
   setOwn,
   sha256Hex,
@@ -13,10 +16,7 @@ import {
   type JsonObject,
   type PointFields,
   type RowMapping,
-} from "./benchmark-common";
-import type { BenchmarkDocumentModule } from "./benchmark-document";
-import type { ParsedFile } from "./benchmark-run";
-import { parseNumberLike } from "./training-common";
+} from "./source-common";
 
 /**
  * NVIDIA GenAI-Perf `artifacts/<run>/profile_export_genai_perf.json` (and its successor AIPerf's

@@ -1,4 +1,6 @@
 import { stringifyJson } from "../protocol/json";
+import type { BenchmarkDocumentModule } from "./benchmark-document";
+import type { MappedRecord, ParsedFile } from "./benchmark-run";
 import {
   baseName,
   compactFacts,
@@ -10,14 +12,12 @@ import {
   setOwn,
   sha256Hex,
   stringOrNull,
+  topLevelArrayElementLines,
   type ImportProblem,
   type JsonObject,
   type PointFields,
   type RowMapping,
-} from "./benchmark-common";
-import type { BenchmarkDocumentModule } from "./benchmark-document";
-import type { MappedRecord, ParsedFile } from "./benchmark-run";
-import { topLevelArrayElementLines } from "./hf-trainer-state";
+} from "./source-common";
 
 /**
  * GuideLLM `benchmarks.json` (`GenerativeBenchmarksReport`) → benchmark points, one per benchmark

@@ -2,13 +2,13 @@ import { describe, expect, test } from "vitest";
 
 import type { ClientFrameInput, MetricPointInput } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
-import { topLevelArrayElementLines } from "./hf-trainer-state";
 import {
   detectTrainingFormat,
   importTrainingFiles,
   TrainingImportError,
   type ImportedTrainingRun,
 } from "./index";
+import { topLevelArrayElementLines } from "./source-common";
 import { expectValidFrames } from "./testing";
 
 // A finished run as Transformers 4.4x writes output_dir/trainer_state.json (trainer.save_state()):

@@ -1,9 +1,15 @@
 import { parseLenientJson, stringifyJson } from "../protocol/json";
-import { isPlainObject, setOwn, type ImportProblem, type JsonObject } from "./benchmark-common";
+import {
+  isPlainObject,
+  parseNumberLike,
+  setOwn,
+  topLevelArrayElementLines,
+  type ImportProblem,
+  type JsonObject,
+} from "./source-common";
 import {
   collectMetrics,
   contentHashOf,
-  parseNumberLike,
   parseStepValue,
   TrainingImportError,
   type ParsedTrainingLog,
@@ -66,70 +72,6 @@ export function isTrainerState(value: unknown): value is JsonObject & { log_hist
   return (
     isPlainObject(value) && Array.isArray(value.log_history) && Object.hasOwn(value, "global_step")
   );
-}
-
-/**
- * 1-based line where each element of the top-level array `key` starts in the JSON text `text`
- * (the last occurrence of the key wins, as in `JSON.parse`); with `key` null, of the document
- * itself when it is an array (`[{…}, {…}]`). Scans tokens only (strings skipped with their
- * escapes), so it costs one pass and no second parse. Returns [] when there is no such array.
- */
-export function topLevelArrayElementLines(text: string, key: string | null): number[] {
-  // Elements of the target array sit one level below it: depth 2 inside an object, 1 at the root.
-  const elementDepth = key === null ? 1 : 2;
-  let depth = 0;
-  let line = 1;
-  let lastKey: string | null = null;
-  let valueKey: string | null = null;
-  let inTarget = false;
-  let expectElement = false;
-  let lines: number[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x0a) {
-      line++;
-      continue;
-    }
-    if (c === 0x20 || c === 0x09 || c === 0x0d) continue;
-    if (inTarget && depth === elementDepth && expectElement && c !== 0x5d /* ] */) {
-      lines.push(line);
-      expectElement = false;
-    }
-    if (c === 0x22 /* " */) {
-      const start = i + 1;
-      for (i = start; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c /* \ */) i++;
-        else if (d === 0x22) break;
-        else if (d === 0x0a) line++;
-      }
-      if (depth === 1) lastKey = text.slice(start, i);
-      continue;
-    }
-    if (c === 0x3a /* : */) {
-      if (depth === 1) valueKey = lastKey;
-      continue;
-    }
-    if (c === 0x2c /* , */) {
-      if (inTarget && depth === elementDepth) expectElement = true;
-      else if (depth === 1) valueKey = null;
-      continue;
-    }
-    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      depth++;
-      if (c === 0x5b && depth === elementDepth && (key === null || valueKey === key)) {
-        inTarget = true;
-        expectElement = true;
-        lines = [];
-      }
-      continue;
-    }
-    if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      if (inTarget && depth === elementDepth) inTarget = false;
-      depth--;
-    }
-  }
-  return lines;
 }
 
 /** Parses one `trainer_state.json` text; see the module comment for the mapping. */

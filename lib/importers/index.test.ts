@@ -2,7 +2,6 @@ import { describe, expect, test } from "vitest";
 
 import { MAX_FRAME_BYTES } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
-import { sha256Hex, utf8ByteLength } from "./benchmark-common";
 import {
   BenchmarkImportError,
   DEFAULT_MAX_FRAME_BYTES,
@@ -12,6 +11,7 @@ import {
   UnknownFormatError,
   type ImportFile,
 } from "./index";
+import { sha256Hex, utf8ByteLength } from "./source-common";
 import {
   at,
   endOf,

@@ -1,4 +1,3 @@
-import type { BenchmarkFormat, ImportFile, ImportProblem } from "./benchmark-common";
 import {
   detectBenchmarkDocumentFormat,
   detectFormat,
@@ -9,6 +8,7 @@ import {
 import { detectEvalFormat, importEvalFilesAs } from "./eval-import";
 import type { ImportedEvalRun } from "./eval-run";
 import { detectSessionFormat, importSessionFilesAs, type ImportedSession } from "./session-import";
+import type { BenchmarkFormat, ImportFile, ImportProblem } from "./source-common";
 import type { TrainingFormat } from "./training-common";
 import { detectTrainingFormat, importTrainingFilesAs } from "./training-import";
 import type { ImportedTrainingRun } from "./training-run";
@@ -45,8 +45,8 @@ import type { ImportedTrainingRun } from "./training-run";
  * {@link importFiles} takes any mix of these files (what `pitwall import` does).
  */
 
-export type { BenchmarkFormat, ImportFile, ImportProblem } from "./benchmark-common";
-export { BENCHMARK_FORMATS } from "./benchmark-common";
+export type { BenchmarkFormat, ImportFile, ImportProblem } from "./source-common";
+export { BENCHMARK_FORMATS } from "./source-common";
 export { BenchmarkImportError, UnknownFormatError } from "./errors";
 export {
   classifyRow,
@@ -60,7 +60,7 @@ export { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME } from "./benchma
 export type { BenchmarkScenario, MappedRecord, ParsedFile } from "./benchmark-run";
 export { summariseServerInfo } from "./sglang-bench-serving";
 export type { BenchmarkDocumentModule } from "./benchmark-document";
-export { readJsonDocument } from "./benchmark-document";
+export { readJsonDocument } from "./source-common";
 export { detectEvalFormat, importEvalFiles, parseEvalFile } from "./eval-import";
 export {
   DEFAULT_MAX_EVAL_FRAME_BYTES,
@@ -75,12 +75,8 @@ export type { RecoveredCounts } from "./specforge-bench";
 export { parseStatsLine, summariseServerArgsLine } from "./sglang-server-log";
 export type { SglangStatsLine } from "./sglang-server-log";
 export { vllmMetadata } from "./vllm-bench-serve";
-export {
-  parseDurationS,
-  parseNumberLike,
-  TRAINING_FORMATS,
-  TrainingImportError,
-} from "./training-common";
+export { parseNumberLike } from "./source-common";
+export { parseDurationS, TRAINING_FORMATS, TrainingImportError } from "./training-common";
 export type { TrainingFormat } from "./training-common";
 export {
   DEFAULT_MAX_METRIC_FRAME_BYTES,

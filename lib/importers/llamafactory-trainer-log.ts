@@ -5,7 +5,7 @@ import {
   iterateLines,
   type ImportProblem,
   type JsonObject,
-} from "./benchmark-common";
+} from "./source-common";
 import {
   collectMetrics,
   contentHashOf,

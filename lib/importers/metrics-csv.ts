@@ -1,9 +1,8 @@
 import Papa from "papaparse";
 
-import { baseName, iterateLines, type ImportProblem } from "./benchmark-common";
+import { baseName, iterateLines, parseNumberLike, type ImportProblem } from "./source-common";
 import {
   contentHashOf,
-  parseNumberLike,
   parseStepValue,
   readMetricValue,
   TrainingImportError,

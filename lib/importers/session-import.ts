@@ -6,14 +6,6 @@ import {
 } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
 import { describeIssues } from "../protocol/validate";
-import {
-  baseName,
-  naturalCompare,
-  sha256Hex,
-  utf8ByteLength,
-  type ImportFile,
-  type ImportProblem,
-} from "./benchmark-common";
 import { claudeCodeTranscript } from "./claude-code-transcript";
 import { UnknownFormatError } from "./errors";
 import {
@@ -22,6 +14,14 @@ import {
   type SessionFormat,
   type SessionFormatModule,
 } from "./opencode-export";
+import {
+  baseName,
+  naturalCompare,
+  sha256Hex,
+  utf8ByteLength,
+  type ImportFile,
+  type ImportProblem,
+} from "./source-common";
 
 /**
  * Agent-session import: opencode exports and Claude Code transcripts → `session.todos` frames, one

@@ -16,7 +16,7 @@ import {
   type JsonObject,
   type PointFields,
   type RowMapping,
-} from "./benchmark-common";
+} from "./source-common";
 
 /**
  * SGLang `python -m sglang.bench_serving --output-file X.jsonl` results.

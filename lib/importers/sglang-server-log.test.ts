@@ -2,7 +2,6 @@ import { describe, expect, test } from "vitest";
 
 import type { MetricPointInput } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
-import { sha256Hex } from "./benchmark-common";
 import { evalRunKey, type ImportedEvalRun } from "./eval-run";
 import {
   detectEvalFormat,
@@ -13,6 +12,7 @@ import {
   summariseServerArgsLine,
   UnknownFormatError,
 } from "./index";
+import { sha256Hex } from "./source-common";
 import { expectValidFrames, fixture } from "./testing";
 
 // There is no real SGLang server log in the shared fixtures: the samples below are written from

@@ -1,14 +1,14 @@
 import type { MetricPointInput } from "../protocol/frames";
+import { EvalImportError, type EvalFormatModule, type ParsedEvalFile } from "./eval-run";
 import {
   baseName,
   iterateLines,
+  parseNumberLike,
   parseZonelessDate,
   sha256Hex,
   type ImportProblem,
   type JsonObject,
-} from "./benchmark-common";
-import { EvalImportError, type EvalFormatModule, type ParsedEvalFile } from "./eval-run";
-import { parseNumberLike } from "./training-common";
+} from "./source-common";
 
 /**
  * SGLang server log (stdout/stderr of `python -m sglang.launch_server`, or `docker logs`) →

@@ -5,7 +5,6 @@ import { describe, expect, test } from "vitest";
 import { checkpointTau, tauByCategory, tauOf } from "../metrics/tau";
 import type { EvalResultInput, MetricPointInput } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
-import { sha256Hex } from "./benchmark-common";
 import { evalRunKey, type ImportedEvalRun } from "./eval-run";
 import {
   detectEvalFormat,
@@ -16,6 +15,7 @@ import {
   recoverSpecForgeCounts,
   UnknownFormatError,
 } from "./index";
+import { sha256Hex } from "./source-common";
 import { expectValidFrames, fixture, fixturesDir } from "./testing";
 
 const SAMPLE = fixture("specforge-bench-eagle3", "results_sample.json");

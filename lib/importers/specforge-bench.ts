@@ -1,15 +1,15 @@
 import { fromSpecVerifyCount, reportedTauMetricKey } from "../metrics/tau";
 import type { EvalResultInput, MetricPointInput } from "../protocol/frames";
+import { EvalImportError, type EvalFormatModule, type ParsedEvalFile } from "./eval-run";
 import {
   baseName,
   isPlainObject,
+  readJsonDocument,
   sha256Hex,
+  topLevelArrayElementLines,
   type ImportProblem,
   type JsonObject,
-} from "./benchmark-common";
-import { readJsonDocument } from "./benchmark-document";
-import { EvalImportError, type EvalFormatModule, type ParsedEvalFile } from "./eval-run";
-import { topLevelArrayElementLines } from "./hf-trainer-state";
+} from "./source-common";
 
 /**
  * SpecForge `benchmarks/bench_eagle3.py` results → an eval run.

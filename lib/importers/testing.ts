@@ -7,8 +7,8 @@ import { fixturesDir } from "../../test/support/fixtures";
 import type { BenchmarkPointInput, ClientFrameInput } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
 import { checkFrame } from "../protocol/validate";
-import { utf8ByteLength } from "./benchmark-common";
 import type { ImportedRun } from "./index";
+import { utf8ByteLength } from "./source-common";
 
 /** Test helpers for the importer tests (imported only by `*.test.ts`). */
 

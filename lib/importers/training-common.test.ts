@@ -3,7 +3,6 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 
 import { stringifyJson } from "../protocol/json";
-import { utf8ByteLength } from "./benchmark-common";
 import {
   detectFormat,
   detectImportFormat,
@@ -14,13 +13,9 @@ import {
   TrainingImportError,
   UnknownFormatError,
 } from "./index";
+import { parseNumberLike, utf8ByteLength } from "./source-common";
 import { expectValidFrames, fixture, fixtureFiles, fixturesDir } from "./testing";
-import {
-  parseDurationS,
-  parseNumberLike,
-  parseStepValue,
-  readMetricValue,
-} from "./training-common";
+import { parseDurationS, parseStepValue, readMetricValue } from "./training-common";
 import { defaultTrainingRunName } from "./training-run";
 
 /** A LLaMA-Factory 0.9 trainer_log line. */

@@ -1,4 +1,4 @@
-import { sha256Hex, type ImportProblem, type JsonObject } from "./benchmark-common";
+import { parseNumberLike, sha256Hex, type ImportProblem, type JsonObject } from "./source-common";
 import type { TrainingMetric } from "./training-metric";
 import type { RepeatedStepsSummary } from "./training-repeats";
 
@@ -78,25 +78,6 @@ export class TrainingImportError extends Error {
 /** Outcome of reading one metric value: a number, nothing to store (null, bool, nested), or a string that is no number. */
 export type MetricValue =
   { kind: "value"; value: number } | { kind: "absent" } | { kind: "invalid"; message: string };
-
-const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
-const NON_FINITE = /^([-+]?)(nan|inf|infinity)$/i;
-
-/**
- * A number from a JSON number or a numeric string: `"1234.56"`, `"0.00"`, `" 3e-5 "`, and the
- * spellings Python's `str(float)` and `json.dumps` use for non-finite values (`"nan"`, `"inf"`,
- * `"-inf"`, `"NaN"`, `"Infinity"`). Returns null for anything else.
- */
-export function parseNumberLike(value: unknown): number | null {
-  if (typeof value === "number") return value;
-  if (typeof value !== "string") return null;
-  const s = value.trim();
-  if (DECIMAL.test(s)) return Number(s);
-  const m = NON_FINITE.exec(s);
-  if (!m) return null;
-  if ((m[2] as string).toLowerCase() === "nan") return Number.NaN;
-  return m[1] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
-}
 
 /**
  * Reads one logged value as a metric. Numbers (NaN/±Infinity included) and numeric strings are

@@ -1,10 +1,10 @@
-import type { ImportFile, ImportProblem } from "./benchmark-common";
 import { detectByLines } from "./detect-lines";
 import { UnknownFormatError } from "./errors";
 import { hfTrainerState } from "./hf-trainer-state";
 import { parseDistinct } from "./import-files";
 import { llamaFactoryTrainerLog } from "./llamafactory-trainer-log";
 import { metricsCsv } from "./metrics-csv";
+import type { ImportFile, ImportProblem } from "./source-common";
 import type { ParsedTrainingLog, TrainingFormat, TrainingFormatModule } from "./training-common";
 import {
   buildTrainingRuns,

@@ -4,6 +4,8 @@ import {
   type ClientFrameInput,
   type MetricPointInput,
 } from "../protocol/frames";
+import { chunkBySize, envelopeBytes, frameId, withId } from "./frame-building";
+import { checkFrameLimit, checkRunLabels } from "./import-files";
 import {
   baseName,
   naturalCompare,
@@ -11,9 +13,7 @@ import {
   sha256Hex,
   type ImportProblem,
   type JsonObject,
-} from "./benchmark-common";
-import { chunkBySize, envelopeBytes, frameId, withId } from "./frame-building";
-import { checkFrameLimit, checkRunLabels } from "./import-files";
+} from "./source-common";
 import {
   TrainingImportError,
   type ParsedTrainingLog,

@@ -17,7 +17,7 @@ import {
   type JsonObject,
   type PointFields,
   type RowMapping,
-} from "./benchmark-common";
+} from "./source-common";
 import { sweepParameters } from "./vllm-sweep-summary";
 
 /**

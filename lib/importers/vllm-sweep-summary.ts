@@ -2,11 +2,11 @@ import { parseLenientJson, stringifyJson } from "../protocol/json";
 import {
   isPlainObject,
   setOwn,
+  topLevelArrayElementLines,
   type ImportProblem,
   type JsonObject,
   type SourceRecord,
-} from "./benchmark-common";
-import { topLevelArrayElementLines } from "./hf-trainer-state";
+} from "./source-common";
 
 /**
  * `vllm bench sweep serve` result files: `<experiment>/SERVE-…-BENCH-…/summary.json`, one per

@@ -4,9 +4,11 @@ import type { BenchmarkPointInput } from "../protocol/frames";
 import { parseLenientJson, stringifyJson } from "../protocol/json";
 
 /**
- * Shared pieces of the benchmark importers: source-line reading, number coercion with the
- * writers' conventions (non-finite numbers, 0.0 = "not measured", "inf" strings), raw-row
- * trimming and run-config merging. Pure functions: no I/O besides hashing.
+ * The shared base of every importer family (benchmark, training, eval, session): source-line
+ * reading, JSON documents and top-level array positions, number coercion with the writers'
+ * conventions (non-finite numbers and their Python spellings, 0.0 = "not measured", "inf"
+ * strings), raw-row trimming and run-config merging. No format module borrows from another
+ * family; what two families need lives here. Pure functions: no I/O besides hashing.
  */
 
 /** Benchmark result formats the importers understand (one module each). */
@@ -515,4 +517,111 @@ export function baseName(path: string): string {
 export interface ImportFile {
   path: string;
   text: string;
+}
+
+const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+const NON_FINITE = /^([-+]?)(nan|inf|infinity)$/i;
+
+/**
+ * A number from a JSON number or a numeric string: `"1234.56"`, `"0.00"`, `" 3e-5 "`, and the
+ * spellings Python's `str(float)` and `json.dumps` use for non-finite values (`"nan"`, `"inf"`,
+ * `"-inf"`, `"NaN"`, `"Infinity"`). Returns null for anything else.
+ */
+export function parseNumberLike(value: unknown): number | null {
+  if (typeof value === "number") return value;
+  if (typeof value !== "string") return null;
+  const s = value.trim();
+  if (DECIMAL.test(s)) return Number(s);
+  const m = NON_FINITE.exec(s);
+  if (!m) return null;
+  if ((m[2] as string).toLowerCase() === "nan") return Number.NaN;
+  return m[1] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+}
+
+/**
+ * 1-based line where each element of the top-level array `key` starts in the JSON text `text`
+ * (the last occurrence of the key wins, as in `JSON.parse`); with `key` null, of the document
+ * itself when it is an array (`[{…}, {…}]`). Scans tokens only (strings skipped with their
+ * escapes), so it costs one pass and no second parse. Returns [] when there is no such array.
+ */
+export function topLevelArrayElementLines(text: string, key: string | null): number[] {
+  // Elements of the target array sit one level below it: depth 2 inside an object, 1 at the root.
+  const elementDepth = key === null ? 1 : 2;
+  let depth = 0;
+  let line = 1;
+  let lastKey: string | null = null;
+  let valueKey: string | null = null;
+  let inTarget = false;
+  let expectElement = false;
+  let lines: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a) {
+      line++;
+      continue;
+    }
+    if (c === 0x20 || c === 0x09 || c === 0x0d) continue;
+    if (inTarget && depth === elementDepth && expectElement && c !== 0x5d /* ] */) {
+      lines.push(line);
+      expectElement = false;
+    }
+    if (c === 0x22 /* " */) {
+      const start = i + 1;
+      for (i = start; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) break;
+        else if (d === 0x0a) line++;
+      }
+      if (depth === 1) lastKey = text.slice(start, i);
+      continue;
+    }
+    if (c === 0x3a /* : */) {
+      if (depth === 1) valueKey = lastKey;
+      continue;
+    }
+    if (c === 0x2c /* , */) {
+      if (inTarget && depth === elementDepth) expectElement = true;
+      else if (depth === 1) valueKey = null;
+      continue;
+    }
+    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      depth++;
+      if (c === 0x5b && depth === elementDepth && (key === null || valueKey === key)) {
+        inTarget = true;
+        expectElement = true;
+        lines = [];
+      }
+      continue;
+    }
+    if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      if (inTarget && depth === elementDepth) inTarget = false;
+      depth--;
+    }
+  }
+  return lines;
+}
+
+/**
+ * The JSON document of a file, if it is one: the first non-blank line when it parses on its own (a
+ * document written without indentation), else the whole text when it starts with "{" and parses.
+ * Undefined otherwise (JSON lines whose first line is a row are returned as that row, which no
+ * document module recognises). Never throws; a BOM is ignored.
+ */
+export function readJsonDocument(text: string): unknown {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  for (const { text: line } of iterateLines(body)) {
+    if (!/\S/.test(line)) continue;
+    try {
+      return parseLenientJson(line);
+    } catch {
+      break;
+    }
+  }
+  if (!body.trimStart().startsWith("{")) return undefined;
+  try {
+    return parseLenientJson(body);
+  } catch {
+    return undefined;
+  }
 }

@@ -16,7 +16,7 @@ import {
   readJsonRecords,
   trimRawRow,
   utf8ByteLength,
-} from "./benchmark-common";
+} from "./source-common";
 
 describe("lines and records", () => {
   test("iterateLines: LF, CRLF, BOM, trailing newline", () => {
