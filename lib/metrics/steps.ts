@@ -48,3 +48,10 @@ export function isCounterOverflow(prev: bigint, next: bigint): boolean {
   const diff = drop - WRAP;
   return (diff < 0n ? -diff : diff) <= OVERFLOW_TOLERANCE;
 }
+
+/** A bigint step as a number when exact, else its decimal string. */
+export function stepValue(step: bigint): number | string {
+  return step >= BigInt(Number.MIN_SAFE_INTEGER) && step <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(step)
+    : step.toString();
+}

@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { STEP_MAX, STEP_MIN } from "@/lib/metrics/steps";
+import { STEP_MAX, STEP_MIN, stepValue } from "@/lib/metrics/steps";
 import {
   COARSEST_BITS,
   compareBigint,
@@ -13,7 +13,6 @@ import {
   type TierPiece,
 } from "@/lib/metrics/tiers";
 import { NotFoundError } from "@/lib/server/errors";
-import { stepValue } from "@/lib/server/repositories/pipelines";
 import type { MetricSeriesView, RunMetricsView } from "@/lib/view-models/metrics";
 
 import { settlePendingRuns } from "./settle-read";

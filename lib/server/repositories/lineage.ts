@@ -1,6 +1,7 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { DEFAULT_CHECKPOINT_LIMIT, MAX_CHECKPOINT_LIMIT } from "@/lib/api/checkpoints";
 import { isoTime } from "@/lib/iso-time";
+import { stepValue } from "@/lib/metrics/steps";
 import { aggregateTau } from "@/lib/metrics/tau";
 import {
   CHECKPOINT_CONFIG_KEYS,
@@ -13,7 +14,6 @@ import {
   type LineageRun,
 } from "@/lib/view-models/lineage";
 
-import { stepValue } from "./pipelines";
 import { deriveState } from "./runs";
 
 /**

@@ -2,6 +2,7 @@ import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { OVERVIEW_PAGE } from "@/lib/api/overview";
 import { isoTime } from "@/lib/iso-time";
 import { runState } from "@/lib/metrics/staleness";
+import { stepValue } from "@/lib/metrics/steps";
 import { latestFinitePoints } from "@/lib/server/metric-store";
 import { SERVING_KEYS } from "@/lib/serving/derive";
 import type { RunState } from "@/lib/view-models";
@@ -15,7 +16,7 @@ import type {
 } from "@/lib/view-models/overview";
 
 import { listHosts } from "./hosts";
-import { aggregateRows, progressFigures, rateSamples, stepValue, workerRows } from "./pipelines";
+import { aggregateRows, progressFigures, rateSamples, workerRows } from "./pipelines";
 import { runEndMismatches } from "./runs";
 
 /**

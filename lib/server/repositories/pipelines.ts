@@ -9,6 +9,7 @@ import {
   type RunProgress,
 } from "@/lib/metrics/progress";
 import { runState } from "@/lib/metrics/staleness";
+import { stepValue } from "@/lib/metrics/steps";
 import { NotFoundError } from "@/lib/server/errors";
 import {
   DEFAULT_S3_MAX_INFLIGHT,
@@ -331,13 +332,6 @@ async function runEvents(
     message: r.message,
     code: r.code,
   }));
-}
-
-/** A bigint step as a number when exact, else its decimal string. */
-export function stepValue(step: bigint): number | string {
-  return step >= BigInt(Number.MIN_SAFE_INTEGER) && step <= BigInt(Number.MAX_SAFE_INTEGER)
-    ? Number(step)
-    : step.toString();
 }
 
 /**
