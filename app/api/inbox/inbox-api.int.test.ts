@@ -7,9 +7,8 @@ import { decisionForAgent } from "@/clients/agent-hooks/lib/plan.mjs";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import type { InboxListView } from "@/lib/view-models/inbox";
-import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 import { until } from "@/test/support/until";
 
 // The inbox API through the real server: an agent (worker token) opens a permission item and
@@ -17,7 +16,7 @@ import { until } from "@/test/support/until";
 // decide; tokens do not see the command; plans are listed and decidable from the inbox too;
 // an item whose agent stopped waiting is refused with the reason; every decision is audited.
 
-let server: TestServer;
+let server: SharedTestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
 let token: string;
@@ -27,19 +26,18 @@ let bob: string;
 let viewer: string;
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  server = await withTestServer();
+  const url = server.databaseUrl;
   pool = new pg.Pool({ connectionString: url, max: 3 });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }) });
   token = (await createToken(prisma, "gpu-box")).token;
   otherToken = (await createToken(prisma, "laptop")).token;
-  server = await startTestServer({ databaseUrl: url });
   alice = (await newSignedInUser(prisma, server.url, "approver")).cookie;
   bob = (await newSignedInUser(prisma, server.url, "admin")).cookie;
   viewer = (await newSignedInUser(prisma, server.url, "viewer")).cookie;
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
   await pool?.end();
 });

@@ -7,9 +7,8 @@ import { openNotice } from "@/clients/agent-hooks/lib/notice.mjs";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import type { InboxListView } from "@/lib/view-models/inbox";
-import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // Questions (Claude Code's AskUserQuestion) and notices ("waiting for your input") through the
 // real server: a question is answered only with an answer for each of its questions, which the
@@ -17,23 +16,22 @@ import { startTestServer, type TestServer } from "@/test/support/server";
 // cannot be decided, is replaced by the session's next notice and is gone when the session works
 // again; the audit says why.
 
-let server: TestServer;
+let server: SharedTestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
 let token: string;
 let alice: string;
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  server = await withTestServer();
+  const url = server.databaseUrl;
   pool = new pg.Pool({ connectionString: url, max: 3 });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }) });
   token = (await createToken(prisma, "qn-box")).token;
-  server = await startTestServer({ databaseUrl: url });
   alice = (await newSignedInUser(prisma, server.url, "approver")).cookie;
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
   await pool?.end();
 });

@@ -1,29 +1,28 @@
+import { randomUUID } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 import type { RunListPage, SavedViewView } from "@/lib/view-models";
-import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 
 // Saved views of /runs over the real server: each person's own, validated, and invisible to
 // everyone else; and the run list's sort and group parameters validated at the API.
 
-let server: TestServer;
+let server: SharedTestServer;
 let prisma: PrismaClient;
 let token: string;
 
 beforeAll(async () => {
-  const databaseUrl = await createTestDatabase();
+  server = await withTestServer();
+  const { databaseUrl } = server;
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 2 }) });
-  server = await startTestServer({ databaseUrl });
   token = (await createToken(prisma, "views-host")).token;
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
 });
 
@@ -163,7 +162,11 @@ describe("GET /api/runs sort and group parameters", () => {
       400,
       expect.stringContaining("sweep"),
     ]);
-    const ok = await fetch(`${server.url}/api/runs?sort=peak&dir=asc&group=off`, { headers: auth });
+    // A tag of this test's own: the shared server's database holds other files' runs.
+    const ok = await fetch(
+      `${server.url}/api/runs?sort=peak&dir=asc&group=off&tag=views-api-${randomUUID()}`,
+      { headers: auth },
+    );
     expect(ok.status).toBe(200);
     expect((await ok.json()) as RunListPage).toMatchObject({
       runs: [],

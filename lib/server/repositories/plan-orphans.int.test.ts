@@ -5,9 +5,8 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
-import { createTestDatabase } from "@/test/support/db";
 import { newSignedInUser } from "@/test/support/people";
-import { startTestServer, type TestServer } from "@/test/support/server";
+import { withTestServer, type SharedTestServer } from "@/test/support/shared-server";
 import { until } from "@/test/support/until";
 
 // Plans never orphaned, through the real server: a plan whose proposer stops polling (the hook
@@ -15,23 +14,22 @@ import { until } from "@/test/support/until";
 // terminal" within seconds; one whose session ends closes as "agent ended" at once; deciding
 // either is refused with 409 and the reason's code; a proposer that polls again in time keeps it.
 
-let server: TestServer;
+let server: SharedTestServer;
 let pool: pg.Pool;
 let prisma: PrismaClient;
 let token: string;
 let cookie: string;
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  server = await withTestServer();
+  const url = server.databaseUrl;
   pool = new pg.Pool({ connectionString: url, max: 3 });
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }) });
   token = (await createToken(prisma, "agent-box")).token;
-  server = await startTestServer({ databaseUrl: url });
   cookie = (await newSignedInUser(prisma, server.url, "approver")).cookie;
 });
 
 afterAll(async () => {
-  await server?.stop();
   await prisma?.$disconnect();
   await pool?.end();
 });
@@ -157,8 +155,14 @@ test("the session ends while its plan waits: closed as agent ended at once; a de
   const res = await decide(id);
   expect(res.status).toBe(409);
   expect(await res.json()).toMatchObject({ error: { code: "plan_agent_ended" } });
-  // It no longer counts as waiting.
-  const list = (await (await fetch(`${server.url}/api/plans`, { headers: { cookie } })).json()) as {
+  // It no longer counts as waiting. The list is of this session's plans: the shared server's
+  // database holds other files' plans too, and the list is the newest 100.
+  const sessionId = (
+    await pool.query<{ id: number }>(`SELECT id FROM "AgentSession" WHERE key = $1`, [session])
+  ).rows[0]!.id;
+  const list = (await (
+    await fetch(`${server.url}/api/plans?session=${sessionId}`, { headers: { cookie } })
+  ).json()) as {
     plans: Array<{ id: number; state: string }>;
   };
   expect(list.plans.find((p) => p.id === id)?.state).toBe("expired");
