@@ -1,10 +1,11 @@
 "use client";
 
 import { useQueries } from "@tanstack/react-query";
-import { useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 
 import { LogYToggle } from "@/components/charts/log-y-toggle";
 import { OverlayMetricChart, type OverlaySeries } from "@/components/charts/overlay-metric-chart";
+import { useChartViewUrl } from "@/components/charts/use-chart-view-url";
 import type { LiveStatus } from "@/components/live/live-client";
 import { sharedRefetchIntervalFor } from "@/components/live/use-live-topics";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -28,7 +29,9 @@ function orderKeys(keys: Iterable<string>): string[] {
  * The training part of /compare: one chart per metric key (loss, lr, grad_norm…) by step with a
  * line per run that has the key (the run's colour from `colors`), one smoothing slider for every
  * chart (EMA, raw line faint behind) and a "Log y" toggle per chart. Renders nothing when no
- * compared run has metric points. Serving runs are left out (their steps are unix ms).
+ * compared run has metric points. Smoothing and log-y keys live in the URL (`smooth=0.8`,
+ * `logy=loss`; the default 0.6 keeps the URL plain), so a reload or a shared link shows the
+ * same. Serving runs are left out (their steps are unix ms).
  */
 export function TrainingCompare({
   runs,
@@ -39,8 +42,23 @@ export function TrainingCompare({
   colors: readonly string[];
   live: LiveStatus;
 }) {
-  const [smoothing, setSmoothing] = useState(DEFAULT_SMOOTHING);
-  const [logKeys, setLogKeys] = useState<ReadonlySet<string>>(new Set());
+  const { view, update, toggleLogKey: setLog } = useChartViewUrl();
+  const logKeys = view.logKeys;
+  // The slider moves at once; the URL follows once it rests (no replaceState per pixel dragged).
+  const [smoothing, setSmoothingNow] = useState(view.smoothing ?? DEFAULT_SMOOTHING);
+  const urlTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(urlTimer.current), []);
+  const setSmoothing = useCallback(
+    (next: number) => {
+      setSmoothingNow(next);
+      clearTimeout(urlTimer.current);
+      urlTimer.current = setTimeout(
+        () => update({ smoothing: next === DEFAULT_SMOOTHING ? null : next }),
+        250,
+      );
+    },
+    [update],
+  );
   const candidates = runs
     .map((run, i) => ({ run, color: colors[i]! }))
     .filter((c) => c.run.kind !== "serving");
@@ -118,18 +136,7 @@ export function TrainingCompare({
                 <CardDescription className="ml-auto shrink-0 tabular-nums">
                   {series.length} run{series.length === 1 ? "" : "s"}
                 </CardDescription>
-                <LogYToggle
-                  on={logY}
-                  onChange={(on) =>
-                    setLogKeys((prev) => {
-                      const next = new Set(prev);
-                      if (on) next.add(key);
-                      else next.delete(key);
-                      return next;
-                    })
-                  }
-                  testId="overlay-log-y"
-                />
+                <LogYToggle on={logY} onChange={(on) => setLog(key, on)} testId="overlay-log-y" />
               </CardHeader>
               <CardContent className="grid gap-2">
                 <OverlayMetricChart
