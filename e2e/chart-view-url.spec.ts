@@ -4,7 +4,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { connectWorker, createToken } from "./support";
 
 // The metric-chart view lives in the URL (issue 25): log y per chart (`logy=loss,lr`), the
-// drag-to-zoom step range (`fromStep=&toStep=`) on a run page and the smoothing on /compare
+// drag-to-zoom step range (`fromStep=&toStep=`) on a run page and the smoothing on both pages
 // (`smooth=0.9`), so a reload or a shared link shows the same; other parameters stay, no history
 // entry per click, and a bad value is ignored (the page still renders).
 
@@ -111,6 +111,34 @@ test("a run page ignores bad view parameters and still renders every chart", asy
   await page.goto(`/runs/${ids.a}?fromStep=100&logy=grad_norm`);
   await expect(page.getByText("Drag across a chart to zoom every chart")).toBeVisible();
   await expect(toggleOf(page, "grad_norm")).toHaveAttribute("aria-pressed", "true");
+});
+
+test("a run page's smoothing (off by default) goes into the URL: the smoothed line over a faint raw one after a reload", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/runs/${ids.a}`);
+  const loss = chartOf(page, "loss");
+  await expect(loss.locator(".recharts-line-curve").first()).toBeVisible();
+  await expect(page.getByTestId("smoothing-value")).toHaveText("off");
+  await expect(loss.locator(".metric-raw path.recharts-line-curve")).toHaveCount(0);
+  await page.getByTestId("smoothing-slider").fill("0.9");
+  await expect(page).toHaveURL(/[?&]smooth=0\.9(&|$)/);
+  await expect(loss.locator(".metric-smoothed path.recharts-line-curve")).toHaveCount(1);
+  await expect(loss.locator(".metric-raw path.recharts-line-curve")).toHaveCount(1);
+
+  await page.reload();
+  await expect(page.getByTestId("smoothing-value")).toHaveText("0.90");
+  await expect(loss.locator(".metric-raw path.recharts-line-curve")).toHaveCount(1);
+  // The zig-zag loss smoothed at 0.9 spans far less height than its raw line.
+  const height = async (cls: string) =>
+    (await loss.locator(`.${cls} path.recharts-line-curve`).boundingBox())!.height;
+  expect(await height("metric-smoothed")).toBeLessThan((await height("metric-raw")) * 0.7);
+
+  // Off again: the parameter leaves the URL and the single raw line is back.
+  await page.getByTestId("smoothing-slider").fill("0");
+  await expect(page).not.toHaveURL(/smooth=/);
+  await expect(loss.locator(".metric-raw path.recharts-line-curve")).toHaveCount(0);
 });
 
 test("/compare keeps smoothing and log y in the URL: a reload shows the same", async ({ page }) => {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useSearchParams } from "next/navigation";
-import { useCallback, useMemo } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import {
   parseChartView,
@@ -41,4 +41,25 @@ export function useChartViewUrl(): {
     [update],
   );
   return { view, update, toggleLogKey };
+}
+
+/**
+ * A smoothing weight kept in the URL (`smooth=0.9`; `fallback` when absent or bad, and choosing
+ * `fallback` takes the parameter out). The value moves at once; the URL follows 250 ms after the
+ * slider rests (no replaceState per pixel dragged).
+ */
+export function useUrlSmoothing(fallback: number): [number, (next: number) => void] {
+  const { view, update } = useChartViewUrl();
+  const [smoothing, setNow] = useState(view.smoothing ?? fallback);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const set = useCallback(
+    (next: number) => {
+      setNow(next);
+      clearTimeout(timer.current);
+      timer.current = setTimeout(() => update({ smoothing: next === fallback ? null : next }), 250);
+    },
+    [update, fallback],
+  );
+  return [smoothing, set];
 }

@@ -1,18 +1,16 @@
 "use client";
 
 import { useQueries } from "@tanstack/react-query";
-import { useCallback, useEffect, useRef, useState } from "react";
 
 import { LogYToggle } from "@/components/charts/log-y-toggle";
 import { OverlayMetricChart, type OverlaySeries } from "@/components/charts/overlay-metric-chart";
-import { useChartViewUrl } from "@/components/charts/use-chart-view-url";
+import { SmoothingSlider } from "@/components/charts/smoothing-slider";
+import { useChartViewUrl, useUrlSmoothing } from "@/components/charts/use-chart-view-url";
 import type { LiveStatus } from "@/components/live/live-client";
 import { sharedRefetchIntervalFor } from "@/components/live/use-live-topics";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { fetchRunMetrics } from "@/lib/api/fetchers";
 import { metricsQueryKey } from "@/lib/api/query-keys";
-import { formatNumber } from "@/lib/format";
-import { MAX_SMOOTHING } from "@/lib/metrics/smoothing";
 import { cn } from "@/lib/utils";
 import type { RunDetail } from "@/lib/view-models";
 
@@ -42,23 +40,9 @@ export function TrainingCompare({
   colors: readonly string[];
   live: LiveStatus;
 }) {
-  const { view, update, toggleLogKey: setLog } = useChartViewUrl();
+  const { view, toggleLogKey: setLog } = useChartViewUrl();
   const logKeys = view.logKeys;
-  // The slider moves at once; the URL follows once it rests (no replaceState per pixel dragged).
-  const [smoothing, setSmoothingNow] = useState(view.smoothing ?? DEFAULT_SMOOTHING);
-  const urlTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  useEffect(() => () => clearTimeout(urlTimer.current), []);
-  const setSmoothing = useCallback(
-    (next: number) => {
-      setSmoothingNow(next);
-      clearTimeout(urlTimer.current);
-      urlTimer.current = setTimeout(
-        () => update({ smoothing: next === DEFAULT_SMOOTHING ? null : next }),
-        250,
-      );
-    },
-    [update],
-  );
+  const [smoothing, setSmoothing] = useUrlSmoothing(DEFAULT_SMOOTHING);
   const candidates = runs
     .map((run, i) => ({ run, color: colors[i]! }))
     .filter((c) => c.run.kind !== "serving");
@@ -89,26 +73,7 @@ export function TrainingCompare({
     <section aria-label="Training metrics" className="grid gap-2" data-testid="training-compare">
       <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
         <h2 className="text-sm font-semibold">Training metrics by step</h2>
-        <label className="flex items-center gap-2 text-xs text-muted-fg">
-          Smoothing
-          <input
-            type="range"
-            min={0}
-            max={MAX_SMOOTHING}
-            step={0.01}
-            value={smoothing}
-            onChange={(e) => setSmoothing(Number(e.target.value))}
-            className="w-36 accent-primary"
-            data-testid="smoothing-slider"
-            aria-valuetext={smoothing === 0 ? "off" : formatNumber(smoothing, 2)}
-          />
-          <span
-            className="w-8 font-medium text-foreground tabular-nums"
-            data-testid="smoothing-value"
-          >
-            {smoothing === 0 ? "off" : formatNumber(smoothing, 2)}
-          </span>
-        </label>
+        <SmoothingSlider value={smoothing} onChange={setSmoothing} />
         <span className="text-xs text-muted-fg">
           EMA per run; the raw values are drawn faint behind.
         </span>
