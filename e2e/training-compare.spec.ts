@@ -52,7 +52,10 @@ test.beforeAll(async ({ baseURL, request }) => {
 
 /** Height in px of the drawn path of the first line matching `selector` in the chart. */
 async function pathHeight(chart: Locator, selector: string): Promise<number> {
-  const box = await chart.locator(`${selector} path.recharts-line-curve`).first().boundingBox();
+  // Visible first: the charts redraw once the slider's value reaches the URL (250 ms after it rests).
+  const path = chart.locator(`${selector} path.recharts-line-curve`).first();
+  await expect(path).toBeVisible();
+  const box = await path.boundingBox();
   return box!.height;
 }
 

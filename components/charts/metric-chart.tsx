@@ -5,6 +5,7 @@ import { CartesianGrid, Line, LineChart, ReferenceArea, Tooltip, XAxis, YAxis } 
 
 import { formatCompact, formatCount, formatNonFinite, formatNumber } from "@/lib/format";
 import type { PlacedAnnotation } from "@/lib/metrics/annotations";
+import { emaSmooth } from "@/lib/metrics/smoothing";
 import type { MetricSeriesView } from "@/lib/view-models/metrics";
 
 import { annotationLines } from "./annotation-lines";
@@ -26,6 +27,8 @@ interface Row {
   /** Marker y (top edge for NaN/+∞, bottom edge for −∞); null for finite rows. */
   nf: number | null;
   raw: number;
+  /** EMA-smoothed value (only with smoothing > 0; null where nothing is drawn). */
+  s?: number | null;
 }
 
 /** Round step for about `intervals` intervals over `span`: 1, 2, 2.5 or 5 × 10^k. */
@@ -161,6 +164,7 @@ export function MetricChart({
   onZoom,
   logY = false,
   annotations,
+  smoothing = 0,
 }: {
   series: MetricSeriesView;
   height?: number;
@@ -170,6 +174,8 @@ export function MetricChart({
   logY?: boolean;
   /** Checkpoints, events and plan decisions placed on the step axis, drawn as vertical lines. */
   annotations?: readonly PlacedAnnotation[];
+  /** EMA weight in [0, 0.99]: above 0 the smoothed line is drawn over the raw one, which turns faint. */
+  smoothing?: number;
 }) {
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const finite = series.points.filter((p) => Number.isFinite(p.value)).map((p) => p.value);
@@ -188,6 +194,17 @@ export function MetricChart({
       raw: p.value,
     };
   });
+  const smoothed = smoothing > 0;
+  if (smoothed) {
+    const ema = emaSmooth(
+      rows.map((r) => r.v ?? Number.NaN),
+      smoothing,
+    );
+    rows.forEach((r, i) => {
+      const v = ema[i] ?? null;
+      r.s = v !== null && !(logAxis && v <= 0) ? v : null;
+    });
+  }
   const hasNonFinite = rows.some((r) => r.nf !== null);
   const xs = rows.map((r) => r.x).filter(Number.isFinite);
   const xMin = Math.min(...xs);
@@ -296,13 +313,29 @@ export function MetricChart({
             );
           }}
         />
+        {smoothed && (
+          <Line
+            type="linear"
+            dataKey="v"
+            name={`${series.key} (raw)`}
+            className="metric-raw"
+            stroke={color}
+            strokeOpacity={0.25}
+            strokeWidth={1}
+            dot={false}
+            activeDot={false}
+            connectNulls
+            isAnimationActive={false}
+          />
+        )}
         <Line
           type="linear"
-          dataKey="v"
+          dataKey={smoothed ? "s" : "v"}
           name={series.key}
+          className={smoothed ? "metric-smoothed" : undefined}
           stroke={color}
           strokeWidth={1.75}
-          dot={rows.length <= 60 ? { r: 2.5, fill: color, strokeWidth: 0 } : false}
+          dot={!smoothed && rows.length <= 60 ? { r: 2.5, fill: color, strokeWidth: 0 } : false}
           activeDot={{ r: 3.5 }}
           connectNulls
           isAnimationActive={false}

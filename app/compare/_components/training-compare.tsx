@@ -1,17 +1,16 @@
 "use client";
 
 import { useQueries } from "@tanstack/react-query";
-import { useState } from "react";
 
 import { LogYToggle } from "@/components/charts/log-y-toggle";
 import { OverlayMetricChart, type OverlaySeries } from "@/components/charts/overlay-metric-chart";
+import { SmoothingSlider } from "@/components/charts/smoothing-slider";
+import { useChartViewUrl, useUrlSmoothing } from "@/components/charts/use-chart-view-url";
 import type { LiveStatus } from "@/components/live/live-client";
 import { sharedRefetchIntervalFor } from "@/components/live/use-live-topics";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { fetchRunMetrics } from "@/lib/api/fetchers";
 import { metricsQueryKey } from "@/lib/api/query-keys";
-import { formatNumber } from "@/lib/format";
-import { MAX_SMOOTHING } from "@/lib/metrics/smoothing";
 import { cn } from "@/lib/utils";
 import type { RunDetail } from "@/lib/view-models";
 
@@ -28,7 +27,9 @@ function orderKeys(keys: Iterable<string>): string[] {
  * The training part of /compare: one chart per metric key (loss, lr, grad_norm…) by step with a
  * line per run that has the key (the run's colour from `colors`), one smoothing slider for every
  * chart (EMA, raw line faint behind) and a "Log y" toggle per chart. Renders nothing when no
- * compared run has metric points. Serving runs are left out (their steps are unix ms).
+ * compared run has metric points. Smoothing and log-y keys live in the URL (`smooth=0.8`,
+ * `logy=loss`; the default 0.6 keeps the URL plain), so a reload or a shared link shows the
+ * same. Serving runs are left out (their steps are unix ms).
  */
 export function TrainingCompare({
   runs,
@@ -39,8 +40,9 @@ export function TrainingCompare({
   colors: readonly string[];
   live: LiveStatus;
 }) {
-  const [smoothing, setSmoothing] = useState(DEFAULT_SMOOTHING);
-  const [logKeys, setLogKeys] = useState<ReadonlySet<string>>(new Set());
+  const { view, toggleLogKey: setLog } = useChartViewUrl();
+  const logKeys = view.logKeys;
+  const [smoothing, setSmoothing] = useUrlSmoothing(DEFAULT_SMOOTHING);
   const candidates = runs
     .map((run, i) => ({ run, color: colors[i]! }))
     .filter((c) => c.run.kind !== "serving");
@@ -71,26 +73,7 @@ export function TrainingCompare({
     <section aria-label="Training metrics" className="grid gap-2" data-testid="training-compare">
       <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
         <h2 className="text-sm font-semibold">Training metrics by step</h2>
-        <label className="flex items-center gap-2 text-xs text-muted-fg">
-          Smoothing
-          <input
-            type="range"
-            min={0}
-            max={MAX_SMOOTHING}
-            step={0.01}
-            value={smoothing}
-            onChange={(e) => setSmoothing(Number(e.target.value))}
-            className="w-36 accent-primary"
-            data-testid="smoothing-slider"
-            aria-valuetext={smoothing === 0 ? "off" : formatNumber(smoothing, 2)}
-          />
-          <span
-            className="w-8 font-medium text-foreground tabular-nums"
-            data-testid="smoothing-value"
-          >
-            {smoothing === 0 ? "off" : formatNumber(smoothing, 2)}
-          </span>
-        </label>
+        <SmoothingSlider value={smoothing} onChange={setSmoothing} />
         <span className="text-xs text-muted-fg">
           EMA per run; the raw values are drawn faint behind.
         </span>
@@ -118,18 +101,7 @@ export function TrainingCompare({
                 <CardDescription className="ml-auto shrink-0 tabular-nums">
                   {series.length} run{series.length === 1 ? "" : "s"}
                 </CardDescription>
-                <LogYToggle
-                  on={logY}
-                  onChange={(on) =>
-                    setLogKeys((prev) => {
-                      const next = new Set(prev);
-                      if (on) next.add(key);
-                      else next.delete(key);
-                      return next;
-                    })
-                  }
-                  testId="overlay-log-y"
-                />
+                <LogYToggle on={logY} onChange={(on) => setLog(key, on)} testId="overlay-log-y" />
               </CardHeader>
               <CardContent className="grid gap-2">
                 <OverlayMetricChart

@@ -29,6 +29,8 @@ export interface MetricCardProps {
   color: string;
   zoomed: boolean;
   logY: boolean;
+  /** EMA weight of the chart's line (0: raw only). */
+  smoothing: number;
   onLogY: (key: string, on: boolean) => void;
   onZoom: (range: ZoomRange) => void;
   annotations: readonly PlacedAnnotation[] | undefined;
@@ -48,6 +50,7 @@ export const MetricCard = memo(function MetricCard({
   color,
   zoomed,
   logY,
+  smoothing,
   onLogY,
   onZoom,
   annotations,
@@ -91,6 +94,7 @@ export const MetricCard = memo(function MetricCard({
               color={color}
               onZoom={onZoom}
               logY={logY}
+              smoothing={smoothing}
               annotations={annotations}
               height={CHART_HEIGHT}
             />

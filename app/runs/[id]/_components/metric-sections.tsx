@@ -6,7 +6,9 @@ import { useCallback, useState } from "react";
 
 import { useBackgroundBudget } from "@/components/charts/lazy-mount";
 import { type ZoomRange } from "@/components/charts/metric-chart";
+import { SmoothingSlider } from "@/components/charts/smoothing-slider";
 import { seriesColor } from "@/components/charts/sweep-chart-parts";
+import { useChartViewUrl, useUrlSmoothing } from "@/components/charts/use-chart-view-url";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { fetchRunMetricsRange } from "@/lib/api/fetchers";
@@ -35,6 +37,9 @@ function orderSeries(series: readonly MetricSeriesView[]): MetricSeriesView[] {
  * points of the range, not the whole-run downsample) until "Reset zoom". While zoomed the charts
  * hold that read; the whole-run series stays live underneath. Charts are drawn in view first
  * (metric-card.tsx): a run with 200 keys shows its first screen of charts without waiting for all.
+ * The zoom, the log-y keys and the smoothing (EMA, off by default; raw line faint behind) live in
+ * the URL (`fromStep=&toStep=`, `logy=loss,grad_norm`, `smooth=0.6`), so a reload or a shared
+ * link shows the same view; a bad value there is ignored.
  */
 export function MetricSections({
   runId,
@@ -45,20 +50,12 @@ export function MetricSections({
   metrics: RunMetricsView | undefined;
   activity?: AnnotationSource;
 }) {
-  const [zoom, setZoom] = useState<ZoomRange | null>(null);
+  const { view, update, toggleLogKey: toggleLog } = useChartViewUrl();
+  const { zoom, logKeys } = view;
+  const setZoom = useCallback((next: ZoomRange | null) => update({ zoom: next }), [update]);
+  const [smoothing, setSmoothing] = useUrlSmoothing(0);
   const [showAnnotations, setShowAnnotations] = useState(true);
   const placed = useRunAnnotations(runId, metrics, activity);
-  const [logKeys, setLogKeys] = useState<ReadonlySet<string>>(new Set());
-  const toggleLog = useCallback(
-    (key: string, on: boolean) =>
-      setLogKeys((prev) => {
-        const next = new Set(prev);
-        if (on) next.add(key);
-        else next.delete(key);
-        return next;
-      }),
-    [],
-  );
   const stablePlaced = placed.length === 0 ? NO_ANNOTATIONS : placed;
   // Charts in view mount at once (MetricCard); the others a few per idle slot, in page order.
   const budget = useBackgroundBudget(metrics?.series.length ?? 0);
@@ -121,6 +118,7 @@ export function MetricSections({
             Drag across a chart to zoom every chart to those steps (read again at full resolution).
           </span>
         )}
+        <SmoothingSlider value={smoothing} onChange={setSmoothing} />
         {placed.length > 0 && (
           <label className="ml-auto flex items-center gap-1.5">
             <input
@@ -148,6 +146,7 @@ export function MetricSections({
             color={seriesColor(i)}
             zoomed={zoom !== null}
             logY={logKeys.has(s.key)}
+            smoothing={smoothing}
             onLogY={toggleLog}
             onZoom={setZoom}
             annotations={showAnnotations ? stablePlaced : undefined}
