@@ -271,6 +271,7 @@ export function OverviewView({
                     <p
                       className="border-t border-border px-4 py-1.5 text-sm text-muted-fg"
                       data-testid="wall-hosts-more"
+                      data-wall-tail=""
                     >
                       + {hostRows.hidden} more host{hostRows.hidden === 1 ? "" : "s"}
                       {hostRows.hiddenOffline > 0 &&

@@ -83,7 +83,8 @@ export function useWallFit(frame: RefObject<HTMLElement | null>, enabled: boolea
         if (keep.getBoundingClientRect().bottom <= bottom) break;
         yielding[n]!.style.display = "none";
       }
-      for (const li of el.querySelectorAll<HTMLElement>("li"))
+      // A list's tail line ("+ N more hosts") goes like a row when it would end below the screen.
+      for (const li of el.querySelectorAll<HTMLElement>("li, [data-wall-tail]"))
         li.style.visibility = li.getBoundingClientRect().bottom > bottom ? "hidden" : "";
       for (const section of el.querySelectorAll<HTMLElement>("[data-wall-section]")) {
         const rows = [...section.querySelectorAll<HTMLElement>("li")];
