@@ -1,3 +1,6 @@
+import { parseBenchmarkFile } from "@/lib/importers/benchmark-import";
+import type { BenchmarkScenario } from "@/lib/importers/benchmark-run";
+import { frameId, withId } from "@/lib/importers/frame-building";
 import {
   baseName,
   mergeFacts,
@@ -6,9 +9,6 @@ import {
   type ImportProblem,
   type JsonObject,
 } from "@/lib/importers/source-common";
-import { parseBenchmarkFile } from "@/lib/importers/benchmark-import";
-import type { BenchmarkScenario } from "@/lib/importers/benchmark-run";
-import { frameId, withId } from "@/lib/importers/frame-building";
 import { PROTOCOL_VERSION, type BenchmarkPointInput, type ClientFrameInput } from "@/lib/protocol";
 
 import type { TailLine } from "./file-tail";

@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 
-import { sha256Hex } from "@/lib/importers/source-common";
 import { frameId, withId } from "@/lib/importers/frame-building";
+import { sha256Hex } from "@/lib/importers/source-common";
 import { PROTOCOL_VERSION, type ClientFrameInput } from "@/lib/protocol";
 
 import { decodeTfEvent } from "./tf-event";
