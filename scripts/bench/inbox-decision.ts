@@ -20,12 +20,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { chromium } from "@playwright/test";
 import { PrismaPg } from "@prisma/adapter-pg";
 
 import { PrismaClient } from "@/generated/prisma/client";
 import { createUser } from "@/lib/server/repositories/users";
-import { chromiumLaunchOptions } from "@/test/support/chromium";
+import { openSignedInPage } from "@/test/support/browser";
 import { signIn } from "@/test/support/people";
 
 import {
@@ -139,15 +138,10 @@ async function run({ full, log }: ScenarioOptions): Promise<void> {
   const stateRoot = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-inbox-bench-"));
   onCleanup("hook state", async () => fs.rmSync(stateRoot, { recursive: true, force: true }));
 
-  const browser = await chromium.launch(chromiumLaunchOptions);
+  const browser = await openSignedInPage(url, cookie);
   onCleanup("chromium", () => browser.close());
-  const context = await browser.newContext({
-    baseURL: url,
-    viewport: { width: 1440, height: 900 },
-  });
-  const eq = cookie.indexOf("=");
-  await context.addCookies([{ name: cookie.slice(0, eq), value: cookie.slice(eq + 1), url }]);
-  const page = await context.newPage();
+  const { page } = browser;
+  await page.setViewportSize({ width: 1440, height: 900 });
   await page.addInitScript(WATCH);
   await page.goto("/inbox");
   await page.getByTestId("inbox-waiting").waitFor();
