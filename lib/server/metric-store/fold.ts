@@ -1,5 +1,6 @@
 import type pg from "pg";
 
+import { quietClientErrors } from "@/lib/server/database/transaction";
 import type { Logger } from "@/lib/server/logger";
 
 import { COPY_MIN_POINTS, writeMetricPoints } from "./append";
@@ -48,6 +49,8 @@ interface FoldScope {
  */
 async function foldOnce(pool: pg.Pool, scope: FoldScope): Promise<number> {
   const client = await pool.connect();
+  // The loop runs every 250 ms: a database stop between two of its queries must not be uncaught.
+  const unquiet = quietClientErrors(client);
   try {
     await client.query("BEGIN");
     const candidates =
@@ -87,6 +90,7 @@ async function foldOnce(pool: pg.Pool, scope: FoldScope): Promise<number> {
     await client.query("ROLLBACK").catch(() => undefined);
     throw err;
   } finally {
+    unquiet();
     client.release();
   }
 }
