@@ -120,3 +120,80 @@ test("group by model folds runs of one config.model under a row with their count
   await expect(page.getByLabel("Group", { exact: true })).toHaveValue("model");
   await expect(group).toContainText("2 runs");
 });
+
+test("a metric column shows each run's latest value, sorts by it, and runs group by any config key", async ({
+  page,
+  baseURL,
+}) => {
+  const tag = `mcol-${randomUUID().slice(0, 8)}`;
+  const worker = await connectWorker(baseURL!, createToken("e2e-run-metric-cols"));
+  // Latest finite train/loss: run 0 → 0.75, run 1 → 2.125 (its step-3 NaN is skipped), run 2 → none.
+  const runs = [
+    { draft: "eagle", loss: [1.5, 0.75] },
+    { draft: "eagle", loss: [2.125, Number.NaN] },
+    { draft: "medusa", loss: [] },
+  ];
+  for (const [i, r] of runs.entries()) {
+    const run = `${tag}-${i}`;
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.start",
+      run,
+      name: `Metric run ${i} ${tag}`,
+      kind: "training",
+      tags: [tag],
+      config: { spec: { draft: r.draft } },
+    });
+    if (r.loss.length > 0)
+      await worker.send({
+        v: 1,
+        id: randomUUID(),
+        type: "run.metrics",
+        run,
+        points: r.loss.map((value, s) => ({
+          key: "train/loss",
+          step: s + 2,
+          value: Number.isNaN(value) ? "NaN" : value,
+        })),
+      });
+  }
+  worker.close();
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/runs?tag=${tag}`);
+  const table = page.getByRole("region", { name: "Runs" });
+  const menu = page.getByTestId("run-columns");
+  await menu.locator("summary").click();
+  await menu.getByRole("checkbox", { name: "train/loss" }).click();
+  await expect(page).toHaveURL(/cols=[^&]*metric\.train%2Floss/);
+  await expect(table.getByRole("columnheader", { name: "train/loss" })).toBeVisible();
+  const row = (i: number) => table.getByRole("row").filter({ hasText: `Metric run ${i} ${tag}` });
+  // One precision for the column: 0.75 beside 2.13 (the exact value on hover).
+  await expect(row(0).getByRole("cell", { name: "0.75", exact: true })).toBeVisible();
+  await expect(row(1).getByRole("cell", { name: "2.13", exact: true })).toBeVisible();
+  await expect(row(2).getByRole("cell", { name: "—", exact: true }).last()).toBeVisible();
+
+  // The header sorts by the latest value: highest first, runs without one last; then lowest first.
+  const order = () =>
+    table
+      .getByRole("link", { name: new RegExp(`Metric run \\d ${tag}`) })
+      .allTextContents()
+      .then((t) => t.map((s) => s.slice("Metric run ".length, "Metric run ".length + 1)));
+  await table.getByRole("button", { name: "train/loss" }).click();
+  await expect(page).toHaveURL(/sort=metric\.train%2Floss/);
+  await expect.poll(order).toEqual(["1", "0", "2"]);
+  await table.getByRole("button", { name: "train/loss" }).click();
+  await expect(page).toHaveURL(/dir=asc/);
+  await expect.poll(order).toEqual(["0", "1", "2"]);
+
+  // Group by a nested config key: the two eagle runs fold under one row.
+  await page.getByLabel("Group", { exact: true }).selectOption("config.spec.draft");
+  await expect(page).toHaveURL(/group=config\.spec\.draft/);
+  const group = table.locator(`tr[data-group="config:spec.draft=eagle"]`);
+  await expect(group).toContainText("spec.draft = eagle");
+  await expect(group).toContainText("2 runs");
+  await page.reload();
+  await expect(page.getByLabel("Group", { exact: true })).toHaveValue("config.spec.draft");
+  await expect(group).toContainText("2 runs");
+});

@@ -1,5 +1,5 @@
 import type { RunListQuery } from "./api/runs";
-import { RUN_GROUP_BYS, RUN_SORTS, type RunGroupBy, type RunSort } from "./run-list";
+import { parseRunGroupBy, parseRunSort } from "./run-list";
 import { formatRunColumns, parseRunColumns } from "./run-list-columns";
 import type { RunState, RunSummary } from "./view-models";
 
@@ -76,9 +76,13 @@ export function comparePath(ids: readonly number[]): string {
   return ids.length ? `/compare?ids=${ids.join(",")}` : "/compare";
 }
 
-/** `GET /api/runs` with the same filters as the page (lib/api/fetchers.ts `fetchRuns` reads through it). */
+/**
+ * `GET /api/runs` with the same filters as the page (lib/api/fetchers.ts `fetchRuns` reads
+ * through it); the page's metric columns become `metrics=`, the other columns stay in the page.
+ */
 export function apiRunsPath(q: RunListQuery = {}): string {
-  return `/api/runs${query(runListParams({ ...q, cols: undefined }))}`;
+  const metrics = q.cols?.metric.length ? q.cols.metric.join(",") : undefined;
+  return `/api/runs${query({ ...runListParams({ ...q, cols: undefined }), metrics })}`;
 }
 
 /** Most runs one comparison (page or export) takes. */
@@ -157,7 +161,8 @@ export function parseRunListQuery(sp: SearchParams): { query: RunListQuery; igno
   }
   const sort = first(sp.sort);
   if (sort) {
-    if ((RUN_SORTS as readonly string[]).includes(sort)) query.sort = sort as RunSort;
+    const parsed = parseRunSort(sort);
+    if (parsed) query.sort = parsed;
     else ignored.push("sort");
   }
   const dir = first(sp.dir);
@@ -167,7 +172,8 @@ export function parseRunListQuery(sp: SearchParams): { query: RunListQuery; igno
   }
   const group = first(sp.group);
   if (group) {
-    if ((RUN_GROUP_BYS as readonly string[]).includes(group)) query.group = group as RunGroupBy;
+    const parsed = parseRunGroupBy(group);
+    if (parsed) query.group = parsed;
     else ignored.push("group");
   }
   const cols = first(sp.cols);

@@ -6,6 +6,8 @@ export interface RunColumnFormats {
   durationUnit: DurationUnit;
   /** A peak output tok/s as a bare cell under "Peak output (tok/s)": "941.0" beside "958.6". */
   peak: (tokPerS: number | null | undefined) => string;
+  /** Per metric column (`metric.<key>`): one precision for the column's latest values. */
+  metric: Record<string, (value: number | null | undefined) => string>;
 }
 
 /**
@@ -23,13 +25,17 @@ export function runDurationS(
   return run.durationS;
 }
 
-/** The column formats of one page of runs (and its groups' best peaks), from all of its values. */
+/** The column formats of one page of runs (and its groups' best peaks), from all of its values; `metricKeys`: the metric columns shown. */
 export function runColumnFormats(
   runs: readonly RunSummary[],
   groups: readonly RunGroupSummary[],
   nowMs: number,
+  metricKeys: readonly string[] = [],
 ): RunColumnFormats {
   return {
+    metric: Object.fromEntries(
+      metricKeys.map((k) => [k, columnNumberFormat(runs.map((r) => r.metrics?.[k]))]),
+    ),
     durationUnit: pickDurationUnit(runs.map((r) => runDurationS(r, nowMs))),
     peak: columnNumberFormat([
       ...runs.map((r) => r.peakOutputTokPerS),

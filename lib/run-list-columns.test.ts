@@ -14,9 +14,15 @@ describe("run table columns in the URL", () => {
     expect(parseRunColumns("peak,host,config.tp,config.spec.draft_model,config.tp")).toEqual({
       base: ["host", "peak"],
       config: ["tp", "spec.draft_model"],
+      metric: [],
     });
-    expect(parseRunColumns("none")).toEqual({ base: [], config: [] });
-    expect(parseRunColumns("config.tp")).toEqual({ base: [], config: ["tp"] });
+    expect(parseRunColumns("none")).toEqual({ base: [], config: [], metric: [] });
+    expect(parseRunColumns("config.tp")).toEqual({ base: [], config: ["tp"], metric: [] });
+    expect(parseRunColumns("metric.train/loss,host,metric.eval/acc@1,metric.train/loss")).toEqual({
+      base: ["host"],
+      config: [],
+      metric: ["train/loss", "eval/acc@1"],
+    });
   });
 
   test("an unknown column, a malformed key or too many config keys refuses the whole value", () => {
@@ -33,8 +39,12 @@ describe("run table columns in the URL", () => {
 
   test("the default choice leaves the URL; others round-trip through the page URL and saved views", () => {
     expect(formatRunColumns(DEFAULT_RUN_COLUMNS)).toBeUndefined();
-    expect(formatRunColumns({ base: [], config: [] })).toBe("none");
-    const cols = { base: ["model" as const, "peak" as const], config: ["tp", "sweep"] };
+    expect(formatRunColumns({ base: [], config: [], metric: [] })).toBe("none");
+    const cols = {
+      base: ["model" as const, "peak" as const],
+      config: ["tp", "sweep"],
+      metric: [] as string[],
+    };
     expect(runsPath({ kind: "benchmark", cols })).toBe(
       "/runs?kind=benchmark&cols=model%2Cpeak%2Cconfig.tp%2Cconfig.sweep",
     );
@@ -51,6 +61,25 @@ describe("run table columns in the URL", () => {
       ignored: [],
     });
     expect(parseRunListQuery({ group: "gpu" })).toEqual({ query: {}, ignored: ["group"] });
+  });
+
+  test("metric columns round-trip through the page URL and become the API's metrics=", () => {
+    const cols = { base: [], config: ["tp"], metric: ["train/loss", "serving/ttft_ms"] };
+    const url = runsPath({ cols, sort: "metric.train/loss", group: "config.tp" });
+    const back = parseRunListQuery(Object.fromEntries(new URLSearchParams(url.split("?")[1])));
+    expect(back).toEqual({
+      query: { cols, sort: "metric.train/loss", group: "config.tp" },
+      ignored: [],
+    });
+    expect(apiRunsPath({ cols })).toBe("/api/runs?metrics=train%2Floss%2Cserving%2Fttft_ms");
+    // Too many metric columns, a comma-free key rule, and malformed keyed sorts/groups are refused.
+    const nine = Array.from({ length: 9 }, (_, i) => `metric.k${i}`).join(",");
+    expect(parseRunColumns(nine)).toBeNull();
+    expect(parseRunColumns("metric.")).toBeNull();
+    expect(parseRunListQuery({ sort: "config.a b", group: "metric.loss" })).toEqual({
+      query: {},
+      ignored: ["sort", "group"],
+    });
   });
 
   test("config keys offered: flattened leaves, most common first, built-in ones left out", () => {

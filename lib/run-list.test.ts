@@ -3,9 +3,12 @@ import { describe, expect, test } from "vitest";
 import {
   defaultSortDir,
   foldRunGroups,
+  parseRunGroupBy,
   parseRunGroupKey,
+  parseRunSort,
   runGroupKey,
   runGroupKeyBy,
+  runGroupLabel,
   sweepIdOf,
 } from "./run-list";
 
@@ -42,6 +45,24 @@ describe("run groups", () => {
     expect(parseRunGroupKey("host:")).toBeNull();
   });
 
+  test("group=config.<path> keys runs by that config value; a run without one stands alone", () => {
+    const run = { id: 9, kind: "training", name: "n", host: "h", config: { spec: { tp: 8 } } };
+    expect(runGroupKeyBy("config.spec.tp", run)).toBe("config:spec.tp=8");
+    expect(runGroupKeyBy("config.spec.tp", { ...run, config: { spec: { tp: true } } })).toBe(
+      "config:spec.tp=true",
+    );
+    expect(runGroupKeyBy("config.spec.tp", { ...run, config: { spec: { tp: [8] } } })).toBe(
+      "none:9",
+    );
+    expect(runGroupKeyBy("config.spec.tp", { ...run, config: {} })).toBe("none:9");
+    expect(parseRunGroupKey("config:spec.tp=a=b")).toEqual({ configPath: "spec.tp", value: "a=b" });
+    expect(parseRunGroupKey("config:bad path=1")).toBeNull();
+    expect(runGroupLabel("config:spec.tp=8")).toBe("spec.tp = 8");
+    expect(parseRunGroupBy("config.lr")).toBe("config.lr");
+    expect(parseRunGroupBy("config.")).toBeNull();
+    expect(parseRunGroupBy("metric.loss")).toBeNull();
+  });
+
   test("a page folds into items at each group's first member, in list order", () => {
     const runs = [
       { id: 1, groupKey: "sweep:a" },
@@ -65,5 +86,18 @@ describe("run groups", () => {
       defaultSortDir("name"),
       defaultSortDir("host"),
     ]).toEqual(["desc", "desc", "desc", "asc", "asc"]);
+    expect([defaultSortDir("metric.train/loss"), defaultSortDir("config.tp")]).toEqual([
+      "desc",
+      "asc",
+    ]);
+  });
+
+  test("keyed sorts: config paths and metric keys, anything else refused", () => {
+    expect(parseRunSort("peak")).toBe("peak");
+    expect(parseRunSort("config.spec.tp")).toBe("config.spec.tp");
+    expect(parseRunSort("metric.eval/acc@1")).toBe("metric.eval/acc@1");
+    expect(parseRunSort("metric.a,b")).toBeNull();
+    expect(parseRunSort("config.a b")).toBeNull();
+    expect(parseRunSort("gpu")).toBeNull();
   });
 });

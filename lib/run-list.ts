@@ -3,7 +3,9 @@
  * repeated runs are grouped. No database code, so client components may import it.
  */
 
-/** Columns the run list sorts by. `duration` is seconds from start to end (or now); `peak` is the benchmark headline, peak output tok/s. */
+import { CONFIG_PATH, configValueAt, LISTABLE_METRIC_KEY } from "./run-list-columns";
+
+/** Built-in columns the run list sorts by. `duration` is seconds from start to end (or now); `peak` is the benchmark headline, peak output tok/s. */
 export const RUN_SORTS = [
   "startedAt",
   "name",
@@ -13,21 +15,55 @@ export const RUN_SORTS = [
   "duration",
   "peak",
 ] as const;
-/** A run-list sort column. */
-export type RunSort = (typeof RUN_SORTS)[number];
+/** A built-in run-list sort column. */
+export type BuiltinRunSort = (typeof RUN_SORTS)[number];
+/**
+ * A keyed sort: `config.<path>` (a run's config value there: numbers by value before text, runs
+ * without one last) or `metric.<key>` (the run's latest finite value of that metric, runs without
+ * one last). Paged by number only (no cursor).
+ */
+export type KeyedRunSort = `config.${string}` | `metric.${string}`;
+/** A run-list sort: a built-in column or a keyed one. */
+export type RunSort = BuiltinRunSort | KeyedRunSort;
 /** Sort direction. */
 export type SortDir = "asc" | "desc";
 
 /** The list's default order: newest first. */
 export const DEFAULT_RUN_SORT: RunSort = "startedAt";
 
-/** Direction a column sorts in when first chosen: figures and times descending (newest, longest, fastest first), text ascending. */
-export function defaultSortDir(sort: RunSort): SortDir {
-  return sort === "startedAt" || sort === "duration" || sort === "peak" ? "desc" : "asc";
+/** `config.<path>` / `metric.<key>` split into its parts; null for a built-in or malformed sort. */
+export function keyedSortOf(
+  sort: string,
+): { source: "config"; path: string } | { source: "metric"; key: string } | null {
+  if (sort.startsWith("config.")) {
+    const path = sort.slice("config.".length);
+    return path.length <= 100 && CONFIG_PATH.test(path) ? { source: "config", path } : null;
+  }
+  if (sort.startsWith("metric.")) {
+    const key = sort.slice("metric.".length);
+    return LISTABLE_METRIC_KEY.test(key) ? { source: "metric", key } : null;
+  }
+  return null;
 }
 
-/** Column labels, for the headers and the phone's sort select. */
-export const RUN_SORT_LABELS: Record<RunSort, string> = {
+/** A `sort=` value parsed: a built-in column or a well-formed keyed sort, else null. */
+export function parseRunSort(text: string): RunSort | null {
+  if ((RUN_SORTS as readonly string[]).includes(text)) return text as BuiltinRunSort;
+  return keyedSortOf(text) ? (text as KeyedRunSort) : null;
+}
+
+/** Direction a column sorts in when first chosen: figures and times descending (newest, longest, fastest, highest metric first), text and config ascending. */
+export function defaultSortDir(sort: RunSort): SortDir {
+  return sort === "startedAt" ||
+    sort === "duration" ||
+    sort === "peak" ||
+    sort.startsWith("metric.")
+    ? "desc"
+    : "asc";
+}
+
+/** Column labels of the built-in sorts, for the headers and the phone's sort select. */
+export const RUN_SORT_LABELS: Record<BuiltinRunSort, string> = {
   startedAt: "Started",
   name: "Name",
   kind: "Kind",
@@ -36,6 +72,13 @@ export const RUN_SORT_LABELS: Record<RunSort, string> = {
   duration: "Duration",
   peak: "Peak output",
 };
+
+/** A sort's label: the built-in column's, or the config path / metric key itself. */
+export function runSortLabel(sort: RunSort): string {
+  const keyed = keyedSortOf(sort);
+  if (!keyed) return RUN_SORT_LABELS[sort as BuiltinRunSort];
+  return keyed.source === "config" ? keyed.path : keyed.key;
+}
 
 /**
  * The sweep id a run declares in `config.sweep` (a non-empty string, or a number), else null.
@@ -62,14 +105,33 @@ export function runGroupKey(run: {
   return sweep !== null ? `sweep:${sweep}` : `name:${run.kind}:${run.name}`;
 }
 
-/** How the run list groups (`group=` in the URL): absent = repeated runs; `host`, `model` (config.model); `off`. */
+/** How the run list groups (`group=` in the URL): absent = repeated runs; `host`, `model` (config.model); `off`; or `config.<path>` (any config key). */
 export const RUN_GROUP_BYS = ["host", "model", "off"] as const;
-/** A `group=` value. */
-export type RunGroupBy = (typeof RUN_GROUP_BYS)[number];
+/** A `group=` value: a built-in grouping or `config.<path>`. */
+export type RunGroupBy = (typeof RUN_GROUP_BYS)[number] | `config.${string}`;
+
+/** A `group=` value parsed: a built-in grouping or `config.<path>` with a well-formed path, else null. */
+export function parseRunGroupBy(text: string): RunGroupBy | null {
+  if ((RUN_GROUP_BYS as readonly string[]).includes(text)) return text as RunGroupBy;
+  const keyed = keyedSortOf(text);
+  return keyed?.source === "config" ? (text as RunGroupBy) : null;
+}
 
 /**
- * A run's group key under `group=<by>`: `host:<host>`, `model:<config.model>` (runs without a
- * model get a key of their own, `none:<id>`, and stand alone), else {@link runGroupKey}.
+ * A config value as a group's value: strings, finite numbers and booleans as text (the SQL twin
+ * is `config #>> path` for those JSON types); null for anything else (the run stands alone).
+ */
+export function configGroupValue(v: unknown): string | null {
+  if (typeof v === "string") return v.length > 0 ? v : null;
+  if (typeof v === "number") return Number.isFinite(v) ? String(v) : null;
+  if (typeof v === "boolean") return String(v);
+  return null;
+}
+
+/**
+ * A run's group key under `group=<by>`: `host:<host>`, `model:<config.model>`,
+ * `config:<path>=<value>` (runs without a model or that config value get a key of their own,
+ * `none:<id>`, and stand alone), else {@link runGroupKey}.
  */
 export function runGroupKeyBy(
   by: RunGroupBy | undefined,
@@ -80,6 +142,11 @@ export function runGroupKeyBy(
     const m = run.config.model;
     return typeof m === "string" && m.length > 0 ? `model:${m}` : `none:${run.id}`;
   }
+  const keyed = by ? keyedSortOf(by) : null;
+  if (keyed?.source === "config") {
+    const v = configGroupValue(configValueAt(run.config, keyed.path));
+    return v === null ? `none:${run.id}` : `config:${keyed.path}=${v}`;
+  }
   return runGroupKey(run);
 }
 
@@ -87,15 +154,33 @@ export function runGroupKeyBy(
 export function parseRunGroupKey(
   key: string,
 ):
-  { sweep: string } | { kind: string; name: string } | { host: string } | { model: string } | null {
+  | { sweep: string }
+  | { kind: string; name: string }
+  | { host: string }
+  | { model: string }
+  | { configPath: string; value: string }
+  | null {
   if (key.startsWith("sweep:") && key.length > "sweep:".length)
     return { sweep: key.slice("sweep:".length) };
   if (key.startsWith("host:") && key.length > "host:".length)
     return { host: key.slice("host:".length) };
   if (key.startsWith("model:") && key.length > "model:".length)
     return { model: key.slice("model:".length) };
+  const c = /^config:([A-Za-z0-9_.-]{1,100})=(.+)$/s.exec(key);
+  if (c && CONFIG_PATH.test(c[1]!)) return { configPath: c[1]!, value: c[2]! };
   const m = /^name:([a-z]+):(.+)$/s.exec(key);
   return m ? { kind: m[1]!, name: m[2]! } : null;
+}
+
+/** A group's label: the sweep id, host, model, `path = value`, or the shared run name. */
+export function runGroupLabel(key: string): string {
+  const p = parseRunGroupKey(key);
+  if (p === null) return key;
+  if ("sweep" in p) return p.sweep;
+  if ("host" in p) return p.host;
+  if ("model" in p) return p.model;
+  if ("configPath" in p) return `${p.configPath} = ${p.value}`;
+  return p.name;
 }
 
 /** One entry of the displayed list: a run on its own, or a group of repeated runs with the page's members in list order. */

@@ -42,6 +42,11 @@ export interface RunSummary {
   countMismatches: CountMismatch[];
   /** Key of the repeated-run group the run belongs to (lib/run-list.ts `runGroupKey`). */
   groupKey: string;
+  /**
+   * Latest finite value of each metric key the list asked for (`metrics=`), by key; a key the run
+   * has no finite point of is absent. Absent when the list asked for none.
+   */
+  metrics?: Record<string, number>;
 }
 
 /**
@@ -74,6 +79,8 @@ export interface RunListPage {
   page: number | null;
   /** Archived runs left out of this list (all of them, whatever the other filters); 0 when they are shown. */
   archivedHidden: number;
+  /** Metric keys the page's runs have (at most 60, most common first): what the list offers as metric columns. */
+  metricKeys: string[];
 }
 
 /** A person's named view of a list page (`GET /api/views`): `query` is the page's query string without "?". */

@@ -24,6 +24,11 @@ async function requestOrigin(): Promise<string> {
   return `${proto}://${host}`;
 }
 
+/** The API filters of a page query: its metric columns as `metrics`, 50 runs a page. */
+function listFilters(query: RunListQuery) {
+  return { ...query, limit: PAGE_SIZE, metrics: query.cols?.metric.join(",") || undefined };
+}
+
 /**
  * Loads one page of runs; an invalid cursor (stale or hand-edited) falls back to the newest page
  * and is reported in `ignored`. Returns the load time for react-query's initialDataUpdatedAt.
@@ -34,7 +39,7 @@ async function loadPage(
 ): Promise<{ page: RunListPage; loadedAt: number }> {
   try {
     return {
-      page: await listRuns(prisma(), runListQuery.parse({ ...query, limit: PAGE_SIZE })),
+      page: await listRuns(prisma(), runListQuery.parse(listFilters(query))),
       loadedAt: Date.now(),
     };
   } catch (err) {
@@ -42,7 +47,7 @@ async function loadPage(
     ignored.push("cursor");
     delete query.cursor;
     return {
-      page: await listRuns(prisma(), runListQuery.parse({ ...query, limit: PAGE_SIZE })),
+      page: await listRuns(prisma(), runListQuery.parse(listFilters(query))),
       loadedAt: Date.now(),
     };
   }

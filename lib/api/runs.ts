@@ -1,8 +1,15 @@
 import { z } from "zod";
 
 import { RUN_KINDS, step64 } from "@/lib/protocol";
-import { DEFAULT_RUN_SORT, parseRunGroupKey, RUN_GROUP_BYS, RUN_SORTS } from "@/lib/run-list";
-import type { RunColumns } from "@/lib/run-list-columns";
+import {
+  DEFAULT_RUN_SORT,
+  parseRunGroupBy,
+  parseRunGroupKey,
+  parseRunSort,
+  type RunGroupBy,
+  type RunSort,
+} from "@/lib/run-list";
+import { LISTABLE_METRIC_KEY, MAX_METRIC_COLUMNS, type RunColumns } from "@/lib/run-list-columns";
 import { timeRangeParams } from "@/lib/time-range";
 import type { RunDetail, RunListPage } from "@/lib/view-models";
 import type { RunEvalsView } from "@/lib/view-models/evals";
@@ -35,14 +42,38 @@ export const runListQuery = z.object({
     .max(300)
     .refine(
       (k) => parseRunGroupKey(k) !== null,
-      "sweep must be a group key: sweep:<id>, name:<kind>:<name>, host:<host> or model:<model>",
+      "sweep must be a group key: sweep:<id>, name:<kind>:<name>, host:<host>, model:<model> or config:<path>=<value>",
     )
     .optional(),
-  sort: z.enum(RUN_SORTS).default(DEFAULT_RUN_SORT),
+  /** A built-in column, `config.<path>` or `metric.<key>` (lib/run-list.ts; keyed sorts page by `page`, not `cursor`). */
+  sort: z
+    .string()
+    .max(210)
+    .refine(
+      (s) => parseRunSort(s) !== null,
+      "sort must be startedAt, name, kind, status, host, duration, peak, config.<path> or metric.<key>",
+    )
+    .transform((s) => s as RunSort)
+    .default(DEFAULT_RUN_SORT),
   /** Default: the column's own (lib/run-list.ts `defaultSortDir`). */
   dir: z.enum(["asc", "desc"]).optional(),
-  /** `off`: no group summaries (every run stands alone); `host`, `model`: group by those; absent: repeated runs. */
-  group: z.enum(RUN_GROUP_BYS).optional(),
+  /** `off`: no group summaries (every run stands alone); `host`, `model`, `config.<path>`: group by those; absent: repeated runs. */
+  group: z
+    .string()
+    .max(110)
+    .refine((g) => parseRunGroupBy(g) !== null, "group must be host, model, off or config.<path>")
+    .transform((g) => g as RunGroupBy)
+    .optional(),
+  /** Metric keys (comma-separated, at most 8) whose latest finite value each listed run carries in `metrics`. */
+  metrics: z
+    .string()
+    .max(2000)
+    .transform((t) => [...new Set(t.split(",").filter((k) => k.length > 0))])
+    .refine(
+      (keys) => keys.length <= MAX_METRIC_COLUMNS && keys.every((k) => LISTABLE_METRIC_KEY.test(k)),
+      `metrics must be at most ${MAX_METRIC_COLUMNS} comma-separated metric keys`,
+    )
+    .optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(1000).optional(),
   /** 1-based page number (offset pagination; ignored with a cursor). */

@@ -6,7 +6,9 @@ import type { RunListQuery } from "@/lib/paths";
 import {
   configColumnKeys,
   DEFAULT_RUN_COLUMNS,
+  LISTABLE_METRIC_KEY,
   MAX_CONFIG_COLUMNS,
+  MAX_METRIC_COLUMNS,
   RUN_BASE_COLUMN_LABELS,
   RUN_BASE_COLUMNS,
   type RunBaseColumn,
@@ -40,17 +42,21 @@ function Check({
 }
 
 /**
- * The "Columns" menu of /runs: checkboxes for the built-in columns and for the config keys found on
- * the listed runs (plus any chosen key the page lacks, so it can be unticked). The choice lives in
- * the URL (`cols=`), so links and saved views keep it. Kind and name always show.
+ * The "Columns" menu of /runs: checkboxes for the built-in columns, the config keys found on the
+ * listed runs and their metric keys (each run's latest value), plus any chosen key the page lacks
+ * so it can be unticked. The choice lives in the URL (`cols=`), so links and saved views keep it.
+ * Kind and name always show.
  */
 export function ColumnMenu({
   query,
   runs,
+  metricKeys: foundMetrics,
   onQuery,
 }: {
   query: RunListQuery;
   runs: readonly RunSummary[];
+  /** Metric keys the listed runs have (`RunListPage.metricKeys`). */
+  metricKeys: readonly string[];
   onQuery: (q: RunListQuery) => void;
 }) {
   const cols = query.cols ?? DEFAULT_RUN_COLUMNS;
@@ -65,13 +71,22 @@ export function ColumnMenu({
   const toggleConfig = (k: string, on: boolean) =>
     set({ ...cols, config: on ? [...cols.config, k] : cols.config.filter((x) => x !== k) });
   const full = cols.config.length >= MAX_CONFIG_COLUMNS;
+  const metricKeys = [
+    ...cols.metric,
+    ...foundMetrics.filter((k) => !cols.metric.includes(k) && LISTABLE_METRIC_KEY.test(k)),
+  ];
+  const toggleMetric = (k: string, on: boolean) =>
+    set({ ...cols, metric: on ? [...cols.metric, k] : cols.metric.filter((x) => x !== k) });
+  const metricsFull = cols.metric.length >= MAX_METRIC_COLUMNS;
   return (
     <details className="relative" data-testid="run-columns">
       <summary className="flex h-8 cursor-pointer list-none items-center gap-1.5 rounded-md border border-border px-2.5 text-sm hover:bg-muted [&::-webkit-details-marker]:hidden">
         <Columns3 aria-hidden className="size-4" />
         Columns
-        {cols.config.length > 0 && (
-          <span className="text-muted-fg tabular-nums">+{cols.config.length}</span>
+        {cols.config.length + cols.metric.length > 0 && (
+          <span className="text-muted-fg tabular-nums">
+            +{cols.config.length + cols.metric.length}
+          </span>
         )}
       </summary>
       <div
@@ -103,6 +118,21 @@ export function ColumnMenu({
             checked={cols.config.includes(k)}
             disabled={full && !cols.config.includes(k)}
             onChange={(on) => toggleConfig(k, on)}
+          />
+        ))}
+        <p className="px-2 pt-2 text-xs font-medium text-muted-fg">
+          Metrics, latest value{metricsFull ? ` (at most ${MAX_METRIC_COLUMNS})` : ""}
+        </p>
+        {metricKeys.length === 0 && (
+          <p className="px-2 py-1 text-sm text-muted-fg">The listed runs have no metrics.</p>
+        )}
+        {metricKeys.map((k) => (
+          <Check
+            key={k}
+            label={k}
+            checked={cols.metric.includes(k)}
+            disabled={metricsFull && !cols.metric.includes(k)}
+            onChange={(on) => toggleMetric(k, on)}
           />
         ))}
       </div>

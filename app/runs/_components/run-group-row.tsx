@@ -120,8 +120,8 @@ export function RunGroupRow(props: GroupProps & { formats: RunColumnFormats; col
           <Best group={group} formats={props.formats} />
         </TableCell>
       )}
-      {cols.config.map((k) => (
-        <TableCell key={k} />
+      {[...cols.config, ...cols.metric].map((k, i) => (
+        <TableCell key={`${i}:${k}`} />
       ))}
     </TableRow>
   );

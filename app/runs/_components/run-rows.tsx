@@ -158,6 +158,9 @@ export function RunTableRow({
       {cols.config.map((k) => (
         <ConfigCell key={k} value={configValueAt(r.config, k)} />
       ))}
+      {cols.metric.map((k) => (
+        <MetricCell key={k} value={r.metrics?.[k]} format={formats.metric[k]} />
+      ))}
     </TableRow>
   );
 }
@@ -178,6 +181,27 @@ function ConfigCell({ value }: { value: unknown }) {
   );
 }
 
+/** A metric's latest finite value as a right-aligned cell in its column's precision; "-" when the run has none. */
+function MetricCell({
+  value,
+  format,
+}: {
+  value: number | undefined;
+  format: ((v: number | null | undefined) => string) | undefined;
+}) {
+  if (value === undefined)
+    return (
+      <TableCell className="text-right">
+        <span className="text-muted-fg">{MISSING}</span>
+      </TableCell>
+    );
+  return (
+    <TableCell className="text-right tabular-nums" title={String(value)}>
+      {format ? format(value) : String(value)}
+    </TableCell>
+  );
+}
+
 /** One run as a stacked card (phone): full name on up to two lines, then status and facts. */
 export function RunCard({
   run: r,
@@ -185,10 +209,19 @@ export function RunCard({
   onToggle,
   nested = false,
   configKeys = [],
-}: RunSelection & { run: RunSummary; nested?: boolean; configKeys?: readonly string[] }) {
-  const config = configKeys
-    .map((k) => [k, configValueAt(r.config, k)] as const)
-    .filter(([, v]) => v !== undefined && v !== null);
+  metricKeys = [],
+}: RunSelection & {
+  run: RunSummary;
+  nested?: boolean;
+  configKeys?: readonly string[];
+  metricKeys?: readonly string[];
+}) {
+  const config = [
+    ...configKeys
+      .map((k) => [k, configValueAt(r.config, k)] as const)
+      .filter(([, v]) => v !== undefined && v !== null),
+    ...metricKeys.map((k) => [k, r.metrics?.[k]] as const).filter(([, v]) => v !== undefined),
+  ];
   return (
     <li
       className={cn(
@@ -226,8 +259,8 @@ export function RunCard({
         </div>
         {config.length > 0 && (
           <dl className="flex flex-wrap gap-x-3 gap-y-0.5 text-xs" data-testid="run-card-config">
-            {config.map(([k, v]) => (
-              <div key={k} className="flex min-w-0 gap-1">
+            {config.map(([k, v], i) => (
+              <div key={`${i}:${k}`} className="flex min-w-0 gap-1">
                 <dt className="text-muted-fg">{k}</dt>
                 <dd className="min-w-0 break-all">{formatConfigValue(v)}</dd>
               </div>

@@ -4,15 +4,18 @@ import { Select } from "@/components/ui/input";
 import type { RunListQuery } from "@/lib/paths";
 import {
   defaultSortDir,
+  keyedSortOf,
   RUN_SORT_LABELS,
   RUN_SORTS,
+  runSortLabel,
+  type BuiltinRunSort,
   type RunSort,
   type SortDir,
 } from "@/lib/run-list";
 
 import { effectiveSort } from "./sort-head";
 
-const DIR_WORDS: Record<RunSort, Record<SortDir, string>> = {
+const DIR_WORDS: Record<BuiltinRunSort, Record<SortDir, string>> = {
   startedAt: { desc: "newest first", asc: "oldest first" },
   duration: { desc: "longest first", asc: "shortest first" },
   peak: { desc: "highest first", asc: "lowest first" },
@@ -22,7 +25,9 @@ const DIR_WORDS: Record<RunSort, Record<SortDir, string>> = {
   host: { asc: "A–Z", desc: "Z–A" },
 };
 
-/** The phone's sort control (the stacked cards have no column headers): one select of column and direction. */
+const KEYED_DIR_WORDS: Record<SortDir, string> = { desc: "highest first", asc: "lowest first" };
+
+/** The phone's sort control (the stacked cards have no column headers): one select of column and direction; a keyed sort (`config.…`, `metric.…`) from the URL is offered too. */
 export function RunSortSelect({
   query,
   onQuery,
@@ -31,17 +36,27 @@ export function RunSortSelect({
   onQuery: (q: RunListQuery) => void;
 }) {
   const { sort, dir } = effectiveSort(query);
+  const keyed = keyedSortOf(sort) ? sort : null;
   return (
     <label className="flex items-center gap-2 text-sm text-muted-fg md:hidden">
       Sort
       <Select
         value={`${sort}:${dir}`}
         onChange={(e) => {
-          const [s, d] = e.currentTarget.value.split(":") as [RunSort, SortDir];
+          // A metric key may hold ":", the direction never does.
+          const v = e.currentTarget.value;
+          const s = v.slice(0, v.lastIndexOf(":")) as RunSort;
+          const d = v.slice(v.lastIndexOf(":") + 1) as SortDir;
           onQuery({ ...query, sort: s, dir: d, cursor: undefined, page: undefined });
         }}
         className="min-w-0 flex-1"
       >
+        {keyed &&
+          (["desc", "asc"] as const).map((d) => (
+            <option key={`${keyed}:${d}`} value={`${keyed}:${d}`}>
+              {runSortLabel(keyed)} · {KEYED_DIR_WORDS[d]}
+            </option>
+          ))}
         {RUN_SORTS.flatMap((s) =>
           (defaultSortDir(s) === "desc"
             ? (["desc", "asc"] as const)

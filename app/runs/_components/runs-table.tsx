@@ -34,6 +34,7 @@ function RunCards(props: RunsTableProps) {
   const { items, byKey } = useItems(props);
   const { selected, onToggle, expanded, onToggleGroup, query } = props;
   const configKeys = query.cols?.config ?? [];
+  const metricKeys = query.cols?.metric ?? [];
   return (
     <ul
       className="divide-y divide-border rounded-lg border border-border bg-card md:hidden"
@@ -47,6 +48,7 @@ function RunCards(props: RunsTableProps) {
             selected={selected}
             onToggle={onToggle}
             configKeys={configKeys}
+            metricKeys={metricKeys}
           />
         ) : (
           <Fragment key={item.key}>
@@ -66,6 +68,7 @@ function RunCards(props: RunsTableProps) {
                   onToggle={onToggle}
                   nested
                   configKeys={configKeys}
+                  metricKeys={metricKeys}
                 />
               ))}
           </Fragment>
@@ -90,19 +93,20 @@ function RunsTableWide(props: RunsTableProps) {
   const { items, byKey } = useItems(props);
   const now = useNow();
   // One unit and precision per column (lib/column-format.ts): the header names it, cells are bare numbers.
-  const formats = runColumnFormats(props.runs, props.groups, now);
   const { selected, onToggle, expanded, onToggleGroup, query, onQuery } = props;
   const cols = query.cols ?? DEFAULT_RUN_COLUMNS;
+  const formats = runColumnFormats(props.runs, props.groups, now, cols.metric);
+  const extra = cols.config.length + cols.metric.length;
   const show = (c: (typeof cols.base)[number]) => cols.base.includes(c);
-  // With config columns (7rem each) the table scrolls sideways rather than squeeze the name below 18rem.
+  // With config and metric columns (7rem each) the table scrolls sideways rather than squeeze the name below 18rem.
   const minWidthRem =
-    8.5 + 18 + cols.base.reduce((sum, c) => sum + BASE_WIDTH_REM[c], 0) + 7 * cols.config.length;
+    8.5 + 18 + cols.base.reduce((sum, c) => sum + BASE_WIDTH_REM[c], 0) + 7 * extra;
   return (
     <div className="hidden rounded-lg border border-border bg-card md:block">
       <Table
         className="table-fixed"
         label="Runs"
-        style={cols.config.length > 0 ? { minWidth: `${minWidthRem}rem` } : undefined}
+        style={extra > 0 ? { minWidth: `${minWidthRem}rem` } : undefined}
       >
         <colgroup>
           <col className="w-10" />
@@ -117,7 +121,10 @@ function RunsTableWide(props: RunsTableProps) {
           {show("duration") && <col className="w-28" />}
           {show("peak") && <col className="w-36" />}
           {cols.config.map((k) => (
-            <col key={k} className="w-28" />
+            <col key={`c:${k}`} className="w-28" />
+          ))}
+          {cols.metric.map((k) => (
+            <col key={`m:${k}`} className="w-28" />
           ))}
         </colgroup>
         <TableHeader>
@@ -152,9 +159,24 @@ function RunsTableWide(props: RunsTableProps) {
               />
             )}
             {cols.config.map((k) => (
-              <TableHead key={k} className="truncate" title={`config.${k}`}>
-                {k}
-              </TableHead>
+              <SortHead
+                key={`c:${k}`}
+                column={`config.${k}`}
+                query={query}
+                onSort={onQuery}
+                className="truncate"
+                title={`Sort by config.${k}`}
+              />
+            ))}
+            {cols.metric.map((k) => (
+              <SortHead
+                key={`m:${k}`}
+                column={`metric.${k}`}
+                query={query}
+                onSort={onQuery}
+                className="truncate text-right"
+                title={`Sort by the latest value of ${k}`}
+              />
             ))}
           </TableRow>
         </TableHeader>

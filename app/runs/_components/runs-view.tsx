@@ -9,18 +9,17 @@ import { useState, useTransition } from "react";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { RunsEmptyState } from "@/components/runs/runs-empty-state";
 import { Button, buttonVariants } from "@/components/ui/button";
-import { Select } from "@/components/ui/input";
 import { fetchRuns } from "@/lib/api/fetchers";
 import { runsQueryKey } from "@/lib/api/query-keys";
 import { formatCount } from "@/lib/format";
 import { pageCount, pageNumbers } from "@/lib/pagination";
 import { comparePath, hasRunFilters, runsPath, type RunListQuery } from "@/lib/paths";
-import type { RunGroupBy } from "@/lib/run-list";
 import { cn } from "@/lib/utils";
 import type { RunListPage, SavedViewView } from "@/lib/view-models";
 
 import { ColumnMenu } from "./column-menu";
 import { RunFilters } from "./run-filters";
+import { RunGroupSelect } from "./run-group-select";
 import { RunSortSelect } from "./run-sort-select";
 import { RunsTable } from "./runs-table";
 import { SavedViews } from "./saved-views";
@@ -122,31 +121,13 @@ export function RunsView({
           <SavedViews query={query} initial={savedViews} />
           <div className="ml-auto flex flex-wrap items-center gap-x-4 gap-y-2">
             <RunSortSelect query={query} onQuery={go} />
-            <ColumnMenu query={query} runs={data.runs} onQuery={go} />
-            {!query.sweep && (
-              <label className="flex items-center gap-2 text-sm text-muted-fg">
-                Group
-                {/* Named "Group" on its own: the label's text would otherwise take in the chosen option. */}
-                <Select
-                  aria-label="Group"
-                  value={query.group ?? "repeated"}
-                  onChange={(e) => {
-                    const v = e.currentTarget.value;
-                    go({
-                      ...query,
-                      group: v === "repeated" ? undefined : (v as RunGroupBy),
-                      cursor: undefined,
-                      page: undefined,
-                    });
-                  }}
-                >
-                  <option value="repeated">repeated runs</option>
-                  <option value="host">by host</option>
-                  <option value="model">by model</option>
-                  <option value="off">none</option>
-                </Select>
-              </label>
-            )}
+            <ColumnMenu
+              query={query}
+              runs={data.runs}
+              metricKeys={data.metricKeys ?? []}
+              onQuery={go}
+            />
+            {!query.sweep && <RunGroupSelect query={query} runs={data.runs} onQuery={go} />}
             {query.sweep && (
               <p className="text-sm text-muted-fg">
                 Runs of one group.{" "}

@@ -7,7 +7,8 @@ import type { RunListQuery } from "@/lib/paths";
 import {
   DEFAULT_RUN_SORT,
   defaultSortDir,
-  RUN_SORT_LABELS,
+  keyedSortOf,
+  runSortLabel,
   type RunSort,
   type SortDir,
 } from "@/lib/run-list";
@@ -54,15 +55,18 @@ export function SortHead({
       <button
         type="button"
         onClick={() => onSort(sortedBy(query, column))}
-        title={title ?? `Sort by ${RUN_SORT_LABELS[column].toLowerCase()}`}
+        title={
+          title ??
+          `Sort by ${keyedSortOf(column) ? runSortLabel(column) : runSortLabel(column).toLowerCase()}`
+        }
         className={cn(
-          "inline-flex items-center gap-1 rounded-sm hover:text-foreground",
+          "inline-flex max-w-full items-center gap-1 rounded-sm hover:text-foreground",
           active && "text-foreground",
           right && "flex-row-reverse",
         )}
       >
-        {label ?? RUN_SORT_LABELS[column]}
-        <Icon aria-hidden className={cn("size-3", !active && "opacity-40")} />
+        <span className="min-w-0 truncate">{label ?? runSortLabel(column)}</span>
+        <Icon aria-hidden className={cn("size-3 shrink-0", !active && "opacity-40")} />
       </button>
     </TableHead>
   );

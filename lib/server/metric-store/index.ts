@@ -9,7 +9,12 @@ export { settleForRead } from "./settle-read";
 export { getRunMetrics, DEFAULT_MAX_POINTS, type RunMetricsOptions } from "./read-series";
 export { rebuildRunTiers } from "./tiers";
 export { metricPointBatches, metricPointCountSql } from "./export";
-export { latestFinitePoints, type LatestPointRow } from "./latest";
+export {
+  latestFinitePoints,
+  latestFiniteValueSql,
+  metricKeysOfRuns,
+  type LatestPointRow,
+} from "./latest";
 export { newestPoints, type NewestPointRow } from "./newest";
 export {
   firstStepBetween,

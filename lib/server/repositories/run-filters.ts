@@ -1,7 +1,8 @@
 import { Prisma } from "@/generated/prisma/client";
 import type { RunListFilters } from "@/lib/api/runs";
-import { parseRunGroupKey } from "@/lib/run-list";
+import { keyedSortOf, parseRunGroupKey } from "@/lib/run-list";
 
+import { configPathSql } from "./run-keyed-sort";
 import { PEAK_OUTPUT_TOK_PER_S } from "./runs";
 
 // The run list's filters as SQL over `"Run" r JOIN "Host" h` (lib/server/repositories/run-list.ts
@@ -18,10 +19,19 @@ export const GROUP_KEY = Prisma.sql`coalesce('sweep:' || ${SWEEP_ID}, 'name:' ||
 /** `config.model` as text when it is a non-empty string, else NULL. */
 const MODEL = Prisma.sql`(CASE WHEN jsonb_typeof(r.config->'model') = 'string' THEN nullif(r.config->>'model', '') END)`;
 
-/** The SQL twin of lib/run-list.ts `runGroupKeyBy` (NULL for a run without a model under `model`: it stands alone). */
+/** `config #>> path` as text when that value is a string (non-empty), number or boolean, else NULL (the SQL twin of lib/run-list.ts `configGroupValue`). */
+function configValueSql(path: string): Prisma.Sql {
+  const p = configPathSql(path);
+  return Prisma.sql`(CASE WHEN jsonb_typeof(r.config #> ${p}) IN ('string', 'number', 'boolean') THEN nullif(r.config #>> ${p}, '') END)`;
+}
+
+/** The SQL twin of lib/run-list.ts `runGroupKeyBy` (NULL for a run without a model, or that config value, under `model` / `config.<path>`: it stands alone). */
 export function groupKeySql(by: RunFilters["group"]): Prisma.Sql {
   if (by === "host") return Prisma.sql`('host:' || h.name)`;
   if (by === "model") return Prisma.sql`('model:' || ${MODEL})`;
+  const keyed = by ? keyedSortOf(by) : null;
+  if (keyed?.source === "config")
+    return Prisma.sql`(${`config:${keyed.path}=`} || ${configValueSql(keyed.path)})`;
   return GROUP_KEY;
 }
 /** Peak output tok/s of run `r`, for `LEFT JOIN LATERAL (…) p ON true`. */
@@ -54,6 +64,8 @@ export function filterConditions(f: RunFilters): Prisma.Sql[] {
   if (group && "sweep" in group) c.push(Prisma.sql`${SWEEP_ID} = ${group.sweep}`);
   if (group && "host" in group) c.push(Prisma.sql`h.name = ${group.host}`);
   if (group && "model" in group) c.push(Prisma.sql`${MODEL} = ${group.model}`);
+  if (group && "configPath" in group)
+    c.push(Prisma.sql`${configValueSql(group.configPath)} = ${group.value}`);
   if (group && "name" in group)
     c.push(
       Prisma.sql`${SWEEP_ID} IS NULL AND r.kind::text = ${group.kind} AND r.name = ${group.name}`,

@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { parseRunGroupKey } from "@/lib/run-list";
+import { runGroupLabel } from "@/lib/run-list";
 import type { RunGroupSummary } from "@/lib/view-models";
 
 import { filterConditions, groupKeySql, PEAK_JOIN, whereOf, type RunFilters } from "./run-filters";
@@ -54,19 +54,9 @@ export async function listRunGroups(
       (a, b) => (b.peak !== null && (a === null || a.peak === null || b.peak > a.peak) ? b : a),
       null,
     );
-    const parsed = parseRunGroupKey(key);
     out.push({
       key,
-      label:
-        parsed === null
-          ? key
-          : "sweep" in parsed
-            ? parsed.sweep
-            : "host" in parsed
-              ? parsed.host
-              : "model" in parsed
-                ? parsed.model
-                : parsed.name,
+      label: runGroupLabel(key),
       count: list.length,
       hostCount: new Set(list.map((r) => r.hostId)).size,
       bestPeakOutputTokPerS: best?.peak ?? null,

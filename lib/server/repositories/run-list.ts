@@ -1,10 +1,18 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { defaultSortDir, runGroupKeyBy, type RunSort, type SortDir } from "@/lib/run-list";
+import {
+  defaultSortDir,
+  runGroupKeyBy,
+  type BuiltinRunSort,
+  type RunSort,
+  type SortDir,
+} from "@/lib/run-list";
 import { ValidationError } from "@/lib/server/errors";
+import { latestFinitePoints, metricKeysOfRuns } from "@/lib/server/metric-store";
 import type { RunListPage } from "@/lib/view-models";
 
 import { filterConditions, PEAK_JOIN, whereOf, type RunFilters } from "./run-filters";
 import { listRunGroups } from "./run-groups";
+import { decodeOffsetCursor, encodeOffsetCursor, keyedOrderSql } from "./run-keyed-sort";
 import {
   deriveState,
   pointStats,
@@ -54,8 +62,8 @@ function decodeCursor(s: string, sort: RunSort, dir: SortDir): Cursor {
   return c;
 }
 
-/** The value each sort orders by. startedAt and name are served by indexes (Run_startedAt_id_idx, Run_name_id_idx). */
-function sortValue(sort: RunSort, now: Date): Prisma.Sql {
+/** The value each built-in sort orders by. startedAt and name are served by indexes (Run_startedAt_id_idx, Run_name_id_idx). */
+function sortValue(sort: BuiltinRunSort, now: Date): Prisma.Sql {
   switch (sort) {
     case "startedAt":
       return Prisma.sql`r."startedAt"`;
@@ -101,7 +109,9 @@ interface OrderedRow {
 /**
  * Lists runs in the requested order (default newest first) with keyset pagination on
  * (sort value, id), ids breaking ties in the same direction; peak output puts runs without one
- * last in both directions. Also returns the repeated-run groups present on the page.
+ * last in both directions. Keyed sorts (`config.<path>`, `metric.<key>`) page by offset
+ * (run-keyed-sort.ts). Also returns the repeated-run groups present on the page, each run's
+ * latest value of the `metrics` keys asked for, and the metric keys the page's runs have.
  * @throws ValidationError for a malformed cursor, or one from another sort order.
  */
 export async function listRuns(
@@ -112,31 +122,38 @@ export async function listRuns(
   const sort = filters.sort;
   const dir = filters.dir ?? defaultSortDir(sort);
   const conditions = filterConditions(filters);
-  const value = sortValue(sort, now);
+  const keyedOrder = keyedOrderSql(sort, dir);
+  const value = keyedOrder ? Prisma.sql`NULL::text` : sortValue(sort as BuiltinRunSort, now);
   const dirSql = Prisma.raw(dir === "asc" ? "ASC" : "DESC");
   const order =
-    sort === "peak"
+    keyedOrder ??
+    (sort === "peak"
       ? Prisma.sql`${value} ${dirSql} NULLS LAST, r.id ${dirSql}`
-      : Prisma.sql`${value} ${dirSql}, r.id ${dirSql}`;
+      : Prisma.sql`${value} ${dirSql}, r.id ${dirSql}`);
   const refine = filters.status === "stale" || filters.status === "running";
   const batch = (filters.limit + 1) * (refine ? 4 : 1);
 
-  let cursor: Cursor | undefined = filters.cursor
-    ? decodeCursor(filters.cursor, sort, dir)
-    : undefined;
-  const page = cursor ? null : (filters.page ?? 1);
+  let cursor: Cursor | undefined =
+    filters.cursor && !keyedOrder ? decodeCursor(filters.cursor, sort, dir) : undefined;
+  const page = filters.cursor ? null : (filters.page ?? 1);
   // Page n skips the rows of the pages before it: in SQL, or (stale/running, split in memory) after picking.
-  const skip = page === null ? 0 : (page - 1) * filters.limit;
+  const skip =
+    page !== null
+      ? (page - 1) * filters.limit
+      : filters.cursor && keyedOrder
+        ? decodeOffsetCursor(filters.cursor, sort, dir)
+        : 0;
   const sqlOffset = refine ? 0 : skip;
   const memSkip = refine ? skip : 0;
   const picked: OrderedRow[] = [];
-  // Over-fetch when the stale/running split must be applied in memory.
+  // Over-fetch when the stale/running split must be applied in memory (keyed sorts move on by offset).
+  let scanned = 0;
   for (let guard = 0; guard < 20; guard++) {
     const page = await db.$queryRaw<OrderedRow[]>`
       SELECT r.id, ${value} AS v, r.status::text AS status, r."lastPushAt", r."stallAfterS"
       FROM "Run" r JOIN "Host" h ON h.id = r."hostId" ${sort === "peak" ? PEAK_JOIN : Prisma.empty}
       ${whereOf(cursor ? [...conditions, afterCursor(cursor, value)] : conditions)}
-      ORDER BY ${order} LIMIT ${refine ? batch + memSkip : batch} OFFSET ${sqlOffset}`;
+      ORDER BY ${order} LIMIT ${refine ? batch + memSkip : batch} OFFSET ${sqlOffset + scanned}`;
     for (const r of page)
       if (!refine || deriveState(r.status, r.lastPushAt, r.stallAfterS, now) === filters.status)
         picked.push(r);
@@ -148,7 +165,8 @@ export async function listRuns(
       !last
     )
       break;
-    cursor = { sort, dir, v: cursorOf(last.v), id: last.id };
+    if (keyedOrder) scanned += page.length;
+    else cursor = { sort, dir, v: cursorOf(last.v), id: last.id };
   }
   picked.splice(0, memSkip);
   const hasMore = picked.length > filters.limit;
@@ -160,7 +178,8 @@ export async function listRuns(
   });
   const byId = new Map(found.map((r) => [r.id, r]));
   const rows = picked.map((r) => byId.get(r.id)).filter((r): r is RunRow => r !== undefined);
-  const [stats, mismatches, archivedHidden, total] = await Promise.all([
+  const ids = rows.map((r) => r.id);
+  const [stats, mismatches, archivedHidden, total, latest, metricKeys] = await Promise.all([
     pointStats(
       db,
       rows.map((r) => r.id),
@@ -170,12 +189,21 @@ export async function listRuns(
       ? db.run.count({ where: { archivedAt: { not: null } } })
       : Promise.resolve(0),
     countRuns(db, filters, conditions, now),
+    filters.metrics?.length ? latestFinitePoints(db, ids, filters.metrics) : [],
+    metricKeysOfRuns(db, ids),
   ]);
+  const latestByRun = new Map<number, Record<string, number>>();
+  for (const p of latest) {
+    const values = latestByRun.get(p.runId) ?? {};
+    values[p.key] = p.value;
+    latestByRun.set(p.runId, values);
+  }
   const runs = rows.map((r) => {
     const s = toSummary(r, stats.get(r.id), mismatches.get(r.id), now);
-    return filters.group === "host" || filters.group === "model"
-      ? { ...s, groupKey: runGroupKeyBy(filters.group, s) }
-      : s;
+    const metrics = filters.metrics ? { metrics: latestByRun.get(r.id) ?? {} } : {};
+    return filters.group && filters.group !== "off"
+      ? { ...s, ...metrics, groupKey: runGroupKeyBy(filters.group, s) }
+      : { ...s, ...metrics };
   });
   const groups =
     filters.group === "off" || filters.sweep
@@ -185,9 +213,15 @@ export async function listRuns(
   return {
     runs,
     groups,
-    nextCursor:
-      hasMore && last ? encodeCursor({ sort, dir, v: cursorOf(last.v), id: last.id }) : null,
+    nextCursor: !hasMore
+      ? null
+      : keyedOrder
+        ? encodeOffsetCursor(sort, dir, skip + filters.limit)
+        : last
+          ? encodeCursor({ sort, dir, v: cursorOf(last.v), id: last.id })
+          : null,
     archivedHidden,
+    metricKeys,
     total,
     page,
   };
