@@ -170,3 +170,43 @@ test("/compare keeps smoothing and log y in the URL: a reload shows the same", a
   await expect(page.getByTestId("overlay-card")).toHaveCount(3);
   await expect(page.getByTestId("smoothing-value")).toHaveText("0.60");
 });
+
+test("a benchmark run's latency log y goes into the URL and survives a reload", async ({
+  page,
+  baseURL,
+  request,
+}) => {
+  const worker = await connectWorker(baseURL!, createToken("e2e-chart-view-url"));
+  const run = `e2e-view-url-bench-${suffix}`;
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name: `View bench ${suffix}`,
+    kind: "benchmark",
+  });
+  const points = [1, 8, 64].map((c) => ({
+    key: `c${c}`,
+    concurrency: c,
+    completed: 10 * c,
+    outputTokPerS: 100 * c,
+    ttftMsMedian: 90 * c,
+    tpotMsMedian: 20 + c,
+  }));
+  await worker.send({ v: 1, id: randomUUID(), type: "run.benchmark", run, points });
+  worker.close();
+  const res = await request.get(`/api/runs?q=${run}&limit=5`);
+  const { runs } = (await res.json()) as { runs: Array<{ id: number }> };
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/runs/${runs[0]!.id}`);
+  const toggle = page.getByTestId("latency-log-y");
+  await expect(toggle).toHaveAttribute("aria-pressed", "false");
+  await toggle.click();
+  await expect(page).toHaveURL(/[?&]logy=(%40|@)latency(&|$)/);
+  await page.reload();
+  await expect(page.getByTestId("latency-log-y")).toHaveAttribute("aria-pressed", "true");
+  await page.getByTestId("latency-log-y").click();
+  await expect(page).not.toHaveURL(/logy=/);
+});

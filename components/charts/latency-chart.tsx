@@ -1,6 +1,5 @@
 "use client";
 
-import { useState } from "react";
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 
 import {
@@ -36,6 +35,7 @@ import {
   type SweepRow,
   type SweepSeries,
 } from "./sweep-chart-parts";
+import { useChartViewUrl } from "./use-chart-view-url";
 
 type Metric = "ttft" | "tpot" | "itl";
 
@@ -86,14 +86,20 @@ interface LatencyChartProps {
   height?: number;
 }
 
+/** The `logy=` entry of the latency charts (not a metric key: metric keys come from workers, and "@" marks this one as the page's own). */
+export const LATENCY_LOG_KEY = "@latency";
+
 /**
  * "Latency by concurrency": TTFT and TPOT side by side, median solid and p99 dashed, in each metric's
  * latency unit (ms or s, see components/charts/latency-unit.tsx), on the
  * same log₂ x axis as the throughput chart. A "Log y" toggle puts both y axes on a log₁₀ scale
- * (latencies that span decades: 93 ms at C=1 against 9.9 s at C=128). Failed points are left out.
+ * (latencies that span decades: 93 ms at C=1 against 9.9 s at C=128), kept in the page URL
+ * (`logy=` holds {@link LATENCY_LOG_KEY}) so a reload or shared link keeps it. Failed points are left out.
  */
 export function LatencyChart({ series, scale, height = 240 }: LatencyChartProps) {
-  const [logY, setLogY] = useState(false);
+  const { view, toggleLogKey } = useChartViewUrl();
+  const logY = view.logKeys.has(LATENCY_LOG_KEY);
+  const setLogY = (on: boolean) => toggleLogKey(LATENCY_LOG_KEY, on);
   const multi = series.length > 1;
   // Older SGLang writers report ITL but no TPOT; ITL is the closest per-token latency then.
   const has = (m: Metric) =>

@@ -81,10 +81,14 @@ export function RunGroupRow(props: GroupProps & { formats: RunColumnFormats; col
   const { group, members, cols } = props;
   const show = (c: RunColumns["base"][number]) => cols.base.includes(c);
   const kinds = [...new Set(members.map((m) => m.kind))];
+  // Groups by host or by a config key may mix models: name one only when the page's members share it.
+  const models = [...new Set(members.map((m) => m.model ?? MISSING))];
   return (
     <TableRow data-group={group.key}>
       <TableCell />
-      <TableCell className="text-muted-fg">{kinds.join(", ")}</TableCell>
+      <TableCell className="truncate text-muted-fg" title={kinds.join(", ")}>
+        {kinds.length === 1 ? kinds[0] : `${kinds.length} kinds`}
+      </TableCell>
       <TableCell className="overflow-hidden">
         <div className="flex min-w-0 items-center gap-2">
           <Toggle {...props} />
@@ -92,7 +96,9 @@ export function RunGroupRow(props: GroupProps & { formats: RunColumnFormats; col
         </div>
       </TableCell>
       {show("model") && (
-        <TableCell className="truncate text-muted-fg">{members[0]?.model ?? MISSING}</TableCell>
+        <TableCell className="truncate text-muted-fg" title={models.join(", ")}>
+          {models.length === 1 ? models[0] : `${models.length} models`}
+        </TableCell>
       )}
       {show("engine") && <TableCell />}
       {show("host") && (

@@ -210,17 +210,23 @@ export function RunCard({
   nested = false,
   configKeys = [],
   metricKeys = [],
+  metricFormats = {},
 }: RunSelection & {
   run: RunSummary;
   nested?: boolean;
   configKeys?: readonly string[];
   metricKeys?: readonly string[];
+  /** Per metric key: its column's number format (one precision across the page). */
+  metricFormats?: Record<string, (v: number | null | undefined) => string>;
 }) {
   const config = [
     ...configKeys
       .map((k) => [k, configValueAt(r.config, k)] as const)
       .filter(([, v]) => v !== undefined && v !== null),
-    ...metricKeys.map((k) => [k, r.metrics?.[k]] as const).filter(([, v]) => v !== undefined),
+    ...metricKeys.flatMap((k) => {
+      const v = r.metrics?.[k];
+      return v === undefined ? [] : [[k, metricFormats[k]?.(v) ?? String(v)] as const];
+    }),
   ];
   return (
     <li

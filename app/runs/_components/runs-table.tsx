@@ -4,7 +4,7 @@ import { Fragment } from "react";
 
 import { useNow } from "@/components/live/use-now";
 import { Table, TableBody, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { withUnitHeader } from "@/lib/column-format";
+import { columnNumberFormat, withUnitHeader } from "@/lib/column-format";
 import type { RunListQuery } from "@/lib/paths";
 import { runColumnFormats } from "@/lib/run-columns";
 import { foldRunGroups } from "@/lib/run-list";
@@ -35,6 +35,10 @@ function RunCards(props: RunsTableProps) {
   const { selected, onToggle, expanded, onToggleGroup, query } = props;
   const configKeys = query.cols?.config ?? [];
   const metricKeys = query.cols?.metric ?? [];
+  // One precision per metric across the page's cards, as in the table's columns.
+  const metricFormats = Object.fromEntries(
+    metricKeys.map((k) => [k, columnNumberFormat(props.runs.map((r) => r.metrics?.[k]))]),
+  );
   return (
     <ul
       className="divide-y divide-border rounded-lg border border-border bg-card md:hidden"
@@ -49,6 +53,7 @@ function RunCards(props: RunsTableProps) {
             onToggle={onToggle}
             configKeys={configKeys}
             metricKeys={metricKeys}
+            metricFormats={metricFormats}
           />
         ) : (
           <Fragment key={item.key}>
@@ -69,6 +74,7 @@ function RunCards(props: RunsTableProps) {
                   nested
                   configKeys={configKeys}
                   metricKeys={metricKeys}
+                  metricFormats={metricFormats}
                 />
               ))}
           </Fragment>
@@ -85,7 +91,7 @@ const BASE_WIDTH_REM: Record<RunColumns["base"][number], number> = {
   host: 7,
   status: 8,
   startedAt: 7,
-  duration: 7,
+  duration: 9,
   peak: 9,
 };
 
@@ -118,7 +124,7 @@ function RunsTableWide(props: RunsTableProps) {
           {show("host") && <col className="w-28" />}
           {show("status") && <col className="w-32" />}
           {show("startedAt") && <col className="w-28" />}
-          {show("duration") && <col className="w-28" />}
+          {show("duration") && <col className="w-36" />}
           {show("peak") && <col className="w-36" />}
           {cols.config.map((k) => (
             <col key={`c:${k}`} className="w-28" />
