@@ -261,3 +261,48 @@ test("long event messages do not push the hosts off the wall at 1080p: each even
     /Please reduce your request rate\. File/,
   );
 });
+
+test("host rows the screen has no room for join the '+ N more hosts' line, which stays on the screen", async ({
+  page,
+  baseURL,
+}) => {
+  // Eight hosts heartbeat now: with other specs' hosts there are more than the six host rows.
+  const prefix = `e2e-wall-fit-${randomUUID().slice(0, 6)}`;
+  for (let i = 0; i < 8; i++) {
+    const worker = await connectWorker(baseURL!, createToken(`${prefix}-${i}`));
+    await worker.send({ v: 1, id: randomUUID(), type: "heartbeat", intervalS: 10 });
+    worker.close();
+  }
+  // A short screen: the hosts' card has room for a few rows only.
+  await page.setViewportSize({ width: 1920, height: 760 });
+  await page.goto("/?wall=1");
+  const wall = page.getByTestId("wall");
+  const more = wall.getByTestId("wall-hosts-more");
+  await expect(more).toBeVisible();
+  const read = () =>
+    wall.evaluate((el) => {
+      const rows = [...el.querySelectorAll<HTMLElement>("[data-wall-keep] li")];
+      const tail = el.querySelector<HTMLElement>("[data-wall-keep] [data-wall-tail]");
+      const shown = rows.filter(
+        (li) => li.style.display !== "none" && li.style.visibility !== "hidden",
+      );
+      return {
+        inDom: rows.length,
+        base: Number(tail?.dataset.wallTailBase ?? -1),
+        shown: shown.length,
+        lastShownBottom: Math.max(0, ...shown.map((li) => li.getBoundingClientRect().bottom)),
+        told: Number(/\+ (\d+) more host/.exec(tail?.textContent ?? "")?.[1] ?? -1),
+        tailBottom: tail?.getBoundingClientRect().bottom ?? Infinity,
+        tailHidden: tail?.style.visibility === "hidden",
+        screen: window.innerHeight,
+      };
+    });
+  await expect.poll(async () => (await read()).shown).toBeGreaterThan(0);
+  const fit = await read();
+  // Every host is either a whole row on the screen or counted in the line; the line is on screen.
+  expect(fit.shown + fit.told).toBe(fit.inDom + fit.base);
+  expect(fit.shown).toBeLessThan(fit.inDom);
+  expect(fit.tailHidden).toBe(false);
+  expect(fit.tailBottom).toBeLessThanOrEqual(fit.screen);
+  expect(fit.lastShownBottom).toBeLessThanOrEqual(fit.tailBottom);
+});

@@ -95,7 +95,15 @@ export function OverviewView({
   // One duration unit for the finished runs, named in the section's header ("46.8 s" beside "1d 0h" read as noise, issue 25).
   const recent = data.recent.slice(0, wall ? 5 : 10);
   const recentUnit = pickDurationUnit(recent.map((r) => r.durationS));
-  const wallPage = useWallPage(runs.length, useWallFit(wallFrame, wall));
+  const fit = useWallFit(wallFrame, wall);
+  const wallPage = useWallPage(runs.length, fit.perPage);
+  // Host rows the screen had no room for join the tail line's count (the last shown ones leave).
+  const hostsMore = hostRows.hidden + fit.keepCut;
+  const hostsMoreOffline =
+    hostRows.hiddenOffline +
+    (fit.keepCut > 0
+      ? hostRows.shown.slice(-fit.keepCut).filter((h) => h.state === "offline").length
+      : 0);
 
   const summary = (
     <span
@@ -267,15 +275,16 @@ export function OverviewView({
                       <HostLine key={h.name} host={h} asOf={data.asOf} wall={wall} />
                     ))}
                   </ul>
-                  {hostRows.hidden > 0 && (
+                  {hostsMore > 0 && (
                     <p
                       className="border-t border-border px-4 py-1.5 text-sm text-muted-fg"
                       data-testid="wall-hosts-more"
                       data-wall-tail=""
+                      data-wall-tail-base={hostRows.hidden}
                     >
-                      + {hostRows.hidden} more host{hostRows.hidden === 1 ? "" : "s"}
-                      {hostRows.hiddenOffline > 0 &&
-                        ` (${hostRows.hiddenOffline === hostRows.hidden ? "all" : hostRows.hiddenOffline} offline)`}
+                      + {hostsMore} more host{hostsMore === 1 ? "" : "s"}
+                      {hostsMoreOffline > 0 &&
+                        ` (${hostsMoreOffline === hostsMore ? "all" : hostsMoreOffline} offline)`}
                     </p>
                   )}
                 </>

@@ -37,6 +37,8 @@ const WALL_MAX_RUNS_PER_PAGE = 12;
 
 /** Below this width (px) the wall is a phone's: one scrolling column, every run, nothing hidden. */
 const WALL_PHONE_MAX_PX = 767;
+/** Height a list's tail line ("+ N more hosts") takes before it is first drawn, in px. */
+const WALL_TAIL_PX = 34;
 
 /**
  * Keeps the wall on one screen (a TV cannot scroll, issue 12). Runs per page: as many rows of the
@@ -45,11 +47,17 @@ const WALL_PHONE_MAX_PX = 767;
  * over). Any other list row (`li`) that would end below the bottom edge is hidden instead of shown
  * cut in half, and so is a section (`[data-wall-section]`) with no row left on screen. Rows of a
  * `[data-wall-yield]` section (events) are dropped from its end while the first row of the
- * `[data-wall-keep]` section (hosts) would not fit. Checked
- * again on every change inside the frame. Returns runs per page.
+ * `[data-wall-keep]` section (hosts) would not fit. Rows of the keep section that would end below
+ * the screen are taken out (not only hidden) so its tail line (`[data-wall-tail]`, "+ N more
+ * hosts") moves up and fits, and their count is returned as `keepCut` for that line to include.
+ * Checked again on every change inside the frame. Returns runs per page and `keepCut`.
  */
-export function useWallFit(frame: RefObject<HTMLElement | null>, enabled: boolean): number {
+export function useWallFit(
+  frame: RefObject<HTMLElement | null>,
+  enabled: boolean,
+): { perPage: number; keepCut: number } {
   const [perPage, setPerPage] = useState(WALL_RUNS_PER_PAGE);
+  const [keepCut, setKeepCut] = useState(0);
   useEffect(() => {
     const el = frame.current;
     if (!enabled || !el) return;
@@ -57,9 +65,12 @@ export function useWallFit(frame: RefObject<HTMLElement | null>, enabled: boolea
     const check = () => {
       // A phone cannot be a team screen: it scrolls (every row shown, no rotation) instead of fitting.
       if (window.innerWidth <= WALL_PHONE_MAX_PX) {
-        for (const hidden of el.querySelectorAll<HTMLElement>("li, [data-wall-section]"))
+        for (const hidden of el.querySelectorAll<HTMLElement>("li, [data-wall-section]")) {
           hidden.style.visibility = "";
+          hidden.style.display = "";
+        }
         setPerPage(Number.MAX_SAFE_INTEGER);
+        setKeepCut(0);
         return;
       }
       const bottom =
@@ -83,6 +94,21 @@ export function useWallFit(frame: RefObject<HTMLElement | null>, enabled: boolea
         if (keep.getBoundingClientRect().bottom <= bottom) break;
         yielding[n]!.style.display = "none";
       }
+      // Keep-section rows below the screen (room left for its tail line) leave, and are counted in it.
+      const keepRows = [...el.querySelectorAll<HTMLElement>("[data-wall-keep] li")];
+      for (const li of keepRows) li.style.display = "";
+      const tail = el.querySelector<HTMLElement>("[data-wall-keep] [data-wall-tail]");
+      // The tail shows when the list has rows left out anyway (`data-wall-tail-base`) or when rows go now.
+      const overflow = keepRows.some((li) => li.getBoundingClientRect().bottom > bottom);
+      const tailRoom =
+        overflow || Number(tail?.dataset.wallTailBase ?? 0) > 0
+          ? (tail?.offsetHeight ?? WALL_TAIL_PX)
+          : 0;
+      const cut = keepRows.filter((li) => li.getBoundingClientRect().bottom > bottom - tailRoom);
+      // One row or none at all on screen: the generic rule below hides them (and the section).
+      const leaving = cut.length < keepRows.length ? cut : [];
+      for (const li of leaving) li.style.display = "none";
+      setKeepCut(leaving.length);
       // A list's tail line ("+ N more hosts") goes like a row when it would end below the screen.
       for (const li of el.querySelectorAll<HTMLElement>("li, [data-wall-tail]"))
         li.style.visibility = li.getBoundingClientRect().bottom > bottom ? "hidden" : "";
@@ -109,7 +135,7 @@ export function useWallFit(frame: RefObject<HTMLElement | null>, enabled: boolea
       window.removeEventListener("resize", onResize);
     };
   }, [frame, enabled]);
-  return perPage;
+  return { perPage, keepCut };
 }
 
 function Figure({
