@@ -9,6 +9,9 @@
  *      built app on a fresh database,
  *   5. vitest `slow`: *.slow.test.ts (real agent CLIs, python, anything over 30 s alone), then the
  *      Playwright `slow` project (*.slow.spec.ts and the axe checks; its own fresh database).
+ * Integration and e2e run side by side (each has its own PostgreSQL, ports and data dir; neither
+ * keeps two cores busy alone: docs/testing.md), e2e's output printed when integration is done;
+ * PITWALL_TEST_SERIAL=1 runs them one after the other.
  * `npm test -- unit integration` runs only the named stages (lint, unit, integration, e2e, slow).
  * Prints each stage's wall time and pass/fail counts, then one closing line
  * "tests: N passed, N failed", and exits non-zero when anything failed.
@@ -144,6 +147,7 @@ async function vitestProject(
 async function playwright(
   name: "e2e" | "slow e2e",
   browserEnv: Record<string, string>,
+  capture?: string[],
 ): Promise<StageResult> {
   const json = path.join(reportDir, `playwright-${name.replace(" ", "-")}.json`);
   const projects = name === "e2e" ? ["fresh-install", "app"] : ["slow"];
@@ -152,7 +156,7 @@ async function playwright(
   const exitCode = await run(
     bin("playwright"),
     ["test", ...projects.map((p) => `--project=${p}`), "--reporter=list,json"],
-    { env: { ...browserEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: json } },
+    { env: { ...browserEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: json }, capture },
   );
   const p = readJson<{
     stats: { expected: number; unexpected: number; flaky: number; skipped: number };
@@ -262,8 +266,24 @@ async function main(): Promise<void> {
 
   const buildOk = !built || built.exitCode === 0;
   let beforeSlowS: number | null = null;
+  const sideBySide =
+    buildOk &&
+    stages.has("integration") &&
+    stages.has("e2e") &&
+    process.env.PITWALL_TEST_SERIAL !== "1";
+  if (sideBySide) {
+    log("integration and e2e side by side; e2e's output follows integration's");
+    const e2eOutput: string[] = [];
+    const [integration, e2e] = await Promise.all([
+      vitestProject("integration"),
+      playwright("e2e", browserEnv, e2eOutput),
+    ]);
+    console.log(`\n[test] Playwright e2e output:\n${e2eOutput.join("")}`);
+    results.push(integration, e2e);
+  }
   for (const stage of ["integration", "e2e", "slow"] as const) {
     if (!stages.has(stage)) continue;
+    if (sideBySide && stage !== "slow") continue;
     if (stage === "slow") beforeSlowS = (Date.now() - started) / 1000;
     if (!buildOk) {
       results.push({
@@ -288,7 +308,9 @@ async function main(): Promise<void> {
   let failed = results.reduce((n, r) => n + r.failed, 0);
   const runnerFailed = results.some((r) => r.exitCode !== 0);
   if (failed === 0 && runnerFailed) failed = 1; // a runner (or lint) failed outside any test
-  console.log(`\n[test] summary (wall time per stage; build and lint ran alongside unit)`);
+  console.log(
+    `\n[test] summary (wall time per stage; build and lint ran alongside unit${sideBySide ? ", e2e alongside integration" : ""})`,
+  );
   for (const r of results) console.log(summaryLine(r));
   if (beforeSlowS !== null)
     console.log(`  ${"before slow".padEnd(12)}${beforeSlowS.toFixed(1).padStart(7)} s`);
