@@ -1,14 +1,13 @@
 import { parseBenchmarkFile } from "@/lib/importers/benchmark-import";
 import type { BenchmarkScenario } from "@/lib/importers/benchmark-run";
 import { frameId, withId } from "@/lib/importers/frame-building";
+import { mergeFacts, type BenchmarkFormat } from "@/lib/importers/source-common";
 import {
   baseName,
-  mergeFacts,
   sha256Hex,
-  type BenchmarkFormat,
   type ImportProblem,
   type JsonObject,
-} from "@/lib/importers/source-common";
+} from "@/lib/importers/source-text";
 import { PROTOCOL_VERSION, type BenchmarkPointInput, type ClientFrameInput } from "@/lib/protocol";
 
 import type { TailLine } from "./file-tail";

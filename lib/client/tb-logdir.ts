@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 
 import { frameId, withId } from "@/lib/importers/frame-building";
-import { sha256Hex } from "@/lib/importers/source-common";
+import { sha256Hex } from "@/lib/importers/source-text";
 import { PROTOCOL_VERSION, type ClientFrameInput } from "@/lib/protocol";
 
 import { decodeTfEvent } from "./tf-event";

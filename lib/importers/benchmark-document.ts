@@ -1,5 +1,6 @@
 import type { ParsedFile } from "./benchmark-run";
-import type { BenchmarkFormat, ImportProblem } from "./source-common";
+import type { BenchmarkFormat } from "./source-common";
+import type { ImportProblem } from "./source-text";
 
 /**
  * Benchmark formats whose file is ONE JSON document (GenAI-Perf `profile_export_genai_perf.json`,

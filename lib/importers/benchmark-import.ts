@@ -16,19 +16,21 @@ import { guidellm } from "./guidellm";
 import { checkFrameLimit, checkRunLabels, parseDistinct } from "./import-files";
 import { sglangBenchServing } from "./sglang-bench-serving";
 import {
+  MIN_FORMAT_SCORE,
+  type BenchmarkFormat,
+  type BenchmarkFormatModule,
+} from "./source-common";
+import {
   baseName,
   countLines,
   isPlainObject,
-  MIN_FORMAT_SCORE,
   readJsonDocument,
   readJsonRecords,
   sha256Hex,
-  type BenchmarkFormat,
-  type BenchmarkFormatModule,
   type ImportFile,
   type ImportProblem,
   type JsonObject,
-} from "./source-common";
+} from "./source-text";
 import { vllmBenchServe } from "./vllm-bench-serve";
 import { readJsonArrayRecords, sweepSummaryRunName } from "./vllm-sweep-summary";
 

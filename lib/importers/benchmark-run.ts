@@ -6,17 +6,15 @@ import {
 } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
 import { chunkBySize, envelopeBytes, frameId, withId } from "./frame-building";
+import { mergeFacts, type BenchmarkFormat, type RowMapping } from "./source-common";
 import {
   baseName,
-  mergeFacts,
   naturalCompare,
   sha256Hex,
   utf8ByteLength,
-  type BenchmarkFormat,
   type ImportProblem,
   type JsonObject,
-  type RowMapping,
-} from "./source-common";
+} from "./source-text";
 
 /**
  * Turns parsed benchmark files into one run's protocol frames: `run.start`, one or more

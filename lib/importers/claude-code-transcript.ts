@@ -9,7 +9,7 @@ import {
   type ParsedTodoSnapshot,
   type SessionFormatModule,
 } from "./opencode-export";
-import { isPlainObject, iterateLines, type ImportProblem, type JsonObject } from "./source-common";
+import { isPlainObject, iterateLines, type ImportProblem, type JsonObject } from "./source-text";
 
 /**
  * Claude Code session transcripts → agent-session todo snapshots (`session.todos` frames are built

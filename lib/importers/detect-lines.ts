@@ -1,5 +1,5 @@
 import { parseLenientJson } from "../protocol/json";
-import { iterateLines } from "./source-common";
+import { iterateLines } from "./source-text";
 
 /**
  * Format detection shared by the JSON-lines importers (benchmark result rows, LLaMA-Factory

@@ -10,7 +10,7 @@ import {
 } from "./eval-run";
 import { parseDistinct } from "./import-files";
 import { sglangServerLog } from "./sglang-server-log";
-import type { ImportFile, ImportProblem } from "./source-common";
+import type { ImportFile, ImportProblem } from "./source-text";
 import { specforgeBenchEagle3 } from "./specforge-bench";
 
 /**

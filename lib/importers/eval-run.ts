@@ -10,11 +10,11 @@ import { checkFrameLimit, checkRunLabels } from "./import-files";
 import {
   baseName,
   naturalCompare,
-  setOwn,
   sha256Hex,
   type ImportProblem,
   type JsonObject,
-} from "./source-common";
+} from "./source-text";
+import { setOwn } from "./source-values";
 
 /**
  * Run assembly for the evaluation importers (SpecForge `bench_eagle3` results, SGLang server logs):

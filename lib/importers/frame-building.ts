@@ -1,6 +1,6 @@
 import { PROTOCOL_VERSION } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
-import { sha256Hex, utf8ByteLength } from "./source-common";
+import { sha256Hex, utf8ByteLength } from "./source-text";
 
 /**
  * Frame-building pieces shared by the run builders (benchmark-run.ts, training-run.ts,

@@ -10,7 +10,7 @@ import {
   importFiles,
   UnknownFormatError,
 } from "./index";
-import { sha256Hex } from "./source-common";
+import { sha256Hex } from "./source-text";
 import { at, endOf, expectValidFrames, onlyRun, pointsOf, startOf, testdata } from "./testing";
 
 // There is no real GenAI-Perf export in the shared fixtures (see genai-perf/SCHEMA.md): these files

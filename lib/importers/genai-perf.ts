@@ -1,22 +1,26 @@
 import type { BenchmarkDocumentModule } from "./benchmark-document";
 import type { ParsedFile } from "./benchmark-run";
 import {
-  baseName,
   compactFacts,
-  countLines,
   engineFromBackend,
+  type PointFields,
+  type RowMapping,
+} from "./source-common";
+import {
+  baseName,
+  countLines,
   isPlainObject,
+  sha256Hex,
+  type ImportProblem,
+  type JsonObject,
+} from "./source-text";
+import {
   nonNegIntOrNull,
   parseNumberLike,
   parseRequestRate,
   setOwn,
-  sha256Hex,
   stringOrNull,
-  type ImportProblem,
-  type JsonObject,
-  type PointFields,
-  type RowMapping,
-} from "./source-common";
+} from "./source-values";
 
 /**
  * NVIDIA GenAI-Perf `artifacts/<run>/profile_export_genai_perf.json` (and its successor AIPerf's

@@ -1,23 +1,23 @@
 import { stringifyJson } from "../protocol/json";
 import type { BenchmarkDocumentModule } from "./benchmark-document";
 import type { MappedRecord, ParsedFile } from "./benchmark-run";
+import { compactFacts, type PointFields, type RowMapping } from "./source-common";
 import {
   baseName,
-  compactFacts,
   countLines,
   isPlainObject,
+  sha256Hex,
+  topLevelArrayElementLines,
+  type ImportProblem,
+  type JsonObject,
+} from "./source-text";
+import {
   measuredMsOrNull,
   nonNegIntOrNull,
   numberOrNull,
   setOwn,
-  sha256Hex,
   stringOrNull,
-  topLevelArrayElementLines,
-  type ImportProblem,
-  type JsonObject,
-  type PointFields,
-  type RowMapping,
-} from "./source-common";
+} from "./source-values";
 
 /**
  * GuideLLM `benchmarks.json` (`GenerativeBenchmarksReport`) → benchmark points, one per benchmark

@@ -8,7 +8,7 @@ import {
   TrainingImportError,
   type ImportedTrainingRun,
 } from "./index";
-import { topLevelArrayElementLines } from "./source-common";
+import { topLevelArrayElementLines } from "./source-text";
 import { expectValidFrames } from "./testing";
 
 // A finished run as Transformers 4.4x writes output_dir/trainer_state.json (trainer.save_state()):

@@ -1,12 +1,11 @@
 import { parseLenientJson, stringifyJson } from "../protocol/json";
 import {
   isPlainObject,
-  parseNumberLike,
-  setOwn,
   topLevelArrayElementLines,
   type ImportProblem,
   type JsonObject,
-} from "./source-common";
+} from "./source-text";
+import { parseNumberLike, setOwn } from "./source-values";
 import {
   collectMetrics,
   contentHashOf,

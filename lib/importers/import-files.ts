@@ -1,6 +1,6 @@
 import { runStartFrame } from "../protocol/frames";
 import { describeIssues } from "../protocol/validate";
-import type { ImportFile, ImportProblem } from "./source-common";
+import type { ImportFile, ImportProblem } from "./source-text";
 
 /** Pieces shared by the importers' entry points (benchmark, training, eval): option checks, parsing distinct files. */
 

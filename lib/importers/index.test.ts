@@ -11,7 +11,7 @@ import {
   UnknownFormatError,
   type ImportFile,
 } from "./index";
-import { sha256Hex, utf8ByteLength } from "./source-common";
+import { sha256Hex, utf8ByteLength } from "./source-text";
 import {
   at,
   endOf,

@@ -8,7 +8,8 @@ import {
 import { detectEvalFormat, importEvalFilesAs } from "./eval-import";
 import type { ImportedEvalRun } from "./eval-run";
 import { detectSessionFormat, importSessionFilesAs, type ImportedSession } from "./session-import";
-import type { BenchmarkFormat, ImportFile, ImportProblem } from "./source-common";
+import type { BenchmarkFormat } from "./source-common";
+import type { ImportFile, ImportProblem } from "./source-text";
 import type { TrainingFormat } from "./training-common";
 import { detectTrainingFormat, importTrainingFilesAs } from "./training-import";
 import type { ImportedTrainingRun } from "./training-run";
@@ -45,7 +46,8 @@ import type { ImportedTrainingRun } from "./training-run";
  * {@link importFiles} takes any mix of these files (what `pitwall import` does).
  */
 
-export type { BenchmarkFormat, ImportFile, ImportProblem } from "./source-common";
+export type { BenchmarkFormat } from "./source-common";
+export type { ImportFile, ImportProblem } from "./source-text";
 export { BENCHMARK_FORMATS } from "./source-common";
 export { BenchmarkImportError, UnknownFormatError } from "./errors";
 export {
@@ -60,7 +62,7 @@ export { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_POINTS_PER_FRAME } from "./benchma
 export type { BenchmarkScenario, MappedRecord, ParsedFile } from "./benchmark-run";
 export { summariseServerInfo } from "./sglang-bench-serving";
 export type { BenchmarkDocumentModule } from "./benchmark-document";
-export { readJsonDocument } from "./source-common";
+export { readJsonDocument } from "./source-text";
 export { detectEvalFormat, importEvalFiles, parseEvalFile } from "./eval-import";
 export {
   DEFAULT_MAX_EVAL_FRAME_BYTES,
@@ -75,7 +77,7 @@ export type { RecoveredCounts } from "./specforge-bench";
 export { parseStatsLine, summariseServerArgsLine } from "./sglang-server-log";
 export type { SglangStatsLine } from "./sglang-server-log";
 export { vllmMetadata } from "./vllm-bench-serve";
-export { parseNumberLike } from "./source-common";
+export { parseNumberLike } from "./source-values";
 export { parseDurationS, TRAINING_FORMATS, TrainingImportError } from "./training-common";
 export type { TrainingFormat } from "./training-common";
 export {

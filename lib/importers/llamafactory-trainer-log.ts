@@ -5,7 +5,7 @@ import {
   iterateLines,
   type ImportProblem,
   type JsonObject,
-} from "./source-common";
+} from "./source-text";
 import {
   collectMetrics,
   contentHashOf,

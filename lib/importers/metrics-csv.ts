@@ -1,6 +1,7 @@
 import Papa from "papaparse";
 
-import { baseName, iterateLines, parseNumberLike, type ImportProblem } from "./source-common";
+import { baseName, iterateLines, type ImportProblem } from "./source-text";
+import { parseNumberLike } from "./source-values";
 import {
   contentHashOf,
   parseStepValue,

@@ -1,5 +1,5 @@
 import type { SessionTodosFrame, TodoItem } from "../protocol/frames";
-import { isPlainObject, sha256Hex, type ImportProblem, type JsonObject } from "./source-common";
+import { isPlainObject, sha256Hex, type ImportProblem, type JsonObject } from "./source-text";
 
 /**
  * opencode session exports → agent-session todo snapshots (`session.todos` frames are built in

@@ -1,5 +1,5 @@
 import type { ClientFrameInput } from "../protocol/frames";
-import { sha256Hex } from "./source-common";
+import { sha256Hex } from "./source-text";
 
 /**
  * Re-labelling on re-import. Import frames have content-derived ids, so importing the same file

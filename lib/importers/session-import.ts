@@ -21,7 +21,7 @@ import {
   utf8ByteLength,
   type ImportFile,
   type ImportProblem,
-} from "./source-common";
+} from "./source-text";
 
 /**
  * Agent-session import: opencode exports and Claude Code transcripts → `session.todos` frames, one

@@ -1,9 +1,15 @@
 import {
   compactFacts,
+  engineFromBackend,
+  trimRawRow,
+  type BenchmarkFormatModule,
+  type PointFields,
+  type RowMapping,
+} from "./source-common";
+import { isPlainObject, type JsonObject } from "./source-text";
+import {
   countFailed,
   datasetOrNull,
-  engineFromBackend,
-  isPlainObject,
   meanLength,
   measuredMsOrNull,
   nonNegIntOrNull,
@@ -11,12 +17,7 @@ import {
   parseRequestRate,
   ratioOrNull,
   stringOrNull,
-  trimRawRow,
-  type BenchmarkFormatModule,
-  type JsonObject,
-  type PointFields,
-  type RowMapping,
-} from "./source-common";
+} from "./source-values";
 
 /**
  * SGLang `python -m sglang.bench_serving --output-file X.jsonl` results.

@@ -12,7 +12,7 @@ import {
   summariseServerArgsLine,
   UnknownFormatError,
 } from "./index";
-import { sha256Hex } from "./source-common";
+import { sha256Hex } from "./source-text";
 import { expectValidFrames, fixture } from "./testing";
 
 // There is no real SGLang server log in the shared fixtures: the samples below are written from

@@ -3,12 +3,11 @@ import { EvalImportError, type EvalFormatModule, type ParsedEvalFile } from "./e
 import {
   baseName,
   iterateLines,
-  parseNumberLike,
-  parseZonelessDate,
   sha256Hex,
   type ImportProblem,
   type JsonObject,
-} from "./source-common";
+} from "./source-text";
+import { parseNumberLike, parseZonelessDate } from "./source-values";
 
 /**
  * SGLang server log (stdout/stderr of `python -m sglang.launch_server`, or `docker logs`) →

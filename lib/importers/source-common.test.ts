@@ -1,22 +1,22 @@
 import { describe, expect, test } from "vitest";
 
+import { engineFromBackend, mergeFacts, trimRawRow } from "./source-common";
 import {
   baseName,
-  coerceNumericString,
   countLines,
-  engineFromBackend,
   iterateLines,
+  naturalCompare,
+  readJsonRecords,
+  utf8ByteLength,
+} from "./source-text";
+import {
+  coerceNumericString,
   meanLength,
   measuredMsOrNull,
-  mergeFacts,
-  naturalCompare,
   nonNegIntOrNull,
   parseRequestRate,
   parseZonelessDate,
-  readJsonRecords,
-  trimRawRow,
-  utf8ByteLength,
-} from "./source-common";
+} from "./source-values";
 
 describe("lines and records", () => {
   test("iterateLines: LF, CRLF, BOM, trailing newline", () => {

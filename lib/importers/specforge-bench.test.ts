@@ -15,7 +15,7 @@ import {
   recoverSpecForgeCounts,
   UnknownFormatError,
 } from "./index";
-import { sha256Hex } from "./source-common";
+import { sha256Hex } from "./source-text";
 import { expectValidFrames, fixture, fixturesDir } from "./testing";
 
 const SAMPLE = fixture("specforge-bench-eagle3", "results_sample.json");

@@ -9,7 +9,7 @@ import {
   topLevelArrayElementLines,
   type ImportProblem,
   type JsonObject,
-} from "./source-common";
+} from "./source-text";
 
 /**
  * SpecForge `benchmarks/bench_eagle3.py` results → an eval run.

@@ -8,7 +8,7 @@ import type { BenchmarkPointInput, ClientFrameInput } from "../protocol/frames";
 import { stringifyJson } from "../protocol/json";
 import { checkFrame } from "../protocol/validate";
 import type { ImportedRun } from "./index";
-import { utf8ByteLength } from "./source-common";
+import { utf8ByteLength } from "./source-text";
 
 /** Test helpers for the importer tests (imported only by `*.test.ts`). */
 

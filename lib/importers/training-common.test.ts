@@ -13,7 +13,8 @@ import {
   TrainingImportError,
   UnknownFormatError,
 } from "./index";
-import { parseNumberLike, utf8ByteLength } from "./source-common";
+import { utf8ByteLength } from "./source-text";
+import { parseNumberLike } from "./source-values";
 import { expectValidFrames, fixture, fixtureFiles, fixturesDir } from "./testing";
 import { parseDurationS, parseStepValue, readMetricValue } from "./training-common";
 import { defaultTrainingRunName } from "./training-run";

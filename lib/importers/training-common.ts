@@ -1,4 +1,5 @@
-import { parseNumberLike, sha256Hex, type ImportProblem, type JsonObject } from "./source-common";
+import { sha256Hex, type ImportProblem, type JsonObject } from "./source-text";
+import { parseNumberLike } from "./source-values";
 import type { TrainingMetric } from "./training-metric";
 import type { RepeatedStepsSummary } from "./training-repeats";
 

@@ -4,7 +4,7 @@ import { hfTrainerState } from "./hf-trainer-state";
 import { parseDistinct } from "./import-files";
 import { llamaFactoryTrainerLog } from "./llamafactory-trainer-log";
 import { metricsCsv } from "./metrics-csv";
-import type { ImportFile, ImportProblem } from "./source-common";
+import type { ImportFile, ImportProblem } from "./source-text";
 import type { ParsedTrainingLog, TrainingFormat, TrainingFormatModule } from "./training-common";
 import {
   buildTrainingRuns,

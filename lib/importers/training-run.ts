@@ -9,11 +9,11 @@ import { checkFrameLimit, checkRunLabels } from "./import-files";
 import {
   baseName,
   naturalCompare,
-  setOwn,
   sha256Hex,
   type ImportProblem,
   type JsonObject,
-} from "./source-common";
+} from "./source-text";
+import { setOwn } from "./source-values";
 import {
   TrainingImportError,
   type ParsedTrainingLog,

@@ -1,9 +1,16 @@
 import {
-  coerceNumericString,
   compactFacts,
+  engineFromBackend,
+  trimRawRow,
+  type BenchmarkFormatModule,
+  type PointFields,
+  type RowMapping,
+} from "./source-common";
+import { type JsonObject } from "./source-text";
+import {
+  coerceNumericString,
   countFailed,
   datasetOrNull,
-  engineFromBackend,
   meanLength,
   measuredMsOrNull,
   nonNegIntOrNull,
@@ -12,12 +19,7 @@ import {
   parseZonelessDate,
   setOwn,
   stringOrNull,
-  trimRawRow,
-  type BenchmarkFormatModule,
-  type JsonObject,
-  type PointFields,
-  type RowMapping,
-} from "./source-common";
+} from "./source-values";
 import { sweepParameters } from "./vllm-sweep-summary";
 
 /**

@@ -1,12 +1,12 @@
 import { parseLenientJson, stringifyJson } from "../protocol/json";
 import {
   isPlainObject,
-  setOwn,
   topLevelArrayElementLines,
   type ImportProblem,
   type JsonObject,
   type SourceRecord,
-} from "./source-common";
+} from "./source-text";
+import { setOwn } from "./source-values";
 
 /**
  * `vllm bench sweep serve` result files: `<experiment>/SERVE-…-BENCH-…/summary.json`, one per
