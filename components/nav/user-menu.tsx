@@ -41,7 +41,10 @@ export function UserMenu({ viewer }: { viewer: ViewerInfo }) {
         onClick={() => setOpen((o) => !o)}
         data-testid="user-menu"
       >
-        <span className="max-w-40 truncate max-sm:max-w-24">{viewer.name}</span>
+        {/* Narrow on a phone: a long name would push the bar past 390 px (the real-agent inbox test). */}
+        <span className="max-w-40 truncate max-sm:max-w-14" title={viewer.name}>
+          {viewer.name}
+        </span>
         <Badge tone="outline" className="max-sm:hidden">
           {viewer.role}
         </Badge>
