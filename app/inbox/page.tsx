@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 
+import { PushToggle } from "@/components/pwa/push-toggle";
 import { hasRole } from "@/lib/roles";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { pool } from "@/lib/server/db";
@@ -20,15 +21,19 @@ const TABS = [
   { tab: "history", label: "History" },
 ] as const;
 
-/** /inbox: everything agents wait on, oldest first (approvers decide); `?tab=rules` the allow/deny rules; `?tab=history` the audit (approvers and admins). */
+/**
+ * /inbox: everything agents wait on, oldest first (approvers decide; `?item=12` selects that
+ * item, the link of its notification); `?tab=rules` the allow/deny rules; `?tab=history` the
+ * audit (approvers and admins).
+ */
 export default async function InboxPage({
   searchParams,
 }: {
-  searchParams: Promise<{ tab?: string | string[] }>;
+  searchParams: Promise<{ tab?: string | string[]; item?: string | string[] }>;
 }) {
   const viewer = await requirePageViewer();
   const canDecide = viewer.kind === "user" && hasRole(viewer.role, "approver");
-  const asked = (await searchParams).tab;
+  const { tab: asked, item: askedItem } = await searchParams;
   const tab =
     TABS.find((t) => t.tab === asked && (t.tab !== "history" || canDecide))?.tab ?? "waiting";
   const at = new Date();
@@ -49,11 +54,13 @@ export default async function InboxPage({
         ))}
       </nav>
       {tab !== "waiting" && <h1 className="text-lg font-semibold tracking-tight">Inbox</h1>}
+      {tab === "waiting" && canDecide && <PushToggle />}
       {tab === "waiting" && (
         <InboxView
           initial={{ asOf: at.toISOString(), count: items.length, items }}
           renderedAt={at.getTime()}
           canDecide={canDecide}
+          selectedId={typeof askedItem === "string" ? askedItem : undefined}
         />
       )}
       {tab === "rules" && <InboxRules initial={await listInboxRules(pool())} canEdit={canDecide} />}

@@ -80,8 +80,12 @@ test("an item waiting past its escalation minutes is re-posted once, without its
     const escalated = (await notifier.tick()).filter((n) => n.kind === "inbox");
     expect(escalated).toHaveLength(1);
     expect(escalated[0]!.text).toBe(
-      ":hourglass_flowing_sand: *Claude Code* on *esc-box* still waits for a decision after 11 min: permission Bash in project pitwall (branch main) · <https://pitwall.example/inbox|open the inbox>",
+      `:hourglass_flowing_sand: *Claude Code* on *esc-box* still waits for a decision after 11 min: permission Bash in project pitwall (branch main) · <https://pitwall.example/inbox?item=${perm.id}|open the item>`,
     );
+    expect(escalated[0]).toMatchObject({
+      itemKind: "permission",
+      link: `https://pitwall.example/inbox?item=${perm.id}`,
+    });
     expect(escalated[0]!.text).not.toContain("DROP");
     expect(sent.filter((n) => n.kind === "inbox")).toHaveLength(1);
     clock += 5 * 60_000;

@@ -8,8 +8,8 @@ import { escapeMrkdwn } from "./plan-message";
  * Escalation of inbox items nobody decided: once an item has waited its kind's
  * `escalateAfterMin`, it is claimed (InboxItem.escalatedAt, one `UPDATE … RETURNING`, so one
  * app instance posts it) and posted to the webhook again. The post names the agent, host, kind,
- * tool, project and branch and links to /inbox — never the command or diff, which only signed-in
- * people see.
+ * tool, project and branch and links to the item on /inbox (`/inbox?item=12`) — never the
+ * command or diff, which only signed-in people see.
  */
 
 const AGENT_NAMES: Record<string, string> = { "claude-code": "Claude Code", opencode: "opencode" };
@@ -25,14 +25,26 @@ interface EscalatedRow {
   createdAt: Date;
 }
 
-/** Claims the items waiting past their escalation time and returns the webhook texts (Slack mrkdwn). */
+/** One escalation post: Slack mrkdwn text, the item's kind and its absolute link. */
+export interface EscalationPost {
+  text: string;
+  itemKind: string;
+  link: string;
+}
+
+/** The absolute link of inbox item `id` on /inbox (the page selects it). */
+export function inboxItemLink(publicUrl: string, id: number | string): string {
+  return new URL(`/inbox?item=${id}`, publicUrl).toString();
+}
+
+/** Claims the items waiting past their escalation time and returns their webhook posts. */
 export async function escalateInboxItems(
   pool: pg.Pool,
   at: Date,
   policy: InboxPolicy,
   publicUrl: string,
-): Promise<string[]> {
-  const texts: string[] = [];
+): Promise<EscalationPost[]> {
+  const posts: EscalationPost[] = [];
   for (const kind of POLICY_KINDS) {
     const afterMin = policy.escalateAfterMin[kind];
     if (afterMin === undefined) continue;
@@ -43,17 +55,22 @@ export async function escalateInboxItems(
        RETURNING i.id, i.kind::text AS kind, i.agent, h.name AS host, i."toolName", i.project, i."gitBranch", i."createdAt"`,
       [at, kind, afterMin],
     );
-    for (const r of res.rows) texts.push(escalationText(r, at, publicUrl));
+    for (const r of res.rows)
+      posts.push({
+        text: escalationText(r, at, publicUrl),
+        itemKind: r.kind,
+        link: inboxItemLink(publicUrl, r.id),
+      });
   }
-  return texts;
+  return posts;
 }
 
-/** ":hourglass_flowing_sand: *Claude Code* on *gpu-01* still waits after 12 min: permission Bash in project pitwall (branch main) · <…/inbox|open the inbox>". */
+/** ":hourglass_flowing_sand: *Claude Code* on *gpu-01* still waits after 12 min: permission Bash in project pitwall (branch main) · <…/inbox?item=12|open the item>". */
 export function escalationText(r: EscalatedRow, at: Date, publicUrl: string): string {
   const waitedMin = Math.max(0, Math.round((at.getTime() - r.createdAt.getTime()) / 60_000));
   const agent = AGENT_NAMES[r.agent] ?? r.agent;
   const what = `${r.kind}${r.toolName ? ` ${r.toolName}` : ""}`;
   const where = `${r.project ? ` in project ${r.project}` : ""}${r.gitBranch ? ` (branch ${r.gitBranch})` : ""}`;
-  const link = `<${new URL("/inbox", publicUrl).toString()}|open the inbox>`;
+  const link = `<${inboxItemLink(publicUrl, r.id)}|open the item>`;
   return `:hourglass_flowing_sand: *${escapeMrkdwn(agent)}* on *${escapeMrkdwn(r.host)}* still waits for a decision after ${waitedMin} min: ${escapeMrkdwn(what)}${escapeMrkdwn(where)} · ${link}`;
 }
