@@ -42,14 +42,20 @@ self.addEventListener("push", (event) => {
   if (p) event.waitUntil(showPush(p));
 });
 
-/** Opens the item's page: an open Pitwall window navigates there, else a new one opens. */
+/**
+ * Opens the item's page: an open Pitwall window is focused and navigated there, else a new one
+ * opens. (focus and openWindow are allowed only while a real click is handled; navigate works
+ * for windows this worker controls.)
+ */
 async function openItem(url) {
   const target = new URL(url || "/inbox", self.registration.scope).href;
   const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
   for (const w of windows) {
-    if (new URL(w.url).origin === self.location.origin && "focus" in w) {
-      await w.focus();
-      return w.navigate ? w.navigate(target) : w;
+    if (new URL(w.url).origin !== self.location.origin) continue;
+    await w.focus().catch(() => undefined);
+    if (w.navigate) {
+      const moved = await w.navigate(target).catch(() => null);
+      if (moved) return moved;
     }
   }
   return self.clients.openWindow(target);
