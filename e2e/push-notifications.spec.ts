@@ -53,7 +53,7 @@ test("installable: manifest, icons and the service worker are served without a s
   await expect(page.getByRole("button", { name: "Notify me on this device" })).toBeVisible();
 });
 
-test("a pushed permission shows as a notification whose Approve decides it without opening the app; its body opens the item", async ({
+test("a pushed permission shows as a notification whose Approve decides it without opening the app; a stale button says why; a body click opens the item", async ({
   page,
   context,
   baseURL,
@@ -72,6 +72,8 @@ test("a pushed permission shows as a notification whose Approve decides it witho
   await expect.poll(() => registrations.get(`${baseURL}/`)).toBeTruthy();
   // clients.claim() on activation: the page is controlled, so the worker may navigate it.
   await expect.poll(() => page.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
+  const worker = context.serviceWorkers().find((w) => w.url().endsWith("/sw.js"));
+  expect(worker).toBeTruthy();
 
   // The server pushes to a subscription of the approver at a local push service.
   const pushService = await startPushService();
@@ -82,98 +84,143 @@ test("a pushed permission shows as a notification whose Approve decides it witho
     data: { endpoint, expirationTime: null, keys: keys.keys },
   });
   expect(sub.status()).toBe(201);
-  try {
-    const tag = randomUUID().slice(0, 6);
-    const token = createToken(`e2e-push-${tag}`);
-    const opened = await page.request.post("/api/inbox", {
+
+  const tag = randomUUID().slice(0, 6);
+  const token = createToken(`e2e-push-${tag}`);
+  const open = async (n: number) => {
+    const res = await page.request.post("/api/inbox", {
       headers: { authorization: `Bearer ${token}` },
       data: {
-        key: `e2e-push:${tag}`,
+        key: `e2e-push:${tag}:${n}`,
         kind: "permission",
         agent: "claude-code",
         toolName: "Bash",
-        summary: `pytest -x ${tag}`,
-        input: { command: `pytest -x ${tag}` },
+        summary: `pytest -x ${tag}-${n}`,
+        input: { command: `pytest -x ${tag}-${n}` },
         project: "pitwall",
         expiresInS: 600,
       },
     });
-    expect(opened.status()).toBe(201);
-    const id = String(((await opened.json()) as { id: number }).id);
-    let payloadText = "";
+    expect(res.status()).toBe(201);
+    return String(((await res.json()) as { id: number }).id);
+  };
+  /** The push the server sent for item `id`, as the browser's push stack decrypts it. */
+  const pushedText = async (id: string) => {
+    let text = "";
     await expect
       .poll(() => {
         for (const r of pushService.received.filter((x) => x.endpoint === endpoint)) {
-          const text = keys.decrypt(r.body).toString("utf8");
-          if ((JSON.parse(text) as PushPayload).id === id) payloadText = text;
+          const t = keys.decrypt(r.body).toString("utf8");
+          if ((JSON.parse(t) as PushPayload).id === id) text = t;
         }
-        return payloadText !== "";
+        return text !== "";
       })
       .toBe(true);
-
-    // Chromium's service worker receives the push and shows the notification.
-    await cdp.send("ServiceWorker.deliverPushMessage", {
+    return text;
+  };
+  /** Chromium's service worker receives the push through the DevTools protocol. */
+  const deliver = (data: string) =>
+    cdp.send("ServiceWorker.deliverPushMessage", {
       origin: baseURL!,
       registrationId: registrations.get(`${baseURL}/`)!,
-      data: payloadText,
+      data,
     });
-    const shown = () =>
-      page.evaluate(async (t) => {
-        const reg = await navigator.serviceWorker.ready;
-        return (await reg.getNotifications({ tag: t })).map((n) => ({
-          title: n.title,
-          body: n.body,
-          actions: (
-            (n as Notification & { actions?: Array<{ action: string; title: string }> }).actions ??
-            []
-          ).map((a) => `${a.action}:${a.title}`),
-        }));
-      }, `inbox-${id}`);
-    await expect.poll(shown).toEqual([
-      {
-        title: `Claude Code on e2e-push-${tag}: permission Bash`,
-        body: `pytest -x ${tag}\nproject pitwall`,
-        actions: ["allow:Approve", "deny:Deny"],
-      },
-    ]);
-
-    // Approve, through the worker's own click handler (CDP cannot click a notification).
-    const worker = context.serviceWorkers().find((w) => w.url().endsWith("/sw.js"))!;
-    expect(worker).toBeTruthy();
-    const answer = await worker.evaluate(async (t) => {
-      const sw = self as unknown as SwScope;
-      const [n] = await sw.registration.getNotifications({ tag: t });
-      return sw.pitwall.onNotificationClick(n!, "allow");
+  const shown = (id: string) =>
+    page.evaluate(async (t) => {
+      const reg = await navigator.serviceWorker.ready;
+      return (await reg.getNotifications({ tag: t })).map((n) => ({
+        title: n.title,
+        body: n.body,
+        actions: (
+          (n as Notification & { actions?: Array<{ action: string; title: string }> }).actions ?? []
+        ).map((a) => `${a.action}:${a.title}`),
+      }));
     }, `inbox-${id}`);
-    expect(answer).toMatchObject({
-      status: 200,
-      body: { id, decision: "allow", decidedBy: E2E_USERS.approver.name },
-    });
-    const decided = (await (
+  /** The worker's own click handler with the shown notification (CDP cannot click one). */
+  const click = (id: string, action: string) =>
+    worker!.evaluate(
+      async ([t, a]) => {
+        const sw = self as unknown as SwScope;
+        const [n] = await sw.registration.getNotifications({ tag: t });
+        return sw.pitwall.onNotificationClick(n!, a!);
+      },
+      [`inbox-${id}`, action],
+    );
+  const decisionOf = async (id: string) =>
+    (await (
       await page.request.get(`/api/inbox/${id}/decision`, {
         headers: { authorization: `Bearer ${token}` },
       })
-    ).json()) as { status: string; decision: { decision: string; decidedBy: string } };
-    expect(decided).toMatchObject({
+    ).json()) as { status: string; decision: { decision: string; decidedBy: string } | null };
+
+  try {
+    const older = await open(1);
+    const id = await open(2);
+    const newest = await open(3);
+    const text = await pushedText(id);
+    await deliver(text);
+    await expect
+      .poll(() => shown(id))
+      .toEqual([
+        {
+          title: `Claude Code on e2e-push-${tag}: permission Bash`,
+          body: `pytest -x ${tag}-2\nproject pitwall`,
+          actions: ["allow:Approve", "deny:Deny"],
+        },
+      ]);
+
+    // Approve: the one-use token is posted with no cookies; the agent's long-poll has it.
+    expect(await click(id, "allow")).toMatchObject({
+      status: 200,
+      body: { id, decision: "allow", decidedBy: E2E_USERS.approver.name },
+    });
+    expect(await decisionOf(id)).toMatchObject({
       status: "decided",
       decision: { decision: "allow", decidedBy: E2E_USERS.approver.name },
     });
     // The notification now says what happened, without buttons.
-    await expect.poll(shown).toEqual([
-      {
-        title: `Approved: pytest -x ${tag}`,
-        body: `by ${E2E_USERS.approver.name}`,
-        actions: [],
-      },
-    ]);
+    await expect
+      .poll(() => shown(id))
+      .toEqual([
+        {
+          title: `Approved: pytest -x ${tag}-2`,
+          body: `by ${E2E_USERS.approver.name}`,
+          actions: [],
+        },
+      ]);
 
-    // A click on the body opens the item: the open window is navigated to it.
-    await worker.evaluate(async (t) => {
-      const sw = self as unknown as SwScope;
-      const [n] = await sw.registration.getNotifications({ tag: t });
-      await sw.pitwall.onNotificationClick(n!, "");
-    }, `inbox-${id}`);
-    await expect(page).toHaveURL(new RegExp(`/inbox\\?item=${id}$`));
+    // The same push again (e.g. on a second device): its Deny is refused, and the notification says why.
+    await deliver(text);
+    await expect
+      .poll(async () => (await shown(id))[0]?.actions)
+      .toEqual(["allow:Approve", "deny:Deny"]);
+    expect(await click(id, "deny")).toMatchObject({
+      status: 409,
+      body: { error: { code: "conflict" } },
+    });
+    await expect
+      .poll(() => shown(id))
+      .toEqual([
+        {
+          title: `Could not decide: pytest -x ${tag}-2`,
+          body: expect.stringMatching(/already decided by Ava Approver.* — tap to open$/),
+          actions: [],
+        },
+      ]);
+    expect((await decisionOf(id)).decision?.decision).toBe("allow");
+
+    // A click on a notification's body opens its item: the open window goes to /inbox?item=…,
+    // with that item selected (the newest; by default the inbox selects the oldest).
+    await deliver(await pushedText(newest));
+    await expect.poll(async () => (await shown(newest)).length).toBe(1);
+    await page.goto("/");
+    await click(newest, "");
+    await expect(page).toHaveURL(new RegExp(`/inbox\\?item=${newest}$`));
+    const item = (n: number) =>
+      page.getByTestId("inbox-item").filter({ hasText: `pytest -x ${tag}-${n}` });
+    await expect(item(3)).toHaveAttribute("aria-current", "true");
+    await expect(item(1)).not.toHaveAttribute("aria-current", "true");
+    expect((await decisionOf(older)).status).toBe("waiting");
   } finally {
     await page.request.delete("/api/push/subscriptions", {
       headers: { origin: baseURL! },

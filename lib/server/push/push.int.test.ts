@@ -324,3 +324,53 @@ test("a question is pushed without decision buttons (it needs an answer), openin
   );
   expect(pushed).toMatchObject({ kind: "question", actions: [], url: `/inbox?item=${id}` });
 });
+
+test("a proposed plan is pushed with Approve / Reject; Reject from the notification rejects it in the person's name", async () => {
+  const browser = newBrowserKeys();
+  const endpoint = push.endpoint(`plan-${randomUUID()}`);
+  expect((await subscribe(bob.cookie, endpoint, browser)).status).toBe(201);
+  const key = `push-plan-${randomUUID()}`;
+  const ingest = await fetch(`${server.url}/api/ingest`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+    body: JSON.stringify([
+      {
+        v: 1,
+        id: randomUUID(),
+        type: "plan.propose",
+        plan: key,
+        title: "Sweep C=1..64",
+        items: [{ content: "warm up" }, { content: "sweep" }],
+      },
+    ]),
+  });
+  expect(ingest.status).toBe(200);
+  const planId = (await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE key = $1`, [key]))
+    .rows[0]!.id;
+  const pushed = await until("the plan's push", async () =>
+    payloads(endpoint, browser).find((p) => p.id === `plan-${planId}`),
+  );
+  expect(pushed).toMatchObject({
+    kind: "plan",
+    host: "push-box",
+    summary: "Sweep C=1..64",
+    url: `/plans/${planId}`,
+  });
+  expect(pushed.actions.map((a) => [a.action, a.title])).toEqual([
+    ["allow", "Approve"],
+    ["deny", "Reject"],
+  ]);
+  const res = await action(pushed.actions.find((a) => a.action === "deny")!.token);
+  expect(await res.json()).toMatchObject({ id: `plan-${planId}`, decision: "deny" });
+  const decided = await pool.query(
+    `SELECT p.status::text AS status, d."decidedBy", d.comment FROM "Plan" p JOIN "PlanDecision" d ON d."planId" = p.id WHERE p.id = $1`,
+    [planId],
+  );
+  expect(decided.rows).toEqual([
+    {
+      status: "rejected",
+      decidedBy: "admin person",
+      comment: "denied from a Pitwall notification",
+    },
+  ]);
+});
