@@ -32,6 +32,7 @@ function showPush(p) {
     icon: "/icons/icon-192.png",
     badge: "/icons/badge-96.png",
     requireInteraction: true,
+    renotify: p.renotify === true,
     data: p,
     actions: actions.map((a) => ({ action: a.action, title: a.title })),
   });

@@ -109,5 +109,7 @@ export interface PushPayload {
   url: string;
   /** Notification tag: a later push for the same item replaces the notification. */
   tag: string;
+  /** A reminder (the item was escalated): the replacing notification alerts again. */
+  renotify: boolean;
   actions: PushAction[];
 }

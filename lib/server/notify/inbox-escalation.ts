@@ -14,7 +14,13 @@ import { escapeMrkdwn } from "./plan-message";
 
 const AGENT_NAMES: Record<string, string> = { "claude-code": "Claude Code", opencode: "opencode" };
 
-interface EscalatedRow {
+/** Whole minutes item `r` has waited at `at`. */
+function waitedMin(r: { createdAt: Date }, at: Date): number {
+  return Math.max(0, Math.round((at.getTime() - r.createdAt.getTime()) / 60_000));
+}
+
+/** An escalated item as the claim returns it. */
+export interface EscalatedRow {
   id: number;
   kind: string;
   agent: string;
@@ -25,11 +31,15 @@ interface EscalatedRow {
   createdAt: Date;
 }
 
-/** One escalation post: Slack mrkdwn text, the item's kind and its absolute link. */
+/**
+ * One escalation: its webhook post (Slack mrkdwn text, the item's kind and absolute link) and the
+ * item as Web Push re-announces it (`item`, with how long it has waited).
+ */
 export interface EscalationPost {
   text: string;
   itemKind: string;
   link: string;
+  item: EscalatedRow & { summary: string; expiresAt: Date; waitedMin: number };
 }
 
 /** The absolute link of inbox item `id` on /inbox (the page selects it). */
@@ -48,11 +58,11 @@ export async function escalateInboxItems(
   for (const kind of POLICY_KINDS) {
     const afterMin = policy.escalateAfterMin[kind];
     if (afterMin === undefined) continue;
-    const res = await pool.query<EscalatedRow>(
+    const res = await pool.query<EscalatedRow & { summary: string; expiresAt: Date }>(
       `UPDATE "InboxItem" i SET "escalatedAt" = $1 FROM "Host" h
        WHERE h.id = i."hostId" AND i.kind = $2::"InboxKind" AND i.status = 'waiting' AND i."escalatedAt" IS NULL
          AND i."expiresAt" > $1 AND i."createdAt" <= $1::timestamptz - make_interval(mins => $3)
-       RETURNING i.id, i.kind::text AS kind, i.agent, h.name AS host, i."toolName", i.project, i."gitBranch", i."createdAt"`,
+       RETURNING i.id, i.kind::text AS kind, i.agent, h.name AS host, i."toolName", i.project, i."gitBranch", i."createdAt", i.summary, i."expiresAt"`,
       [at, kind, afterMin],
     );
     for (const r of res.rows)
@@ -60,6 +70,7 @@ export async function escalateInboxItems(
         text: escalationText(r, at, publicUrl),
         itemKind: r.kind,
         link: inboxItemLink(publicUrl, r.id),
+        item: { ...r, waitedMin: waitedMin(r, at) },
       });
   }
   return posts;
@@ -67,10 +78,9 @@ export async function escalateInboxItems(
 
 /** ":hourglass_flowing_sand: *Claude Code* on *gpu-01* still waits after 12 min: permission Bash in project pitwall (branch main) · <…/inbox?item=12|open the item>". */
 export function escalationText(r: EscalatedRow, at: Date, publicUrl: string): string {
-  const waitedMin = Math.max(0, Math.round((at.getTime() - r.createdAt.getTime()) / 60_000));
   const agent = AGENT_NAMES[r.agent] ?? r.agent;
   const what = `${r.kind}${r.toolName ? ` ${r.toolName}` : ""}`;
   const where = `${r.project ? ` in project ${r.project}` : ""}${r.gitBranch ? ` (branch ${r.gitBranch})` : ""}`;
   const link = `<${inboxItemLink(publicUrl, r.id)}|open the item>`;
-  return `:hourglass_flowing_sand: *${escapeMrkdwn(agent)}* on *${escapeMrkdwn(r.host)}* still waits for a decision after ${waitedMin} min: ${escapeMrkdwn(what)}${escapeMrkdwn(where)} · ${link}`;
+  return `:hourglass_flowing_sand: *${escapeMrkdwn(agent)}* on *${escapeMrkdwn(r.host)}* still waits for a decision after ${waitedMin(r, at)} min: ${escapeMrkdwn(what)}${escapeMrkdwn(where)} · ${link}`;
 }

@@ -8,7 +8,7 @@ import { announceInboxItems, planEntry, pushEntries } from "@/lib/server/push/an
 import { expireInboxItems } from "@/lib/server/repositories/inbox";
 import { expirePlans } from "@/lib/server/repositories/plan-decisions";
 
-import { escalateInboxItems } from "./inbox-escalation";
+import { escalateInboxItems, type EscalationPost } from "./inbox-escalation";
 import {
   escapeMrkdwn,
   PLAN_MESSAGE_SQL,
@@ -196,11 +196,17 @@ export function startNotifier(opts: NotifierOptions): Notifier {
     // Inbox items: expire (hand back or deny, per kind) and re-notify those waiting too long.
     const inboxPolicy = opts.inboxPolicy ?? DEFAULT_INBOX_POLICY;
     await expireInboxItems(opts.pool, at, inboxPolicy);
-    for (const post of await escalateInboxItems(opts.pool, at, inboxPolicy, opts.publicUrl))
-      out.push({ kind: "inbox", runId: 0, ...post });
+    const escalated = await escalateInboxItems(opts.pool, at, inboxPolicy, opts.publicUrl);
+    for (const { text, itemKind, link } of escalated)
+      out.push({ kind: "inbox", runId: 0, text, itemKind, link });
     // Web Push to subscribed approvers: new items (unless the creating route already claimed
-    // them) and the plans claimed above.
-    await pushWaiting(opts, at, plans.rows);
+    // them), the plans claimed above, and a reminder for each escalated item.
+    await pushWaiting(
+      opts,
+      at,
+      plans.rows,
+      escalated.map((e) => e.item),
+    );
 
     // Browsers learn about transitions no frame announced (stale / resumed).
     const topics = new Set<string>();
@@ -242,6 +248,7 @@ async function pushWaiting(
   opts: NotifierOptions,
   at: Date,
   plans: WaitingPlanRow[],
+  escalated: EscalationPost["item"][],
 ): Promise<void> {
   const push = { log: opts.log, publicUrl: opts.publicUrl, at };
   try {
@@ -251,6 +258,11 @@ async function pushWaiting(
       plans.map((p) => planEntry(p, at)),
       push,
     );
+    for (const e of escalated)
+      await pushEntries(opts.pool, [{ ...e, id: String(e.id) }], {
+        ...push,
+        reminder: `Still waiting after ${e.waitedMin} min`,
+      });
   } catch (err) {
     opts.log.warn({ err }, "web push of new inbox items failed; not retried");
   }

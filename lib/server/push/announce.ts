@@ -42,6 +42,8 @@ export interface AnnounceOptions {
   /** PITWALL_PUBLIC_URL (for the VAPID subject). */
   publicUrl?: string;
   at?: Date;
+  /** A reminder of an item pushed before (escalation): this line opens the body and the device alerts again. */
+  reminder?: string;
 }
 
 /** Counts of one announcement round. */
@@ -58,6 +60,7 @@ export function pushPayloadFor(
   userId: string,
   secret: string,
   at: Date,
+  reminder?: string,
 ): PushPayload {
   const agent = AGENT_NAMES[e.agent] ?? e.agent;
   const what = e.kind === "permission" ? `permission ${e.toolName ?? ""}`.trim() : e.kind;
@@ -79,9 +82,10 @@ export function pushPayloadFor(
     host: e.host,
     summary: e.summary,
     title: `${agent} on ${e.host}: ${what}`,
-    body: where ? `${e.summary}\n${where}` : e.summary,
+    body: [reminder, e.summary, where].filter(Boolean).join("\n"),
     url: e.id.startsWith("plan-") ? `/plans/${e.id.slice(5)}` : `/inbox?item=${e.id}`,
     tag: `inbox-${e.id}`,
+    renotify: reminder !== undefined,
     actions: decidable
       ? [action("allow", "Approve"), action("deny", e.kind === "plan" ? "Reject" : "Deny")]
       : [],
@@ -104,7 +108,10 @@ export async function pushEntries(
   for (const e of entries) {
     await Promise.all(
       targets.map(async (t) => {
-        const out = await sendPush(t, pushPayloadFor(e, t.userId, secret, at), { vapid, subject });
+        const out = await sendPush(t, pushPayloadFor(e, t.userId, secret, at, opts.reminder), {
+          vapid,
+          subject,
+        });
         if (out.outcome === "failed") {
           result.failed++;
           opts.log.warn(
