@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 
-import { PushToggle } from "@/components/pwa/push-toggle";
 import { hasRole } from "@/lib/roles";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { pool } from "@/lib/server/db";
@@ -54,7 +53,6 @@ export default async function InboxPage({
         ))}
       </nav>
       {tab !== "waiting" && <h1 className="text-lg font-semibold tracking-tight">Inbox</h1>}
-      {tab === "waiting" && canDecide && <PushToggle />}
       {tab === "waiting" && (
         <InboxView
           initial={{ asOf: at.toISOString(), count: items.length, items }}

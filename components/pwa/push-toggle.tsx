@@ -71,7 +71,6 @@ export function PushToggle() {
     }
   }
 
-  if (state === "checking") return null;
   if (state === "unsupported")
     return <p className="text-sm text-muted-fg">This browser cannot show notifications.</p>;
   if (state === "blocked")
@@ -85,7 +84,7 @@ export function PushToggle() {
       <Button
         variant="outline"
         className="min-h-11 sm:min-h-8"
-        disabled={busy}
+        disabled={busy || state === "checking"}
         aria-pressed={state === "on"}
         onClick={() => void run(state === "on" ? turnOff : turnOn)}
       >

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useServerNow } from "@/components/pipelines/use-server-now";
+import { PushToggle } from "@/components/pwa/push-toggle";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { decideInbox, fetchInbox, type InboxDecisionRequest } from "@/lib/api/fetchers";
@@ -156,6 +157,11 @@ export function InboxView({
             ? " · j/k move, a approve, d deny, e edit"
             : " · viewers see, approvers decide"}
         </span>
+        {canDecide && (
+          <div className="sm:ml-auto">
+            <PushToggle />
+          </div>
+        )}
       </div>
       {error && (
         <p
