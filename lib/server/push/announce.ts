@@ -19,6 +19,12 @@ import { sendPush } from "./send";
 
 const AGENT_NAMES: Record<string, string> = { "claude-code": "Claude Code", opencode: "opencode" };
 
+/**
+ * Longest summary in a push, characters: push services take at most 4096 bytes of payload, and
+ * the two action tokens and the rest take about 1 KB (a summary may be 2000 characters).
+ */
+export const MAX_PUSH_SUMMARY_CHARS = 300;
+
 /** Items created longer ago than this are not announced (e.g. the backlog on a first deploy). */
 const RECENT = "15 minutes";
 
@@ -54,6 +60,10 @@ export interface AnnounceResult {
   failed: number;
 }
 
+function clip(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
 /** The notification of `e` for one person: its text, link, and Approve / Deny tokens signed for `userId`. */
 export function pushPayloadFor(
   e: AnnouncedEntry,
@@ -63,8 +73,13 @@ export function pushPayloadFor(
   reminder?: string,
 ): PushPayload {
   const agent = AGENT_NAMES[e.agent] ?? e.agent;
-  const what = e.kind === "permission" ? `permission ${e.toolName ?? ""}`.trim() : e.kind;
-  const where = [e.project && `project ${e.project}`, e.gitBranch && `branch ${e.gitBranch}`]
+  const summary = clip(e.summary, MAX_PUSH_SUMMARY_CHARS);
+  const what =
+    e.kind === "permission" ? `permission ${clip(e.toolName ?? "", 100)}`.trim() : e.kind;
+  const where = [
+    e.project && `project ${clip(e.project, 100)}`,
+    e.gitBranch && `branch ${clip(e.gitBranch, 100)}`,
+  ]
     .filter(Boolean)
     .join(" · ");
   const decidable = e.kind === "permission" || e.kind === "plan";
@@ -80,9 +95,9 @@ export function pushPayloadFor(
     kind: e.kind,
     agent,
     host: e.host,
-    summary: e.summary,
+    summary,
     title: `${agent} on ${e.host}: ${what}`,
-    body: [reminder, e.summary, where].filter(Boolean).join("\n"),
+    body: [reminder, summary, where].filter(Boolean).join("\n"),
     url: e.id.startsWith("plan-") ? `/plans/${e.id.slice(5)}` : `/inbox?item=${e.id}`,
     tag: `inbox-${e.id}`,
     renotify: reminder !== undefined,
