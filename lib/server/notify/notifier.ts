@@ -199,14 +199,6 @@ export function startNotifier(opts: NotifierOptions): Notifier {
     const escalated = await escalateInboxItems(opts.pool, at, inboxPolicy, opts.publicUrl);
     for (const { text, itemKind, link } of escalated)
       out.push({ kind: "inbox", runId: 0, text, itemKind, link });
-    // Web Push to subscribed approvers: new items (unless the creating route already claimed
-    // them), the plans claimed above, and a reminder for each escalated item.
-    await pushWaiting(
-      opts,
-      at,
-      plans.rows,
-      escalated.map((e) => e.item),
-    );
 
     // Browsers learn about transitions no frame announced (stale / resumed).
     const topics = new Set<string>();
@@ -226,6 +218,15 @@ export function startNotifier(opts: NotifierOptions): Notifier {
         );
       }
     }
+    // Web Push to subscribed approvers: new items (unless the creating route already claimed
+    // them), the plans claimed above, and a reminder for each escalated item. Last, so a slow
+    // push service (10 s timeout) never delays the browsers' updates or the webhook.
+    await pushWaiting(
+      opts,
+      at,
+      plans.rows,
+      escalated.map((e) => e.item),
+    );
     return out;
   };
 
