@@ -30,8 +30,9 @@ export function proxy(request: NextRequest): NextResponse {
 export const config = {
   // Pages only: not the API (it answers 401 itself), the auth pages, the Python client's wheel
   // (/python, anonymous on purpose: pip on a GPU host has no session), Next's assets, health and
-  // Prometheus endpoints, or files from public/.
+  // Prometheus endpoints, or files from public/ (the service worker and icons of the installable
+  // app, and its manifest, which browsers fetch without cookies).
   matcher: [
-    "/((?!api/|_next/|python|sign-in|setup|healthz|metrics|favicon\\.ico|icon\\.svg|robots\\.txt|ws/).*)",
+    "/((?!api/|_next/|python|sign-in|setup|healthz|metrics|favicon\\.ico|icon\\.svg|robots\\.txt|ws/|sw\\.js|manifest\\.webmanifest|icons/).*)",
   ],
 };

@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 
 import { TopNav } from "@/components/nav/top-nav";
 import { Providers } from "@/components/providers";
+import { RegisterServiceWorker } from "@/components/pwa/register-service-worker";
 import { currentPreferences } from "@/lib/server/auth/preferences-page";
 
 import "./globals.css";
@@ -45,6 +46,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         </a>
         <Providers serverNow={renderTime()} preferences={preferences} canSavePreferences={canSave}>
           <TopNav />
+          <RegisterServiceWorker />
           <main
             id="main"
             tabIndex={-1}

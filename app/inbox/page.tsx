@@ -20,15 +20,19 @@ const TABS = [
   { tab: "history", label: "History" },
 ] as const;
 
-/** /inbox: everything agents wait on, oldest first (approvers decide); `?tab=rules` the allow/deny rules; `?tab=history` the audit (approvers and admins). */
+/**
+ * /inbox: everything agents wait on, oldest first (approvers decide; `?item=12` selects that
+ * item, the link of its notification); `?tab=rules` the allow/deny rules; `?tab=history` the
+ * audit (approvers and admins).
+ */
 export default async function InboxPage({
   searchParams,
 }: {
-  searchParams: Promise<{ tab?: string | string[] }>;
+  searchParams: Promise<{ tab?: string | string[]; item?: string | string[] }>;
 }) {
   const viewer = await requirePageViewer();
   const canDecide = viewer.kind === "user" && hasRole(viewer.role, "approver");
-  const asked = (await searchParams).tab;
+  const { tab: asked, item: askedItem } = await searchParams;
   const tab =
     TABS.find((t) => t.tab === asked && (t.tab !== "history" || canDecide))?.tab ?? "waiting";
   const at = new Date();
@@ -54,6 +58,7 @@ export default async function InboxPage({
           initial={{ asOf: at.toISOString(), count: items.length, items }}
           renderedAt={at.getTime()}
           canDecide={canDecide}
+          selectedId={typeof askedItem === "string" ? askedItem : undefined}
         />
       )}
       {tab === "rules" && <InboxRules initial={await listInboxRules(pool())} canEdit={canDecide} />}

@@ -63,6 +63,15 @@ import {
   type PlanResponse,
 } from "./plans";
 import { putPreferencesRoute, type PreferencesResponse } from "./preferences";
+import {
+  pushKeyRoute,
+  subscribePushRoute,
+  unsubscribePushRoute,
+  type PushKeyResponse,
+  type PushSubscriptionInput,
+  type SubscribePushResponse,
+  type UnsubscribePushResponse,
+} from "./push";
 import type { StepRange } from "./query-keys";
 import {
   getRunRoute,
@@ -275,6 +284,21 @@ export type InboxDecisionRequest = z.input<typeof inboxDecisionInput>;
 /** Sends a decision (`POST /api/inbox/:id/decision`; `id` "12" or "plan-7"). @throws ApiError (409 when decided by someone else or the agent stopped waiting). */
 export function decideInbox(id: string, body: InboxDecisionRequest): Promise<DecideInboxResponse> {
   return sendJson<DecideInboxResponse>("POST", apiPath(decideInboxRoute, { id }), body);
+}
+
+/** The server's VAPID public key (`GET /api/push/key`), base64url. */
+export async function fetchPushKey(): Promise<string> {
+  return (await fetchJson<PushKeyResponse>(apiPath(pushKeyRoute))).publicKey;
+}
+
+/** Stores this browser's push subscription (`POST /api/push/subscriptions`; approvers). @throws ApiError 403 for viewers. */
+export function subscribePush(subscription: PushSubscriptionInput): Promise<SubscribePushResponse> {
+  return sendJson<SubscribePushResponse>("POST", apiPath(subscribePushRoute), subscription);
+}
+
+/** Forgets this browser's push subscription (`DELETE /api/push/subscriptions`). */
+export function unsubscribePush(endpoint: string): Promise<UnsubscribePushResponse> {
+  return sendJson<UnsubscribePushResponse>("DELETE", apiPath(unsubscribePushRoute), { endpoint });
 }
 
 /** The inbox's decision history, newest first (`GET /api/inbox/audit`; approvers). @throws ApiError 403 for viewers. */

@@ -1,7 +1,12 @@
+import { after } from "next/server";
+
 import { listInboxRoute, openInboxItemRoute, type ListInboxResponse } from "@/lib/api/inbox";
 import { pool } from "@/lib/server/db";
+import { parseEnv } from "@/lib/server/env";
 import { handle, json } from "@/lib/server/http";
 import { authenticateWorker } from "@/lib/server/ingest/service";
+import { logger } from "@/lib/server/logger";
+import { announceInboxItems } from "@/lib/server/push/announce";
 import { createInboxItem, listInbox } from "@/lib/server/repositories/inbox";
 import { apiRoute, readInput, type RouteContext } from "@/lib/server/route-input";
 
@@ -27,11 +32,20 @@ export const GET = apiRoute("viewer", listInboxRoute, async (_input, _request, v
  * an item and then long-polls GET /api/inbox/:id/decision — unless an inbox rule decided it at
  * once (`status: "decided"`, `decision` as the long-poll would give it; deny rules win). Re-sending
  * the same key returns the same item. 400 `invalid_body`; 401 without a valid token; 415 unless JSON.
+ * A waiting item is pushed to subscribed approvers right after the answer (Web Push,
+ * lib/server/push/announce.ts; the notifier loop catches any this misses).
  */
 export async function POST(request: Request, ctx: RouteContext): Promise<Response> {
   return handle(async () => {
     const principal = await authenticateWorker(request.headers.get("authorization"));
     const { body } = await readInput(request, ctx, openInboxItemRoute);
-    return json(await createInboxItem(pool(), principal, body), 201);
+    const item = await createInboxItem(pool(), principal, body);
+    if (item.status === "waiting")
+      after(() =>
+        announceInboxItems(pool(), { log: logger, publicUrl: parseEnv().PITWALL_PUBLIC_URL }).catch(
+          (err: unknown) => logger.warn({ err }, "web push of a new inbox item failed"),
+        ),
+      );
+    return json(item, 201);
   });
 }

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useServerNow } from "@/components/pipelines/use-server-now";
+import { PushToggle } from "@/components/pwa/push-toggle";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { decideInbox, fetchInbox, type InboxDecisionRequest } from "@/lib/api/fetchers";
@@ -31,15 +32,17 @@ function exactSubject(item: InboxEntry): string | null {
   return null;
 }
 
-/** The live inbox: one queue across hosts, agents and sessions, oldest first; approvers decide with a few seconds to undo. Keys: j/k move, a approve, d deny, e edit. */
+/** The live inbox: one queue across hosts, agents and sessions, oldest first; approvers decide with a few seconds to undo. Keys: j/k move, a approve, d deny, e edit. `selectedId`: the item selected first (a notification's link). */
 export function InboxView({
   initial,
   renderedAt,
   canDecide,
+  selectedId,
 }: {
   initial: InboxListView;
   renderedAt: number;
   canDecide: boolean;
+  selectedId?: string;
 }) {
   const live = useLiveTopics(["inbox"]);
   const queryClient = useQueryClient();
@@ -53,7 +56,9 @@ export function InboxView({
   const serverNow = useServerNow(data.asOf, dataUpdatedAt);
   const [sent, setSent] = useState<string[]>([]);
   const items = data.items.filter((i) => !sent.includes(i.id));
-  const [selected, setSelected] = useState(0);
+  const [selected, setSelected] = useState(() =>
+    Math.max(0, selectedId ? items.findIndex((i) => i.id === selectedId) : 0),
+  );
   const [pending, setPending] = useState<Pending | null>(null);
   const [editor, setEditor] = useState<Editor | null>(null);
   const [notice, setNotice] = useState<{ text: string; error: boolean } | null>(null);
@@ -152,6 +157,11 @@ export function InboxView({
             ? " · j/k move, a approve, d deny, e edit"
             : " · viewers see, approvers decide"}
         </span>
+        {canDecide && (
+          <div className="sm:ml-auto">
+            <PushToggle />
+          </div>
+        )}
       </div>
       {error && (
         <p

@@ -5,16 +5,21 @@ import pino from "pino";
 import { afterAll, beforeAll, expect, test } from "vitest";
 
 import { PrismaClient } from "@/generated/prisma/client";
+import type { PushPayload } from "@/lib/api/push";
 import { createInboxItem } from "@/lib/server/repositories/inbox";
+import { savePushSubscription } from "@/lib/server/repositories/push";
 import { createToken, verifyToken, type TokenPrincipal } from "@/lib/server/repositories/tokens";
+import { createUser } from "@/lib/server/repositories/users";
 import { createTestDatabase } from "@/test/support/db";
+import { newBrowserKeys, startPushService } from "@/test/support/push-service";
 
 import { startNotifier, type Notification } from "./notifier";
 
 // Inbox timeouts and escalation in the notifier loop, against a real database with an injected
 // clock: an item still waiting after its kind's minutes is posted once more (never its command);
 // at expiry a kind set to `deny` is denied by Pitwall with an audit row, the default hands back
-// (expired) — nothing is ever approved.
+// (expired) — nothing is ever approved. An escalated item is also pushed again to subscribed
+// approvers (a local push service, payload decrypted as a browser would).
 
 let pool: pg.Pool;
 let prisma: PrismaClient;
@@ -80,8 +85,12 @@ test("an item waiting past its escalation minutes is re-posted once, without its
     const escalated = (await notifier.tick()).filter((n) => n.kind === "inbox");
     expect(escalated).toHaveLength(1);
     expect(escalated[0]!.text).toBe(
-      ":hourglass_flowing_sand: *Claude Code* on *esc-box* still waits for a decision after 11 min: permission Bash in project pitwall (branch main) · <https://pitwall.example/inbox|open the inbox>",
+      `:hourglass_flowing_sand: *Claude Code* on *esc-box* still waits for a decision after 11 min: permission Bash in project pitwall (branch main) · <https://pitwall.example/inbox?item=${perm.id}|open the item>`,
     );
+    expect(escalated[0]).toMatchObject({
+      itemKind: "permission",
+      link: `https://pitwall.example/inbox?item=${perm.id}`,
+    });
     expect(escalated[0]!.text).not.toContain("DROP");
     expect(sent.filter((n) => n.kind === "inbox")).toHaveLength(1);
     clock += 5 * 60_000;
@@ -134,4 +143,47 @@ test("the server's timeout caps the agent's own wait", async () => {
     [item.id],
   );
   expect(row.rows[0]!.expiresAt.getTime() - at.getTime()).toBe(60_000);
+});
+
+test("an escalated item is pushed again to subscribed approvers, as a reminder that alerts", async () => {
+  const email = `esc-${randomUUID().slice(0, 8)}@example.com`;
+  await createUser(prisma, { email, name: "Esc Approver", role: "approver" });
+  const userId = (
+    await pool.query<{ id: string }>(`SELECT id FROM "User" WHERE email = $1`, [email])
+  ).rows[0]!.id;
+  const push = await startPushService();
+  const browser = newBrowserKeys();
+  const endpoint = push.endpoint("esc");
+  await savePushSubscription(pool, userId, { endpoint, keys: browser.keys });
+  let clock = Date.now();
+  const notifier = startNotifier({
+    pool,
+    log: pino({ level: "silent" }),
+    publicUrl: "https://pitwall.example",
+    intervalMs: 3_600_000,
+    now: () => new Date(clock),
+    deliver: async () => undefined,
+    inboxPolicy: { timeoutS: {}, onExpiry: {}, escalateAfterMin: { permission: 10 } },
+  });
+  try {
+    const item = await open("permission", new Date(clock), 1800);
+    await notifier.tick();
+    clock += 11 * 60_000;
+    await notifier.tick();
+    await notifier.tick();
+    const pushes = push.received
+      .filter((r) => r.endpoint === endpoint)
+      .map((r) => JSON.parse(browser.decrypt(r.body).toString("utf8")) as PushPayload)
+      .filter((p) => p.id === String(item.id));
+    // The announcement, then one reminder with the same tag (it replaces the notification) that alerts again.
+    expect(pushes.map((p) => [p.renotify, p.body.split("\n")[0]])).toEqual([
+      [false, "DROP TABLE runs"],
+      [true, "Still waiting after 11 min"],
+    ]);
+    expect(pushes[1]).toMatchObject({ tag: `inbox-${item.id}`, url: `/inbox?item=${item.id}` });
+    expect(pushes[1]!.actions.map((a) => a.action)).toEqual(["allow", "deny"]);
+  } finally {
+    notifier.stop();
+    await push.close();
+  }
 });

@@ -12,7 +12,7 @@ import { startNotifier, type Notifier } from "./notifier";
 
 let receiver: http.Server;
 let webhookUrl: string;
-const received: Array<{ text: string }> = [];
+const received: Array<{ text: string; kind?: string; link?: string }> = [];
 let clock = Date.now();
 let notifier: Notifier;
 // Frames are applied as received at `clock`; `ingest` returns their outcomes.
@@ -171,6 +171,11 @@ describe("plan messages", () => {
       /^:raised_hand: A worker on \*notify-host\* waits for an approver: plan <https:\/\/pitwall\.example\/plans\/\d+\|Rotate the logs> \(1 step\)$/,
     );
     expect(received.map((r) => r.text)).toEqual(sent.map((n) => n.text));
+    // The post names the entry's kind and links it, for machine readers (Slack shows `text`).
+    expect(received[0]).toMatchObject({
+      kind: "plan",
+      link: `https://pitwall.example/plans/${planId}`,
+    });
     // Announced once.
     expect((await notifier.tick()).filter((n) => n.kind === "plan")).toEqual([]);
 

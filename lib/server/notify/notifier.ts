@@ -4,10 +4,11 @@ import { evaluateAlertRules } from "@/lib/server/alerts/evaluate-rules";
 import { DEFAULT_INBOX_POLICY, type InboxPolicy } from "@/lib/server/inbox-policy";
 import { publishTopics } from "@/lib/server/live/publish";
 import type { Logger } from "@/lib/server/logger";
+import { announceInboxItems, planEntry, pushEntries } from "@/lib/server/push/announce";
 import { expireInboxItems } from "@/lib/server/repositories/inbox";
 import { expirePlans } from "@/lib/server/repositories/plan-decisions";
 
-import { escalateInboxItems } from "./inbox-escalation";
+import { escalateInboxItems, type EscalationPost } from "./inbox-escalation";
 import {
   escapeMrkdwn,
   PLAN_MESSAGE_SQL,
@@ -28,11 +29,17 @@ import {
  * flapping webhook never floods the channel.
  */
 
-/** A message for the webhook; `text` is Slack mrkdwn. `runId` is 0 for plan and inbox messages. */
+/**
+ * A message for the webhook; `text` is Slack mrkdwn. `runId` is 0 for plan and inbox messages,
+ * which also carry the entry's `itemKind` (permission, question, notice, plan) and absolute
+ * `link`; the post's JSON adds both next to `text` (Slack ignores them).
+ */
 export interface Notification {
   kind: "stale" | "resumed" | "failed" | "alert" | "alert_resolved" | "plan" | "inbox";
   runId: number;
   text: string;
+  itemKind?: string;
+  link?: string;
 }
 
 /** Where notifications go (an HTTP POST of `{text}`), injectable for tests. */
@@ -178,13 +185,20 @@ export function startNotifier(opts: NotifierOptions): Notifier {
 
     const plans = await opts.pool.query<WaitingPlanRow>(PLAN_MESSAGE_SQL, [at, RECENT]);
     for (const p of plans.rows)
-      out.push({ kind: "plan", runId: 0, text: waitingPlanText(p, opts.publicUrl) });
+      out.push({
+        kind: "plan",
+        runId: 0,
+        text: waitingPlanText(p, opts.publicUrl),
+        itemKind: "plan",
+        link: new URL(`/plans/${p.id}`, opts.publicUrl).toString(),
+      });
     await expirePlans(opts.pool, at);
     // Inbox items: expire (hand back or deny, per kind) and re-notify those waiting too long.
     const inboxPolicy = opts.inboxPolicy ?? DEFAULT_INBOX_POLICY;
     await expireInboxItems(opts.pool, at, inboxPolicy);
-    for (const text of await escalateInboxItems(opts.pool, at, inboxPolicy, opts.publicUrl))
-      out.push({ kind: "inbox", runId: 0, text });
+    const escalated = await escalateInboxItems(opts.pool, at, inboxPolicy, opts.publicUrl);
+    for (const { text, itemKind, link } of escalated)
+      out.push({ kind: "inbox", runId: 0, text, itemKind, link });
 
     // Browsers learn about transitions no frame announced (stale / resumed).
     const topics = new Set<string>();
@@ -204,6 +218,15 @@ export function startNotifier(opts: NotifierOptions): Notifier {
         );
       }
     }
+    // Web Push to subscribed approvers: new items (unless the creating route already claimed
+    // them), the plans claimed above, and a reminder for each escalated item. Last, so a slow
+    // push service (10 s timeout) never delays the browsers' updates or the webhook.
+    await pushWaiting(
+      opts,
+      at,
+      plans.rows,
+      escalated.map((e) => e.item),
+    );
     return out;
   };
 
@@ -218,13 +241,43 @@ export function startNotifier(opts: NotifierOptions): Notifier {
   return { tick, stop: () => clearInterval(timer) };
 }
 
-/** POSTs `{text}` (Slack incoming-webhook format) with a 5 s timeout. @throws on non-2xx. */
+/**
+ * Pushes new inbox items and newly claimed plans to subscribed browsers; a failure (e.g. no VAPID
+ * key readable) is logged and never stops the webhook posts of this tick.
+ */
+async function pushWaiting(
+  opts: NotifierOptions,
+  at: Date,
+  plans: WaitingPlanRow[],
+  escalated: EscalationPost["item"][],
+): Promise<void> {
+  const push = { log: opts.log, publicUrl: opts.publicUrl, at };
+  try {
+    await announceInboxItems(opts.pool, push);
+    await pushEntries(
+      opts.pool,
+      plans.map((p) => planEntry(p, at)),
+      push,
+    );
+    for (const e of escalated)
+      await pushEntries(opts.pool, [{ ...e, id: String(e.id) }], {
+        ...push,
+        reminder: `Still waiting after ${e.waitedMin} min`,
+      });
+  } catch (err) {
+    opts.log.warn({ err }, "web push of new inbox items failed; not retried");
+  }
+}
+
+/** POSTs `{text}` (Slack incoming-webhook format; plus `kind` and `link` for inbox entries) with a 5 s timeout. @throws on non-2xx. */
 function postWebhook(url: string): Deliver {
   return async (n) => {
     const res = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ text: n.text }),
+      body: JSON.stringify(
+        n.link ? { text: n.text, kind: n.itemKind, link: n.link } : { text: n.text },
+      ),
       signal: AbortSignal.timeout(5000),
     });
     if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}`);
