@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import type pg from "pg";
 
 import type { ClientFrame } from "@/lib/protocol";
@@ -26,6 +27,19 @@ export interface GroupCommitOptions {
   maxFrames: number;
   /** …or this many bytes of frame JSON, as the submitters reported them. */
   maxBytes: number;
+  /**
+   * Under steady traffic a group starts at most this often (ms after the previous group's
+   * start), unless {@link GroupCommitOptions.lingerFrames} frames wait already; 0 turns it off.
+   * Why: a group's cost is mostly fixed (~8 statements, a WAL flush, ~1-3 ms of CPU between the
+   * server and PostgreSQL), and without a pause a fleet's frames (200 sockets, a frame each every
+   * ~0.5 s) came in groups of 1-2 frames, each paying it alone (docs/benchmarks.md, "fleet": 1.1
+   * frames per transaction at 160 frames/s). A quiet server is not slowed: when the previous
+   * group started longer ago than this, the next starts at once, so this adds at most this much
+   * to an ack.
+   */
+  minGroupIntervalMs: number;
+  /** A group starts without waiting for the interval once this many frames wait. */
+  lingerFrames: number;
   now?: Now;
 }
 
@@ -34,6 +48,8 @@ const DEFAULTS: GroupCommitOptions = {
   parallelMinBytes: 256 * 1024,
   maxFrames: 2_000,
   maxBytes: 8 * 1024 * 1024,
+  minGroupIntervalMs: 10,
+  lingerFrames: 500,
 };
 
 interface Pending {
@@ -52,9 +68,11 @@ interface Pending {
  * transaction per batch paid ~8 sequential round trips and a WAL flush for them; the pool's
  * connections sat "idle in transaction" waiting for the server (docs/benchmarks.md, "Soak").
  *
- * No timers: a submission starts a group at once when none is in flight, so a quiet server
- * answers with one batch's latency, and under load the next group fills while the current one
- * commits; further groups run beside it only when enough bytes wait (`parallelMinBytes`). A
+ * A submission starts a group at once when none is in flight and the last one started more than
+ * `minGroupIntervalMs` ago, so a quiet server answers with one batch's latency; under load the
+ * next group fills while the current one commits and, when commits are quicker than the
+ * interval, until the interval is over (the one timer: steady small traffic otherwise made a
+ * transaction per frame); further groups run beside it only when enough bytes wait (`parallelMinBytes`). A
  * group never holds two parts of one host (the second waits for the next
  * group, keeping a host's batches in submission order and its frame-id claims unambiguous).
  * Each submitter's promise settles after COMMIT with its own outcomes; a non-outage failure is
@@ -65,7 +83,11 @@ interface Pending {
 export class GroupCommitter {
   private pending: Pending[] = [];
   private pendingBytes = 0;
+  private pendingFrames = 0;
   private inFlight = 0;
+  /** performance.now() when the last group started (-Infinity: none yet). */
+  private lastStartMs = -Infinity;
+  private lingerTimer: NodeJS.Timeout | null = null;
   private readonly opts: GroupCommitOptions;
 
   constructor(
@@ -86,17 +108,34 @@ export class GroupCommitter {
     return new Promise((resolve, reject) => {
       this.pending.push({ principal, frames, bytes, resolve, reject });
       this.pendingBytes += bytes;
+      this.pendingFrames += frames.length;
       this.pump();
     });
   }
 
-  /** Starts groups while there is work and room: one whenever none is in flight, more only for enough bytes. */
+  /**
+   * Starts groups while there is work and room: one whenever none is in flight (after the
+   * minimum interval since the last start, unless enough frames wait), more only for enough bytes.
+   */
   private pump(): void {
     while (
       this.pending.length > 0 &&
       (this.inFlight === 0 ||
         (this.inFlight < this.opts.maxGroups && this.pendingBytes >= this.opts.parallelMinBytes))
     ) {
+      if (this.inFlight === 0 && this.pendingFrames < this.opts.lingerFrames) {
+        const waitMs = this.lastStartMs + this.opts.minGroupIntervalMs - performance.now();
+        if (waitMs > 0) {
+          this.lingerTimer ??= setTimeout(() => {
+            this.lingerTimer = null;
+            this.pump();
+          }, waitMs);
+          return;
+        }
+      }
+      if (this.lingerTimer) clearTimeout(this.lingerTimer);
+      this.lingerTimer = null;
+      this.lastStartMs = performance.now();
       const group = this.takeGroup();
       this.inFlight++;
       void this.commit(group).finally(() => {
@@ -130,6 +169,7 @@ export class GroupCommitter {
     }
     this.pending = rest;
     this.pendingBytes -= bytes;
+    this.pendingFrames -= frames;
     return group;
   }
 

@@ -183,6 +183,44 @@ describe("pending small batches and their fold", () => {
     expect(await latestFinitePoints(prisma, ids)).toEqual(merged);
   });
 
+  test("the fold loop folds many runs in small transactions (at most 8 runs each), so an ingest group waits for few run locks", async () => {
+    const runs: Array<{ run: string; id: number }> = [];
+    for (let r = 0; r < 20; r++) runs.push(await startRun("training"));
+    // Two batches of 150 points each (pending: under 256 a batch), 300 points per run: due.
+    const steps = (from: number) => ({
+      points: Array.from({ length: 150 }, (_, i) => ({ key: "loss", step: from + i, value: i })),
+    });
+    for (const { run } of runs)
+      for (const from of [0, 150]) await ingest({ type: "run.metrics", run, ...steps(from) });
+    const ids = runs.map((r) => r.id);
+    const loop = startMetricFold(pool, logger, 50);
+    try {
+      await expect
+        .poll(
+          async () =>
+            (
+              await pool.query<{ n: number }>(
+                `SELECT count(*)::int AS n FROM "MetricPending" WHERE "runId" = ANY($1::int4[])`,
+                [ids],
+              )
+            ).rows[0]!.n,
+          { timeout: 20_000 },
+        )
+        .toBe(0);
+    } finally {
+      await loop.stop();
+    }
+    // One block per run (its 300 steps of one key), written by the fold transaction that took it.
+    const byTransaction = await pool.query<{ runs: number }>(
+      `SELECT count(DISTINCT "runId")::int AS runs FROM "MetricBlock" WHERE "runId" = ANY($1::int4[]) GROUP BY xmin::text`,
+      [ids],
+    );
+    expect(byTransaction.rows.reduce((n, r) => n + r.runs, 0)).toBe(20);
+    expect(Math.max(...byTransaction.rows.map((r) => r.runs))).toBeLessThanOrEqual(8);
+    const view = await getRunMetrics(prisma, ids[19]!);
+    expect(view.series.find((x) => x.key === "loss")!.points).toHaveLength(300);
+  });
+
   test("pending rows left by a crash are folded by the fold loop's first pass; a fold killed mid-transaction leaves them pending", async () => {
     const { run, id } = await startRun("training");
     for (let s = 0; s < 20; s++) await ingest(frame(run, s, (k) => s + k));
