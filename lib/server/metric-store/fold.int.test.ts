@@ -183,6 +183,36 @@ describe("pending small batches and their fold", () => {
     expect(await latestFinitePoints(prisma, ids)).toEqual(merged);
   });
 
+  test("a fold reads back exactly what was pending: 64-bit steps, keys with commas, quotes and braces, extreme and non-finite values, own and batch times", async () => {
+    const { run, id } = await startRun("training");
+    const ownTs = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
+    const points = [
+      { key: 'a,b "c" {d}', step: "9223372036854775807", value: 5e-324, ts: ownTs },
+      { key: "ключ\\x", step: "-9223372036854775808", value: "-Infinity" },
+      { key: "plain", step: 9007199254740993n.toString(), value: -0.1 + 1e-17 },
+      { key: "plain", step: 1, value: 1.7976931348623157e308 },
+    ];
+    const before = Date.now();
+    await ingest({ type: "run.metrics", run, points });
+    expect(await pendingRows(id)).toBe(1);
+    await settle(pool, id);
+    expect(await pendingRows(id)).toBe(0);
+    const rows = (
+      await pool.query<{ key: string; step: string; value: string; ts: Date }>(
+        `SELECT key, step::text AS step, value::text AS value, ts FROM "MetricPoint" WHERE "runId" = $1 ORDER BY key, step`,
+        [id],
+      )
+    ).rows;
+    expect(rows.map((r) => [r.key, r.step, r.value])).toEqual([
+      ['a,b "c" {d}', "9223372036854775807", "5e-324"],
+      ["plain", "1", "1.7976931348623157e+308"],
+      ["plain", "9007199254740993", String(-0.1 + 1e-17)],
+      ["ключ\\x", "-9223372036854775808", "-Infinity"],
+    ]);
+    expect(rows[0]!.ts.getTime()).toBe(ownTs);
+    expect(rows[3]!.ts.getTime()).toBeGreaterThanOrEqual(before - 1000);
+  });
+
   test("the fold loop folds many runs in small transactions (at most 8 runs each), so an ingest group waits for few run locks", async () => {
     const runs: Array<{ run: string; id: number }> = [];
     for (let r = 0; r < 20; r++) runs.push(await startRun("training"));

@@ -34,11 +34,14 @@ const { values } = parseArgs({
     workers: { type: "string", default: "100" },
     hz: { type: "string", default: "1" },
     duration: { type: "string", default: "20" },
+    restarts: { type: "string", default: "0" },
   },
 });
 const workersN = Number(values.workers);
 const hz = Number(values.hz);
 const durationS = Number(values.duration);
+/** Workers restarted during the run (spread evenly), each re-sending its last 50 steps like the bench's. */
+const restartsN = Number(values.restarts);
 const log = (line: string) => console.log(line);
 
 installExitHandlers(900);
@@ -77,11 +80,16 @@ const cpu0 = { server: treeCpuS(serverPid)!, pg: treeCpuS(pgPid)! };
 const t0 = performance.now() + 20;
 const end = t0 + durationS * 1000;
 workers.forEach((w, i) => w.schedule(t0, hz, i / workers.length));
+const restarting: Promise<void>[] = [];
+let nextRestart = 0;
 while (performance.now() < end) {
   const now = performance.now();
   for (const w of workers) w.pump(now, end);
+  if (nextRestart < restartsN && now >= t0 + ((nextRestart + 0.5) / restartsN) * durationS * 1000)
+    restarting.push(workers[(nextRestart++ * 7919) % workers.length]!.restart());
   await sleep(2);
 }
+await Promise.all(restarting);
 const drainStart = performance.now();
 while (workers.some((w) => w.pending > 0) && performance.now() - drainStart < 20_000)
   await sleep(50);
@@ -89,12 +97,12 @@ const cpu1 = { server: treeCpuS(serverPid)!, pg: treeCpuS(pgPid)! };
 const frames = tally.framesAcked;
 const lat = Float64Array.from(tally.latencies).sort();
 log(
-  `${workersN} workers x ${hz} steps/s for ${durationS} s (load ${os
+  `${workersN} workers x ${hz} steps/s for ${durationS} s, ${restartsN} restarts (load ${os
     .loadavg()
     .map((x) => fmt(x, 1))
     .join(
       " ",
-    )}): frames acked ${fmtInt(frames)}, points ${fmtInt(tally.pointsAcked)}; ack p50 ${fmt(lat[Math.floor(lat.length / 2)] ?? NaN, 1)} p99 ${fmt(lat[Math.floor(lat.length * 0.99)] ?? NaN, 1)} ms`,
+    )}): frames acked ${fmtInt(frames)}, points ${fmtInt(tally.pointsAcked)}; ack p50 ${fmt(lat[Math.floor(lat.length / 2)] ?? NaN, 1)} p99 ${fmt(lat[Math.floor(lat.length * 0.99)] ?? NaN, 1)} max ${fmt(lat[lat.length - 1] ?? NaN, 1)} ms`,
 );
 log(
   `CPU per frame: server ${fmt(((cpu1.server - cpu0.server) * 1e6) / frames, 0)} us, PostgreSQL ${fmt(((cpu1.pg - cpu0.pg) * 1e6) / frames, 0)} us`,
