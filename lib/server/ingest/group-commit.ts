@@ -48,7 +48,7 @@ const DEFAULTS: GroupCommitOptions = {
   parallelMinBytes: 256 * 1024,
   maxFrames: 2_000,
   maxBytes: 8 * 1024 * 1024,
-  minGroupIntervalMs: 10,
+  minGroupIntervalMs: 20,
   lingerFrames: 500,
 };
 
