@@ -343,8 +343,10 @@ describe("GroupCommitter", () => {
       ...first,
     ]);
     expect(codes(started)).toEqual(["ok", "ok"]);
-    // Submitted right after it: nothing is in flight, yet they wait for the interval and go
-    // together. a: steps of two runs, step 1 re-sent (committed above), a frame id repeated in
+    // The first group's bookkeeping ends a few microtasks after its submitter hears back.
+    await new Promise((r) => setTimeout(r, 20));
+    // Submitted well within the interval: nothing is in flight, yet they wait for it and go
+    // together (without the interval a would start a group of its own at once). a: steps of two runs, step 1 re-sent (committed above), a frame id repeated in
     // the batch; b: a frame for a run that does not exist and one for c's run (forbidden) beside
     // a good one; c: a heartbeat and progress.
     const twice = metrics(a2, 2)[0]!;
@@ -415,6 +417,7 @@ describe("GroupCommitter", () => {
     expect(codes(await committer.submit(a.principal, frames({ type: "heartbeat" })))).toEqual([
       "ok",
     ]);
+    await new Promise((r) => setTimeout(r, 20)); // nothing in flight now, the interval still runs
     const [oa, ob] = await Promise.all([
       committer.submit(
         a.principal,
