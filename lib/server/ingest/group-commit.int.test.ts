@@ -437,6 +437,55 @@ describe("GroupCommitter", () => {
     expect(await eventsOf(b.id)).toEqual(["b1"]);
   });
 
+  test("a batch with a run's 256+ metric points commits in a group of its own beside the small ones; its host's next batch is applied after it", async () => {
+    const committer = new GroupCommitter(h.pool, { minGroupIntervalMs: 300 });
+    const a = await hostWithRun("ha");
+    const b = await hostWithRun("hb");
+    const c = await hostWithRun("hc");
+    const steps = (from: number, n: number, value: number) =>
+      frames({
+        type: "run.metrics",
+        run: a.run,
+        points: Array.from({ length: n }, (_, i) => ({ key: "loss", step: from + i, value })),
+      });
+    const xmin = async (o: FrameOutcome[]) =>
+      (
+        await h.pool.query<{ xmin: string }>(
+          `SELECT xmin::text FROM "IngestedFrame" WHERE "frameId" = $1`,
+          [o[0]!.id],
+        )
+      ).rows[0]!.xmin;
+    expect(codes(await committer.submit(a.principal, steps(0, 300, 1)))).toEqual(["ok"]);
+    // A small batch starts the interval; the next small ones wait for it.
+    expect(codes(await committer.submit(c.principal, frames({ type: "heartbeat" })))).toEqual([
+      "ok",
+    ]);
+    await new Promise((r) => setTimeout(r, 20));
+    const pb = committer.submit(
+      b.principal,
+      frames({ type: "run.event", run: b.run, level: "info", message: "b" }),
+    );
+    // A restarted worker re-sends 300 stored steps with new values (the direct, slow path) …
+    const pa = committer.submit(a.principal, steps(0, 300, 2));
+    // … then replaces its last step and sends the next: applied after the re-send (later write wins).
+    const pa2 = committer.submit(a.principal, steps(299, 2, 3));
+    const pc = committer.submit(c.principal, frames({ type: "heartbeat", intervalS: 4 }));
+    const [ob, oa, oa2, oc] = await Promise.all([pb, pa, pa2, pc]);
+    expect([ob, oa, oa2, oc].map(codes)).toEqual([["ok"], ["ok"], ["ok"], ["ok"]]);
+    const [xb, xa, xa2, xc] = await Promise.all([ob, oa, oa2, oc].map(xmin));
+    expect(xb).toBe(xc);
+    expect(xa).not.toBe(xb);
+    expect(xa2).not.toBe(xa);
+    const stored = await h.pool.query<{ value: number; n: number }>(
+      `SELECT value, count(*)::int AS n FROM "MetricPoint" WHERE "runId" = $1 GROUP BY value ORDER BY value`,
+      [a.id],
+    );
+    expect(stored.rows).toEqual([
+      { value: 2, n: 299 },
+      { value: 3, n: 2 },
+    ]);
+  });
+
   test("a database outage at COMMIT rejects every part of the group with the driver's error; nothing is stored", async () => {
     const a = await hostWithRun("xa");
     const b = await hostWithRun("xb");
