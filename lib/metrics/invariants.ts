@@ -13,6 +13,12 @@ export type UploadViolation = {
   uploaded: number;
 };
 
+/**
+ * The counters {@link uploadInvariant} reads: a run's alert state can only change when a progress
+ * frame carries one of them (ingest skips the check otherwise).
+ */
+export const UPLOAD_INVARIANT_COUNTERS: readonly string[] = ["local.deleted", "s3.uploaded"];
+
 /** Violation when `local.deleted` > `s3.uploaded` (files deleted locally but never uploaded); null when it holds or either counter is absent/non-finite. */
 export function uploadInvariant(counters: Record<string, number>): UploadViolation | null {
   const deleted = counters["local.deleted"];

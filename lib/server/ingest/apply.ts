@@ -2,6 +2,7 @@ import type pg from "pg";
 
 import type { ClientFrame } from "@/lib/protocol";
 import { isDatabaseOutage } from "@/lib/server/database/outage";
+import { quietClientErrors } from "@/lib/server/database/transaction";
 import { publisherFor } from "@/lib/server/live/coalescing-publisher";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 
@@ -138,7 +139,11 @@ function isDataError(err: unknown): boolean {
 }
 
 async function applyBatch(pool: pg.Pool, parts: GroupPart[], now: Now): Promise<FrameOutcome[][]> {
-  const client = preparedStatements(await pool.connect());
+  const raw = await pool.connect();
+  // A database stop between two of the group's queries emits `error` on the checked-out client;
+  // unheard, that is an uncaughtException. The next query rejects, which is where we see it.
+  const unquiet = quietClientErrors(raw);
+  const client = preparedStatements(raw);
   try {
     await client.query("BEGIN");
     const topics = new Set<string>();
@@ -150,6 +155,7 @@ async function applyBatch(pool: pg.Pool, parts: GroupPart[], now: Now): Promise<
     await client.query("ROLLBACK").catch(() => undefined);
     throw err;
   } finally {
+    unquiet();
     client.release();
   }
 }

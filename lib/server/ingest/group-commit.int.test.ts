@@ -284,7 +284,12 @@ describe("GroupCommitter", () => {
   });
 
   test("small batches wait for the group in flight and go together into the next one; enough bytes start a group beside it", async () => {
-    const committer = new GroupCommitter(h.pool, { maxGroups: 3, parallelMinBytes: 1000 });
+    // Without the minimum interval between group starts (tested below): d would wait for it and take e and f along.
+    const committer = new GroupCommitter(h.pool, {
+      maxGroups: 3,
+      parallelMinBytes: 1000,
+      minGroupIntervalMs: 0,
+    });
     const hosts: Array<Awaited<ReturnType<typeof hostWithRun>>> = [];
     for (const name of ["pa", "pb", "pc", "pd", "pe", "pf"]) hosts.push(await hostWithRun(name));
     const ev = (i: number) =>
@@ -314,6 +319,171 @@ describe("GroupCommitter", () => {
     const [xd, xe, xf] = await Promise.all(mixed.map(xmin));
     expect(new Set([xd, xe, xf]).size).toBe(3);
     expect(mixed.map(codes)).toEqual([["ok"], ["ok"], ["ok"]]);
+  });
+
+  test("under steady traffic the next group waits for the minimum interval and takes every batch submitted meanwhile: two runs in a batch, a re-sent and a repeated id, refused frames beside good ones", async () => {
+    const committer = new GroupCommitter(h.pool, { minGroupIntervalMs: 300 });
+    const a = await hostWithRun("la");
+    const a2 = `group-${randomUUID()}`;
+    const b = await hostWithRun("lb");
+    const c = await hostWithRun("lc");
+    const metrics = (run: string, step: number) =>
+      frames({
+        type: "run.metrics",
+        run,
+        points: [
+          { key: "loss", step, value: step / 10 },
+          { key: "lr", step, value: 0.001 },
+        ],
+      });
+    // The first group starts at once (nothing started before it) and holds a's first step.
+    const first = metrics(a.run, 1);
+    const started = await committer.submit(a.principal, [
+      ...frames({ type: "run.start", run: a2, name: "rank 1", kind: "training" }),
+      ...first,
+    ]);
+    expect(codes(started)).toEqual(["ok", "ok"]);
+    // The first group's bookkeeping ends a few microtasks after its submitter hears back.
+    await new Promise((r) => setTimeout(r, 20));
+    // Submitted well within the interval: nothing is in flight, yet they wait for it and go
+    // together (without the interval a would start a group of its own at once). a: steps of two runs, step 1 re-sent (committed above), a frame id repeated in
+    // the batch; b: a frame for a run that does not exist and one for c's run (forbidden) beside
+    // a good one; c: a heartbeat and progress.
+    const twice = metrics(a2, 2)[0]!;
+    const pa = committer.submit(a.principal, [
+      ...metrics(a.run, 2),
+      twice,
+      ...first,
+      { ...twice },
+      ...metrics(a2, 3),
+    ]);
+    const pb = committer.submit(b.principal, [
+      ...frames({ type: "run.event", run: "no-such-run", level: "info", message: "x" }),
+      ...frames({ type: "run.event", run: c.run, level: "info", message: "not b's" }),
+      ...metrics(b.run, 1),
+    ]);
+    const pc = committer.submit(c.principal, [
+      ...frames({ type: "heartbeat", intervalS: 5 }),
+      ...frames({ type: "run.progress", run: c.run, workerId: "w", bootId: "b1", done: 7 }),
+    ]);
+    const [oa, ob, oc] = await Promise.all([pa, pb, pc]);
+    expect([codes(oa), codes(ob), codes(oc)]).toEqual([
+      ["ok", "ok", "dup", "dup", "ok"],
+      ["unknown_run", "forbidden", "ok"],
+      ["ok", "ok"],
+    ]);
+    const xmins = await h.pool.query<{ xmin: string }>(
+      `SELECT DISTINCT xmin::text FROM "IngestedFrame" WHERE "frameId" = ANY($1::text[])`,
+      [[...oa, ...ob, ...oc].filter((o) => o.ok && !o.duplicate).map((o) => o.id)],
+    );
+    expect(xmins.rows).toHaveLength(1);
+    const firstXmin = await h.pool.query<{ xmin: string }>(
+      `SELECT xmin::text FROM "IngestedFrame" WHERE "frameId" = $1`,
+      [first[0]!.id],
+    );
+    expect(firstXmin.rows[0]!.xmin).not.toBe(xmins.rows[0]!.xmin);
+    // Every point once, each run's own: the view reads pending and folded points alike.
+    const points = await h.pool.query<{ run: string; key: string; step: string; n: number }>(
+      `SELECT r.key AS run, p.key, p.step::text AS step, count(*)::int AS n FROM "MetricPoint" p JOIN "Run" r ON r.id = p."runId"
+        WHERE r.key = ANY($1::text[]) GROUP BY 1, 2, 3 ORDER BY 1, 3, 2`,
+      [[a.run, a2, b.run]],
+    );
+    const got = points.rows.map(
+      (r) => `${r.run === a.run ? "a" : r.run === a2 ? "a2" : "b"} ${r.key}@${r.step} x${r.n}`,
+    );
+    expect(got.sort()).toEqual(
+      [
+        "a loss@1 x1",
+        "a lr@1 x1",
+        "a loss@2 x1",
+        "a lr@2 x1",
+        "a2 loss@2 x1",
+        "a2 lr@2 x1",
+        "a2 loss@3 x1",
+        "a2 lr@3 x1",
+        "b loss@1 x1",
+        "b lr@1 x1",
+      ].sort(),
+    );
+    expect(await eventsOf(c.id)).toEqual([]);
+    expect(await progressSamples(c.id)).toBe(1);
+  });
+
+  test("a poison frame in a group the interval gathered is rejected alone; the other batches are committed", async () => {
+    const committer = new GroupCommitter(h.pool, { minGroupIntervalMs: 300 });
+    const a = await hostWithRun("qa");
+    const b = await hostWithRun("qb");
+    // Starts the interval.
+    expect(codes(await committer.submit(a.principal, frames({ type: "heartbeat" })))).toEqual([
+      "ok",
+    ]);
+    await new Promise((r) => setTimeout(r, 20)); // nothing in flight now, the interval still runs
+    const [oa, ob] = await Promise.all([
+      committer.submit(
+        a.principal,
+        frames(
+          { type: "run.event", run: a.run, level: "info", message: "a1" },
+          { type: "run.event", run: a.run, level: "info", message: "bad\u0000nul" },
+          { type: "run.event", run: a.run, level: "info", message: "a3" },
+        ),
+      ),
+      committer.submit(
+        b.principal,
+        frames({ type: "run.event", run: b.run, level: "info", message: "b1" }),
+      ),
+    ]);
+    expect([codes(oa), codes(ob)]).toEqual([["ok", "invalid_frame", "ok"], ["ok"]]);
+    expect(await eventsOf(a.id)).toEqual(["a1", "a3"]);
+    expect(await eventsOf(b.id)).toEqual(["b1"]);
+  });
+
+  test("a batch with a run's 256+ metric points commits in a group of its own beside the small ones; its host's next batch is applied after it", async () => {
+    const committer = new GroupCommitter(h.pool, { minGroupIntervalMs: 300 });
+    const a = await hostWithRun("ha");
+    const b = await hostWithRun("hb");
+    const c = await hostWithRun("hc");
+    const steps = (from: number, n: number, value: number) =>
+      frames({
+        type: "run.metrics",
+        run: a.run,
+        points: Array.from({ length: n }, (_, i) => ({ key: "loss", step: from + i, value })),
+      });
+    const xmin = async (o: FrameOutcome[]) =>
+      (
+        await h.pool.query<{ xmin: string }>(
+          `SELECT xmin::text FROM "IngestedFrame" WHERE "frameId" = $1`,
+          [o[0]!.id],
+        )
+      ).rows[0]!.xmin;
+    expect(codes(await committer.submit(a.principal, steps(0, 300, 1)))).toEqual(["ok"]);
+    // A small batch starts the interval; the next small ones wait for it.
+    expect(codes(await committer.submit(c.principal, frames({ type: "heartbeat" })))).toEqual([
+      "ok",
+    ]);
+    await new Promise((r) => setTimeout(r, 20));
+    const pb = committer.submit(
+      b.principal,
+      frames({ type: "run.event", run: b.run, level: "info", message: "b" }),
+    );
+    // A restarted worker re-sends 300 stored steps with new values (the direct, slow path) …
+    const pa = committer.submit(a.principal, steps(0, 300, 2));
+    // … then replaces its last step and sends the next: applied after the re-send (later write wins).
+    const pa2 = committer.submit(a.principal, steps(299, 2, 3));
+    const pc = committer.submit(c.principal, frames({ type: "heartbeat", intervalS: 4 }));
+    const [ob, oa, oa2, oc] = await Promise.all([pb, pa, pa2, pc]);
+    expect([ob, oa, oa2, oc].map(codes)).toEqual([["ok"], ["ok"], ["ok"], ["ok"]]);
+    const [xb, xa, xa2, xc] = await Promise.all([ob, oa, oa2, oc].map(xmin));
+    expect(xb).toBe(xc);
+    expect(xa).not.toBe(xb);
+    expect(xa2).not.toBe(xa);
+    const stored = await h.pool.query<{ value: number; n: number }>(
+      `SELECT value, count(*)::int AS n FROM "MetricPoint" WHERE "runId" = $1 GROUP BY value ORDER BY value`,
+      [a.id],
+    );
+    expect(stored.rows).toEqual([
+      { value: 2, n: 299 },
+      { value: 3, n: 2 },
+    ]);
   });
 
   test("a database outage at COMMIT rejects every part of the group with the driver's error; nothing is stored", async () => {

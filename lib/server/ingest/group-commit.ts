@@ -1,6 +1,8 @@
+import { performance } from "node:perf_hooks";
 import type pg from "pg";
 
 import type { ClientFrame } from "@/lib/protocol";
+import { COPY_MIN_POINTS } from "@/lib/server/metric-store";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 
 import { applyGroup, type FrameOutcome, type Now } from "./apply";
@@ -26,6 +28,19 @@ export interface GroupCommitOptions {
   maxFrames: number;
   /** …or this many bytes of frame JSON, as the submitters reported them. */
   maxBytes: number;
+  /**
+   * Under steady traffic a group starts at most this often (ms after the previous group's
+   * start), unless {@link GroupCommitOptions.lingerFrames} frames wait already; 0 turns it off.
+   * Why: a group's cost is mostly fixed (~8 statements, a WAL flush, ~1-3 ms of CPU between the
+   * server and PostgreSQL), and without a pause a fleet's frames (200 sockets, a frame each every
+   * ~0.5 s) came in groups of 1-2 frames, each paying it alone (docs/benchmarks.md, "fleet": 1.1
+   * frames per transaction at 160 frames/s). A quiet server is not slowed: when the previous
+   * group started longer ago than this, the next starts at once, so this adds at most this much
+   * to an ack.
+   */
+  minGroupIntervalMs: number;
+  /** A group starts without waiting for the interval once this many frames wait. */
+  lingerFrames: number;
   now?: Now;
 }
 
@@ -34,12 +49,16 @@ const DEFAULTS: GroupCommitOptions = {
   parallelMinBytes: 256 * 1024,
   maxFrames: 2_000,
   maxBytes: 8 * 1024 * 1024,
+  minGroupIntervalMs: 20,
+  lingerFrames: 500,
 };
 
 interface Pending {
   principal: TokenPrincipal;
   frames: ClientFrame[];
   bytes: number;
+  /** Carries a run's 256+ metric points (see {@link isHeavy}): goes in a heavy group. */
+  heavy: boolean;
   resolve: (outcomes: FrameOutcome[]) => void;
   reject: (err: unknown) => void;
 }
@@ -52,9 +71,13 @@ interface Pending {
  * transaction per batch paid ~8 sequential round trips and a WAL flush for them; the pool's
  * connections sat "idle in transaction" waiting for the server (docs/benchmarks.md, "Soak").
  *
- * No timers: a submission starts a group at once when none is in flight, so a quiet server
- * answers with one batch's latency, and under load the next group fills while the current one
- * commits; further groups run beside it only when enough bytes wait (`parallelMinBytes`). A
+ * A submission starts a group at once when none is in flight and the last one started more than
+ * `minGroupIntervalMs` ago, so a quiet server answers with one batch's latency; under load the
+ * next group fills while the current one commits and, when commits are quicker than the
+ * interval, until the interval is over (the one timer: steady small traffic otherwise made a
+ * transaction per frame); further groups run beside it only when enough bytes wait (`parallelMinBytes`).
+ * Parts that carry a run's 256+ metric points go in groups of their own lane (no interval),
+ * beside the others: their direct write can take 100+ ms and must not hold up small frames. A
  * group never holds two parts of one host (the second waits for the next
  * group, keeping a host's batches in submission order and its frame-id claims unambiguous).
  * Each submitter's promise settles after COMMIT with its own outcomes; a non-outage failure is
@@ -64,8 +87,17 @@ interface Pending {
  */
 export class GroupCommitter {
   private pending: Pending[] = [];
-  private pendingBytes = 0;
   private inFlight = 0;
+  /** Groups in flight per lane (light: the interval applies; heavy: see {@link isHeavy}). */
+  private readonly lane = { light: 0, heavy: 0 };
+  /** Hosts with a part in flight, per lane: a host's part never runs beside its part of the other lane. */
+  private readonly hostsInFlight = {
+    light: new Map<number, number>(),
+    heavy: new Map<number, number>(),
+  };
+  /** performance.now() when the last group started (-Infinity: none yet). */
+  private lastStartMs = -Infinity;
+  private lingerTimer: NodeJS.Timeout | null = null;
   private readonly opts: GroupCommitOptions;
 
   constructor(
@@ -84,33 +116,88 @@ export class GroupCommitter {
   submit(principal: TokenPrincipal, frames: ClientFrame[], bytes = 0): Promise<FrameOutcome[]> {
     if (frames.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.pending.push({ principal, frames, bytes, resolve, reject });
-      this.pendingBytes += bytes;
+      this.pending.push({ principal, frames, bytes, heavy: isHeavy(frames), resolve, reject });
       this.pump();
     });
   }
 
-  /** Starts groups while there is work and room: one whenever none is in flight, more only for enough bytes. */
+  /**
+   * Starts groups while there is work and room, in two lanes: parts that carry a run's 256+
+   * metric points (heavy: written directly in the transaction, which can take 100+ ms when they
+   * re-send steps already stored) never share a group with the others, so a restarting
+   * worker's re-sent 50 steps do not hold up every other socket's frames. Per lane: a group
+   * whenever none of the lane is in flight (light ones after the minimum interval since the last
+   * start, unless enough frames wait), more only for enough bytes waiting.
+   */
   private pump(): void {
-    while (
-      this.pending.length > 0 &&
-      (this.inFlight === 0 ||
-        (this.inFlight < this.opts.maxGroups && this.pendingBytes >= this.opts.parallelMinBytes))
-    ) {
-      const group = this.takeGroup();
-      this.inFlight++;
-      void this.commit(group).finally(() => {
-        this.inFlight--;
-        this.pump();
-      });
+    for (;;) {
+      const started = this.startLane(true) || this.startLane(false);
+      if (!started) return;
     }
   }
 
-  /** Takes pending parts in order up to the group's budget, at most one per host. */
-  private takeGroup(): Pending[] {
+  /** Starts one group of the lane when its rule allows; returns whether it did. */
+  private startLane(heavy: boolean): boolean {
+    if (this.inFlight >= this.opts.maxGroups) return false;
+    let bytes = 0;
+    let frames = 0;
+    for (const p of this.pending)
+      if (p.heavy === heavy) {
+        bytes += p.bytes;
+        frames += p.frames.length;
+      }
+    if (frames === 0) return false;
+    const inLane = heavy ? this.lane.heavy : this.lane.light;
+    if (inLane > 0 && bytes < this.opts.parallelMinBytes) return false;
+    if (!heavy && inLane === 0 && frames < this.opts.lingerFrames) {
+      const waitMs = this.lastStartMs + this.opts.minGroupIntervalMs - performance.now();
+      if (waitMs > 0) {
+        this.lingerTimer ??= setTimeout(() => {
+          this.lingerTimer = null;
+          this.pump();
+        }, waitMs);
+        return false;
+      }
+    }
+    const group = this.takeGroup(heavy);
+    if (group.length === 0) return false; // every part of the lane waits behind its host's earlier part
+    if (!heavy) {
+      if (this.lingerTimer) clearTimeout(this.lingerTimer);
+      this.lingerTimer = null;
+      this.lastStartMs = performance.now();
+    }
+    this.inFlight++;
+    if (heavy) this.lane.heavy++;
+    else this.lane.light++;
+    const busy = heavy ? this.hostsInFlight.heavy : this.hostsInFlight.light;
+    for (const p of group) busy.set(p.principal.hostId, (busy.get(p.principal.hostId) ?? 0) + 1);
+    void this.commit(group).finally(() => {
+      this.inFlight--;
+      if (heavy) this.lane.heavy--;
+      else this.lane.light--;
+      for (const p of group) {
+        const n = busy.get(p.principal.hostId)! - 1;
+        if (n === 0) busy.delete(p.principal.hostId);
+        else busy.set(p.principal.hostId, n);
+      }
+      this.pump();
+    });
+    return true;
+  }
+
+  /**
+   * Takes pending parts of one lane in order up to the group's budget, at most one per host; a
+   * host's part waits while an earlier part of that host waits (of either lane) or while a part
+   * of that host is in flight in the other lane, so a host's batches commit in submission order
+   * across the lanes (within a lane, as before: one part per host per group).
+   */
+  private takeGroup(heavy: boolean): Pending[] {
     const group: Pending[] = [];
-    // Hosts with a part in the group, or with one left for later (their later parts wait too).
-    const hosts = new Set<number>();
+    // Hosts with a part in the group, or with one left for later (their later parts wait too),
+    // or with a part in flight in the other lane.
+    const hosts = new Set<number>(
+      (heavy ? this.hostsInFlight.light : this.hostsInFlight.heavy).keys(),
+    );
     const rest: Pending[] = [];
     let frames = 0;
     let bytes = 0;
@@ -118,7 +205,7 @@ export class GroupCommitter {
       const fits =
         group.length === 0 ||
         (frames + p.frames.length <= this.opts.maxFrames && bytes + p.bytes <= this.opts.maxBytes);
-      if (fits && !hosts.has(p.principal.hostId)) {
+      if (p.heavy === heavy && fits && !hosts.has(p.principal.hostId)) {
         group.push(p);
         hosts.add(p.principal.hostId);
         frames += p.frames.length;
@@ -129,7 +216,6 @@ export class GroupCommitter {
       }
     }
     this.pending = rest;
-    this.pendingBytes -= bytes;
     return group;
   }
 
@@ -141,6 +227,25 @@ export class GroupCommitter {
       for (const p of group) p.reject(err);
     }
   }
+}
+
+/**
+ * A part is heavy when it carries COPY_MIN_POINTS or more metric points of one run: the metric
+ * store writes those directly in the ingest transaction (blocks; when they re-send stored steps,
+ * blocks exploded into rows and merged, ~100 ms of PostgreSQL time for a fleet worker's 50
+ * re-sent 30-key steps under load, docs/benchmarks.md "fleet"), where smaller ones only append a
+ * pending row.
+ */
+function isHeavy(frames: readonly ClientFrame[]): boolean {
+  let perRun: Map<string, number> | null = null;
+  for (const f of frames) {
+    if (f.type !== "run.metrics") continue;
+    perRun ??= new Map();
+    const n = (perRun.get(f.run) ?? 0) + f.points.length;
+    if (n >= COPY_MIN_POINTS) return true;
+    perRun.set(f.run, n);
+  }
+  return false;
 }
 
 const committers = new WeakMap<pg.Pool, GroupCommitter>();

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { z } from "zod";
 
+import { UPLOAD_INVARIANT_COUNTERS } from "@/lib/metrics/invariants";
 import type { BenchmarkPoint, ClientFrame, evalResult } from "@/lib/protocol";
 import { notOwnerMessage } from "@/lib/server/auth/ownership";
 import { upsertMetricPoints, type MetricFrame } from "@/lib/server/metric-store";
@@ -193,6 +194,7 @@ class GroupWrites {
   private readonly progress: ProgressWrite[] = [];
   private readonly events: EventWrite[] = [];
   readonly touched = new Set<number>();
+  /** Runs whose progress frames carried a counter of the upload invariant (checked at the end). */
   private readonly progressRuns = new Set<number>();
 
   constructor(
@@ -229,7 +231,11 @@ class GroupWrites {
 
   progressFrame(write: ProgressWrite): void {
     this.progress.push(write);
-    this.progressRuns.add(write.runId);
+    // The invariant reads two counters only: a frame without them cannot change its alert state
+    // (a round trip saved per group of a fleet's progress frames).
+    const counters = write.frame.counters;
+    if (counters && UPLOAD_INVARIANT_COUNTERS.some((name) => name in counters))
+      this.progressRuns.add(write.runId);
     this.topics.add("runs");
   }
 

@@ -183,6 +183,74 @@ describe("pending small batches and their fold", () => {
     expect(await latestFinitePoints(prisma, ids)).toEqual(merged);
   });
 
+  test("a fold reads back exactly what was pending: 64-bit steps, keys with commas, quotes and braces, extreme and non-finite values, own and batch times", async () => {
+    const { run, id } = await startRun("training");
+    const ownTs = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
+    const points = [
+      { key: 'a,b "c" {d}', step: "9223372036854775807", value: 5e-324, ts: ownTs },
+      { key: "ключ\\x", step: "-9223372036854775808", value: "-Infinity" },
+      { key: "plain", step: 9007199254740993n.toString(), value: -0.1 + 1e-17 },
+      { key: "plain", step: 1, value: 1.7976931348623157e308 },
+    ];
+    const before = Date.now();
+    await ingest({ type: "run.metrics", run, points });
+    expect(await pendingRows(id)).toBe(1);
+    await settle(pool, id);
+    expect(await pendingRows(id)).toBe(0);
+    const rows = (
+      await pool.query<{ key: string; step: string; value: string; ts: Date }>(
+        `SELECT key, step::text AS step, value::text AS value, ts FROM "MetricPoint" WHERE "runId" = $1 ORDER BY key, step`,
+        [id],
+      )
+    ).rows;
+    expect(rows.map((r) => [r.key, r.step, r.value])).toEqual([
+      ['a,b "c" {d}', "9223372036854775807", "5e-324"],
+      ["plain", "1", "1.7976931348623157e+308"],
+      ["plain", "9007199254740993", String(-0.1 + 1e-17)],
+      ["ключ\\x", "-9223372036854775808", "-Infinity"],
+    ]);
+    expect(rows[0]!.ts.getTime()).toBe(ownTs);
+    expect(rows[3]!.ts.getTime()).toBeGreaterThanOrEqual(before - 1000);
+  });
+
+  test("the fold loop folds many runs in small transactions (at most 8 runs each), so an ingest group waits for few run locks", async () => {
+    const runs: Array<{ run: string; id: number }> = [];
+    for (let r = 0; r < 20; r++) runs.push(await startRun("training"));
+    // Two batches of 150 points each (pending: under 256 a batch), 300 points per run: due.
+    const steps = (from: number) => ({
+      points: Array.from({ length: 150 }, (_, i) => ({ key: "loss", step: from + i, value: i })),
+    });
+    for (const { run } of runs)
+      for (const from of [0, 150]) await ingest({ type: "run.metrics", run, ...steps(from) });
+    const ids = runs.map((r) => r.id);
+    const loop = startMetricFold(pool, logger, 50);
+    try {
+      await expect
+        .poll(
+          async () =>
+            (
+              await pool.query<{ n: number }>(
+                `SELECT count(*)::int AS n FROM "MetricPending" WHERE "runId" = ANY($1::int4[])`,
+                [ids],
+              )
+            ).rows[0]!.n,
+          { timeout: 20_000 },
+        )
+        .toBe(0);
+    } finally {
+      await loop.stop();
+    }
+    // One block per run (its 300 steps of one key), written by the fold transaction that took it.
+    const byTransaction = await pool.query<{ runs: number }>(
+      `SELECT count(DISTINCT "runId")::int AS runs FROM "MetricBlock" WHERE "runId" = ANY($1::int4[]) GROUP BY xmin::text`,
+      [ids],
+    );
+    expect(byTransaction.rows.reduce((n, r) => n + r.runs, 0)).toBe(20);
+    expect(Math.max(...byTransaction.rows.map((r) => r.runs))).toBeLessThanOrEqual(8);
+    const view = await getRunMetrics(prisma, ids[19]!);
+    expect(view.series.find((x) => x.key === "loss")!.points).toHaveLength(300);
+  });
+
   test("pending rows left by a crash are folded by the fold loop's first pass; a fold killed mid-transaction leaves them pending", async () => {
     const { run, id } = await startRun("training");
     for (let s = 0; s < 20; s++) await ingest(frame(run, s, (k) => s + k));

@@ -24,6 +24,16 @@ const FOLD_MAX_ROWS = 4_000;
 const FOLD_MAX_RUNS = 1_000;
 
 /**
+ * Runs per transaction of the background loop (it goes on while a fold takes this many). The
+ * fold holds its runs' row locks until COMMIT, and an ingest group that writes to one of them
+ * waits for it, with every other socket's frames in the group (a group is one transaction): a
+ * fold of every due run at once (~25 runs of a fleet, 50-100 ms under load) stalled whole groups
+ * that long (docs/benchmarks.md, "fleet": the run lookup's wait was most of PostgreSQL's time per
+ * frame). Small folds keep that wait short; they cost a transaction per 8 runs × 256+ points.
+ */
+const FOLD_LOOP_MAX_RUNS = 8;
+
+/**
  * The loop folds a run once its pending points would make blocks (COPY_MIN_POINTS: one row of
  * arrays per key, and one tier and series write per key and bucket instead of one per point),
  * or once its oldest pending batch is this old. Readers never wait for it (they fold the runs they
@@ -39,6 +49,14 @@ interface FoldScope {
   wait: boolean;
   /** Only runs that are due (the loop): enough points for blocks, or an old enough batch. */
   due?: boolean;
+  /** Runs considered (default FOLD_MAX_RUNS). */
+  maxRuns?: number;
+}
+
+/** What one fold transaction did: pending rows folded, and runs it considered. */
+interface FoldResult {
+  rows: number;
+  candidates: number;
 }
 
 /**
@@ -47,7 +65,7 @@ interface FoldScope {
  * run events in the same transaction.
  * @throws whatever PostgreSQL raises; nothing is committed then.
  */
-async function foldOnce(pool: pg.Pool, scope: FoldScope): Promise<number> {
+async function foldOnce(pool: pg.Pool, scope: FoldScope): Promise<FoldResult> {
   const client = await pool.connect();
   // The loop runs every 250 ms: a database stop between two of its queries must not be uncaught.
   const unquiet = quietClientErrors(client);
@@ -60,13 +78,13 @@ async function foldOnce(pool: pg.Pool, scope: FoldScope): Promise<number> {
           scope.due
             ? `SELECT "runId" FROM "MetricPending" GROUP BY "runId"
                 HAVING sum(cardinality(keys)) >= ${COPY_MIN_POINTS} OR min(at) < now() - interval '${FOLD_MAX_AGE_MS} milliseconds'
-                LIMIT ${FOLD_MAX_RUNS}`
-            : `SELECT DISTINCT "runId" FROM "MetricPending" LIMIT ${FOLD_MAX_RUNS}`,
+                LIMIT ${scope.maxRuns ?? FOLD_MAX_RUNS}`
+            : `SELECT DISTINCT "runId" FROM "MetricPending" LIMIT ${scope.maxRuns ?? FOLD_MAX_RUNS}`,
         )
       ).rows.map((r) => r.runId);
     if (candidates.length === 0) {
       await client.query("COMMIT");
-      return 0;
+      return { rows: 0, candidates: 0 };
     }
     // The order ingest locks in (by id), so a waiting fold and a group transaction cannot deadlock
     // on each other; the loop skips runs an ingest transaction holds rather than queue behind it.
@@ -85,7 +103,7 @@ async function foldOnce(pool: pg.Pool, scope: FoldScope): Promise<number> {
       await insertAlerts(client, alerts);
     }
     await client.query("COMMIT");
-    return frames.length;
+    return { rows: frames.length, candidates: candidates.length };
   } catch (err) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw err;
@@ -128,7 +146,7 @@ export async function settle(pool: pg.Pool, runId?: number): Promise<void> {
   if (runId !== undefined) return settleRuns(pool, [runId]);
   // Until a fold finds nothing: one fold considers at most FOLD_MAX_RUNS runs.
   await retryConflicts(async () => {
-    while ((await foldOnce(pool, { wait: true })) > 0);
+    while ((await foldOnce(pool, { wait: true })).rows > 0);
   });
 }
 
@@ -140,7 +158,7 @@ export async function settleRuns(pool: pg.Pool, runIds: readonly number[]): Prom
   if (runIds.length === 0) return;
   // A fold under the runs' locks takes every row committed before it, unless capped.
   await retryConflicts(async () => {
-    while ((await foldOnce(pool, { runIds, wait: true })) >= FOLD_MAX_ROWS);
+    while ((await foldOnce(pool, { runIds, wait: true })).rows >= FOLD_MAX_ROWS);
   });
 }
 
@@ -176,7 +194,16 @@ export function startMetricFold(pool: pg.Pool, log: Logger, intervalMs = 250): M
   let due = false;
   const tick = async () => {
     try {
-      while (!stopped && (await foldOnce(pool, { wait: false, due })) >= FOLD_MAX_ROWS);
+      // Small folds (FOLD_LOOP_MAX_RUNS), repeated while one is full and folded something (a
+      // fold that only met locked runs stops: they are tried again at the next tick).
+      while (!stopped) {
+        const { rows, candidates } = await foldOnce(pool, {
+          wait: false,
+          due,
+          maxRuns: FOLD_LOOP_MAX_RUNS,
+        });
+        if (rows < FOLD_MAX_ROWS && (rows === 0 || candidates < FOLD_LOOP_MAX_RUNS)) break;
+      }
       due = true;
     } catch (err) {
       if (isConflict(err)) return;

@@ -3,7 +3,7 @@
  * "MetricBlock", "MetricPending", "MetricTier", "MetricSeries", "MetricNonFinite", the view
  * "MetricPoint" and pitwall_metric_points). Everything else calls these functions.
  */
-export { upsertMetricPoints, type MetricFrame, type RaisedAlert } from "./append";
+export { COPY_MIN_POINTS, upsertMetricPoints, type MetricFrame, type RaisedAlert } from "./append";
 export { settle, settleRuns, startMetricFold, type MetricFoldLoop } from "./fold";
 export { settleForRead } from "./settle-read";
 export { getRunMetrics, DEFAULT_MAX_POINTS, type RunMetricsOptions } from "./read-series";
