@@ -23,6 +23,10 @@ export interface InboxEntry {
   todoInProgress: string | null;
   /** Plans: the page that decides it in full. */
   href: string | null;
+  /** Plans: the plan's id; null for other kinds. */
+  planId: number | null;
+  /** Plans: key of the version this one revises (its diff is on the plan page); else null. */
+  supersedes: string | null;
   createdAt: string;
   waitingMs: number;
 }

@@ -18,6 +18,7 @@ import {
 } from "@/components/plans/plan-items-editor";
 import { PlanMarkdown } from "@/components/plans/plan-markdown";
 import { PlanStateBadge, planStateLabel } from "@/components/plans/plan-state-badge";
+import { PlanVersionDiff } from "@/components/plans/plan-version-diff";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
 import { SessionSourceLabel } from "@/components/sessions/session-source";
@@ -146,6 +147,16 @@ export function PlanDetail({
 
       <div className="grid items-start gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(340px,420px)]">
         <div className="grid min-w-0 gap-4">
+          {plan.versionDiff && (
+            <Card className="min-w-0">
+              <CardHeader>
+                <CardTitle>Changes since the previous version</CardTitle>
+              </CardHeader>
+              <CardContent>
+                <PlanVersionDiff diff={plan.versionDiff} />
+              </CardContent>
+            </Card>
+          )}
           {plan.body && (
             <Card className="min-w-0">
               <CardHeader>
