@@ -1,5 +1,6 @@
 import { diffArrays, diffLines } from "diff";
 
+import { bodyLines } from "@/lib/plans/body-lines";
 import type {
   PlanBodyDiffLine,
   PlanItemView,
@@ -16,14 +17,6 @@ import type {
 /** Bodies whose line diff would take more edits than this are reported as too different to diff. */
 export const MAX_BODY_EDITS = 20_000;
 
-/** Lines of `text` without their line ends; an empty string has no lines. */
-function linesOf(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split(/\r?\n/);
-  if (lines.at(-1) === "") lines.pop();
-  return lines;
-}
-
 /**
  * Line diff of two markdown bodies (null = the version had none), in reading order: unchanged,
  * removed (old line number) and added (new line number) lines. Line ends (`\n`, `\r\n`) and a
@@ -34,14 +27,14 @@ export function diffPlanBodies(
   previous: string | null,
   current: string | null,
 ): PlanBodyDiffLine[] | null {
-  const norm = (t: string | null) => (t === null || t === "" ? "" : linesOf(t).join("\n") + "\n");
+  const norm = (t: string | null) => (t === null || t === "" ? "" : bodyLines(t).join("\n") + "\n");
   const changes = diffLines(norm(previous), norm(current), { maxEditLength: MAX_BODY_EDITS });
   if (!changes) return null;
   const out: PlanBodyDiffLine[] = [];
   let oldLine = 1;
   let newLine = 1;
   for (const c of changes) {
-    for (const text of linesOf(c.value)) {
+    for (const text of bodyLines(c.value)) {
       if (c.added) out.push({ kind: "added", text, oldLine: null, newLine: newLine++ });
       else if (c.removed) out.push({ kind: "removed", text, oldLine: oldLine++, newLine: null });
       else out.push({ kind: "same", text, oldLine: oldLine++, newLine: newLine++ });

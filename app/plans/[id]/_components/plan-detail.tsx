@@ -34,6 +34,7 @@ import type { RunState } from "@/lib/view-models";
 import type { PlanDetailView, PlanRunView } from "@/lib/view-models/plans";
 
 import { DecisionPanel } from "./decision-panel";
+import { PlanLineComments } from "./plan-line-comments";
 
 /**
  * The live plan page: header with expiry countdown, a prominent warning when the plan was based
@@ -171,6 +172,9 @@ export function PlanDetail({
                 <PlanMarkdown markdown={plan.body} />
               </CardContent>
             </Card>
+          )}
+          {plan.body && (
+            <PlanLineComments planId={plan.id} body={plan.body} canComment={canDecide} />
           )}
           {plan.rationale && (
             <Card className="min-w-0">
