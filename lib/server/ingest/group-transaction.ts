@@ -379,7 +379,8 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
             f.detail ?? null,
             new Date(f.ts),
           );
-          for (const planId of flagged) topics.add("plans").add(`plan:${planId}`);
+          // "inbox": the audit (inbox history) lists the flag.
+          for (const planId of flagged) topics.add("plans").add("inbox").add(`plan:${planId}`);
         }
         break;
       }
