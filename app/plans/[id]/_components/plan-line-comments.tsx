@@ -38,8 +38,10 @@ export function PlanLineComments({
   const [openLine, setOpenLine] = useState<number | null>(null);
   const add = useMutation({
     mutationFn: (v: { line: number; body: string }) => postPlanComment(planId, v),
-    onSuccess: () => {
-      setOpenLine(null);
+    // Close the form of the line just commented only: the live topic may have shown the comment
+    // (and the person opened another line's form) before this answer arrived.
+    onSuccess: (_comment, v) => {
+      setOpenLine((open) => (open === v.line ? null : open));
       return queryClient.invalidateQueries({ queryKey: key });
     },
   });
