@@ -359,3 +359,27 @@ describe("plans", () => {
     ).toMatchObject({ allow: false, message: expect.stringContaining("rejected") });
   });
 });
+
+describe("tool runs while a plan waits (worked without approval)", () => {
+  const post = (tool_name: string) => ({
+    session_id: "s-work",
+    hook_event_name: "PostToolUse",
+    tool_name,
+    tool_input: {},
+  });
+  const pending = { ...fresh(), lastPlan: { key: "cc:s-work:plan:1", decision: null } };
+
+  test("a Bash or Edit run while the plan is undecided names the tool", () => {
+    for (const tool of ["Bash", "Edit", "Write"]) {
+      const [frame] = run(post(tool), pending).frames;
+      expect(frame).toMatchObject({ type: "session.activity", state: "working", tool });
+    }
+  });
+
+  test("reading tools, decided plans and sessions without a plan send no tool", () => {
+    expect(run(post("Read"), pending).frames).toEqual([]);
+    const decided = { ...fresh(), lastPlan: { key: "k", decision: "approved" } };
+    expect(run(post("Bash"), decided).frames).toEqual([]);
+    expect(run(post("Bash")).frames).toEqual([]);
+  });
+});

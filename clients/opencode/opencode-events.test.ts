@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { checkFrame } from "@/lib/protocol";
 import { fixturePath } from "@/test/support/fixtures";
 
-import { opencodeEventFrames, PitwallPlugin } from "./pitwall.js";
+import { opencodeEventFrames, PitwallPlugin, toolActivityFrame } from "./pitwall.js";
 
 // The opencode plugin's reading of every event shape recorded from the real CLI
 // (test/fixtures/agent-hooks, opencode 1.18.33), plus unknown fields and events, and its
@@ -238,5 +238,20 @@ describe("pitwall_propose_plan against a fake Pitwall", () => {
       },
     });
     expect(received).toHaveLength(3);
+  });
+});
+
+describe("tool runs while a plan waits (worked without approval)", () => {
+  const pending = { lastPlan: { key: "oc:ses_1:plan:1", decision: null } };
+  test("bash or edit while the plan is undecided: a session.activity naming the tool", () => {
+    const f = toolActivityFrame({ tool: "bash", sessionID: "ses_1" }, pending, 1_796_150_000_000);
+    expect(f).toMatchObject({ type: "session.activity", session: "ses_1", tool: "bash" });
+    expect(checkFrame(f)).toMatchObject({ ok: true });
+  });
+  test("read tools, decided plans and no plan: nothing", () => {
+    expect(toolActivityFrame({ tool: "read", sessionID: "ses_1" }, pending, 1)).toBeNull();
+    const decided = { lastPlan: { key: "k", decision: "approved" } };
+    expect(toolActivityFrame({ tool: "bash", sessionID: "ses_1" }, decided, 1)).toBeNull();
+    expect(toolActivityFrame({ tool: "bash", sessionID: "ses_1" }, {}, 1)).toBeNull();
   });
 });

@@ -14,9 +14,24 @@ export function opencodeEventFrames(
   nowMs: number,
   facts?: Record<string, unknown>,
 ): { frames: Array<Record<string, unknown>>; state: Record<string, unknown> } | null;
+/**
+ * The `session.activity` frame (with `tool`) for a tool run while the session's plan waits for a
+ * decision; null for tools that neither edit nor run commands, or when no plan waits.
+ */
+export function toolActivityFrame(
+  input: { tool?: unknown; sessionID?: unknown } | null | undefined,
+  state: Record<string, unknown> & { lastPlan?: { key: string; decision: string | null } },
+  nowMs: number,
+  facts?: Record<string, unknown>,
+): Record<string, unknown> | null;
 /** The opencode plugin: the `event` hook and, when zod resolves, the `pitwall_propose_plan` tool. */
 export const PitwallPlugin: (ctx: { directory?: string; client?: unknown }) => Promise<{
   event: (input: { event: unknown }) => Promise<void>;
+  "tool.execute.after"?: (input: {
+    tool: string;
+    sessionID: string;
+    callID?: string;
+  }) => Promise<void>;
   tool?: {
     pitwall_propose_plan: {
       description: string;

@@ -116,6 +116,32 @@ export function opencodeEventFrames(event, state, nowMs, facts = {}) {
   }
 }
 
+/** opencode tools that edit files or run commands (Pitwall decides with lib/plans/work-tools.ts). */
+const WORK_TOOLS = new Set(["bash", "edit", "write", "patch", "multiedit"]);
+
+/**
+ * The frame that reports a tool run (opencode's `tool.execute.after` input: {tool, sessionID})
+ * while the session's plan waits for a decision (state.lastPlan without one), so Pitwall can flag
+ * work done before the decision; null for other tools or when no plan waits.
+ */
+export function toolActivityFrame(input, state, nowMs, facts = {}) {
+  const tool = typeof input?.tool === "string" ? input.tool : "";
+  const session = typeof input?.sessionID === "string" ? input.sessionID.slice(0, 200) : "";
+  if (!session || !WORK_TOOLS.has(tool) || !state.lastPlan || state.lastPlan.decision) return null;
+  return {
+    v: 1,
+    id: `oc:${session}:act:${nowMs}:tool:${clip(tool, 100)}`,
+    type: "session.activity",
+    session,
+    source: SOURCE,
+    state: "working",
+    ts: nowMs,
+    ...facts,
+    detail: `ran ${clip(tool, 200)}`,
+    tool: clip(tool, 200),
+  };
+}
+
 /** The plugin: opencode calls it once per project with its context. */
 export const PitwallPlugin = async ({ directory, client }) => {
   const cfg = loadConfig();
@@ -155,6 +181,17 @@ export const PitwallPlugin = async ({ directory, client }) => {
         warn(`event ${event?.type} not sent (${err?.message ?? err})`);
       }
     },
+  };
+  // A tool ran: while a plan waits for a decision, Pitwall is told which (worked without approval).
+  hooks["tool.execute.after"] = async (input) => {
+    try {
+      if (!cfg.url || !cfg.token || typeof input?.sessionID !== "string") return;
+      const state = readState(cfg, `oc-${input.sessionID.slice(0, 200)}`);
+      const frame = toolActivityFrame(input, state, Date.now(), facts);
+      if (frame) await deliver(cfg, [frame], flusherEntry);
+    } catch (err) {
+      warn(`tool activity not sent (${err?.message ?? err})`);
+    }
   };
   let z = null;
   try {

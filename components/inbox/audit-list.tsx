@@ -10,6 +10,7 @@ const DECISION_STYLE: Record<string, string> = {
   approved: "bg-succeeded-bg text-succeeded",
   deny: "bg-failed-bg text-failed",
   rejected: "bg-failed-bg text-failed",
+  worked_without_approval: "bg-failed-bg text-failed",
 };
 
 /** The inbox audit as a list, newest first: decision, who or which rule, item, agent, host, session, message, when. */

@@ -61,6 +61,8 @@ export const pendingPlansQueryKey = ["plans", "pending"] as const;
 export const runPlansQueryKey = (runId: number) => ["plans", "run", runId] as const;
 /** Key of one plan's page. */
 export const planQueryKey = (id: number) => ["plan", id] as const;
+/** Key of one plan version's line comments (under the plan's key: its live topic refreshes them). */
+export const planCommentsQueryKey = (id: number) => ["plan", id, "comments"] as const;
 /** Live topic of one plan. */
 export const planTopic = (id: number): string => `plan:${id}`;
 

@@ -70,6 +70,12 @@ export const sessionActivityFrame = z.strictObject({
   project: z.string().max(500).optional(),
   gitBranch: z.string().max(500).optional(),
   model: z.string().max(200).optional(),
+  /**
+   * The tool that just ran (Claude Code's PostToolUse `tool_name`, opencode's tool id), sent while
+   * the session has a plan waiting for a decision: a tool that edits files or runs commands then
+   * flags the plan "worked without approval" (lib/plans/work-tools.ts).
+   */
+  tool: z.string().min(1).max(200).optional(),
 });
 export type SessionActivityFrame = z.infer<typeof sessionActivityFrame>;
 

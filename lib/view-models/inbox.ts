@@ -23,6 +23,10 @@ export interface InboxEntry {
   todoInProgress: string | null;
   /** Plans: the page that decides it in full. */
   href: string | null;
+  /** Plans: the plan's id; null for other kinds. */
+  planId: number | null;
+  /** Plans: key of the version this one revises (its diff is on the plan page); else null. */
+  supersedes: string | null;
   createdAt: string;
   waitingMs: number;
 }
@@ -64,12 +68,12 @@ export interface InboxRuleView {
 
 /** One audit entry (GET /api/inbox/audit): a decision, a rule application or a closing. */
 export interface InboxAuditEntry {
-  /** `item-<audit id>` or `plan-<decision id>`. */
+  /** `item-<audit id>`, `plan-<decision id>` or `work-<unapproved work id>`. */
   id: string;
   /** The item as the inbox names it: "12" or "plan-7". */
   itemId: string;
   kind: string;
-  /** allow | deny | answered_in_terminal | agent_ended | expired; plans: approved | changes_requested | rejected. */
+  /** allow | deny | answered_in_terminal | agent_ended | expired; plans: approved | changes_requested | rejected | worked_without_approval. */
   decision: string;
   message: string | null;
   /** The person, `rule #3 (…)` or `pitwall`. */

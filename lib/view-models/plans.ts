@@ -133,4 +133,43 @@ export interface PlanDetailView extends PlanSummaryView {
   sessionDetail: PlanSessionView | null;
   /** Every decision, oldest first (a plan takes one, but all are kept). */
   decisions: PlanDecisionView[];
+  /** This plan against the version it supersedes; null for a first version or when that one is gone. */
+  versionDiff: PlanVersionDiffView | null;
+}
+
+/** One line of the body diff between a plan and the version it supersedes (1-based line numbers). */
+export interface PlanBodyDiffLine {
+  kind: "same" | "added" | "removed";
+  text: string;
+  /** Line in the previous version's body; null for an added line. */
+  oldLine: number | null;
+  /** Line in this version's body; null for a removed line. */
+  newLine: number | null;
+}
+
+/** One item of this version against the previous one. */
+export interface PlanVersionItemChange {
+  /** `same` text and priority, `changed` (text or priority), `added`, or `removed` (then `item` is the old one). */
+  kind: "same" | "changed" | "added" | "removed";
+  item: PlanItemView;
+  /** The previous version's item; null for an added one. */
+  from: PlanItemView | null;
+}
+
+/** This version's items against the previous version's, in this version's order. */
+export interface PlanVersionItemsDiff {
+  changes: PlanVersionItemChange[];
+  added: number;
+  removed: number;
+  changed: number;
+}
+
+/** A plan against the version it supersedes (`supersedes` key). */
+export interface PlanVersionDiffView {
+  previous: { id: number; key: string; title: string; state: PlanState; proposedAt: string };
+  /** Line diff of the markdown bodies; null when the bodies differ too much to diff (then shown whole). */
+  body: PlanBodyDiffLine[] | null;
+  /** True when the body's text differs (line ends aside). */
+  bodyChanged: boolean;
+  items: PlanVersionItemsDiff;
 }

@@ -133,6 +133,20 @@ export interface SessionDetailView extends SessionSummaryView {
   histories: TodoItemHistoryView[];
   /** Runs this session started (run.start with its key), newest first. */
   runs: Array<{ id: number; name: string; kind: string; state: RunState; startedAt: string }>;
+  /**
+   * Tools that edit files or run commands which the session ran while one of its plans waited for
+   * a decision ("worked without approval"), oldest first (at most 100).
+   */
+  unapprovedWork: UnapprovedWorkView[];
+}
+
+/** One tool run while a plan waited for a decision. */
+export interface UnapprovedWorkView {
+  planId: number;
+  planTitle: string;
+  tool: string;
+  detail: string | null;
+  at: string;
 }
 
 /**

@@ -7,11 +7,13 @@ import { PlanMarkdown } from "@/components/plans/plan-markdown";
 import { cn } from "@/lib/utils";
 import type { InboxEntry } from "@/lib/view-models/inbox";
 
+import { InboxPlanDiff } from "./inbox-plan-diff";
+
 /**
  * What an inbox item asks, as a person reads it before deciding: kind or tool, agent, host,
  * project, branch, session and how long it waits (`waitedMs`); the command (as code) or the
- * plan's title or question; the todo item in progress; an edit's diff; a plan's markdown and a
- * link to its page.
+ * plan's title or question; the todo item in progress; an edit's diff; a plan's markdown, its
+ * changes since the version it revises, and a link to its page.
  */
 export function InboxItemDetail({ item, waitedMs }: { item: InboxEntry; waitedMs: number }) {
   return (
@@ -78,6 +80,7 @@ export function InboxItemDetail({ item, waitedMs }: { item: InboxEntry; waitedMs
           <PlanMarkdown markdown={item.body} />
         </div>
       )}
+      {item.planId !== null && item.supersedes !== null && <InboxPlanDiff planId={item.planId} />}
       {item.href && (
         <Link
           className="mt-2 inline-flex min-h-11 items-center text-sm text-link underline-offset-4 hover:underline"

@@ -72,6 +72,9 @@ export function applyTaskTool(tasks, toolName, input, response) {
   return list;
 }
 
+/** Claude Code tools that edit files or run commands (Pitwall decides with lib/plans/work-tools.ts). */
+const WORK_TOOLS = new Set(["Bash", "Edit", "Write", "MultiEdit", "NotebookEdit"]);
+
 /**
  * What one hook event means for Pitwall.
  * @param event parsed stdin (parseHookInput)
@@ -168,7 +171,11 @@ export function claudeActions(event, state, ctx) {
     case "PostToolUse": {
       const input =
         event.tool_input && typeof event.tool_input === "object" ? event.tool_input : {};
-      if (state.waiting) activity("working");
+      // A plan of this session waits for a decision (its gate set lastPlan without a decision):
+      // say which tool ran, so Pitwall can flag work done before the decision.
+      if (state.lastPlan && !state.lastPlan.decision && WORK_TOOLS.has(event.tool_name))
+        activity("working", `ran ${event.tool_name}`, { tool: clip(event.tool_name, 200) });
+      else if (state.waiting) activity("working");
       if (event.tool_name === "TodoWrite") {
         const raw = Array.isArray(input.todos)
           ? input.todos

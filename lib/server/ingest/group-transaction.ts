@@ -30,6 +30,7 @@ import {
   type StoredRun,
 } from "./writers/runs";
 import { applyActivity, applyTodos, noteSessionSignal, proposePlan } from "./writers/sessions";
+import { recordUnapprovedWork } from "./writers/unapproved-work";
 
 /*
  * What one group transaction does (apply.ts opens, retries and commits it): admission of every
@@ -375,6 +376,18 @@ async function applyPart(writes: GroupWrites, s: PartState, toApply: number[]): 
         // Working again: a "waiting for your input" notice is over.
         if (f.state === "working" && (await closeSessionNotices(client, sessionId, at)))
           topics.add("inbox");
+        // A tool that edits or runs while a plan of the session waits: worked without approval.
+        if (f.tool !== undefined) {
+          const flagged = await recordUnapprovedWork(
+            client,
+            sessionId,
+            f.tool,
+            f.detail ?? null,
+            new Date(f.ts),
+          );
+          // "inbox": the audit (inbox history) lists the flag.
+          for (const planId of flagged) topics.add("plans").add("inbox").add(`plan:${planId}`);
+        }
         break;
       }
       case "plan.propose": {

@@ -5,8 +5,9 @@ import { isoTime } from "@/lib/iso-time";
 import type { InboxAuditEntry } from "@/lib/view-models/inbox";
 
 /**
- * The inbox's audit: every decision and rule application on an inbox item (InboxAudit) and every
- * plan decision (PlanDecision), newest first, with the item's agent, host and session. Readable by
+ * The inbox's audit: every decision and rule application on an inbox item (InboxAudit), every
+ * plan decision (PlanDecision) and every tool a session ran while its plan waited for a decision
+ * (UnapprovedWork: decision `worked_without_approval`, by `pitwall`), newest first, with the item's agent, host and session. Readable by
  * approvers and admins only (the route enforces it).
  */
 
@@ -37,6 +38,11 @@ export async function listInboxAudit(
               COALESCE(s.source, 'api'), h.name, s.id, s.key, s.title, s.project, 'plan', p.title, d."decidedAt"
        FROM "PlanDecision" d JOIN "Plan" p ON p.id = d."planId" JOIN "Host" h ON h.id = p."hostId" LEFT JOIN "AgentSession" s ON s.id = p."sessionId"
        WHERE ($1::int IS NULL OR p."sessionId" = $1) AND ($2::timestamptz IS NULL OR d."decidedAt" < $2)
+       UNION ALL
+       SELECT 'work-' || w.id, 'plan-' || p.id, 'plan', 'worked_without_approval', 'ran ' || w.tool || ' before any decision on the plan', 'pitwall', NULL, false,
+              s.source, h.name, s.id, s.key, s.title, s.project, w.tool, p.title, w.at
+       FROM "UnapprovedWork" w JOIN "Plan" p ON p.id = w."planId" JOIN "Host" h ON h.id = p."hostId" JOIN "AgentSession" s ON s.id = w."sessionId"
+       WHERE ($1::int IS NULL OR w."sessionId" = $1) AND ($2::timestamptz IS NULL OR w.at < $2)
      ) x ORDER BY "decidedAt" DESC, id DESC LIMIT $3`,
     [opts.sessionId ?? null, opts.before ?? null, opts.limit ?? 200],
   );

@@ -245,7 +245,7 @@ export async function listInbox(
   at: Date = new Date(),
 ): Promise<InboxEntry[]> {
   await expireInboxItems(pool, at);
-  type Row = Omit<InboxEntry, "id" | "createdAt" | "waitingMs" | "session" | "href"> & {
+  type Row = Omit<InboxEntry, "id" | "createdAt" | "waitingMs" | "session" | "href" | "planId"> & {
     rowId: number;
     createdAt: Date;
     sessionId: number | null;
@@ -255,14 +255,14 @@ export async function listInbox(
   const items = await pool.query<Row>(
     `SELECT i.id AS "rowId", i.kind::text AS kind, i.agent, h.name AS host, s.id AS "sessionId", s.key AS "sessionKey", s.title AS "sessionTitle",
             COALESCE(i.project, s.project) AS project, COALESCE(i.cwd, s.cwd) AS cwd, COALESCE(i."gitBranch", s."gitBranch") AS "gitBranch",
-            i."toolName", i.summary, i.input, i.diff, NULL AS body, ${TODO_IN_PROGRESS} AS "todoInProgress", i."createdAt"
+            i."toolName", i.summary, i.input, i.diff, NULL AS body, NULL AS supersedes, ${TODO_IN_PROGRESS} AS "todoInProgress", i."createdAt"
      FROM "InboxItem" i JOIN "Host" h ON h.id = i."hostId" LEFT JOIN "AgentSession" s ON s.id = i."sessionId"
      WHERE i.status = 'waiting' AND i."expiresAt" > $1`,
     [at],
   );
   const plans = await pool.query<Row>(
     `SELECT p.id AS "rowId", 'plan' AS kind, COALESCE(s.source, 'api') AS agent, h.name AS host, s.id AS "sessionId", s.key AS "sessionKey", s.title AS "sessionTitle",
-            s.project, s.cwd, s."gitBranch", 'plan' AS "toolName", p.title AS summary, NULL::jsonb AS input, NULL AS diff, p.body, ${TODO_IN_PROGRESS} AS "todoInProgress", p."proposedAt" AS "createdAt"
+            s.project, s.cwd, s."gitBranch", 'plan' AS "toolName", p.title AS summary, NULL::jsonb AS input, NULL AS diff, p.body, p.supersedes, ${TODO_IN_PROGRESS} AS "todoInProgress", p."proposedAt" AS "createdAt"
      FROM "Plan" p JOIN "Host" h ON h.id = p."hostId" LEFT JOIN "AgentSession" s ON s.id = p."sessionId"
      WHERE p.status = 'proposed' AND p."expiresAt" > $1`,
     [at],
@@ -286,6 +286,8 @@ export async function listInbox(
     body: opts.withDetail ? r.body : null,
     todoInProgress: r.todoInProgress,
     href: r.kind === "plan" ? `/plans/${r.rowId}` : null,
+    planId: r.kind === "plan" ? r.rowId : null,
+    supersedes: r.supersedes,
     createdAt: isoTime(r.createdAt),
     waitingMs: Math.max(0, at.getTime() - r.createdAt.getTime()),
   }));

@@ -2,7 +2,6 @@ import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { type PlanListQuery } from "@/lib/api/plans";
 import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
 import { runState } from "@/lib/metrics/staleness";
-import { PLAN_PRIORITIES } from "@/lib/protocol";
 import { NotFoundError } from "@/lib/server/errors";
 import type {
   PlanDecisionView,
@@ -12,11 +11,14 @@ import type {
   PlanItemView,
   PlanListView,
   PlanRunView,
-  PlanState,
   PlanSummaryView,
 } from "@/lib/view-models/plans";
 
+import { planState, storedPlanItems } from "./plan-rows";
+import { planVersionDiff } from "./plan-version-diff";
 import { sessionSourceOf, sessionSummaries } from "./sessions";
+
+export { planState, storedPlanItems };
 
 /**
  * Read models of plans: the list (pending first), one plan with its linked run and session as
@@ -59,29 +61,6 @@ type PlanRow = Prisma.PlanGetPayload<{ select: typeof planSelect }>;
 /** Where-clause of plans waiting for a decision at `now`: proposed and not past their expiry. */
 function pendingWhere(now: Date): Prisma.PlanWhereInput {
   return { status: "proposed", expiresAt: { gt: now } };
-}
-
-/** The state shown: a proposal past its expiry is expired even before the sweeper marks it. */
-export function planState(status: PlanRow["status"], expiresAt: Date, now: Date): PlanState {
-  return status === "proposed" && expiresAt <= now ? "expired" : status;
-}
-
-function priorityOf(v: unknown): PlanItemView["priority"] {
-  return typeof v === "string" && (PLAN_PRIORITIES as readonly string[]).includes(v)
-    ? (v as PlanItemView["priority"])
-    : null;
-}
-
-/** Items of a stored plan or decision (`[{content, priority?}]`), read leniently. */
-export function storedPlanItems(raw: unknown): PlanItemView[] {
-  if (!Array.isArray(raw)) return [];
-  return (raw as unknown[]).flatMap((e) => {
-    if (!e || typeof e !== "object") return [];
-    const r = e as Record<string, unknown>;
-    return typeof r.content === "string"
-      ? [{ content: r.content, priority: priorityOf(r.priority) }]
-      : [];
-  });
 }
 
 function runView(run: NonNullable<PlanRow["run"]>, now: Date): PlanRunView {
@@ -212,6 +191,11 @@ export async function getPlan(
     ? (await sessionSummaries(db, [row.session.id])).get(row.session.id)
     : undefined;
   const items = storedPlanItems(row.items);
+  const versionDiff = await planVersionDiff(
+    db,
+    { supersedes: row.supersedes, body: row.body, items },
+    now,
+  );
   return {
     ...toSummary(row, now),
     asOf: isoTime(now),
@@ -241,6 +225,7 @@ export async function getPlan(
         changes: diffPlanItems(items, decided),
       };
     }),
+    versionDiff,
   };
 }
 

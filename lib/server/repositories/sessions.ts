@@ -330,11 +330,24 @@ export async function getSession(
       startedAt: true,
     },
   });
+  const unapproved = await db.unapprovedWork.findMany({
+    where: { sessionId: id },
+    orderBy: [{ at: "asc" }, { id: "asc" }],
+    take: 100,
+    select: { planId: true, tool: true, detail: true, at: true, plan: { select: { title: true } } },
+  });
   return {
     ...summary,
     asOf: isoTime(now),
     items,
     timeline,
+    unapprovedWork: unapproved.map((w) => ({
+      planId: w.planId,
+      planTitle: w.plan.title,
+      tool: w.tool,
+      detail: w.detail,
+      at: isoTime(w.at),
+    })),
     olderSnapshots: Math.max(0, total - snapshots.length),
     histories,
     runs: runs.map((r) => ({

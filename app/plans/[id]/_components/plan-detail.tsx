@@ -18,6 +18,7 @@ import {
 } from "@/components/plans/plan-items-editor";
 import { PlanMarkdown } from "@/components/plans/plan-markdown";
 import { PlanStateBadge, planStateLabel } from "@/components/plans/plan-state-badge";
+import { PlanVersionDiff } from "@/components/plans/plan-version-diff";
 import { RelativeTime } from "@/components/runs/relative-time";
 import { StatusBadge } from "@/components/runs/status-badge";
 import { SessionSourceLabel } from "@/components/sessions/session-source";
@@ -33,6 +34,7 @@ import type { RunState } from "@/lib/view-models";
 import type { PlanDetailView, PlanRunView } from "@/lib/view-models/plans";
 
 import { DecisionPanel } from "./decision-panel";
+import { PlanLineComments } from "./plan-line-comments";
 
 /**
  * The live plan page: header with expiry countdown, a prominent warning when the plan was based
@@ -146,6 +148,16 @@ export function PlanDetail({
 
       <div className="grid items-start gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(340px,420px)]">
         <div className="grid min-w-0 gap-4">
+          {plan.versionDiff && (
+            <Card className="min-w-0">
+              <CardHeader>
+                <CardTitle>Changes since the previous version</CardTitle>
+              </CardHeader>
+              <CardContent>
+                <PlanVersionDiff diff={plan.versionDiff} />
+              </CardContent>
+            </Card>
+          )}
           {plan.body && (
             <Card className="min-w-0">
               <CardHeader>
@@ -160,6 +172,9 @@ export function PlanDetail({
                 <PlanMarkdown markdown={plan.body} />
               </CardContent>
             </Card>
+          )}
+          {plan.body && (
+            <PlanLineComments planId={plan.id} body={plan.body} canComment={canDecide} />
           )}
           {plan.rationale && (
             <Card className="min-w-0">

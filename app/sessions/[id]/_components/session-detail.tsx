@@ -31,6 +31,7 @@ import { CurrentList } from "./current-list";
 import { ItemHistoryTable } from "./item-history-table";
 import { SessionPlans } from "./session-plans";
 import { SnapshotTimeline } from "./snapshot-timeline";
+import { UnapprovedWorkWarning } from "./unapproved-work-warning";
 
 /** Default "stuck" threshold: an item in progress for longer than this many minutes is highlighted. */
 const DEFAULT_STUCK_MIN = 30;
@@ -139,6 +140,7 @@ export function SessionDetail({
           </MetaItem>
         </dl>
       </div>
+      <UnapprovedWorkWarning work={session.unapprovedWork} />
       {error && (
         <p
           role="alert"
