@@ -377,8 +377,10 @@ test("TodoWrite enabled: TodoWrite snapshots arrive while the agent runs; the pl
     output,
   );
   expect(plan2.supersedes).toBe(plan1.key);
-  // The revision, in the browser: the person approves it as proposed.
+  // The revision, in the browser: the person approves it as proposed, with notes for the agent.
+  const notes = "Keep the warm-up under a minute";
   await page.goto(`/plans/${plan2.id}`);
+  await page.locator("#decision-comment").fill(notes);
   await page.getByRole("button", { name: "Approve", exact: true }).click();
   await until(
     "plan 2 approved",
@@ -393,14 +395,15 @@ test("TodoWrite enabled: TodoWrite snapshots arrive while the agent runs; the pl
   expect(done.code).toBe(0);
   expect(done.result).toContain("User has approved your plan");
   expect(done.result).toContain("Warm up the server");
-  // The model server saw the approval as the ExitPlanMode tool result.
+  // The model server saw the approval as the ExitPlanMode tool result, the person's notes in it.
   expect(
     model.requests.some((r) =>
       lastToolResults(r).some(
         (t) =>
           t.toolName === "ExitPlanMode" &&
           !t.isError &&
-          t.content.includes("User has approved your plan"),
+          t.content.includes("User has approved your plan") &&
+          t.content.includes(`Note from approver person (approved in Pitwall): ${notes}`),
       ),
     ),
   ).toBe(true);
@@ -416,7 +419,7 @@ test("TodoWrite enabled: TodoWrite snapshots arrive while the agent runs; the pl
       comment: "Add a warm-up run first",
       decidedBy: "approver person",
     },
-    { decision: "approved", comment: null, decidedBy: "approver person" },
+    { decision: "approved", comment: notes, decidedBy: "approver person" },
   ]);
   expect((await snapshots(path.basename(dir))).length).toBe(2);
   // Stop / SessionEnd go through the local forwarder, which answers Claude Code first and posts
