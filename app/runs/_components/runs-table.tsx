@@ -111,9 +111,14 @@ function RunsTableWide(props: RunsTableProps) {
   const formats = runColumnFormats(props.runs, props.groups, now, cols.metric, cols.config);
   const extra = cols.config.length + cols.metric.length;
   const show = (c: (typeof cols.base)[number]) => cols.base.includes(c);
-  // With config and metric columns (7rem each) the table scrolls sideways rather than squeeze the name below 18rem.
+  // With config (6rem numbers, 11rem text) and metric columns (8rem, room for "KV cache (%)") the table scrolls sideways rather than squeeze the name below 18rem.
+  const configRem = cols.config.reduce((sum, k) => sum + (formats.numericConfig[k] ? 6 : 11), 0);
   const minWidthRem =
-    8.5 + 18 + cols.base.reduce((sum, c) => sum + BASE_WIDTH_REM[c], 0) + 7 * extra;
+    8.5 +
+    18 +
+    cols.base.reduce((sum, c) => sum + BASE_WIDTH_REM[c], 0) +
+    configRem +
+    8 * cols.metric.length;
   return (
     <div className="hidden rounded-lg border border-border bg-card md:block">
       <Table
@@ -133,11 +138,12 @@ function RunsTableWide(props: RunsTableProps) {
           {show("startedAt") && <col className="w-28" />}
           {show("duration") && <col className="w-36" />}
           {show("peak") && <col className="w-36" />}
+          {/* Numbers need little room; text values (a model id, a dataset) get more before they cut. */}
           {cols.config.map((k) => (
-            <col key={`c:${k}`} className="w-28" />
+            <col key={`c:${k}`} className={formats.numericConfig[k] ? "w-24" : "w-44"} />
           ))}
           {cols.metric.map((k) => (
-            <col key={`m:${k}`} className="w-28" />
+            <col key={`m:${k}`} className="w-32" />
           ))}
         </colgroup>
         <TableHeader>
