@@ -32,7 +32,7 @@ test("a firing rule is named by its name on the overview, not by its number", as
   baseURL,
 }) => {
   const tag = `e2e-nan-${randomUUID().slice(0, 6)}`;
-  const name = `loss NaN ${tag}`;
+  const name = `Drafter loss is NaN on run ${tag}`;
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto("/alerts");
   const form = page.getByRole("form", { name: "Add an alert rule" });
@@ -74,4 +74,32 @@ test("a firing rule is named by its name on the overview, not by its number", as
       { timeout: 3_000 },
     );
   }).toPass({ timeout: 30_000 });
+
+  // At 390 px (overview and wall) the line reads as text, a long rule name wrapping word by word.
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const path of ["/", "/?wall=1"]) {
+    await page.goto(path);
+    const line = page
+      .getByRole("alert")
+      .locator("div")
+      .filter({ hasText: `pretrain ${tag}` })
+      .last();
+    const tops = await line.evaluate((row) => {
+      const top = (e: Element | null, last = false) => {
+        const rects = e ? [...e.getClientRects()] : [];
+        return (last ? rects[rects.length - 1] : rects[0])?.top ?? Number.NaN;
+      };
+      const word = row.querySelector('[data-testid="alert-in"]');
+      return {
+        word: top(word),
+        title: top(word?.previousElementSibling ?? null, true),
+        name: top(row.querySelector("a")),
+      };
+    });
+    // Running text: "in" ends the title's last line or starts the name's first (not a line alone).
+    expect(
+      Math.min(Math.abs(tops.word - tops.title), Math.abs(tops.word - tops.name)),
+      `${path}: "in" alone on a line (${JSON.stringify(tops)})`,
+    ).toBeLessThan(4);
+  }
 });

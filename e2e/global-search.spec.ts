@@ -76,3 +76,32 @@ test("the search box fits the top bar at 390 px", async ({ page }) => {
   await expect(box).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
+
+test("at 390 px the results list lies inside the screen (not cut at its left edge)", async ({
+  page,
+  baseURL,
+}) => {
+  const tag = `gsp${randomUUID().slice(0, 8)}`;
+  const worker = await connectWorker(baseURL!, createToken(`${tag}-host`));
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run: `${tag}-a`,
+    name: `${tag} heron throughput sweep with a long name`,
+    kind: "benchmark",
+  });
+  worker.close();
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/");
+  const box = page.getByRole("combobox", { name: /Search runs/ });
+  await box.fill(`${tag} heron`);
+  const list = page.getByRole("listbox", { name: "Search results" });
+  await expect(list.getByRole("option")).toHaveCount(1);
+  const rect = await list.boundingBox();
+  expect(rect).not.toBeNull();
+  expect(rect!.x).toBeGreaterThanOrEqual(0);
+  expect(rect!.x + rect!.width).toBeLessThanOrEqual(390);
+  expect(rect!.width).toBeGreaterThan(300);
+});

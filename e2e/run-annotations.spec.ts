@@ -155,3 +155,41 @@ test("a serving run page has the time-range picker; the range goes in the URL an
   expect(bad.status()).toBe(400);
   expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("invalid_query");
 });
+
+test("hovering one metric chart of a training run shows the same step's tooltip on its other charts", async ({
+  page,
+  baseURL,
+}) => {
+  const worker = await connectWorker(baseURL!, createToken("e2e-metric-sync"));
+  const suffix = randomUUID().slice(0, 8);
+  const run = `e2e-sync-${suffix}`;
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name: run,
+    kind: "training",
+  });
+  const points = Array.from({ length: 51 }, (_, i) => i * 20).flatMap((step) => [
+    { key: "loss", step, value: 3 / (1 + step / 200) },
+    { key: "lr", step, value: 0.001 + step / 1e6 },
+  ]);
+  await worker.send({ v: 1, id: randomUUID(), type: "run.metrics", run, points });
+  worker.close();
+  const found = (await (
+    await page.request.get(`/api/runs?q=${encodeURIComponent(run)}`)
+  ).json()) as { runs: Array<{ id: number }> };
+
+  await page.setViewportSize({ width: 1440, height: 1000 });
+  await page.goto(`/runs/${found.runs[0]!.id}`);
+  const loss = page.locator('[data-testid="metric-chart"][data-key="loss"]');
+  const lr = page.locator('[data-testid="metric-chart"][data-key="lr"]');
+  await expect(loss.locator(".recharts-line").first()).toBeVisible();
+  await expect(lr.locator(".recharts-line").first()).toBeVisible();
+  const box = (await loss.locator(".recharts-surface").first().boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await expect(loss.locator(".recharts-tooltip-wrapper")).toContainText(/step/);
+  await expect(lr.locator(".recharts-tooltip-wrapper")).toBeVisible();
+  await expect(lr.locator(".recharts-tooltip-wrapper")).toContainText(/step \d/);
+});

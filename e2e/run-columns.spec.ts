@@ -197,3 +197,42 @@ test("a metric column shows each run's latest value, sorts by it, and runs group
   await expect(page.getByLabel("Group", { exact: true })).toHaveValue("config.spec.draft");
   await expect(group).toContainText("2 runs");
 });
+
+test("a text config column gives a model id room; a column of numbers is right-aligned, dashes too", async ({
+  page,
+  baseURL,
+}) => {
+  const tag = `wid-${randomUUID().slice(0, 8)}`;
+  const worker = await connectWorker(baseURL!, createToken("e2e-run-col-width"));
+  const configs = [{ model: "Qwen/Qwen3.6-27B", tp: 2 }, { model: "Qwen/Qwen3.6-27B" }];
+  for (const [i, config] of configs.entries()) {
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.start",
+      run: `${tag}-${i}`,
+      name: `Width run ${i} ${tag}`,
+      kind: "benchmark",
+      tags: [tag],
+      config,
+    });
+  }
+  worker.close();
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/runs?tag=${tag}&cols=host,duration,config.model,config.tp`);
+  const table = page.getByRole("region", { name: "Runs" });
+  const model = table.getByRole("cell", { name: "Qwen/Qwen3.6-27B" }).first();
+  await expect(model).toBeVisible();
+  // Not cut: the whole id fits its cell.
+  expect(await model.evaluate((td) => td.scrollWidth <= td.clientWidth)).toBe(true);
+  const row = (i: number) => table.getByRole("row").filter({ hasText: `Width run ${i} ${tag}` });
+  const tpCell = (i: number) => row(i).getByRole("cell").last();
+  await expect(tpCell(0)).toHaveText("2");
+  await expect(tpCell(0)).toHaveCSS("text-align", "right");
+  await expect(tpCell(1)).toHaveCSS("text-align", "right");
+  await expect(table.getByRole("columnheader", { name: "tp", exact: true })).toHaveCSS(
+    "text-align",
+    "right",
+  );
+});

@@ -105,3 +105,47 @@ test("hovering one chart shows the same time's tooltip on the other charts of th
   await expect(cpu.locator(".recharts-tooltip-wrapper")).toBeVisible();
   await expect(cpu.locator(".recharts-tooltip-wrapper")).toContainText("20");
 });
+
+test("a serving run's telemetry charts share one crosshair too", async ({ page, baseURL }) => {
+  const name = `e2e-serving-sync-${randomUUID().slice(0, 8)}`;
+  const worker = await connectWorker(baseURL!, createToken(`${name}-host`));
+  const now = Date.now();
+  const start = now - 10 * 60_000;
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run: name,
+    name,
+    kind: "serving",
+    startedAt: start,
+    config: { url: "http://e2e:30000/metrics", intervalS: 30 },
+  });
+  const points = [];
+  // Alternating values: a flat line has no height and counts as hidden.
+  for (let i = 0, t = start; t <= now; i++, t += 30_000) {
+    const at = { step: t, ts: t };
+    points.push({ key: "serving/up", value: 1, ...at });
+    points.push({ key: "serving/running_requests", value: 40 + (i % 2) * 4, ...at });
+    points.push({ key: "serving/queued_requests", value: 2 + (i % 2), ...at });
+    points.push({ key: "serving/kv_cache_usage", value: 0.3 + (i % 2) * 0.1, ...at });
+  }
+  await worker.send({ v: 1, id: randomUUID(), type: "run.metrics", run: name, points });
+  worker.close();
+  const found = (await (
+    await page.request.get(`/api/runs?q=${encodeURIComponent(name)}`)
+  ).json()) as { runs: Array<{ id: number }> };
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/runs/${found.runs[0]!.id}?range=15m`);
+  const requests = page.getByTestId("serving-requests-chart");
+  const kv = page.getByTestId("serving-kv-chart");
+  await expect(requests.locator(".recharts-line").first()).toBeVisible();
+  await expect(kv.locator(".recharts-tooltip-wrapper")).not.toBeVisible();
+  const box = (await requests.locator(".recharts-surface").first().boundingBox())!;
+  // Five sixths across the 15-minute window: inside the last ten minutes of readings.
+  await page.mouse.move(box.x + (box.width * 5) / 6, box.y + box.height / 2);
+  await expect(requests.locator(".recharts-tooltip-wrapper")).toContainText(/running\s*4[04]/);
+  await expect(kv.locator(".recharts-tooltip-wrapper")).toBeVisible();
+  await expect(kv.locator(".recharts-tooltip-wrapper")).toContainText(/[34]0(\.0)?\s*%/);
+});

@@ -166,10 +166,18 @@ export function OverviewView({
         >
           {alerting.flatMap((r) =>
             r.activeAlerts.map((code) => (
-              <div key={`${r.id}-${code}`} className="flex items-center gap-2 max-md:flex-wrap">
-                <OctagonAlert aria-hidden className={cn("shrink-0", wall ? "size-5" : "size-4")} />
-                <span className="font-semibold">{alertTitle(code)}</span>
-                <span>in</span>
+              // A phone reads the line as running text (icon, title, "in", name wrapping word by
+              // word); flex-wrap put each part on a line of its own, "in" alone.
+              <div key={`${r.id}-${code}`} className="flex items-center gap-2 max-md:block">
+                <OctagonAlert
+                  aria-hidden
+                  className={cn(
+                    "shrink-0 max-md:mr-1.5 max-md:inline max-md:align-[-0.125em]",
+                    wall ? "size-5" : "size-4",
+                  )}
+                />
+                <span className="font-semibold">{alertTitle(code)}</span>{" "}
+                <span data-testid="alert-in">in</span>{" "}
                 {/* Cut with a tooltip on a desktop; in full on a phone (no hover there). */}
                 <Link
                   href={runPath(r.id)}

@@ -165,6 +165,7 @@ export function MetricChart({
   logY = false,
   annotations,
   smoothing = 0,
+  syncId,
 }: {
   series: MetricSeriesView;
   height?: number;
@@ -176,6 +177,8 @@ export function MetricChart({
   annotations?: readonly PlacedAnnotation[];
   /** EMA weight in [0, 0.99]: above 0 the smoothed line is drawn over the raw one, which turns faint. */
   smoothing?: number;
+  /** Charts with the same id share one crosshair and tooltip, matched by step. */
+  syncId?: string;
 }) {
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const finite = series.points.filter((p) => Number.isFinite(p.value)).map((p) => p.value);
@@ -238,6 +241,8 @@ export function MetricChart({
       <LineChart
         responsive
         data={rows}
+        syncId={syncId}
+        syncMethod="value"
         style={{
           width: "100%",
           height,

@@ -118,11 +118,13 @@ export function GlobalSearch() {
         className="h-8 w-full rounded-md border border-input bg-card px-2.5 text-sm text-foreground shadow-xs placeholder:text-muted-fg focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-ring"
       />
       {shown ? (
+        // On a phone the box is narrow and sits mid-bar: the list spans the screen below the bar
+        // instead of hanging off the box's right edge (it was cut at the left, issue 25 review).
         <div
           id={listId}
           role="listbox"
           aria-label="Search results"
-          className="absolute top-9 right-0 z-40 max-h-[70vh] w-[min(92vw,28rem)] overflow-y-auto rounded-md border border-border bg-card py-1 text-sm shadow-lg"
+          className="absolute top-9 right-0 z-40 max-h-[70vh] w-[min(92vw,28rem)] overflow-y-auto rounded-md border border-border bg-card py-1 text-sm shadow-lg max-sm:fixed max-sm:inset-x-2 max-sm:top-12 max-sm:w-auto"
         >
           {groups.map((g, gi) => (
             <div key={g.key} role="group" aria-label={g.label}>

@@ -18,6 +18,8 @@ export interface ServingChartFrame {
   height: number;
   maxGapMs: number;
   markers: ReadonlyArray<{ tMs: number; label: string }>;
+  /** The panel's charts share one crosshair and tooltip time (one id per panel). */
+  syncId: string;
 }
 
 /** One chart of a serving panel: title, lines, y-axis label with unit, value format, optional fixed y range. */

@@ -99,7 +99,14 @@ export function ServingRunPanel({
   const has = (key: string) => v[key] !== undefined;
   const maxGapMs = Math.max(3 * run.intervalS * 1000, 3 * ((toMs - fromMs) / 400));
   const markers = levels.map((l) => ({ tMs: l.startMs, label: l.label }));
-  const frame: ServingChartFrame = { fromMs, toMs, height: CHART_HEIGHT, maxGapMs, markers };
+  const frame: ServingChartFrame = {
+    fromMs,
+    toMs,
+    height: CHART_HEIGHT,
+    maxGapMs,
+    markers,
+    syncId: `serving-${run.runId}`,
+  };
   const gpu = hasGpuReadings(run);
   const tau = run.series.some((s) => s.key === K.acceptLength) || clientAcceptLength !== null;
   const name = linkName ? (

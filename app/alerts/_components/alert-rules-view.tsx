@@ -7,23 +7,11 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input, Select } from "@/components/ui/input";
+import { describeAlertRule } from "@/lib/alerts/describe";
 import { ALERT_CONDITIONS, type AlertRuleInput } from "@/lib/alerts/rule";
 import { createAlertRule, deleteAlertRule, updateAlertRule } from "@/lib/api/fetchers";
 import { RUN_KIND_OPTIONS, runPath } from "@/lib/paths";
 import type { AlertRuleView } from "@/lib/view-models/alerts";
-
-function describe(r: AlertRuleView): string {
-  const cond =
-    r.condition === "above"
-      ? `above ${r.threshold}`
-      : r.condition === "below"
-        ? `below ${r.threshold}`
-        : r.condition === "nan"
-          ? "is NaN/Inf"
-          : "has no data";
-  const span = r.forSteps !== null ? `${r.forSteps} steps` : `${r.forSeconds} s`;
-  return `${r.metricKey} ${cond} for ${span}`;
-}
 
 const toInput = (r: AlertRuleView): AlertRuleInput => ({
   name: r.name,
@@ -83,7 +71,7 @@ export function AlertRulesView({
   };
 
   return (
-    <div className="mx-auto grid w-full max-w-[1400px] grid-cols-[minmax(0,1fr)] gap-4 p-4 lg:p-6">
+    <div className="grid w-full grid-cols-[minmax(0,1fr)] gap-4">
       <h1 className="text-xl font-semibold">Alert rules</h1>
       {error ? (
         <p
@@ -139,7 +127,7 @@ export function AlertRulesView({
                     {r.kind}
                     {r.tag ? ` · tag ${r.tag}` : ""}
                   </td>
-                  <td className="px-3 py-2 [overflow-wrap:anywhere]">{describe(r)}</td>
+                  <td className="px-3 py-2 [overflow-wrap:anywhere]">{describeAlertRule(r)}</td>
                   <td className="px-3 py-2">
                     {r.firing.length === 0 ? (
                       <span className="text-muted-fg">none</span>

@@ -2,6 +2,7 @@
 
 import { Columns3 } from "lucide-react";
 
+import { metricTitle } from "@/lib/metric-labels";
 import type { RunListQuery } from "@/lib/paths";
 import {
   configColumnKeys,
@@ -129,7 +130,7 @@ export function ColumnMenu({
         {metricKeys.map((k) => (
           <Check
             key={k}
-            label={k}
+            label={metricTitle(k) === k ? k : `${metricTitle(k)} · ${k}`}
             checked={cols.metric.includes(k)}
             disabled={metricsFull && !cols.metric.includes(k)}
             onChange={(on) => toggleMetric(k, on)}

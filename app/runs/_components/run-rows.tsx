@@ -9,6 +9,7 @@ import { TagList } from "@/components/runs/tag-list";
 import { Badge } from "@/components/ui/badge";
 import { TableCell, TableRow } from "@/components/ui/table";
 import { formatConfigValue, formatTokPerS, MISSING } from "@/lib/format";
+import { metricTitle } from "@/lib/metric-labels";
 import { runPath, runsPath } from "@/lib/paths";
 import type { RunColumnFormats } from "@/lib/run-columns";
 import { engineLabel } from "@/lib/run-config";
@@ -156,7 +157,11 @@ export function RunTableRow({
         </TableCell>
       )}
       {cols.config.map((k) => (
-        <ConfigCell key={k} value={configValueAt(r.config, k)} />
+        <ConfigCell
+          key={k}
+          value={configValueAt(r.config, k)}
+          right={formats.numericConfig[k] ?? false}
+        />
       ))}
       {cols.metric.map((k) => (
         <MetricCell key={k} value={r.metrics?.[k]} format={formats.metric[k]} />
@@ -165,17 +170,17 @@ export function RunTableRow({
   );
 }
 
-/** A config value as a table cell: cut with the full text on hover; "-" when the run lacks the key. */
-function ConfigCell({ value }: { value: unknown }) {
+/** A config value as a table cell: cut with the full text on hover; "-" when the run lacks the key; `right` in a column of numbers. */
+function ConfigCell({ value, right }: { value: unknown; right: boolean }) {
   if (value === undefined || value === null)
     return (
-      <TableCell>
+      <TableCell className={cn(right && "text-right")}>
         <span className="text-muted-fg">{MISSING}</span>
       </TableCell>
     );
   const text = formatConfigValue(value);
   return (
-    <TableCell className={cn("truncate", typeof value === "number" && "text-right")} title={text}>
+    <TableCell className={cn("truncate", right && "text-right tabular-nums")} title={text}>
       {text}
     </TableCell>
   );
@@ -225,7 +230,7 @@ export function RunCard({
       .filter(([, v]) => v !== undefined && v !== null),
     ...metricKeys.flatMap((k) => {
       const v = r.metrics?.[k];
-      return v === undefined ? [] : [[k, metricFormats[k]?.(v) ?? String(v)] as const];
+      return v === undefined ? [] : [[metricTitle(k), metricFormats[k]?.(v) ?? String(v)] as const];
     }),
   ];
   return (

@@ -4,9 +4,10 @@ import { Fragment } from "react";
 
 import { useNow } from "@/components/live/use-now";
 import { Table, TableBody, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { columnNumberFormat, withUnitHeader } from "@/lib/column-format";
+import { withUnitHeader } from "@/lib/column-format";
+import { metricTitle } from "@/lib/metric-labels";
 import type { RunListQuery } from "@/lib/paths";
-import { runColumnFormats } from "@/lib/run-columns";
+import { metricColumnFormat, runColumnFormats } from "@/lib/run-columns";
 import { foldRunGroups } from "@/lib/run-list";
 import { DEFAULT_RUN_COLUMNS, type RunColumns } from "@/lib/run-list-columns";
 import type { RunGroupSummary, RunSummary } from "@/lib/view-models";
@@ -37,7 +38,13 @@ function RunCards(props: RunsTableProps) {
   const metricKeys = query.cols?.metric ?? [];
   // One precision per metric across the page's cards, as in the table's columns.
   const metricFormats = Object.fromEntries(
-    metricKeys.map((k) => [k, columnNumberFormat(props.runs.map((r) => r.metrics?.[k]))]),
+    metricKeys.map((k) => [
+      k,
+      metricColumnFormat(
+        k,
+        props.runs.map((r) => r.metrics?.[k]),
+      ),
+    ]),
   );
   return (
     <ul
@@ -101,12 +108,17 @@ function RunsTableWide(props: RunsTableProps) {
   // One unit and precision per column (lib/column-format.ts): the header names it, cells are bare numbers.
   const { selected, onToggle, expanded, onToggleGroup, query, onQuery } = props;
   const cols = query.cols ?? DEFAULT_RUN_COLUMNS;
-  const formats = runColumnFormats(props.runs, props.groups, now, cols.metric);
+  const formats = runColumnFormats(props.runs, props.groups, now, cols.metric, cols.config);
   const extra = cols.config.length + cols.metric.length;
   const show = (c: (typeof cols.base)[number]) => cols.base.includes(c);
-  // With config and metric columns (7rem each) the table scrolls sideways rather than squeeze the name below 18rem.
+  // With config (6rem numbers, 11rem text) and metric columns (8rem, room for "KV cache (%)") the table scrolls sideways rather than squeeze the name below 18rem.
+  const configRem = cols.config.reduce((sum, k) => sum + (formats.numericConfig[k] ? 6 : 11), 0);
   const minWidthRem =
-    8.5 + 18 + cols.base.reduce((sum, c) => sum + BASE_WIDTH_REM[c], 0) + 7 * extra;
+    8.5 +
+    18 +
+    cols.base.reduce((sum, c) => sum + BASE_WIDTH_REM[c], 0) +
+    configRem +
+    8 * cols.metric.length;
   return (
     <div className="hidden rounded-lg border border-border bg-card md:block">
       <Table
@@ -126,11 +138,12 @@ function RunsTableWide(props: RunsTableProps) {
           {show("startedAt") && <col className="w-28" />}
           {show("duration") && <col className="w-36" />}
           {show("peak") && <col className="w-36" />}
+          {/* Numbers need little room; text values (a model id, a dataset) get more before they cut. */}
           {cols.config.map((k) => (
-            <col key={`c:${k}`} className="w-28" />
+            <col key={`c:${k}`} className={formats.numericConfig[k] ? "w-24" : "w-44"} />
           ))}
           {cols.metric.map((k) => (
-            <col key={`m:${k}`} className="w-28" />
+            <col key={`m:${k}`} className="w-32" />
           ))}
         </colgroup>
         <TableHeader>
@@ -170,7 +183,7 @@ function RunsTableWide(props: RunsTableProps) {
                 column={`config.${k}`}
                 query={query}
                 onSort={onQuery}
-                className="truncate"
+                className={formats.numericConfig[k] ? "truncate text-right" : "truncate"}
                 title={`Sort by config.${k}`}
               />
             ))}
@@ -181,6 +194,7 @@ function RunsTableWide(props: RunsTableProps) {
                 query={query}
                 onSort={onQuery}
                 className="truncate text-right"
+                label={metricTitle(k)}
                 title={`Sort by the latest value of ${k}`}
               />
             ))}

@@ -23,6 +23,9 @@ function pointsNote(s: MetricSeriesView, zoomed: boolean): string {
     : `${formatCount(s.total)} point${s.total === 1 ? "" : "s"}`;
 }
 
+/** A run page's metric charts share one crosshair: hovering step 2,160 on loss shows it on lr too. */
+const METRIC_SYNC_ID = "run-metrics";
+
 /** Props of {@link MetricCard}; every callback must keep its identity across renders (the card is memoised). */
 export interface MetricCardProps {
   series: MetricSeriesView;
@@ -97,6 +100,7 @@ export const MetricCard = memo(function MetricCard({
               smoothing={smoothing}
               annotations={annotations}
               height={CHART_HEIGHT}
+              syncId={METRIC_SYNC_ID}
             />
           ) : (
             <div
