@@ -98,7 +98,7 @@ const BASE_WIDTH_REM: Record<RunColumns["base"][number], number> = {
   host: 7,
   status: 8,
   startedAt: 7,
-  duration: 9,
+  duration: 7,
   peak: 9,
 };
 
@@ -136,7 +136,7 @@ function RunsTableWide(props: RunsTableProps) {
           {show("host") && <col className="w-28" />}
           {show("status") && <col className="w-32" />}
           {show("startedAt") && <col className="w-28" />}
-          {show("duration") && <col className="w-36" />}
+          {show("duration") && <col className="w-28" />}
           {show("peak") && <col className="w-36" />}
           {/* Numbers need little room; text values (a model id, a dataset) get more before they cut. */}
           {cols.config.map((k) => (
@@ -165,6 +165,7 @@ function RunsTableWide(props: RunsTableProps) {
                 onSort={onQuery}
                 className="text-right"
                 label={withUnitHeader("Duration", formats.durationUnit)}
+                wrap
               />
             )}
             {show("peak") && (

@@ -35,6 +35,7 @@ export function SortHead({
   className,
   title,
   label,
+  wrap = false,
 }: {
   column: RunSort;
   query: RunListQuery;
@@ -42,6 +43,8 @@ export function SortHead({
   className?: string;
   title?: string;
   label?: string;
+  /** Let the label wrap at its spaces (a figure column's "Duration (h:mm)") instead of cutting it with "…". */
+  wrap?: boolean;
 }) {
   const { sort, dir } = effectiveSort(query);
   const active = sort === column;
@@ -65,7 +68,9 @@ export function SortHead({
           right && "flex-row-reverse",
         )}
       >
-        <span className="min-w-0 truncate">{label ?? runSortLabel(column)}</span>
+        <span className={cn("min-w-0", wrap ? "whitespace-normal" : "truncate")}>
+          {label ?? runSortLabel(column)}
+        </span>
         <Icon aria-hidden className={cn("size-3 shrink-0", !active && "opacity-40")} />
       </button>
     </TableHead>
