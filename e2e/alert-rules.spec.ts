@@ -4,9 +4,9 @@ import { expect, test } from "@playwright/test";
 import { connectWorker, createToken } from "./support";
 
 // /alerts as an approver: add a rule through the form, see it in the table described in words,
-// pause it, and delete it.
+// pause it, edit it, and delete it.
 
-test("an approver adds, pauses and deletes an alert rule", async ({ page }) => {
+test("an approver adds, pauses, edits and deletes an alert rule", async ({ page }) => {
   const name = `loss NaN ${randomUUID().slice(0, 6)}`;
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto("/alerts");
@@ -23,6 +23,18 @@ test("an approver adds, pauses and deletes an alert rule", async ({ page }) => {
   await expect(row).toContainText("training");
   await row.getByRole("button", { name: "Pause" }).click();
   await expect(row).toContainText("(paused)");
+  // Edit: the form holds the rule's settings; saved, the row says the new condition and stays paused.
+  await row.getByRole("button", { name: `Edit ${name}` }).click();
+  const edit = page.getByRole("form", { name: "Edit the alert rule" });
+  await expect(edit.getByLabel("Metric")).toHaveValue("loss");
+  await expect(edit.getByLabel("For", { exact: true })).toHaveValue("3");
+  await edit.getByLabel("Condition").selectOption("above");
+  await edit.getByLabel("Threshold").fill("4.5");
+  await edit.getByLabel("For", { exact: true }).fill("5");
+  await edit.getByRole("button", { name: "Save rule" }).click();
+  await expect(row).toContainText("loss above 4.5 for 5 steps");
+  await expect(row).toContainText("(paused)");
+  await expect(page.getByRole("form", { name: "Add an alert rule" })).toBeVisible();
   await row.getByRole("button", { name: `Delete ${name}` }).click();
   await expect(row).toHaveCount(0);
 });

@@ -5,13 +5,14 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 
 import { Button } from "@/components/ui/button";
-import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import { Input, Select } from "@/components/ui/input";
+import { Card, CardContent } from "@/components/ui/card";
 import { describeAlertRule } from "@/lib/alerts/describe";
-import { ALERT_CONDITIONS, type AlertRuleInput } from "@/lib/alerts/rule";
+import type { AlertRuleInput } from "@/lib/alerts/rule";
 import { createAlertRule, deleteAlertRule, updateAlertRule } from "@/lib/api/fetchers";
-import { RUN_KIND_OPTIONS, runPath } from "@/lib/paths";
+import { runPath } from "@/lib/paths";
 import type { AlertRuleView } from "@/lib/view-models/alerts";
+
+import { AlertRuleForm } from "./alert-rule-form";
 
 const toInput = (r: AlertRuleView): AlertRuleInput => ({
   name: r.name,
@@ -25,7 +26,7 @@ const toInput = (r: AlertRuleView): AlertRuleInput => ({
   enabled: r.enabled,
 });
 
-/** The alert rules table, and for approvers a form to add one and buttons to pause or delete. */
+/** The alert rules table, and for approvers a form to add or edit one and buttons to pause or delete. */
 export function AlertRulesView({
   initial,
   canEdit,
@@ -35,6 +36,8 @@ export function AlertRulesView({
 }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
+  // The rule whose settings the form below holds (null: the form adds a new one).
+  const [editing, setEditing] = useState<AlertRuleView | null>(null);
   const act = async (fn: () => Promise<unknown>) => {
     setError(null);
     try {
@@ -43,31 +46,6 @@ export function AlertRulesView({
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     }
-  };
-
-  const onSubmit = (e: React.FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const f = new FormData(e.currentTarget);
-    const condition = String(f.get("condition")) as AlertRuleInput["condition"];
-    const amount = Number(f.get("amount"));
-    const unit = String(f.get("unit"));
-    const threshold = String(f.get("threshold") ?? "").trim();
-    const body = {
-      name: String(f.get("name")),
-      kind: String(f.get("kind")),
-      tag: String(f.get("tag") ?? "").trim() || null,
-      metricKey: String(f.get("metricKey")),
-      condition,
-      threshold: condition === "above" || condition === "below" ? Number(threshold) : null,
-      forSteps: unit === "steps" ? amount : null,
-      forSeconds: unit === "seconds" ? amount : null,
-      enabled: true,
-    };
-    const form = e.currentTarget;
-    void act(async () => {
-      await createAlertRule(body);
-      form.reset();
-    });
   };
 
   return (
@@ -163,6 +141,14 @@ export function AlertRulesView({
                       <Button
                         size="sm"
                         variant="outline"
+                        aria-label={`Edit ${r.name}`}
+                        onClick={() => setEditing(r)}
+                      >
+                        Edit
+                      </Button>{" "}
+                      <Button
+                        size="sm"
+                        variant="outline"
                         aria-label={`Delete ${r.name}`}
                         onClick={() => void act(() => deleteAlertRule(r.id))}
                       >
@@ -177,72 +163,18 @@ export function AlertRulesView({
         </CardContent>
       </Card>
       {canEdit ? (
-        <Card>
-          <CardHeader>
-            <CardTitle>Add a rule</CardTitle>
-          </CardHeader>
-          <CardContent>
-            <form
-              onSubmit={onSubmit}
-              className="flex flex-wrap items-end gap-3 text-sm"
-              aria-label="Add an alert rule"
-            >
-              <label className="grid gap-1">
-                Name
-                <Input name="name" required maxLength={200} />
-              </label>
-              <label className="grid gap-1">
-                Kind of run
-                <Select name="kind" defaultValue="training">
-                  {RUN_KIND_OPTIONS.map((k) => (
-                    <option key={k}>{k}</option>
-                  ))}
-                </Select>
-              </label>
-              <label className="grid gap-1">
-                Tag (optional)
-                <Input name="tag" maxLength={100} />
-              </label>
-              <label className="grid gap-1">
-                Metric
-                <Input name="metricKey" required placeholder="loss" />
-              </label>
-              <label className="grid gap-1">
-                Condition
-                <Select name="condition" defaultValue="nan">
-                  {ALERT_CONDITIONS.map((c) => (
-                    <option key={c} value={c}>
-                      {c.replace("_", " ")}
-                    </option>
-                  ))}
-                </Select>
-              </label>
-              <label className="grid gap-1">
-                Threshold
-                <Input name="threshold" inputMode="decimal" className="w-24" />
-              </label>
-              <label className="grid gap-1">
-                For
-                <Input
-                  name="amount"
-                  type="number"
-                  min={1}
-                  required
-                  defaultValue={3}
-                  className="w-20"
-                />
-              </label>
-              <label className="grid gap-1">
-                Unit
-                <Select name="unit" defaultValue="steps">
-                  <option value="steps">steps</option>
-                  <option value="seconds">seconds</option>
-                </Select>
-              </label>
-              <Button type="submit">Add rule</Button>
-            </form>
-          </CardContent>
-        </Card>
+        <AlertRuleForm
+          key={editing?.id ?? "new"}
+          rule={editing}
+          onSave={(body) =>
+            act(async () => {
+              if (editing) await updateAlertRule(editing.id, { ...body, enabled: editing.enabled });
+              else await createAlertRule(body);
+              setEditing(null);
+            })
+          }
+          onCancel={() => setEditing(null)}
+        />
       ) : null}
     </div>
   );
