@@ -21,6 +21,16 @@ describe("metric labels", () => {
     expect(metricTitle("serving/kv_cache_usage")).toBe("KV cache (%)");
   });
 
+  it("reads a worker's own key by its unit suffix, the suffix out of the label", () => {
+    expect(formatMetricReading("prompts_per_s", 0.195)).toBe("prompts 0.195/s");
+    expect(metricTitle("prompts_per_s")).toBe("prompts/s");
+    expect(formatMetricReading("train/step_time_ms", 12.3)).toBe("train/step time 12.3 ms");
+    expect(formatMetricReading("decode_tok_per_s", 41.5)).toBe("decode 41.5 tok/s");
+    expect(metricTitle("gpu_util_pct")).toBe("gpu util (%)");
+    // A bare suffix is a name, not a unit.
+    expect(metricLabel("_ms")).toEqual({ label: "_ms", unit: null });
+  });
+
   it("keeps unknown keys and non-finite values as they are", () => {
     expect(formatMetricReading("loss", 0.984)).toBe("loss 0.984");
     expect(formatMetricReading("serving/generation_tok_per_s", Number.NaN)).toBe("Output NaN");

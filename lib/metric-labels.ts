@@ -1,7 +1,8 @@
 /**
  * Human labels and units for stored metric keys, so pages say "Output 557.8 tok/s" and never
- * "serving/generation_tok_per_s 557.8". Keys without an entry (a training script's own `loss`,
- * `lr`…) keep their name and print the bare number.
+ * "serving/generation_tok_per_s 557.8". Keys without an entry keep their name; one whose name
+ * ends in a unit suffix gets that unit (`prompts_per_s` reads "prompts 0.195/s", `step_time_ms`
+ * "step time 12.3 ms"); others (a training script's own `loss`, `lr`…) print the bare number.
  */
 
 import { formatNumber } from "./format";
@@ -33,15 +34,33 @@ const LABELS: Record<string, MetricLabel> = {
   "serving/accept_length": { label: "Accept length τ", unit: null, decimals: 2 },
 };
 
-/** The label and unit of metric `key`; an unknown key is its own label, without unit. */
+/** Unit suffixes of metric names workers choose themselves, longest first: the unit each stands for. */
+const SUFFIX_UNITS: ReadonlyArray<[suffix: string, unit: string]> = [
+  ["_tok_per_s", "tok/s"],
+  ["_per_s", "/s"],
+  ["_ms", "ms"],
+  ["_pct", "%"],
+];
+
+/**
+ * The label and unit of metric `key`: a known key's, else the unit its name ends in (the suffix
+ * dropped from the label, "_" read as a space: `prompts_per_s` → "prompts", "/s"), else the key
+ * itself without unit.
+ */
 export function metricLabel(key: string): MetricLabel {
-  return LABELS[key] ?? { label: key, unit: null };
+  const known = LABELS[key];
+  if (known) return known;
+  for (const [suffix, unit] of SUFFIX_UNITS)
+    if (key.endsWith(suffix) && key.length > suffix.length)
+      return { label: key.slice(0, -suffix.length).replaceAll("_", " "), unit };
+  return { label: key, unit: null };
 }
 
 /** A header or axis title with the unit: "Output tok/s", "KV cache (%)", "loss". */
 export function metricTitle(key: string): string {
   const m = metricLabel(key);
   if (!m.unit) return m.label;
+  if (m.unit === "/s") return `${m.label}/s`;
   return m.unit === "tok/s" ? `${m.label} tok/s` : `${m.label} (${m.unit})`;
 }
 
@@ -53,5 +72,7 @@ export function formatMetricReading(key: string, value: number): string {
     Number.isFinite(value) ? m.decimals : undefined,
   );
   if (!m.unit || !Number.isFinite(value)) return `${m.label} ${text}`;
-  return m.unit === "%" ? `${m.label} ${text}%` : `${m.label} ${text} ${m.unit}`;
+  return m.unit === "%" || m.unit === "/s"
+    ? `${m.label} ${text}${m.unit}`
+    : `${m.label} ${text} ${m.unit}`;
 }
