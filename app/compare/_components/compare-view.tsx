@@ -43,6 +43,7 @@ import { longContextSeries, splitScenarios } from "@/lib/metrics/long-context";
 import { runPath } from "@/lib/paths";
 import { runTopic } from "@/lib/protocol/live";
 import { configDiff, engineLabel } from "@/lib/run-config";
+import { distinctRunLabels } from "@/lib/run-labels";
 import { cn } from "@/lib/utils";
 import type { RunDetail } from "@/lib/view-models";
 
@@ -87,14 +88,16 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
     const scale = sweepScale(split.flatMap((s) => s.sweep));
     const series: SweepSeries[] = [];
     const contextSeries: ContextSeries[] = [];
+    const names = distinctRunLabels(runs);
     const entries: RunEntry[] = runs.map((run, i) => {
       const color = seriesColor(i);
+      const name = names.get(run.id) ?? run.name;
       const sweep = split[i]!.sweep;
       const groups = groupSeries(sweep, run.config);
       groups.forEach((g, gi) =>
         series.push({
           key: `${run.id}:${g.key}`,
-          label: groups.length > 1 ? `${run.name} · ${g.label}` : run.name,
+          label: groups.length > 1 ? `${name} · ${g.label}` : name,
           // One colour per run; a run with several series (e.g. input lengths) tells them apart by dash.
           color,
           dash: SERIES_DASHES[gi % SERIES_DASHES.length],
@@ -105,7 +108,7 @@ export function CompareView({ initial, missing, renderedAt }: CompareViewProps) 
       lc.forEach((g, gi) =>
         contextSeries.push({
           key: `${run.id}:${g.key}`,
-          label: lc.length > 1 ? `${run.name} · ${g.label}` : run.name,
+          label: lc.length > 1 ? `${name} · ${g.label}` : name,
           color,
           dash: SERIES_DASHES[gi % SERIES_DASHES.length],
           data: g.data,

@@ -11,6 +11,7 @@ import { sharedRefetchIntervalFor } from "@/components/live/use-live-topics";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { fetchRunMetrics } from "@/lib/api/fetchers";
 import { metricsQueryKey } from "@/lib/api/query-keys";
+import { distinctRunLabels } from "@/lib/run-labels";
 import { cn } from "@/lib/utils";
 import type { RunDetail } from "@/lib/view-models";
 
@@ -69,6 +70,8 @@ export function TrainingCompare({
     ) : null;
   }
   const keys = orderKeys(withSeries.flatMap((l) => l.metrics!.series.map((s) => s.key)));
+  // Two runs of one name (a repeated job) are told apart by id in the legends.
+  const labels = distinctRunLabels(withSeries.map((l) => l.run));
   return (
     <section aria-label="Training metrics" className="grid gap-2" data-testid="training-compare">
       <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
@@ -83,7 +86,14 @@ export function TrainingCompare({
           const series: OverlaySeries[] = withSeries.flatMap((l) => {
             const s = l.metrics!.series.find((x) => x.key === key);
             return s
-              ? [{ key: String(l.run.id), label: l.run.name, color: l.color, points: s.points }]
+              ? [
+                  {
+                    key: String(l.run.id),
+                    label: labels.get(l.run.id) ?? l.run.name,
+                    color: l.color,
+                    points: s.points,
+                  },
+                ]
               : [];
           });
           const bad = series.reduce(
