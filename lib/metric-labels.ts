@@ -32,6 +32,7 @@ const LABELS: Record<string, MetricLabel> = {
   "serving/e2e_ms_p50": { label: "E2E p50", unit: "ms" },
   "serving/e2e_ms_p99": { label: "E2E p99", unit: "ms" },
   "serving/accept_length": { label: "Accept length τ", unit: null, decimals: 2 },
+  tok_per_s: { label: "Output", unit: "tok/s", decimals: 1 },
 };
 
 /** Unit suffixes of metric names workers choose themselves, longest first: the unit each stands for. */
@@ -64,15 +65,18 @@ export function metricTitle(key: string): string {
   return m.unit === "tok/s" ? `${m.label} tok/s` : `${m.label} (${m.unit})`;
 }
 
-/** One metric's latest value with label and unit: "Output 557.8 tok/s", "KV cache 45.0%", "loss 0.984". */
-export function formatMetricReading(key: string, value: number): string {
+/** A value of metric `key` with its unit, scaled as shown: "557.8 tok/s", "45.0%", "0.195/s", "0.984". */
+export function formatMetricValue(key: string, value: number): string {
   const m = metricLabel(key);
   const text = formatNumber(
     value * (m.scale ?? 1),
     Number.isFinite(value) ? m.decimals : undefined,
   );
-  if (!m.unit || !Number.isFinite(value)) return `${m.label} ${text}`;
-  return m.unit === "%" || m.unit === "/s"
-    ? `${m.label} ${text}${m.unit}`
-    : `${m.label} ${text} ${m.unit}`;
+  if (!m.unit || !Number.isFinite(value)) return text;
+  return m.unit === "%" || m.unit === "/s" ? `${text}${m.unit}` : `${text} ${m.unit}`;
+}
+
+/** One metric's latest value with label and unit: "Output 557.8 tok/s", "KV cache 45.0%", "loss 0.984". */
+export function formatMetricReading(key: string, value: number): string {
+  return `${metricLabel(key).label} ${formatMetricValue(key, value)}`;
 }

@@ -21,6 +21,17 @@ describe("describeAlertRule", () => {
         forSteps: null,
         forSeconds: 30,
       }),
-    ).toBe("tok_per_s below 5 for 30 s");
+    ).toBe("Output below 5.0 tok/s for 30 s");
+  });
+  it("names a serving metric by its label and a fraction threshold in %", () => {
+    expect(
+      describeAlertRule({
+        metricKey: "serving/kv_cache_usage",
+        condition: "above",
+        threshold: 0.6,
+        forSteps: 1,
+        forSeconds: null,
+      }),
+    ).toBe("KV cache above 60.0% for 1 step");
   });
 });

@@ -1,14 +1,20 @@
+import { formatMetricValue, metricLabel } from "@/lib/metric-labels";
 import type { AlertRuleView } from "@/lib/view-models/alerts";
 
-/** A rule's condition in words for the rules table: "loss is NaN/Inf for 3 steps", "tok/s below 5 for 1 step", "… for 30 s". */
+/**
+ * A rule's condition in words for the rules table, the metric by its label and the threshold in
+ * its unit (lib/metric-labels.ts): "loss is NaN/Inf for 3 steps", "KV cache above 60.0% for 1
+ * step", "Output below 5.0 tok/s for 30 s".
+ */
 export function describeAlertRule(
   r: Pick<AlertRuleView, "metricKey" | "condition" | "threshold" | "forSteps" | "forSeconds">,
 ): string {
+  const threshold = r.threshold === null ? "?" : formatMetricValue(r.metricKey, r.threshold);
   const cond =
     r.condition === "above"
-      ? `above ${r.threshold}`
+      ? `above ${threshold}`
       : r.condition === "below"
-        ? `below ${r.threshold}`
+        ? `below ${threshold}`
         : r.condition === "nan"
           ? "is NaN/Inf"
           : "has no data";
@@ -16,5 +22,5 @@ export function describeAlertRule(
     r.forSteps !== null
       ? `${r.forSteps} ${r.forSteps === 1 ? "step" : "steps"}`
       : `${r.forSeconds} s`;
-  return `${r.metricKey} ${cond} for ${span}`;
+  return `${metricLabel(r.metricKey).label} ${cond} for ${span}`;
 }

@@ -123,37 +123,40 @@ export function AlertRulesView({
                     )}
                   </td>
                   {canEdit ? (
-                    <td className="px-3 py-2 text-right whitespace-nowrap">
-                      <Button
-                        size="sm"
-                        variant="outline"
-                        onClick={() =>
-                          void act(() =>
-                            updateAlertRule(r.id, {
-                              ...toInput(r),
-                              enabled: !r.enabled,
-                            }),
-                          )
-                        }
-                      >
-                        {r.enabled ? "Pause" : "Resume"}
-                      </Button>{" "}
-                      <Button
-                        size="sm"
-                        variant="outline"
-                        aria-label={`Edit ${r.name}`}
-                        onClick={() => setEditing(r)}
-                      >
-                        Edit
-                      </Button>{" "}
-                      <Button
-                        size="sm"
-                        variant="outline"
-                        aria-label={`Delete ${r.name}`}
-                        onClick={() => void act(() => deleteAlertRule(r.id))}
-                      >
-                        Delete
-                      </Button>
+                    <td className="px-3 py-2 text-right">
+                      {/* Stacked on a phone (three buttons side by side scrolled the table sideways). */}
+                      <div className="flex flex-col items-end gap-1 sm:flex-row sm:justify-end">
+                        <Button
+                          size="sm"
+                          variant="outline"
+                          onClick={() =>
+                            void act(() =>
+                              updateAlertRule(r.id, {
+                                ...toInput(r),
+                                enabled: !r.enabled,
+                              }),
+                            )
+                          }
+                        >
+                          {r.enabled ? "Pause" : "Resume"}
+                        </Button>
+                        <Button
+                          size="sm"
+                          variant="outline"
+                          aria-label={`Edit ${r.name}`}
+                          onClick={() => setEditing(r)}
+                        >
+                          Edit
+                        </Button>
+                        <Button
+                          size="sm"
+                          variant="outline"
+                          aria-label={`Delete ${r.name}`}
+                          onClick={() => void act(() => deleteAlertRule(r.id))}
+                        >
+                          Delete
+                        </Button>
+                      </div>
                     </td>
                   ) : null}
                 </tr>
