@@ -131,9 +131,15 @@ test("a run page's smoothing (off by default) goes into the URL: the smoothed li
   await expect(page.getByTestId("smoothing-value")).toHaveText("0.90");
   await expect(loss.locator(".metric-raw path.recharts-line-curve")).toHaveCount(1);
   // The zig-zag loss smoothed at 0.9 spans far less height than its raw line.
+  // Measured again until both lines are drawn (a chart may re-render between finding and measuring a path).
   const height = async (cls: string) =>
-    (await loss.locator(`.${cls} path.recharts-line-curve`).boundingBox())!.height;
-  expect(await height("metric-smoothed")).toBeLessThan((await height("metric-raw")) * 0.7);
+    (await loss.locator(`.${cls} path.recharts-line-curve`).boundingBox())?.height ?? null;
+  await expect
+    .poll(async () => {
+      const [smoothed, raw] = [await height("metric-smoothed"), await height("metric-raw")];
+      return smoothed !== null && raw !== null && raw > 0 ? smoothed / raw : null;
+    })
+    .toBeLessThan(0.7);
 
   // Off again: the parameter leaves the URL and the single raw line is back.
   await page.getByTestId("smoothing-slider").fill("0");

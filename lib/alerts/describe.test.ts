@@ -33,5 +33,14 @@ describe("describeAlertRule", () => {
         forSeconds: null,
       }),
     ).toBe("KV cache above 60.0% for 1 step");
+    expect(
+      describeAlertRule({
+        metricKey: "loss",
+        condition: "above",
+        threshold: 4.5,
+        forSteps: 5,
+        forSeconds: null,
+      }),
+    ).toBe("loss above 4.5 for 5 steps");
   });
 });

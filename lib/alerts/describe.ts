@@ -9,7 +9,14 @@ import type { AlertRuleView } from "@/lib/view-models/alerts";
 export function describeAlertRule(
   r: Pick<AlertRuleView, "metricKey" | "condition" | "threshold" | "forSteps" | "forSeconds">,
 ): string {
-  const threshold = r.threshold === null ? "?" : formatMetricValue(r.metricKey, r.threshold);
+  const m = metricLabel(r.metricKey);
+  // A key with a unit reads in it ("60.0%"); a bare one as the person typed it ("4.5", not "4.50").
+  const threshold =
+    r.threshold === null
+      ? "?"
+      : m.unit || m.scale
+        ? formatMetricValue(r.metricKey, r.threshold)
+        : String(r.threshold);
   const cond =
     r.condition === "above"
       ? `above ${threshold}`
@@ -22,5 +29,5 @@ export function describeAlertRule(
     r.forSteps !== null
       ? `${r.forSteps} ${r.forSteps === 1 ? "step" : "steps"}`
       : `${r.forSeconds} s`;
-  return `${metricLabel(r.metricKey).label} ${cond} for ${span}`;
+  return `${m.label} ${cond} for ${span}`;
 }
