@@ -181,11 +181,14 @@ test("the wall shows only whole rows, four or more a page: runs page by what fit
   await expect(page.getByText(/^page \d+ of \d+/)).toBeVisible();
   // Dense enough for a TV: four such rows fit one screen (three-line names in a narrow column fitted two).
   // Turn the wall's pages (12 s each, on the page's clock) until this test's runs are on screen.
-  // As many turns as the wall has pages (the other specs' runs fill more pages as the suite grows).
+  // Up to three times as many turns as the wall has pages (the other specs' runs fill more pages as
+  // the suite grows, and the page count can grow while turning: a taller row seen lowers the runs
+  // per page, so the page of a given moment shifts).
   const ours = page.getByTestId("active-run").filter({ hasText: tag });
   const pager = (await page.getByText(/^page \d+ of \d+/).textContent()) ?? "";
   const pages = Number(/of (\d+)/.exec(pager)?.[1] ?? 12);
-  for (let i = 0; i <= pages && (await ours.count()) === 0; i++) await page.clock.runFor(12_000);
+  for (let i = 0; i <= pages * 3 && (await ours.count()) === 0; i++)
+    await page.clock.runFor(12_000);
   await expect(ours.first(), `this test's runs on none of the wall's ${pages} pages`).toBeVisible();
   const fit = await page.getByTestId("wall").evaluate((wall, tag) => {
     const rows = [...wall.querySelectorAll<HTMLElement>('[data-testid="active-run"]')].filter(
