@@ -33,11 +33,14 @@ describe("run groups", () => {
     expect(parseRunGroupKey("other")).toBeNull();
   });
 
-  test("group=host and group=model key runs by host and config.model; a run without a model stands alone", () => {
+  test("group=host and group=model key runs by host and config.model; runs without a model share the model-not-set group", () => {
     const run = { id: 7, kind: "benchmark", name: "n", host: "kpro5", config: { model: "qwen" } };
     expect(runGroupKeyBy("host", run)).toBe("host:kpro5");
     expect(runGroupKeyBy("model", run)).toBe("model:qwen");
-    expect(runGroupKeyBy("model", { ...run, config: { model: 3 } })).toBe("none:7");
+    expect(runGroupKeyBy("model", { ...run, config: { model: 3 } })).toBe("unset:model");
+    expect(runGroupKeyBy("model", { ...run, config: {} })).toBe("unset:model");
+    expect(parseRunGroupKey("unset:model")).toEqual({ unset: "model" });
+    expect(runGroupLabel("unset:model")).toBe("model not set");
     expect(runGroupKeyBy(undefined, run)).toBe("name:benchmark:n");
     expect(parseRunGroupKey("host:kpro5")).toEqual({ host: "kpro5" });
     expect(parseRunGroupKey("model:org/m:1")).toEqual({ model: "org/m:1" });
@@ -45,16 +48,23 @@ describe("run groups", () => {
     expect(parseRunGroupKey("host:")).toBeNull();
   });
 
-  test("group=config.<path> keys runs by that config value; a run without one stands alone", () => {
+  test("group=config.<path> keys runs by that config value; runs without one share the not-set group", () => {
     const run = { id: 9, kind: "training", name: "n", host: "h", config: { spec: { tp: 8 } } };
     expect(runGroupKeyBy("config.spec.tp", run)).toBe("config:spec.tp=8");
     expect(runGroupKeyBy("config.spec.tp", { ...run, config: { spec: { tp: true } } })).toBe(
       "config:spec.tp=true",
     );
     expect(runGroupKeyBy("config.spec.tp", { ...run, config: { spec: { tp: [8] } } })).toBe(
-      "none:9",
+      "unset:config.spec.tp",
     );
-    expect(runGroupKeyBy("config.spec.tp", { ...run, config: {} })).toBe("none:9");
+    expect(runGroupKeyBy("config.spec.tp", { ...run, config: {} })).toBe("unset:config.spec.tp");
+    expect(parseRunGroupKey("unset:config.spec.tp")).toEqual({
+      unset: "config",
+      configPath: "spec.tp",
+    });
+    expect(parseRunGroupKey("unset:config.bad path")).toBeNull();
+    expect(parseRunGroupKey("unset:host")).toBeNull();
+    expect(runGroupLabel("unset:config.spec.tp")).toBe("spec.tp not set");
     expect(parseRunGroupKey("config:spec.tp=a=b")).toEqual({ configPath: "spec.tp", value: "a=b" });
     expect(parseRunGroupKey("config:bad path=1")).toBeNull();
     expect(runGroupLabel("config:spec.tp=8")).toBe("spec.tp = 8");

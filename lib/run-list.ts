@@ -130,8 +130,9 @@ export function configGroupValue(v: unknown): string | null {
 
 /**
  * A run's group key under `group=<by>`: `host:<host>`, `model:<config.model>`,
- * `config:<path>=<value>` (runs without a model or that config value get a key of their own,
- * `none:<id>`, and stand alone), else {@link runGroupKey}.
+ * `config:<path>=<value>` (runs without a model or that config value share one "not set" group,
+ * `unset:model` / `unset:config.<path>`, as W&B groups missing values together), else
+ * {@link runGroupKey}.
  */
 export function runGroupKeyBy(
   by: RunGroupBy | undefined,
@@ -140,12 +141,12 @@ export function runGroupKeyBy(
   if (by === "host") return `host:${run.host}`;
   if (by === "model") {
     const m = run.config.model;
-    return typeof m === "string" && m.length > 0 ? `model:${m}` : `none:${run.id}`;
+    return typeof m === "string" && m.length > 0 ? `model:${m}` : "unset:model";
   }
   const keyed = by ? keyedSortOf(by) : null;
   if (keyed?.source === "config") {
     const v = configGroupValue(configValueAt(run.config, keyed.path));
-    return v === null ? `none:${run.id}` : `config:${keyed.path}=${v}`;
+    return v === null ? `unset:${by}` : `config:${keyed.path}=${v}`;
   }
   return runGroupKey(run);
 }
@@ -159,7 +160,12 @@ export function parseRunGroupKey(
   | { host: string }
   | { model: string }
   | { configPath: string; value: string }
+  | { unset: "model" }
+  | { unset: "config"; configPath: string }
   | null {
+  if (key === "unset:model") return { unset: "model" };
+  const u = /^unset:config\.([A-Za-z0-9_.-]{1,100})$/.exec(key);
+  if (u && CONFIG_PATH.test(u[1]!)) return { unset: "config", configPath: u[1]! };
   if (key.startsWith("sweep:") && key.length > "sweep:".length)
     return { sweep: key.slice("sweep:".length) };
   if (key.startsWith("host:") && key.length > "host:".length)
@@ -172,10 +178,11 @@ export function parseRunGroupKey(
   return m ? { kind: m[1]!, name: m[2]! } : null;
 }
 
-/** A group's label: the sweep id, host, model, `path = value`, or the shared run name. */
+/** A group's label: the sweep id, host, model, `path = value`, `model not set` / `path not set`, or the shared run name. */
 export function runGroupLabel(key: string): string {
   const p = parseRunGroupKey(key);
   if (p === null) return key;
+  if ("unset" in p) return p.unset === "model" ? "model not set" : `${p.configPath} not set`;
   if ("sweep" in p) return p.sweep;
   if ("host" in p) return p.host;
   if ("model" in p) return p.model;

@@ -25,13 +25,13 @@ function configValueSql(path: string): Prisma.Sql {
   return Prisma.sql`(CASE WHEN jsonb_typeof(r.config #> ${p}) IN ('string', 'number', 'boolean') THEN nullif(r.config #>> ${p}, '') END)`;
 }
 
-/** The SQL twin of lib/run-list.ts `runGroupKeyBy` (NULL for a run without a model, or that config value, under `model` / `config.<path>`: it stands alone). */
+/** The SQL twin of lib/run-list.ts `runGroupKeyBy` (runs without a model, or that config value, under `model` / `config.<path>` share the `unset:<by>` group). */
 export function groupKeySql(by: RunFilters["group"]): Prisma.Sql {
   if (by === "host") return Prisma.sql`('host:' || h.name)`;
-  if (by === "model") return Prisma.sql`('model:' || ${MODEL})`;
+  if (by === "model") return Prisma.sql`coalesce('model:' || ${MODEL}, 'unset:model')`;
   const keyed = by ? keyedSortOf(by) : null;
   if (keyed?.source === "config")
-    return Prisma.sql`(${`config:${keyed.path}=`} || ${configValueSql(keyed.path)})`;
+    return Prisma.sql`coalesce(${`config:${keyed.path}=`} || ${configValueSql(keyed.path)}, ${`unset:${by}`})`;
   return GROUP_KEY;
 }
 /** Peak output tok/s of run `r`, for `LEFT JOIN LATERAL (…) p ON true`. */
@@ -64,7 +64,13 @@ export function filterConditions(f: RunFilters): Prisma.Sql[] {
   if (group && "sweep" in group) c.push(Prisma.sql`${SWEEP_ID} = ${group.sweep}`);
   if (group && "host" in group) c.push(Prisma.sql`h.name = ${group.host}`);
   if (group && "model" in group) c.push(Prisma.sql`${MODEL} = ${group.model}`);
-  if (group && "configPath" in group)
+  if (group && "unset" in group)
+    c.push(
+      group.unset === "model"
+        ? Prisma.sql`${MODEL} IS NULL`
+        : Prisma.sql`${configValueSql(group.configPath)} IS NULL`,
+    );
+  else if (group && "configPath" in group)
     c.push(Prisma.sql`${configValueSql(group.configPath)} = ${group.value}`);
   if (group && "name" in group)
     c.push(

@@ -149,7 +149,7 @@ describe("group by a config key", () => {
     const keyOf = new Map(page.runs.map((r) => [r.name, r.groupKey]));
     expect(keyOf.get("a")).toBe("config:spec.draft=eagle");
     expect(keyOf.get("c")).toBe("config:spec.draft=medusa");
-    expect(keyOf.get("d")).toMatch(/^none:\d+$/);
+    expect(keyOf.get("d")).toBe("unset:config.spec.draft");
     // Only groups of two or more: eagle (a, b, e); medusa has one run.
     expect(page.groups.map((g) => [g.key, g.label, g.count])).toEqual([
       ["config:spec.draft=eagle", "spec.draft = eagle", 3],
@@ -159,6 +159,12 @@ describe("group by a config key", () => {
       "b",
       "e",
     ]);
+    // Runs without the key share one "not set" group (W&B's null group), listed by its own filter.
+    const lr = await list({ group: "config.lr" });
+    expect(lr.groups.map((g) => [g.key, g.label, g.count])).toEqual([
+      ["unset:config.lr", "lr not set", 4],
+    ]);
+    expect(await names({ sweep: "unset:config.lr", sort: "name" })).toEqual(["b", "c", "d", "e"]);
     // A number groups by its text, as the browser computes it.
     const tp = await list({ group: "config.tp", limit: 1 });
     expect(tp.runs[0]?.groupKey).toMatch(/^config:tp=/);

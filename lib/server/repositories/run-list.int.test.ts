@@ -260,10 +260,12 @@ describe("repeated-run groups", () => {
       "nightly extraction",
       "sweep #3 · mem 0.88",
     ]);
-    // No run here has a config.model: under group=model every run stands alone.
-    expect(
-      (await listRuns(prisma, runListQuery.parse({ tag, group: "model" }), NOW)).groups,
-    ).toEqual([]);
+    // No run here has a config.model: under group=model they all share the "model not set" group.
+    const byModel = await listRuns(prisma, runListQuery.parse({ tag, group: "model" }), NOW);
+    expect(byModel.groups.map((g) => [g.key, g.label, g.count])).toEqual([
+      ["unset:model", "model not set", 7],
+    ]);
+    expect(new Set(byModel.runs.map((r) => r.groupKey))).toEqual(new Set(["unset:model"]));
   });
 });
 
