@@ -105,3 +105,57 @@ test("at 390 px the results list lies inside the screen (not cut at its left edg
   expect(rect!.x + rect!.width).toBeLessThanOrEqual(390);
   expect(rect!.width).toBeGreaterThan(300);
 });
+
+test("a long checkpoint URI is listed by its last segment, the URI cut at its start", async ({
+  page,
+  baseURL,
+}) => {
+  const tag = `gsc${randomUUID().slice(0, 8)}`;
+  const uri = `s3://team-drafters-checkpoints/experiments/${tag}/qwen3-235b-a22b-eagle3-long-context-sweep/global_step_12000`;
+  const worker = await connectWorker(baseURL!, createToken(`${tag}-host`));
+  const run = `${tag}-train`;
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name: `${tag} drafter`,
+    kind: "training",
+  });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.artifact",
+    run,
+    kind: "checkpoint",
+    uri,
+    step: 12000,
+  });
+  worker.close();
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/");
+  await page.getByRole("combobox", { name: /Search runs/ }).fill(tag);
+  const list = page.getByRole("listbox", { name: "Search results" });
+  const hit = list.getByRole("group", { name: "Checkpoints" }).getByRole("option");
+  await expect(hit).toHaveCount(1);
+  await expect(hit).toContainText("global_step_12000");
+  const detail = hit.locator("[data-cut=start]");
+  await expect(detail).toHaveAttribute("title", uri);
+  // The URI's end (the step) is what shows: its right edge lies inside the list, its start is cut.
+  const [box, end] = await Promise.all([
+    detail.boundingBox(),
+    detail.evaluate((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const rects = [...range.getClientRects()];
+      return {
+        right: Math.max(...rects.map((r) => r.right)),
+        left: Math.min(...rects.map((r) => r.left)),
+      };
+    }),
+  ]);
+  expect(box).not.toBeNull();
+  expect(end.right).toBeLessThanOrEqual(box!.x + box!.width + 1);
+  expect(end.left).toBeLessThan(box!.x);
+});

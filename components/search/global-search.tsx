@@ -146,7 +146,17 @@ export function GlobalSearch() {
                   >
                     <div className="truncate font-medium [overflow-wrap:anywhere]">{hit.title}</div>
                     {hit.detail ? (
-                      <div className="truncate text-xs text-muted-fg">{hit.detail}</div>
+                      // A checkpoint's URI is cut at its start: its end (run, step) tells them apart.
+                      <div
+                        title={hit.detail}
+                        data-cut={hit.kind === "checkpoint" ? "start" : "end"}
+                        className={cn(
+                          "truncate text-xs text-muted-fg",
+                          hit.kind === "checkpoint" && "text-left [direction:rtl]",
+                        )}
+                      >
+                        <bdi>{hit.detail}</bdi>
+                      </div>
                     ) : null}
                   </div>
                 );

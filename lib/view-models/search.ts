@@ -12,6 +12,7 @@ export interface SearchHit {
   /** Stable within its kind (run id, session id, plan id, host name, checkpoint URI). */
   id: string;
   title: string;
+  /** One line of context; for a checkpoint its whole URI (the title is its last segment). */
   detail: string | null;
   href: string;
 }

@@ -124,6 +124,10 @@ describe("GET /api/search", () => {
     expect(ckpt.checkpoints.map((c) => c.href)).toEqual([
       `/checkpoints/view?uri=${encodeURIComponent(`s3://ckpt/llama-${u}/step-1000`)}`,
     ]);
+    // Titled by the segment that tells checkpoints apart; the whole URI below it.
+    expect(ckpt.checkpoints.map((c) => [c.title, c.detail])).toEqual([
+      ["step-1000", `s3://ckpt/llama-${u}/step-1000`],
+    ]);
   });
 
   test("takes % and _ literally", async () => {

@@ -182,10 +182,21 @@ async function searchCheckpoints(
   return rows.map((r) => ({
     kind: "checkpoint",
     id: r.uri,
-    title: r.uri,
-    detail: null,
+    title: uriLeaf(r.uri),
+    detail: r.uri,
     href: checkpointPath(r.uri),
   }));
+}
+
+/**
+ * The last non-empty path segment of a URI (`s3://b/run/checkpoint-12000/` -> `checkpoint-12000`):
+ * what tells checkpoints apart, so the search lists it as the title and the whole URI (cut at its
+ * start) below it. The URI itself when it has no segment.
+ */
+export function uriLeaf(uri: string): string {
+  const segments = uri.split(/[\\/]/).filter((s) => s.length > 0);
+  const leaf = segments.at(-1);
+  return leaf && segments.length > 1 ? leaf : uri;
 }
 
 /** Up to ~60 characters of `text` around the first match of `needle` (lower-case), with ellipses. */
