@@ -53,7 +53,8 @@ export const DEMO_ALERT_RULES: readonly AlertRuleInput[] = [
 /**
  * Prepares the demo's database: one worker token per simulated host (as `npx pitwall token
  * create <host>` does), the demo account {@link DEMO_USER} (kept when it exists from an
- * earlier start) and the alert rules {@link DEMO_ALERT_RULES} (those not there yet, by name). Returns the token secrets.
+ * earlier start) and the alert rules {@link DEMO_ALERT_RULES} (those not there yet, by name), and
+ * archives the runs of earlier starts (keys `demo-…`). Returns the token secrets.
  * @throws whatever Prisma throws when the database cannot be reached.
  */
 export async function prepareDemoAccounts(
@@ -68,6 +69,12 @@ export async function prepareDemoAccounts(
     for (const host of hosts) tokens[host] = (await createToken(prisma, host)).token;
     await createUser(prisma, { ...DEMO_USER, role: "admin" }).catch((err: unknown) => {
       if (!(err instanceof ConflictError)) throw err;
+    });
+    // A restart on the same data dir starts a new set of runs: the earlier starts' runs are
+    // archived (hidden from the overview and /runs, listed under "Archived") instead of repeated.
+    await prisma.run.updateMany({
+      where: { key: { startsWith: "demo-" }, archivedAt: null },
+      data: { archivedAt: new Date() },
     });
     const existing = new Set((await listAlertRules(prisma)).map((r) => r.name));
     for (const rule of DEMO_ALERT_RULES)

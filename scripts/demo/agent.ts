@@ -167,7 +167,19 @@ export class AgentDemo implements DemoWorker {
     }
   }
 
+  /** Ends both sessions (their waiting plans close as "agent ended", as a real agent's exit does). */
   async stop(): Promise<void> {
+    for (const [socket, session] of [
+      [this.socket, this.session],
+      [this.waitingSocket, this.waitingSession],
+    ] as const)
+      socket?.send({
+        type: "session.activity",
+        session,
+        source: "opencode",
+        state: "ended",
+        ts: this.ctx.now(),
+      });
     await Promise.all([
       this.socket?.flush(10_000).catch(() => undefined),
       this.waitingSocket?.flush(10_000).catch(() => undefined),

@@ -91,6 +91,8 @@ function scoreCheckpoint(
 export interface CheckpointSource {
   /** Checkpoints uploaded so far, oldest first: step and artifact URI. */
   checkpoints(): ReadonlyArray<{ step: number; uri: string }>;
+  /** True once the run has ended: no checkpoint comes after those listed. */
+  finished(): boolean;
 }
 
 /** See the module comment. */
@@ -220,6 +222,17 @@ export class EvalDemo implements DemoWorker {
           `evals: first checkpoint of run 7 scored (step ${c.step}); τ by checkpoint on /evals`,
         );
       this.scored++;
+    }
+    // Training over and every checkpoint scored: the eval run is done (it went stale before).
+    if (this.training.finished() && this.scored === checkpoints.length) {
+      this.ended = true;
+      socket.send({
+        type: "run.end",
+        run: this.key,
+        status: "succeeded",
+        endedAt: nowMs,
+      });
+      this.ctx.note(`evals: all ${this.scored} checkpoints of run 7 scored`);
     }
   }
 

@@ -165,6 +165,11 @@ export class TrainingDemo implements DemoWorker {
     }
   }
 
+  /** True once training has ended (finished or the demo stopped). */
+  finished(): boolean {
+    return this.ended;
+  }
+
   /** Checkpoints uploaded so far, oldest first (the eval demo scores them). */
   checkpoints(): ReadonlyArray<{ step: number; uri: string }> {
     return this.uploaded;
