@@ -299,7 +299,7 @@ test("npm run demo serves every simulated run within a minute and stops cleanly 
     if (firing.length === 0) await new Promise((r) => setTimeout(r, 2000));
   }
   expect(firing.map((f) => f.runName)).toEqual(["Completions · 100K prompts · Qwen3.6-27B"]);
-  expect(firing[0]!.detail).toMatch(/prompts_per_s has no new point for \d+ s/);
+  expect(firing[0]!.detail).toMatch(/prompts\/s has no new point for \d+ s/);
   // A healthy start never reports the database down.
   expect(output.join("\n")).not.toMatch(/health probe: database down/);
 

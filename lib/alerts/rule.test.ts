@@ -58,6 +58,20 @@ describe("ruleHolds", () => {
     });
     expect(ruleHolds(r, [], 70_000, 10_000).holds).toBe(true);
   });
+
+  test("the detail names the metric by label and unit, the threshold as the pages show it", () => {
+    const kv = spec({
+      metricKey: "serving/kv_cache_usage",
+      condition: "above",
+      threshold: 0.6,
+      forSteps: 1,
+    });
+    expect(ruleHolds(kv, pts([0.75]), 0, 0).detail).toMatch(
+      /^KV cache \(%\) above 60\.0% for 1 step /,
+    );
+    const silent = spec({ metricKey: "prompts_per_s", condition: "no_data", forSeconds: 30 });
+    expect(ruleHolds(silent, [], 40_000, 0).detail).toBe("prompts/s has no new point for 40 s");
+  });
 });
 
 describe("alertRuleInput", () => {

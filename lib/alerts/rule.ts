@@ -1,5 +1,6 @@
 import { z } from "zod";
 
+import { formatMetricValue, metricTitle } from "@/lib/metric-labels";
 import { RUN_KINDS } from "@/lib/protocol";
 
 /** Conditions an alert rule can watch for. `nan` also catches ±Infinity. */
@@ -110,13 +111,15 @@ export function ruleHolds(
       ? "NaN/Inf"
       : rule.condition === "no_data"
         ? "silent"
-        : `${rule.condition} ${rule.threshold}`;
+        : `${rule.condition} ${formatMetricValue(rule.metricKey, rule.threshold ?? Number.NaN)}`;
+  // The metric by its label and unit ("KV cache (%) above 60.0%", "prompts/s has no new point").
+  const metric = metricTitle(rule.metricKey);
   if (rule.condition === "no_data") {
     const lastMs = newestFirst[0]?.tsMs ?? sinceMs;
     const silentS = Math.floor((nowMs - lastMs) / 1000);
     return {
       holds: silentS >= (rule.forSeconds ?? Infinity),
-      detail: `${rule.metricKey} has no new point for ${silentS} s`,
+      detail: `${metric} has no new point for ${silentS} s`,
     };
   }
   if (rule.forSteps !== null) {
@@ -126,7 +129,7 @@ export function ruleHolds(
     const last = window[0]?.step;
     return {
       holds,
-      detail: `${rule.metricKey} ${what} for ${rule.forSteps} steps (steps ${first}-${last})`,
+      detail: `${metric} ${what} for ${rule.forSteps} step${rule.forSteps === 1 ? "" : "s"} (steps ${first}-${last})`,
     };
   }
   const forMs = (rule.forSeconds ?? Infinity) * 1000;
@@ -138,6 +141,6 @@ export function ruleHolds(
   const heldS = streakStartMs === null ? 0 : Math.floor((nowMs - streakStartMs) / 1000);
   return {
     holds: streakStartMs !== null && nowMs - streakStartMs >= forMs,
-    detail: `${rule.metricKey} ${what} for ${heldS} s`,
+    detail: `${metric} ${what} for ${heldS} s`,
   };
 }
