@@ -438,3 +438,37 @@ test("a running command's output appears live on its run page, and the search ke
   await expect(tail).toHaveText("ERROR CUDA out of memory");
   worker.close();
 });
+
+test("a metric whose key ends in a unit is titled by its label and unit, the key beside it", async ({
+  page,
+  baseURL,
+}) => {
+  const worker = await connectWorker(baseURL!, token);
+  const run = `e2e-units-${randomUUID().slice(0, 8)}`;
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name: run,
+    kind: "generation",
+  });
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.metrics",
+    run,
+    points: [1, 2, 3].flatMap((step) => [
+      { key: "prompts_per_s", step, value: 0.2 * step },
+      { key: "loss", step, value: 1 / step },
+    ]),
+  });
+  worker.close();
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/runs/${await runIdOf(page, run)}`);
+  const title = (key: string) =>
+    page.locator(`[data-metric-card="${key}"]`).locator("[title]").first();
+  await expect(title("prompts_per_s")).toHaveText("prompts/s prompts_per_s by step");
+  await expect(title("loss")).toHaveText("loss by step");
+});

@@ -289,6 +289,30 @@ test("a proposed plan is an inbox item with its markdown and page link, and is d
   expect((await decide(`plan-${planId}`, bob, { decision: "allow" })).status).toBe(409);
 });
 
+test("a plan proposed without markdown shows its rationale and items in the inbox", async () => {
+  const key = `oc:${randomUUID()}:plan`;
+  await fetch(`${server.url}/api/ingest`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+    body: JSON.stringify([
+      {
+        v: 1,
+        id: randomUUID(),
+        type: "plan.propose",
+        plan: key,
+        title: "Resume shards",
+        rationale: "Uploads caught up.",
+        items: [{ content: "Resume at 610k", priority: "high" }, { content: "Alert on disk" }],
+        expiresInS: 600,
+      },
+    ]),
+  });
+  const planId = (await pool.query<{ id: number }>(`SELECT id FROM "Plan" WHERE key = $1`, [key]))
+    .rows[0]!.id;
+  const entry = (await list(asPerson(viewer))).items.find((i) => i.id === `plan-${planId}`);
+  expect(entry?.body).toBe("Uploads caught up.\n\n1. Resume at 610k (high)\n2. Alert on disk");
+});
+
 test("bad requests get specific codes", async () => {
   expect(
     (

@@ -8,6 +8,7 @@ import {
 } from "@/lib/api/inbox";
 import { inboxRuleInput, ruleLabel } from "@/lib/inbox/rules";
 import { isoTime } from "@/lib/iso-time";
+import { planOutlineMarkdown } from "@/lib/plans/outline-markdown";
 import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { mayChange } from "@/lib/server/auth/ownership";
 import { inTransaction } from "@/lib/server/database/transaction";
@@ -251,6 +252,8 @@ export async function listInbox(
     sessionId: number | null;
     sessionKey: string | null;
     sessionTitle: string | null;
+    rationale?: string | null;
+    planItems?: unknown;
   };
   const items = await pool.query<Row>(
     `SELECT i.id AS "rowId", i.kind::text AS kind, i.agent, h.name AS host, s.id AS "sessionId", s.key AS "sessionKey", s.title AS "sessionTitle",
@@ -262,7 +265,7 @@ export async function listInbox(
   );
   const plans = await pool.query<Row>(
     `SELECT p.id AS "rowId", 'plan' AS kind, COALESCE(s.source, 'api') AS agent, h.name AS host, s.id AS "sessionId", s.key AS "sessionKey", s.title AS "sessionTitle",
-            s.project, s.cwd, s."gitBranch", 'plan' AS "toolName", p.title AS summary, NULL::jsonb AS input, NULL AS diff, p.body, p.supersedes, ${TODO_IN_PROGRESS} AS "todoInProgress", p."proposedAt" AS "createdAt"
+            s.project, s.cwd, s."gitBranch", 'plan' AS "toolName", p.title AS summary, NULL::jsonb AS input, NULL AS diff, p.body, p.rationale, p.items AS "planItems", p.supersedes, ${TODO_IN_PROGRESS} AS "todoInProgress", p."proposedAt" AS "createdAt"
      FROM "Plan" p JOIN "Host" h ON h.id = p."hostId" LEFT JOIN "AgentSession" s ON s.id = p."sessionId"
      WHERE p.status = 'proposed' AND p."expiresAt" > $1`,
     [at],
@@ -283,7 +286,11 @@ export async function listInbox(
     summary: r.summary,
     input: opts.withDetail ? r.input : null,
     diff: opts.withDetail ? r.diff : null,
-    body: opts.withDetail ? r.body : null,
+    // A plan without markdown shows its rationale and items instead.
+    body: opts.withDetail
+      ? (r.body ??
+        (r.kind === "plan" ? planOutlineMarkdown(r.rationale ?? null, r.planItems) : null))
+      : null,
     todoInProgress: r.todoInProgress,
     href: r.kind === "plan" ? `/plans/${r.rowId}` : null,
     planId: r.kind === "plan" ? r.rowId : null,

@@ -7,6 +7,7 @@ import { LogYToggle } from "@/components/charts/log-y-toggle";
 import { MetricChart, nonFiniteLabel, type ZoomRange } from "@/components/charts/metric-chart";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { formatCount } from "@/lib/format";
+import { metricTitle } from "@/lib/metric-labels";
 import type { PlacedAnnotation } from "@/lib/metrics/annotations";
 import type { MetricSeriesView } from "@/lib/view-models/metrics";
 
@@ -74,7 +75,15 @@ export const MetricCard = memo(function MetricCard({
       <Card className="min-w-0">
         <CardHeader>
           <CardTitle className="truncate font-mono text-[13px]" title={series.key}>
-            {series.key}
+            {/* A key with a unit suffix reads by its label and unit ("prompts/s"), the key beside it. */}
+            {metricTitle(series.key) !== series.key ? (
+              <>
+                <span className="font-sans">{metricTitle(series.key)}</span>{" "}
+                <span className="font-normal text-muted-fg">{series.key}</span>
+              </>
+            ) : (
+              series.key
+            )}
             <span className="font-sans font-normal text-muted-fg"> by step</span>
           </CardTitle>
           <CardDescription
