@@ -23,7 +23,9 @@ export function InboxHistory({ initial }: { initial: InboxAuditEntry[] }) {
         <h2 id="inbox-history-title" className="text-base font-semibold">
           History
         </h2>
-        <span className="text-sm text-muted-fg">the latest {data.length}, newest first</span>
+        {data.length > 0 && (
+          <span className="text-sm text-muted-fg">the latest {data.length}, newest first</span>
+        )}
         <a
           className="ml-auto inline-flex min-h-11 items-center text-sm text-link underline-offset-4 hover:underline"
           href="/api/inbox/audit?format=csv"
