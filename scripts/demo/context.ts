@@ -72,3 +72,12 @@ export function gpuReading(
     powerW: Math.round(25 + (util / 100) * (g.maxPowerW - 25) * (0.92 + rng() * 0.08)),
   };
 }
+
+/**
+ * Where the demo's drafter checkpoints of `run` ("run6", "run7") live, under a folder per demo
+ * start: checkpoint URIs identify checkpoints across runs (lineage, evals), so a restarted demo
+ * must not reuse the earlier start's URIs for its new runs.
+ */
+export function checkpointPrefix(ctx: Pick<DemoContext, "keyPrefix">, run: string): string {
+  return `s3://dflash-ckpts/qwen3.6-27b-b16/${ctx.keyPrefix.replace(/^demo-/, "")}/${run}`;
+}

@@ -1,7 +1,7 @@
 import type { PitwallSocket } from "@/lib/client";
 import type { EvalResultInput } from "@/lib/protocol";
 
-import type { DemoContext, DemoWorker, GpuReading } from "./context";
+import { checkpointPrefix, type DemoContext, type DemoWorker, type GpuReading } from "./context";
 import { gaussian, type Rng } from "./rng";
 
 /**
@@ -145,7 +145,7 @@ export class EvalDemo implements DemoWorker {
     const day = 86_400_000;
     const startedAt = this.ctx.now() - 2 * day;
     const train = `${this.ctx.keyPrefix}-train-run6`;
-    const prefix = "s3://dflash-ckpts/qwen3.6-27b-b16/run6";
+    const prefix = checkpointPrefix(this.ctx, "run6");
     socket.send({
       type: "run.start",
       run: train,

@@ -3,7 +3,13 @@ import { randomUUID } from "node:crypto";
 import type { PitwallSocket } from "@/lib/client";
 import type { MetricPointInput } from "@/lib/protocol";
 
-import { gpuReading, type DemoContext, type DemoWorker, type GpuReading } from "./context";
+import {
+  checkpointPrefix,
+  gpuReading,
+  type DemoContext,
+  type DemoWorker,
+  type GpuReading,
+} from "./context";
 import { gradNorm, learningRate, trainingLoss, type TrainingSchedule } from "./curves";
 import { simClock, type Rng } from "./rng";
 
@@ -25,7 +31,6 @@ const LOG_EVERY = 10;
 const CHECKPOINT_EVERY_S = 30 * 60;
 const CHECKPOINT_EVERY = CHECKPOINT_EVERY_S / STEP_TIME_S;
 const NAN_STEP = 1730;
-const CKPT_PREFIX = "s3://dflash-ckpts/qwen3.6-27b-b16/run7";
 const GPU = { name: "NVIDIA A100-SXM4-80GB", memTotalMiB: 81_920, maxPowerW: 400 };
 
 /** See the module comment. */
@@ -40,8 +45,11 @@ export class TrainingDemo implements DemoWorker {
   private lastCheckpoint = 0;
   private ended = false;
 
+  private readonly ckptPrefix: string;
+
   constructor(private readonly ctx: DemoContext) {
     this.key = `${ctx.keyPrefix}-train`;
+    this.ckptPrefix = checkpointPrefix(ctx, "run7");
   }
 
   async start(): Promise<void> {
@@ -69,13 +77,13 @@ export class TrainingDemo implements DemoWorker {
         warmupSteps: SCHEDULE.warmupSteps,
         schedule: "cosine",
         checkpointEveryMin: CHECKPOINT_EVERY_S / 60,
-        checkpoints: CKPT_PREFIX,
+        checkpoints: this.ckptPrefix,
       },
     });
     socket.send({
       type: "run.event",
       run: this.key,
-      message: `training started: ${SCHEDULE.totalSteps.toLocaleString("en-US")} steps, checkpoint every ${CHECKPOINT_EVERY_S / 60} min to ${CKPT_PREFIX}`,
+      message: `training started: ${SCHEDULE.totalSteps.toLocaleString("en-US")} steps, checkpoint every ${CHECKPOINT_EVERY_S / 60} min to ${this.ckptPrefix}`,
     });
     await socket.flush(30_000);
   }
@@ -130,7 +138,7 @@ export class TrainingDemo implements DemoWorker {
     while (this.lastCheckpoint + CHECKPOINT_EVERY <= this.step) {
       this.lastCheckpoint += CHECKPOINT_EVERY;
       const step = this.lastCheckpoint;
-      const uri = `${CKPT_PREFIX}/checkpoint-${String(step).padStart(6, "0")}/`;
+      const uri = `${this.ckptPrefix}/checkpoint-${String(step).padStart(6, "0")}/`;
       const sizeBytes = Math.round(9.31e9 + this.ctx.rng() * 2e6);
       socket.send({
         type: "run.artifact",
