@@ -52,10 +52,24 @@ export async function postJson<T = unknown>(
   };
 }
 
-/** Signs out (ends the session server-side, clears the cookie), then loads /sign-in. */
+/** Signs out (ends the session server-side, clears the cookie, forgets this device's push subscription on both ends), then loads /sign-in. */
 export async function signOut(): Promise<void> {
-  await postJson("/api/auth/sign-out", {});
+  const push = await devicePushSubscription();
+  await postJson("/api/auth/sign-out", push ? { pushEndpoint: push.endpoint } : {});
+  // The server forgot this device's subscription; the browser drops it too, so the next person
+  // signing in here starts unsubscribed.
+  await push?.unsubscribe().catch(() => undefined);
   // A full load on purpose: it drops every cached query of the signed-out person and the live socket.
   // eslint-disable-next-line @next/next/no-location-assign-relative-destination
   window.location.assign("/sign-in");
+}
+
+/** This browser's Web Push subscription (of Pitwall's service worker), or null; never throws. */
+async function devicePushSubscription(): Promise<PushSubscription | null> {
+  try {
+    const registration = await navigator.serviceWorker?.getRegistration();
+    return (await registration?.pushManager?.getSubscription()) ?? null;
+  } catch {
+    return null;
+  }
 }

@@ -6,7 +6,7 @@ import { parseEnv } from "@/lib/server/env";
 import { handle, json } from "@/lib/server/http";
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { logger } from "@/lib/server/logger";
-import { announceInboxItems } from "@/lib/server/push/announce";
+import { announceNewInboxItems } from "@/lib/server/notify/inbox-new";
 import { createInboxItem, listInbox } from "@/lib/server/repositories/inbox";
 import { apiRoute, readInput, type RouteContext } from "@/lib/server/route-input";
 
@@ -32,20 +32,25 @@ export const GET = apiRoute("viewer", listInboxRoute, async (_input, _request, v
  * an item and then long-polls GET /api/inbox/:id/decision — unless an inbox rule decided it at
  * once (`status: "decided"`, `decision` as the long-poll would give it; deny rules win). Re-sending
  * the same key returns the same item. 400 `invalid_body`; 401 without a valid token; 415 unless JSON.
- * A waiting item is pushed to subscribed approvers right after the answer (Web Push,
- * lib/server/push/announce.ts; the notifier loop catches any this misses).
+ * A waiting item is posted to the webhook (with its kind and link) and pushed to subscribed
+ * approvers right after the answer (lib/server/notify/inbox-new.ts; the notifier loop catches
+ * any this misses).
  */
 export async function POST(request: Request, ctx: RouteContext): Promise<Response> {
   return handle(async () => {
     const principal = await authenticateWorker(request.headers.get("authorization"));
     const { body } = await readInput(request, ctx, openInboxItemRoute);
     const item = await createInboxItem(pool(), principal, body);
-    if (item.status === "waiting")
+    if (item.status === "waiting") {
+      const env = parseEnv();
       after(() =>
-        announceInboxItems(pool(), { log: logger, publicUrl: parseEnv().PITWALL_PUBLIC_URL }).catch(
-          (err: unknown) => logger.warn({ err }, "web push of a new inbox item failed"),
-        ),
+        announceNewInboxItems(pool(), {
+          log: logger,
+          publicUrl: env.PITWALL_PUBLIC_URL ?? new URL(request.url).origin,
+          webhookUrl: env.PITWALL_WEBHOOK_URL,
+        }),
       );
+    }
     return json(item, 201);
   });
 }

@@ -78,3 +78,15 @@ export async function requireRole(source: Request | Headers, role: Role): Promis
     throw new ForbiddenError(`this needs the ${role} role; you are ${viewer.role}`);
   return viewer;
 }
+
+/**
+ * The better-auth session a request's cookie names: its id and person, or null (no cookie,
+ * expired, unknown). No Origin check here: callers that change state check it themselves.
+ */
+export async function currentSession(
+  headers: Headers,
+): Promise<{ id: string; userId: string } | null> {
+  if (!hasSessionCookie(headers)) return null;
+  const result = await (await getAuth()).api.getSession({ headers });
+  return result ? { id: result.session.id, userId: result.user.id } : null;
+}

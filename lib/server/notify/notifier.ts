@@ -4,17 +4,24 @@ import { evaluateAlertRules } from "@/lib/server/alerts/evaluate-rules";
 import { DEFAULT_INBOX_POLICY, type InboxPolicy } from "@/lib/server/inbox-policy";
 import { publishTopics } from "@/lib/server/live/publish";
 import type { Logger } from "@/lib/server/logger";
-import { announceInboxItems, planEntry, pushEntries } from "@/lib/server/push/announce";
+import {
+  claimNewInboxItems,
+  planEntry,
+  pushEntries,
+  type AnnouncedEntry,
+} from "@/lib/server/push/announce";
 import { expireInboxItems } from "@/lib/server/repositories/inbox";
 import { expirePlans } from "@/lib/server/repositories/plan-decisions";
 
 import { escalateInboxItems, type EscalationPost } from "./inbox-escalation";
+import { newItemPost } from "./inbox-new";
 import {
   escapeMrkdwn,
   PLAN_MESSAGE_SQL,
   waitingPlanText,
   type WaitingPlanRow,
 } from "./plan-message";
+import { postWebhook } from "./webhook";
 
 /**
  * Watches for run state transitions that no frame announces — a run going **stale** because
@@ -30,12 +37,14 @@ import {
  */
 
 /**
- * A message for the webhook; `text` is Slack mrkdwn. `runId` is 0 for plan and inbox messages,
+ * A message for the webhook; `text` is Slack mrkdwn. `runId` is 0 for plan and inbox messages
+ * (`inbox_new`: a new item the creating route did not announce; `inbox`: an escalation),
  * which also carry the entry's `itemKind` (permission, question, notice, plan) and absolute
  * `link`; the post's JSON adds both next to `text` (Slack ignores them).
  */
 export interface Notification {
-  kind: "stale" | "resumed" | "failed" | "alert" | "alert_resolved" | "plan" | "inbox";
+  kind:
+    "stale" | "resumed" | "failed" | "alert" | "alert_resolved" | "plan" | "inbox" | "inbox_new";
   runId: number;
   text: string;
   itemKind?: string;
@@ -90,7 +99,7 @@ interface RunRow {
 export function startNotifier(opts: NotifierOptions): Notifier {
   const now = opts.now ?? (() => new Date());
   const deliver =
-    opts.deliver ?? (opts.webhookUrl ? postWebhook(opts.webhookUrl) : async () => undefined);
+    opts.deliver ?? (opts.webhookUrl ? webhookDelivery(opts.webhookUrl) : async () => undefined);
   const link = (r: { id: number; name: string }) =>
     `<${new URL(`/runs/${r.id}`, opts.publicUrl).toString()}|${escapeMrkdwn(r.name)}>`;
   const ago = (d: Date) => `${Math.round((now().getTime() - d.getTime()) / 1000)} s`;
@@ -193,6 +202,12 @@ export function startNotifier(opts: NotifierOptions): Notifier {
         link: new URL(`/plans/${p.id}`, opts.publicUrl).toString(),
       });
     await expirePlans(opts.pool, at);
+    // New inbox items the creating route did not announce (e.g. it crashed first): post and push.
+    const fresh = await claimNewInboxItems(opts.pool, at);
+    for (const e of fresh) {
+      const { text, itemKind, link } = newItemPost(e, opts.publicUrl);
+      out.push({ kind: "inbox_new", runId: 0, text, itemKind, link });
+    }
     // Inbox items: expire (hand back or deny, per kind) and re-notify those waiting too long.
     const inboxPolicy = opts.inboxPolicy ?? DEFAULT_INBOX_POLICY;
     await expireInboxItems(opts.pool, at, inboxPolicy);
@@ -203,7 +218,8 @@ export function startNotifier(opts: NotifierOptions): Notifier {
     // Browsers learn about transitions no frame announced (stale / resumed).
     const topics = new Set<string>();
     for (const n of out)
-      if (n.kind !== "plan" && n.kind !== "inbox") topics.add(`run:${n.runId}`).add("runs");
+      if (n.kind !== "plan" && n.kind !== "inbox" && n.kind !== "inbox_new")
+        topics.add(`run:${n.runId}`).add("runs");
     if (alerts.rowCount || out.some((n) => n.kind === "alert" || n.kind === "alert_resolved"))
       topics.add("events");
     await publishTopics(opts.pool, topics);
@@ -224,6 +240,7 @@ export function startNotifier(opts: NotifierOptions): Notifier {
     await pushWaiting(
       opts,
       at,
+      fresh,
       plans.rows,
       escalated.map((e) => e.item),
     );
@@ -248,12 +265,13 @@ export function startNotifier(opts: NotifierOptions): Notifier {
 async function pushWaiting(
   opts: NotifierOptions,
   at: Date,
+  fresh: AnnouncedEntry[],
   plans: WaitingPlanRow[],
   escalated: EscalationPost["item"][],
 ): Promise<void> {
   const push = { log: opts.log, publicUrl: opts.publicUrl, at };
   try {
-    await announceInboxItems(opts.pool, push);
+    await pushEntries(opts.pool, fresh, push);
     await pushEntries(
       opts.pool,
       plans.map((p) => planEntry(p, at)),
@@ -269,19 +287,10 @@ async function pushWaiting(
   }
 }
 
-/** POSTs `{text}` (Slack incoming-webhook format; plus `kind` and `link` for inbox entries) with a 5 s timeout. @throws on non-2xx. */
-function postWebhook(url: string): Deliver {
-  return async (n) => {
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(
-        n.link ? { text: n.text, kind: n.itemKind, link: n.link } : { text: n.text },
-      ),
-      signal: AbortSignal.timeout(5000),
-    });
-    if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}`);
-  };
+/** Delivery to `url` (lib/server/notify/webhook.ts): `{text}`, plus `kind` and `link` for inbox and plan entries. @throws on non-2xx. */
+function webhookDelivery(url: string): Deliver {
+  return (n) =>
+    postWebhook(url, n.link ? { text: n.text, kind: n.itemKind, link: n.link } : { text: n.text });
 }
 
 function truncate(s: string, n: number): string {

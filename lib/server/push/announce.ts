@@ -42,7 +42,7 @@ export interface AnnouncedEntry {
   expiresAt: Date;
 }
 
-/** Options of {@link announceInboxItems} and {@link pushEntries}. */
+/** Options of {@link pushEntries}. */
 export interface AnnounceOptions {
   log: Logger;
   /** PITWALL_PUBLIC_URL (for the VAPID subject). */
@@ -148,12 +148,11 @@ export async function pushEntries(
   return result;
 }
 
-/** Claims the inbox items not yet announced (waiting, created within 15 min) and pushes them. */
-export async function announceInboxItems(
-  pool: pg.Pool,
-  opts: AnnounceOptions,
-): Promise<AnnounceResult> {
-  const at = opts.at ?? new Date();
+/**
+ * Claims the inbox items not yet announced (waiting, not expired, created within 15 min of `at`),
+ * oldest first. Each item is claimed by exactly one caller (one `UPDATE … RETURNING`).
+ */
+export async function claimNewInboxItems(pool: pg.Pool, at: Date): Promise<AnnouncedEntry[]> {
   const res = await pool.query<Omit<AnnouncedEntry, "id"> & { id: number }>(
     `UPDATE "InboxItem" i SET "announcedAt" = $1 FROM "Host" h
      WHERE h.id = i."hostId" AND i.status = 'waiting' AND i."announcedAt" IS NULL AND i."expiresAt" > $1
@@ -161,8 +160,7 @@ export async function announceInboxItems(
      RETURNING i.id, i.kind::text AS kind, i.agent, h.name AS host, i."toolName", i.summary, i.project, i."gitBranch", i."expiresAt"`,
     [at],
   );
-  const entries = res.rows.sort((a, b) => a.id - b.id).map((r) => ({ ...r, id: String(r.id) }));
-  return pushEntries(pool, entries, { ...opts, at });
+  return res.rows.sort((a, b) => a.id - b.id).map((r) => ({ ...r, id: String(r.id) }));
 }
 
 /** A plan the notifier just claimed (PLAN_MESSAGE_SQL), as a pushed entry; its tokens last the full hour. */

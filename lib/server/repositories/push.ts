@@ -38,22 +38,43 @@ export interface PushTarget {
 }
 
 /**
- * Stores a browser's subscription for person `userId`; the same endpoint subscribed again
- * (same device, maybe another person signed in now) replaces the row. @returns its id.
+ * Stores a browser's subscription for person `userId`, made in sign-in session `sessionId` (its
+ * sign-out removes it); the same endpoint subscribed again (same device, maybe another person
+ * signed in now) replaces the row. @returns its id.
  */
 export async function savePushSubscription(
   pool: pg.Pool,
   userId: string,
   input: PushSubscriptionInput,
   at: Date = new Date(),
+  sessionId: string | null = null,
 ): Promise<number> {
   const res = await pool.query<{ id: number }>(
-    `INSERT INTO "PushSubscription" ("userId", endpoint, p256dh, auth, "createdAt") VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (endpoint) DO UPDATE SET "userId" = EXCLUDED."userId", p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth, "createdAt" = EXCLUDED."createdAt"
+    `INSERT INTO "PushSubscription" ("userId", endpoint, p256dh, auth, "createdAt", "sessionId") VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (endpoint) DO UPDATE SET "userId" = EXCLUDED."userId", p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth, "createdAt" = EXCLUDED."createdAt", "sessionId" = EXCLUDED."sessionId"
      RETURNING id`,
-    [userId, input.endpoint, input.keys.p256dh, input.keys.auth, at],
+    [userId, input.endpoint, input.keys.p256dh, input.keys.auth, at, sessionId],
   );
   return res.rows[0]!.id;
+}
+
+/**
+ * Removes what a sign-out of session `sessionId` of person `userId` leaves behind: every
+ * subscription made in that session, and the person's subscription for `endpoint` (the signing-out
+ * device's own, made in an earlier session) when given. Never another person's.
+ * @returns how many rows were removed.
+ */
+export async function removeSignedOutPushSubscriptions(
+  pool: pg.Pool,
+  userId: string,
+  sessionId: string,
+  endpoint?: string,
+): Promise<number> {
+  const res = await pool.query(
+    `DELETE FROM "PushSubscription" WHERE "userId" = $1 AND ("sessionId" = $2 OR endpoint = $3)`,
+    [userId, sessionId, endpoint ?? null],
+  );
+  return res.rowCount ?? 0;
 }
 
 /** Removes person `userId`'s subscription with `endpoint`. @returns how many rows (0 or 1). */

@@ -27,16 +27,20 @@ export interface AgentTestbed {
 
 /**
  * Starts an {@link AgentTestbed} for `hostName` (server start waits up to 180 s: these tests run
- * beside others on a loaded machine). @throws when the database or the server cannot start.
+ * beside others on a loaded machine), the server with `serverEnv` over the defaults (e.g. a short
+ * PITWALL_INBOX_TIMEOUT_S). @throws when the database or the server cannot start.
  */
-export async function startAgentTestbed(hostName: string): Promise<AgentTestbed> {
+export async function startAgentTestbed(
+  hostName: string,
+  serverEnv?: Record<string, string>,
+): Promise<AgentTestbed> {
   const databaseUrl = await createTestDatabase();
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
   const prisma = new PrismaClient({
     adapter: new PrismaPg({ connectionString: databaseUrl, max: 1 }),
   });
   const token = (await createToken(prisma, hostName)).token;
-  const server = await startTestServer({ databaseUrl, startTimeoutMs: 180_000 });
+  const server = await startTestServer({ databaseUrl, env: serverEnv, startTimeoutMs: 180_000 });
   return {
     databaseUrl,
     server,
