@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import type pg from "pg";
 
 import type { ClientFrame } from "@/lib/protocol";
+import { GroupTrace, ingestTrace, type BatchTimes } from "@/lib/server/ingest-trace";
 import { COPY_MIN_POINTS } from "@/lib/server/metric-store";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 
@@ -59,6 +60,8 @@ interface Pending {
   bytes: number;
   /** Carries a run's 256+ metric points (see {@link isHeavy}): goes in a heavy group. */
   heavy: boolean;
+  /** The batch's timing when the ingest trace is on (trace.ts). */
+  times?: BatchTimes;
   resolve: (outcomes: FrameOutcome[]) => void;
   reject: (err: unknown) => void;
 }
@@ -113,10 +116,23 @@ export class GroupCommitter {
    * `bytes`: the frames' JSON size, for the group's byte budget and the parallelism rule.
    * @throws the driver's error when the database is unreachable (nothing of the group committed).
    */
-  submit(principal: TokenPrincipal, frames: ClientFrame[], bytes = 0): Promise<FrameOutcome[]> {
+  submit(
+    principal: TokenPrincipal,
+    frames: ClientFrame[],
+    bytes = 0,
+    times?: BatchTimes,
+  ): Promise<FrameOutcome[]> {
     if (frames.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.pending.push({ principal, frames, bytes, heavy: isHeavy(frames), resolve, reject });
+      this.pending.push({
+        principal,
+        frames,
+        bytes,
+        heavy: isHeavy(frames),
+        times,
+        resolve,
+        reject,
+      });
       this.pump();
     });
   }
@@ -171,7 +187,13 @@ export class GroupCommitter {
     else this.lane.light++;
     const busy = heavy ? this.hostsInFlight.heavy : this.hostsInFlight.light;
     for (const p of group) busy.set(p.principal.hostId, (busy.get(p.principal.hostId) ?? 0) + 1);
-    void this.commit(group).finally(() => {
+    let trace: GroupTrace | undefined;
+    if (ingestTrace()) {
+      trace = new GroupTrace(heavy, group.length, sumFrames(group));
+      trace.mark("start");
+      for (const p of group) if (p.times) p.times.group = trace;
+    }
+    void this.commit(group, trace).finally(() => {
       this.inFlight--;
       if (heavy) this.lane.heavy--;
       else this.lane.light--;
@@ -219,9 +241,9 @@ export class GroupCommitter {
     return group;
   }
 
-  private async commit(group: Pending[]): Promise<void> {
+  private async commit(group: Pending[], trace?: GroupTrace): Promise<void> {
     try {
-      const outcomes = await applyGroup(this.pool, group, this.opts.now);
+      const outcomes = await applyGroup(this.pool, group, this.opts.now, trace);
       group.forEach((p, i) => p.resolve(outcomes[i]!));
     } catch (err) {
       for (const p of group) p.reject(err);
@@ -246,6 +268,12 @@ function isHeavy(frames: readonly ClientFrame[]): boolean {
     perRun.set(f.run, n);
   }
   return false;
+}
+
+function sumFrames(group: readonly Pending[]): number {
+  let n = 0;
+  for (const p of group) n += p.frames.length;
+  return n;
 }
 
 const committers = new WeakMap<pg.Pool, GroupCommitter>();

@@ -1,6 +1,8 @@
+import { performance } from "node:perf_hooks";
 import type pg from "pg";
 
 import { quietClientErrors } from "@/lib/server/database/transaction";
+import { ingestTrace } from "@/lib/server/ingest-trace";
 import type { Logger } from "@/lib/server/logger";
 
 import { COPY_MIN_POINTS, writeMetricPoints } from "./append";
@@ -66,7 +68,12 @@ interface FoldResult {
  * @throws whatever PostgreSQL raises; nothing is committed then.
  */
 async function foldOnce(pool: pg.Pool, scope: FoldScope): Promise<FoldResult> {
+  const trace = ingestTrace();
+  const startMs = trace ? performance.now() : 0;
+  const marks: Array<[string, number]> = [];
+  const mark = trace ? (name: string) => marks.push([name, performance.now()]) : () => undefined;
   const client = await pool.connect();
+  mark("connect");
   // The loop runs every 250 ms: a database stop between two of its queries must not be uncaught.
   const unquiet = quietClientErrors(client);
   try {
@@ -82,6 +89,7 @@ async function foldOnce(pool: pg.Pool, scope: FoldScope): Promise<FoldResult> {
             : `SELECT DISTINCT "runId" FROM "MetricPending" LIMIT ${scope.maxRuns ?? FOLD_MAX_RUNS}`,
         )
       ).rows.map((r) => r.runId);
+    mark("candidates");
     if (candidates.length === 0) {
       await client.query("COMMIT");
       return { rows: 0, candidates: 0 };
@@ -92,17 +100,21 @@ async function foldOnce(pool: pg.Pool, scope: FoldScope): Promise<FoldResult> {
       `SELECT id FROM "Run" WHERE id = ANY($1::int4[]) ORDER BY id FOR NO KEY UPDATE${scope.wait ? "" : " SKIP LOCKED"}`,
       [candidates],
     );
+    mark("lock");
     const frames = await takePending(
       client,
       locked.rows.map((r) => r.id),
       FOLD_MAX_ROWS,
     );
+    mark("take");
     if (frames.length > 0) {
       // Every folded point carries its time (pending.ts), so the batch time is never used.
       const alerts = await writeMetricPoints(client, frames, new Date());
       await insertAlerts(client, alerts);
     }
+    mark("write");
     await client.query("COMMIT");
+    trace?.fold(startMs, performance.now(), locked.rows.length, frames.length, marks);
     return { rows: frames.length, candidates: candidates.length };
   } catch (err) {
     await client.query("ROLLBACK").catch(() => undefined);
