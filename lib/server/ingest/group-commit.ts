@@ -42,6 +42,16 @@ export interface GroupCommitOptions {
   minGroupIntervalMs: number;
   /** A group starts without waiting for the interval once this many frames wait. */
   lingerFrames: number;
+  /**
+   * A second group of small frames starts beside the one in flight once that one started this
+   * long ago (ms) and frames wait; 0 turns it off. Why: one slow group (a COMMIT's WAL flush or
+   * a statement stalled 80-170 ms on a loaded machine) held every frame that arrived meanwhile
+   * until it ended, and then they paid their own group: in the fleet bench that wait was the
+   * largest part of the p99 acks (docs/benchmarks.md, "Issue 22", the ack tail). At most two
+   * groups of the lane overlap this way; a steady server whose groups take less than this is
+   * not changed.
+   */
+  overlapAfterMs: number;
   now?: Now;
 }
 
@@ -52,6 +62,7 @@ const DEFAULTS: GroupCommitOptions = {
   maxBytes: 8 * 1024 * 1024,
   minGroupIntervalMs: 20,
   lingerFrames: 500,
+  overlapAfterMs: 60,
 };
 
 interface Pending {
@@ -78,7 +89,9 @@ interface Pending {
  * `minGroupIntervalMs` ago, so a quiet server answers with one batch's latency; under load the
  * next group fills while the current one commits and, when commits are quicker than the
  * interval, until the interval is over (the one timer: steady small traffic otherwise made a
- * transaction per frame); further groups run beside it only when enough bytes wait (`parallelMinBytes`).
+ * transaction per frame); further groups run beside it only when enough bytes wait (`parallelMinBytes`),
+ * or, for small frames, once the group in flight has run for `overlapAfterMs` (a stalled COMMIT
+ * no longer holds every frame that arrives meanwhile).
  * Parts that carry a run's 256+ metric points go in groups of their own lane (no interval),
  * beside the others: their direct write can take 100+ ms and must not hold up small frames. A
  * group never holds two parts of one host (the second waits for the next
@@ -164,7 +177,18 @@ export class GroupCommitter {
       }
     if (frames === 0) return false;
     const inLane = heavy ? this.lane.heavy : this.lane.light;
-    if (inLane > 0 && bytes < this.opts.parallelMinBytes) return false;
+    if (inLane > 0 && bytes < this.opts.parallelMinBytes) {
+      // Small frames wait for the group in flight, unless it has run for overlapAfterMs.
+      if (heavy || inLane >= 2 || this.opts.overlapAfterMs <= 0) return false;
+      const waitMs = this.lastStartMs + this.opts.overlapAfterMs - performance.now();
+      if (waitMs > 0) {
+        this.lingerTimer ??= setTimeout(() => {
+          this.lingerTimer = null;
+          this.pump();
+        }, waitMs);
+        return false;
+      }
+    }
     if (!heavy && inLane === 0 && frames < this.opts.lingerFrames) {
       const waitMs = this.lastStartMs + this.opts.minGroupIntervalMs - performance.now();
       if (waitMs > 0) {
@@ -216,10 +240,11 @@ export class GroupCommitter {
   private takeGroup(heavy: boolean): Pending[] {
     const group: Pending[] = [];
     // Hosts with a part in the group, or with one left for later (their later parts wait too),
-    // or with a part in flight in the other lane.
-    const hosts = new Set<number>(
-      (heavy ? this.hostsInFlight.light : this.hostsInFlight.heavy).keys(),
-    );
+    // or with a part in flight (in either lane: groups of one lane may overlap too).
+    const hosts = new Set<number>([
+      ...this.hostsInFlight.light.keys(),
+      ...this.hostsInFlight.heavy.keys(),
+    ]);
     const rest: Pending[] = [];
     let frames = 0;
     let bytes = 0;
