@@ -240,11 +240,12 @@ export class GroupCommitter {
   private takeGroup(heavy: boolean): Pending[] {
     const group: Pending[] = [];
     // Hosts with a part in the group, or with one left for later (their later parts wait too),
-    // or with a part in flight (in either lane: groups of one lane may overlap too).
-    const hosts = new Set<number>([
-      ...this.hostsInFlight.light.keys(),
-      ...this.hostsInFlight.heavy.keys(),
-    ]);
+    // or with a part in flight in the other lane. (Within a lane, groups in flight side by side
+    // may hold parts of one host, as before: a socket has one batch in flight at a time, and one
+    // host's many sockets, e.g. the ingest bench's 8 workers, use the lane's parallelism.)
+    const hosts = new Set<number>(
+      (heavy ? this.hostsInFlight.light : this.hostsInFlight.heavy).keys(),
+    );
     const rest: Pending[] = [];
     let frames = 0;
     let bytes = 0;
