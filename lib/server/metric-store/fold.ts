@@ -27,6 +27,9 @@ const FOLD_MAX_ROWS = 4_000;
 /** Runs considered per fold transaction. */
 const FOLD_MAX_RUNS = 1_000;
 
+/** Runs per transaction of a whole-store settle (graceful stop, tests): its store locks stay few. */
+const SETTLE_MAX_RUNS = 256;
+
 /**
  * Runs per transaction of the background loop (it goes on while a fold takes this many). When
  * the fold held its runs' row locks, an ingest group that wrote to one of them waited for it with
@@ -164,9 +167,10 @@ function isConflict(err: unknown): boolean {
  */
 export async function settle(pool: pg.Pool, runId?: number): Promise<void> {
   if (runId !== undefined) return settleRuns(pool, [runId]);
-  // Until a fold finds nothing: one fold considers at most FOLD_MAX_RUNS runs.
+  // Until a fold finds nothing: one fold considers at most SETTLE_MAX_RUNS runs (each an
+  // advisory lock in the shared lock table until COMMIT, store-lock.ts).
   await retryConflicts(async () => {
-    while ((await foldOnce(pool, { wait: true })).rows > 0);
+    while ((await foldOnce(pool, { wait: true, maxRuns: SETTLE_MAX_RUNS })).rows > 0);
   });
 }
 
