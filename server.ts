@@ -13,6 +13,7 @@ import { closeDb, databaseUrl, pool } from "@/lib/server/db";
 import type { Env } from "@/lib/server/env";
 import { AuthError } from "@/lib/server/errors";
 import { inboxPolicyOf } from "@/lib/server/inbox-policy";
+import { startIngestTrace } from "@/lib/server/ingest-trace";
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { IngestConnection } from "@/lib/server/ingest/socket";
 import { IngestTokenGuard } from "@/lib/server/ingest/token-guard";
@@ -157,6 +158,7 @@ export async function startServer(env: Env, log: Logger): Promise<RunningServer>
   });
   const stopMaintenance = startMaintenance(pool(), log);
   // Folds small metric batches (MetricPending) into the store; its first fold resumes one a crash interrupted.
+  if (env.PITWALL_INGEST_TRACE) startIngestTrace(env.PITWALL_INGEST_TRACE);
   const metricFold = startMetricFold(pool(), log);
 
   let closing: Promise<void> | null = null;

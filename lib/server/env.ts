@@ -27,6 +27,8 @@ const envSchema = z.object({
     .optional(),
   /** Ingest flush: at most this many frames per transaction. */
   PITWALL_INGEST_BATCH_FRAMES: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** A file to append ingest timing lines to (lib/server/ingest/trace.ts; benches only). Unset: off. */
+  PITWALL_INGEST_TRACE: z.string().min(1).optional(),
   /** Seconds between re-checks of open /ws/live sockets' sessions (a signed-out browser is cut off within this). */
   PITWALL_LIVE_RECHECK_S: z.coerce.number().int().min(1).max(3600).default(60),
   /** Period of the notifier loop (stale runs, alerts, alert rules), ms. */

@@ -21,7 +21,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import readline from "node:readline";
 import { parseArgs } from "node:util";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -30,7 +30,8 @@ import type pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
 
-import { FleetTally, FleetWorker, KEYS_PER_STEP } from "./fleet/traffic";
+import { summariseTrace } from "./fleet/trace-summary";
+import { FleetTally, FleetWorker, KEYS_PER_STEP, latencyByKindText } from "./fleet/traffic";
 import {
   fmt,
   fmtInt,
@@ -79,6 +80,33 @@ function parseOptions(full: boolean): FleetOptions {
     durationS: num(values.duration, full ? 300 : 60),
     stageS: num(values.stage, full ? 20 : 10),
     rounds: num(values.rounds, full ? 5 : 2),
+  };
+}
+
+/**
+ * The server's ingest trace (PITWALL_INGEST_TRACE set when the bench starts: the server appends to
+ * that file, lib/server/ingest-trace.ts). `begin` empties it; `report` prints the breakdown of what
+ * was traced since (scripts/bench/fleet/trace-summary.ts). No-ops when unset.
+ */
+const trace = {
+  file: process.env.PITWALL_INGEST_TRACE,
+  begin(): void {
+    if (this.file) fs.writeFileSync(this.file, "");
+  },
+  async report(log: (line: string) => void): Promise<void> {
+    if (!this.file) return;
+    await sleep(1200); // written once a second
+    summariseTrace(this.file, (l) => log(`    ${l}`));
+  },
+};
+
+/** The bench process's own event-loop delay over a phase (its lateness inflates every latency). */
+function benchLoopDelay(): () => string {
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  return () => {
+    h.disable();
+    return `bench process event-loop delay p99 ${fmt(h.percentile(99) / 1e6, 1)} ms, max ${fmt(h.max / 1e6, 1)} ms`;
   };
 }
 
@@ -168,12 +196,19 @@ async function ramp(
     for (let hz = 1; hz <= 5000; hz *= 1.5) {
       const stage = new FleetTally();
       Object.assign(tally, stage);
+      if (label === "pitwall") trace.begin();
+      const loop = benchLoopDelay();
       const drained = await drive(workers, hz, o.stageS, 5000);
+      const loopText = loop();
       const l = latencyLine(tally);
       const ok = drained && l.p99 < TARGET_P99_MS && tally.rejected.size === 0;
       log(
         `  ${label.padEnd(7)} ${fmt(hz, 2).padStart(6)} steps/s/worker = ${fmtInt(hz * tokens.length * KEYS_PER_STEP).padStart(7)} points/s: p50 ${fmt(l.p50, 0)} | p99 ${fmt(l.p99, 0)} | max ${fmt(l.max, 0)} ms${drained ? "" : " | backlog after 5 s"}${tally.rejected.size ? ` | rejected ${[...tally.rejected].join(" ")}` : ""} -> ${ok ? "pass" : "FAIL"}`,
       );
+      if (!ok || process.env.PITWALL_FLEET_VERBOSE) {
+        log(`    ${latencyByKindText(tally)}; ${loopText}`);
+        if (label === "pitwall") await trace.report(log);
+      }
       if (!ok) break;
       passed = hz;
     }
@@ -252,6 +287,8 @@ async function fleet(opts: ScenarioOptions): Promise<void> {
   const pgS0 = treeCpuS(env.postgresPid) ?? NaN;
   let peakRssKb = idle?.rssKb ?? 0;
   const writes0 = await tableWrites(env.pool);
+  trace.begin();
+  const loop = benchLoopDelay();
   const t0 = performance.now();
   const drained = await drive(
     workers,
@@ -275,6 +312,8 @@ async function fleet(opts: ScenarioOptions): Promise<void> {
   log(
     `  ${l.text} (target p99 < ${TARGET_P99_MS} ms: ${l.p99 < TARGET_P99_MS ? "met" : "NOT met"})`,
   );
+  log(`    ${latencyByKindText(tally)}; ${loop()}`);
+  await trace.report(log);
   log(
     `  points acked ${fmtInt(tally.pointsAcked)} = ${fmtInt(tally.pointsAcked / elapsedS)} points/s | CPU us per point: server ${fmt((serverCpuS * 1e6) / tally.pointsAcked, 1)}, PostgreSQL ${fmt((pgCpuS * 1e6) / tally.pointsAcked, 1)}`,
   );

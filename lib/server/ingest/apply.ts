@@ -3,6 +3,7 @@ import type pg from "pg";
 import type { ClientFrame } from "@/lib/protocol";
 import { isDatabaseOutage } from "@/lib/server/database/outage";
 import { quietClientErrors } from "@/lib/server/database/transaction";
+import type { GroupTrace } from "@/lib/server/ingest-trace";
 import { publisherFor } from "@/lib/server/live/coalescing-publisher";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 
@@ -69,10 +70,11 @@ export async function applyGroup(
   pool: pg.Pool,
   parts: GroupPart[],
   now: Now = () => new Date(),
+  trace?: GroupTrace,
 ): Promise<FrameOutcome[][]> {
   if (parts.every((p) => p.frames.length === 0)) return parts.map(() => []);
   try {
-    return await applyWithRetry(pool, parts, now);
+    return await applyWithRetry(pool, parts, now, trace);
   } catch (err) {
     if (isDatabaseOutage(err)) throw err;
     if (parts.length > 1) {
@@ -121,10 +123,11 @@ async function applyWithRetry(
   pool: pg.Pool,
   parts: GroupPart[],
   now: Now,
+  trace?: GroupTrace,
 ): Promise<FrameOutcome[][]> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await applyBatch(pool, parts, now);
+      return await applyBatch(pool, parts, now, trace);
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       if ((code !== "40P01" && code !== "40001") || attempt >= CONFLICT_ATTEMPTS) throw err;
@@ -138,17 +141,25 @@ function isDataError(err: unknown): boolean {
   return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
 }
 
-async function applyBatch(pool: pg.Pool, parts: GroupPart[], now: Now): Promise<FrameOutcome[][]> {
+async function applyBatch(
+  pool: pg.Pool,
+  parts: GroupPart[],
+  now: Now,
+  trace?: GroupTrace,
+): Promise<FrameOutcome[][]> {
   const raw = await pool.connect();
+  trace?.mark("connect");
   // A database stop between two of the group's queries emits `error` on the checked-out client;
   // unheard, that is an uncaughtException. The next query rejects, which is where we see it.
   const unquiet = quietClientErrors(raw);
   const client = preparedStatements(raw);
   try {
     await client.query("BEGIN");
+    trace?.mark("begin");
     const topics = new Set<string>();
-    const outcomes = await applyInTransaction(client, parts, now(), topics);
+    const outcomes = await applyInTransaction(client, parts, now(), topics, trace);
     await client.query("COMMIT");
+    trace?.mark("commit");
     publisherFor(pool).publish(topics);
     return outcomes;
   } catch (err) {

@@ -289,6 +289,7 @@ describe("GroupCommitter", () => {
       maxGroups: 3,
       parallelMinBytes: 1000,
       minGroupIntervalMs: 0,
+      overlapAfterMs: 0, // tested on its own below
     });
     const hosts: Array<Awaited<ReturnType<typeof hostWithRun>>> = [];
     for (const name of ["pa", "pb", "pc", "pd", "pe", "pf"]) hosts.push(await hostWithRun(name));
@@ -322,7 +323,7 @@ describe("GroupCommitter", () => {
   });
 
   test("under steady traffic the next group waits for the minimum interval and takes every batch submitted meanwhile: two runs in a batch, a re-sent and a repeated id, refused frames beside good ones", async () => {
-    const committer = new GroupCommitter(h.pool, { minGroupIntervalMs: 300 });
+    const committer = new GroupCommitter(h.pool, { minGroupIntervalMs: 300, overlapAfterMs: 0 });
     const a = await hostWithRun("la");
     const a2 = `group-${randomUUID()}`;
     const b = await hostWithRun("lb");
@@ -410,7 +411,7 @@ describe("GroupCommitter", () => {
   });
 
   test("a poison frame in a group the interval gathered is rejected alone; the other batches are committed", async () => {
-    const committer = new GroupCommitter(h.pool, { minGroupIntervalMs: 300 });
+    const committer = new GroupCommitter(h.pool, { minGroupIntervalMs: 300, overlapAfterMs: 0 });
     const a = await hostWithRun("qa");
     const b = await hostWithRun("qb");
     // Starts the interval.
@@ -437,8 +438,42 @@ describe("GroupCommitter", () => {
     expect(await eventsOf(b.id)).toEqual(["b1"]);
   });
 
+  test("a group of small frames stalled past overlapAfterMs does not hold the next one: it starts beside it and commits first", async () => {
+    const committer = new GroupCommitter(h.pool, { minGroupIntervalMs: 0, overlapAfterMs: 100 });
+    const a = await hostWithRun("oa");
+    const b = await hostWithRun("ob");
+    const ev = (run: string, message: string) =>
+      frames({ type: "run.event", run, level: "info", message });
+    // Another transaction holds a's run row: a's group waits for it in its run lookup.
+    const holder = await h.pool.connect();
+    let stalled: Promise<FrameOutcome[]> | undefined;
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT id FROM "Run" WHERE id = $1 FOR UPDATE`, [a.id]);
+      let aDone = false;
+      stalled = committer.submit(a.principal, ev(a.run, "a")).then((o) => {
+        aDone = true;
+        return o;
+      });
+      await new Promise((r) => setTimeout(r, 20));
+      // b arrives while a's group is in flight: within overlapAfterMs it waits, after it starts its own.
+      const t0 = performance.now();
+      const ob = await committer.submit(b.principal, ev(b.run, "b"));
+      expect(codes(ob)).toEqual(["ok"]);
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(60);
+      expect(aDone).toBe(false);
+      expect(await eventsOf(b.id)).toEqual(["b"]);
+      expect(await eventsOf(a.id)).toEqual([]);
+    } finally {
+      await holder.query("COMMIT");
+      holder.release();
+    }
+    expect(codes(await stalled!)).toEqual(["ok"]);
+    expect(await eventsOf(a.id)).toEqual(["a"]);
+  });
+
   test("a batch with a run's 256+ metric points commits in a group of its own beside the small ones; its host's next batch is applied after it", async () => {
-    const committer = new GroupCommitter(h.pool, { minGroupIntervalMs: 300 });
+    const committer = new GroupCommitter(h.pool, { minGroupIntervalMs: 300, overlapAfterMs: 0 });
     const a = await hostWithRun("ha");
     const b = await hostWithRun("hb");
     const c = await hostWithRun("hc");

@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import type pg from "pg";
 
 import type { ClientFrame } from "@/lib/protocol";
+import { GroupTrace, ingestTrace, type BatchTimes } from "@/lib/server/ingest-trace";
 import { COPY_MIN_POINTS } from "@/lib/server/metric-store";
 import type { TokenPrincipal } from "@/lib/server/repositories/tokens";
 
@@ -41,6 +42,16 @@ export interface GroupCommitOptions {
   minGroupIntervalMs: number;
   /** A group starts without waiting for the interval once this many frames wait. */
   lingerFrames: number;
+  /**
+   * A second group of small frames starts beside the one in flight once that one started this
+   * long ago (ms) and frames wait; 0 turns it off. Why: one slow group (a COMMIT's WAL flush or
+   * a statement stalled 80-170 ms on a loaded machine) held every frame that arrived meanwhile
+   * until it ended, and then they paid their own group: in the fleet bench that wait was the
+   * largest part of the p99 acks (docs/benchmarks.md, "Issue 22", the ack tail). At most two
+   * groups of the lane overlap this way; a steady server whose groups take less than this is
+   * not changed.
+   */
+  overlapAfterMs: number;
   now?: Now;
 }
 
@@ -51,6 +62,7 @@ const DEFAULTS: GroupCommitOptions = {
   maxBytes: 8 * 1024 * 1024,
   minGroupIntervalMs: 20,
   lingerFrames: 500,
+  overlapAfterMs: 60,
 };
 
 interface Pending {
@@ -59,6 +71,8 @@ interface Pending {
   bytes: number;
   /** Carries a run's 256+ metric points (see {@link isHeavy}): goes in a heavy group. */
   heavy: boolean;
+  /** The batch's timing when the ingest trace is on (trace.ts). */
+  times?: BatchTimes;
   resolve: (outcomes: FrameOutcome[]) => void;
   reject: (err: unknown) => void;
 }
@@ -75,7 +89,9 @@ interface Pending {
  * `minGroupIntervalMs` ago, so a quiet server answers with one batch's latency; under load the
  * next group fills while the current one commits and, when commits are quicker than the
  * interval, until the interval is over (the one timer: steady small traffic otherwise made a
- * transaction per frame); further groups run beside it only when enough bytes wait (`parallelMinBytes`).
+ * transaction per frame); further groups run beside it only when enough bytes wait (`parallelMinBytes`),
+ * or, for small frames, once the group in flight has run for `overlapAfterMs` (a stalled COMMIT
+ * no longer holds every frame that arrives meanwhile).
  * Parts that carry a run's 256+ metric points go in groups of their own lane (no interval),
  * beside the others: their direct write can take 100+ ms and must not hold up small frames. A
  * group never holds two parts of one host (the second waits for the next
@@ -113,10 +129,23 @@ export class GroupCommitter {
    * `bytes`: the frames' JSON size, for the group's byte budget and the parallelism rule.
    * @throws the driver's error when the database is unreachable (nothing of the group committed).
    */
-  submit(principal: TokenPrincipal, frames: ClientFrame[], bytes = 0): Promise<FrameOutcome[]> {
+  submit(
+    principal: TokenPrincipal,
+    frames: ClientFrame[],
+    bytes = 0,
+    times?: BatchTimes,
+  ): Promise<FrameOutcome[]> {
     if (frames.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.pending.push({ principal, frames, bytes, heavy: isHeavy(frames), resolve, reject });
+      this.pending.push({
+        principal,
+        frames,
+        bytes,
+        heavy: isHeavy(frames),
+        times,
+        resolve,
+        reject,
+      });
       this.pump();
     });
   }
@@ -148,7 +177,18 @@ export class GroupCommitter {
       }
     if (frames === 0) return false;
     const inLane = heavy ? this.lane.heavy : this.lane.light;
-    if (inLane > 0 && bytes < this.opts.parallelMinBytes) return false;
+    if (inLane > 0 && bytes < this.opts.parallelMinBytes) {
+      // Small frames wait for the group in flight, unless it has run for overlapAfterMs.
+      if (heavy || inLane >= 2 || this.opts.overlapAfterMs <= 0) return false;
+      const waitMs = this.lastStartMs + this.opts.overlapAfterMs - performance.now();
+      if (waitMs > 0) {
+        this.lingerTimer ??= setTimeout(() => {
+          this.lingerTimer = null;
+          this.pump();
+        }, waitMs);
+        return false;
+      }
+    }
     if (!heavy && inLane === 0 && frames < this.opts.lingerFrames) {
       const waitMs = this.lastStartMs + this.opts.minGroupIntervalMs - performance.now();
       if (waitMs > 0) {
@@ -171,7 +211,13 @@ export class GroupCommitter {
     else this.lane.light++;
     const busy = heavy ? this.hostsInFlight.heavy : this.hostsInFlight.light;
     for (const p of group) busy.set(p.principal.hostId, (busy.get(p.principal.hostId) ?? 0) + 1);
-    void this.commit(group).finally(() => {
+    let trace: GroupTrace | undefined;
+    if (ingestTrace()) {
+      trace = new GroupTrace(heavy, group.length, sumFrames(group));
+      trace.mark("start");
+      for (const p of group) if (p.times) p.times.group = trace;
+    }
+    void this.commit(group, trace).finally(() => {
       this.inFlight--;
       if (heavy) this.lane.heavy--;
       else this.lane.light--;
@@ -194,7 +240,9 @@ export class GroupCommitter {
   private takeGroup(heavy: boolean): Pending[] {
     const group: Pending[] = [];
     // Hosts with a part in the group, or with one left for later (their later parts wait too),
-    // or with a part in flight in the other lane.
+    // or with a part in flight in the other lane. (Within a lane, groups in flight side by side
+    // may hold parts of one host, as before: a socket has one batch in flight at a time, and one
+    // host's many sockets, e.g. the ingest bench's 8 workers, use the lane's parallelism.)
     const hosts = new Set<number>(
       (heavy ? this.hostsInFlight.light : this.hostsInFlight.heavy).keys(),
     );
@@ -219,9 +267,9 @@ export class GroupCommitter {
     return group;
   }
 
-  private async commit(group: Pending[]): Promise<void> {
+  private async commit(group: Pending[], trace?: GroupTrace): Promise<void> {
     try {
-      const outcomes = await applyGroup(this.pool, group, this.opts.now);
+      const outcomes = await applyGroup(this.pool, group, this.opts.now, trace);
       group.forEach((p, i) => p.resolve(outcomes[i]!));
     } catch (err) {
       for (const p of group) p.reject(err);
@@ -246,6 +294,12 @@ function isHeavy(frames: readonly ClientFrame[]): boolean {
     perRun.set(f.run, n);
   }
   return false;
+}
+
+function sumFrames(group: readonly Pending[]): number {
+  let n = 0;
+  for (const p of group) n += p.frames.length;
+  return n;
 }
 
 const committers = new WeakMap<pg.Pool, GroupCommitter>();

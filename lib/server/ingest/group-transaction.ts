@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { UPLOAD_INVARIANT_COUNTERS } from "@/lib/metrics/invariants";
 import type { BenchmarkPoint, ClientFrame, evalResult } from "@/lib/protocol";
 import { notOwnerMessage } from "@/lib/server/auth/ownership";
+import type { GroupTrace } from "@/lib/server/ingest-trace";
 import { upsertMetricPoints, type MetricFrame } from "@/lib/server/metric-store";
 import { closeSessionInboxItems, closeSessionNotices } from "@/lib/server/repositories/inbox";
 import { closeSessionPlans } from "@/lib/server/repositories/plan-orphans";
@@ -90,6 +91,7 @@ export async function applyInTransaction(
   parts: GroupPart[],
   at: Date,
   topics: Set<string>,
+  trace?: GroupTrace,
 ): Promise<FrameOutcome[][]> {
   // 1. Frames that reference runs must name a run that exists or is started earlier in the same
   //    part, and the part's token must be allowed to change what they target (ownership.ts).
@@ -102,8 +104,10 @@ export async function applyInTransaction(
     }
   }
   const stored = await loadRuns(client, [...referenced]);
+  trace?.mark("loadRuns");
   const states: PartState[] = [];
   for (const part of parts) states.push(await admit(client, part, stored));
+  trace?.mark("admit");
 
   // 2. Claim the frame ids of every part in one statement; those already claimed were committed
   //    before: ack without applying. (A (host, id) asked twice in the group goes to the first.)
@@ -114,10 +118,11 @@ export async function applyInTransaction(
   const claimed = new Set(
     (await claimFrameIds(client, asked)).map((c) => claimKey(c.hostId, c.frameId)),
   );
+  trace?.mark("claim");
 
   // 3. Apply each part's frames in order; writes that several frames share are buffered across
   //    the whole group and written once (GroupWrites).
-  const writes = new GroupWrites(client, at, topics);
+  const writes = new GroupWrites(client, at, topics, trace);
   for (const s of states) {
     const toApply: number[] = [];
     for (const i of s.accepted) {
@@ -127,8 +132,10 @@ export async function applyInTransaction(
     }
     await applyPart(writes, s, toApply);
   }
+  trace?.mark("parts");
   await writes.finish();
   for (const s of states) await releaseFrameIds(client, s.part.principal.hostId, s.released);
+  trace?.mark("release");
   return states.map((s) => s.part.frames.map((_, i) => s.outcomes.get(i)!));
 }
 
@@ -202,6 +209,7 @@ class GroupWrites {
     readonly client: pg.PoolClient,
     readonly at: Date,
     readonly topics: Set<string>,
+    private readonly trace?: GroupTrace,
   ) {}
 
   /** Flushes buffered points and evals before a frame of another type (and metrics with them). */
@@ -259,16 +267,22 @@ class GroupWrites {
 
   /** Writes everything still buffered, touches the runs written to and checks invariants. */
   async finish(): Promise<void> {
-    const { client, at, topics } = this;
+    const { client, at, topics, trace } = this;
     await this.flush();
+    trace?.mark("metrics");
     await recordHeartbeats(client, this.heartbeats, at);
+    trace?.mark("heartbeats");
     await applyProgress(client, this.progress, at);
+    trace?.mark("progress");
     await insertEvents(client, this.events, at);
+    trace?.mark("events");
     // Run rows are locked already (loadRuns); one global order (by id) all the same.
     const byId = (a: number, b: number) => a - b;
     await touchRuns(client, [...this.touched].sort(byId), at);
+    trace?.mark("touch");
     if (await checkRunInvariants(client, [...this.progressRuns].sort(byId), at))
       topics.add("events");
+    trace?.mark("invariants");
     if (this.touched.size) topics.add("runs");
   }
 }

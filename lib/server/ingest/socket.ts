@@ -1,4 +1,5 @@
 import { isUtf8 } from "node:buffer";
+import { performance } from "node:perf_hooks";
 import type { RawData, WebSocket } from "ws";
 
 import {
@@ -12,6 +13,7 @@ import {
 } from "@/lib/protocol";
 import { describeOutage, isDatabaseOutage } from "@/lib/server/database/outage";
 import { pool } from "@/lib/server/db";
+import { ingestTrace, type BatchTimes } from "@/lib/server/ingest-trace";
 import { liveBus } from "@/lib/server/live/bus";
 import type { Logger } from "@/lib/server/logger";
 import { planDecision } from "@/lib/server/repositories/plan-decisions";
@@ -39,7 +41,7 @@ const BATCH_BYTES = 4 * 1024 * 1024;
  * time, so the queue above (and its high-water pause) is the socket's backpressure.
  */
 export class IngestConnection {
-  private queue: Array<{ frame: ClientFrame; bytes: number }> = [];
+  private queue: Array<{ frame: ClientFrame; bytes: number; receivedMs: number }> = [];
   private queuedBytes = 0;
   private flushing: Promise<void> | null = null;
   private paused = false;
@@ -90,6 +92,7 @@ export class IngestConnection {
 
   private onMessage(data: RawData, isBinary: boolean): void {
     if (this.revoked) return;
+    const receivedMs = ingestTrace() ? performance.now() : 0;
     const t = telemetry();
     // ws lets up to twice the limit through (server.ts) so that an oversized message gets a
     // specific answer before the close, not only close code 1009.
@@ -128,7 +131,7 @@ export class IngestConnection {
     for (const value of values) {
       const check = checkFrame(value, { truncated });
       if (check.ok) {
-        this.queue.push({ frame: check.frame, bytes: bytesEach });
+        this.queue.push({ frame: check.frame, bytes: bytesEach, receivedMs });
         this.queuedBytes += bytesEach;
       } else {
         t.framesRejected.inc({ transport: "ws", code: check.code });
@@ -172,7 +175,15 @@ export class IngestConnection {
         bytes += this.queue[take]!.bytes;
         take++;
       }
-      const batch = this.queue.splice(0, take).map((q) => q.frame);
+      const taken = this.queue.splice(0, take);
+      const batch = taken.map((q) => q.frame);
+      const times: BatchTimes | undefined = ingestTrace()
+        ? {
+            receivedMs: taken[0]!.receivedMs,
+            lastReceivedMs: taken[taken.length - 1]!.receivedMs,
+            submittedMs: performance.now(),
+          }
+        : undefined;
       this.queuedBytes -= bytes;
       if (
         this.paused &&
@@ -183,7 +194,12 @@ export class IngestConnection {
         this.ws.resume();
       }
       try {
-        const outcomes = await groupCommitterFor(pool()).submit(this.principal, batch, bytes);
+        const outcomes = await groupCommitterFor(pool()).submit(
+          this.principal,
+          batch,
+          bytes,
+          times,
+        );
         const ids: string[] = [];
         for (const [i, o] of outcomes.entries()) {
           if (o.ok) {
@@ -204,6 +220,7 @@ export class IngestConnection {
         if (ids.length) {
           t.framesAcked.inc({ transport: "ws" }, ids.length);
           this.send({ v: PROTOCOL_VERSION, type: "ack", ids });
+          if (times) ingestTrace()?.batch(times, ids.length, performance.now());
         }
       } catch (err) {
         if (!isDatabaseOutage(err)) {

@@ -15,6 +15,7 @@ import {
   type SeriesStates,
 } from "./series";
 import { copyBlocks, copyRows, escapeCopyText, STAGE_TABLE } from "./stage";
+import { lockStoreRuns } from "./store-lock";
 import { nonFiniteUpsertSql, pointId, promoteTiers, repairReplaced, tierMergeSql } from "./tiers";
 import type { MetricFrame } from "./write-types";
 
@@ -26,10 +27,12 @@ type MetricPoint = z.infer<typeof metricPoint>;
 /**
  * Stores a group commit's `run.metrics` frames, in the ingest transaction (the caller holds the
  * runs' row locks): a run with fewer than COPY_MIN_POINTS points in the batch (a fleet's step
- * frames) gets ONE row in the recent-frame table "MetricPending" (pending.ts; all such runs in one
- * statement), folded into the tables below in the background (fold.ts); a larger run's points are
- * written at once by {@link writeMetricPoints}, after the run's pending rows (taken and deleted
- * in this transaction, so a run's writes stay in order). Returns alerts for steps that jumped back
+ * frames), or a larger one that re-sends a stored step (a restarted worker's last steps), gets ONE
+ * row in the recent-frame table "MetricPending" (pending.ts; all such runs in one statement),
+ * folded into the tables below in the background (fold.ts); a larger run appending above its
+ * stored steps is written at once by {@link writeMetricPoints} under the run's store lock
+ * (store-lock.ts), after the run's pending rows (taken and deleted in this transaction, so a run's
+ * writes stay in order). Returns alerts for steps that jumped back
  * by ~2^32 (a wrapped 32-bit counter) among the points written now; pending points raise theirs
  * when folded (as run events written by the fold).
  * @throws whatever PostgreSQL raises (e.g. 22021 for a NUL in a key); the caller rolls back.
@@ -48,11 +51,64 @@ export async function upsertMetricPoints(
     if (n < COPY_MIN_POINTS) small.push({ runId, lists });
     else large.push(runId);
   }
+  let direct = large;
+  if (large.length) {
+    // The fold may be writing these runs (store-lock.ts): wait for it, then no other writer can.
+    await lockStoreRuns(client, large);
+    // A large batch that re-sends stored steps (a restarted worker's last 50 steps) would be
+    // merged here (blocks exploded into rows, ON CONFLICT, buckets repaired: 100+ ms under load,
+    // most of a fleet's ack p99, docs/benchmarks.md "Issue 22"): it goes to the pending table
+    // like a small one and the fold merges it. Only batches appending above every stored step
+    // (the cheap COPY of blocks) are written now.
+    const resent = new Set(await runsResendingStoredSteps(client, large, byRun));
+    if (resent.size) {
+      small.push(
+        ...large
+          .filter((id) => resent.has(id))
+          .map((runId) => ({ runId, lists: byRun.get(runId)! })),
+      );
+      direct = large.filter((id) => !resent.has(id));
+    }
+  }
   if (small.length) await appendPending(client, small, at);
-  if (!large.length) return [];
-  const earlier = await takePending(client, large);
-  const now = large.flatMap((runId) => byRun.get(runId)!.map((points) => ({ runId, points })));
+  if (!direct.length) return [];
+  const earlier = await takePending(client, direct);
+  const now = direct.flatMap((runId) => byRun.get(runId)!.map((points) => ({ runId, points })));
   return writeMetricPoints(client, [...earlier, ...now], at);
+}
+
+/**
+ * The runs of `runIds` whose batch holds a point at or below its key's highest stored step
+ * ("MetricSeries", read under the runs' store locks). @throws whatever PostgreSQL raises.
+ */
+async function runsResendingStoredSteps(
+  client: pg.PoolClient,
+  runIds: readonly number[],
+  byRun: ReadonlyMap<number, Array<readonly MetricPoint[]>>,
+): Promise<number[]> {
+  const runs: number[] = [];
+  const keys: string[] = [];
+  const minSteps: string[] = [];
+  for (const runId of runIds) {
+    const min = new Map<string, bigint>();
+    for (const list of byRun.get(runId)!)
+      for (const p of list) {
+        const step = BigInt(p.step);
+        const m = min.get(p.key);
+        if (m === undefined || step < m) min.set(p.key, step);
+      }
+    for (const [key, step] of min) {
+      runs.push(runId);
+      keys.push(key);
+      minSteps.push(step.toString());
+    }
+  }
+  const res = await client.query<{ runId: number }>(
+    `SELECT DISTINCT s."runId" FROM unnest($1::int4[], $2::text[], $3::int8[]) AS b("runId", key, step)
+       JOIN "MetricSeries" s ON s."runId" = b."runId" AND s.key = b.key AND s."maxStep" >= b.step`,
+    [runs, keys, minSteps],
+  );
+  return res.rows.map((r) => r.runId);
 }
 
 function listsByRun(frames: readonly MetricFrame[]): Map<number, Array<readonly MetricPoint[]>> {
@@ -93,7 +149,8 @@ function listsByRun(frames: readonly MetricFrame[]): Map<number, Array<readonly 
  *    table and merged into "MetricRow" with `ON CONFLICT DO UPDATE`, which reports the steps it
  *    replaced.
  * 5. Buckets holding a replaced step are recomputed (rare; tiers.ts).
- * The run rows are locked by the caller (apply.ts), so batches of one run never interleave, and
+ * The runs' store locks are held by the caller (store-lock.ts: the fold, or upsertMetricPoints),
+ * so batches of one run never interleave, and
  * "MetricSeries" never holds a lower step than "MetricPoint" for its (run, key) (every writer of
  * points raises it in the same statement or, for rows loaded by SQL, `rebuildRunTiers`; deleting
  * points only makes the check conservative), which is what makes blocks safe.

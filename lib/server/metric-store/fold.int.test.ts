@@ -13,6 +13,8 @@ import {
 } from "@/lib/server/metric-store";
 import { ingestHarness } from "@/test/support/ingest";
 
+import { lockStoreRuns } from "./store-lock";
+
 // The recent-frame table "MetricPending" and its fold (fold.ts, README.md here), on a real
 // PostgreSQL. The harness runs no background fold, so after an ack the points of a small batch
 // are pending until a reader, settle() or a fold loop moves them.
@@ -211,6 +213,85 @@ describe("pending small batches and their fold", () => {
     ]);
     expect(rows[0]!.ts.getTime()).toBe(ownTs);
     expect(rows[3]!.ts.getTime()).toBeGreaterThanOrEqual(before - 1000);
+  });
+
+  test("a large batch that re-sends stored steps is acked as one pending row and merged by the fold: the later values, exact tiers", async () => {
+    const { run, id } = await startRun("training");
+    const points = (from: number, n: number, value: (step: number) => number) =>
+      Array.from({ length: n }, (_, i) => ({
+        key: "loss",
+        step: from + i,
+        value: value(from + i),
+      }));
+    const expected = new Map<number, number>();
+    // 300 steps appended above everything stored: the direct block write, nothing pending.
+    const first = points(0, 300, (x) => x);
+    await ingest({ type: "run.metrics", run, points: first });
+    for (const p of first) expected.set(p.step, p.value);
+    expect(await pendingRows(id)).toBe(0);
+    // A restarted worker re-sends 250..299 with other values (a spike and a NaN among them) and
+    // adds 300..549: it re-sends stored steps, so it is acked as ONE pending row, not merged now.
+    const again = points(250, 300, (x) => (x === 260 ? 1e9 : -x));
+    again[20]!.value = NaN; // step 270
+    await ingest({
+      type: "run.metrics",
+      run,
+      points: again.map((p) => ({ ...p, value: wire(p.value) })),
+    });
+    for (const p of again) expected.set(p.step, p.value);
+    expect(await pendingRows(id)).toBe(1);
+    const answers = await Promise.all(REQUESTS.map((r) => getRunMetrics(prisma, id, r)));
+    expect(await pendingRows(id)).toBe(0);
+    const loss = answers[0]!.series.find((x) => x.key === "loss")!;
+    expect(loss.total).toBe(550);
+    expect(loss.points.map((p) => [Number(p.step), p.value])).toEqual(
+      [...expected].sort((a, b) => a[0] - b[0]),
+    );
+    await pool.query(`DELETE FROM "MetricTier" WHERE "runId" = $1`, [id]);
+    await pool.query(`DELETE FROM "MetricNonFinite" WHERE "runId" = $1`, [id]);
+    await rebuildRunTiers(pool, id);
+    expect(await Promise.all(REQUESTS.map((r) => getRunMetrics(prisma, id, r)))).toEqual(answers);
+  });
+
+  test("what a fold holds (the runs' store locks, FOR KEY SHARE) does not hold up small frames of its runs; a direct large write waits for it", async () => {
+    const { run, id } = await startRun("training");
+    await ingest({ type: "run.metrics", run, points: [{ key: "loss", step: 0, value: 1 }] });
+    const holder = await pool.connect();
+    let committed = false;
+    try {
+      await holder.query("BEGIN");
+      await lockStoreRuns(holder, [id]);
+      await holder.query(`SELECT id FROM "Run" WHERE id = $1 FOR KEY SHARE`, [id]);
+      // A small frame of the run: appended as a pending row without waiting.
+      const small = ingest({
+        type: "run.metrics",
+        run,
+        points: [{ key: "loss", step: 1, value: 2 }],
+      });
+      const inTime = await Promise.race([
+        small.then(() => true),
+        new Promise((r) => setTimeout(() => r(false), 5_000)),
+      ]);
+      expect(inTime).toBe(true);
+      // 300 points above the stored steps go to blocks directly: that write waits for the fold.
+      let done = false;
+      const large = ingest({
+        type: "run.metrics",
+        run,
+        points: Array.from({ length: 300 }, (_, i) => ({ key: "loss", step: 10 + i, value: i })),
+      }).then(() => (done = true));
+      await new Promise((r) => setTimeout(r, 500));
+      expect(done).toBe(false);
+      await holder.query("COMMIT");
+      committed = true;
+      await large;
+    } finally {
+      if (!committed) await holder.query("ROLLBACK").catch(() => undefined);
+      holder.release();
+    }
+    expect(await pendingRows(id)).toBe(0);
+    const loss = (await getRunMetrics(prisma, id)).series.find((x) => x.key === "loss")!;
+    expect(loss.total).toBe(302);
   });
 
   test("the fold loop folds many runs in small transactions (at most 8 runs each), so an ingest group waits for few run locks", async () => {

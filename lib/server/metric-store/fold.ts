@@ -1,17 +1,21 @@
+import { performance } from "node:perf_hooks";
 import type pg from "pg";
 
 import { quietClientErrors } from "@/lib/server/database/transaction";
+import { ingestTrace } from "@/lib/server/ingest-trace";
 import type { Logger } from "@/lib/server/logger";
 
 import { COPY_MIN_POINTS, writeMetricPoints } from "./append";
 import type { RaisedAlert } from "./overflow";
 import { takePending } from "./pending";
+import { lockStoreRuns, tryLockStoreRuns } from "./store-lock";
 
 /**
  * The fold (README.md here): moves "MetricPending" rows into rows/blocks, "MetricSeries",
  * "MetricTier" and "MetricNonFinite" through the same writer as a large ingest batch
  * (writeMetricPoints), in the rows' id order, and deletes them, in ONE transaction holding the
- * runs' row locks (the lock ingest takes, so a run's batches never interleave with its fold).
+ * runs' store locks (store-lock.ts: the lock a direct write of a large batch takes too, so they
+ * never interleave; ingest's appends of pending rows do not wait for it).
  * Idempotent by construction: a row is either still pending or folded and gone, never both, and a
  * crash mid-fold rolls back to "still pending"; the next fold (the loop's first tick on boot) takes
  * it again.
@@ -23,13 +27,15 @@ const FOLD_MAX_ROWS = 4_000;
 /** Runs considered per fold transaction. */
 const FOLD_MAX_RUNS = 1_000;
 
+/** Runs per transaction of a whole-store settle (graceful stop, tests): its store locks stay few. */
+const SETTLE_MAX_RUNS = 256;
+
 /**
- * Runs per transaction of the background loop (it goes on while a fold takes this many). The
- * fold holds its runs' row locks until COMMIT, and an ingest group that writes to one of them
- * waits for it, with every other socket's frames in the group (a group is one transaction): a
- * fold of every due run at once (~25 runs of a fleet, 50-100 ms under load) stalled whole groups
- * that long (docs/benchmarks.md, "fleet": the run lookup's wait was most of PostgreSQL's time per
- * frame). Small folds keep that wait short; they cost a transaction per 8 runs × 256+ points.
+ * Runs per transaction of the background loop (it goes on while a fold takes this many). When
+ * the fold held its runs' row locks, an ingest group that wrote to one of them waited for it with
+ * every other socket's frames (~25 runs at once stalled whole groups 50-100 ms under load,
+ * docs/benchmarks.md "fleet"); it now holds their store locks only (store-lock.ts), which only a
+ * large batch's direct write waits for. Small folds still keep that wait and each transaction short.
  */
 const FOLD_LOOP_MAX_RUNS = 8;
 
@@ -66,7 +72,12 @@ interface FoldResult {
  * @throws whatever PostgreSQL raises; nothing is committed then.
  */
 async function foldOnce(pool: pg.Pool, scope: FoldScope): Promise<FoldResult> {
+  const trace = ingestTrace();
+  const startMs = trace ? performance.now() : 0;
+  const marks: Array<[string, number]> = [];
+  const mark = trace ? (name: string) => marks.push([name, performance.now()]) : () => undefined;
   const client = await pool.connect();
+  mark("connect");
   // The loop runs every 250 ms: a database stop between two of its queries must not be uncaught.
   const unquiet = quietClientErrors(client);
   try {
@@ -82,27 +93,39 @@ async function foldOnce(pool: pg.Pool, scope: FoldScope): Promise<FoldResult> {
             : `SELECT DISTINCT "runId" FROM "MetricPending" LIMIT ${scope.maxRuns ?? FOLD_MAX_RUNS}`,
         )
       ).rows.map((r) => r.runId);
+    mark("candidates");
     if (candidates.length === 0) {
       await client.query("COMMIT");
       return { rows: 0, candidates: 0 };
     }
-    // The order ingest locks in (by id), so a waiting fold and a group transaction cannot deadlock
-    // on each other; the loop skips runs an ingest transaction holds rather than queue behind it.
+    // The runs' store locks (store-lock.ts), not their row locks: an ingest group that appends
+    // pending rows of a run being folded does not wait for the fold (a fold merging a restarted
+    // worker's 50 re-sent steps takes 100+ ms under load, and a group holds every socket's
+    // frames). The loop skips runs another fold or a direct write holds; settle waits for them.
+    const storeLocked = scope.wait
+      ? (await lockStoreRuns(client, candidates), [...new Set(candidates)].sort((a, b) => a - b))
+      : await tryLockStoreRuns(client, candidates);
+    // FOR KEY SHARE: the runs cannot be deleted meanwhile (it does not conflict with ingest's
+    // FOR NO KEY UPDATE); a run deleted already is left out.
     const locked = await client.query<{ id: number }>(
-      `SELECT id FROM "Run" WHERE id = ANY($1::int4[]) ORDER BY id FOR NO KEY UPDATE${scope.wait ? "" : " SKIP LOCKED"}`,
-      [candidates],
+      `SELECT id FROM "Run" WHERE id = ANY($1::int4[]) ORDER BY id FOR KEY SHARE`,
+      [storeLocked],
     );
+    mark("lock");
     const frames = await takePending(
       client,
       locked.rows.map((r) => r.id),
       FOLD_MAX_ROWS,
     );
+    mark("take");
     if (frames.length > 0) {
       // Every folded point carries its time (pending.ts), so the batch time is never used.
       const alerts = await writeMetricPoints(client, frames, new Date());
       await insertAlerts(client, alerts);
     }
+    mark("write");
     await client.query("COMMIT");
+    trace?.fold(startMs, performance.now(), locked.rows.length, frames.length, marks);
     return { rows: frames.length, candidates: candidates.length };
   } catch (err) {
     await client.query("ROLLBACK").catch(() => undefined);
@@ -144,9 +167,10 @@ function isConflict(err: unknown): boolean {
  */
 export async function settle(pool: pg.Pool, runId?: number): Promise<void> {
   if (runId !== undefined) return settleRuns(pool, [runId]);
-  // Until a fold finds nothing: one fold considers at most FOLD_MAX_RUNS runs.
+  // Until a fold finds nothing: one fold considers at most SETTLE_MAX_RUNS runs (each an
+  // advisory lock in the shared lock table until COMMIT, store-lock.ts).
   await retryConflicts(async () => {
-    while ((await foldOnce(pool, { wait: true })).rows > 0);
+    while ((await foldOnce(pool, { wait: true, maxRuns: SETTLE_MAX_RUNS })).rows > 0);
   });
 }
 

@@ -14,7 +14,9 @@ type MetricPoint = z.infer<typeof metricPoint>;
  * `values`; `tsMs` the points' own times in epoch ms, NaN where a point had none, or empty when
  * no point had one: then every point takes the row's `at`), later folded into rows/blocks,
  * series and tiers (fold.ts). Rows of one run are folded in `id` order: the sequence hands ids out
- * at INSERT, and the run's row lock (held by ingest and the fold) orders the transactions.
+ * at INSERT, and the run's row lock (held by every ingest transaction that appends them) orders
+ * those transactions; a fold (under the run's store lock, store-lock.ts) takes only rows committed
+ * before it, which precede any a concurrent ingest transaction adds.
  */
 
 /** One run's points of a batch, as the frames' validated arrays (in arrival order). */
@@ -83,8 +85,9 @@ const appendSql = `INSERT INTO "MetricPending" ("runId", at, keys, steps, "value
 /**
  * Deletes and returns every "MetricPending" row of `runIds` (at most `limit` rows, lowest ids
  * first: a prefix of each run's batches), as frames in id order, each point with its own time
- * (the row's `at` when it had none). The caller must hold the runs' row locks (so no ingest
- * transaction of these runs is between its INSERT and COMMIT) and write the frames in the same
+ * (the row's `at` when it had none). The caller must hold the runs' store locks (store-lock.ts:
+ * no other fold or direct write takes them meanwhile; rows an ingest transaction has inserted but
+ * not committed are not seen and come after every row taken) and write the frames in the same
  * transaction: a rollback puts the rows back.
  */
 export async function takePending(

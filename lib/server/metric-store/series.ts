@@ -11,7 +11,8 @@ import type { RunPoints, SqlPart, TierPromotion } from "./write-types";
  * `run.metrics` batch reads the rows of its keys first ({@link readSeries}: the step-overflow check
  * and the COPY decision use the highest steps, the tier merge the top tiers), then writes the
  * advanced rows ({@link seriesUpsertSql}) in the statement that writes its summaries. The caller
- * holds the runs' row locks, so batches of one run never interleave between the read and the write.
+ * holds the runs' store locks (store-lock.ts), so batches of one run never interleave between the
+ * read and the write.
  */
 
 /** One (run, key) series as stored before a batch. `minStep` null: not known (rows from before it was kept; the top tier is then 60). */

@@ -27,7 +27,8 @@ import {
   startBenchEnvironment,
   treeCpuS,
 } from "../support";
-import { FleetTally, FleetWorker } from "./traffic";
+import { summariseTrace } from "./trace-summary";
+import { FleetTally, FleetWorker, latencyByKindText } from "./traffic";
 
 const { values } = parseArgs({
   options: {
@@ -50,6 +51,9 @@ onCleanup("profile folder", async () => fs.rmSync(profDir, { recursive: true, fo
 // Inherited by every node process started below; cpu-prof.mjs profiles only the server's.
 process.env.PITWALL_CPU_PROF_DIR = profDir;
 process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --import=${path.join(import.meta.dirname, "cpu-prof.mjs")}`;
+// The server's ingest trace (lib/server/ingest-trace.ts), emptied when the measured phase starts.
+const traceFile = path.join(os.tmpdir(), `pitwall-fleet-trace-${process.pid}.jsonl`);
+process.env.PITWALL_INGEST_TRACE = traceFile;
 const env = await startBenchEnvironment({ server: true, log });
 await env.pool.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
 await env.pool.query(`ALTER SYSTEM SET pg_stat_statements.track = 'all'`);
@@ -77,6 +81,7 @@ const pgPid = env.postgresPid;
 const serverPid = env.server!.serverPid!;
 process.kill(serverPid, "SIGUSR2"); // cpu-prof.mjs: start profiling now
 const cpu0 = { server: treeCpuS(serverPid)!, pg: treeCpuS(pgPid)! };
+fs.writeFileSync(traceFile, "");
 const t0 = performance.now() + 20;
 const end = t0 + durationS * 1000;
 workers.forEach((w, i) => w.schedule(t0, hz, i / workers.length));
@@ -104,6 +109,7 @@ log(
       " ",
     )}): frames acked ${fmtInt(frames)}, points ${fmtInt(tally.pointsAcked)}; ack p50 ${fmt(lat[Math.floor(lat.length / 2)] ?? NaN, 1)} p99 ${fmt(lat[Math.floor(lat.length * 0.99)] ?? NaN, 1)} max ${fmt(lat[lat.length - 1] ?? NaN, 1)} ms`,
 );
+log(`  ${latencyByKindText(tally)}`);
 log(
   `CPU per frame: server ${fmt(((cpu1.server - cpu0.server) * 1e6) / frames, 0)} us, PostgreSQL ${fmt(((cpu1.pg - cpu0.pg) * 1e6) / frames, 0)} us`,
 );
@@ -123,6 +129,9 @@ for (const r of stats.rows)
   );
 workers.forEach((w) => w.close());
 await pool.end();
+await sleep(1200); // the trace is written once a second
+summariseTrace(traceFile, log);
+log(`(trace kept in ${traceFile}: npx tsx scripts/bench/fleet/trace-summary.ts ${traceFile})`);
 await env.server!.stop();
 const file = fs.readdirSync(profDir).find((f) => f === `CPU.${serverPid}.cpuprofile`);
 if (file) summariseProfile(path.join(profDir, file));

@@ -34,6 +34,8 @@ const HEARTBEAT_EVERY_MS = 10_000;
 /** Where every worker's figures go: latencies (ms) and counts. */
 export class FleetTally {
   latencies: number[] = [];
+  /** The same latencies by frame kind (step, resend: a restarted worker's re-sent steps, progress, heartbeat). */
+  latenciesByKind = new Map<FrameKind, number[]>();
   framesSent = 0;
   framesAcked = 0;
   /** Frames in flight on a socket that a restart dropped (re-sent as steps, not counted as acked). */
@@ -45,6 +47,9 @@ export class FleetTally {
   unexpectedAcks = 0;
 }
 
+/** What a frame carries, for latencies by kind. */
+export type FrameKind = "step" | "resend" | "progress" | "heartbeat";
+
 /** Deterministic value of (worker, key index, step): resends carry the same numbers. */
 const valueOf = (w: number, k: number, step: number) =>
   Math.round((Math.sin(w * 31 + k * 7 + step / 97) + 2) * 1e6) / 1e6;
@@ -54,7 +59,7 @@ export class FleetWorker {
   private ws!: WebSocket;
   private seq = 0;
   private boot = 0;
-  private inFlight = new Map<string, { at: number; points: number }>();
+  private inFlight = new Map<string, { at: number; points: number; kind: FrameKind }>();
   /** Next step to send and its scheduled time. */
   private step = 0;
   private nextStepAt = 0;
@@ -133,6 +138,7 @@ export class FleetWorker {
         `"type":"run.progress","run":"${this.runKey}","bootId":"b${this.boot}","done":${this.step},"counters":{"samples":${this.step * 32}}`,
         this.nextProgressAt,
         0,
+        "progress",
       );
       this.nextProgressAt += PROGRESS_EVERY_MS;
     }
@@ -141,6 +147,7 @@ export class FleetWorker {
         `"type":"heartbeat","intervalS":10,"facts":{"cpuPct":${(this.step * 7) % 100},"loadAvg1":1.5}`,
         this.nextHeartbeatAt,
         0,
+        "heartbeat",
       );
       this.nextHeartbeatAt += HEARTBEAT_EVERY_MS;
     }
@@ -158,7 +165,7 @@ export class FleetWorker {
     }
     const now = performance.now();
     for (let s = Math.max(0, this.step - RESEND_STEPS); s < this.step; s++)
-      if (this.held?.step !== s) this.sendStep(s, now);
+      if (this.held?.step !== s) this.sendStep(s, now, "resend");
   }
 
   /** True while a restart reconnects (pump sends nothing then). */
@@ -173,17 +180,22 @@ export class FleetWorker {
     this.ws?.terminate();
   }
 
-  private sendStep(s: number, at: number): void {
+  private sendStep(s: number, at: number, kind: FrameKind = "step"): void {
     let pts = "";
     for (let k = 0; k < KEYS_PER_STEP; k++)
       pts += `${k ? "," : ""}{"key":"${KEYS[k]}","step":${s},"value":${valueOf(this.index, k, s)}}`;
     this.stepsSent.add(s);
-    this.send(`"type":"run.metrics","run":"${this.runKey}","points":[${pts}]`, at, KEYS_PER_STEP);
+    this.send(
+      `"type":"run.metrics","run":"${this.runKey}","points":[${pts}]`,
+      at,
+      KEYS_PER_STEP,
+      kind,
+    );
   }
 
-  private send(body: string, scheduledAt: number, points: number): void {
+  private send(body: string, scheduledAt: number, points: number, kind: FrameKind): void {
     const id = `${this.index}.b${this.boot}.${++this.seq}`;
-    this.inFlight.set(id, { at: scheduledAt, points });
+    this.inFlight.set(id, { at: scheduledAt, points, kind });
     this.tally.framesSent++;
     this.tally.pointsSent += points;
     this.ws.send(`{"v":1,"id":"${id}",${body}}`);
@@ -212,6 +224,9 @@ export class FleetWorker {
         this.tally.framesAcked++;
         this.tally.pointsAcked += f.points;
         this.tally.latencies.push(now - f.at);
+        let byKind = this.tally.latenciesByKind.get(f.kind);
+        if (!byKind) this.tally.latenciesByKind.set(f.kind, (byKind = []));
+        byKind.push(now - f.at);
       }
     } else if (msg.type === "error") {
       const code = msg.code ?? "?";
@@ -219,4 +234,18 @@ export class FleetWorker {
       if (msg.id) this.inFlight.delete(msg.id);
     }
   }
+}
+
+/** "kind n p50/p99/max ms" per frame kind of `t`, for telling what sets the p99. */
+export function latencyByKindText(t: FleetTally): string {
+  const parts: string[] = [];
+  const all = t.latencies.length;
+  for (const [kind, list] of t.latenciesByKind) {
+    const s = Float64Array.from(list).sort();
+    const at = (q: number) => s[Math.min(s.length - 1, Math.floor(s.length * q))] ?? NaN;
+    parts.push(
+      `${kind} ${s.length} (${((s.length * 100) / Math.max(1, all)).toFixed(1)} %) p50 ${at(0.5).toFixed(0)} p99 ${at(0.99).toFixed(0)} max ${(s[s.length - 1] ?? NaN).toFixed(0)}`,
+    );
+  }
+  return `by kind (ms): ${parts.join(" | ")}`;
 }
