@@ -6,16 +6,25 @@ const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
 
 /**
  * Visits `path` and runs axe-core on it; fails (softly, so one run lists every page) on any
- * serious or critical finding, naming the rule and the first elements it hit.
+ * serious or critical finding, naming the rule and the first elements it hit, and on any uncaught
+ * error in the page while it loads (a hydration mismatch is React's error #418).
  */
 export async function expectNoSeriousA11yFindings(
   page: Page,
   path: string,
   where: string,
 ): Promise<void> {
-  await page.goto(path);
-  await expect(page.locator("main, [data-wall]").first()).toBeVisible();
-  await page.waitForLoadState("networkidle");
+  const errors: string[] = [];
+  const onError = (e: Error) => errors.push(e.message.slice(0, 300));
+  page.on("pageerror", onError);
+  try {
+    await page.goto(path);
+    await expect(page.locator("main, [data-wall]").first()).toBeVisible();
+    await page.waitForLoadState("networkidle");
+  } finally {
+    page.off("pageerror", onError);
+  }
+  expect.soft(errors, `${where} ${path}: errors in the page`).toEqual([]);
   const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
   const bad = result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")

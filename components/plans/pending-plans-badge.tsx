@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
+import { useHydrated } from "@/components/live/use-now";
 import { fetchPendingPlanCount } from "@/lib/api/fetchers";
 import { pendingPlansQueryKey } from "@/lib/api/query-keys";
 import { cn } from "@/lib/utils";
@@ -22,12 +23,17 @@ export function PendingPlansBadge({
   className?: string;
 }) {
   const live = useLiveTopics(["plans"]);
-  const { data: count } = useQuery({
+  const { data } = useQuery({
     queryKey: pendingPlansQueryKey,
     queryFn: ({ signal }) => fetchPendingPlanCount(signal),
     initialData: initialCount,
     refetchInterval: refetchIntervalFor(live),
   });
+  // The nav's badge (no initial count) and /plans' label share one cache entry, and whichever
+  // hydrates first seeds it: until hydration ends each shows what the server rendered (its own
+  // initial count), or React finds the HTML changed (error #418 on /plans, seen in the review).
+  const hydrated = useHydrated();
+  const count = hydrated ? (data ?? initialCount) : initialCount;
   const label =
     count === undefined ? "" : `${count} plan${count === 1 ? "" : "s"} awaiting decision`;
   if (variant === "nav") {
