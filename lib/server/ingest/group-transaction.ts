@@ -5,7 +5,7 @@ import { UPLOAD_INVARIANT_COUNTERS } from "@/lib/metrics/invariants";
 import type { BenchmarkPoint, ClientFrame, evalResult } from "@/lib/protocol";
 import { notOwnerMessage } from "@/lib/server/auth/ownership";
 import { upsertMetricPoints, type MetricFrame } from "@/lib/server/metric-store";
-import { closeSessionInboxItems, closeSessionNotices } from "@/lib/server/repositories/inbox";
+import { closeSessionInboxItems, closeSessionNotices } from "@/lib/server/repositories/inbox-agent";
 import { closeSessionPlans } from "@/lib/server/repositories/plan-orphans";
 
 import type { FrameOutcome, GroupPart } from "./frame-outcome";
