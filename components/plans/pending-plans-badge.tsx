@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
-import { fetchPendingPlanCount } from "@/lib/api/fetchers";
+import { fetchPendingPlanCount } from "@/lib/api/fetchers/plans";
 import { pendingPlansQueryKey } from "@/lib/api/query-keys";
 import { cn } from "@/lib/utils";
 

@@ -26,7 +26,7 @@ import { TodoProgress } from "@/components/sessions/todo-progress";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { MetaItem } from "@/components/ui/meta-item";
-import { fetchPlan } from "@/lib/api/fetchers";
+import { fetchPlan } from "@/lib/api/fetchers/plans";
 import { planQueryKey, planTopic, sessionTopic } from "@/lib/api/query-keys";
 import { hostPath, runPath, sessionPath } from "@/lib/paths";
 import { runTopic } from "@/lib/protocol/live";
