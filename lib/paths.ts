@@ -77,7 +77,7 @@ export function comparePath(ids: readonly number[]): string {
 }
 
 /**
- * `GET /api/runs` with the same filters as the page (lib/api/fetchers.ts `fetchRuns` reads
+ * `GET /api/runs` with the same filters as the page (lib/api/fetchers/runs.ts `fetchRuns` reads
  * through it); the page's metric columns become `metrics=`, the other columns stay in the page.
  */
 export function apiRunsPath(q: RunListQuery = {}): string {

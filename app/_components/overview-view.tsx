@@ -15,7 +15,7 @@ import { useAlertTitle } from "@/components/pipelines/use-alert-title";
 import { liveRunState, useServerNow } from "@/components/pipelines/use-server-now";
 import { WaitingPlansCard } from "@/components/plans/waiting-plans-card";
 import { buttonVariants } from "@/components/ui/button";
-import { fetchOverview } from "@/lib/api/fetchers";
+import { fetchOverview } from "@/lib/api/fetchers/overview";
 import { overviewPageQueryKey, overviewQueryKey } from "@/lib/api/query-keys";
 import { pickDurationUnit } from "@/lib/column-format";
 import { runPath } from "@/lib/paths";

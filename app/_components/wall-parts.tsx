@@ -9,7 +9,7 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { useNow } from "@/components/live/use-now";
 import { formatClock } from "@/components/pipelines/units";
 import { useTimeZone } from "@/components/preferences/preferences-provider";
-import { fetchInbox } from "@/lib/api/fetchers";
+import { fetchInbox } from "@/lib/api/fetchers/inbox";
 import { cn } from "@/lib/utils";
 import type { InboxSummary } from "@/lib/view-models/inbox";
 

@@ -4,8 +4,8 @@ import Link from "next/link";
 import { hasRole } from "@/lib/roles";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { pool } from "@/lib/server/db";
-import { listInbox } from "@/lib/server/repositories/inbox";
 import { listInboxAudit } from "@/lib/server/repositories/inbox-audit";
+import { listInbox } from "@/lib/server/repositories/inbox-list";
 import { listInboxRules } from "@/lib/server/repositories/inbox-rules";
 
 import { InboxHistory } from "./_components/inbox-history";

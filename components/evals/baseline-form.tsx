@@ -4,7 +4,7 @@ import { useId, useState, type ReactNode } from "react";
 
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
-import { type BaselineBody } from "@/lib/api/fetchers";
+import { type BaselineBody } from "@/lib/api/fetchers/baselines";
 import { BASELINE_VALUE_MAX } from "@/lib/protocol/frames";
 import { cn } from "@/lib/utils";
 import type { BaselineView, DraftSettings } from "@/lib/view-models/evals";

@@ -10,7 +10,7 @@ import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Select } from "@/components/ui/input";
-import { fetchRunEvals } from "@/lib/api/fetchers";
+import { fetchRunEvals } from "@/lib/api/fetchers/evals";
 import { runEvalsPrefix, runEvalsQueryKey } from "@/lib/api/query-keys";
 import { formatCount } from "@/lib/format";
 import { BASELINES_PATH, runPath } from "@/lib/paths";

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
-import { fetchInbox } from "@/lib/api/fetchers";
+import { fetchInbox } from "@/lib/api/fetchers/inbox";
 import { inboxQueryKey } from "@/lib/api/query-keys";
 
 /**

@@ -6,7 +6,7 @@ import { GlobalSearch } from "@/components/search/global-search";
 import { currentViewer } from "@/lib/server/auth/page";
 import type { Viewer } from "@/lib/server/auth/viewer";
 import { pool } from "@/lib/server/db";
-import { inboxCount } from "@/lib/server/repositories/inbox";
+import { inboxCount } from "@/lib/server/repositories/inbox-list";
 
 import { LiveIndicator } from "./live-indicator";
 import { NavLinks } from "./nav-links";

@@ -16,7 +16,7 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
-import { fetchArtifactPage } from "@/lib/api/fetchers";
+import { fetchArtifactPage } from "@/lib/api/fetchers/runs";
 import { artifactPageQueryKey } from "@/lib/api/query-keys";
 import { checkpointPath } from "@/lib/checkpoint-paths";
 import { byteColumnFormat } from "@/lib/column-format";

@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 
-import { fetchAlertRules } from "@/lib/api/fetchers";
+import { fetchAlertRules } from "@/lib/api/fetchers/alerts";
 import { alertRuleNamesQueryKey } from "@/lib/api/query-keys";
 
 import { alertTitle } from "./alerts";

@@ -4,7 +4,7 @@ import { Check, CircleX, MessageSquareWarning } from "lucide-react";
 import { useId, useState } from "react";
 
 import { Button } from "@/components/ui/button";
-import { type DecisionRequest } from "@/lib/api/fetchers";
+import { type DecisionRequest } from "@/lib/api/fetchers/plans";
 import type { PlanSummaryView } from "@/lib/view-models/plans";
 
 import { decisionBody, useDecidePlan } from "./use-decide-plan";

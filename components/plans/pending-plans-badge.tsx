@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { useHydrated } from "@/components/live/use-now";
-import { fetchPendingPlanCount } from "@/lib/api/fetchers";
+import { fetchPendingPlanCount } from "@/lib/api/fetchers/plans";
 import { pendingPlansQueryKey } from "@/lib/api/query-keys";
 import { cn } from "@/lib/utils";
 

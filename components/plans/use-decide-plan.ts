@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 
 import { ApiError } from "@/lib/api/client";
-import { postDecision, type DecisionRequest } from "@/lib/api/fetchers";
+import { postDecision, type DecisionRequest } from "@/lib/api/fetchers/plans";
 import { allPlansQueryKey, planQueryKey } from "@/lib/api/query-keys";
 
 /** Shown when "Request changes" is sent without a comment (the API refuses it too). */

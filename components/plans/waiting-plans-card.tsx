@@ -10,7 +10,7 @@ import { RelativeTime } from "@/components/runs/relative-time";
 import { SessionSourceLabel } from "@/components/sessions/session-source";
 import { buttonVariants } from "@/components/ui/button";
 import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { fetchWaitingPlans } from "@/lib/api/fetchers";
+import { fetchWaitingPlans } from "@/lib/api/fetchers/plans";
 import { waitingPlansQueryKey } from "@/lib/api/query-keys";
 import { planPath, sessionPath } from "@/lib/paths";
 import { cn } from "@/lib/utils";

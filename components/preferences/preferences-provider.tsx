@@ -3,7 +3,7 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
 
 import { useHydrated } from "@/components/live/use-now";
-import { putPreferences } from "@/lib/api/fetchers";
+import { putPreferences } from "@/lib/api/fetchers/preferences";
 import { DEFAULT_PREFERENCES, type Preferences, type PreferencesPatch } from "@/lib/preferences";
 
 interface PreferencesState {

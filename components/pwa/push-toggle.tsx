@@ -3,7 +3,7 @@
 import { useEffect, useState } from "react";
 
 import { Button } from "@/components/ui/button";
-import { fetchPushKey, subscribePush, unsubscribePush } from "@/lib/api/fetchers";
+import { fetchPushKey, subscribePush, unsubscribePush } from "@/lib/api/fetchers/push";
 import type { PushSubscriptionInput } from "@/lib/api/push";
 
 type State = "checking" | "unsupported" | "blocked" | "off" | "on" | { error: string };

@@ -5,7 +5,7 @@ import { ChevronDown, Download } from "lucide-react";
 import { useEffect, useId, useRef, useState } from "react";
 
 import { buttonVariants } from "@/components/ui/button";
-import { fetchRunExportSummary } from "@/lib/api/fetchers";
+import { fetchRunExportSummary } from "@/lib/api/fetchers/runs";
 import { runExportSummaryQueryKey } from "@/lib/api/query-keys";
 import {
   compareExportFilename,

@@ -10,7 +10,7 @@ import { useTimeZone } from "@/components/preferences/preferences-provider";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { MetaItem } from "@/components/ui/meta-item";
-import { patchRun } from "@/lib/api/fetchers";
+import { patchRun } from "@/lib/api/fetchers/runs";
 import { runQueryKey } from "@/lib/api/query-keys";
 import { formatAbsoluteTime } from "@/lib/format";
 import { runsPath } from "@/lib/paths";

@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useRef, useState } from "react";
 
-import { fetchSearch } from "@/lib/api/fetchers";
+import { fetchSearch } from "@/lib/api/fetchers/search";
 import { searchQueryKey } from "@/lib/api/query-keys";
 import { cn } from "@/lib/utils";
 import { SEARCH_GROUPS, type SearchHit } from "@/lib/view-models/search";

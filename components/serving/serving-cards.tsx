@@ -5,7 +5,8 @@ import { useQuery } from "@tanstack/react-query";
 import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { fetchHostServing, fetchRunServing } from "@/lib/api/fetchers";
+import { fetchHostServing } from "@/lib/api/fetchers/hosts";
+import { fetchRunServing } from "@/lib/api/fetchers/runs";
 import { hostServingQueryKey, runServingQueryKey } from "@/lib/api/query-keys";
 import type { RunServingView, ServingWindowView } from "@/lib/view-models/serving";
 

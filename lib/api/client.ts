@@ -3,7 +3,7 @@ import { reviveApiJson } from "@/lib/protocol/api-json";
 import type { RouteContract } from "./contract";
 
 /**
- * The browser's transport to the Pitwall API (typed fetchers: lib/api/fetchers.ts; their
+ * The browser's transport to the Pitwall API (typed fetchers: lib/api/fetchers/<resource>.ts; their
  * react-query keys: lib/api/query-keys.ts). The API writes non-finite numbers as the
  * tagged objects `{"$num":"NaN"}` / `{"$num":"Infinity"}` / `{"$num":"-Infinity"}` (JSON has no such
  * numbers; lib/protocol/api-json.ts); only those are turned back into numbers here, so components
@@ -109,4 +109,9 @@ export function apiPath(
   }
   const search = sp.toString();
   return search ? `${path}?${search}` : path;
+}
+
+/** `path` with a page's time-range parameters (`range=6h` or `from&to`, as the URL has them). */
+export function withRange(path: string, rangeSearch: string): string {
+  return rangeSearch ? `${path}?${rangeSearch}` : path;
 }

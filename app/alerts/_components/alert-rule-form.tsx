@@ -4,7 +4,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input, Select } from "@/components/ui/input";
 import { ALERT_CONDITIONS, type AlertRuleInput } from "@/lib/alerts/rule";
-import type { AlertRuleBody } from "@/lib/api/fetchers";
+import type { AlertRuleBody } from "@/lib/api/fetchers/alerts";
 import { RUN_KIND_OPTIONS } from "@/lib/paths";
 import type { AlertRuleView } from "@/lib/view-models/alerts";
 

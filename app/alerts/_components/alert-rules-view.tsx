@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent } from "@/components/ui/card";
 import { describeAlertRule } from "@/lib/alerts/describe";
 import type { AlertRuleInput } from "@/lib/alerts/rule";
-import { createAlertRule, deleteAlertRule, updateAlertRule } from "@/lib/api/fetchers";
+import { createAlertRule, deleteAlertRule, updateAlertRule } from "@/lib/api/fetchers/alerts";
 import { runPath } from "@/lib/paths";
 import type { AlertRuleView } from "@/lib/view-models/alerts";
 

@@ -7,7 +7,8 @@ import { handle, json } from "@/lib/server/http";
 import { authenticateWorker } from "@/lib/server/ingest/service";
 import { logger } from "@/lib/server/logger";
 import { announceNewInboxItems } from "@/lib/server/notify/inbox-new";
-import { createInboxItem, listInbox } from "@/lib/server/repositories/inbox";
+import { createInboxItem } from "@/lib/server/repositories/inbox-agent";
+import { listInbox } from "@/lib/server/repositories/inbox-list";
 import { apiRoute, readInput, type RouteContext } from "@/lib/server/route-input";
 
 /** Read at request time: never prerendered at build. */

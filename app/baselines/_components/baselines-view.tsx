@@ -27,7 +27,7 @@ import {
   fetchBaselines,
   updateBaseline,
   type BaselineBody,
-} from "@/lib/api/fetchers";
+} from "@/lib/api/fetchers/baselines";
 import { allEvalOverviewsQueryKey, baselinesQueryKey } from "@/lib/api/query-keys";
 import { formatNumber, MISSING } from "@/lib/format";
 import { evalsPath } from "@/lib/paths";

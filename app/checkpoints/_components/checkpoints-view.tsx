@@ -17,7 +17,7 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
-import { fetchCheckpoints } from "@/lib/api/fetchers";
+import { fetchCheckpoints } from "@/lib/api/fetchers/checkpoints";
 import { CHECKPOINT_TOPICS, checkpointsQueryKey } from "@/lib/api/query-keys";
 import { checkpointPath } from "@/lib/checkpoint-paths";
 import { formatCount, formatNumber, MISSING } from "@/lib/format";

@@ -27,7 +27,7 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
-import { fetchRun } from "@/lib/api/fetchers";
+import { fetchRun } from "@/lib/api/fetchers/runs";
 import { runQueryKey } from "@/lib/api/query-keys";
 import { formatTokPerS, MISSING } from "@/lib/format";
 import { pickLatencyUnits } from "@/lib/latency-unit";

@@ -9,7 +9,7 @@ import { useChartViewUrl, useUrlSmoothing } from "@/components/charts/use-chart-
 import type { LiveStatus } from "@/components/live/live-client";
 import { sharedRefetchIntervalFor } from "@/components/live/use-live-topics";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { fetchRunMetrics } from "@/lib/api/fetchers";
+import { fetchRunMetrics } from "@/lib/api/fetchers/runs";
 import { metricsQueryKey } from "@/lib/api/query-keys";
 import { distinctRunLabels } from "@/lib/run-labels";
 import { cn } from "@/lib/utils";

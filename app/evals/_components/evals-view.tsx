@@ -27,7 +27,7 @@ import {
   TableRow,
 } from "@/components/ui/table";
 import type { EvalOverviewQuery as EvalFilters } from "@/lib/api/evals";
-import { fetchEvalOverview } from "@/lib/api/fetchers";
+import { fetchEvalOverview } from "@/lib/api/fetchers/evals";
 import { allEvalOverviewsQueryKey, evalOverviewQueryKey } from "@/lib/api/query-keys";
 import { formatCount } from "@/lib/format";
 import { BASELINES_PATH, evalsPath, runPath } from "@/lib/paths";

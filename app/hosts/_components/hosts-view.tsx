@@ -8,7 +8,7 @@ import { useLiveInvalidate } from "@/components/hosts/use-live-invalidate";
 import { LIST_REFRESH_MS } from "@/components/live/coalesce";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { CopyButton } from "@/components/ui/copy-button";
-import { fetchHosts } from "@/lib/api/fetchers";
+import { fetchHosts } from "@/lib/api/fetchers/hosts";
 import { hostsQueryKey } from "@/lib/api/query-keys";
 import type { HostListView } from "@/lib/view-models/hosts";
 

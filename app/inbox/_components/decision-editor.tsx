@@ -1,7 +1,7 @@
 "use client";
 
 import { Button } from "@/components/ui/button";
-import type { InboxDecisionRequest } from "@/lib/api/fetchers";
+import type { InboxDecisionRequest } from "@/lib/api/fetchers/inbox";
 import type { InboxEntry } from "@/lib/view-models/inbox";
 
 /** The open text editor of one item: deny with a message, approve with notes or an edited command, or "always allow" a pattern. */

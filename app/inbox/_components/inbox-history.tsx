@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 
 import { InboxAuditList } from "@/components/inbox/audit-list";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
-import { fetchInboxAudit } from "@/lib/api/fetchers";
+import { fetchInboxAudit } from "@/lib/api/fetchers/inbox";
 import { inboxAuditQueryKey } from "@/lib/api/query-keys";
 import type { InboxAuditEntry } from "@/lib/view-models/inbox";
 

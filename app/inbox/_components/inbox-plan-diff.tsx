@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 
 import { PlanVersionDiff } from "@/components/plans/plan-version-diff";
-import { fetchPlan } from "@/lib/api/fetchers";
+import { fetchPlan } from "@/lib/api/fetchers/plans";
 import { planQueryKey } from "@/lib/api/query-keys";
 
 /**

@@ -7,7 +7,7 @@ import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-to
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input, Select } from "@/components/ui/input";
-import { createInboxRule, deleteInboxRule, fetchInboxRules } from "@/lib/api/fetchers";
+import { createInboxRule, deleteInboxRule, fetchInboxRules } from "@/lib/api/fetchers/inbox";
 import { inboxRulesQueryKey as rulesQueryKey } from "@/lib/api/query-keys";
 import type { InboxRuleView } from "@/lib/view-models/inbox";
 

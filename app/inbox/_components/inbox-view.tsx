@@ -8,7 +8,7 @@ import { useServerNow } from "@/components/pipelines/use-server-now";
 import { PushToggle } from "@/components/pwa/push-toggle";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { decideInbox, fetchInbox, type InboxDecisionRequest } from "@/lib/api/fetchers";
+import { decideInbox, fetchInbox, type InboxDecisionRequest } from "@/lib/api/fetchers/inbox";
 import { allInboxQueryKey, inboxQueryKey } from "@/lib/api/query-keys";
 import type { InboxEntry, InboxListView } from "@/lib/view-models/inbox";
 

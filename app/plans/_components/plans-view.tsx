@@ -7,7 +7,7 @@ import { useServerNow } from "@/components/pipelines/use-server-now";
 import { PendingPlansBadge } from "@/components/plans/pending-plans-badge";
 import { PlansEmptyState } from "@/components/plans/plans-empty-state";
 import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { fetchPlans } from "@/lib/api/fetchers";
+import { fetchPlans } from "@/lib/api/fetchers/plans";
 import { plansQueryKey } from "@/lib/api/query-keys";
 import type { PlanListView } from "@/lib/view-models/plans";
 

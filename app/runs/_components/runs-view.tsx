@@ -9,7 +9,7 @@ import { useState, useTransition } from "react";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { RunsEmptyState } from "@/components/runs/runs-empty-state";
 import { Button, buttonVariants } from "@/components/ui/button";
-import { fetchRuns } from "@/lib/api/fetchers";
+import { fetchRuns } from "@/lib/api/fetchers/runs";
 import { runsQueryKey } from "@/lib/api/query-keys";
 import { formatCount } from "@/lib/format";
 import { pageCount, pageNumbers } from "@/lib/pagination";

@@ -12,7 +12,7 @@ import {
   deleteSavedView,
   fetchSavedViews,
   updateSavedView,
-} from "@/lib/api/fetchers";
+} from "@/lib/api/fetchers/views";
 import { savedViewsQueryKey } from "@/lib/api/query-keys";
 import { runListSearch, type RunListQuery } from "@/lib/paths";
 import { cn } from "@/lib/utils";

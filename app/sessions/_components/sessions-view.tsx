@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { SessionsEmptyState } from "@/components/sessions/sessions-empty-state";
-import { fetchSessions } from "@/lib/api/fetchers";
+import { fetchSessions } from "@/lib/api/fetchers/sessions";
 import { sessionsQueryKey } from "@/lib/api/query-keys";
 import type { SessionListView } from "@/lib/view-models/sessions";
 

@@ -6,7 +6,7 @@ import type { BenchmarkPoint, ClientFrame, evalResult } from "@/lib/protocol";
 import { notOwnerMessage } from "@/lib/server/auth/ownership";
 import type { GroupTrace } from "@/lib/server/ingest-trace";
 import { upsertMetricPoints, type MetricFrame } from "@/lib/server/metric-store";
-import { closeSessionInboxItems, closeSessionNotices } from "@/lib/server/repositories/inbox";
+import { closeSessionInboxItems, closeSessionNotices } from "@/lib/server/repositories/inbox-agent";
 import { closeSessionPlans } from "@/lib/server/repositories/plan-orphans";
 
 import type { FrameOutcome, GroupPart } from "./frame-outcome";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 
 import { PrismaClient } from "@/generated/prisma/client";
 import type { PushPayload } from "@/lib/api/push";
-import { createInboxItem } from "@/lib/server/repositories/inbox";
+import { createInboxItem } from "@/lib/server/repositories/inbox-agent";
 import { savePushSubscription } from "@/lib/server/repositories/push";
 import { createToken, verifyToken, type TokenPrincipal } from "@/lib/server/repositories/tokens";
 import { createUser } from "@/lib/server/repositories/users";

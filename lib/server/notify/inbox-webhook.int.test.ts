@@ -5,7 +5,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 
 import { PrismaClient } from "@/generated/prisma/client";
-import { createInboxItem } from "@/lib/server/repositories/inbox";
+import { createInboxItem } from "@/lib/server/repositories/inbox-agent";
 import { createToken, verifyToken } from "@/lib/server/repositories/tokens";
 import { createTestDatabase } from "@/test/support/db";
 import { startTestServer, type TestServer } from "@/test/support/server";

@@ -10,7 +10,7 @@ import {
   pushEntries,
   type AnnouncedEntry,
 } from "@/lib/server/push/announce";
-import { expireInboxItems } from "@/lib/server/repositories/inbox";
+import { expireInboxItems } from "@/lib/server/repositories/inbox-list";
 import { expirePlans } from "@/lib/server/repositories/plan-decisions";
 
 import { escalateInboxItems, type EscalationPost } from "./inbox-escalation";

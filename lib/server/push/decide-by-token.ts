@@ -3,7 +3,7 @@ import type pg from "pg";
 import { parseInboxRef, type InboxDecisionInput } from "@/lib/api/inbox";
 import type { PushActionResponse } from "@/lib/api/push";
 import { ForbiddenError } from "@/lib/server/errors";
-import { decideInboxItem } from "@/lib/server/repositories/inbox";
+import { decideInboxItem } from "@/lib/server/repositories/inbox-decisions";
 import { decidePlan } from "@/lib/server/repositories/plan-decisions";
 import { actionPerson, consumeActionToken } from "@/lib/server/repositories/push";
 

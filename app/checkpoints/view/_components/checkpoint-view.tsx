@@ -22,7 +22,7 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
-import { fetchCheckpointLineage } from "@/lib/api/fetchers";
+import { fetchCheckpointLineage } from "@/lib/api/fetchers/checkpoints";
 import { CHECKPOINT_TOPICS, checkpointLineageQueryKey } from "@/lib/api/query-keys";
 import { checkpointsPath } from "@/lib/checkpoint-paths";
 import { byteColumnFormat } from "@/lib/column-format";

@@ -26,7 +26,7 @@ import {
   TableHeader,
   TableRow,
 } from "@/components/ui/table";
-import { fetchHost } from "@/lib/api/fetchers";
+import { fetchHost } from "@/lib/api/fetchers/hosts";
 import { hostQueryKey } from "@/lib/api/query-keys";
 import { pickDurationUnit, withUnitHeader } from "@/lib/column-format";
 import { formatNumber } from "@/lib/format";

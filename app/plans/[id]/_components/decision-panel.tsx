@@ -7,7 +7,7 @@ import { fromEditable, toEditable, type EditableItem } from "@/components/plans/
 import { decisionBody, useDecidePlan } from "@/components/plans/use-decide-plan";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { decisionItems, type DecisionRequest } from "@/lib/api/fetchers";
+import { decisionItems, type DecisionRequest } from "@/lib/api/fetchers/plans";
 import type { PlanDetailView } from "@/lib/view-models/plans";
 
 interface DecisionPanelProps {

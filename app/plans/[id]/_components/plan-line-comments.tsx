@@ -10,7 +10,7 @@ import {
   fetchPlanComments,
   patchPlanCommentResolved,
   postPlanComment,
-} from "@/lib/api/plan-comment-fetchers";
+} from "@/lib/api/fetchers/plan-comments";
 import { planCommentsQueryKey } from "@/lib/api/query-keys";
 import { bodyLines } from "@/lib/plans/body-lines";
 import type { PlanCommentView } from "@/lib/view-models/plan-comments";

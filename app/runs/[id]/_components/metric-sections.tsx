@@ -11,7 +11,7 @@ import { seriesColor } from "@/components/charts/sweep-chart-parts";
 import { useChartViewUrl, useUrlSmoothing } from "@/components/charts/use-chart-view-url";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import { fetchRunMetricsRange } from "@/lib/api/fetchers";
+import { fetchRunMetricsRange } from "@/lib/api/fetchers/runs";
 import { metricsRangeQueryKey } from "@/lib/api/query-keys";
 import { formatCount } from "@/lib/format";
 import type { PlacedAnnotation } from "@/lib/metrics/annotations";

@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 
-import { fetchRunPlans } from "@/lib/api/fetchers";
+import { fetchRunPlans } from "@/lib/api/fetchers/plans";
 import { runPlansQueryKey } from "@/lib/api/query-keys";
 import { formatCount } from "@/lib/format";
 import { placeAnnotations, runAnnotations, type PlacedAnnotation } from "@/lib/metrics/annotations";

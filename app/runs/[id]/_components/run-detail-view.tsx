@@ -12,7 +12,7 @@ import { ExportMenu } from "@/components/runs/export-menu";
 import { RunHeader } from "@/components/runs/run-header";
 import { RunServingCard } from "@/components/serving/serving-cards";
 import { Card, CardContent } from "@/components/ui/card";
-import { fetchRun, fetchRunMetrics, fetchRunProgress } from "@/lib/api/fetchers";
+import { fetchRun, fetchRunMetrics, fetchRunProgress } from "@/lib/api/fetchers/runs";
 import { metricsQueryKey, progressQueryKey, runQueryKey } from "@/lib/api/query-keys";
 import { runTopic } from "@/lib/protocol/live";
 import { DEFAULT_RANGE, timeRangeSearch, type TimeRange } from "@/lib/time-range";

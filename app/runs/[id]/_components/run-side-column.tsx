@@ -7,7 +7,7 @@ import { checkpointName } from "@/components/evals/format";
 import { ConfigPanel } from "@/components/runs/config-panel";
 import { TagList } from "@/components/runs/tag-list";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { fetchRunEvals } from "@/lib/api/fetchers";
+import { fetchRunEvals } from "@/lib/api/fetchers/evals";
 import { runEvalsQueryKey } from "@/lib/api/query-keys";
 import { checkpointPath } from "@/lib/checkpoint-paths";
 import { formatCount } from "@/lib/format";

@@ -13,12 +13,12 @@ import { waitForTopic } from "@/lib/server/live/bus";
 import { logger } from "@/lib/server/logger";
 import {
   closeInboxIfAbandoned,
-  decideInboxItem,
-  expireInboxItems,
-  inboxDecisionTopic,
   inboxItemForAgent,
   noteInboxWaiter,
-} from "@/lib/server/repositories/inbox";
+} from "@/lib/server/repositories/inbox-agent";
+import { decideInboxItem } from "@/lib/server/repositories/inbox-decisions";
+import { expireInboxItems } from "@/lib/server/repositories/inbox-list";
+import { inboxDecisionTopic } from "@/lib/server/repositories/inbox-topics";
 import { decidePlan } from "@/lib/server/repositories/plan-decisions";
 import { PLAN_WAITER_GRACE_MS } from "@/lib/server/repositories/plan-orphans";
 import { apiRoute, readInput, type RouteContext } from "@/lib/server/route-input";

@@ -1,4 +1,4 @@
-import { apiPath, fetchJson, sendJson } from "./client";
+import { apiPath, fetchJson, sendJson } from "@/lib/api/client";
 import {
   addPlanCommentRoute,
   listPlanCommentsRoute,
@@ -7,7 +7,7 @@ import {
   type AddPlanCommentResponse,
   type ListPlanCommentsResponse,
   type ResolvePlanCommentResponse,
-} from "./plan-comments";
+} from "@/lib/api/plan-comments";
 
 /** The line comments shown on plan `planId` (`GET /api/plans/by-id/:id/comments`). @throws ApiError. */
 export function fetchPlanComments(
