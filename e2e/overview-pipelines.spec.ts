@@ -118,11 +118,31 @@ test("a run turns stale (amber, 'no push for …') when its worker stops pushing
   expect(states).toContain("stale");
   expect(firstRunning === -1 || states.lastIndexOf("stale") < firstRunning).toBe(true);
 
-  // The wall view shows the same run, amber, full screen. The wall rotates its runs a page at a
-  // time (every 12 s) when more are active than fit, so the run may be on a later page.
-  await page.goto("/?wall=1");
+  // The wall view shows the same run, amber, full screen. The wall holds one overview page (50
+  // active runs, stale first) and turns its own pages every 12 s when more are active than fit:
+  // open the overview page that holds the run, then turn the wall's pages on the page's clock (not
+  // 12 s of real time each) until it shows.
+  const overview = (await (await page.request.get("/api/overview?limit=200")).json()) as {
+    active: Array<{ name: string }>;
+  };
+  const index = overview.active.findIndex((r) => r.name === name);
+  await page.clock.install();
+  await page.goto(index >= 50 ? `/?wall=1&page=${Math.floor(index / 50) + 1}` : "/?wall=1");
   await expect(page.getByTestId("wall")).toBeVisible();
-  await expect(runRow(page, name)).toHaveAttribute("data-state", "stale", { timeout: 75_000 });
+  await expect(page.getByTestId("active-run").first()).toBeVisible();
+  const onWall = runRow(page, name);
+  const pager = page.getByText(/^page \d+ of \d+/);
+  const pages = (await pager.count())
+    ? Number(/of (\d+)/.exec((await pager.first().textContent()) ?? "")?.[1] ?? 1)
+    : 1;
+  // Up to three times the page count: it can grow while turning (a taller row seen lowers the
+  // runs per page; see wall.spec.ts).
+  for (let i = 0; i <= pages * 3 && (await onWall.count()) === 0; i++)
+    await page.clock.runFor(12_000);
+  await expect(onWall, `the run on none of the wall's ${pages} pages`).toHaveAttribute(
+    "data-state",
+    "stale",
+  );
 });
 
 test("a NaN metric value is drawn as a marker with its step, not as a gap or a zero", async ({

@@ -55,8 +55,13 @@ async function pathHeight(chart: Locator, selector: string): Promise<number> {
   // Visible first: the charts redraw once the slider's value reaches the URL (250 ms after it rests).
   const path = chart.locator(`${selector} path.recharts-line-curve`).first();
   await expect(path).toBeVisible();
-  const box = await path.boundingBox();
-  return box!.height;
+  // Measured again until the path has a box: a chart may re-render between finding and measuring
+  // it (a null box under load, two workers, 2026-12-06; as in chart-view-url.spec.ts).
+  let height: number | null = null;
+  await expect
+    .poll(async () => (height = (await path.boundingBox())?.height ?? null))
+    .not.toBeNull();
+  return height!;
 }
 
 test("two training runs ticked on the runs page overlay their metrics by step on /compare, with smoothing and log y", async ({

@@ -94,6 +94,9 @@ export async function watchTensorboard(
     })().finally(() => (running = null));
     return running;
   };
+  // Listen for a stop before the first read: a SIGTERM during it would otherwise kill the
+  // process by default, without the last poll and flush (seen under load in the int test).
+  const stopped = untilStopped(socket);
   await poll();
   let watcher: fs.FSWatcher | null = null;
   try {
@@ -104,7 +107,7 @@ export async function watchTensorboard(
   }
   const timer = setInterval(() => void poll(), opts.pollInterval);
   say(`watching ${absolute} (one run per folder with event files; Ctrl-C to stop)`);
-  const why = await untilStopped(socket);
+  const why = await stopped;
   clearInterval(timer);
   watcher?.close();
   await poll();

@@ -240,6 +240,9 @@ async function watchBench(file: string, opts: WatchBenchOptions): Promise<number
       () => undefined, // not acknowledged (yet): a later checkpoint covers these frames too
     );
   };
+  // Listen for a stop before the first read (as watch-tensorboard.ts): a SIGTERM during it would
+  // otherwise kill the process by default, without stopping the follower and flushing.
+  const stopped = untilStopped(socket);
   const follow = await followBenchFile(
     socket,
     {
@@ -258,7 +261,7 @@ async function watchBench(file: string, opts: WatchBenchOptions): Promise<number
     say,
   );
   say(`watching ${absolute} (Ctrl-C to stop)`);
-  const why = await untilStopped(socket);
+  const why = await stopped;
   await follow.stop();
   if (why instanceof Error) {
     await socket.close();

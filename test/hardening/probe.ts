@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 
-/** Helpers of the security and fault suite (security.int.test.ts): raw HTTP probes and its report table. */
+/** Helpers of the security and fault suite (security.slow.test.ts): raw HTTP probes and its report table. */
 
 /** One row of the suite's report: what was tried, where, and what came back. */
 export interface ProbeRow {

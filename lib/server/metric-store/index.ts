@@ -5,7 +5,7 @@
  */
 export { COPY_MIN_POINTS, upsertMetricPoints, type MetricFrame, type RaisedAlert } from "./append";
 export { settle, settleRuns, startMetricFold, type MetricFoldLoop } from "./fold";
-export { settleForRead } from "./settle-read";
+export { settleAllForRead, settleForRead } from "./settle-read";
 export { getRunMetrics, DEFAULT_MAX_POINTS, type RunMetricsOptions } from "./read-series";
 export { rebuildRunTiers } from "./tiers";
 export { metricPointBatches, metricPointCountSql } from "./export";

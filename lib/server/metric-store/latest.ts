@@ -82,8 +82,9 @@ async function latestRows(
 
 /**
  * SQL for the latest finite value of metric `key` in the run whose id is `runId` (an SQL
- * expression, e.g. `r.id`), from the top tier only: a point still pending (< ~1 s old, fold.ts)
- * is not counted yet. NULL when the run has no finite point of that key. For ordering lists.
+ * expression, e.g. `r.id`), from the top tier only: a point still pending (fold.ts) is not
+ * counted, so callers fold first (settleAllForRead, settle-read.ts). NULL when the run has no
+ * finite point of that key. For ordering lists.
  */
 export function latestFiniteValueSql(runId: Prisma.Sql, key: string): Prisma.Sql {
   return Prisma.sql`(SELECT t."lastValue" FROM "MetricTier" t
@@ -94,8 +95,9 @@ export function latestFiniteValueSql(runId: Prisma.Sql, key: string): Prisma.Sql
 }
 
 /**
- * The metric keys stored for `runIds` (folded series), most common first, then by name; at most
- * `max`. What a list offers as metric columns.
+ * The metric keys of `runIds` (folded series and pending points, fold.ts: every key acked before
+ * the call), most common first (by how many of the runs have it), then by name; at most `max`.
+ * What a list offers as metric columns. @throws whatever PostgreSQL raises.
  */
 export async function metricKeysOfRuns(
   db: PrismaClient,
@@ -103,8 +105,15 @@ export async function metricKeysOfRuns(
   max = 60,
 ): Promise<string[]> {
   if (runIds.length === 0) return [];
+  const ids = [...runIds];
+  // Pending keys are read, not folded (as latestFinitePoints): a list page reads many runs.
   const rows = await db.$queryRaw<Array<{ key: string }>>`
-    SELECT key FROM "MetricSeries" WHERE "runId" = ANY(${[...runIds]}::int[])
+    SELECT key FROM (
+      SELECT "runId", key FROM "MetricSeries" WHERE "runId" = ANY(${ids}::int[])
+      UNION
+      SELECT q."runId", u.key FROM "MetricPending" q CROSS JOIN LATERAL unnest(q.keys) AS u(key)
+       WHERE q."runId" = ANY(${ids}::int[])
+    ) k
      GROUP BY key ORDER BY count(*) DESC, key LIMIT ${max}`;
   return rows.map((r) => r.key);
 }

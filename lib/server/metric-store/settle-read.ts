@@ -22,6 +22,22 @@ export async function settleForRead(db: PrismaClient, runIds: readonly number[])
   );
 }
 
+/**
+ * Folds the pending points of every run that has any, for a read that orders runs by their
+ * stored latest values in SQL ({@link latestFiniteValueSql} of latest.ts: the run list sorted by a
+ * metric column), so the order counts every point acked before the call. One scan of the small
+ * "MetricPending" table when nothing is pending. @throws as {@link settleForRead}.
+ */
+export async function settleAllForRead(db: PrismaClient): Promise<void> {
+  const rows = await db.$queryRaw<Array<{ runId: number }>>`
+    SELECT DISTINCT "runId" FROM "MetricPending"`;
+  if (rows.length === 0) return;
+  await settlePendingRuns(
+    db,
+    rows.map((r) => r.runId),
+  );
+}
+
 /** Folds the pending points of `runIds` (known to have some) through the pool bound to `db`. @throws as {@link settleForRead}. */
 export async function settlePendingRuns(
   db: PrismaClient,

@@ -90,7 +90,7 @@ describe("keyed sorts", () => {
 
   test("metric.<key>: the latest finite value, highest first by default, runs without one last", async () => {
     await ready;
-    // Pending points are read (not yet folded) for the columns; the sort reads the folded store.
+    // Pending points are read (not yet folded) for the columns; the sort folds them first.
     const before = await list({ metrics: "loss,acc" });
     const byName = new Map(before.runs.map((r) => [r.name, r.metrics]));
     // b's latest loss step is NaN: its latest FINITE value is the step-1 one.
@@ -98,6 +98,10 @@ describe("keyed sorts", () => {
     expect(byName.get("b")).toEqual({ loss: 0.5 });
     expect(byName.get("c")).toEqual({ loss: 4, acc: 0.9 });
     expect(byName.get("d")).toEqual({});
+    // The metric keys offered as columns include those of points still pending.
+    expect(before.metricKeys).toEqual(["loss", "acc"]);
+    // A metric sort counts them too (the list folds them first).
+    expect(await names({ sort: "metric.loss" })).toEqual(["c", "a", "b", "e", "d"]);
     await settle(pool);
     // Runs without a value last, ties by id in the sort's direction (e after d when descending).
     expect(await names({ sort: "metric.loss" })).toEqual(["c", "a", "b", "e", "d"]);

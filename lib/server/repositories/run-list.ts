@@ -7,7 +7,7 @@ import {
   type SortDir,
 } from "@/lib/run-list";
 import { ValidationError } from "@/lib/server/errors";
-import { latestFinitePoints, metricKeysOfRuns } from "@/lib/server/metric-store";
+import { latestFinitePoints, metricKeysOfRuns, settleAllForRead } from "@/lib/server/metric-store";
 import type { RunListPage } from "@/lib/view-models";
 
 import { filterConditions, PEAK_JOIN, whereOf, type RunFilters } from "./run-filters";
@@ -123,6 +123,8 @@ export async function listRuns(
   const dir = filters.dir ?? defaultSortDir(sort);
   const conditions = filterConditions(filters);
   const keyedOrder = keyedOrderSql(sort, dir);
+  // A metric sort orders by the folded store: fold the pending points first, so it counts them.
+  if (sort.startsWith("metric.")) await settleAllForRead(db);
   const value = keyedOrder ? Prisma.sql`NULL::text` : sortValue(sort as BuiltinRunSort, now);
   const dirSql = Prisma.raw(dir === "asc" ? "ASC" : "DESC");
   const order =
