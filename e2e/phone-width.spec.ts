@@ -300,6 +300,14 @@ test("every page fits a 390 px phone, and the navigation is a menu", async ({ pa
   const finished = page.getByRole("link", { name: /^extraction · Qwen3\.6-27B/ }).first();
   await expect(finished).toBeVisible();
   expect(await finished.evaluate(shownInFull), "a finished run's name is cut").toBe(true);
+  // The checkpoints table keeps room for its URI column (its fixed columns left it 0 px wide).
+  await page.goto("/checkpoints");
+  const uriCell = page.getByRole("link", { name: /^Checkpoint s3:/ }).first();
+  await expect(uriCell).toBeVisible();
+  expect(
+    (await uriCell.boundingBox())!.width,
+    "the checkpoint URI column is squeezed",
+  ).toBeGreaterThan(120);
   // Decide the seeded plan so that no plan of this spec stays pending for the specs after it.
   const decided = await page.request.post(`/api/plans/by-id/${planId}/decision`, {
     data: { decision: "rejected", comment: "seeded by the phone-width spec" },

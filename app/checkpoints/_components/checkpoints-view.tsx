@@ -76,7 +76,8 @@ export function CheckpointsView({
         <EmptyState />
       ) : (
         <Card>
-          <Table className="table-fixed">
+          {/* Fixed columns need room: below 64rem the table scrolls sideways instead of giving the URI column no width. */}
+          <Table className="min-w-[64rem] table-fixed">
             <colgroup>
               <col />
               <col className="w-28" />
