@@ -14,8 +14,23 @@ export interface ScriptedToolCall {
   input: Record<string, unknown>;
 }
 
-/** What the scripted model answers: plain text, or tool calls (then the agent runs them and asks again). */
-export type ScriptedReply = { text: string } | { toolCalls: ScriptedToolCall[] };
+/**
+ * Claude Code's server-side auto-mode check of a tool call (2.1.332): the Anthropic API answers
+ * it in the streamed `message_delta` as `delta.safeguard_results` (type `dangerous_tool_use`),
+ * one outcome per tool_use id. `flagged` = the check rates the call dangerous.
+ */
+export interface ScriptedSafeguard {
+  outcome: "flagged" | "not_flagged";
+  /** The check's reason, shown to the person and the model when flagged. */
+  explanation?: string;
+}
+
+/**
+ * What the scripted model answers: plain text, or tool calls (then the agent runs them and asks
+ * again), optionally with the server-side auto-mode verdict on those calls (`safeguard`).
+ */
+export type ScriptedReply =
+  { text: string } | { toolCalls: ScriptedToolCall[]; safeguard?: ScriptedSafeguard };
 
 /** One request the server received, as parsed JSON, with the API it came in on. */
 export interface ModelRequest {
@@ -152,9 +167,27 @@ function anthropicReply(
     }
     sse(res, "content_block_stop", { type: "content_block_stop", index });
   });
+  const safeguard = "toolCalls" in reply ? reply.safeguard : undefined;
+  const toolUseIds = blocks.flatMap((b) => (b.type === "tool_use" ? [b.id] : []));
   sse(res, "message_delta", {
     type: "message_delta",
-    delta: { stop_reason: stopReason, stop_sequence: null },
+    delta: {
+      stop_reason: stopReason,
+      stop_sequence: null,
+      ...(safeguard && {
+        safeguard_results: [
+          {
+            type: "dangerous_tool_use",
+            status: {
+              type: "available",
+              tool_uses: Object.fromEntries(
+                toolUseIds.map((id) => [id, { type: "evaluated", ...safeguard }]),
+              ),
+            },
+          },
+        ],
+      }),
+    },
     usage: { output_tokens: 10 },
   });
   sse(res, "message_stop", { type: "message_stop" });
