@@ -82,8 +82,9 @@ test("interactive TUI: a Bash permission approved by a click at 390 px runs; one
     claude,
     cwd: dir,
     env: { ...offline, ...env, HOME: claudeInteractiveHome(dir, offline.ANTHROPIC_API_KEY!) },
-    // Claude Code 2.1.332's interactive default is auto mode, where a classifier (here the scripted
-    // model) runs lower-risk commands without asking anyone; `default` is the mode that asks.
+    // Claude Code 2.1.332's interactive default is auto mode: working-folder commands run unasked
+    // and the API's server-side check blocks flagged ones, asking only after 3 consecutive blocks
+    // (permission-automode.real-cli.slow.test.ts); `default` is the mode that asks every time.
     args: ["--permission-mode", "default", "make the folder"],
   });
   cleanups.push(() => run.stop());
