@@ -38,7 +38,7 @@ const WALL_EVENT_ROWS = 5;
  * Alert lines the wall shows above its lists; the rest are one "+ N more alerts" line (the alerts
  * figure counts them all). Thirteen alerting runs pushed every run and host off a 1080p screen (issue 25).
  */
-const WALL_ALERT_ROWS = 3;
+const WALL_ALERT_ROWS = 2;
 
 interface OverviewViewProps {
   initial: Overview;
