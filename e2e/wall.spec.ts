@@ -309,3 +309,110 @@ test("host rows the screen has no room for join the '+ N more hosts' line, which
   expect(fit.tailBottom).toBeLessThanOrEqual(fit.screen);
   expect(fit.lastShownBottom).toBeLessThanOrEqual(fit.tailBottom);
 });
+
+test("with a hundred active runs of mixed heights every wall page fits 1080 px: rows, the page line and the hosts card", async ({
+  page,
+  baseURL,
+}) => {
+  test.setTimeout(180_000);
+  const tag = randomUUID().slice(0, 8);
+  const worker = await connectWorker(baseURL!, createToken(`e2e-wall-many-${tag}`));
+  await worker.send({ v: 1, id: randomUUID(), type: "heartbeat", intervalS: 10 });
+  // Mixed rows, as a busy team's wall shows them: names that wrap to two lines, alerting runs (an
+  // alert line above the lists each), progress bars with metrics, and one-line runs.
+  for (let i = 0; i < 100; i++) {
+    const run = `wall-many-${tag}-${i}`;
+    const shape = i % 4;
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.start",
+      run,
+      name:
+        shape === 0
+          ? `DFlash drafter b16 · Qwen3.6-27B-Instruct · sweep ${i} · a long name that wraps on the wall ${tag}`
+          : `wall many ${i} ${tag}`,
+      kind: shape === 1 ? "extraction" : shape === 3 ? "generation" : "training",
+      ...(shape === 3 ? {} : { total: 24_000, unit: "steps" }),
+      stallAfterS: 3600,
+    });
+    if (shape === 3) continue;
+    await worker.send({
+      v: 1,
+      id: randomUUID(),
+      type: "run.progress",
+      run,
+      workerId: "w0",
+      bootId: "b",
+      done: 5_000 + i,
+      // Every other extraction run has deleted files it never uploaded: an alert.
+      ...(shape === 1 && i % 8 === 1
+        ? { counters: { "local.deleted": 20, "s3.uploaded": 10 } }
+        : {}),
+    });
+    if (shape !== 1)
+      await worker.send({
+        v: 1,
+        id: randomUUID(),
+        type: "run.metrics",
+        run,
+        points: [
+          { key: "loss", step: 5_000, value: 0.984 },
+          { key: "grad_norm", step: 5_000, value: 0.942 },
+        ],
+      });
+  }
+  worker.close();
+
+  /** What lies below the screen's bottom edge now (visible rows, the page lines, the hosts card's top). */
+  const offScreen = () =>
+    page.getByTestId("wall").evaluate((wall) => {
+      const out: string[] = [];
+      const screen = window.innerHeight;
+      const shown = (el: Element) =>
+        el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
+      for (const row of wall.querySelectorAll('[data-testid="active-run"]'))
+        if (shown(row) && row.getBoundingClientRect().bottom > screen + 0.5)
+          out.push(`run row ends at ${Math.round(row.getBoundingClientRect().bottom)}`);
+      const pager = wall.querySelector('nav[aria-label="Pages of active runs"]');
+      if (pager && pager.getBoundingClientRect().bottom > screen + 0.5)
+        out.push(
+          `"${pager.textContent?.trim()}" ends at ${Math.round(pager.getBoundingClientRect().bottom)}`,
+        );
+      const hosts = [...wall.querySelectorAll<HTMLElement>("[data-wall-section]")].find((c) =>
+        c.textContent?.startsWith("Hosts"),
+      );
+      const firstHost = hosts?.querySelector("li");
+      if (!hosts || !firstHost || firstHost.getBoundingClientRect().bottom > screen + 0.5)
+        out.push(
+          `first host row ends at ${Math.round(firstHost?.getBoundingClientRect().bottom ?? Infinity)}`,
+        );
+      return out;
+    });
+
+  // The wall holds one overview page (50 active runs, stale ones, then alerting ones first): other
+  // specs' runs gone stale may fill the first; open the page that holds this test's alerting runs.
+  const overview = (await (await page.request.get("/api/overview?limit=200")).json()) as {
+    active: Array<{ name: string }>;
+  };
+  const index = overview.active.findIndex((r) => r.name.includes(tag));
+  expect(index).toBeGreaterThanOrEqual(0);
+  const overviewPage = Math.floor(index / 50) + 1;
+  await page.clock.install();
+  await page.goto(overviewPage > 1 ? `/?wall=1&page=${overviewPage}` : "/?wall=1");
+  await expect(page.getByTestId("wall")).toBeVisible();
+  await expect(page.getByTestId("active-run").first()).toBeVisible();
+  await expect(page.getByText(/^page \d+ of \d+/)).toBeVisible();
+  const pages = Number(
+    /of (\d+)/.exec((await page.getByText(/^page \d+ of \d+/).textContent()) ?? "")?.[1] ?? 0,
+  );
+  expect(pages).toBeGreaterThan(1);
+  // Every page, twice round (the tallest row seen grows as pages turn): nothing below the screen.
+  let oursSeen = 0;
+  for (let i = 0; i < pages * 2; i++) {
+    await expect.poll(offScreen, { timeout: 3_000 }).toEqual([]);
+    oursSeen += await page.getByTestId("active-run").filter({ hasText: tag }).count();
+    await page.clock.runFor(12_000);
+  }
+  expect(oursSeen, "this test's runs on none of the wall's pages").toBeGreaterThan(0);
+});

@@ -34,6 +34,11 @@ import { WALL_THEME } from "./wall-theme";
 const WALL_HOST_ROWS = 6;
 /** Event lines (grouped, two text lines each at most) the wall shows above the hosts. */
 const WALL_EVENT_ROWS = 5;
+/**
+ * Alert lines the wall shows above its lists; the rest are one "+ N more alerts" line (the alerts
+ * figure counts them all). Thirteen alerting runs pushed every run and host off a 1080p screen (issue 25).
+ */
+const WALL_ALERT_ROWS = 2;
 
 interface OverviewViewProps {
   initial: Overview;
@@ -86,6 +91,9 @@ export function OverviewView({
   const staleCount = data.activeCounts.stale + pageStale;
   const runningCount = data.activeCounts.running - pageStale;
   const alerting = data.active.filter((r) => r.activeAlerts.length > 0);
+  const alertLines = alerting.flatMap((r) => r.activeAlerts.map((code) => ({ r, code })));
+  const alertsShown = wall ? alertLines.slice(0, WALL_ALERT_ROWS) : alertLines;
+  const alertsMore = alertLines.length - alertsShown.length;
   const online = data.hosts.filter((h) => h.state === "online").length;
   // On the wall the working hosts lead and a tail of quiet ones is one line: events keep their place on the screen.
   const hostRows = wall
@@ -164,30 +172,33 @@ export function OverviewView({
             wall ? "text-lg" : "text-sm",
           )}
         >
-          {alerting.flatMap((r) =>
-            r.activeAlerts.map((code) => (
-              // A phone reads the line as running text (icon, title, "in", name wrapping word by
-              // word); flex-wrap put each part on a line of its own, "in" alone.
-              <div key={`${r.id}-${code}`} className="flex items-center gap-2 max-md:block">
-                <OctagonAlert
-                  aria-hidden
-                  className={cn(
-                    "shrink-0 max-md:mr-1.5 max-md:inline max-md:align-[-0.125em]",
-                    wall ? "size-5" : "size-4",
-                  )}
-                />
-                <span className="font-semibold">{alertTitle(code)}</span>{" "}
-                <span data-testid="alert-in">in</span>{" "}
-                {/* Cut with a tooltip on a desktop; in full on a phone (no hover there). */}
-                <Link
-                  href={runPath(r.id)}
-                  title={r.name}
-                  className="min-w-0 truncate font-medium underline-offset-4 hover:underline max-md:break-words max-md:whitespace-normal"
-                >
-                  {r.name}
-                </Link>
-              </div>
-            )),
+          {alertsShown.map(({ r, code }) => (
+            // A phone reads the line as running text (icon, title, "in", name wrapping word by
+            // word); flex-wrap put each part on a line of its own, "in" alone.
+            <div key={`${r.id}-${code}`} className="flex items-center gap-2 max-md:block">
+              <OctagonAlert
+                aria-hidden
+                className={cn(
+                  "shrink-0 max-md:mr-1.5 max-md:inline max-md:align-[-0.125em]",
+                  wall ? "size-5" : "size-4",
+                )}
+              />
+              <span className="font-semibold">{alertTitle(code)}</span>{" "}
+              <span data-testid="alert-in">in</span>{" "}
+              {/* Cut with a tooltip on a desktop; in full on a phone (no hover there). */}
+              <Link
+                href={runPath(r.id)}
+                title={r.name}
+                className="min-w-0 truncate font-medium underline-offset-4 hover:underline max-md:break-words max-md:whitespace-normal"
+              >
+                {r.name}
+              </Link>
+            </div>
+          ))}
+          {alertsMore > 0 && (
+            <div data-testid="wall-alerts-more">
+              + {alertsMore} more alert{alertsMore === 1 ? "" : "s"}
+            </div>
           )}
         </div>
       )}

@@ -77,12 +77,17 @@ export function useWallFit(
         el.getBoundingClientRect().bottom -
         Number.parseFloat(getComputedStyle(el).paddingBottom) +
         1;
-      const runs = [...el.querySelectorAll('[data-testid="active-run"]')].map((row) =>
-        row.getBoundingClientRect(),
-      );
+      const runRows = [...el.querySelectorAll<HTMLElement>('[data-testid="active-run"]')];
+      const runs = runRows.map((row) => row.getBoundingClientRect());
       if (runs.length > 0) {
         tallest = Math.max(tallest, ...runs.map((r) => r.height));
-        const room = bottom - runs[0]!.top;
+        // What the runs' card holds below its rows (the "Runs 101–110 of 110" line, its padding and
+        // border) stays on the screen too: it was left out, and pushed below a full page (issue 25).
+        const section = runRows[0]!.closest<HTMLElement>("[data-wall-section]");
+        const below = section
+          ? section.getBoundingClientRect().bottom - runs[runs.length - 1]!.bottom
+          : 0;
+        const room = bottom - runs[0]!.top - Math.max(0, below);
         setPerPage(Math.min(WALL_MAX_RUNS_PER_PAGE, Math.max(1, Math.floor(room / tallest))));
       }
       // Events give way to the hosts: while the first host row ends below the screen, the last
@@ -128,9 +133,25 @@ export function useWallFit(
     // Row contents change without any prop of this component changing (live data, the clock).
     const observer = new MutationObserver(check);
     observer.observe(el, { childList: true, subtree: true, characterData: true });
+    // Rows also change height with no DOM change (a web font arriving, a column's width settling,
+    // text wrapping anew): measured before that, a page of them ended below the screen (issue 25).
+    // Watching the frame's blocks and the sections' lists catches every such change of height.
+    const resized = new ResizeObserver(check);
+    const watch = () => {
+      resized.disconnect();
+      for (const block of el.querySelectorAll<HTMLElement>(
+        ":scope > *, :scope > * > *, [data-wall-section], [data-wall-section] ul",
+      ))
+        resized.observe(block);
+    };
+    const onMutation = new MutationObserver(watch);
+    onMutation.observe(el, { childList: true, subtree: true });
+    watch();
     window.addEventListener("resize", onResize);
     check();
     return () => {
+      onMutation.disconnect();
+      resized.disconnect();
       observer.disconnect();
       window.removeEventListener("resize", onResize);
     };
