@@ -4,6 +4,11 @@ import pty from "@lydell/node-pty";
 export interface PtyRun {
   /** Everything the terminal printed so far, with ANSI escape sequences removed. */
   plain: () => string;
+  /**
+   * {@link PtyRun.plain} with all whitespace removed: the TUI moves the cursor instead of printing
+   * spaces, so a phrase may arrive without them ("3consecutiveactionswereblocked", seen in CI).
+   */
+  compact: () => string;
   /** The last `chars` characters of {@link PtyRun.plain}, labelled, for a failed wait's message. */
   tail: (chars?: number) => string;
   /** Types `keys` as a person at the keyboard would ("\r" is Enter). */
@@ -57,6 +62,7 @@ export function runClaudePty(opts: {
   const plain = () => stripAnsi(raw);
   return {
     plain,
+    compact: () => plain().replace(/\s/g, ""),
     tail: (chars = 2000) =>
       `terminal so far (last ${chars} characters, escapes removed):\n${plain().slice(-chars)}`,
     type: (keys) => {
