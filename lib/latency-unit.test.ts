@@ -23,6 +23,11 @@ describe("pickLatencyUnit", () => {
     expect(pickLatencyUnit([10, 800, 1200, 5000])).toBe("s");
     expect(pickLatencyUnit([10, 800, 1100, 5000])).toBe("ms");
   });
+  it("switches to s when the largest value reaches 10,000 ms, whatever the median", () => {
+    expect(pickLatencyUnit([40, 60, 90, 30_000])).toBe("s");
+    expect(pickLatencyUnit([40, 60, 90, 10_000])).toBe("s");
+    expect(pickLatencyUnit([40, 60, 90, 9_999])).toBe("ms");
+  });
   it("ignores missing and non-finite values, and defaults to ms", () => {
     expect(pickLatencyUnit([])).toBe("ms");
     expect(pickLatencyUnit([null, undefined, Number.NaN, Number.POSITIVE_INFINITY])).toBe("ms");

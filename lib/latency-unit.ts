@@ -14,9 +14,15 @@ export type LatencyUnit = "ms" | "s";
 export const SECONDS_FROM_MEDIAN_MS = 1000;
 
 /**
+ * From this largest value (ms) on, a page shows its latencies in seconds whatever the median: a
+ * long-context TTFT of 30,000 ms drew an axis up to "30k" ms beside 40 ms ones; "30 s" and "0.04 s" read better.
+ */
+export const SECONDS_FROM_MAX_MS = 10_000;
+
+/**
  * The unit for a page whose latencies (in ms) are `valuesMs`: "s" when the median of the finite,
- * non-negative values is at least {@link SECONDS_FROM_MEDIAN_MS}, else "ms" (also when there is no
- * value). Null, NaN and ±∞ are ignored.
+ * non-negative values is at least {@link SECONDS_FROM_MEDIAN_MS} or the largest is at least
+ * {@link SECONDS_FROM_MAX_MS}, else "ms" (also when there is no value). Null, NaN and ±∞ are ignored.
  */
 export function pickLatencyUnit(valuesMs: Iterable<number | null | undefined>): LatencyUnit {
   const finite: number[] = [];
@@ -26,7 +32,7 @@ export function pickLatencyUnit(valuesMs: Iterable<number | null | undefined>): 
   finite.sort((a, b) => a - b);
   const mid = Math.floor(finite.length / 2);
   const median = finite.length % 2 === 1 ? finite[mid]! : (finite[mid - 1]! + finite[mid]!) / 2;
-  return median >= SECONDS_FROM_MEDIAN_MS ? "s" : "ms";
+  return median >= SECONDS_FROM_MEDIAN_MS || finite.at(-1)! >= SECONDS_FROM_MAX_MS ? "s" : "ms";
 }
 
 /** A latency in ms converted to `unit` (÷ 1000 for seconds); null stays null, NaN/±∞ stay as they are. */
