@@ -182,8 +182,8 @@ test("the wall shows only whole rows, four or more a page: runs page by what fit
   // Dense enough for a TV: four such rows fit one screen (three-line names in a narrow column fitted two).
   // Turn the wall's pages (12 s each, on the page's clock) until this test's runs are on screen.
   // Up to three times as many turns as the wall has pages (the other specs' runs fill more pages as
-  // the suite grows, and the page count can grow while turning: a taller row seen lowers the runs
-  // per page, so the page of a given moment shifts).
+  // the suite grows, and the page count can change while turning: pages repack as rows not drawn
+  // yet, counted as the tallest seen, are measured, so the page of a given moment shifts).
   const ours = page.getByTestId("active-run").filter({ hasText: tag });
   const pager = (await page.getByText(/^page \d+ of \d+/).textContent()) ?? "";
   const pages = Number(/of (\d+)/.exec(pager)?.[1] ?? 12);
@@ -407,12 +407,45 @@ test("with a hundred active runs of mixed heights every wall page fits 1080 px: 
     /of (\d+)/.exec((await page.getByText(/^page \d+ of \d+/).textContent()) ?? "")?.[1] ?? 0,
   );
   expect(pages).toBeGreaterThan(1);
-  // Every page, twice round (the tallest row seen grows as pages turn): nothing below the screen.
+  // Every page, twice round (rows not drawn yet count as the tallest seen, so pages repack as they
+  // turn): nothing below the screen. Each row's height and the room for rows are noted as we go.
   let oursSeen = 0;
+  const heights = new Map<string, number>();
+  let room = Infinity;
   for (let i = 0; i < pages * 2; i++) {
     await expect.poll(offScreen, { timeout: 3_000 }).toEqual([]);
     oursSeen += await page.getByTestId("active-run").filter({ hasText: tag }).count();
+    const seen = await page.getByTestId("wall").evaluate((wall) => {
+      const rows = [...wall.querySelectorAll<HTMLElement>('[data-testid="active-run"]')];
+      const bottom =
+        wall.getBoundingClientRect().bottom -
+        Number.parseFloat(getComputedStyle(wall).paddingBottom);
+      const section = rows[0]!.closest("[data-wall-section]")!;
+      const below =
+        section.getBoundingClientRect().bottom - rows.at(-1)!.getBoundingClientRect().bottom;
+      return {
+        room: bottom - rows[0]!.getBoundingClientRect().top - below,
+        rows: rows.map((r) => [r.dataset.runId!, r.getBoundingClientRect().height] as const),
+      };
+    });
+    room = Math.min(room, seen.room);
+    for (const [id, h] of seen.rows) heights.set(id, h);
     await page.clock.runFor(12_000);
   }
   expect(oursSeen, "this test's runs on none of the wall's pages").toBeGreaterThan(0);
+  // Pages are packed by each row's own height, not by the tallest row's: with rows of 140 to 220 px
+  // they number fewer than paging by the tallest row would make (seen: 19 against 25 pages).
+  const total = [...heights.values()].reduce((a, b) => a + b, 0);
+  const tallest = Math.max(...heights.values());
+  const finalPages = Number(
+    /of (\d+)/.exec((await page.getByText(/^page \d+ of \d+/).textContent()) ?? "")?.[1] ?? 0,
+  );
+  // The wall holds the rows of one overview page: 50, or what is left on the last.
+  const onWall = Math.min(50, overview.active.length - (overviewPage - 1) * 50);
+  const byTallest = Math.ceil(onWall / Math.floor(room / tallest));
+  expect(heights.size).toBeGreaterThan(12);
+  expect(
+    finalPages,
+    `${onWall} rows on the wall, ${heights.size} seen: ${Math.round(total)} px in all, room ${Math.round(room)} px, tallest ${Math.round(tallest)} px`,
+  ).toBeLessThan(byTallest);
 });

@@ -103,8 +103,12 @@ export function OverviewView({
   // One duration unit for the finished runs, named in the section's header ("46.8 s" beside "1d 0h" read as noise, issue 25).
   const recent = data.recent.slice(0, wall ? 5 : 10);
   const recentUnit = pickDurationUnit(recent.map((r) => r.durationS));
-  const fit = useWallFit(wallFrame, wall);
-  const wallPage = useWallPage(runs.length, fit.perPage);
+  const fit = useWallFit(
+    wallFrame,
+    wall,
+    runs.map(({ run }) => String(run.id)),
+  );
+  const wallPage = useWallPage(runs.length, fit.pageStarts);
   // Host rows the screen had no room for join the tail line's count (the last shown ones leave).
   const hostsMore = hostRows.hidden + fit.keepCut;
   const hostsMoreOffline =

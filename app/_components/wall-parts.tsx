@@ -13,23 +13,35 @@ import { fetchInbox } from "@/lib/api/fetchers/inbox";
 import { cn } from "@/lib/utils";
 import type { InboxSummary } from "@/lib/view-models/inbox";
 
+import { packWallPages, WALL_RUNS_PER_PAGE } from "./wall-pages";
+
 /** The wall's inbox figure query (prefix `inbox`: the live topic `inbox` refreshes it). */
 const inboxSummaryQueryKey = ["inbox", "summary"] as const;
 
-/** Runs shown at once on the wall; more rotate through pages. */
-export const WALL_RUNS_PER_PAGE = 4;
 /** Seconds each page of runs stays on the wall. */
 export const WALL_PAGE_S = 12;
 
-/** Which page of `count` items the wall shows now: pages turn every {@link WALL_PAGE_S} s on the shared clock. */
+/**
+ * Which page of `count` items the wall shows now: pages turn every {@link WALL_PAGE_S} s on the
+ * shared clock. `pageStarts` is the first index of each page (from {@link packWallPages}); without
+ * it pages hold {@link WALL_RUNS_PER_PAGE} items. Returns the page (0-based), page count, and the
+ * page's items as `[start, end)`.
+ */
 export function useWallPage(
   count: number,
-  perPage = WALL_RUNS_PER_PAGE,
+  pageStarts: readonly number[] | null,
 ): { page: number; pages: number; start: number; end: number } {
   const now = useNow(1000);
-  const pages = Math.max(1, Math.ceil(count / perPage));
+  const starts =
+    pageStarts && pageStarts.length > 0
+      ? pageStarts
+      : Array.from(
+          { length: Math.max(1, Math.ceil(count / WALL_RUNS_PER_PAGE)) },
+          (_, i) => i * WALL_RUNS_PER_PAGE,
+        );
+  const pages = starts.length;
   const page = Math.floor(now / (WALL_PAGE_S * 1000)) % pages;
-  return { page, pages, start: page * perPage, end: (page + 1) * perPage };
+  return { page, pages, start: starts[page]!, end: starts[page + 1] ?? count };
 }
 
 /** At most this many runs per wall page, however short their rows (a 4K wall fits about ten). */
@@ -41,27 +53,35 @@ const WALL_PHONE_MAX_PX = 767;
 const WALL_TAIL_PX = 34;
 
 /**
- * Keeps the wall on one screen (a TV cannot scroll, issue 12). Runs per page: as many rows of the
- * tallest run row seen so far as fit between the top of the runs list and the screen's bottom edge
- * (so every page fits, and a page of short rows never lowers it for the others; a resize starts
- * over). Any other list row (`li`) that would end below the bottom edge is hidden instead of shown
+ * Keeps the wall on one screen (a TV cannot scroll, issue 12). Runs (`runIds`, in list order) are
+ * packed into pages by each row's height as last drawn between the top of the runs list and the
+ * screen's bottom edge ({@link packWallPages}; a row not drawn yet counts as the tallest seen, a resize
+ * measures anew): every page fits, and four short rows share one page even when another run's row is
+ * tall (it paged them two by two by the tallest row, issue 25). Any other list row (`li`) that would end below the bottom edge is hidden instead of shown
  * cut in half, and so is a section (`[data-wall-section]`) with no row left on screen. Rows of a
  * `[data-wall-yield]` section (events) are dropped from its end while the first row of the
  * `[data-wall-keep]` section (hosts) would not fit. Rows of the keep section that would end below
  * the screen are taken out (not only hidden) so its tail line (`[data-wall-tail]`, "+ N more
  * hosts") moves up and fits, and their count is returned as `keepCut` for that line to include.
- * Checked again on every change inside the frame. Returns runs per page and `keepCut`.
+ * Checked again on every change inside the frame. Returns the first index of each page (null until
+ * measured; one page on a phone) and `keepCut`.
  */
 export function useWallFit(
   frame: RefObject<HTMLElement | null>,
   enabled: boolean,
-): { perPage: number; keepCut: number } {
-  const [perPage, setPerPage] = useState(WALL_RUNS_PER_PAGE);
+  runIds: readonly string[],
+): { pageStarts: number[] | null; keepCut: number } {
+  const [pageStarts, setPageStarts] = useState<number[] | null>(null);
   const [keepCut, setKeepCut] = useState(0);
+  const idsKey = runIds.join(" ");
   useEffect(() => {
     const el = frame.current;
     if (!enabled || !el) return;
-    let tallest = 0;
+    const ids = idsKey === "" ? [] : idsKey.split(" ");
+    // Each run row's height as last drawn (px), kept while the row is on another page.
+    const heights = new Map<string, number>();
+    const setStarts = (next: number[]) =>
+      setPageStarts((prev) => (prev?.join() === next.join() ? prev : next));
     const check = () => {
       // A phone cannot be a team screen: it scrolls (every row shown, no rotation) instead of fitting.
       if (window.innerWidth <= WALL_PHONE_MAX_PX) {
@@ -69,7 +89,7 @@ export function useWallFit(
           hidden.style.visibility = "";
           hidden.style.display = "";
         }
-        setPerPage(Number.MAX_SAFE_INTEGER);
+        setStarts([0]);
         setKeepCut(0);
         return;
       }
@@ -80,7 +100,11 @@ export function useWallFit(
       const runRows = [...el.querySelectorAll<HTMLElement>('[data-testid="active-run"]')];
       const runs = runRows.map((row) => row.getBoundingClientRect());
       if (runs.length > 0) {
-        tallest = Math.max(tallest, ...runs.map((r) => r.height));
+        runRows.forEach((row, i) => {
+          // The list's last row draws no bottom border; elsewhere on a page it would.
+          const border = i === runRows.length - 1 ? 1 : 0;
+          if (row.dataset.runId) heights.set(row.dataset.runId, runs[i]!.height + border);
+        });
         // What the runs' card holds below its rows (the "Runs 101–110 of 110" line, its padding and
         // border) stays on the screen too: it was left out, and pushed below a full page (issue 25).
         const section = runRows[0]!.closest<HTMLElement>("[data-wall-section]");
@@ -88,7 +112,13 @@ export function useWallFit(
           ? section.getBoundingClientRect().bottom - runs[runs.length - 1]!.bottom
           : 0;
         const room = bottom - runs[0]!.top - Math.max(0, below);
-        setPerPage(Math.min(WALL_MAX_RUNS_PER_PAGE, Math.max(1, Math.floor(room / tallest))));
+        setStarts(
+          packWallPages(
+            ids.map((id) => heights.get(id)),
+            room,
+            WALL_MAX_RUNS_PER_PAGE,
+          ),
+        );
       }
       // Events give way to the hosts: while the first host row ends below the screen, the last
       // shown event row goes (at least one stays), so a room sees both.
@@ -127,7 +157,7 @@ export function useWallFit(
       }
     };
     const onResize = () => {
-      tallest = 0;
+      heights.clear();
       check();
     };
     // Row contents change without any prop of this component changing (live data, the clock).
@@ -155,8 +185,8 @@ export function useWallFit(
       observer.disconnect();
       window.removeEventListener("resize", onResize);
     };
-  }, [frame, enabled]);
-  return { perPage, keepCut };
+  }, [frame, enabled, idsKey]);
+  return { pageStarts, keepCut };
 }
 
 function Figure({

@@ -69,6 +69,7 @@ export function ActiveRunRow({
   return (
     <li
       data-testid="active-run"
+      data-run-id={run.id}
       data-state={state}
       className={cn(
         "grid border-b border-l-[3px] border-border px-4 last:border-b-0",
