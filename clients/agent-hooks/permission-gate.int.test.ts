@@ -75,6 +75,9 @@ function runHook(
       PITWALL_AGENT_STATE_DIR: stateDir,
       PITWALL_AGENT_CONFIG: path.join(stateDir, "none.json"),
       PITWALL_SPOOL_RETRY_S: "0",
+      // Not what these tests are about: a loaded CI machine took over the default 2 s to answer
+      // the item's POST, and the hook handed back to the terminal. The test of that limit sets it.
+      PITWALL_PERMISSION_SEND_TIMEOUT_MS: "15000",
       ...env,
     },
     stdio: ["pipe", "pipe", "pipe"],
@@ -157,6 +160,7 @@ test("Pitwall down or not answering: no decision output (the terminal asks) with
       const { stdout, stderr, ms } = await runHook(event, {
         PITWALL_URL: url,
         PITWALL_TOKEN: token,
+        PITWALL_PERMISSION_SEND_TIMEOUT_MS: "2000",
       });
       expect(stdout).toBe("");
       expect(stderr).toMatch(/asking in the terminal/);

@@ -65,6 +65,9 @@ test("permission=deny: nobody decides within the server's 6 s, the hook answers 
       PITWALL_AGENT_STATE_DIR: stateDir,
       PITWALL_AGENT_CONFIG: path.join(stateDir, "none.json"),
       PITWALL_SPOOL_RETRY_S: "0",
+      // The item's POST may take over the default 2 s on a loaded CI machine (the hook then hands
+      // back to the terminal after ~2.4 s, seen in CI); this test is about the server's timeout.
+      PITWALL_PERMISSION_SEND_TIMEOUT_MS: "15000",
     },
     stdio: ["pipe", "pipe", "pipe"],
   });

@@ -444,5 +444,6 @@ describe("pitwall user", () => {
     await run(["set-role", email, "approver"]);
     expect((await decide(planId, { cookie, origin: server.url })).status).toBe(200);
     expect((await run(["list"])).stdout).toContain(`${email}\tCli Person\tapprover\tactive`);
-  });
+    // Three CLI processes (each loads tsx and Prisma): over 30 s on a loaded CI machine.
+  }, 120_000);
 });
