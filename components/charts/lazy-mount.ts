@@ -14,18 +14,19 @@ const FALLBACK_ROOM_MS = 16;
 /**
  * How many items the next background slot mounts: as many as fit its idle time `roomMs` at the
  * measured cost of one in the previous slot (`last`: its items and ms per item; null before the
- * first slot), at least 1, at most twice the previous slot's (an item already mounted, e.g. in
- * view, costs nothing, so one cheap slot must not make the next a long task) and at most
- * {@link MAX_BACKGROUND_CHUNK}; {@link BACKGROUND_CHUNK} before anything was measured.
+ * first slot), at least {@link BACKGROUND_CHUNK} (what every slot mounted before, so a busy page
+ * is never slower to finish than that), at most twice the previous slot's (an item already
+ * mounted, e.g. in view, costs nothing, so one cheap slot must not make the next a long task) and
+ * at most {@link MAX_BACKGROUND_CHUNK}; {@link BACKGROUND_CHUNK} before anything was measured.
  */
 export function backgroundChunk(
   roomMs: number,
   last: { items: number; perItemMs: number } | null,
 ): number {
   if (last === null || !Number.isFinite(last.perItemMs)) return BACKGROUND_CHUNK;
-  const cap = Math.min(MAX_BACKGROUND_CHUNK, 2 * Math.max(1, last.items));
+  const cap = Math.min(MAX_BACKGROUND_CHUNK, 2 * Math.max(BACKGROUND_CHUNK, last.items));
   if (last.perItemMs <= 0) return cap;
-  return Math.max(1, Math.min(cap, Math.floor(roomMs / last.perItemMs)));
+  return Math.max(BACKGROUND_CHUNK, Math.min(cap, Math.floor(roomMs / last.perItemMs)));
 }
 
 /**
