@@ -137,6 +137,10 @@ async function seriesCold({ full, log }: ScenarioOptions): Promise<void> {
   const zoom = new Float64Array(zooms.length);
   for (const [i, q] of zooms.entries()) zoom[i] = await api(longId, q);
   zoom.sort();
+  // Printed now too, so a page that times out below does not lose them.
+  log(
+    `chart API: cold wide ${fmtInt(coldApiWide)} ms, long ${fmtInt(coldApiLong)} ms; warm wide p50 ${fmt(percentile(warmWide, 0.5), 0)} p95 ${fmt(percentile(warmWide, 0.95), 0)} ms, long p50 ${fmt(percentile(warmLong, 0.5), 0)} p95 ${fmt(percentile(warmLong, 0.95), 0)} ms; zoom p50 ${fmt(percentile(zoom, 0.5), 0)} p99 ${fmt(percentile(zoom, 0.99), 0)} ms`,
+  );
 
   // Pages: cold after a restart (new browser), then warm.
   const browserPage = async (browser: Browser, runId: number) => {

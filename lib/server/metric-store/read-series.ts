@@ -1,9 +1,11 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { STEP_MAX, STEP_MIN, stepValue } from "@/lib/metrics/steps";
 import {
+  addPoint,
   COARSEST_BITS,
   compareBigint,
   coverRange,
+  emptyAggregate,
   FINEST_STORED_BITS,
   m4Points,
   planSeries,
@@ -15,6 +17,7 @@ import {
 import { NotFoundError } from "@/lib/server/errors";
 import type { MetricSeriesView, RunMetricsView } from "@/lib/view-models/metrics";
 
+import { readRawRanges, type RawColumns } from "./raw-ranges";
 import { settlePendingRuns } from "./settle-read";
 
 /** Default point budget per series (≈ 4 points per pixel column of a 250-column chart). */
@@ -69,16 +72,23 @@ export async function getRunMetrics(
   if (run.pending) await settlePendingRuns(db, [runId]);
 
   const totals = await keyTotals(db, runId, opts.keys);
-  // Per key: the plan over its finite step range clipped to the request, and the exact cover of it.
+  // Per key: the plan over its finite step range clipped to the request, and the exact cover of
+  // it. A key with at most `maxPoints` finite points in all has at most that many in range: it is
+  // answered with its raw points of the range at once (what the cover's count would decide).
   const plans = new Map<
     string,
     { lo: bigint; hi: bigint; plan: SeriesPlan; pieces: TierPiece[] }
   >();
+  const rawKeys: Array<{ key: string; lo: bigint; hi: bigint }> = [];
   for (const t of totals) {
     if (t.finite === 0 || t.lo === null || t.hi === null) continue;
     const lo = t.lo > from ? t.lo : from;
     const hi = t.hi < to ? t.hi : to;
     if (lo > hi) continue;
+    if (t.finite <= maxPoints) {
+      rawKeys.push({ key: t.key, lo, hi });
+      continue;
+    }
     const plan = planSeries(lo, hi, columns);
     plans.set(t.key, { lo, hi, plan, pieces: coverRange(lo, hi, plan.bits) });
   }
@@ -86,7 +96,6 @@ export async function getRunMetrics(
 
   // A key whose finite points in range fit the budget is answered with them all (raw rows).
   const finite = new Map<string, StepPoint[]>();
-  const rawKeys: Array<{ key: string; lo: bigint; hi: bigint }> = [];
   for (const [key, p] of plans) {
     const rows = pieces.get(key) ?? [];
     const inRange = rows.reduce((sum, r) => sum + r.n, 0);
@@ -143,7 +152,12 @@ async function keyTotals(
   return rows;
 }
 
-/** The tier rows (and raw rows, bits 0) of every key's cover, in one statement; each row as an aggregate. */
+/**
+ * The tier rows of every key's cover, each as an aggregate: pieces of a stored tier (bits >=
+ * FINEST_STORED_BITS) from "MetricTier" in one statement; finer pieces (bits 1-7, summed per
+ * bucket, and raw steps, bits 0, one aggregate per point) from the raw points of their ranges
+ * (raw-ranges.ts), summed here with the rules of lib/metrics/tiers.ts (addPoint).
+ */
 async function readPieces(
   db: PrismaClient,
   runId: number,
@@ -153,8 +167,19 @@ async function readPieces(
   const bits: number[] = [];
   const los: string[] = [];
   const his: string[] = [];
+  const fine: Array<{ key: string; bits: number; lo: bigint; hi: bigint }> = [];
   for (const [key, p] of plans) {
     for (const piece of p.pieces) {
+      if (piece.bits < FINEST_STORED_BITS) {
+        const shift = BigInt(piece.bits);
+        fine.push({
+          key,
+          bits: piece.bits,
+          lo: piece.lo << shift,
+          hi: (piece.hi << shift) | ((1n << shift) - 1n),
+        });
+        continue;
+      }
       keys.push(key);
       bits.push(piece.bits);
       los.push(piece.lo.toString());
@@ -162,39 +187,105 @@ async function readPieces(
     }
   }
   const out = new Map<string, PieceRow[]>();
-  if (keys.length === 0) return out;
-  // LATERAL keeps each piece an index range scan: tier rows by (runId, bits, key, bucket), raw
-  // points by (runId, key, step) through pitwall_metric_points, non-finite points left out (they
-  // are read separately). A piece of a tier coarser than the key's top tier (not kept: topBitsOf)
-  // reads the top tier's buckets inside it instead; all of the key's points lie in one of them, so
-  // the summary is the same. A piece of a tier finer than the finest stored one (tier 4,
-  // FINEST_STORED_BITS) is summed per bucket from the raw points of its range, with the orders of
-  // lib/metrics/tiers.ts (at most READ_FACTOR × 16 points a column).
-  const stored = Prisma.raw(String(FINEST_STORED_BITS));
-  const rows = await db.$queryRaw<PieceRow[]>`
+  const add = (r: PieceRow) => {
+    let list = out.get(r.key);
+    if (!list) out.set(r.key, (list = []));
+    list.push(r);
+  };
+  const [rows, raw] = await Promise.all([
+    keys.length === 0 ? [] : readStoredPieces(db, runId, keys, bits, los, his),
+    readRawRanges(db, runId, fine),
+  ]);
+  for (const r of rows) add(r);
+  for (const [i, f] of fine.entries())
+    for (const r of bucketAggregates(f.key, f.bits, raw[i]!)) add(r);
+  return out;
+}
+
+/** Pieces of stored tiers, one statement: rows of "MetricTier" as aggregates. */
+async function readStoredPieces(
+  db: PrismaClient,
+  runId: number,
+  keys: string[],
+  bits: number[],
+  los: string[],
+  his: string[],
+): Promise<PieceRow[]> {
+  // LATERAL keeps each piece an index range scan of tier rows by (runId, bits, key, bucket). A
+  // piece of a tier coarser than the key's top tier (not kept: topBitsOf) reads the top tier's
+  // buckets inside it instead; all of the key's points lie in one of them, so the summary is the same.
+  return db.$queryRaw<PieceRow[]>`
     SELECT r.key, x.* FROM unnest(${keys}::text[], ${bits}::int2[], ${los}::int8[], ${his}::int8[]) AS r(key, bits, lo, hi)
      LEFT JOIN "MetricSeries" s ON s."runId" = ${runId} AND s.key = r.key
      CROSS JOIN LATERAL (SELECT LEAST(r.bits, coalesce(s."topBits", r.bits))::int2 AS bits, GREATEST(r.bits - coalesce(s."topBits", r.bits), 0)::int4 AS up) AS e
      CROSS JOIN LATERAL (
        SELECT t.n, t."nonFinite", t."minStep", t."minValue", t."maxStep", t."maxValue", t."firstStep", t."firstValue", t."lastStep", t."lastValue"
          FROM "MetricTier" t
-        WHERE r.bits >= ${stored} AND t."runId" = ${runId} AND t.bits = e.bits AND t.key = r.key
+        WHERE t."runId" = ${runId} AND t.bits = e.bits AND t.key = r.key
           AND t.bucket BETWEEN r.lo << e.up AND ((r.hi + 1) << e.up) - 1
-       UNION ALL
-       SELECT count(*)::int4, 0, (array_agg(m.step ORDER BY m.value, m.step))[1], min(m.value), (array_agg(m.step ORDER BY m.value DESC, m.step))[1], max(m.value),
-              min(m.step), (array_agg(m.value ORDER BY m.step))[1], max(m.step), (array_agg(m.value ORDER BY m.step DESC))[1]
-         FROM pitwall_metric_points(${runId}::int4, r.key, r.lo << r.bits::int4, (r.hi << r.bits::int4) | ((1::int8 << r.bits::int4) - 1)) m
-        WHERE r.bits > 0 AND r.bits < ${stored} AND m.value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)
-        GROUP BY m.step >> r.bits::int4
-       UNION ALL
-       SELECT 1, 0, m.step, m.value, m.step, m.value, m.step, m.value, m.step, m.value
-         FROM pitwall_metric_points(${runId}::int4, r.key, r.lo, r.hi) m
-        WHERE r.bits = 0 AND m.value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)
      ) AS x`;
-  for (const r of rows) {
-    let list = out.get(r.key);
-    if (!list) out.set(r.key, (list = []));
-    list.push(r);
+}
+
+/**
+ * The finite points `raw` (by ascending step) summed per bucket of tier `bits` (0: one aggregate
+ * per point), with the orders of lib/metrics/tiers.ts: the lowest and highest value at its
+ * smallest step, first and last by step. At most READ_FACTOR × 16 points a column.
+ */
+function bucketAggregates(key: string, bits: number, raw: RawColumns): PieceRow[] {
+  const { steps, values } = raw;
+  if (steps instanceof BigInt64Array) {
+    const out: PieceRow[] = [];
+    const span = 1n << BigInt(bits);
+    let row: PieceRow | null = null;
+    let end = 0n; // the current bucket's last step
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
+      if (row === null || step > end) {
+        out.push((row = { key, ...emptyAggregate() }));
+        end = ((step >> BigInt(bits)) + 1n) * span - 1n;
+      }
+      addPoint(row, step, values[i]!);
+    }
+    return out;
+  }
+  // Steps as exact numbers (within ±2^53): summed as numbers, the picked steps made bigints once
+  // per bucket. Division by a power of two is exact, so floor(step / span) is the bucket.
+  const out: PieceRow[] = [];
+  const span = 2 ** bits;
+  for (let i = 0; i < steps.length;) {
+    const end = (Math.floor(steps[i]! / span) + 1) * span - 1;
+    let minStep = steps[i]!;
+    let minValue = values[i]!;
+    let maxStep = minStep;
+    let maxValue = minValue;
+    const first = i;
+    let n = 0;
+    for (; i < steps.length && steps[i]! <= end; i++, n++) {
+      const step = steps[i]!;
+      const value = values[i]!;
+      // Steps ascend, so a tie keeps the earlier (smaller) step, as addPoint does.
+      if (value < minValue) {
+        minValue = value;
+        minStep = step;
+      }
+      if (value > maxValue) {
+        maxValue = value;
+        maxStep = step;
+      }
+    }
+    out.push({
+      key,
+      n,
+      nonFinite: 0,
+      minStep: BigInt(minStep),
+      minValue,
+      maxStep: BigInt(maxStep),
+      maxValue,
+      firstStep: BigInt(steps[first]!),
+      firstValue: values[first]!,
+      lastStep: BigInt(steps[i - 1]!),
+      lastValue: values[i - 1]!,
+    });
   }
   return out;
 }
@@ -206,17 +297,13 @@ async function readRaw(
   ranges: ReadonlyArray<{ key: string; lo: bigint; hi: bigint }>,
 ): Promise<Map<string, StepPoint[]>> {
   const out = new Map<string, StepPoint[]>();
-  if (ranges.length === 0) return out;
-  const rows = await db.$queryRaw<Array<{ key: string; step: bigint; value: number }>>`
-    SELECT r.key, m.step, m.value
-      FROM unnest(${ranges.map((r) => r.key)}::text[], ${ranges.map((r) => r.lo.toString())}::int8[], ${ranges.map((r) => r.hi.toString())}::int8[]) AS r(key, lo, hi)
-     CROSS JOIN LATERAL pitwall_metric_points(${runId}::int4, r.key, r.lo, r.hi) m
-     WHERE m.value NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)
-     ORDER BY r.key, m.step`;
-  for (const r of rows) {
-    let list = out.get(r.key);
-    if (!list) out.set(r.key, (list = []));
-    list.push({ step: r.step, value: r.value });
+  const raw = await readRawRanges(db, runId, ranges);
+  for (const [i, r] of ranges.entries()) {
+    const { steps, values } = raw[i]!;
+    const points: StepPoint[] = new Array<StepPoint>(steps.length);
+    for (let j = 0; j < steps.length; j++)
+      points[j] = { step: BigInt(steps[j]!), value: values[j]! };
+    out.set(r.key, points);
   }
   return out;
 }
