@@ -10,7 +10,7 @@ import { SpeedTradeoffChart } from "@/components/charts/speed-tradeoff-chart";
 import { ThroughputChart } from "@/components/charts/throughput-chart";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
 import { LongContextCard } from "@/components/runs/long-context-card";
-import { ProjectionTable } from "@/components/runs/projection-panel";
+import { ProjectionTable } from "@/components/runs/projection-table";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { fetchRun } from "@/lib/api/fetchers/runs";
 import { runQueryKey } from "@/lib/api/query-keys";
