@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { type ReactNode } from "react";
+import type { ReactNode } from "react";
 
 import { formatCount } from "@/lib/format";
 import { BASELINES_PATH } from "@/lib/paths";
