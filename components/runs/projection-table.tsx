@@ -1,9 +1,9 @@
 "use client";
 
 import { Trophy } from "lucide-react";
-import Link from "next/link";
 import { useState } from "react";
 
+import { RunColorLink } from "@/components/runs/run-color-link";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Select } from "@/components/ui/input";
@@ -26,7 +26,6 @@ import {
   projectionArithmetic,
   projectionLevels,
 } from "@/lib/metrics/projection";
-import { runPath } from "@/lib/paths";
 import type { RunDetail } from "@/lib/view-models";
 
 import {
@@ -130,20 +129,7 @@ export function ProjectionTable({ entries }: { entries: ProjectionRunEntry[] }) 
             return (
               <TableRow key={run.id} data-testid="projection-row" data-run-id={run.id}>
                 <TableCell className="max-w-64">
-                  <span className="flex min-w-0 items-center gap-2">
-                    <span
-                      aria-hidden
-                      className="size-2.5 shrink-0 rounded-full"
-                      style={{ background: color }}
-                    />
-                    <Link
-                      href={runPath(run.id)}
-                      className="truncate rounded-sm font-medium hover:underline"
-                      title={run.name}
-                    >
-                      {run.name}
-                    </Link>
-                  </span>
+                  <RunColorLink run={run} color={color} />
                 </TableCell>
                 <TableCell>
                   {levels.length === 0 ? (

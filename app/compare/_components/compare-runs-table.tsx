@@ -1,7 +1,6 @@
-import Link from "next/link";
-
 import { CompareExportLinks } from "@/components/runs/export-menu";
 import { RelativeTime } from "@/components/runs/relative-time";
+import { RunColorLink } from "@/components/runs/run-color-link";
 import { StatusBadge } from "@/components/runs/status-badge";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, CardTitle } from "@/components/ui/card";
@@ -15,7 +14,6 @@ import {
 } from "@/components/ui/table";
 import { formatTokPerS, MISSING } from "@/lib/format";
 import { sweepPointLabel, type SweepScale } from "@/lib/metrics/benchmark-sweep";
-import { runPath } from "@/lib/paths";
 import { engineLabel } from "@/lib/run-config";
 
 import type { RunEntry } from "./compare-model";
@@ -61,20 +59,7 @@ export function CompareRunsTable({
           {entries.map(({ run, color, headline: h }) => (
             <TableRow key={run.id}>
               <TableCell className="max-w-80">
-                <span className="flex min-w-0 items-center gap-2">
-                  <span
-                    aria-hidden
-                    className="size-2.5 shrink-0 rounded-full"
-                    style={{ background: color }}
-                  />
-                  <Link
-                    href={runPath(run.id)}
-                    className="truncate rounded-sm font-medium hover:underline"
-                    title={run.name}
-                  >
-                    {run.name}
-                  </Link>
-                </span>
+                <RunColorLink run={run} color={color} />
               </TableCell>
               <TableCell>
                 <span className="flex items-center gap-1.5">
