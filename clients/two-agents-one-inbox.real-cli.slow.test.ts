@@ -2,33 +2,18 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 
-import type { PrismaClient } from "@/generated/prisma/client";
 import { createToken } from "@/lib/server/repositories/tokens";
-import {
-  claudeOfflineEnv,
-  ensureAgentClis,
-  opencodeOfflineEnv,
-  writeOpencodeProject,
-} from "@/test/support/agents/clis";
+import { claudeOfflineEnv } from "@/test/support/agents/clis";
+import { withAgentFixture } from "@/test/support/agents/fixture";
 import {
   lastToolResults,
   offersTools,
-  startModelServer,
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
-import { startOpencodeServer } from "@/test/support/agents/opencode-serve";
 import { outputOf, runClaude } from "@/test/support/agents/run-agent";
-import {
-  installedProject,
-  startAgentTestbed,
-  type AgentTestbed,
-} from "@/test/support/agents/testbed";
-import { openSignedInPage } from "@/test/support/browser";
-import { newSignedInUser } from "@/test/support/people";
-import type { TestServer } from "@/test/support/server";
+import { installedProject } from "@/test/support/agents/testbed";
 import { until } from "@/test/support/until";
 
 // Issue 23's "done when", with both real agent CLIs and their DEFAULT settings: a Claude Code
@@ -37,39 +22,24 @@ import { until } from "@/test/support/until";
 // the Claude Code one is approved by a click and runs, the opencode one is denied with a message
 // that its model receives; the audit names who decided what and when.
 
-let bed: AgentTestbed;
-let server: TestServer;
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let clis: { claude: string; opencode: string };
-const cleanups: Array<() => Promise<void> | void> = [];
-
-beforeAll(async () => {
-  clis = ensureAgentClis();
-  bed = await startAgentTestbed("gpu-box-a");
-  ({ server, pool, prisma } = bed);
-}, 600_000);
-
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-  await bed?.close();
-});
+const fx = withAgentFixture("gpu-box-a");
 
 test("a Claude Code session and an opencode session on two hosts wait in one inbox at 390 px: one approved by a click runs, the other denied, its model reads why", async () => {
+  const { bed } = fx;
+  const { server, pool, prisma } = bed;
   const tag = randomUUID().slice(0, 8);
   const reason = `not outside the project ${tag}`;
 
   // Host A: Claude Code, `mkdir` needs a permission in its default mode.
   const cc = installedProject(bed, "claude-code", { branch: "two-a", prefix: "two-cc" });
   const ccCommand = `mkdir approved-${tag} && echo made-${tag}`;
-  const ccModel = await startModelServer((req): ScriptedReply => {
+  const ccModel = await fx.startModel((req): ScriptedReply => {
     if (!offersTools(req)) return { text: "Two agents" };
     const last = lastToolResults(req).at(-1);
     if (!last)
       return { toolCalls: [{ name: "Bash", input: { command: ccCommand, description: "Make" } }] };
     return { text: `FINAL: ${last.content.slice(0, 400)}` };
   });
-  cleanups.push(() => ccModel.close());
 
   // Host B: opencode (its own token), a shell command reading outside the project: its default asks.
   const hostB = { server, token: (await createToken(prisma, "gpu-box-b")).token };
@@ -77,25 +47,17 @@ test("a Claude Code session and an opencode session on two hosts wait in one inb
   const outside = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-two-outside-"));
   fs.writeFileSync(path.join(outside, "secret.txt"), `outside-secret-${tag}\n`);
   const ocCommand = `cat ${path.join(outside, "secret.txt")}`;
-  const ocModel = await startModelServer((req): ScriptedReply => {
+  const ocModel = await fx.startModel((req): ScriptedReply => {
     if (!offersTools(req)) return { text: "Two agents" };
     const last = lastToolResults(req).at(-1);
     if (!last)
       return { toolCalls: [{ name: "bash", input: { command: ocCommand, description: "Read" } }] };
     return { text: `FINAL: ${last.content.slice(0, 400)}` };
   });
-  cleanups.push(() => ocModel.close());
-  writeOpencodeProject(oc.dir, ocModel.url);
-  const xdg = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-two-xdg-"));
-  const opencode = await startOpencodeServer({
-    opencode: clis.opencode,
-    cwd: oc.dir,
-    env: { ...opencodeOfflineEnv(xdg), ...oc.env },
-  });
-  cleanups.push(() => opencode.stop());
+  const opencode = await fx.opencodeServe({ dir: oc.dir, env: oc.env, model: ocModel });
 
   const claudeRun = runClaude({
-    claude: clis.claude,
+    claude: fx.clis.claude,
     cwd: cc.dir,
     env: { ...claudeOfflineEnv(ccModel.url), ...cc.env },
     prompt: "make the folder",
@@ -127,11 +89,7 @@ test("a Claude Code session and an opencode session on two hosts wait in one inb
   expect(ocItem.summary).toContain(ocCommand);
 
   // One inbox, a phone-sized page: both items, each with its agent and host.
-  const approver = await newSignedInUser(prisma, server.url, "approver");
-  const browser = await openSignedInPage(server.url, approver.cookie);
-  cleanups.push(() => browser.close());
-  const { page } = browser;
-  await page.setViewportSize({ width: 390, height: 844 });
+  const { page } = await fx.signedInPage();
   await page.goto("/inbox");
   const ccRow = page.getByTestId("inbox-item").filter({ hasText: `mkdir approved-${tag}` });
   const ocRow = page.getByTestId("inbox-item").filter({ hasText: ocCommand });

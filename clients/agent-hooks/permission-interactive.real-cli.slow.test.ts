@@ -1,27 +1,15 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import pg from "pg";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 
-import type { PrismaClient } from "@/generated/prisma/client";
-import { claudeOfflineEnv, ensureAgentClis } from "@/test/support/agents/clis";
+import { modelSawToolResult, withAgentFixture } from "@/test/support/agents/fixture";
 import {
   lastToolResults,
   offersTools,
-  startModelServer,
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
-import { claudeInteractiveHome } from "@/test/support/agents/run-interactive";
-import { runClaudePty } from "@/test/support/agents/run-pty";
-import {
-  installedProject,
-  startAgentTestbed,
-  type AgentTestbed,
-} from "@/test/support/agents/testbed";
-import { openSignedInPage } from "@/test/support/browser";
-import { newSignedInUser } from "@/test/support/people";
-import type { TestServer } from "@/test/support/server";
+import { installedProject } from "@/test/support/agents/testbed";
 import { until } from "@/test/support/until";
 
 // The real Claude Code TUI (pinned version, INTERACTIVE, not `-p`) in a node-pty pseudo-terminal,
@@ -31,32 +19,17 @@ import { until } from "@/test/support/until";
 // does not run and the model receives the message. Only the first-run questions are pre-answered
 // (claudeInteractiveHome): nobody touches the terminal.
 
-let bed: AgentTestbed;
-let server: TestServer;
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let claude: string;
-const cleanups: Array<() => Promise<void> | void> = [];
-
-beforeAll(async () => {
-  claude = ensureAgentClis().claude;
-  bed = await startAgentTestbed("tui-box");
-  ({ server, pool, prisma } = bed);
-}, 600_000);
-
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-  await bed?.close();
-});
+const fx = withAgentFixture("tui-box");
 
 test("interactive TUI: a Bash permission approved by a click at 390 px runs; one denied with a message is not run and the model reads the message", async () => {
+  const { pool } = fx.bed;
   const tag = randomUUID().slice(0, 8);
   const reason = `use the scratch folder ${tag}`;
-  const { dir, env } = installedProject(bed, "claude-code", {
+  const { dir, env } = installedProject(fx.bed, "claude-code", {
     branch: "tui-perm",
     prefix: "cc-tui",
   });
-  const model = await startModelServer((req): ScriptedReply => {
+  const model = await fx.startModel((req): ScriptedReply => {
     if (!offersTools(req)) return { text: "TUI permission test" };
     const last = lastToolResults(req).at(-1);
     if (!last)
@@ -76,18 +49,15 @@ test("interactive TUI: a Bash permission approved by a click at 390 px runs; one
       };
     return { text: `FINAL: ${last.content.slice(0, 300)}` };
   });
-  cleanups.push(() => model.close());
-  const offline = claudeOfflineEnv(model.url);
-  const run = runClaudePty({
-    claude,
-    cwd: dir,
-    env: { ...offline, ...env, HOME: claudeInteractiveHome(dir, offline.ANTHROPIC_API_KEY!) },
+  const run = fx.claudePty({
+    dir,
+    env,
+    model,
     // Claude Code 2.1.332's interactive default is auto mode: working-folder commands run unasked
     // and the API's server-side check blocks flagged ones, asking only after 3 consecutive blocks
     // (permission-automode.real-cli.slow.test.ts); `default` is the mode that asks every time.
     args: ["--permission-mode", "default", "make the folder"],
   });
-  cleanups.push(() => run.stop());
   const terminal = () => run.tail();
   const waiting = async (summary: string) =>
     (
@@ -112,11 +82,7 @@ test("interactive TUI: a Bash permission approved by a click at 390 px runs; one
     terminal,
   );
 
-  const approver = await newSignedInUser(prisma, server.url, "approver");
-  const browser = await openSignedInPage(server.url, approver.cookie);
-  cleanups.push(() => browser.close());
-  const { page } = browser;
-  await page.setViewportSize({ width: 390, height: 844 });
+  const { page } = await fx.signedInPage();
   await page.goto("/inbox");
   const firstRow = page.getByTestId("inbox-item").filter({ hasText: `mkdir clicked-${tag}` });
   await firstRow.getByText("tui-box").first().waitFor();
@@ -132,12 +98,7 @@ test("interactive TUI: a Bash permission approved by a click at 390 px runs; one
   );
   await until(
     "the approved command's output at the model",
-    async () =>
-      model.requests.some((r) =>
-        lastToolResults(r).some(
-          (t) => t.toolName === "Bash" && !t.isError && t.content.includes(`made-${tag}`),
-        ),
-      ),
+    async () => modelSawToolResult(model, "Bash", `made-${tag}`, { ok: true }),
     60_000,
     terminal,
   );

@@ -1,26 +1,16 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import pg from "pg";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 
-import type { PrismaClient } from "@/generated/prisma/client";
-import { claudeOfflineEnv, ensureAgentClis } from "@/test/support/agents/clis";
+import { modelSawToolResult, withAgentFixture } from "@/test/support/agents/fixture";
 import {
   lastToolResults,
   offersTools,
-  startModelServer,
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
-import { claudeInteractiveHome } from "@/test/support/agents/run-interactive";
-import { runClaudePty } from "@/test/support/agents/run-pty";
-import {
-  installedProject,
-  startAgentTestbed,
-  type AgentTestbed,
-} from "@/test/support/agents/testbed";
+import { installedProject } from "@/test/support/agents/testbed";
 import { newSignedInUser } from "@/test/support/people";
-import type { TestServer } from "@/test/support/server";
 import { until } from "@/test/support/until";
 
 // A timeout that hands back to the terminal, with the real Claude Code TUI (pinned version,
@@ -31,52 +21,33 @@ import { until } from "@/test/support/until";
 // marked expired (audit: "pitwall") and a late decision is refused with 409 `expired`.
 
 const TIMEOUT_S = 20;
-
-let bed: AgentTestbed;
-let server: TestServer;
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let claude: string;
-const cleanups: Array<() => Promise<void> | void> = [];
-
-beforeAll(async () => {
-  claude = ensureAgentClis().claude;
-  bed = await startAgentTestbed("tui-timeout-box", {
-    PITWALL_INBOX_TIMEOUT_S: `permission=${TIMEOUT_S}`,
-  });
-  ({ server, pool, prisma } = bed);
-}, 600_000);
-
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-  await bed?.close();
+const fx = withAgentFixture("tui-timeout-box", {
+  PITWALL_INBOX_TIMEOUT_S: `permission=${TIMEOUT_S}`,
 });
 
 test("interactive TUI: nobody decides before the inbox timeout, the prompt is handed back, answered in the terminal the command runs; the item is expired and a late decision refused", async () => {
+  const { server, pool, prisma } = fx.bed;
   const tag = randomUUID().slice(0, 8);
   const command = `mkdir handed-back-${tag} && echo handed-${tag}`;
-  const { dir, env } = installedProject(bed, "claude-code", {
+  const { dir, env } = installedProject(fx.bed, "claude-code", {
     branch: "tui-timeout",
     prefix: "cc-tui-timeout",
   });
-  const model = await startModelServer((req): ScriptedReply => {
+  const model = await fx.startModel((req): ScriptedReply => {
     if (!offersTools(req)) return { text: "TUI timeout test" };
     const last = lastToolResults(req).at(-1);
     if (!last) return { toolCalls: [{ name: "Bash", input: { command, description: "Make" } }] };
     return { text: `FINAL: ${last.content.slice(0, 300)}` };
   });
-  cleanups.push(() => model.close());
-  const offline = claudeOfflineEnv(model.url);
-  const run = runClaudePty({
-    claude,
-    cwd: dir,
-    env: { ...offline, ...env, HOME: claudeInteractiveHome(dir, offline.ANTHROPIC_API_KEY!) },
+  const run = fx.claudePty({
+    dir,
+    env,
+    model,
     // Claude Code 2.1.332's interactive default is auto mode: working-folder commands run unasked
     // and the API's server-side check blocks flagged ones, asking only after 3 consecutive blocks
     // (permission-automode.real-cli.slow.test.ts); `default` is the mode that asks every time.
     args: ["--permission-mode", "default", "make the folder"],
   });
-  cleanups.push(() => run.stop());
   const terminal = () => run.tail();
 
   const item = await until(
@@ -127,12 +98,7 @@ test("interactive TUI: nobody decides before the inbox timeout, the prompt is ha
   );
   await until(
     "its output at the model",
-    async () =>
-      model.requests.some((r) =>
-        lastToolResults(r).some(
-          (t) => t.toolName === "Bash" && !t.isError && t.content.includes(`handed-${tag}`),
-        ),
-      ),
+    async () => modelSawToolResult(model, "Bash", `handed-${tag}`, { ok: true }),
     60_000,
     terminal,
   );

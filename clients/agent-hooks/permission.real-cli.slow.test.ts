@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import pg from "pg";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 
-import type { PrismaClient } from "@/generated/prisma/client";
-import { claudeOfflineEnv, ensureAgentClis } from "@/test/support/agents/clis";
+import { claudeOfflineEnv } from "@/test/support/agents/clis";
+import { withAgentFixture } from "@/test/support/agents/fixture";
 import {
   lastToolResults,
   offersTools,
@@ -13,13 +12,8 @@ import {
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
 import { outputOf, runClaude } from "@/test/support/agents/run-agent";
-import {
-  installedProject,
-  startAgentTestbed,
-  type AgentTestbed,
-} from "@/test/support/agents/testbed";
+import { installedProject } from "@/test/support/agents/testbed";
 import { newSignedInUser } from "@/test/support/people";
-import type { TestServer } from "@/test/support/server";
 import { until } from "@/test/support/until";
 
 // The real Claude Code CLI (pinned version) with our hook installed by `pitwall agent install`,
@@ -28,23 +22,12 @@ import { until } from "@/test/support/until";
 // with an edited command runs as edited; the next one, denied with a message, is not run and
 // the model receives the message. Inbox rules decide without anyone: allowed runs, denied doesn't.
 
-let bed: AgentTestbed;
-let server: TestServer;
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let claude: string;
-
-beforeAll(async () => {
-  claude = ensureAgentClis().claude;
-  bed = await startAgentTestbed("claude-box");
-  ({ server, pool, prisma } = bed);
-}, 600_000);
-
-afterAll(async () => {
-  await bed?.close();
-});
+const fx = withAgentFixture("claude-box");
 
 test("Bash approved with an edited command runs as edited; a denial's message reaches the model", async () => {
+  const { bed } = fx;
+  const { server, pool, prisma } = bed;
+  const claude = fx.clis.claude;
   const tag = randomUUID().slice(0, 8);
   const { dir, env } = installedProject(bed, "claude-code", {
     branch: "perm-test",
@@ -145,6 +128,9 @@ test("Bash approved with an edited command runs as edited; a denial's message re
 }, 420_000);
 
 test("inbox rules decide without anyone: an allow rule of the project runs the command, a deny rule's message reaches the model", async () => {
+  const { bed } = fx;
+  const { server, pool, prisma } = bed;
+  const claude = fx.clis.claude;
   const tag = randomUUID().slice(0, 8);
   const { dir, env } = installedProject(bed, "claude-code", {
     branch: "rule-test",

@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import pg from "pg";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 
-import type { PrismaClient } from "@/generated/prisma/client";
-import { claudeOfflineEnv, ensureAgentClis } from "@/test/support/agents/clis";
+import { claudeOfflineEnv } from "@/test/support/agents/clis";
+import { withAgentFixture } from "@/test/support/agents/fixture";
 import {
   lastToolResults,
   offersTools,
@@ -11,14 +10,9 @@ import {
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
 import { outputOf, runClaude } from "@/test/support/agents/run-agent";
-import {
-  installedProject,
-  startAgentTestbed,
-  type AgentTestbed,
-} from "@/test/support/agents/testbed";
+import { installedProject } from "@/test/support/agents/testbed";
 import { openSignedInPage } from "@/test/support/browser";
 import { newSignedInUser } from "@/test/support/people";
-import type { TestServer } from "@/test/support/server";
 import { until } from "@/test/support/until";
 
 // The real Claude Code CLI (pinned 2.1.332, `-p` with the stdio permission prompt tool nobody
@@ -28,23 +22,12 @@ import { until } from "@/test/support/until";
 // answer for the other in Chromium at 390 px; the hook answers the PermissionRequest with
 // `updatedInput.answers` and the model receives both answers as the tool's result.
 
-let bed: AgentTestbed;
-let server: TestServer;
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let claude: string;
-
-beforeAll(async () => {
-  claude = ensureAgentClis().claude;
-  bed = await startAgentTestbed("claude-question-box");
-  ({ server, pool, prisma } = bed);
-}, 600_000);
-
-afterAll(async () => {
-  await bed?.close();
-});
+const fx = withAgentFixture("claude-question-box");
 
 test("AskUserQuestion answered in the inbox at 390 px: the chosen option and the free text reach the model", async () => {
+  const { bed } = fx;
+  const { server, pool, prisma } = bed;
+  const claude = fx.clis.claude;
   const tag = randomUUID().slice(0, 8);
   const { dir, env: pitwallEnv } = installedProject(bed, "claude-code", {
     branch: "question-branch",

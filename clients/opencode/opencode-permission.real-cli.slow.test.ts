@@ -2,30 +2,15 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 
-import type { PrismaClient } from "@/generated/prisma/client";
-import {
-  ensureAgentClis,
-  opencodeOfflineEnv,
-  writeOpencodeProject,
-} from "@/test/support/agents/clis";
+import { modelSawToolResult, withAgentFixture } from "@/test/support/agents/fixture";
 import {
   lastToolResults,
   offersTools,
-  startModelServer,
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
-import { startOpencodeServer } from "@/test/support/agents/opencode-serve";
-import {
-  installedProject,
-  startAgentTestbed,
-  type AgentTestbed,
-} from "@/test/support/agents/testbed";
-import { openSignedInPage } from "@/test/support/browser";
-import { newSignedInUser } from "@/test/support/people";
-import type { TestServer } from "@/test/support/server";
+import { installedProject } from "@/test/support/agents/testbed";
 import { until } from "@/test/support/until";
 
 // The real opencode CLI (pinned 1.18.33) with its DEFAULT permission settings, as the headless
@@ -37,27 +22,12 @@ import { until } from "@/test/support/until";
 // the model receives; a third, answered first in opencode's own API (as its TUI or web client
 // would), closes as answered in the terminal. The audit shows who decided.
 
-let bed: AgentTestbed;
-let server: TestServer;
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let opencode: string;
-const cleanups: Array<() => Promise<void> | void> = [];
-
-beforeAll(async () => {
-  opencode = ensureAgentClis().opencode;
-  bed = await startAgentTestbed("opencode-perm-box");
-  ({ server, pool, prisma } = bed);
-}, 600_000);
-
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-  await bed?.close();
-});
+const fx = withAgentFixture("opencode-perm-box");
 
 test("opencode permission requests wait in the inbox: approved at 390 px the command runs, denied the model reads why", async () => {
+  const { server, pool } = fx.bed;
   const tag = randomUUID().slice(0, 8);
-  const { dir, env: pitwallEnv } = installedProject(bed, "opencode", {
+  const { dir, env: pitwallEnv } = installedProject(fx.bed, "opencode", {
     branch: "perm-branch",
     prefix: "oc-perm",
   });
@@ -69,7 +39,7 @@ test("opencode permission requests wait in the inbox: approved at 390 px the com
   const reason = `keep the secrets out of it ${tag}`;
   // A second read outside the project (opencode asks for `cat` of such a path, not for `ls`).
   const listing = `cat ${path.join(outside, "other.txt")}`;
-  const model = await startModelServer((req): ScriptedReply => {
+  const model = await fx.startModel((req): ScriptedReply => {
     if (!offersTools(req)) return { text: "Permission test" };
     const last = lastToolResults(req).at(-1);
     if (!last)
@@ -80,24 +50,12 @@ test("opencode permission requests wait in the inbox: approved at 390 px the com
       return { toolCalls: [{ name: "bash", input: { command: listing, description: "List" } }] };
     return { text: `FINAL: ${last.content.slice(0, 400)}` };
   });
-  cleanups.push(() => model.close());
   // The project's opencode.json names the scripted provider and nothing else: no permission settings.
-  writeOpencodeProject(dir, model.url);
-  const xdg = fs.mkdtempSync(path.join(os.tmpdir(), "pitwall-oc-xdg-"));
-  const oc = await startOpencodeServer({
-    opencode,
-    cwd: dir,
-    env: { ...opencodeOfflineEnv(xdg), ...pitwallEnv },
-  });
-  cleanups.push(() => oc.stop());
+  const oc = await fx.opencodeServe({ dir, env: pitwallEnv, model });
   const output = () =>
     `opencode stdout:\n${oc.stdout.slice(-20).join("\n")}\nopencode stderr:\n${oc.stderr.slice(-60).join("\n")}`;
 
-  const approver = await newSignedInUser(prisma, server.url, "approver");
-  const browser = await openSignedInPage(server.url, approver.cookie);
-  cleanups.push(() => browser.close());
-  const { page } = browser;
-  await page.setViewportSize({ width: 390, height: 844 });
+  const { page, user: approver } = await fx.signedInPage();
 
   const sessionId = await oc.prompt("read the notes");
   const waiting = async (toolName: string) =>
@@ -142,12 +100,7 @@ test("opencode permission requests wait in the inbox: approved at 390 px the com
   await page.getByRole("button", { name: "Send now" }).click();
   await until(
     "the command's output at the model",
-    async () =>
-      model.requests.some((r) =>
-        lastToolResults(r).some(
-          (t) => t.toolName === "bash" && t.content.includes(`outside-notes-${tag}`),
-        ),
-      ),
+    async () => modelSawToolResult(model, "bash", `outside-notes-${tag}`),
     120_000,
     output,
   );
@@ -163,10 +116,7 @@ test("opencode permission requests wait in the inbox: approved at 390 px the com
   await page.getByRole("button", { name: "Send now" }).click();
   await until(
     "the denial's message at the model",
-    async () =>
-      model.requests.some((r) =>
-        lastToolResults(r).some((t) => t.toolName === "read" && t.content.includes(reason)),
-      ),
+    async () => modelSawToolResult(model, "read", reason),
     120_000,
     output,
   );
@@ -219,12 +169,7 @@ test("opencode permission requests wait in the inbox: approved at 390 px the com
   expect(late.status).toBe(409);
   await until(
     "the second outside read's output at the model",
-    async () =>
-      model.requests.some((r) =>
-        lastToolResults(r).some(
-          (t) => t.toolName === "bash" && t.content.includes(`other-notes-${tag}`),
-        ),
-      ),
+    async () => modelSawToolResult(model, "bash", `other-notes-${tag}`),
     60_000,
     output,
   );

@@ -1,30 +1,17 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 
-import type { PrismaClient } from "@/generated/prisma/client";
-import {
-  ensureAgentClis,
-  opencodeOfflineEnv,
-  writeOpencodeProject,
-} from "@/test/support/agents/clis";
+import { opencodeOfflineEnv, writeOpencodeProject } from "@/test/support/agents/clis";
+import { withAgentFixture } from "@/test/support/agents/fixture";
 import {
   lastToolResults,
   offersTools,
-  startModelServer,
   type ScriptedReply,
 } from "@/test/support/agents/model-server";
 import { outputOf, runOpencode } from "@/test/support/agents/run-agent";
-import {
-  installedProject,
-  startAgentTestbed,
-  type AgentTestbed,
-} from "@/test/support/agents/testbed";
-import { openSignedInPage } from "@/test/support/browser";
-import { newSignedInUser } from "@/test/support/people";
-import type { TestServer } from "@/test/support/server";
+import { installedProject } from "@/test/support/agents/testbed";
 import { until } from "@/test/support/until";
 
 // The real opencode CLI (1.18.33, installed on demand outside the repo) against a scripted
@@ -33,23 +20,7 @@ import { until } from "@/test/support/until";
 // in a real Chromium while the agent still runs; the plugin's pitwall_propose_plan tool holds the
 // agent until a person decides in the browser, and the decision is the tool's result.
 
-let bed: AgentTestbed;
-let server: TestServer;
-let pool: pg.Pool;
-let prisma: PrismaClient;
-let opencode: string;
-const cleanups: Array<() => Promise<void> | void> = [];
-
-beforeAll(async () => {
-  opencode = ensureAgentClis().opencode;
-  bed = await startAgentTestbed("opencode-box");
-  ({ server, pool, prisma } = bed);
-}, 600_000);
-
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-  await bed?.close();
-});
+const fx = withAgentFixture("opencode-box");
 
 const list1 = [
   { id: "1", content: "Run the decode sweep C=1..64", status: "in_progress", priority: "high" },
@@ -62,7 +33,7 @@ const list2 = [
 
 /** A fresh git project with our plugin installed by the real CLI command; the environment opencode runs with. */
 function project(): { dir: string; env: Record<string, string> } {
-  const { dir, env } = installedProject(bed, "opencode", {
+  const { dir, env } = installedProject(fx.bed, "opencode", {
     branch: "decode-sweep",
     prefix: "oc-proj",
   });
@@ -71,10 +42,11 @@ function project(): { dir: string; env: Record<string, string> } {
 }
 
 test("opencode's todowrite calls appear as snapshots on the session page while the agent runs", async () => {
+  const { pool } = fx.bed;
   const { dir, env } = project();
   let release!: () => void;
   const seenInBrowser = new Promise<void>((r) => (release = r));
-  const model = await startModelServer(async (req): Promise<ScriptedReply> => {
+  const model = await fx.startModel(async (req): Promise<ScriptedReply> => {
     if (!offersTools(req)) return { text: "Decode sweep" }; // the title request
     const last = lastToolResults(req).at(-1);
     if (!last) return { toolCalls: [{ name: "todowrite", input: { todos: list1 } }] };
@@ -84,17 +56,13 @@ test("opencode's todowrite calls appear as snapshots on the session page while t
     }
     return { text: "FINAL: sweep done" };
   });
-  cleanups.push(() => model.close());
   writeOpencodeProject(dir, model.url);
 
-  const viewer = await newSignedInUser(prisma, server.url, "viewer");
-  const browser = await openSignedInPage(server.url, viewer.cookie);
-  cleanups.push(() => browser.close());
-  const { page } = browser;
+  const { page } = await fx.signedInPage({ role: "viewer", viewport: null });
 
   // opencode's start-up alone took two minutes on a busy two-core machine: the waits on it are generous.
   const run = runOpencode({
-    opencode,
+    opencode: fx.clis.opencode,
     cwd: dir,
     env,
     prompt: "run the decode sweep",
@@ -169,10 +137,11 @@ test("opencode's todowrite calls appear as snapshots on the session page while t
 }, 600_000);
 
 test("pitwall_propose_plan waits for a person: changes requested in the browser reach the model, the revision supersedes it and is approved", async () => {
+  const { pool } = fx.bed;
   const { dir, env } = project();
   const plan1 = "# Decode sweep\n1. Throughput C=1..64\n2. Summarize\n";
   const plan2 = "# Decode sweep\n1. Warm up the server\n2. Throughput C=1..32\n3. Summarize\n";
-  const model = await startModelServer((req): ScriptedReply => {
+  const model = await fx.startModel((req): ScriptedReply => {
     if (!offersTools(req)) return { text: "Decode sweep plan" };
     const last = lastToolResults(req).at(-1);
     if (!last) return { toolCalls: [{ name: "pitwall_propose_plan", input: { plan: plan1 } }] };
@@ -180,15 +149,11 @@ test("pitwall_propose_plan waits for a person: changes requested in the browser 
       return { toolCalls: [{ name: "pitwall_propose_plan", input: { plan: plan2 } }] };
     return { text: `FINAL: ${last.content.slice(0, 400)}` };
   });
-  cleanups.push(() => model.close());
   writeOpencodeProject(dir, model.url);
-  const approver = await newSignedInUser(prisma, server.url, "approver");
-  const browser = await openSignedInPage(server.url, approver.cookie);
-  cleanups.push(() => browser.close());
-  const { page } = browser;
+  const { page } = await fx.signedInPage({ viewport: null });
 
   const run = runOpencode({
-    opencode,
+    opencode: fx.clis.opencode,
     cwd: dir,
     env,
     prompt: "plan the decode sweep",

@@ -8,7 +8,7 @@ import {
   type ParsedSessionFile,
   type ParsedTodoSnapshot,
   type SessionFormatModule,
-} from "./opencode-export";
+} from "./session-common";
 import { isPlainObject, iterateLines, type ImportProblem, type JsonObject } from "./source-text";
 
 /**

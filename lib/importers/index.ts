@@ -101,18 +101,14 @@ export {
 } from "./session-import";
 export type { ImportedSession, SessionImportOptions, SessionImportResult } from "./session-import";
 export { parseClaudeCodeTranscript, parseTranscriptTimestamp } from "./claude-code-transcript";
-export {
-  parseOpencodeExport,
-  readTodoList,
-  SESSION_FORMATS,
-  sessionKeyFor,
-} from "./opencode-export";
+export { parseOpencodeExport } from "./opencode-export";
+export { readTodoList, SESSION_FORMATS, sessionKeyFor } from "./session-common";
 export type {
   ParsedSession,
   ParsedSessionFile,
   ParsedTodoSnapshot,
   SessionFormat,
-} from "./opencode-export";
+} from "./session-common";
 
 const ANY_FILES =
   "benchmark result or training log (expected SGLang bench_serving --output-file JSONL, vLLM bench serve --save-result JSON/JSONL, GenAI-Perf profile_export_genai_perf.json, GuideLLM benchmarks.json, Hugging Face trainer_state.json, LLaMA-Factory trainer_log.jsonl or a CSV metric table with a step column), nor an eval file (SpecForge bench_eagle3 results JSON, SGLang server log), nor an agent session (opencode export JSON, Claude Code transcript JSONL)";

@@ -8,12 +8,8 @@ import { stringifyJson } from "../protocol/json";
 import { describeIssues } from "../protocol/validate";
 import { claudeCodeTranscript } from "./claude-code-transcript";
 import { UnknownFormatError } from "./errors";
-import {
-  opencodeExport,
-  type ParsedSession,
-  type SessionFormat,
-  type SessionFormatModule,
-} from "./opencode-export";
+import { opencodeExport } from "./opencode-export";
+import type { ParsedSession, SessionFormat, SessionFormatModule } from "./session-common";
 import {
   baseName,
   naturalCompare,

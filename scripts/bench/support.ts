@@ -5,8 +5,8 @@
  * readings (proc.ts) and figure formatting (figures.ts) are re-exported from here. Scenarios print
  * figures, never assert them.
  */
+
 import { spawn, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -21,6 +21,7 @@ import { migrateDeploy } from "@/lib/server/database/migrate";
 import { createToken } from "@/lib/server/repositories/tokens";
 
 import { buildIsStale, ensureBuild } from "../lib/build";
+import { recordPid, startJanitor } from "./janitor";
 import { descendantsOf, readProc } from "./proc";
 
 // Re-exported so scenario files keep importing everything from ./support.
@@ -103,52 +104,6 @@ export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): P
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export const log = (msg: string) => console.log(`[bench] ${msg}`);
-
-// ---------------------------------------------------------------------------------------------
-// Janitor: cleans up if this process dies without running its own cleanup. `tsx` relays Ctrl-C
-// to this process and SIGKILLs it when it does not confirm the signal within 30 ms (easily
-// missed under load), and `kill -9` skips every handler; either way the server, PostgreSQL and
-// the temp folder would be left behind. The janitor is a detached process (its own process group,
-// so Ctrl-C does not reach it) that polls our pid; once we are gone it stops the processes listed
-// in <temp>/pids.json and removes the folder. It exits by itself when the folder disappears.
-
-const JANITOR_JS = `
-const fs = require("node:fs");
-const ppid = Number(process.argv[1]);
-const dir = process.argv[2];
-const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === "EPERM"; } };
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const stop = async (pids, signal) => {
-  for (const pid of pids) { try { process.kill(pid, signal); } catch {} }
-  for (let t = 0; t < 15000 && pids.some(alive); t += 200) await sleep(200);
-  for (const pid of pids) { if (alive(pid)) { try { process.kill(pid, "SIGKILL"); } catch {} } }
-};
-(async () => {
-  while (alive(ppid)) { if (!fs.existsSync(dir)) return; await sleep(500); }
-  if (!fs.existsSync(dir)) return;
-  let pids = {};
-  try { pids = JSON.parse(fs.readFileSync(dir + "/pids.json", "utf8")); } catch {}
-  await stop([pids.serverNode, pids.server].filter(Boolean), "SIGTERM");
-  await stop([pids.postmaster].filter(Boolean), "SIGINT");
-  fs.rmSync(dir, { recursive: true, force: true });
-})();
-`;
-
-export function startJanitor(tempDir: string): void {
-  const child = spawn(process.execPath, ["-e", JANITOR_JS, String(process.pid), tempDir], {
-    detached: true,
-    stdio: "ignore",
-  });
-  child.unref();
-}
-
-/** Records a pid in <temp>/pids.json for the janitor. */
-const janitorPids: Record<string, number> = {};
-export function recordPid(tempDir: string, name: string, pid: number | null | undefined): void {
-  if (!pid) return;
-  janitorPids[name] = pid;
-  fs.writeFileSync(path.join(tempDir, "pids.json"), JSON.stringify(janitorPids));
-}
 
 // ---------------------------------------------------------------------------------------------
 // The server, started like test/support/server.ts does

@@ -1,3 +1,5 @@
+import { LIVE_CHANNEL } from "@/lib/protocol/live";
+
 /** Anything that runs a parameterised query: a `pg` client inside the caller's transaction, or a pool. */
 export interface Queryable {
   query(text: string, values: unknown[]): Promise<unknown>;
@@ -13,4 +15,14 @@ export interface Queryable {
 export async function publishTopics(client: Queryable, topics: Iterable<string>): Promise<void> {
   const list = [...new Set(topics)];
   if (list.length) await client.query("SELECT pitwall_publish($1::text[])", [list]);
+}
+
+/**
+ * Announces each of `topics` on `pitwall_live` with its own `pg_notify` (in order, duplicates
+ * included; no LiveTopic.seq bump: for topics that are not runs', such as the inbox, plans and
+ * the waiting agents' decision topics). Inside a transaction the notices are delivered at commit.
+ */
+export async function notifyTopics(client: Queryable, topics: Iterable<string>): Promise<void> {
+  for (const topic of topics)
+    await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
 }

@@ -7,9 +7,10 @@ import { inTransaction } from "@/lib/server/database/transaction";
 import { ForbiddenError, NotFoundError } from "@/lib/server/errors";
 import { effectiveExpiresInS, type InboxPolicy } from "@/lib/server/inbox-policy";
 import { currentInboxPolicy } from "@/lib/server/inbox-policy-env";
+import { notifyTopics } from "@/lib/server/live/publish";
 
 import { auditRuleDecision, ruleDecider, ruleFor } from "./inbox-rules";
-import { INBOX_TOPIC, inboxDecisionTopic, notifyInboxTopics } from "./inbox-topics";
+import { INBOX_TOPIC, inboxDecisionTopic } from "./inbox-topics";
 import type { TokenPrincipal } from "./tokens";
 
 /**
@@ -106,7 +107,7 @@ export async function createInboxItem(
     // A session waits for its person once: a newer notice replaces the older one.
     if (input.kind === "notice" && session && row.inserted)
       await closeSessionNotices(client, session.id, at, row.id);
-    await notifyInboxTopics(client, [INBOX_TOPIC]);
+    await notifyTopics(client, [INBOX_TOPIC]);
     return { id: row.id, status: row.status, decision: storedDecision(row) };
   });
 }
@@ -171,7 +172,7 @@ export async function closeInboxIfAbandoned(
       `INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, $2, $3, 'pitwall', $4)`,
       [itemId, closed.status, closed.status.replace(/_/g, " "), at],
     );
-    await notifyInboxTopics(client, [INBOX_TOPIC, inboxDecisionTopic(itemId)]);
+    await notifyTopics(client, [INBOX_TOPIC, inboxDecisionTopic(itemId)]);
     return 1;
   });
 }
@@ -191,7 +192,7 @@ export async function closeSessionInboxItems(
       `INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, 'agent_ended', 'agent ended', 'pitwall', $2)`,
       [r.id, at],
     );
-    await notifyInboxTopics(client, [inboxDecisionTopic(r.id)]);
+    await notifyTopics(client, [inboxDecisionTopic(r.id)]);
   }
   return res.rowCount ?? 0;
 }
@@ -217,7 +218,7 @@ export async function closeSessionNotices(
       `INSERT INTO "InboxAudit" ("itemId", decision, message, "decidedBy", "decidedAt") VALUES ($1, 'answered_in_terminal', 'the session moved on', 'pitwall', $2)`,
       [r.id, at],
     );
-    await notifyInboxTopics(client, [inboxDecisionTopic(r.id)]);
+    await notifyTopics(client, [inboxDecisionTopic(r.id)]);
   }
   return res.rowCount ?? 0;
 }

@@ -6,9 +6,10 @@ import { inboxRuleInput, ruleLabel } from "@/lib/inbox/rules";
 import { isoTime } from "@/lib/iso-time";
 import { inTransaction } from "@/lib/server/database/transaction";
 import { AppError, ConflictError, NotFoundError } from "@/lib/server/errors";
+import { notifyTopics } from "@/lib/server/live/publish";
 
 import { applyRulesToWaiting, insertInboxRule } from "./inbox-rules";
-import { INBOX_TOPIC, inboxDecisionTopic, notifyInboxTopics } from "./inbox-topics";
+import { INBOX_TOPIC, inboxDecisionTopic } from "./inbox-topics";
 
 /**
  * A person's decision on an inbox item (waiting plans are decided through decidePlan). Every
@@ -155,7 +156,7 @@ export async function decideInboxItem(
         rule ? `wrote rule #${rule.id}: ${rule.label}` : null,
       ],
     );
-    await notifyInboxTopics(client, [INBOX_TOPIC, inboxDecisionTopic(itemId)]);
+    await notifyTopics(client, [INBOX_TOPIC, inboxDecisionTopic(itemId)]);
     // The new rule also settles the permissions already waiting that it covers.
     if (rule) await applyRulesToWaiting(client, at);
     return {

@@ -5,9 +5,10 @@ import { planOutlineMarkdown } from "@/lib/plans/outline-markdown";
 import { inTransaction } from "@/lib/server/database/transaction";
 import { type InboxPolicy } from "@/lib/server/inbox-policy";
 import { currentInboxPolicy } from "@/lib/server/inbox-policy-env";
+import { notifyTopics } from "@/lib/server/live/publish";
 import type { InboxEntry } from "@/lib/view-models/inbox";
 
-import { INBOX_TOPIC, inboxDecisionTopic, notifyInboxTopics } from "./inbox-topics";
+import { INBOX_TOPIC, inboxDecisionTopic } from "./inbox-topics";
 
 /**
  * The inbox as people see it: everything an agent waits on. Tool permissions, questions and
@@ -52,9 +53,9 @@ export async function expireInboxItems(
           ? [r.id, "deny", TIMEOUT_DENIAL, TIMEOUT_DECIDER, at]
           : [r.id, "expired", "no decision before the item expired", "pitwall", at],
       );
-      await notifyInboxTopics(client, [inboxDecisionTopic(r.id)]);
+      await notifyTopics(client, [inboxDecisionTopic(r.id)]);
     }
-    if (res.rowCount) await notifyInboxTopics(client, [INBOX_TOPIC]);
+    if (res.rowCount) await notifyTopics(client, [INBOX_TOPIC]);
     return res.rowCount ?? 0;
   });
 }

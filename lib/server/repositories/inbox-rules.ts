@@ -8,9 +8,9 @@ import {
   type RuleTarget,
 } from "@/lib/inbox/rules";
 import { isoTime, isoTimeOrNull } from "@/lib/iso-time";
-import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { inTransaction } from "@/lib/server/database/transaction";
 import { NotFoundError } from "@/lib/server/errors";
+import { notifyTopics } from "@/lib/server/live/publish";
 import type { InboxRuleView } from "@/lib/view-models/inbox";
 
 import { INBOX_TOPIC, inboxDecisionTopic } from "./inbox-topics";
@@ -76,11 +76,6 @@ export async function listInboxRules(db: Db): Promise<InboxRuleView[]> {
   }));
 }
 
-async function notify(db: Db, topics: string[]): Promise<void> {
-  for (const topic of topics)
-    await db.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
-}
-
 /** Stores a new rule. @returns it as stored. */
 export async function insertInboxRule(
   db: Db,
@@ -93,7 +88,7 @@ export async function insertInboxRule(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING id, effect, agent, project, tool, pattern, message`,
     [input.effect, input.agent, input.project, input.tool, input.pattern, input.message, by, at],
   );
-  await notify(db, [INBOX_RULES_TOPIC]);
+  await notifyTopics(db, [INBOX_RULES_TOPIC]);
   return res.rows[0]!;
 }
 
@@ -110,7 +105,7 @@ export async function updateInboxRule(
     [id, input.effect, input.agent, input.project, input.tool, input.pattern, input.message, at],
   );
   if (!res.rows[0]) throw new NotFoundError(`inbox rule ${id} not found`);
-  await notify(db, [INBOX_RULES_TOPIC]);
+  await notifyTopics(db, [INBOX_RULES_TOPIC]);
   return res.rows[0];
 }
 
@@ -118,7 +113,7 @@ export async function updateInboxRule(
 export async function deleteInboxRule(db: Db, id: number): Promise<void> {
   const res = await db.query(`DELETE FROM "InboxRule" WHERE id = $1`, [id]);
   if (!res.rowCount) throw new NotFoundError(`inbox rule ${id} not found`);
-  await notify(db, [INBOX_RULES_TOPIC]);
+  await notifyTopics(db, [INBOX_RULES_TOPIC]);
 }
 
 /** The rule that decides a permission request with `target`, or null (a person decides). */
@@ -181,10 +176,10 @@ export async function applyRulesToWaiting(
       [item.id, rule.effect, rule.effect === "deny" ? rule.message : null, ruleDecider(rule), at],
     );
     await auditRuleDecision(client, item.id, rule, at);
-    await notify(client, [inboxDecisionTopic(item.id)]);
+    await notifyTopics(client, [inboxDecisionTopic(item.id)]);
     decided.push(item.id);
   }
-  if (decided.length) await notify(client, [INBOX_TOPIC]);
+  if (decided.length) await notifyTopics(client, [INBOX_TOPIC]);
   return decided;
 }
 

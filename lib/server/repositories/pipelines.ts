@@ -1,5 +1,4 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { ARTIFACT_PAGE_MAX } from "@/lib/api/runs";
 import { isoTime } from "@/lib/iso-time";
 import {
   aggregateWorkers,
@@ -9,49 +8,32 @@ import {
   type RunProgress,
 } from "@/lib/metrics/progress";
 import { runState } from "@/lib/metrics/staleness";
-import { stepValue } from "@/lib/metrics/steps";
 import { NotFoundError } from "@/lib/server/errors";
 import {
-  DEFAULT_S3_MAX_INFLIGHT,
   RATE_WINDOW_S,
-  type ArtifactView,
-  type CommandView,
   type ProgressFigures,
   type RunEventView,
   type RunProgressView,
-  type S3PanelView,
-  type UploadBucket,
-  type UploadSeriesView,
   type WorkerView,
 } from "@/lib/view-models/pipeline";
 
+import { runArtifacts } from "./pipeline-artifacts";
+import { commandView, s3Panel } from "./pipeline-panels";
+import { uploadSeries } from "./pipeline-uploads";
+
+// The uploads chart's bucket width, kept importable from here.
+export { uploadBucketS } from "./pipeline-uploads";
+
 /**
  * Read models of pipeline runs: progress aggregated over workers, windowed rates and ETA, the S3
- * panel, uploads over time (bucketed in SQL), events and artifacts. Rates and staleness depend on
+ * panel (pipeline-panels.ts), uploads over time (bucketed in SQL, pipeline-uploads.ts), events and
+ * artifacts (pipeline-artifacts.ts). Rates and staleness depend on
  * the clock, so every function takes `now`.
  */
 
 /** Samples older than the window by more than this are never needed for the rate. */
 const RATE_LOOKBACK = "1 hour";
-/** The uploads chart keeps at most about this many time buckets. */
-const UPLOAD_BUCKETS = 300;
-/** Bucket widths (s) the uploads chart may use: round numbers on a time axis. */
-const NICE_BUCKETS_S = [
-  1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400,
-  172_800, 604_800,
-];
 const EVENT_LIMIT = 100;
-const ARTIFACT_LIMIT = ARTIFACT_PAGE_MAX;
-
-/** Counter names shown in the S3 panel. */
-export const S3_COUNTERS = {
-  uploaded: "s3.uploaded",
-  uploadedBytes: "s3.bytes",
-  inflight: "s3.inflight",
-  failed: "s3.failed",
-  localDeleted: "local.deleted",
-  diskFreeBytes: "disk.freeBytes",
-} as const;
 
 /** A worker row as stored. */
 interface WorkerRow {
@@ -186,126 +168,6 @@ export async function workerRows(
   return map;
 }
 
-function configNumber(config: Record<string, unknown>, path: string): number | null {
-  let v: unknown = config[path];
-  if (v === undefined) {
-    v = config;
-    for (const part of path.split("."))
-      v =
-        v && typeof v === "object" && !Array.isArray(v)
-          ? (v as Record<string, unknown>)[part]
-          : undefined;
-  }
-  return typeof v === "number" && Number.isFinite(v) ? v : null;
-}
-
-function configString(config: Record<string, unknown>, key: string): string | null {
-  const v = config[key];
-  if (typeof v === "string" && v.length > 0) return v;
-  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string"))
-    return v.map(shellQuote).join(" ");
-  return null;
-}
-
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The S3 panel from run counter totals; null when no S3, local or disk counter was reported. */
-export function s3Panel(
-  counters: Record<string, number>,
-  config: Record<string, unknown>,
-): S3PanelView | null {
-  if (
-    !Object.keys(counters).some(
-      (k) => k.startsWith("s3.") || k.startsWith("local.") || k.startsWith("disk."),
-    )
-  )
-    return null;
-  const limit = configNumber(config, "s3.maxInflight");
-  return {
-    uploaded: counters[S3_COUNTERS.uploaded] ?? null,
-    uploadedBytes: counters[S3_COUNTERS.uploadedBytes] ?? null,
-    inflight: counters[S3_COUNTERS.inflight] ?? null,
-    inflightLimit: limit !== null && limit > 0 ? limit : DEFAULT_S3_MAX_INFLIGHT,
-    failed: counters[S3_COUNTERS.failed] ?? null,
-    localDeleted: counters[S3_COUNTERS.localDeleted] ?? null,
-    diskFreeBytes: counters[S3_COUNTERS.diskFreeBytes] ?? null,
-  };
-}
-
-/** Smallest round bucket width (s) that splits `spanS` into at most {@link UPLOAD_BUCKETS} buckets. */
-export function uploadBucketS(spanS: number): number {
-  const need = spanS / UPLOAD_BUCKETS;
-  return NICE_BUCKETS_S.find((b) => b >= need) ?? Math.ceil(need / 86_400) * 86_400;
-}
-
-/**
- * "S3 uploads over time": `s3.uploaded` summed over workers per time bucket (aligned to the
- * epoch). Each worker's counter is a monotonic total, so its value in a bucket is its last report
- * there, carried forward through buckets in which it did not report (a running max): the sum never
- * dips because one worker was quiet. Per bucket and worker one index probe finds the last report
- * (no scan of every sample: a 40 h run at one report per second per worker has ~600k).
- */
-export async function uploadSeries(db: PrismaClient, runId: number): Promise<UploadSeriesView> {
-  const bounds = await db.$queryRaw<Array<{ lo: number | null; hi: number | null }>>`
-    SELECT extract(epoch FROM min(ts))::float8 AS lo, extract(epoch FROM max(ts))::float8 AS hi
-    FROM "ProgressSample" WHERE "runId" = ${runId}`;
-  const lo = bounds[0]?.lo ?? null;
-  const hi = bounds[0]?.hi ?? null;
-  if (lo === null || hi === null) return { bucketS: 1, buckets: [] };
-  const bucketS = uploadBucketS(hi - lo);
-  const rows = await db.$queryRaw<
-    Array<{ tMs: number; uploaded: number | null; sampled: boolean; lastMs: number | null }>
-  >`
-    WITH workers AS (SELECT "workerId" FROM "WorkerProgress" WHERE "runId" = ${runId}),
-    grid AS (
-      SELECT g.b, w."workerId"
-        FROM generate_series(floor(${lo}::float8 / ${bucketS}::float8)::int8, floor(${hi}::float8 / ${bucketS}::float8)::int8) AS g(b)
-       CROSS JOIN workers w
-    ), last_report AS (
-      SELECT grid.b, grid."workerId", l.up, l.ts, l.ts IS NOT NULL AS sampled
-        FROM grid
-        LEFT JOIN LATERAL (
-          SELECT (p.counters ->> 's3.uploaded')::float8 AS up, p.ts
-            FROM "ProgressSample" p
-           WHERE p."runId" = ${runId} AND p."workerId" = grid."workerId"
-             AND p.ts >= to_timestamp(grid.b * ${bucketS}::float8) AND p.ts < to_timestamp((grid.b + 1) * ${bucketS}::float8)
-           ORDER BY p.ts DESC LIMIT 1
-        ) l ON true
-    ), filled AS (
-      SELECT b, max(up) OVER (PARTITION BY "workerId" ORDER BY b) AS up, sampled, ts FROM last_report
-    )
-    SELECT (b * ${bucketS}::float8 * 1000)::float8 AS "tMs", sum(up)::float8 AS uploaded, bool_or(sampled) AS sampled,
-           (extract(epoch FROM max(ts)) * 1000)::float8 AS "lastMs"
-      FROM filled GROUP BY b ORDER BY b`;
-  // No worker ever reported the counter: no chart.
-  if (rows.every((r) => r.uploaded === null)) return { bucketS, buckets: [] };
-  // Workers report every few seconds or minutes, often less often than the bucket width. The
-  // increase between two reported buckets, over the time between their last reports, is spread
-  // evenly over the buckets it spans: the rate does not alternate between 0 and double when
-  // reports are sparser than buckets, and the current (partial) bucket is not under-counted.
-  const buckets: UploadBucket[] = rows.map((r) => ({
-    tMs: r.tMs,
-    uploaded: r.uploaded ?? 0,
-    ratePerS: null,
-    sampled: r.sampled,
-  }));
-  let last = -1;
-  rows.forEach((r, i) => {
-    if (!r.sampled || r.lastMs === null) return;
-    const prev = last >= 0 ? rows[last]! : null;
-    if (prev && prev.lastMs !== null && r.lastMs > prev.lastMs) {
-      const rate =
-        Math.max(0, buckets[i]!.uploaded - buckets[last]!.uploaded) /
-        ((r.lastMs - prev.lastMs) / 1000);
-      for (let k = last + 1; k <= i; k++) buckets[k]!.ratePerS = rate;
-    }
-    last = i;
-  });
-  return { bucketS, buckets };
-}
-
 /** Distinct boots per worker of a run. */
 async function bootCounts(db: PrismaClient, runId: number): Promise<Map<string, number>> {
   const rows = await db.$queryRaw<Array<{ workerId: string; boots: number }>>`
@@ -332,85 +194,6 @@ async function runEvents(
     message: r.message,
     code: r.code,
   }));
-}
-
-/**
- * Artifacts of run `runId`, newest first (time, then id), `limit` (1..{@link ARTIFACT_PAGE_MAX})
- * from `offset`, with the run's total count: the artifact table pages through every artifact
- * with it, not only the newest the run page loads.
- */
-export async function listRunArtifacts(
-  db: PrismaClient,
-  runId: number,
-  offset = 0,
-  limit: number = ARTIFACT_LIMIT,
-): Promise<{ artifacts: ArtifactView[]; total: number }> {
-  const [rows, total] = await Promise.all([
-    db.artifact.findMany({
-      where: { runId },
-      orderBy: [{ ts: "desc" }, { id: "desc" }],
-      skip: Math.max(0, offset),
-      take: Math.min(Math.max(1, limit), ARTIFACT_LIMIT),
-      select: { id: true, kind: true, uri: true, sizeBytes: true, step: true, ts: true },
-    }),
-    db.artifact.count({ where: { runId } }),
-  ]);
-  return {
-    artifacts: rows.map((a) => ({
-      id: a.id,
-      kind: a.kind,
-      uri: a.uri,
-      sizeBytes: a.sizeBytes,
-      step: a.step === null ? null : stepValue(a.step),
-      ts: isoTime(a.ts),
-    })),
-    total,
-  };
-}
-
-/**
- * One page of run `runId`'s artifacts for `GET /api/runs/:id/artifacts` ({@link listRunArtifacts}).
- * @throws NotFoundError when no run has this id.
- */
-export async function getRunArtifactsPage(
-  db: PrismaClient,
-  runId: number,
-  offset: number,
-  limit: number,
-): Promise<{ artifacts: ArtifactView[]; total: number }> {
-  const run = await db.run.findUnique({ where: { id: runId }, select: { id: true } });
-  if (!run) throw new NotFoundError(`run ${runId} not found`);
-  return listRunArtifacts(db, runId, offset, limit);
-}
-
-function runArtifacts(
-  db: PrismaClient,
-  runId: number,
-): Promise<{ artifacts: ArtifactView[]; total: number }> {
-  return listRunArtifacts(db, runId);
-}
-
-/**
- * What `pitwall run` recorded (config `commandLine`, else `command` as a string or argv array;
- * `cwd`, `gitCommit`; exit code, output tail; see docs/worker-clients.md); null when nothing.
- */
-export function commandView(
-  config: Record<string, unknown>,
-  exitCode: number | null,
-  outputTail: string | null,
-): CommandView | null {
-  const command = configString(config, "commandLine") ?? configString(config, "command");
-  const cwd = configString(config, "cwd");
-  const gitCommit = configString(config, "gitCommit");
-  if (command === null && cwd === null && gitCommit === null && exitCode === null && !outputTail)
-    return null;
-  return {
-    command,
-    cwd,
-    gitCommit,
-    exitCode,
-    outputTail: outputTail ? outputTail.split("\n") : [],
-  };
 }
 
 /**

@@ -3,7 +3,6 @@ import type pg from "pg";
 import { type DecisionInput } from "@/lib/api/plans";
 import { isoTime } from "@/lib/iso-time";
 import type { PlanDecisionFrame, PlanItem } from "@/lib/protocol";
-import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { mayChange, notOwnerMessage } from "@/lib/server/auth/ownership";
 import { inTransaction } from "@/lib/server/database/transaction";
 import {
@@ -13,13 +12,9 @@ import {
   PlanNotWaitingError,
 } from "@/lib/server/errors";
 import { planDecisionTopic } from "@/lib/server/live/bus";
+import { notifyTopics } from "@/lib/server/live/publish";
 
 import type { TokenPrincipal } from "./tokens";
-
-async function notify(client: pg.PoolClient | pg.Pool, topics: string[]): Promise<void> {
-  for (const topic of topics)
-    await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
-}
 
 /**
  * Records a decision on a proposed plan and announces it (the proposer's socket and long-poll
@@ -85,7 +80,7 @@ export async function decidePlan(
       planId,
       input.decision,
     ]);
-    await notify(client, ["plans", "inbox", `plan:${planId}`, planDecisionTopic(plan.key)]);
+    await notifyTopics(client, ["plans", "inbox", `plan:${planId}`, planDecisionTopic(plan.key)]);
     return {
       v: 1,
       type: "plan.decision",
@@ -111,9 +106,9 @@ export async function expirePlans(pool: pg.Pool, at: Date = new Date()): Promise
         `INSERT INTO "PlanDecision" ("planId", decision, items, comment, "decidedBy", "decidedAt") VALUES ($1, 'expired', $2::jsonb, 'no decision before the plan expired', 'pitwall', $3)`,
         [p.id, JSON.stringify(p.items), at],
       );
-      await notify(client, [`plan:${p.id}`, planDecisionTopic(p.key)]);
+      await notifyTopics(client, [`plan:${p.id}`, planDecisionTopic(p.key)]);
     }
-    if (res.rowCount) await notify(client, ["plans", "inbox"]);
+    if (res.rowCount) await notifyTopics(client, ["plans", "inbox"]);
     return res.rowCount ?? 0;
   });
 }

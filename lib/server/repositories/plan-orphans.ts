@@ -1,8 +1,8 @@
 import type pg from "pg";
 
-import { LIVE_CHANNEL } from "@/lib/protocol/live";
 import { inTransaction } from "@/lib/server/database/transaction";
 import { planDecisionTopic } from "@/lib/server/live/bus";
+import { notifyTopics } from "@/lib/server/live/publish";
 
 /**
  * Plans nobody waits for any more. An agent's plan gate long-polls
@@ -57,19 +57,9 @@ async function closeWhere(
       `INSERT INTO "PlanDecision" ("planId", decision, items, comment, "decidedBy", "decidedAt") VALUES ($1, 'expired', $2::jsonb, $3, 'pitwall', $4)`,
       [p.id, JSON.stringify(p.items), PLAN_CLOSED_COMMENT[p.reason], at],
     );
-    for (const topic of [`plan:${p.id}`, planDecisionTopic(p.key)])
-      await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
+    await notifyTopics(client, [`plan:${p.id}`, planDecisionTopic(p.key)]);
   }
-  if (res.rowCount)
-    await client.query("SELECT pg_notify($1, $2)", [
-      LIVE_CHANNEL,
-      JSON.stringify({ topic: "plans" }),
-    ]);
-  if (res.rowCount)
-    await client.query("SELECT pg_notify($1, $2)", [
-      LIVE_CHANNEL,
-      JSON.stringify({ topic: "inbox" }),
-    ]);
+  if (res.rowCount) await notifyTopics(client, ["plans", "inbox"]);
   return res.rowCount ?? 0;
 }
 

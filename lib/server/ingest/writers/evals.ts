@@ -53,7 +53,7 @@ export async function upsertEvalResults(
 
 /**
  * Creates or updates a reference baseline by name; its owner is the first writing token's host
- * (group-transaction.ts has checked this token may change it). A baseline another host claimed
+ * (group-admission.ts has checked this token may change it). A baseline another host claimed
  * between that check and this write (two hosts creating it at once) keeps the first writer's
  * values unless `shared`.
  */

@@ -1,7 +1,7 @@
 import { runArtifactsRoute, type RunArtifactsResponse } from "@/lib/api/runs";
 import { prisma } from "@/lib/server/db";
 import { json } from "@/lib/server/http";
-import { getRunArtifactsPage } from "@/lib/server/repositories/pipelines";
+import { getRunArtifactsPage } from "@/lib/server/repositories/pipeline-artifacts";
 import { apiRoute } from "@/lib/server/route-input";
 
 /** GET /api/runs/:id/artifacts?offset=&limit= → `{ artifacts, total }`, newest first; 400 `invalid_query`, 404 unknown run. */
