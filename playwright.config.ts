@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
 
+import { e2eServerEnv } from "./scripts/lib/e2e-server";
 import { chromiumLaunchOptions } from "./test/support/chromium";
 
 // One fresh embedded database and port per run. The config is evaluated by the runner and again
@@ -21,8 +22,8 @@ const SLOW_SPECS = [/\/a11y\.spec\.ts$/];
 // before the rest (project app-first); wall asserts that its own eight events are the newest and
 // pages through every active run, so it runs after the rest (app-last). One worker (the default)
 // runs the projects of a phase in this order, so no dependency between them is needed (a failed
-// dependency would skip every test after it). Two workers (PITWALL_E2E_WORKERS=2, not the default
-// yet: docs/testing.md, 2026-12-06) share the one server and database, so the order is then made
+// dependency would skip every test after it). Two workers (PITWALL_E2E_WORKERS=2, not the default:
+// docs/testing.md, 2026-12-06) share the one server and database, so the order is then made
 // by dependencies: app-first, then app (every spec of it reads only its own data), then app-last.
 const FIRST_SPECS = [/\/daily-use\.spec\.ts$/];
 const LAST_SPECS = [/\/wall\.spec\.ts$/];
@@ -80,17 +81,12 @@ export default defineConfig({
     command: "node_modules/.bin/tsx scripts/start.ts",
     url: `http://127.0.0.1:${port}/healthz`,
     timeout: 180_000,
-    reuseExistingServer: false,
+    // `npm test` boots the e2e server while the integration stage runs (scripts/lib/e2e-server.ts)
+    // and says so with PITWALL_E2E_REUSE_SERVER=1 (with its port and data dir); it stops it after.
+    reuseExistingServer: process.env.PITWALL_E2E_REUSE_SERVER === "1",
     stdout: "ignore",
     stderr: "pipe",
     gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
-    // Live sockets re-check their session every 2 s here (60 s by default), so sign-out elsewhere shows quickly.
-    env: {
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      PITWALL_DATA_DIR: process.env.PITWALL_E2E_DATA_DIR,
-      DATABASE_URL: "",
-      PITWALL_LIVE_RECHECK_S: "2",
-    },
+    env: e2eServerEnv(port, process.env.PITWALL_E2E_DATA_DIR),
   },
 });

@@ -4,7 +4,9 @@
  *   2. side by side, as they need nothing from each other: builds the dashboard when stale
  *      (integration and e2e tests serve the production build), `npm run lint` (ESLint and the
  *      import rules of .dependency-cruiser.cjs) and the vitest `unit` project (no build, no database),
- *   3. vitest `integration`: *.int.test.ts against one real PostgreSQL and the real server,
+ *   3. vitest `integration`: *.int.test.ts against one real PostgreSQL and the real server (it
+ *      starts once the build is done; lint may still be running); meanwhile the e2e server boots
+ *      and the e2e people are created (scripts/lib/e2e-server.ts),
  *   4. Playwright projects `fresh-install`, `app-first`, `app` and `app-last`: end-to-end tests in
  *      Chromium against the built app on a fresh database (one worker; PITWALL_E2E_WORKERS=2 for two),
  *   5. vitest `slow`: *.slow.test.ts (real agent CLIs, python, anything over 30 s alone), then the
@@ -23,6 +25,7 @@ import path from "node:path";
 
 import { ensureChromium } from "./lib/browser";
 import { buildIsStale } from "./lib/build";
+import { startE2eServer, type E2eServer } from "./lib/e2e-server";
 
 const projectDir = path.resolve(import.meta.dirname, "..");
 const bin = (name: string) => path.join(projectDir, "node_modules", ".bin", name);
@@ -149,12 +152,13 @@ async function playwright(
   name: "e2e" | "slow e2e",
   browserEnv: Record<string, string>,
   capture?: string[],
+  serverEnv: Record<string, string> = {},
 ): Promise<StageResult> {
   const json = path.join(reportDir, `playwright-${name.replace(" ", "-")}.json`);
   const projects = name === "e2e" ? ["fresh-install", "app-first", "app", "app-last"] : ["slow"];
   // Specs that read database-wide state run before and after the others (playwright.config.ts);
-  // one worker unless PITWALL_E2E_WORKERS=2 (not the default yet: the wall's long-events test
-  // failed after a two-worker run, docs/testing.md).
+  // one worker unless PITWALL_E2E_WORKERS=2 (not the default: two workers failed on time limits
+  // at load 8-25, docs/testing.md).
   const workers = name === "e2e" ? (process.env.PITWALL_E2E_WORKERS ?? "1") : "1";
   const started = Date.now();
   log(`Playwright end-to-end tests (projects ${projects.join(", ")})`);
@@ -166,6 +170,7 @@ async function playwright(
         ...browserEnv,
         PLAYWRIGHT_JSON_OUTPUT_NAME: json,
         PITWALL_E2E_WORKERS: workers,
+        ...serverEnv,
       },
       capture,
     },
@@ -286,6 +291,7 @@ async function main(): Promise<void> {
 
   const buildOk = !built || built.exitCode === 0;
   let beforeSlowS: number | null = null;
+  let e2eServer: E2eServer | null = null;
   const sideBySide =
     buildOk &&
     stages.has("integration") &&
@@ -318,11 +324,26 @@ async function main(): Promise<void> {
       });
       continue;
     }
-    if (stage === "e2e") results.push(await playwright("e2e", browserEnv));
-    else {
-      results.push(await vitestProject(stage));
-      if (stage === "slow") results.push(await playwright("slow e2e", browserEnv));
+    if (stage === "e2e") {
+      // The server booted during integration, when up; else Playwright starts one as usual.
+      const serverEnv = (await e2eServer?.ready) ?? {};
+      if (e2eServer && !serverEnv.PITWALL_E2E_REUSE_SERVER) {
+        log(
+          `the e2e server started early did not come up; Playwright starts its own:\n${e2eServer.stderr()}`,
+        );
+        await e2eServer.stop();
+      }
+      results.push(await playwright("e2e", browserEnv, undefined, serverEnv));
+      await e2eServer?.stop();
+      continue;
     }
+    if (stage === "integration" && stages.has("e2e")) {
+      // Boot the e2e server (embedded PostgreSQL, migrations, Next) and create the e2e people now,
+      // beside integration: that took 30-60 s at the start of the e2e stage (docs/testing.md).
+      e2eServer = startE2eServer(browserEnv);
+    }
+    results.push(await vitestProject(stage));
+    if (stage === "slow") results.push(await playwright("slow e2e", browserEnv));
   }
 
   await takeLint();
