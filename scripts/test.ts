@@ -2,13 +2,14 @@
  * `npm test`: every test of the project, as CI runs them, in stages ordered by what they need:
  *   1. makes sure a Chromium is there (see scripts/lib/browser.ts),
  *   2. side by side, as they need nothing from each other: builds the dashboard when stale
- *      (integration and e2e tests serve the production build), `npm run lint` (ESLint and the
- *      import rules of .dependency-cruiser.cjs) and the vitest `unit` project (no build, no database),
- *   3. vitest `integration`: *.int.test.ts against one real PostgreSQL and the real server (it
- *      starts once the build is done; lint may still be running); meanwhile the e2e server boots
- *      and the e2e people are created (scripts/lib/e2e-server.ts),
+ *      (integration and e2e tests serve the production build) and the vitest `unit` project (no
+ *      build, no database),
+ *   3. vitest `integration`: *.int.test.ts against one real PostgreSQL and the real server;
+ *      meanwhile the e2e server boots and the e2e people are created (scripts/lib/e2e-server.ts),
  *   4. Playwright projects `fresh-install`, `app-first`, `app` and `app-last`: end-to-end tests in
- *      Chromium against the built app on a fresh database (one worker; PITWALL_E2E_WORKERS=2 for two),
+ *      Chromium against the built app on a fresh database (one worker; PITWALL_E2E_WORKERS=2 for
+ *      two), with `npm run lint` (ESLint, the import rules of .dependency-cruiser.cjs, prettier)
+ *      beside it; without an e2e stage lint runs beside the build,
  *   5. vitest `slow`: *.slow.test.ts (real agent CLIs, python, anything over 30 s alone), then the
  *      Playwright `slow` project (*.slow.spec.ts and the axe checks; its own fresh database).
  * Integration, then e2e; PITWALL_TEST_SIDE_BY_SIDE=1 runs them side by side (each has its own
@@ -264,10 +265,13 @@ async function main(): Promise<void> {
   const chromium = stages.has("e2e") || stages.has("slow") ? ensureChromium(log) : null;
   const browserEnv: Record<string, string> = chromium ? { PITWALL_CHROMIUM: chromium } : {};
 
-  // The build, lint and the unit tests need nothing from each other: run them side by side. The
-  // integration stage waits for the build only: lint may still be finishing while it starts, and
-  // its output and result are taken before the e2e stage.
-  const lintRun = stages.has("lint") ? lint() : Promise.resolve(null);
+  // Lint needs nothing from the other stages. It runs beside the e2e stage when there is one (one
+  // Playwright worker used under half of the two cores, docs/testing.md), so that the build and
+  // integration have the cores to themselves; else first, beside the build and the unit tests.
+  let lintRun: Promise<StageResult | null> | null = null;
+  const startLint = () => (lintRun ??= stages.has("lint") ? lint() : Promise.resolve(null));
+  if (!stages.has("e2e")) startLint();
+  // The build and the unit tests need nothing from each other: side by side.
   const [built, unit] = await Promise.all([
     needsBuild ? build() : Promise.resolve(null),
     stages.has("unit") ? vitestProject("unit") : Promise.resolve(null),
@@ -282,12 +286,11 @@ async function main(): Promise<void> {
   const takeLint = async () => {
     if (lintTaken) return;
     lintTaken = true;
-    const linted = await lintRun;
+    const linted = await startLint();
     if (!linted) return;
     if (linted.note) console.log(`\n[test] npm run lint output:\n${linted.note}`);
     results.push({ ...linted, note: undefined });
   };
-  if (!needsBuild || !stages.has("integration")) await takeLint();
 
   const buildOk = !built || built.exitCode === 0;
   let beforeSlowS: number | null = null;
@@ -299,6 +302,7 @@ async function main(): Promise<void> {
     process.env.PITWALL_TEST_SIDE_BY_SIDE === "1";
   if (sideBySide) {
     log("integration and e2e side by side; e2e's output follows integration's");
+    startLint();
     const e2eOutput: string[] = [];
     const [integration, e2e] = await Promise.all([
       vitestProject("integration"),
@@ -308,7 +312,8 @@ async function main(): Promise<void> {
     results.push(integration, e2e);
   }
   for (const stage of ["integration", "e2e", "slow"] as const) {
-    if (stage !== "integration") await takeLint();
+    if (stage === "e2e") startLint();
+    if (stage === "slow") await takeLint();
     if (!stages.has(stage)) continue;
     if (sideBySide && stage !== "slow") continue;
     if (stage === "slow") beforeSlowS = (Date.now() - started) / 1000;
@@ -352,7 +357,7 @@ async function main(): Promise<void> {
   const runnerFailed = results.some((r) => r.exitCode !== 0);
   if (failed === 0 && runnerFailed) failed = 1; // a runner (or lint) failed outside any test
   console.log(
-    `\n[test] summary (wall time per stage; build and lint ran alongside unit, lint into integration${sideBySide ? ", e2e alongside integration" : ""})`,
+    `\n[test] summary (wall time per stage; build beside unit, ${stages.has("e2e") ? "lint beside e2e" : "lint beside them"}${sideBySide ? ", e2e beside integration" : ""})`,
   );
   for (const r of results) console.log(summaryLine(r));
   if (beforeSlowS !== null)
