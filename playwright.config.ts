@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
 
+import { e2eServerEnv } from "./scripts/lib/e2e-server";
 import { chromiumLaunchOptions } from "./test/support/chromium";
 
 // One fresh embedded database and port per run. The config is evaluated by the runner and again
@@ -16,12 +17,22 @@ const port = Number(process.env.PITWALL_E2E_PORT);
 // 120-140 s per width at load 12, 2026-12-06); they belong to the `slow` project.
 const SLOW_SPECS = [/\/a11y\.spec\.ts$/];
 
+// Specs that read state global to the database run apart from the others: daily-use asserts that
+// no all-prompts baseline crosses its τ chart (baselines are global; evals' would), so it runs
+// before the rest (project app-first); wall asserts that its own eight events are the newest and
+// pages through every active run, so it runs after the rest (app-last). One worker (the default)
+// runs the projects of a phase in this order, so no dependency between them is needed (a failed
+// dependency would skip every test after it). Two workers (PITWALL_E2E_WORKERS=2, not the default:
+// docs/testing.md, 2026-12-06) share the one server and database, so the order is then made
+// by dependencies: app-first, then app (every spec of it reads only its own data), then app-last.
+const FIRST_SPECS = [/\/daily-use\.spec\.ts$/];
+const LAST_SPECS = [/\/wall\.spec\.ts$/];
+const workers = Number(process.env.PITWALL_E2E_WORKERS ?? 1);
+const staged = workers > 1;
+
 export default defineConfig({
   testDir: "e2e",
-  // One worker by default: with two (PITWALL_E2E_WORKERS=2), specs that page through every active
-  // or listed run (wall, runs-list) lost their own rows to the other worker's writes
-  // (docs/testing.md, 2026-12-06).
-  workers: Number(process.env.PITWALL_E2E_WORKERS ?? 1),
+  workers,
   fullyParallel: false,
   retries: 0,
   timeout: 60_000,
@@ -41,10 +52,23 @@ export default defineConfig({
   // `slow` project, so `--project=app` leaves them out; `npm test` runs them in its slow stage.
   projects: [
     { name: "fresh-install", testMatch: /fresh-install\.spec\.ts$/ },
+    { name: "app-first", testMatch: FIRST_SPECS, dependencies: ["fresh-install"] },
     {
       name: "app",
-      testIgnore: [/fresh-install\.spec\.ts$/, /\.slow\.spec\.ts$/, ...SLOW_SPECS],
-      dependencies: ["fresh-install"],
+      testIgnore: [
+        /fresh-install\.spec\.ts$/,
+        /\.slow\.spec\.ts$/,
+        ...SLOW_SPECS,
+        ...FIRST_SPECS,
+        ...LAST_SPECS,
+      ],
+      dependencies: [staged ? "app-first" : "fresh-install"],
+    },
+    {
+      name: "app-last",
+      testMatch: LAST_SPECS,
+      workers: 1,
+      dependencies: [staged ? "app" : "fresh-install"],
     },
     // Long checks (axe on every page, light and dark): `npx playwright test --project=slow`.
     {
@@ -57,17 +81,12 @@ export default defineConfig({
     command: "node_modules/.bin/tsx scripts/start.ts",
     url: `http://127.0.0.1:${port}/healthz`,
     timeout: 180_000,
-    reuseExistingServer: false,
+    // `npm test` boots the e2e server while the integration stage runs (scripts/lib/e2e-server.ts)
+    // and says so with PITWALL_E2E_REUSE_SERVER=1 (with its port and data dir); it stops it after.
+    reuseExistingServer: process.env.PITWALL_E2E_REUSE_SERVER === "1",
     stdout: "ignore",
     stderr: "pipe",
     gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
-    // Live sockets re-check their session every 2 s here (60 s by default), so sign-out elsewhere shows quickly.
-    env: {
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      PITWALL_DATA_DIR: process.env.PITWALL_E2E_DATA_DIR,
-      DATABASE_URL: "",
-      PITWALL_LIVE_RECHECK_S: "2",
-    },
+    env: e2eServerEnv(port, process.env.PITWALL_E2E_DATA_DIR),
   },
 });

@@ -2,11 +2,14 @@
  * `npm test`: every test of the project, as CI runs them, in stages ordered by what they need:
  *   1. makes sure a Chromium is there (see scripts/lib/browser.ts),
  *   2. side by side, as they need nothing from each other: builds the dashboard when stale
- *      (integration and e2e tests serve the production build), `npm run lint` (ESLint and the
- *      import rules of .dependency-cruiser.cjs) and the vitest `unit` project (no build, no database),
- *   3. vitest `integration`: *.int.test.ts against one real PostgreSQL and the real server,
- *   4. Playwright projects `fresh-install` and `app`: end-to-end tests in Chromium against the
- *      built app on a fresh database,
+ *      (integration and e2e tests serve the production build) and the vitest `unit` project (no
+ *      build, no database),
+ *   3. vitest `integration`: *.int.test.ts against one real PostgreSQL and the real server;
+ *      meanwhile the e2e server boots and the e2e people are created (scripts/lib/e2e-server.ts),
+ *   4. Playwright projects `fresh-install`, `app-first`, `app` and `app-last`: end-to-end tests in
+ *      Chromium against the built app on a fresh database (one worker; PITWALL_E2E_WORKERS=2 for
+ *      two), with `npm run lint` (ESLint, the import rules of .dependency-cruiser.cjs, prettier)
+ *      beside it; without an e2e stage lint runs beside the build,
  *   5. vitest `slow`: *.slow.test.ts (real agent CLIs, python, anything over 30 s alone), then the
  *      Playwright `slow` project (*.slow.spec.ts and the axe checks; its own fresh database).
  * Integration, then e2e; PITWALL_TEST_SIDE_BY_SIDE=1 runs them side by side (each has its own
@@ -23,6 +26,7 @@ import path from "node:path";
 
 import { ensureChromium } from "./lib/browser";
 import { buildIsStale } from "./lib/build";
+import { startE2eServer, type E2eServer } from "./lib/e2e-server";
 
 const projectDir = path.resolve(import.meta.dirname, "..");
 const bin = (name: string) => path.join(projectDir, "node_modules", ".bin", name);
@@ -141,22 +145,36 @@ async function vitestProject(
 }
 
 /**
- * Runs Playwright projects (`e2e`: fresh-install and app; `slow e2e`: the slow project, which
- * brings fresh-install along as its dependency) and reads their counts from the JSON report.
+ * Runs Playwright projects (`e2e`: fresh-install, app-first, app and app-last, in that order;
+ * `slow e2e`: the slow project, which brings fresh-install along as its dependency) and reads
+ * their counts from the JSON report.
  */
 async function playwright(
   name: "e2e" | "slow e2e",
   browserEnv: Record<string, string>,
   capture?: string[],
+  serverEnv: Record<string, string> = {},
 ): Promise<StageResult> {
   const json = path.join(reportDir, `playwright-${name.replace(" ", "-")}.json`);
-  const projects = name === "e2e" ? ["fresh-install", "app"] : ["slow"];
+  const projects = name === "e2e" ? ["fresh-install", "app-first", "app", "app-last"] : ["slow"];
+  // Specs that read database-wide state run before and after the others (playwright.config.ts);
+  // one worker unless PITWALL_E2E_WORKERS=2 (not the default: two workers failed on time limits
+  // at load 8-25, docs/testing.md).
+  const workers = name === "e2e" ? (process.env.PITWALL_E2E_WORKERS ?? "1") : "1";
   const started = Date.now();
   log(`Playwright end-to-end tests (projects ${projects.join(", ")})`);
   const exitCode = await run(
     bin("playwright"),
     ["test", ...projects.map((p) => `--project=${p}`), "--reporter=list,json"],
-    { env: { ...browserEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: json }, capture },
+    {
+      env: {
+        ...browserEnv,
+        PLAYWRIGHT_JSON_OUTPUT_NAME: json,
+        PITWALL_E2E_WORKERS: workers,
+        ...serverEnv,
+      },
+      capture,
+    },
   );
   const p = readJson<{
     stats: { expected: number; unexpected: number; flaky: number; skipped: number };
@@ -247,10 +265,15 @@ async function main(): Promise<void> {
   const chromium = stages.has("e2e") || stages.has("slow") ? ensureChromium(log) : null;
   const browserEnv: Record<string, string> = chromium ? { PITWALL_CHROMIUM: chromium } : {};
 
-  // The build, lint and the unit tests need nothing from each other: run them side by side.
-  const [built, linted, unit] = await Promise.all([
+  // Lint needs nothing from the other stages. It runs beside the e2e stage when there is one (one
+  // Playwright worker used under half of the two cores, docs/testing.md), so that the build and
+  // integration have the cores to themselves; else first, beside the build and the unit tests.
+  let lintRun: Promise<StageResult | null> | null = null;
+  const startLint = () => (lintRun ??= stages.has("lint") ? lint() : Promise.resolve(null));
+  if (!stages.has("e2e")) startLint();
+  // The build and the unit tests need nothing from each other: side by side.
+  const [built, unit] = await Promise.all([
     needsBuild ? build() : Promise.resolve(null),
-    stages.has("lint") ? lint() : Promise.resolve(null),
     stages.has("unit") ? vitestProject("unit") : Promise.resolve(null),
   ]);
   if (built?.note && built.note !== "up to date")
@@ -258,14 +281,20 @@ async function main(): Promise<void> {
       `\n[test] next build output${built.exitCode === 0 ? " (last lines)" : ""}:\n${built.note}`,
     );
   if (built) results.push({ ...built, note: built.note === "up to date" ? built.note : undefined });
-  if (linted) {
+  if (unit) results.push(unit);
+  let lintTaken = false;
+  const takeLint = async () => {
+    if (lintTaken) return;
+    lintTaken = true;
+    const linted = await startLint();
+    if (!linted) return;
     if (linted.note) console.log(`\n[test] npm run lint output:\n${linted.note}`);
     results.push({ ...linted, note: undefined });
-  }
-  if (unit) results.push(unit);
+  };
 
   const buildOk = !built || built.exitCode === 0;
   let beforeSlowS: number | null = null;
+  let e2eServer: E2eServer | null = null;
   const sideBySide =
     buildOk &&
     stages.has("integration") &&
@@ -273,6 +302,7 @@ async function main(): Promise<void> {
     process.env.PITWALL_TEST_SIDE_BY_SIDE === "1";
   if (sideBySide) {
     log("integration and e2e side by side; e2e's output follows integration's");
+    startLint();
     const e2eOutput: string[] = [];
     const [integration, e2e] = await Promise.all([
       vitestProject("integration"),
@@ -282,6 +312,8 @@ async function main(): Promise<void> {
     results.push(integration, e2e);
   }
   for (const stage of ["integration", "e2e", "slow"] as const) {
+    if (stage === "e2e") startLint();
+    if (stage === "slow") await takeLint();
     if (!stages.has(stage)) continue;
     if (sideBySide && stage !== "slow") continue;
     if (stage === "slow") beforeSlowS = (Date.now() - started) / 1000;
@@ -297,19 +329,35 @@ async function main(): Promise<void> {
       });
       continue;
     }
-    if (stage === "e2e") results.push(await playwright("e2e", browserEnv));
-    else {
-      results.push(await vitestProject(stage));
-      if (stage === "slow") results.push(await playwright("slow e2e", browserEnv));
+    if (stage === "e2e") {
+      // The server booted during integration, when up; else Playwright starts one as usual.
+      const serverEnv = (await e2eServer?.ready) ?? {};
+      if (e2eServer && !serverEnv.PITWALL_E2E_REUSE_SERVER) {
+        log(
+          `the e2e server started early did not come up; Playwright starts its own:\n${e2eServer.stderr()}`,
+        );
+        await e2eServer.stop();
+      }
+      results.push(await playwright("e2e", browserEnv, undefined, serverEnv));
+      await e2eServer?.stop();
+      continue;
     }
+    if (stage === "integration" && stages.has("e2e")) {
+      // Boot the e2e server (embedded PostgreSQL, migrations, Next) and create the e2e people now,
+      // beside integration: that took 30-60 s at the start of the e2e stage (docs/testing.md).
+      e2eServer = startE2eServer(browserEnv);
+    }
+    results.push(await vitestProject(stage));
+    if (stage === "slow") results.push(await playwright("slow e2e", browserEnv));
   }
 
+  await takeLint();
   const passed = results.reduce((n, r) => n + r.passed, 0);
   let failed = results.reduce((n, r) => n + r.failed, 0);
   const runnerFailed = results.some((r) => r.exitCode !== 0);
   if (failed === 0 && runnerFailed) failed = 1; // a runner (or lint) failed outside any test
   console.log(
-    `\n[test] summary (wall time per stage; build and lint ran alongside unit${sideBySide ? ", e2e alongside integration" : ""})`,
+    `\n[test] summary (wall time per stage; build beside unit, ${stages.has("e2e") ? "lint beside e2e" : "lint beside them"}${sideBySide ? ", e2e beside integration" : ""})`,
   );
   for (const r of results) console.log(summaryLine(r));
   if (beforeSlowS !== null)

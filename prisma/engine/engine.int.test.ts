@@ -108,7 +108,8 @@ test("prisma/migrations produce exactly prisma/schema.prisma", async () => {
   // The temporary shadow database is dropped again.
   const shadows = await query(url, "SELECT datname FROM pg_database WHERE datname LIKE 'prisma_migrate_shadow_db_%'");
   expect(shadows).toEqual([]);
-});
+  // Builds a shadow database from every migration: 3 s quiet, over 30 s at load 20 (2026-12-06).
+}, 120_000);
 
 test("migrate diff from empty renders a CREATE TABLE per model", async () => {
   const diff = await prisma(["migrate", "diff", "--from-empty", "--to-schema", SCHEMA, "--script"], databaseUrl("postgres"));

@@ -444,6 +444,6 @@ describe("pitwall user", () => {
     await run(["set-role", email, "approver"]);
     expect((await decide(planId, { cookie, origin: server.url })).status).toBe(200);
     expect((await run(["list"])).stdout).toContain(`${email}\tCli Person\tapprover\tactive`);
-    // Three CLI processes (each loads tsx and Prisma): over 30 s on a loaded CI machine.
+    // Three CLI processes and a sign-in: 2-4 s quiet, over 30 s at load 15 (2026-12-06).
   }, 120_000);
 });
