@@ -137,7 +137,7 @@ test("a run turns stale (amber, 'no push for …') when its worker stops pushing
     : 1;
   // Up to three times the page count: it can grow while turning (a taller row seen lowers the
   // runs per page; see wall.spec.ts).
-  for (let i = 0; i <= pages * 3 && (await onWall.count()) === 0; i++)
+  for (let i = 0; i <= Math.max(pages * 3, 60) && (await onWall.count()) === 0; i++)
     await page.clock.runFor(12_000);
   await expect(onWall, `the run on none of the wall's ${pages} pages`).toHaveAttribute(
     "data-state",

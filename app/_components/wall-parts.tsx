@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useState, type RefObject } from "react";
+import { useEffect, useRef, useState, type RefObject } from "react";
 
 import { waitedLabel } from "@/components/inbox/waited";
 import { refetchIntervalFor, useLiveTopics } from "@/components/live/use-live-topics";
@@ -74,12 +74,14 @@ export function useWallFit(
   const [pageStarts, setPageStarts] = useState<number[] | null>(null);
   const [keepCut, setKeepCut] = useState(0);
   const idsKey = runIds.join(" ");
+  // Each run row's height as last drawn (px), kept while the row is on another page and while the
+  // list's order changes (runs turning stale reorder it; starting over made the pages churn).
+  const heightsRef = useRef(new Map<string, number>());
   useEffect(() => {
     const el = frame.current;
     if (!enabled || !el) return;
     const ids = idsKey === "" ? [] : idsKey.split(" ");
-    // Each run row's height as last drawn (px), kept while the row is on another page.
-    const heights = new Map<string, number>();
+    const heights = heightsRef.current;
     const setStarts = (next: number[]) =>
       setPageStarts((prev) => (prev?.join() === next.join() ? prev : next));
     const check = () => {
