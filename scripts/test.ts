@@ -7,8 +7,8 @@
  *   3. vitest `integration`: *.int.test.ts against one real PostgreSQL and the real server;
  *      meanwhile the e2e server boots and the e2e people are created (scripts/lib/e2e-server.ts),
  *   4. Playwright projects `fresh-install`, `app-first`, `app` and `app-last`: end-to-end tests in
- *      Chromium against the built app on a fresh database (one worker; PITWALL_E2E_WORKERS=2 for
- *      two), with `npm run lint` (ESLint, the import rules of .dependency-cruiser.cjs, prettier)
+ *      Chromium against the built app on a fresh database (two workers on a quiet machine, one
+ *      when loaded: e2eWorkers), with `npm run lint` (ESLint, the import rules of .dependency-cruiser.cjs, prettier)
  *      beside it; without an e2e stage lint runs beside the build,
  *   5. vitest `slow`: *.slow.test.ts (real agent CLIs, python, anything over 30 s alone), then the
  *      Playwright `slow` project (*.slow.spec.ts and the axe checks; its own fresh database).
@@ -144,6 +144,27 @@ async function vitestProject(
   };
 }
 
+/** The machine's 1-minute load average at or below which the e2e stage takes two workers. */
+const TWO_WORKER_MAX_LOAD = 5;
+
+/**
+ * How many Playwright workers the e2e stage gets: PITWALL_E2E_WORKERS when set; else two when the
+ * machine is quiet enough (1-minute load average <= TWO_WORKER_MAX_LOAD; the integration stage
+ * that just ended counts ~2 of it), one otherwise. Two workers keep both cores busy (e2e 339 ->
+ * 253 s on a quiet machine); at load 15-25 they failed tests on time limits, where one worker
+ * did not (docs/testing.md, 2026-12-06).
+ */
+function e2eWorkers(): { count: string; why: string } {
+  if (process.env.PITWALL_E2E_WORKERS)
+    return { count: process.env.PITWALL_E2E_WORKERS, why: " (PITWALL_E2E_WORKERS)" };
+  const load = os.loadavg()[0]!;
+  const quiet = load <= TWO_WORKER_MAX_LOAD && os.availableParallelism() >= 2;
+  return {
+    count: quiet ? "2" : "1",
+    why: ` (load average ${load.toFixed(1)}, ${quiet ? "at or below" : "above"} ${TWO_WORKER_MAX_LOAD})`,
+  };
+}
+
 /**
  * Runs Playwright projects (`e2e`: fresh-install, app-first, app and app-last, in that order;
  * `slow e2e`: the slow project, which brings fresh-install along as its dependency) and reads
@@ -157,12 +178,12 @@ async function playwright(
 ): Promise<StageResult> {
   const json = path.join(reportDir, `playwright-${name.replace(" ", "-")}.json`);
   const projects = name === "e2e" ? ["fresh-install", "app-first", "app", "app-last"] : ["slow"];
-  // Specs that read database-wide state run before and after the others (playwright.config.ts);
-  // one worker unless PITWALL_E2E_WORKERS=2 (not the default: two workers failed on time limits
-  // at load 8-25, docs/testing.md).
-  const workers = name === "e2e" ? (process.env.PITWALL_E2E_WORKERS ?? "1") : "1";
+  // Specs that read database-wide state run before and after the others (playwright.config.ts).
+  const workers = name === "e2e" ? e2eWorkers() : { count: "1", why: "" };
   const started = Date.now();
-  log(`Playwright end-to-end tests (projects ${projects.join(", ")})`);
+  log(
+    `Playwright end-to-end tests (projects ${projects.join(", ")}; ${workers.count} worker(s)${workers.why})`,
+  );
   const exitCode = await run(
     bin("playwright"),
     ["test", ...projects.map((p) => `--project=${p}`), "--reporter=list,json"],
@@ -170,7 +191,7 @@ async function playwright(
       env: {
         ...browserEnv,
         PLAYWRIGHT_JSON_OUTPUT_NAME: json,
-        PITWALL_E2E_WORKERS: workers,
+        PITWALL_E2E_WORKERS: workers.count,
         ...serverEnv,
       },
       capture,
