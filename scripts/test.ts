@@ -145,12 +145,12 @@ async function vitestProject(
 }
 
 /** The machine's 1-minute load average at or below which the e2e stage takes two workers. */
-const TWO_WORKER_MAX_LOAD = 5;
+const TWO_WORKER_MAX_LOAD = 8;
 
 /**
  * How many Playwright workers the e2e stage gets: PITWALL_E2E_WORKERS when set; else two when the
  * machine is quiet enough (1-minute load average <= TWO_WORKER_MAX_LOAD; the integration stage
- * that just ended counts ~2 of it), one otherwise. Two workers keep both cores busy (e2e 339 ->
+ * that just ended counts 4-7 of it on an idle machine), one otherwise. Two workers keep both cores busy (e2e 339 ->
  * 253 s on a quiet machine); at load 15-25 they failed tests on time limits, where one worker
  * did not (docs/testing.md, 2026-12-06).
  */
