@@ -83,7 +83,10 @@ async function runSeries({
     const text = await res.text();
     if (!res.ok) throw new Error(`GET ${query}: HTTP ${res.status} ${text.slice(0, 200)}`);
     const body = JSON.parse(text) as {
-      series: Array<{ points: Array<{ step: number; value: number | string }>; shown: number }>;
+      series: Array<{
+        points: Array<{ step: number; value: number | { $num: string } }>;
+        shown: number;
+      }>;
     };
     const s = body.series[0]!;
     lastShown = s.shown;
@@ -92,7 +95,9 @@ async function runSeries({
       spikeMissing++;
     if (
       !query.includes("fromStep") &&
-      s.points.filter((p) => p.value === "NaN").length !== nonFinite
+      // The API sends NaN as {"$num":"NaN"} (lib/server/http.ts; it was the string "NaN" before).
+      s.points.filter((p) => typeof p.value === "object" && p.value.$num === "NaN").length !==
+        nonFinite
     )
       nanMissing++;
   };
