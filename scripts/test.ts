@@ -150,9 +150,9 @@ const TWO_WORKER_MAX_LOAD = 8;
 /**
  * How many Playwright workers the e2e stage gets: PITWALL_E2E_WORKERS when set; else two when the
  * machine is quiet enough (1-minute load average <= TWO_WORKER_MAX_LOAD; the integration stage
- * that just ended counts 4-7 of it on an idle machine), one otherwise. Two workers keep both cores busy (e2e 339 ->
- * 253 s on a quiet machine); at load 15-25 they failed tests on time limits, where one worker
- * did not (docs/testing.md, 2026-12-06).
+ * that just ended leaves 3-7 of it on an idle machine), one otherwise. Two workers keep both cores
+ * busy (e2e 339 -> 253 s on a quiet machine); at load 15-25 they failed tests on time limits,
+ * where one worker did not (docs/testing.md, 2026-12-06).
  */
 function e2eWorkers(): { count: string; why: string } {
   if (process.env.PITWALL_E2E_WORKERS)
