@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
+import type { Page } from "@playwright/test";
 import WebSocket from "ws";
 
 const projectDir = path.resolve(import.meta.dirname, "..");
@@ -53,4 +54,17 @@ export async function connectWorker(baseURL: string, token: string) {
     },
     close: () => ws.close(),
   };
+}
+
+/**
+ * The wall's URL for the overview page (50 active runs each) that now holds the active run whose
+ * name contains `name`: `/?wall=1`, or `/?wall=1&page=N`. Runs move between overview pages as
+ * others go stale (stale ones sort first), so look it up again when a run is not found.
+ */
+export async function wallPathOf(page: Page, name: string): Promise<string> {
+  const overview = (await (await page.request.get("/api/overview?limit=200")).json()) as {
+    active: Array<{ name: string }>;
+  };
+  const index = overview.active.findIndex((r) => r.name.includes(name));
+  return index >= 50 ? `/?wall=1&page=${Math.floor(index / 50) + 1}` : "/?wall=1";
 }

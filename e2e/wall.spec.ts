@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 
-import { connectWorker, createToken } from "./support";
+import { connectWorker, createToken, wallPathOf } from "./support";
 
 // Wall mode on a 1920 × 1080 TV: no text under 24 px, headline figures of 48 px or more, and the
 // same warning repeated by a worker shown once with its count. Seeded through /ws/ingest.
@@ -82,18 +82,6 @@ test("the wall reads across a room and folds repeated events", async ({ page, ba
   for (const px of sizes.figures) expect(px).toBeGreaterThanOrEqual(48);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1920);
 });
-
-/**
- * The wall's URL for the overview page (50 active runs each) that now holds the active runs whose
- * names contain `tag`: `/?wall=1`, or `/?wall=1&page=N`.
- */
-async function wallPathOf(page: Page, tag: string): Promise<string> {
-  const overview = (await (await page.request.get("/api/overview?limit=200")).json()) as {
-    active: Array<{ name: string }>;
-  };
-  const index = overview.active.findIndex((r) => r.name.includes(tag));
-  return index >= 50 ? `/?wall=1&page=${Math.floor(index / 50) + 1}` : "/?wall=1";
-}
 
 /**
  * Text on the wall that a TV cannot show: below the screen's bottom edge, or cut by its box ("…", a
