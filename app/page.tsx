@@ -5,8 +5,8 @@ import { OVERVIEW_PAGE } from "@/lib/api/overview";
 import { planListQuery, WAITING_LIMIT } from "@/lib/api/plans";
 import { requirePageViewer } from "@/lib/server/auth/page";
 import { pool, prisma } from "@/lib/server/db";
+import { sharedOverview } from "@/lib/server/live/shared-overview";
 import { inboxSummary } from "@/lib/server/repositories/inbox-summary";
-import { getOverview } from "@/lib/server/repositories/overview";
 import { listPlans } from "@/lib/server/repositories/plans";
 
 import { OverviewView } from "./_components/overview-view";
@@ -38,7 +38,8 @@ export default async function OverviewPage({
     typeof sp.page === "string" && /^\d{1,6}$/.test(sp.page) ? Math.max(1, Number(sp.page)) : 1;
   const now = new Date();
   const [initial, plans, inbox] = await Promise.all([
-    getOverview(prisma(), now, { offset: (pageNumber - 1) * OVERVIEW_PAGE.defaultLimit }),
+    // Computed for this render (a navigation is not a live refetch); stored for live viewers.
+    sharedOverview({ offset: (pageNumber - 1) * OVERVIEW_PAGE.defaultLimit }).then((a) => a.value),
     listPlans(prisma(), planListQuery.parse({ limit: WAITING_LIMIT }), now),
     inboxSummary(pool(), now),
   ]);

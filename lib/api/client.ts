@@ -31,12 +31,20 @@ export function parseApiJson<T>(text: string): T {
 }
 
 /**
- * GETs an API path and parses the body with {@link reviveNonFinite}.
+ * GETs an API path and parses the body with {@link reviveNonFinite}. `maxAgeS`: the reader
+ * accepts an answer shared with other viewers up to that old (`Cache-Control: max-age`; live
+ * refetches of read models the server shares, such as the overview).
  * @throws ApiError for non-2xx answers; TypeError when the network fails.
  */
-export async function fetchJson<T>(path: string, init?: { signal?: AbortSignal }): Promise<T> {
+export async function fetchJson<T>(
+  path: string,
+  init?: { signal?: AbortSignal; maxAgeS?: number },
+): Promise<T> {
   const res = await fetch(path, {
-    headers: { accept: "application/json" },
+    headers: {
+      accept: "application/json",
+      ...(init?.maxAgeS ? { "cache-control": `max-age=${init.maxAgeS}` } : {}),
+    },
     cache: "no-store",
     signal: init?.signal,
   });

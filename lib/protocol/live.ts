@@ -14,10 +14,15 @@ import { z } from "zod";
 /** Postgres NOTIFY channel that carries {@link LiveChange} JSON between app instances. */
 export const LIVE_CHANNEL = "pitwall_live";
 
-/** One change notification; `seq` is the topic's LiveTopic.seq after the change (run topics only). */
+/**
+ * One change notification; `seq` is the topic's LiveTopic.seq after the change (run topics only).
+ * `renotice`: nothing new was committed; readers given a shared answer that lacked an earlier
+ * change should refetch (lib/server/live/shared-answers.ts). Browsers get it as any `changed`.
+ */
 export const liveChange = z.object({
   topic: z.string().min(1).max(200),
   seq: z.number().int().nonnegative().optional(),
+  renotice: z.literal(true).optional(),
 });
 export type LiveChange = z.infer<typeof liveChange>;
 

@@ -46,3 +46,14 @@ export async function handle(fn: () => Promise<Response>): Promise<Response> {
     return errorResponse(500, "internal", "internal server error");
   }
 }
+
+/**
+ * How old an answer the request accepts, from its `Cache-Control: max-age=N` (seconds) header, in
+ * ms; 0 without one (or with `no-cache`): the caller wants an answer computed after it asked.
+ */
+export function acceptedAgeMs(request: Request): number {
+  const cc = request.headers.get("cache-control") ?? "";
+  if (/(^|,)\s*no-cache\s*(,|$)/i.test(cc)) return 0;
+  const m = /(?:^|,)\s*max-age\s*=\s*"?(\d{1,9})"?\s*(?:,|$)/i.exec(cc);
+  return m ? Number(m[1]) * 1000 : 0;
+}

@@ -126,7 +126,13 @@ export async function startServerProcess(
 ): Promise<ServerProcess> {
   const child: ChildProcess = spawn(
     path.join(projectDir, "node_modules", ".bin", "tsx"),
-    ["scripts/start.ts"],
+    // PITWALL_BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops.
+    [
+      ...(process.env.PITWALL_BENCH_CPU_PROF
+        ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PITWALL_BENCH_CPU_PROF}`]
+        : []),
+      "scripts/start.ts",
+    ],
     {
       cwd: projectDir,
       // Loopback only: no notification webhook (an empty value means unset), no telemetry.

@@ -7,10 +7,15 @@ import { overviewRoute, type OverviewResponse } from "@/lib/api/overview";
  * answer and TypeError when the network fails.
  */
 
-/** The overview with the active runs from `offset` on (the server's page size; `GET /api/overview`). @throws ApiError. */
+/**
+ * The overview with the active runs from `offset` on (the server's page size; `GET
+ * /api/overview`), as the page refetches it: an answer shared with other viewers and up to 1 s
+ * old is fine (a change it lacks is announced again, lib/server/live/shared-overview.ts).
+ * @throws ApiError.
+ */
 export function fetchOverview(signal?: AbortSignal, offset = 0): Promise<OverviewResponse> {
   return fetchJson<OverviewResponse>(
     apiPath(overviewRoute, {}, { offset: offset > 0 ? offset : undefined }),
-    { signal },
+    { signal, maxAgeS: 1 },
   );
 }

@@ -8,7 +8,10 @@ import { EventEmitter } from "node:events";
  */
 const g = globalThis as typeof globalThis & { __pitwallBus?: EventEmitter };
 
-/** The process-wide bus; listen with `on("topic", (topic: string) => …)`. */
+/**
+ * The process-wide bus; listen with `on("topic", (topic: string, renotice: boolean) => …)`
+ * (`renotice`: no new commit, see LiveChange in lib/protocol/live.ts).
+ */
 export function liveBus(): EventEmitter {
   if (!g.__pitwallBus) {
     g.__pitwallBus = new EventEmitter();

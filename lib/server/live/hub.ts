@@ -188,12 +188,15 @@ export class LiveHub {
   private onNotification(payload: string | undefined): void {
     let topic: string;
     let seq: number | undefined;
+    let renotice: boolean;
     try {
-      ({ topic, seq } = liveChange.parse(JSON.parse(payload ?? "")));
+      const change = liveChange.parse(JSON.parse(payload ?? ""));
+      ({ topic, seq } = change);
+      renotice = change.renotice === true;
     } catch {
       return;
     }
-    liveBus().emit("topic", topic);
+    liveBus().emit("topic", topic, renotice);
     // Credential changes are for this server's own sockets, never for browsers to subscribe to.
     if (isAuthTopic(topic)) return;
     if (isSharedReadTopic(topic)) this.shared.changed(topic, seq);

@@ -26,3 +26,15 @@ export async function notifyTopics(client: Queryable, topics: Iterable<string>):
   for (const topic of topics)
     await client.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, JSON.stringify({ topic })]);
 }
+
+/**
+ * Announces `topic` on `pitwall_live` as a renotice (`{topic, renotice: true}`): nothing new was
+ * committed, but readers given a shared answer that lacked an earlier change should refetch
+ * (lib/server/live/shared-answers.ts). Every app instance forwards it to its browsers.
+ */
+export async function renoticeTopic(client: Queryable, topic: string): Promise<void> {
+  await client.query("SELECT pg_notify($1, $2)", [
+    LIVE_CHANNEL,
+    JSON.stringify({ topic, renotice: true }),
+  ]);
+}

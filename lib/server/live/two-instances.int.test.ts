@@ -1,30 +1,37 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import WebSocket from "ws";
 
 import { PrismaClient } from "@/generated/prisma/client";
 import { parseApiJson } from "@/lib/api/client";
 import { jsonEqual } from "@/lib/protocol/live-patch";
 import { createToken } from "@/lib/server/repositories/tokens";
 import type { RunLiveView } from "@/lib/view-models/live";
+import type { OverviewView } from "@/lib/view-models/overview";
 import { createTestDatabase } from "@/test/support/db";
 import { openLiveViewer, openWorkerSocket } from "@/test/support/live";
 import { newSignedInUser } from "@/test/support/people";
 import { startTestServer, type TestServer } from "@/test/support/server";
+import { until } from "@/test/support/until";
 
 // Two Pitwall processes on one PostgreSQL (what N instances behind a proxy are): a worker on
 // instance A, a viewer's live socket on instance B. B reads the run once per window and pushes
 // snapshot + deltas; the viewer's merged copy must equal what B's API returns after a random
 // sequence of pushes, also after a lost delta (gap → resync). A plan proposed through A and
-// decided through B's API reaches the worker on A.
+// decided through B's API reaches the worker on A. The overview A shares among live refetches
+// (Cache-Control: max-age=1) may lack a change the refetch was noticed of; the renotice A then
+// sends reaches a browser socket on B, and the refetch after it has the change.
 
 let a: TestServer;
 let b: TestServer;
 let prisma: PrismaClient;
 let token: string;
 let cookie: string;
+let databaseUrl: string;
 
 beforeAll(async () => {
-  const databaseUrl = await createTestDatabase();
+  databaseUrl = await createTestDatabase();
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 2 }) });
   token = (await createToken(prisma, "gpu-box-a")).token;
   [a, b] = await Promise.all([startTestServer({ databaseUrl }), startTestServer({ databaseUrl })]);
@@ -219,4 +226,69 @@ describe("two instances on one PostgreSQL", () => {
     expect(decision).toMatchObject({ plan, decision: "approved", comment: "go" });
     worker.close();
   }, 30_000);
+
+  test("an overview answer shared by A that lacks a change is renoticed to a viewer on B; the refetch after it has the change", async () => {
+    const listener = new pg.Client({ connectionString: databaseUrl });
+    await listener.connect();
+    const renotices: string[] = [];
+    listener.on("notification", (n) => {
+      if (n.payload?.includes('"renotice":true')) renotices.push(n.payload);
+    });
+    await listener.query("LISTEN pitwall_live");
+    const notices: number[] = [];
+    const socket = new WebSocket(`${b.url.replace("http", "ws")}/ws/live`, {
+      headers: { cookie, origin: b.url },
+    });
+    socket.on("message", (raw) => {
+      const m = JSON.parse(raw.toString()) as { type: string; topic?: string };
+      if (m.type === "changed" && m.topic === "runs") notices.push(Date.now());
+    });
+    await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+    socket.send(JSON.stringify({ type: "subscribe", topics: ["runs"] }));
+    const worker = await openWorkerSocket(a.url, token);
+    const overview = async (maxAge: boolean) => {
+      const res = await fetch(`${a.url}/api/overview?limit=200`, {
+        headers: { cookie, ...(maxAge ? { "cache-control": "max-age=1" } : {}) },
+      });
+      expect(res.status).toBe(200);
+      return { age: res.headers.get("age"), body: (await res.json()) as OverviewView };
+    };
+    const has = (v: OverviewView, name: string) => v.active.some((r) => r.name === name);
+    try {
+      // Sharing: a second live refetch within the second gets the same answer; a script's read does not.
+      const first = await overview(true);
+      const askedAt = Date.now();
+      const shared = await overview(true);
+      if (Date.now() - askedAt < 500) expect(shared.body.asOf).toBe(first.body.asOf);
+      const ownAskedAt = Date.now();
+      const own = await overview(false);
+      expect(own.age).toBe("0");
+      expect(Date.parse(own.body.asOf)).toBeGreaterThanOrEqual(ownAskedAt - 5);
+
+      // A change lands between a stored answer and the refetch its notice causes. The refetch is
+      // within the second only if the machine is quick enough: tried up to five times.
+      let servedStale = false;
+      for (let attempt = 0; attempt < 5 && !servedStale; attempt++) {
+        const name = `renotice ${Date.now()}`;
+        await overview(true); // an answer is stored on A
+        const before = notices.length;
+        await worker.push({ type: "run.start", run: name, name, kind: "extraction" });
+        await until("the change's notice on B", async () => notices.length > before, 5_000);
+        const refetch = await overview(true);
+        if (has(refetch.body, name)) continue; // computed after the change: nothing owed
+        servedStale = true;
+        expect(Number(refetch.age)).toBeLessThanOrEqual(1);
+        const noticed = notices.length;
+        // Nothing else is committed: the next notice is A's renotice, and the refetch then has the run.
+        await until("the renotice on B", async () => notices.length > noticed, 5_000);
+        expect(renotices.length).toBeGreaterThan(0);
+        expect(has((await overview(true)).body, name)).toBe(true);
+      }
+      expect(servedStale).toBe(true);
+    } finally {
+      worker.close();
+      socket.close();
+      await listener.end();
+    }
+  }, 60_000);
 });

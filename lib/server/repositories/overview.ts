@@ -278,17 +278,24 @@ async function recentEvents(db: PrismaClient): Promise<OverviewEventView[]> {
   }));
 }
 
+/** A page as getOverview reads it: offset at least 0, limit 1..OVERVIEW_PAGE.maxLimit (default OVERVIEW_PAGE.defaultLimit), whole numbers. */
+export function overviewPage(page: OverviewPageOptions): Required<OverviewPageOptions> {
+  return {
+    offset: Math.max(0, Math.floor(page.offset ?? 0)),
+    limit: Math.min(
+      OVERVIEW_PAGE.maxLimit,
+      Math.max(1, Math.floor(page.limit ?? OVERVIEW_PAGE.defaultLimit)),
+    ),
+  };
+}
+
 /** The overview as of `now` (staleness, rates and ETAs depend on it), with one page of active runs (default the first 50; limit capped at 200). */
 export async function getOverview(
   db: PrismaClient,
   now: Date = new Date(),
   page: OverviewPageOptions = {},
 ): Promise<OverviewView> {
-  const limit = Math.min(
-    OVERVIEW_PAGE.maxLimit,
-    Math.max(1, Math.floor(page.limit ?? OVERVIEW_PAGE.defaultLimit)),
-  );
-  const offset = Math.max(0, Math.floor(page.offset ?? 0));
+  const { offset, limit } = overviewPage(page);
   const [{ active, activeCounts, olderStaleCount }, recent, hosts, events, anyRun] =
     await Promise.all([
       activeRuns(db, now, { offset, limit }),

@@ -55,9 +55,16 @@ function countersOf(v: Prisma.JsonValue): Record<string, number> {
   return out;
 }
 
+/**
+ * One collator for every comparison: `localeCompare(b, "en", { numeric: true })` builds a new one
+ * per call; sorting an overview page's 200 worker rows took 5.7 ms that way, 0.23 ms with this
+ * (idle 2-core machine, 2026-12-06), and was the overview's hottest function under load.
+ */
+const naturalOrder = new Intl.Collator("en", { numeric: true });
+
 /** Worker ids in natural order: gpu2 before gpu10. */
 export function compareWorkerIds(a: string, b: string): number {
-  return a.localeCompare(b, "en", { numeric: true });
+  return naturalOrder.compare(a, b);
 }
 
 /**
