@@ -1,8 +1,15 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { runGroupLabel } from "@/lib/run-list";
+import { parseRunGroupKey, runGroupLabel } from "@/lib/run-list";
 import type { RunGroupSummary } from "@/lib/view-models";
 
-import { filterConditions, groupKeySql, PEAK_JOIN, whereOf, type RunFilters } from "./run-filters";
+import {
+  filterConditions,
+  groupKeySql,
+  PEAK_JOIN,
+  runsFrom,
+  whereOf,
+  type RunFilters,
+} from "./run-filters";
 import { deriveState, type RunRow } from "./runs";
 
 interface MemberRow {
@@ -17,10 +24,36 @@ interface MemberRow {
 }
 
 /**
+ * For the default grouping (repeated runs: a sweep id, else kind and name), a condition the
+ * indexes serve that every member of the `keys` groups meets: its name is one of the name groups'
+ * (Run_name_id_idx) or its config holds one of the sweep ids, as text or as a number (the GIN
+ * index on config). Other groupings: null (the key is computed per row).
+ */
+function defaultGroupMembers(by: RunFilters["group"], keys: string[]): Prisma.Sql | null {
+  if (by !== undefined) return null;
+  const names: string[] = [];
+  const sweeps: Prisma.Sql[] = [];
+  for (const key of keys) {
+    const p = parseRunGroupKey(key);
+    if (p === null) continue;
+    if ("name" in p && "kind" in p) names.push(p.name);
+    else if ("sweep" in p) {
+      sweeps.push(Prisma.sql`r.config @> ${JSON.stringify({ sweep: p.sweep })}::jsonb`);
+      const n = Number(p.sweep);
+      if (p.sweep.trim() !== "" && Number.isFinite(n))
+        sweeps.push(Prisma.sql`r.config @> ${JSON.stringify({ sweep: n })}::jsonb`);
+    } else return null;
+  }
+  const any = [...(names.length ? [Prisma.sql`r.name = ANY(${names}::text[])`] : []), ...sweeps];
+  return any.length ? Prisma.sql`(${Prisma.join(any, " OR ")})` : null;
+}
+
+/**
  * Summaries of the repeated-run groups among `keys` (the groups of one page's runs) over every
  * run matching `filters` (all pages, the cursor ignored): groups with fewer than two matching
- * runs are left out. The group key is computed per row (no index), so this scans the filtered
- * runs once; fine at the tens of thousands of runs a team keeps.
+ * runs are left out. The default grouping finds its candidates through indexes
+ * ({@link defaultGroupMembers}); the others compute the group key per row, scanning the filtered
+ * runs once (fine at the tens of thousands of runs a team keeps).
  */
 export async function listRunGroups(
   db: PrismaClient,
@@ -30,10 +63,11 @@ export async function listRunGroups(
 ): Promise<RunGroupSummary[]> {
   if (keys.length === 0) return [];
   const GROUP_KEY = groupKeySql(filters.group);
+  const candidates = defaultGroupMembers(filters.group, keys);
   const rows = await db.$queryRaw<MemberRow[]>`
     SELECT r.id, ${GROUP_KEY} AS key, r.status::text AS status, r."lastPushAt", r."stallAfterS", r."startedAt", r."hostId", p.peak
-    FROM "Run" r JOIN "Host" h ON h.id = r."hostId" ${PEAK_JOIN}
-    ${whereOf([...filterConditions(filters), Prisma.sql`${GROUP_KEY} = ANY(${keys}::text[])`])}`;
+    FROM ${runsFrom(filters, filters.group)} ${PEAK_JOIN}
+    ${whereOf([...filterConditions(filters), ...(candidates ? [candidates] : []), Prisma.sql`${GROUP_KEY} = ANY(${keys}::text[])`])}`;
   const refine = filters.status === "stale" || filters.status === "running";
   const members = new Map<string, MemberRow[]>();
   for (const r of rows) {

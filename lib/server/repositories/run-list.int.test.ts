@@ -25,14 +25,14 @@ interface Seed {
   endS?: number;
   status?: "succeeded" | "failed";
   peak?: number;
-  sweep?: string;
+  sweep?: string | number;
 }
 
 /** Starts (and ends) one run per seed through ingest, all tagged `tag`. */
 async function seed(tag: string, seeds: Seed[]): Promise<void> {
   for (const s of seeds) {
     const run = `${tag}-${s.name}-${randomUUID().slice(0, 6)}`;
-    const config = s.sweep ? { sweep: s.sweep } : {};
+    const config = s.sweep !== undefined ? { sweep: s.sweep } : {};
     await ingestAt(at(s.startS), {
       type: "run.start",
       run,
@@ -224,6 +224,19 @@ describe("repeated-run groups", () => {
     expect((await listRuns(prisma, runListQuery.parse({ tag, group: "off" }), NOW)).groups).toEqual(
       [],
     );
+  });
+
+  test("a sweep id sent as a number and as text is one group (the members are found through the config index either way)", async () => {
+    const numTag = `group-num-${randomUUID().slice(0, 8)}`;
+    const id = 100_000 + Math.floor(Math.random() * 900_000);
+    await seed(numTag, [
+      { name: "n1", host: `${numTag}-a`, startS: 100, endS: 200, sweep: id },
+      { name: "n2", host: `${numTag}-a`, startS: 300, endS: 400, sweep: id },
+      { name: "n3", host: `${numTag}-b`, startS: 500, endS: 600, sweep: String(id) },
+    ]);
+    const page = await listRuns(prisma, runListQuery.parse({ tag: numTag, limit: 1 }), NOW);
+    expect(page.runs.map((r) => r.name)).toEqual(["n3"]);
+    expect(page.groups.map((g) => [g.key, g.count, g.hostCount])).toEqual([[`sweep:${id}`, 3, 2]]);
   });
 
   test("the sweep filter lists exactly one group's runs", async () => {

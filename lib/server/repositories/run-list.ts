@@ -10,7 +10,7 @@ import { ValidationError } from "@/lib/server/errors";
 import { latestFinitePoints, metricKeysOfRuns, settleAllForRead } from "@/lib/server/metric-store";
 import type { RunListPage } from "@/lib/view-models";
 
-import { filterConditions, PEAK_JOIN, whereOf, type RunFilters } from "./run-filters";
+import { filterConditions, PEAK_JOIN, runsFrom, whereOf, type RunFilters } from "./run-filters";
 import { listRunGroups } from "./run-groups";
 import { decodeOffsetCursor, encodeOffsetCursor, keyedOrderSql } from "./run-keyed-sort";
 import {
@@ -244,7 +244,7 @@ async function countRuns(
         ? [Prisma.sql`NOT ${stale}`]
         : [];
   const [row] = await db.$queryRaw<Array<{ n: number }>>`
-    SELECT count(*)::int AS n FROM "Run" r JOIN "Host" h ON h.id = r."hostId" ${whereOf([...conditions, ...split])}`;
+    SELECT count(*)::int AS n FROM ${runsFrom(filters)} ${whereOf([...conditions, ...split])}`;
   return row?.n ?? 0;
 }
 

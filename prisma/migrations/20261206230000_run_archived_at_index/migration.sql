@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Run_archivedAt_idx" ON "Run"("archivedAt");
