@@ -82,6 +82,9 @@ export function useWallFit(
     if (!enabled || !el) return;
     const ids = idsKey === "" ? [] : idsKey.split(" ");
     const heights = heightsRef.current;
+    // Runs that left the list are forgotten (a wall stays open for days).
+    const listed = new Set(ids);
+    for (const id of heights.keys()) if (!listed.has(id)) heights.delete(id);
     const setStarts = (next: number[]) =>
       setPageStarts((prev) => (prev?.join() === next.join() ? prev : next));
     const check = () => {
