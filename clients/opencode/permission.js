@@ -104,11 +104,19 @@ export function opencodePermissionHandler(hookCfg, { client, directory, gitBranc
       if (!opened || opened.decision) return;
       id = opened.id;
     }
-    await fetch(`${cfg.url}/api/inbox/${id}/decision`, {
-      method: "DELETE",
-      headers,
-      signal: AbortSignal.timeout(10_000),
-    });
+    // The wait's long-poll, aborted just now, may still reach the server after this close and mark
+    // the waiter seen later than the close's time; the item then stays waiting. Asked again shortly
+    // after, it closes (a person's decision in between ends it the same way).
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 500));
+      const res = await fetch(`${cfg.url}/api/inbox/${id}/decision`, {
+        method: "DELETE",
+        headers,
+        signal: AbortSignal.timeout(10_000),
+      });
+      const closed = res.ok ? await res.json().catch(() => null) : null;
+      if (!res.ok || closed?.status !== "waiting") return;
+    }
   };
   const reply = async (requestID, body) => {
     // POST /permission/{requestID}/reply through the SDK's own HTTP client (in-process or over the
