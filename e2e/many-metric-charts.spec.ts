@@ -94,3 +94,55 @@ test("a run with 60 metric keys draws its first viewport's charts first, then th
   expect(order).toHaveLength(KEYS.length);
   for (const key of inView) expect(order.indexOf(key)).toBeLessThan(order.indexOf(last));
 });
+
+test("a live step redraws the charts in view only; a chart drawn out of view catches up once scrolled to", async ({
+  page,
+  baseURL,
+}) => {
+  const token = createToken("e2e-many-keys-live-host");
+  const worker = await connectWorker(baseURL!, token);
+  const run = `e2e-many-live-${randomUUID().slice(0, 8)}`;
+  await worker.send({
+    v: 1,
+    id: randomUUID(),
+    type: "run.start",
+    run,
+    name: `Many keys live ${run.slice(-8)}`,
+    kind: "training",
+  });
+  const stepFrame = (step: number) => ({
+    v: 1,
+    id: randomUUID(),
+    type: "run.metrics",
+    run,
+    points: KEYS.map((key, k) => ({ key, step, value: k + step / 100 })),
+  });
+  for (let step = 0; step < STEPS; step++) await worker.send(stepFrame(step));
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/runs/${await runIdOf(page, token, run)}`);
+  const first = page.locator(`figure[data-key="${KEYS[0]}"]`);
+  await expect(first).toHaveAttribute("data-last-step", String(STEPS - 1));
+  // A card just below the fold: near enough to be drawn ahead of scrolling, not in view.
+  const below = await page.evaluate(() =>
+    [...document.querySelectorAll("[data-metric-card]")]
+      .find((el) => el.getBoundingClientRect().top > window.innerHeight + 20)!
+      .getAttribute("data-metric-card")!,
+  );
+  const belowFigure = page.locator(`figure[data-key="${below}"]`);
+  await expect(belowFigure).toHaveAttribute("data-last-step", String(STEPS - 1));
+
+  // A new step of every key: the chart in view draws it, the one out of view keeps what it drew.
+  await worker.send(stepFrame(STEPS));
+  await expect(first).toHaveAttribute("data-last-step", String(STEPS));
+  // The page holds the new step for every key (the card's points note counts it) ...
+  await expect(
+    page.locator(`[data-metric-card="${below}"]`).getByTestId("metric-points"),
+  ).toContainText(`${STEPS + 1} points`);
+  // ... but the chart below the fold was not redrawn for it.
+  await expect(belowFigure).toHaveAttribute("data-last-step", String(STEPS - 1));
+
+  await page.getByTitle(below, { exact: true }).scrollIntoViewIfNeeded();
+  await expect(belowFigure).toHaveAttribute("data-last-step", String(STEPS));
+  worker.close();
+});

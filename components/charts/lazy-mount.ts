@@ -30,28 +30,43 @@ export function backgroundChunk(
 }
 
 /**
- * Whether an element is in (or within {@link AHEAD_MARGIN} of) the viewport, through an
- * IntersectionObserver: `ref` goes on the element. Starts false (nothing is known before the
- * first layout); without IntersectionObserver (old browsers) it is always true.
+ * Whether an element is within {@link AHEAD_MARGIN} of the viewport (`inView`: time to draw it)
+ * and whether any of it is in the viewport itself (`visible`: worth redrawing as live values
+ * arrive), through IntersectionObservers: `ref` goes on the element. Both start false (nothing is
+ * known before the first layout); without IntersectionObserver (old browsers) both are true.
  */
-export function useInView(): { ref: (el: Element | null) => void; inView: boolean } {
+export function useInView(): {
+  ref: (el: Element | null) => void;
+  inView: boolean;
+  visible: boolean;
+} {
   const [el, setEl] = useState<Element | null>(null);
   const [inView, setInView] = useState(false);
-  // The one effect: the observer is a browser API outside React.
+  const [visible, setVisible] = useState(false);
+  // The one effect: the observers are a browser API outside React.
   useEffect(() => {
     if (!el || !hasObserver()) return;
-    const io = new IntersectionObserver(
-      (entries) => {
-        const last = entries[entries.length - 1];
-        if (last) setInView(last.isIntersecting);
-      },
-      { rootMargin: AHEAD_MARGIN },
-    );
-    io.observe(el);
-    return () => io.disconnect();
+    const watch = (set: (on: boolean) => void, rootMargin: string) => {
+      const io = new IntersectionObserver(
+        (entries) => {
+          const last = entries[entries.length - 1];
+          if (last) set(last.isIntersecting);
+        },
+        { rootMargin },
+      );
+      io.observe(el);
+      return io;
+    };
+    const ahead = watch(setInView, AHEAD_MARGIN);
+    const seen = watch(setVisible, "0px");
+    return () => {
+      ahead.disconnect();
+      seen.disconnect();
+    };
   }, [el]);
   const ref = useCallback((node: Element | null) => setEl(node), []);
-  return { ref, inView: inView || (el !== null && !hasObserver()) };
+  const always = el !== null && !hasObserver();
+  return { ref, inView: inView || always, visible: visible || always };
 }
 
 function hasObserver(): boolean {

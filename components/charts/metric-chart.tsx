@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { memo, useMemo, useState } from "react";
 import { CartesianGrid, Line, LineChart, ReferenceArea, Tooltip, XAxis, YAxis } from "recharts";
 
 import { formatCompact, formatCount, formatNonFinite, formatNumber } from "@/lib/format";
@@ -151,13 +151,56 @@ function stepAt(
 }
 
 /**
+ * The rows one metric chart draws and its axes: x = step, the finite value (null where a log axis
+ * leaves it off), a marker y for each NaN/±∞ (the plot's top or bottom edge) and, with smoothing
+ * above 0, the EMA line. Pure; the chart memoises it on its inputs.
+ */
+function chartRows(series: MetricSeriesView, logY: boolean, smoothing: number) {
+  const finite = series.points.filter((p) => Number.isFinite(p.value)).map((p) => p.value);
+  const logAxis = logY ? logYAxis(finite) : null;
+  const y = logAxis ?? metricYAxis(finite);
+  const [lo, hi] = y.domain;
+  const rows: Row[] = series.points.map((p) => {
+    const x = typeof p.step === "number" ? p.step : Number(p.step);
+    const ok = Number.isFinite(p.value);
+    const drawn = ok && !(logAxis && p.value <= 0);
+    return {
+      x,
+      step: p.step,
+      v: drawn ? p.value : null,
+      nf: ok ? null : p.value === Number.NEGATIVE_INFINITY ? lo : hi,
+      raw: p.value,
+    };
+  });
+  if (smoothing > 0) {
+    const ema = emaSmooth(
+      rows.map((r) => r.v ?? Number.NaN),
+      smoothing,
+    );
+    rows.forEach((r, i) => {
+      const v = ema[i] ?? null;
+      r.s = v !== null && !(logAxis && v <= 0) ? v : null;
+    });
+  }
+  const hasNonFinite = rows.some((r) => r.nf !== null);
+  let xMin = Infinity;
+  let xMax = -Infinity;
+  for (const r of rows)
+    if (Number.isFinite(r.x)) {
+      xMin = Math.min(xMin, r.x);
+      xMax = Math.max(xMax, r.x);
+    }
+  return { rows, y, logAxis, xMin, xMax, xTicks: roundTicks(xMin, xMax, 4), hasNonFinite };
+}
+
+/**
  * One metric key by step ("loss by step"): a line through the finite values and a red triangle on
  * the plot's edge at every NaN/±Infinity step (with "NaN at step 1200" in its tooltip), so a
  * diverged run never shows as a gap or a zero. Named for screen readers, with every plotted point
  * in a "Data table" under it. With `onZoom`, dragging across the plot selects a step range (shaded
  * while dragging) and hands it over on release; the caller re-reads that range at full resolution.
  */
-export function MetricChart({
+export const MetricChart = memo(function MetricChart({
   series,
   height = 220,
   color = "var(--chart-1)",
@@ -181,38 +224,12 @@ export function MetricChart({
   syncId?: string;
 }) {
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
-  const finite = series.points.filter((p) => Number.isFinite(p.value)).map((p) => p.value);
-  const logAxis = logY ? logYAxis(finite) : null;
-  const y = logAxis ?? metricYAxis(finite);
-  const [lo, hi] = y.domain;
-  const rows: Row[] = series.points.map((p) => {
-    const x = typeof p.step === "number" ? p.step : Number(p.step);
-    const ok = Number.isFinite(p.value);
-    const drawn = ok && !(logAxis && p.value <= 0);
-    return {
-      x,
-      step: p.step,
-      v: drawn ? p.value : null,
-      nf: ok ? null : p.value === Number.NEGATIVE_INFINITY ? lo : hi,
-      raw: p.value,
-    };
-  });
+  // Rows keep their identity while dragging (recharts takes new rows as new chart data).
+  const { rows, y, logAxis, xMin, xMax, xTicks, hasNonFinite } = useMemo(
+    () => chartRows(series, logY, smoothing),
+    [series, logY, smoothing],
+  );
   const smoothed = smoothing > 0;
-  if (smoothed) {
-    const ema = emaSmooth(
-      rows.map((r) => r.v ?? Number.NaN),
-      smoothing,
-    );
-    rows.forEach((r, i) => {
-      const v = ema[i] ?? null;
-      r.s = v !== null && !(logAxis && v <= 0) ? v : null;
-    });
-  }
-  const hasNonFinite = rows.some((r) => r.nf !== null);
-  const xs = rows.map((r) => r.x).filter(Number.isFinite);
-  const xMin = Math.min(...xs);
-  const xMax = Math.max(...xs);
-  const xTicks = roundTicks(xMin, xMax, 4);
   const yStep = (y.ticks[1] ?? 1) - (y.ticks[0] ?? 0);
 
   if (rows.length === 0) return <ChartPlaceholder height={height}>No points yet</ChartPlaceholder>;
@@ -371,4 +388,4 @@ export function MetricChart({
       </LineChart>
     </ChartFigure>
   );
-}
+});

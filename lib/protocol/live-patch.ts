@@ -85,6 +85,13 @@ function diffObject(a: Record<string, unknown>, b: Record<string, unknown>): Jso
     if (sub) o[k] = sub;
   }
   for (const k in a) if (a[k] !== undefined && b[k] === undefined) d.push(k);
+  // Every member replaced ({step, value} of a point that moved): the object itself is shorter.
+  const changed = Object.values(o);
+  if (changed.length > 0 && changed.every((sub) => "r" in sub)) {
+    let kept = 0;
+    for (const k in b) if (b[k] !== undefined && !(k in o)) kept++;
+    if (kept === 0) return { r: b };
+  }
   const patch: ObjectPatch = {};
   if (Object.keys(o).length) patch.o = o;
   if (d.length) patch.d = d;
@@ -97,28 +104,34 @@ function indexOfEqual(list: readonly unknown[], value: unknown, limit: number): 
   return -1;
 }
 
-/** Aligns old[x..] with b[k..]; returns the patch and its cost (items sent). */
+/**
+ * Aligns old[x..] with b[k..]; returns the patch, its cost (items sent or patched) and how many
+ * items it sends whole (new ones, and kept ones whose patch replaces them).
+ */
 function alignAt(
   a: readonly unknown[],
   b: readonly unknown[],
   x: number,
   k: number,
-): { patch: ArrayPatch; cost: number } {
+): { patch: ArrayPatch; cost: number; whole: number } {
   const l = Math.max(0, Math.min(a.length - x, b.length - k));
   const items: Record<string, JsonPatch> = {};
-  let cost = k + (b.length - k - l);
+  const added = k + (b.length - k - l);
+  let cost = added;
+  let whole = added;
   for (let i = 0; i < l; i++) {
     const sub = diffJson(a[x + i], b[k + i]);
     if (sub) {
       items[i] = sub;
       cost++;
+      if ("r" in sub) whole++;
     }
   }
   const patch: ArrayPatch = { x, l };
   if (k > 0) patch.f = b.slice(0, k);
-  if (cost > k + (b.length - k - l)) patch.a = items;
+  if (cost > added) patch.a = items;
   if (k + l < b.length) patch.p = b.slice(k + l);
-  return { patch, cost };
+  return { patch, cost, whole };
 }
 
 function diffArray(a: readonly unknown[], b: readonly unknown[]): ArrayPatch | undefined {
@@ -130,8 +143,10 @@ function diffArray(a: readonly unknown[], b: readonly unknown[]): ArrayPatch | u
     if (added > 0) candidates.push(alignAt(a, b, 0, added));
   }
   const best = candidates.reduce((m, c) => (c.cost < m.cost ? c : m));
-  // Sending (nearly) every item anyway: a plain replacement is smaller and simpler.
-  return best.cost >= b.length ? undefined : best.patch;
+  // Sending half the items whole or more (each with its index): a plain replacement is about as
+  // small and simpler. Items that all changed a little (50 series, each one new point) are
+  // patched, not sent again.
+  return best.whole * 2 >= b.length ? undefined : best.patch;
 }
 
 /**

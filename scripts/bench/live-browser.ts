@@ -22,7 +22,9 @@
  * --full always runs it, 60 s)
  */
 
+import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { chromium, type Page } from "@playwright/test";
@@ -53,6 +55,27 @@ import {
 } from "./support";
 
 const PASSWORD = "live-browser-bench-password";
+
+/**
+ * With `PITWALL_BENCH_PAGE_PROF=<dir>`, records a CPU profile of the page's renderer (Chrome
+ * DevTools Protocol) until `stop(file)` writes it into that directory; otherwise null.
+ */
+async function startPageProfile(
+  page: Page,
+): Promise<{ stop: (file: string) => Promise<void> } | null> {
+  const dir = process.env.PITWALL_BENCH_PAGE_PROF;
+  if (!dir) return null;
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.start");
+  return {
+    stop: async (file) => {
+      const { profile } = await cdp.send("Profiler.stop");
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, file), JSON.stringify(profile));
+    },
+  };
+}
 
 async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
   const { values } = parseArgs({
@@ -177,12 +200,14 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
     log(`${n} pages open and drawn; writing ${seconds} s`);
     await sleep(2000); // let the pages settle (first reads, live subscription)
     const armedAt = performance.now();
+    const profiling = await startPageProfile(open[0]!.page);
     for (const o of open) {
       o.armed = true;
       await o.page.evaluate(() => ((window as unknown as { __armed: boolean }).__armed = true));
     }
     const r = await writeRanks(url, env.token, runKey, nextStep, seconds);
     nextStep = r.nextStep;
+    await profiling?.stop(`live-browser-page-${n}.cpuprofile`);
     // Drain: wait (up to 60 s) until every page drew the last step, so late steps count as late, not lost.
     const lastStep = r.nextStep - 1;
     const drainT0 = performance.now();
@@ -217,8 +242,9 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
           __seen: Record<string, number>;
           __msg: Record<string, number>;
           __long: number[];
+          __wire: Record<string, { n: number; bytes: number }>;
         };
-        return { seen: w.__seen, msg: w.__msg, long: w.__long };
+        return { seen: w.__seen, msg: w.__msg, long: w.__long, wire: w.__wire };
       });
       const latencies: number[] = [];
       const messageLatencies: number[] = [];
@@ -233,6 +259,7 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
         messageLatencies,
         longTasks: got.long,
         requestsPerS: o.requests / armedS,
+        wire: got.wire,
       });
     }
     await browser.close();

@@ -17,7 +17,11 @@ export interface TopicSink {
 export interface SharedReadsDeps {
   /** Reads the topic's current value. May throw; the read is then retried after `retryMs`. */
   read(topic: string): Promise<TopicRead>;
-  /** Coalescing window (ms): at most one read per topic per window, however many changes arrive. */
+  /**
+   * Coalescing window (ms): at most one read per topic per window, however many changes arrive.
+   * A topic whose last read took longer than half the window waits twice that read's time instead
+   * (a read budget: one costly topic keeps the server busy at most about half the time).
+   */
   windowMs: number;
   retryMs: number;
   now(): number;
@@ -40,6 +44,8 @@ interface TopicState {
   /** A change arrived since the last read started. */
   dirty: boolean;
   lastReadAt: number;
+  /** How long the last read took (ms). */
+  lastReadMs: number;
 }
 
 /**
@@ -76,6 +82,7 @@ export class SharedReads {
         reading: false,
         dirty: true,
         lastReadAt: 0,
+        lastReadMs: 0,
       };
       this.topics.set(topic, st);
     }
@@ -137,7 +144,8 @@ export class SharedReads {
   private schedule(topic: string, st: TopicState, minWaitMs = 0): void {
     // One read at a time per topic; a change during a read triggers another one after it.
     if (st.reading || st.timer !== null) return;
-    const wait = Math.max(minWaitMs, st.lastReadAt + this.deps.windowMs - this.deps.now());
+    const gap = Math.max(this.deps.windowMs, 2 * st.lastReadMs);
+    const wait = Math.max(minWaitMs, st.lastReadAt + gap - this.deps.now());
     const fire = () => {
       st.timer = null;
       void this.readNow(topic, st);
@@ -166,6 +174,7 @@ export class SharedReads {
     // Everyone left while reading: the state is gone, nothing to send.
     if (this.topics.get(topic) !== st) return;
     const at = this.deps.now();
+    st.lastReadMs = at - startedAt;
     if (st.seq === null) {
       st.seq = read.seq;
       st.data = read.data;

@@ -61,7 +61,6 @@ async function readChunksBinary(
   // array_send: each array in PostgreSQL's binary format, as a bytea the driver hands over as a
   // Buffer (node-postgres decodes binary result columns as UTF-8 text, so it cannot take them
   // raw); string_agg concatenates a range's blocks into one value, so a range is one row.
-  const T0 = performance.now();
   const res = await pool.query<
     [number, Buffer | null, Buffer | null, Buffer | null, Buffer | null]
   >({
@@ -91,14 +90,11 @@ async function readChunksBinary(
     ],
     rowMode: "array",
   });
-  const T1 = performance.now();
-  if (process.env.TRACE) console.log(`  query ${(T1 - T0).toFixed(0)}`);
   for (const [i, blockSteps, blockValues, rowSteps, rowValues] of res.rows) {
     const list = into[i - 1]!;
     if (blockSteps && blockValues) appendArrays(list, blockSteps, blockValues);
     if (rowSteps && rowValues) appendArrays(list, rowSteps, rowValues);
   }
-  if (process.env.TRACE) console.log(`  decode ${(performance.now() - T1).toFixed(0)}`);
 }
 
 /** Appends the chunks of `steps` and `values`: the same number of binary int8[] and float8[] arrays (array_send) one after the other. */

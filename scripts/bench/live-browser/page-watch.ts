@@ -15,6 +15,7 @@ export const WATCH = `(() => {
   };
   new MutationObserver(note).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-last-step"] });
   w.__msg = {};
+  w.__wire = {};
   let lastMsg = -1;
   // The newest step a live message or a series response carries: any "step" member, as a number,
   // a decimal string, or a replaced value ({"r":N}) inside a delta's patch (lib/protocol/live-patch.ts).
@@ -44,7 +45,12 @@ export const WATCH = `(() => {
     constructor(...a) {
       super(...a);
       this.addEventListener("message", (e) => {
-        if (!w.__armed || typeof e.data !== "string" || !e.data.includes('"step"')) return;
+        if (!w.__armed || typeof e.data !== "string") return;
+        const kind = e.data.startsWith('{"type":"snapshot"') ? "snapshot" : e.data.startsWith('{"type":"delta"') ? "delta" : "other";
+        const c = (w.__wire[kind] ??= { n: 0, bytes: 0 });
+        c.n++;
+        c.bytes += e.data.length;
+        if (!e.data.includes('"step"')) return;
         const t = performance.timeOrigin + performance.now();
         try { noteMsg(maxStep(JSON.parse(e.data), 0), t); } catch {}
       });
@@ -74,4 +80,6 @@ export interface PageFigures {
   longTasks: number[];
   /** HTTP requests of the page per second, from arming to the end of the drain. */
   requestsPerS: number;
+  /** Live messages the page received while armed, by type ("snapshot", "delta", "other"): count and characters. */
+  wire: Record<string, { n: number; bytes: number }>;
 }

@@ -26,6 +26,22 @@ export function spread(values: number[]): { p99: number; text: string } {
   };
 }
 
+/** "delta 181 × 12.3 kB, snapshot 1 × 410.2 kB": live messages per page over the round, by type. */
+function wireText(round: Round): string {
+  const total = new Map<string, { n: number; bytes: number }>();
+  for (const f of round.figures)
+    for (const [kind, c] of Object.entries(f.wire ?? {})) {
+      const t = total.get(kind) ?? { n: 0, bytes: 0 };
+      total.set(kind, { n: t.n + c.n, bytes: t.bytes + c.bytes });
+    }
+  const pages = Math.max(1, round.figures.length);
+  return (
+    [...total]
+      .map(([kind, t]) => `${kind} ${fmt(t.n / pages, 0)} × ${fmt(t.bytes / t.n / 1000, 1)} kB`)
+      .join(", ") || "none"
+  );
+}
+
 /** Prints one round's table as soon as it ends, with the machine's load at that moment. */
 export function printRound(
   round: Round,
@@ -55,6 +71,7 @@ export function printRound(
         ? `${fmtInt(longT.length)} tasks, p50 ${fmt(percentile(longT, 0.5), 0)} | p99 ${fmt(percentile(longT, 0.99), 0)} | max ${fmt(longT[longT.length - 1]!, 0)} ms`
         : "none",
     ],
+    ["live messages per page (mean): count, mean size", wireText(round)],
     [
       `HTTP requests per page per second (target < 0.2: ${met(Math.max(...reqPerS) < 0.2)})`,
       `max ${fmt(Math.max(...reqPerS), 2)}, mean ${fmt(reqPerS.reduce((a, b) => a + b, 0) / reqPerS.length, 2)}`,

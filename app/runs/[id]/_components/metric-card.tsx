@@ -47,7 +47,8 @@ export interface MetricCardProps {
  * comes near the viewport (or the page's background budget reaches it), so a run with 200 keys
  * draws the charts in view first; until then a placeholder of the same size holds its place. A
  * drawn chart scrolled out of view keeps the series it last drew while live values arrive and
- * catches up when it comes back, so a live page redraws only the charts a person can see.
+ * catches up when it comes back (one drawn just ahead of the viewport keeps the series it was first
+ * drawn with until it is scrolled in), so a live page redraws only the charts a person can see.
  */
 export const MetricCard = memo(function MetricCard({
   series,
@@ -60,14 +61,20 @@ export const MetricCard = memo(function MetricCard({
   annotations,
   mountAnyway,
 }: MetricCardProps) {
-  const { ref, inView } = useInView();
+  const { ref, inView, visible } = useInView();
   const [seen, setSeen] = useState(false);
   const [held, setHeld] = useState(series);
   // Derived state (React's "storing information from previous renders"): set during render.
-  if (inView && !seen) setSeen(true);
-  if (inView && held !== series) setHeld(series);
-  const drawn = inView ? series : held;
-  const mounted = seen || inView || mountAnyway;
+  // A chart drawn out of sight (just ahead of the viewport, or by the background budget) draws
+  // the series of when it was first drawn or last seen: live redraws go to the charts in view.
+  const mountNow = inView || mountAnyway;
+  if (mountNow && !seen) {
+    setSeen(true);
+    if (held !== series) setHeld(series);
+  }
+  if (visible && held !== series) setHeld(series);
+  const drawn = visible ? series : held;
+  const mounted = seen || mountNow;
   const bad = drawn.points.filter((p) => !Number.isFinite(p.value));
   return (
     // The wrapper is what the observer watches (Card takes no ref); it is the grid item.

@@ -81,6 +81,9 @@ export function RunDetailView({
     queryKey: metricsQueryKey(initial.id),
     // Fetched from the browser, not with the server render: the page never waits for the series.
     queryFn: ({ signal }) => fetchRunMetrics(initial.id, signal),
+    // Pushed values keep what did not change (applyPatch); comparing 50 × 1,000 points deeply
+    // on every push cost more than the redraw it saved.
+    structuralSharing: false,
     refetchInterval,
     refetchOnWindowFocus,
   });
