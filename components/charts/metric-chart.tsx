@@ -1,7 +1,17 @@
 "use client";
 
 import { memo, useMemo, useState } from "react";
-import { CartesianGrid, Line, LineChart, ReferenceArea, Tooltip, XAxis, YAxis } from "recharts";
+import {
+  CartesianGrid,
+  Line,
+  LineChart,
+  ReferenceArea,
+  Tooltip,
+  useXAxisScale,
+  useYAxisScale,
+  XAxis,
+  YAxis,
+} from "recharts";
 
 import { formatCompact, formatCount, formatNonFinite, formatNumber } from "@/lib/format";
 import type { PlacedAnnotation } from "@/lib/metrics/annotations";
@@ -101,25 +111,40 @@ export function nonFiniteLabel(value: number, step: number | string): string {
   return `${name} at step ${formatStep(step)}`;
 }
 
-function Marker(props: { cx?: number; cy?: number; payload?: Row }) {
-  const { cx, cy, payload } = props;
-  if (cx === undefined || cy === undefined || !payload || payload.nf === null) return <g />;
-  const down = payload.raw === Number.NEGATIVE_INFINITY;
-  // Triangles sit on the plot edge and point out of it: NaN and +∞ at the top, −∞ at the bottom.
-  const d = down
-    ? `M${cx - 5},${cy - 8}L${cx + 5},${cy - 8}L${cx},${cy}Z`
-    : `M${cx - 5},${cy + 8}L${cx + 5},${cy + 8}L${cx},${cy}Z`;
+/**
+ * A red triangle on the plot's edge at each NaN/±∞ row (pointing out of the plot: NaN and +∞ at
+ * the top, −∞ at the bottom), "NaN at step 1,200" in its title. Placed through the chart's axis
+ * scales, so a chart draws one element per non-finite point, not a dot slot per row.
+ */
+function NonFiniteMarkers({ rows }: { rows: readonly Row[] }) {
+  const x = useXAxisScale();
+  const y = useYAxisScale();
+  if (!x || !y) return null;
   return (
-    <path
-      d={d}
-      fill="var(--status-failed)"
-      stroke="var(--card)"
-      strokeWidth={1}
-      className="nonfinite-marker"
-      data-step={String(payload.step)}
-    >
-      <title>{nonFiniteLabel(payload.raw, payload.step)}</title>
-    </path>
+    <g>
+      {rows.map((r) => {
+        const cx = x(r.x);
+        const cy = y(r.nf);
+        if (cx === undefined || cy === undefined) return null;
+        const down = r.raw === Number.NEGATIVE_INFINITY;
+        const d = down
+          ? `M${cx - 5},${cy - 8}L${cx + 5},${cy - 8}L${cx},${cy}Z`
+          : `M${cx - 5},${cy + 8}L${cx + 5},${cy + 8}L${cx},${cy}Z`;
+        return (
+          <path
+            key={String(r.step)}
+            d={d}
+            fill="var(--status-failed)"
+            stroke="var(--card)"
+            strokeWidth={1}
+            className="nonfinite-marker"
+            data-step={String(r.step)}
+          >
+            <title>{nonFiniteLabel(r.raw, r.step)}</title>
+          </path>
+        );
+      })}
+    </g>
   );
 }
 
@@ -182,7 +207,7 @@ function chartRows(series: MetricSeriesView, logY: boolean, smoothing: number) {
       r.s = v !== null && !(logAxis && v <= 0) ? v : null;
     });
   }
-  const hasNonFinite = rows.some((r) => r.nf !== null);
+  const nonFinite = rows.filter((r) => r.nf !== null);
   let xMin = Infinity;
   let xMax = -Infinity;
   for (const r of rows)
@@ -190,7 +215,7 @@ function chartRows(series: MetricSeriesView, logY: boolean, smoothing: number) {
       xMin = Math.min(xMin, r.x);
       xMax = Math.max(xMax, r.x);
     }
-  return { rows, y, logAxis, xMin, xMax, xTicks: roundTicks(xMin, xMax, 4), hasNonFinite };
+  return { rows, y, logAxis, xMin, xMax, xTicks: roundTicks(xMin, xMax, 4), nonFinite };
 }
 
 /**
@@ -225,7 +250,7 @@ export const MetricChart = memo(function MetricChart({
 }) {
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   // Rows keep their identity while dragging (recharts takes new rows as new chart data).
-  const { rows, y, logAxis, xMin, xMax, xTicks, hasNonFinite } = useMemo(
+  const { rows, y, logAxis, xMin, xMax, xTicks, nonFinite } = useMemo(
     () => chartRows(series, logY, smoothing),
     [series, logY, smoothing],
   );
@@ -314,6 +339,8 @@ export const MetricChart = memo(function MetricChart({
         <Tooltip
           cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}
           isAnimationActive={false}
+          // A NaN row has no value on the line: its tooltip still says "NaN at step N".
+          filterNull={false}
           content={(p) => {
             const row = p.payload?.[0]?.payload as Row | undefined;
             if (!p.active || !row) return null;
@@ -362,18 +389,7 @@ export const MetricChart = memo(function MetricChart({
           connectNulls
           isAnimationActive={false}
         />
-        {hasNonFinite && (
-          <Line
-            type="linear"
-            dataKey="nf"
-            name="non-finite"
-            stroke="none"
-            dot={<Marker />}
-            activeDot={false}
-            legendType="none"
-            isAnimationActive={false}
-          />
-        )}
+        {nonFinite.length > 0 && <NonFiniteMarkers rows={nonFinite} />}
         {annotations && annotationLines(annotations, xMin, xMax)}
         {drag && drag.from !== drag.to && (
           <ReferenceArea

@@ -37,29 +37,78 @@ export interface LatestPerFrame<T> {
   dispose(): void;
 }
 
-/** Calls `write(topic, value)` with the newest value of each topic, at most once per scheduled frame. */
+/**
+ * How a writer paces itself (injectable for tests): the clock (ms), a timer (returns a cancel),
+ * and how many times a write's cost must pass from its start before the next write.
+ */
+export interface WriteBudget {
+  now(): number;
+  after(fn: () => void, ms: number): () => void;
+  /** 2: a page spends at most about half its time drawing pushed values. */
+  costFactor: number;
+}
+
+/** The browser's clock and timers, at most half the time spent writing. */
+export const browserBudget: WriteBudget = {
+  now: () => performance.now(),
+  after: (fn, ms) => {
+    const id = setTimeout(fn, ms);
+    return () => clearTimeout(id);
+  },
+  costFactor: 2,
+};
+
+/**
+ * Calls `write(topic, value)` with the newest value of each topic, at most once per scheduled
+ * frame, and no sooner after the previous write than `costFactor` times what it cost: a write's
+ * cost runs from its start to the first task after it (react-query hands the new value to React
+ * in a task of its own, where the charts redraw), so a page whose redraw takes 150 ms waits 300
+ * ms from the start of one to the next and stays responsive, instead of redrawing back to back.
+ */
 export function latestPerFrame<T>(
   write: (topic: string, value: T) => void,
   schedule: FrameScheduler = nextFrame,
+  budget: WriteBudget = browserBudget,
 ): LatestPerFrame<T> {
   const waiting = new Map<string, T>();
+  /** Cancels the frame (or the wait before it) the next write is scheduled for. */
   let cancel: (() => void) | null = null;
+  /** Cancels the measure of the last write's cost while it is pending. */
+  let measuring: (() => void) | null = null;
+  /** Earliest time (budget clock) the next write may start. */
+  let notBefore = -Infinity;
+  const arm = () => {
+    const wait = notBefore - budget.now();
+    if (wait <= 0) cancel = schedule(flush);
+    else cancel = budget.after(() => (cancel = schedule(flush)), wait);
+  };
   const flush = () => {
     cancel?.();
     cancel = null;
     const due = [...waiting];
     waiting.clear();
+    if (due.length === 0) return;
+    const startedAt = budget.now();
     for (const [topic, value] of due) write(topic, value);
+    measuring?.();
+    measuring = budget.after(() => {
+      measuring = null;
+      notBefore = startedAt + budget.costFactor * (budget.now() - startedAt);
+      if (waiting.size > 0 && cancel === null) arm();
+    }, 0);
   };
   return {
     push(topic, value) {
       waiting.set(topic, value);
-      cancel ??= schedule(flush);
+      // While the last write's cost is measured, the measure schedules the next one.
+      if (cancel === null && measuring === null) arm();
     },
     flush,
     dispose() {
       cancel?.();
       cancel = null;
+      measuring?.();
+      measuring = null;
       waiting.clear();
     },
   };

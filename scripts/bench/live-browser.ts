@@ -58,21 +58,23 @@ const PASSWORD = "live-browser-bench-password";
 
 /**
  * With `PITWALL_BENCH_PAGE_PROF=<dir>`, records a CPU profile of the page's renderer (Chrome
- * DevTools Protocol) until `stop(file)` writes it into that directory; otherwise null.
+ * DevTools Protocol) until `stop(file, page)` writes it into that directory with a screenshot of
+ * `page` beside it; otherwise null.
  */
 async function startPageProfile(
   page: Page,
-): Promise<{ stop: (file: string) => Promise<void> } | null> {
+): Promise<{ stop: (file: string, page: Page) => Promise<void> } | null> {
   const dir = process.env.PITWALL_BENCH_PAGE_PROF;
   if (!dir) return null;
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Profiler.enable");
   await cdp.send("Profiler.start");
   return {
-    stop: async (file) => {
+    stop: async (file, shown) => {
       const { profile } = await cdp.send("Profiler.stop");
       await mkdir(dir, { recursive: true });
       await writeFile(path.join(dir, file), JSON.stringify(profile));
+      await shown.screenshot({ path: path.join(dir, file.replace(/\.cpuprofile$/, ".png")) });
     },
   };
 }
@@ -207,7 +209,7 @@ async function liveBrowser({ full, log }: ScenarioOptions): Promise<void> {
     }
     const r = await writeRanks(url, env.token, runKey, nextStep, seconds);
     nextStep = r.nextStep;
-    await profiling?.stop(`live-browser-page-${n}.cpuprofile`);
+    await profiling?.stop(`live-browser-page-${n}.cpuprofile`, open[0]!.page);
     // Drain: wait (up to 60 s) until every page drew the last step, so late steps count as late, not lost.
     const lastStep = r.nextStep - 1;
     const drainT0 = performance.now();

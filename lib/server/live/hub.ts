@@ -63,7 +63,8 @@ export class LiveHub {
   constructor(
     private readonly databaseUrl: string,
     private readonly log: Logger,
-    read: (topic: string) => Promise<TopicRead> = (topic) => readRunLive(prisma(), topic),
+    read: (topic: string, previous: TopicRead | null) => Promise<TopicRead> = (topic, previous) =>
+      readRunLive(prisma(), topic, new Date(), previous),
   ) {
     this.shared = new SharedReads({
       read,

@@ -2,10 +2,15 @@ import { stringifyApiJson } from "@/lib/protocol/api-json";
 import type { LiveServerMessage } from "@/lib/protocol/live";
 import { diffJson } from "@/lib/protocol/live-patch";
 
-/** One read of a shared-read topic: its value in wire form (JSON-safe) and the LiveTopic.seq read before it. */
+/**
+ * One read of a shared-read topic: its value in wire form (JSON-safe) and the LiveTopic.seq read
+ * before it; `memo`, the reader's own note, is handed back with the next read (e.g. when it last
+ * read in full).
+ */
 export interface TopicRead {
   seq: number;
   data: unknown;
+  memo?: unknown;
 }
 
 /** Where a topic's messages go (one per browser socket); identity matters (subscribe/unsubscribe). */
@@ -15,8 +20,11 @@ export interface TopicSink {
 
 /** Injected collaborators of {@link SharedReads}. */
 export interface SharedReadsDeps {
-  /** Reads the topic's current value. May throw; the read is then retried after `retryMs`. */
-  read(topic: string): Promise<TopicRead>;
+  /**
+   * Reads the topic's current value; `previous` is what the last read gave (its `data` as sent
+   * since, and its `memo`), null before the first. May throw; the read is then retried after `retryMs`.
+   */
+  read(topic: string, previous: TopicRead | null): Promise<TopicRead>;
   /**
    * Coalescing window (ms): at most one read per topic per window, however many changes arrive.
    * A topic whose last read took longer than half the window waits twice that read's time instead
@@ -39,6 +47,8 @@ interface TopicState {
   /** Last value read and the seq it is labelled with (null: not read yet). */
   seq: number | null;
   data: unknown;
+  /** The last read's `memo`. */
+  memo: unknown;
   timer: unknown;
   reading: boolean;
   /** A change arrived since the last read started. */
@@ -78,6 +88,7 @@ export class SharedReads {
         needSnapshot: new Set(),
         seq: null,
         data: null,
+        memo: undefined,
         timer: null,
         reading: false,
         dirty: true,
@@ -161,7 +172,8 @@ export class SharedReads {
     st.lastReadAt = startedAt;
     let read: TopicRead;
     try {
-      read = await this.deps.read(topic);
+      const previous = st.seq === null ? null : { seq: st.seq, data: st.data, memo: st.memo };
+      read = await this.deps.read(topic, previous);
     } catch (err) {
       st.reading = false;
       if (this.topics.get(topic) !== st) return;
@@ -175,6 +187,7 @@ export class SharedReads {
     if (this.topics.get(topic) !== st) return;
     const at = this.deps.now();
     st.lastReadMs = at - startedAt;
+    st.memo = read.memo;
     if (st.seq === null) {
       st.seq = read.seq;
       st.data = read.data;

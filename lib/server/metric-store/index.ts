@@ -7,6 +7,7 @@ export { COPY_MIN_POINTS, upsertMetricPoints, type MetricFrame, type RaisedAlert
 export { settle, settleRuns, startMetricFold, type MetricFoldLoop } from "./fold";
 export { settleAllForRead, settleForRead } from "./settle-read";
 export { getRunMetrics, DEFAULT_MAX_POINTS, type RunMetricsOptions } from "./read-series";
+export { extendRunMetrics } from "./live-tail";
 export { rebuildRunTiers } from "./tiers";
 export { metricPointBatches, metricPointCountSql } from "./export";
 export {

@@ -31,7 +31,8 @@ export interface RunMetricsOptions {
   toStep?: bigint;
 }
 
-interface KeyTotals {
+/** What {@link keyTotals} says of one key. */
+export interface KeyTotals {
   key: string;
   finite: number;
   nonFinite: number;
@@ -64,13 +65,7 @@ export async function getRunMetrics(
   const columns = Math.floor(maxPoints / 4);
   const from = opts.fromStep ?? STEP_MIN;
   const to = opts.toStep ?? STEP_MAX;
-  // One round trip finds the run and whether points of it wait in "MetricPending"; those are
-  // folded first (settle-read.ts), so the answer holds every point acked before the call.
-  const [run] = await db.$queryRaw<Array<{ pending: boolean }>>`
-    SELECT EXISTS (SELECT 1 FROM "MetricPending" p WHERE p."runId" = r.id) AS pending FROM "Run" r WHERE r.id = ${runId}`;
-  if (!run) throw new NotFoundError(`run ${runId} not found`);
-  if (run.pending) await settlePendingRuns(db, [runId]);
-
+  await settleRunForRead(db, runId);
   const totals = await keyTotals(db, runId, opts.keys);
   // Per key: the plan over its finite step range clipped to the request, and the exact cover of
   // it. A key with at most `maxPoints` finite points in all has at most that many in range: it is
@@ -132,10 +127,22 @@ export async function getRunMetrics(
 }
 
 /**
+ * Folds the points of run `runId` still waiting in "MetricPending" (settle-read.ts), so a read
+ * after it holds every point acked before the call; one round trip when none wait.
+ * @throws NotFoundError when no run has this id.
+ */
+export async function settleRunForRead(db: PrismaClient, runId: number): Promise<void> {
+  const [run] = await db.$queryRaw<Array<{ pending: boolean }>>`
+    SELECT EXISTS (SELECT 1 FROM "MetricPending" p WHERE p."runId" = r.id) AS pending FROM "Run" r WHERE r.id = ${runId}`;
+  if (!run) throw new NotFoundError(`run ${runId} not found`);
+  if (run.pending) await settlePendingRuns(db, [runId]);
+}
+
+/**
  * Per key: points stored (finite / non-finite) and the finite step range, from the key's top tier
  * ("MetricSeries"."topBits": one bucket, or ≤ 16 for the coarsest; a key without a series row is read at the coarsest tier).
  */
-async function keyTotals(
+export async function keyTotals(
   db: PrismaClient,
   runId: number,
   keys: readonly string[] | undefined,
@@ -291,7 +298,7 @@ function bucketAggregates(key: string, bits: number, raw: RawColumns): PieceRow[
 }
 
 /** Every finite raw point of each key's step range, by step. */
-async function readRaw(
+export async function readRaw(
   db: PrismaClient,
   runId: number,
   ranges: ReadonlyArray<{ key: string; lo: bigint; hi: bigint }>,
@@ -309,7 +316,7 @@ async function readRaw(
 }
 
 /** Every NaN/±Infinity point of `keys` with a step in from..to, by step. */
-async function readNonFinite(
+export async function readNonFinite(
   db: PrismaClient,
   runId: number,
   keys: readonly string[],
@@ -331,7 +338,7 @@ async function readNonFinite(
 }
 
 /** Two step-sorted lists (disjoint steps) as one, by step. */
-function mergeByStep(a: readonly StepPoint[], b: readonly StepPoint[]): StepPoint[] {
+export function mergeByStep(a: readonly StepPoint[], b: readonly StepPoint[]): StepPoint[] {
   if (b.length === 0) return [...a];
   if (a.length === 0) return [...b];
   return [...a, ...b].sort((x, y) => compareBigint(x.step, y.step));
