@@ -55,8 +55,9 @@ export async function applyFrames(
  * Applies the parts of a group in one transaction and returns each part's outcomes (one per
  * frame, in order). Parts are applied in order, each with its own principal: ownership checks,
  * frame-id claims and "started in this batch" are per part, so a part sees another part's new run
- * as it would see a run committed by another socket. Give a group at most one part per host (the
- * committer does): a frame id sent in two parts of one host is applied by the first only.
+ * as it would see a run committed by another socket. Parts of one host go in submission order
+ * with distinct frame ids (the committer sees to it); a frame id sent in two parts of one host
+ * would be applied by the first only.
  * When the group fails for any reason other than a database outage, it is retried in halves,
  * down to single parts and then single frames, so a poison frame is rejected alone
  * (`invalid_frame` when Postgres refused its data, SQLSTATE class 22/23; `internal_error` for

@@ -255,19 +255,23 @@ describe("GroupCommitter", () => {
     const ev = (run: string, message: string) =>
       frames({ type: "run.event", run, level: "info", message });
     const pa = committer.submit(a.principal, ev(a.run, "a"));
-    const pb = committer.submit(b.principal, ev(b.run, "b"));
+    const bFrames = ev(b.run, "b");
+    const pb = committer.submit(b.principal, bFrames);
     const pc = committer.submit(c.principal, [
       ...ev(c.run, "c"),
       ...frames({ type: "run.event", run: "no-such-run", level: "info", message: "x" }),
     ]);
-    // A second batch of host b waits for a later group (one part per host per group).
+    // A second batch of host b (another socket of it) joins b's group, after b's part; a third
+    // repeating b's frame id (a resend on a new socket) waits for a later group: a duplicate.
     const pb2 = committer.submit(b.principal, ev(b.run, "b2"));
-    const [oa, ob, oc, ob2] = await Promise.all([pa, pb, pc, pb2]);
-    expect([codes(oa), codes(ob), codes(oc), codes(ob2)]).toEqual([
+    const pbResent = committer.submit(b.principal, [...ev(b.run, "b3"), bFrames[0]!]);
+    const [oa, ob, oc, ob2, ob3] = await Promise.all([pa, pb, pc, pb2, pbResent]);
+    expect([codes(oa), codes(ob), codes(oc), codes(ob2), codes(ob3)]).toEqual([
       ["ok"],
       ["ok"],
       ["ok", "unknown_run"],
       ["ok"],
+      ["ok", "dup"],
     ]);
     const xmin = async (o: FrameOutcome[]) =>
       (
@@ -279,8 +283,9 @@ describe("GroupCommitter", () => {
     const [xa, xb, xc, xb2] = [await xmin(oa), await xmin(ob), await xmin(oc), await xmin(ob2)];
     expect(xb).toBe(xc);
     expect(xa).not.toBe(xb);
-    expect(xb2).not.toBe(xb);
-    expect(await eventsOf(b.id)).toEqual(["b", "b2"]);
+    expect(xb2).toBe(xb);
+    expect(await xmin(ob3)).not.toBe(xb);
+    expect(await eventsOf(b.id)).toEqual(["b", "b2", "b3"]);
   });
 
   test("small batches wait for the group in flight and go together into the next one; enough bytes start a group beside it", async () => {

@@ -94,8 +94,8 @@ interface Pending {
  * no longer holds every frame that arrives meanwhile).
  * Parts that carry a run's 256+ metric points go in groups of their own lane (no interval),
  * beside the others: their direct write can take 100+ ms and must not hold up small frames. A
- * group never holds two parts of one host (the second waits for the next
- * group, keeping a host's batches in submission order and its frame-id claims unambiguous).
+ * group holds a host's parts in submission order, never two with the same frame id (the second
+ * waits for the next group).
  * Each submitter's promise settles after COMMIT with its own outcomes; a non-outage failure is
  * isolated inside applyGroup (halves, then per part, then per frame), so a poison frame never
  * costs another socket's frames. A database outage rejects every part of the group: nothing of
@@ -232,35 +232,49 @@ export class GroupCommitter {
   }
 
   /**
-   * Takes pending parts of one lane in order up to the group's budget, at most one per host; a
-   * host's part waits while an earlier part of that host waits (of either lane) or while a part
-   * of that host is in flight in the other lane, so a host's batches commit in submission order
-   * across the lanes (within a lane, as before: one part per host per group).
+   * Takes pending parts of one lane in order up to the group's budget. Several parts of one host
+   * (its sockets, e.g. the 8 ranks of a training job on one machine) go in one group, in
+   * submission order, as long as their frame ids differ: a part repeating an id of an earlier
+   * part of its host in the group (a worker resending on a new socket what its old one still has
+   * in flight) waits for a later group, so the second copy is answered by what the first became,
+   * as when the two came apart. A host's part also waits while an earlier part of that host waits
+   * (of either lane) or while a part of that host is in flight in the other lane, so a host's
+   * batches commit in submission order across the lanes.
    */
   private takeGroup(heavy: boolean): Pending[] {
     const group: Pending[] = [];
-    // Hosts with a part in the group, or with one left for later (their later parts wait too),
-    // or with a part in flight in the other lane. (Within a lane, groups in flight side by side
-    // may hold parts of one host, as before: a socket has one batch in flight at a time, and one
-    // host's many sockets, e.g. the ingest bench's 8 workers, use the lane's parallelism.)
-    const hosts = new Set<number>(
+    // Hosts whose later parts must wait: a part left for later, or one in flight in the other
+    // lane. (Within a lane, groups in flight side by side may hold parts of one host: a socket
+    // has one batch in flight at a time.)
+    const blocked = new Set<number>(
       (heavy ? this.hostsInFlight.light : this.hostsInFlight.heavy).keys(),
     );
+    /** Frame ids in the group, per host. */
+    const ids = new Map<number, Set<string>>();
     const rest: Pending[] = [];
     let frames = 0;
     let bytes = 0;
     for (const p of this.pending) {
+      const host = p.principal.hostId;
       const fits =
         group.length === 0 ||
         (frames + p.frames.length <= this.opts.maxFrames && bytes + p.bytes <= this.opts.maxBytes);
-      if (p.heavy === heavy && fits && !hosts.has(p.principal.hostId)) {
+      const taken = ids.get(host);
+      if (
+        p.heavy === heavy &&
+        fits &&
+        !blocked.has(host) &&
+        (taken === undefined || p.frames.every((f) => !taken.has(f.id)))
+      ) {
         group.push(p);
-        hosts.add(p.principal.hostId);
+        const set = taken ?? new Set<string>();
+        for (const f of p.frames) set.add(f.id);
+        ids.set(host, set);
         frames += p.frames.length;
         bytes += p.bytes;
       } else {
         rest.push(p);
-        hosts.add(p.principal.hostId);
+        blocked.add(host);
       }
     }
     this.pending = rest;
