@@ -26,14 +26,14 @@ export function spread(values: number[]): { p99: number; text: string } {
   };
 }
 
-/** p99 of push -> drawn over all pages per 10 s of the round, in order ("never" for a lost step): where the tail lies. */
-function windowsText(round: Round): string {
+/** p99 of a page latency (`of`) over all pages per 10 s of the round, in order ("never" for a lost step): where the tail lies. */
+function windowsText(round: Round, of: (f: PageFigures) => number[]): string {
   const perWindow = 10 * RANK_HZ;
-  const n = Math.max(0, ...round.figures.map((f) => f.latencies.length));
+  const n = Math.max(0, ...round.figures.map((f) => of(f).length));
   const out: string[] = [];
   for (let from = 0; from < n; from += perWindow) {
     const lat = Float64Array.from(
-      round.figures.flatMap((f) => f.latencies.slice(from, from + perWindow)),
+      round.figures.flatMap((f) => of(f).slice(from, from + perWindow)),
     ).sort();
     const p99 = percentile(lat, 0.99);
     out.push(Number.isFinite(p99) ? fmt(p99, 0) : "never");
@@ -86,7 +86,11 @@ export function printRound(
         ? `${fmtInt(longT.length)} tasks, p50 ${fmt(percentile(longT, 0.5), 0)} | p99 ${fmt(percentile(longT, 0.99), 0)} | max ${fmt(longT[longT.length - 1]!, 0)} ms`
         : "none",
     ],
-    ["push -> drawn p99 per 10 s of the round (ms)", windowsText(round)],
+    ["push -> drawn p99 per 10 s of the round (ms)", windowsText(round, (f) => f.latencies)],
+    [
+      "anchor: push -> live message p99 per 10 s (ms)",
+      windowsText(round, (f) => f.messageLatencies),
+    ],
     ["live messages per page (mean): count, mean size", wireText(round)],
     [
       `HTTP requests per page per second (target < 0.2: ${met(Math.max(...reqPerS) < 0.2)})`,
