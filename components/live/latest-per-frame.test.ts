@@ -44,6 +44,22 @@ function manualBudget(costFactor = 2) {
   return { budget, advance, spend: (ms: number) => (t += ms) };
 }
 
+/** A writer on manual frames and clock whose every write costs `costMs`, at twice the cost. */
+function costlyWriter(costMs: number) {
+  const { schedule, frame, pending } = manualFrames();
+  const { budget, advance, spend } = manualBudget(2);
+  const writes: number[] = [];
+  const w = latestPerFrame<number>(
+    (_, v) => {
+      writes.push(v);
+      spend(costMs);
+    },
+    schedule,
+    budget,
+  );
+  return { w, writes, frame, pending, advance };
+}
+
 describe("latestPerFrame", () => {
   test("messages between two frames fold into one write of the newest value per topic", () => {
     const { schedule, frame, pending } = manualFrames();
@@ -83,18 +99,8 @@ describe("latestPerFrame", () => {
   });
 
   test("after a costly write the next waits twice its cost from its start, then the next frame", () => {
-    const { schedule, frame, pending } = manualFrames();
-    const { budget, advance, spend } = manualBudget(2);
-    const writes: number[] = [];
     // Each write costs 150 ms (the redraw it causes runs before the first task after it).
-    const w = latestPerFrame<number>(
-      (_, v) => {
-        writes.push(v);
-        spend(150);
-      },
-      schedule,
-      budget,
-    );
+    const { w, writes, frame, pending, advance } = costlyWriter(150);
     w.push("run:1", 1);
     frame(); // written at t=0, done at 150
     w.push("run:1", 2);
@@ -111,17 +117,7 @@ describe("latestPerFrame", () => {
   });
 
   test("a cheap write leaves the pace at one per frame; dispose cancels a wait", () => {
-    const { schedule, frame, pending } = manualFrames();
-    const { budget, advance, spend } = manualBudget(2);
-    const writes: number[] = [];
-    const w = latestPerFrame<number>(
-      (_, v) => {
-        writes.push(v);
-        spend(2);
-      },
-      schedule,
-      budget,
-    );
+    const { w, writes, frame, pending, advance } = costlyWriter(2);
     w.push("run:1", 1);
     frame();
     advance(0);
