@@ -526,6 +526,38 @@ describe("GroupCommitter", () => {
     ]);
   });
 
+  test("two heavy batches of one host waiting together go in groups of their own, not in one", async () => {
+    // One group at a time: another host's small batch holds the turn while both heavy ones wait.
+    const committer = new GroupCommitter(h.pool, { maxGroups: 1, overlapAfterMs: 0 });
+    const a = await hostWithRun("hh");
+    const c = await hostWithRun("hh2");
+    const first = committer.submit(c.principal, frames({ type: "heartbeat" }));
+    const block = (from: number) =>
+      frames({
+        type: "run.metrics",
+        run: a.run,
+        points: Array.from({ length: 300 }, (_, i) => ({ key: "loss", step: from + i, value: 1 })),
+      });
+    const outs = await Promise.all([
+      committer.submit(a.principal, block(0), 10_000),
+      committer.submit(a.principal, block(300), 10_000),
+    ]);
+    expect(codes(await first)).toEqual(["ok"]);
+    expect(outs.map(codes)).toEqual([["ok"], ["ok"]]);
+    const xmins = await Promise.all(
+      outs.map(
+        async (o) =>
+          (
+            await h.pool.query<{ xmin: string }>(
+              `SELECT xmin::text FROM "IngestedFrame" WHERE "frameId" = $1`,
+              [o[0]!.id],
+            )
+          ).rows[0]!.xmin,
+      ),
+    );
+    expect(xmins[0]).not.toBe(xmins[1]);
+  });
+
   test("a database outage at COMMIT rejects every part of the group with the driver's error; nothing is stored", async () => {
     const a = await hostWithRun("xa");
     const b = await hostWithRun("xb");

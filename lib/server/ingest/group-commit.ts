@@ -94,8 +94,8 @@ interface Pending {
  * no longer holds every frame that arrives meanwhile).
  * Parts that carry a run's 256+ metric points go in groups of their own lane (no interval),
  * beside the others: their direct write can take 100+ ms and must not hold up small frames. A
- * group holds a host's parts in submission order, never two with the same frame id (the second
- * waits for the next group).
+ * light group holds a host's parts in submission order, never two with the same frame id (the
+ * second waits for the next group); a heavy group holds one part per host.
  * Each submitter's promise settles after COMMIT with its own outcomes; a non-outage failure is
  * isolated inside applyGroup (halves, then per part, then per frame), so a poison frame never
  * costs another socket's frames. A database outage rejects every part of the group: nothing of
@@ -232,13 +232,15 @@ export class GroupCommitter {
   }
 
   /**
-   * Takes pending parts of one lane in order up to the group's budget. Several parts of one host
-   * (its sockets, e.g. the 8 ranks of a training job on one machine) go in one group, in
-   * submission order, as long as their frame ids differ: a part repeating an id of an earlier
-   * part of its host in the group (a worker resending on a new socket what its old one still has
-   * in flight) waits for a later group, so the second copy is answered by what the first became,
-   * as when the two came apart. A host's part also waits while an earlier part of that host waits
-   * (of either lane) or while a part of that host is in flight in the other lane, so a host's
+   * Takes pending parts of one lane in order up to the group's budget. In the light lane several
+   * parts of one host (its sockets, e.g. the 8 ranks of a training job on one machine) go in one
+   * group, in submission order, as long as their frame ids differ: a part repeating an id of an
+   * earlier part of its host in the group (a worker resending on a new socket what its old one
+   * still has in flight) waits for a later group, so the second copy is answered by what the
+   * first became, as when the two came apart. A heavy group takes one part per host (a host's
+   * other heavy parts start groups beside it: their writes are PostgreSQL-bound and use both
+   * cores that way). A host's part also waits while an earlier part of that host waits (of
+   * either lane) or while a part of that host is in flight in the other lane, so a host's
    * batches commit in submission order across the lanes.
    */
   private takeGroup(heavy: boolean): Pending[] {
@@ -264,7 +266,7 @@ export class GroupCommitter {
         p.heavy === heavy &&
         fits &&
         !blocked.has(host) &&
-        (taken === undefined || p.frames.every((f) => !taken.has(f.id)))
+        (taken === undefined || (!heavy && p.frames.every((f) => !taken.has(f.id))))
       ) {
         group.push(p);
         const set = taken ?? new Set<string>();
